@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs everything dslc needs to build and test on a fresh Debian 12 machine.
+# CUDA 13 is expected at /usr/local/cuda (it is not a Debian package).
+set -euo pipefail
+
+packages=(
+  cmake ninja-build ccache g++ python3
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  libzstd-dev zlib1g-dev
+  libfmt-dev catch2 nlohmann-json3-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if [ ! -x /usr/local/cuda/bin/ptxas ]; then
+  echo "install-deps: warning: CUDA 13 not found at /usr/local/cuda; the runtime and ptxas checks are skipped" >&2
+fi

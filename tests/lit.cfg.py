@@ -1,0 +1,27 @@
+# lit configuration for dslc's compiler, dialect and tool tests.
+import os
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "dslc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".py", ".test"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.dslc_obj_root, "tests")
+
+llvm_config.with_system_environment(["HOME", "TMPDIR", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+config.environment["FILECHECK_OPTS"] = "--dump-input=fail"
+
+tool_dirs = [config.dslc_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["dslc", "dslc-opt", "FileCheck", "not", "count"], tool_dirs)
+config.substitutions.append(("%examples", os.path.join(config.dslc_src_root, "examples")))
+config.substitutions.append(("%python", "python3"))
+
+# Every PTX the tests generate is assembled for sm_90 when ptxas exists.
+if config.ptxas and os.path.exists(config.ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.ptxas + " -arch=sm_90"))
+else:
+    config.substitutions.append(("%ptxas", "true"))
