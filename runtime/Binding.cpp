@@ -1,0 +1,303 @@
+//===- Binding.cpp - Binding and checking kernel arguments ----------------===//
+#include "runtime/Binding.h"
+
+#include "runtime/Error.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstring>
+#include <limits>
+
+namespace dslc::rt {
+
+int64_t TensorArg::numel() const {
+  int64_t n = 1;
+  for (int64_t s : sizes)
+    n *= s;
+  return n;
+}
+
+namespace {
+[[noreturn]] void argError(const KernelMetadata &md, const std::string &what) {
+  raise(ErrorCode::InvalidArgument,
+        fmt::format("kernel {}: {}", md.kernel, what));
+}
+
+std::string describe(const ArgSpec &spec) {
+  return fmt::format("{} '{}'", spec.isOutput ? "output" : "parameter",
+                     spec.name);
+}
+
+bool compare(int64_t lhs, const std::string &op, int64_t rhs) {
+  if (op == "==")
+    return lhs == rhs;
+  if (op == "!=")
+    return lhs != rhs;
+  if (op == "<")
+    return lhs < rhs;
+  if (op == "<=")
+    return lhs <= rhs;
+  if (op == ">")
+    return lhs > rhs;
+  return lhs >= rhs;
+}
+} // namespace
+
+BoundArgs::BoundArgs(const KernelMetadata &md)
+    : md_(&md), values_(md.args.size()) {}
+
+int BoundArgs::resolve(const std::string &name) const {
+  int idx = md_->findArg(name);
+  if (idx < 0) {
+    std::vector<std::string> names;
+    for (const ArgSpec &a : md_->args)
+      names.push_back(a.name);
+    argError(*md_, fmt::format("no parameter or output named '{}' (it takes: "
+                               "{})",
+                               name, fmt::join(names, ", ")));
+  }
+  return idx;
+}
+
+int BoundArgs::resolve(int position) const {
+  if (position < 0 || position >= static_cast<int>(md_->args.size()))
+    argError(*md_, fmt::format("argument position {} is out of range (it "
+                               "takes {} arguments)",
+                               position, md_->args.size()));
+  return position;
+}
+
+void BoundArgs::setTensor(const std::string &name, const TensorArg &t) {
+  setTensorAt(resolve(name), t);
+}
+void BoundArgs::setTensor(int position, const TensorArg &t) {
+  setTensorAt(resolve(position), t);
+}
+void BoundArgs::setInt(const std::string &name, int64_t v) {
+  setIntAt(resolve(name), v);
+}
+void BoundArgs::setInt(int position, int64_t v) {
+  setIntAt(resolve(position), v);
+}
+void BoundArgs::setFloat(const std::string &name, double v) {
+  setFloatAt(resolve(name), v);
+}
+void BoundArgs::setFloat(int position, double v) {
+  setFloatAt(resolve(position), v);
+}
+
+void BoundArgs::setTensorAt(int idx, const TensorArg &t) {
+  const ArgSpec &spec = md_->args[idx];
+  if (spec.kind != ArgSpec::Kind::Tensor && spec.kind != ArgSpec::Kind::Tuple)
+    argError(*md_, fmt::format("{} is {}, a tensor was given", describe(spec),
+                               argKindName(spec.kind)));
+  if (t.dtype != spec.dtype)
+    argError(*md_, fmt::format("{}: dtype {} expected, {} given",
+                               describe(spec), dtypeName(spec.dtype),
+                               dtypeName(t.dtype)));
+  if (static_cast<int>(t.sizes.size()) != spec.rank)
+    argError(*md_, fmt::format("{}: rank {} expected, {} given (sizes [{}])",
+                               describe(spec), spec.rank, t.sizes.size(),
+                               fmt::join(t.sizes, ", ")));
+  for (size_t d = 0; d < t.sizes.size(); ++d)
+    if (t.sizes[d] < 0)
+      argError(*md_, fmt::format("{}: size {} is negative ({})",
+                                 describe(spec), d, t.sizes[d]));
+  auto addr = reinterpret_cast<uintptr_t>(t.data);
+  if (spec.kind == ArgSpec::Kind::Tensor) {
+    if (!t.data && t.numel() != 0)
+      argError(*md_, fmt::format("{}: null data pointer for {} elements",
+                                 describe(spec), t.numel()));
+    if (addr % kPointerAlignment)
+      argError(*md_, fmt::format("{}: address {:#x} is not {}-byte aligned",
+                                 describe(spec), addr, kPointerAlignment));
+  }
+  auto peers = reinterpret_cast<uintptr_t>(t.peers);
+  if (peers % 8)
+    argError(*md_, fmt::format("{}: peer table {:#x} is not 8-byte aligned",
+                               describe(spec), peers));
+  ArgValue &v = values_[idx];
+  v.kind = ArgValue::Kind::Tensor;
+  v.tensor = t;
+}
+
+void BoundArgs::setIntAt(int idx, int64_t value) {
+  const ArgSpec &spec = md_->args[idx];
+  if (spec.kind != ArgSpec::Kind::Int)
+    argError(*md_, fmt::format("{} is {}, an int was given", describe(spec),
+                               argKindName(spec.kind)));
+  values_[idx].kind = ArgValue::Kind::Int;
+  values_[idx].i = value;
+}
+
+void BoundArgs::setFloatAt(int idx, double value) {
+  const ArgSpec &spec = md_->args[idx];
+  if (spec.kind != ArgSpec::Kind::Float)
+    argError(*md_, fmt::format("{} is {}, a float was given", describe(spec),
+                               argKindName(spec.kind)));
+  values_[idx].kind = ArgValue::Kind::Float;
+  values_[idx].f = value;
+}
+
+bool BoundArgs::isBound(const std::string &name) const {
+  int idx = md_->findArg(name);
+  return idx >= 0 && values_[idx].kind != ArgValue::Kind::Unset;
+}
+
+const ArgValue &BoundArgs::value(const std::string &name) const {
+  return values_[resolve(name)];
+}
+
+int64_t BoundArgs::extent(const Extent &e) const {
+  switch (e.kind) {
+  case Extent::Kind::Const:
+    return e.value;
+  case Extent::Kind::Scalar: {
+    const ArgValue &v = values_[resolve(e.name)];
+    if (v.kind != ArgValue::Kind::Int)
+      argError(*md_, fmt::format("grid extent: parameter '{}' is not bound",
+                                 e.name));
+    if (v.i < 0)
+      argError(*md_, fmt::format("grid extent: parameter '{}' is negative "
+                                 "({})",
+                                 e.name, v.i));
+    return v.i;
+  }
+  case Extent::Kind::ParamDim: {
+    const ArgValue &v = values_[resolve(e.name)];
+    if (v.kind != ArgValue::Kind::Tensor)
+      argError(*md_, fmt::format("grid extent: parameter '{}' is not bound",
+                                 e.name));
+    return v.tensor.sizes[e.dim];
+  }
+  }
+  return 0;
+}
+
+int64_t BoundArgs::numTiles() const {
+  int64_t tiles = 1;
+  for (const GridTile &t : md_->tiles) {
+    int64_t n = (extent(t.extent) + t.block - 1) / t.block;
+    if (n != 0 && tiles > std::numeric_limits<int64_t>::max() / n)
+      argError(*md_, "grid tile count overflows");
+    tiles *= n;
+  }
+  return tiles;
+}
+
+void BoundArgs::check(int worldSize, int rank) const {
+  const KernelMetadata &md = *md_;
+  if (md.worldSize && *md.worldSize != worldSize)
+    argError(md, fmt::format("compiled for world size {}, launched on a "
+                             "communicator of world size {}",
+                             *md.worldSize, worldSize));
+  if (md.rank && *md.rank != rank)
+    argError(md, fmt::format("compiled for rank {}, launched on rank {}",
+                             *md.rank, rank));
+  for (size_t i = 0; i < md.args.size(); ++i) {
+    const ArgSpec &spec = md.args[i];
+    const ArgValue &v = values_[i];
+    if (v.kind == ArgValue::Kind::Unset)
+      argError(md, fmt::format("{} (position {}) is not bound", describe(spec),
+                               i));
+    if (spec.symmetric && !v.tensor.peers)
+      argError(md, fmt::format("{} is symmetric: it needs a peer table of {} "
+                               "addresses (got none)",
+                               describe(spec), worldSize));
+    if (spec.kind == ArgSpec::Kind::Tuple && !v.tensor.peers)
+      argError(md, fmt::format("{} is a tuple: it needs a table of {} "
+                               "addresses (got none)",
+                               describe(spec), worldSize));
+    if (spec.isOutput && !spec.like.empty()) {
+      int like = md.findArg(spec.like);
+      if (like >= 0 && values_[like].kind == ArgValue::Kind::Tensor &&
+          values_[like].tensor.sizes != v.tensor.sizes)
+        argError(md, fmt::format("{} has sizes [{}], expected [{}] (like "
+                                 "'{}')",
+                                 describe(spec), fmt::join(v.tensor.sizes, ", "),
+                                 fmt::join(values_[like].tensor.sizes, ", "),
+                                 spec.like));
+    }
+  }
+  int64_t tiles = numTiles();
+  for (const Constraint &c : md.constraints) {
+    int idx = md.findArg(c.param);
+    int64_t actual = values_[idx].tensor.sizes[c.dim];
+    int64_t want = c.numTiles ? tiles : c.value;
+    if (!compare(actual, c.op, want))
+      argError(md, fmt::format("{} dim {} is {}, but it must be {} {}{}",
+                               describe(md.args[idx]), c.dim, actual, c.op,
+                               want, c.numTiles ? " (num_tiles)" : ""));
+  }
+}
+
+ParamBuffer packParams(const BoundArgs &args, const HiddenArgs &hidden) {
+  const KernelMetadata &md = args.metadata();
+  ParamBuffer buf;
+  buf.cells_.resize(md.abi.size(), 0);
+  for (size_t i = 0; i < md.abi.size(); ++i) {
+    const AbiSlot &slot = md.abi[i];
+    uint64_t &cell = buf.cells_[i];
+    const ArgValue *v = slot.arg >= 0 ? &args.values()[slot.arg] : nullptr;
+    if (v && v->kind == ArgValue::Kind::Unset)
+      argError(md, fmt::format("{} is not bound",
+                               describe(md.args[slot.arg])));
+    switch (slot.role) {
+    case AbiSlot::Role::Data:
+      cell = reinterpret_cast<uintptr_t>(v->tensor.data);
+      break;
+    case AbiSlot::Role::Size:
+      cell = static_cast<uint64_t>(v->tensor.sizes[slot.dim]);
+      break;
+    case AbiSlot::Role::Peers:
+    case AbiSlot::Role::Table:
+      cell = reinterpret_cast<uintptr_t>(v->tensor.peers);
+      break;
+    case AbiSlot::Role::Scalar:
+      if (slot.type == SlotType::I64) {
+        cell = static_cast<uint64_t>(v->i);
+      } else {
+        float f = static_cast<float>(v->f);
+        std::memcpy(&cell, &f, sizeof(f));
+      }
+      break;
+    case AbiSlot::Role::Timeout:
+      cell = static_cast<uint64_t>(hidden.timeoutNs);
+      break;
+    case AbiSlot::Role::ErrorRecord:
+      cell = reinterpret_cast<uintptr_t>(hidden.errorRecord);
+      break;
+    case AbiSlot::Role::State:
+      if (md.stateBytes > 0 && !hidden.state)
+        argError(md, "state_bytes > 0 but no state buffer");
+      cell = reinterpret_cast<uintptr_t>(hidden.state);
+      break;
+    }
+  }
+  buf.pointers_.resize(buf.cells_.size());
+  for (size_t i = 0; i < buf.cells_.size(); ++i)
+    buf.pointers_[i] = &buf.cells_[i];
+  return buf;
+}
+
+int64_t planGrid(const KernelMetadata &md, int64_t numTiles,
+                 int maxActivePerSm, int numSms) {
+  if (numTiles <= 0)
+    return 0;
+  int64_t grid = numTiles;
+  if (md.spins) {
+    int64_t resident = static_cast<int64_t>(maxActivePerSm) * numSms;
+    if (resident < 1)
+      raise(ErrorCode::InvalidArgument,
+            fmt::format("kernel {}: spins but not one CTA of {} threads fits "
+                        "on an SM (occupancy {} per SM, {} SMs)",
+                        md.kernel, md.threadsPerCta, maxActivePerSm, numSms));
+    grid = std::min(grid, resident);
+  } else if (md.maxCtas) {
+    grid = std::min(grid, *md.maxCtas);
+  }
+  return std::min<int64_t>(grid, std::numeric_limits<int32_t>::max());
+}
+
+} // namespace dslc::rt

@@ -1,0 +1,326 @@
+//===- CApi.cpp - C interface of the dslc runtime -------------------------===//
+#include "runtime/CApi.h"
+
+#include "runtime/Communicator.h"
+#include "runtime/Error.h"
+#include "runtime/Kernel.h"
+#include "runtime/SymmetricHeap.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+
+using namespace dslc::rt;
+
+struct dslcComm_s {
+  std::unique_ptr<Communicator> comm;
+};
+struct dslcHeap_s {
+  std::unique_ptr<SymmetricHeap> heap;
+};
+struct dslcBuffer_s {
+  SymmetricBuffer buf;
+  bool imported = false;
+};
+struct dslcKernel_s {
+  std::unique_ptr<Kernel> kernel;
+  Communicator *comm = nullptr;
+};
+struct dslcArgs_s {
+  dslcKernel kernel = nullptr;
+  int local = 0;
+  BoundArgs args;
+};
+
+namespace {
+thread_local std::string lastError;
+
+template <typename Fn> dslcStatus guard(Fn fn) {
+  try {
+    fn();
+    return DSLC_OK;
+  } catch (const Error &e) {
+    lastError = e.what();
+    return static_cast<dslcStatus>(e.code());
+  } catch (const std::bad_alloc &) {
+    lastError = "out of host memory";
+    return DSLC_ERROR_INTERNAL;
+  } catch (const std::exception &e) {
+    lastError = fmt::format("internal error: {}", e.what());
+    return DSLC_ERROR_INTERNAL;
+  } catch (...) {
+    lastError = "internal error: unknown exception";
+    return DSLC_ERROR_INTERNAL;
+  }
+}
+
+template <typename T> T *need(T *p, const char *what) {
+  if (!p)
+    raise(ErrorCode::InvalidArgument, fmt::format("{} is NULL", what));
+  return p;
+}
+
+void setTensor(dslcArgs a, const char *name, int position, void *data,
+               const char *dtype, int rank, const int64_t *sizes,
+               void *peers) {
+  need(a, "args");
+  auto dt = parseDType(need(dtype, "dtype"));
+  if (!dt)
+    raise(ErrorCode::InvalidArgument, fmt::format("unknown dtype '{}'", dtype));
+  if (rank < 0 || rank > 8 || (rank > 0 && !sizes))
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("bad tensor rank {} / sizes", rank));
+  TensorArg t;
+  t.data = data;
+  t.dtype = *dt;
+  t.sizes.assign(sizes, sizes + rank);
+  t.peers = peers;
+  if (name)
+    a->args.setTensor(std::string(name), t);
+  else
+    a->args.setTensor(position, t);
+}
+} // namespace
+
+extern "C" {
+
+const char *dslcGetLastError(void) { return lastError.c_str(); }
+
+const char *dslcStatusName(int status) {
+  return errorCodeName(static_cast<ErrorCode>(status));
+}
+
+int dslcDeviceCount(void) { return Communicator::deviceCount(); }
+
+dslcStatus dslcGetUniqueId(void *out128) {
+  return guard([&] {
+    UniqueIdBytes id = Communicator::newUniqueId();
+    std::memcpy(need(out128, "out"), id.data(), id.size());
+  });
+}
+
+dslcStatus dslcCommCreateAll(int ndev, const int *devices, dslcComm *out) {
+  return guard([&] {
+    need(out, "out");
+    std::vector<int> devs;
+    if (ndev > 0 && devices)
+      devs.assign(devices, devices + ndev);
+    else if (ndev > 0)
+      for (int d = 0; d < ndev; ++d)
+        devs.push_back(d);
+    auto c = std::make_unique<dslcComm_s>();
+    c->comm = Communicator::createAll(devs);
+    *out = c.release();
+  });
+}
+
+dslcStatus dslcCommCreateRank(int rank, int worldSize, int device,
+                              const void *uniqueId128, dslcComm *out) {
+  return guard([&] {
+    need(out, "out");
+    UniqueIdBytes id;
+    std::memcpy(id.data(), need(uniqueId128, "uniqueId"), id.size());
+    auto c = std::make_unique<dslcComm_s>();
+    c->comm = Communicator::createRank(rank, worldSize, device, id);
+    *out = c.release();
+  });
+}
+
+dslcStatus dslcCommCreateFromEnv(const char *rendezvousFile, int64_t timeoutMs,
+                                 dslcComm *out) {
+  return guard([&] {
+    need(out, "out");
+    auto c = std::make_unique<dslcComm_s>();
+    c->comm = Communicator::createFromEnv(rendezvousFile ? rendezvousFile : "",
+                                          timeoutMs < 0 ? 60000 : timeoutMs);
+    *out = c.release();
+  });
+}
+
+dslcStatus dslcCommDestroy(dslcComm comm) {
+  return guard([&] { delete comm; });
+}
+
+dslcStatus dslcCommWorldSize(dslcComm c, int *out) {
+  return guard([&] { *need(out, "out") = need(c, "comm")->comm->worldSize(); });
+}
+dslcStatus dslcCommNumLocal(dslcComm c, int *out) {
+  return guard([&] { *need(out, "out") = need(c, "comm")->comm->numLocal(); });
+}
+dslcStatus dslcCommRank(dslcComm c, int local, int *out) {
+  return guard([&] {
+    *need(out, "out") = need(c, "comm")->comm->local(local).rank;
+  });
+}
+dslcStatus dslcCommDevice(dslcComm c, int local, int *out) {
+  return guard([&] {
+    *need(out, "out") = need(c, "comm")->comm->local(local).device;
+  });
+}
+dslcStatus dslcCommStream(dslcComm c, int local, void **out) {
+  return guard([&] {
+    *need(out, "out") = need(c, "comm")->comm->local(local).stream;
+  });
+}
+dslcStatus dslcCommBarrier(dslcComm c) {
+  return guard([&] { need(c, "comm")->comm->barrier(); });
+}
+dslcStatus dslcCommSynchronize(dslcComm c) {
+  return guard([&] { need(c, "comm")->comm->waitStreams("synchronize"); });
+}
+
+dslcStatus dslcHeapCreate(dslcComm c, size_t bytes, dslcHeap *out) {
+  return guard([&] {
+    need(out, "out");
+    auto h = std::make_unique<dslcHeap_s>();
+    h->heap = std::make_unique<SymmetricHeap>(*need(c, "comm")->comm, bytes);
+    *out = h.release();
+  });
+}
+dslcStatus dslcHeapDestroy(dslcHeap h) {
+  return guard([&] { delete h; });
+}
+dslcStatus dslcHeapAlloc(dslcHeap h, size_t bytes, size_t align, int zero,
+                         dslcBuffer *out) {
+  return guard([&] {
+    need(out, "out");
+    need(h, "heap");
+    auto b = std::make_unique<dslcBuffer_s>();
+    b->buf = zero ? h->heap->allocSignalPad(bytes)
+                  : h->heap->alloc(bytes, align ? align : 256);
+    *out = b.release();
+  });
+}
+dslcStatus dslcHeapFree(dslcHeap h, dslcBuffer b) {
+  return guard([&] {
+    need(h, "heap")->heap->free(need(b, "buffer")->buf);
+    delete b;
+  });
+}
+dslcStatus dslcBufferImport(dslcComm c, void *const *local,
+                            void *const *peerTables, size_t bytes,
+                            dslcBuffer *out) {
+  return guard([&] {
+    need(out, "out");
+    Communicator &comm = *need(c, "comm")->comm;
+    std::vector<void *> l(need(local, "local"), local + comm.numLocal());
+    std::vector<void *> p(need(peerTables, "peerTables"),
+                          peerTables + comm.numLocal());
+    auto b = std::make_unique<dslcBuffer_s>();
+    b->buf = importSymmetric(comm, l, p, bytes);
+    b->imported = true;
+    *out = b.release();
+  });
+}
+dslcStatus dslcBufferRelease(dslcBuffer b) {
+  return guard([&] {
+    if (b && !b->imported)
+      raise(ErrorCode::InvalidArgument,
+            "dslcBufferRelease: a heap buffer is freed with dslcHeapFree");
+    delete b;
+  });
+}
+dslcStatus dslcBufferLocal(dslcBuffer b, int local, void **out) {
+  return guard([&] { *need(out, "out") = need(b, "buffer")->buf.local.at(local); });
+}
+dslcStatus dslcBufferPeers(dslcBuffer b, int local, void **out) {
+  return guard([&] { *need(out, "out") = need(b, "buffer")->buf.peers.at(local); });
+}
+
+dslcStatus dslcKernelLoad(dslcComm c, const char *cubinPath,
+                          const char *metadataPath, int64_t timeoutMs,
+                          dslcKernel *out) {
+  return guard([&] {
+    need(out, "out");
+    auto k = std::make_unique<dslcKernel_s>();
+    k->comm = need(c, "comm")->comm.get();
+    KernelOptions opts;
+    opts.timeoutMs = timeoutMs < 0 ? -1 : timeoutMs;
+    k->kernel = Kernel::load(*k->comm, need(cubinPath, "cubinPath"),
+                             metadataPath ? metadataPath : "", opts);
+    *out = k.release();
+  });
+}
+dslcStatus dslcKernelDestroy(dslcKernel k) {
+  return guard([&] { delete k; });
+}
+dslcStatus dslcKernelName(dslcKernel k, const char **out) {
+  return guard([&] {
+    *need(out, "out") = need(k, "kernel")->kernel->metadata().kernel.c_str();
+  });
+}
+dslcStatus dslcKernelSetTimeoutMs(dslcKernel k, int64_t ms) {
+  return guard([&] { need(k, "kernel")->kernel->setTimeoutMs(ms); });
+}
+dslcStatus dslcKernelGrid(dslcKernel k, int local, dslcArgs a, int64_t *out) {
+  return guard([&] {
+    *need(out, "out") =
+        need(k, "kernel")->kernel->gridFor(local, need(a, "args")->args);
+  });
+}
+dslcStatus dslcKernelLaunch(dslcKernel k, int local, dslcArgs a,
+                            void *stream) {
+  return guard([&] {
+    need(k, "kernel")->kernel->launch(local, need(a, "args")->args,
+                                      static_cast<cudaStream_t>(stream));
+  });
+}
+dslcStatus dslcKernelSynchronize(dslcKernel k) {
+  return guard([&] { need(k, "kernel")->kernel->synchronize(); });
+}
+dslcStatus dslcKernelErrorRecord(dslcKernel k, int local,
+                                 DslcErrorRecord *out) {
+  return guard([&] {
+    *need(out, "out") = need(k, "kernel")->kernel->errorRecord(local);
+  });
+}
+
+dslcStatus dslcArgsCreate(dslcKernel k, int local, dslcArgs *out) {
+  return guard([&] {
+    need(out, "out");
+    const KernelMetadata &md = need(k, "kernel")->kernel->metadata(local);
+    *out = new dslcArgs_s{k, local, BoundArgs(md)};
+  });
+}
+dslcStatus dslcArgsDestroy(dslcArgs a) {
+  return guard([&] { delete a; });
+}
+dslcStatus dslcArgsSetTensor(dslcArgs a, const char *name, int position,
+                             void *data, const char *dtype, int rank,
+                             const int64_t *sizes, void *peers) {
+  return guard(
+      [&] { setTensor(a, name, position, data, dtype, rank, sizes, peers); });
+}
+dslcStatus dslcArgsSetInt(dslcArgs a, const char *name, int position,
+                          int64_t value) {
+  return guard([&] {
+    need(a, "args");
+    if (name)
+      a->args.setInt(std::string(name), value);
+    else
+      a->args.setInt(position, value);
+  });
+}
+dslcStatus dslcArgsSetFloat(dslcArgs a, const char *name, int position,
+                            double value) {
+  return guard([&] {
+    need(a, "args");
+    if (name)
+      a->args.setFloat(std::string(name), value);
+    else
+      a->args.setFloat(position, value);
+  });
+}
+dslcStatus dslcArgsCheck(dslcArgs a) {
+  return guard([&] {
+    need(a, "args");
+    Communicator &comm = *a->kernel->comm;
+    a->args.check(comm.worldSize(), comm.local(a->local).rank);
+  });
+}
+
+} // extern "C"

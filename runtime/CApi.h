@@ -1,0 +1,120 @@
+/*===- CApi.h - C interface of the dslc runtime (ctypes-friendly) --------===*
+ *
+ * Every function returns a dslcStatus (0 = DSLC_OK); on failure the message
+ * is available from dslcGetLastError() (thread-local, valid until the next
+ * failing call on that thread). No C++ exception crosses this interface.
+ * Handles are opaque pointers. Tensors are passed as (data, dtype name,
+ * rank, sizes, peer table) with dtype names as in the metadata ("bfloat16",
+ * "int32", ...). "local" indexes the ranks this process drives
+ * (0 .. dslcCommNumLocal-1).
+ *
+ *===---------------------------------------------------------------------===*/
+#ifndef DSLC_RUNTIME_CAPI_H
+#define DSLC_RUNTIME_CAPI_H
+
+#include "runtime/ErrorRecord.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dslcStatus {
+  DSLC_OK = 0,
+  DSLC_ERROR_INVALID_ARGUMENT = 1,
+  DSLC_ERROR_METADATA = 2,
+  DSLC_ERROR_IO = 3,
+  DSLC_ERROR_CUDA = 4,
+  DSLC_ERROR_NCCL = 5,
+  DSLC_ERROR_NO_DEVICE = 6,
+  DSLC_ERROR_TIMEOUT = 7,
+  DSLC_ERROR_KERNEL_TIMEOUT = 8,
+  DSLC_ERROR_OUT_OF_MEMORY = 9,
+  DSLC_ERROR_INTERNAL = 10,
+} dslcStatus;
+
+typedef struct dslcComm_s *dslcComm;
+typedef struct dslcHeap_s *dslcHeap;
+typedef struct dslcBuffer_s *dslcBuffer;
+typedef struct dslcKernel_s *dslcKernel;
+typedef struct dslcArgs_s *dslcArgs;
+
+/* The message of this thread's last failure ("" when none). */
+const char *dslcGetLastError(void);
+const char *dslcStatusName(int status);
+/* Visible CUDA devices (0 without driver or GPU); never fails. */
+int dslcDeviceCount(void);
+
+/* Communicators. */
+dslcStatus dslcGetUniqueId(void *out128);
+dslcStatus dslcCommCreateAll(int ndev, const int *devices, dslcComm *out);
+dslcStatus dslcCommCreateRank(int rank, int worldSize, int device,
+                              const void *uniqueId128, dslcComm *out);
+/* rendezvousFile may be NULL (default path); timeoutMs bounds the wait. */
+dslcStatus dslcCommCreateFromEnv(const char *rendezvousFile,
+                                 int64_t timeoutMs, dslcComm *out);
+dslcStatus dslcCommDestroy(dslcComm comm);
+dslcStatus dslcCommWorldSize(dslcComm comm, int *out);
+dslcStatus dslcCommNumLocal(dslcComm comm, int *out);
+dslcStatus dslcCommRank(dslcComm comm, int local, int *out);
+dslcStatus dslcCommDevice(dslcComm comm, int local, int *out);
+/* The rank's cudaStream_t. */
+dslcStatus dslcCommStream(dslcComm comm, int local, void **out);
+dslcStatus dslcCommBarrier(dslcComm comm);
+dslcStatus dslcCommSynchronize(dslcComm comm);
+
+/* Symmetric heap. */
+dslcStatus dslcHeapCreate(dslcComm comm, size_t bytesPerRank, dslcHeap *out);
+dslcStatus dslcHeapDestroy(dslcHeap heap);
+/* zero != 0: zeroed on every rank followed by a barrier (signal pads). */
+dslcStatus dslcHeapAlloc(dslcHeap heap, size_t bytes, size_t align, int zero,
+                         dslcBuffer *out);
+dslcStatus dslcHeapFree(dslcHeap heap, dslcBuffer buf);
+/* Buffers made elsewhere (e.g. PyTorch symmetric memory): one address and
+ * one device peer table per local rank; the tables are checked. Free with
+ * dslcBufferRelease. */
+dslcStatus dslcBufferImport(dslcComm comm, void *const *local,
+                            void *const *peerTables, size_t bytes,
+                            dslcBuffer *out);
+dslcStatus dslcBufferRelease(dslcBuffer buf);
+dslcStatus dslcBufferLocal(dslcBuffer buf, int local, void **out);
+dslcStatus dslcBufferPeers(dslcBuffer buf, int local, void **out);
+
+/* Kernels. metadataPath may be NULL (cubinPath + ".json"); both may hold
+ * "{rank}". timeoutMs < 0: $DSLC_TIMEOUT_MS or 5000. */
+dslcStatus dslcKernelLoad(dslcComm comm, const char *cubinPath,
+                          const char *metadataPath, int64_t timeoutMs,
+                          dslcKernel *out);
+dslcStatus dslcKernelDestroy(dslcKernel kernel);
+dslcStatus dslcKernelName(dslcKernel kernel, const char **out);
+dslcStatus dslcKernelSetTimeoutMs(dslcKernel kernel, int64_t ms);
+dslcStatus dslcKernelGrid(dslcKernel kernel, int local, dslcArgs args,
+                          int64_t *out);
+/* stream NULL: the rank's own stream. */
+dslcStatus dslcKernelLaunch(dslcKernel kernel, int local, dslcArgs args,
+                            void *stream);
+dslcStatus dslcKernelSynchronize(dslcKernel kernel);
+dslcStatus dslcKernelErrorRecord(dslcKernel kernel, int local,
+                                 DslcErrorRecord *out);
+
+/* Arguments (bind by name, or by position when name is NULL). */
+dslcStatus dslcArgsCreate(dslcKernel kernel, int local, dslcArgs *out);
+dslcStatus dslcArgsDestroy(dslcArgs args);
+dslcStatus dslcArgsSetTensor(dslcArgs args, const char *name, int position,
+                             void *data, const char *dtype, int rank,
+                             const int64_t *sizes, void *peers);
+dslcStatus dslcArgsSetInt(dslcArgs args, const char *name, int position,
+                          int64_t value);
+dslcStatus dslcArgsSetFloat(dslcArgs args, const char *name, int position,
+                            double value);
+/* Checks the arguments as a launch would (world size and rank of the
+ * kernel's communicator, constraints) without launching. */
+dslcStatus dslcArgsCheck(dslcArgs args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DSLC_RUNTIME_CAPI_H */

@@ -1,0 +1,55 @@
+//===- DType.cpp - Element types of kernel tensors ------------------------===//
+#include "runtime/DType.h"
+
+#include <utility>
+
+namespace dslc::rt {
+
+namespace {
+struct Entry {
+  DType type;
+  const char *name;
+  const char *shortName;
+  size_t size;
+};
+constexpr Entry kTypes[] = {
+    {DType::BFloat16, "bfloat16", "bf16", 2}, {DType::Float16, "float16", "f16", 2},
+    {DType::Float32, "float32", "f32", 4},    {DType::Float64, "float64", "f64", 8},
+    {DType::Int8, "int8", "i8", 1},           {DType::UInt8, "uint8", "u8", 1},
+    {DType::Int16, "int16", "i16", 2},        {DType::Int32, "int32", "i32", 4},
+    {DType::UInt32, "uint32", "u32", 4},      {DType::Int64, "int64", "i64", 8},
+    {DType::UInt64, "uint64", "u64", 8},      {DType::Bool, "bool", "b8", 1},
+};
+} // namespace
+
+const char *dtypeName(DType t) {
+  for (const Entry &e : kTypes)
+    if (e.type == t)
+      return e.name;
+  return "?";
+}
+
+std::optional<DType> parseDType(const std::string &raw) {
+  std::string name = raw;
+  if (name.rfind("torch.", 0) == 0)
+    name = name.substr(6);
+  for (const Entry &e : kTypes)
+    if (name == e.name || name == e.shortName)
+      return e.type;
+  if (name == "half")
+    return DType::Float16;
+  if (name == "float")
+    return DType::Float32;
+  if (name == "double")
+    return DType::Float64;
+  return std::nullopt;
+}
+
+size_t dtypeSize(DType t) {
+  for (const Entry &e : kTypes)
+    if (e.type == t)
+      return e.size;
+  return 0;
+}
+
+} // namespace dslc::rt

@@ -1,0 +1,31 @@
+//===- CApiTest.cpp - The C interface without a GPU -----------------------===//
+#include "runtime/CApi.h"
+#include "tests/runtime/TestSupport.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+TEST_CASE("C API: errors are codes plus a message, never exceptions",
+          "[capi]") {
+  CHECK(dslcKernelLaunch(nullptr, 0, nullptr, nullptr) ==
+        DSLC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(dslcGetLastError()) == "kernel is NULL");
+  CHECK(dslcCommWorldSize(nullptr, nullptr) == DSLC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(dslcStatusName(DSLC_ERROR_KERNEL_TIMEOUT)) ==
+        "kernel wait timed out");
+  CHECK(dslcCommDestroy(nullptr) == DSLC_OK);
+}
+
+TEST_CASE("C API: no GPU is reported, not crashed on", "[capi]") {
+  if (dslc::test::gpuCount() > 0) {
+    WARN("a GPU is visible: the no-GPU path is not exercised here");
+    return;
+  }
+  CHECK(dslcDeviceCount() == 0);
+  dslcComm comm = nullptr;
+  CHECK(dslcCommCreateAll(0, nullptr, &comm) == DSLC_ERROR_NO_DEVICE);
+  CHECK(comm == nullptr);
+  CHECK(std::string(dslcGetLastError()).find("cudaGetDeviceCount") !=
+        std::string::npos);
+}

@@ -1,0 +1,32 @@
+//===- GpuSupport.h - Test kernels' setups shared by tests and children ---===//
+#ifndef DSLC_TESTS_RUNTIME_GPUSUPPORT_H
+#define DSLC_TESTS_RUNTIME_GPUSUPPORT_H
+
+#include "runtime/Communicator.h"
+#include "runtime/Kernel.h"
+#include "runtime/SymmetricHeap.h"
+
+#include <memory>
+#include <vector>
+
+namespace dslc::test {
+
+/// signal_wait_kernel bound on every local rank to a zeroed uint32 pad.
+struct PingPong {
+  std::unique_ptr<rt::Kernel> kernel;
+  rt::SymmetricBuffer pad;
+  std::vector<rt::BoundArgs> args;
+};
+PingPong makePingPong(rt::Communicator &comm, rt::SymmetricHeap &heap,
+                      int64_t rounds, int64_t silentRank, int64_t timeoutMs);
+/// The pad's slots on local rank `local`.
+std::vector<uint32_t> readPad(rt::Communicator &comm,
+                              const rt::SymmetricBuffer &pad, int local);
+
+/// The one-shot all-reduce test kernel, one cubin per rank.
+std::unique_ptr<rt::Kernel> loadOneShot(rt::Communicator &comm,
+                                        int64_t timeoutMs = -1);
+
+} // namespace dslc::test
+
+#endif

@@ -1,0 +1,314 @@
+//===- dslrun.cpp - Run a dslc all-reduce kernel on every local GPU -------===//
+//
+// dslrun --cubin K.cubin [--meta K.cubin.json]      (paths may hold {rank})
+// dslrun --dsl prog.py --dslc path/to/dslc [-k NAME] (compiles per rank)
+//   [--sizes 1,8193,1M,...] [--iters N] [--graph-replays N] [--seed S]
+//   [--timeout-ms T] [--devices 0,1] [--launch N] [--rendezvous FILE]
+//
+// Process models: without RANK/WORLD_SIZE in the environment one process
+// drives every local GPU (ncclCommInitAll); with them (torchrun, mpirun) each
+// process drives one; --launch N starts N such processes of itself with a
+// rendezvous file in a fresh temporary directory. Each size's result is
+// checked against a CPU reference; the exit status is 0 only if all are.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/Communicator.h"
+#include "runtime/Error.h"
+#include "runtime/Kernel.h"
+#include "runtime/Rendezvous.h"
+#include "tools/dslrun/AllReduceHarness.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace dslc;
+
+namespace {
+
+struct Options {
+  std::string cubin, meta, dsl, dslc, kernelName;
+  std::vector<std::string> dslcArgs;
+  std::vector<int64_t> sizes = {1, 1000, 8191, 8192, 8193, 65536 + 3,
+                                1 << 20};
+  int iters = 10;
+  int graphReplays = 10;
+  uint32_t seed = 1;
+  int64_t timeoutMs = -1;
+  std::vector<int> devices;
+  int launch = 0;
+  std::string rendezvous;
+};
+
+[[noreturn]] void usage(const std::string &why) {
+  std::fprintf(stderr,
+               "dslrun: %s\n"
+               "usage: dslrun (--cubin K.cubin [--meta K.cubin.json] | --dsl "
+               "prog.py --dslc DSLC [-k NAME] [--dslc-arg ARG]...)\n"
+               "              [--sizes 1,8193,1M] [--iters N] "
+               "[--graph-replays N] [--seed S]\n"
+               "              [--timeout-ms T] [--devices 0,1] [--launch N] "
+               "[--rendezvous FILE]\n",
+               why.c_str());
+  std::exit(2);
+}
+
+int64_t parseSize(const std::string &s) {
+  if (s.empty())
+    usage("empty size");
+  int64_t mult = 1;
+  std::string num = s;
+  char last = s.back();
+  if (last == 'K' || last == 'k')
+    mult = 1024;
+  else if (last == 'M' || last == 'm')
+    mult = 1024 * 1024;
+  else if (last == 'G' || last == 'g')
+    mult = 1024ll * 1024 * 1024;
+  if (mult != 1)
+    num = s.substr(0, s.size() - 1);
+  char *end = nullptr;
+  long long v = std::strtoll(num.c_str(), &end, 10);
+  if (end == num.c_str() || *end || v < 0)
+    usage(fmt::format("bad size '{}'", s));
+  return v * mult;
+}
+
+template <typename T, typename F>
+std::vector<T> parseList(const std::string &s, F parse) {
+  std::vector<T> out;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t comma = s.find(',', pos);
+    std::string item =
+        s.substr(pos, comma == std::string::npos ? std::string::npos
+                                                 : comma - pos);
+    if (!item.empty())
+      out.push_back(parse(item));
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+Options parseArgs(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc)
+        usage(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--cubin")
+      o.cubin = value();
+    else if (a == "--meta")
+      o.meta = value();
+    else if (a == "--dsl")
+      o.dsl = value();
+    else if (a == "--dslc")
+      o.dslc = value();
+    else if (a == "-k" || a == "--kernel")
+      o.kernelName = value();
+    else if (a == "--dslc-arg")
+      o.dslcArgs.push_back(value());
+    else if (a == "--sizes")
+      o.sizes = parseList<int64_t>(value(), parseSize);
+    else if (a == "--iters")
+      o.iters = static_cast<int>(parseSize(value()));
+    else if (a == "--graph-replays")
+      o.graphReplays = static_cast<int>(parseSize(value()));
+    else if (a == "--seed")
+      o.seed = static_cast<uint32_t>(parseSize(value()));
+    else if (a == "--timeout-ms")
+      o.timeoutMs = parseSize(value());
+    else if (a == "--devices")
+      o.devices = parseList<int>(value(), [](const std::string &s) {
+        return static_cast<int>(parseSize(s));
+      });
+    else if (a == "--launch")
+      o.launch = static_cast<int>(parseSize(value()));
+    else if (a == "--rendezvous")
+      o.rendezvous = value();
+    else if (a == "-h" || a == "--help")
+      usage("help");
+    else
+      usage(fmt::format("unknown argument '{}'", a));
+  }
+  if (o.cubin.empty() == o.dsl.empty())
+    usage("give exactly one of --cubin and --dsl");
+  if (!o.dsl.empty() && o.dslc.empty())
+    usage("--dsl needs --dslc PATH (the compiler)");
+  if (o.sizes.empty())
+    usage("no sizes");
+  for (int64_t n : o.sizes)
+    if (n < 1)
+      usage("sizes must be >= 1");
+  return o;
+}
+
+/// Starts `n` copies of this program as ranks of one job and waits for them.
+int launchJob(int n, int argc, char **argv) {
+  char tmpl[] = "/tmp/dslrun-XXXXXX";
+  if (!mkdtemp(tmpl)) {
+    std::perror("dslrun: mkdtemp");
+    return 1;
+  }
+  std::string rdv = std::string(tmpl) + "/rendezvous.id";
+  std::vector<std::string> args;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--launch") {
+      ++i;
+      continue;
+    }
+    args.push_back(a);
+  }
+  args.push_back("--rendezvous");
+  args.push_back(rdv);
+  std::vector<pid_t> pids;
+  for (int r = 0; r < n; ++r) {
+    pid_t pid = fork();
+    if (pid < 0) {
+      std::perror("dslrun: fork");
+      return 1;
+    }
+    if (pid == 0) {
+      setenv("RANK", std::to_string(r).c_str(), 1);
+      setenv("WORLD_SIZE", std::to_string(n).c_str(), 1);
+      setenv("LOCAL_RANK", std::to_string(r).c_str(), 1);
+      setenv("LOCAL_WORLD_SIZE", std::to_string(n).c_str(), 1);
+      std::vector<char *> cargs;
+      for (auto &s : args)
+        cargs.push_back(const_cast<char *>(s.c_str()));
+      cargs.push_back(nullptr);
+      execv("/proc/self/exe", cargs.data());
+      std::perror("dslrun: exec");
+      _exit(127);
+    }
+    pids.push_back(pid);
+  }
+  int result = 0;
+  for (size_t done = 0; done < pids.size(); ++done) {
+    int status = 0;
+    pid_t pid = wait(&status);
+    int code = WIFEXITED(status) ? WEXITSTATUS(status)
+                                 : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    for (size_t r = 0; r < pids.size(); ++r)
+      if (pids[r] == pid && code != 0) {
+        std::fprintf(stderr, "dslrun: rank %zu exited with status %d\n", r,
+                     code);
+        if (!result)
+          result = code;
+      }
+  }
+  std::remove(rdv.c_str());
+  rmdir(tmpl);
+  return result;
+}
+
+/// Compiles the DSL file for each local rank; returns the cubin pattern.
+std::string compileDsl(const Options &o, rt::Communicator &comm,
+                       std::string &tmpDir) {
+  char tmpl[] = "/tmp/dslrun-dslc-XXXXXX";
+  if (!mkdtemp(tmpl))
+    rt::raise(rt::ErrorCode::Io, "dslrun: cannot create a temporary directory");
+  tmpDir = tmpl;
+  std::string pattern = tmpDir + "/kernel.r{rank}.cubin";
+  for (int i = 0; i < comm.numLocal(); ++i) {
+    int rank = comm.local(i).rank;
+    std::string out = rt::expandRankPattern(pattern, rank);
+    std::string cmd = fmt::format("'{}' '{}'", o.dslc, o.dsl);
+    if (!o.kernelName.empty())
+      cmd += fmt::format(" -k '{}'", o.kernelName);
+    cmd += fmt::format(" -D my_rank={} -D world_size={} --emit=cubin -o '{}'",
+                       rank, comm.worldSize(), out);
+    for (const std::string &a : o.dslcArgs)
+      cmd += fmt::format(" '{}'", a);
+    std::fprintf(stderr, "dslrun: %s\n", cmd.c_str());
+    int rc = std::system(cmd.c_str());
+    if (rc != 0)
+      rt::raise(rt::ErrorCode::InvalidArgument,
+                fmt::format("dslrun: rank {}: dslc failed (status {}): {}",
+                            rank, rc, cmd));
+  }
+  return pattern;
+}
+
+int runJob(const Options &o) {
+  auto env = rt::readProcessEnv();
+  std::string tag = env ? fmt::format("[rank {}] ", env->rank) : "";
+  std::unique_ptr<rt::Communicator> comm;
+  if (env)
+    comm = rt::Communicator::createFromEnv(o.rendezvous);
+  else
+    comm = rt::Communicator::createAll(o.devices);
+  std::string tmpDir;
+  std::string cubin = o.cubin, meta = o.meta;
+  if (!o.dsl.empty())
+    cubin = compileDsl(o, *comm, tmpDir);
+  rt::KernelOptions kopts;
+  kopts.timeoutMs = o.timeoutMs;
+  auto kernel = rt::Kernel::load(*comm, cubin, meta, kopts);
+  int64_t maxN = 0;
+  for (int64_t n : o.sizes)
+    maxN = std::max(maxN, n);
+  std::printf("%sdslrun: kernel %s, world size %d, %d local rank(s), %s, "
+              "spin timeout %lld ms\n",
+              tag.c_str(), kernel->metadata().kernel.c_str(),
+              comm->worldSize(), comm->numLocal(),
+              comm->singleProcess() ? "one process" : "one process per GPU",
+              static_cast<long long>(kernel->timeoutMs()));
+  int failures = 0;
+  {
+    run::AllReduceHarness harness(*comm, *kernel, maxN);
+    for (int64_t n : o.sizes) {
+      run::AllReduceResult r = harness.run(n, o.iters, o.graphReplays, o.seed);
+      if (r.ok())
+        std::printf("%ssize %lld: ok (%d calls: %.2f us/call, %d graph "
+                    "replays: %.2f us/call)\n",
+                    tag.c_str(), static_cast<long long>(n), o.iters,
+                    r.eagerUsPerCall, o.graphReplays, r.graphUsPerCall);
+      else {
+        ++failures;
+        std::printf("%ssize %lld: FAILED: %lld mismatches; first: %s\n",
+                    tag.c_str(), static_cast<long long>(n),
+                    static_cast<long long>(r.mismatches),
+                    r.firstMismatch.c_str());
+      }
+      std::fflush(stdout);
+    }
+  }
+  if (!tmpDir.empty())
+    std::system(fmt::format("rm -rf '{}'", tmpDir).c_str());
+  std::printf("%sdslrun: %s\n", tag.c_str(),
+              failures ? "FAILED" : "all sizes correct");
+  return failures ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o = parseArgs(argc, argv);
+  rt::Communicator::applySafeEnvironment();
+  if (o.launch > 0 && !rt::readProcessEnv())
+    return launchJob(o.launch, argc, argv);
+  try {
+    return runJob(o);
+  } catch (const rt::Error &e) {
+    std::fprintf(stderr, "dslrun: error (%s): %s\n", rt::errorCodeName(e.code()),
+                 e.what());
+    std::fflush(stderr);
+    return e.code() == rt::ErrorCode::NoDevice ? 77 : 1;
+  }
+}
