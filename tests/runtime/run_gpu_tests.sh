@@ -10,10 +10,10 @@ OUT=${OUT:-/tmp/dslc-runtime-gpu-logs}
 mkdir -p "$OUT"
 status=0
 step() {
-  local name=$1
-  shift
+  local name=$1 limit=$2
+  shift 2
   echo "=== $name: $*"
-  timeout 420 "$@" >"$OUT/$name.log" 2>&1
+  timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
   local rc=$?
   tail -n 25 "$OUT/$name.log"
   echo "=== $name: exit $rc"
@@ -22,11 +22,11 @@ step() {
 nvidia-smi -L
 ldd "$BUILD/bin/dslrun" | grep -i nccl
 K="$BUILD/tests/runtime/kernels/one_shot_all_reduce.r{rank}.cubin"
-step unit "$BUILD/bin/dslc-runtime-tests" "~[gpu]"
-step gpu "$BUILD/bin/dslc-runtime-tests" "[gpu]" --durations yes
-step dslrun-1proc "$BUILD/bin/dslrun" --cubin "$K" \
+step unit 60 "$BUILD/bin/dslc-runtime-tests" "~[gpu]"
+step gpu 300 "$BUILD/bin/dslc-runtime-tests" "[gpu]" --durations yes
+step dslrun-1proc 90 "$BUILD/bin/dslrun" --cubin "$K" \
   --sizes 1,7,8191,8192,8193,65539,1M,4M,16M,64M --iters 20 --graph-replays 100
-step dslrun-2proc "$BUILD/bin/dslrun" --cubin "$K" --launch 2 \
+step dslrun-2proc 90 "$BUILD/bin/dslrun" --cubin "$K" --launch 2 \
   --sizes 1,8193,1M,16M --iters 20 --graph-replays 100
 echo "overall: $status"
 exit $status
