@@ -12,12 +12,13 @@ namespace dslc::rt {
 
 namespace {
 template <typename Fn>
-void lookup(Fn &slot, const char *symbol) {
+void lookup(Fn &slot, const char *symbol, unsigned version = 12000) {
   void *fn = nullptr;
   cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
-  // Version 12000: the ABI of these entry points as of CUDA 12.0.
+  // `version`: the CUDA version whose ABI of the entry point we use (12.0
+  // for most; an entry point that appeared later needs its own).
   cudaError_t err = cudaGetDriverEntryPointByVersion(
-      symbol, &fn, 12000, cudaEnableDefault, &query);
+      symbol, &fn, version, cudaEnableDefault, &query);
   if (err != cudaSuccess)
     checkCudart(err,
                 fmt::format("cudaGetDriverEntryPointByVersion({})", symbol)
@@ -48,7 +49,7 @@ const DriverApi &driver() {
              "cuOccupancyMaxActiveBlocksPerMultiprocessor");
       lookup(api.cuLaunchKernel, "cuLaunchKernel");
       try {
-        lookup(api.cuFuncGetParamInfo, "cuFuncGetParamInfo");
+        lookup(api.cuFuncGetParamInfo, "cuFuncGetParamInfo", 12040);
       } catch (const Error &) {
         api.cuFuncGetParamInfo = nullptr;
       }

@@ -256,7 +256,7 @@ TEST_CASE("one-shot all-reduce: 10,000 calls and 1,000 graph replays",
     return;
   auto comm = Communicator::createAll(firstDevices(kWorld));
   auto kernel = loadOneShot(*comm);
-  run::AllReduceHarness h(*comm, *kernel, 1 << 20);
+  run::AllReduceHarness h(*comm, *kernel, (1 << 20) + 5);
   run::AllReduceResult r = h.run((1 << 20) + 5, 10000, 1000, 3);
   INFO(r.firstMismatch);
   CHECK(r.mismatches == 0);
