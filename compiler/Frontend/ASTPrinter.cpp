@@ -234,10 +234,15 @@ public:
     case Expr::Kind::IntLiteral:
       leaf(fmt::format("int {} {}", loc, cast<IntLiteralExpr>(e).getValue()));
       return;
-    case Expr::Kind::FloatLiteral:
-      leaf(fmt::format("float {} {}", loc,
-                       cast<FloatLiteralExpr>(e).getValue()));
+    case Expr::Kind::FloatLiteral: {
+      // Like Python's repr: always recognizably a float ("1.0", "1e+20").
+      std::string text =
+          fmt::format("{}", cast<FloatLiteralExpr>(e).getValue());
+      if (text.find_first_of(".eEn") == std::string::npos)
+        text += ".0";
+      leaf(fmt::format("float {} {}", loc, text));
       return;
+    }
     case Expr::Kind::StringLiteral: {
       const auto &str = cast<StringLiteralExpr>(e);
       leaf(fmt::format("{} {} {}",

@@ -150,8 +150,12 @@ void Lexer::step() {
       continue;
     }
     if (c == '#') {
-      while (!atEnd() && !atNewline())
+      while (!atEnd() && !atNewline()) {
+        if (text[pos] == '\0')
+          error(SourceRange(here(), locAt(pos + 1)),
+                "null byte in source file");
         ++pos;
+      }
       continue;
     }
     if (c == '\n' || c == '\r') {
@@ -473,8 +477,12 @@ void Lexer::lexString(size_t prefixLen) {
       openEnd.offset += prefixLen + 3;
       error(SourceRange(startLoc, openEnd),
             "unterminated triple-quoted string literal");
-    } else
+    } else {
       error(SourceRange(startLoc, here()), "unterminated string literal");
+      // The statement is broken: end the logical line here rather than let
+      // brackets opened before the quote swallow the following lines.
+      brackets.clear();
+    }
   }
   Token tok;
   tok.kind = TokenKind::String;

@@ -1418,7 +1418,8 @@ ExprPtr Parser::parseDictDisplay() {
       if (!check(TokenKind::Colon)) {
         if (check(TokenKind::Comma) || check(TokenKind::RBrace) ||
             check(TokenKind::KwFor))
-          errorAt(tok(), "set displays and comprehensions are not supported");
+          diags.error(SourceRange(begin, tok().range.begin),
+                      "set displays and comprehensions are not supported");
         else
           errorExpected("':' in dictionary");
         return nullptr;
