@@ -16,31 +16,31 @@
 
 namespace dslc {
 
-// Keywords: DSLC_KEYWORD(Name, "spelling").
+// Keywords: X(Name, "spelling") gives TokenKind::KwName.
 #define DSLC_KEYWORDS(X)                                                       \
   X(False, "False")                                                            \
-  X(None, "None") X(True, "True") X(And, "and") X(As, "as")                    \
-      X(Assert, "assert") X(Async, "async") X(Await, "await")                  \
-          X(Break, "break") X(Class, "class") X(Continue, "continue")          \
-              X(Def, "def") X(Del, "del") X(Elif, "elif") X(Else, "else")      \
-                  X(Except, "except") X(Finally, "finally") X(For, "for")      \
-                      X(From, "from") X(Global, "global") X(If, "if")          \
-                          X(Import, "import") X(In, "in") X(Is, "is")          \
-                              X(Lambda, "lambda") X(Nonlocal, "nonlocal")      \
-                                  X(Not, "not") X(Or, "or") X(Pass, "pass")    \
-                                      X(Raise, "raise") X(Return, "return")    \
-                                          X(Try, "try") X(While, "while")      \
-                                              X(With, "with")                  \
-                                                  X(Yield, "yield")
+  X(None, "None")                                                              \
+  X(True, "True") X(And, "and") X(As, "as") X(Assert, "assert")                \
+      X(Async, "async") X(Await, "await") X(Break, "break") X(Class, "class")  \
+          X(Continue, "continue") X(Def, "def") X(Del, "del") X(Elif, "elif")  \
+              X(Else, "else") X(Except, "except") X(Finally, "finally")        \
+                  X(For, "for") X(From, "from") X(Global, "global")            \
+                      X(If, "if") X(Import, "import") X(In, "in") X(Is, "is")  \
+                          X(Lambda, "lambda") X(Nonlocal, "nonlocal")          \
+                              X(Not, "not") X(Or, "or") X(Pass, "pass")        \
+                                  X(Raise, "raise") X(Return, "return")        \
+                                      X(Try, "try") X(While, "while")          \
+                                          X(With, "with") X(Yield, "yield")
 
-// Operators and delimiters, longest spellings first within a prefix family
-// is not required: the lexer does maximal munch itself.
+// Operators and delimiters: X(Name, "spelling") gives TokenKind::Name. The
+// lexer picks the longest spelling that matches (maximal munch).
 #define DSLC_PUNCTUATORS(X)                                                    \
   X(LParen, "(")                                                               \
-  X(RParen, ")") X(LBracket, "[") X(RBracket, "]") X(LBrace, "{") X(           \
-      RBrace, "}") X(Comma, ",") X(Colon, ":") X(Dot, ".") X(Semi, ";")        \
-      X(At, "@") X(Equal, "=") X(Arrow, "->") X(Ellipsis, "...") X(            \
-          Walrus, ":=") X(Plus, "+") X(Minus, "-") X(Star, "*") X(Slash, "/")  \
+  X(RParen, ")")                                                               \
+  X(LBracket, "[") X(RBracket, "]") X(LBrace, "{") X(RBrace, "}") X(           \
+      Comma, ",") X(Colon, ":") X(Dot, ".") X(Semi, ";") X(At, "@")            \
+      X(Equal, "=") X(Arrow, "->") X(Ellipsis, "...") X(Walrus, ":=") X(       \
+          Plus, "+") X(Minus, "-") X(Star, "*") X(Slash, "/")                  \
           X(DoubleSlash, "//") X(Percent, "%") X(DoubleStar, "**") X(Amp, "&") \
               X(Pipe, "|") X(Caret, "^") X(Tilde, "~") X(LShift, "<<") X(      \
                   RShift, ">>") X(Less, "<") X(Greater, ">")                   \
