@@ -1,0 +1,305 @@
+//===- CommLowering.cpp - stacks, signal and wait to PTX -----------------===//
+//
+// The memory semantics are Helion's, spelled in PTX (DESIGN.md):
+//   signal: bar.sync (with has_previous_mem_access), then per slot and peer
+//           atom.<sem>.<scope>.global.exch, or a bounded CAS loop
+//           wait_for -> signal;
+//   wait:   one thread per slot spins on ld.<sem>.<scope>.global (or
+//           atom.<sem>.<scope>.global.cas signal -> update), bounded by the
+//           kernel's timeout; then bar.sync (with has_subsequent_mem_access).
+// The flag accesses are inline PTX so that the ordering and scope reach the
+// assembler exactly as written (llc drops them on some atomics).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Conversion/LoweringUtils.h"
+
+#include "dialects/Comm/CommDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace dslc;
+
+namespace {
+
+std::string scopeSuffix(comm::MemScope scope) {
+  return scope == comm::MemScope::sys ? ".sys" : ".gpu";
+}
+
+std::string semSuffix(comm::MemSem sem) {
+  switch (sem) {
+  case comm::MemSem::relaxed:
+    return ".relaxed";
+  case comm::MemSem::acquire:
+    return ".acquire";
+  case comm::MemSem::release:
+    return ".release";
+  case comm::MemSem::acq_rel:
+    return ".acq_rel";
+  }
+  llvm_unreachable("unknown memory ordering");
+}
+
+Value buildStruct(OpBuilder &b, Location loc, Type type, ValueRange fields) {
+  Value s = LLVM::UndefOp::create(b, loc, type);
+  for (auto [i, f] : llvm::enumerate(fields))
+    s = LLVM::InsertValueOp::create(b, loc, s, f,
+                                    ArrayRef<int64_t>{(int64_t)i});
+  return s;
+}
+
+/// Address of peer `peer` (i64) in the table of a converted stack.
+Value peerAddress(OpBuilder &b, Location loc, Value table, Value peer) {
+  Value entry = lower::elementPtr(b, loc, table, b.getI64Type(), peer);
+  Value address = LLVM::LoadOp::create(b, loc, b.getI64Type(), entry, 8);
+  return LLVM::IntToPtrOp::create(b, loc, lower::ptrType(b.getContext()),
+                                  address);
+}
+
+/// The slots of a signal or wait: a box `extents` at `indices` in a pad of
+/// `sizes`. Slot number `s` (i64) of the box, as pad coordinates.
+SmallVector<Value> slotCoords(OpBuilder &b, Location loc, ValueRange indices,
+                              ArrayRef<int64_t> extents, Value s) {
+  SmallVector<Value> coords(indices.size());
+  Value rest = s;
+  for (int64_t d = extents.size() - 1; d >= 0; --d) {
+    Value idx = lower::toI64(b, loc, indices[d]);
+    if (extents[d] == 1) {
+      coords[d] = idx;
+      continue;
+    }
+    Value e = lower::i64(b, loc, extents[d]);
+    coords[d] = arith::AddIOp::create(
+        b, loc, idx, arith::RemUIOp::create(b, loc, rest, e));
+    rest = arith::DivUIOp::create(b, loc, rest, e);
+  }
+  return coords;
+}
+
+/// Traps with an error record when a slot coordinate is outside its pad.
+void checkSlotBounds(OpBuilder &b, Location loc, Operation *op,
+                     ValueRange coords, ValueRange sizes, Value linear,
+                     Value address) {
+  for (auto [coord, size] : llvm::zip(coords, sizes)) {
+    Value outside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, coord, size);
+    scf::IfOp::create(b, loc, outside, [&](OpBuilder &b, Location loc) {
+      lower::SpinSite site{ErrorStatus::SlotOutOfBounds, linear, size,
+                           address};
+      lower::recordErrorAndTrap(b, loc, op, site, coord);
+      scf::YieldOp::create(b, loc);
+    });
+  }
+}
+
+/// `for (w = tid; w < count; w += threads) body(w)`, w an i64.
+void forEachThreadItem(OpBuilder &b, Location loc, int64_t threads,
+                       Value count,
+                       const std::function<void(OpBuilder &, Location, Value)>
+                           &body) {
+  Value lb = lower::toIndex(b, loc, lower::threadId(b, loc));
+  Value ub = lower::toIndex(b, loc, count);
+  Value step = arith::ConstantIndexOp::create(b, loc, threads);
+  scf::ForOp::create(b, loc, lb, ub, step, ValueRange{},
+                     [&](OpBuilder &b, Location loc, Value iv, ValueRange) {
+                       body(b, loc, lower::toI64(b, loc, iv));
+                       scf::YieldOp::create(b, loc);
+                     });
+}
+
+int64_t boxSize(ArrayRef<int64_t> extents) {
+  int64_t n = 1;
+  for (int64_t e : extents)
+    n *= e;
+  return n;
+}
+
+struct StackViewOpLowering : OpConversionPattern<comm::StackViewOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(comm::StackViewOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> fields{lower::field(rewriter, loc, adaptor.getTable(), 0),
+                              lower::field(rewriter, loc, adaptor.getTable(), 1)};
+    for (unsigned d = 0; d < op.getLike().getType().getRank(); ++d)
+      fields.push_back(lower::field(rewriter, loc, adaptor.getLike(), 1 + d));
+    Type type = getTypeConverter()->convertType(op.getResult().getType());
+    rewriter.replaceOp(op, buildStruct(rewriter, loc, type, fields));
+    return success();
+  }
+};
+
+struct PeerOpLowering : OpConversionPattern<comm::PeerOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(comm::PeerOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value table = lower::field(rewriter, loc, adaptor.getStack(), 0);
+    Value peer = lower::toI64(rewriter, loc, adaptor.getPeer());
+    SmallVector<Value> fields{peerAddress(rewriter, loc, table, peer)};
+    for (unsigned d = 0; d < op.getResult().getType().getRank(); ++d)
+      fields.push_back(lower::field(rewriter, loc, adaptor.getStack(), 2 + d));
+    Type type = getTypeConverter()->convertType(op.getResult().getType());
+    rewriter.replaceOp(op, buildStruct(rewriter, loc, type, fields));
+    return success();
+  }
+};
+
+struct SignalOpLowering : OpConversionPattern<comm::SignalOp> {
+  SignalOpLowering(TileTypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx),
+        threads(converter.getKernelInfo().threads) {}
+  int64_t threads;
+
+  LogicalResult
+  matchAndRewrite(comm::SignalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    bool isStack = isa<comm::StackType>(op.getPad().getType());
+    Value pad = adaptor.getPad();
+    unsigned rank = op.getIndices().size();
+    unsigned firstSize = isStack ? 2 : 1;
+    SmallVector<Value> sizes;
+    for (unsigned d = 0; d < rank; ++d)
+      sizes.push_back(lower::field(rewriter, loc, pad, firstSize + d));
+    Value base = lower::field(rewriter, loc, pad, 0);
+    int64_t slots = boxSize(op.getExtents());
+    Value peers = isStack ? lower::field(rewriter, loc, pad, 1)
+                          : lower::i64(rewriter, loc, 1);
+    Value count =
+        arith::MulIOp::create(rewriter, loc, peers, lower::i64(rewriter, loc, slots));
+
+    if (op.getHasPreviousMemAccess())
+      lower::ctaBarrier(rewriter, loc);
+
+    std::string suffix = semSuffix(op.getSem()) + scopeSuffix(op.getScope());
+    int64_t value = op.getSignal();
+    std::optional<int64_t> waitFor = op.getWaitFor();
+    Operation *anchor = op;
+    forEachThreadItem(
+        rewriter, loc, threads, count,
+        [&](OpBuilder &b, Location loc, Value item) {
+          Value slotsV = lower::i64(b, loc, slots);
+          Value slot = arith::RemUIOp::create(b, loc, item, slotsV);
+          Value ptr = base;
+          if (isStack) {
+            Value peer = arith::DivUIOp::create(b, loc, item, slotsV);
+            ptr = peerAddress(b, loc, base, peer);
+          }
+          SmallVector<Value> coords =
+              slotCoords(b, loc, adaptor.getIndices(), op.getExtents(), slot);
+          Value linear = lower::linearIndex(b, loc, coords, sizes);
+          Value flag = lower::elementPtr(b, loc, ptr, b.getI32Type(), linear);
+          Value address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), flag);
+          checkSlotBounds(b, loc, anchor, coords, sizes, linear, address);
+          Value newValue = lower::i32(b, loc, static_cast<int32_t>(value));
+          if (!waitFor) {
+            lower::asmValue(b, loc, b.getI32Type(),
+                            "atom" + suffix + ".global.exch.b32 $0, [$1], $2;",
+                            "=r,l,r", ValueRange{address, newValue});
+            return;
+          }
+          Value expected = lower::i32(b, loc, static_cast<int32_t>(*waitFor));
+          lower::SpinSite site{ErrorStatus::WaitTimeout, linear,
+                               lower::i64(b, loc, *waitFor), address};
+          lower::boundedSpin(
+              b, loc, anchor,
+              [&](OpBuilder &b, Location loc) {
+                Value old = lower::asmValue(
+                    b, loc, b.getI32Type(),
+                    "atom" + suffix + ".global.cas.b32 $0, [$1], $2, $3;",
+                    "=r,l,r,r", ValueRange{address, expected, newValue});
+                Value done = arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::eq, old, expected);
+                Value seen = arith::ExtSIOp::create(b, loc, b.getI64Type(), old);
+                return std::make_pair(done, seen);
+              },
+              site);
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct WaitOpLowering : OpConversionPattern<comm::WaitOp> {
+  WaitOpLowering(TileTypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx),
+        threads(converter.getKernelInfo().threads) {}
+  int64_t threads;
+
+  LogicalResult
+  matchAndRewrite(comm::WaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value pad = adaptor.getPad();
+    unsigned rank = op.getIndices().size();
+    SmallVector<Value> sizes;
+    for (unsigned d = 0; d < rank; ++d)
+      sizes.push_back(lower::field(rewriter, loc, pad, 1 + d));
+    Value base = lower::field(rewriter, loc, pad, 0);
+    int64_t slots = boxSize(op.getExtents());
+    std::string scope = scopeSuffix(op.getScope());
+    // A plain load can only acquire; an update is a CAS with the op's order.
+    comm::MemSem sem = op.getSem();
+    std::string loadSem =
+        sem == comm::MemSem::relaxed ? ".relaxed" : ".acquire";
+    int64_t value = op.getSignal();
+    std::optional<int64_t> update = op.getUpdate();
+    Operation *anchor = op;
+    forEachThreadItem(
+        rewriter, loc, threads, lower::i64(rewriter, loc, slots),
+        [&](OpBuilder &b, Location loc, Value slot) {
+          SmallVector<Value> coords =
+              slotCoords(b, loc, adaptor.getIndices(), op.getExtents(), slot);
+          Value linear = lower::linearIndex(b, loc, coords, sizes);
+          Value flag = lower::elementPtr(b, loc, base, b.getI32Type(), linear);
+          Value address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), flag);
+          checkSlotBounds(b, loc, anchor, coords, sizes, linear, address);
+          Value expected = lower::i32(b, loc, static_cast<int32_t>(value));
+          lower::SpinSite site{ErrorStatus::WaitTimeout, linear,
+                               lower::i64(b, loc, value), address};
+          lower::boundedSpin(
+              b, loc, anchor,
+              [&](OpBuilder &b, Location loc) {
+                Value seen;
+                if (update) {
+                  Value newValue =
+                      lower::i32(b, loc, static_cast<int32_t>(*update));
+                  seen = lower::asmValue(
+                      b, loc, b.getI32Type(),
+                      "atom" + semSuffix(sem) + scope +
+                          ".global.cas.b32 $0, [$1], $2, $3;",
+                      "=r,l,r,r", ValueRange{address, expected, newValue});
+                } else {
+                  seen = lower::asmValue(
+                      b, loc, b.getI32Type(),
+                      "ld" + loadSem + scope + ".global.b32 $0, [$1];", "=r,l",
+                      ValueRange{address});
+                }
+                Value done = arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::eq, seen, expected);
+                return std::make_pair(
+                    done, Value(arith::ExtSIOp::create(b, loc, b.getI64Type(),
+                                                       seen)));
+              },
+              site);
+        });
+    if (op.getHasSubsequentMemAccess())
+      lower::ctaBarrier(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void dslc::populateCommLoweringPatterns(TileTypeConverter &converter,
+                                        RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<StackViewOpLowering, PeerOpLowering>(converter, ctx);
+  patterns.add<SignalOpLowering, WaitOpLowering>(converter, ctx);
+}

@@ -1,0 +1,169 @@
+//===- DistributeTiles.cpp - Tile/Comm to per-thread code ----------------===//
+
+#include "compiler/Conversion/LoweringUtils.h"
+#include "compiler/Conversion/Passes.h"
+
+#include "dialects/Comm/CommDialect.h"
+#include "dialects/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+
+namespace dslc {
+#define GEN_PASS_DEF_DISTRIBUTETILES
+#include "compiler/Conversion/Passes.h.inc"
+} // namespace dslc
+
+using namespace mlir;
+using namespace dslc;
+
+/// Name of the function attribute listing the kernel's ABI slots as
+/// "name:type" strings (docs/kernel-abi.md), set by the flattening.
+static constexpr llvm::StringLiteral kAbiAttr = "dslc.abi";
+/// Optional attribute (array of strings) naming the kernel's parameters.
+static constexpr llvm::StringLiteral kArgNamesAttr = "tile.arg_names";
+
+/// Rewrites a kernel's parameters into its ABI: each !tile.ref becomes its
+/// address and sizes, scalars stay, and the hidden slots are appended. The
+/// body sees the refs again through casts of the flattened slots.
+static LogicalResult flattenSignature(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  OpBuilder b(ctx);
+  Block &entry = func.getBody().front();
+  Location loc = func.getLoc();
+  auto names = func->getAttrOfType<ArrayAttr>(kArgNamesAttr);
+  unsigned numOld = entry.getNumArguments();
+  Type ptr = lower::ptrType(ctx);
+  Type i64 = b.getI64Type();
+
+  SmallVector<Attribute> abi;
+  auto typeName = [](Type t) -> std::string {
+    if (isa<LLVM::LLVMPointerType>(t))
+      return "ptr";
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    t.print(os);
+    return s;
+  };
+  auto addSlot = [&](Type type, const std::string &name) {
+    abi.push_back(b.getStringAttr(name + ":" + typeName(type)));
+    return entry.addArgument(type, loc);
+  };
+
+  b.setInsertionPointToStart(&entry);
+  for (unsigned i = 0; i < numOld; ++i) {
+    BlockArgument arg = entry.getArgument(i);
+    std::string name = "arg" + std::to_string(i);
+    if (names && i < names.size())
+      if (auto s = dyn_cast<StringAttr>(names[i]))
+        name = s.str();
+    if (auto ref = dyn_cast<tile::RefType>(arg.getType())) {
+      SmallVector<Value> fields{addSlot(ptr, name)};
+      for (unsigned d = 0; d < ref.getRank(); ++d)
+        fields.push_back(addSlot(i64, name + ".size" + std::to_string(d)));
+      SmallVector<Type> fieldTypes{ptr};
+      fieldTypes.append(ref.getRank(), i64);
+      Type structType = LLVM::LLVMStructType::getLiteral(ctx, fieldTypes);
+      Value s = LLVM::UndefOp::create(b, loc, structType);
+      for (auto [k, f] : llvm::enumerate(fields))
+        s = LLVM::InsertValueOp::create(b, loc, s, f,
+                                        ArrayRef<int64_t>{(int64_t)k});
+      Value cast =
+          UnrealizedConversionCastOp::create(b, loc, ref, s).getResult(0);
+      arg.replaceAllUsesWith(cast);
+      continue;
+    }
+    Type t = arg.getType();
+    if (!t.isIntOrFloat())
+      return func.emitError() << "kernel parameter '" << name
+                              << "' has a type the ABI cannot pass: " << t;
+    arg.replaceAllUsesWith(addSlot(t, name));
+  }
+  addSlot(i64, "__dslc_timeout_ns");
+  addSlot(ptr, "__dslc_error");
+  addSlot(ptr, "__dslc_state");
+  entry.eraseArguments(0, numOld);
+  func.setType(FunctionType::get(ctx, entry.getArgumentTypes(), {}));
+  func->setAttr(kAbiAttr, b.getArrayAttr(abi));
+  func->removeAttr(kArgNamesAttr);
+  return success();
+}
+
+/// Threads per CTA and the widest piece the kernel's tiles allow.
+static KernelInfo kernelInfo(func::FuncOp func) {
+  KernelInfo info;
+  if (auto warps = func->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr))
+    info.threads = warps.getInt() * 32;
+  unsigned narrowest = 0;
+  auto visit = [&](Type t) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor || !tensor.getElementType().isIntOrFloat())
+      return;
+    unsigned bits = tensor.getElementType().getIntOrFloatBitWidth();
+    if (bits < 8)
+      return;
+    if (!narrowest || bits < narrowest)
+      narrowest = bits;
+  };
+  func.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      visit(t);
+    for (Type t : op->getOperandTypes())
+      visit(t);
+  });
+  info.maxVec = 128 / (narrowest ? narrowest : 32);
+  return info;
+}
+
+static bool hasTileType(TypeRange types) {
+  return llvm::any_of(types, [](Type t) {
+    return isa<RankedTensorType, tile::RefType, comm::StackType>(t);
+  });
+}
+
+namespace {
+struct DistributeTilesPass
+    : dslc::impl::DistributeTilesBase<DistributeTilesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    SmallVector<func::FuncOp> kernels;
+    module.walk([&](func::FuncOp f) {
+      if (f->hasAttr(tile::kKernelAttr))
+        kernels.push_back(f);
+    });
+    for (func::FuncOp func : kernels) {
+      if (func.isExternal()) {
+        func.emitError("a tile kernel needs a body");
+        return signalPassFailure();
+      }
+      KernelInfo info = kernelInfo(func);
+      if (failed(flattenSignature(func)))
+        return signalPassFailure();
+
+      TileTypeConverter converter(ctx, info);
+      ConversionTarget target(*ctx);
+      target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect,
+                             vector::VectorDialect, func::FuncDialect>();
+      target.addIllegalDialect<tile::TileDialect, comm::CommDialect>();
+      target.addLegalOp<UnrealizedConversionCastOp>();
+      target.addDynamicallyLegalDialect<arith::ArithDialect,
+                                        math::MathDialect>(
+          [](Operation *op) {
+            return !hasTileType(op->getOperandTypes()) &&
+                   !hasTileType(op->getResultTypes());
+          });
+      RewritePatternSet patterns(ctx);
+      populateGridLoweringPatterns(converter, patterns);
+      populateMemoryLoweringPatterns(converter, patterns);
+      populateElementwiseLoweringPatterns(converter, patterns);
+      populateCommLoweringPatterns(converter, patterns);
+      scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                           target);
+      if (failed(applyPartialConversion(func, target, std::move(patterns))))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,101 @@
+//===- LowerToLLVM.cpp - per-thread code to the LLVM and NVVM dialects ---===//
+
+#include "compiler/Conversion/Passes.h"
+
+#include "dialects/Tile/TileDialect.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace dslc {
+#define GEN_PASS_DEF_LOWERTOLLVM
+#include "compiler/Conversion/Passes.h.inc"
+} // namespace dslc
+
+using namespace mlir;
+
+namespace {
+struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+
+    // Remember each kernel's block size before func.func goes away.
+    llvm::StringMap<int64_t> threads;
+    module.walk([&](func::FuncOp f) {
+      if (!f->hasAttr(dslc::tile::kKernelAttr))
+        return;
+      int64_t warps = 4;
+      if (auto w = f->getAttrOfType<IntegerAttr>(dslc::tile::kNumWarpsAttr))
+        warps = w.getInt();
+      threads[f.getName()] = warps * 32;
+    });
+
+    {
+      // Ops without a direct LLVM counterpart (ceildivui, ...) first.
+      RewritePatternSet expand(ctx);
+      arith::populateArithExpandOpsPatterns(expand);
+      if (failed(applyPatternsGreedily(module, std::move(expand))))
+        return signalPassFailure();
+    }
+    {
+      RewritePatternSet patterns(ctx);
+      populateSCFToControlFlowConversionPatterns(patterns);
+      ConversionTarget target(*ctx);
+      target.addIllegalDialect<scf::SCFDialect>();
+      target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+      if (failed(applyPartialConversion(module, target, std::move(patterns))))
+        return signalPassFailure();
+    }
+
+    LowerToLLVMOptions options(ctx);
+    options.overrideIndexBitwidth(64);
+    LLVMTypeConverter converter(ctx, options);
+    RewritePatternSet patterns(ctx);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateVectorToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+    index::populateIndexToLLVMConversionPatterns(converter, patterns);
+    LLVMConversionTarget target(*ctx);
+    target.addLegalDialect<NVVM::NVVMDialect>();
+    target.addLegalOp<UnrealizedConversionCastOp>();
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+
+    SmallVector<UnrealizedConversionCastOp> casts;
+    module.walk([&](UnrealizedConversionCastOp op) { casts.push_back(op); });
+    SmallVector<UnrealizedConversionCastOp> remaining;
+    reconcileUnrealizedCasts(casts, &remaining);
+    if (!remaining.empty()) {
+      remaining.front()->emitError(
+          "value of a dslc type survives the lowering to LLVM");
+      return signalPassFailure();
+    }
+
+    module.walk([&](LLVM::LLVMFuncOp f) {
+      auto it = threads.find(f.getName());
+      if (it == threads.end())
+        return;
+      f->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
+                 UnitAttr::get(ctx));
+      f->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                 DenseI32ArrayAttr::get(ctx, {(int32_t)it->second, 1, 1}));
+      f->removeAttr(dslc::tile::kKernelAttr);
+      f->removeAttr(dslc::tile::kNumWarpsAttr);
+    });
+  }
+};
+} // namespace

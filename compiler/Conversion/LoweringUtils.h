@@ -1,0 +1,163 @@
+//===- LoweringUtils.h - Shared helpers of the tile lowering ----*- C++ -*-===//
+
+#ifndef DSLC_COMPILER_CONVERSION_LOWERINGUTILS_H
+#define DSLC_COMPILER_CONVERSION_LOWERINGUTILS_H
+
+#include "compiler/Conversion/TileLayout.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <functional>
+
+namespace dslc {
+
+/// Number of hidden trailing kernel parameters (docs/kernel-abi.md).
+inline constexpr unsigned kNumHiddenArgs = 3;
+
+/// Status codes written into the error record (docs/kernel-abi.md).
+enum class ErrorStatus : uint32_t {
+  WaitTimeout = 1,
+  PacketTimeout = 2,
+  SlotOutOfBounds = 3,
+};
+
+/// What a lowering pattern needs to know about the kernel it is in.
+struct KernelInfo {
+  int64_t threads = 128; ///< Threads per CTA.
+  int64_t maxVec = 8;    ///< Elements per 16-byte piece of the narrowest type.
+
+  TileLayout layout(llvm::ArrayRef<int64_t> shape) const {
+    return TileLayout::get(shape, threads, maxVec);
+  }
+};
+
+/// Type conversion of the distribution: tiles become per-thread vectors,
+/// refs and stacks become LLVM structs, everything else is kept.
+class TileTypeConverter : public mlir::TypeConverter {
+public:
+  TileTypeConverter(mlir::MLIRContext *ctx, const KernelInfo &info);
+  const KernelInfo &getKernelInfo() const { return info; }
+
+private:
+  KernelInfo info;
+};
+
+/// Small builders for the LLVM-level code the patterns emit.
+namespace lower {
+mlir::Type ptrType(mlir::MLIRContext *ctx);
+mlir::Value i64(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+mlir::Value i32(mlir::OpBuilder &b, mlir::Location loc, int32_t v);
+mlir::Value threadId(mlir::OpBuilder &b, mlir::Location loc);
+mlir::Value toI64(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index);
+mlir::Value toIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i64v);
+/// Field `i` of an LLVM struct value.
+mlir::Value field(mlir::OpBuilder &b, mlir::Location loc, mlir::Value s,
+                  int64_t i);
+/// Address of element `index` (i64) of `elementType` at `base`.
+mlir::Value elementPtr(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value base, mlir::Type elementType,
+                       mlir::Value index);
+/// Row-major linear index of `coords` (i64) in a tensor of `sizes` (i64).
+mlir::Value linearIndex(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::ValueRange coords, mlir::ValueRange sizes);
+/// A single-result PTX inline-asm statement with side effects and a memory
+/// clobber (so the compiler neither drops nor reorders it).
+mlir::Value asmValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                     llvm::StringRef asmString, llvm::StringRef constraints,
+                     mlir::ValueRange operands);
+void asmStatement(mlir::OpBuilder &b, mlir::Location loc,
+                  llvm::StringRef asmString, llvm::StringRef constraints,
+                  mlir::ValueRange operands);
+/// bar.sync 0 for the whole CTA.
+void ctaBarrier(mlir::OpBuilder &b, mlir::Location loc);
+
+/// The kernel's hidden parameters, as seen from inside its body.
+struct HiddenArgs {
+  mlir::Value timeoutNs; ///< i64
+  mlir::Value error;     ///< !llvm.ptr<1>
+  mlir::Value state;     ///< !llvm.ptr<1>
+};
+HiddenArgs hiddenArgs(mlir::Operation *inKernel);
+
+/// Source position of `loc` (line, column), 0 where unknown.
+std::pair<unsigned, unsigned> lineAndColumn(mlir::Location loc);
+
+/// What a spin records when it times out.
+struct SpinSite {
+  ErrorStatus status;
+  mlir::Value slot;     ///< i64
+  mlir::Value expected; ///< i64
+  mlir::Value address;  ///< i64
+};
+
+/// Emits a bounded spin: calls `attempt` until its first result (i1) is
+/// true. Its second result (i64) is the value seen, for the error record.
+/// When the kernel's timeout (ns of %globaltimer, 0 = none) passes first,
+/// the spin fills the error record at `site` and traps.
+void boundedSpin(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *inKernel,
+    const std::function<std::pair<mlir::Value, mlir::Value>(
+        mlir::OpBuilder &, mlir::Location)> &attempt,
+    const SpinSite &site);
+
+/// Fills the error record with `site` and `seen`, then traps.
+void recordErrorAndTrap(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Operation *inKernel, const SpinSite &site,
+                        mlir::Value seen);
+} // namespace lower
+
+/// Pattern sets, one per op family.
+void populateGridLoweringPatterns(TileTypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns);
+void populateMemoryLoweringPatterns(TileTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns);
+void populateElementwiseLoweringPatterns(TileTypeConverter &converter,
+                                         mlir::RewritePatternSet &patterns);
+void populateCommLoweringPatterns(TileTypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns);
+
+} // namespace dslc
+
+#endif // DSLC_COMPILER_CONVERSION_LOWERINGUTILS_H
+
+namespace dslc::lower {
+
+/// One piece (V contiguous elements of the last tile dimension) of a
+/// thread's share of a tile access into a row-major tensor.
+struct AccessPiece {
+  int64_t position;   ///< Offset of the piece in the per-thread vector.
+  int64_t vec;        ///< Elements in the piece.
+  mlir::Value base;   ///< Address of the piece's first element.
+  mlir::Value stride; ///< i64 elements between neighbours of the piece.
+  bool contiguous;    ///< The tile's last dim is the tensor's last dim.
+  mlir::Value mask;   ///< vector<V x i1>: which elements are in bounds.
+  mlir::Value full;   ///< i1: all in bounds and the base is 16B-aligned.
+};
+
+/// Describes a tile access: tensor address and sizes (i64), and per tensor
+/// dimension the access offset and limit (i64); `dims` maps tile to tensor
+/// dimensions.
+struct TileAccess {
+  mlir::Value ptr;
+  llvm::SmallVector<mlir::Value> sizes, offsets, limits;
+  llvm::ArrayRef<int64_t> dims;
+  llvm::ArrayRef<int64_t> tileShape;
+  mlir::Type elementType;
+};
+
+/// Calls `fn` for each piece of this thread's share of `access`.
+void forEachPiece(mlir::OpBuilder &b, mlir::Location loc,
+                  const KernelInfo &info, const TileAccess &access,
+                  const std::function<void(const AccessPiece &)> &fn);
+/// Loads a piece: one vector load when `full`, else element by element
+/// under its mask; masked-off elements take `other` (vector<V>).
+mlir::Value loadPiece(mlir::OpBuilder &b, mlir::Location loc,
+                      const AccessPiece &piece, mlir::Value other);
+/// Stores a piece (vector<V>) under its mask.
+void storePiece(mlir::OpBuilder &b, mlir::Location loc,
+                const AccessPiece &piece, mlir::Value value);
+
+} // namespace dslc::lower

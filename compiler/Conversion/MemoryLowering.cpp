@@ -1,0 +1,392 @@
+//===- MemoryLowering.cpp - tile loads, stores and tile constants --------===//
+//
+// A thread's share of a tile is a list of pieces of V contiguous elements
+// (TileLayout.h). In bounds and 16-byte aligned, a piece is one vector load
+// or store (ld.global.v4.b32 for 8 bf16); the masked tail of the last tile
+// goes element by element under a mask.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Conversion/LoweringUtils.h"
+
+#include "dialects/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace dslc;
+
+namespace dslc::lower {
+
+void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
+                  const TileAccess &a,
+                  const std::function<void(const AccessPiece &)> &fn) {
+  TileLayout layout = info.layout(a.tileShape);
+  unsigned rank = a.sizes.size();
+  int64_t innerDim = a.dims.back();
+  bool contiguous = innerDim == static_cast<int64_t>(rank) - 1;
+  Value tid = threadId(b, loc);
+  Value tidOffset = arith::MulIOp::create(b, loc, tid, i64(b, loc, layout.vec));
+
+  // Clamp each limit to the tensor's size, and the last tile dimension to
+  // the tile's own extent (so a thread never touches a neighbour's tile).
+  SmallVector<Value> limits;
+  for (unsigned d = 0; d < rank; ++d)
+    limits.push_back(arith::MinUIOp::create(b, loc, a.limits[d], a.sizes[d]));
+  Value tileEnd = arith::AddIOp::create(b, loc, a.offsets[innerDim],
+                                        i64(b, loc, a.tileShape.back()));
+  limits[innerDim] = arith::MinUIOp::create(b, loc, limits[innerDim], tileEnd);
+
+  // Elements between neighbours along the inner dimension.
+  Value stride = i64(b, loc, 1);
+  for (unsigned d = innerDim + 1; d < rank; ++d)
+    stride = arith::MulIOp::create(b, loc, stride, a.sizes[d]);
+
+  unsigned elementBytes = a.elementType.getIntOrFloatBitWidth() / 8;
+  int64_t align = std::min<int64_t>(16, layout.vec * elementBytes);
+  SmallVector<int64_t> leading(a.tileShape.begin(), a.tileShape.end() - 1);
+
+  for (int64_t o = 0; o < layout.outer; ++o) {
+    // Coordinates of row `o` of the tile in the tensor.
+    SmallVector<Value> coords(a.offsets.begin(), a.offsets.end());
+    int64_t rest = o;
+    for (int64_t k = leading.size() - 1; k >= 0; --k) {
+      int64_t t = rest % leading[k];
+      rest /= leading[k];
+      if (t)
+        coords[a.dims[k]] =
+            arith::AddIOp::create(b, loc, coords[a.dims[k]], i64(b, loc, t));
+    }
+    Value rowValid = arith::ConstantIntOp::create(b, loc, 1, 1);
+    for (unsigned d = 0; d < rank; ++d) {
+      if (static_cast<int64_t>(d) == innerDim)
+        continue;
+      Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                       coords[d], limits[d]);
+      rowValid = arith::AndIOp::create(b, loc, rowValid, ok);
+    }
+    for (int64_t c = 0; c < layout.chunks; ++c) {
+      Value start = arith::AddIOp::create(
+          b, loc, a.offsets[innerDim],
+          i64(b, loc, c * layout.threads * layout.vec));
+      start = arith::AddIOp::create(b, loc, start, tidOffset);
+      coords[innerDim] = start;
+      Value linear = linearIndex(b, loc, coords, a.sizes);
+      Value base = elementPtr(b, loc, a.ptr, a.elementType, linear);
+
+      // mask[v] = rowValid && start + v < limit (unsigned: negative is out).
+      SmallVector<Value> lanes;
+      for (int64_t v = 0; v < layout.vec; ++v) {
+        Value idx = arith::AddIOp::create(b, loc, start, i64(b, loc, v));
+        Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         idx, limits[innerDim]);
+        lanes.push_back(arith::AndIOp::create(b, loc, rowValid, ok));
+      }
+      auto maskType = VectorType::get({layout.vec}, b.getI1Type());
+      Value mask = vector::FromElementsOp::create(b, loc, maskType, lanes);
+
+      Value full = arith::ConstantIntOp::create(b, loc, 0, 1);
+      if (contiguous) {
+        Value last = arith::AddIOp::create(b, loc, start,
+                                           i64(b, loc, layout.vec - 1));
+        Value inBounds = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ult, last, limits[innerDim]);
+        Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), base);
+        Value low = arith::AndIOp::create(b, loc, addr, i64(b, loc, align - 1));
+        Value aligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              low, i64(b, loc, 0));
+        full = arith::AndIOp::create(b, loc, rowValid, inBounds);
+        full = arith::AndIOp::create(b, loc, full, aligned);
+      }
+      fn(AccessPiece{layout.position(o, c, 0), layout.vec, base, stride,
+                     contiguous, mask, full});
+    }
+  }
+}
+
+/// Element `v` of a piece: its address.
+static Value elementAddress(OpBuilder &b, Location loc,
+                            const AccessPiece &piece, Type elementType,
+                            int64_t v) {
+  if (v == 0)
+    return piece.base;
+  Value offset = arith::MulIOp::create(b, loc, piece.stride, i64(b, loc, v));
+  return elementPtr(b, loc, piece.base, elementType, offset);
+}
+
+Value loadPiece(OpBuilder &b, Location loc, const AccessPiece &piece,
+                Value other) {
+  auto type = cast<VectorType>(other.getType());
+  Type elementType = type.getElementType();
+  unsigned elementBytes = elementType.getIntOrFloatBitWidth() / 8;
+  int64_t align = std::min<int64_t>(16, piece.vec * elementBytes);
+  auto ifOp = scf::IfOp::create(
+      b, loc, piece.full,
+      [&](OpBuilder &b, Location loc) {
+        Value v = LLVM::LoadOp::create(b, loc, type, piece.base, align);
+        scf::YieldOp::create(b, loc, v);
+      },
+      [&](OpBuilder &b, Location loc) {
+        Value result = other;
+        for (int64_t v = 0; v < piece.vec; ++v) {
+          Value ok = vector::ExtractOp::create(b, loc, piece.mask,
+                                               ArrayRef<int64_t>{v});
+          auto elementIf = scf::IfOp::create(
+              b, loc, ok,
+              [&](OpBuilder &b, Location loc) {
+                Value p = elementAddress(b, loc, piece, elementType, v);
+                Value x = LLVM::LoadOp::create(b, loc, elementType, p,
+                                               elementBytes);
+                scf::YieldOp::create(b, loc, x);
+              },
+              [&](OpBuilder &b, Location loc) {
+                Value x = vector::ExtractOp::create(b, loc, other,
+                                                    ArrayRef<int64_t>{v});
+                scf::YieldOp::create(b, loc, x);
+              });
+          result = vector::InsertOp::create(b, loc, elementIf.getResult(0),
+                                            result, ArrayRef<int64_t>{v});
+        }
+        scf::YieldOp::create(b, loc, result);
+      });
+  return ifOp.getResult(0);
+}
+
+void storePiece(OpBuilder &b, Location loc, const AccessPiece &piece,
+                Value value) {
+  auto type = cast<VectorType>(value.getType());
+  Type elementType = type.getElementType();
+  unsigned elementBytes = elementType.getIntOrFloatBitWidth() / 8;
+  int64_t align = std::min<int64_t>(16, piece.vec * elementBytes);
+  scf::IfOp::create(
+      b, loc, piece.full,
+      [&](OpBuilder &b, Location loc) {
+        LLVM::StoreOp::create(b, loc, value, piece.base, align);
+        scf::YieldOp::create(b, loc);
+      },
+      [&](OpBuilder &b, Location loc) {
+        for (int64_t v = 0; v < piece.vec; ++v) {
+          Value ok = vector::ExtractOp::create(b, loc, piece.mask,
+                                               ArrayRef<int64_t>{v});
+          scf::IfOp::create(b, loc, ok, [&](OpBuilder &b, Location loc) {
+            Value p = elementAddress(b, loc, piece, elementType, v);
+            Value x =
+                vector::ExtractOp::create(b, loc, value, ArrayRef<int64_t>{v});
+            LLVM::StoreOp::create(b, loc, x, p, elementBytes);
+            scf::YieldOp::create(b, loc);
+          });
+        }
+        scf::YieldOp::create(b, loc);
+      });
+}
+
+} // namespace dslc::lower
+
+namespace {
+
+/// Gathers what a tile access needs from a converted ref and the op.
+lower::TileAccess makeAccess(OpBuilder &b, Location loc, Value ref,
+                             unsigned rank, ValueRange offsets,
+                             ValueRange limits, ArrayRef<int64_t> dims,
+                             RankedTensorType tile) {
+  lower::TileAccess a;
+  a.ptr = lower::field(b, loc, ref, 0);
+  for (unsigned d = 0; d < rank; ++d) {
+    a.sizes.push_back(lower::field(b, loc, ref, 1 + d));
+    a.offsets.push_back(lower::toI64(b, loc, offsets[d]));
+    a.limits.push_back(lower::toI64(b, loc, limits[d]));
+  }
+  a.dims = dims;
+  a.tileShape = tile.getShape();
+  a.elementType = tile.getElementType();
+  return a;
+}
+
+template <typename Op>
+struct TilePattern : OpConversionPattern<Op> {
+  TilePattern(TileTypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern<Op>(converter, ctx),
+        info(converter.getKernelInfo()) {}
+  KernelInfo info;
+};
+
+struct LoadOpLowering : TilePattern<tile::LoadOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType tile = op.getResult().getType();
+    auto resultType =
+        cast<VectorType>(getTypeConverter()->convertType(tile));
+    Type elementType = tile.getElementType();
+    TypedAttr otherAttr = op.getOtherAttr();
+    if (!otherAttr)
+      otherAttr = rewriter.getZeroAttr(elementType);
+    auto pieceType = VectorType::get({info.layout(tile.getShape()).vec},
+                                     elementType);
+    Value other = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(pieceType, otherAttr));
+    Value result = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(resultType, otherAttr));
+    lower::TileAccess access =
+        makeAccess(rewriter, loc, adaptor.getRef(),
+                   op.getRef().getType().getRank(), adaptor.getOffsets(),
+                   adaptor.getLimits(), op.getDims(), tile);
+    lower::forEachPiece(rewriter, loc, info, access,
+                        [&](const lower::AccessPiece &piece) {
+                          Value v = lower::loadPiece(rewriter, loc, piece, other);
+                          result = vector::InsertStridedSliceOp::create(
+                              rewriter, loc, v, result,
+                              ArrayRef<int64_t>{piece.position},
+                              ArrayRef<int64_t>{1});
+                        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct StoreOpLowering : TilePattern<tile::StoreOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType tile = op.getValue().getType();
+    Value value = adaptor.getValue();
+    lower::TileAccess access =
+        makeAccess(rewriter, loc, adaptor.getRef(),
+                   op.getRef().getType().getRank(), adaptor.getOffsets(),
+                   adaptor.getLimits(), op.getDims(), tile);
+    lower::forEachPiece(rewriter, loc, info, access,
+                        [&](const lower::AccessPiece &piece) {
+                          Value v = vector::ExtractStridedSliceOp::create(
+                              rewriter, loc, value,
+                              ArrayRef<int64_t>{piece.position},
+                              ArrayRef<int64_t>{piece.vec},
+                              ArrayRef<int64_t>{1});
+                          lower::storePiece(rewriter, loc, piece, v);
+                        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct DimOpLowering : OpConversionPattern<tile::DimOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::DimOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value size = lower::field(rewriter, op.getLoc(), adaptor.getRef(),
+                              1 + op.getDim());
+    rewriter.replaceOp(op, lower::toIndex(rewriter, op.getLoc(), size));
+    return success();
+  }
+};
+
+struct SplatOpLowering : TilePattern<tile::SplatOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::SplatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getResult().getType());
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(op, type,
+                                                     adaptor.getValue());
+    return success();
+  }
+};
+
+struct IotaOpLowering : TilePattern<tile::IotaOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::IotaOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType tile = op.getResult().getType();
+    auto type = cast<VectorType>(getTypeConverter()->convertType(tile));
+    Type elementType = tile.getElementType();
+    TileLayout layout = info.layout(tile.getShape());
+    // Element v of piece c is c * T * V + tid * V + v.
+    SmallVector<Attribute> base;
+    for (int64_t c = 0; c < layout.chunks; ++c)
+      for (int64_t v = 0; v < layout.vec; ++v)
+        base.push_back(rewriter.getIntegerAttr(
+            elementType, c * layout.threads * layout.vec + v));
+    Value constant = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(type, base));
+    Value tid = lower::threadId(rewriter, loc);
+    Value first = arith::MulIOp::create(rewriter, loc, tid,
+                                        lower::i64(rewriter, loc, layout.vec));
+    if (elementType.isIndex())
+      first = lower::toIndex(rewriter, loc, first);
+    else if (elementType.getIntOrFloatBitWidth() < 64)
+      first = arith::TruncIOp::create(rewriter, loc, elementType, first);
+    Value splat = vector::BroadcastOp::create(rewriter, loc, type, first);
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(op, constant, splat);
+    return success();
+  }
+};
+
+struct ReduceOpLowering : TilePattern<tile::ReduceOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType input = op.getInput().getType();
+    if (input.getRank() < 2 || op.getDim() != 0)
+      return rewriter.notifyMatchFailure(
+          op, "only reductions over the leading dimension of a tile of rank "
+              ">= 2 are distributed");
+    Location loc = op.getLoc();
+    int64_t rows = input.getDimSize(0);
+    auto resultType = cast<VectorType>(
+        getTypeConverter()->convertType(op.getResult().getType()));
+    int64_t width = resultType.getNumElements();
+    Value acc;
+    for (int64_t r = 0; r < rows; ++r) {
+      Value slice = vector::ExtractStridedSliceOp::create(
+          rewriter, loc, adaptor.getInput(), ArrayRef<int64_t>{r * width},
+          ArrayRef<int64_t>{width}, ArrayRef<int64_t>{1});
+      if (!acc) {
+        acc = slice;
+        continue;
+      }
+      bool isFloat = isa<FloatType>(input.getElementType());
+      switch (op.getKind()) {
+      case tile::ReduceKind::sum:
+        acc = isFloat ? Value(arith::AddFOp::create(rewriter, loc, acc, slice))
+                      : Value(arith::AddIOp::create(rewriter, loc, acc, slice));
+        break;
+      case tile::ReduceKind::prod:
+        acc = isFloat ? Value(arith::MulFOp::create(rewriter, loc, acc, slice))
+                      : Value(arith::MulIOp::create(rewriter, loc, acc, slice));
+        break;
+      case tile::ReduceKind::max:
+        acc = isFloat
+                  ? Value(arith::MaximumFOp::create(rewriter, loc, acc, slice))
+                  : Value(arith::MaxSIOp::create(rewriter, loc, acc, slice));
+        break;
+      case tile::ReduceKind::min:
+        acc = isFloat
+                  ? Value(arith::MinimumFOp::create(rewriter, loc, acc, slice))
+                  : Value(arith::MinSIOp::create(rewriter, loc, acc, slice));
+        break;
+      }
+    }
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+} // namespace
+
+void dslc::populateMemoryLoweringPatterns(TileTypeConverter &converter,
+                                          RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<LoadOpLowering, StoreOpLowering, SplatOpLowering,
+               IotaOpLowering, ReduceOpLowering>(converter, ctx);
+  patterns.add<DimOpLowering>(converter, ctx);
+}

@@ -1,0 +1,42 @@
+//===- TileLayout.h - How a tile is spread over a CTA's threads -*- C++ -*-===//
+//
+// A tile value of shape [d0, ..., dn-1] is held by the T threads of a CTA.
+// The last dimension is cut into pieces of V contiguous elements (16 bytes
+// of the kernel's narrowest element type): thread t holds pieces
+// t, t + T, t + 2T, ... (C of them), so a warp's accesses are coalesced
+// and each piece is one 16-byte load or store. Leading dimensions are held
+// whole by every thread. Per thread, a tile is a vector of
+// O * C * V elements (O = d0 * ... * dn-2), ordered [o][c][v].
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DSLC_COMPILER_CONVERSION_TILELAYOUT_H
+#define DSLC_COMPILER_CONVERSION_TILELAYOUT_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include <cstdint>
+
+namespace dslc {
+
+struct TileLayout {
+  int64_t threads = 1; ///< T: threads per CTA.
+  int64_t vec = 1;     ///< V: contiguous elements per piece.
+  int64_t chunks = 1;  ///< C: pieces per thread along the last dimension.
+  int64_t outer = 1;   ///< O: product of the leading dimensions.
+  int64_t inner = 1;   ///< Size of the last dimension.
+
+  int64_t perThread() const { return outer * chunks * vec; }
+  /// Position in the per-thread vector of element v of piece c of row o.
+  int64_t position(int64_t o, int64_t c, int64_t v) const {
+    return (o * chunks + c) * vec + v;
+  }
+
+  /// The layout of a tile of `shape` in a CTA of `threads` threads whose
+  /// pieces hold at most `maxVec` elements.
+  static TileLayout get(llvm::ArrayRef<int64_t> shape, int64_t threads,
+                        int64_t maxVec);
+};
+
+} // namespace dslc
+
+#endif // DSLC_COMPILER_CONVERSION_TILELAYOUT_H

@@ -1,0 +1,40 @@
+//===- NVPTXEmitter.h - LLVM dialect module to LLVM IR and PTX --*- C++ -*-===//
+
+#ifndef DSLC_COMPILER_TARGET_NVPTXEMITTER_H
+#define DSLC_COMPILER_TARGET_NVPTXEMITTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace dslc {
+
+struct NVPTXOptions {
+  std::string arch = "sm_90";   ///< Target GPU (sm_90, sm_90a, ...).
+  std::string ptxVersion = "ptx84"; ///< PTX ISA feature (>= ptx83).
+  unsigned optLevel = 3;
+};
+
+/// Translates a module of LLVM/NVVM dialect ops into LLVM IR for the NVPTX
+/// target (triple, data layout) and optimizes it. Errors go to the module's
+/// diagnostic handler.
+std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
+                                                llvm::LLVMContext &context,
+                                                const NVPTXOptions &options);
+
+/// Compiles LLVM IR to PTX assembly text. On failure returns an empty
+/// optional and sets `error`.
+std::optional<std::string> emitPTX(llvm::Module &module,
+                                   const NVPTXOptions &options,
+                                   std::string &error);
+
+} // namespace dslc
+
+#endif // DSLC_COMPILER_TARGET_NVPTXEMITTER_H
