@@ -1,0 +1,278 @@
+//===- TileDialect.cpp - Tile dialect, types and op verifiers ------------===//
+
+#include "dialects/Tile/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace dslc::tile;
+
+#include "dialects/Tile/TileDialect.cpp.inc"
+#include "dialects/Tile/TileEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/Tile/TileTypes.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/Tile/TileOps.cpp.inc"
+
+void TileDialect::initialize() {
+  registerTypes();
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/Tile/TileOps.cpp.inc"
+      >();
+}
+
+void TileDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dialects/Tile/TileTypes.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+LogicalResult dslc::tile::verifyMemoryTensorType(
+    function_ref<InFlightDiagnostic()> emitError, StringRef typeName,
+    Type elementType, unsigned rank) {
+  if (!elementType)
+    return emitError() << typeName << " needs an element type";
+  if (!elementType.isIntOrFloat())
+    return emitError() << typeName
+                       << " element type must be an integer or float type "
+                          "(index has no size in memory), got "
+                       << elementType;
+  if (rank == 0 || rank > 8)
+    return emitError() << typeName << " rank must be between 1 and 8, got "
+                       << rank;
+  return success();
+}
+
+LogicalResult RefType::verify(function_ref<InFlightDiagnostic()> emitError,
+                              Type elementType, unsigned rank) {
+  return verifyMemoryTensorType(emitError, "!tile.ref", elementType, rank);
+}
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes
+//===----------------------------------------------------------------------===//
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (name == kKernelAttr) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be a unit attribute, got "
+                             << attr.getValue();
+    return success();
+  }
+  if (name == kNumWarpsAttr) {
+    auto warps = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!warps || !isa<IntegerType>(warps.getType()))
+      return op->emitError() << "'" << name
+                             << "' must be an integer attribute, got "
+                             << attr.getValue();
+    int64_t n = warps.getValue().getSExtValue();
+    if (n < 1 || n > kMaxNumWarps)
+      return op->emitError() << "'" << name << "' must be between 1 and "
+                             << kMaxNumWarps << " (at most 1024 threads), got "
+                             << n;
+    return success();
+  }
+  if (name == kArgNamesAttr) {
+    auto names = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!names || !llvm::all_of(names, llvm::IsaPred<StringAttr>))
+      return op->emitError() << "'" << name
+                             << "' must be an array of strings, got "
+                             << attr.getValue();
+    return success();
+  }
+  return op->emitError() << "unknown attribute '" << name
+                         << "' of the tile dialect; expected '" << kKernelAttr
+                         << "', '" << kNumWarpsAttr << "' or '"
+                         << kArgNamesAttr << "'";
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+/// Prints a list of integers as `[a, b, c]`.
+static std::string listStr(ArrayRef<int64_t> values) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(values, os);
+  os << "]";
+  return s;
+}
+
+LogicalResult DimOp::verify() {
+  int64_t dim = getDim();
+  RefType ref = getRef().getType();
+  int64_t rank = ref.getRank();
+  if (dim < 0 || dim >= rank)
+    return emitOpError() << "dimension " << dim << " is out of range for "
+                         << ref << ": expected 0 <= dim < " << rank;
+  return success();
+}
+
+LogicalResult GridOp::verify() {
+  if (auto outer = (*this)->getParentOfType<GridOp>()) {
+    InFlightDiagnostic diag =
+        emitOpError() << "cannot be nested in another 'tile.grid' (only the "
+                         "outermost tile loop is a grid)";
+    diag.attachNote(outer.getLoc()) << "enclosing 'tile.grid' is here";
+    return diag;
+  }
+  ArrayRef<int64_t> blocks = getBlocks();
+  if (blocks.empty())
+    return emitOpError("needs at least one dimension, got no block sizes");
+  if (blocks.size() != getExtents().size())
+    return emitOpError() << "needs one block size per extent: "
+                         << getExtents().size() << " extents but "
+                         << blocks.size() << " block sizes";
+  for (auto [i, b] : llvm::enumerate(blocks))
+    if (b <= 0)
+      return emitOpError() << "block size of dimension " << i
+                           << " must be positive, got " << b;
+  Block &body = getBody().front();
+  if (body.getNumArguments() != blocks.size())
+    return emitOpError() << "body must have " << blocks.size()
+                         << " index arguments (one per dimension), has "
+                         << body.getNumArguments();
+  for (BlockArgument arg : body.getArguments())
+    if (!arg.getType().isIndex())
+      return emitOpError() << "body argument #" << arg.getArgNumber()
+                           << " must be of index type, got " << arg.getType();
+  return success();
+}
+
+/// Checks the map `dims` from tile dimensions to dimensions of a tensor of
+/// rank `rank` in memory: one entry per tile dimension, strictly increasing,
+/// each in [0, rank).
+static LogicalResult verifyDims(Operation *op, unsigned rank,
+                                RankedTensorType tile,
+                                ArrayRef<int64_t> dims) {
+  if (dims.size() != static_cast<size_t>(tile.getRank()))
+    return op->emitOpError() << "tile of rank " << tile.getRank() << " needs "
+                             << tile.getRank() << " entries in 'dims', got "
+                             << dims.size() << " " << listStr(dims);
+  int64_t prev = -1;
+  for (int64_t d : dims) {
+    if (d <= prev || d >= static_cast<int64_t>(rank))
+      return op->emitOpError()
+             << "'dims' must be strictly increasing dimensions in [0, " << rank
+             << "), got " << listStr(dims);
+    prev = d;
+  }
+  return success();
+}
+
+LogicalResult dslc::tile::verifyTileAccess(Operation *op, StringRef what,
+                                           Type memElement, unsigned rank,
+                                           RankedTensorType tile,
+                                           size_t numOffsets, size_t numLimits,
+                                           ArrayRef<int64_t> dims) {
+  if (!tile.hasStaticShape())
+    return op->emitOpError() << "tile shape must be static, got " << tile;
+  if (numOffsets != rank)
+    return op->emitOpError() << "needs " << rank << " offsets (one per "
+                             << "dimension of the " << what << "), got "
+                             << numOffsets;
+  if (numLimits != rank)
+    return op->emitOpError() << "needs " << rank << " limits (one per "
+                             << "dimension of the " << what << "), got "
+                             << numLimits;
+  if (failed(verifyDims(op, rank, tile, dims)))
+    return failure();
+  if (tile.getElementType() != memElement)
+    return op->emitOpError() << "tile element type " << tile.getElementType()
+                             << " does not match the " << what
+                             << " element type " << memElement;
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  auto tile = getResult().getType();
+  RefType ref = getRef().getType();
+  if (failed(verifyTileAccess(*this, "ref", ref.getElementType(),
+                              ref.getRank(), tile, getOffsets().size(),
+                              getLimits().size(), getDims())))
+    return failure();
+  if (TypedAttr other = getOtherAttr()) {
+    if (!isa<IntegerAttr, FloatAttr>(other))
+      return emitOpError() << "'other' must be an integer or float scalar, "
+                              "got "
+                           << other;
+    if (other.getType() != tile.getElementType())
+      return emitOpError() << "'other' must be of the element type "
+                           << tile.getElementType() << ", got "
+                           << other.getType();
+  }
+  return success();
+}
+
+LogicalResult StoreOp::verify() {
+  RefType ref = getRef().getType();
+  return verifyTileAccess(*this, "ref", ref.getElementType(), ref.getRank(),
+                          getValue().getType(), getOffsets().size(),
+                          getLimits().size(), getDims());
+}
+
+LogicalResult SplatOp::verify() {
+  Type value = getValue().getType();
+  RankedTensorType result = getResult().getType();
+  if (!value.isIntOrIndexOrFloat())
+    return emitOpError() << "value must be an integer, index or float "
+                            "scalar, got "
+                         << value;
+  if (value != result.getElementType())
+    return emitOpError() << "scalar of type " << value
+                         << " cannot fill a tile of element type "
+                         << result.getElementType();
+  if (!result.hasStaticShape())
+    return emitOpError() << "tile shape must be static, got " << result;
+  return success();
+}
+
+LogicalResult IotaOp::verify() {
+  auto type = getResult().getType();
+  if (type.getRank() != 1 || !type.hasStaticShape())
+    return emitOpError() << "result must be a static 1-d tile, got " << type;
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  auto input = getInput().getType();
+  if (!input.hasStaticShape())
+    return emitOpError() << "input tile shape must be static, got " << input;
+  if (!input.getElementType().isIntOrFloat())
+    return emitOpError() << "can only reduce integer or float tiles, got "
+                         << input;
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= input.getRank())
+    return emitOpError() << "dimension " << dim << " is out of range for a "
+                         << input.getRank() << "-d tile: expected 0 <= dim < "
+                         << input.getRank();
+  Type result = getResult().getType();
+  if (input.getRank() == 1) {
+    if (result != input.getElementType())
+      return emitOpError() << "reducing a 1-d tile gives a scalar of type "
+                           << input.getElementType() << ", got " << result;
+    return success();
+  }
+  SmallVector<int64_t> shape(input.getShape());
+  shape.erase(shape.begin() + dim);
+  auto expected = RankedTensorType::get(shape, input.getElementType());
+  if (result != expected)
+    return emitOpError() << "result must be " << expected << " (" << input
+                         << " without dimension " << dim << "), got "
+                         << result;
+  return success();
+}
