@@ -1,0 +1,498 @@
+// RUN: dslc-opt %s -split-input-file -verify-diagnostics
+
+// Every verifier branch of the tile dialect: types, kernel attributes, ops.
+
+// expected-error @+1 {{!tile.ref element type must be an integer or float type (index has no size in memory), got 'index'}}
+func.func @ref_index(%a: !tile.ref<index, 1>)
+
+// -----
+
+// expected-error @+1 {{!tile.ref element type must be an integer or float type (index has no size in memory), got 'vector<4xf32>'}}
+func.func @ref_vector(%a: !tile.ref<vector<4xf32>, 1>)
+
+// -----
+
+// expected-error @+1 {{!tile.ref rank must be between 1 and 8, got 0}}
+func.func @ref_rank0(%a: !tile.ref<f32, 0>)
+
+// -----
+
+// expected-error @+1 {{!tile.ref rank must be between 1 and 8, got 9}}
+func.func @ref_rank9(%a: !tile.ref<f32, 9>)
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' must be a unit attribute, got 1 : i64}}
+func.func @kernel_not_unit() attributes {tile.kernel = 1} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.num_warps' must be an integer attribute, got "4"}}
+func.func @warps_string() attributes {tile.kernel, tile.num_warps = "4"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.num_warps' must be between 1 and 32 (at most 1024 threads), got 0}}
+func.func @warps_zero() attributes {tile.kernel, tile.num_warps = 0 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.num_warps' must be between 1 and 32 (at most 1024 threads), got 33}}
+func.func @warps_big() attributes {tile.kernel, tile.num_warps = 33 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.arg_names' must be an array of strings, got ["a", 1]}}
+func.func @arg_names() attributes {tile.arg_names = ["a", 1]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown attribute 'tile.num_warp' of the tile dialect; expected 'tile.kernel', 'tile.num_warps' or 'tile.arg_names'}}
+func.func @typo() attributes {tile.num_warp = 4 : i64} {
+  return
+}
+
+// -----
+
+func.func @dim_out_of_range(%a: !tile.ref<f32, 2>) {
+  // expected-error @+1 {{'tile.dim' op dimension 2 is out of range for '!tile.ref<f32, 2>': expected 0 <= dim < 2}}
+  %d = tile.dim %a, 2 : !tile.ref<f32, 2>
+  return
+}
+
+// -----
+
+func.func @dim_negative(%a: !tile.ref<f32, 2>) {
+  // expected-error @+1 {{'tile.dim' op dimension -1 is out of range for '!tile.ref<f32, 2>': expected 0 <= dim < 2}}
+  %d = tile.dim %a, -1 : !tile.ref<f32, 2>
+  return
+}
+
+// -----
+
+func.func @grid_no_dims() {
+  // expected-error @+1 {{'tile.grid' op needs at least one dimension, got no block sizes}}
+  tile.grid () block [] {
+  }
+  return
+}
+
+// -----
+
+func.func @grid_extents_blocks(%n: index) {
+  // expected-error @+1 {{'tile.grid' op needs one block size per extent: 1 extents but 2 block sizes}}
+  tile.grid (%n) block [4, 4] {
+  ^bb0(%i: index, %j: index):
+  }
+  return
+}
+
+// -----
+
+func.func @grid_zero_block(%m: index, %n: index) {
+  // expected-error @+1 {{'tile.grid' op block size of dimension 1 must be positive, got 0}}
+  tile.grid (%m, %n) block [4, 0] {
+  ^bb0(%i: index, %j: index):
+  }
+  return
+}
+
+// -----
+
+func.func @grid_negative_block(%n: index) {
+  // expected-error @+1 {{'tile.grid' op block size of dimension 0 must be positive, got -8}}
+  tile.grid (%n) block [-8] {
+  ^bb0(%i: index):
+  }
+  return
+}
+
+// -----
+
+func.func @grid_body_args(%m: index, %n: index) {
+  // expected-error @+1 {{'tile.grid' op body must have 2 index arguments (one per dimension), has 1}}
+  tile.grid (%m, %n) block [4, 4] {
+  ^bb0(%i: index):
+  }
+  return
+}
+
+// -----
+
+func.func @grid_no_body_args(%n: index) {
+  // expected-error @+1 {{'tile.grid' op body must have 1 index arguments (one per dimension), has 0}}
+  tile.grid (%n) block [4] {
+  }
+  return
+}
+
+// -----
+
+func.func @grid_body_arg_type(%m: index, %n: index) {
+  // expected-error @+1 {{'tile.grid' op body argument #1 must be of index type, got 'i32'}}
+  tile.grid (%m, %n) block [4, 4] {
+  ^bb0(%i: index, %j: i32):
+  }
+  return
+}
+
+// -----
+
+func.func @grid_extent_type(%n: i32) {
+  // expected-error @+1 {{'tile.grid' op operand #0 must be variadic of index, but got 'i32'}}
+  "tile.grid"(%n) <{blocks = array<i64: 4>}> ({
+  ^bb0(%i: index):
+    "tile.yield"() : () -> ()
+  }) : (i32) -> ()
+  return
+}
+
+// -----
+
+func.func @grid_nested(%n: index) {
+  // expected-note @+1 {{enclosing 'tile.grid' is here}}
+  tile.grid (%n) block [4] {
+  ^bb0(%i: index):
+    // expected-error @+1 {{'tile.grid' op cannot be nested in another 'tile.grid' (only the outermost tile loop is a grid)}}
+    tile.grid (%n) block [4] {
+    ^bb0(%j: index):
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @grid_nested_deep(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-note @+1 {{enclosing 'tile.grid' is here}}
+  tile.grid (%n) block [4] {
+  ^bb0(%i: index):
+    scf.for %k = %c0 to %n step %c1 {
+      // expected-error @+1 {{'tile.grid' op cannot be nested in another 'tile.grid'}}
+      tile.grid (%n) block [4] {
+      ^bb0(%j: index):
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside_grid() {
+  // expected-error @+1 {{'tile.yield' op expects parent op 'tile.grid'}}
+  tile.yield
+}
+
+// -----
+
+func.func @load_offsets(%a: !tile.ref<f32, 2>, %i: index) {
+  // expected-error @+1 {{'tile.load' op needs 2 offsets (one per dimension of the ref), got 1}}
+  %x = tile.load %a[%i] limits [%i, %i] {dims = array<i64: 1>}
+      : !tile.ref<f32, 2> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_limits(%a: !tile.ref<f32, 2>, %i: index) {
+  // expected-error @+1 {{'tile.load' op needs 2 limits (one per dimension of the ref), got 3}}
+  %x = tile.load %a[%i, %i] limits [%i, %i, %i] {dims = array<i64: 1>}
+      : !tile.ref<f32, 2> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_dims_count(%a: !tile.ref<f32, 2>, %i: index) {
+  // expected-error @+1 {{'tile.load' op tile of rank 1 needs 1 entries in 'dims', got 2 [0, 1]}}
+  %x = tile.load %a[%i, %i] limits [%i, %i] {dims = array<i64: 0, 1>}
+      : !tile.ref<f32, 2> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_dims_order(%a: !tile.ref<f32, 2>, %i: index) {
+  // expected-error @+1 {{'tile.load' op 'dims' must be strictly increasing dimensions in [0, 2), got [1, 0]}}
+  %x = tile.load %a[%i, %i] limits [%i, %i] {dims = array<i64: 1, 0>}
+      : !tile.ref<f32, 2> -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @load_dims_repeat(%a: !tile.ref<f32, 2>, %i: index) {
+  // expected-error @+1 {{'tile.load' op 'dims' must be strictly increasing dimensions in [0, 2), got [1, 1]}}
+  %x = tile.load %a[%i, %i] limits [%i, %i] {dims = array<i64: 1, 1>}
+      : !tile.ref<f32, 2> -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @load_dims_range(%a: !tile.ref<f32, 2>, %i: index) {
+  // expected-error @+1 {{'tile.load' op 'dims' must be strictly increasing dimensions in [0, 2), got [2]}}
+  %x = tile.load %a[%i, %i] limits [%i, %i] {dims = array<i64: 2>}
+      : !tile.ref<f32, 2> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_dims_negative(%a: !tile.ref<f32, 2>, %i: index) {
+  // expected-error @+1 {{'tile.load' op 'dims' must be strictly increasing dimensions in [0, 2), got [-1]}}
+  %x = tile.load %a[%i, %i] limits [%i, %i] {dims = array<i64: -1>}
+      : !tile.ref<f32, 2> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_element(%a: !tile.ref<bf16, 1>, %i: index) {
+  // expected-error @+1 {{'tile.load' op tile element type 'f32' does not match the ref element type 'bf16'}}
+  %x = tile.load %a[%i] limits [%i] {dims = array<i64: 0>}
+      : !tile.ref<bf16, 1> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_dynamic(%a: !tile.ref<f32, 1>, %i: index) {
+  // expected-error @+1 {{'tile.load' op tile shape must be static, got 'tensor<?xf32>'}}
+  %x = tile.load %a[%i] limits [%i] {dims = array<i64: 0>}
+      : !tile.ref<f32, 1> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @load_other_type(%a: !tile.ref<f32, 1>, %i: index) {
+  // expected-error @+1 {{'tile.load' op 'other' must be of the element type 'f32', got 'f16'}}
+  %x = tile.load %a[%i] limits [%i] {dims = array<i64: 0>, other = 1.0 : f16}
+      : !tile.ref<f32, 1> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_other_int(%a: !tile.ref<i32, 1>, %i: index) {
+  // expected-error @+1 {{'tile.load' op 'other' must be of the element type 'i32', got 'i64'}}
+  %x = tile.load %a[%i] limits [%i] {dims = array<i64: 0>, other = 7 : i64}
+      : !tile.ref<i32, 1> -> tensor<16xi32>
+  return
+}
+
+// -----
+
+func.func @load_other_dense(%a: !tile.ref<f32, 1>, %i: index) {
+  // expected-error @+1 {{'tile.load' op 'other' must be an integer or float scalar, got dense<0.000000e+00> : tensor<16xf32>}}
+  %x = tile.load %a[%i] limits [%i] {dims = array<i64: 0>, other = dense<0.0> : tensor<16xf32>}
+      : !tile.ref<f32, 1> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_other_string(%a: !tile.ref<f32, 1>, %i: index) {
+  // expected-error @+1 {{'tile.load' op 'other' must be an integer or float scalar, got "zero"}}
+  %x = tile.load %a[%i] limits [%i] {dims = array<i64: 0>, other = "zero"}
+      : !tile.ref<f32, 1> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_other_untyped(%a: !tile.ref<f32, 1>, %i: index) {
+  // expected-error @+1 {{'tile.load' op attribute 'other' failed to satisfy constraint: TypedAttr instance}}
+  %x = tile.load %a[%i] limits [%i] {dims = array<i64: 0>, other = [0.0 : f32]}
+      : !tile.ref<f32, 1> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_offset_type(%a: !tile.ref<f32, 1>, %i: i64, %j: index) {
+  // expected-error @+1 {{'tile.load' op operand #1 must be variadic of index, but got 'i64'}}
+  %x = "tile.load"(%a, %i, %j) <{dims = array<i64: 0>, operandSegmentSizes = array<i32: 1, 1, 1>}>
+      : (!tile.ref<f32, 1>, i64, index) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_limit_type(%a: !tile.ref<f32, 1>, %i: index, %j: i32) {
+  // expected-error @+1 {{'tile.load' op operand #2 must be variadic of index, but got 'i32'}}
+  %x = "tile.load"(%a, %i, %j) <{dims = array<i64: 0>, operandSegmentSizes = array<i32: 1, 1, 1>}>
+      : (!tile.ref<f32, 1>, index, i32) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @store_offsets(%v: tensor<16xf32>, %a: !tile.ref<f32, 2>, %i: index) {
+  // expected-error @+1 {{'tile.store' op needs 2 offsets (one per dimension of the ref), got 3}}
+  tile.store %v, %a[%i, %i, %i] limits [%i, %i] {dims = array<i64: 1>}
+      : tensor<16xf32>, !tile.ref<f32, 2>
+  return
+}
+
+// -----
+
+func.func @store_limits(%v: tensor<16xf32>, %a: !tile.ref<f32, 2>, %i: index) {
+  // expected-error @+1 {{'tile.store' op needs 2 limits (one per dimension of the ref), got 1}}
+  tile.store %v, %a[%i, %i] limits [%i] {dims = array<i64: 1>}
+      : tensor<16xf32>, !tile.ref<f32, 2>
+  return
+}
+
+// -----
+
+func.func @store_dims(%v: tensor<16xf32>, %a: !tile.ref<f32, 2>, %i: index) {
+  // expected-error @+1 {{'tile.store' op tile of rank 1 needs 1 entries in 'dims', got 0 []}}
+  tile.store %v, %a[%i, %i] limits [%i, %i] {dims = array<i64>}
+      : tensor<16xf32>, !tile.ref<f32, 2>
+  return
+}
+
+// -----
+
+func.func @store_element(%v: tensor<16xi32>, %a: !tile.ref<f32, 1>, %i: index) {
+  // expected-error @+1 {{'tile.store' op tile element type 'i32' does not match the ref element type 'f32'}}
+  tile.store %v, %a[%i] limits [%i] {dims = array<i64: 0>}
+      : tensor<16xi32>, !tile.ref<f32, 1>
+  return
+}
+
+// -----
+
+func.func @store_dynamic(%v: tensor<4x?xf32>, %a: !tile.ref<f32, 2>, %i: index) {
+  // expected-error @+1 {{'tile.store' op tile shape must be static, got 'tensor<4x?xf32>'}}
+  tile.store %v, %a[%i, %i] limits [%i, %i] {dims = array<i64: 0, 1>}
+      : tensor<4x?xf32>, !tile.ref<f32, 2>
+  return
+}
+
+// -----
+
+func.func @splat_mismatch(%x: f32) {
+  // expected-error @+1 {{'tile.splat' op scalar of type 'f32' cannot fill a tile of element type 'bf16'}}
+  %t = tile.splat %x : f32 -> tensor<16xbf16>
+  return
+}
+
+// -----
+
+func.func @splat_not_scalar(%x: vector<2xf32>) {
+  // expected-error @+1 {{'tile.splat' op value must be an integer, index or float scalar, got 'vector<2xf32>'}}
+  %t = tile.splat %x : vector<2xf32> -> tensor<16xvector<2xf32>>
+  return
+}
+
+// -----
+
+func.func @splat_dynamic(%x: f32) {
+  // expected-error @+1 {{'tile.splat' op tile shape must be static, got 'tensor<?xf32>'}}
+  %t = tile.splat %x : f32 -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @iota_rank() {
+  // expected-error @+1 {{'tile.iota' op result must be a static 1-d tile, got 'tensor<4x4xi32>'}}
+  %t = tile.iota : tensor<4x4xi32>
+  return
+}
+
+// -----
+
+func.func @iota_dynamic() {
+  // expected-error @+1 {{'tile.iota' op result must be a static 1-d tile, got 'tensor<?xi32>'}}
+  %t = tile.iota : tensor<?xi32>
+  return
+}
+
+// -----
+
+func.func @iota_float() {
+  // expected-error @+1 {{'tile.iota' op result #0 must be ranked tensor of signless integer or index values, but got 'tensor<16xf32>'}}
+  %t = tile.iota : tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_dim(%x: tensor<4x16xf32>) {
+  // expected-error @+1 {{'tile.reduce' op dimension 2 is out of range for a 2-d tile: expected 0 <= dim < 2}}
+  %r = tile.reduce sum %x, 2 : tensor<4x16xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_negative_dim(%x: tensor<16xf32>) {
+  // expected-error @+1 {{'tile.reduce' op dimension -1 is out of range for a 1-d tile: expected 0 <= dim < 1}}
+  %r = tile.reduce sum %x, -1 : tensor<16xf32> -> f32
+  return
+}
+
+// -----
+
+func.func @reduce_scalar(%x: tensor<16xf32>) {
+  // expected-error @+1 {{'tile.reduce' op reducing a 1-d tile gives a scalar of type 'f32', got 'tensor<1xf32>'}}
+  %r = tile.reduce max %x, 0 : tensor<16xf32> -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_result(%x: tensor<4x16xf32>) {
+  // expected-error @+1 {{'tile.reduce' op result must be 'tensor<4xf32>' ('tensor<4x16xf32>' without dimension 1), got 'tensor<16xf32>'}}
+  %r = tile.reduce min %x, 1 : tensor<4x16xf32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_result_element(%x: tensor<4x16xf32>) {
+  // expected-error @+1 {{'tile.reduce' op result must be 'tensor<16xf32>' ('tensor<4x16xf32>' without dimension 0), got 'tensor<16xf16>'}}
+  %r = tile.reduce sum %x, 0 : tensor<4x16xf32> -> tensor<16xf16>
+  return
+}
+
+// -----
+
+func.func @reduce_dynamic(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'tile.reduce' op input tile shape must be static, got 'tensor<?xf32>'}}
+  %r = tile.reduce sum %x, 0 : tensor<?xf32> -> f32
+  return
+}
+
+// -----
+
+func.func @reduce_index(%x: tensor<16xindex>) {
+  // expected-error @+1 {{'tile.reduce' op can only reduce integer or float tiles, got 'tensor<16xindex>'}}
+  %r = tile.reduce sum %x, 0 : tensor<16xindex> -> index
+  return
+}
+
+// -----
+
+func.func @reduce_kind(%x: tensor<16xf32>) {
+  // expected-error @+1 {{custom op 'tile.reduce' expected string or keyword containing one of the following enum values for attribute 'kind' [sum, prod, max, min]}}
+  %r = tile.reduce avg %x, 0 : tensor<16xf32> -> f32
+  return
+}
