@@ -37,7 +37,7 @@ class Comm_Op<string mnemonic, list<Trait> traits = []>
 
 def Comm_StackType : TypeDef<Comm_Dialect, "Stack"> {
   let mnemonic = "stack";
-  let summary = "one tensor per peer, the peer being the leading index";
+  let summary = "!comm.stack: one tensor per peer";
   let description = [{
     `!comm.stack<i32, 2>` names a 2-d int32 tensor that lives on every peer
     at its own address (a table of peer addresses in device memory); all
@@ -70,7 +70,8 @@ def Comm_MulticastModeAttr : I32EnumAttr<"MulticastMode", "multicast lowering", 
 }
 def Comm_MulticastMode : EnumAttr<Comm_Dialect, Comm_MulticastModeAttr, "mode">;
 
-def Comm_PadType : AnyTypeOf<[Tile_RefType, Comm_StackType]>;
+def Comm_PadType : AnyTypeOf<[Tile_RefType, Comm_StackType],
+    "a pad: a !tile.ref or a !comm.stack (of 32-bit integers)">;
 
 //===----------------------------------------------------------------------===//
 // Stack tensors

@@ -93,10 +93,19 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
-  return op->emitError() << "unknown attribute '" << name
-                         << "' of the tile dialect; expected '" << kKernelAttr
-                         << "', '" << kNumWarpsAttr << "' or '"
-                         << kArgNamesAttr << "'";
+  if (name == kPeerCountAttr) {
+    auto peers = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!peers || !isa<IntegerType>(peers.getType()))
+      return op->emitError() << "'" << name
+                             << "' must be an integer attribute, got "
+                             << attr.getValue();
+    if (peers.getValue().getSExtValue() < 1)
+      return op->emitError() << "'" << name << "' must be positive, got "
+                             << peers.getValue().getSExtValue();
+    return success();
+  }
+  // Other `tile.*` attributes are left to the passes that use them.
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

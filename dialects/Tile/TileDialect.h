@@ -27,6 +27,8 @@ inline constexpr llvm::StringLiteral kKernelAttr = "tile.kernel";
 inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
 /// Name of the array-of-strings attribute naming a kernel's parameters.
 inline constexpr llvm::StringLiteral kArgNamesAttr = "tile.arg_names";
+/// Name of the integer attribute giving the number of peers (world size).
+inline constexpr llvm::StringLiteral kPeerCountAttr = "tile.peer_count";
 /// Most warps a CTA can have (1024 threads).
 inline constexpr int64_t kMaxNumWarps = 32;
 

@@ -25,8 +25,8 @@ def Tile_Dialect : Dialect {
     global memory are `!tile.ref` values; tile values are ranked tensors.
   }];
   let useDefaultTypePrinterParser = 1;
-  // Checks the discardable attributes `tile.kernel`, `tile.num_warps` and
-  // `tile.arg_names` wherever they appear.
+  // Checks the discardable attributes `tile.kernel`, `tile.num_warps`,
+  // `tile.arg_names` and `tile.peer_count` wherever they appear.
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerTypes();
@@ -39,7 +39,7 @@ class Tile_Type<string name, string typeMnemonic, list<Trait> traits = []>
 }
 
 def Tile_RefType : Tile_Type<"Ref", "ref"> {
-  let summary = "a row-major tensor in global memory";
+  let summary = "!tile.ref: a row-major tensor in global memory";
   let description = [{
     `!tile.ref<bf16, 2>` is a pointer to a contiguous row-major tensor of
     `bf16` with 2 dimensions whose sizes are known at run time

@@ -57,8 +57,15 @@ func.func @arg_names() attributes {tile.arg_names = ["a", 1]} {
 
 // -----
 
-// expected-error @+1 {{unknown attribute 'tile.num_warp' of the tile dialect; expected 'tile.kernel', 'tile.num_warps' or 'tile.arg_names'}}
-func.func @typo() attributes {tile.num_warp = 4 : i64} {
+// expected-error @+1 {{'tile.peer_count' must be an integer attribute, got 2.000000e+00 : f32}}
+func.func @peers_float() attributes {tile.peer_count = 2.0 : f32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.peer_count' must be positive, got 0}}
+func.func @peers_zero() attributes {tile.peer_count = 0 : i64} {
   return
 }
 

@@ -13,11 +13,13 @@ func.func @types(%a: !tile.ref<bf16, 1>, %b: !tile.ref<f32, 8>,
 }
 
 // CHECK-LABEL: func.func @kernel(
-// CHECK-SAME: attributes {tile.arg_names = ["a", "out"], tile.kernel, tile.num_warps = 4 : i64}
+// CHECK-SAME: attributes {tile.arg_names = ["a", "out"], tile.kernel, tile.num_warps = 4 : i64, tile.peer_count = 8 : i64, tile.some_pass_hint = 3 : i64}
 // GENERIC-LABEL: sym_name = "kernel"
+// Unknown tile.* attributes are left to the passes that use them.
 func.func @kernel(%a: !tile.ref<f32, 2>, %out: !tile.ref<f32, 2>)
     attributes {tile.kernel, tile.num_warps = 4 : i64,
-                tile.arg_names = ["a", "out"]} {
+                tile.arg_names = ["a", "out"], tile.peer_count = 8 : i64,
+                tile.some_pass_hint = 3 : i64} {
   // CHECK: %[[M:.*]] = tile.dim %{{.*}}, 0 : !tile.ref<f32, 2>
   // CHECK: %[[N:.*]] = tile.dim %{{.*}}, 1 : !tile.ref<f32, 2>
   // GENERIC: "tile.dim"(%{{.*}}) <{dim = 0 : i64}> : (!tile.ref<f32, 2>) -> index
