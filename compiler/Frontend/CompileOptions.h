@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dslc {
 
@@ -80,6 +81,26 @@ struct CompileOptions {
   /// unset = the backend's default.
   std::optional<uint64_t> timeoutMs;
   CubinRoute cubinVia = CubinRoute::NvJitLink;
+
+  /// --simulate: run the kernel on the CPU for --world-size ranks instead of
+  /// compiling it (compiler/Simulator, docs/simulator.md).
+  bool simulate = false;
+  /// --seed: inputs and CTA interleavings; the same seed, the same run.
+  uint64_t seed = 1;
+  /// --ctas N: CTAs per rank (persistent grid); unset = one per tile.
+  std::optional<int64_t> ctas;
+  /// --size N: the default extent of data tensors; --size NAME=AxB: the
+  /// sizes of one tensor (or the value of an int scalar).
+  std::optional<int64_t> defaultSize;
+  std::map<std::string, std::vector<int64_t>> sizes;
+  /// --reference: auto, all-reduce or none.
+  std::string reference = "auto";
+  /// --dump-dir: where the simulator writes inputs, outputs and a manifest.
+  std::string dumpDir;
+  /// --calls K: launches back to back on the same pads.
+  int64_t calls = 1;
+  /// --schedules S: interleavings tried (seeds seed, seed+1, ...).
+  int64_t schedules = 3;
 };
 
 } // namespace dslc

@@ -15,6 +15,7 @@
 #include "compiler/Conversion/Passes.h"
 #include "compiler/MLIRGen/MLIRGen.h"
 #include "compiler/Pipeline/MetadataWriter.h"
+#include "compiler/Simulator/Simulator.h"
 #include "compiler/Target/CubinAssembler.h"
 #include "compiler/Target/NVPTXEmitter.h"
 
@@ -145,6 +146,10 @@ int dslc::runBackend(const ast::Module &module, DiagnosticEngine &diags,
                   mlir::NVVM::NVVMDialect, mlir::math::MathDialect,
                   mlir::cf::ControlFlowDialect>();
   DiagnosticBridge bridge(ctx, diags, module.getFileId());
+
+  // --simulate: run the Tile/Comm IR of every rank on the CPU instead.
+  if (options.simulate)
+    return simulate(ctx, module, *kernel, options, diags);
 
   KernelDescription desc;
   mlir::OwningOpRef<mlir::ModuleOp> mod =

@@ -43,6 +43,18 @@ Options:
   --rank=R                Rank to specialize for (0 <= R < N)
   --timeout-ms=MS         Bound on every spin in the kernel (0 = unbounded)
   --cubin-via=ROUTE       PTX to cubin with nvjitlink (default) or ptxas
+
+Simulation (docs/simulator.md):
+  --simulate              Run the kernel on the CPU for --world-size ranks
+                          and check its outputs (no --emit needed)
+  --seed=S                Seed of inputs and interleavings (default 1)
+  --ctas=N                CTAs per rank (default: one per tile)
+  --size N|NAME=AxB       Extent of data tensors, or sizes of one tensor /
+                          value of an int scalar (repeatable)
+  --reference=KIND        auto (default), all-reduce or none
+  --calls=K               Launch the kernel K times on the same pads
+  --schedules=S           Interleavings to try (default 3)
+  --dump-dir=DIR          Write inputs, outputs and a manifest to DIR
   --help                  Print this help and exit
   --version               Print the version and exit
 
@@ -159,6 +171,43 @@ bool readConfig(const std::string &value, std::string &json,
   return true;
 }
 
+/// --size N (the default extent) or --size NAME=A[xB...].
+bool parseSize(const std::string &text, CompileOptions &opts,
+               std::string &error) {
+  size_t eq = text.find('=');
+  std::string list = eq == std::string::npos ? text : text.substr(eq + 1);
+  std::vector<int64_t> dims;
+  std::stringstream ss(list);
+  std::string part;
+  while (std::getline(ss, part, 'x')) {
+    int64_t n = 0;
+    if (!parseInteger(part, n) || n < 1) {
+      dims.clear();
+      break;
+    }
+    dims.push_back(n);
+  }
+  if (eq == std::string::npos) {
+    if (dims.size() != 1) {
+      error = fmt::format("--size expects N or NAME=A[xB...] with positive "
+                          "integers, got '{}'",
+                          text);
+      return false;
+    }
+    opts.defaultSize = dims[0];
+    return true;
+  }
+  std::string name = text.substr(0, eq);
+  if (!isIdentifier(name) || dims.empty()) {
+    error = fmt::format("--size expects N or NAME=A[xB...] with positive "
+                        "integers, got '{}'",
+                        text);
+    return false;
+  }
+  opts.sizes[name] = dims;
+  return true;
+}
+
 } // namespace
 
 bool parseCommandLine(int argc, const char *const *argv, DriverOptions &opts,
@@ -189,6 +238,10 @@ bool parseCommandLine(int argc, const char *const *argv, DriverOptions &opts,
       opts.version = true;
       continue;
     }
+    if (arg == "--simulate") {
+      c.simulate = true;
+      continue;
+    }
 
     // Split the option name from an attached value.
     std::string name, value;
@@ -210,7 +263,9 @@ bool parseCommandLine(int argc, const char *const *argv, DriverOptions &opts,
     static const char *const kValued[] = {
         "-k",           "-o",          "-D",           "--emit",
         "--config",     "--signature", "--arch",       "--multicast",
-        "--world-size", "--rank",      "--timeout-ms", "--cubin-via"};
+        "--world-size", "--rank",      "--timeout-ms", "--cubin-via",
+        "--seed",       "--ctas",      "--size",       "--reference",
+        "--dump-dir",   "--calls",     "--schedules"};
     bool known = false;
     for (const char *k : kValued)
       known |= name == k;
@@ -292,6 +347,22 @@ bool parseCommandLine(int argc, const char *const *argv, DriverOptions &opts,
             "--cubin-via expects 'nvjitlink' or 'ptxas', got '{}'", value);
         return false;
       }
+    } else if (name == "--size") {
+      if (!parseSize(value, c, error))
+        return false;
+    } else if (name == "--reference") {
+      if (value != "auto" && value != "all-reduce" && value != "none") {
+        error = fmt::format(
+            "--reference expects auto, all-reduce or none, got '{}'", value);
+        return false;
+      }
+      c.reference = value;
+    } else if (name == "--dump-dir") {
+      if (value.empty()) {
+        error = "--dump-dir needs a directory";
+        return false;
+      }
+      c.dumpDir = value;
     } else {
       int64_t n = 0;
       if (!parseInteger(value, n)) {
@@ -307,6 +378,20 @@ bool parseCommandLine(int argc, const char *const *argv, DriverOptions &opts,
         c.worldSize = n;
       } else if (name == "--rank") {
         c.rank = n;
+      } else if (name == "--seed") {
+        c.seed = static_cast<uint64_t>(n);
+      } else if (name == "--ctas" || name == "--calls" ||
+                 name == "--schedules") {
+        if (n < 1) {
+          error = fmt::format("{} must be at least 1", name);
+          return false;
+        }
+        if (name == "--ctas")
+          c.ctas = n;
+        else if (name == "--calls")
+          c.calls = n;
+        else
+          c.schedules = n;
       } else {
         c.timeoutMs = static_cast<uint64_t>(n);
       }
@@ -317,6 +402,22 @@ bool parseCommandLine(int argc, const char *const *argv, DriverOptions &opts,
   if (!sawInput) {
     error = "no input file";
     return false;
+  }
+  if (c.simulate) {
+    if (opts.emit && *opts.emit != EmitKind::Tile) {
+      error = "--simulate does not take --emit (it runs the kernel instead "
+              "of writing it)";
+      return false;
+    }
+    if (!c.worldSize) {
+      error = "--simulate needs --world-size N";
+      return false;
+    }
+    if (c.rank) {
+      error = "--simulate runs every rank; drop --rank";
+      return false;
+    }
+    opts.emit = EmitKind::Tile;
   }
   if (!opts.emit) {
     error = "missing --emit=KIND (ast, tile, llvm, llvmir, ptx or cubin)";

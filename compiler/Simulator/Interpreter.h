@@ -1,0 +1,140 @@
+//===- Interpreter.h - One CTA of one rank, step by step --------*- C++ -*-===//
+//
+// Runs the Tile/Comm IR of a kernel (as MLIRGen makes it) for one CTA as a
+// resumable task: an explicit stack of frames (the function, the tile.grid
+// loop over this CTA's tiles, scf.for loops), so the scheduler can switch
+// CTAs at every global memory access and comm op. A signal or wait that
+// cannot complete leaves the task blocked on that op; the slots it already
+// completed stay completed (one GPU thread per slot).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DSLC_COMPILER_SIMULATOR_INTERPRETER_H
+#define DSLC_COMPILER_SIMULATOR_INTERPRETER_H
+
+#include "compiler/Simulator/Memory.h"
+#include "compiler/Simulator/Reporter.h"
+#include "compiler/Simulator/Values.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <vector>
+
+namespace dslc::sim {
+
+/// A slot a blocked signal/wait still waits for, for the deadlock report.
+struct BlockedSlot {
+  Buffer *pad = nullptr;
+  std::vector<int64_t> coords;
+  int64_t expected = 0;
+  int64_t current = 0;
+};
+
+struct Frame {
+  enum class Kind { Func, Grid, For };
+  Kind kind = Kind::Func;
+  mlir::Block *block = nullptr;
+  mlir::Block::iterator it;
+  mlir::Operation *op = nullptr;
+  int64_t iv = 0, ub = 0, step = 1;
+};
+
+/// One CTA of one rank in one launch.
+struct Task {
+  unsigned rank = 0;
+  unsigned cta = 0;
+  int64_t call = 0;
+  uint64_t priority = 0; ///< For the priority scheduling policy.
+  bool started = false, done = false, blocked = false;
+  uint64_t blockedAtVersion = 0;
+  std::vector<Frame> frames;
+  llvm::DenseMap<mlir::Value, RtValue> values;
+  /// Progress of the signal/wait the task is blocked on.
+  std::vector<uint8_t> slotDone;
+  std::vector<BlockedSlot> waitingOn;
+  mlir::Operation *blockedOp = nullptr;
+  // Ordering hazards (Helion's memory semantics).
+  bool accessSinceBarrier = false, accessSinceRelease = false;
+  mlir::Operation *noBarrierWait = nullptr, *relaxedWait = nullptr;
+};
+
+/// Everything the CTAs of all ranks share in one run.
+struct World {
+  Heap heap;
+  unsigned worldSize = 1;
+  int64_t numCtas = 1;
+  /// Per rank: the kernel and the values of its arguments.
+  std::vector<mlir::func::FuncOp> funcs;
+  std::vector<std::vector<RtValue>> args;
+  /// Bumped by every write to a signal pad: blocked tasks retry.
+  uint64_t padVersion = 0;
+  /// Set on an error the run cannot continue after.
+  bool fatal = false;
+  uint64_t steps = 0;
+};
+
+enum class StepResult { Yielded, Blocked, Done, Failed };
+
+class Interpreter {
+public:
+  Interpreter(World &world, Reporter &reporter)
+      : world(world), reporter(reporter) {}
+
+  /// Runs `task` up to and including its next global memory access or comm
+  /// op (or until it blocks, finishes or fails).
+  StepResult step(Task &task);
+
+private:
+  enum class Outcome { Next, Yield, Jumped, Block, Done, Fail };
+  Outcome exec(Task &task, mlir::Operation &op);
+  Outcome execArith(Task &task, mlir::Operation &op);
+  Outcome execLoad(Task &task, mlir::Operation &op);
+  Outcome execStore(Task &task, mlir::Operation &op);
+  Outcome execSignal(Task &task, mlir::Operation &op);
+  Outcome execWait(Task &task, mlir::Operation &op);
+  Outcome execStackView(Task &task, mlir::Operation &op);
+  Outcome execPeer(Task &task, mlir::Operation &op);
+  Outcome execMulticastLoadReduce(Task &task, mlir::Operation &op);
+  Outcome execReduce(Task &task, mlir::Operation &op);
+  Outcome enterGrid(Task &task, mlir::Operation &op);
+  Outcome enterFor(Task &task, mlir::Operation &op);
+  Outcome exitRegion(Task &task, mlir::Operation &terminator);
+
+  /// Reads `n` elements of a tile (through load semantics) from `ref`.
+  bool loadTile(Task &task, mlir::Operation &op, const RefVal &ref,
+                const std::vector<int64_t> &offsets,
+                const std::vector<int64_t> &limits,
+                llvm::ArrayRef<int64_t> dims, TileVal &out, double otherF,
+                int64_t otherI);
+  bool storeTile(Task &task, mlir::Operation &op, const RefVal &ref,
+                 const std::vector<int64_t> &offsets,
+                 const std::vector<int64_t> &limits,
+                 llvm::ArrayRef<int64_t> dims, const TileVal &value);
+  /// Ref element index of each tile element (-1: masked); false on an
+  /// out-of-bounds index (reported).
+  bool elementIndices(Task &task, mlir::Operation &op, const RefVal &ref,
+                      const std::vector<int64_t> &offsets,
+                      const std::vector<int64_t> &limits,
+                      llvm::ArrayRef<int64_t> dims,
+                      llvm::ArrayRef<int64_t> shape,
+                      std::vector<int64_t> &indices);
+  void noteDataAccess(Task &task, mlir::Operation &op);
+  bool slotFlat(Task &task, mlir::Operation &op, const std::vector<int64_t> &sizes,
+                const std::vector<int64_t> &indices,
+                llvm::ArrayRef<int64_t> extents, int64_t slot,
+                std::vector<int64_t> &coords, int64_t &flat,
+                const std::string &padName);
+
+  RtValue &get(Task &task, mlir::Value v);
+  int64_t getInt(Task &task, mlir::Value v);
+  std::string who(const Task &task) const;
+  Outcome fail(Task &task, mlir::Operation &op, const std::string &message);
+
+  World &world;
+  Reporter &reporter;
+};
+
+} // namespace dslc::sim
+
+#endif // DSLC_COMPILER_SIMULATOR_INTERPRETER_H

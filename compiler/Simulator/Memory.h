@@ -1,0 +1,68 @@
+//===- Memory.h - Host memory of every simulated rank -----------*- C++ -*-===//
+//
+// Every tensor a kernel sees lives in a Buffer owned by one rank: inputs,
+// outputs, signal pads and tables of peer addresses. A simulated device
+// address encodes the buffer and a byte offset, so an address read from a
+// peer table resolves to that rank's buffer; anything else is a bad address.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DSLC_COMPILER_SIMULATOR_MEMORY_H
+#define DSLC_COMPILER_SIMULATOR_MEMORY_H
+
+#include "compiler/Simulator/Numerics.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dslc::sim {
+
+/// What a buffer is for; decides how it is filled and checked.
+enum class Role {
+  Input,     ///< Filled by the host before each launch (seeded values).
+  Output,    ///< Poisoned before each launch; reads of unwritten elements
+             ///< are reported.
+  Pad,       ///< Signal pad: zeroed once, kept across launches.
+  PeerTable, ///< u64 addresses of one buffer on every rank.
+};
+
+const char *roleName(Role role);
+
+struct Buffer {
+  unsigned id = 0;
+  unsigned rank = 0;
+  std::string name;
+  Role role = Role::Input;
+  ElemType type;
+  std::vector<int64_t> sizes;
+  int64_t numel = 0;
+  std::vector<double> f;      ///< Float buffers.
+  std::vector<int64_t> i;     ///< Integer buffers.
+  std::vector<uint8_t> written; ///< Outputs: element written this launch.
+  /// Inputs: the launch whose data the buffer holds (-1: none yet).
+  int64_t generation = -1;
+
+  bool isFloat() const { return type.isFloat(); }
+};
+
+class Heap {
+public:
+  Buffer &allocate(unsigned rank, const std::string &name, Role role,
+                   ElemType type, std::vector<int64_t> sizes);
+  Buffer *lookup(unsigned rank, const std::string &name);
+
+  uint64_t addressOf(const Buffer &buffer) const;
+  /// The buffer an address points to (at its start), or null.
+  Buffer *resolve(uint64_t address);
+
+  std::vector<std::unique_ptr<Buffer>> &getBuffers() { return buffers; }
+
+private:
+  std::vector<std::unique_ptr<Buffer>> buffers;
+};
+
+} // namespace dslc::sim
+
+#endif // DSLC_COMPILER_SIMULATOR_MEMORY_H

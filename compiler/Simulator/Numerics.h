@@ -1,0 +1,49 @@
+//===- Numerics.h - Element types and their rounding ------------*- C++ -*-===//
+//
+// The simulator keeps every element as a double (floats) or an int64_t
+// (integers). An ElemType says which, and rounds a computed value to what
+// the GPU would hold: bf16 and f16 are rounded to nearest even from the f32
+// result (as the GPU computes 16-bit float arithmetic in f32), f32 to
+// nearest even, integers wrap to their width.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DSLC_COMPILER_SIMULATOR_NUMERICS_H
+#define DSLC_COMPILER_SIMULATOR_NUMERICS_H
+
+#include "mlir/IR/Types.h"
+
+#include <cstdint>
+#include <string>
+
+namespace dslc::sim {
+
+struct ElemType {
+  enum class Kind { BF16, F16, F32, F64, Int, Index };
+  Kind kind = Kind::F32;
+  unsigned bits = 32;    ///< Integers: 1, 8, 16, 32, 64.
+  bool isUnsigned = false;
+
+  bool isFloat() const { return kind <= Kind::F64; }
+  unsigned byteSize() const;
+  std::string name() const;
+
+  /// From an MLIR element type (integer, index or float).
+  static ElemType fromType(mlir::Type type);
+  /// From a dtype name of docs/kernel-abi.md.
+  static ElemType fromDType(const std::string &dtype);
+};
+
+double roundFloat(ElemType::Kind kind, double value);
+int64_t wrapInt(const ElemType &type, int64_t value);
+
+/// Relative-L2 tolerance of a result of this type against a float64
+/// reference.
+double tolerance(const ElemType &type);
+
+/// Encodes `value` (already rounded to `type`) as the bytes the GPU holds.
+void encode(const ElemType &type, double f, int64_t i, unsigned char *out);
+
+} // namespace dslc::sim
+
+#endif // DSLC_COMPILER_SIMULATOR_NUMERICS_H

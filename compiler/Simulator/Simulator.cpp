@@ -1,0 +1,267 @@
+//===- Simulator.cpp - Run a kernel's Tile/Comm IR on the CPU ------------===//
+
+#include "compiler/Simulator/Simulator.h"
+
+#include "compiler/MLIRGen/MLIRGen.h"
+#include "compiler/Simulator/Binding.h"
+#include "compiler/Simulator/Dump.h"
+#include "compiler/Simulator/Inputs.h"
+#include "compiler/Simulator/Reference.h"
+#include "compiler/Simulator/Scheduler.h"
+
+#include "mlir/IR/Verifier.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+using namespace dslc;
+using namespace dslc::sim;
+
+namespace {
+
+constexpr int64_t kPoisonInt = int64_t(0xdeaddeaddeaddeadull);
+
+std::string fmt(const char *f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+/// Allocates every rank's buffers and the kernel's argument values.
+void allocate(World &world, const Binding &binding) {
+  for (unsigned r = 0; r < world.worldSize; ++r)
+    for (const ArgBinding &a : binding.args)
+      if (a.kind == ArgBinding::Kind::Tensor) {
+        Buffer &b = world.heap.allocate(r, a.name, a.role, a.type, a.sizes);
+        if (!b.isFloat() && a.role != Role::Pad)
+          std::fill(b.i.begin(), b.i.end(), wrapInt(b.type, kPoisonInt));
+      }
+  world.args.assign(world.worldSize, {});
+  for (unsigned r = 0; r < world.worldSize; ++r)
+    for (const ArgBinding &a : binding.args) {
+      if (a.kind == ArgBinding::Kind::IntScalar) {
+        world.args[r].push_back(RtValue::ofInt(a.intValue));
+        continue;
+      }
+      if (a.kind == ArgBinding::Kind::FloatScalar) {
+        world.args[r].push_back(RtValue::ofFloat(a.floatValue));
+        continue;
+      }
+      Buffer *b = world.heap.lookup(r, a.name);
+      if (a.role == Role::PeerTable)
+        for (unsigned p = 0; p < world.worldSize && p < b->numel; ++p)
+          b->i[p] = int64_t(world.heap.addressOf(*world.heap.lookup(p, a.tableOf)));
+      auto ref = std::make_shared<RefVal>();
+      ref->buffer = b;
+      ref->sizes = a.sizes;
+      world.args[r].push_back(RtValue::ofRef(ref));
+    }
+}
+
+} // namespace
+
+int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
+                   const ast::FunctionDef &kernel,
+                   const CompileOptions &options, DiagnosticEngine &diags) {
+  auto start = std::chrono::steady_clock::now();
+  unsigned worldSize = static_cast<unsigned>(options.worldSize.value_or(1));
+  std::ostream &out = std::cout;
+
+  // One module per rank: my_rank/rank and world_size compiled in.
+  std::vector<mlir::OwningOpRef<mlir::ModuleOp>> modules;
+  std::vector<KernelDescription> descs(worldSize);
+  World world;
+  world.worldSize = worldSize;
+  for (unsigned r = 0; r < worldSize; ++r) {
+    CompileOptions o = options;
+    o.rank = r;
+    for (const char *name : {"my_rank", "rank", "world_size"})
+      o.defines.erase(name);
+    DiagnosticEngine quiet(diags.getSourceManager(), nullptr);
+    DiagnosticEngine &d = r == 0 ? diags : quiet;
+    auto mod = generateKernel(ctx, module, kernel, o, d, descs[r]);
+    if (r != 0)
+      for (const Diagnostic &diag : quiet.getDiagnostics())
+        if (diag.severity == Severity::Error)
+          diags.report(diag.range, diag.severity,
+                       "(rank " + std::to_string(r) + ") " + diag.message);
+    if (!mod || d.hasErrors() || diags.hasErrors())
+      return 1;
+    if (mlir::failed(mlir::verify(*mod))) {
+      diags.error(kernel.getNameRange(),
+                  "internal error: dslc generated invalid IR for this kernel");
+      return 1;
+    }
+    auto func = mod->lookupSymbol<mlir::func::FuncOp>(kernel.getName());
+    if (!func) {
+      diags.error(kernel.getNameRange(), "internal error: no kernel function");
+      return 1;
+    }
+    world.funcs.push_back(func);
+    modules.push_back(std::move(mod));
+  }
+  const KernelDescription &desc = descs[0];
+
+  Binding binding;
+  std::string error;
+  if (!bindParameters(world.funcs[0], desc, options, worldSize, binding,
+                      error)) {
+    diags.error(kernel.getNameRange(), "cannot simulate: " + error);
+    return 1;
+  }
+  ReferenceSpec spec;
+  if (!chooseReference(options.reference, desc, binding, spec, error)) {
+    diags.error(kernel.getNameRange(), "cannot simulate: " + error);
+    return 1;
+  }
+  world.numCtas = options.ctas.value_or(std::max<int64_t>(binding.numTiles, 1));
+  Inputs inputs(binding, worldSize, options.calls, options.seed);
+  std::vector<std::vector<double>> refs;
+  for (int64_t c = 0; c < options.calls; ++c)
+    refs.push_back(computeReference(spec, inputs, c, worldSize));
+
+  std::optional<Dumper> dumper;
+  if (!options.dumpDir.empty()) {
+    dumper.emplace(options.dumpDir);
+    if (!dumper->writeManifest(desc.kernel, binding, worldSize, options.calls,
+                               options.seed, spec.kind, error) ||
+        !dumper->writeInputs(binding, inputs, worldSize, options.calls,
+                             error)) {
+      diags.error(SourceRange(), error);
+      return 1;
+    }
+  }
+
+  out << "simulate: " << desc.kernel << ": " << worldSize << " ranks, "
+      << world.numCtas << " CTA(s)/rank, " << binding.numTiles
+      << " tile(s)/rank, " << options.calls << " launch(es), "
+      << options.schedules << " schedule(s), seed " << options.seed << "\n";
+  for (const ArgBinding &a : binding.args) {
+    out << "  " << a.name << ": ";
+    if (a.kind != ArgBinding::Kind::Tensor) {
+      out << "scalar " << a.intValue << "\n";
+      continue;
+    }
+    out << roleName(a.role) << " " << a.type.name() << "[";
+    for (size_t k = 0; k < a.sizes.size(); ++k)
+      out << (k ? "x" : "") << a.sizes[k];
+    out << "]" << (a.tableOf.empty() ? "" : " of " + a.tableOf) << "\n";
+  }
+  out.flush();
+
+  Reporter reporter(out);
+  unsigned mismatches = 0;
+  double worstRel = 0, worstAbs = 0;
+  uint64_t totalSteps = 0;
+  bool anyDeadlock = false, anyFailure = false;
+  int outputArg = spec.output;
+
+  for (int64_t s = 0; s < options.schedules; ++s) {
+    World w;
+    w.worldSize = worldSize;
+    w.numCtas = world.numCtas;
+    w.funcs = world.funcs;
+    allocate(w, binding);
+    Policy policy = static_cast<Policy>(s % 3);
+    uint64_t seed = options.seed + uint64_t(s);
+    auto onLaunch = [&](World &wd, unsigned r, int64_t call) {
+      for (unsigned k = 0; k < binding.args.size(); ++k) {
+        const ArgBinding &a = binding.args[k];
+        if (a.kind != ArgBinding::Kind::Tensor ||
+            (a.role != Role::Input && a.role != Role::Output))
+          continue;
+        Buffer *b = wd.heap.lookup(r, a.name);
+        if (a.role == Role::Input) {
+          const InputData &d = inputs.get(call, r, k);
+          if (b->isFloat())
+            b->f = d.f;
+          else
+            b->i = d.i;
+          b->generation = call;
+        } else {
+          if (b->isFloat())
+            std::fill(b->f.begin(), b->f.end(), std::nan(""));
+          else
+            std::fill(b->i.begin(), b->i.end(), wrapInt(b->type, kPoisonInt));
+          std::fill(b->written.begin(), b->written.end(), 0);
+        }
+      }
+    };
+    auto onFinish = [&](World &wd, unsigned r, int64_t call) {
+      for (const ArgBinding &a : binding.args) {
+        if (a.kind != ArgBinding::Kind::Tensor || a.role != Role::Output)
+          continue;
+        Buffer *b = wd.heap.lookup(r, a.name);
+        bool checked = outputArg >= 0 && binding.args[outputArg].name == a.name;
+        Check c = checkOutput(*b, checked ? refs[call] : std::vector<double>());
+        if (dumper && s == 0 && !dumper->writeOutput(*b, call, error))
+          reporter.error("dump", error);
+        worstRel = std::max(worstRel, c.relError);
+        worstAbs = std::max(worstAbs, c.maxAbsError);
+        if (c.ok)
+          continue;
+        ++mismatches;
+        std::string head = "schedule " + std::to_string(s) + ", launch " +
+                           std::to_string(call) + ", rank " +
+                           std::to_string(r) + ": '" + a.name + "' ";
+        if (c.unwritten)
+          reporter.error("unwritten@" + head,
+                         head + "has " + std::to_string(c.unwritten) + " of " +
+                             std::to_string(b->numel) +
+                             " element(s) the kernel never wrote");
+        if (checked && (c.relError > tolerance(b->type) ||
+                        (!b->isFloat() && c.maxAbsError > 0))) {
+          int64_t k = c.worstIndex;
+          double got = b->isFloat() ? b->f[k] : double(b->i[k]);
+          reporter.error(
+              "mismatch@" + head,
+              head + "differs from the " + spec.kind + " reference: " +
+                  "relative error " + fmt("%.3g", c.relError) +
+                  " (tolerance " + fmt("%.0e", tolerance(b->type)) +
+                  "), worst element " + std::to_string(k) + ": got " +
+                  fmt("%.6g", got) + ", expected " +
+                  fmt("%.6g", refs[call][k]));
+        }
+      }
+    };
+    Scheduler scheduler(w, reporter, options.calls, seed, policy, onLaunch,
+                        onFinish);
+    ScheduleResult res = scheduler.run();
+    totalSteps += res.steps;
+    anyDeadlock |= res.deadlock;
+    anyFailure |= res.failed;
+    out << "schedule " << s << " (" << policyName(policy) << ", seed " << seed
+        << "): " << res.steps << " steps, "
+        << (res.deadlock ? "deadlock"
+            : res.failed ? "stopped by an error"
+                         : "finished")
+        << "\n";
+    out.flush();
+    if (res.failed)
+      break;
+  }
+
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  std::string verdict;
+  if (spec.kind == "none")
+    verdict = "no reference (every output element written: " +
+              std::string(mismatches ? "no" : "yes") + ")";
+  else
+    verdict = spec.kind + " of '" + binding.args[spec.input].name + "' (" +
+              binding.args[spec.output].type.name() + ", tolerance " +
+              fmt("%.0e", tolerance(binding.args[spec.output].type)) +
+              "): max relative error " + fmt("%.3g", worstRel) +
+              ", max abs error " + fmt("%.3g", worstAbs);
+  bool ok = reporter.getNumErrors() == 0 && mismatches == 0 && !anyDeadlock &&
+            !anyFailure;
+  out << "result: " << verdict << ": " << (ok ? "PASS" : "FAIL") << "\n";
+  out << "steps: " << totalSteps << ", errors: " << reporter.getNumErrors()
+      << ", warnings: " << reporter.getNumWarnings() << "\n";
+  out << "time: " << fmt("%.3f", seconds) << " s\n";
+  out.flush();
+  return ok ? 0 : 1;
+}
