@@ -4,6 +4,7 @@
 
 #include "dialects/Comm/CommDialect.h"
 
+#include <algorithm>
 #include <random>
 
 using namespace dslc;
@@ -148,11 +149,18 @@ void Scheduler::reportDeadlock(const std::vector<Task> &tasks, uint64_t step) {
   unsigned blocked = 0;
   for (const Task &t : tasks)
     blocked += !t.done;
-  reporter.error("deadlock",
+  reporter.error("deadlock@" + std::to_string(seed),
                  "deadlock after " + std::to_string(step) +
                      " steps: every live CTA of every rank is blocked (" +
                      std::to_string(blocked) + " CTA(s))");
-  for (const Task &t : tasks) {
+  std::vector<const Task *> order;
+  for (const Task &t : tasks)
+    order.push_back(&t);
+  std::stable_sort(order.begin(), order.end(), [](const Task *a, const Task *b) {
+    return std::make_pair(a->rank, a->cta) < std::make_pair(b->rank, b->cta);
+  });
+  for (const Task *tp : order) {
+    const Task &t = *tp;
     if (t.done || !t.blockedOp)
       continue;
     std::string kind = "wait";

@@ -153,6 +153,7 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
 
   Reporter reporter(out);
   unsigned mismatches = 0;
+  int64_t checkedLaunches = 0;
   double worstRel = 0, worstAbs = 0;
   uint64_t totalSteps = 0;
   bool anyDeadlock = false, anyFailure = false;
@@ -195,6 +196,7 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
           continue;
         Buffer *b = wd.heap.lookup(r, a.name);
         bool checked = outputArg >= 0 && binding.args[outputArg].name == a.name;
+        ++checkedLaunches;
         Check c = checkOutput(*b, checked ? refs[call] : std::vector<double>());
         if (dumper && s == 0 && !dumper->writeOutput(*b, call, error))
           reporter.error("dump", error);
@@ -239,15 +241,18 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
                          : "finished")
         << "\n";
     out.flush();
-    if (res.failed)
-      break;
+    if (res.failed || res.deadlock)
+      break; // the next schedules would report the same
+
   }
 
   double seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
                        .count();
   std::string verdict;
-  if (spec.kind == "none")
+  if (checkedLaunches == 0)
+    verdict = "no launch finished";
+  else if (spec.kind == "none")
     verdict = "no reference (every output element written: " +
               std::string(mismatches ? "no" : "yes") + ")";
   else
