@@ -23,6 +23,8 @@ using namespace dslc;
 static constexpr llvm::StringLiteral kAbiAttr = "dslc.abi";
 /// Optional attribute (array of strings) naming the kernel's parameters.
 static constexpr llvm::StringLiteral kArgNamesAttr = "tile.arg_names";
+/// Optional attribute: the world size, i.e. the length of "X.peers" tables.
+static constexpr llvm::StringLiteral kPeerCountAttr = tile::kPeerCountAttr;
 
 /// Rewrites a kernel's parameters into its ABI: each !tile.ref becomes its
 /// address and sizes, scalars stay, and the hidden slots are appended. The
@@ -33,6 +35,9 @@ static LogicalResult flattenSignature(func::FuncOp func) {
   Block &entry = func.getBody().front();
   Location loc = func.getLoc();
   auto names = func->getAttrOfType<ArrayAttr>(kArgNamesAttr);
+  std::optional<int64_t> peerCount;
+  if (auto n = func->getAttrOfType<IntegerAttr>(kPeerCountAttr))
+    peerCount = n.getInt();
   unsigned numOld = entry.getNumArguments();
   Type ptr = lower::ptrType(ctx);
   Type i64 = b.getI64Type();
@@ -60,8 +65,17 @@ static LogicalResult flattenSignature(func::FuncOp func) {
         name = s.str();
     if (auto ref = dyn_cast<tile::RefType>(arg.getType())) {
       SmallVector<Value> fields{addSlot(ptr, name)};
-      for (unsigned d = 0; d < ref.getRank(); ++d)
+      // A symmetric tensor's peer table is one address (docs/kernel-abi.md);
+      // its length is the world size the kernel was compiled for.
+      bool peerTable = llvm::StringRef(name).ends_with(".peers") &&
+                       ref.getRank() == 1 && peerCount;
+      for (unsigned d = 0; d < ref.getRank(); ++d) {
+        if (peerTable) {
+          fields.push_back(arith::ConstantIntOp::create(b, loc, *peerCount, 64));
+          continue;
+        }
         fields.push_back(addSlot(i64, name + ".size" + std::to_string(d)));
+      }
       SmallVector<Type> fieldTypes{ptr};
       fieldTypes.append(ref.getRank(), i64);
       Type structType = LLVM::LLVMStructType::getLiteral(ctx, fieldTypes);
@@ -87,6 +101,7 @@ static LogicalResult flattenSignature(func::FuncOp func) {
   func.setType(FunctionType::get(ctx, entry.getArgumentTypes(), {}));
   func->setAttr(kAbiAttr, b.getArrayAttr(abi));
   func->removeAttr(kArgNamesAttr);
+  func->removeAttr(kPeerCountAttr);
   return success();
 }
 

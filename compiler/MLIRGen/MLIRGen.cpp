@@ -312,6 +312,14 @@ private:
                               const ast::Expr &where);
   FailureOr<Value> castTile(Value v, Type elementType, mlir::Location l);
   const ast::Expr *keyword(const ast::CallExpr &e, llvm::StringRef name);
+  /// Records a launch-time check once.
+  void addConstraint(Constraint c) {
+    for (const Constraint &o : desc.constraints)
+      if (o.param == c.param && o.dim == c.dim && o.op == c.op &&
+          o.value == c.value)
+        return;
+    desc.constraints.push_back(std::move(c));
+  }
   const ast::Expr *argument(const ast::CallExpr &e, size_t position,
                             llvm::StringRef name);
 };
@@ -710,7 +718,7 @@ LogicalResult Generator::buildSignature() {
   if (desc.worldSize)
     for (const ParamDescription &pd : desc.params)
       if (pd.symmetric)
-        desc.constraints.push_back(
+        addConstraint(
             {pd.name + ".peers", 0, "==", *desc.worldSize});
   return success();
 }
@@ -1639,7 +1647,7 @@ Result Generator::genSpecialize(const ast::CallExpr &e) {
     return fail(e.getRange(), "a specialized size must be a non-negative "
                               "integer, got '" +
                                   *text + "'");
-  desc.constraints.push_back(
+  addConstraint(
       {v->origin->param, v->origin->dim, "==", value->intValue});
   if (varName == "world_size")
     desc.worldSize = value->intValue;
@@ -1737,7 +1745,7 @@ Result Generator::genStackTensor(const ast::CallExpr &e) {
                 "dev_ptrs must be a 1-d uint64 tensor of peer addresses (or "
                 "a full slice of one, t[:])");
   if (desc.worldSize)
-    desc.constraints.push_back({ptrs->text, 0, "==", *desc.worldSize});
+    addConstraint({ptrs->text, 0, "==", *desc.worldSize});
   auto refType = cast<tile::RefType>(like->value.getType());
   SemValue v = SemValue::ofKind(SemValue::Kind::Stack);
   v.value = comm::StackViewOp::create(
@@ -1828,8 +1836,7 @@ Result Generator::genSignalWait(const ast::CallExpr &e, bool isSignal) {
       if (attr->getName() == "id" && pad->kind == SemValue::Kind::Ref) {
         Result t = genExpr(attr->getBase());
         if (succeeded(t) && t->kind == SemValue::Kind::Tile && t->gridTile)
-          desc.constraints.push_back(
-              {pad->text, d, ">=", std::string("num_tiles")});
+          addConstraint({pad->text, d, ">=", std::string("num_tiles")});
       }
     indices.push_back(*i);
     extents.push_back(1);
@@ -2485,6 +2492,8 @@ OwningOpRef<ModuleOp> Generator::run() {
   for (const std::string &n : argNames)
     names.push_back(builder.getStringAttr(n));
   func->setAttr("tile.arg_names", builder.getArrayAttr(names));
+  if (desc.worldSize)
+    func->setAttr(tile::kPeerCountAttr, builder.getI64IntegerAttr(*desc.worldSize));
   desc.tunables.push_back({"num_warps", desc.numWarps});
   if (nextBlockSize < blockSizes.size())
     diags.warning(kernel.getNameRange(),

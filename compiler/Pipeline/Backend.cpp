@@ -145,6 +145,8 @@ int dslc::runBackend(const ast::Module &module, DiagnosticEngine &diags,
                   mlir::vector::VectorDialect, mlir::LLVM::LLVMDialect,
                   mlir::NVVM::NVVMDialect, mlir::math::MathDialect,
                   mlir::cf::ControlFlowDialect>();
+  // Diagnostics point at the DSL source; the IR dump is for --emit=tile.
+  ctx.printOpOnDiagnostic(false);
   DiagnosticBridge bridge(ctx, diags, module.getFileId());
 
   // --simulate: run the Tile/Comm IR of every rank on the CPU instead.

@@ -28,5 +28,16 @@ step dslrun-1proc 90 "$BUILD/bin/dslrun" --cubin "$K" \
   --sizes 1,7,8191,8192,8193,65539,1M,4M,16M,64M --iters 20 --graph-replays 100
 step dslrun-2proc 90 "$BUILD/bin/dslrun" --cubin "$K" --launch 2 \
   --sizes 1,8193,1M,16M --iters 20 --graph-replays 100
+D="$BUILD/tests/runtime/kernels/dslc_one_shot_all_reduce.r{rank}.cubin"
+if [ -f "$BUILD/tests/runtime/kernels/dslc_one_shot_all_reduce.r0.cubin" ]; then
+  step dslc-example-1proc 240 "$BUILD/bin/dslrun" --cubin "$D" \
+    --sizes 1,7,1K,4099,8191,8192,8193,65536,1M,16M,64M --iters 20 --graph-replays 100
+  step dslc-example-repeat 240 "$BUILD/bin/dslrun" --cubin "$D" \
+    --sizes 1048581 --iters 10000 --graph-replays 1000
+  step dslc-example-2proc 120 "$BUILD/bin/dslrun" --cubin "$D" --launch 2 \
+    --sizes 1,8193,1M,16M --iters 20 --graph-replays 100
+else
+  echo "=== no dslc-compiled example in $BUILD (configure with the compiler)"
+fi
 echo "overall: $status"
 exit $status
