@@ -204,6 +204,7 @@ private:
   std::vector<int64_t> blockSizes;
   unsigned nextBlockSize = 0;
   std::set<std::string> symmetricParams;
+  std::set<std::string> usedDefines;
   std::map<std::string, std::string> refDTypes; ///< value name -> dtype
   std::vector<std::string> argNames;
   bool inGrid = false;
@@ -547,6 +548,14 @@ LogicalResult Generator::buildSignature() {
   std::vector<std::pair<unsigned, std::string>> refArgs; // arg index, name
   bool ok = true;
 
+  for (const auto &[name, sig] : options.signature)
+    if (llvm::none_of(kernel.getParams(),
+                      [&](const ast::Param &p) { return p.name == name; })) {
+      diags.error(kernel.getNameRange(),
+                  "--signature names '" + name + "', which is not a "
+                  "parameter of kernel '" + kernel.getName() + "'");
+      ok = false;
+    }
   for (const ast::Param &p : kernel.getParams()) {
     if (p.kind != ast::Param::Kind::Normal) {
       diags.error(p.range, "kernels cannot take *args or **kwargs");
@@ -568,6 +577,7 @@ LogicalResult Generator::buildSignature() {
       v.text = p.name;
       auto def = options.defines.find(p.name);
       if (def != options.defines.end()) {
+        usedDefines.insert(p.name);
         auto parsed = defineValue(p.name, def->second, p.range);
         if (failed(parsed)) {
           ok = false;
@@ -590,11 +600,28 @@ LogicalResult Generator::buildSignature() {
         pd.value = std::to_string(v.floatValue);
       if (pd.value)
         desc.constants[p.name] = *pd.value;
+      auto agree = [&](std::optional<int64_t> &known, const char *option) {
+        if (known && *known != v.intValue) {
+          diags.error(p.range, "constexpr '" + p.name + "' is " +
+                                   std::to_string(v.intValue) + " but " +
+                                   option + " says " + std::to_string(*known));
+          ok = false;
+        }
+        known = v.intValue;
+      };
       if (v.kind == SemValue::Kind::Int &&
           (p.name == "my_rank" || p.name == "rank"))
-        desc.rank = v.intValue;
+        agree(desc.rank, "--rank");
       if (v.kind == SemValue::Kind::Int && p.name == "world_size")
-        desc.worldSize = v.intValue;
+        agree(desc.worldSize, "--world-size");
+      if (v.kind == SemValue::Kind::Int && desc.rank && desc.worldSize &&
+          (p.name == "my_rank" || p.name == "rank" || p.name == "world_size") &&
+          *desc.rank >= *desc.worldSize) {
+        diags.error(p.range, "rank " + std::to_string(*desc.rank) +
+                                 " is not below the world size " +
+                                 std::to_string(*desc.worldSize));
+        ok = false;
+      }
       desc.params.push_back(pd);
       constants.emplace_back(p.name, v);
       continue;
@@ -939,6 +966,10 @@ LogicalResult Generator::genFor(const ast::ForStmt &s) {
         Result v = genExpr(*a.value);
         if (failed(v))
           return failure();
+        if (v->kind == SemValue::Kind::Unbound)
+          return error(a.value->getRange(),
+                       "constexpr '" + v->text +
+                           "' has no value: pass -D " + v->text + "=VALUE");
         args.push_back(*v);
       }
       if (args.empty() || args.size() > 3)
@@ -1627,6 +1658,7 @@ Result Generator::genSpecialize(const ast::CallExpr &e) {
       continue;
     auto it = options.defines.find(key);
     if (it != options.defines.end()) {
+      usedDefines.insert(key);
       text = it->second;
       break;
     }
@@ -2252,6 +2284,13 @@ Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
         type = RankedTensorType::get(type.getShape(), wide);
       }
     }
+    for (const SemValue *v : {&lhs, &rhs})
+      if (v->kind != SemValue::Kind::TileData &&
+          v->kind != SemValue::Kind::Int && v->kind != SemValue::Kind::Float)
+        return fail(where.getRange(),
+                    std::string("operator '") + ast::getBinaryOpSpelling(op) +
+                        "' cannot combine " + kindName(lhs.kind) + " and " +
+                        kindName(rhs.kind));
     auto coerce = [&](SemValue &v) -> LogicalResult {
       if (v.kind == SemValue::Kind::TileData)
         return success();
@@ -2495,6 +2534,13 @@ OwningOpRef<ModuleOp> Generator::run() {
   if (desc.worldSize)
     func->setAttr(tile::kPeerCountAttr, builder.getI64IntegerAttr(*desc.worldSize));
   desc.tunables.push_back({"num_warps", desc.numWarps});
+  for (const auto &[name, value] : options.defines)
+    if (!usedDefines.count(name))
+      diags.warning(kernel.getNameRange(),
+                    "-D " + name + "=" + value + " is not used by kernel '" +
+                        kernel.getName() +
+                        "' (it names no constexpr parameter and no "
+                        "hl.specialize'd value)");
   if (nextBlockSize < blockSizes.size())
     diags.warning(kernel.getNameRange(),
                   "the config gives " + std::to_string(blockSizes.size()) +
