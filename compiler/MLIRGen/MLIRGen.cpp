@@ -180,6 +180,13 @@ bool isUnsignedDType(llvm::StringRef dtype) {
 // The generator
 //===----------------------------------------------------------------------===//
 
+/// Largest block size of one tile dimension, and largest tile. A tile lives
+/// in the registers of one CTA: past this, code size and spills explode.
+constexpr int64_t kMaxBlockSize = 1 << 16;
+constexpr int64_t kMaxTileElements = 1 << 17;
+/// Most tile elements one thread may hold (per tile value).
+constexpr int64_t kMaxElementsPerThread = 256;
+
 class Generator {
 public:
   Generator(MLIRContext &ctx, const ast::Module &module,
@@ -313,6 +320,27 @@ private:
                               const ast::Expr &where);
   FailureOr<Value> castTile(Value v, Type elementType, mlir::Location l);
   const ast::Expr *keyword(const ast::CallExpr &e, llvm::StringRef name);
+  /// Checks that a tile of `shape` fits a CTA's registers.
+  LogicalResult checkTileSize(ArrayRef<int64_t> shape, SourceRange where) {
+    int64_t n = 1;
+    for (int64_t d : shape) {
+      if (d <= 0 || n > kMaxTileElements / d)
+        return error(where, "a tile of more than " +
+                                std::to_string(kMaxTileElements) +
+                                " elements does not fit a CTA");
+      n *= d;
+    }
+    int64_t threads = desc.numWarps * 32;
+    if (n / threads > kMaxElementsPerThread)
+      return error(where, "a tile of " + std::to_string(n) +
+                              " elements puts " + std::to_string(n / threads) +
+                              " in each of the CTA's " +
+                              std::to_string(threads) +
+                              " threads (at most " +
+                              std::to_string(kMaxElementsPerThread) +
+                              "): raise num_warps or lower the block size");
+    return success();
+  }
   /// Records a launch-time check once.
   void addConstraint(Constraint c) {
     for (const Constraint &o : desc.constraints)
@@ -409,6 +437,11 @@ LogicalResult Generator::readConfigCall(const ast::Expr &config) {
         if (!lit || !lit->fitsInt64() || lit->getValue() == 0)
           return error(el->getRange(),
                        "a block size must be a positive integer literal");
+        if (lit->getValue() > uint64_t(kMaxBlockSize))
+          return error(el->getRange(),
+                       "block size " + std::to_string(lit->getValue()) +
+                           " is larger than the largest tile dimension, " +
+                           std::to_string(kMaxBlockSize));
         blockSizes.push_back(lit->getValue());
       }
     } else if (a.name == "num_warps") {
@@ -452,9 +485,10 @@ LogicalResult Generator::readConfig() {
       blockSizes.clear();
       for (auto &v : *array) {
         auto n = v.getAsInteger();
-        if (!n || *n <= 0)
+        if (!n || *n <= 0 || *n > kMaxBlockSize)
           return error(SourceRange(),
-                       "--config: block sizes must be positive integers");
+                       "--config: block sizes must be integers from 1 to " +
+                           std::to_string(kMaxBlockSize));
         blockSizes.push_back(*n);
       }
     } else if (key == "num_warps") {
@@ -1193,9 +1227,11 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
       auto v = toConstInt(*b, *blockExprs[d], "a block size");
       if (failed(v))
         return failure();
-      if (*v <= 0)
+      if (*v <= 0 || *v > kMaxBlockSize)
         return error(blockExprs[d]->getRange(),
-                     "block size must be positive, got " + std::to_string(*v));
+                     "block size must be between 1 and " +
+                         std::to_string(kMaxBlockSize) + ", got " +
+                         std::to_string(*v));
       blocks.push_back(*v);
       continue;
     }
@@ -2017,6 +2053,8 @@ FailureOr<RankedTensorType> Generator::tileShapeOf(const ast::Expr &list,
   }
   if (shape.empty())
     return error(list.getRange(), "a tile needs at least one dimension");
+  if (failed(checkTileSize(shape, list.getRange())))
+    return failure();
   return RankedTensorType::get(shape, elementType);
 }
 
@@ -2111,6 +2149,8 @@ Generator::accessOf(const SemValue &ref, unsigned rank,
     return error(index.getRange(),
                  "index the tensor with at least one tile (scalar element "
                  "access is not supported)");
+  if (failed(checkTileSize(a.shape, index.getRange())))
+    return failure();
   return a;
 }
 
