@@ -3,7 +3,14 @@
 // dslrun --cubin K.cubin [--meta K.cubin.json]      (paths may hold {rank})
 // dslrun --dsl prog.py --dslc path/to/dslc [-k NAME] (compiles per rank)
 //   [--sizes 1,8193,1M,...] [--iters N] [--graph-replays N] [--seed S]
+//   [--inputs-from DIR]
 //   [--timeout-ms T] [--devices 0,1] [--launch N] [--rendezvous FILE]
+//
+// --inputs-from DIR (a dump of dslc FILE --simulate --dump-dir DIR) replaces
+// the all-reduce harness by the differential check: every argument comes from
+// the dump, launch 0 runs once and each rank's outputs are compared with the
+// simulator's (bitwise; floats may differ by at most 1 ulp), one verdict line
+// per rank and output.
 //
 // Process models: without RANK/WORLD_SIZE in the environment one process
 // drives every local GPU (ncclCommInitAll); with them (torchrun, mpirun) each
@@ -17,6 +24,8 @@
 #include "runtime/Kernel.h"
 #include "runtime/Rendezvous.h"
 #include "tools/dslrun/AllReduceHarness.h"
+#include "tools/dslrun/DifferentialCheck.h"
+#include "tools/dslrun/SimulationDump.h"
 
 #include <fmt/format.h>
 
@@ -25,6 +34,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <sys/wait.h>
 #include <thread>
@@ -36,10 +46,9 @@ using namespace dslc;
 namespace {
 
 struct Options {
-  std::string cubin, meta, dsl, dslc, kernelName;
+  std::string cubin, meta, dsl, dslc, kernelName, inputsFrom;
   std::vector<std::string> dslcArgs;
-  std::vector<int64_t> sizes = {1, 1000, 8191, 8192, 8193, 65536 + 3,
-                                1 << 20};
+  std::vector<int64_t> sizes = {1, 1000, 8191, 8192, 8193, 65536 + 3, 1 << 20};
   int iters = 10;
   int graphReplays = 10;
   uint32_t seed = 1;
@@ -56,6 +65,7 @@ struct Options {
                "prog.py --dslc DSLC [-k NAME] [--dslc-arg ARG]...)\n"
                "              [--sizes 1,8193,1M] [--iters N] "
                "[--graph-replays N] [--seed S]\n"
+               "              [--inputs-from SIMULATION_DUMP_DIR]\n"
                "              [--timeout-ms T] [--devices 0,1] [--launch N] "
                "[--rendezvous FILE]\n",
                why.c_str());
@@ -89,9 +99,8 @@ std::vector<T> parseList(const std::string &s, F parse) {
   size_t pos = 0;
   while (pos <= s.size()) {
     size_t comma = s.find(',', pos);
-    std::string item =
-        s.substr(pos, comma == std::string::npos ? std::string::npos
-                                                 : comma - pos);
+    std::string item = s.substr(
+        pos, comma == std::string::npos ? std::string::npos : comma - pos);
     if (!item.empty())
       out.push_back(parse(item));
     if (comma == std::string::npos)
@@ -140,6 +149,8 @@ Options parseArgs(int argc, char **argv) {
       o.launch = static_cast<int>(parseSize(value()));
     else if (a == "--rendezvous")
       o.rendezvous = value();
+    else if (a == "--inputs-from")
+      o.inputsFrom = value();
     else if (a == "-h" || a == "--help")
       usage("help");
     else
@@ -202,8 +213,9 @@ int launchJob(int n, int argc, char **argv) {
   for (size_t done = 0; done < pids.size(); ++done) {
     int status = 0;
     pid_t pid = wait(&status);
-    int code = WIFEXITED(status) ? WEXITSTATUS(status)
-                                 : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    int code = WIFEXITED(status)
+                   ? WEXITSTATUS(status)
+                   : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     for (size_t r = 0; r < pids.size(); ++r)
       if (pids[r] == pid && code != 0) {
         std::fprintf(stderr, "dslrun: rank %zu exited with status %d\n", r,
@@ -245,7 +257,31 @@ std::string compileDsl(const Options &o, rt::Communicator &comm,
   return pattern;
 }
 
+/// The differential check against a simulator dump; returns the exit status.
+int runDifferential(const run::SimulationDump &dump, rt::Communicator &comm,
+                    rt::Kernel &kernel, const std::string &tag) {
+  std::printf("%sdslrun: inputs from %s (kernel %s, world size %d, seed "
+              "%llu, launch 0 of %lld)\n",
+              tag.c_str(), dump.dir.c_str(), dump.kernel.c_str(),
+              dump.worldSize, static_cast<unsigned long long>(dump.seed),
+              static_cast<long long>(dump.launches));
+  std::fflush(stdout);
+  run::DifferentialResult r = run::runDifferentialCheck(comm, kernel, dump);
+  for (const std::string &line : r.verdicts)
+    std::printf("%s%s\n", tag.c_str(), line.c_str());
+  std::printf("%sdslrun: differential check %s: %d of %d output(s) bitwise "
+              "equal to the simulator, %d failed\n",
+              tag.c_str(), r.ok() ? "passed" : "FAILED", r.bitwiseEqual,
+              r.outputs, r.failures);
+  std::fflush(stdout);
+  return r.ok() ? 0 : 1;
+}
+
 int runJob(const Options &o) {
+  // A dump is read (and its files checked) before any GPU work.
+  std::optional<run::SimulationDump> dump;
+  if (!o.inputsFrom.empty())
+    dump = run::loadSimulationDump(o.inputsFrom);
   auto env = rt::readProcessEnv();
   std::string tag = env ? fmt::format("[rank {}] ", env->rank) : "";
   std::unique_ptr<rt::Communicator> comm;
@@ -260,15 +296,21 @@ int runJob(const Options &o) {
   rt::KernelOptions kopts;
   kopts.timeoutMs = o.timeoutMs;
   auto kernel = rt::Kernel::load(*comm, cubin, meta, kopts);
+  std::printf("%sdslrun: kernel %s, world size %d, %d local rank(s), %s, "
+              "spin timeout %lld ms\n",
+              tag.c_str(), kernel->metadata().kernel.c_str(), comm->worldSize(),
+              comm->numLocal(),
+              comm->singleProcess() ? "one process" : "one process per GPU",
+              static_cast<long long>(kernel->timeoutMs()));
+  if (dump) {
+    int rc = runDifferential(*dump, *comm, *kernel, tag);
+    if (!tmpDir.empty())
+      std::system(fmt::format("rm -rf '{}'", tmpDir).c_str());
+    return rc;
+  }
   int64_t maxN = 0;
   for (int64_t n : o.sizes)
     maxN = std::max(maxN, n);
-  std::printf("%sdslrun: kernel %s, world size %d, %d local rank(s), %s, "
-              "spin timeout %lld ms\n",
-              tag.c_str(), kernel->metadata().kernel.c_str(),
-              comm->worldSize(), comm->numLocal(),
-              comm->singleProcess() ? "one process" : "one process per GPU",
-              static_cast<long long>(kernel->timeoutMs()));
   int failures = 0;
   {
     run::AllReduceHarness harness(*comm, *kernel, maxN);
@@ -306,8 +348,8 @@ int main(int argc, char **argv) {
   try {
     return runJob(o);
   } catch (const rt::Error &e) {
-    std::fprintf(stderr, "dslrun: error (%s): %s\n", rt::errorCodeName(e.code()),
-                 e.what());
+    std::fprintf(stderr, "dslrun: error (%s): %s\n",
+                 rt::errorCodeName(e.code()), e.what());
     std::fflush(stderr);
     return e.code() == rt::ErrorCode::NoDevice ? 77 : 1;
   }
