@@ -1,35 +1,123 @@
 #!/usr/bin/env bash
 # Runs every runtime GPU test on a machine with GPUs: the Catch2 [gpu] tests
-# (both process models, planted hang, dead peer), then dslrun on the hand-
-# written one-shot all-reduce in one process and in two processes.
+# (both process models, planted hang, dead peer), dslrun on the hand-written
+# one-shot all-reduce in one process and in two processes, and, when the
+# build holds them (compiler configured), the dslc-compiled example, the
+# simulator/GPU differential check (dslrun --inputs-from the build's dump)
+# and the planted hang in a dslc-compiled kernel.
 # Usage: tests/runtime/run_gpu_tests.sh [BUILD_DIR]   (logs under $OUT)
+# Every path is relative to BUILD_DIR (bin/, tests/runtime/kernels/), so a
+# carried copy of those folders works; no dslc is needed here.
+# The last line is "overall: 0" only when every step that ran passed; a
+# summary before it lists each step as PASS, FAIL or SKIP.
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 BUILD=${1:-build-rt}
 OUT=${OUT:-/tmp/dslc-runtime-gpu-logs}
+# Bound on a planted hang's whole dslrun run (startup, 1 s spin, report).
+HANG_LIMIT_S=${HANG_LIMIT_S:-10}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$OUT"
 status=0
+summary=()
+record() { # NAME PASS|FAIL|SKIP DETAIL
+  summary+=("$2 $1${3:+ ($3)}")
+  [ "$2" != FAIL ] || status=1
+}
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# step NAME LIMIT_S CMD...: passes when CMD exits 0 within LIMIT_S.
 step() {
   local name=$1 limit=$2
   shift 2
   echo "=== $name: $*"
+  local t0
+  t0=$(now)
   timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
   local rc=$?
+  local secs
+  secs=$(elapsed "$t0")
   tail -n 25 "$OUT/$name.log"
-  echo "=== $name: exit $rc"
-  [ $rc -eq 0 ] || status=1
+  echo "=== $name: exit $rc after ${secs}s"
+  if [ $rc -eq 0 ]; then
+    record "$name" PASS "${secs}s"
+  else
+    record "$name" FAIL "exit $rc after ${secs}s"
+  fi
+  return $rc
 }
+
+# hang_step NAME CMD...: a planted hang. Passes only when CMD fails (not
+# killed) within HANG_LIMIT_S and its output holds a kernel error record for
+# a DSL wait: "wait at FILE.py:LINE:COL timed out after 1000 ms: slot S
+# expected 1, saw 0", where FILE.py:LINE:COL is an hl.wait( in that source.
+hang_step() {
+  local name=$1
+  shift
+  echo "=== $name: $*"
+  local t0
+  t0=$(now)
+  timeout $((HANG_LIMIT_S + 20)) "$@" >"$OUT/$name.log" 2>&1
+  local rc=$?
+  local secs
+  secs=$(elapsed "$t0")
+  tail -n 25 "$OUT/$name.log"
+  echo "=== $name: exit $rc after ${secs}s"
+  local why=""
+  local re='wait at [^ ]*(one_shot_all_reduce|missing-signal)\.py:[0-9]+:[0-9]+ timed out after 1000 ms: slot [0-9]+ expected 1, saw 0'
+  if [ $rc -eq 0 ]; then
+    why="dslrun succeeded on a kernel that must hang"
+  elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    why="dslrun did not finish within $((HANG_LIMIT_S + 20))s: it hung"
+  elif awk -v s="$secs" -v l="$HANG_LIMIT_S" 'BEGIN { exit !(s > l) }'; then
+    why="dslrun failed, but only after ${secs}s (limit ${HANG_LIMIT_S}s)"
+  elif ! grep -Eq "$re" "$OUT/$name.log"; then
+    why="no error record of a DSL wait in the output (expected /$re/)"
+  else
+    # Each location named must be an hl.wait( in the DSL source.
+    local loc file line col src text
+    while read -r loc; do
+      file=${loc%%:*}
+      line=$(echo "$loc" | cut -d: -f2)
+      col=$(echo "$loc" | cut -d: -f3)
+      case $file in
+      one_shot_all_reduce.py) src=$ROOT/examples/one_shot_all_reduce.py ;;
+      missing-signal.py) src=$ROOT/tests/compiler/Simulator/Inputs/missing-signal.py ;;
+      esac
+      if [ ! -f "$src" ]; then
+        echo "=== $name: note: $src not here; $loc not checked against the source"
+        continue
+      fi
+      text=$(sed -n "${line}p" "$src")
+      if [ "${text:$((col - 1)):8}" != "hl.wait(" ]; then
+        why="$loc is not an hl.wait( in $src (line $line: '$text')"
+        break
+      fi
+      echo "=== $name: $loc is the hl.wait( of $src:$line"
+    done < <(grep -Eo "$re" "$OUT/$name.log" | grep -Eo '(one_shot_all_reduce|missing-signal)\.py:[0-9]+:[0-9]+' | sort -u)
+  fi
+  if [ -z "$why" ]; then
+    record "$name" PASS "failed as planted after ${secs}s"
+  else
+    echo "=== $name: FAILED: $why"
+    record "$name" FAIL "$why"
+  fi
+}
+
 nvidia-smi -L
 ldd "$BUILD/bin/dslrun" | grep -i nccl
-K="$BUILD/tests/runtime/kernels/one_shot_all_reduce.r{rank}.cubin"
+KD="$BUILD/tests/runtime/kernels"
+K="$KD/one_shot_all_reduce.r{rank}.cubin"
 step unit 60 "$BUILD/bin/dslc-runtime-tests" "~[gpu]"
 step gpu 300 "$BUILD/bin/dslc-runtime-tests" "[gpu]" --durations yes
 step dslrun-1proc 90 "$BUILD/bin/dslrun" --cubin "$K" \
   --sizes 1,7,8191,8192,8193,65539,1M,4M,16M,64M --iters 20 --graph-replays 100
 step dslrun-2proc 90 "$BUILD/bin/dslrun" --cubin "$K" --launch 2 \
   --sizes 1,8193,1M,16M --iters 20 --graph-replays 100
-D="$BUILD/tests/runtime/kernels/dslc_one_shot_all_reduce.r{rank}.cubin"
-if [ -f "$BUILD/tests/runtime/kernels/dslc_one_shot_all_reduce.r0.cubin" ]; then
+
+D="$KD/dslc_one_shot_all_reduce.r{rank}.cubin"
+if [ -f "$KD/dslc_one_shot_all_reduce.r0.cubin" ]; then
   step dslc-example-1proc 240 "$BUILD/bin/dslrun" --cubin "$D" \
     --sizes 1,7,1K,4099,8191,8192,8193,65536,1M,16M,64M --iters 20 --graph-replays 100
   step dslc-example-repeat 240 "$BUILD/bin/dslrun" --cubin "$D" \
@@ -37,7 +125,53 @@ if [ -f "$BUILD/tests/runtime/kernels/dslc_one_shot_all_reduce.r0.cubin" ]; then
   step dslc-example-2proc 120 "$BUILD/bin/dslrun" --cubin "$D" --launch 2 \
     --sizes 1,8193,1M,16M --iters 20 --graph-replays 100
 else
-  echo "=== no dslc-compiled example in $BUILD (configure with the compiler)"
+  echo "=== no dslc-compiled example in $KD (configure with the compiler)"
+  record dslc-example SKIP "no $KD/dslc_one_shot_all_reduce.r0.cubin"
 fi
+
+# Differential check (issue 6): the simulator's dump of the example
+# (--world-size 2 --size 100003 --seed 7, made at build time) run on the GPUs;
+# every rank's output must equal the simulator's (floats: at most 1 ulp).
+SIM="$KD/dslc_one_shot_all_reduce.sim"
+if [ -f "$SIM/manifest.json" ] && [ -f "$KD/dslc_one_shot_all_reduce.r0.cubin" ]; then
+  for mode in 1proc 2proc; do
+    extra=()
+    [ $mode = 2proc ] && extra=(--launch 2)
+    if step "differential-$mode" 120 "$BUILD/bin/dslrun" --cubin "$D" \
+      --inputs-from "$SIM" "${extra[@]}"; then
+      # dslrun's status already covers the verdicts; make sure both ranks
+      # printed theirs.
+      for r in 0 1; do
+        if ! grep -q "rank $r: output 'out' (bfloat16\[100003\]): .*ok$" \
+          "$OUT/differential-$mode.log"; then
+          echo "=== differential-$mode: FAILED: no passing verdict for rank $r"
+          record "differential-$mode-verdicts" FAIL "no verdict for rank $r"
+        fi
+      done
+      grep -q "bitwise equal to the simulator" "$OUT/differential-$mode.log" ||
+        echo "=== differential-$mode: note: not bitwise equal (within 1 ulp)"
+    fi
+  done
+else
+  echo "=== no simulation dump in $SIM (configure with the compiler)"
+  record differential SKIP "no $SIM/manifest.json"
+fi
+
+# Planted hang in a dslc-compiled kernel (issue 3): rank 0 from the example,
+# rank 1 from missing-signal.py; the compiler's bounded waits must turn the
+# deadlock into an error naming the DSL wait, quickly.
+H="$KD/dslc_missing_signal.r{rank}.cubin"
+if [ -f "$KD/dslc_missing_signal.r0.cubin" ]; then
+  hang_step dslc-planted-hang-1proc "$BUILD/bin/dslrun" --cubin "$H" \
+    --sizes 65536 --iters 1 --graph-replays 0 --timeout-ms 1000
+  hang_step dslc-planted-hang-2proc "$BUILD/bin/dslrun" --cubin "$H" \
+    --launch 2 --sizes 65536 --iters 1 --graph-replays 0 --timeout-ms 1000
+else
+  echo "=== no planted-hang pair in $KD (configure with the compiler)"
+  record dslc-planted-hang SKIP "no $KD/dslc_missing_signal.r0.cubin"
+fi
+
+echo "=== summary"
+printf '  %s\n' "${summary[@]}"
 echo "overall: $status"
 exit $status
