@@ -10,6 +10,8 @@
 # carried copy of those folders works; no dslc is needed here.
 # The last line is "overall: 0" only when every step that ran passed; a
 # summary before it lists each step as PASS, FAIL or SKIP.
+# ONLY=REGEX runs only the steps whose names match (e.g.
+# ONLY='differential|planted-hang'); the others are listed as SKIP.
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 BUILD=${1:-build-rt}
@@ -24,13 +26,21 @@ record() { # NAME PASS|FAIL|SKIP DETAIL
   summary+=("$2 $1${3:+ ($3)}")
   [ "$2" != FAIL ] || status=1
 }
+selected() { # NAME: false (and SKIP recorded) when ONLY excludes it
+  if [ -n "${ONLY:-}" ] && ! [[ $1 =~ $ONLY ]]; then
+    record "$1" SKIP "not in ONLY=$ONLY"
+    return 1
+  fi
+}
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
-# step NAME LIMIT_S CMD...: passes when CMD exits 0 within LIMIT_S.
+# step NAME LIMIT_S CMD...: passes when CMD exits 0 within LIMIT_S; returns
+# CMD's status (200 when ONLY skips it).
 step() {
   local name=$1 limit=$2
   shift 2
+  selected "$name" || return 200 # skipped: neither passed nor failed
   echo "=== $name: $*"
   local t0
   t0=$(now)
@@ -55,6 +65,7 @@ step() {
 hang_step() {
   local name=$1
   shift
+  selected "$name" || return 0
   echo "=== $name: $*"
   local t0
   t0=$(now)
