@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace dslc;
@@ -295,11 +296,308 @@ struct WaitOpLowering : OpConversionPattern<comm::WaitOp> {
   }
 };
 
+/// The access of a multicast op into the tensor of one peer.
+lower::TileAccess peerAccess(OpBuilder &b, Location loc, Value stack,
+                             Value ptr, ValueRange offsets, ValueRange limits,
+                             ArrayRef<int64_t> dims, RankedTensorType tile) {
+  lower::TileAccess a;
+  a.ptr = ptr;
+  for (unsigned d = 0; d < offsets.size(); ++d) {
+    a.sizes.push_back(lower::field(b, loc, stack, 2 + d));
+    a.offsets.push_back(lower::toI64(b, loc, offsets[d]));
+    a.limits.push_back(lower::toI64(b, loc, limits[d]));
+  }
+  a.dims = dims;
+  a.tileShape = tile.getShape();
+  a.elementType = tile.getElementType();
+  return a;
+}
+
+/// `for (p = 0; p < peers; ++p) body(p)`, p an i64, carrying `init`.
+ValueRange forEachPeer(
+    OpBuilder &b, Location loc, Value peers, ValueRange init,
+    const std::function<SmallVector<Value>(OpBuilder &, Location, Value,
+                                           ValueRange)> &body) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(
+      b, loc, zero, lower::toIndex(b, loc, peers), one, init,
+      [&](OpBuilder &b, Location loc, Value iv, ValueRange carried) {
+        scf::YieldOp::create(b, loc,
+                             body(b, loc, lower::toI64(b, loc, iv), carried));
+      });
+  return loop.getResults();
+}
+
+/// With --multicast=nvls the stack's address table holds one more entry
+/// after the peers: the multicast (multimem) address of the buffer.
+Value multicastAddress(OpBuilder &b, Location loc, Value stack) {
+  return peerAddress(b, loc, lower::field(b, loc, stack, 0),
+                     lower::field(b, loc, stack, 1));
+}
+
+/// The PTX type suffix of a 16-byte multimem access of `element`s.
+std::optional<std::string> multimemType(Type element) {
+  if (element.isBF16())
+    return std::string("bf16x2");
+  if (element.isF16())
+    return std::string("f16x2");
+  if (element.isF32())
+    return std::string("f32");
+  return std::nullopt;
+}
+
+struct MulticastStoreOpLowering : OpConversionPattern<comm::MulticastStoreOp> {
+  MulticastStoreOpLowering(TileTypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx),
+        info(converter.getKernelInfo()) {}
+  KernelInfo info;
+
+  LogicalResult
+  matchAndRewrite(comm::MulticastStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType tile = op.getValue().getType();
+    Value stack = adaptor.getStack();
+    Value value = adaptor.getValue();
+    Value table = lower::field(rewriter, loc, stack, 0);
+    Value peers = lower::field(rewriter, loc, stack, 1);
+    auto pieceOf = [&](OpBuilder &b, Location loc,
+                       const lower::AccessPiece &piece) {
+      return vector::ExtractStridedSliceOp::create(
+          b, loc, value, ArrayRef<int64_t>{piece.position},
+          ArrayRef<int64_t>{piece.vec}, ArrayRef<int64_t>{1});
+    };
+    // Software multicast: the same store into every peer's tensor. With
+    // `tailsOnly`, only the pieces that are not full (after NVLS stored
+    // the full ones).
+    auto storeEverywhere = [&](OpBuilder &b, Location loc, bool tailsOnly) {
+      forEachPeer(
+          b, loc, peers, {},
+          [&](OpBuilder &b, Location loc, Value p, ValueRange) {
+            lower::TileAccess a = peerAccess(
+                b, loc, stack, peerAddress(b, loc, table, p),
+                adaptor.getOffsets(), adaptor.getLimits(), op.getDims(), tile);
+            lower::forEachPiece(
+                b, loc, info, a, [&](const lower::AccessPiece &piece) {
+                  if (!tailsOnly) {
+                    lower::storePiece(b, loc, piece, pieceOf(b, loc, piece));
+                    return;
+                  }
+                  Value partial = arith::XOrIOp::create(
+                      b, loc, piece.full,
+                      arith::ConstantIntOp::create(b, loc, 1, 1));
+                  scf::IfOp::create(b, loc, partial,
+                                    [&](OpBuilder &b, Location loc) {
+                                      lower::storePiece(
+                                          b, loc, piece,
+                                          pieceOf(b, loc, piece));
+                                      scf::YieldOp::create(b, loc);
+                                    });
+                });
+            return SmallVector<Value>{};
+          });
+    };
+    auto type = multimemType(tile.getElementType());
+    if (op.getMode() == comm::MulticastMode::software || !type) {
+      if (op.getMode() == comm::MulticastMode::nvls)
+        return rewriter.notifyMatchFailure(
+            op, "multimem stores need bf16, f16 or f32 tiles");
+      storeEverywhere(rewriter, loc, /*tailsOnly=*/false);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    // NVLS: one multimem.st per full 16-byte piece through the multicast
+    // address; partial pieces (the masked tail) go peer by peer.
+    Value mc = multicastAddress(rewriter, loc, stack);
+    lower::TileAccess a =
+        peerAccess(rewriter, loc, stack, mc, adaptor.getOffsets(),
+                   adaptor.getLimits(), op.getDims(), tile);
+    Value anyPartial = arith::ConstantIntOp::create(rewriter, loc, 0, 1);
+    lower::forEachPiece(
+        rewriter, loc, info, a, [&](const lower::AccessPiece &piece) {
+          Value words = LLVM::BitcastOp::create(
+              rewriter, loc, VectorType::get({4}, rewriter.getI32Type()),
+              pieceOf(rewriter, loc, piece));
+          scf::IfOp::create(
+              rewriter, loc, piece.full, [&](OpBuilder &b, Location loc) {
+                SmallVector<Value> operands{
+                    LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
+                                             piece.base)};
+                for (int64_t i = 0; i < 4; ++i)
+                  operands.push_back(vector::ExtractOp::create(
+                      b, loc, words, ArrayRef<int64_t>{i}));
+                lower::asmStatement(
+                    b, loc,
+                    "multimem.st.relaxed.sys.global.v4." + *type +
+                        " [$0], {$1, $2, $3, $4};",
+                    "l,r,r,r,r", operands);
+                scf::YieldOp::create(b, loc);
+              });
+          Value partial = arith::XOrIOp::create(
+              rewriter, loc, piece.full,
+              arith::ConstantIntOp::create(rewriter, loc, 1, 1));
+          anyPartial = arith::OrIOp::create(rewriter, loc, anyPartial, partial);
+        });
+    scf::IfOp::create(rewriter, loc, anyPartial,
+                      [&](OpBuilder &b, Location loc) {
+                        storeEverywhere(b, loc, /*tailsOnly=*/true);
+                        scf::YieldOp::create(b, loc);
+                      });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MulticastLoadReduceOpLowering
+    : OpConversionPattern<comm::MulticastLoadReduceOp> {
+  MulticastLoadReduceOpLowering(TileTypeConverter &converter,
+                                MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx),
+        info(converter.getKernelInfo()) {}
+  KernelInfo info;
+
+  LogicalResult
+  matchAndRewrite(comm::MulticastLoadReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType tile = op.getResult().getType();
+    Type element = tile.getElementType();
+    auto resultType =
+        cast<VectorType>(getTypeConverter()->convertType(tile));
+    bool isFloat = isa<FloatType>(element);
+    // 16-bit floats are summed in f32 and rounded once.
+    Type accElement = isFloat && element.getIntOrFloatBitWidth() < 32
+                          ? Type(rewriter.getF32Type())
+                          : element;
+    auto accType = VectorType::get(resultType.getShape(), accElement);
+    Value stack = adaptor.getStack();
+    Value table = lower::field(rewriter, loc, stack, 0);
+    Value peers = lower::field(rewriter, loc, stack, 1);
+    TileLayout layout = info.layout(tile.getShape());
+    auto pieceType = VectorType::get({layout.vec}, element);
+    Value zeroPiece = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(pieceType, rewriter.getZeroAttr(element)));
+    Value init = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(accType, rewriter.getZeroAttr(accElement)));
+    auto add = [&](OpBuilder &b, Location loc, Value x, Value y) -> Value {
+      return isFloat ? Value(arith::AddFOp::create(b, loc, x, y))
+                     : Value(arith::AddIOp::create(b, loc, x, y));
+    };
+    auto widen = [&](OpBuilder &b, Location loc, Value v) -> Value {
+      if (accElement == element)
+        return v;
+      auto t = VectorType::get(cast<VectorType>(v.getType()).getShape(),
+                               accElement);
+      return arith::ExtFOp::create(b, loc, t, v);
+    };
+    auto type = multimemType(element);
+    if (op.getMode() == comm::MulticastMode::nvls && !type)
+      return rewriter.notifyMatchFailure(
+          op, "multimem reductions need bf16, f16 or f32 tiles");
+    Value acc;
+    if (op.getMode() == comm::MulticastMode::software) {
+      acc = forEachPeer(
+          rewriter, loc, peers, init,
+          [&](OpBuilder &b, Location loc, Value p, ValueRange carried) {
+            Value sum = carried[0];
+            lower::TileAccess a = peerAccess(
+                b, loc, stack, peerAddress(b, loc, table, p),
+                adaptor.getOffsets(), adaptor.getLimits(), op.getDims(), tile);
+            lower::forEachPiece(
+                b, loc, info, a, [&](const lower::AccessPiece &piece) {
+                  Value v = widen(b, loc,
+                                  lower::loadPiece(b, loc, piece, zeroPiece));
+                  Value old = vector::ExtractStridedSliceOp::create(
+                      b, loc, sum, ArrayRef<int64_t>{piece.position},
+                      ArrayRef<int64_t>{piece.vec}, ArrayRef<int64_t>{1});
+                  sum = vector::InsertStridedSliceOp::create(
+                      b, loc, add(b, loc, old, v), sum,
+                      ArrayRef<int64_t>{piece.position}, ArrayRef<int64_t>{1});
+                });
+            return SmallVector<Value>{sum};
+          })[0];
+    } else {
+      // NVLS: multimem.ld_reduce of full pieces through the multicast
+      // address; the masked tail reads peer by peer.
+      Value mc = multicastAddress(rewriter, loc, stack);
+      lower::TileAccess a =
+          peerAccess(rewriter, loc, stack, mc, adaptor.getOffsets(),
+                     adaptor.getLimits(), op.getDims(), tile);
+      acc = init;
+      lower::forEachPiece(
+          rewriter, loc, info, a, [&](const lower::AccessPiece &piece) {
+            auto words = VectorType::get({4}, rewriter.getI32Type());
+            auto ifOp = scf::IfOp::create(
+                rewriter, loc, piece.full,
+                [&](OpBuilder &b, Location loc) {
+                  Type i32 = b.getI32Type();
+                  auto resultStruct = LLVM::LLVMStructType::getLiteral(
+                      b.getContext(), {i32, i32, i32, i32});
+                  Value r = lower::asmValue(
+                      b, loc, resultStruct,
+                      "multimem.ld_reduce.relaxed.sys.global.add.v4." + *type +
+                          " {$0, $1, $2, $3}, [$4];",
+                      "=r,=r,=r,=r,l",
+                      ValueRange{LLVM::PtrToIntOp::create(
+                          b, loc, b.getI64Type(), piece.base)});
+                  Value w = LLVM::UndefOp::create(b, loc, words);
+                  for (int64_t i = 0; i < 4; ++i)
+                    w = vector::InsertOp::create(
+                        b, loc, lower::field(b, loc, r, i), w,
+                        ArrayRef<int64_t>{i});
+                  Value v = LLVM::BitcastOp::create(b, loc, pieceType, w);
+                  scf::YieldOp::create(b, loc, widen(b, loc, v));
+                },
+                [&](OpBuilder &b, Location loc) {
+                  Value sum = forEachPeer(
+                      b, loc, peers,
+                      ValueRange{widen(b, loc, zeroPiece)},
+                      [&](OpBuilder &b, Location loc, Value p,
+                          ValueRange carried) {
+                        lower::AccessPiece peerPiece = piece;
+                        Value offset = arith::SubIOp::create(
+                            b, loc,
+                            LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
+                                                     piece.base),
+                            LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
+                                                     mc));
+                        Value base = LLVM::PtrToIntOp::create(
+                            b, loc, b.getI64Type(),
+                            peerAddress(b, loc, table, p));
+                        peerPiece.base = LLVM::IntToPtrOp::create(
+                            b, loc, lower::ptrType(b.getContext()),
+                            Value(arith::AddIOp::create(b, loc, base, offset)));
+                        peerPiece.full =
+                            arith::ConstantIntOp::create(b, loc, 0, 1);
+                        Value v = widen(
+                            b, loc,
+                            lower::loadPiece(b, loc, peerPiece, zeroPiece));
+                        return SmallVector<Value>{
+                            add(b, loc, carried[0], v)};
+                      })[0];
+                  scf::YieldOp::create(b, loc, sum);
+                });
+            acc = vector::InsertStridedSliceOp::create(
+                rewriter, loc, ifOp.getResult(0), acc,
+                ArrayRef<int64_t>{piece.position}, ArrayRef<int64_t>{1});
+          });
+    }
+    if (accElement != element)
+      acc = arith::TruncFOp::create(rewriter, loc, resultType, acc);
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
 } // namespace
 
 void dslc::populateCommLoweringPatterns(TileTypeConverter &converter,
                                         RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<StackViewOpLowering, PeerOpLowering>(converter, ctx);
-  patterns.add<SignalOpLowering, WaitOpLowering>(converter, ctx);
+  patterns.add<SignalOpLowering, WaitOpLowering, MulticastStoreOpLowering,
+               MulticastLoadReduceOpLowering>(converter, ctx);
 }
