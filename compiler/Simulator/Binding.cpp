@@ -78,6 +78,13 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
     if (index.count(o.name))
       binding.args[index[o.name]].role = Role::Output;
   bool ok = true;
+  func.walk([&](comm::MulticastStoreOp store) {
+    if (auto view = store.getStack().getDefiningOp<comm::StackViewOp>())
+      if (ArgBinding *like = argOf(view.getLike())) {
+        like->role = Role::Output;
+        like->stackWritten = true;
+      }
+  });
   func.walk([&](Operation *op) {
     if (auto view = dyn_cast<comm::StackViewOp>(op)) {
       ArgBinding *table = argOf(view.getTable());
@@ -151,6 +158,21 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
     }
     if (a.kind == ArgBinding::Kind::FloatScalar && !options.sizes.count(a.name))
       a.floatValue = 1.0;
+    if (a.kind == ArgBinding::Kind::Tensor && a.stackWritten) {
+      // Written by every rank: [world size, N] (or [N] when 1-d).
+      if (a.sizes.size() > 2 &&
+          llvm::is_contained(a.sizes, int64_t(0))) {
+        error = "the " + std::to_string(a.sizes.size()) + "-d tensor '" +
+                a.name + "' (stored into through a stack view) needs its "
+                "sizes: pass --size " + a.name + "=AxBx...";
+        return false;
+      }
+      if (a.sizes.size() == 2 && a.sizes[0] == 0)
+        a.sizes[0] = worldSize;
+      if (!a.sizes.empty() && a.sizes.back() == 0)
+        a.sizes.back() = extent;
+      continue;
+    }
     if (a.kind != ArgBinding::Kind::Tensor || a.role != Role::Input)
       continue;
     for (size_t d = 0; d < a.sizes.size(); ++d) {

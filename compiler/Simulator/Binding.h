@@ -3,6 +3,12 @@
 // Decides what every parameter of a kernel is and how big, then allocates
 // it on every rank. The rules (docs/simulator.md):
 //   - an output (KernelDescription::outputs) takes the sizes of its `like`;
+//   - a tensor T stored into through a stack view (comm.multicast_store on
+//     hl.multicast_like(T, table) or hl.stacktensor_like(T, table)) is an
+//     output too: every rank writes it on every rank (an all-gather's
+//     result). It is poisoned before each launch, not filled with inputs;
+//     its sizes nothing else fixes are [world size, N] for a 2-d T, [N] for
+//     a 1-d one (N: --size N or the default); other ranks need --size;
 //   - `X.peers` (of a symmetric tensor X) is a table of X's addresses;
 //   - a 1-d u64 tensor used as the table of hl.stacktensor_like(T, table)
 //     is a table of T's addresses on every rank;
@@ -40,6 +46,9 @@ struct ArgBinding {
   std::vector<int64_t> sizes;
   std::string tableOf; ///< PeerTable: the tensor whose addresses it holds.
   bool symmetric = false;
+  /// Stored into through a stack view (comm.multicast_store): an output
+  /// every rank writes on every rank.
+  bool stackWritten = false;
   int64_t intValue = 0;
   double floatValue = 0;
 };

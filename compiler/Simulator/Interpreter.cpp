@@ -722,15 +722,13 @@ bool Interpreter::loadTile(Task &task, Operation &op, const RefVal &ref,
                            ? "nothing yet (its kernel has not started)"
                            : "the data of launch " +
                                  std::to_string(b.generation);
-    if (reporter.error(
-            "race@" + where(&op) + "@" + std::to_string(b.rank),
-            where(&op) + ": " + who(task) + " (launch " +
-                std::to_string(task.call) + ") reads '" + b.name +
-                "' of rank " + std::to_string(b.rank) + " while it holds " +
-                held +
-                ": a missing or misplaced signal/wait lets this read run "
-                "before the peer's data is ready"))
-      ;
+    reporter.error("race@" + where(&op) + "@" + std::to_string(b.rank),
+                   where(&op) + ": " + who(task) + " (launch " +
+                       std::to_string(task.call) + ") reads '" + b.name +
+                       "' of rank " + std::to_string(b.rank) +
+                       " while it holds " + held +
+                       ": a missing or misplaced signal/wait lets this read "
+                       "run before the peer's data is ready");
   }
   bool isFloat = out.type.isFloat();
   for (size_t k = 0; k < indices.size(); ++k) {
@@ -742,7 +740,7 @@ bool Interpreter::loadTile(Task &task, Operation &op, const RefVal &ref,
         out.i[k] = otherI;
       continue;
     }
-    if (b.role == Role::Output && !b.written[idx]) {
+    if (b.role == Role::Output && b.writtenIn[idx] != task.call) {
       reporter.error("uninit@" + where(&op) + "@" + b.name,
                      where(&op) + ": " + who(task) + " reads element " +
                          std::to_string(idx) + " of '" + b.name +
@@ -777,7 +775,7 @@ bool Interpreter::storeTile(Task &task, Operation &op, const RefVal &ref,
       b.i[idx] = wrapInt(b.type, value.type.isFloat() ? int64_t(value.f[k])
                                                       : value.i[k]);
     if (b.role == Role::Output)
-      b.written[idx] = 1;
+      b.writtenIn[idx] = task.call;
   }
   if (b.role == Role::Pad)
     ++world.padVersion;

@@ -41,7 +41,7 @@ Buffer &Heap::allocate(unsigned rank, const std::string &name, Role role,
   else
     b->i.assign(b->numel, 0);
   if (role == Role::Output)
-    b->written.assign(b->numel, 0);
+    b->writtenIn.assign(b->numel, -1);
   buffers.push_back(std::move(b));
   return *buffers.back();
 }

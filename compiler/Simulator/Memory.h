@@ -22,8 +22,8 @@ namespace dslc::sim {
 /// What a buffer is for; decides how it is filled and checked.
 enum class Role {
   Input,     ///< Filled by the host before each launch (seeded values).
-  Output,    ///< Poisoned before each launch; reads of unwritten elements
-             ///< are reported.
+  Output,    ///< Poisoned before each launch (elements not yet written by
+             ///< that launch); reads of unwritten elements are reported.
   Pad,       ///< Signal pad: zeroed once, kept across launches.
   PeerTable, ///< u64 addresses of one buffer on every rank.
 };
@@ -40,7 +40,10 @@ struct Buffer {
   int64_t numel = 0;
   std::vector<double> f;      ///< Float buffers.
   std::vector<int64_t> i;     ///< Integer buffers.
-  std::vector<uint8_t> written; ///< Outputs: element written this launch.
+  /// Outputs: the launch that last wrote each element (-1: none since the
+  /// poisoning). A peer may write a buffer for its launch k before this
+  /// rank starts launch k, or (a race) before this rank finishes launch k-1.
+  std::vector<int64_t> writtenIn;
   /// Inputs: the launch whose data the buffer holds (-1: none yet).
   int64_t generation = -1;
 

@@ -29,6 +29,22 @@ std::string fmt(const char *f, double v) {
   return buf;
 }
 
+/// "E" for a 1-d buffer, "[i, j, ...] (E)" otherwise.
+std::string elementText(const Buffer &b, int64_t flat) {
+  if (b.sizes.size() <= 1)
+    return std::to_string(flat);
+  std::vector<int64_t> idx(b.sizes.size());
+  int64_t rest = flat;
+  for (size_t d = b.sizes.size(); d-- > 0;) {
+    idx[d] = rest % b.sizes[d];
+    rest /= b.sizes[d];
+  }
+  std::string s = "[";
+  for (size_t d = 0; d < idx.size(); ++d)
+    s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + "] (" + std::to_string(flat) + ")";
+}
+
 /// Allocates every rank's buffers and the kernel's argument values.
 void allocate(World &world, const Binding &binding) {
   for (unsigned r = 0; r < world.worldSize; ++r)
@@ -112,7 +128,8 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     return 1;
   }
   ReferenceSpec spec;
-  if (!chooseReference(options.reference, desc, binding, spec, error)) {
+  if (!chooseReference(options.reference, desc, binding, worldSize, spec,
+                       error)) {
     diags.error(kernel.getNameRange(), "cannot simulate: " + error);
     return 1;
   }
@@ -147,13 +164,14 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     out << roleName(a.role) << " " << a.type.name() << "[";
     for (size_t k = 0; k < a.sizes.size(); ++k)
       out << (k ? "x" : "") << a.sizes[k];
-    out << "]" << (a.tableOf.empty() ? "" : " of " + a.tableOf) << "\n";
+    out << "]" << (a.tableOf.empty() ? "" : " of " + a.tableOf)
+        << (a.stackWritten ? ", stored into by every rank" : "") << "\n";
   }
   out.flush();
 
   Reporter reporter(out);
   unsigned mismatches = 0;
-  int64_t checkedLaunches = 0;
+  int64_t finishedLaunches = 0;
   double worstRel = 0, worstAbs = 0;
   uint64_t totalSteps = 0;
   bool anyDeadlock = false, anyFailure = false;
@@ -182,22 +200,30 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
             b->i = d.i;
           b->generation = call;
         } else {
-          if (b->isFloat())
-            std::fill(b->f.begin(), b->f.end(), std::nan(""));
-          else
-            std::fill(b->i.begin(), b->i.end(), wrapInt(b->type, kPoisonInt));
-          std::fill(b->written.begin(), b->written.end(), 0);
+          // Poison what this launch has not written yet: peers may already
+          // have stored their part of an all-gather's result into it.
+          int64_t poison = wrapInt(b->type, kPoisonInt);
+          for (int64_t e = 0; e < b->numel; ++e) {
+            if (b->writtenIn[e] == call)
+              continue;
+            if (b->isFloat())
+              b->f[e] = std::nan("");
+            else
+              b->i[e] = poison;
+            b->writtenIn[e] = -1;
+          }
         }
       }
     };
     auto onFinish = [&](World &wd, unsigned r, int64_t call) {
+      ++finishedLaunches;
       for (const ArgBinding &a : binding.args) {
         if (a.kind != ArgBinding::Kind::Tensor || a.role != Role::Output)
           continue;
         Buffer *b = wd.heap.lookup(r, a.name);
         bool checked = outputArg >= 0 && binding.args[outputArg].name == a.name;
-        ++checkedLaunches;
-        Check c = checkOutput(*b, checked ? refs[call] : std::vector<double>());
+        Check c = checkOutput(*b, checked ? refs[call] : std::vector<double>(),
+                              call, spec.bitwise);
         if (dumper && s == 0 && !dumper->writeOutput(*b, call, error))
           reporter.error("dump", error);
         worstRel = std::max(worstRel, c.relError);
@@ -211,19 +237,44 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
         if (c.unwritten)
           reporter.error("unwritten@" + head,
                          head + "has " + std::to_string(c.unwritten) + " of " +
-                             std::to_string(b->numel) +
-                             " element(s) the kernel never wrote");
-        if (checked && (c.relError > tolerance(b->type) ||
-                        (!b->isFloat() && c.maxAbsError > 0))) {
+                             std::to_string(b->numel) + " element(s) " +
+                             (a.stackWritten
+                                  ? "no rank had stored for this launch "
+                                    "when it finished"
+                                  : "the kernel never wrote") +
+                             " (first: element " +
+                             elementText(*b, c.firstUnwritten) + ")");
+        if (c.overwritten)
+          reporter.error(
+              "overwritten@" + head,
+              head + "has " + std::to_string(c.overwritten) + " of " +
+                  std::to_string(b->numel) +
+                  " element(s) already overwritten by launch " +
+                  std::to_string(c.overwrittenBy) + " (first: element " +
+                  elementText(*b, c.firstOverwritten) +
+                  "): a peer started its next launch and stored into this "
+                  "rank's buffer before this launch finished");
+        bool valuesWrong = spec.bitwise || !b->isFloat()
+                               ? c.mismatched > 0
+                               : c.relError > tolerance(b->type);
+        if (checked && valuesWrong) {
           int64_t k = c.worstIndex;
           double got = b->isFloat() ? b->f[k] : double(b->i[k]);
+          std::string rowNote;
+          if (spec.kind == "all-gather")
+            rowNote = " (row " + std::to_string(k / b->sizes.back()) +
+                      ": rank " + std::to_string(k / b->sizes.back()) +
+                      "'s '" + binding.args[spec.input].name + "')";
           reporter.error(
               "mismatch@" + head,
               head + "differs from the " + spec.kind + " reference: " +
-                  "relative error " + fmt("%.3g", c.relError) +
-                  " (tolerance " + fmt("%.0e", tolerance(b->type)) +
-                  "), worst element " + std::to_string(k) + ": got " +
-                  fmt("%.6g", got) + ", expected " +
+                  std::to_string(c.mismatched) + " of " +
+                  std::to_string(b->numel) +
+                  " element(s) differ, relative error " +
+                  fmt("%.3g", c.relError) + " (" +
+                  toleranceText(b->type, spec.bitwise) +
+                  "), worst element " + elementText(*b, k) + rowNote +
+                  ": got " + fmt("%.6g", got) + ", expected " +
                   fmt("%.6g", refs[call][k]));
         }
       }
@@ -249,18 +300,29 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
   double seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
                        .count();
+  bool anyOutput = false;
+  for (const ArgBinding &a : binding.args)
+    anyOutput |= a.kind == ArgBinding::Kind::Tensor && a.role == Role::Output;
   std::string verdict;
-  if (checkedLaunches == 0)
+  if (finishedLaunches == 0) {
     verdict = "no launch finished";
-  else if (spec.kind == "none")
-    verdict = "no reference (every output element written: " +
-              std::string(mismatches ? "no" : "yes") + ")";
-  else
-    verdict = spec.kind + " of '" + binding.args[spec.input].name + "' (" +
-              binding.args[spec.output].type.name() + ", tolerance " +
-              fmt("%.0e", tolerance(binding.args[spec.output].type)) +
+  } else if (spec.kind == "none") {
+    verdict = options.reference == "none"
+                  ? "not checked (--reference none"
+                  : "not checked (no reference fits this kernel";
+    if (anyOutput)
+      verdict += "; every output element written: " +
+                 std::string(mismatches ? "no" : "yes");
+    verdict += ")";
+  } else {
+    const ArgBinding &o = binding.args[spec.output];
+    verdict = spec.kind + " of '" + binding.args[spec.input].name + "'" +
+              (spec.kind == "all-gather" ? " into '" + o.name + "'" : "") +
+              " (" + o.type.name() + ", " +
+              toleranceText(o.type, spec.bitwise) +
               "): max relative error " + fmt("%.3g", worstRel) +
               ", max abs error " + fmt("%.3g", worstAbs);
+  }
   bool ok = reporter.getNumErrors() == 0 && mismatches == 0 && !anyDeadlock &&
             !anyFailure;
   out << "result: " << verdict << ": " << (ok ? "PASS" : "FAIL") << "\n";
