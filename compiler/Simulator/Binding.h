@@ -8,7 +8,11 @@
 //     output too: every rank writes it on every rank (an all-gather's
 //     result). It is poisoned before each launch, not filled with inputs;
 //     its sizes nothing else fixes are [world size, N] for a 2-d T, [N] for
-//     a 1-d one (N: --size N or the default); other ranks need --size;
+//     a 1-d one (N: --size N or the default); other ranks need --size.
+//     `--reference auto` checks it as an all-gather when the kernel has no
+//     torch.empty_like output, T is the only such tensor, T is 2-d with
+//     dimension 0 = world size, and exactly one 1-d input of T's dtype has
+//     T's dimension 1 as its size (the shard; Reference.h);
 //   - `X.peers` (of a symmetric tensor X) is a table of X's addresses;
 //   - a 1-d u64 tensor used as the table of hl.stacktensor_like(T, table)
 //     is a table of T's addresses on every rank;
