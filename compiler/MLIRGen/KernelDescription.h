@@ -49,8 +49,8 @@ struct GridExtent {
 struct Constraint {
   std::string param;
   unsigned dim = 0;
-  std::string op;                              ///< "==" or ">=".
-  std::variant<int64_t, std::string> value;    ///< or "num_tiles".
+  std::string op;                           ///< "==" or ">=".
+  std::variant<int64_t, std::string> value; ///< or "num_tiles".
 };
 
 struct Tunable {

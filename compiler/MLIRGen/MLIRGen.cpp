@@ -58,8 +58,8 @@ struct SemValue {
   Kind kind = Kind::None;
   int64_t intValue = 0;
   double floatValue = 0;
-  std::string text;   ///< String, Module path, DType name, Ref/param name.
-  mlir::Value value;  ///< Scalar, Ref, Stack, TileData.
+  std::string text;  ///< String, Module path, DType name, Ref/param name.
+  mlir::Value value; ///< Scalar, Ref, Stack, TileData.
   std::optional<ScalarOrigin> origin;
   // Tile loop variables.
   mlir::Value id, begin, end;
@@ -129,20 +129,16 @@ using Result = FailureOr<SemValue>;
 
 std::optional<std::string> canonicalDType(llvm::StringRef name) {
   static const std::pair<const char *, const char *> aliases[] = {
-      {"bfloat16", "bfloat16"}, {"bf16", "bfloat16"},
-      {"float16", "float16"},   {"half", "float16"},
-      {"f16", "float16"},       {"float32", "float32"},
-      {"float", "float32"},     {"f32", "float32"},
-      {"float64", "float64"},   {"double", "float64"},
-      {"f64", "float64"},       {"int8", "int8"},
-      {"i8", "int8"},           {"uint8", "uint8"},
-      {"u8", "uint8"},          {"int16", "int16"},
-      {"i16", "int16"},         {"int32", "int32"},
-      {"i32", "int32"},         {"int", "int64"},
-      {"uint32", "uint32"},     {"u32", "uint32"},
-      {"int64", "int64"},       {"i64", "int64"},
-      {"long", "int64"},        {"uint64", "uint64"},
-      {"u64", "uint64"},        {"bool", "bool"}};
+      {"bfloat16", "bfloat16"}, {"bf16", "bfloat16"}, {"float16", "float16"},
+      {"half", "float16"},      {"f16", "float16"},   {"float32", "float32"},
+      {"float", "float32"},     {"f32", "float32"},   {"float64", "float64"},
+      {"double", "float64"},    {"f64", "float64"},   {"int8", "int8"},
+      {"i8", "int8"},           {"uint8", "uint8"},   {"u8", "uint8"},
+      {"int16", "int16"},       {"i16", "int16"},     {"int32", "int32"},
+      {"i32", "int32"},         {"int", "int64"},     {"uint32", "uint32"},
+      {"u32", "uint32"},        {"int64", "int64"},   {"i64", "int64"},
+      {"long", "int64"},        {"uint64", "uint64"}, {"u64", "uint64"},
+      {"bool", "bool"}};
   for (auto [alias, canon] : aliases)
     if (name == alias)
       return std::string(canon);
@@ -170,10 +166,6 @@ Type dtypeToType(MLIRContext *ctx, llvm::StringRef dtype) {
   if (dtype == "bool")
     return b.getI1Type();
   return {};
-}
-
-bool isUnsignedDType(llvm::StringRef dtype) {
-  return dtype.starts_with("uint") || dtype == "bool";
 }
 
 //===----------------------------------------------------------------------===//
@@ -332,11 +324,10 @@ private:
     }
     int64_t threads = desc.numWarps * 32;
     if (n / threads > kMaxElementsPerThread)
-      return error(where, "a tile of " + std::to_string(n) +
-                              " elements puts " + std::to_string(n / threads) +
+      return error(where, "a tile of " + std::to_string(n) + " elements puts " +
+                              std::to_string(n / threads) +
                               " in each of the CTA's " +
-                              std::to_string(threads) +
-                              " threads (at most " +
+                              std::to_string(threads) + " threads (at most " +
                               std::to_string(kMaxElementsPerThread) +
                               "): raise num_warps or lower the block size");
     return success();
@@ -353,8 +344,7 @@ private:
                             llvm::StringRef name);
 };
 
-FailureOr<Value> Generator::toIndex(const SemValue &v,
-                                    const ast::Expr &where) {
+FailureOr<Value> Generator::toIndex(const SemValue &v, const ast::Expr &where) {
   mlir::Location l = loc(where);
   switch (v.kind) {
   case SemValue::Kind::Int:
@@ -367,14 +357,14 @@ FailureOr<Value> Generator::toIndex(const SemValue &v,
                                               builder.getIndexType(), v.value));
     break;
   case SemValue::Kind::Unbound:
-    return error(where.getRange(),
-                 "constexpr '" + v.text + "' has no value: pass -D " + v.text +
-                     "=VALUE");
+    return error(where.getRange(), "constexpr '" + v.text +
+                                       "' has no value: pass -D " + v.text +
+                                       "=VALUE");
   default:
     break;
   }
-  return error(where.getRange(), std::string("expected an integer, got ") +
-                                     kindName(v.kind));
+  return error(where.getRange(),
+               std::string("expected an integer, got ") + kindName(v.kind));
 }
 
 FailureOr<int64_t> Generator::toConstInt(const SemValue &v,
@@ -527,9 +517,8 @@ FailureOr<SemValue> Generator::defineValue(const std::string &name,
     v.text = t.drop_front().drop_back().str();
     return v;
   }
-  if (auto dtype = canonicalDType(t.starts_with("torch.")
-                                      ? t.drop_front(6)
-                                      : t)) {
+  if (auto dtype =
+          canonicalDType(t.starts_with("torch.") ? t.drop_front(6) : t)) {
     SemValue v = SemValue::ofKind(SemValue::Kind::DType);
     v.text = *dtype;
     return v;
@@ -585,9 +574,10 @@ LogicalResult Generator::buildSignature() {
   for (const auto &[name, sig] : options.signature)
     if (llvm::none_of(kernel.getParams(),
                       [&](const ast::Param &p) { return p.name == name; })) {
-      diags.error(kernel.getNameRange(),
-                  "--signature names '" + name + "', which is not a "
-                  "parameter of kernel '" + kernel.getName() + "'");
+      diags.error(kernel.getNameRange(), "--signature names '" + name +
+                                             "', which is not a "
+                                             "parameter of kernel '" +
+                                             kernel.getName() + "'");
       ok = false;
     }
   for (const ast::Param &p : kernel.getParams()) {
@@ -600,10 +590,9 @@ LogicalResult Generator::buildSignature() {
     pd.name = p.name;
     std::optional<std::string> annot =
         p.annotation ? ast::getDottedName(*p.annotation) : std::nullopt;
-    bool isConstexpr = annot && (*annot == "hl.constexpr" ||
-                                 *annot == "helion.constexpr" ||
-                                 *annot == "dslc.constexpr" ||
-                                 *annot == "constexpr");
+    bool isConstexpr =
+        annot && (*annot == "hl.constexpr" || *annot == "helion.constexpr" ||
+                  *annot == "dslc.constexpr" || *annot == "constexpr");
     auto sig = options.signature.find(p.name);
     if (isConstexpr) {
       pd.kind = ParamDescription::Kind::Constexpr;
@@ -623,7 +612,8 @@ LogicalResult Generator::buildSignature() {
       } else if (p.name == "world_size" && options.worldSize) {
         v = SemValue::integer(*options.worldSize);
       } else if (p.defaultValue) {
-        if (auto *lit = ast::dyn_cast<ast::IntLiteralExpr>(p.defaultValue.get()))
+        if (auto *lit =
+                ast::dyn_cast<ast::IntLiteralExpr>(p.defaultValue.get()))
           v = SemValue::integer(lit->getValue());
       }
       if (v.kind == SemValue::Kind::Int)
@@ -678,8 +668,8 @@ LogicalResult Generator::buildSignature() {
         if (base && (*base == "torch.Tensor" || *base == "Tensor") && tuple &&
             tuple->getElements().size() == 2) {
           auto dt = ast::getDottedName(*tuple->getElements()[0]);
-          auto *r = ast::dyn_cast<ast::IntLiteralExpr>(
-              tuple->getElements()[1].get());
+          auto *r =
+              ast::dyn_cast<ast::IntLiteralExpr>(tuple->getElements()[1].get());
           std::optional<std::string> canon;
           if (dt)
             canon = canonicalDType(llvm::StringRef(*dt).starts_with("torch.")
@@ -732,7 +722,8 @@ LogicalResult Generator::buildSignature() {
       continue;
     }
     pd.symmetric = symmetricParams.count(p.name) > 0;
-    argTypes.push_back(tile::RefType::get(&ctx, dtypeToType(&ctx, dtype), rank));
+    argTypes.push_back(
+        tile::RefType::get(&ctx, dtypeToType(&ctx, dtype), rank));
     argNames.push_back(p.name);
     refArgs.emplace_back(argTypes.size() - 1, p.name);
     refDTypes[p.name] = dtype;
@@ -745,8 +736,7 @@ LogicalResult Generator::buildSignature() {
   if (!ok)
     return failure();
 
-  builder.setInsertionPointToEnd(
-      cast<ModuleOp>(func->getParentOp()).getBody());
+  builder.setInsertionPointToEnd(cast<ModuleOp>(func->getParentOp()).getBody());
   func.setType(builder.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
   builder.setInsertionPointToStart(entry);
@@ -779,8 +769,7 @@ LogicalResult Generator::buildSignature() {
   if (desc.worldSize)
     for (const ParamDescription &pd : desc.params)
       if (pd.symmetric)
-        addConstraint(
-            {pd.name + ".peers", 0, "==", *desc.worldSize});
+        addConstraint({pd.name + ".peers", 0, "==", *desc.worldSize});
   return success();
 }
 
@@ -869,9 +858,8 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
                 (value->kind == SemValue::Kind::Tuple &&
                  llvm::all_of(value->elements, isOutput));
       if (!ok)
-        return error(v->getRange(),
-                     "a kernel returns the tensors it made with "
-                     "torch.empty_like (or nothing)");
+        return error(v->getRange(), "a kernel returns the tensors it made with "
+                                    "torch.empty_like (or nothing)");
     }
     returned = true;
     return success();
@@ -908,9 +896,10 @@ LogicalResult Generator::genAssign(const ast::Expr &target, SemValue value,
     if (name->getName() == "_")
       return success();
     if (value.kind == SemValue::Kind::Ref && !value.text.empty() &&
-        llvm::any_of(desc.outputs, [&](const OutputDescription &o) {
-          return o.name == value.text;
-        }) == false &&
+        llvm::any_of(desc.outputs,
+                     [&](const OutputDescription &o) {
+                       return o.name == value.text;
+                     }) == false &&
         value.text.find('.') == std::string::npos && lookup(value.text) &&
         lookup(value.text)->kind == SemValue::Kind::Ref) {
       // Aliasing a tensor keeps its name for metadata.
@@ -969,8 +958,8 @@ LogicalResult Generator::genStore(const ast::SubscriptExpr &target,
     return failure();
   mlir::Location l = loc(target);
   if (base->kind == SemValue::Kind::Ref) {
-    tile::StoreOp::create(builder, l, *tileValue, base->value,
-                          access->offsets, access->limits, access->dims);
+    tile::StoreOp::create(builder, l, *tileValue, base->value, access->offsets,
+                          access->limits, access->dims);
   } else {
     auto mode = options.multicast == MulticastMode::NVLS
                     ? comm::MulticastMode::nvls
@@ -1001,9 +990,9 @@ LogicalResult Generator::genFor(const ast::ForStmt &s) {
         if (failed(v))
           return failure();
         if (v->kind == SemValue::Kind::Unbound)
-          return error(a.value->getRange(),
-                       "constexpr '" + v->text +
-                           "' has no value: pass -D " + v->text + "=VALUE");
+          return error(a.value->getRange(), "constexpr '" + v->text +
+                                                "' has no value: pass -D " +
+                                                v->text + "=VALUE");
         args.push_back(*v);
       }
       if (args.empty() || args.size() > 3)
@@ -1050,8 +1039,8 @@ LogicalResult Generator::genFor(const ast::ForStmt &s) {
       SemValue ref = SemValue::ofKind(SemValue::Kind::Ref);
       ref.value = comm::PeerOp::create(
           builder, loc(iter),
-          tile::RefType::get(&ctx, 
-              cast<comm::StackType>(it->value.getType()).getElementType(),
+          tile::RefType::get(
+              &ctx, cast<comm::StackType>(it->value.getType()).getElementType(),
               cast<comm::StackType>(it->value.getType()).getRank()),
           it->value, indexConst(loc(iter), p));
       ref.text = it->text + "[" + std::to_string(p) + "]";
@@ -1113,8 +1102,7 @@ static void assignedNames(const ast::StmtList &body,
 }
 
 LogicalResult
-Generator::genRuntimeLoop(const ast::ForStmt &s, Value lb, Value ub,
-                          Value step,
+Generator::genRuntimeLoop(const ast::ForStmt &s, Value lb, Value ub, Value step,
                           const std::function<SemValue(Value)> &item) {
   // Values carried around the loop: names bound before it and assigned in
   // it, holding run-time values.
@@ -1149,8 +1137,8 @@ Generator::genRuntimeLoop(const ast::ForStmt &s, Value lb, Value ub,
     v.value = loop.getRegionIterArgs()[i];
     bind(name, v);
   }
-  LogicalResult body = genLoopBody(s, s.getTarget(),
-                                   item(loop.getInductionVar()));
+  LogicalResult body =
+      genLoopBody(s, s.getTarget(), item(loop.getInductionVar()));
   if (failed(body)) {
     scopes.pop_back();
     return failure();
@@ -1160,8 +1148,8 @@ Generator::genRuntimeLoop(const ast::ForStmt &s, Value lb, Value ub,
     SemValue *v = lookup(name);
     if (!v || v->value.getType() != inits[i].getType()) {
       scopes.pop_back();
-      return error(s.getRange(), "'" + name +
-                                     "' changes its type inside the loop");
+      return error(s.getRange(),
+                   "'" + name + "' changes its type inside the loop");
     }
     yields.push_back(v->value);
   }
@@ -1278,10 +1266,9 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
     mlir::Location tl = loc(*extents[d]);
     t.id = id;
     t.block = blocks[d];
-    t.begin = arith::MulIOp::create(builder, tl, id,
-                                    indexConst(tl, blocks[d]));
-    Value next = arith::AddIOp::create(builder, tl, t.begin,
-                                       indexConst(tl, blocks[d]));
+    t.begin = arith::MulIOp::create(builder, tl, id, indexConst(tl, blocks[d]));
+    Value next =
+        arith::AddIOp::create(builder, tl, t.begin, indexConst(tl, blocks[d]));
     t.end = arith::MinUIOp::create(builder, tl, next, extentIndex[d]);
     t.extentOrigin = extentValues[d].origin;
     if (isGrid) {
@@ -1393,9 +1380,9 @@ Result Generator::genExpr(const ast::Expr &e) {
     return genCompare(ast::cast<ast::CompareExpr>(e));
   case K::Tuple:
   case K::List: {
-    const ast::ExprList &els =
-        e.getKind() == K::Tuple ? ast::cast<ast::TupleExpr>(e).getElements()
-                                : ast::cast<ast::ListExpr>(e).getElements();
+    const ast::ExprList &els = e.getKind() == K::Tuple
+                                   ? ast::cast<ast::TupleExpr>(e).getElements()
+                                   : ast::cast<ast::ListExpr>(e).getElements();
     SemValue t = SemValue::ofKind(SemValue::Kind::Tuple);
     for (const ast::ExprPtr &el : els) {
       Result v = genExpr(*el);
@@ -1466,10 +1453,10 @@ Result Generator::genAttribute(const ast::AttributeExpr &e) {
   case SemValue::Kind::Stack: {
     if (name == "dtype") {
       SemValue v = SemValue::ofKind(SemValue::Kind::DType);
-      Type t = base->kind == SemValue::Kind::Ref
-                   ? cast<tile::RefType>(base->value.getType()).getElementType()
-                   : cast<comm::StackType>(base->value.getType())
-                         .getElementType();
+      Type t =
+          base->kind == SemValue::Kind::Ref
+              ? cast<tile::RefType>(base->value.getType()).getElementType()
+              : cast<comm::StackType>(base->value.getType()).getElementType();
       auto it = refDTypes.find(base->text);
       if (it != refDTypes.end())
         v.text = it->second;
@@ -1503,7 +1490,8 @@ Result Generator::genAttribute(const ast::AttributeExpr &e) {
         unsigned rank = cast<tile::RefType>(base->value.getType()).getRank();
         for (unsigned d = 0; d < rank; ++d) {
           SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
-          s.value = tile::DimOp::create(builder, l, builder.getIndexType(), base->value, uint64_t(d));
+          s.value = tile::DimOp::create(builder, l, builder.getIndexType(),
+                                        base->value, uint64_t(d));
           s.origin = ScalarOrigin{base->text, d};
           tuple.elements.push_back(s);
         }
@@ -1533,9 +1521,10 @@ Result Generator::genAttribute(const ast::AttributeExpr &e) {
       t.value = arith::AddIOp::create(builder, l, iota, splat);
       return t;
     } else {
-      return fail(e.getNameRange(),
-                  "tiles have .id, .begin, .end, .block_size and .index, not '" +
-                      name + "'");
+      return fail(
+          e.getNameRange(),
+          "tiles have .id, .begin, .end, .block_size and .index, not '" + name +
+              "'");
     }
     return v;
   }
@@ -1543,11 +1532,11 @@ Result Generator::genAttribute(const ast::AttributeExpr &e) {
     if (name == "dtype") {
       SemValue v = SemValue::ofKind(SemValue::Kind::DType);
       Type t = cast<RankedTensorType>(base->value.getType()).getElementType();
-      v.text = t.isBF16()   ? "bfloat16"
-               : t.isF16()  ? "float16"
-               : t.isF32()  ? "float32"
-               : t.isF64()  ? "float64"
-                            : "int" + std::to_string(t.getIntOrFloatBitWidth());
+      v.text = t.isBF16()  ? "bfloat16"
+               : t.isF16() ? "float16"
+               : t.isF32() ? "float32"
+               : t.isF64() ? "float64"
+                           : "int" + std::to_string(t.getIntOrFloatBitWidth());
       return v;
     }
     break;
@@ -1566,7 +1555,8 @@ Result Generator::genSizeCall(const ast::CallExpr &e, const SemValue &ref,
   unsigned rank = cast<tile::RefType>(ref.value.getType()).getRank();
   auto dimValue = [&](unsigned d) {
     SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
-    s.value = tile::DimOp::create(builder, l, builder.getIndexType(), ref.value, uint64_t(d));
+    s.value = tile::DimOp::create(builder, l, builder.getIndexType(), ref.value,
+                                  uint64_t(d));
     s.origin = ScalarOrigin{ref.text, d};
     return s;
   };
@@ -1587,8 +1577,9 @@ Result Generator::genSizeCall(const ast::CallExpr &e, const SemValue &ref,
   int64_t dd = *dim < 0 ? *dim + rank : *dim;
   if (dd < 0 || dd >= rank)
     return fail(e.getArgs()[0].value->getRange(),
-                "dimension " + std::to_string(*dim) + " is out of range for a " +
-                    std::to_string(rank) + "-d tensor");
+                "dimension " + std::to_string(*dim) +
+                    " is out of range for a " + std::to_string(rank) +
+                    "-d tensor");
   return dimValue(dd);
 }
 
@@ -1707,16 +1698,15 @@ Result Generator::genSpecialize(const ast::CallExpr &e) {
                     ") needs the value to compile for: pass -D " +
                     (varName.empty() ? dimKey : varName) + "=VALUE" +
                     (varName == "world_size" ? " or --world-size N" : ""));
-  auto value = defineValue(varName.empty() ? dimKey : varName, *text,
-                           e.getRange());
+  auto value =
+      defineValue(varName.empty() ? dimKey : varName, *text, e.getRange());
   if (failed(value))
     return failure();
   if (value->kind != SemValue::Kind::Int || value->intValue < 0)
     return fail(e.getRange(), "a specialized size must be a non-negative "
                               "integer, got '" +
                                   *text + "'");
-  addConstraint(
-      {v->origin->param, v->origin->dim, "==", value->intValue});
+  addConstraint({v->origin->param, v->origin->dim, "==", value->intValue});
   if (varName == "world_size")
     desc.worldSize = value->intValue;
   desc.constants[varName.empty() ? dimKey : varName] =
@@ -1770,9 +1760,8 @@ Result Generator::genRemoteTensors(const ast::CallExpr &e) {
   Result t = genExpr(*arg);
   if (failed(t))
     return failure();
-  SemValue *peers = t->kind == SemValue::Kind::Ref
-                        ? lookup(t->text + ".peers")
-                        : nullptr;
+  SemValue *peers =
+      t->kind == SemValue::Kind::Ref ? lookup(t->text + ".peers") : nullptr;
   if (!peers)
     return fail(arg->getRange(),
                 "get_remote_tensors takes a tensor parameter of the kernel");
@@ -1827,16 +1816,18 @@ Result Generator::genStackTensor(const ast::CallExpr &e) {
 Result Generator::genSignalWait(const ast::CallExpr &e, bool isSignal) {
   const char *fn = isSignal ? "hl.signal" : "hl.wait";
   static const std::set<std::string> signalKeys = {
-      "signal_pad", "index", "signal", "wait_for", "scope", "op", "sem",
-      "hasPreviousMemAccess", "as_ptrs"};
+      "signal_pad", "index", "signal", "wait_for",
+      "scope",      "op",    "sem",    "hasPreviousMemAccess",
+      "as_ptrs"};
   static const std::set<std::string> waitKeys = {
-      "signal_pad", "index", "signal", "update", "scope", "op", "sem",
-      "hasSubsequentMemAccess", "as_ptrs"};
+      "signal_pad", "index", "signal", "update",
+      "scope",      "op",    "sem",    "hasSubsequentMemAccess",
+      "as_ptrs"};
   for (const ast::Argument &a : e.getArgs())
     if (a.kind == ast::Argument::Kind::Keyword &&
         !(isSignal ? signalKeys : waitKeys).count(a.name))
-      return fail(a.range, std::string(fn) + " has no argument '" + a.name +
-                               "'");
+      return fail(a.range,
+                  std::string(fn) + " has no argument '" + a.name + "'");
   size_t positional = e.getNumPositional();
   if (positional > 3)
     return fail(e.getRange(), std::string(fn) +
@@ -1857,16 +1848,15 @@ Result Generator::genSignalWait(const ast::CallExpr &e, bool isSignal) {
   if (!isSignal && pad->kind == SemValue::Kind::Stack)
     return fail(padArg->getRange(),
                 "hl.wait waits on the local pad, not on a stack tensor");
-  Type element = pad->kind == SemValue::Kind::Ref
-                     ? cast<tile::RefType>(pad->value.getType()).getElementType()
-                     : cast<comm::StackType>(pad->value.getType())
-                           .getElementType();
+  Type element =
+      pad->kind == SemValue::Kind::Ref
+          ? cast<tile::RefType>(pad->value.getType()).getElementType()
+          : cast<comm::StackType>(pad->value.getType()).getElementType();
   unsigned rank = pad->kind == SemValue::Kind::Ref
                       ? cast<tile::RefType>(pad->value.getType()).getRank()
                       : cast<comm::StackType>(pad->value.getType()).getRank();
   if (!element.isInteger(32))
-    return fail(padArg->getRange(),
-                "a signal pad holds int32 or uint32 flags");
+    return fail(padArg->getRange(), "a signal pad holds int32 or uint32 flags");
 
   // The index: a list with one entry per pad dimension.
   std::vector<const ast::Expr *> idx;
@@ -1879,10 +1869,10 @@ Result Generator::genSignalWait(const ast::CallExpr &e, bool isSignal) {
   else
     idx.push_back(indexArg);
   if (idx.size() != rank)
-    return fail(indexArg->getRange(),
-                "the pad has " + std::to_string(rank) +
-                    " dimension(s) but the index has " +
-                    std::to_string(idx.size()) + " entries");
+    return fail(indexArg->getRange(), "the pad has " + std::to_string(rank) +
+                                          " dimension(s) but the index has " +
+                                          std::to_string(idx.size()) +
+                                          " entries");
   SmallVector<Value> indices;
   SmallVector<int64_t> extents;
   for (unsigned d = 0; d < rank; ++d) {
@@ -1910,9 +1900,9 @@ Result Generator::genSignalWait(const ast::CallExpr &e, bool isSignal) {
     extents.push_back(1);
   }
 
-  auto constKeyword = [&](const char *key,
-                          std::optional<int64_t> dflt,
-                          size_t position) -> FailureOr<std::optional<int64_t>> {
+  auto constKeyword =
+      [&](const char *key, std::optional<int64_t> dflt,
+          size_t position) -> FailureOr<std::optional<int64_t>> {
     const ast::Expr *x = argument(e, position, key);
     if (!x)
       return dflt;
@@ -1925,8 +1915,8 @@ Result Generator::genSignalWait(const ast::CallExpr &e, bool isSignal) {
     if (failed(c))
       return failure();
     if (*c < INT32_MIN || *c > UINT32_MAX)
-      return error(x->getRange(), std::string("'") + key +
-                                      "' must fit in 32 bits");
+      return error(x->getRange(),
+                   std::string("'") + key + "' must fit in 32 bits");
     return std::optional<int64_t>(*c);
   };
   auto stringKeyword = [&](const char *key,
@@ -1938,7 +1928,8 @@ Result Generator::genSignalWait(const ast::CallExpr &e, bool isSignal) {
     if (failed(v))
       return failure();
     if (v->kind != SemValue::Kind::String)
-      return error(x->getRange(), std::string("'") + key + "' must be a string");
+      return error(x->getRange(),
+                   std::string("'") + key + "' must be a string");
     return v->text;
   };
   auto boolKeyword = [&](const char *key) -> FailureOr<bool> {
@@ -1955,8 +1946,8 @@ Result Generator::genSignalWait(const ast::CallExpr &e, bool isSignal) {
   };
 
   auto signalValue = constKeyword("signal", 1, 2);
-  auto extra = constKeyword(isSignal ? "wait_for" : "update", std::nullopt,
-                            ~size_t(0));
+  auto extra =
+      constKeyword(isSignal ? "wait_for" : "update", std::nullopt, ~size_t(0));
   auto scope = stringKeyword("scope", "gpu");
   auto op = stringKeyword("op", "");
   auto sem = stringKeyword("sem", isSignal ? "release" : "acquire");
@@ -2005,27 +1996,26 @@ Result Generator::genSignalWait(const ast::CallExpr &e, bool isSignal) {
   }
 
   mlir::Location l = loc(e);
-  auto scopeAttr =
-      *scope == "sys" ? comm::MemScope::sys : comm::MemScope::gpu;
+  auto scopeAttr = *scope == "sys" ? comm::MemScope::sys : comm::MemScope::gpu;
   desc.spins |= !isSignal || extra->has_value();
   if (isSignal) {
     auto s = comm::SignalOp::create(
         builder, l, pad->value, indices, extents, **signalValue,
-        *extra ? builder.getI64IntegerAttr(**extra) : IntegerAttr(),
-        scopeAttr, *semantic, *memAccess);
+        *extra ? builder.getI64IntegerAttr(**extra) : IntegerAttr(), scopeAttr,
+        *semantic, *memAccess);
     (void)s;
   } else {
     auto w = comm::WaitOp::create(
         builder, l, pad->value, indices, extents, **signalValue,
-        *extra ? builder.getI64IntegerAttr(**extra) : IntegerAttr(),
-        scopeAttr, *semantic, *memAccess);
+        *extra ? builder.getI64IntegerAttr(**extra) : IntegerAttr(), scopeAttr,
+        *semantic, *memAccess);
     (void)w;
   }
   return SemValue::none();
 }
 
 FailureOr<RankedTensorType> Generator::tileShapeOf(const ast::Expr &list,
-                                                    Type elementType) {
+                                                   Type elementType) {
   std::vector<const ast::Expr *> dims;
   if (auto *l = ast::dyn_cast<ast::ListExpr>(&list))
     for (const ast::ExprPtr &x : l->getElements())
@@ -2104,9 +2094,9 @@ Result Generator::genZerosFull(const ast::CallExpr &e, bool full) {
   return t;
 }
 
-FailureOr<Generator::Access>
-Generator::accessOf(const SemValue &ref, unsigned rank,
-                    const ast::Expr &index) {
+FailureOr<Generator::Access> Generator::accessOf(const SemValue &ref,
+                                                 unsigned rank,
+                                                 const ast::Expr &index) {
   std::vector<const ast::Expr *> idx;
   if (auto *tuple = ast::dyn_cast<ast::TupleExpr>(&index))
     for (const ast::ExprPtr &x : tuple->getElements())
@@ -2116,8 +2106,7 @@ Generator::accessOf(const SemValue &ref, unsigned rank,
   if (idx.size() != rank)
     return error(index.getRange(), "a " + std::to_string(rank) +
                                        "-d tensor needs " +
-                                       std::to_string(rank) +
-                                       " indices, got " +
+                                       std::to_string(rank) + " indices, got " +
                                        std::to_string(idx.size()));
   Access a;
   mlir::Location l = loc(index);
@@ -2154,7 +2143,8 @@ Generator::accessOf(const SemValue &ref, unsigned rank,
   return a;
 }
 
-FailureOr<Value> Generator::castTile(Value v, Type elementType, mlir::Location l) {
+FailureOr<Value> Generator::castTile(Value v, Type elementType,
+                                     mlir::Location l) {
   auto type = cast<RankedTensorType>(v.getType());
   Type from = type.getElementType();
   if (from == elementType)
@@ -2193,8 +2183,8 @@ FailureOr<Value> Generator::coerceTile(SemValue v, RankedTensorType type,
                             et, v.kind == SemValue::Kind::Int ? v.intValue
                                                               : v.floatValue))
                       : TypedAttr(builder.getIntegerAttr(et, v.intValue));
-    return Value(arith::ConstantOp::create(builder, l,
-                                           DenseElementsAttr::get(type, a)));
+    return Value(
+        arith::ConstantOp::create(builder, l, DenseElementsAttr::get(type, a)));
   }
   return error(where.getRange(), std::string("cannot store ") +
                                      kindName(v.kind) + " into a tile");
@@ -2213,17 +2203,18 @@ Result Generator::genSubscript(const ast::SubscriptExpr &e) {
     if (failed(k))
       return failure();
     int64_t n = base->kind == SemValue::Kind::Tuple ? base->elements.size()
-                                                     : base->peers;
+                                                    : base->peers;
     if (*k < 0 || *k >= n)
-      return fail(e.getIndex().getRange(),
-                  "index " + std::to_string(*k) + " is out of range for " +
-                      std::to_string(n) + " elements");
+      return fail(e.getIndex().getRange(), "index " + std::to_string(*k) +
+                                               " is out of range for " +
+                                               std::to_string(n) + " elements");
     if (base->kind == SemValue::Kind::Tuple)
       return base->elements[*k];
     auto st = cast<comm::StackType>(base->value.getType());
     SemValue r = SemValue::ofKind(SemValue::Kind::Ref);
     r.value = comm::PeerOp::create(
-        builder, loc(e), tile::RefType::get(&ctx, st.getElementType(), st.getRank()),
+        builder, loc(e),
+        tile::RefType::get(&ctx, st.getElementType(), st.getRank()),
         base->value, indexConst(loc(e), *k));
     return r;
   }
@@ -2306,9 +2297,8 @@ Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
         return fail(where.getRange(), "tiles of different shapes");
       Type a = type.getElementType(), b = other.getElementType();
       if (a != b) {
-        Type wide = a.getIntOrFloatBitWidth() >= b.getIntOrFloatBitWidth()
-                        ? a
-                        : b;
+        Type wide =
+            a.getIntOrFloatBitWidth() >= b.getIntOrFloatBitWidth() ? a : b;
         if (isa<FloatType>(a) != isa<FloatType>(b))
           wide = isa<FloatType>(a) ? a : b;
         if (a.isBF16() && b.isF16())
@@ -2387,13 +2377,12 @@ Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
     return v;
   }
   // Run-time scalars (index arithmetic).
-  bool scalarish = (lhs.kind == SemValue::Kind::Scalar ||
-                    lhs.kind == SemValue::Kind::Int) &&
-                   (rhs.kind == SemValue::Kind::Scalar ||
-                    rhs.kind == SemValue::Kind::Int);
-  if (scalarish && isa<IndexType, IntegerType>(
-                       (lhs.kind == SemValue::Kind::Scalar ? lhs : rhs)
-                           .value.getType())) {
+  bool scalarish =
+      (lhs.kind == SemValue::Kind::Scalar || lhs.kind == SemValue::Kind::Int) &&
+      (rhs.kind == SemValue::Kind::Scalar || rhs.kind == SemValue::Kind::Int);
+  if (scalarish &&
+      isa<IndexType, IntegerType>(
+          (lhs.kind == SemValue::Kind::Scalar ? lhs : rhs).value.getType())) {
     auto a = toIndex(lhs, where), b = toIndex(rhs, where);
     if (failed(a) || failed(b))
       return failure();
@@ -2423,7 +2412,8 @@ Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
     v.value = r;
     return v;
   }
-  if (lhs.kind == SemValue::Kind::Unbound || rhs.kind == SemValue::Kind::Unbound) {
+  if (lhs.kind == SemValue::Kind::Unbound ||
+      rhs.kind == SemValue::Kind::Unbound) {
     const SemValue &u = lhs.kind == SemValue::Kind::Unbound ? lhs : rhs;
     return fail(where.getRange(), "constexpr '" + u.text +
                                       "' has no value: pass -D " + u.text +
@@ -2497,7 +2487,8 @@ Result Generator::genCompare(const ast::CompareExpr &e) {
       all &= op == CO::Is ? same : !same;
       continue;
     }
-    if (a->kind == SemValue::Kind::String && b->kind == SemValue::Kind::String &&
+    if (a->kind == SemValue::Kind::String &&
+        b->kind == SemValue::Kind::String &&
         (op == CO::Eq || op == CO::NotEq)) {
       all &= (a->text == b->text) == (op == CO::Eq);
       continue;
@@ -2572,7 +2563,8 @@ OwningOpRef<ModuleOp> Generator::run() {
     names.push_back(builder.getStringAttr(n));
   func->setAttr("tile.arg_names", builder.getArrayAttr(names));
   if (desc.worldSize)
-    func->setAttr(tile::kPeerCountAttr, builder.getI64IntegerAttr(*desc.worldSize));
+    func->setAttr(tile::kPeerCountAttr,
+                  builder.getI64IntegerAttr(*desc.worldSize));
   desc.tunables.push_back({"num_warps", desc.numWarps});
   for (const auto &[name, value] : options.defines)
     if (!usedDefines.count(name))
@@ -2597,11 +2589,12 @@ OwningOpRef<ModuleOp> Generator::run() {
 
 } // namespace
 
-OwningOpRef<ModuleOp>
-dslc::generateKernel(MLIRContext &context, const ast::Module &module,
-                     const ast::FunctionDef &kernel,
-                     const CompileOptions &options, dslc::DiagnosticEngine &diags,
-                     KernelDescription &description) {
+OwningOpRef<ModuleOp> dslc::generateKernel(MLIRContext &context,
+                                           const ast::Module &module,
+                                           const ast::FunctionDef &kernel,
+                                           const CompileOptions &options,
+                                           dslc::DiagnosticEngine &diags,
+                                           KernelDescription &description) {
   Generator gen(context, module, kernel, options, diags, description);
   return gen.run();
 }

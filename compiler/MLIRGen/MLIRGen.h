@@ -1,4 +1,5 @@
-//===- MLIRGen.h - AST of a kernel to the Tile and Comm dialects -*- C++ -*-===//
+//===- MLIRGen.h - AST of a kernel to the Tile and Comm dialects -*- C++
+//-*-===//
 
 #ifndef DSLC_COMPILER_MLIRGEN_MLIRGEN_H
 #define DSLC_COMPILER_MLIRGEN_MLIRGEN_H
