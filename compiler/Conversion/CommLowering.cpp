@@ -72,8 +72,8 @@ SmallVector<Value> slotCoords(OpBuilder &b, Location loc, ValueRange indices,
       continue;
     }
     Value e = lower::i64(b, loc, extents[d]);
-    coords[d] = arith::AddIOp::create(
-        b, loc, idx, arith::RemUIOp::create(b, loc, rest, e));
+    coords[d] = arith::AddIOp::create(b, loc, idx,
+                                      arith::RemUIOp::create(b, loc, rest, e));
     rest = arith::DivUIOp::create(b, loc, rest, e);
   }
   return coords;
@@ -87,8 +87,7 @@ void checkSlotBounds(OpBuilder &b, Location loc, Operation *op,
     Value outside =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, coord, size);
     scf::IfOp::create(b, loc, outside, [&](OpBuilder &b, Location loc) {
-      lower::SpinSite site{ErrorStatus::SlotOutOfBounds, linear, size,
-                           address};
+      lower::SpinSite site{ErrorStatus::SlotOutOfBounds, linear, size, address};
       lower::recordErrorAndTrap(b, loc, op, site, coord);
       scf::YieldOp::create(b, loc);
     });
@@ -96,10 +95,9 @@ void checkSlotBounds(OpBuilder &b, Location loc, Operation *op,
 }
 
 /// `for (w = tid; w < count; w += threads) body(w)`, w an i64.
-void forEachThreadItem(OpBuilder &b, Location loc, int64_t threads,
-                       Value count,
-                       const std::function<void(OpBuilder &, Location, Value)>
-                           &body) {
+void forEachThreadItem(
+    OpBuilder &b, Location loc, int64_t threads, Value count,
+    const std::function<void(OpBuilder &, Location, Value)> &body) {
   Value lb = lower::toIndex(b, loc, lower::threadId(b, loc));
   Value ub = lower::toIndex(b, loc, count);
   Value step = arith::ConstantIndexOp::create(b, loc, threads);
@@ -123,8 +121,9 @@ struct StackViewOpLowering : OpConversionPattern<comm::StackViewOp> {
   matchAndRewrite(comm::StackViewOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    SmallVector<Value> fields{lower::field(rewriter, loc, adaptor.getTable(), 0),
-                              lower::field(rewriter, loc, adaptor.getTable(), 1)};
+    SmallVector<Value> fields{
+        lower::field(rewriter, loc, adaptor.getTable(), 0),
+        lower::field(rewriter, loc, adaptor.getTable(), 1)};
     for (unsigned d = 0; d < op.getLike().getType().getRank(); ++d)
       fields.push_back(lower::field(rewriter, loc, adaptor.getLike(), 1 + d));
     Type type = getTypeConverter()->convertType(op.getResult().getType());
@@ -150,11 +149,8 @@ struct PeerOpLowering : OpConversionPattern<comm::PeerOp> {
   }
 };
 
-struct SignalOpLowering : OpConversionPattern<comm::SignalOp> {
-  SignalOpLowering(TileTypeConverter &converter, MLIRContext *ctx)
-      : OpConversionPattern(converter, ctx),
-        threads(converter.getKernelInfo().threads) {}
-  int64_t threads;
+struct SignalOpLowering : TilePattern<comm::SignalOp> {
+  using TilePattern::TilePattern;
 
   LogicalResult
   matchAndRewrite(comm::SignalOp op, OpAdaptor adaptor,
@@ -171,8 +167,8 @@ struct SignalOpLowering : OpConversionPattern<comm::SignalOp> {
     int64_t slots = boxSize(op.getExtents());
     Value peers = isStack ? lower::field(rewriter, loc, pad, 1)
                           : lower::i64(rewriter, loc, 1);
-    Value count =
-        arith::MulIOp::create(rewriter, loc, peers, lower::i64(rewriter, loc, slots));
+    Value count = arith::MulIOp::create(rewriter, loc, peers,
+                                        lower::i64(rewriter, loc, slots));
 
     if (op.getHasPreviousMemAccess())
       lower::ctaBarrier(rewriter, loc);
@@ -182,7 +178,7 @@ struct SignalOpLowering : OpConversionPattern<comm::SignalOp> {
     std::optional<int64_t> waitFor = op.getWaitFor();
     Operation *anchor = op;
     forEachThreadItem(
-        rewriter, loc, threads, count,
+        rewriter, loc, info.threads, count,
         [&](OpBuilder &b, Location loc, Value item) {
           Value slotsV = lower::i64(b, loc, slots);
           Value slot = arith::RemUIOp::create(b, loc, item, slotsV);
@@ -195,7 +191,8 @@ struct SignalOpLowering : OpConversionPattern<comm::SignalOp> {
               slotCoords(b, loc, adaptor.getIndices(), op.getExtents(), slot);
           Value linear = lower::linearIndex(b, loc, coords, sizes);
           Value flag = lower::elementPtr(b, loc, ptr, b.getI32Type(), linear);
-          Value address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), flag);
+          Value address =
+              LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), flag);
           checkSlotBounds(b, loc, anchor, coords, sizes, linear, address);
           Value newValue = lower::i32(b, loc, static_cast<int32_t>(value));
           if (!waitFor) {
@@ -216,7 +213,8 @@ struct SignalOpLowering : OpConversionPattern<comm::SignalOp> {
                     "=r,l,r,r", ValueRange{address, expected, newValue});
                 Value done = arith::CmpIOp::create(
                     b, loc, arith::CmpIPredicate::eq, old, expected);
-                Value seen = arith::ExtSIOp::create(b, loc, b.getI64Type(), old);
+                Value seen =
+                    arith::ExtSIOp::create(b, loc, b.getI64Type(), old);
                 return std::make_pair(done, seen);
               },
               site);
@@ -226,11 +224,8 @@ struct SignalOpLowering : OpConversionPattern<comm::SignalOp> {
   }
 };
 
-struct WaitOpLowering : OpConversionPattern<comm::WaitOp> {
-  WaitOpLowering(TileTypeConverter &converter, MLIRContext *ctx)
-      : OpConversionPattern(converter, ctx),
-        threads(converter.getKernelInfo().threads) {}
-  int64_t threads;
+struct WaitOpLowering : TilePattern<comm::WaitOp> {
+  using TilePattern::TilePattern;
 
   LogicalResult
   matchAndRewrite(comm::WaitOp op, OpAdaptor adaptor,
@@ -252,13 +247,14 @@ struct WaitOpLowering : OpConversionPattern<comm::WaitOp> {
     std::optional<int64_t> update = op.getUpdate();
     Operation *anchor = op;
     forEachThreadItem(
-        rewriter, loc, threads, lower::i64(rewriter, loc, slots),
+        rewriter, loc, info.threads, lower::i64(rewriter, loc, slots),
         [&](OpBuilder &b, Location loc, Value slot) {
           SmallVector<Value> coords =
               slotCoords(b, loc, adaptor.getIndices(), op.getExtents(), slot);
           Value linear = lower::linearIndex(b, loc, coords, sizes);
           Value flag = lower::elementPtr(b, loc, base, b.getI32Type(), linear);
-          Value address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), flag);
+          Value address =
+              LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), flag);
           checkSlotBounds(b, loc, anchor, coords, sizes, linear, address);
           Value expected = lower::i32(b, loc, static_cast<int32_t>(value));
           lower::SpinSite site{ErrorStatus::WaitTimeout, linear,
@@ -276,16 +272,15 @@ struct WaitOpLowering : OpConversionPattern<comm::WaitOp> {
                           ".global.cas.b32 $0, [$1], $2, $3;",
                       "=r,l,r,r", ValueRange{address, expected, newValue});
                 } else {
-                  seen = lower::asmValue(
-                      b, loc, b.getI32Type(),
-                      "ld" + loadSem + scope + ".global.b32 $0, [$1];", "=r,l",
-                      ValueRange{address});
+                  seen = lower::asmValue(b, loc, b.getI32Type(),
+                                         "ld" + loadSem + scope +
+                                             ".global.b32 $0, [$1];",
+                                         "=r,l", ValueRange{address});
                 }
                 Value done = arith::CmpIOp::create(
                     b, loc, arith::CmpIPredicate::eq, seen, expected);
-                return std::make_pair(
-                    done, Value(arith::ExtSIOp::create(b, loc, b.getI64Type(),
-                                                       seen)));
+                return std::make_pair(done, Value(arith::ExtSIOp::create(
+                                                b, loc, b.getI64Type(), seen)));
               },
               site);
         });
@@ -296,28 +291,11 @@ struct WaitOpLowering : OpConversionPattern<comm::WaitOp> {
   }
 };
 
-/// The access of a multicast op into the tensor of one peer.
-lower::TileAccess peerAccess(OpBuilder &b, Location loc, Value stack,
-                             Value ptr, ValueRange offsets, ValueRange limits,
-                             ArrayRef<int64_t> dims, RankedTensorType tile) {
-  lower::TileAccess a;
-  a.ptr = ptr;
-  for (unsigned d = 0; d < offsets.size(); ++d) {
-    a.sizes.push_back(lower::field(b, loc, stack, 2 + d));
-    a.offsets.push_back(lower::toI64(b, loc, offsets[d]));
-    a.limits.push_back(lower::toI64(b, loc, limits[d]));
-  }
-  a.dims = dims;
-  a.tileShape = tile.getShape();
-  a.elementType = tile.getElementType();
-  return a;
-}
-
 /// `for (p = 0; p < peers; ++p) body(p)`, p an i64, carrying `init`.
-ValueRange forEachPeer(
-    OpBuilder &b, Location loc, Value peers, ValueRange init,
-    const std::function<SmallVector<Value>(OpBuilder &, Location, Value,
-                                           ValueRange)> &body) {
+ValueRange
+forEachPeer(OpBuilder &b, Location loc, Value peers, ValueRange init,
+            const std::function<SmallVector<Value>(OpBuilder &, Location, Value,
+                                                   ValueRange)> &body) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   auto loop = scf::ForOp::create(
@@ -347,11 +325,8 @@ std::optional<std::string> multimemType(Type element) {
   return std::nullopt;
 }
 
-struct MulticastStoreOpLowering : OpConversionPattern<comm::MulticastStoreOp> {
-  MulticastStoreOpLowering(TileTypeConverter &converter, MLIRContext *ctx)
-      : OpConversionPattern(converter, ctx),
-        info(converter.getKernelInfo()) {}
-  KernelInfo info;
+struct MulticastStoreOpLowering : TilePattern<comm::MulticastStoreOp> {
+  using TilePattern::TilePattern;
 
   LogicalResult
   matchAndRewrite(comm::MulticastStoreOp op, OpAdaptor adaptor,
@@ -375,8 +350,8 @@ struct MulticastStoreOpLowering : OpConversionPattern<comm::MulticastStoreOp> {
       forEachPeer(
           b, loc, peers, {},
           [&](OpBuilder &b, Location loc, Value p, ValueRange) {
-            lower::TileAccess a = peerAccess(
-                b, loc, stack, peerAddress(b, loc, table, p),
+            lower::TileAccess a = lower::makeAccess(
+                b, loc, stack, /*firstSize=*/2, peerAddress(b, loc, table, p),
                 adaptor.getOffsets(), adaptor.getLimits(), op.getDims(), tile);
             lower::forEachPiece(
                 b, loc, info, a, [&](const lower::AccessPiece &piece) {
@@ -389,9 +364,8 @@ struct MulticastStoreOpLowering : OpConversionPattern<comm::MulticastStoreOp> {
                       arith::ConstantIntOp::create(b, loc, 1, 1));
                   scf::IfOp::create(b, loc, partial,
                                     [&](OpBuilder &b, Location loc) {
-                                      lower::storePiece(
-                                          b, loc, piece,
-                                          pieceOf(b, loc, piece));
+                                      lower::storePiece(b, loc, piece,
+                                                        pieceOf(b, loc, piece));
                                       scf::YieldOp::create(b, loc);
                                     });
                 });
@@ -410,9 +384,9 @@ struct MulticastStoreOpLowering : OpConversionPattern<comm::MulticastStoreOp> {
     // NVLS: one multimem.st per full 16-byte piece through the multicast
     // address; partial pieces (the masked tail) go peer by peer.
     Value mc = multicastAddress(rewriter, loc, stack);
-    lower::TileAccess a =
-        peerAccess(rewriter, loc, stack, mc, adaptor.getOffsets(),
-                   adaptor.getLimits(), op.getDims(), tile);
+    lower::TileAccess a = lower::makeAccess(
+        rewriter, loc, stack, /*firstSize=*/2, mc, adaptor.getOffsets(),
+        adaptor.getLimits(), op.getDims(), tile);
     Value anyPartial = arith::ConstantIntOp::create(rewriter, loc, 0, 1);
     lower::forEachPiece(
         rewriter, loc, info, a, [&](const lower::AccessPiece &piece) {
@@ -421,17 +395,15 @@ struct MulticastStoreOpLowering : OpConversionPattern<comm::MulticastStoreOp> {
               pieceOf(rewriter, loc, piece));
           scf::IfOp::create(
               rewriter, loc, piece.full, [&](OpBuilder &b, Location loc) {
-                SmallVector<Value> operands{
-                    LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
-                                             piece.base)};
+                SmallVector<Value> operands{LLVM::PtrToIntOp::create(
+                    b, loc, b.getI64Type(), piece.base)};
                 for (int64_t i = 0; i < 4; ++i)
                   operands.push_back(vector::ExtractOp::create(
                       b, loc, words, ArrayRef<int64_t>{i}));
-                lower::asmStatement(
-                    b, loc,
-                    "multimem.st.relaxed.sys.global.v4." + *type +
-                        " [$0], {$1, $2, $3, $4};",
-                    "l,r,r,r,r", operands);
+                lower::asmStatement(b, loc,
+                                    "multimem.st.relaxed.sys.global.v4." +
+                                        *type + " [$0], {$1, $2, $3, $4};",
+                                    "l,r,r,r,r", operands);
                 scf::YieldOp::create(b, loc);
               });
           Value partial = arith::XOrIOp::create(
@@ -450,12 +422,8 @@ struct MulticastStoreOpLowering : OpConversionPattern<comm::MulticastStoreOp> {
 };
 
 struct MulticastLoadReduceOpLowering
-    : OpConversionPattern<comm::MulticastLoadReduceOp> {
-  MulticastLoadReduceOpLowering(TileTypeConverter &converter,
-                                MLIRContext *ctx)
-      : OpConversionPattern(converter, ctx),
-        info(converter.getKernelInfo()) {}
-  KernelInfo info;
+    : TilePattern<comm::MulticastLoadReduceOp> {
+  using TilePattern::TilePattern;
 
   LogicalResult
   matchAndRewrite(comm::MulticastLoadReduceOp op, OpAdaptor adaptor,
@@ -463,8 +431,7 @@ struct MulticastLoadReduceOpLowering
     Location loc = op.getLoc();
     RankedTensorType tile = op.getResult().getType();
     Type element = tile.getElementType();
-    auto resultType =
-        cast<VectorType>(getTypeConverter()->convertType(tile));
+    auto resultType = cast<VectorType>(getTypeConverter()->convertType(tile));
     bool isFloat = isa<FloatType>(element);
     // 16-bit floats are summed in f32 and rounded once.
     Type accElement = isFloat && element.getIntOrFloatBitWidth() < 32
@@ -489,8 +456,8 @@ struct MulticastLoadReduceOpLowering
     auto widen = [&](OpBuilder &b, Location loc, Value v) -> Value {
       if (accElement == element)
         return v;
-      auto t = VectorType::get(cast<VectorType>(v.getType()).getShape(),
-                               accElement);
+      auto t =
+          VectorType::get(cast<VectorType>(v.getType()).getShape(), accElement);
       return arith::ExtFOp::create(b, loc, t, v);
     };
     auto type = multimemType(element);
@@ -503,13 +470,13 @@ struct MulticastLoadReduceOpLowering
           rewriter, loc, peers, init,
           [&](OpBuilder &b, Location loc, Value p, ValueRange carried) {
             Value sum = carried[0];
-            lower::TileAccess a = peerAccess(
-                b, loc, stack, peerAddress(b, loc, table, p),
+            lower::TileAccess a = lower::makeAccess(
+                b, loc, stack, /*firstSize=*/2, peerAddress(b, loc, table, p),
                 adaptor.getOffsets(), adaptor.getLimits(), op.getDims(), tile);
             lower::forEachPiece(
                 b, loc, info, a, [&](const lower::AccessPiece &piece) {
-                  Value v = widen(b, loc,
-                                  lower::loadPiece(b, loc, piece, zeroPiece));
+                  Value v =
+                      widen(b, loc, lower::loadPiece(b, loc, piece, zeroPiece));
                   Value old = vector::ExtractStridedSliceOp::create(
                       b, loc, sum, ArrayRef<int64_t>{piece.position},
                       ArrayRef<int64_t>{piece.vec}, ArrayRef<int64_t>{1});
@@ -523,9 +490,9 @@ struct MulticastLoadReduceOpLowering
       // NVLS: multimem.ld_reduce of full pieces through the multicast
       // address; the masked tail reads peer by peer.
       Value mc = multicastAddress(rewriter, loc, stack);
-      lower::TileAccess a =
-          peerAccess(rewriter, loc, stack, mc, adaptor.getOffsets(),
-                     adaptor.getLimits(), op.getDims(), tile);
+      lower::TileAccess a = lower::makeAccess(
+          rewriter, loc, stack, /*firstSize=*/2, mc, adaptor.getOffsets(),
+          adaptor.getLimits(), op.getDims(), tile);
       acc = init;
       lower::forEachPiece(
           rewriter, loc, info, a, [&](const lower::AccessPiece &piece) {
@@ -545,16 +512,15 @@ struct MulticastLoadReduceOpLowering
                           b, loc, b.getI64Type(), piece.base)});
                   Value w = LLVM::UndefOp::create(b, loc, words);
                   for (int64_t i = 0; i < 4; ++i)
-                    w = vector::InsertOp::create(
-                        b, loc, lower::field(b, loc, r, i), w,
-                        ArrayRef<int64_t>{i});
+                    w = vector::InsertOp::create(b, loc,
+                                                 lower::field(b, loc, r, i), w,
+                                                 ArrayRef<int64_t>{i});
                   Value v = LLVM::BitcastOp::create(b, loc, pieceType, w);
                   scf::YieldOp::create(b, loc, widen(b, loc, v));
                 },
                 [&](OpBuilder &b, Location loc) {
                   Value sum = forEachPeer(
-                      b, loc, peers,
-                      ValueRange{widen(b, loc, zeroPiece)},
+                      b, loc, peers, ValueRange{widen(b, loc, zeroPiece)},
                       [&](OpBuilder &b, Location loc, Value p,
                           ValueRange carried) {
                         lower::AccessPiece peerPiece = piece;
@@ -575,8 +541,7 @@ struct MulticastLoadReduceOpLowering
                         Value v = widen(
                             b, loc,
                             lower::loadPiece(b, loc, peerPiece, zeroPiece));
-                        return SmallVector<Value>{
-                            add(b, loc, carried[0], v)};
+                        return SmallVector<Value>{add(b, loc, carried[0], v)};
                       })[0];
                   scf::YieldOp::create(b, loc, sum);
                 });

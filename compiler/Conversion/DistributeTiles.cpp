@@ -71,7 +71,8 @@ static LogicalResult flattenSignature(func::FuncOp func) {
                        ref.getRank() == 1 && peerCount;
       for (unsigned d = 0; d < ref.getRank(); ++d) {
         if (peerTable) {
-          fields.push_back(arith::ConstantIntOp::create(b, loc, *peerCount, 64));
+          fields.push_back(
+              arith::ConstantIntOp::create(b, loc, *peerCount, 64));
           continue;
         }
         fields.push_back(addSlot(i64, name + ".size" + std::to_string(d)));
@@ -163,8 +164,7 @@ struct DistributeTilesPass
                              vector::VectorDialect, func::FuncDialect>();
       target.addIllegalDialect<tile::TileDialect, comm::CommDialect>();
       target.addLegalOp<UnrealizedConversionCastOp>();
-      target.addDynamicallyLegalDialect<arith::ArithDialect,
-                                        math::MathDialect>(
+      target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
           [](Operation *op) {
             return !hasTileType(op->getOperandTypes()) &&
                    !hasTileType(op->getResultTypes());

@@ -37,8 +37,8 @@ struct ElementwiseOpLowering : ConversionPattern {
       if (!dense.isSplat())
         return rewriter.notifyMatchFailure(
             op, "only splat tile constants can be distributed");
-      auto type = cast<ShapedType>(
-          getTypeConverter()->convertType(constant.getType()));
+      auto type =
+          cast<ShapedType>(getTypeConverter()->convertType(constant.getType()));
       rewriter.replaceOpWithNewOp<arith::ConstantOp>(
           op, DenseElementsAttr::get(type, dense.getSplatValue<Attribute>()));
       return success();

@@ -111,7 +111,9 @@ void asmStatement(OpBuilder &b, Location loc, StringRef asmString,
   buildAsm(b, loc, Type(), asmString, constraints, operands);
 }
 
-void ctaBarrier(OpBuilder &b, Location loc) { NVVM::Barrier0Op::create(b, loc); }
+void ctaBarrier(OpBuilder &b, Location loc) {
+  NVVM::Barrier0Op::create(b, loc);
+}
 
 HiddenArgs hiddenArgs(Operation *inKernel) {
   auto func = inKernel->getParentOfType<func::FuncOp>();
@@ -145,16 +147,16 @@ void recordErrorAndTrap(OpBuilder &b, Location loc, Operation *inKernel,
   Type i8 = b.getI8Type();
   Value record = hidden.error;
   Value null = LLVM::ZeroOp::create(b, loc, ptrType(ctx));
-  Value hasRecord = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne,
-                                         record, null);
+  Value hasRecord =
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, record, null);
   scf::IfOp::create(b, loc, hasRecord, [&](OpBuilder &b, Location loc) {
     // Claim the record: status 0 -> 0xffffffff (being filled).
     Value claimed = asmValue(
-        b, loc, b.getI32Type(), "atom.relaxed.sys.global.cas.b32 $0, [$1], 0, -1;",
-        "=r,l", ValueRange{LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
-                                                    record)});
-    Value won = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      claimed, i32(b, loc, 0));
+        b, loc, b.getI32Type(),
+        "atom.relaxed.sys.global.cas.b32 $0, [$1], 0, -1;", "=r,l",
+        ValueRange{LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), record)});
+    Value won = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, claimed,
+                                      i32(b, loc, 0));
     scf::IfOp::create(b, loc, won, [&](OpBuilder &b, Location loc) {
       auto store = [&](int64_t offset, Value v) {
         Value p = LLVM::GEPOp::create(b, loc, ptrType(ctx), i8, record,
@@ -193,8 +195,8 @@ void boundedSpin(
         auto [done, seen] = attempt(b, loc);
         Value pending = arith::XOrIOp::create(
             b, loc, done, arith::ConstantIntOp::create(b, loc, 1, 1));
-        Value bounded = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ne, hidden.timeoutNs, i64(b, loc, 0));
+        Value bounded = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                              hidden.timeoutNs, i64(b, loc, 0));
         Value check = arith::AndIOp::create(b, loc, pending, bounded);
         scf::IfOp::create(b, loc, check, [&](OpBuilder &b, Location loc) {
           Value now = NVVM::GlobalTimerOp::create(b, loc, b.getI64Type());

@@ -57,9 +57,8 @@ mlir::Value toIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i64v);
 mlir::Value field(mlir::OpBuilder &b, mlir::Location loc, mlir::Value s,
                   int64_t i);
 /// Address of element `index` (i64) of `elementType` at `base`.
-mlir::Value elementPtr(mlir::OpBuilder &b, mlir::Location loc,
-                       mlir::Value base, mlir::Type elementType,
-                       mlir::Value index);
+mlir::Value elementPtr(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
+                       mlir::Type elementType, mlir::Value index);
 /// Row-major linear index of `coords` (i64) in a tensor of `sizes` (i64).
 mlir::Value linearIndex(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::ValueRange coords, mlir::ValueRange sizes);
@@ -97,17 +96,25 @@ struct SpinSite {
 /// true. Its second result (i64) is the value seen, for the error record.
 /// When the kernel's timeout (ns of %globaltimer, 0 = none) passes first,
 /// the spin fills the error record at `site` and traps.
-void boundedSpin(
-    mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *inKernel,
-    const std::function<std::pair<mlir::Value, mlir::Value>(
-        mlir::OpBuilder &, mlir::Location)> &attempt,
-    const SpinSite &site);
+void boundedSpin(mlir::OpBuilder &b, mlir::Location loc,
+                 mlir::Operation *inKernel,
+                 const std::function<std::pair<mlir::Value, mlir::Value>(
+                     mlir::OpBuilder &, mlir::Location)> &attempt,
+                 const SpinSite &site);
 
 /// Fills the error record with `site` and `seen`, then traps.
 void recordErrorAndTrap(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Operation *inKernel, const SpinSite &site,
                         mlir::Value seen);
 } // namespace lower
+
+/// A conversion pattern that knows the kernel's thread layout.
+template <typename Op> struct TilePattern : mlir::OpConversionPattern<Op> {
+  TilePattern(TileTypeConverter &converter, mlir::MLIRContext *ctx)
+      : mlir::OpConversionPattern<Op>(converter, ctx),
+        info(converter.getKernelInfo()) {}
+  KernelInfo info;
+};
 
 /// Pattern sets, one per op family.
 void populateGridLoweringPatterns(TileTypeConverter &converter,
@@ -147,6 +154,14 @@ struct TileAccess {
   llvm::ArrayRef<int64_t> tileShape;
   mlir::Type elementType;
 };
+
+/// The access of a tile op into a converted ref or stack struct whose sizes
+/// start at field `firstSize` (1 for a ref, 2 for a stack), at address `ptr`.
+TileAccess makeAccess(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::Value refOrStack, unsigned firstSize,
+                      mlir::Value ptr, mlir::ValueRange offsets,
+                      mlir::ValueRange limits, llvm::ArrayRef<int64_t> dims,
+                      mlir::RankedTensorType tile);
 
 /// Calls `fn` for each piece of this thread's share of `access`.
 void forEachPiece(mlir::OpBuilder &b, mlir::Location loc,

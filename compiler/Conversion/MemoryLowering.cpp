@@ -69,9 +69,9 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
       rowValid = arith::AndIOp::create(b, loc, rowValid, ok);
     }
     for (int64_t c = 0; c < layout.chunks; ++c) {
-      Value start = arith::AddIOp::create(
-          b, loc, a.offsets[innerDim],
-          i64(b, loc, c * layout.threads * layout.vec));
+      Value start =
+          arith::AddIOp::create(b, loc, a.offsets[innerDim],
+                                i64(b, loc, c * layout.threads * layout.vec));
       start = arith::AddIOp::create(b, loc, start, tidOffset);
       coords[innerDim] = start;
       Value linear = linearIndex(b, loc, coords, a.sizes);
@@ -81,8 +81,8 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
       SmallVector<Value> lanes;
       for (int64_t v = 0; v < layout.vec; ++v) {
         Value idx = arith::AddIOp::create(b, loc, start, i64(b, loc, v));
-        Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                         idx, limits[innerDim]);
+        Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, idx,
+                                         limits[innerDim]);
         lanes.push_back(arith::AndIOp::create(b, loc, rowValid, ok));
       }
       auto maskType = VectorType::get({layout.vec}, b.getI1Type());
@@ -90,8 +90,8 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
 
       Value full = arith::ConstantIntOp::create(b, loc, 0, 1);
       if (contiguous) {
-        Value last = arith::AddIOp::create(b, loc, start,
-                                           i64(b, loc, layout.vec - 1));
+        Value last =
+            arith::AddIOp::create(b, loc, start, i64(b, loc, layout.vec - 1));
         Value inBounds = arith::CmpIOp::create(
             b, loc, arith::CmpIPredicate::ult, last, limits[innerDim]);
         Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), base);
@@ -138,8 +138,8 @@ Value loadPiece(OpBuilder &b, Location loc, const AccessPiece &piece,
               b, loc, ok,
               [&](OpBuilder &b, Location loc) {
                 Value p = elementAddress(b, loc, piece, elementType, v);
-                Value x = LLVM::LoadOp::create(b, loc, elementType, p,
-                                               elementBytes);
+                Value x =
+                    LLVM::LoadOp::create(b, loc, elementType, p, elementBytes);
                 scf::YieldOp::create(b, loc, x);
               },
               [&](OpBuilder &b, Location loc) {
@@ -183,21 +183,16 @@ void storePiece(OpBuilder &b, Location loc, const AccessPiece &piece,
       });
 }
 
-} // namespace dslc::lower
-
-namespace {
-
-/// Gathers what a tile access needs from a converted ref and the op.
-lower::TileAccess makeAccess(OpBuilder &b, Location loc, Value ref,
-                             unsigned rank, ValueRange offsets,
-                             ValueRange limits, ArrayRef<int64_t> dims,
-                             RankedTensorType tile) {
-  lower::TileAccess a;
-  a.ptr = lower::field(b, loc, ref, 0);
-  for (unsigned d = 0; d < rank; ++d) {
-    a.sizes.push_back(lower::field(b, loc, ref, 1 + d));
-    a.offsets.push_back(lower::toI64(b, loc, offsets[d]));
-    a.limits.push_back(lower::toI64(b, loc, limits[d]));
+TileAccess makeAccess(OpBuilder &b, Location loc, Value refOrStack,
+                      unsigned firstSize, Value ptr, ValueRange offsets,
+                      ValueRange limits, ArrayRef<int64_t> dims,
+                      RankedTensorType tile) {
+  TileAccess a;
+  a.ptr = ptr;
+  for (unsigned d = 0; d < offsets.size(); ++d) {
+    a.sizes.push_back(field(b, loc, refOrStack, firstSize + d));
+    a.offsets.push_back(toI64(b, loc, offsets[d]));
+    a.limits.push_back(toI64(b, loc, limits[d]));
   }
   a.dims = dims;
   a.tileShape = tile.getShape();
@@ -205,13 +200,9 @@ lower::TileAccess makeAccess(OpBuilder &b, Location loc, Value ref,
   return a;
 }
 
-template <typename Op>
-struct TilePattern : OpConversionPattern<Op> {
-  TilePattern(TileTypeConverter &converter, MLIRContext *ctx)
-      : OpConversionPattern<Op>(converter, ctx),
-        info(converter.getKernelInfo()) {}
-  KernelInfo info;
-};
+} // namespace dslc::lower
+
+namespace {
 
 struct LoadOpLowering : TilePattern<tile::LoadOp> {
   using TilePattern::TilePattern;
@@ -220,30 +211,28 @@ struct LoadOpLowering : TilePattern<tile::LoadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType tile = op.getResult().getType();
-    auto resultType =
-        cast<VectorType>(getTypeConverter()->convertType(tile));
+    auto resultType = cast<VectorType>(getTypeConverter()->convertType(tile));
     Type elementType = tile.getElementType();
     TypedAttr otherAttr = op.getOtherAttr();
     if (!otherAttr)
       otherAttr = rewriter.getZeroAttr(elementType);
-    auto pieceType = VectorType::get({info.layout(tile.getShape()).vec},
-                                     elementType);
+    auto pieceType =
+        VectorType::get({info.layout(tile.getShape()).vec}, elementType);
     Value other = arith::ConstantOp::create(
         rewriter, loc, DenseElementsAttr::get(pieceType, otherAttr));
     Value result = arith::ConstantOp::create(
         rewriter, loc, DenseElementsAttr::get(resultType, otherAttr));
-    lower::TileAccess access =
-        makeAccess(rewriter, loc, adaptor.getRef(),
-                   op.getRef().getType().getRank(), adaptor.getOffsets(),
-                   adaptor.getLimits(), op.getDims(), tile);
-    lower::forEachPiece(rewriter, loc, info, access,
-                        [&](const lower::AccessPiece &piece) {
-                          Value v = lower::loadPiece(rewriter, loc, piece, other);
-                          result = vector::InsertStridedSliceOp::create(
-                              rewriter, loc, v, result,
-                              ArrayRef<int64_t>{piece.position},
-                              ArrayRef<int64_t>{1});
-                        });
+    lower::TileAccess access = lower::makeAccess(
+        rewriter, loc, adaptor.getRef(), /*firstSize=*/1,
+        lower::field(rewriter, loc, adaptor.getRef(), 0), adaptor.getOffsets(),
+        adaptor.getLimits(), op.getDims(), tile);
+    lower::forEachPiece(
+        rewriter, loc, info, access, [&](const lower::AccessPiece &piece) {
+          Value v = lower::loadPiece(rewriter, loc, piece, other);
+          result = vector::InsertStridedSliceOp::create(
+              rewriter, loc, v, result, ArrayRef<int64_t>{piece.position},
+              ArrayRef<int64_t>{1});
+        });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -257,19 +246,17 @@ struct StoreOpLowering : TilePattern<tile::StoreOp> {
     Location loc = op.getLoc();
     RankedTensorType tile = op.getValue().getType();
     Value value = adaptor.getValue();
-    lower::TileAccess access =
-        makeAccess(rewriter, loc, adaptor.getRef(),
-                   op.getRef().getType().getRank(), adaptor.getOffsets(),
-                   adaptor.getLimits(), op.getDims(), tile);
-    lower::forEachPiece(rewriter, loc, info, access,
-                        [&](const lower::AccessPiece &piece) {
-                          Value v = vector::ExtractStridedSliceOp::create(
-                              rewriter, loc, value,
-                              ArrayRef<int64_t>{piece.position},
-                              ArrayRef<int64_t>{piece.vec},
-                              ArrayRef<int64_t>{1});
-                          lower::storePiece(rewriter, loc, piece, v);
-                        });
+    lower::TileAccess access = lower::makeAccess(
+        rewriter, loc, adaptor.getRef(), /*firstSize=*/1,
+        lower::field(rewriter, loc, adaptor.getRef(), 0), adaptor.getOffsets(),
+        adaptor.getLimits(), op.getDims(), tile);
+    lower::forEachPiece(
+        rewriter, loc, info, access, [&](const lower::AccessPiece &piece) {
+          Value v = vector::ExtractStridedSliceOp::create(
+              rewriter, loc, value, ArrayRef<int64_t>{piece.position},
+              ArrayRef<int64_t>{piece.vec}, ArrayRef<int64_t>{1});
+          lower::storePiece(rewriter, loc, piece, v);
+        });
     rewriter.eraseOp(op);
     return success();
   }
@@ -280,8 +267,8 @@ struct DimOpLowering : OpConversionPattern<tile::DimOp> {
   LogicalResult
   matchAndRewrite(tile::DimOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Value size = lower::field(rewriter, op.getLoc(), adaptor.getRef(),
-                              1 + op.getDim());
+    Value size =
+        lower::field(rewriter, op.getLoc(), adaptor.getRef(), 1 + op.getDim());
     rewriter.replaceOp(op, lower::toIndex(rewriter, op.getLoc(), size));
     return success();
   }
@@ -386,7 +373,7 @@ struct ReduceOpLowering : TilePattern<tile::ReduceOp> {
 void dslc::populateMemoryLoweringPatterns(TileTypeConverter &converter,
                                           RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<LoadOpLowering, StoreOpLowering, SplatOpLowering,
-               IotaOpLowering, ReduceOpLowering>(converter, ctx);
+  patterns.add<LoadOpLowering, StoreOpLowering, SplatOpLowering, IotaOpLowering,
+               ReduceOpLowering>(converter, ctx);
   patterns.add<DimOpLowering>(converter, ctx);
 }

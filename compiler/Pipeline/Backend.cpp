@@ -58,12 +58,12 @@ public:
             where.line = line;
             where.column = column;
           }
-          Severity severity = d.getSeverity() == mlir::DiagnosticSeverity::Error
-                                  ? Severity::Error
-                              : d.getSeverity() ==
-                                      mlir::DiagnosticSeverity::Warning
-                                  ? Severity::Warning
-                                  : Severity::Note;
+          Severity severity =
+              d.getSeverity() == mlir::DiagnosticSeverity::Error
+                  ? Severity::Error
+              : d.getSeverity() == mlir::DiagnosticSeverity::Warning
+                  ? Severity::Warning
+                  : Severity::Note;
           diags.report(SourceRange(where), severity, d.str());
           for (mlir::Diagnostic &note : d.getNotes()) {
             auto [nl, nc] = lineColumn(note.getLocation());
@@ -97,12 +97,10 @@ private:
 bool writeOutput(const std::string &path, llvm::StringRef bytes, bool binary,
                  DiagnosticEngine &diags) {
   std::error_code ec;
-  llvm::ToolOutputFile file(path, ec,
-                            binary ? llvm::sys::fs::OF_None
-                                   : llvm::sys::fs::OF_Text);
+  llvm::ToolOutputFile file(
+      path, ec, binary ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_Text);
   if (ec) {
-    diags.error(SourceRange(),
-                "cannot write '" + path + "': " + ec.message());
+    diags.error(SourceRange(), "cannot write '" + path + "': " + ec.message());
     return false;
   }
   file.os() << bytes;
@@ -140,11 +138,11 @@ int dslc::runBackend(const ast::Module &module, DiagnosticEngine &diags,
   }
 
   mlir::MLIRContext ctx;
-  ctx.loadDialect<tile::TileDialect, comm::CommDialect, mlir::arith::ArithDialect,
-                  mlir::func::FuncDialect, mlir::scf::SCFDialect,
-                  mlir::vector::VectorDialect, mlir::LLVM::LLVMDialect,
-                  mlir::NVVM::NVVMDialect, mlir::math::MathDialect,
-                  mlir::cf::ControlFlowDialect>();
+  ctx.loadDialect<tile::TileDialect, comm::CommDialect,
+                  mlir::arith::ArithDialect, mlir::func::FuncDialect,
+                  mlir::scf::SCFDialect, mlir::vector::VectorDialect,
+                  mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
+                  mlir::math::MathDialect, mlir::cf::ControlFlowDialect>();
   // Diagnostics point at the DSL source; the IR dump is for --emit=tile.
   ctx.printOpOnDiagnostic(false);
   DiagnosticBridge bridge(ctx, diags, module.getFileId());
@@ -239,9 +237,8 @@ int dslc::runBackend(const ast::Module &module, DiagnosticEngine &diags,
                                             : AssemblerRoute::Auto,
       /*verbose=*/false, error);
   if (!cubin) {
-    diags.error(kernel->getNameRange(),
-                "assembling the kernel for " + options.arch + " failed: " +
-                    error);
+    diags.error(kernel->getNameRange(), "assembling the kernel for " +
+                                            options.arch + " failed: " + error);
     return 1;
   }
   llvm::StringRef bytes(cubin->cubin.data(), cubin->cubin.size());

@@ -95,9 +95,9 @@ std::optional<CubinResult> viaNvJitLink(const std::string &ptx,
   }
   CubinResult result;
   result.route = "nvjitlink";
-  bool ok = api.addData(h, kInputPtx, ptx.data(), ptx.size(), "dslc.ptx") ==
-                0 &&
-            api.complete(h) == 0;
+  bool ok =
+      api.addData(h, kInputPtx, ptx.data(), ptx.size(), "dslc.ptx") == 0 &&
+      api.complete(h) == 0;
   if (!ok) {
     error = "nvJitLink could not assemble the PTX:\n" + readLog(api, h, true);
     api.destroy(&h);
@@ -117,7 +117,8 @@ std::optional<CubinResult> viaPtxas(const std::string &ptx,
                                     std::string &error) {
   std::string ptxas = findPtxas();
   if (ptxas.empty()) {
-    error = "ptxas not found (set DSLC_PTXAS or install CUDA at /usr/local/cuda)";
+    error =
+        "ptxas not found (set DSLC_PTXAS or install CUDA at /usr/local/cuda)";
     return std::nullopt;
   }
   llvm::SmallString<128> in, out, log;
@@ -141,8 +142,8 @@ std::optional<CubinResult> viaPtxas(const std::string &ptx,
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.str(),
                                                 log.str()};
   std::string execError;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0,
-                                     0, &execError);
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
+                                     &execError);
   CubinResult result;
   result.route = "ptxas";
   if (auto buf = llvm::MemoryBuffer::getFile(log))
@@ -177,10 +178,9 @@ std::string dslc::findPtxas() {
   return "";
 }
 
-std::optional<CubinResult> dslc::assembleCubin(const std::string &ptx,
-                                               const std::string &arch,
-                                               AssemblerRoute route, bool verbose,
-                                               std::string &error) {
+std::optional<CubinResult>
+dslc::assembleCubin(const std::string &ptx, const std::string &arch,
+                    AssemblerRoute route, bool verbose, std::string &error) {
   if (route == AssemblerRoute::Ptxas)
     return viaPtxas(ptx, arch, verbose, error);
   if (NvJitLink::get().loaded)

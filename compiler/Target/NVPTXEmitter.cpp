@@ -82,11 +82,10 @@ dslc::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::OptimizationLevel level = options.optLevel >= 3
-                                      ? llvm::OptimizationLevel::O3
-                                  : options.optLevel == 0
-                                      ? llvm::OptimizationLevel::O0
-                                      : llvm::OptimizationLevel::O2;
+  llvm::OptimizationLevel level =
+      options.optLevel >= 3   ? llvm::OptimizationLevel::O3
+      : options.optLevel == 0 ? llvm::OptimizationLevel::O0
+                              : llvm::OptimizationLevel::O2;
   llvm::ModulePassManager passes =
       options.optLevel == 0 ? builder.buildO0DefaultPipeline(level)
                             : builder.buildPerModuleDefaultPipeline(level);

@@ -17,7 +17,7 @@ class Module;
 namespace dslc {
 
 struct NVPTXOptions {
-  std::string arch = "sm_90";   ///< Target GPU (sm_90, sm_90a, ...).
+  std::string arch = "sm_90";       ///< Target GPU (sm_90, sm_90a, ...).
   std::string ptxVersion = "ptx84"; ///< PTX ISA feature (>= ptx83).
   unsigned optLevel = 3;
 };
@@ -31,9 +31,8 @@ std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
 
 /// Compiles LLVM IR to PTX assembly text. On failure returns an empty
 /// optional and sets `error`.
-std::optional<std::string> emitPTX(llvm::Module &module,
-                                   const NVPTXOptions &options,
-                                   std::string &error);
+std::optional<std::string>
+emitPTX(llvm::Module &module, const NVPTXOptions &options, std::string &error);
 
 } // namespace dslc
 

@@ -81,17 +81,17 @@ static LogicalResult verifySlotBox(Operation *op, unsigned rank,
                                    size_t numIndices,
                                    ArrayRef<int64_t> extents) {
   if (numIndices != rank)
-    return op->emitOpError() << "needs " << rank
-                             << " indices (one per dimension of the pad), got "
-                             << numIndices;
+    return op->emitOpError()
+           << "needs " << rank
+           << " indices (one per dimension of the pad), got " << numIndices;
   if (extents.size() != rank)
-    return op->emitOpError() << "needs " << rank
-                             << " extents (one per dimension of the pad), got "
-                             << extents.size();
+    return op->emitOpError()
+           << "needs " << rank
+           << " extents (one per dimension of the pad), got " << extents.size();
   for (auto [i, e] : llvm::enumerate(extents))
     if (e <= 0)
-      return op->emitOpError() << "extent of dimension " << i
-                               << " must be positive, got " << e;
+      return op->emitOpError()
+             << "extent of dimension " << i << " must be positive, got " << e;
   return success();
 }
 
@@ -171,11 +171,10 @@ LogicalResult WaitOp::verify() {
 static LogicalResult verifyPacket(Operation *op, int64_t packet,
                                   RankedTensorType tile) {
   if (packet != 8 && packet != 16)
-    return op->emitOpError() << "packet size must be 8 or 16 bytes, got "
-                             << packet;
+    return op->emitOpError()
+           << "packet size must be 8 or 16 bytes, got " << packet;
   if (!tile.hasStaticShape() || tile.getRank() != 1)
-    return op->emitOpError() << "packets carry a static 1-d tile, got "
-                             << tile;
+    return op->emitOpError() << "packets carry a static 1-d tile, got " << tile;
   Type element = tile.getElementType();
   if (!element.isIntOrFloat() || (element.getIntOrFloatBitWidth() != 16 &&
                                   element.getIntOrFloatBitWidth() != 32))
@@ -188,11 +187,10 @@ static LogicalResult verifyPacket(Operation *op, int64_t packet,
   int64_t payload = packet / 2;
   int64_t bytes = tile.getNumElements() * bits / 8;
   if (bytes % payload != 0)
-    return op->emitOpError() << "a tile of " << tile.getNumElements()
-                             << " elements (" << bytes
-                             << " bytes) does not fill whole " << packet
-                             << "-byte packets (" << payload
-                             << " data bytes each)";
+    return op->emitOpError()
+           << "a tile of " << tile.getNumElements() << " elements (" << bytes
+           << " bytes) does not fill whole " << packet << "-byte packets ("
+           << payload << " data bytes each)";
   return success();
 }
 
@@ -206,10 +204,9 @@ LogicalResult LLGetOp::verify() {
 
 LogicalResult MulticastStoreOp::verify() {
   StackType stack = getStack().getType();
-  return tile::verifyTileAccess(*this, "stack", stack.getElementType(),
-                                stack.getRank(), getValue().getType(),
-                                getOffsets().size(), getLimits().size(),
-                                getDims());
+  return tile::verifyTileAccess(
+      *this, "stack", stack.getElementType(), stack.getRank(),
+      getValue().getType(), getOffsets().size(), getLimits().size(), getDims());
 }
 
 LogicalResult MulticastLoadReduceOp::verify() {

@@ -38,9 +38,10 @@ void TileDialect::registerTypes() {
 // Types
 //===----------------------------------------------------------------------===//
 
-LogicalResult dslc::tile::verifyMemoryTensorType(
-    function_ref<InFlightDiagnostic()> emitError, StringRef typeName,
-    Type elementType, unsigned rank) {
+LogicalResult
+dslc::tile::verifyMemoryTensorType(function_ref<InFlightDiagnostic()> emitError,
+                                   StringRef typeName, Type elementType,
+                                   unsigned rank) {
   if (!elementType)
     return emitError() << typeName << " needs an element type";
   if (!elementType.isIntOrFloat())
@@ -68,37 +69,38 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   StringRef name = attr.getName().strref();
   if (name == kKernelAttr) {
     if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << name << "' must be a unit attribute, got "
-                             << attr.getValue();
+      return op->emitError()
+             << "'" << name << "' must be a unit attribute, got "
+             << attr.getValue();
     return success();
   }
   if (name == kNumWarpsAttr) {
     auto warps = dyn_cast<IntegerAttr>(attr.getValue());
     if (!warps || !isa<IntegerType>(warps.getType()))
-      return op->emitError() << "'" << name
-                             << "' must be an integer attribute, got "
-                             << attr.getValue();
+      return op->emitError()
+             << "'" << name << "' must be an integer attribute, got "
+             << attr.getValue();
     int64_t n = warps.getValue().getSExtValue();
     if (n < 1 || n > kMaxNumWarps)
-      return op->emitError() << "'" << name << "' must be between 1 and "
-                             << kMaxNumWarps << " (at most 1024 threads), got "
-                             << n;
+      return op->emitError()
+             << "'" << name << "' must be between 1 and " << kMaxNumWarps
+             << " (at most 1024 threads), got " << n;
     return success();
   }
   if (name == kArgNamesAttr) {
     auto names = dyn_cast<ArrayAttr>(attr.getValue());
     if (!names || !llvm::all_of(names, llvm::IsaPred<StringAttr>))
-      return op->emitError() << "'" << name
-                             << "' must be an array of strings, got "
-                             << attr.getValue();
+      return op->emitError()
+             << "'" << name << "' must be an array of strings, got "
+             << attr.getValue();
     return success();
   }
   if (name == kPeerCountAttr) {
     auto peers = dyn_cast<IntegerAttr>(attr.getValue());
     if (!peers || !isa<IntegerType>(peers.getType()))
-      return op->emitError() << "'" << name
-                             << "' must be an integer attribute, got "
-                             << attr.getValue();
+      return op->emitError()
+             << "'" << name << "' must be an integer attribute, got "
+             << attr.getValue();
     if (peers.getValue().getSExtValue() < 1)
       return op->emitError() << "'" << name << "' must be positive, got "
                              << peers.getValue().getSExtValue();
@@ -166,12 +168,11 @@ LogicalResult GridOp::verify() {
 /// rank `rank` in memory: one entry per tile dimension, strictly increasing,
 /// each in [0, rank).
 static LogicalResult verifyDims(Operation *op, unsigned rank,
-                                RankedTensorType tile,
-                                ArrayRef<int64_t> dims) {
+                                RankedTensorType tile, ArrayRef<int64_t> dims) {
   if (dims.size() != static_cast<size_t>(tile.getRank()))
-    return op->emitOpError() << "tile of rank " << tile.getRank() << " needs "
-                             << tile.getRank() << " entries in 'dims', got "
-                             << dims.size() << " " << listStr(dims);
+    return op->emitOpError()
+           << "tile of rank " << tile.getRank() << " needs " << tile.getRank()
+           << " entries in 'dims', got " << dims.size() << " " << listStr(dims);
   int64_t prev = -1;
   for (int64_t d : dims) {
     if (d <= prev || d >= static_cast<int64_t>(rank))
@@ -191,28 +192,28 @@ LogicalResult dslc::tile::verifyTileAccess(Operation *op, StringRef what,
   if (!tile.hasStaticShape())
     return op->emitOpError() << "tile shape must be static, got " << tile;
   if (numOffsets != rank)
-    return op->emitOpError() << "needs " << rank << " offsets (one per "
-                             << "dimension of the " << what << "), got "
-                             << numOffsets;
+    return op->emitOpError()
+           << "needs " << rank << " offsets (one per "
+           << "dimension of the " << what << "), got " << numOffsets;
   if (numLimits != rank)
-    return op->emitOpError() << "needs " << rank << " limits (one per "
-                             << "dimension of the " << what << "), got "
-                             << numLimits;
+    return op->emitOpError()
+           << "needs " << rank << " limits (one per "
+           << "dimension of the " << what << "), got " << numLimits;
   if (failed(verifyDims(op, rank, tile, dims)))
     return failure();
   if (tile.getElementType() != memElement)
-    return op->emitOpError() << "tile element type " << tile.getElementType()
-                             << " does not match the " << what
-                             << " element type " << memElement;
+    return op->emitOpError()
+           << "tile element type " << tile.getElementType()
+           << " does not match the " << what << " element type " << memElement;
   return success();
 }
 
 LogicalResult LoadOp::verify() {
   auto tile = getResult().getType();
   RefType ref = getRef().getType();
-  if (failed(verifyTileAccess(*this, "ref", ref.getElementType(),
-                              ref.getRank(), tile, getOffsets().size(),
-                              getLimits().size(), getDims())))
+  if (failed(verifyTileAccess(*this, "ref", ref.getElementType(), ref.getRank(),
+                              tile, getOffsets().size(), getLimits().size(),
+                              getDims())))
     return failure();
   if (TypedAttr other = getOtherAttr()) {
     if (!isa<IntegerAttr, FloatAttr>(other))
@@ -281,7 +282,6 @@ LogicalResult ReduceOp::verify() {
   auto expected = RankedTensorType::get(shape, input.getElementType());
   if (result != expected)
     return emitOpError() << "result must be " << expected << " (" << input
-                         << " without dimension " << dim << "), got "
-                         << result;
+                         << " without dimension " << dim << "), got " << result;
   return success();
 }
