@@ -155,8 +155,16 @@ struct DistributeTilesPass
         return signalPassFailure();
       }
       KernelInfo info = kernelInfo(func);
+      bool usesEpoch = false;
+      func.walk([&](comm::EpochOp) { usesEpoch = true; });
       if (failed(flattenSignature(func)))
         return signalPassFailure();
+      // A kernel that reads its launch counter advances it at its end.
+      if (usesEpoch)
+        func.walk([&](func::ReturnOp ret) {
+          OpBuilder b(ret);
+          lower::advanceEpoch(b, ret.getLoc(), ret);
+        });
 
       TileTypeConverter converter(ctx, info);
       ConversionTarget target(*ctx);
@@ -174,6 +182,7 @@ struct DistributeTilesPass
       populateMemoryLoweringPatterns(converter, patterns);
       populateElementwiseLoweringPatterns(converter, patterns);
       populateCommLoweringPatterns(converter, patterns);
+      populatePacketLoweringPatterns(converter, patterns);
       scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                            target);
       if (failed(applyPartialConversion(func, target, std::move(patterns))))

@@ -182,21 +182,21 @@ void recordErrorAndTrap(OpBuilder &b, Location loc, Operation *inKernel,
   LLVM::Trap::create(b, loc);
 }
 
-void boundedSpin(
-    OpBuilder &b, Location loc, Operation *inKernel,
-    const std::function<std::pair<Value, Value>(OpBuilder &, Location)>
-        &attempt,
+SmallVector<Value> boundedSpinWithValues(
+    OpBuilder &b, Location loc, Operation *inKernel, TypeRange types,
+    const std::function<std::tuple<Value, Value, SmallVector<Value>>(
+        OpBuilder &, Location)> &attempt,
     const SpinSite &site) {
   HiddenArgs hidden = hiddenArgs(inKernel);
   Value start = NVVM::GlobalTimerOp::create(b, loc, b.getI64Type());
   auto loop = scf::WhileOp::create(
-      b, loc, TypeRange{}, ValueRange{},
+      b, loc, types, ValueRange{},
       [&](OpBuilder &b, Location loc, ValueRange) {
-        auto [done, seen] = attempt(b, loc);
+        auto [done, seen, values] = attempt(b, loc);
         Value pending = arith::XOrIOp::create(
             b, loc, done, arith::ConstantIntOp::create(b, loc, 1, 1));
-        Value bounded = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                              hidden.timeoutNs, i64(b, loc, 0));
+        Value bounded = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ne, hidden.timeoutNs, i64(b, loc, 0));
         Value check = arith::AndIOp::create(b, loc, pending, bounded);
         scf::IfOp::create(b, loc, check, [&](OpBuilder &b, Location loc) {
           Value now = NVVM::GlobalTimerOp::create(b, loc, b.getI64Type());
@@ -209,12 +209,26 @@ void boundedSpin(
           });
           scf::YieldOp::create(b, loc);
         });
-        scf::ConditionOp::create(b, loc, pending, ValueRange{});
+        scf::ConditionOp::create(b, loc, pending, values);
       },
       [&](OpBuilder &b, Location loc, ValueRange) {
         scf::YieldOp::create(b, loc);
       });
-  (void)loop;
+  return SmallVector<Value>(loop.getResults());
+}
+
+void boundedSpin(
+    OpBuilder &b, Location loc, Operation *inKernel,
+    const std::function<std::pair<Value, Value>(OpBuilder &, Location)>
+        &attempt,
+    const SpinSite &site) {
+  boundedSpinWithValues(
+      b, loc, inKernel, TypeRange{},
+      [&](OpBuilder &b, Location loc) {
+        auto [done, seen] = attempt(b, loc);
+        return std::make_tuple(done, seen, SmallVector<Value>{});
+      },
+      site);
 }
 
 } // namespace dslc::lower

@@ -102,6 +102,24 @@ void boundedSpin(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::OpBuilder &, mlir::Location)> &attempt,
                  const SpinSite &site);
 
+/// The same, where `attempt` also produces `types` values (say, the words of
+/// a packet); the values of the successful attempt are returned.
+mlir::SmallVector<mlir::Value> boundedSpinWithValues(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *inKernel,
+    mlir::TypeRange types,
+    const std::function<std::tuple<mlir::Value, mlir::Value,
+                                   mlir::SmallVector<mlir::Value>>(
+        mlir::OpBuilder &, mlir::Location)> &attempt,
+    const SpinSite &site);
+
+/// The kernel's per-CTA launch counter: &state[blockIdx.x] (i32).
+mlir::Value epochCounter(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Operation *inKernel);
+/// After a bar.sync, thread 0 of the CTA advances its launch counter; the
+/// kernel ends with this when it reads comm.epoch.
+void advanceEpoch(mlir::OpBuilder &b, mlir::Location loc,
+                  mlir::Operation *inKernel);
+
 /// Fills the error record with `site` and `seen`, then traps.
 void recordErrorAndTrap(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Operation *inKernel, const SpinSite &site,
@@ -125,6 +143,8 @@ void populateElementwiseLoweringPatterns(TileTypeConverter &converter,
                                          mlir::RewritePatternSet &patterns);
 void populateCommLoweringPatterns(TileTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
+void populatePacketLoweringPatterns(TileTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns);
 
 } // namespace dslc
 

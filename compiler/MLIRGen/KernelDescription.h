@@ -64,6 +64,10 @@ struct KernelDescription {
   unsigned sourceLine = 0;
   int64_t numWarps = 4;
   bool spins = false;
+  /// Bytes of per-launch device state (per-CTA epochs), and the grid cap
+  /// that bounds them.
+  int64_t stateBytes = 0;
+  std::optional<int64_t> maxCtas;
   std::optional<int64_t> worldSize, rank;
   std::map<std::string, std::string> constants; ///< name -> JSON literal.
   std::vector<Tunable> tunables;

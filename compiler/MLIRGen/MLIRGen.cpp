@@ -293,6 +293,8 @@ private:
   Result genZerosFull(const ast::CallExpr &e, bool full);
   Result genSignalWait(const ast::CallExpr &e, bool isSignal);
   Result genStackTensor(const ast::CallExpr &e);
+  Result genEpoch(const ast::CallExpr &e);
+  Result genPacket(const ast::CallExpr &e, bool isPut);
   Result genRemoteTensors(const ast::CallExpr &e);
   Result genSpecialize(const ast::CallExpr &e);
   Result genEmptyLike(const ast::CallExpr &e);
@@ -1614,6 +1616,12 @@ Result Generator::genCall(const ast::CallExpr &e) {
     return genSignalWait(e, true);
   if (n == "hl.wait")
     return genSignalWait(e, false);
+  if (n == "hl.epoch")
+    return genEpoch(e);
+  if (n == "hl.ll_put")
+    return genPacket(e, /*isPut=*/true);
+  if (n == "hl.ll_get")
+    return genPacket(e, /*isPut=*/false);
   if (n == "hl.stacktensor_like" || n == "hl.multicast_like")
     return genStackTensor(e);
   if (n == "torch.ops.symm_mem.get_remote_tensors")
@@ -1811,6 +1819,125 @@ Result Generator::genStackTensor(const ast::CallExpr &e) {
       ptrs->value, like->value);
   v.text = like->text;
   return v;
+}
+
+/// Most CTAs a kernel with per-CTA epochs may be launched with; its state
+/// buffer holds one 32-bit counter per CTA.
+constexpr int64_t kMaxEpochCtas = 4096;
+
+Result Generator::genEpoch(const ast::CallExpr &e) {
+  if (!e.getArgs().empty())
+    return fail(e.getRange(), "hl.epoch takes no arguments");
+  if (!inGrid)
+    return fail(e.getRange(), "hl.epoch is per CTA: call it inside the "
+                              "kernel's tile loop");
+  desc.stateBytes = 4 * kMaxEpochCtas;
+  desc.maxCtas = kMaxEpochCtas;
+  SemValue v = SemValue::ofKind(SemValue::Kind::Scalar);
+  v.value = comm::EpochOp::create(builder, loc(e), builder.getI32Type());
+  return v;
+}
+
+Result Generator::genPacket(const ast::CallExpr &e, bool isPut) {
+  const char *fn = isPut ? "hl.ll_put" : "hl.ll_get";
+  // hl.ll_put(scratch, slot, value, flag, packet=16)
+  // hl.ll_get(scratch, slot, flag, shape, dtype=..., packet=16)
+  for (const ast::Argument &a : e.getArgs())
+    if (a.kind == ast::Argument::Kind::Keyword &&
+        !llvm::is_contained(
+            isPut ? std::vector<std::string>{"scratch", "slot", "value",
+                                             "flag", "packet"}
+                  : std::vector<std::string>{"scratch", "slot", "flag",
+                                             "shape", "dtype", "packet"},
+            a.name))
+      return fail(a.range, std::string(fn) + " has no argument '" + a.name +
+                               "'");
+  const ast::Expr *scratchArg = argument(e, 0, "scratch");
+  const ast::Expr *slotArg = argument(e, 1, "slot");
+  const ast::Expr *valueArg = isPut ? argument(e, 2, "value") : nullptr;
+  const ast::Expr *flagArg = argument(e, isPut ? 3 : 2, "flag");
+  const ast::Expr *shapeArg = isPut ? nullptr : argument(e, 3, "shape");
+  if (!scratchArg || !slotArg || !flagArg || (isPut && !valueArg) ||
+      (!isPut && !shapeArg))
+    return fail(e.getRange(),
+                std::string(fn) +
+                    (isPut ? " takes (scratch, slot, value, flag)"
+                           : " takes (scratch, slot, flag, shape)"));
+  Result scratch = genExpr(*scratchArg);
+  if (failed(scratch))
+    return failure();
+  if (scratch->kind != SemValue::Kind::Ref)
+    return fail(scratchArg->getRange(),
+                std::string("the scratch must be a tensor (a peer's, for "
+                            "hl.ll_put), got ") +
+                    kindName(scratch->kind));
+  Result slotValue = genExpr(*slotArg);
+  if (failed(slotValue))
+    return failure();
+  auto slot = toIndex(*slotValue, *slotArg);
+  if (failed(slot))
+    return failure();
+  Result flagValue = genExpr(*flagArg);
+  if (failed(flagValue))
+    return failure();
+  mlir::Location l = loc(e);
+  Value flag;
+  if (flagValue->kind == SemValue::Kind::Int) {
+    flag = arith::ConstantIntOp::create(builder, l, flagValue->intValue, 32);
+  } else if (flagValue->kind == SemValue::Kind::Scalar &&
+             isa<IntegerType, IndexType>(flagValue->value.getType())) {
+    flag = flagValue->value;
+    if (flag.getType().isIndex())
+      flag = arith::IndexCastOp::create(builder, l, builder.getI32Type(), flag);
+    else if (!flag.getType().isInteger(32))
+      flag = arith::TruncIOp::create(builder, l, builder.getI32Type(), flag);
+  } else {
+    return fail(flagArg->getRange(),
+                std::string("the flag must be an integer (hl.epoch()), got ") +
+                    kindName(flagValue->kind));
+  }
+  int64_t packet = 16;
+  if (const ast::Expr *p = keyword(e, "packet")) {
+    Result pv = genExpr(*p);
+    if (failed(pv))
+      return failure();
+    auto c = toConstInt(*pv, *p, "the packet size");
+    if (failed(c))
+      return failure();
+    if (*c != 8 && *c != 16)
+      return fail(p->getRange(), "the packet size must be 8 or 16 bytes, got " +
+                                     std::to_string(*c));
+    packet = *c;
+  }
+  desc.spins |= !isPut;
+  if (isPut) {
+    Result value = genExpr(*valueArg);
+    if (failed(value))
+      return failure();
+    if (value->kind != SemValue::Kind::TileData)
+      return fail(valueArg->getRange(),
+                  std::string("hl.ll_put sends a tile value, got ") +
+                      kindName(value->kind));
+    comm::LLPutOp::create(builder, l, value->value, scratch->value, *slot, flag,
+                          uint64_t(packet));
+    return SemValue::none();
+  }
+  std::string dtype = "float32";
+  if (const ast::Expr *dt = keyword(e, "dtype")) {
+    Result d = genExpr(*dt);
+    if (failed(d))
+      return failure();
+    if (d->kind != SemValue::Kind::DType)
+      return fail(dt->getRange(), "dtype must be a torch dtype");
+    dtype = d->text;
+  }
+  auto type = tileShapeOf(*shapeArg, dtypeToType(&ctx, dtype));
+  if (failed(type))
+    return failure();
+  SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
+  t.value = comm::LLGetOp::create(builder, l, *type, scratch->value, *slot,
+                                  flag, uint64_t(packet));
+  return t;
 }
 
 Result Generator::genSignalWait(const ast::CallExpr &e, bool isSignal) {

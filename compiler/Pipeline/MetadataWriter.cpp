@@ -24,7 +24,7 @@ void dslc::writeMetadata(llvm::raw_ostream &os, const KernelDescription &desc,
     j.attribute("threads_per_cta", desc.numWarps * 32);
     j.attribute("shared_bytes", 0);
     j.attribute("spins", desc.spins);
-    j.attribute("state_bytes", 0);
+    j.attribute("state_bytes", desc.stateBytes);
     j.attribute("multicast", facts.multicast);
     if (facts.defaultTimeoutMs)
       j.attribute("default_timeout_ms", int64_t(*facts.defaultTimeoutMs));
@@ -51,6 +51,8 @@ void dslc::writeMetadata(llvm::raw_ostream &os, const KernelDescription &desc,
         });
     });
     j.attributeObject("grid", [&] {
+      if (desc.maxCtas)
+        j.attribute("max_ctas", *desc.maxCtas);
       j.attributeArray("tiles", [&] {
         for (const GridExtent &g : desc.grid)
           j.object([&] {

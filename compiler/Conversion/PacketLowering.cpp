@@ -1,0 +1,299 @@
+//===- PacketLowering.cpp - LL packets and the per-CTA epoch to PTX ------===//
+//
+// LL packets carry data and a flag in one store, so a reader that sees the
+// flag sees the data: no fence, no barrier (NCCL's LL protocols).
+//   LL16: st.volatile.global.v4.b32 {d0, flag, d1, flag}   8 data bytes
+//   LL8:  st.volatile.global.v2.b32 {d0, flag}             4 data bytes
+// A thread's piece of the tile (TileLayout.h) becomes D / payload packets;
+// packet k of the tile lives at scratch + (slot + k) * packet bytes. The
+// reader polls its packets with ld.volatile.global until every flag word
+// equals the flag, bounded by the kernel's timeout like a wait.
+//
+// comm.epoch is a per-CTA launch counter in the kernel's state buffer
+// (state[blockIdx.x], 4 bytes): this launch's value is the stored one plus
+// one; the CTA's thread 0 stores it back after a final bar.sync.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Conversion/LoweringUtils.h"
+
+#include "dialects/Comm/CommDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace dslc;
+
+namespace {
+
+/// How a tile maps onto packets for one thread.
+struct PacketPlan {
+  TileLayout layout;
+  int64_t packetBytes;  ///< 8 or 16.
+  int64_t payload;      ///< Data bytes per packet (half the packet).
+  int64_t pieceBytes;   ///< Data bytes of one piece.
+  int64_t perPiece;     ///< Packets per piece.
+  unsigned elementBytes;
+};
+
+FailureOr<PacketPlan> planPackets(Operation *op, const KernelInfo &info,
+                                  RankedTensorType tile, int64_t packet) {
+  PacketPlan plan;
+  plan.layout = info.layout(tile.getShape());
+  plan.packetBytes = packet;
+  plan.payload = packet / 2;
+  plan.elementBytes = tile.getElementType().getIntOrFloatBitWidth() / 8;
+  plan.pieceBytes = plan.layout.vec * plan.elementBytes;
+  if (plan.pieceBytes % plan.payload != 0)
+    return op->emitOpError()
+           << "a thread's piece of this tile holds " << plan.pieceBytes
+           << " bytes, not a whole number of " << plan.payload
+           << "-byte packet payloads; use a larger tile";
+  plan.perPiece = plan.pieceBytes / plan.payload;
+  return plan;
+}
+
+/// First tile element of piece `c` of this thread, and whether it is inside
+/// the tile (threads past a small tile hold nothing).
+std::pair<Value, Value> pieceStart(OpBuilder &b, Location loc,
+                                   const PacketPlan &plan, int64_t c) {
+  const TileLayout &l = plan.layout;
+  Value tid = lower::threadId(b, loc);
+  Value start = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, tid, lower::i64(b, loc, l.vec)),
+      lower::i64(b, loc, c * l.threads * l.vec));
+  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                       start, lower::i64(b, loc, l.inner));
+  return {start, inside};
+}
+
+/// Address (i64) of packet `slot + index` of `scratch`.
+Value packetAddress(OpBuilder &b, Location loc, Value scratchPtr, Value slot,
+                    Value index, int64_t packetBytes) {
+  Value packet = arith::AddIOp::create(b, loc, slot, index);
+  Value offset =
+      arith::MulIOp::create(b, loc, packet, lower::i64(b, loc, packetBytes));
+  Value base = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), scratchPtr);
+  return arith::AddIOp::create(b, loc, base, offset);
+}
+
+struct LLPutOpLowering : TilePattern<comm::LLPutOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult
+  matchAndRewrite(comm::LLPutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType tile = op.getValue().getType();
+    auto plan = planPackets(op, info, tile, op.getPacket());
+    if (failed(plan))
+      return failure();
+    Value scratch = lower::field(rewriter, loc, adaptor.getScratch(), 0);
+    Value slot = lower::toI64(rewriter, loc, adaptor.getSlot());
+    Value flag = adaptor.getFlag();
+    Value value = adaptor.getValue();
+    auto words = VectorType::get({plan->pieceBytes / 4}, rewriter.getI32Type());
+    for (int64_t c = 0; c < plan->layout.chunks; ++c) {
+      auto [start, inside] = pieceStart(rewriter, loc, *plan, c);
+      scf::IfOp::create(rewriter, loc, inside, [&](OpBuilder &b, Location loc) {
+        Value piece = vector::ExtractStridedSliceOp::create(
+            b, loc, value,
+            ArrayRef<int64_t>{plan->layout.position(0, c, 0)},
+            ArrayRef<int64_t>{plan->layout.vec}, ArrayRef<int64_t>{1});
+        Value w = LLVM::BitcastOp::create(b, loc, words, piece);
+        Value first = arith::DivUIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, start,
+                                  lower::i64(b, loc, plan->elementBytes)),
+            lower::i64(b, loc, plan->payload));
+        int64_t wordsPerPacket = plan->payload / 4;
+        for (int64_t k = 0; k < plan->perPiece; ++k) {
+          Value address =
+              packetAddress(b, loc, scratch, slot,
+                            arith::AddIOp::create(b, loc, first,
+                                                  lower::i64(b, loc, k)),
+                            plan->packetBytes);
+          SmallVector<Value> operands{address};
+          for (int64_t j = 0; j < wordsPerPacket; ++j) {
+            operands.push_back(vector::ExtractOp::create(
+                b, loc, w, ArrayRef<int64_t>{k * wordsPerPacket + j}));
+            operands.push_back(flag);
+          }
+          if (plan->packetBytes == 16)
+            lower::asmStatement(
+                b, loc, "st.volatile.global.v4.b32 [$0], {$1, $2, $3, $4};",
+                "l,r,r,r,r", operands);
+          else
+            lower::asmStatement(b, loc,
+                                "st.volatile.global.v2.b32 [$0], {$1, $2};",
+                                "l,r,r", operands);
+        }
+        scf::YieldOp::create(b, loc);
+      });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LLGetOpLowering : TilePattern<comm::LLGetOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult
+  matchAndRewrite(comm::LLGetOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType tile = op.getResult().getType();
+    auto plan = planPackets(op, info, tile, op.getPacket());
+    if (failed(plan))
+      return failure();
+    auto resultType =
+        cast<VectorType>(getTypeConverter()->convertType(tile));
+    Type element = tile.getElementType();
+    Value scratch = lower::field(rewriter, loc, adaptor.getScratch(), 0);
+    Value slot = lower::toI64(rewriter, loc, adaptor.getSlot());
+    Value flag = adaptor.getFlag();
+    Type i32 = rewriter.getI32Type();
+    auto pieceType = VectorType::get({plan->layout.vec}, element);
+    auto words = VectorType::get({plan->pieceBytes / 4}, i32);
+    int64_t wordsPerPacket = plan->payload / 4;
+    Value result = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(resultType, rewriter.getZeroAttr(element)));
+    Operation *anchor = op;
+    for (int64_t c = 0; c < plan->layout.chunks; ++c) {
+      auto [start, inside] = pieceStart(rewriter, loc, *plan, c);
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, inside,
+          [&](OpBuilder &b, Location loc) {
+            Value first = arith::DivUIOp::create(
+                b, loc,
+                arith::MulIOp::create(b, loc, start,
+                                      lower::i64(b, loc, plan->elementBytes)),
+                lower::i64(b, loc, plan->payload));
+            Value w = LLVM::UndefOp::create(b, loc, words);
+            for (int64_t k = 0; k < plan->perPiece; ++k) {
+              Value packet =
+                  arith::AddIOp::create(b, loc, first, lower::i64(b, loc, k));
+              Value address = packetAddress(b, loc, scratch, slot, packet,
+                                            plan->packetBytes);
+              // Poll until every flag word of the packet holds the flag;
+              // the spin returns the words of the successful load.
+              Type fields =
+                  plan->packetBytes == 16
+                      ? LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                         {i32, i32, i32, i32})
+                      : LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                         {i32, i32});
+              lower::SpinSite site{
+                  ErrorStatus::PacketTimeout,
+                  arith::AddIOp::create(b, loc, slot, packet),
+                  arith::ExtSIOp::create(b, loc, b.getI64Type(), flag),
+                  address};
+              Value got = lower::boundedSpinWithValues(
+                  b, loc, anchor, TypeRange{fields},
+                  [&](OpBuilder &b, Location loc) {
+                    Value got =
+                        plan->packetBytes == 16
+                            ? lower::asmValue(
+                                  b, loc, fields,
+                                  "ld.volatile.global.v4.b32 {$0, $1, $2, "
+                                  "$3}, [$4];",
+                                  "=r,=r,=r,=r,l", ValueRange{address})
+                            : lower::asmValue(
+                                  b, loc, fields,
+                                  "ld.volatile.global.v2.b32 {$0, $1}, [$2];",
+                                  "=r,=r,l", ValueRange{address});
+                    Value done = arith::ConstantIntOp::create(b, loc, 1, 1);
+                    Value seen;
+                    for (int64_t j = 0; j < wordsPerPacket; ++j) {
+                      Value f = lower::field(b, loc, got, 2 * j + 1);
+                      if (!seen)
+                        seen = f;
+                      done = arith::AndIOp::create(
+                          b, loc, done,
+                          arith::CmpIOp::create(
+                              b, loc, arith::CmpIPredicate::eq, f, flag));
+                    }
+                    return std::make_tuple(
+                        done,
+                        Value(arith::ExtSIOp::create(b, loc, b.getI64Type(),
+                                                     seen)),
+                        SmallVector<Value>{got});
+                  },
+                  site)[0];
+              for (int64_t j = 0; j < wordsPerPacket; ++j)
+                w = vector::InsertOp::create(
+                    b, loc, lower::field(b, loc, got, 2 * j), w,
+                    ArrayRef<int64_t>{k * wordsPerPacket + j});
+            }
+            scf::YieldOp::create(b, loc,
+                                 Value(LLVM::BitcastOp::create(
+                                     b, loc, pieceType, w)));
+          },
+          [&](OpBuilder &b, Location loc) {
+            Value zero = arith::ConstantOp::create(
+                b, loc,
+                DenseElementsAttr::get(pieceType, b.getZeroAttr(element)));
+            scf::YieldOp::create(b, loc, zero);
+          });
+      result = vector::InsertStridedSliceOp::create(
+          rewriter, loc, ifOp.getResult(0), result,
+          ArrayRef<int64_t>{plan->layout.position(0, c, 0)},
+          ArrayRef<int64_t>{1});
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct EpochOpLowering : OpConversionPattern<comm::EpochOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(comm::EpochOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value counter = lower::epochCounter(rewriter, loc, op);
+    Value stored =
+        LLVM::LoadOp::create(rewriter, loc, rewriter.getI32Type(), counter, 4);
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(op, stored,
+                                               lower::i32(rewriter, loc, 1));
+    return success();
+  }
+};
+
+} // namespace
+
+namespace dslc::lower {
+
+Value epochCounter(OpBuilder &b, Location loc, Operation *inKernel) {
+  HiddenArgs hidden = hiddenArgs(inKernel);
+  Value cta = arith::ExtUIOp::create(
+      b, loc, b.getI64Type(), NVVM::BlockIdXOp::create(b, loc, b.getI32Type()));
+  return elementPtr(b, loc, hidden.state, b.getI32Type(), cta);
+}
+
+void advanceEpoch(OpBuilder &b, Location loc, Operation *inKernel) {
+  ctaBarrier(b, loc);
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      threadId(b, loc), i64(b, loc, 0));
+  scf::IfOp::create(b, loc, first, [&](OpBuilder &b, Location loc) {
+    Value counter = epochCounter(b, loc, inKernel);
+    Value old = LLVM::LoadOp::create(b, loc, b.getI32Type(), counter, 4);
+    Value next = arith::AddIOp::create(b, loc, old, i32(b, loc, 1));
+    LLVM::StoreOp::create(b, loc, next, counter, 4);
+    scf::YieldOp::create(b, loc);
+  });
+}
+
+} // namespace dslc::lower
+
+void dslc::populatePacketLoweringPatterns(TileTypeConverter &converter,
+                                          RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<LLPutOpLowering, LLGetOpLowering>(converter, ctx);
+  patterns.add<EpochOpLowering>(converter, ctx);
+}
