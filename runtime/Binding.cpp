@@ -294,9 +294,10 @@ int64_t planGrid(const KernelMetadata &md, int64_t numTiles,
                         "on an SM (occupancy {} per SM, {} SMs)",
                         md.kernel, md.threadsPerCta, maxActivePerSm, numSms));
     grid = std::min(grid, resident);
-  } else if (md.maxCtas) {
-    grid = std::min(grid, *md.maxCtas);
   }
+  // A kernel with per-CTA state (epochs) has room for max_ctas CTAs only.
+  if (md.maxCtas)
+    grid = std::min(grid, *md.maxCtas);
   return std::min<int64_t>(grid, std::numeric_limits<int32_t>::max());
 }
 

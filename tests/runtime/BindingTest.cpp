@@ -143,7 +143,7 @@ TEST_CASE("binding: positions count params then outputs", "[binding]") {
   CHECK_NOTHROW(a.check(2, 0));
 }
 
-TEST_CASE("grid: persistent for spinning kernels, capped otherwise",
+TEST_CASE("grid: persistent for spinning kernels, capped by max_ctas",
           "[binding]") {
   KernelMetadata md = oneShot();
   CHECK(planGrid(md, 0, 2, 132) == 0);
@@ -156,6 +156,11 @@ TEST_CASE("grid: persistent for spinning kernels, capped otherwise",
   CHECK(planGrid(md, 8192, 2, 132) == 8192);
   md.maxCtas = 512;
   CHECK(planGrid(md, 8192, 2, 132) == 512);
+  // A spinning kernel with per-CTA state: resident and within max_ctas.
+  md.spins = true;
+  md.maxCtas = 100;
+  CHECK(planGrid(md, 8192, 2, 132) == 100);
+  CHECK(planGrid(md, 50, 2, 132) == 50);
 }
 
 TEST_CASE("grid: tile counts from params, scalars and constants",
