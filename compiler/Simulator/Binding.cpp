@@ -114,6 +114,48 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
       if (a->role != Role::Output)
         a->role = Role::Pad;
   });
+  // LL scratch: of ll_put (a peer's, through comm.peer of a stack view) and
+  // ll_get.
+  func.walk([&](Operation *op) {
+    Value scratch;
+    RankedTensorType tile;
+    int64_t packet = 16;
+    if (auto put = dyn_cast<comm::LLPutOp>(op)) {
+      scratch = put.getScratch();
+      tile = put.getValue().getType();
+      packet = put.getPacket();
+    } else if (auto get = dyn_cast<comm::LLGetOp>(op)) {
+      scratch = get.getScratch();
+      tile = get.getResult().getType();
+      packet = get.getPacket();
+    } else {
+      return;
+    }
+    if (auto peer = scratch.getDefiningOp<comm::PeerOp>())
+      if (auto view = peer.getStack().getDefiningOp<comm::StackViewOp>())
+        scratch = view.getLike();
+    ArgBinding *a = argOf(scratch);
+    if (!a)
+      return;
+    if (a->role == Role::Output || a->role == Role::Pad) {
+      error = "'" + a->name + "' is used both as an LL scratch and as " +
+              (a->role == Role::Pad ? "a signal pad" : "an output");
+      ok = false;
+      return;
+    }
+    if (a->type.isFloat() || a->type.bits < 8) {
+      error = "the LL scratch '" + a->name + "' is a " + a->type.name() +
+              " tensor; the simulator needs an integer one (int64)";
+      ok = false;
+      return;
+    }
+    a->role = Role::Scratch;
+    int64_t bytes = tile.getNumElements() *
+                    int64_t(ElemType::fromType(tile.getElementType())
+                                .byteSize()) *
+                    packet / (packet / 2);
+    a->packetTileBytes = std::max(a->packetTileBytes, bytes);
+  });
   if (!ok)
     return false;
 
@@ -223,6 +265,23 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
                     : binding.numTiles;
     if (c.dim < a.sizes.size() && a.sizes[c.dim] == 0)
       a.sizes[c.dim] = std::max<int64_t>(v, 1);
+  }
+  // LL scratch: two regions (flag parities) per sender, a tile of packets
+  // per tile of the grid.
+  for (ArgBinding &a : binding.args) {
+    if (a.role != Role::Scratch || !llvm::is_contained(a.sizes, int64_t(0)))
+      continue;
+    if (a.sizes.size() != 1) {
+      error = "the " + std::to_string(a.sizes.size()) + "-d LL scratch '" +
+              a.name + "' needs its sizes: pass --size " + a.name +
+              "=AxB...";
+      return false;
+    }
+    int64_t bytes = 2 * int64_t(worldSize) *
+                    std::max<int64_t>(binding.numTiles, 1) *
+                    a.packetTileBytes;
+    int64_t eb = a.type.byteSize();
+    a.sizes[0] = std::max<int64_t>((bytes + eb - 1) / eb, 1);
   }
   for (ArgBinding &a : binding.args) {
     if (a.kind != ArgBinding::Kind::Tensor)

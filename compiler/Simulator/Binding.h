@@ -16,6 +16,13 @@
 //   - `X.peers` (of a symmetric tensor X) is a table of X's addresses;
 //   - a 1-d u64 tensor used as the table of hl.stacktensor_like(T, table)
 //     is a table of T's addresses on every rank;
+//   - a tensor used as the scratch of hl.ll_put/hl.ll_get (directly or as
+//     T of a peer of get_remote_tensors(T)) is an LL scratch: zeroed once,
+//     kept across launches, accessed as bytes. Its size: --size NAME=M,
+//     then the kernel's constraints, else room for 2 x world size x
+//     num_tiles packet tiles (the largest tile of its ll_put/ll_get in
+//     packets: twice its data bytes), i.e. one region per sender and flag
+//     parity, per tile;
 //   - an int32/uint32 tensor used as a signal/wait pad (directly or as T of
 //     a stack used as a pad) is a signal pad, zeroed once;
 //   - every other tensor is an input, filled with seeded values per launch.
@@ -53,6 +60,9 @@ struct ArgBinding {
   /// Stored into through a stack view (comm.multicast_store): an output
   /// every rank writes on every rank.
   bool stackWritten = false;
+  /// LL scratch: bytes of the largest tile of packets an ll_put/ll_get
+  /// moves through it.
+  int64_t packetTileBytes = 0;
   int64_t intValue = 0;
   double floatValue = 0;
 };

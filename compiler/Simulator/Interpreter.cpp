@@ -11,6 +11,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <cstring>
+#include <optional>
 #include <sstream>
 
 using namespace mlir;
@@ -93,6 +95,8 @@ StepResult Interpreter::step(Task &task) {
     case Outcome::Yield:
       ++task.frames.back().it;
       return StepResult::Yielded;
+    case Outcome::Again:
+      return StepResult::Yielded;
     case Outcome::Block:
       return StepResult::Blocked;
     case Outcome::Done:
@@ -109,7 +113,11 @@ Interpreter::Outcome Interpreter::exec(Task &task, Operation &op) {
       op.getDialect()->getNamespace() == arith::ArithDialect::getDialectNamespace())
     return execArith(task, op);
   return llvm::TypeSwitch<Operation *, Outcome>(&op)
-      .Case<func::ReturnOp>([&](auto) { return Outcome::Done; })
+      .Case<func::ReturnOp>([&](auto) {
+        // Kernel end: the CTA advances its launch counter (comm.epoch).
+        ++world.epochs[task.rank][task.cta];
+        return Outcome::Done;
+      })
       .Case<tile::GridOp>([&](auto) { return enterGrid(task, op); })
       .Case<scf::ForOp>([&](auto) { return enterFor(task, op); })
       .Case<tile::YieldOp, scf::YieldOp>(
@@ -152,6 +160,9 @@ Interpreter::Outcome Interpreter::exec(Task &task, Operation &op) {
       .Case<comm::PeerOp>([&](auto) { return execPeer(task, op); })
       .Case<comm::SignalOp>([&](auto) { return execSignal(task, op); })
       .Case<comm::WaitOp>([&](auto) { return execWait(task, op); })
+      .Case<comm::EpochOp>([&](auto) { return execEpoch(task, op); })
+      .Case<comm::LLPutOp>([&](auto) { return execLLPut(task, op); })
+      .Case<comm::LLGetOp>([&](auto) { return execLLGet(task, op); })
       .Default([&](Operation *) {
         return fail(task, op,
                     "the simulator does not support '" +
@@ -1080,5 +1091,189 @@ Interpreter::Outcome Interpreter::execWait(Task &task, Operation &op) {
   } else {
     task.noBarrierWait = &op;
   }
+  return Outcome::Yield;
+}
+
+//===----------------------------------------------------------------------===//
+// LL packets and the per-CTA epoch
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The 32-bit little-endian word at byte `offset` of an integer buffer.
+uint32_t readWord(const Buffer &b, int64_t offset) {
+  int64_t eb = b.type.byteSize();
+  uint32_t word = 0;
+  for (int64_t j = 0; j < 4; ++j) {
+    int64_t o = offset + j;
+    uint64_t element = static_cast<uint64_t>(b.i[o / eb]);
+    word |= uint32_t((element >> ((o % eb) * 8)) & 0xff) << (8 * j);
+  }
+  return word;
+}
+
+void writeWord(Buffer &b, int64_t offset, uint32_t word) {
+  int64_t eb = b.type.byteSize();
+  for (int64_t j = 0; j < 4; ++j) {
+    int64_t o = offset + j;
+    unsigned shift = unsigned((o % eb) * 8);
+    uint64_t element = static_cast<uint64_t>(b.i[o / eb]);
+    element = (element & ~(uint64_t(0xff) << shift)) |
+              (uint64_t((word >> (8 * j)) & 0xff) << shift);
+    b.i[o / eb] = wrapInt(b.type, int64_t(element));
+  }
+}
+
+/// Packets an ll_put/ll_get stores in one scheduler step: a tile's packets
+/// land in a few groups, so a reader can see part of a tile (whole packets
+/// only: each is one 8- or 16-byte store).
+constexpr int64_t kPacketsPerStep = 64;
+
+} // namespace
+
+Interpreter::Outcome Interpreter::execEpoch(Task &task, Operation &op) {
+  auto epoch = cast<comm::EpochOp>(op);
+  uint32_t value = world.epochs[task.rank][task.cta] + 1;
+  task.values[epoch.getResult()] =
+      RtValue::ofInt(wrapInt(ElemType::fromType(epoch.getType()), value));
+  return Outcome::Next;
+}
+
+bool Interpreter::checkPackets(Task &task, Operation &op, const Buffer &b,
+                               int64_t slot, int64_t count,
+                               int64_t packetBytes) {
+  if (b.isFloat() || b.type.bits < 8) {
+    fail(task, op,
+         "the LL scratch '" + b.name + "' is a " + b.type.name() +
+             " tensor; the simulator needs an integer tensor (int64)");
+    return false;
+  }
+  int64_t bytes = b.numel * int64_t(b.type.byteSize());
+  int64_t capacity = bytes / packetBytes;
+  if (slot < 0 || slot + count > capacity) {
+    int64_t bad = slot < 0 ? slot : std::max(slot, capacity);
+    fail(task, op,
+         "packet " + std::to_string(bad) + " (packets [" +
+             std::to_string(slot) + ", " + std::to_string(slot + count) +
+             ") of this tile, slot " + std::to_string(slot) +
+             ") is outside the LL scratch '" + b.name + "' of rank " +
+             std::to_string(b.rank) + ": " + std::to_string(bytes) +
+             " bytes hold " + std::to_string(capacity) + " packet(s) of " +
+             std::to_string(packetBytes) + " bytes");
+    return false;
+  }
+  return true;
+}
+
+Interpreter::Outcome Interpreter::execLLPut(Task &task, Operation &op) {
+  auto put = cast<comm::LLPutOp>(op);
+  const TileVal &value = *get(task, put.getValue()).tile;
+  Buffer &b = *get(task, put.getScratch()).ref->buffer;
+  int64_t slot = getInt(task, put.getSlot());
+  uint32_t flag = static_cast<uint32_t>(getInt(task, put.getFlag()));
+  int64_t packetBytes = put.getPacket();
+  int64_t payload = packetBytes / 2;
+  int64_t eb = value.type.byteSize();
+  int64_t tileBytes = value.numel() * eb;
+  if (tileBytes % payload != 0)
+    return fail(task, op,
+                "the tile holds " + std::to_string(tileBytes) +
+                    " bytes, not a whole number of " +
+                    std::to_string(payload) + "-byte packet payloads");
+  int64_t count = tileBytes / payload;
+  if (task.packetsStored == 0) {
+    if (!checkPackets(task, op, b, slot, count, packetBytes))
+      return Outcome::Fail;
+    noteDataAccess(task, op);
+  }
+  std::vector<unsigned char> data(tileBytes);
+  for (int64_t k = 0; k < value.numel(); ++k)
+    encode(value.type, value.type.isFloat() ? value.f[k] : 0,
+           value.type.isFloat() ? 0 : value.i[k], data.data() + k * eb);
+  int64_t end = std::min(count, task.packetsStored + kPacketsPerStep);
+  for (int64_t p = task.packetsStored; p < end; ++p) {
+    int64_t base = (slot + p) * packetBytes;
+    for (int64_t j = 0; j < payload / 4; ++j) {
+      uint32_t word;
+      std::memcpy(&word, data.data() + p * payload + 4 * j, 4);
+      writeWord(b, base + 8 * j, word);
+      writeWord(b, base + 8 * j + 4, flag);
+    }
+  }
+  ++world.padVersion;
+  if (end < count) {
+    task.packetsStored = end;
+    return Outcome::Again;
+  }
+  task.packetsStored = 0;
+  return Outcome::Yield;
+}
+
+Interpreter::Outcome Interpreter::execLLGet(Task &task, Operation &op) {
+  auto llGet = cast<comm::LLGetOp>(op);
+  Buffer &b = *get(task, llGet.getScratch()).ref->buffer;
+  int64_t slot = getInt(task, llGet.getSlot());
+  uint32_t flag = static_cast<uint32_t>(getInt(task, llGet.getFlag()));
+  int64_t packetBytes = llGet.getPacket();
+  int64_t payload = packetBytes / 2;
+  int64_t wordsPer = payload / 4;
+  auto out = emptyTile(llGet.getType());
+  int64_t eb = out->type.byteSize();
+  int64_t tileBytes = out->numel() * eb;
+  if (tileBytes % payload != 0)
+    return fail(task, op,
+                "the tile holds " + std::to_string(tileBytes) +
+                    " bytes, not a whole number of " +
+                    std::to_string(payload) + "-byte packet payloads");
+  int64_t count = tileBytes / payload;
+  if (task.slotDone.empty()) {
+    if (!checkPackets(task, op, b, slot, count, packetBytes))
+      return Outcome::Fail;
+    task.slotDone.assign(count, 0);
+    task.packetWords.assign(count * wordsPer, 0);
+  }
+  task.waitingOn.clear();
+  bool all = true;
+  for (int64_t p = 0; p < count; ++p) {
+    if (task.slotDone[p])
+      continue;
+    int64_t base = (slot + p) * packetBytes;
+    // One load of the whole packet: every flag word must hold the flag.
+    std::optional<uint32_t> wrong;
+    for (int64_t j = 0; j < wordsPer && !wrong; ++j) {
+      uint32_t f = readWord(b, base + 8 * j + 4);
+      if (f != flag)
+        wrong = f;
+    }
+    if (wrong) {
+      all = false;
+      task.waitingOn.push_back({&b, {slot + p}, int64_t(flag), int64_t(*wrong)});
+      continue;
+    }
+    for (int64_t j = 0; j < wordsPer; ++j)
+      task.packetWords[p * wordsPer + j] = readWord(b, base + 8 * j);
+    task.slotDone[p] = 1;
+  }
+  if (!all) {
+    task.blockedOp = &op;
+    return Outcome::Block;
+  }
+  std::vector<unsigned char> data(tileBytes);
+  std::memcpy(data.data(), task.packetWords.data(), tileBytes);
+  for (int64_t k = 0; k < out->numel(); ++k) {
+    double f;
+    int64_t i;
+    decode(out->type, data.data() + k * eb, f, i);
+    if (out->type.isFloat())
+      out->f[k] = f;
+    else
+      out->i[k] = i;
+  }
+  task.values[llGet.getResult()] = RtValue::ofTile(out);
+  task.slotDone.clear();
+  task.packetWords.clear();
+  task.waitingOn.clear();
+  task.blockedOp = nullptr;
+  noteDataAccess(task, op);
   return Outcome::Yield;
 }

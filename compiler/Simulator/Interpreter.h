@@ -23,10 +23,11 @@
 
 namespace dslc::sim {
 
-/// A slot a blocked signal/wait still waits for, for the deadlock report.
+/// A slot a blocked signal/wait (or a packet a blocked ll_get) still waits
+/// for, for the deadlock report.
 struct BlockedSlot {
   Buffer *pad = nullptr;
-  std::vector<int64_t> coords;
+  std::vector<int64_t> coords; ///< ll_get: the packet index of the scratch.
   int64_t expected = 0;
   int64_t current = 0;
 };
@@ -54,6 +55,11 @@ struct Task {
   std::vector<uint8_t> slotDone;
   std::vector<BlockedSlot> waitingOn;
   mlir::Operation *blockedOp = nullptr;
+  /// ll_get in progress: the data words of the packets already seen with
+  /// the flag (a thread keeps what it read). ll_put in progress: packets
+  /// stored so far.
+  std::vector<uint32_t> packetWords;
+  int64_t packetsStored = 0;
   // Ordering hazards (Helion's memory semantics).
   bool accessSinceBarrier = false, accessSinceRelease = false;
   mlir::Operation *noBarrierWait = nullptr, *relaxedWait = nullptr;
@@ -67,8 +73,12 @@ struct World {
   /// Per rank: the kernel and the values of its arguments.
   std::vector<mlir::func::FuncOp> funcs;
   std::vector<std::vector<RtValue>> args;
-  /// Bumped by every write to a signal pad: blocked tasks retry.
+  /// Bumped by every write to a signal pad or LL scratch: blocked tasks
+  /// retry.
   uint64_t padVersion = 0;
+  /// comm.epoch: per rank, per CTA index, the launches that CTA finished
+  /// (the kernel's state buffer; kept across launches).
+  std::vector<std::vector<uint32_t>> epochs;
   /// Set on an error the run cannot continue after.
   bool fatal = false;
   uint64_t steps = 0;
@@ -86,7 +96,8 @@ public:
   StepResult step(Task &task);
 
 private:
-  enum class Outcome { Next, Yield, Jumped, Block, Done, Fail };
+  /// Again: yield to the scheduler and run the same op again next time.
+  enum class Outcome { Next, Yield, Again, Jumped, Block, Done, Fail };
   Outcome exec(Task &task, mlir::Operation &op);
   Outcome execArith(Task &task, mlir::Operation &op);
   Outcome execLoad(Task &task, mlir::Operation &op);
@@ -97,6 +108,13 @@ private:
   Outcome execPeer(Task &task, mlir::Operation &op);
   Outcome execMulticastLoadReduce(Task &task, mlir::Operation &op);
   Outcome execReduce(Task &task, mlir::Operation &op);
+  Outcome execEpoch(Task &task, mlir::Operation &op);
+  Outcome execLLPut(Task &task, mlir::Operation &op);
+  Outcome execLLGet(Task &task, mlir::Operation &op);
+  /// The scratch of an ll_put/ll_get holds packets [slot, slot + count) of
+  /// `packetBytes` bytes; false (reported) otherwise.
+  bool checkPackets(Task &task, mlir::Operation &op, const Buffer &scratch,
+                    int64_t slot, int64_t count, int64_t packetBytes);
   Outcome enterGrid(Task &task, mlir::Operation &op);
   Outcome enterFor(Task &task, mlir::Operation &op);
   Outcome exitRegion(Task &task, mlir::Operation &terminator);

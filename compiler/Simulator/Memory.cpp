@@ -20,6 +20,8 @@ const char *dslc::sim::roleName(Role role) {
     return "signal pad";
   case Role::PeerTable:
     return "peer table";
+  case Role::Scratch:
+    return "LL scratch";
   }
   return "buffer";
 }

@@ -26,6 +26,8 @@ enum class Role {
              ///< that launch); reads of unwritten elements are reported.
   Pad,       ///< Signal pad: zeroed once, kept across launches.
   PeerTable, ///< u64 addresses of one buffer on every rank.
+  Scratch,   ///< LL-packet scratch (hl.ll_put/hl.ll_get): zeroed once,
+             ///< kept across launches, accessed as bytes.
 };
 
 const char *roleName(Role role);

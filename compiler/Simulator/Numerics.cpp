@@ -204,3 +204,48 @@ void dslc::sim::encode(const ElemType &type, double f, int64_t i,
     std::memcpy(out, &i, type.byteSize()); // little endian
   }
 }
+
+void dslc::sim::decode(const ElemType &type, const unsigned char *in,
+                       double &f, int64_t &i) {
+  f = 0;
+  i = 0;
+  switch (type.kind) {
+  case ElemType::Kind::BF16: {
+    uint16_t h;
+    std::memcpy(&h, in, 2);
+    uint32_t u = uint32_t(h) << 16;
+    float x;
+    std::memcpy(&x, &u, 4);
+    f = x;
+    return;
+  }
+  case ElemType::Kind::F16: {
+    uint16_t h;
+    std::memcpy(&h, in, 2);
+    double sign = (h & 0x8000) ? -1.0 : 1.0;
+    int e = (h >> 10) & 0x1f;
+    int m = h & 0x3ff;
+    if (e == 0x1f)
+      f = m ? std::nan("") : sign * INFINITY;
+    else if (e == 0)
+      f = sign * std::ldexp(double(m), -24);
+    else
+      f = sign * std::ldexp(double(m | 0x400), e - 25);
+    return;
+  }
+  case ElemType::Kind::F32: {
+    float x;
+    std::memcpy(&x, in, 4);
+    f = x;
+    return;
+  }
+  case ElemType::Kind::F64:
+    std::memcpy(&f, in, 8);
+    return;
+  default: {
+    uint64_t u = 0;
+    std::memcpy(&u, in, type.byteSize()); // little endian
+    i = wrapInt(type, int64_t(u));
+  }
+  }
+}

@@ -44,6 +44,11 @@ double tolerance(const ElemType &type);
 /// Encodes `value` (already rounded to `type`) as the bytes the GPU holds.
 void encode(const ElemType &type, double f, int64_t i, unsigned char *out);
 
+/// The converse of encode: the value of the bytes `in` (float types set
+/// `f`, integer types `i`, wrapped to the type's width).
+void decode(const ElemType &type, const unsigned char *in, double &f,
+            int64_t &i);
+
 } // namespace dslc::sim
 
 #endif // DSLC_COMPILER_SIMULATOR_NUMERICS_H

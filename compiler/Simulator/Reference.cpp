@@ -2,6 +2,8 @@
 
 #include "compiler/Simulator/Reference.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -83,7 +85,13 @@ bool dslc::sim::chooseReference(const std::string &requested,
       output = indexOf(desc.outputs[0].name);
       input = indexOf(desc.outputs[0].like);
     }
-    bool fits = output >= 0 && input >= 0 && binding.args[input].symmetric &&
+    // x is symmetric (peers read it), or the data moves through an LL
+    // scratch (peers receive it as packets).
+    bool viaScratch = llvm::any_of(binding.args, [](const ArgBinding &a) {
+      return a.role == Role::Scratch;
+    });
+    bool fits = output >= 0 && input >= 0 &&
+                (binding.args[input].symmetric || viaScratch) &&
                 binding.args[input].role == Role::Input;
     if (fits) {
       spec.kind = "all-reduce";
@@ -93,7 +101,8 @@ bool dslc::sim::chooseReference(const std::string &requested,
     }
     if (requested == "all-reduce") {
       error = "--reference all-reduce needs a kernel with one output made by "
-              "torch.empty_like(x) of a symmetric input x";
+              "torch.empty_like(x) of a symmetric input x (or of any input "
+              "x when the kernel exchanges data through an LL scratch)";
       return false;
     }
   }

@@ -163,6 +163,29 @@ void Scheduler::reportDeadlock(const std::vector<Task> &tasks, uint64_t step) {
     const Task &t = *tp;
     if (t.done || !t.blockedOp)
       continue;
+    if (llvm::isa<comm::LLGetOp>(t.blockedOp)) {
+      // A tile has many packets: name the first few.
+      constexpr size_t kShown = 4;
+      for (size_t k = 0; k < t.waitingOn.size() && k < kShown; ++k) {
+        const BlockedSlot &b = t.waitingOn[k];
+        reporter.detail("rank " + std::to_string(t.rank) + " CTA " +
+                        std::to_string(t.cta) + " (launch " +
+                        std::to_string(t.call) + "): ll_get at " +
+                        where(t.blockedOp) + ": packet " +
+                        std::to_string(b.coords[0]) + " of '" + b.pad->name +
+                        "' on rank " + std::to_string(b.pad->rank) +
+                        ": expected flag " + std::to_string(b.expected) +
+                        ", current flag " + std::to_string(b.current));
+      }
+      if (t.waitingOn.size() > kShown)
+        reporter.detail("rank " + std::to_string(t.rank) + " CTA " +
+                        std::to_string(t.cta) + " (launch " +
+                        std::to_string(t.call) + "): ll_get at " +
+                        where(t.blockedOp) + ": " +
+                        std::to_string(t.waitingOn.size() - kShown) +
+                        " more packet(s) without the flag");
+      continue;
+    }
     std::string kind = "wait";
     if (auto s = llvm::dyn_cast<comm::SignalOp>(t.blockedOp))
       kind = "signal (CAS " + std::to_string(*s.getWaitFor()) + " -> " +

@@ -51,9 +51,11 @@ void allocate(World &world, const Binding &binding) {
     for (const ArgBinding &a : binding.args)
       if (a.kind == ArgBinding::Kind::Tensor) {
         Buffer &b = world.heap.allocate(r, a.name, a.role, a.type, a.sizes);
-        if (!b.isFloat() && a.role != Role::Pad)
+        if (!b.isFloat() && a.role != Role::Pad && a.role != Role::Scratch)
           std::fill(b.i.begin(), b.i.end(), wrapInt(b.type, kPoisonInt));
       }
+  world.epochs.assign(world.worldSize,
+                      std::vector<uint32_t>(size_t(world.numCtas), 0));
   world.args.assign(world.worldSize, {});
   for (unsigned r = 0; r < world.worldSize; ++r)
     for (const ArgBinding &a : binding.args) {
@@ -134,6 +136,16 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     return 1;
   }
   world.numCtas = options.ctas.value_or(std::max<int64_t>(binding.numTiles, 1));
+  if (desc.maxCtas && world.numCtas > *desc.maxCtas) {
+    diags.error(kernel.getNameRange(),
+                "cannot simulate: " + std::to_string(world.numCtas) +
+                    " CTAs per rank, but this kernel keeps a launch counter "
+                    "(hl.epoch) for at most " +
+                    std::to_string(*desc.maxCtas) +
+                    " CTAs; pass --ctas N with N <= " +
+                    std::to_string(*desc.maxCtas));
+    return 1;
+  }
   Inputs inputs(binding, worldSize, options.calls, options.seed);
   std::vector<std::vector<double>> refs;
   for (int64_t c = 0; c < options.calls; ++c)
