@@ -1247,7 +1247,8 @@ Interpreter::Outcome Interpreter::execLLGet(Task &task, Operation &op) {
     }
     if (wrong) {
       all = false;
-      task.waitingOn.push_back({&b, {slot + p}, int64_t(flag), int64_t(*wrong)});
+      task.waitingOn.push_back(
+          {&b, {slot + p}, int64_t(flag), int64_t(*wrong)});
       continue;
     }
     for (int64_t j = 0; j < wordsPer; ++j)
