@@ -177,6 +177,34 @@ void recordErrorAndTrap(OpBuilder &b, Location loc, Operation *inKernel,
       asmStatement(b, loc, "fence.sc.sys;", "", {});
       scf::YieldOp::create(b, loc);
     });
+    // A thread that lost the claim lets the winner finish the record before
+    // trapping (a trap ends the whole grid): it polls the status for a
+    // bounded number of rounds.
+    Value lost = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                       claimed, i32(b, loc, 0));
+    scf::IfOp::create(b, loc, lost, [&](OpBuilder &b, Location loc) {
+      Value address =
+          LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), record);
+      scf::WhileOp::create(
+          b, loc, TypeRange{b.getI32Type()}, ValueRange{i32(b, loc, 0)},
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value status = asmValue(b, loc, b.getI32Type(),
+                                    "ld.volatile.global.b32 $0, [$1];", "=r,l",
+                                    ValueRange{address});
+            Value filling = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::eq, status, i32(b, loc, -1));
+            Value rounds = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::slt, args[0],
+                i32(b, loc, 1 << 20));
+            Value more = arith::AndIOp::create(b, loc, filling, rounds);
+            scf::ConditionOp::create(b, loc, more, args);
+          },
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value next = arith::AddIOp::create(b, loc, args[0], i32(b, loc, 1));
+            scf::YieldOp::create(b, loc, next);
+          });
+      scf::YieldOp::create(b, loc);
+    });
     scf::YieldOp::create(b, loc);
   });
   LLVM::Trap::create(b, loc);

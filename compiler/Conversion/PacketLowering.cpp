@@ -18,6 +18,7 @@
 #include "compiler/Conversion/LoweringUtils.h"
 
 #include "dialects/Comm/CommDialect.h"
+#include "dialects/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -80,6 +81,36 @@ Value packetAddress(OpBuilder &b, Location loc, Value scratchPtr, Value slot,
   return arith::AddIOp::create(b, loc, base, offset);
 }
 
+/// Traps (error record status 3) when packets [slot, slot + count) do not
+/// all fit in the scratch tensor, instead of writing past it.
+void checkPacketRange(OpBuilder &b, Location loc, Operation *op,
+                      Value scratch, tile::RefType scratchType, Value slot,
+                      int64_t count, int64_t packetBytes) {
+  Value bytes = lower::i64(
+      b, loc, scratchType.getElementType().getIntOrFloatBitWidth() / 8);
+  for (unsigned d = 0; d < scratchType.getRank(); ++d)
+    bytes = arith::MulIOp::create(b, loc, bytes,
+                                  lower::field(b, loc, scratch, 1 + d));
+  Value capacity =
+      arith::DivUIOp::create(b, loc, bytes, lower::i64(b, loc, packetBytes));
+  Value end = arith::AddIOp::create(b, loc, slot, lower::i64(b, loc, count));
+  Value outside =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, end, capacity);
+  scf::IfOp::create(b, loc, outside, [&](OpBuilder &b, Location loc) {
+    Value base =
+        LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
+                                 lower::field(b, loc, scratch, 0));
+    lower::SpinSite site{ErrorStatus::SlotOutOfBounds, slot, capacity, base};
+    lower::recordErrorAndTrap(b, loc, op, site, end);
+    scf::YieldOp::create(b, loc);
+  });
+}
+
+int64_t packetCount(RankedTensorType tile, int64_t packet) {
+  return tile.getNumElements() * tile.getElementType().getIntOrFloatBitWidth() /
+         8 / (packet / 2);
+}
+
 struct LLPutOpLowering : TilePattern<comm::LLPutOp> {
   using TilePattern::TilePattern;
 
@@ -95,6 +126,9 @@ struct LLPutOpLowering : TilePattern<comm::LLPutOp> {
     Value slot = lower::toI64(rewriter, loc, adaptor.getSlot());
     Value flag = adaptor.getFlag();
     Value value = adaptor.getValue();
+    checkPacketRange(rewriter, loc, op, adaptor.getScratch(),
+                     op.getScratch().getType(), slot,
+                     packetCount(tile, op.getPacket()), op.getPacket());
     auto words = VectorType::get({plan->pieceBytes / 4}, rewriter.getI32Type());
     for (int64_t c = 0; c < plan->layout.chunks; ++c) {
       auto [start, inside] = pieceStart(rewriter, loc, *plan, c);
@@ -156,6 +190,9 @@ struct LLGetOpLowering : TilePattern<comm::LLGetOp> {
     Value scratch = lower::field(rewriter, loc, adaptor.getScratch(), 0);
     Value slot = lower::toI64(rewriter, loc, adaptor.getSlot());
     Value flag = adaptor.getFlag();
+    checkPacketRange(rewriter, loc, op, adaptor.getScratch(),
+                     op.getScratch().getType(), slot,
+                     packetCount(tile, op.getPacket()), op.getPacket());
     Type i32 = rewriter.getI32Type();
     auto pieceType = VectorType::get({plan->layout.vec}, element);
     auto words = VectorType::get({plan->pieceBytes / 4}, i32);
