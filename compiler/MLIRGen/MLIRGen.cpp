@@ -768,10 +768,8 @@ LogicalResult Generator::buildSignature() {
   }
   for (auto &[name, v] : constants)
     scopes.back()[name] = v;
-  if (desc.worldSize)
-    for (const ParamDescription &pd : desc.params)
-      if (pd.symmetric)
-        addConstraint({pd.name + ".peers", 0, "==", *desc.worldSize});
+  // A symmetric tensor's peer table has one slot, no size: its length is
+  // the world size, which the runtime checks against "world_size".
   return success();
 }
 
