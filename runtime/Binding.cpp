@@ -283,16 +283,26 @@ ParamBuffer packParams(const BoundArgs &args, const HiddenArgs &hidden) {
 
 int64_t planGrid(const KernelMetadata &md, int64_t numTiles,
                  int maxActivePerSm, int numSms) {
+  if (md.spins && static_cast<int64_t>(maxActivePerSm) * numSms < 1)
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("kernel {}: spins but not one CTA of {} threads fits "
+                      "on an SM (occupancy {} per SM, {} SMs)",
+                      md.kernel, md.threadsPerCta, maxActivePerSm, numSms));
+  return planGridResident(md, numTiles,
+                          static_cast<int64_t>(maxActivePerSm) * numSms);
+}
+
+int64_t planGridResident(const KernelMetadata &md, int64_t numTiles,
+                         int64_t resident) {
   if (numTiles <= 0)
     return 0;
   int64_t grid = numTiles;
   if (md.spins) {
-    int64_t resident = static_cast<int64_t>(maxActivePerSm) * numSms;
     if (resident < 1)
       raise(ErrorCode::InvalidArgument,
-            fmt::format("kernel {}: spins but not one CTA of {} threads fits "
-                        "on an SM (occupancy {} per SM, {} SMs)",
-                        md.kernel, md.threadsPerCta, maxActivePerSm, numSms));
+            fmt::format("kernel {}: spins but no CTA of {} threads fits on "
+                        "the GPUs",
+                        md.kernel, md.threadsPerCta));
     grid = std::min(grid, resident);
   }
   // A kernel with per-CTA state (epochs) has room for max_ctas CTAs only.

@@ -107,6 +107,11 @@ ParamBuffer packParams(const BoundArgs &args, const HiddenArgs &hidden);
 /// numTiles capped by grid.max_ctas. 0 when there are no tiles.
 int64_t planGrid(const KernelMetadata &md, int64_t numTiles,
                  int maxActivePerSm, int numSms);
+/// The same with the number of co-resident CTAs given directly (the
+/// runtime uses the smallest over all ranks, so every rank launches the
+/// same grid: per-CTA state such as LL epochs must line up across ranks).
+int64_t planGridResident(const KernelMetadata &md, int64_t numTiles,
+                         int64_t resident);
 
 } // namespace dslc::rt
 

@@ -189,6 +189,30 @@ void Communicator::barrier() {
   waitStreams("barrier");
 }
 
+int Communicator::allReduceMin(const std::vector<int> &perLocal) {
+  if (perLocal.size() != locals_.size())
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("allReduceMin: {} values for {} local ranks",
+                      perLocal.size(), locals_.size()));
+  forEach([&](int i) {
+    LocalRank &l = locals_[i];
+    DSLC_CUDART(l.rank, cudaMemcpy(l.scratch, &perLocal[i], sizeof(int),
+                                   cudaMemcpyHostToDevice));
+  });
+  forEachGrouped([&](int i) {
+    LocalRank &l = locals_[i];
+    DSLC_NCCL(l.rank, ncclAllReduce(l.scratch, l.scratch, 1, ncclInt32,
+                                    ncclMin, l.comm, l.stream));
+  });
+  waitStreams("allReduceMin");
+  int result = 0;
+  DSLC_CUDART(locals_[0].rank, cudaSetDevice(locals_[0].device));
+  DSLC_CUDART(locals_[0].rank, cudaMemcpy(&result, locals_[0].scratch,
+                                          sizeof(int), cudaMemcpyDeviceToHost));
+  // Leave the barrier word as barrier() expects it (its value is unused).
+  return result;
+}
+
 void Communicator::checkAsyncErrors(const std::string &what) {
   for (LocalRank &l : locals_) {
     ncclResult_t async = ncclSuccess;

@@ -80,6 +80,8 @@ public:
   /// All ranks of the world meet (an NCCL all-reduce of one int), bounded by
   /// the host timeout.
   void barrier();
+  /// The smallest of every rank's value (one per local rank), on every rank.
+  int allReduceMin(const std::vector<int> &perLocal);
   /// Waits for every local rank's stream, bounded by `timeoutMs` (the host
   /// timeout when < 0); checks NCCL's asynchronous errors while waiting.
   /// `what` names the work in the error message.

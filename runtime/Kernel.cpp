@@ -94,6 +94,15 @@ Kernel::loadImages(Communicator &comm, const std::vector<std::string> &images,
     for (int i = 0; i < n; ++i)
       k->loadRank(i, images.size() == 1 ? images[0] : images[i],
                   metadata.size() == 1 ? metadata[0] : metadata[i]);
+    // Rank-specialized cubins can differ in registers and so in occupancy;
+    // every rank launches the grid the tightest rank can hold.
+    std::vector<int> resident;
+    for (int i = 0; i < n; ++i)
+      resident.push_back(k->ranks_[i].maxActivePerSm *
+                         comm.local(i).numSms);
+    int agreed = comm.allReduceMin(resident);
+    for (int i = 0; i < n; ++i)
+      k->ranks_[i].resident = agreed;
   } catch (...) {
     k->release();
     k->ranks_.clear();
@@ -215,8 +224,7 @@ int Kernel::maxActivePerSm(int localIndex) const {
 
 int64_t Kernel::gridFor(int localIndex, const BoundArgs &args) const {
   const PerRank &r = ranks_.at(localIndex);
-  return planGrid(r.md, args.numTiles(), r.maxActivePerSm,
-                  comm_.local(localIndex).numSms);
+  return planGridResident(r.md, args.numTiles(), r.resident);
 }
 
 void Kernel::launch(int localIndex, const BoundArgs &args,
@@ -230,7 +238,7 @@ void Kernel::launch(int localIndex, const BoundArgs &args,
                       "another kernel or rank (use kernel.args({}))",
                       l.rank, md.kernel, localIndex));
   args.check(comm_.worldSize(), l.rank);
-  int64_t grid = planGrid(md, args.numTiles(), r.maxActivePerSm, l.numSms);
+  int64_t grid = planGridResident(md, args.numTiles(), r.resident);
   if (grid == 0)
     return;
   HiddenArgs hidden;

@@ -89,6 +89,8 @@ private:
     CUmodule module = nullptr;
     CUfunction function = nullptr;
     int maxActivePerSm = 0;
+    /// Co-resident CTAs agreed by all ranks (the smallest).
+    int64_t resident = 0;
     void *state = nullptr;
     DslcErrorRecord *record = nullptr; ///< host-mapped
     void *recordDevice = nullptr;

@@ -140,6 +140,18 @@ else
   record dslc-example SKIP "no $KD/dslc_one_shot_all_reduce.r0.cubin"
 fi
 
+L="$KD/dslc_ll_one_shot_all_reduce.r{rank}.cubin"
+if [ -f "$KD/dslc_ll_one_shot_all_reduce.r0.cubin" ]; then
+  step dslc-ll-1proc 240 "$BUILD/bin/dslrun" --cubin "$L" \
+    --sizes 1,7,1K,4099,8192,65536,262144,1M --iters 20 --graph-replays 100
+  step dslc-ll-repeat 240 "$BUILD/bin/dslrun" --cubin "$L" \
+    --sizes 65539 --iters 10000 --graph-replays 1000
+  step dslc-ll-2proc 120 "$BUILD/bin/dslrun" --cubin "$L" --launch 2 \
+    --sizes 1,8193,65536,1M --iters 20 --graph-replays 100
+else
+  record dslc-ll SKIP "no $KD/dslc_ll_one_shot_all_reduce.r0.cubin"
+fi
+
 # Differential check (issue 6): the simulator's dump of the example
 # (--world-size 2 --size 100003 --seed 7, made at build time) run on the GPUs;
 # every rank's output must equal the simulator's (floats: at most 1 ulp).

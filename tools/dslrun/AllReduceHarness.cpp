@@ -54,6 +54,9 @@ AllReduceRoles findAllReduceRoles(const KernelMetadata &md) {
       continue;
     if (a.isOutput && a.rank == 1 && r.output < 0)
       r.output = idx;
+    else if (a.symmetric && a.rank == 1 && a.dtype == DType::Int64 &&
+             r.scratch < 0)
+      r.scratch = idx;
     else if (a.symmetric && a.rank == 1 && r.input < 0)
       r.input = idx;
     else if (!a.isOutput && a.rank == 1 && a.dtype == DType::UInt64 &&
@@ -64,18 +67,25 @@ AllReduceRoles findAllReduceRoles(const KernelMetadata &md) {
              r.pad < 0)
       r.pad = idx;
   }
+  // An LL kernel's input need not be symmetric: it is what the output is
+  // like.
+  if (r.input < 0 && r.output >= 0)
+    r.input = md.findArg(md.args[r.output].like);
   std::string missing;
   if (r.input < 0)
     missing += " a symmetric rank-1 input;";
-  if (r.padTable < 0)
-    missing += " a uint64 rank-1 signal pad table;";
-  if (r.pad < 0)
-    missing += " an int32 rank-2 signal pad;";
+  if (!r.packets()) {
+    if (r.padTable < 0)
+      missing += " a uint64 rank-1 signal pad table (or a symmetric int64 "
+                 "packet scratch);";
+    if (r.pad < 0)
+      missing += " an int32 rank-2 signal pad;";
+  }
   if (r.output < 0)
     missing += " a rank-1 output;";
   if (!missing.empty())
     raise(ErrorCode::InvalidArgument,
-          fmt::format("kernel {} does not look like a one-shot all-reduce: "
+          fmt::format("kernel {} does not look like an all-reduce: "
                       "it lacks{}",
                       md.kernel, missing));
   DType in = md.args[r.input].dtype;
@@ -112,10 +122,17 @@ AllReduceHarness::AllReduceHarness(Communicator &comm, Kernel &kernel,
   int world = comm.worldSize();
   size_t inBytes = static_cast<size_t>(maxN) * dtypeSize(dtype_);
   size_t padBytes = static_cast<size_t>(padRows_) * world * 4;
+  if (roles_.packets()) {
+    // Two parities of world * tiles * block elements, as LL16 packets
+    // (16 bytes per 8 data bytes).
+    int64_t block = md.tiles.empty() ? 1 : md.tiles.front().block;
+    padBytes = size_t(2) * world * padRows_ * block * dtypeSize(dtype_) * 2;
+  }
   heap_ = std::make_unique<SymmetricHeap>(comm, inBytes + padBytes +
                                                     (size_t(4) << 20));
   input_ = heap_->alloc(inBytes, 256);
   pad_ = heap_->allocSignalPad(padBytes);
+  padBytes_ = padBytes;
   out_.assign(comm.numLocal(), nullptr);
   comm.forEach([&](int i) {
     DSLC_CUDART(comm.local(i).rank, cudaMalloc(&out_[i], inBytes));
@@ -177,14 +194,21 @@ std::vector<BoundArgs> AllReduceHarness::makeArgs(int64_t n) {
   for (int i = 0; i < comm_.numLocal(); ++i) {
     const KernelMetadata &md = kernel_.metadata(i);
     BoundArgs a = kernel_.args(i);
-    a.setTensor(roles_.input, input_.tensor(i, dtype_, {n}));
-    TensorArg table;
-    table.data = pad_.peers[i];
-    table.dtype = DType::UInt64;
-    table.sizes = {world};
-    a.setTensor(roles_.padTable, table);
-    a.setTensor(roles_.pad, pad_.tensor(i, md.args[roles_.pad].dtype,
-                                        {padRows_, world}, false));
+    a.setTensor(roles_.input,
+                input_.tensor(i, dtype_, {n}, md.args[roles_.input].symmetric));
+    if (roles_.packets()) {
+      a.setTensor(roles_.scratch,
+                  pad_.tensor(i, DType::Int64,
+                              {static_cast<int64_t>(padBytes_ / 8)}));
+    } else {
+      TensorArg table;
+      table.data = pad_.peers[i];
+      table.dtype = DType::UInt64;
+      table.sizes = {world};
+      a.setTensor(roles_.padTable, table);
+      a.setTensor(roles_.pad, pad_.tensor(i, md.args[roles_.pad].dtype,
+                                          {padRows_, world}, false));
+    }
     TensorArg out;
     out.data = out_[i];
     out.dtype = dtype_;

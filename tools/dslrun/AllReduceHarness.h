@@ -27,11 +27,19 @@ uint16_t floatToBf16(float f);
 float bf16ToFloat(uint16_t h);
 
 /// Which bindable arguments play which part (indices into metadata.args).
+/// The parameters of an all-reduce kernel, in one of two shapes:
+/// - flag pads (the Helion one-shot): a symmetric input, a uint64 pad table
+///   and an int32 [tiles, world] pad;
+/// - LL packets: an input (symmetric or not) and a symmetric int64 packet
+///   scratch, zeroed once, sized for two parities of world * tiles * block
+///   LL16 packets (twice the data).
 struct AllReduceRoles {
-  int input = -1;    ///< symmetric tensor of rank 1
+  int input = -1;    ///< tensor of rank 1 (the output is like it)
   int padTable = -1; ///< uint64 tensor of rank 1: the pad's peer table
   int pad = -1;      ///< int32/uint32 tensor of rank 2: [tiles, world]
+  int scratch = -1;  ///< symmetric int64 tensor of rank 1 (LL packets)
   int output = -1;   ///< output of rank 1
+  bool packets() const { return scratch >= 0; }
 };
 /// Throws Error(InvalidArgument) when the kernel does not have that shape.
 AllReduceRoles findAllReduceRoles(const rt::KernelMetadata &md);
@@ -69,6 +77,7 @@ private:
   rt::DType dtype_;
   int64_t maxN_;
   int64_t padRows_ = 0;
+  size_t padBytes_ = 0; ///< Pad, or LL scratch, bytes per rank.
   uint32_t seed_ = 0;
   std::unique_ptr<rt::SymmetricHeap> heap_;
   rt::SymmetricBuffer input_, pad_;
