@@ -1,6 +1,11 @@
 //===- AllReduceHarness.cpp - Run and check an all-reduce kernel ----------===//
 #include "tools/dslrun/AllReduceHarness.h"
 
+#include <nccl.h>
+
+#include <exception>
+#include <functional>
+
 #include "runtime/Error.h"
 
 #include <fmt/format.h>
@@ -259,6 +264,40 @@ void AllReduceHarness::check(int64_t n, AllReduceResult &res,
 
 AllReduceResult AllReduceHarness::run(int64_t n, int iters, int graphReplays,
                                       uint32_t seed) {
+  std::vector<BoundArgs> args;
+  return measure(
+      n, iters, graphReplays, seed, [&] { args = makeArgs(n); },
+      [&] { kernel_.launchAll(args); },
+      [&](int i) { kernel_.launch(i, args[i]); },
+      [&] { kernel_.synchronize(); });
+}
+
+AllReduceResult AllReduceHarness::runNccl(int64_t n, int iters,
+                                          int graphReplays, uint32_t seed) {
+  ncclDataType_t type = dtype_ == DType::BFloat16 ? ncclBfloat16 : ncclFloat32;
+  auto one = [&](int i) {
+    const LocalRank &l = comm_.local(i);
+    DSLC_NCCL(l.rank, ncclAllReduce(input_.local[i], out_[i], n, type, ncclSum,
+                                    l.comm, l.stream));
+  };
+  return measure(
+      n, iters, graphReplays, seed, [] {},
+      [&] {
+        DSLC_NCCL(-1, ncclGroupStart());
+        for (int i = 0; i < comm_.numLocal(); ++i) {
+          setDevice(comm_.local(i).device, comm_.local(i).rank);
+          one(i);
+        }
+        DSLC_NCCL(-1, ncclGroupEnd());
+      },
+      one, [&] { comm_.waitStreams("ncclAllReduce"); });
+}
+
+AllReduceResult AllReduceHarness::measure(
+    int64_t n, int iters, int graphReplays, uint32_t seed,
+    const std::function<void()> &prepare, const std::function<void()> &callAll,
+    const std::function<void(int)> &callOne,
+    const std::function<void()> &wait) {
   if (n < 1 || n > maxN_)
     raise(ErrorCode::InvalidArgument,
           fmt::format("all-reduce harness: size {} outside 1..{}", n, maxN_));
@@ -266,7 +305,7 @@ AllReduceResult AllReduceHarness::run(int64_t n, int iters, int graphReplays,
   AllReduceResult res;
   res.n = n;
   fillInputs(n, seed);
-  std::vector<BoundArgs> args = makeArgs(n);
+  prepare();
   const LocalRank &l0 = comm_.local(0);
   cudaEvent_t start = nullptr, stop = nullptr;
   setDevice(l0.device, l0.rank);
@@ -278,10 +317,10 @@ AllReduceResult AllReduceHarness::run(int64_t n, int iters, int graphReplays,
       setDevice(l0.device, l0.rank);
       DSLC_CUDART(l0.rank, cudaEventRecord(start, l0.stream));
       for (int it = 0; it < iters; ++it)
-        kernel_.launchAll(args);
+        callAll();
       setDevice(l0.device, l0.rank);
       DSLC_CUDART(l0.rank, cudaEventRecord(stop, l0.stream));
-      kernel_.synchronize();
+      wait();
       float ms = 0;
       DSLC_CUDART(l0.rank, cudaEventElapsedTime(&ms, start, stop));
       res.eagerUsPerCall = ms * 1000.0 / iters;
@@ -293,23 +332,41 @@ AllReduceResult AllReduceHarness::run(int64_t n, int iters, int graphReplays,
       std::vector<cudaGraph_t> graphs(nl, nullptr);
       std::vector<cudaGraphExec_t> execs(nl, nullptr);
       try {
+        // Every local rank's stream is captured at once (NCCL needs the
+        // calls of one group in flight together when one thread drives
+        // several GPUs).
         for (int i = 0; i < nl; ++i) {
           const LocalRank &l = comm_.local(i);
           setDevice(l.device, l.rank);
           DSLC_CUDART(l.rank, cudaStreamBeginCapture(
-                                  l.stream, cudaStreamCaptureModeThreadLocal));
-          try {
-            kernel_.launch(i, args[i]);
-          } catch (...) {
-            cudaGraph_t g = nullptr;
-            (void)cudaStreamEndCapture(l.stream, &g);
-            if (g)
-              (void)cudaGraphDestroy(g);
-            throw;
+                                  l.stream, cudaStreamCaptureModeRelaxed));
+        }
+        std::exception_ptr failure;
+        try {
+          if (nl > 1)
+            DSLC_NCCL(-1, ncclGroupStart());
+          for (int i = 0; i < nl; ++i) {
+            setDevice(comm_.local(i).device, comm_.local(i).rank);
+            callOne(i);
           }
-          DSLC_CUDART(l.rank, cudaStreamEndCapture(l.stream, &graphs[i]));
-          DSLC_CUDART(l.rank,
-                      cudaGraphInstantiate(&execs[i], graphs[i], 0));
+          if (nl > 1)
+            DSLC_NCCL(-1, ncclGroupEnd());
+        } catch (...) {
+          failure = std::current_exception();
+        }
+        for (int i = 0; i < nl; ++i) {
+          const LocalRank &l = comm_.local(i);
+          setDevice(l.device, l.rank);
+          cudaError_t e = cudaStreamEndCapture(l.stream, &graphs[i]);
+          if (!failure)
+            DSLC_CUDART(l.rank, e);
+        }
+        if (failure)
+          std::rethrow_exception(failure);
+        for (int i = 0; i < nl; ++i) {
+          const LocalRank &l = comm_.local(i);
+          setDevice(l.device, l.rank);
+          DSLC_CUDART(l.rank, cudaGraphInstantiate(&execs[i], graphs[i], 0));
         }
         setDevice(l0.device, l0.rank);
         DSLC_CUDART(l0.rank, cudaEventRecord(start, l0.stream));
@@ -321,7 +378,7 @@ AllReduceResult AllReduceHarness::run(int64_t n, int iters, int graphReplays,
           }
         setDevice(l0.device, l0.rank);
         DSLC_CUDART(l0.rank, cudaEventRecord(stop, l0.stream));
-        kernel_.synchronize();
+        wait();
         float ms = 0;
         DSLC_CUDART(l0.rank, cudaEventElapsedTime(&ms, start, stop));
         res.graphUsPerCall = ms * 1000.0 / graphReplays;

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,10 @@ public:
   /// `iters` back-to-back calls then (if > 0) `graphReplays` replays of a
   /// graph holding one call; the output is checked after each phase.
   AllReduceResult run(int64_t n, int iters, int graphReplays, uint32_t seed);
+  /// The same with ncclAllReduce (sum) on the same buffers, for a
+  /// like-for-like comparison in one run.
+  AllReduceResult runNccl(int64_t n, int iters, int graphReplays,
+                          uint32_t seed);
 
   rt::SymmetricHeap &heap() { return *heap_; }
 
@@ -76,6 +81,14 @@ private:
   AllReduceRoles roles_;
   rt::DType dtype_;
   int64_t maxN_;
+  /// Fills inputs, calls `prepare`, then times `iters` eager calls of
+  /// `callAll` and `graphReplays` replays of graphs captured from
+  /// `callOne(i)` on every local rank, checking the output after each.
+  AllReduceResult measure(int64_t n, int iters, int graphReplays,
+                          uint32_t seed, const std::function<void()> &prepare,
+                          const std::function<void()> &callAll,
+                          const std::function<void(int)> &callOne,
+                          const std::function<void()> &wait);
   int64_t padRows_ = 0;
   size_t padBytes_ = 0; ///< Pad, or LL scratch, bytes per rank.
   uint32_t seed_ = 0;

@@ -56,6 +56,7 @@ struct Options {
   std::vector<int> devices;
   int launch = 0;
   std::string rendezvous;
+  bool nccl = false; ///< Also time ncclAllReduce on the same buffers.
 };
 
 [[noreturn]] void usage(const std::string &why) {
@@ -67,7 +68,7 @@ struct Options {
                "[--graph-replays N] [--seed S]\n"
                "              [--inputs-from SIMULATION_DUMP_DIR]\n"
                "              [--timeout-ms T] [--devices 0,1] [--launch N] "
-               "[--rendezvous FILE]\n",
+               "[--rendezvous FILE] [--nccl]\n",
                why.c_str());
   std::exit(2);
 }
@@ -151,6 +152,8 @@ Options parseArgs(int argc, char **argv) {
       o.rendezvous = value();
     else if (a == "--inputs-from")
       o.inputsFrom = value();
+    else if (a == "--nccl")
+      o.nccl = true;
     else if (a == "-h" || a == "--help")
       usage("help");
     else
@@ -327,6 +330,25 @@ int runJob(const Options &o) {
                     tag.c_str(), static_cast<long long>(n),
                     static_cast<long long>(r.mismatches),
                     r.firstMismatch.c_str());
+      }
+      if (o.nccl) {
+        // ncclAllReduce on the same input and output, checked the same way.
+        run::AllReduceResult c =
+            harness.runNccl(n, o.iters, o.graphReplays, o.seed);
+        if (c.ok())
+          std::printf("%s  nccl %lld: ok (%d calls: %.2f us/call, %d graph "
+                      "replays: %.2f us/call); dslc/nccl graph time %.2f\n",
+                      tag.c_str(), static_cast<long long>(n), o.iters,
+                      c.eagerUsPerCall, o.graphReplays, c.graphUsPerCall,
+                      c.graphUsPerCall > 0 ? r.graphUsPerCall / c.graphUsPerCall
+                                           : 0.0);
+        else {
+          ++failures;
+          std::printf("%s  nccl %lld: FAILED: %lld mismatches; first: %s\n",
+                      tag.c_str(), static_cast<long long>(n),
+                      static_cast<long long>(c.mismatches),
+                      c.firstMismatch.c_str());
+        }
       }
       std::fflush(stdout);
     }
