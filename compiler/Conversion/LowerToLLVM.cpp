@@ -15,6 +15,7 @@
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -46,6 +47,9 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
       // Ops without a direct LLVM counterpart (ceildivui, ...) first.
       RewritePatternSet expand(ctx);
       arith::populateArithExpandOpsPatterns(expand);
+      // Pieces of a per-thread vector (tiles of several chunks) become
+      // element shuffles the LLVM lowering knows.
+      vector::populateVectorInsertExtractStridedSliceTransforms(expand);
       if (failed(applyPatternsGreedily(module, std::move(expand))))
         return signalPassFailure();
     }
