@@ -9,9 +9,9 @@ repeated calls and CUDA-graph replays need no host reset; the scratch is
 double-buffered by the flag's parity so a fast rank's next call cannot
 overwrite packets a slow peer still reads.
 
-Scratch: a symmetric int64 tensor of world_size * ceil(N / 1024) * 1024
-elements (two parities x one region per sender x whole 1024-element tiles x
-16-byte packets per 8 data bytes, in 8-byte elements). A packet outside the
+Scratch: a symmetric int64 tensor of world_size * ceil(N / 1024) * 1024 *
+element_size / 2 elements (two parities x one region per sender x whole
+1024-element tiles x 16-byte packets per 8 data bytes, in 8-byte elements). A packet outside the
 scratch traps with an error record instead of writing past it.
 
 Compile:  dslc examples/ll_one_shot_all_reduce.py -D my_rank=0 -D world_size=2 --emit=cubin -o ll.cubin
@@ -37,8 +37,8 @@ def ll_one_shot_all_reduce_kernel(
     peers = torch.ops.symm_mem.get_remote_tensors(scratch, "")
     for tile_n in hl.tile(N):
         flag = hl.epoch()
-        # 16-byte packets carry 8 data bytes: a tile of B bf16 is B / 4 packets.
-        packets = tile_n.block_size // 4
+        # 16-byte packets carry 8 data bytes.
+        packets = tile_n.block_size * a.element_size() // 8
         tiles = (N + tile_n.block_size - 1) // tile_n.block_size
         parity = flag % 2
         x = a[tile_n]
@@ -48,6 +48,6 @@ def ll_one_shot_all_reduce_kernel(
         acc = hl.zeros([tile_n], dtype=torch.float32)
         for r in range(world_size):
             slot = ((parity * world_size + r) * tiles + tile_n.id) * packets
-            acc += hl.ll_get(scratch, slot, flag, [tile_n], dtype=torch.bfloat16)
+            acc += hl.ll_get(scratch, slot, flag, [tile_n], dtype=a.dtype)
         out[tile_n] = acc
     return out

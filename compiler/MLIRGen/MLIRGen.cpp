@@ -1587,15 +1587,26 @@ Result Generator::genCall(const ast::CallExpr &e) {
   const ast::Expr &callee = e.getCallee();
   // Methods on values: x.size(d).
   if (auto *attr = ast::dyn_cast<ast::AttributeExpr>(&callee)) {
-    if (attr->getName() == "size" || attr->getName() == "dim") {
+    if (attr->getName() == "size" || attr->getName() == "dim" ||
+        attr->getName() == "element_size") {
       Result base = genExpr(attr->getBase());
       if (failed(base))
         return failure();
       if (base->kind == SemValue::Kind::Ref ||
           base->kind == SemValue::Kind::Stack) {
+        Type element =
+            base->kind == SemValue::Kind::Ref
+                ? cast<tile::RefType>(base->value.getType()).getElementType()
+                : cast<comm::StackType>(base->value.getType())
+                      .getElementType();
+        if (attr->getName() == "element_size")
+          return SemValue::integer(
+              std::max(1u, element.getIntOrFloatBitWidth() / 8));
         if (attr->getName() == "dim")
           return SemValue::integer(
-              cast<tile::RefType>(base->value.getType()).getRank());
+              base->kind == SemValue::Kind::Ref
+                  ? cast<tile::RefType>(base->value.getType()).getRank()
+                  : cast<comm::StackType>(base->value.getType()).getRank());
         return genSizeCall(e, *base, callee);
       }
     }
