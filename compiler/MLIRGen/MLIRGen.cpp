@@ -563,14 +563,7 @@ void Generator::scanSymmetric(const ast::StmtList &body) {
 LogicalResult Generator::buildSignature() {
   scopes.emplace_back();
   SmallVector<Type> argTypes;
-  struct PendingArg {
-    std::string name;
-    std::string dtype;
-    unsigned rank;
-    bool symmetric;
-  };
   std::vector<std::pair<std::string, SemValue>> constants;
-  std::vector<std::pair<unsigned, std::string>> refArgs; // arg index, name
   bool ok = true;
 
   for (const auto &[name, sig] : options.signature)
@@ -727,7 +720,6 @@ LogicalResult Generator::buildSignature() {
     argTypes.push_back(
         tile::RefType::get(&ctx, dtypeToType(&ctx, dtype), rank));
     argNames.push_back(p.name);
-    refArgs.emplace_back(argTypes.size() - 1, p.name);
     refDTypes[p.name] = dtype;
     if (pd.symmetric) {
       argTypes.push_back(tile::RefType::get(&ctx, builder.getI64Type(), 1));
@@ -895,15 +887,6 @@ LogicalResult Generator::genAssign(const ast::Expr &target, SemValue value,
   if (auto *name = ast::dyn_cast<ast::NameExpr>(&target)) {
     if (name->getName() == "_")
       return success();
-    if (value.kind == SemValue::Kind::Ref && !value.text.empty() &&
-        llvm::any_of(desc.outputs,
-                     [&](const OutputDescription &o) {
-                       return o.name == value.text;
-                     }) == false &&
-        value.text.find('.') == std::string::npos && lookup(value.text) &&
-        lookup(value.text)->kind == SemValue::Kind::Ref) {
-      // Aliasing a tensor keeps its name for metadata.
-    }
     bind(name->getName(), std::move(value));
     return success();
   }
