@@ -158,11 +158,13 @@ void recordErrorAndTrap(OpBuilder &b, Location loc, Operation *inKernel,
     Value won = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, claimed,
                                       i32(b, loc, 0));
     scf::IfOp::create(b, loc, won, [&](OpBuilder &b, Location loc) {
-      auto store = [&](int64_t offset, Value v) {
+      // Field offsets of DslcErrorRecord (docs/kernel-abi.md); 8-byte
+      // fields are 8-byte aligned.
+      auto store = [&](int32_t offset, Value v) {
         Value p = LLVM::GEPOp::create(b, loc, ptrType(ctx), i8, record,
                                       ArrayRef<LLVM::GEPArg>{offset});
-        LLVM::StoreOp::create(b, loc, v, p, /*alignment=*/4,
-                              /*isVolatile=*/true);
+        unsigned align = v.getType().getIntOrFloatBitWidth() / 8;
+        LLVM::StoreOp::create(b, loc, v, p, align, /*isVolatile=*/true);
       };
       auto [line, column] = lineAndColumn(loc);
       store(4, i32(b, loc, line));
