@@ -145,6 +145,21 @@ std::optional<std::string> canonicalDType(llvm::StringRef name) {
   return std::nullopt;
 }
 
+/// The dtype name of an element type (signless integers read as signed).
+std::string typeToDType(Type t) {
+  if (t.isBF16())
+    return "bfloat16";
+  if (t.isF16())
+    return "float16";
+  if (t.isF32())
+    return "float32";
+  if (t.isF64())
+    return "float64";
+  if (t.isInteger(1))
+    return "bool";
+  return "int" + std::to_string(t.getIntOrFloatBitWidth());
+}
+
 Type dtypeToType(MLIRContext *ctx, llvm::StringRef dtype) {
   Builder b(ctx);
   if (dtype == "bfloat16")
@@ -166,6 +181,23 @@ Type dtypeToType(MLIRContext *ctx, llvm::StringRef dtype) {
   if (dtype == "bool")
     return b.getI1Type();
   return {};
+}
+
+/// The elements of a list or tuple expression, or the expression itself:
+/// `hl.tile([m, n])`, `pad[[i, j]]`-style indices and tile shapes accept
+/// either one entry or a sequence.
+std::vector<const ast::Expr *> elementsOf(const ast::Expr &e) {
+  const ast::ExprList *elements = nullptr;
+  if (auto *list = ast::dyn_cast<ast::ListExpr>(&e))
+    elements = &list->getElements();
+  else if (auto *tuple = ast::dyn_cast<ast::TupleExpr>(&e))
+    elements = &tuple->getElements();
+  if (!elements)
+    return {&e};
+  std::vector<const ast::Expr *> result;
+  for (const ast::ExprPtr &x : *elements)
+    result.push_back(x.get());
+  return result;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1155,15 +1187,7 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
   const ast::Expr *extentArg = argument(call, 0, "begin_or_end");
   if (!extentArg)
     return error(call.getRange(), "hl.tile needs the extent to iterate");
-  std::vector<const ast::Expr *> extents;
-  if (auto *list = ast::dyn_cast<ast::ListExpr>(extentArg))
-    for (const ast::ExprPtr &e : list->getElements())
-      extents.push_back(e.get());
-  else if (auto *tuple = ast::dyn_cast<ast::TupleExpr>(extentArg))
-    for (const ast::ExprPtr &e : tuple->getElements())
-      extents.push_back(e.get());
-  else
-    extents.push_back(extentArg);
+  std::vector<const ast::Expr *> extents = elementsOf(*extentArg);
   if (extents.empty())
     return error(extentArg->getRange(), "hl.tile needs at least one extent");
   if (argument(call, 1, "end") && !keyword(call, "block_size") &&
@@ -1441,18 +1465,7 @@ Result Generator::genAttribute(const ast::AttributeExpr &e) {
               ? cast<tile::RefType>(base->value.getType()).getElementType()
               : cast<comm::StackType>(base->value.getType()).getElementType();
       auto it = refDTypes.find(base->text);
-      if (it != refDTypes.end())
-        v.text = it->second;
-      else if (t.isBF16())
-        v.text = "bfloat16";
-      else if (t.isF16())
-        v.text = "float16";
-      else if (t.isF32())
-        v.text = "float32";
-      else if (t.isF64())
-        v.text = "float64";
-      else
-        v.text = "int" + std::to_string(t.getIntOrFloatBitWidth());
+      v.text = it != refDTypes.end() ? it->second : typeToDType(t);
       return v;
     }
     if (name == "device")
@@ -1515,11 +1528,7 @@ Result Generator::genAttribute(const ast::AttributeExpr &e) {
     if (name == "dtype") {
       SemValue v = SemValue::ofKind(SemValue::Kind::DType);
       Type t = cast<RankedTensorType>(base->value.getType()).getElementType();
-      v.text = t.isBF16()  ? "bfloat16"
-               : t.isF16() ? "float16"
-               : t.isF32() ? "float32"
-               : t.isF64() ? "float64"
-                           : "int" + std::to_string(t.getIntOrFloatBitWidth());
+      v.text = typeToDType(t);
       return v;
     }
     break;
@@ -1978,15 +1987,7 @@ Result Generator::genSignalWait(const ast::CallExpr &e, bool isSignal) {
     return fail(padArg->getRange(), "a signal pad holds int32 or uint32 flags");
 
   // The index: a list with one entry per pad dimension.
-  std::vector<const ast::Expr *> idx;
-  if (auto *list = ast::dyn_cast<ast::ListExpr>(indexArg))
-    for (const ast::ExprPtr &x : list->getElements())
-      idx.push_back(x.get());
-  else if (auto *tuple = ast::dyn_cast<ast::TupleExpr>(indexArg))
-    for (const ast::ExprPtr &x : tuple->getElements())
-      idx.push_back(x.get());
-  else
-    idx.push_back(indexArg);
+  std::vector<const ast::Expr *> idx = elementsOf(*indexArg);
   if (idx.size() != rank)
     return fail(indexArg->getRange(), "the pad has " + std::to_string(rank) +
                                           " dimension(s) but the index has " +
@@ -2135,15 +2136,7 @@ Result Generator::genSignalWait(const ast::CallExpr &e, bool isSignal) {
 
 FailureOr<RankedTensorType> Generator::tileShapeOf(const ast::Expr &list,
                                                    Type elementType) {
-  std::vector<const ast::Expr *> dims;
-  if (auto *l = ast::dyn_cast<ast::ListExpr>(&list))
-    for (const ast::ExprPtr &x : l->getElements())
-      dims.push_back(x.get());
-  else if (auto *t = ast::dyn_cast<ast::TupleExpr>(&list))
-    for (const ast::ExprPtr &x : t->getElements())
-      dims.push_back(x.get());
-  else
-    dims.push_back(&list);
+  std::vector<const ast::Expr *> dims = elementsOf(list);
   SmallVector<int64_t> shape;
   for (const ast::Expr *d : dims) {
     Result v = genExpr(*d);
