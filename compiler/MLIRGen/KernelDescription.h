@@ -26,6 +26,11 @@ struct ParamDescription {
   std::string dtype; ///< Tensors and scalars.
   unsigned rank = 0; ///< Tensors.
   bool symmetric = false;
+  /// Tensors: "read", "write", "readwrite" or "none" (AccessAnalysis.h).
+  std::string access;
+  /// A uint64 table passed as a stack tensor's `dev_ptrs`: the parameter
+  /// whose copies on every rank it lists.
+  std::optional<std::string> peerTableFor;
   /// Constexpr value as written (JSON literal text), if it has one.
   std::optional<std::string> value;
 };
@@ -43,6 +48,9 @@ struct GridExtent {
   unsigned dim = 0;
   std::optional<std::string> scalar; ///< this scalar parameter, or
   std::optional<int64_t> constant;   ///< this constant.
+  /// The extent is floor((that + add) / div): `(N + W - 1) // W` gives
+  /// add = W - 1, div = W.
+  int64_t add = 0, div = 1;
   int64_t block = 1;
 };
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/MLIRGen/MLIRGen.h"
+#include "compiler/MLIRGen/AccessAnalysis.h"
 
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
@@ -36,6 +37,9 @@ namespace {
 struct ScalarOrigin {
   std::string param;
   unsigned dim = 0;
+  /// The scalar is floor((size + add) / div).
+  int64_t add = 0, div = 1;
+  bool plain() const { return add == 0 && div == 1; }
 };
 
 struct SemValue {
@@ -315,6 +319,8 @@ private:
   Result genCall(const ast::CallExpr &e);
   Result genSubscript(const ast::SubscriptExpr &e);
   Result genBinary(const ast::BinaryExpr &e);
+  static bool isIndexLike(const SemValue &v);
+  Result shiftTile(SemValue tile, const SemValue &by, const ast::Expr &where);
   Result genUnary(const ast::UnaryExpr &e);
   Result genCompare(const ast::CompareExpr &e);
   Result binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
@@ -330,6 +336,9 @@ private:
   Result genRemoteTensors(const ast::CallExpr &e);
   Result genSpecialize(const ast::CallExpr &e);
   Result genEmptyLike(const ast::CallExpr &e);
+  Result genLoadReduce(const ast::CallExpr &e, const SemValue &stack,
+                       const ast::SubscriptExpr &sub);
+  Result genCast(const ast::CallExpr &e, const ast::Expr &value);
   Result genSizeCall(const ast::CallExpr &e, const SemValue &ref,
                      const ast::Expr &callee);
 
@@ -342,6 +351,9 @@ private:
   };
   FailureOr<Access> accessOf(const SemValue &ref, unsigned rank,
                              const ast::Expr &index);
+  FailureOr<Access> accessOfList(unsigned rank,
+                                 const std::vector<const ast::Expr *> &idx,
+                                 const ast::Expr &index);
   FailureOr<Value> coerceTile(SemValue v, RankedTensorType type,
                               const ast::Expr &where);
   FailureOr<Value> castTile(Value v, Type elementType, mlir::Location l);
@@ -1304,6 +1316,8 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
       else if (extentValues[d].origin) {
         ge.param = extentValues[d].origin->param;
         ge.dim = extentValues[d].origin->dim;
+        ge.add = extentValues[d].origin->add;
+        ge.div = extentValues[d].origin->div;
       } else if (extentValues[d].kind == SemValue::Kind::Scalar &&
                  isa<BlockArgument>(extentValues[d].value)) {
         unsigned n = cast<BlockArgument>(extentValues[d].value).getArgNumber();
@@ -1603,6 +1617,18 @@ Result Generator::genCall(const ast::CallExpr &e) {
       }
     }
   }
+  if (auto *attr = ast::dyn_cast<ast::AttributeExpr>(&callee)) {
+    if (attr->getName() == "sum")
+      if (auto *sub = ast::dyn_cast<ast::SubscriptExpr>(&attr->getBase())) {
+        Result base = genExpr(sub->getBase());
+        if (failed(base))
+          return failure();
+        if (base->kind == SemValue::Kind::Stack)
+          return genLoadReduce(e, *base, *sub);
+      }
+    if (attr->getName() == "to")
+      return genCast(e, attr->getBase());
+  }
   std::optional<std::string> name = ast::getDottedName(callee);
   if (!name)
     return fail(callee.getRange(), "only named functions can be called");
@@ -1678,7 +1704,7 @@ Result Generator::genSpecialize(const ast::CallExpr &e) {
     return failure();
   if (v->kind == SemValue::Kind::Int)
     return *v;
-  if (v->kind != SemValue::Kind::Scalar || !v->origin)
+  if (v->kind != SemValue::Kind::Scalar || !v->origin || !v->origin->plain())
     return fail(arg.getRange(), "hl.specialize takes a tensor size");
   // The static value: -D NAME (the variable it is assigned to, or the
   // tensor's dimension as PARAM.size(D)), or --world-size for a size that
@@ -1820,6 +1846,79 @@ Result Generator::genStackTensor(const ast::CallExpr &e) {
       ptrs->value, like->value);
   v.text = like->text;
   return v;
+}
+
+/// `stack[:, idx].sum(0)` (also `.sum(dim=0)`): the sum over peers of
+/// every peer's tile at `idx`, one comm.multicast_load_reduce (a load per
+/// peer, or `multimem.ld_reduce` with --multicast=nvls).
+Result Generator::genLoadReduce(const ast::CallExpr &e, const SemValue &stack,
+                                const ast::SubscriptExpr &sub) {
+  const char *form = "a stack tensor is loaded as `stack[:, index].sum(0)`: "
+                     "the sum over peers";
+  auto *tuple = ast::dyn_cast<ast::TupleExpr>(&sub.getIndex());
+  auto *peers = tuple && !tuple->getElements().empty()
+                    ? ast::dyn_cast<ast::SliceExpr>(
+                          tuple->getElements().front().get())
+                    : nullptr;
+  if (!peers || peers->getLower() || peers->getUpper() || peers->getStep())
+    return fail(sub.getIndex().getRange(), form);
+  const ast::Expr *dim = argument(e, 0, "dim");
+  if (!dim || e.getArgs().size() != 1)
+    return fail(e.getRange(), form);
+  Result d = genExpr(*dim);
+  if (failed(d))
+    return failure();
+  if (d->kind != SemValue::Kind::Int || d->intValue != 0)
+    return fail(dim->getRange(), "only the peer dimension (0) of a stack "
+                                 "tensor can be summed");
+  auto type = cast<comm::StackType>(stack.value.getType());
+  unsigned rank = type.getRank();
+  // The index without the peer slice, as accessOf expects it.
+  std::vector<const ast::Expr *> rest;
+  for (size_t i = 1; i < tuple->getElements().size(); ++i)
+    rest.push_back(tuple->getElements()[i].get());
+  if (rest.size() != rank)
+    return fail(sub.getIndex().getRange(),
+                "a stack of " + std::to_string(rank) + "-d tensors needs ':' "
+                "and " + std::to_string(rank) + " indices, got " +
+                std::to_string(rest.size()));
+  auto access = accessOfList(rank, rest, sub.getIndex());
+  if (failed(access))
+    return failure();
+  auto mode = options.multicast == MulticastMode::NVLS
+                  ? comm::MulticastMode::nvls
+                  : comm::MulticastMode::software;
+  SemValue v = SemValue::ofKind(SemValue::Kind::TileData);
+  v.value = comm::MulticastLoadReduceOp::create(
+      builder, loc(e), RankedTensorType::get(access->shape,
+                                             type.getElementType()),
+      stack.value, access->offsets, access->limits, access->dims, mode);
+  return v;
+}
+
+/// `tile.to(dtype)`: the tile converted to another element type.
+Result Generator::genCast(const ast::CallExpr &e, const ast::Expr &value) {
+  Result v = genExpr(value);
+  if (failed(v))
+    return failure();
+  if (v->kind != SemValue::Kind::TileData)
+    return fail(value.getRange(), std::string(".to(dtype) converts a tile "
+                                              "value, not ") +
+                                      kindName(v->kind));
+  const ast::Expr *dtypeArg = argument(e, 0, "dtype");
+  if (!dtypeArg || e.getArgs().size() != 1)
+    return fail(e.getRange(), ".to takes one dtype");
+  Result dt = genExpr(*dtypeArg);
+  if (failed(dt))
+    return failure();
+  if (dt->kind != SemValue::Kind::DType)
+    return fail(dtypeArg->getRange(), ".to takes a dtype (torch.float32, "
+                                      "x.dtype, ...)");
+  auto cast = castTile(v->value, dtypeToType(&ctx, dt->text), loc(e));
+  if (failed(cast))
+    return failure();
+  v->value = *cast;
+  return *v;
 }
 
 /// Most CTAs a kernel with per-CTA epochs may be launched with; its state
@@ -2215,6 +2314,13 @@ FailureOr<Generator::Access> Generator::accessOf(const SemValue &ref,
       idx.push_back(x.get());
   else
     idx.push_back(&index);
+  return accessOfList(rank, idx, index);
+}
+
+FailureOr<Generator::Access>
+Generator::accessOfList(unsigned rank,
+                        const std::vector<const ast::Expr *> &idx,
+                        const ast::Expr &index) {
   if (idx.size() != rank)
     return error(index.getRange(), "a " + std::to_string(rank) +
                                        "-d tensor needs " +
@@ -2354,6 +2460,58 @@ Result Generator::genSubscript(const ast::SubscriptExpr &e) {
               std::string("cannot index ") + kindName(base->kind));
 }
 
+/// The grid rule of `lhs op rhs` when one side is a tensor size (or a
+/// rule already derived from one) and the other a constant: `N + k`, `N - k`
+/// and then `// d`, so that `(N + W - 1) // W` stays a rule the runtime can
+/// evaluate.
+static std::optional<ScalarOrigin>
+derivedOrigin(ast::BinaryOp op, const SemValue &lhs, const SemValue &rhs) {
+  using BO = ast::BinaryOp;
+  const SemValue *sized = lhs.origin ? &lhs : rhs.origin ? &rhs : nullptr;
+  const SemValue *constant = sized == &lhs ? &rhs : &lhs;
+  if (!sized || constant->kind != SemValue::Kind::Int)
+    return std::nullopt;
+  ScalarOrigin o = *sized->origin;
+  int64_t k = constant->intValue;
+  switch (op) {
+  case BO::Add:
+    if (o.div != 1)
+      return std::nullopt;
+    o.add += k;
+    return o;
+  case BO::Sub:
+    if (o.div != 1 || sized != &lhs)
+      return std::nullopt;
+    o.add -= k;
+    return o;
+  case BO::FloorDiv:
+    if (o.div != 1 || sized != &lhs || k <= 0)
+      return std::nullopt;
+    o.div = k;
+    return o;
+  default:
+    return std::nullopt;
+  }
+}
+
+bool Generator::isIndexLike(const SemValue &v) {
+  return v.kind == SemValue::Kind::Int ||
+         (v.kind == SemValue::Kind::Scalar &&
+          isa<IndexType, IntegerType>(v.value.getType()));
+}
+
+Result Generator::shiftTile(SemValue tile, const SemValue &by,
+                            const ast::Expr &where) {
+  mlir::Location l = loc(where);
+  auto offset = toIndex(by, where);
+  if (failed(offset))
+    return failure();
+  Value k = *offset;
+  tile.begin = arith::AddIOp::create(builder, l, tile.begin, k);
+  tile.end = arith::AddIOp::create(builder, l, tile.end, k);
+  return tile;
+}
+
 Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
                            const ast::Expr &where) {
   using BO = ast::BinaryOp;
@@ -2397,6 +2555,12 @@ Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
       break;
     }
   }
+  // A tile shifted by a scalar: `a[base + tile]` reads the tile's elements
+  // at an offset (the masked tail moves with it).
+  if (op == BO::Add && lhs.kind == SemValue::Kind::Tile && isIndexLike(rhs))
+    return shiftTile(lhs, rhs, where);
+  if (op == BO::Add && rhs.kind == SemValue::Kind::Tile && isIndexLike(lhs))
+    return shiftTile(rhs, lhs, where);
   bool lt = lhs.kind == SemValue::Kind::TileData,
        rt = rhs.kind == SemValue::Kind::TileData;
   if (lt || rt) {
@@ -2522,6 +2686,7 @@ Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
     }
     SemValue v = SemValue::ofKind(SemValue::Kind::Scalar);
     v.value = r;
+    v.origin = derivedOrigin(op, lhs, rhs);
     return v;
   }
   if (lhs.kind == SemValue::Kind::Unbound ||
@@ -2674,6 +2839,7 @@ OwningOpRef<ModuleOp> Generator::run() {
   for (const std::string &n : argNames)
     names.push_back(builder.getStringAttr(n));
   func->setAttr("tile.arg_names", builder.getArrayAttr(names));
+  describeParamAccess(func, argNames, desc);
   if (desc.worldSize)
     func->setAttr(tile::kPeerCountAttr,
                   builder.getI64IntegerAttr(*desc.worldSize));

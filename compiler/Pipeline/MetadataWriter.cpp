@@ -65,6 +65,10 @@ void dslc::writeMetadata(llvm::raw_ostream &os, const KernelDescription &desc,
               } else {
                 j.attribute("const", g.constant.value_or(1));
               }
+              if (!g.constant && g.add != 0)
+                j.attribute("add", g.add);
+              if (!g.constant && g.div != 1)
+                j.attribute("div", g.div);
             });
             j.attribute("block", g.block);
           });
@@ -81,6 +85,10 @@ void dslc::writeMetadata(llvm::raw_ostream &os, const KernelDescription &desc,
             j.attribute("rank", p.rank);
             if (p.symmetric)
               j.attribute("symmetric", true);
+            if (!p.access.empty())
+              j.attribute("access", p.access);
+            if (p.peerTableFor)
+              j.attribute("peer_table_for", *p.peerTableFor);
             break;
           case ParamDescription::Kind::Scalar:
             j.attribute("kind", "scalar");
