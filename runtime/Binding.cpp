@@ -162,28 +162,24 @@ int64_t BoundArgs::extent(const Extent &e) const {
       argError(*md_, fmt::format("grid extent: parameter '{}' is negative "
                                  "({})",
                                  e.name, v.i));
-    return v.i;
+    return e.apply(v.i);
   }
   case Extent::Kind::ParamDim: {
     const ArgValue &v = values_[resolve(e.name)];
     if (v.kind != ArgValue::Kind::Tensor)
       argError(*md_, fmt::format("grid extent: parameter '{}' is not bound",
                                  e.name));
-    return v.tensor.sizes[e.dim];
+    return e.apply(v.tensor.sizes[e.dim]);
   }
   }
   return 0;
 }
 
 int64_t BoundArgs::numTiles() const {
-  int64_t tiles = 1;
-  for (const GridTile &t : md_->tiles) {
-    int64_t n = (extent(t.extent) + t.block - 1) / t.block;
-    if (n != 0 && tiles > std::numeric_limits<int64_t>::max() / n)
-      argError(*md_, "grid tile count overflows");
-    tiles *= n;
-  }
-  return tiles;
+  std::vector<int64_t> extents;
+  for (const GridTile &t : md_->tiles)
+    extents.push_back(extent(t.extent));
+  return multiplyTiles(*md_, extents);
 }
 
 void BoundArgs::check(int worldSize, int rank) const {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -26,6 +27,45 @@ const char *argKindName(ArgSpec::Kind kind) {
     return "float";
   }
   return "?";
+}
+
+const char *accessName(Access access) {
+  switch (access) {
+  case Access::Unknown:
+    return "unknown";
+  case Access::None:
+    return "none";
+  case Access::Read:
+    return "read";
+  case Access::Write:
+    return "write";
+  case Access::ReadWrite:
+    return "readwrite";
+  }
+  return "?";
+}
+
+int64_t Extent::apply(int64_t size) const {
+  if (kind == Kind::Const)
+    return value;
+  int64_t v = (size + add) / div; // div >= 1 (checked by the parser)
+  if (size + add < 0)
+    v = 0;
+  return v;
+}
+
+int64_t multiplyTiles(const KernelMetadata &md,
+                      const std::vector<int64_t> &extents) {
+  int64_t tiles = 1;
+  for (size_t i = 0; i < md.tiles.size() && i < extents.size(); ++i) {
+    int64_t block = md.tiles[i].block;
+    int64_t n = extents[i] / block + (extents[i] % block != 0 ? 1 : 0);
+    if (n != 0 && tiles > std::numeric_limits<int64_t>::max() / n)
+      raise(ErrorCode::InvalidArgument,
+            fmt::format("kernel {}: grid tile count overflows", md.kernel));
+    tiles *= n;
+  }
+  return tiles;
 }
 
 int KernelMetadata::findArg(const std::string &name) const {
@@ -92,10 +132,25 @@ public:
     return *t;
   }
 
+  Access access(const json &obj, const std::string &where) {
+    std::string name = str(obj, "access", where);
+    if (name == "read")
+      return Access::Read;
+    if (name == "write")
+      return Access::Write;
+    if (name == "readwrite")
+      return Access::ReadWrite;
+    if (name == "none")
+      return Access::None;
+    fail(fmt::format("{}unknown access '{}' (read, write, readwrite or none)",
+                     where, name));
+  }
+
   KernelMetadata parse(const std::string &text);
 
 private:
   void parseArgs(const json &root, KernelMetadata &md);
+  void checkPeerTables(const KernelMetadata &md);
   void parseAbi(const json &root, KernelMetadata &md);
   void parseGrid(const json &root, KernelMetadata &md);
   void parseConstraints(const json &root, KernelMetadata &md);
@@ -158,6 +213,7 @@ KernelMetadata Parser::parse(const std::string &text) {
       fail(fmt::format("rank {} is outside the world size", *md.rank));
   }
   parseArgs(root, md);
+  checkPeerTables(md);
   parseAbi(root, md);
   parseGrid(root, md);
   parseConstraints(root, md);
@@ -196,6 +252,13 @@ void Parser::parseArgs(const json &root, KernelMetadata &md) {
           fail(where + "field 'symmetric' must be a boolean");
         spec.symmetric = p["symmetric"].get<bool>();
       }
+      if (p.contains("access"))
+        spec.access = access(p, where);
+      if (p.contains("peer_table_for")) {
+        if (kind != "tensor" || spec.dtype != DType::UInt64 || spec.rank != 1)
+          fail(where + "'peer_table_for' needs a uint64 tensor of rank 1");
+        spec.peerTableFor = str(p, "peer_table_for", where);
+      }
     } else if (kind == "int") {
       spec.kind = ArgSpec::Kind::Int;
     } else if (kind == "float") {
@@ -226,7 +289,30 @@ void Parser::parseArgs(const json &root, KernelMetadata &md) {
       fail(fmt::format("{}rank {} is outside 0..8", where, spec.rank));
     if (o.contains("like"))
       spec.like = str(o, "like", where);
+    spec.access = Access::Write;
+    if (o.contains("access")) {
+      spec.access = access(o, where);
+      if (!spec.writes())
+        fail(fmt::format("{}an output's access must be 'write' or "
+                         "'readwrite', not '{}'",
+                         where, accessName(spec.access)));
+    }
     add(std::move(spec), where);
+  }
+}
+
+void Parser::checkPeerTables(const KernelMetadata &md) {
+  // Peer tables name a tensor argument other than themselves.
+  for (size_t i = 0; i < md.args.size(); ++i) {
+    const ArgSpec &a = md.args[i];
+    if (a.peerTableFor.empty())
+      continue;
+    int target = md.findArg(a.peerTableFor);
+    if (target < 0 || static_cast<size_t>(target) == i ||
+        md.args[target].kind != ArgSpec::Kind::Tensor)
+      fail(fmt::format("params '{}': peer_table_for '{}' names no other "
+                       "tensor argument",
+                       a.name, a.peerTableFor));
   }
 }
 
@@ -394,12 +480,22 @@ void Parser::parseGrid(const json &root, KernelMetadata &md) {
         fail(fmt::format("{}'{}' is not an int argument", where,
                          tile.extent.name));
     } else if (e.contains("const")) {
+      if (e.contains("add") || e.contains("div"))
+        fail(where + "'add' and 'div' apply to 'param' and 'scalar' extents, "
+                     "not to a constant");
       tile.extent.kind = Extent::Kind::Const;
       tile.extent.value = integer(e, "const", where);
       if (tile.extent.value < 0)
         fail(where + "negative constant extent");
     } else {
       fail(where + "extent needs 'param', 'scalar' or 'const'");
+    }
+    if (tile.extent.kind != Extent::Kind::Const) {
+      tile.extent.add = integerOr(e, "add", 0, where + "extent: ");
+      tile.extent.div = integerOr(e, "div", 1, where + "extent: ");
+      if (tile.extent.div < 1)
+        fail(fmt::format("{}extent: div {} is not positive", where,
+                         tile.extent.div));
     }
     md.tiles.push_back(tile);
   }

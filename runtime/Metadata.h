@@ -18,6 +18,13 @@
 
 namespace dslc::rt {
 
+/// How a kernel uses a tensor argument (metadata "access"): whether it loads
+/// from it and/or stores into it, directly, through peers or through a stack
+/// tensor. Unknown: older metadata without the field.
+enum class Access { Unknown, None, Read, Write, ReadWrite };
+
+const char *accessName(Access access);
+
 /// A bindable argument: a non-constexpr parameter or an output.
 struct ArgSpec {
   enum class Kind { Tensor, Tuple, Int, Float };
@@ -28,6 +35,19 @@ struct ArgSpec {
   bool symmetric = false;       ///< tensor with a peer table slot
   bool isOutput = false;
   std::string like; ///< outputs: the parameter whose shape they take
+  /// Tensors: "access"; outputs are Write.
+  Access access = Access::Unknown;
+  /// A uint64 rank-1 tensor the kernel uses as the pointer table of a stack
+  /// tensor: the argument whose world_size peer addresses it holds (the
+  /// rank's own entry included). Empty otherwise.
+  std::string peerTableFor;
+
+  bool reads() const {
+    return access == Access::Read || access == Access::ReadWrite;
+  }
+  bool writes() const {
+    return access == Access::Write || access == Access::ReadWrite;
+  }
 };
 
 const char *argKindName(ArgSpec::Kind kind);
@@ -53,13 +73,20 @@ struct AbiSlot {
   int dim = -1; ///< Size slots
 };
 
-/// An extent of the tile grid.
+/// An extent of the tile grid: floor((size + add) / div) of a parameter's
+/// size, an int scalar's value, or a constant.
 struct Extent {
   enum class Kind { ParamDim, Scalar, Const };
   Kind kind = Kind::Const;
   std::string name; ///< ParamDim / Scalar
   int dim = 0;      ///< ParamDim
   int64_t value = 0; ///< Const
+  int64_t add = 0;   ///< ParamDim / Scalar
+  int64_t div = 1;   ///< ParamDim / Scalar, >= 1
+
+  /// The extent for a raw size (or scalar value) `size`; a constant ignores
+  /// it. Never negative.
+  int64_t apply(int64_t size) const;
 };
 
 struct GridTile {
@@ -98,7 +125,24 @@ struct KernelMetadata {
 
   /// Index of the bindable argument `name`, or -1.
   int findArg(const std::string &name) const;
+  /// The grid's tile count, given the raw value of each non-constant extent
+  /// (a parameter's size or a scalar): product of ceil(extent / block).
+  /// Throws Error(InvalidArgument) on overflow.
+  template <typename F> int64_t numTilesWith(F &&rawSize) const;
 };
+
+/// ceil(extent / block) multiplied over the tiles, with overflow checks.
+int64_t multiplyTiles(const KernelMetadata &md,
+                      const std::vector<int64_t> &extents);
+
+template <typename F> int64_t KernelMetadata::numTilesWith(F &&rawSize) const {
+  std::vector<int64_t> extents;
+  for (const GridTile &t : tiles)
+    extents.push_back(t.extent.kind == Extent::Kind::Const
+                          ? t.extent.value
+                          : t.extent.apply(rawSize(t.extent)));
+  return multiplyTiles(*this, extents);
+}
 
 /// Parses metadata JSON text. `origin` names the file in error messages.
 /// Throws Error(Metadata) with a message naming the file and the field.

@@ -193,3 +193,23 @@ TEST_CASE("kernel paths and architectures", "[binding]") {
   CHECK(maj == 10);
   CHECK_FALSE(parseSmArch("compute_90", maj, min));
 }
+
+TEST_CASE("grid: extents with add and div (a grid over ceil(N / 2))",
+          "[binding]") {
+  KernelMetadata md = oneShot();
+  md.tiles[0].extent.add = 1;
+  md.tiles[0].extent.div = 2;
+  BoundArgs a(md);
+  bindAll(a, 1, 1);
+  CHECK(a.numTiles() == 1);
+  bindAll(a, 16384, 1);
+  CHECK(a.numTiles() == 1);
+  bindAll(a, 16385, 2); // ceil(16385 / 2) = 8193 -> 2 tiles of 8192
+  CHECK(a.numTiles() == 2);
+  CHECK(checkError(a, 2, 0) == "(ok)");
+  // The num_tiles constraint uses the same count.
+  bindAll(a, 16385, 1);
+  CHECK(checkError(a, 2, 0).find("dim 0 is 1, but it must be >= 2 "
+                                 "(num_tiles)") != std::string::npos);
+  CHECK(planGrid(md, a.numTiles(), 2, 132) == 2);
+}

@@ -146,3 +146,115 @@ TEST_CASE("metadata: missing file", "[metadata]") {
     CHECK(std::string(e.what()) == "cannot open /nonexistent/k.cubin.json");
   }
 }
+
+TEST_CASE("metadata: grid extents with add and div", "[metadata]") {
+  json j = minimal();
+  j["grid"]["tiles"][0]["extent"] =
+      json::parse(R"({"param": "x", "dim": 0, "add": 1, "div": 2})");
+  j["grid"]["tiles"].push_back(
+      json::parse(R"({"extent": {"scalar": "n", "add": 3, "div": 4}, "block": 2})"));
+  KernelMetadata md = parseMetadata(j.dump(), "t.json");
+  REQUIRE(md.tiles.size() == 2);
+  CHECK(md.tiles[0].extent.add == 1);
+  CHECK(md.tiles[0].extent.div == 2);
+  CHECK(md.tiles[0].extent.apply(7) == 4); // ceil(7 / 2)
+  CHECK(md.tiles[0].extent.apply(8) == 4);
+  CHECK(md.tiles[0].extent.apply(0) == 0);
+  CHECK(md.tiles[1].extent.apply(5) == 2); // floor(8 / 4)
+  // Defaults: add 0, div 1.
+  KernelMetadata plain = parseMetadata(minimal().dump(), "t.json");
+  CHECK(plain.tiles[0].extent.add == 0);
+  CHECK(plain.tiles[0].extent.div == 1);
+  CHECK(plain.tiles[0].extent.apply(1000) == 1000);
+  // The tile count: x has 257 elements -> extent 129 -> 2 tiles of 128;
+  // n = 5 -> extent 2 -> 1 tile of 2.
+  CHECK(md.numTilesWith([](const Extent &e) {
+    return e.kind == Extent::Kind::Scalar ? 5 : 257;
+  }) == 2);
+  CHECK(md.numTilesWith([](const Extent &e) {
+    return e.kind == Extent::Kind::Scalar ? 5 : 256;
+  }) == 1);
+
+  j = minimal();
+  j["grid"]["tiles"][0]["extent"]["div"] = 0;
+  CHECK(parseError(j) ==
+        "metadata t.json: grid.tiles[0]: extent: div 0 is not positive");
+  j = minimal();
+  j["grid"]["tiles"][0]["extent"]["add"] = "one";
+  CHECK(parseError(j).find("field 'add' must be an integer") !=
+        std::string::npos);
+  j = minimal();
+  j["grid"]["tiles"][0]["extent"] = json::parse(R"({"const": 8, "div": 2})");
+  CHECK(parseError(j).find("not to a constant") != std::string::npos);
+}
+
+TEST_CASE("metadata: tensor access and peer tables", "[metadata]") {
+  json j = minimal();
+  j["params"][0]["access"] = "read";
+  KernelMetadata md = parseMetadata(j.dump(), "t.json");
+  CHECK(md.args[0].access == Access::Read);
+  CHECK(md.args[0].reads());
+  CHECK_FALSE(md.args[0].writes());
+  CHECK(md.args[2].isOutput);
+  CHECK(md.args[2].access == Access::Write); // outputs are writes
+  // Absent: unknown (older metadata).
+  md = parseMetadata(minimal().dump(), "t.json");
+  CHECK(md.args[0].access == Access::Unknown);
+  CHECK(md.args[0].peerTableFor.empty());
+  for (const char *name : {"write", "readwrite", "none"}) {
+    j = minimal();
+    j["params"][0]["access"] = name;
+    CHECK(accessName(parseMetadata(j.dump(), "t.json").args[0].access) ==
+          std::string(name));
+  }
+  j = minimal();
+  j["params"][0]["access"] = "rw";
+  CHECK(parseError(j) == "metadata t.json: params[0] 'x': unknown access 'rw' "
+                         "(read, write, readwrite or none)");
+  j = minimal();
+  j["outputs"][0]["access"] = "read";
+  CHECK(parseError(j).find("an output's access must be 'write' or "
+                           "'readwrite', not 'read'") != std::string::npos);
+
+  // The two-shot all-reduce's parameters: a pad table for the pad.
+  json t = json::parse(R"({
+    "format": "dslc-kernel", "version": 1, "kernel": "two_shot", "num_warps": 4,
+    "grid": {"tiles": [{"extent": {"param": "a_shared", "dim": 0, "add": 1, "div": 2}, "block": 4096}]},
+    "params": [
+      {"name": "signal_pad_addrs", "kind": "tensor", "dtype": "uint64", "rank": 1,
+       "access": "read", "peer_table_for": "local_signal_pad"},
+      {"name": "local_signal_pad", "kind": "tensor", "dtype": "int32", "rank": 2, "access": "readwrite"},
+      {"name": "a_shared", "kind": "tensor", "dtype": "bfloat16", "rank": 1, "symmetric": true, "access": "read"},
+      {"name": "out", "kind": "tensor", "dtype": "bfloat16", "rank": 1, "symmetric": true, "access": "write"}],
+    "abi": [{"name": "signal_pad_addrs", "type": "ptr"}, {"name": "signal_pad_addrs.size0", "type": "i64"},
+            {"name": "local_signal_pad", "type": "ptr"}, {"name": "local_signal_pad.size0", "type": "i64"},
+            {"name": "local_signal_pad.size1", "type": "i64"},
+            {"name": "a_shared", "type": "ptr"}, {"name": "a_shared.size0", "type": "i64"},
+            {"name": "a_shared.peers", "type": "ptr"},
+            {"name": "out", "type": "ptr"}, {"name": "out.size0", "type": "i64"},
+            {"name": "out.peers", "type": "ptr"},
+            {"name": "__dslc_timeout_ns", "type": "i64"}, {"name": "__dslc_error", "type": "ptr"},
+            {"name": "__dslc_state", "type": "ptr"}]
+  })");
+  md = parseMetadata(t.dump(), "t.json");
+  CHECK(md.args[0].peerTableFor == "local_signal_pad");
+  CHECK(md.args[1].access == Access::ReadWrite);
+  CHECK(md.args[3].access == Access::Write);
+  CHECK(md.args[3].symmetric);
+  CHECK(md.numTilesWith([](const Extent &) { return 8193; }) == 2);
+  CHECK(md.numTilesWith([](const Extent &) { return 8192; }) == 1);
+
+  json bad = t;
+  bad["params"][0]["peer_table_for"] = "nobody";
+  CHECK(parseError(bad) == "metadata t.json: params 'signal_pad_addrs': "
+                           "peer_table_for 'nobody' names no other tensor "
+                           "argument");
+  bad = t;
+  bad["params"][0]["peer_table_for"] = "signal_pad_addrs";
+  CHECK(parseError(bad).find("names no other tensor argument") !=
+        std::string::npos);
+  bad = t;
+  bad["params"][1]["peer_table_for"] = "a_shared";
+  CHECK(parseError(bad) == "metadata t.json: params[1] 'local_signal_pad': "
+                           "'peer_table_for' needs a uint64 tensor of rank 1");
+}
