@@ -9,7 +9,7 @@
 #include "runtime/Rendezvous.h"
 #include "tests/runtime/GpuSupport.h"
 #include "tests/runtime/TestSupport.h"
-#include "tools/dslrun/AllReduceHarness.h"
+#include "tools/harness/CollectiveHarness.h"
 
 #include <chrono>
 #include <cstdio>
@@ -146,13 +146,18 @@ int mpWork() {
                 failures ? "FAILED" : "ok");
   }
   auto kernel = loadOneShot(*comm);
-  run::AllReduceHarness h(*comm, *kernel, 1 << 20);
+  run::CollectiveHarness h(*comm, *kernel, run::Collective::AllReduce, 1 << 20);
+  run::RunOptions o;
+  o.iters = 1000;
+  o.graphReplays = 100;
+  o.repetitions = 1;
+  o.seed = 7;
   for (int64_t n : {int64_t(1), int64_t(8193), int64_t((1 << 20) - 5)}) {
-    run::AllReduceResult r = h.run(n, 1000, 100, 7);
+    run::CollectiveResult r = h.run(n, o);
     std::printf("RESULT: all-reduce n=%lld %s %s (%.2f us/call eager, %.2f "
                 "us/call graph)\n",
                 static_cast<long long>(n), r.ok() ? "ok" : "FAILED",
-                r.firstMismatch.c_str(), r.eagerUsPerCall, r.graphUsPerCall);
+                r.firstMismatch.c_str(), r.eager.medianUs, r.graph.medianUs);
     failures += r.ok() ? 0 : 1;
   }
   return failures ? 1 : 0;

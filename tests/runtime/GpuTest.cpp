@@ -8,7 +8,7 @@
 #include "runtime/Error.h"
 #include "tests/runtime/GpuSupport.h"
 #include "tests/runtime/TestSupport.h"
-#include "tools/dslrun/AllReduceHarness.h"
+#include "tools/harness/CollectiveHarness.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -236,17 +236,22 @@ TEST_CASE("one-shot all-reduce: sizes 1 .. 64M elements", "[gpu]") {
   auto comm = Communicator::createAll(firstDevices(kWorld));
   auto kernel = loadOneShot(*comm);
   const int64_t maxN = 64 << 20;
-  run::AllReduceHarness h(*comm, *kernel, maxN);
+  run::CollectiveHarness h(*comm, *kernel, run::Collective::AllReduce, maxN);
   for (int64_t n : {int64_t(1), int64_t(2), int64_t(7), int64_t(8), int64_t(9),
                     int64_t(1000), int64_t(8191), int64_t(8192), int64_t(8193),
                     int64_t(65536 + 3), int64_t(1 << 20), int64_t((4 << 20) + 1),
                     int64_t((16 << 20) - 7), maxN - 1, maxN}) {
-    run::AllReduceResult r = h.run(n, 2, 2, static_cast<uint32_t>(n));
+    run::RunOptions o;
+    o.iters = 2;
+    o.graphReplays = 2;
+    o.repetitions = 1;
+    o.seed = static_cast<uint32_t>(n);
+    run::CollectiveResult r = h.run(n, o);
     INFO("n = " << n << ": " << r.firstMismatch);
     CHECK(r.mismatches == 0);
     fmt::print("one-shot n={} ok={} eager {:.2f} us/call, graph {:.2f} "
                "us/call\n",
-               n, r.ok(), r.eagerUsPerCall, r.graphUsPerCall);
+               n, r.ok(), r.eager.medianUs, r.graph.medianUs);
   }
 }
 
@@ -256,13 +261,77 @@ TEST_CASE("one-shot all-reduce: 10,000 calls and 1,000 graph replays",
     return;
   auto comm = Communicator::createAll(firstDevices(kWorld));
   auto kernel = loadOneShot(*comm);
-  run::AllReduceHarness h(*comm, *kernel, (1 << 20) + 5);
-  run::AllReduceResult r = h.run((1 << 20) + 5, 10000, 1000, 3);
+  run::CollectiveHarness h(*comm, *kernel, run::Collective::AllReduce,
+                          (1 << 20) + 5);
+  run::RunOptions o;
+  o.iters = 10000;
+  o.graphReplays = 1000;
+  o.repetitions = 1;
+  o.seed = 3;
+  run::CollectiveResult r = h.run((1 << 20) + 5, o);
   INFO(r.firstMismatch);
   CHECK(r.mismatches == 0);
   fmt::print("one-shot 1M+5 x 10000 calls: {:.2f} us/call; x 1000 graph "
              "replays: {:.2f} us/call\n",
-             r.eagerUsPerCall, r.graphUsPerCall);
+             r.eager.medianUs, r.graph.medianUs);
+}
+
+TEST_CASE("collective harness: medians over repetitions, NCCL side by side",
+          "[gpu]") {
+  if (!requireGpus(kWorld, "collective harness repetitions"))
+    return;
+  auto comm = Communicator::createAll(firstDevices(kWorld));
+  auto kernel = loadOneShot(*comm);
+  run::CollectiveHarness h(*comm, *kernel, run::Collective::AllReduce, 65539);
+  run::RunOptions o;
+  o.iters = 20;
+  o.graphReplays = 20;
+  o.repetitions = 4;
+  for (bool nccl : {false, true}) {
+    run::CollectiveResult r = nccl ? h.runNccl(65539, o) : h.run(65539, o);
+    INFO((nccl ? "nccl: " : "kernel: ") << r.firstMismatch << r.error);
+    CHECK(r.ok());
+    for (const run::TimingStats *t : {&r.eager, &r.graph}) {
+      REQUIRE(t->samplesUs.size() == 4);
+      CHECK(t->minUs > 0);
+      CHECK(t->minUs <= t->medianUs);
+      CHECK(t->callsPerSample == 20);
+    }
+  }
+  // Buffers and pads are sized for 65539 elements.
+  CHECK_THROWS_WITH(h.run(65540, o), Catch::Contains("outside 1..65539"));
+}
+
+// The harness's references for every collective and dtype, checked against
+// NCCL itself (no kernel needed): a wrong reference would fail here.
+TEST_CASE("collective harness: NCCL all-reduce, reduce-scatter, all-gather "
+          "in bf16, f16, f32 pass the harness's checks",
+          "[gpu]") {
+  if (!requireGpus(kWorld, "collective harness with NCCL"))
+    return;
+  auto comm = Communicator::createAll(firstDevices(kWorld));
+  run::RunOptions o;
+  o.iters = 3;
+  o.graphReplays = 3;
+  o.repetitions = 2;
+  for (run::Collective c :
+       {run::Collective::AllReduce, run::Collective::ReduceScatter,
+        run::Collective::AllGather})
+    for (DType t : {DType::BFloat16, DType::Float16, DType::Float32}) {
+      const int64_t maxN = (1 << 20) + 2 * kWorld;
+      run::CollectiveHarness h(*comm, c, t, maxN);
+      for (int64_t n : {int64_t(kWorld), int64_t(7 * kWorld),
+                        int64_t(4099 * kWorld), maxN}) {
+        run::CollectiveResult r = h.runNccl(n, o);
+        INFO(run::collectiveName(c) << " " << dtypeName(t) << " n=" << n
+                                    << ": " << r.firstMismatch);
+        CHECK(r.ok());
+      }
+      if (c != run::Collective::AllReduce)
+        CHECK_THROWS_WITH(h.runNccl(kWorld + 1, o),
+                          Catch::Contains("not a multiple of the world size"));
+      CHECK_THROWS_WITH(h.run(kWorld, o), Catch::Contains("NCCL only"));
+    }
 }
 
 TEST_CASE("kernel loading: wrong rank, world size or entry are errors",

@@ -1,13 +1,21 @@
-//===- dslrun.cpp - Run a dslc all-reduce kernel on every local GPU -------===//
+//===- dslrun.cpp - Run a dslc collective kernel on every local GPU -------===//
 //
 // dslrun --cubin K.cubin [--meta K.cubin.json]      (paths may hold {rank})
 // dslrun --dsl prog.py --dslc path/to/dslc [-k NAME] (compiles per rank)
-//   [--sizes 1,8193,1M,...] [--iters N] [--graph-replays N] [--seed S]
-//   [--inputs-from DIR]
+//   [--collective all_reduce|reduce_scatter|all_gather] [--nccl]
+//   [--sizes 1,8193,1M,...] [--iters N] [--graph-replays N]
+//   [--repetitions R] [--seed S] [--inputs-from DIR]
 //   [--timeout-ms T] [--devices 0,1] [--launch N] [--rendezvous FILE]
 //
+// Sizes are N, the collective's total element count (reduce_scatter and
+// all_gather: a multiple of the world size). For each size the kernel (and
+// with --nccl the NCCL collective, on the same buffers) runs R timed loops of
+// back-to-back calls and of graph replays (tools/harness/CollectiveHarness.h);
+// one table row per size gives the median microseconds per call and the
+// check.
+//
 // --inputs-from DIR (a dump of dslc FILE --simulate --dump-dir DIR) replaces
-// the all-reduce harness by the differential check: every argument comes from
+// the collective harness by the differential check: every argument comes from
 // the dump, launch 0 runs once and each rank's outputs are compared with the
 // simulator's (bitwise; floats may differ by at most 1 ulp), one verdict line
 // per rank and output.
@@ -23,9 +31,9 @@
 #include "runtime/Error.h"
 #include "runtime/Kernel.h"
 #include "runtime/Rendezvous.h"
-#include "tools/dslrun/AllReduceHarness.h"
 #include "tools/dslrun/DifferentialCheck.h"
 #include "tools/dslrun/SimulationDump.h"
+#include "tools/harness/CollectiveHarness.h"
 
 #include <fmt/format.h>
 
@@ -51,12 +59,14 @@ struct Options {
   std::vector<int64_t> sizes = {1, 1000, 8191, 8192, 8193, 65536 + 3, 1 << 20};
   int iters = 10;
   int graphReplays = 10;
+  int repetitions = 5;
   uint32_t seed = 1;
+  run::Collective collective = run::Collective::AllReduce;
   int64_t timeoutMs = -1;
   std::vector<int> devices;
   int launch = 0;
   std::string rendezvous;
-  bool nccl = false; ///< Also time ncclAllReduce on the same buffers.
+  bool nccl = false; ///< Also time the NCCL collective on the same buffers.
 };
 
 [[noreturn]] void usage(const std::string &why) {
@@ -64,11 +74,15 @@ struct Options {
                "dslrun: %s\n"
                "usage: dslrun (--cubin K.cubin [--meta K.cubin.json] | --dsl "
                "prog.py --dslc DSLC [-k NAME] [--dslc-arg ARG]...)\n"
+               "              [--collective all_reduce|reduce_scatter|"
+               "all_gather] [--nccl]\n"
                "              [--sizes 1,8193,1M] [--iters N] "
-               "[--graph-replays N] [--seed S]\n"
+               "[--graph-replays N] [--repetitions R] [--seed S]\n"
                "              [--inputs-from SIMULATION_DUMP_DIR]\n"
                "              [--timeout-ms T] [--devices 0,1] [--launch N] "
-               "[--rendezvous FILE] [--nccl]\n",
+               "[--rendezvous FILE]\n"
+               "sizes are total element counts N (reduce_scatter, all_gather: "
+               "a multiple of the world size)\n",
                why.c_str());
   std::exit(2);
 }
@@ -138,7 +152,17 @@ Options parseArgs(int argc, char **argv) {
       o.iters = static_cast<int>(parseSize(value()));
     else if (a == "--graph-replays")
       o.graphReplays = static_cast<int>(parseSize(value()));
-    else if (a == "--seed")
+    else if (a == "--repetitions")
+      o.repetitions = static_cast<int>(parseSize(value()));
+    else if (a == "--collective") {
+      std::string name = value();
+      auto c = run::parseCollective(name);
+      if (!c)
+        usage(fmt::format("unknown collective '{}' (all_reduce, "
+                          "reduce_scatter or all_gather)",
+                          name));
+      o.collective = *c;
+    } else if (a == "--seed")
       o.seed = static_cast<uint32_t>(parseSize(value()));
     else if (a == "--timeout-ms")
       o.timeoutMs = parseSize(value());
@@ -168,6 +192,8 @@ Options parseArgs(int argc, char **argv) {
   for (int64_t n : o.sizes)
     if (n < 1)
       usage("sizes must be >= 1");
+  if (o.repetitions < 1)
+    usage("--repetitions must be >= 1");
   return o;
 }
 
@@ -311,45 +337,67 @@ int runJob(const Options &o) {
       std::system(fmt::format("rm -rf '{}'", tmpDir).c_str());
     return rc;
   }
+  // Every size must fit the collective before any GPU work.
+  for (int64_t n : o.sizes)
+    (void)run::collectiveShape(o.collective, n, comm->worldSize());
   int64_t maxN = 0;
   for (int64_t n : o.sizes)
     maxN = std::max(maxN, n);
   int failures = 0;
   {
-    run::AllReduceHarness harness(*comm, *kernel, maxN);
+    run::CollectiveHarness harness(*comm, *kernel, o.collective, maxN);
+    run::RunOptions ro;
+    ro.iters = o.iters;
+    ro.graphReplays = o.graphReplays;
+    ro.repetitions = o.repetitions;
+    ro.seed = o.seed;
+    std::printf("%sdslrun: %s of %s; n = total elements; us per call, median "
+                "of %d repetitions of %d calls / %d graph replays\n",
+                tag.c_str(), run::collectiveName(o.collective),
+                rt::dtypeName(harness.dtype()), o.repetitions, o.iters,
+                o.graphReplays);
+    std::printf("%s%10s %-9s %10s %10s %10s %10s %8s  %s\n", tag.c_str(), "n",
+                "dtype", "eager", "graph", "nccl eager", "nccl graph",
+                "graph k/n", "check");
+    std::fflush(stdout);
+    auto us = [](const run::TimingStats &t) {
+      return t.measured() ? fmt::format("{:.2f}", t.medianUs)
+                          : std::string("-");
+    };
     for (int64_t n : o.sizes) {
-      run::AllReduceResult r = harness.run(n, o.iters, o.graphReplays, o.seed);
-      if (r.ok())
-        std::printf("%ssize %lld: ok (%d calls: %.2f us/call, %d graph "
-                    "replays: %.2f us/call)\n",
-                    tag.c_str(), static_cast<long long>(n), o.iters,
-                    r.eagerUsPerCall, o.graphReplays, r.graphUsPerCall);
-      else {
+      run::CollectiveResult r = harness.run(n, ro);
+      std::optional<run::CollectiveResult> c;
+      if (o.nccl)
+        c = harness.runNccl(n, ro);
+      bool ok = r.ok() && (!c || c->ok());
+      std::string verdict = ok ? "ok" : "FAILED";
+      if (!ok && r.ok())
+        verdict = "FAILED (nccl)";
+      std::string ratio = "-";
+      if (c && r.graph.measured() && c->graph.measured() &&
+          c->graph.medianUs > 0)
+        ratio = fmt::format("{:.2f}", r.graph.medianUs / c->graph.medianUs);
+      std::printf("%s%10lld %-9s %10s %10s %10s %10s %8s  %s\n", tag.c_str(),
+                  static_cast<long long>(n), rt::dtypeName(harness.dtype()),
+                  us(r.eager).c_str(), us(r.graph).c_str(),
+                  c ? us(c->eager).c_str() : "-",
+                  c ? us(c->graph).c_str() : "-", ratio.c_str(),
+                  verdict.c_str());
+      auto details = [&](const run::CollectiveResult &x, const char *who) {
+        if (!x.error.empty())
+          std::printf("%s  %s %lld: cannot run: %s\n", tag.c_str(), who,
+                      static_cast<long long>(n), x.error.c_str());
+        else if (x.mismatches)
+          std::printf("%s  %s %lld: %lld mismatches; first: %s\n",
+                      tag.c_str(), who, static_cast<long long>(n),
+                      static_cast<long long>(x.mismatches),
+                      x.firstMismatch.c_str());
+      };
+      details(r, "kernel");
+      if (c)
+        details(*c, "nccl");
+      if (!ok)
         ++failures;
-        std::printf("%ssize %lld: FAILED: %lld mismatches; first: %s\n",
-                    tag.c_str(), static_cast<long long>(n),
-                    static_cast<long long>(r.mismatches),
-                    r.firstMismatch.c_str());
-      }
-      if (o.nccl) {
-        // ncclAllReduce on the same input and output, checked the same way.
-        run::AllReduceResult c =
-            harness.runNccl(n, o.iters, o.graphReplays, o.seed);
-        if (c.ok())
-          std::printf("%s  nccl %lld: ok (%d calls: %.2f us/call, %d graph "
-                      "replays: %.2f us/call); dslc/nccl graph time %.2f\n",
-                      tag.c_str(), static_cast<long long>(n), o.iters,
-                      c.eagerUsPerCall, o.graphReplays, c.graphUsPerCall,
-                      c.graphUsPerCall > 0 ? r.graphUsPerCall / c.graphUsPerCall
-                                           : 0.0);
-        else {
-          ++failures;
-          std::printf("%s  nccl %lld: FAILED: %lld mismatches; first: %s\n",
-                      tag.c_str(), static_cast<long long>(n),
-                      static_cast<long long>(c.mismatches),
-                      c.firstMismatch.c_str());
-        }
-      }
       std::fflush(stdout);
     }
   }

@@ -1,0 +1,355 @@
+//===- CollectiveHarnessTest.cpp - Harness roles, shapes, element types ---===//
+//
+// The collective harness's binding plan (roles from "access" and
+// "peer_table_for", shapes per collective, pad rows, packet scratch) on
+// hand-written metadata of the examples' kernels, checked by binding it and
+// running the runtime's argument checks; and the bf16/f16/f32 helpers. No GPU.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/Binding.h"
+#include "runtime/Error.h"
+#include "runtime/Metadata.h"
+#include "tests/runtime/TestSupport.h"
+#include "tools/harness/CollectiveHarness.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+
+using namespace dslc::rt;
+using namespace dslc::run;
+using nlohmann::json;
+
+namespace {
+
+/// Metadata from a compact description: params (name, dtype, rank, extra
+/// keys), outputs, the grid's first extent and block. The ABI is derived as
+/// dslc writes it.
+KernelMetadata makeMd(const std::string &name, json params, json outputs,
+                      json extent, int64_t block) {
+  json abi = json::array();
+  auto addTensor = [&](const json &p) {
+    std::string n = p["name"];
+    abi.push_back({{"name", n}, {"type", "ptr"}});
+    for (int d = 0; d < p["rank"].get<int>(); ++d)
+      abi.push_back({{"name", n + ".size" + std::to_string(d)}, {"type", "i64"}});
+    if (p.value("symmetric", false))
+      abi.push_back({{"name", n + ".peers"}, {"type", "ptr"}});
+  };
+  for (json &p : params) {
+    if (!p.contains("kind"))
+      p["kind"] = "tensor";
+    if (p["kind"] == "tensor")
+      addTensor(p);
+    else if (p["kind"] == "int")
+      abi.push_back({{"name", p["name"]}, {"type", "i64"}});
+  }
+  for (const json &o : outputs)
+    addTensor(o);
+  for (const char *h : {"__dslc_timeout_ns", "__dslc_error", "__dslc_state"})
+    abi.push_back({{"name", h},
+                   {"type", std::string(h) == "__dslc_timeout_ns" ? "i64" : "ptr"}});
+  json j = {{"format", "dslc-kernel"}, {"version", 1}, {"kernel", name},
+            {"num_warps", 4},          {"params", params},
+            {"outputs", outputs},      {"abi", abi},
+            {"grid", {{"tiles", {{{"extent", extent}, {"block", block}}}}}}};
+  return parseMetadata(j.dump(), name + ".json");
+}
+
+json pad(const char *name = "pad") {
+  return {{"name", name}, {"dtype", "int32"}, {"rank", 2}, {"access", "readwrite"}};
+}
+json table(const char *name, const char *of) {
+  return {{"name", name}, {"dtype", "uint64"}, {"rank", 1}, {"access", "read"},
+          {"peer_table_for", of}};
+}
+
+/// Binds the plan with fake addresses and runs the runtime's checks.
+void bindAndCheck(const KernelMetadata &md, const CollectivePlan &plan,
+                  int64_t n) {
+  std::vector<void *> local, peers;
+  for (size_t j = 0; j < plan.args.size(); ++j) {
+    local.push_back(reinterpret_cast<void *>(0x100000 * (j + 1)));
+    peers.push_back(reinterpret_cast<void *>(0x100000 * (j + 1) + 0x8000));
+  }
+  BoundArgs a(md);
+  bindCollective(a, plan, n, local, peers, 0);
+  // Peer tables hold the target's peer table.
+  for (size_t j = 0; j < plan.args.size(); ++j)
+    if (plan.args[j].role == ArgRole::PeerTable)
+      CHECK(a.values()[j].tensor.data == peers[plan.args[j].tableOf]);
+}
+
+std::string planError(const KernelMetadata &md, Collective c) {
+  try {
+    planCollective(md, c, 2, 1024);
+  } catch (const Error &e) {
+    CHECK(e.code() == ErrorCode::InvalidArgument);
+    return e.what();
+  }
+  return "(planned)";
+}
+
+} // namespace
+
+TEST_CASE("collective shapes and names", "[harness]") {
+  CollectiveShape s = collectiveShape(Collective::AllReduce, 7, 2);
+  CHECK(s.input == 7);
+  CHECK(s.output == 7);
+  s = collectiveShape(Collective::ReduceScatter, 8, 2);
+  CHECK(s.input == 8);
+  CHECK(s.output == 4);
+  s = collectiveShape(Collective::AllGather, 8, 4);
+  CHECK(s.input == 2);
+  CHECK(s.output == 8);
+  CHECK_THROWS_WITH(collectiveShape(Collective::ReduceScatter, 7, 2),
+                    "reduce_scatter: size 7 is not a multiple of the world "
+                    "size 2 (N is the total element count: every rank "
+                    "receives N / world elements)");
+  CHECK_THROWS_WITH(collectiveShape(Collective::AllGather, 0, 2),
+                    Catch::Contains("size 0 is not positive"));
+  CHECK(parseCollective("all_reduce") == Collective::AllReduce);
+  CHECK(parseCollective("reduce-scatter") == Collective::ReduceScatter);
+  CHECK(parseCollective("AllGather") == Collective::AllGather);
+  CHECK_FALSE(parseCollective("broadcast"));
+  CHECK(std::string(collectiveName(Collective::AllGather)) == "all_gather");
+}
+
+TEST_CASE("harness plan: older metadata (no access) keeps the heuristics",
+          "[harness]") {
+  // The hand-written one-shot of docs/kernel-abi.md.
+  KernelMetadata md =
+      loadMetadataFile(dslc::test::kernelPath("one_shot_all_reduce.r0.cubin.json"));
+  CollectivePlan p = planCollective(md, Collective::AllReduce, 2, 16 << 20);
+  CHECK(p.args[md.findArg("signal_pad_addrs")].role == ArgRole::PeerTable);
+  CHECK(p.args[md.findArg("signal_pad_addrs")].tableOf ==
+        md.findArg("local_signal_pad"));
+  CHECK(p.args[md.findArg("local_signal_pad")].role == ArgRole::SignalPad);
+  CHECK(p.args[md.findArg("local_signal_pad")].symmetric);
+  CHECK(p.input == md.findArg("a_shared"));
+  CHECK(p.output == md.findArg("out"));
+  CHECK(p.dtype == DType::BFloat16);
+  CHECK(p.padRows == 2048); // 16M / 8192
+  for (int64_t n : {int64_t(1), int64_t(8193), int64_t(16 << 20)})
+    bindAndCheck(md, p, n);
+
+  // The LL one-shot as dslc wrote it before "access".
+  KernelMetadata ll = makeMd(
+      "ll",
+      json::parse(R"([{"name": "a", "dtype": "bfloat16", "rank": 1},
+                      {"name": "scratch", "dtype": "int64", "rank": 1, "symmetric": true}])"),
+      json::parse(R"([{"name": "out", "dtype": "bfloat16", "rank": 1, "like": "a"}])"),
+      json::parse(R"({"param": "a", "dim": 0})"), 1024);
+  p = planCollective(ll, Collective::AllReduce, 2, 1000);
+  CHECK(p.input == 0);
+  CHECK(p.args[1].role == ArgRole::PacketScratch);
+  // 4 * world * roundUp(N, block0) * 2 bytes = 16 KiB = 2048 int64s.
+  CHECK(p.scratchElems == 2048);
+  CHECK(p.args[1].bytes == 16384);
+  CHECK(p.args[0].inHeap);
+  CHECK_FALSE(p.args[2].inHeap); // a returned output: cudaMalloc
+  bindAndCheck(ll, p, 1000);
+}
+
+TEST_CASE("harness plan: the new examples' kernels, from access and "
+          "peer_table_for",
+          "[harness]") {
+  SECTION("two-shot all-reduce: grid over ceil(N / W), symmetric out") {
+    KernelMetadata md = makeMd(
+        "two_shot",
+        json::array({table("signal_pad_addrs", "local_signal_pad"),
+                     pad("local_signal_pad"),
+                     {{"name", "a_shared"}, {"dtype", "bfloat16"}, {"rank", 1},
+                      {"symmetric", true}, {"access", "read"}},
+                     {{"name", "out"}, {"dtype", "bfloat16"}, {"rank", 1},
+                      {"symmetric", true}, {"access", "write"}}}),
+        json::array(), json::parse(R"({"param": "a_shared", "dim": 0, "add": 1, "div": 2})"),
+        4096);
+    CollectivePlan p = planCollective(md, Collective::AllReduce, 2, 16385);
+    CHECK(p.input == 2);
+    CHECK(p.output == 3);
+    CHECK(p.args[3].symmetric);
+    CHECK(p.args[3].inHeap);
+    CHECK(p.padRows == 3); // ceil(ceil(16385 / 2) / 4096)
+    CHECK(p.sizesOf(1, 5) == std::vector<int64_t>{3, 2});
+    for (int64_t n : {int64_t(1), int64_t(8192), int64_t(16385)})
+      bindAndCheck(md, p, n);
+  }
+  SECTION("reduce-scatter: input N, output N / W") {
+    KernelMetadata md = makeMd(
+        "rs",
+        json::array({table("pad_ptrs", "pad"), pad(),
+                     {{"name", "a_shared"}, {"dtype", "float16"}, {"rank", 1},
+                      {"symmetric", true}, {"access", "read"}}}),
+        json::parse(R"([{"name": "out", "dtype": "float16", "rank": 1}])"),
+        json::parse(R"({"param": "out", "dim": 0})"), 1024);
+    CollectivePlan p = planCollective(md, Collective::ReduceScatter, 2, 4096);
+    CHECK(p.dtype == DType::Float16);
+    CHECK(p.sizesOf(p.input, 4096) == std::vector<int64_t>{4096});
+    CHECK(p.sizesOf(p.output, 4096) == std::vector<int64_t>{2048});
+    CHECK(p.padRows == 2);
+    bindAndCheck(md, p, 2);
+    bindAndCheck(md, p, 4096);
+    // maxN not a multiple of W: sized for the next multiple.
+    p = planCollective(md, Collective::ReduceScatter, 2, 4097);
+    CHECK(p.args[p.input].bytes == 4098 * 2);
+  }
+  SECTION("all-gather: x [S] read, out [W * S] symmetric write") {
+    KernelMetadata md = makeMd(
+        "ag",
+        json::array({table("pad_ptrs", "pad"), pad(),
+                     {{"name", "x"}, {"dtype", "float32"}, {"rank", 1},
+                      {"access", "read"}},
+                     {{"name", "out"}, {"dtype", "float32"}, {"rank", 1},
+                      {"symmetric", true}, {"access", "write"}}}),
+        json::array(), json::parse(R"({"param": "x", "dim": 0})"), 1024);
+    CollectivePlan p = planCollective(md, Collective::AllGather, 4, 8192);
+    CHECK(p.sizesOf(p.input, 8192) == std::vector<int64_t>{2048});
+    CHECK(p.sizesOf(p.output, 8192) == std::vector<int64_t>{8192});
+    CHECK(p.padRows == 2);
+    CHECK(p.args[p.output].bytes == 8192 * 4);
+  }
+  SECTION("all-gather (multicast): gathered [W, S] through a peer table") {
+    KernelMetadata md = makeMd(
+        "agm",
+        json::array({{{"name", "x"}, {"dtype", "bfloat16"}, {"rank", 1},
+                      {"access", "read"}},
+                     {{"name", "gathered"}, {"dtype", "bfloat16"}, {"rank", 2},
+                      {"access", "write"}},
+                     table("gathered_ptrs", "gathered"), pad("signal_pad"),
+                     table("signal_pad_ptrs", "signal_pad")}),
+        json::array(), json::parse(R"({"param": "x", "dim": 0})"), 4096);
+    CollectivePlan p = planCollective(md, Collective::AllGather, 2, 1 << 20);
+    CHECK(p.output == 1);
+    CHECK(p.args[1].symmetric); // the target of a peer table
+    CHECK(p.args[2].tableOf == 1);
+    CHECK(p.args[4].tableOf == 3);
+    CHECK(p.sizesOf(1, 1 << 20) == std::vector<int64_t>{2, 1 << 19});
+    CHECK(p.padRows == 128);
+    bindAndCheck(md, p, 2);
+    bindAndCheck(md, p, 1 << 20);
+    // A rank-2 output is an all-gather's only.
+    CHECK_THAT(planError(md, Collective::AllReduce),
+               Catch::Contains("output 'gathered' has rank 2; the harness "
+                               "binds rank 1"));
+  }
+  SECTION("multicast one-shot: staging [W, N] readwrite workspace") {
+    KernelMetadata md = makeMd(
+        "mc",
+        json::array({{{"name", "a"}, {"dtype", "bfloat16"}, {"rank", 1},
+                      {"access", "read"}},
+                     {{"name", "staging"}, {"dtype", "bfloat16"}, {"rank", 2},
+                      {"access", "readwrite"}},
+                     table("staging_ptrs", "staging"), pad(),
+                     table("pad_ptrs", "pad")}),
+        json::parse(R"([{"name": "out", "dtype": "bfloat16", "rank": 1, "like": "a"}])"),
+        json::parse(R"({"param": "a", "dim": 0})"), 2048);
+    CollectivePlan p = planCollective(md, Collective::AllReduce, 2, 5000);
+    CHECK(p.args[1].role == ArgRole::Workspace);
+    CHECK(p.args[1].symmetric);
+    CHECK(p.sizesOf(1, 5000) == std::vector<int64_t>{2, 5000});
+    CHECK(p.args[1].bytes == 2 * 5000 * 2);
+    CHECK(p.output == 5);
+    CHECK(p.padRows == 3);
+    bindAndCheck(md, p, 5000);
+    CHECK(p.heapBytes() > 2 * 5000 * 2 + 5000 * 2);
+  }
+  SECTION("LL two-shot: packet scratch for the total element count") {
+    KernelMetadata md = makeMd(
+        "ll2",
+        json::array({{{"name", "a"}, {"dtype", "float32"}, {"rank", 1},
+                      {"access", "read"}},
+                     {{"name", "scratch"}, {"dtype", "int64"}, {"rank", 1},
+                      {"symmetric", true}, {"access", "readwrite"}}}),
+        json::parse(R"([{"name": "out", "dtype": "float32", "rank": 1, "like": "a"}])"),
+        json::parse(R"({"param": "a", "dim": 0, "add": 1, "div": 2})"), 512);
+    CollectivePlan p = planCollective(md, Collective::AllReduce, 2, 1025);
+    // 4 * 2 * roundUp(1025, 512) * 4 bytes / 8.
+    CHECK(p.scratchElems == 4 * 2 * 1536 * 4 / 8);
+    bindAndCheck(md, p, 1025);
+  }
+}
+
+TEST_CASE("harness plan: errors name the kernel and the parameter",
+          "[harness]") {
+  json a = {{"name", "a"}, {"dtype", "bfloat16"}, {"rank", 1}, {"access", "read"}};
+  json b = {{"name", "b"}, {"dtype", "bfloat16"}, {"rank", 1}, {"access", "read"}};
+  json out = json::parse(R"([{"name": "out", "dtype": "bfloat16", "rank": 1}])");
+  json ext = json::parse(R"({"param": "a", "dim": 0})");
+  CHECK(planError(makeMd("k", json::array({a, b}), out, ext, 128),
+                  Collective::AllReduce) ==
+        "kernel k as all_reduce: two data inputs, 'a' and 'b'");
+  CHECK(planError(makeMd("k", json::array({a}), json::array(), ext, 128),
+                  Collective::AllReduce)
+            .find("no data output") != std::string::npos);
+  json n = {{"name", "n"}, {"kind", "int"}};
+  CHECK(planError(makeMd("k", json::array({a, n}), out, ext, 128),
+                  Collective::AllReduce) ==
+        "kernel k as all_reduce: cannot bind int parameter 'n': the harness "
+        "binds tensors only");
+  json odd = {{"name", "odd"}, {"dtype", "int8"}, {"rank", 1}, {"access", "read"}};
+  CHECK(planError(makeMd("k", json::array({a, odd}), out, ext, 128),
+                  Collective::AllReduce) ==
+        "kernel k as all_reduce: cannot tell the role of parameter 'odd' "
+        "(int8[1], access read): not a signal pad, peer table, packet "
+        "scratch, input, output or workspace");
+  json f16out = json::parse(R"([{"name": "out", "dtype": "float16", "rank": 1}])");
+  CHECK(planError(makeMd("k", json::array({a}), f16out, ext, 128),
+                  Collective::AllReduce)
+            .find("output 'out' is float16, but input 'a' is bfloat16") !=
+        std::string::npos);
+  json i32 = {{"name", "a"}, {"dtype", "int32"}, {"rank", 1}, {"access", "read"}};
+  CHECK(planError(makeMd("k", json::array({i32}), out, ext, 128),
+                  Collective::AllReduce)
+            .find("cannot tell the role of parameter 'a'") != std::string::npos);
+  // Older metadata with two floating tensors cannot be told apart.
+  json u1 = {{"name", "x"}, {"dtype", "bfloat16"}, {"rank", 1}};
+  json u2 = {{"name", "y"}, {"dtype", "bfloat16"}, {"rank", 1}};
+  CHECK(planError(makeMd("k", json::array({u1, u2}), out,
+                         json::parse(R"({"param": "x", "dim": 0})"), 128),
+                  Collective::AllReduce)
+            .find("(the metadata has no 'access': recompile with a newer "
+                  "dslc)") != std::string::npos);
+}
+
+TEST_CASE("element types: bf16 and f16 conversions round to nearest even",
+          "[harness]") {
+  // Every finite half survives a round trip through float.
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    if ((h & 0x7c00) == 0x7c00)
+      continue;
+    float f = halfToFloat(static_cast<uint16_t>(h));
+    REQUIRE(floatToHalf(f) == h);
+  }
+  CHECK(halfToFloat(0x3c00) == 1.0f);
+  CHECK(halfToFloat(0x0001) == std::ldexp(1.0f, -24));
+  CHECK(halfToFloat(0x7bff) == 65504.0f);
+  CHECK(floatToHalf(65519.0f) == 0x7bff);
+  CHECK(floatToHalf(65520.0f) == 0x7c00); // rounds to infinity
+  CHECK(floatToHalf(1.0f + std::ldexp(1.0f, -11)) == 0x3c00); // tie: even
+  CHECK(floatToHalf(1.0f + 3 * std::ldexp(1.0f, -11)) == 0x3c02);
+  CHECK(floatToHalf(std::ldexp(1.0f, -25)) == 0x0000); // tie to even (0)
+  CHECK(floatToHalf(std::ldexp(3.0f, -25)) == 0x0002);
+  CHECK(floatToHalf(-2.0f) == 0xc000);
+  CHECK(std::isnan(halfToFloat(floatToHalf(std::nanf("")))));
+  CHECK(floatToBf16(1.0f) == 0x3f80);
+  CHECK(floatToBf16(1.0f + std::ldexp(1.0f, -8)) == 0x3f80); // tie: even
+  CHECK(bf16ToFloat(0x3f81) == 1.0f + std::ldexp(1.0f, -7));
+  // Poison (0xff bytes) is NaN in every type.
+  unsigned char poison[4] = {0xff, 0xff, 0xff, 0xff};
+  for (DType t : {DType::BFloat16, DType::Float16, DType::Float32})
+    CHECK(std::isnan(loadElement(poison, 0, t)));
+  char buf[8];
+  storeElement(buf, 1, DType::Float16, 0.5f);
+  CHECK(elementBits(buf, 1, DType::Float16) == 0x3800);
+  CHECK(loadElement(buf, 1, DType::Float16) == 0.5f);
+  CHECK(roundTo(1.0f / 3.0f, DType::BFloat16) == bf16ToFloat(0x3eab));
+  CHECK_THROWS(roundTo(1.0f, DType::Int32));
+  CHECK(ulpAt(1.0, DType::BFloat16) == std::ldexp(1.0, -7));
+  CHECK(ulpAt(1.5, DType::Float16) == std::ldexp(1.0, -10));
+  CHECK(ulpAt(40.0, DType::Float32) == std::ldexp(1.0, 5 - 23));
+  CHECK(ulpAt(0.0, DType::Float16) == std::ldexp(1.0, -24));
+  CHECK(ulpAt(1e-7, DType::Float16) == std::ldexp(1.0, -24)); // subnormal
+}

@@ -1,0 +1,782 @@
+//===- CollectiveHarness.cpp - Run, check and time collective kernels -----===//
+#include "tools/harness/CollectiveHarness.h"
+
+#include "runtime/Error.h"
+
+#include <fmt/format.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <exception>
+
+namespace dslc::run {
+
+using namespace dslc::rt;
+
+const char *collectiveName(Collective c) {
+  switch (c) {
+  case Collective::AllReduce:
+    return "all_reduce";
+  case Collective::ReduceScatter:
+    return "reduce_scatter";
+  case Collective::AllGather:
+    return "all_gather";
+  }
+  return "?";
+}
+
+std::optional<Collective> parseCollective(const std::string &name) {
+  std::string s;
+  for (char ch : name)
+    if (ch != '_' && ch != '-')
+      s += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (s == "allreduce")
+    return Collective::AllReduce;
+  if (s == "reducescatter")
+    return Collective::ReduceScatter;
+  if (s == "allgather")
+    return Collective::AllGather;
+  return std::nullopt;
+}
+
+CollectiveShape collectiveShape(Collective c, int64_t n, int world) {
+  if (n < 1)
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("{}: size {} is not positive", collectiveName(c), n));
+  CollectiveShape s;
+  s.total = n;
+  switch (c) {
+  case Collective::AllReduce:
+    s.input = s.output = n;
+    return s;
+  case Collective::ReduceScatter:
+  case Collective::AllGather:
+    if (n % world != 0)
+      raise(ErrorCode::InvalidArgument,
+            fmt::format("{}: size {} is not a multiple of the world size {} "
+                        "(N is the total element count: every rank {} N / "
+                        "world elements)",
+                        collectiveName(c), n, world,
+                        c == Collective::ReduceScatter ? "receives" : "sends"));
+    s.input = c == Collective::ReduceScatter ? n : n / world;
+    s.output = c == Collective::ReduceScatter ? n / world : n;
+    return s;
+  }
+  return s;
+}
+
+const char *argRoleName(ArgRole role) {
+  switch (role) {
+  case ArgRole::Input:
+    return "input";
+  case ArgRole::Output:
+    return "output";
+  case ArgRole::Workspace:
+    return "workspace";
+  case ArgRole::SignalPad:
+    return "signal pad";
+  case ArgRole::PeerTable:
+    return "peer table";
+  case ArgRole::PacketScratch:
+    return "packet scratch";
+  case ArgRole::Unused:
+    return "unused";
+  }
+  return "?";
+}
+
+namespace {
+
+[[noreturn]] void planError(const KernelMetadata &md, Collective c,
+                            const std::string &what) {
+  raise(ErrorCode::InvalidArgument,
+        fmt::format("kernel {} as {}: {}", md.kernel, collectiveName(c), what));
+}
+
+bool isPadType(DType t) { return t == DType::Int32 || t == DType::UInt32; }
+
+int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+/// Deterministic input element of `rank` at `i`, representable in `t`:
+/// multiples of 1/37 in [-27, 27].
+float inputValue(uint32_t seed, int rank, int64_t i, DType t) {
+  uint64_t x = static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull ^
+               (static_cast<uint64_t>(rank + 1) * 0xBF58476D1CE4E5B9ull) ^ seed;
+  x ^= x >> 31;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 29;
+  float v = static_cast<float>(static_cast<int64_t>(x % 2001) - 1000) / 37.0f;
+  return roundTo(v, t);
+}
+
+TimingStats makeStats(std::vector<double> samples, int calls) {
+  TimingStats s;
+  s.callsPerSample = calls;
+  s.samplesUs = samples;
+  if (samples.empty())
+    return s;
+  std::sort(samples.begin(), samples.end());
+  size_t m = samples.size();
+  s.medianUs = m % 2 ? samples[m / 2]
+                     : (samples[m / 2 - 1] + samples[m / 2]) / 2.0;
+  s.minUs = samples.front();
+  return s;
+}
+
+/// R + 1 events on one device, destroyed on every path.
+struct EventChain {
+  int device = 0;
+  std::vector<cudaEvent_t> events;
+  EventChain(const LocalRank &l, int count) : device(l.device) {
+    setDevice(l.device, l.rank);
+    events.assign(count, nullptr);
+    for (cudaEvent_t &e : events)
+      DSLC_CUDART(l.rank, cudaEventCreate(&e));
+  }
+  ~EventChain() {
+    (void)cudaSetDevice(device);
+    for (cudaEvent_t e : events)
+      if (e)
+        (void)cudaEventDestroy(e);
+  }
+  /// Microseconds per call between consecutive events.
+  std::vector<double> samples(const LocalRank &l, int calls) const {
+    std::vector<double> out;
+    setDevice(l.device, l.rank);
+    for (size_t r = 0; r + 1 < events.size(); ++r) {
+      float ms = 0;
+      DSLC_CUDART(l.rank, cudaEventElapsedTime(&ms, events[r], events[r + 1]));
+      out.push_back(ms * 1000.0 / calls);
+    }
+    return out;
+  }
+};
+
+/// One captured graph per local rank, destroyed on every path.
+struct GraphSet {
+  Communicator &comm;
+  std::vector<cudaGraph_t> graphs;
+  std::vector<cudaGraphExec_t> execs;
+  explicit GraphSet(Communicator &comm)
+      : comm(comm), graphs(comm.numLocal(), nullptr),
+        execs(comm.numLocal(), nullptr) {}
+  ~GraphSet() {
+    for (int i = 0; i < comm.numLocal(); ++i) {
+      (void)cudaSetDevice(comm.local(i).device);
+      if (execs[i])
+        (void)cudaGraphExecDestroy(execs[i]);
+      if (graphs[i])
+        (void)cudaGraphDestroy(graphs[i]);
+    }
+  }
+};
+
+} // namespace
+
+std::vector<int64_t> CollectivePlan::sizesOf(int arg, int64_t n) const {
+  const ArgPlan &p = args.at(arg);
+  switch (p.role) {
+  case ArgRole::Input:
+    return {collectiveShape(collective, n, world).input};
+  case ArgRole::Output: {
+    int64_t out = collectiveShape(collective, n, world).output;
+    if (p.rank == 2)
+      return {world, out / world};
+    return {out};
+  }
+  case ArgRole::Workspace:
+    if (p.rank == 2)
+      return {world, n};
+    return {world * n};
+  case ArgRole::SignalPad:
+    return {padRows, world};
+  case ArgRole::PeerTable:
+    return {world};
+  case ArgRole::PacketScratch:
+    return {scratchElems};
+  case ArgRole::Unused:
+    return std::vector<int64_t>(p.rank, 1);
+  }
+  return {};
+}
+
+size_t CollectivePlan::heapBytes() const {
+  size_t bytes = size_t(4) << 20; // slack: peer tables, alignment
+  for (const ArgPlan &p : args)
+    if (p.inHeap)
+      bytes += static_cast<size_t>(roundUp(static_cast<int64_t>(p.bytes), 256)) +
+               static_cast<size_t>(roundUp(world * 8, 256));
+  return bytes;
+}
+
+CollectivePlan planCollective(const KernelMetadata &md, Collective c,
+                              int world, int64_t maxN) {
+  if (maxN < 1)
+    planError(md, c, fmt::format("largest size {} is not positive", maxN));
+  if (world < 1)
+    planError(md, c, fmt::format("world size {} is not positive", world));
+  CollectivePlan plan;
+  plan.collective = c;
+  plan.world = world;
+  plan.maxN = maxN;
+  plan.args.resize(md.args.size());
+  std::vector<bool> isTarget(md.args.size(), false);
+  for (const ArgSpec &a : md.args)
+    if (!a.peerTableFor.empty())
+      isTarget[md.findArg(a.peerTableFor)] = true; // checked by the parser
+  std::vector<int> legacyTables, pads;
+  for (size_t i = 0; i < md.args.size(); ++i) {
+    const ArgSpec &a = md.args[i];
+    ArgPlan &p = plan.args[i];
+    p.dtype = a.dtype;
+    p.rank = a.rank;
+    std::string what = fmt::format("{} '{}' ({}[{}], access {})",
+                                   a.isOutput ? "output" : "parameter", a.name,
+                                   dtypeName(a.dtype), a.rank,
+                                   accessName(a.access));
+    if (a.kind != ArgSpec::Kind::Tensor)
+      planError(md, c,
+                fmt::format("cannot bind {} parameter '{}': the harness binds "
+                            "tensors only",
+                            argKindName(a.kind), a.name));
+    bool unknown = a.access == Access::Unknown;
+    if (a.isOutput) {
+      p.role = ArgRole::Output;
+    } else if (!a.peerTableFor.empty()) {
+      p.role = ArgRole::PeerTable;
+      p.tableOf = md.findArg(a.peerTableFor);
+    } else if (a.access == Access::None) {
+      p.role = ArgRole::Unused;
+    } else if (isPadType(a.dtype) &&
+               (isTarget[i] ||
+                (a.rank == 2 && (unknown || a.access == Access::ReadWrite)))) {
+      p.role = ArgRole::SignalPad;
+      pads.push_back(static_cast<int>(i));
+    } else if (a.dtype == DType::Int64 && a.rank == 1 && a.symmetric) {
+      p.role = ArgRole::PacketScratch;
+    } else if (unknown && a.dtype == DType::UInt64 && a.rank == 1) {
+      p.role = ArgRole::PeerTable; // older metadata: the pad's table
+      legacyTables.push_back(static_cast<int>(i));
+    } else if (isFloating(a.dtype) && a.access == Access::Read) {
+      p.role = ArgRole::Input;
+    } else if (isFloating(a.dtype) && a.access == Access::Write) {
+      p.role = ArgRole::Output;
+    } else if (isFloating(a.dtype) && a.access == Access::ReadWrite) {
+      p.role = ArgRole::Workspace;
+    } else if (isFloating(a.dtype) && unknown && plan.input < 0) {
+      p.role = ArgRole::Input; // older metadata: the first floating tensor
+    } else {
+      planError(md, c,
+                fmt::format("cannot tell the role of {}: not a signal pad, "
+                            "peer table, packet scratch, input, output or "
+                            "workspace{}",
+                            what,
+                            unknown ? " (the metadata has no 'access': "
+                                      "recompile with a newer dslc)"
+                                    : ""));
+    }
+    if (p.role == ArgRole::Input) {
+      if (plan.input >= 0)
+        planError(md, c,
+                  fmt::format("two data inputs, '{}' and '{}'",
+                              md.args[plan.input].name, a.name));
+      plan.input = static_cast<int>(i);
+    } else if (p.role == ArgRole::Output) {
+      if (plan.output >= 0)
+        planError(md, c,
+                  fmt::format("two data outputs, '{}' and '{}'",
+                              md.args[plan.output].name, a.name));
+      plan.output = static_cast<int>(i);
+    }
+  }
+  for (int t : legacyTables) {
+    if (pads.size() != 1)
+      planError(md, c,
+                fmt::format("uint64 tensor '{}' has no 'peer_table_for' and "
+                            "there are {} signal pads to guess from",
+                            md.args[t].name, pads.size()));
+    plan.args[t].tableOf = pads.front();
+    isTarget[pads.front()] = true;
+  }
+  if (plan.input < 0)
+    planError(md, c, "no data input (a floating tensor with access 'read')");
+  if (plan.output < 0)
+    planError(md, c,
+              "no data output (a returned tensor, or a floating tensor with "
+              "access 'write')");
+  plan.dtype = md.args[plan.input].dtype;
+  if (!isHarnessFloat(plan.dtype))
+    planError(md, c,
+              fmt::format("input '{}' is {}; the harness handles bfloat16, "
+                          "float16 and float32",
+                          md.args[plan.input].name, dtypeName(plan.dtype)));
+  if (md.args[plan.output].dtype != plan.dtype)
+    planError(md, c,
+              fmt::format("output '{}' is {}, but input '{}' is {}",
+                          md.args[plan.output].name,
+                          dtypeName(md.args[plan.output].dtype),
+                          md.args[plan.input].name, dtypeName(plan.dtype)));
+  for (size_t i = 0; i < md.args.size(); ++i) {
+    const ArgSpec &a = md.args[i];
+    ArgPlan &p = plan.args[i];
+    auto needRank = [&](bool ok, const char *want) {
+      if (!ok)
+        planError(md, c,
+                  fmt::format("{} '{}' has rank {}; the harness binds {}",
+                              argRoleName(p.role), a.name, a.rank, want));
+    };
+    switch (p.role) {
+    case ArgRole::Input:
+      needRank(a.rank == 1, "rank 1");
+      break;
+    case ArgRole::Output:
+      needRank(a.rank == 1 || (a.rank == 2 && c == Collective::AllGather),
+               c == Collective::AllGather ? "rank 1 or 2 ([world, N / world])"
+                                          : "rank 1");
+      break;
+    case ArgRole::Workspace:
+      needRank(a.rank == 1 || a.rank == 2, "rank 1 (world * N) or 2 "
+                                           "([world, N])");
+      break;
+    case ArgRole::SignalPad:
+      needRank(a.rank == 2, "rank 2 ([tiles, world])");
+      break;
+    case ArgRole::PeerTable:
+      if (a.dtype != DType::UInt64 || a.rank != 1)
+        planError(md, c,
+                  fmt::format("peer table '{}' must be uint64 of rank 1",
+                              a.name));
+      break;
+    case ArgRole::PacketScratch:
+    case ArgRole::Unused:
+      break;
+    }
+    p.symmetric = a.symmetric || isTarget[i];
+    p.inHeap = p.symmetric || p.role == ArgRole::Input ||
+               p.role == ArgRole::SignalPad ||
+               p.role == ArgRole::PacketScratch || p.role == ArgRole::Unused;
+  }
+  // Sizes for the largest call (reduce_scatter / all_gather: rounded up to a
+  // multiple of the world size).
+  int64_t cap = c == Collective::AllReduce ? maxN : roundUp(maxN, world);
+  plan.padRows = 1;
+  int64_t tiles = md.numTilesWith([&](const Extent &e) -> int64_t {
+    int arg = md.findArg(e.name);
+    if (e.kind != Extent::Kind::ParamDim || arg < 0)
+      planError(md, c, fmt::format("grid extent '{}' is not a tensor size",
+                                   e.name));
+    return plan.sizesOf(arg, cap)[e.dim];
+  });
+  plan.padRows = std::max<int64_t>(tiles, 1);
+  int64_t block0 = md.tiles.empty() ? 1 : md.tiles.front().block;
+  plan.scratchElems = 4 * int64_t(world) * roundUp(cap, block0) *
+                      static_cast<int64_t>(dtypeSize(plan.dtype)) / 8;
+  for (size_t i = 0; i < md.args.size(); ++i) {
+    ArgPlan &p = plan.args[i];
+    if (p.role == ArgRole::PeerTable)
+      continue;
+    int64_t numel = 1;
+    for (int64_t s : plan.sizesOf(static_cast<int>(i), cap))
+      numel *= s;
+    p.bytes = std::max<size_t>(
+        static_cast<size_t>(numel) * dtypeSize(p.dtype), 16);
+  }
+  return plan;
+}
+
+//===----------------------------------------------------------------------===//
+// The harness
+//===----------------------------------------------------------------------===//
+
+CollectiveHarness::CollectiveHarness(Communicator &comm, Kernel &kernel,
+                                     Collective c, int64_t maxN,
+                                     SymmetricHeap *heap)
+    : comm_(comm), kernel_(&kernel) {
+  plan_ = planCollective(kernel.metadata(0), c, comm.worldSize(), maxN);
+  allocate(heap);
+}
+
+CollectiveHarness::CollectiveHarness(Communicator &comm, Collective c,
+                                     DType dtype, int64_t maxN,
+                                     SymmetricHeap *heap)
+    : comm_(comm) {
+  if (!isHarnessFloat(dtype))
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("{} harness: element type {} is not bfloat16, float16 "
+                      "or float32",
+                      collectiveName(c), dtypeName(dtype)));
+  if (maxN < 1)
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("{} harness: largest size {} is not positive",
+                      collectiveName(c), maxN));
+  plan_.collective = c;
+  plan_.world = comm.worldSize();
+  plan_.maxN = maxN;
+  plan_.dtype = dtype;
+  plan_.input = 0;
+  plan_.output = 1;
+  int64_t cap = c == Collective::AllReduce ? maxN : roundUp(maxN, plan_.world);
+  CollectiveShape shape = collectiveShape(c, cap, plan_.world);
+  ArgPlan in, out;
+  in.role = ArgRole::Input;
+  out.role = ArgRole::Output;
+  in.dtype = out.dtype = dtype;
+  in.rank = out.rank = 1;
+  in.inHeap = true; // as for kernels
+  in.bytes = static_cast<size_t>(shape.input) * dtypeSize(dtype);
+  out.bytes = static_cast<size_t>(shape.output) * dtypeSize(dtype);
+  plan_.args = {in, out};
+  allocate(heap);
+}
+
+CollectiveHarness::~CollectiveHarness() { release(); }
+
+void CollectiveHarness::allocate(SymmetricHeap *heap) {
+  try {
+    if (!heap) {
+      ownHeap_ = std::make_unique<SymmetricHeap>(comm_, plan_.heapBytes());
+      heap = ownHeap_.get();
+    }
+    heap_ = heap;
+    buffers_.resize(plan_.args.size());
+    for (size_t j = 0; j < plan_.args.size(); ++j) {
+      const ArgPlan &p = plan_.args[j];
+      Buffer &b = buffers_[j];
+      if (p.role == ArgRole::PeerTable)
+        continue;
+      if (p.inHeap) {
+        // Pads and scratch start zeroed on every rank (then a barrier);
+        // kernels reset their own slots from there on.
+        bool zeroed = p.role != ArgRole::Input && p.role != ArgRole::Output;
+        b.sym = zeroed ? heap_->allocSignalPad(p.bytes)
+                       : heap_->alloc(p.bytes, 256);
+        continue;
+      }
+      b.plain.assign(comm_.numLocal(), nullptr);
+      comm_.forEach([&](int i) {
+        int rank = comm_.local(i).rank;
+        DSLC_CUDART(rank, cudaMalloc(&b.plain[i], p.bytes));
+        DSLC_CUDART(rank, cudaMemset(b.plain[i], 0, p.bytes));
+      });
+    }
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+void CollectiveHarness::release() noexcept {
+  for (Buffer &b : buffers_) {
+    for (int i = 0; i < static_cast<int>(b.plain.size()); ++i) {
+      if (!b.plain[i])
+        continue;
+      (void)cudaSetDevice(comm_.local(i).device);
+      (void)cudaFree(b.plain[i]);
+    }
+    b.plain.clear();
+    if (b.sym.valid() && heap_ && !comm_.failed()) {
+      try {
+        heap_->free(b.sym);
+      } catch (...) {
+      }
+    }
+  }
+  buffers_.clear();
+  ownHeap_.reset();
+  heap_ = nullptr;
+}
+
+void CollectiveHarness::fillInputs(int64_t n, uint32_t seed) {
+  CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
+  const Buffer &in = buffers_[plan_.input];
+  size_t es = dtypeSize(plan_.dtype);
+  comm_.forEach([&](int i) {
+    const LocalRank &l = comm_.local(i);
+    std::vector<char> host(static_cast<size_t>(shape.input) * es);
+    for (int64_t k = 0; k < shape.input; ++k)
+      storeElement(host.data(), k, plan_.dtype,
+                   inputValue(seed, l.rank, k, plan_.dtype));
+    DSLC_CUDART(l.rank, cudaMemcpy(in.local(i), host.data(), host.size(),
+                                   cudaMemcpyHostToDevice));
+  });
+  // Every rank's input must be in place before any rank reads it.
+  comm_.barrier();
+}
+
+void CollectiveHarness::poisonOutputs(int64_t n) {
+  CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
+  const Buffer &out = buffers_[plan_.output];
+  size_t bytes = static_cast<size_t>(shape.output) * dtypeSize(plan_.dtype);
+  comm_.forEach([&](int i) {
+    const LocalRank &l = comm_.local(i);
+    DSLC_CUDART(l.rank,
+                cudaMemsetAsync(out.local(i), 0xff, bytes, l.stream));
+  });
+  comm_.waitStreams("output poisoning");
+  // Peers may store into this rank's output (symmetric outputs): the poison
+  // must land everywhere before any rank's next call.
+  comm_.barrier();
+}
+
+void bindCollective(BoundArgs &a, const CollectivePlan &plan, int64_t n,
+                    const std::vector<void *> &local,
+                    const std::vector<void *> &peers, int rank) {
+  const KernelMetadata &md = a.metadata();
+  for (size_t j = 0; j < plan.args.size(); ++j) {
+    const ArgPlan &p = plan.args[j];
+    TensorArg t;
+    t.dtype = md.args[j].dtype;
+    t.sizes = plan.sizesOf(static_cast<int>(j), n);
+    if (p.role == ArgRole::PeerTable) {
+      t.data = peers.at(p.tableOf);
+    } else {
+      t.data = local.at(j);
+      if (md.args[j].symmetric)
+        t.peers = peers.at(j);
+    }
+    a.setTensor(static_cast<int>(j), t);
+  }
+  a.check(plan.world, rank);
+}
+
+std::vector<BoundArgs> CollectiveHarness::makeArgs(int64_t n) {
+  std::vector<BoundArgs> all;
+  for (int i = 0; i < comm_.numLocal(); ++i) {
+    BoundArgs a = kernel_->args(i);
+    std::vector<void *> local, peers;
+    for (const Buffer &b : buffers_) {
+      local.push_back(b.sym.valid() || !b.plain.empty() ? b.local(i) : nullptr);
+      peers.push_back(b.peers(i));
+    }
+    bindCollective(a, plan_, n, local, peers, comm_.local(i).rank);
+    all.push_back(std::move(a));
+  }
+  return all;
+}
+
+void CollectiveHarness::check(int64_t n, CollectiveResult &res,
+                              const char *phase) {
+  CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
+  DType t = plan_.dtype;
+  size_t es = dtypeSize(t);
+  int world = plan_.world;
+  const Buffer &out = buffers_[plan_.output];
+  double ulps = std::max(1.0, world / 2.0);
+  for (int i = 0; i < comm_.numLocal(); ++i) {
+    const LocalRank &l = comm_.local(i);
+    setDevice(l.device, l.rank);
+    std::vector<char> host(static_cast<size_t>(shape.output) * es);
+    DSLC_CUDART(l.rank, cudaMemcpy(host.data(), out.local(i), host.size(),
+                                   cudaMemcpyDeviceToHost));
+    for (int64_t k = 0; k < shape.output; ++k) {
+      std::string bad;
+      if (plan_.collective == Collective::AllGather) {
+        int64_t per = shape.input;
+        int r = static_cast<int>(k / per);
+        float want = inputValue(seed_, r, k % per, t);
+        uint32_t wantBits;
+        {
+          char buf[4];
+          storeElement(buf, 0, t, want);
+          wantBits = elementBits(buf, 0, t);
+        }
+        uint32_t gotBits = elementBits(host.data(), k, t);
+        if (gotBits != wantBits)
+          bad = fmt::format("got {} (0x{:x}), expected {} (0x{:x}): element "
+                            "{} of rank {}",
+                            loadElement(host.data(), k, t), gotBits, want,
+                            wantBits, k % per, r);
+      } else {
+        int64_t idx = plan_.collective == Collective::ReduceScatter
+                          ? l.rank * shape.output + k
+                          : k;
+        double exact = 0, magnitude = 0;
+        for (int r = 0; r < world; ++r) {
+          double v = inputValue(seed_, r, idx, t);
+          exact += v;
+          magnitude += std::fabs(v);
+        }
+        double tol = ulps * ulpAt(magnitude, t);
+        double got = loadElement(host.data(), k, t);
+        if (!(std::isfinite(got) && std::fabs(got - exact) <= tol))
+          bad = fmt::format("got {}, expected {} (tolerance {})", got, exact,
+                            tol);
+      }
+      if (bad.empty())
+        continue;
+      if (res.mismatches == 0)
+        res.firstMismatch =
+            fmt::format("{}: rank {}: element {} of {}: {}", phase, l.rank, k,
+                        shape.output, bad);
+      ++res.mismatches;
+    }
+  }
+}
+
+CollectiveResult CollectiveHarness::begin(int64_t n, const RunOptions &o) {
+  if (n < 1 || n > plan_.maxN)
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("{} harness: size {} outside 1..{}",
+                      collectiveName(plan_.collective), n, plan_.maxN));
+  (void)collectiveShape(plan_.collective, n, plan_.world);
+  if (o.repetitions < 1 || o.iters < 0 || o.graphReplays < 0)
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("{} harness: repetitions must be >= 1 and the call "
+                      "counts >= 0 (got {}, {}, {})",
+                      collectiveName(plan_.collective), o.repetitions, o.iters,
+                      o.graphReplays));
+  seed_ = o.seed;
+  CollectiveResult res;
+  res.collective = plan_.collective;
+  res.dtype = plan_.dtype;
+  res.n = n;
+  return res;
+}
+
+CollectiveResult CollectiveHarness::run(int64_t n, const RunOptions &o) {
+  if (!kernel_)
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("{} harness: made for NCCL only, it has no kernel",
+                      collectiveName(plan_.collective)));
+  CollectiveResult res = begin(n, o);
+  std::vector<BoundArgs> args;
+  try {
+    args = makeArgs(n);
+  } catch (const Error &e) {
+    if (e.code() != ErrorCode::InvalidArgument)
+      throw;
+    res.error = e.what();
+    return res;
+  }
+  fillInputs(n, o.seed);
+  return measure(
+      n, o, [&] { kernel_->launchAll(args); },
+      [&](int i) { kernel_->launch(i, args[i]); },
+      [&] { kernel_->synchronize(); }, std::move(res));
+}
+
+CollectiveResult CollectiveHarness::runNccl(int64_t n, const RunOptions &o) {
+  CollectiveResult res = begin(n, o);
+  ncclDataType_t type = plan_.dtype == DType::BFloat16  ? ncclBfloat16
+                        : plan_.dtype == DType::Float16 ? ncclFloat16
+                                                        : ncclFloat32;
+  CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
+  auto one = [&](int i) {
+    const LocalRank &l = comm_.local(i);
+    const void *in = buffers_[plan_.input].local(i);
+    void *out = buffers_[plan_.output].local(i);
+    switch (plan_.collective) {
+    case Collective::AllReduce:
+      DSLC_NCCL(l.rank, ncclAllReduce(in, out, shape.output, type, ncclSum,
+                                      l.comm, l.stream));
+      break;
+    case Collective::ReduceScatter:
+      DSLC_NCCL(l.rank, ncclReduceScatter(in, out, shape.output, type,
+                                          ncclSum, l.comm, l.stream));
+      break;
+    case Collective::AllGather:
+      DSLC_NCCL(l.rank, ncclAllGather(in, out, shape.input, type, l.comm,
+                                      l.stream));
+      break;
+    }
+  };
+  fillInputs(n, o.seed);
+  return measure(
+      n, o,
+      [&] {
+        DSLC_NCCL(-1, ncclGroupStart());
+        for (int i = 0; i < comm_.numLocal(); ++i) {
+          setDevice(comm_.local(i).device, comm_.local(i).rank);
+          one(i);
+        }
+        DSLC_NCCL(-1, ncclGroupEnd());
+      },
+      one,
+      [&] {
+        comm_.waitStreams(fmt::format("nccl {}",
+                                      collectiveName(plan_.collective)));
+      },
+      std::move(res));
+}
+
+CollectiveResult CollectiveHarness::measure(
+    int64_t n, const RunOptions &o, const std::function<void()> &callAll,
+    const std::function<void(int)> &callOne, const std::function<void()> &wait,
+    CollectiveResult res) {
+  const LocalRank &l0 = comm_.local(0);
+  int reps = o.repetitions;
+  if (o.iters > 0) {
+    poisonOutputs(n);
+    EventChain ev(l0, reps + 1);
+    for (int r = 0; r <= reps; ++r) {
+      if (r > 0)
+        for (int it = 0; it < o.iters; ++it)
+          callAll();
+      setDevice(l0.device, l0.rank);
+      DSLC_CUDART(l0.rank, cudaEventRecord(ev.events[r], l0.stream));
+    }
+    wait();
+    res.eager = makeStats(ev.samples(l0, o.iters), o.iters);
+    check(n, res, "back-to-back calls");
+  }
+  if (o.graphReplays > 0) {
+    poisonOutputs(n);
+    int nl = comm_.numLocal();
+    GraphSet g(comm_);
+    // Every local rank's stream is captured at once (NCCL needs the calls of
+    // one group in flight together when one thread drives several GPUs).
+    for (int i = 0; i < nl; ++i) {
+      const LocalRank &l = comm_.local(i);
+      setDevice(l.device, l.rank);
+      DSLC_CUDART(l.rank, cudaStreamBeginCapture(l.stream,
+                                                 cudaStreamCaptureModeRelaxed));
+    }
+    std::exception_ptr failure;
+    try {
+      if (nl > 1)
+        DSLC_NCCL(-1, ncclGroupStart());
+      for (int i = 0; i < nl; ++i) {
+        setDevice(comm_.local(i).device, comm_.local(i).rank);
+        callOne(i);
+      }
+      if (nl > 1)
+        DSLC_NCCL(-1, ncclGroupEnd());
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    for (int i = 0; i < nl; ++i) {
+      const LocalRank &l = comm_.local(i);
+      setDevice(l.device, l.rank);
+      cudaError_t e = cudaStreamEndCapture(l.stream, &g.graphs[i]);
+      if (!failure)
+        DSLC_CUDART(l.rank, e);
+    }
+    if (failure)
+      std::rethrow_exception(failure);
+    for (int i = 0; i < nl; ++i) {
+      const LocalRank &l = comm_.local(i);
+      setDevice(l.device, l.rank);
+      DSLC_CUDART(l.rank, cudaGraphInstantiate(&g.execs[i], g.graphs[i], 0));
+    }
+    EventChain ev(l0, reps + 1);
+    for (int r = 0; r <= reps; ++r) {
+      if (r > 0)
+        for (int it = 0; it < o.graphReplays; ++it)
+          for (int i = 0; i < nl; ++i) {
+            const LocalRank &l = comm_.local(i);
+            setDevice(l.device, l.rank);
+            DSLC_CUDART(l.rank, cudaGraphLaunch(g.execs[i], l.stream));
+          }
+      setDevice(l0.device, l0.rank);
+      DSLC_CUDART(l0.rank, cudaEventRecord(ev.events[r], l0.stream));
+    }
+    wait();
+    res.graph = makeStats(ev.samples(l0, o.graphReplays), o.graphReplays);
+    check(n, res, "graph replays");
+  }
+  return res;
+}
+
+} // namespace dslc::run

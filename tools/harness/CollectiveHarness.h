@@ -1,0 +1,228 @@
+//===- CollectiveHarness.h - Run, check and time collective kernels -*- C++ -*-===//
+//
+// Drives a dslc kernel that implements a collective (all-reduce,
+// reduce-scatter, all-gather) on every local rank, and the NCCL collective
+// of the same kind on the same buffers, through one routine: inputs filled
+// (random, seeded, different per rank), outputs poisoned (0xff bytes: NaN)
+// before each phase, back-to-back calls and CUDA-graph replays timed with
+// events on the first local rank's stream (R repetitions, median and
+// minimum), the output checked against a CPU reference after each phase.
+// Used by dslrun, the runtime's GPU tests, the tuner and the benchmarks.
+//
+// Roles come from the metadata (docs/kernel-abi.md, "access" and
+// "peer_table_for"), never from parameter names:
+//   signal pad      int32/uint32 tensor that a peer table lists, or rank 2
+//                   with access readwrite: [rows, world] with rows the grid's
+//                   tile count at the largest size; zeroed once.
+//   peer table      uint64 rank 1 with peer_table_for: the world_size peer
+//                   addresses of its target (allocated symmetric).
+//   packet scratch  symmetric int64 rank 1: 4 * world * roundUp(N, block0) *
+//                   element size bytes (N the largest total element count,
+//                   block0 the first grid block); zeroed once.
+//   data input      floating, access read (exactly one).
+//   data output     the returned output, or floating with access write
+//                   (exactly one; rank 2 [world, N/world] for all-gather).
+//   workspace       floating, access readwrite: [world, N] or world * N.
+// Metadata without "access" (older dslc): the first floating tensor is the
+// input, rank-2 int32/uint32 tensors are pads, a uint64 rank-1 tensor is the
+// table of the (single) pad.
+//
+// Shapes, for a call with `n` = N, the collective's total element count:
+//   all_reduce      input N, output N
+//   reduce_scatter  input N, output N / world (N must be a multiple of world)
+//   all_gather      input N / world, output N (N must be a multiple of world)
+//
+// Checks. Sums (all_reduce, reduce_scatter): an element passes when it is
+// finite and within (world / 2, at least 1) ulps of the element type, taken
+// at the magnitude sum |x_r|, of the exact sum. That bound holds for any
+// summation order with the accumulator in fp32 (the DSL examples' `acc`) or
+// in the element type (the Helion one-shot's `acc += a[tile]` in bf16), so
+// either kind of kernel passes and a lost or doubled contribution does not.
+// all_gather: bitwise equal.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DSLC_TOOLS_HARNESS_COLLECTIVEHARNESS_H
+#define DSLC_TOOLS_HARNESS_COLLECTIVEHARNESS_H
+
+#include "runtime/Communicator.h"
+#include "runtime/Kernel.h"
+#include "runtime/Metadata.h"
+#include "runtime/SymmetricHeap.h"
+#include "tools/harness/ElementTypes.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dslc::run {
+
+enum class Collective { AllReduce, ReduceScatter, AllGather };
+
+/// "all_reduce", "reduce_scatter", "all_gather".
+const char *collectiveName(Collective c);
+/// Accepts those names, with '-' for '_' or without the separator.
+std::optional<Collective> parseCollective(const std::string &name);
+
+/// Element counts per rank of one call with `total` = N elements. Throws
+/// Error(InvalidArgument) when N < 1, or when reduce_scatter / all_gather
+/// get an N that is not a multiple of the world size.
+struct CollectiveShape {
+  int64_t total = 0;  ///< N
+  int64_t input = 0;  ///< elements of each rank's input
+  int64_t output = 0; ///< elements of each rank's output
+};
+CollectiveShape collectiveShape(Collective c, int64_t n, int world);
+
+enum class ArgRole {
+  Input,
+  Output,
+  Workspace,
+  SignalPad,
+  PeerTable,
+  PacketScratch,
+  Unused, ///< access "none": bound to a small zeroed buffer (sizes 1)
+};
+const char *argRoleName(ArgRole role);
+
+/// How the harness binds one bindable argument.
+struct ArgPlan {
+  ArgRole role = ArgRole::Unused;
+  rt::DType dtype = rt::DType::Float32;
+  int rank = 0;
+  /// In the symmetric heap with a peer table (marked symmetric, or the
+  /// target of a peer table).
+  bool symmetric = false;
+  /// Allocated in the heap (symmetric ones, inputs, pads, scratch); the
+  /// others are cudaMalloc'ed per rank.
+  bool inHeap = false;
+  int tableOf = -1; ///< PeerTable: the argument whose peers it lists
+  size_t bytes = 0; ///< per rank, for the largest size
+};
+
+/// The binding plan of a kernel for a collective, world size and largest
+/// size. Needs no GPU: the unit tests check it on hand-written metadata.
+struct CollectivePlan {
+  Collective collective = Collective::AllReduce;
+  int world = 1;
+  int64_t maxN = 0;
+  rt::DType dtype = rt::DType::BFloat16; ///< input and output
+  std::vector<ArgPlan> args;             ///< one per metadata.args
+  int input = -1, output = -1;
+  int64_t padRows = 0;     ///< signal pad rows: tile count at maxN (>= 1)
+  int64_t scratchElems = 0; ///< packet scratch, int64 elements per rank
+
+  /// The sizes bound to argument `arg` for a call with N = `n`.
+  std::vector<int64_t> sizesOf(int arg, int64_t n) const;
+  /// Bytes per rank of symmetric heap the plan needs (with slack).
+  size_t heapBytes() const;
+};
+
+/// Throws Error(InvalidArgument) naming the kernel and the parameter when a
+/// role cannot be told or the kernel does not fit the collective.
+CollectivePlan planCollective(const rt::KernelMetadata &md, Collective c,
+                              int world, int64_t maxN);
+
+/// Binds every argument of `a` for a call with N = `n`: argument j gets
+/// local[j] (and peers[j] when the metadata marks it symmetric); a peer table
+/// gets peers[its target]. Then runs a.check(world, rank). Needs no GPU.
+void bindCollective(rt::BoundArgs &a, const CollectivePlan &plan, int64_t n,
+                    const std::vector<void *> &local,
+                    const std::vector<void *> &peers, int rank);
+
+struct RunOptions {
+  int iters = 10;        ///< back-to-back calls per repetition (0: none)
+  int graphReplays = 10; ///< graph replays per repetition (0: none)
+  int repetitions = 5;   ///< timed repetitions of each loop (>= 1)
+  uint32_t seed = 1;     ///< inputs
+};
+
+/// Per-call times of one phase, in microseconds.
+struct TimingStats {
+  std::vector<double> samplesUs; ///< one per repetition (time / calls)
+  double medianUs = 0;
+  double minUs = 0;
+  int callsPerSample = 0;
+  bool measured() const { return !samplesUs.empty(); }
+};
+
+struct CollectiveResult {
+  Collective collective = Collective::AllReduce;
+  rt::DType dtype = rt::DType::BFloat16;
+  int64_t n = 0;
+  int64_t mismatches = 0;    ///< over both phases and every local rank
+  std::string firstMismatch; ///< "phase: rank R: element K of M: ..."
+  /// Set (and nothing run) when the arguments for this size violate the
+  /// kernel's constraints or binding checks (e.g. a tuning candidate that
+  /// cannot run this size).
+  std::string error;
+  TimingStats eager, graph;
+  bool ok() const { return mismatches == 0 && error.empty(); }
+};
+
+class CollectiveHarness {
+public:
+  /// For `kernel`, sizes up to `maxN` (total elements). Allocates its
+  /// buffers from `heap` when given (at least plan().heapBytes() free; the
+  /// caller keeps it alive), otherwise from a heap of its own. Collective
+  /// over the ranks. Throws Error(InvalidArgument) for an unfit kernel.
+  CollectiveHarness(rt::Communicator &comm, rt::Kernel &kernel, Collective c,
+                    int64_t maxN, rt::SymmetricHeap *heap = nullptr);
+  /// NCCL only (no kernel): runNccl() for `dtype`; run() throws.
+  CollectiveHarness(rt::Communicator &comm, Collective c, rt::DType dtype,
+                    int64_t maxN, rt::SymmetricHeap *heap = nullptr);
+  ~CollectiveHarness();
+  CollectiveHarness(const CollectiveHarness &) = delete;
+  CollectiveHarness &operator=(const CollectiveHarness &) = delete;
+
+  /// Runs the kernel for N = `n`: options.repetitions timed loops of
+  /// `iters` back-to-back calls, then of `graphReplays` replays of a graph
+  /// holding one call; the output is checked after each phase. A wrong
+  /// result is reported in the result, not thrown; a kernel error (timed-out
+  /// wait, CUDA error) throws rt::Error, and an `n` outside 1..maxN or unfit
+  /// for the collective throws Error(InvalidArgument).
+  CollectiveResult run(int64_t n, const RunOptions &options);
+  /// The same with ncclAllReduce (sum) / ncclReduceScatter (sum) /
+  /// ncclAllGather on the same input and output buffers.
+  CollectiveResult runNccl(int64_t n, const RunOptions &options);
+
+  const CollectivePlan &plan() const { return plan_; }
+  rt::DType dtype() const { return plan_.dtype; }
+  Collective collective() const { return plan_.collective; }
+  int64_t maxN() const { return plan_.maxN; }
+
+private:
+  struct Buffer {
+    rt::SymmetricBuffer sym; ///< inHeap
+    std::vector<void *> plain; ///< cudaMalloc'ed, per local rank
+    void *local(int i) const { return sym.valid() ? sym.local[i] : plain[i]; }
+    void *peers(int i) const { return sym.valid() ? sym.peers[i] : nullptr; }
+  };
+
+  void allocate(rt::SymmetricHeap *heap);
+  void release() noexcept;
+  void fillInputs(int64_t n, uint32_t seed);
+  void poisonOutputs(int64_t n);
+  std::vector<rt::BoundArgs> makeArgs(int64_t n);
+  void check(int64_t n, CollectiveResult &res, const char *phase);
+  CollectiveResult measure(int64_t n, const RunOptions &o,
+                           const std::function<void()> &callAll,
+                           const std::function<void(int)> &callOne,
+                           const std::function<void()> &wait,
+                           CollectiveResult res);
+  CollectiveResult begin(int64_t n, const RunOptions &o);
+
+  rt::Communicator &comm_;
+  rt::Kernel *kernel_ = nullptr;
+  CollectivePlan plan_;
+  uint32_t seed_ = 0;
+  std::unique_ptr<rt::SymmetricHeap> ownHeap_;
+  rt::SymmetricHeap *heap_ = nullptr;
+  std::vector<Buffer> buffers_; ///< one per plan_.args
+};
+
+} // namespace dslc::run
+
+#endif // DSLC_TOOLS_HARNESS_COLLECTIVEHARNESS_H

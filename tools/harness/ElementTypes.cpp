@@ -1,0 +1,173 @@
+//===- ElementTypes.cpp - Host-side bf16/f16/f32 element helpers ----------===//
+#include "tools/harness/ElementTypes.h"
+
+#include "runtime/Error.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+
+namespace dslc::run {
+
+using rt::DType;
+
+uint16_t floatToBf16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) // NaN: keep it quiet
+    return static_cast<uint16_t>((u >> 16) | 0x40);
+  u += 0x7fffu + ((u >> 16) & 1u); // round to nearest even
+  return static_cast<uint16_t>(u >> 16);
+}
+
+float bf16ToFloat(uint16_t h) {
+  uint32_t u = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+uint16_t floatToHalf(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
+  uint32_t a = u & 0x7fffffffu;
+  if (a > 0x7f800000u) // NaN
+    return sign | 0x7e00u;
+  if (a >= 0x477ff000u) // >= 65520 rounds to infinity (also inf itself)
+    return sign | 0x7c00u;
+  if (a >= 0x38800000u) { // normal in binary16 (>= 2^-14)
+    uint32_t r = a + 0xfffu + ((a >> 13) & 1u); // round to nearest even
+    return sign | static_cast<uint16_t>((r - 0x38000000u) >> 13);
+  }
+  // Subnormal (or zero): a multiple of 2^-24; scaling by 2^24 is exact and
+  // nearbyint rounds to nearest even (the default rounding mode). 1024 is
+  // the smallest normal, 0x0400, as it should be.
+  float abs;
+  std::memcpy(&abs, &a, 4);
+  uint32_t q = static_cast<uint32_t>(std::nearbyint(abs * 16777216.0f));
+  return sign | static_cast<uint16_t>(q);
+}
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  uint32_t u;
+  if (exp == 0) {
+    float v = std::ldexp(static_cast<float>(mant), -24);
+    return sign ? -v : v;
+  }
+  if (exp == 31)
+    u = sign | 0x7f800000u | (mant << 13);
+  else
+    u = sign | ((exp + 112) << 23) | (mant << 13);
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+bool isHarnessFloat(DType t) {
+  return t == DType::BFloat16 || t == DType::Float16 || t == DType::Float32;
+}
+
+bool isFloating(DType t) { return isHarnessFloat(t) || t == DType::Float64; }
+
+namespace {
+[[noreturn]] void unsupported(DType t) {
+  rt::raise(rt::ErrorCode::InvalidArgument,
+            fmt::format("element type {} is not bfloat16, float16 or float32",
+                        rt::dtypeName(t)));
+}
+} // namespace
+
+float roundTo(float v, DType t) {
+  switch (t) {
+  case DType::BFloat16:
+    return bf16ToFloat(floatToBf16(v));
+  case DType::Float16:
+    return halfToFloat(floatToHalf(v));
+  case DType::Float32:
+    return v;
+  default:
+    unsupported(t);
+  }
+}
+
+float loadElement(const void *base, int64_t i, DType t) {
+  const char *p = static_cast<const char *>(base);
+  switch (t) {
+  case DType::BFloat16:
+  case DType::Float16: {
+    uint16_t h;
+    std::memcpy(&h, p + i * 2, 2);
+    return t == DType::BFloat16 ? bf16ToFloat(h) : halfToFloat(h);
+  }
+  case DType::Float32: {
+    float f;
+    std::memcpy(&f, p + i * 4, 4);
+    return f;
+  }
+  default:
+    unsupported(t);
+  }
+}
+
+void storeElement(void *base, int64_t i, DType t, float v) {
+  char *p = static_cast<char *>(base);
+  switch (t) {
+  case DType::BFloat16:
+  case DType::Float16: {
+    uint16_t h = t == DType::BFloat16 ? floatToBf16(v) : floatToHalf(v);
+    std::memcpy(p + i * 2, &h, 2);
+    return;
+  }
+  case DType::Float32:
+    std::memcpy(p + i * 4, &v, 4);
+    return;
+  default:
+    unsupported(t);
+  }
+}
+
+uint32_t elementBits(const void *base, int64_t i, DType t) {
+  const char *p = static_cast<const char *>(base);
+  if (rt::dtypeSize(t) == 2) {
+    uint16_t h;
+    std::memcpy(&h, p + i * 2, 2);
+    return h;
+  }
+  if (rt::dtypeSize(t) == 4) {
+    uint32_t u;
+    std::memcpy(&u, p + i * 4, 4);
+    return u;
+  }
+  unsupported(t);
+}
+
+double ulpAt(double m, DType t) {
+  int digits, minExp; // significand bits (with the implicit one), emin
+  switch (t) {
+  case DType::BFloat16:
+    digits = 8, minExp = -126;
+    break;
+  case DType::Float16:
+    digits = 11, minExp = -14;
+    break;
+  case DType::Float32:
+    digits = 24, minExp = -126;
+    break;
+  default:
+    unsupported(t);
+  }
+  m = std::fabs(m);
+  int e = minExp;
+  if (m > 0) {
+    int fe;
+    (void)std::frexp(m, &fe); // m = f * 2^fe, f in [0.5, 1)
+    e = std::max(fe - 1, minExp);
+  }
+  return std::ldexp(1.0, e - (digits - 1));
+}
+
+} // namespace dslc::run
