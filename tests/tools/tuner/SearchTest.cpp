@@ -1,0 +1,146 @@
+//===- SearchTest.cpp - Config space and search (no GPU) ------------------===//
+#include "tools/tuner/Search.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <set>
+
+using namespace dslc::tune;
+
+namespace {
+std::vector<Tunable> llTunables() {
+  return {{"block_sizes[0]", 1024}, {"num_warps", 4}};
+}
+} // namespace
+
+TEST_CASE("kernel space: dimensions around the default", "[tuner]") {
+  KernelSpace s("k", llTunables());
+  REQUIRE(s.dims().size() == 3);
+  CHECK(s.dims()[0].name == "block_sizes[0]");
+  CHECK(s.dims()[0].values ==
+        std::vector<int64_t>{128, 256, 512, 1024, 2048, 4096, 8192});
+  CHECK(s.dims()[0].values[s.dims()[0].defaultIndex] == 1024);
+  CHECK(s.dims()[1].name == "num_warps");
+  CHECK(s.dims()[1].values[s.dims()[1].defaultIndex] == 4);
+  CHECK(s.dims()[2].name == "max_ctas");
+  CHECK(s.dims()[2].values[s.dims()[2].defaultIndex] == 0);
+  KernelConfig def = s.config(s.defaultPoint());
+  CHECK(def.blockSizes == std::vector<int64_t>{1024});
+  CHECK(def.numWarps == 4);
+  CHECK(def.maxCtas == 0);
+  CHECK(def.toJson(true) == R"({"block_sizes":[1024],"num_warps":4})");
+}
+
+TEST_CASE("kernel space: invalid points are left out", "[tuner]") {
+  KernelSpace s("k", llTunables());
+  for (const auto &p : s.points()) {
+    KernelConfig c = s.config(p);
+    int64_t threads = c.numWarps * 32;
+    CHECK(c.blockSizes[0] >= threads);
+    CHECK(c.blockSizes[0] <= threads * 64);
+  }
+  // 128 elements over 32 warps (1024 threads) is not a point.
+  std::vector<int> bad = {0, 3, 0};
+  CHECK(s.config(bad).blockSizes[0] == 128);
+  CHECK(s.config(bad).numWarps == 32);
+  CHECK_FALSE(s.valid(bad));
+  CHECK_FALSE(s.valid({0, 0}));
+  CHECK_FALSE(s.valid({99, 0, 0}));
+}
+
+TEST_CASE("kernel space: compile configs drop the grid cap", "[tuner]") {
+  KernelSpace s("k", llTunables());
+  auto configs = s.compileConfigs();
+  std::set<KernelConfig> uniq(configs.begin(), configs.end());
+  CHECK(uniq.size() == configs.size());
+  for (const auto &c : configs)
+    CHECK(c.maxCtas == 0);
+  CHECK(s.points().size() == configs.size() * 5); // five caps
+}
+
+TEST_CASE("search: exhaustive on a small space finds the minimum",
+          "[tuner]") {
+  std::vector<Dimension> dims = {{"block_sizes[0]", {256, 512, 1024}, 1},
+                                 {"num_warps", {4, 8}, 0}};
+  KernelSpace a("a", dims), b("b", dims);
+  int calls = 0;
+  Evaluate eval = [&](const SearchPoint &p) -> std::optional<double> {
+    ++calls;
+    if (p.kernel == 1 && p.idx == std::vector<int>{2, 1})
+      return 1.0; // the best
+    if (p.kernel == 0 && p.idx[0] == 0)
+      return std::nullopt; // fails
+    return 10.0 + p.idx[0] + p.idx[1];
+  };
+  SearchResult r = search({a, b}, eval);
+  CHECK(r.exhaustive);
+  CHECK(r.totalPoints == 12);
+  CHECK(r.evaluated == 12);
+  CHECK(calls == 12); // once per point
+  REQUIRE(r.best);
+  CHECK(r.best->kernel == 1);
+  CHECK(r.best->idx == std::vector<int>{2, 1});
+  CHECK(r.bestUs == 1.0);
+  REQUIRE(r.bestPerKernel[0]);
+  CHECK(r.bestPerKernel[0]->idx == std::vector<int>{1, 0});
+  CHECK(r.bestUsPerKernel[0] == 11.0);
+}
+
+TEST_CASE("search: pattern search descends a bowl from the default",
+          "[tuner]") {
+  std::vector<int64_t> vals;
+  for (int i = 0; i < 12; ++i)
+    vals.push_back(i);
+  std::vector<Dimension> dims = {{"x", vals, 1}, {"y", vals, 10},
+                                 {"z", vals, 0}};
+  KernelSpace s("k", dims);
+  Evaluate eval = [&](const SearchPoint &p) -> std::optional<double> {
+    double x = p.idx[0] - 7, y = p.idx[1] - 3, z = p.idx[2] - 5;
+    return 5.0 + x * x + y * y + z * z;
+  };
+  SearchOptions o;
+  o.exhaustiveLimit = 64;
+  SearchResult r = search({s}, eval, o);
+  CHECK_FALSE(r.exhaustive);
+  REQUIRE(r.best);
+  CHECK(r.best->idx == std::vector<int>{7, 3, 5});
+  CHECK(r.evaluated < r.totalPoints / 4);
+}
+
+TEST_CASE("search: a failing default starts from the first working point",
+          "[tuner]") {
+  std::vector<int64_t> vals;
+  for (int i = 0; i < 10; ++i)
+    vals.push_back(i);
+  KernelSpace s("k", std::vector<Dimension>{{"x", vals, 5}, {"y", vals, 5}});
+  Evaluate eval = [&](const SearchPoint &p) -> std::optional<double> {
+    if (p.idx[0] >= 4)
+      return std::nullopt;
+    return 200.0 - 10 * p.idx[0] - 10 * p.idx[1];
+  };
+  SearchResult r = search({s}, eval);
+  REQUIRE(r.best);
+  CHECK(r.best->idx[0] == 3);
+  CHECK(r.best->idx[1] == 9);
+}
+
+TEST_CASE("search: the budget stops it with the best so far", "[tuner]") {
+  std::vector<int64_t> vals;
+  for (int i = 0; i < 10; ++i)
+    vals.push_back(i);
+  KernelSpace s("k", std::vector<Dimension>{{"x", vals, 0}, {"y", vals, 0}});
+  int calls = 0;
+  SearchOptions o;
+  o.outOfBudget = [&] { return calls >= 3; };
+  SearchResult r = search(
+      {s},
+      [&](const SearchPoint &p) -> std::optional<double> {
+        ++calls;
+        return 50.0 - p.idx[0] - p.idx[1];
+      },
+      o);
+  CHECK(r.budgetHit);
+  CHECK(calls == 3);
+  CHECK(r.best);
+}

@@ -1,0 +1,353 @@
+//===- Candidates.cpp - Compiling the tuner's candidates ahead ------------===//
+#include "tools/tuner/Candidates.h"
+
+#include "runtime/Error.h"
+#include "runtime/Metadata.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <sys/wait.h>
+#include <thread>
+
+namespace dslc::tune {
+
+using nlohmann::json;
+using rt::ErrorCode;
+using rt::raise;
+
+namespace {
+constexpr const char *kFormat = "dslc-tuner-candidates";
+
+void makeDir(const std::string &dir) {
+  std::string out;
+  if (runCommand("mkdir -p " + shellQuote(dir), out) != 0)
+    raise(ErrorCode::Io, fmt::format("cannot create {}: {}", dir, out));
+}
+
+std::string configDirName(const KernelConfig &c) {
+  std::string s;
+  for (size_t i = 0; i < c.blockSizes.size(); ++i)
+    s += fmt::format("{}bs{}", i ? "_" : "", c.blockSizes[i]);
+  if (c.numWarps > 0)
+    s += fmt::format("{}w{}", s.empty() ? "" : "_", c.numWarps);
+  return s.empty() ? "default" : s;
+}
+
+/// The last few lines of a compiler's output, for a skip reason.
+std::string tail(const std::string &text, size_t lines = 3) {
+  std::string t = text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' '))
+    t.pop_back();
+  size_t pos = t.size();
+  for (size_t i = 0; i < lines && pos != std::string::npos && pos > 0; ++i)
+    pos = t.rfind('\n', pos - 1);
+  std::string r = pos == std::string::npos ? t : t.substr(pos + 1);
+  for (char &c : r)
+    if (c == '\n')
+      c = ' ';
+  return r;
+}
+
+json dimsToJson(const KernelSpace &s) {
+  json dims = json::array();
+  for (const Dimension &d : s.dims())
+    dims.push_back({{"name", d.name},
+                    {"values", d.values},
+                    {"default", d.defaultIndex}});
+  return dims;
+}
+} // namespace
+
+std::string shellQuote(const std::string &s) {
+  std::string r = "'";
+  for (char c : s) {
+    if (c == '\'')
+      r += "'\\''";
+    else
+      r += c;
+  }
+  return r + "'";
+}
+
+int runCommand(const std::string &cmd, std::string &output) {
+  output.clear();
+  FILE *p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p)
+    return -1;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+    output.append(buf, n);
+  int st = pclose(p);
+  if (st == -1)
+    return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+std::string dslcCommand(const std::string &dslc, const std::string &file,
+                        const std::string &kernel, int rank, int worldSize,
+                        const KernelConfig *config,
+                        const std::string &signature, const std::string &out,
+                        const std::vector<std::string> &extraArgs) {
+  std::string cmd = fmt::format(
+      "{} {} -k {} -D my_rank={} -D world_size={} --emit=cubin -o {}",
+      shellQuote(dslc), shellQuote(file), shellQuote(kernel), rank, worldSize,
+      shellQuote(out));
+  if (config)
+    cmd += " --config " + shellQuote(config->toJson(/*forCompiler=*/true));
+  if (!signature.empty())
+    cmd += " --signature " + shellQuote(signature);
+  for (const std::string &a : extraArgs)
+    cmd += " " + shellQuote(a);
+  return cmd;
+}
+
+std::string KernelInfo::signature(const std::string &dtype) const {
+  std::string s;
+  for (const auto &[name, rank] : floatParams)
+    s += fmt::format("{}{}={}[{}]", s.empty() ? "" : ",", name, dtype, rank);
+  return s;
+}
+
+const CompiledCandidate *Manifest::find(int kernel, KernelConfig config) const {
+  config.maxCtas = 0;
+  for (const CompiledCandidate &c : compiled)
+    if (c.kernel == kernel && c.config == config)
+      return &c;
+  return nullptr;
+}
+
+std::string Manifest::setKey(const std::vector<KernelInfo> &kernels,
+                             const std::string &setName) {
+  if (!setName.empty())
+    return "set:" + setName;
+  if (kernels.size() == 1)
+    return kernels[0].sha256 + ":" + kernels[0].name;
+  std::string s = "set:";
+  for (size_t i = 0; i < kernels.size(); ++i)
+    s += (i ? "+" : "") + kernels[i].name + "@" +
+         kernels[i].sha256.substr(0, 12);
+  return s;
+}
+
+Manifest compileCandidates(const std::string &dslFile,
+                           const std::vector<std::string> &kernels,
+                           const std::string &collective, int worldSize,
+                           const std::string &dtype, const std::string &dir,
+                           const CompileOptions &opts) {
+  auto log = [&](const std::string &s) {
+    if (opts.log)
+      opts.log(s);
+  };
+  Manifest m;
+  m.dir = dir;
+  m.collective = collective;
+  m.worldSize = worldSize;
+  m.dtype = dtype;
+  makeDir(dir + "/probe");
+
+  // Probes: each kernel's defaults, and what its metadata says.
+  for (const std::string &k : kernels) {
+    std::string out = fmt::format("{}/probe/{}.r0.cubin", dir, k);
+    std::string cmd = dslcCommand(opts.dslc, dslFile, k, 0, worldSize, nullptr,
+                                  "", out, opts.extraArgs);
+    std::string text;
+    if (runCommand(cmd, text) != 0)
+      raise(ErrorCode::InvalidArgument,
+            fmt::format("kernel {}: its default config does not compile:\n"
+                        "  {}\n{}",
+                        k, cmd, text));
+    rt::KernelMetadata md = rt::loadMetadataFile(out + ".json");
+    json raw = json::parse(rt::readFile(out + ".json"));
+    KernelInfo info;
+    info.name = k;
+    info.file = dslFile;
+    info.sha256 = raw["source"].value("sha256", "");
+    for (const json &t : raw.value("tunables", json::array()))
+      info.tunables.push_back(
+          {t.at("name").get<std::string>(), t.at("value").get<int64_t>()});
+    info.spins = md.spins;
+    for (const rt::ArgSpec &a : md.args)
+      if (!a.isOutput && a.kind == rt::ArgSpec::Kind::Tensor &&
+          (a.dtype == rt::DType::BFloat16 || a.dtype == rt::DType::Float16 ||
+           a.dtype == rt::DType::Float32))
+        info.floatParams.push_back({a.name, a.rank});
+    m.kernels.push_back(info);
+    m.spaces.emplace_back(k, info.tunables, opts.space);
+    log(fmt::format("kernel {}: default {}, {} configs to compile "
+                    "({} points with grid caps)",
+                    k, m.spaces.back().config(m.spaces.back().defaultPoint())
+                           .brief(),
+                    m.spaces.back().compileConfigs().size(),
+                    m.spaces.back().points().size()));
+  }
+  m.set = Manifest::setKey(m.kernels, opts.setName);
+
+  // Every compile of every rank, in parallel.
+  struct Job {
+    size_t cand;
+    int rank;
+    std::string cmd;
+  };
+  std::vector<Job> jobs;
+  for (size_t k = 0; k < m.kernels.size(); ++k) {
+    const KernelInfo &info = m.kernels[k];
+    std::string signature = info.signature(dtype);
+    for (const KernelConfig &c : m.spaces[k].compileConfigs()) {
+      CompiledCandidate cc;
+      cc.kernel = static_cast<int>(k);
+      cc.config = c;
+      std::string sub = fmt::format("{}/{}", info.name, configDirName(c));
+      makeDir(dir + "/" + sub);
+      cc.cubin = sub + "/k.r{rank}.cubin";
+      cc.ok = true;
+      m.compiled.push_back(cc);
+      for (int r = 0; r < worldSize; ++r)
+        jobs.push_back(
+            {m.compiled.size() - 1, r,
+             dslcCommand(opts.dslc, dslFile, info.name, r, worldSize, &c,
+                         signature,
+                         fmt::format("{}/{}/k.r{}.cubin", dir, sub, r),
+                         opts.extraArgs)});
+    }
+  }
+  std::mutex mu;
+  std::atomic<size_t> next{0}, done{0};
+  auto worker = [&] {
+    while (true) {
+      size_t j = next++;
+      if (j >= jobs.size())
+        return;
+      std::string text;
+      int rc = runCommand(jobs[j].cmd, text);
+      std::lock_guard<std::mutex> lock(mu);
+      CompiledCandidate &cc = m.compiled[jobs[j].cand];
+      if (rc != 0 && cc.ok) {
+        cc.ok = false;
+        cc.reason = fmt::format("dslc failed for rank {} (status {}): {}",
+                                jobs[j].rank, rc, tail(text));
+        log(fmt::format("skip {} {}: {}", m.kernels[cc.kernel].name,
+                        cc.config.brief(), cc.reason));
+      }
+      ++done;
+      if (opts.progress)
+        opts.progress(done, jobs.size());
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::max(1, opts.jobs); ++t)
+    threads.emplace_back(worker);
+  for (auto &t : threads)
+    t.join();
+  saveManifest(m);
+  return m;
+}
+
+void saveManifest(const Manifest &m) {
+  json kernels = json::array();
+  for (size_t k = 0; k < m.kernels.size(); ++k) {
+    const KernelInfo &i = m.kernels[k];
+    json tun = json::array();
+    for (const Tunable &t : i.tunables)
+      tun.push_back({{"name", t.name}, {"value", t.value}});
+    kernels.push_back({{"name", i.name},
+                       {"file", i.file},
+                       {"sha256", i.sha256},
+                       {"tunables", tun},
+                       {"spins", i.spins},
+                       {"float_params", i.floatParams},
+                       {"space", dimsToJson(m.spaces.at(k))}});
+  }
+  json compiled = json::array();
+  for (const CompiledCandidate &c : m.compiled)
+    compiled.push_back({{"kernel", m.kernels[c.kernel].name},
+                        {"config", json::parse(c.config.toJson(true))},
+                        {"cubin", c.cubin},
+                        {"status", c.ok ? "ok" : "failed"},
+                        {"reason", c.reason}});
+  json j{{"format", kFormat},     {"version", 1},
+         {"collective", m.collective}, {"world_size", m.worldSize},
+         {"dtype", m.dtype},      {"set", m.set},
+         {"kernels", kernels},    {"compiled", compiled}};
+  std::string path = m.dir + "/manifest.json";
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << j.dump(1) << "\n";
+    if (!out)
+      raise(ErrorCode::Io, fmt::format("cannot write {}", tmp));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    raise(ErrorCode::Io, fmt::format("cannot write {}", path));
+}
+
+Manifest loadManifest(const std::string &dir) {
+  std::string path = dir + "/manifest.json";
+  std::string text = rt::readFile(path);
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    raise(ErrorCode::Metadata, fmt::format("{}: not a JSON object", path));
+  if (j.value("format", "") != kFormat)
+    raise(ErrorCode::Metadata,
+          fmt::format("{}: format is not '{}' (not made by tuner compile?)",
+                      path, kFormat));
+  Manifest m;
+  m.dir = dir;
+  try {
+    m.collective = j.at("collective").get<std::string>();
+    m.worldSize = j.at("world_size").get<int>();
+    m.dtype = j.at("dtype").get<std::string>();
+    m.set = j.at("set").get<std::string>();
+    for (const json &k : j.at("kernels")) {
+      KernelInfo i;
+      i.name = k.at("name").get<std::string>();
+      i.file = k.value("file", "");
+      i.sha256 = k.value("sha256", "");
+      for (const json &t : k.value("tunables", json::array()))
+        i.tunables.push_back(
+            {t.at("name").get<std::string>(), t.at("value").get<int64_t>()});
+      i.spins = k.value("spins", false);
+      if (k.contains("float_params"))
+        i.floatParams =
+            k.at("float_params")
+                .get<std::vector<std::pair<std::string, int>>>();
+      std::vector<Dimension> dims;
+      for (const json &d : k.at("space")) {
+        Dimension dim;
+        dim.name = d.at("name").get<std::string>();
+        dim.values = d.at("values").get<std::vector<int64_t>>();
+        dim.defaultIndex = d.at("default").get<int>();
+        dims.push_back(dim);
+      }
+      m.spaces.emplace_back(i.name, dims);
+      m.kernels.push_back(i);
+    }
+    for (const json &c : j.at("compiled")) {
+      CompiledCandidate cc;
+      std::string name = c.at("kernel").get<std::string>();
+      cc.kernel = -1;
+      for (size_t k = 0; k < m.kernels.size(); ++k)
+        if (m.kernels[k].name == name)
+          cc.kernel = static_cast<int>(k);
+      if (cc.kernel < 0)
+        raise(ErrorCode::Metadata,
+              fmt::format("{}: compiled entry for unknown kernel '{}'", path,
+                          name));
+      cc.config = KernelConfig::fromJson(c.at("config").dump());
+      cc.cubin = c.at("cubin").get<std::string>();
+      cc.ok = c.value("status", "") == "ok";
+      cc.reason = c.value("reason", "");
+      m.compiled.push_back(cc);
+    }
+  } catch (const nlohmann::json::exception &e) {
+    raise(ErrorCode::Metadata, fmt::format("{}: {}", path, e.what()));
+  }
+  return m;
+}
+
+} // namespace dslc::tune

@@ -1,0 +1,106 @@
+//===- Candidates.h - Compiling the tuner's candidates ahead ----*- C++ -*-===//
+//
+// `tuner compile` runs dslc once per candidate config and rank into a
+// directory, with a manifest (manifest.json) that `tuner run` and `tuner
+// bench` read on a machine that has GPUs but no compiler:
+//
+//   DIR/manifest.json
+//   DIR/probe/<kernel>.r0.cubin(.json)        the kernel's defaults
+//   DIR/<kernel>/bs1024_w4/k.r{rank}.cubin     one per compiled config
+//
+// The manifest lists the kernels (name, file, source sha256, tunables), each
+// kernel's config space, and every compile: its config, cubin pattern
+// (relative to DIR) and status ("ok", or the failure and dslc's message).
+// Paths in it are relative, so DIR can be carried to another machine.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DSLC_TOOLS_TUNER_CANDIDATES_H
+#define DSLC_TOOLS_TUNER_CANDIDATES_H
+
+#include "tools/tuner/Search.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dslc::tune {
+
+struct KernelInfo {
+  std::string name;
+  std::string file;   ///< as given (for messages and the cache)
+  std::string sha256; ///< metadata source.sha256
+  std::vector<Tunable> tunables;
+  bool spins = false;
+  /// Floating tensor parameters (name, rank): given the tuned dtype with
+  /// --signature.
+  std::vector<std::pair<std::string, int>> floatParams;
+  /// "NAME=DTYPE[RANK],..." for `dtype` ("" when there are none).
+  std::string signature(const std::string &dtype) const;
+};
+
+struct CompiledCandidate {
+  int kernel = 0;       ///< index into Manifest::kernels
+  KernelConfig config;  ///< as compiled (maxCtas 0)
+  std::string cubin;    ///< relative to DIR, holds {rank}
+  bool ok = false;
+  std::string reason;   ///< why it failed
+};
+
+struct Manifest {
+  std::string dir; ///< where it was read from / written to (not stored)
+  std::string collective = "all_reduce";
+  int worldSize = 2;
+  std::string dtype = "bfloat16";
+  std::string set; ///< the cache key's kernel field
+  std::vector<KernelInfo> kernels;
+  std::vector<KernelSpace> spaces; ///< one per kernel
+  std::vector<CompiledCandidate> compiled;
+
+  /// The compile of (kernel, config without max_ctas), or null.
+  const CompiledCandidate *find(int kernel, KernelConfig config) const;
+  /// The cache key's kernel field for these kernels: "<sha256>:<name>" for
+  /// one, "set:<name>" (`setName`, else the names joined by '+') for
+  /// several.
+  static std::string setKey(const std::vector<KernelInfo> &kernels,
+                            const std::string &setName);
+};
+
+struct CompileOptions {
+  std::string dslc = "dslc";
+  std::vector<std::string> extraArgs; ///< passed to every dslc call
+  int jobs = 1;
+  SpaceOptions space;
+  std::string setName;
+  /// One line per event (compile started/failed) and progress.
+  std::function<void(const std::string &)> log;
+  std::function<void(size_t done, size_t total)> progress;
+};
+
+/// The dslc command line for one kernel, rank and config (shell-quoted).
+std::string dslcCommand(const std::string &dslc, const std::string &file,
+                        const std::string &kernel, int rank, int worldSize,
+                        const KernelConfig *config,
+                        const std::string &signature, const std::string &out,
+                        const std::vector<std::string> &extraArgs);
+std::string shellQuote(const std::string &s);
+
+/// Compiles the probes and every candidate of every kernel into `dir`
+/// (created) and writes the manifest. Throws rt::Error when a probe (a
+/// kernel's default config) does not compile: the kernel name or file is
+/// wrong, so no candidate would.
+Manifest compileCandidates(const std::string &dslFile,
+                           const std::vector<std::string> &kernels,
+                           const std::string &collective, int worldSize,
+                           const std::string &dtype, const std::string &dir,
+                           const CompileOptions &opts);
+
+void saveManifest(const Manifest &m);
+/// Reads DIR/manifest.json; throws rt::Error(Io/Metadata) naming the field.
+Manifest loadManifest(const std::string &dir);
+
+/// Runs a shell command, capturing stdout+stderr; returns the exit status.
+int runCommand(const std::string &cmd, std::string &output);
+
+} // namespace dslc::tune
+
+#endif // DSLC_TOOLS_TUNER_CANDIDATES_H
