@@ -1,6 +1,7 @@
 //===- CApi.cpp - C interface of the dslc runtime -------------------------===//
 #include "runtime/CApi.h"
 
+#include "runtime/Collectives.h"
 #include "runtime/Communicator.h"
 #include "runtime/Error.h"
 #include "runtime/Kernel.h"
@@ -323,4 +324,111 @@ dslcStatus dslcArgsCheck(dslcArgs a) {
   });
 }
 
+} // extern "C"
+
+// Collectives (appended with runtime/Collectives).
+struct dslcCollectives_s {
+  std::unique_ptr<Collectives> coll;
+};
+
+namespace {
+DType needDType(const char *dtype) {
+  auto dt = parseDType(need(dtype, "dtype"));
+  if (!dt)
+    raise(ErrorCode::InvalidArgument, fmt::format("unknown dtype '{}'", dtype));
+  return *dt;
+}
+ReduceOp needOp(const char *op) {
+  auto o = parseReduceOp(op ? op : "sum");
+  if (!o)
+    raise(ErrorCode::InvalidArgument, fmt::format("unknown op '{}'", op));
+  return *o;
+}
+CollectiveKind needKind(const char *name) {
+  std::string n = need(name, "collective");
+  if (n == "all_reduce")
+    return CollectiveKind::AllReduce;
+  if (n == "reduce_scatter")
+    return CollectiveKind::ReduceScatter;
+  if (n == "all_gather")
+    return CollectiveKind::AllGather;
+  raise(ErrorCode::InvalidArgument, fmt::format("unknown collective '{}'", n));
+}
+} // namespace
+
+extern "C" {
+dslcStatus dslcCollectivesCreate(dslcComm comm, const char *kernelDirs,
+                                 const char *cacheDir, size_t stagingBytes,
+                                 dslcCollectives *out) {
+  return guard([&] {
+    need(comm, "comm");
+    need(out, "out");
+    CollectivesOptions o;
+    if (kernelDirs)
+      o.kernelDirs = kernelDirs;
+    if (cacheDir)
+      o.cacheDir = cacheDir;
+    o.stagingBytes = stagingBytes;
+    auto c = std::make_unique<dslcCollectives_s>();
+    c->coll = std::make_unique<Collectives>(*comm->comm, o);
+    *out = c.release();
+  });
+}
+dslcStatus dslcCollectivesDestroy(dslcCollectives coll) {
+  return guard([&] { delete coll; });
+}
+dslcStatus dslcAllReduce(dslcCollectives coll, int local, const void *send,
+                         void *recv, size_t count, const char *dtype,
+                         const char *op, void *stream) {
+  return guard([&] {
+    need(coll, "collectives")->coll->allReduce(
+        local, send, recv, count, needDType(dtype), needOp(op),
+        static_cast<cudaStream_t>(stream));
+  });
+}
+dslcStatus dslcReduceScatter(dslcCollectives coll, int local,
+                             const void *send, void *recv, size_t recvCount,
+                             const char *dtype, const char *op, void *stream) {
+  return guard([&] {
+    need(coll, "collectives")->coll->reduceScatter(
+        local, send, recv, recvCount, needDType(dtype), needOp(op),
+        static_cast<cudaStream_t>(stream));
+  });
+}
+dslcStatus dslcAllGather(dslcCollectives coll, int local, const void *send,
+                         void *recv, size_t sendCount, const char *dtype,
+                         void *stream) {
+  return guard([&] {
+    need(coll, "collectives")->coll->allGather(
+        local, send, recv, sendCount, needDType(dtype),
+        static_cast<cudaStream_t>(stream));
+  });
+}
+dslcStatus dslcCollectivesPrepare(dslcCollectives coll,
+                                  const char *collective,
+                                  const size_t *counts, size_t numCounts,
+                                  const char *dtype) {
+  return guard([&] {
+    std::vector<size_t> c(counts, counts + (counts ? numCounts : 0));
+    need(coll, "collectives")->coll->prepare(needKind(collective), c,
+                                             needDType(dtype));
+  });
+}
+dslcStatus dslcCollectivesChoice(dslcCollectives coll, const char *collective,
+                                 size_t count, const char *dtype, char *buf,
+                                 size_t len) {
+  return guard([&] {
+    DispatchChoice c = need(coll, "collectives")
+                           ->coll->choose(needKind(collective), count,
+                                          needDType(dtype));
+    std::string s = fmt::format(
+        "{}: {}", c.kind == DispatchChoice::Kind::Kernel ? "kernel" : "nccl",
+        c.reason);
+    if (buf && len > 0) {
+      size_t n = std::min(len - 1, s.size());
+      std::memcpy(buf, s.data(), n);
+      buf[n] = 0;
+    }
+  });
+}
 } // extern "C"

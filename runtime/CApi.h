@@ -113,6 +113,40 @@ dslcStatus dslcArgsSetFloat(dslcArgs args, const char *name, int position,
  * kernel's communicator, constraints) without launching. */
 dslcStatus dslcArgsCheck(dslcArgs args);
 
+/* Collectives (runtime/Collectives.h): a tuned dslc kernel per size, or NCCL.
+ * kernelDirs: ':'-separated directories made by `tuner compile` (NULL:
+ * $DSLC_KERNEL_DIR); cacheDir: the tuning cache (NULL: the default);
+ * stagingBytes: per rank (0: $DSLC_STAGING_BYTES or 256 MiB). Creation is
+ * collective. dtype: "bfloat16", "float32", ...; op: "sum", "prod", "max",
+ * "min", "avg" (non-sums go to NCCL). stream NULL: the rank's stream.
+ * send == recv is allowed. Capturable into CUDA graphs (see prepare). */
+typedef struct dslcCollectives_s *dslcCollectives;
+dslcStatus dslcCollectivesCreate(dslcComm comm, const char *kernelDirs,
+                                 const char *cacheDir, size_t stagingBytes,
+                                 dslcCollectives *out);
+dslcStatus dslcCollectivesDestroy(dslcCollectives coll);
+dslcStatus dslcAllReduce(dslcCollectives coll, int local, const void *send,
+                         void *recv, size_t count, const char *dtype,
+                         const char *op, void *stream);
+dslcStatus dslcReduceScatter(dslcCollectives coll, int local,
+                             const void *send, void *recv, size_t recvCount,
+                             const char *dtype, const char *op, void *stream);
+dslcStatus dslcAllGather(dslcCollectives coll, int local, const void *send,
+                         void *recv, size_t sendCount, const char *dtype,
+                         void *stream);
+/* collective: "all_reduce", "reduce_scatter", "all_gather"; counts are the
+ * collective's total element counts (N). Makes what those calls need
+ * before a graph capture. */
+dslcStatus dslcCollectivesPrepare(dslcCollectives coll,
+                                  const char *collective,
+                                  const size_t *counts, size_t numCounts,
+                                  const char *dtype);
+/* Where a call would go: writes "kernel: REASON" or "nccl: REASON" into
+ * buf (truncated to len). */
+dslcStatus dslcCollectivesChoice(dslcCollectives coll, const char *collective,
+                                 size_t count, const char *dtype, char *buf,
+                                 size_t len);
+
 #ifdef __cplusplus
 }
 #endif

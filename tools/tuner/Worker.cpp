@@ -1,6 +1,7 @@
 //===- Worker.cpp - The tuner's measuring child process -------------------===//
 #include "tools/tuner/Worker.h"
 
+#include "runtime/Collectives.h"
 #include "runtime/Communicator.h"
 #include "runtime/Error.h"
 #include "runtime/Kernel.h"
@@ -410,10 +411,6 @@ json measure(WorkerState &s, const json &req) {
   return reply;
 }
 
-std::string versionString(int v) {
-  return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
-}
-
 } // namespace
 
 int workerMain(int argc, char **argv) {
@@ -483,9 +480,7 @@ int workerMain(int argc, char **argv) {
         DSLC_CUDART(l.rank, cudaRuntimeGetVersion(&rtv));
         sendReply({{"ok", true},
                    {"device", prop.name},
-                   {"driver", fmt::format("cuda {} driver, {} runtime",
-                                          versionString(drv),
-                                          versionString(rtv))},
+                   {"driver", cudaVersionString(drv, rtv)},
                    {"world_size", s.comm->worldSize()},
                    {"num_local", s.comm->numLocal()},
                    {"rank", l.rank}});

@@ -1,0 +1,615 @@
+//===- Collectives.cpp - Tuned collectives with an NCCL fallback ----------===//
+#include "runtime/Collectives.h"
+
+#include "runtime/Binding.h"
+#include "runtime/Error.h"
+#include "runtime/Kernel.h"
+#include "runtime/Metadata.h"
+#include "runtime/SymmetricHeap.h"
+
+#include <fmt/format.h>
+#include <nccl.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <unistd.h>
+
+namespace dslc::rt {
+
+using nlohmann::json;
+
+const char *collectiveKindName(CollectiveKind k) {
+  switch (k) {
+  case CollectiveKind::AllReduce:
+    return "all_reduce";
+  case CollectiveKind::ReduceScatter:
+    return "reduce_scatter";
+  case CollectiveKind::AllGather:
+    return "all_gather";
+  }
+  return "?";
+}
+
+std::optional<ReduceOp> parseReduceOp(const std::string &name) {
+  if (name == "sum")
+    return ReduceOp::Sum;
+  if (name == "prod")
+    return ReduceOp::Prod;
+  if (name == "max")
+    return ReduceOp::Max;
+  if (name == "min")
+    return ReduceOp::Min;
+  if (name == "avg")
+    return ReduceOp::Avg;
+  return std::nullopt;
+}
+
+std::string cudaVersionString(int driverVersion, int runtimeVersion) {
+  auto v = [](int x) {
+    return fmt::format("{}.{}", x / 1000, (x % 1000) / 10);
+  };
+  return fmt::format("cuda {} driver, {} runtime", v(driverVersion),
+                     v(runtimeVersion));
+}
+
+DispatchChoice decideDispatch(const std::optional<TuningValue> &entry,
+                              ReduceOp op, size_t totalBytes,
+                              size_t stagingBytes, bool cubinFound,
+                              const std::string &kernelDir) {
+  DispatchChoice c;
+  if (op != ReduceOp::Sum) {
+    c.reason = "the op is not a sum (the kernels sum)";
+    return c;
+  }
+  if (!entry) {
+    c.reason = "not tuned for this size bucket";
+    return c;
+  }
+  if (entry->pick.us <= 0 || entry->pick.cubin.empty()) {
+    c.reason = "the cache entry names no kernel";
+    return c;
+  }
+  if (entry->ncclUs > 0 && entry->pick.us >= entry->ncclUs) {
+    c.reason = fmt::format("NCCL measured faster ({:.2f} us vs {} {:.2f} us)",
+                           entry->ncclUs, entry->pick.kernel, entry->pick.us);
+    return c;
+  }
+  // Half the staging: the input copy and the kernel's pads / scratch.
+  if (totalBytes > stagingBytes / 2) {
+    c.reason = fmt::format("{} bytes do not fit the staging buffer ({} "
+                           "bytes per rank)",
+                           totalBytes, stagingBytes);
+    return c;
+  }
+  if (!cubinFound) {
+    c.reason = fmt::format("the tuned cubin {} is not in {}",
+                           entry->pick.cubin, kernelDir);
+    return c;
+  }
+  c.kind = DispatchChoice::Kind::Kernel;
+  c.kernel = entry->pick;
+  c.kernelDir = kernelDir;
+  c.reason = fmt::format("tuned: {} {} ({:.2f} us, NCCL {:.2f} us)",
+                         entry->pick.kernel, entry->pick.config.brief(),
+                         entry->pick.us, entry->ncclUs);
+  return c;
+}
+
+std::optional<KernelDirInfo> readKernelDir(const std::string &dir) {
+  std::string path = dir + "/manifest.json";
+  std::string text;
+  try {
+    text = readFile(path);
+  } catch (const Error &) {
+    std::fprintf(stderr, "dslc: warning: kernel directory %s has no "
+                         "manifest.json (made by tuner compile); ignored\n",
+                 dir.c_str());
+    return std::nullopt;
+  }
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() ||
+      j.value("format", "") != "dslc-tuner-candidates") {
+    std::fprintf(stderr, "dslc: warning: %s is not a tuner manifest; "
+                         "ignored\n",
+                 path.c_str());
+    return std::nullopt;
+  }
+  KernelDirInfo k;
+  k.dir = dir;
+  k.collective = j.value("collective", "");
+  k.dtype = j.value("dtype", "");
+  k.set = j.value("set", "");
+  k.worldSize = j.value("world_size", 0);
+  return k;
+}
+
+namespace {
+ncclDataType_t ncclType(DType t) {
+  switch (t) {
+  case DType::BFloat16:
+    return ncclBfloat16;
+  case DType::Float16:
+    return ncclFloat16;
+  case DType::Float32:
+    return ncclFloat32;
+  case DType::Float64:
+    return ncclFloat64;
+  case DType::Int8:
+    return ncclInt8;
+  case DType::UInt8:
+  case DType::Bool:
+    return ncclUint8;
+  case DType::Int32:
+    return ncclInt32;
+  case DType::UInt32:
+    return ncclUint32;
+  case DType::Int64:
+    return ncclInt64;
+  case DType::UInt64:
+    return ncclUint64;
+  case DType::Int16:
+    break;
+  }
+  raise(ErrorCode::InvalidArgument,
+        fmt::format("collectives: NCCL has no {} type", dtypeName(t)));
+}
+
+ncclRedOp_t ncclOp(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Sum:
+    return ncclSum;
+  case ReduceOp::Prod:
+    return ncclProd;
+  case ReduceOp::Max:
+    return ncclMax;
+  case ReduceOp::Min:
+    return ncclMin;
+  case ReduceOp::Avg:
+    return ncclAvg;
+  }
+  return ncclSum;
+}
+
+bool isFloat(DType t) {
+  return t == DType::BFloat16 || t == DType::Float16 || t == DType::Float32;
+}
+
+size_t envSize(const char *name, size_t fallback) {
+  if (const char *v = std::getenv(name); v && *v)
+    return static_cast<size_t>(std::strtoull(v, nullptr, 10));
+  return fallback;
+}
+
+std::vector<std::string> splitDirs(const std::string &s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t c = s.find(':', pos);
+    std::string d = s.substr(pos, c == std::string::npos ? c : c - pos);
+    if (!d.empty())
+      out.push_back(d);
+    if (c == std::string::npos)
+      break;
+    pos = c + 1;
+  }
+  return out;
+}
+
+std::mutex defaultsMutex;
+std::map<Communicator *, std::unique_ptr<Collectives>> defaults;
+} // namespace
+
+/// One kernel bound for one collective, dtype and element count.
+struct Collectives::Instance {
+  std::unique_ptr<Kernel> kernel;
+  std::vector<BoundArgs> args; ///< per local rank
+  int input = -1, output = -1;
+  bool inputSymmetric = false, outputSymmetric = false;
+  std::vector<int64_t> inSizes, outSizes;
+  size_t inBytes = 0, outBytes = 0;
+  SymmetricBuffer inBuf, outBuf;
+  std::vector<SymmetricBuffer> owned; ///< pads, scratch
+  std::string failure; ///< non-empty: unusable, go to NCCL
+};
+
+Collectives::Collectives(Communicator &comm, CollectivesOptions opts)
+    : comm_(comm), opts_(std::move(opts)) {
+  if (opts_.kernelDirs.empty())
+    if (const char *d = std::getenv("DSLC_KERNEL_DIR"))
+      opts_.kernelDirs = d;
+  if (opts_.stagingBytes == 0)
+    opts_.stagingBytes = envSize("DSLC_STAGING_BYTES", size_t(256) << 20);
+  if (const char *l = std::getenv("DSLC_COLLECTIVES_LOG"); l && *l == '1')
+    opts_.log = true;
+  for (const std::string &d : splitDirs(opts_.kernelDirs))
+    if (auto k = readKernelDir(d))
+      dirs_.push_back(*k);
+  records_ = TuningCache(opts_.cacheDir).load();
+  const LocalRank &l = comm.local(0);
+  cudaDeviceProp prop{};
+  DSLC_CUDART(l.rank, cudaGetDeviceProperties(&prop, l.device));
+  int drv = 0, rtv = 0;
+  DSLC_CUDART(l.rank, cudaDriverGetVersion(&drv));
+  DSLC_CUDART(l.rank, cudaRuntimeGetVersion(&rtv));
+  device_ = prop.name;
+  driver_ = cudaVersionString(drv, rtv);
+  if (!dirs_.empty())
+    heap_ = std::make_unique<SymmetricHeap>(comm, opts_.stagingBytes);
+}
+
+Collectives::~Collectives() {
+  // Kernels and buffers before the heap; nothing may still run.
+  for (auto &[key, inst] : instances_)
+    if (inst)
+      inst->kernel.reset();
+  instances_.clear();
+  heap_.reset();
+}
+
+DispatchChoice Collectives::choose(CollectiveKind kind, size_t totalCount,
+                                   DType dtype, ReduceOp op) const {
+  std::string coll = collectiveKindName(kind);
+  size_t bytes = totalCount * dtypeSize(dtype);
+  for (const KernelDirInfo &d : dirs_) {
+    if (d.collective != coll || d.dtype != dtypeName(dtype) ||
+        d.worldSize != comm_.worldSize())
+      continue;
+    TuningKey key{coll,    d.set,          device_,
+                  driver_, comm_.worldSize(), dtypeName(dtype),
+                  sizeBucket(static_cast<int64_t>(totalCount))};
+    std::optional<TuningValue> entry;
+    for (const TuningRecord &r : records_)
+      if (r.key == key)
+        entry = r.value;
+    bool found = false;
+    if (entry && !entry->pick.cubin.empty()) {
+      std::string p = expandRankPattern(d.dir + "/" + entry->pick.cubin,
+                                        comm_.local(0).rank);
+      found = access(p.c_str(), R_OK) == 0;
+    }
+    if (entry)
+      return decideDispatch(entry, op, bytes, heap_ ? opts_.stagingBytes : 0,
+                            found, d.dir);
+  }
+  DispatchChoice c;
+  c.reason = dirs_.empty() ? "no kernel directory ($DSLC_KERNEL_DIR)"
+                           : "not tuned for this size bucket";
+  if (op != ReduceOp::Sum)
+    c.reason = "the op is not a sum (the kernels sum)";
+  return c;
+}
+
+Collectives::Instance *Collectives::instance(const DispatchChoice &c,
+                                             CollectiveKind kind,
+                                             size_t totalCount, DType dtype,
+                                             bool mayCreate) {
+  std::string key =
+      fmt::format("{}|{}|{}|{}|{}|{}", c.kernelDir, c.kernel.cubin,
+                  c.kernel.config.maxCtas, collectiveKindName(kind),
+                  totalCount, dtypeName(dtype));
+  auto it = instances_.find(key);
+  if (it != instances_.end())
+    return it->second->failure.empty() ? it->second.get() : nullptr;
+  if (!mayCreate ||
+      static_cast<int>(instances_.size()) >= opts_.maxInstances)
+    return nullptr;
+  auto inst = std::make_unique<Instance>();
+  int world = comm_.worldSize();
+  int64_t n = static_cast<int64_t>(totalCount);
+  try {
+    std::vector<std::string> images;
+    std::vector<KernelMetadata> mds;
+    for (int i = 0; i < comm_.numLocal(); ++i) {
+      std::string path = expandRankPattern(c.kernelDir + "/" + c.kernel.cubin,
+                                           comm_.local(i).rank);
+      images.push_back(readFile(path));
+      KernelMetadata md = loadMetadataFile(path + ".json");
+      if (c.kernel.config.maxCtas > 0)
+        md.maxCtas = md.maxCtas ? std::min(*md.maxCtas, c.kernel.config.maxCtas)
+                                : c.kernel.config.maxCtas;
+      mds.push_back(std::move(md));
+    }
+    KernelOptions ko;
+    ko.timeoutMs = opts_.timeoutMs;
+    inst->kernel = Kernel::loadImages(comm_, images, mds, ko);
+    const KernelMetadata &md = inst->kernel->metadata(0);
+    // Roles (docs/kernel-abi.md "access", "peer_table_for"; older metadata:
+    // the first floating tensor is the input, the output is the output).
+    std::vector<int> pads, tables, scratch;
+    for (size_t a = 0; a < md.args.size(); ++a) {
+      const ArgSpec &s = md.args[a];
+      int idx = static_cast<int>(a);
+      if (s.kind != ArgSpec::Kind::Tensor)
+        raise(ErrorCode::InvalidArgument,
+              fmt::format("kernel {}: argument '{}' is a {}: the library "
+                          "binds tensors only",
+                          md.kernel, s.name, argKindName(s.kind)));
+      if (isFloat(s.dtype)) {
+        bool out = s.isOutput || (s.writes() && !s.reads());
+        bool in = !out && (s.access == Access::Read ||
+                           (s.access == Access::Unknown && inst->input < 0));
+        if (out && inst->output < 0)
+          inst->output = idx;
+        else if (in && inst->input < 0)
+          inst->input = idx;
+        else
+          raise(ErrorCode::InvalidArgument,
+                fmt::format("kernel {}: floating argument '{}' is neither its "
+                            "input nor its output (a workspace): the library "
+                            "does not bind those yet",
+                            md.kernel, s.name));
+      } else if (s.dtype == DType::UInt64 && s.rank == 1 && !s.symmetric) {
+        tables.push_back(idx);
+      } else if (s.dtype == DType::Int64 && s.rank == 1 && s.symmetric) {
+        scratch.push_back(idx);
+      } else if ((s.dtype == DType::Int32 || s.dtype == DType::UInt32) &&
+                 s.rank == 2) {
+        pads.push_back(idx);
+      } else {
+        raise(ErrorCode::InvalidArgument,
+              fmt::format("kernel {}: cannot tell the role of '{}'",
+                          md.kernel, s.name));
+      }
+    }
+    if (inst->input < 0 || inst->output < 0)
+      raise(ErrorCode::InvalidArgument,
+            fmt::format("kernel {}: no floating input and output", md.kernel));
+    auto targetOf = [&](int table) {
+      const std::string &t = md.args[table].peerTableFor;
+      if (!t.empty())
+        return md.findArg(t);
+      return pads.size() == 1 ? pads[0] : -1;
+    };
+    for (int t : tables) {
+      int target = targetOf(t);
+      if (target < 0)
+        raise(ErrorCode::InvalidArgument,
+              fmt::format("kernel {}: whose peer table is '{}'?", md.kernel,
+                          md.args[t].name));
+      if (target == inst->input)
+        inst->inputSymmetric = true;
+      if (target == inst->output)
+        inst->outputSymmetric = true;
+    }
+    inst->inputSymmetric |= md.args[inst->input].symmetric;
+    inst->outputSymmetric |= md.args[inst->output].symmetric;
+    size_t es = dtypeSize(dtype);
+    int64_t part = kind == CollectiveKind::AllReduce ? n : n / world;
+    int64_t inN = kind == CollectiveKind::AllGather ? part : n;
+    int64_t outN = kind == CollectiveKind::ReduceScatter ? part : n;
+    inst->inSizes = {inN};
+    inst->outSizes = md.args[inst->output].rank == 2
+                         ? std::vector<int64_t>{world, part}
+                         : std::vector<int64_t>{outN};
+    if (md.args[inst->input].rank != 1)
+      raise(ErrorCode::InvalidArgument,
+            fmt::format("kernel {}: input of rank {}",
+                        md.kernel, md.args[inst->input].rank));
+    inst->inBytes = static_cast<size_t>(inN) * es;
+    inst->outBytes = static_cast<size_t>(outN) * es;
+    inst->inBuf = heap_->alloc(inst->inBytes, 256);
+    if (inst->outputSymmetric)
+      inst->outBuf = heap_->alloc(inst->outBytes, 256);
+    // Bind data tensors (a placeholder for the user's buffers: the staging
+    // buffers, replaced per call) to learn the tile count, then the rest.
+    for (int i = 0; i < comm_.numLocal(); ++i) {
+      BoundArgs b = inst->kernel->args(i);
+      b.setTensor(inst->input, inst->inBuf.tensor(i, dtype, inst->inSizes,
+                                                  inst->inputSymmetric));
+      if (inst->outputSymmetric)
+        b.setTensor(inst->output,
+                    inst->outBuf.tensor(i, dtype, inst->outSizes, true));
+      else
+        b.setTensor(inst->output, {inst->inBuf.local[i], dtype, inst->outSizes});
+      inst->args.push_back(std::move(b));
+    }
+    // Tile count: bind the output to the staging input's address for now
+    // (sizes are all that matter).
+    int64_t tiles = std::max<int64_t>(1, inst->args[0].numTiles());
+    std::map<int, SymmetricBuffer> padBuf;
+    for (int p : pads) {
+      SymmetricBuffer b = heap_->allocSignalPad(
+          static_cast<size_t>(tiles) * world * 4);
+      inst->owned.push_back(b);
+      padBuf[p] = b;
+    }
+    for (int s : scratch) {
+      int64_t block = md.tiles.empty() ? 1 : md.tiles.front().block;
+      int64_t rounded = (n + block - 1) / block * block;
+      size_t bytes = size_t(4) * world * rounded * es;
+      SymmetricBuffer b = heap_->allocSignalPad(bytes);
+      inst->owned.push_back(b);
+      padBuf[s] = b;
+    }
+    for (int i = 0; i < comm_.numLocal(); ++i) {
+      BoundArgs &b = inst->args[i];
+      for (int p : pads) {
+        bool withPeers = md.args[p].symmetric;
+        b.setTensor(p, padBuf[p].tensor(i, md.args[p].dtype, {tiles, world},
+                                        withPeers));
+      }
+      for (int s : scratch)
+        b.setTensor(s, padBuf[s].tensor(
+                           i, DType::Int64,
+                           {static_cast<int64_t>(padBuf[s].bytes / 8)}, true));
+      for (int t : tables) {
+        int target = targetOf(t);
+        void *peers = target == inst->input    ? inst->inBuf.peers[i]
+                      : target == inst->output ? inst->outBuf.peers[i]
+                                               : padBuf.at(target).peers[i];
+        b.setTensor(t, {peers, DType::UInt64, {world}});
+      }
+    }
+  } catch (const Error &e) {
+    inst->failure = e.what();
+    std::fprintf(stderr,
+                 "dslc: warning: collectives: %s for %zu elements: %s; "
+                 "using NCCL\n",
+                 c.kernel.kernel.c_str(), totalCount, e.what());
+    if (e.code() != ErrorCode::InvalidArgument &&
+        e.code() != ErrorCode::Metadata && e.code() != ErrorCode::Io &&
+        e.code() != ErrorCode::OutOfMemory)
+      throw;
+  }
+  Instance *ptr = inst->failure.empty() ? inst.get() : nullptr;
+  instances_[key] = std::move(inst);
+  return ptr;
+}
+
+void Collectives::prepare(CollectiveKind kind,
+                          const std::vector<size_t> &totalCounts, DType dtype,
+                          ReduceOp op) {
+  for (size_t n : totalCounts) {
+    DispatchChoice c = choose(kind, n, dtype, op);
+    if (c.kind == DispatchChoice::Kind::Kernel)
+      instance(c, kind, n, dtype, true);
+  }
+}
+
+void Collectives::nccl(CollectiveKind kind, int local, const void *send,
+                       void *recv, size_t totalCount, DType dtype, ReduceOp op,
+                       cudaStream_t stream) {
+  const LocalRank &l = comm_.local(local);
+  size_t world = static_cast<size_t>(comm_.worldSize());
+  switch (kind) {
+  case CollectiveKind::AllReduce:
+    DSLC_NCCL(l.rank, ncclAllReduce(send, recv, totalCount, ncclType(dtype),
+                                    ncclOp(op), l.comm, stream));
+    break;
+  case CollectiveKind::ReduceScatter:
+    DSLC_NCCL(l.rank,
+              ncclReduceScatter(send, recv, totalCount / world,
+                                ncclType(dtype), ncclOp(op), l.comm, stream));
+    break;
+  case CollectiveKind::AllGather:
+    DSLC_NCCL(l.rank, ncclAllGather(send, recv, totalCount / world,
+                                    ncclType(dtype), l.comm, stream));
+    break;
+  }
+  ++ncclCalls_;
+}
+
+void Collectives::run(CollectiveKind kind, int local, const void *send,
+                      void *recv, size_t totalCount, DType dtype, ReduceOp op,
+                      cudaStream_t stream) {
+  if (local < 0 || local >= comm_.numLocal())
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("collectives: local rank {} outside 0..{}", local,
+                      comm_.numLocal() - 1));
+  if (totalCount == 0)
+    return;
+  const LocalRank &l = comm_.local(local);
+  if (!stream)
+    stream = l.stream;
+  DispatchChoice c = choose(kind, totalCount, dtype, op);
+  Instance *inst = nullptr;
+  if (c.kind == DispatchChoice::Kind::Kernel) {
+    cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+    DSLC_CUDART(l.rank, cudaStreamIsCapturing(stream, &cap));
+    bool mayCreate = cap == cudaStreamCaptureStatusNone && comm_.numLocal() == 1;
+    inst = instance(c, kind, totalCount, dtype, mayCreate);
+    if (!inst)
+      c.reason = mayCreate ? "the kernel could not be set up (see above)"
+                           : "not prepared (capturing, or several GPUs per "
+                             "thread: call prepare() first)";
+  }
+  if (opts_.log) {
+    std::string k = fmt::format("{}|{}|{}", collectiveKindName(kind),
+                                totalCount, dtypeName(dtype));
+    if (!logged_[k]) {
+      logged_[k] = true;
+      std::fprintf(stderr, "dslc: %s %s of %zu: %s (%s)\n",
+                   collectiveKindName(kind), dtypeName(dtype), totalCount,
+                   inst ? "kernel" : "NCCL", c.reason.c_str());
+    }
+  }
+  if (!inst) {
+    nccl(kind, local, send, recv, totalCount, dtype, op, stream);
+    return;
+  }
+  BoundArgs &b = inst->args[local];
+  uintptr_t sp = reinterpret_cast<uintptr_t>(send);
+  uintptr_t rp = reinterpret_cast<uintptr_t>(recv);
+  bool stage = inst->inputSymmetric || send == recv ||
+               sp % kPointerAlignment != 0;
+  if (!inst->outputSymmetric && rp % kPointerAlignment != 0) {
+    nccl(kind, local, send, recv, totalCount, dtype, op, stream);
+    return;
+  }
+  if (stage) {
+    DSLC_CUDART(l.rank, cudaMemcpyAsync(inst->inBuf.local[local], send,
+                                        inst->inBytes,
+                                        cudaMemcpyDeviceToDevice, stream));
+    b.setTensor(inst->input,
+                inst->inBuf.tensor(local, dtype, inst->inSizes,
+                                   inst->inputSymmetric));
+  } else {
+    b.setTensor(inst->input,
+                {const_cast<void *>(send), dtype, inst->inSizes});
+  }
+  if (!inst->outputSymmetric)
+    b.setTensor(inst->output, {recv, dtype, inst->outSizes});
+  inst->kernel->launch(local, b, stream);
+  if (inst->outputSymmetric)
+    DSLC_CUDART(l.rank, cudaMemcpyAsync(recv, inst->outBuf.local[local],
+                                        inst->outBytes,
+                                        cudaMemcpyDeviceToDevice, stream));
+  ++kernelCalls_;
+}
+
+void Collectives::allReduce(int local, const void *send, void *recv,
+                            size_t count, DType dtype, ReduceOp op,
+                            cudaStream_t stream) {
+  run(CollectiveKind::AllReduce, local, send, recv, count, dtype, op, stream);
+}
+
+void Collectives::reduceScatter(int local, const void *send, void *recv,
+                                size_t recvCount, DType dtype, ReduceOp op,
+                                cudaStream_t stream) {
+  run(CollectiveKind::ReduceScatter, local, send, recv,
+      recvCount * static_cast<size_t>(comm_.worldSize()), dtype, op, stream);
+}
+
+void Collectives::allGather(int local, const void *send, void *recv,
+                            size_t sendCount, DType dtype,
+                            cudaStream_t stream) {
+  run(CollectiveKind::AllGather, local, send, recv,
+      sendCount * static_cast<size_t>(comm_.worldSize()), dtype, ReduceOp::Sum,
+      stream);
+}
+
+Collectives &Collectives::forComm(Communicator &comm) {
+  std::lock_guard<std::mutex> lock(defaultsMutex);
+  auto &slot = defaults[&comm];
+  if (!slot)
+    slot = std::make_unique<Collectives>(comm);
+  return *slot;
+}
+
+void Collectives::releaseDefault(Communicator &comm) {
+  std::lock_guard<std::mutex> lock(defaultsMutex);
+  defaults.erase(&comm);
+}
+
+void allReduce(Communicator &comm, const void *send, void *recv, size_t count,
+               DType dtype, ReduceOp op, cudaStream_t stream, int local) {
+  Collectives::forComm(comm).allReduce(local, send, recv, count, dtype, op,
+                                       stream);
+}
+
+void reduceScatter(Communicator &comm, const void *send, void *recv,
+                   size_t recvCount, DType dtype, ReduceOp op,
+                   cudaStream_t stream, int local) {
+  Collectives::forComm(comm).reduceScatter(local, send, recv, recvCount, dtype,
+                                           op, stream);
+}
+
+void allGather(Communicator &comm, const void *send, void *recv,
+               size_t sendCount, DType dtype, cudaStream_t stream, int local) {
+  Collectives::forComm(comm).allGather(local, send, recv, sendCount, dtype,
+                                       stream);
+}
+
+} // namespace dslc::rt
