@@ -155,15 +155,28 @@ struct DistributeTilesPass
         return signalPassFailure();
       }
       KernelInfo info = kernelInfo(func);
-      bool usesEpoch = false;
-      func.walk([&](comm::EpochOp) { usesEpoch = true; });
+      // Every comm.epoch of a launch reads the same counter: read it once,
+      // first thing, so the load overlaps the kernel's first loads instead
+      // of sitting in front of each tile's packets.
+      SmallVector<comm::EpochOp> epochs;
+      func.walk([&](comm::EpochOp op) { epochs.push_back(op); });
+      Value epoch;
+      if (!epochs.empty()) {
+        OpBuilder b(&func.getBody().front(), func.getBody().front().begin());
+        epoch = comm::EpochOp::create(b, epochs.front().getLoc(),
+                                      b.getI32Type());
+        for (comm::EpochOp op : epochs) {
+          op.replaceAllUsesWith(epoch);
+          op.erase();
+        }
+      }
       if (failed(flattenSignature(func)))
         return signalPassFailure();
       // A kernel that reads its launch counter advances it at its end.
-      if (usesEpoch)
+      if (epoch)
         func.walk([&](func::ReturnOp ret) {
           OpBuilder b(ret);
-          lower::advanceEpoch(b, ret.getLoc(), ret);
+          lower::advanceEpoch(b, ret.getLoc(), ret, epoch);
         });
 
       TileTypeConverter converter(ctx, info);

@@ -115,10 +115,11 @@ mlir::SmallVector<mlir::Value> boundedSpinWithValues(
 /// The kernel's per-CTA launch counter: &state[blockIdx.x] (i32).
 mlir::Value epochCounter(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Operation *inKernel);
-/// After a bar.sync, thread 0 of the CTA advances its launch counter; the
-/// kernel ends with this when it reads comm.epoch.
+/// After a bar.sync, thread 0 of the CTA stores `epoch` (this launch's
+/// value, the kernel's one comm.epoch) as its launch counter; the kernel
+/// ends with this when it reads comm.epoch.
 void advanceEpoch(mlir::OpBuilder &b, mlir::Location loc,
-                  mlir::Operation *inKernel);
+                  mlir::Operation *inKernel, mlir::Value epoch);
 
 /// Fills the error record with `site` and `seen`, then traps.
 void recordErrorAndTrap(mlir::OpBuilder &b, mlir::Location loc,

@@ -11,7 +11,9 @@
 //
 // comm.epoch is a per-CTA launch counter in the kernel's state buffer
 // (state[blockIdx.x], 4 bytes): this launch's value is the stored one plus
-// one; the CTA's thread 0 stores it back after a final bar.sync.
+// one. Every thread reads it once, at the kernel's start (DistributeTiles
+// hoists the op there), so the read overlaps the first loads; the CTA's
+// thread 0 stores the new value after a final bar.sync (no second read).
 //
 //===----------------------------------------------------------------------===//
 
@@ -212,28 +214,34 @@ struct LLGetOpLowering : TilePattern<comm::LLGetOp> {
                                       lower::i64(b, loc, plan->elementBytes)),
                 lower::i64(b, loc, plan->payload));
             Value w = LLVM::UndefOp::create(b, loc, words);
-            for (int64_t k = 0; k < plan->perPiece; ++k) {
-              Value packet =
-                  arith::AddIOp::create(b, loc, first, lower::i64(b, loc, k));
-              Value address = packetAddress(b, loc, scratch, slot, packet,
-                                            plan->packetBytes);
-              // Poll until every flag word of the packet holds the flag;
-              // the spin returns the words of the successful load.
-              Type fields =
-                  plan->packetBytes == 16
-                      ? LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                         {i32, i32, i32, i32})
-                      : LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                         {i32, i32});
-              lower::SpinSite site{
-                  ErrorStatus::PacketTimeout,
-                  arith::AddIOp::create(b, loc, slot, packet),
-                  arith::ExtSIOp::create(b, loc, b.getI64Type(), flag),
-                  address};
-              Value got = lower::boundedSpinWithValues(
-                  b, loc, anchor, TypeRange{fields},
-                  [&](OpBuilder &b, Location loc) {
-                    Value got =
+            // Poll the piece's packets together: every attempt loads all of
+            // them (independent loads, one round trip) and succeeds when
+            // every flag word holds the flag; the spin returns the words of
+            // the successful attempt.
+            Type fields =
+                plan->packetBytes == 16
+                    ? LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                       {i32, i32, i32, i32})
+                    : LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                       {i32, i32});
+            SmallVector<Value> addresses;
+            for (int64_t k = 0; k < plan->perPiece; ++k)
+              addresses.push_back(packetAddress(
+                  b, loc, scratch, slot,
+                  arith::AddIOp::create(b, loc, first, lower::i64(b, loc, k)),
+                  plan->packetBytes));
+            lower::SpinSite site{
+                ErrorStatus::PacketTimeout,
+                arith::AddIOp::create(b, loc, slot, first),
+                arith::ExtSIOp::create(b, loc, b.getI64Type(), flag),
+                addresses.front()};
+            SmallVector<Type> types(plan->perPiece, fields);
+            SmallVector<Value> got = lower::boundedSpinWithValues(
+                b, loc, anchor, types,
+                [&](OpBuilder &b, Location loc) {
+                  SmallVector<Value> loaded;
+                  for (Value address : addresses)
+                    loaded.push_back(
                         plan->packetBytes == 16
                             ? lower::asmValue(
                                   b, loc, fields,
@@ -243,30 +251,32 @@ struct LLGetOpLowering : TilePattern<comm::LLGetOp> {
                             : lower::asmValue(
                                   b, loc, fields,
                                   "ld.volatile.global.v2.b32 {$0, $1}, [$2];",
-                                  "=r,=r,l", ValueRange{address});
-                    Value done = arith::ConstantIntOp::create(b, loc, 1, 1);
-                    Value seen;
+                                  "=r,=r,l", ValueRange{address}));
+                  Value done = arith::ConstantIntOp::create(b, loc, 1, 1);
+                  Value seen;
+                  for (Value packet : loaded)
                     for (int64_t j = 0; j < wordsPerPacket; ++j) {
-                      Value f = lower::field(b, loc, got, 2 * j + 1);
-                      if (!seen)
-                        seen = f;
-                      done = arith::AndIOp::create(
-                          b, loc, done,
-                          arith::CmpIOp::create(
-                              b, loc, arith::CmpIPredicate::eq, f, flag));
+                      Value f = lower::field(b, loc, packet, 2 * j + 1);
+                      Value ok = arith::CmpIOp::create(
+                          b, loc, arith::CmpIPredicate::eq, f, flag);
+                      // Report the first flag word that is not there yet.
+                      seen = seen ? arith::SelectOp::create(b, loc, done, f,
+                                                            seen)
+                                  : f;
+                      done = arith::AndIOp::create(b, loc, done, ok);
                     }
-                    return std::make_tuple(
-                        done,
-                        Value(arith::ExtSIOp::create(b, loc, b.getI64Type(),
-                                                     seen)),
-                        SmallVector<Value>{got});
-                  },
-                  site)[0];
+                  return std::make_tuple(
+                      done,
+                      Value(arith::ExtSIOp::create(b, loc, b.getI64Type(),
+                                                   seen)),
+                      loaded);
+                },
+                site);
+            for (int64_t k = 0; k < plan->perPiece; ++k)
               for (int64_t j = 0; j < wordsPerPacket; ++j)
                 w = vector::InsertOp::create(
-                    b, loc, lower::field(b, loc, got, 2 * j), w,
+                    b, loc, lower::field(b, loc, got[k], 2 * j), w,
                     ArrayRef<int64_t>{k * wordsPerPacket + j});
-            }
             scf::YieldOp::create(b, loc,
                                  Value(LLVM::BitcastOp::create(
                                      b, loc, pieceType, w)));
@@ -313,15 +323,13 @@ Value epochCounter(OpBuilder &b, Location loc, Operation *inKernel) {
   return elementPtr(b, loc, hidden.state, b.getI32Type(), cta);
 }
 
-void advanceEpoch(OpBuilder &b, Location loc, Operation *inKernel) {
+void advanceEpoch(OpBuilder &b, Location loc, Operation *inKernel,
+                  Value epoch) {
   ctaBarrier(b, loc);
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                       threadId(b, loc), i64(b, loc, 0));
   scf::IfOp::create(b, loc, first, [&](OpBuilder &b, Location loc) {
-    Value counter = epochCounter(b, loc, inKernel);
-    Value old = LLVM::LoadOp::create(b, loc, b.getI32Type(), counter, 4);
-    Value next = arith::AddIOp::create(b, loc, old, i32(b, loc, 1));
-    LLVM::StoreOp::create(b, loc, next, counter, 4);
+    LLVM::StoreOp::create(b, loc, epoch, epochCounter(b, loc, inKernel), 4);
     scf::YieldOp::create(b, loc);
   });
 }
