@@ -353,3 +353,84 @@ TEST_CASE("element types: bf16 and f16 conversions round to nearest even",
   CHECK(ulpAt(0.0, DType::Float16) == std::ldexp(1.0, -24));
   CHECK(ulpAt(1e-7, DType::Float16) == std::ldexp(1.0, -24)); // subnormal
 }
+
+namespace {
+/// What a correct kernel writes on `rank`, summing in fp32 or in the
+/// element type (`elementAcc`), in rank order or reversed.
+std::vector<char> goodOutput(Collective c, DType t, int world, int rank,
+                             int64_t n, bool elementAcc, bool reversed) {
+  CollectiveShape s = collectiveShape(c, n, world);
+  std::vector<char> out(s.output * dtypeSize(t));
+  for (int64_t k = 0; k < s.output; ++k) {
+    if (c == Collective::AllGather) {
+      storeElement(out.data(), k, t,
+                   collectiveInput(5, static_cast<int>(k / s.input),
+                                   k % s.input, t));
+      continue;
+    }
+    int64_t idx = c == Collective::ReduceScatter ? rank * s.output + k : k;
+    float acc = 0;
+    for (int i = 0; i < world; ++i) {
+      int r = reversed ? world - 1 - i : i;
+      acc += collectiveInput(5, r, idx, t);
+      if (elementAcc)
+        acc = roundTo(acc, t);
+    }
+    storeElement(out.data(), k, t, acc);
+  }
+  return out;
+}
+} // namespace
+
+TEST_CASE("harness check: references for every collective and dtype",
+          "[harness]") {
+  for (Collective c : {Collective::AllReduce, Collective::ReduceScatter,
+                       Collective::AllGather})
+    for (DType t : {DType::BFloat16, DType::Float16, DType::Float32})
+      for (int world : {2, 4, 8}) {
+        int64_t n = 4099 * world;
+        int rank = world - 1;
+        INFO(collectiveName(c) << " " << dtypeName(t) << " world " << world);
+        std::string first;
+        for (bool elementAcc : {false, true})
+          for (bool reversed : {false, true}) {
+            auto out = goodOutput(c, t, world, rank, n, elementAcc, reversed);
+            CHECK(checkCollectiveOutput(c, t, world, rank, 5, n, out.data(),
+                                        &first) == 0);
+          }
+        auto out = goodOutput(c, t, world, rank, n, false, false);
+        CollectiveShape s = collectiveShape(c, n, world);
+        // Poison (NaN) is caught.
+        std::memset(out.data() + 3 * dtypeSize(t), 0xff, dtypeSize(t));
+        CHECK(checkCollectiveOutput(c, t, world, rank, 5, n, out.data(),
+                                    &first) == 1);
+        CHECK_THAT(first, Catch::StartsWith("element 3 of " +
+                                            std::to_string(s.output)));
+        // So is a lost contribution (rank 0's input left out), unless it
+        // is within the tolerance (world / 2 ulps at sum |x_r|).
+        out = goodOutput(c, t, world, rank, n, false, false);
+        int64_t wrong = 0;
+        for (int64_t k = 0; k < s.output; k += 97) {
+          float v = loadElement(out.data(), k, t);
+          float minus = c == Collective::AllGather
+                            ? 1.0f
+                            : collectiveInput(5, 0, c == Collective::ReduceScatter
+                                                        ? rank * s.output + k
+                                                        : k,
+                                              t);
+          double magnitude = 0;
+          if (c != Collective::AllGather)
+            for (int r = 0; r < world; ++r)
+              magnitude += std::fabs(collectiveInput(
+                  5, r, c == Collective::ReduceScatter ? rank * s.output + k : k,
+                  t));
+          if (std::fabs(minus) <= world * ulpAt(magnitude, t))
+            continue;
+          storeElement(out.data(), k, t, v - minus);
+          ++wrong;
+        }
+        CHECK(wrong > 10);
+        CHECK(checkCollectiveOutput(c, t, world, rank, 5, n, out.data(),
+                                    nullptr) == wrong);
+      }
+}

@@ -356,7 +356,7 @@ int runJob(const Options &o) {
                 tag.c_str(), run::collectiveName(o.collective),
                 rt::dtypeName(harness.dtype()), o.repetitions, o.iters,
                 o.graphReplays);
-    std::printf("%s%10s %-9s %10s %10s %10s %10s %8s  %s\n", tag.c_str(), "n",
+    std::printf("%s%10s %-9s %10s %10s %10s %10s %9s  %s\n", tag.c_str(), "n",
                 "dtype", "eager", "graph", "nccl eager", "nccl graph",
                 "graph k/n", "check");
     std::fflush(stdout);
@@ -377,7 +377,7 @@ int runJob(const Options &o) {
       if (c && r.graph.measured() && c->graph.measured() &&
           c->graph.medianUs > 0)
         ratio = fmt::format("{:.2f}", r.graph.medianUs / c->graph.medianUs);
-      std::printf("%s%10lld %-9s %10s %10s %10s %10s %8s  %s\n", tag.c_str(),
+      std::printf("%s%10lld %-9s %10s %10s %10s %10s %9s  %s\n", tag.c_str(),
                   static_cast<long long>(n), rt::dtypeName(harness.dtype()),
                   us(r.eager).c_str(), us(r.graph).c_str(),
                   c ? us(c->eager).c_str() : "-",

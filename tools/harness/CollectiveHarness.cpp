@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <exception>
+#include <thread>
 
 namespace dslc::run {
 
@@ -109,6 +110,25 @@ float inputValue(uint32_t seed, int rank, int64_t i, DType t) {
   x ^= x >> 29;
   float v = static_cast<float>(static_cast<int64_t>(x % 2001) - 1000) / 37.0f;
   return roundTo(v, t);
+}
+
+/// Splits [0, n) into chunks of at least 1M elements, one per hardware
+/// thread (at most 16), and runs fn(lo, hi, state) on each in parallel.
+template <typename State, typename F>
+void parallelChunks(int64_t n, std::vector<State> &states, F fn) {
+  int64_t threads = std::clamp<int64_t>(std::thread::hardware_concurrency(),
+                                        1, 16);
+  threads = std::clamp<int64_t>(n / (int64_t(1) << 20), 1, threads);
+  states.assign(threads, State());
+  int64_t per = (n + threads - 1) / threads;
+  std::vector<std::thread> pool;
+  for (int64_t t = 1; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      fn(std::min(n, t * per), std::min(n, (t + 1) * per), states[t]);
+    });
+  fn(0, std::min(n, per), states[0]);
+  for (std::thread &th : pool)
+    th.join();
 }
 
 TimingStats makeStats(std::vector<double> samples, int calls) {
@@ -495,9 +515,12 @@ void CollectiveHarness::fillInputs(int64_t n, uint32_t seed) {
   comm_.forEach([&](int i) {
     const LocalRank &l = comm_.local(i);
     std::vector<char> host(static_cast<size_t>(shape.input) * es);
-    for (int64_t k = 0; k < shape.input; ++k)
-      storeElement(host.data(), k, plan_.dtype,
-                   inputValue(seed, l.rank, k, plan_.dtype));
+    std::vector<char> unused;
+    parallelChunks(shape.input, unused, [&](int64_t lo, int64_t hi, char &) {
+      for (int64_t k = lo; k < hi; ++k)
+        storeElement(host.data(), k, plan_.dtype,
+                     inputValue(seed, l.rank, k, plan_.dtype));
+    });
     DSLC_CUDART(l.rank, cudaMemcpy(in.local(i), host.data(), host.size(),
                                    cudaMemcpyHostToDevice));
   });
@@ -556,62 +579,94 @@ std::vector<BoundArgs> CollectiveHarness::makeArgs(int64_t n) {
   return all;
 }
 
+float collectiveInput(uint32_t seed, int rank, int64_t k, DType t) {
+  return inputValue(seed, rank, k, t);
+}
+
+int64_t checkCollectiveOutput(Collective c, DType t, int world, int rank,
+                              uint32_t seed, int64_t n, const void *out,
+                              std::string *first) {
+  CollectiveShape shape = collectiveShape(c, n, world);
+  double ulps = std::max(1.0, world / 2.0);
+  // Chunks checked in parallel; the first mismatch is the lowest index.
+  struct Chunk {
+    int64_t bad = 0;
+    int64_t first = -1;
+    std::string what;
+  };
+  std::vector<Chunk> chunks;
+  parallelChunks(shape.output, chunks, [&](int64_t lo, int64_t hi,
+                                           Chunk &ch) {
+    for (int64_t k = lo; k < hi; ++k) {
+      std::string bad;
+      if (c == Collective::AllGather) {
+        int64_t per = shape.input;
+        int r = static_cast<int>(k / per);
+        float want = inputValue(seed, r, k % per, t);
+        char buf[4];
+        storeElement(buf, 0, t, want);
+        uint32_t wantBits = elementBits(buf, 0, t);
+        uint32_t gotBits = elementBits(out, k, t);
+        if (gotBits == wantBits)
+          continue;
+        if (ch.bad == 0)
+          bad = fmt::format("got {} (0x{:x}), expected {} (0x{:x}): element "
+                            "{} of rank {}",
+                            loadElement(out, k, t), gotBits, want, wantBits,
+                            k % per, r);
+      } else {
+        int64_t idx = c == Collective::ReduceScatter ? rank * shape.output + k
+                                                     : k;
+        double exact = 0, magnitude = 0;
+        for (int r = 0; r < world; ++r) {
+          double v = inputValue(seed, r, idx, t);
+          exact += v;
+          magnitude += std::fabs(v);
+        }
+        double tol = ulps * ulpAt(magnitude, t);
+        double got = loadElement(out, k, t);
+        if (std::isfinite(got) && std::fabs(got - exact) <= tol)
+          continue;
+        if (ch.bad == 0)
+          bad = fmt::format("got {}, expected {} (tolerance {})", got, exact,
+                            tol);
+      }
+      if (ch.bad++ == 0) {
+        ch.first = k;
+        ch.what = bad;
+      }
+    }
+  });
+  int64_t total = 0;
+  for (const Chunk &ch : chunks) {
+    if (ch.bad == 0)
+      continue;
+    if (total == 0 && first)
+      *first = fmt::format("element {} of {}: {}", ch.first, shape.output,
+                           ch.what);
+    total += ch.bad;
+  }
+  return total;
+}
+
 void CollectiveHarness::check(int64_t n, CollectiveResult &res,
                               const char *phase) {
   CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
-  DType t = plan_.dtype;
-  size_t es = dtypeSize(t);
-  int world = plan_.world;
+  size_t es = dtypeSize(plan_.dtype);
   const Buffer &out = buffers_[plan_.output];
-  double ulps = std::max(1.0, world / 2.0);
   for (int i = 0; i < comm_.numLocal(); ++i) {
     const LocalRank &l = comm_.local(i);
     setDevice(l.device, l.rank);
     std::vector<char> host(static_cast<size_t>(shape.output) * es);
     DSLC_CUDART(l.rank, cudaMemcpy(host.data(), out.local(i), host.size(),
                                    cudaMemcpyDeviceToHost));
-    for (int64_t k = 0; k < shape.output; ++k) {
-      std::string bad;
-      if (plan_.collective == Collective::AllGather) {
-        int64_t per = shape.input;
-        int r = static_cast<int>(k / per);
-        float want = inputValue(seed_, r, k % per, t);
-        uint32_t wantBits;
-        {
-          char buf[4];
-          storeElement(buf, 0, t, want);
-          wantBits = elementBits(buf, 0, t);
-        }
-        uint32_t gotBits = elementBits(host.data(), k, t);
-        if (gotBits != wantBits)
-          bad = fmt::format("got {} (0x{:x}), expected {} (0x{:x}): element "
-                            "{} of rank {}",
-                            loadElement(host.data(), k, t), gotBits, want,
-                            wantBits, k % per, r);
-      } else {
-        int64_t idx = plan_.collective == Collective::ReduceScatter
-                          ? l.rank * shape.output + k
-                          : k;
-        double exact = 0, magnitude = 0;
-        for (int r = 0; r < world; ++r) {
-          double v = inputValue(seed_, r, idx, t);
-          exact += v;
-          magnitude += std::fabs(v);
-        }
-        double tol = ulps * ulpAt(magnitude, t);
-        double got = loadElement(host.data(), k, t);
-        if (!(std::isfinite(got) && std::fabs(got - exact) <= tol))
-          bad = fmt::format("got {}, expected {} (tolerance {})", got, exact,
-                            tol);
-      }
-      if (bad.empty())
-        continue;
-      if (res.mismatches == 0)
-        res.firstMismatch =
-            fmt::format("{}: rank {}: element {} of {}: {}", phase, l.rank, k,
-                        shape.output, bad);
-      ++res.mismatches;
-    }
+    std::string first;
+    int64_t bad =
+        checkCollectiveOutput(plan_.collective, plan_.dtype, plan_.world,
+                              l.rank, seed_, n, host.data(), &first);
+    if (bad && res.mismatches == 0)
+      res.firstMismatch = fmt::format("{}: rank {}: {}", phase, l.rank, first);
+    res.mismatches += bad;
   }
 }
 

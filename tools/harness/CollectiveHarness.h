@@ -132,6 +132,17 @@ void bindCollective(rt::BoundArgs &a, const CollectivePlan &plan, int64_t n,
                     const std::vector<void *> &local,
                     const std::vector<void *> &peers, int rank);
 
+/// Element `k` of rank `rank`'s input for `seed` (what the harness fills:
+/// multiples of 1/37 in [-27, 27], representable in `t`).
+float collectiveInput(uint32_t seed, int rank, int64_t k, rt::DType t);
+/// Checks one rank's output for N = `n` (a host copy of its elements)
+/// against the reference (header comment); returns the number of wrong
+/// elements and, when `first` is given, describes the first one ("element K
+/// of M: got G, expected E (tolerance T)"). Needs no GPU.
+int64_t checkCollectiveOutput(Collective c, rt::DType t, int world, int rank,
+                              uint32_t seed, int64_t n, const void *out,
+                              std::string *first);
+
 struct RunOptions {
   int iters = 10;        ///< back-to-back calls per repetition (0: none)
   int graphReplays = 10; ///< graph replays per repetition (0: none)
