@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs every runtime GPU test on a machine with GPUs: the Catch2 [gpu] tests
-# (both process models, planted hang, dead peer), dslrun on the hand-written
-# one-shot all-reduce in one process and in two processes, and, when the
-# build holds them (compiler configured), the dslc-compiled example, the
-# simulator/GPU differential check (dslrun --inputs-from the build's dump)
-# and the planted hang in a dslc-compiled kernel.
+# (both process models, planted hang, dead peer, the harness's references
+# against NCCL), dslrun on the hand-written one-shot all-reduce in one
+# process and in two processes, and, when the build holds them (compiler
+# configured), every dslc-compiled collective example in bf16/f16/f32 (one
+# and two processes, 10,000-call repeats), the simulator/GPU differential
+# check (dslrun --inputs-from the build's dump) and the planted hang in a
+# dslc-compiled kernel.
 # Usage: tests/runtime/run_gpu_tests.sh [BUILD_DIR]   (logs under $OUT)
 # Every path is relative to BUILD_DIR (bin/, tests/runtime/kernels/), so a
 # carried copy of those folders works; no dslc is needed here.
@@ -127,34 +129,60 @@ step dslrun-1proc 90 "$BUILD/bin/dslrun" --cubin "$K" \
 step dslrun-2proc 90 "$BUILD/bin/dslrun" --cubin "$K" --launch 2 \
   --sizes 1,8193,1M,16M --iters 20 --graph-replays 100
 
-D="$KD/dslc_one_shot_all_reduce.r{rank}.cubin"
-if [ -f "$KD/dslc_one_shot_all_reduce.r0.cubin" ]; then
-  step dslc-example-1proc 240 "$BUILD/bin/dslrun" --cubin "$D" \
-    --sizes 1,7,1K,4099,8191,8192,8193,65536,1M,16M,64M --iters 20 --graph-replays 100
-  step dslc-example-repeat 240 "$BUILD/bin/dslrun" --cubin "$D" \
-    --sizes 1048581 --iters 10000 --graph-replays 1000
-  step dslc-example-2proc 120 "$BUILD/bin/dslrun" --cubin "$D" --launch 2 \
-    --sizes 1,8193,1M,16M --iters 20 --graph-replays 100
-else
-  echo "=== no dslc-compiled example in $KD (configure with the compiler)"
-  record dslc-example SKIP "no $KD/dslc_one_shot_all_reduce.r0.cubin"
-fi
-
-L="$KD/dslc_ll_one_shot_all_reduce.r{rank}.cubin"
-if [ -f "$KD/dslc_ll_one_shot_all_reduce.r0.cubin" ]; then
-  step dslc-ll-1proc 240 "$BUILD/bin/dslrun" --cubin "$L" \
-    --sizes 1,7,1K,4099,8192,65536,262144,1M --iters 20 --graph-replays 100
-  step dslc-ll-repeat 240 "$BUILD/bin/dslrun" --cubin "$L" \
-    --sizes 65539 --iters 10000 --graph-replays 1000
-  step dslc-ll-2proc 120 "$BUILD/bin/dslrun" --cubin "$L" --launch 2 \
-    --sizes 1,8193,65536,1M --iters 20 --graph-replays 100
-else
-  record dslc-ll SKIP "no $KD/dslc_ll_one_shot_all_reduce.r0.cubin"
-fi
+# The dslc-compiled examples (tests/runtime/CMakeLists.txt builds each for
+# every element type: kernels/dslc_NAME.r{rank}.cubin is bfloat16,
+# dslc_NAME.float16.r{rank}.cubin and dslc_NAME.float32.r{rank}.cubin the
+# others). Per example and dtype: one process (with NCCL side by side) and
+# two processes over the sizes below; per example: 10,000 calls and 1,000
+# graph replays at one size, the result checked after each phase.
+# DTYPES='bfloat16' (say) narrows the dtypes; ONLY selects steps by name
+# (dslc-NAME-DTYPE-1proc, dslc-NAME-DTYPE-2proc, dslc-NAME-repeat).
+DTYPES=${DTYPES:-bfloat16 float16 float32}
+# N = total elements; reduce_scatter / all_gather need multiples of the
+# world size (2): the same sizes per rank.
+AR_SIZES=1,7,1K,4099,65536,1M,16M,64M
+RS_AG_SIZES=2,14,2K,8198,131072,2M,16M,64M
+# example NAME COLLECTIVE REPEAT_SIZE
+example() {
+  local name=$1 coll=$2 repeat=$3 sizes=$AR_SIZES
+  [ "$coll" = all_reduce ] || sizes=$RS_AG_SIZES
+  local dt sfx
+  for dt in $DTYPES; do
+    sfx=""
+    [ "$dt" = bfloat16 ] || sfx=".$dt"
+    local first="$KD/dslc_${name}${sfx}.r0.cubin"
+    local pattern="$KD/dslc_${name}${sfx}.r{rank}.cubin"
+    if [ ! -f "$first" ]; then
+      record "dslc-$name-$dt" SKIP "no $first (configure with the compiler)"
+      continue
+    fi
+    step "dslc-$name-$dt-1proc" 300 "$BUILD/bin/dslrun" --cubin "$pattern" \
+      --collective "$coll" --sizes "$sizes" --iters 20 --graph-replays 100 \
+      --repetitions 3 --nccl
+    step "dslc-$name-$dt-2proc" 300 "$BUILD/bin/dslrun" --cubin "$pattern" \
+      --launch 2 --collective "$coll" --sizes "$sizes" --iters 20 \
+      --graph-replays 100 --repetitions 3
+  done
+  if [ -f "$KD/dslc_${name}.r0.cubin" ]; then
+    step "dslc-$name-repeat" 300 "$BUILD/bin/dslrun" \
+      --cubin "$KD/dslc_${name}.r{rank}.cubin" --collective "$coll" \
+      --sizes "$repeat" --iters 10000 --graph-replays 1000 --repetitions 1
+  fi
+}
+example one_shot_all_reduce all_reduce 1048581
+example ll_one_shot_all_reduce all_reduce 65539
+example two_shot_all_reduce all_reduce 1048581
+example ll_two_shot_all_reduce all_reduce 65539
+example multicast_one_shot_all_reduce all_reduce 1048581
+example multicast_two_shot_all_reduce all_reduce 1048581
+example reduce_scatter reduce_scatter 1048582
+example all_gather all_gather 1048582
+example all_gather_multicast all_gather 1048582
 
 # Differential check (issue 6): the simulator's dump of the example
 # (--world-size 2 --size 100003 --seed 7, made at build time) run on the GPUs;
 # every rank's output must equal the simulator's (floats: at most 1 ulp).
+D="$KD/dslc_one_shot_all_reduce.r{rank}.cubin"
 SIM="$KD/dslc_one_shot_all_reduce.sim"
 if [ -f "$SIM/manifest.json" ] && [ -f "$KD/dslc_one_shot_all_reduce.r0.cubin" ]; then
   for mode in 1proc 2proc; do
