@@ -152,9 +152,17 @@ Manifest compileCandidates(const std::string &dslFile,
   makeDir(dir + "/probe");
 
   // Probes: each kernel's defaults, and what its metadata says.
-  for (const std::string &k : kernels) {
+  for (const std::string &spec : kernels) {
+    // "FILE.py:NAME" names a kernel of another file than --dsl.
+    std::string file = dslFile, k = spec;
+    size_t colon = spec.rfind(':');
+    if (colon != std::string::npos && colon > 3 &&
+        spec.compare(colon - 3, 3, ".py") == 0) {
+      file = spec.substr(0, colon);
+      k = spec.substr(colon + 1);
+    }
     std::string out = fmt::format("{}/probe/{}.r0.cubin", dir, k);
-    std::string cmd = dslcCommand(opts.dslc, dslFile, k, 0, worldSize, nullptr,
+    std::string cmd = dslcCommand(opts.dslc, file, k, 0, worldSize, nullptr,
                                   "", out, opts.extraArgs);
     std::string text;
     if (runCommand(cmd, text) != 0)
@@ -166,7 +174,7 @@ Manifest compileCandidates(const std::string &dslFile,
     json raw = json::parse(rt::readFile(out + ".json"));
     KernelInfo info;
     info.name = k;
-    info.file = dslFile;
+    info.file = file;
     info.sha256 = raw["source"].value("sha256", "");
     for (const json &t : raw.value("tunables", json::array()))
       info.tunables.push_back(
@@ -210,7 +218,7 @@ Manifest compileCandidates(const std::string &dslFile,
       for (int r = 0; r < worldSize; ++r)
         jobs.push_back(
             {m.compiled.size() - 1, r,
-             dslcCommand(opts.dslc, dslFile, info.name, r, worldSize, &c,
+             dslcCommand(opts.dslc, info.file, info.name, r, worldSize, &c,
                          signature,
                          fmt::format("{}/{}/k.r{}.cubin", dir, sub, r),
                          opts.extraArgs)});

@@ -85,6 +85,7 @@ std::string dslcCommand(const std::string &dslc, const std::string &file,
 std::string shellQuote(const std::string &s);
 
 /// Compiles the probes and every candidate of every kernel into `dir`
+/// (a kernel is "NAME", in `dslFile`, or "FILE.py:NAME")
 /// (created) and writes the manifest. Throws rt::Error when a probe (a
 /// kernel's default config) does not compile: the kernel name or file is
 /// wrong, so no candidate would.

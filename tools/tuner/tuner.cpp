@@ -69,7 +69,8 @@ struct Options {
       stderr,
       "tuner: %s\n"
       "usage:\n"
-      "  tuner compile --dsl FILE -k KERNEL [-k KERNEL2 ...] --collective "
+      "  tuner compile [--dsl FILE] -k KERNEL|FILE.py:KERNEL [-k ...] "
+      "--collective "
       "all_reduce|reduce_scatter|all_gather\n"
       "                --world-size W --dtype bf16|f16|f32 --out DIR "
       "[--dslc PATH] [-j N] [--set NAME] [--dslc-arg ARG]...\n"
@@ -183,8 +184,9 @@ Options parseArgs(int argc, char **argv) {
       o.collective != "all_gather")
     usage(fmt::format("unknown collective '{}'", o.collective));
   if (o.mode == "compile" || o.mode == "oneshot") {
-    if (o.dsl.empty() || o.kernels.empty())
-      usage("--dsl FILE and at least one -k KERNEL are needed");
+    if (o.kernels.empty())
+      usage("at least one -k KERNEL (with --dsl FILE) or -k FILE.py:KERNEL "
+            "is needed");
     if (o.worldSize < 1)
       usage("--world-size must be >= 1");
   }
@@ -710,9 +712,13 @@ int main(int argc, char **argv) {
       return doBench(o, loadManifest(o.candidates));
     // One shot: compile (once per rank process: rank 0 compiles, the others
     // wait for its manifest), then run.
+    std::string name = o.kernels.front();
+    for (char &c : name)
+      if (c == '/' || c == ':')
+        c = '_';
     std::string dir = o.out.empty()
-                          ? rt::defaultCacheDir() + "/candidates/" +
-                                o.kernels.front() + "-" + o.dtype + "-w" +
+                          ? rt::defaultCacheDir() + "/candidates/" + name +
+                                "-" + o.dtype + "-w" +
                                 std::to_string(o.worldSize)
                           : o.out;
     if (isRankZero()) {
