@@ -358,8 +358,10 @@ json measure(WorkerState &s, const json &req) {
   int64_t maxCtas = req.value("max_ctas", int64_t(0));
   int64_t n = req.at("n").get<int64_t>();
   int64_t maxN = std::max(n, req.value("max_n", n));
+  // A kernel instance is reused for the same size only: per-CTA state (LL
+  // epochs) must see the same grid on every launch, and the grid follows N.
   bool same = s.harness && s.cubin == cubin && s.maxCtas == maxCtas &&
-              s.maxN >= n;
+              s.maxN == maxN && maxN == n;
   if (!same) {
     s.unload();
     if (cubin.empty()) {
