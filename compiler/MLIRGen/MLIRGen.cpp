@@ -2454,8 +2454,9 @@ Result Generator::genSubscript(const ast::SubscriptExpr &e) {
   }
   if (base->kind == SemValue::Kind::Stack)
     return fail(e.getRange(),
-                "loading from a stack tensor is not supported yet; loop over "
-                "torch.ops.symm_mem.get_remote_tensors(...) instead");
+                "a stack tensor is loaded as the sum over its peers, "
+                "`stack[:, index].sum(0)`; to read one peer, loop over "
+                "torch.ops.symm_mem.get_remote_tensors(...)");
   return fail(e.getBase().getRange(),
               std::string("cannot index ") + kindName(base->kind));
 }
@@ -2561,6 +2562,12 @@ Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
     return shiftTile(lhs, rhs, where);
   if (op == BO::Add && rhs.kind == SemValue::Kind::Tile && isIndexLike(lhs))
     return shiftTile(rhs, lhs, where);
+  if (lhs.kind == SemValue::Kind::Tile || rhs.kind == SemValue::Kind::Tile)
+    return fail(where.getRange(),
+                std::string("operator '") + ast::getBinaryOpSpelling(op) +
+                    "' on a tile: a tile is only shifted, `offset + tile` "
+                    "with an integer offset (its elements' indices are "
+                    "tile.index)");
   bool lt = lhs.kind == SemValue::Kind::TileData,
        rt = rhs.kind == SemValue::Kind::TileData;
   if (lt || rt) {
