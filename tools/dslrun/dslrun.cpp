@@ -4,7 +4,7 @@
 // dslrun --dsl prog.py --dslc path/to/dslc [-k NAME] (compiles per rank)
 //   [--collective all_reduce|reduce_scatter|all_gather] [--nccl]
 //   [--sizes 1,8193,1M,...] [--iters N] [--graph-replays N]
-//   [--repetitions R] [--seed S] [--inputs-from DIR]
+//   [--calls-per-graph K] [--repetitions R] [--seed S] [--inputs-from DIR]
 //   [--timeout-ms T] [--devices 0,1] [--launch N] [--rendezvous FILE]
 //
 // Sizes are N, the collective's total element count (reduce_scatter and
@@ -59,6 +59,7 @@ struct Options {
   std::vector<int64_t> sizes = {1, 1000, 8191, 8192, 8193, 65536 + 3, 1 << 20};
   int iters = 10;
   int graphReplays = 10;
+  int callsPerGraph = 20;
   int repetitions = 5;
   uint32_t seed = 1;
   run::Collective collective = run::Collective::AllReduce;
@@ -77,7 +78,8 @@ struct Options {
                "              [--collective all_reduce|reduce_scatter|"
                "all_gather] [--nccl]\n"
                "              [--sizes 1,8193,1M] [--iters N] "
-               "[--graph-replays N] [--repetitions R] [--seed S]\n"
+               "[--graph-replays N] [--calls-per-graph K] [--repetitions R] "
+               "[--seed S]\n"
                "              [--inputs-from SIMULATION_DUMP_DIR]\n"
                "              [--timeout-ms T] [--devices 0,1] [--launch N] "
                "[--rendezvous FILE]\n"
@@ -152,6 +154,8 @@ Options parseArgs(int argc, char **argv) {
       o.iters = static_cast<int>(parseSize(value()));
     else if (a == "--graph-replays")
       o.graphReplays = static_cast<int>(parseSize(value()));
+    else if (a == "--calls-per-graph")
+      o.callsPerGraph = static_cast<int>(parseSize(value()));
     else if (a == "--repetitions")
       o.repetitions = static_cast<int>(parseSize(value()));
     else if (a == "--collective") {
@@ -349,13 +353,15 @@ int runJob(const Options &o) {
     run::RunOptions ro;
     ro.iters = o.iters;
     ro.graphReplays = o.graphReplays;
+    ro.callsPerGraph = o.callsPerGraph;
     ro.repetitions = o.repetitions;
     ro.seed = o.seed;
     std::printf("%sdslrun: %s of %s; n = total elements; us per call, median "
-                "of %d repetitions of %d calls / %d graph replays\n",
+                "of %d repetitions of %d calls / %d calls through graphs of "
+                "%d calls\n",
                 tag.c_str(), run::collectiveName(o.collective),
                 rt::dtypeName(harness.dtype()), o.repetitions, o.iters,
-                o.graphReplays);
+                o.graphReplays, o.callsPerGraph);
     std::printf("%s%10s %-9s %10s %10s %10s %10s %9s  %s\n", tag.c_str(), "n",
                 "dtype", "eager", "graph", "nccl eager", "nccl graph",
                 "graph k/n", "check");

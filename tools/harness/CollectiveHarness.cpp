@@ -789,15 +789,19 @@ CollectiveResult CollectiveHarness::measure(
                                                  cudaStreamCaptureModeRelaxed));
     }
     std::exception_ptr failure;
+    int perGraph = std::max(1, std::min(o.callsPerGraph, o.graphReplays));
+    int replays = std::max(1, o.graphReplays / perGraph);
     try {
-      if (nl > 1)
-        DSLC_NCCL(-1, ncclGroupStart());
-      for (int i = 0; i < nl; ++i) {
-        setDevice(comm_.local(i).device, comm_.local(i).rank);
-        callOne(i);
+      for (int k = 0; k < perGraph; ++k) {
+        if (nl > 1)
+          DSLC_NCCL(-1, ncclGroupStart());
+        for (int i = 0; i < nl; ++i) {
+          setDevice(comm_.local(i).device, comm_.local(i).rank);
+          callOne(i);
+        }
+        if (nl > 1)
+          DSLC_NCCL(-1, ncclGroupEnd());
       }
-      if (nl > 1)
-        DSLC_NCCL(-1, ncclGroupEnd());
     } catch (...) {
       failure = std::current_exception();
     }
@@ -818,7 +822,7 @@ CollectiveResult CollectiveHarness::measure(
     EventChain ev(l0, reps + 1);
     for (int r = 0; r <= reps; ++r) {
       if (r > 0)
-        for (int it = 0; it < o.graphReplays; ++it)
+        for (int it = 0; it < replays; ++it)
           for (int i = 0; i < nl; ++i) {
             const LocalRank &l = comm_.local(i);
             setDevice(l.device, l.rank);
@@ -828,7 +832,8 @@ CollectiveResult CollectiveHarness::measure(
       DSLC_CUDART(l0.rank, cudaEventRecord(ev.events[r], l0.stream));
     }
     wait();
-    res.graph = makeStats(ev.samples(l0, o.graphReplays), o.graphReplays);
+    res.graph = makeStats(ev.samples(l0, replays * perGraph),
+                          replays * perGraph);
     check(n, res, "graph replays");
   }
   return res;

@@ -145,7 +145,13 @@ int64_t checkCollectiveOutput(Collective c, rt::DType t, int world, int rank,
 
 struct RunOptions {
   int iters = 10;        ///< back-to-back calls per repetition (0: none)
-  int graphReplays = 10; ///< graph replays per repetition (0: none)
+  int graphReplays = 10; ///< calls through graphs per repetition (0: none)
+  /// Calls captured in one graph: the graph phase replays it
+  /// graphReplays / callsPerGraph times, so a launch's host cost (one
+  /// cudaGraphLaunch per local rank) is spread over that many calls and
+  /// short kernels are timed back to back on the GPU, not at the host's
+  /// launch rate.
+  int callsPerGraph = 1;
   int repetitions = 5;   ///< timed repetitions of each loop (>= 1)
   uint32_t seed = 1;     ///< inputs
 };
