@@ -7,13 +7,30 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <set>
+
 using namespace mlir;
 using namespace dslc;
 using namespace dslc::sim;
 
-int64_t dslc::sim::defaultExtent(const KernelDescription &desc) {
+int64_t dslc::sim::defaultExtent(const KernelDescription &desc,
+                                 const Binding &binding, unsigned worldSize) {
   int64_t block = desc.grid.empty() ? 1024 : desc.grid.front().block;
-  return block * 3 + (block + 1) / 2;
+  int64_t base = block * 3 + (block + 1) / 2;
+  if (desc.grid.empty() || !desc.grid.front().param)
+    return base;
+  // The tensor the grid runs over gets 3.5 tiles.
+  const GridExtent &g = desc.grid.front();
+  int64_t tied = std::max<int64_t>(base * g.div - g.add, 1);
+  int o = binding.output;
+  if (o >= 0 && binding.args[o].name == *g.param &&
+      binding.args[o].sizes.size() == 1 && binding.args[o].like.empty()) {
+    if (binding.collective == "reduce-scatter")
+      return tied * worldSize;
+    if (binding.collective == "all-gather")
+      return std::max<int64_t>(tied / worldSize, 1);
+  }
+  return tied;
 }
 
 namespace {
@@ -25,7 +42,107 @@ std::string shapeText(const std::vector<int64_t> &sizes) {
   return s;
 }
 
+/// The argument `v` is, through a peer's copy or a stack view of it.
+Value underlyingArg(Value v) {
+  if (auto peer = v.getDefiningOp<comm::PeerOp>())
+    v = peer.getStack();
+  if (auto view = v.getDefiningOp<comm::StackViewOp>())
+    v = view.getLike();
+  return v;
+}
+
+/// Whether `v` is a peer's copy or a stack of copies (memory on peers).
+bool onPeers(Value v) {
+  return v.getDefiningOp<comm::PeerOp>() ||
+         v.getDefiningOp<comm::StackViewOp>();
+}
+
 } // namespace
+
+bool dslc::sim::chooseCollective(const std::string &requested,
+                                 const KernelDescription &desc,
+                                 const CompileOptions &options,
+                                 unsigned worldSize, Binding &binding) {
+  binding.collective.clear();
+  binding.input = binding.output = -1;
+  // The result: the one output; the data: its `like`, else the one input of
+  // its dtype.
+  for (size_t k = 0; k < binding.args.size(); ++k) {
+    const ArgBinding &a = binding.args[k];
+    if (a.kind != ArgBinding::Kind::Tensor || a.role != Role::Output)
+      continue;
+    if (binding.output >= 0) {
+      binding.output = -1;
+      break;
+    }
+    binding.output = int(k);
+  }
+  if (binding.output < 0)
+    return false;
+  const ArgBinding &o = binding.args[binding.output];
+  for (size_t k = 0; k < binding.args.size(); ++k) {
+    const ArgBinding &a = binding.args[k];
+    if (a.kind != ArgBinding::Kind::Tensor || a.role != Role::Input)
+      continue;
+    if (!o.like.empty()) {
+      if (a.name == o.like)
+        binding.input = int(k);
+      continue;
+    }
+    if (a.type.kind != o.type.kind || a.type.bits != o.type.bits)
+      continue;
+    if (binding.input >= 0) {
+      binding.input = -1;
+      break;
+    }
+    binding.input = int(k);
+  }
+  if (binding.input < 0)
+    return false;
+  if (requested == "all-reduce" || requested == "reduce-scatter" ||
+      requested == "all-gather") {
+    binding.collective = requested;
+    return true;
+  }
+  if (requested != "auto")
+    return false;
+  const ArgBinding &in = binding.args[binding.input];
+  // 1. torch.empty_like(I).
+  if (!o.like.empty()) {
+    binding.collective = "all-reduce";
+    return true;
+  }
+  // 2. The [world size, N] rows of an all-gather.
+  if (o.sizes.size() == 2 && in.sizes.size() == 1) {
+    binding.collective = "all-gather";
+    return true;
+  }
+  if (o.sizes.size() != 1 || in.sizes.size() != 1)
+    return false;
+  // 3. Both sizes known: their ratio.
+  int64_t oSize = o.sizes[0];
+  int64_t iSize = in.sizes[0] ? in.sizes[0] : options.defaultSize.value_or(0);
+  if (oSize && iSize) {
+    if (oSize == iSize)
+      binding.collective = "all-reduce";
+    else if (oSize * int64_t(worldSize) == iSize)
+      binding.collective = "reduce-scatter";
+    else if (oSize == iSize * int64_t(worldSize))
+      binding.collective = "all-gather";
+    return !binding.collective.empty();
+  }
+  // 4. Where the data moves.
+  bool gridOverOutput = !desc.grid.empty() && desc.grid.front().param &&
+                        *desc.grid.front().param == o.name &&
+                        desc.grid.front().div == 1;
+  if (o.remoteWritten && !in.remoteRead)
+    binding.collective = "all-gather";
+  else if (!o.remoteWritten && gridOverOutput)
+    binding.collective = "reduce-scatter";
+  else
+    binding.collective = "all-reduce";
+  return true;
+}
 
 bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
                                const CompileOptions &options,
@@ -38,7 +155,7 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
     return false;
   }
   std::map<std::string, unsigned> index;
-  binding.args.clear();
+  binding = Binding();
   for (auto [k, arg] : llvm::enumerate(entry.getArguments())) {
     ArgBinding a;
     a.name = cast<StringAttr>(names[k]).getValue().str();
@@ -63,43 +180,64 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
       return nullptr;
     return &binding.args[ba.getArgNumber()];
   };
-
-  // Roles.
-  for (const ParamDescription &pd : desc.params)
-    if (pd.symmetric && index.count(pd.name)) {
-      binding.args[index[pd.name]].symmetric = true;
-      if (index.count(pd.name + ".peers")) {
-        ArgBinding &t = binding.args[index[pd.name + ".peers"]];
-        t.role = Role::PeerTable;
-        t.tableOf = pd.name;
-      }
-    }
-  for (const OutputDescription &o : desc.outputs)
-    if (index.count(o.name))
-      binding.args[index[o.name]].role = Role::Output;
   bool ok = true;
-  func.walk([&](comm::MulticastStoreOp store) {
-    if (auto view = store.getStack().getDefiningOp<comm::StackViewOp>())
-      if (ArgBinding *like = argOf(view.getLike())) {
-        like->role = Role::Output;
-        like->stackWritten = true;
-      }
-  });
+  auto makeTable = [&](ArgBinding &table, ArgBinding &of) {
+    if (table.role == Role::PeerTable && table.tableOf != of.name) {
+      error = "the address table '" + table.name + "' is used for both '" +
+              table.tableOf + "' and '" + of.name + "'";
+      ok = false;
+    }
+    table.role = Role::PeerTable;
+    table.tableOf = of.name;
+    of.symmetric = true;
+  };
+
+  // What the description says: symmetric tensors and their tables, access,
+  // outputs.
+  for (const ParamDescription &pd : desc.params) {
+    if (!index.count(pd.name))
+      continue;
+    ArgBinding &a = binding.args[index[pd.name]];
+    a.access = pd.access;
+    if (pd.symmetric) {
+      a.symmetric = true;
+      if (index.count(pd.name + ".peers"))
+        makeTable(binding.args[index[pd.name + ".peers"]], a);
+    }
+    if (pd.peerTableFor && index.count(*pd.peerTableFor))
+      makeTable(a, binding.args[index[*pd.peerTableFor]]);
+  }
+  for (const OutputDescription &o : desc.outputs)
+    if (index.count(o.name)) {
+      ArgBinding &a = binding.args[index[o.name]];
+      a.role = Role::Output;
+      a.like = o.like;
+    }
+  // What the IR shows: stack views (tables of older descriptions), stores
+  // into and loads from peers' memory, signal pads.
   func.walk([&](Operation *op) {
     if (auto view = dyn_cast<comm::StackViewOp>(op)) {
       ArgBinding *table = argOf(view.getTable());
       ArgBinding *like = argOf(view.getLike());
-      if (!table || !like)
-        return;
-      if (table->role == Role::PeerTable && table->tableOf != like->name) {
-        error = "the address table '" + table->name +
-                "' is used for both '" + table->tableOf + "' and '" +
-                like->name + "'";
-        ok = false;
+      if (table && like)
+        makeTable(*table, *like);
+    }
+    if (auto store = dyn_cast<comm::MulticastStoreOp>(op)) {
+      if (ArgBinding *a = argOf(underlyingArg(store.getStack()))) {
+        a->stackWritten = a->remoteWritten = true;
+        a->role = Role::Output;
       }
-      table->role = Role::PeerTable;
-      table->tableOf = like->name;
-      like->symmetric = true;
+    } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
+      if (onPeers(store.getRef()))
+        if (ArgBinding *a = argOf(underlyingArg(store.getRef())))
+          a->remoteWritten = true;
+    } else if (auto load = dyn_cast<tile::LoadOp>(op)) {
+      if (onPeers(load.getRef()))
+        if (ArgBinding *a = argOf(underlyingArg(load.getRef())))
+          a->remoteRead = true;
+    } else if (auto lr = dyn_cast<comm::MulticastLoadReduceOp>(op)) {
+      if (ArgBinding *a = argOf(underlyingArg(lr.getStack())))
+        a->remoteRead = true;
     }
     Value pad;
     if (auto s = dyn_cast<comm::SignalOp>(op))
@@ -108,14 +246,13 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
       pad = w.getPad();
     if (!pad)
       return;
-    if (auto view = pad.getDefiningOp<comm::StackViewOp>())
-      pad = view.getLike();
-    if (ArgBinding *a = argOf(pad))
+    if (ArgBinding *a = argOf(underlyingArg(pad)))
       if (a->role != Role::Output)
         a->role = Role::Pad;
   });
   // LL scratch: of ll_put (a peer's, through comm.peer of a stack view) and
   // ll_get.
+  std::map<ArgBinding *, std::set<const void *>> putSites;
   func.walk([&](Operation *op) {
     Value scratch;
     RankedTensorType tile;
@@ -131,10 +268,7 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
     } else {
       return;
     }
-    if (auto peer = scratch.getDefiningOp<comm::PeerOp>())
-      if (auto view = peer.getStack().getDefiningOp<comm::StackViewOp>())
-        scratch = view.getLike();
-    ArgBinding *a = argOf(scratch);
+    ArgBinding *a = argOf(underlyingArg(scratch));
     if (!a)
       return;
     if (a->role == Role::Output || a->role == Role::Pad) {
@@ -155,9 +289,31 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
                                 .byteSize()) *
                     packet / (packet / 2);
     a->packetTileBytes = std::max(a->packetTileBytes, bytes);
+    // An ll_put unrolled over peers is one call in the source: one region.
+    if (isa<comm::LLPutOp>(op))
+      putSites[a].insert(op->getLoc().getAsOpaquePointer());
   });
   if (!ok)
     return false;
+  for (auto &[a, sites] : putSites)
+    a->llPuts = int64_t(sites.size());
+  // The access facts, where the description has them.
+  for (ArgBinding &a : binding.args) {
+    if (a.kind != ArgBinding::Kind::Tensor || a.access.empty() ||
+        !a.like.empty() || a.role == Role::PeerTable ||
+        a.role == Role::Scratch || a.role == Role::Pad)
+      continue;
+    if (a.type.isFloat()) {
+      if (a.access == "write")
+        a.role = Role::Output;
+      else if (a.access == "readwrite")
+        a.role = Role::Workspace;
+      else
+        a.role = Role::Input;
+    } else if (a.access == "readwrite" && a.type.bits == 32) {
+      a.role = Role::Pad;
+    }
+  }
 
   // Sizes: explicit, then fixed by constraints.
   for (auto &[name, dims] : options.sizes) {
@@ -191,7 +347,11 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
     if (c.dim < a.sizes.size() && a.sizes[c.dim] == 0)
       a.sizes[c.dim] = std::get<int64_t>(c.value);
   }
-  int64_t extent = options.defaultSize.value_or(defaultExtent(desc));
+  // `none` checks nothing but sizes the outputs as `auto` would.
+  chooseCollective(options.reference == "none" ? "auto" : options.reference,
+                   desc, options, worldSize, binding);
+  int64_t extent = options.defaultSize.value_or(
+      defaultExtent(desc, binding, worldSize));
   for (ArgBinding &a : binding.args) {
     if (a.kind == ArgBinding::Kind::IntScalar && !options.sizes.count(a.name)) {
       error = "the int parameter '" + a.name +
@@ -200,21 +360,6 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
     }
     if (a.kind == ArgBinding::Kind::FloatScalar && !options.sizes.count(a.name))
       a.floatValue = 1.0;
-    if (a.kind == ArgBinding::Kind::Tensor && a.stackWritten) {
-      // Written by every rank: [world size, N] (or [N] when 1-d).
-      if (a.sizes.size() > 2 &&
-          llvm::is_contained(a.sizes, int64_t(0))) {
-        error = "the " + std::to_string(a.sizes.size()) + "-d tensor '" +
-                a.name + "' (stored into through a stack view) needs its "
-                "sizes: pass --size " + a.name + "=AxBx...";
-        return false;
-      }
-      if (a.sizes.size() == 2 && a.sizes[0] == 0)
-        a.sizes[0] = worldSize;
-      if (!a.sizes.empty() && a.sizes.back() == 0)
-        a.sizes.back() = extent;
-      continue;
-    }
     if (a.kind != ArgBinding::Kind::Tensor || a.role != Role::Input)
       continue;
     for (size_t d = 0; d < a.sizes.size(); ++d) {
@@ -229,15 +374,57 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
       return false;
     }
   }
-  for (ArgBinding &a : binding.args) {
+  // Outputs and workspaces: like their `like`, else by the collective.
+  for (size_t k = 0; k < binding.args.size(); ++k) {
+    ArgBinding &a = binding.args[k];
+    if (a.kind != ArgBinding::Kind::Tensor ||
+        (a.role != Role::Output && a.role != Role::Workspace))
+      continue;
+    if (!a.like.empty()) {
+      if (index.count(a.like))
+        a.sizes = binding.args[index[a.like]].sizes;
+      continue;
+    }
+    if (!llvm::is_contained(a.sizes, int64_t(0)))
+      continue;
+    if (a.sizes.size() > 2) {
+      error = "the " + std::to_string(a.sizes.size()) + "-d " +
+              roleName(a.role) + " '" + a.name +
+              "' needs its sizes: pass --size " + a.name + "=AxBx...";
+      return false;
+    }
+    // The data it is made from: the collective's input, else N.
+    int64_t n = extent;
+    if (binding.output == int(k) && binding.input >= 0 &&
+        binding.args[binding.input].sizes.size() == 1)
+      n = binding.args[binding.input].sizes[0];
+    if (a.sizes.size() == 2) {
+      if (a.sizes[0] == 0)
+        a.sizes[0] = worldSize;
+      if (a.sizes[1] == 0)
+        a.sizes[1] = n;
+      continue;
+    }
+    if (binding.output != int(k) || binding.collective == "all-reduce" ||
+        binding.collective.empty()) {
+      a.sizes[0] = n;
+    } else if (binding.collective == "all-gather") {
+      a.sizes[0] = n * int64_t(worldSize);
+    } else if (n % int64_t(worldSize)) {
+      error = "a reduce-scatter needs an input a multiple of the world "
+              "size, but '" + binding.args[binding.input].name + "' has " +
+              std::to_string(n) + " element(s) (--size N) for " +
+              std::to_string(worldSize) + " ranks: pass a multiple of " +
+              std::to_string(worldSize) + " (each rank's '" + a.name +
+              "' gets N / " + std::to_string(worldSize) + ")";
+      return false;
+    } else {
+      a.sizes[0] = n / int64_t(worldSize);
+    }
+  }
+  for (ArgBinding &a : binding.args)
     if (a.role == Role::PeerTable && a.sizes[0] == 0)
       a.sizes[0] = worldSize;
-    if (a.role != Role::Output)
-      continue;
-    for (const OutputDescription &o : desc.outputs)
-      if (o.name == a.name && index.count(o.like))
-        a.sizes = binding.args[index[o.like]].sizes;
-  }
 
   // The grid.
   binding.numTiles = 1;
@@ -250,6 +437,8 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
       n = binding.args[index[*g.scalar]].intValue;
     else if (g.constant)
       n = *g.constant;
+    if (g.param || g.scalar)
+      n = g.div > 0 ? std::max<int64_t>(n + g.add, 0) / g.div : n;
     int64_t tiles = (n + g.block - 1) / g.block;
     binding.tilesPerDim.push_back(tiles);
     binding.numTiles *= tiles;
@@ -266,8 +455,8 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
     if (c.dim < a.sizes.size() && a.sizes[c.dim] == 0)
       a.sizes[c.dim] = std::max<int64_t>(v, 1);
   }
-  // LL scratch: two regions (flag parities) per sender, a tile of packets
-  // per tile of the grid.
+  // LL scratch: two regions (flag parities) per ll_put, per sender, a tile
+  // of packets per tile of the grid.
   for (ArgBinding &a : binding.args) {
     if (a.role != Role::Scratch || !llvm::is_contained(a.sizes, int64_t(0)))
       continue;
@@ -277,7 +466,7 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
               "=AxB...";
       return false;
     }
-    int64_t bytes = 2 * int64_t(worldSize) *
+    int64_t bytes = 2 * std::max<int64_t>(a.llPuts, 1) * int64_t(worldSize) *
                     std::max<int64_t>(binding.numTiles, 1) *
                     a.packetTileBytes;
     int64_t eb = a.type.byteSize();

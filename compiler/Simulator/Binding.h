@@ -2,34 +2,57 @@
 //
 // Decides what every parameter of a kernel is and how big, then allocates
 // it on every rank. The rules (docs/simulator.md):
-//   - an output (KernelDescription::outputs) takes the sizes of its `like`;
-//   - a tensor T stored into through a stack view (comm.multicast_store on
-//     hl.multicast_like(T, table) or hl.stacktensor_like(T, table)) is an
-//     output too: every rank writes it on every rank (an all-gather's
-//     result). It is poisoned before each launch, not filled with inputs;
-//     its sizes nothing else fixes are [world size, N] for a 2-d T, [N] for
-//     a 1-d one (N: --size N or the default); other ranks need --size.
-//     `--reference auto` checks it as an all-gather when the kernel has no
-//     torch.empty_like output, T is the only such tensor, T is 2-d with
-//     dimension 0 = world size, and exactly one 1-d input of T's dtype has
-//     T's dimension 1 as its size (the shard; Reference.h);
-//   - `X.peers` (of a symmetric tensor X) is a table of X's addresses;
-//   - a 1-d u64 tensor used as the table of hl.stacktensor_like(T, table)
-//     is a table of T's addresses on every rank;
+//   - tables: `X.peers` (of a symmetric tensor X), a parameter MLIRGen
+//     records as `peerTableFor` T, and (older descriptions) a 1-d u64
+//     tensor used as the table of hl.stacktensor_like/multicast_like(T,
+//     table) hold T's address on every rank; T is then symmetric;
 //   - a tensor used as the scratch of hl.ll_put/hl.ll_get (directly or as
 //     T of a peer of get_remote_tensors(T)) is an LL scratch: zeroed once,
 //     kept across launches, accessed as bytes. Its size: --size NAME=M,
-//     then the kernel's constraints, else room for 2 x world size x
-//     num_tiles packet tiles (the largest tile of its ll_put/ll_get in
-//     packets: twice its data bytes), i.e. one region per sender and flag
-//     parity, per tile;
+//     then the kernel's constraints, else room for 2 x R x world size x
+//     num_tiles packet tiles (R: the ll_put calls in the source that write
+//     it; a packet tile: the largest tile of its ll_put/ll_get in packets,
+//     twice its data bytes), i.e. one region per flag parity, put, sender
+//     and tile;
 //   - an int32/uint32 tensor used as a signal/wait pad (directly or as T of
-//     a stack used as a pad) is a signal pad, zeroed once;
+//     a stack used as a pad), or with access "readwrite", is a signal pad,
+//     zeroed once;
+//   - an output is a torch.empty_like result (KernelDescription::outputs,
+//     sized like its `like`), a floating tensor parameter with access
+//     "write", and (any dtype) a tensor stored into through a stack view
+//     (comm.multicast_store) unless its access says otherwise. Outputs are
+//     poisoned before each launch and checked after it;
+//   - a floating tensor with access "readwrite" is a workspace (e.g. a
+//     staging buffer peers store into and the kernel reads): poisoned
+//     (NaN) once, kept, never refilled or checked;
 //   - every other tensor is an input, filled with seeded values per launch.
+// Without access facts (an older description: `access` empty) the old
+// rules apply: only torch.empty_like results and tensors stored into
+// through a stack view are outputs.
+//
+// The collective (Binding::collective) decides the sizes of an output
+// nothing else sizes. With --reference all-reduce / reduce-scatter /
+// all-gather it is that one; with `auto` (and `none`, which checks nothing)
+// it is chosen for a kernel with one output O and one input I of O's dtype
+// (`chooseCollective`):
+//   1. O = torch.empty_like(I): all-reduce;
+//   2. O 2-d, I 1-d: all-gather into rows ([world size, N]);
+//   3. O's size fixed (--size O=..., a constraint) and I's known: by the
+//      ratio (O = I: all-reduce, O x W = I: reduce-scatter, O = W x I:
+//      all-gather);
+//   4. else by where the data moves: peers store into O and nobody reads
+//      a peer's I: all-gather; nobody stores into a peer's O and the grid
+//      runs over O's size: reduce-scatter; otherwise all-reduce.
 // Sizes: --size NAME=AxB, then the kernel's constraints (`== V`, `>=
-// num_tiles`), then --size N (or the default) for dimension 0 of inputs;
-// pad dimensions nothing fixes get num_tiles (dimension 0) or the world
-// size; int scalars need --size NAME=V.
+// num_tiles`), then N (--size N or the default) for dimension 0 of inputs.
+// Outputs and workspaces nothing sizes get [N] (1-d) or [world size, N]
+// (2-d), a 1-d result of a reduce-scatter N / world size (N must be a
+// multiple of it), of an all-gather world size x N. Pad dimensions nothing
+// fixes get num_tiles (dimension 0) or the world size; int scalars need
+// --size NAME=V. The grid: floor((extent + add) / div) per dimension.
+// The default N: 3.5 tiles of the grid's first dimension, of the tensor it
+// runs over (N = 3.5 tiles x div - add for a grid over ceil(N / W), world
+// size x 3.5 tiles for one over a reduce-scatter's output).
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,13 +79,23 @@ struct ArgBinding {
   ElemType type;
   std::vector<int64_t> sizes;
   std::string tableOf; ///< PeerTable: the tensor whose addresses it holds.
+  /// What the kernel does with the memory (ParamDescription::access): "read",
+  /// "write", "readwrite", "none", or empty when the description says not.
+  std::string access;
+  /// An output made by torch.empty_like(like).
+  std::string like;
   bool symmetric = false;
-  /// Stored into through a stack view (comm.multicast_store): an output
-  /// every rank writes on every rank.
+  /// Stored into through a stack view (comm.multicast_store).
   bool stackWritten = false;
+  /// Stored into on peers (through a stack view or a peer's copy from
+  /// get_remote_tensors): every rank writes it on every rank.
+  bool remoteWritten = false;
+  /// Read on peers (a peer's copy, or a load-reduce over a stack view).
+  bool remoteRead = false;
   /// LL scratch: bytes of the largest tile of packets an ll_put/ll_get
-  /// moves through it.
+  /// moves through it, and the ll_put calls (source locations) into it.
   int64_t packetTileBytes = 0;
+  int64_t llPuts = 0;
   int64_t intValue = 0;
   double floatValue = 0;
 };
@@ -71,6 +104,12 @@ struct Binding {
   std::vector<ArgBinding> args;
   int64_t numTiles = 0;
   std::vector<int64_t> tilesPerDim;
+  /// The collective the sizes were chosen for: "all-reduce",
+  /// "reduce-scatter", "all-gather", or empty (none known); with the data
+  /// input and the result it is computed from/into (argument indices, -1
+  /// when the kernel has not exactly one of each).
+  std::string collective;
+  int input = -1, output = -1;
 };
 
 /// Fills `binding` for the kernel `func` described by `desc`. On a problem
@@ -79,9 +118,20 @@ bool bindParameters(mlir::func::FuncOp func, const KernelDescription &desc,
                     const CompileOptions &options, unsigned worldSize,
                     Binding &binding, std::string &error);
 
-/// The default extent of data tensors when --size is not given: three and
-/// a half tiles of the grid's first dimension (so the masked tail runs).
-int64_t defaultExtent(const KernelDescription &desc);
+/// Sets binding.collective, input and output for --reference `requested`
+/// (the rules above; roles and the sizes fixed so far must be set). False
+/// when no collective is known (the kernel has not one output and one input
+/// of its dtype, or `auto` finds none).
+bool chooseCollective(const std::string &requested,
+                      const KernelDescription &desc,
+                      const CompileOptions &options, unsigned worldSize,
+                      Binding &binding);
+
+/// The default extent N of data tensors when --size is not given: three
+/// and a half tiles of the grid's first dimension (so the masked tail
+/// runs), scaled by how that dimension follows from N.
+int64_t defaultExtent(const KernelDescription &desc, const Binding &binding,
+                      unsigned worldSize);
 
 } // namespace dslc::sim
 

@@ -22,6 +22,8 @@ const char *dslc::sim::roleName(Role role) {
     return "peer table";
   case Role::Scratch:
     return "LL scratch";
+  case Role::Workspace:
+    return "workspace";
   }
   return "buffer";
 }

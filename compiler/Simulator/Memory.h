@@ -28,6 +28,9 @@ enum class Role {
   PeerTable, ///< u64 addresses of one buffer on every rank.
   Scratch,   ///< LL-packet scratch (hl.ll_put/hl.ll_get): zeroed once,
              ///< kept across launches, accessed as bytes.
+  Workspace, ///< A floating tensor the kernel reads and writes (access
+             ///< "readwrite", e.g. a staging buffer): poisoned once, kept
+             ///< across launches, never refilled or checked.
 };
 
 const char *roleName(Role role);

@@ -12,49 +12,67 @@ using namespace dslc::sim;
 
 namespace {
 
-/// Why the kernel is not an all-gather (empty when it is); sets the result
-/// G and the shard.
-std::string allGatherMismatch(const KernelDescription &desc,
-                              const Binding &binding, unsigned worldSize,
-                              int &output, int &input) {
-  if (!desc.outputs.empty())
-    return "the kernel has a torch.empty_like output ('" +
-           desc.outputs[0].name + "')";
-  output = input = -1;
-  for (size_t k = 0; k < binding.args.size(); ++k) {
-    if (!binding.args[k].stackWritten)
-      continue;
-    if (output >= 0)
-      return "both '" + binding.args[output].name + "' and '" +
-             binding.args[k].name + "' are stored into through a stack view";
-    output = int(k);
+std::string shapeOf(const ArgBinding &a) {
+  std::string s = "[";
+  for (size_t k = 0; k < a.sizes.size(); ++k)
+    s += (k ? "x" : "") + std::to_string(a.sizes[k]);
+  return s + "]";
+}
+
+/// What `kind` needs of a kernel, for the refusal.
+std::string needs(const std::string &kind) {
+  if (kind == "all-reduce")
+    return "one output and one input of its dtype with the same sizes";
+  if (kind == "reduce-scatter")
+    return "one 1-d output of S elements and one 1-d input of its dtype of "
+           "world size x S elements";
+  return "one output of world size x S elements ([world size, S] or 1-d) "
+         "and one 1-d input of its dtype of S elements (the shard)";
+}
+
+/// Why the chosen output and input do not fit `kind` (empty when they do).
+std::string mismatch(const std::string &kind, const ArgBinding &o,
+                     const ArgBinding &in, unsigned worldSize) {
+  int64_t w = worldSize;
+  if (kind == "all-reduce") {
+    if (o.sizes != in.sizes)
+      return "'" + o.name + "' is " + shapeOf(o) + " and '" + in.name +
+             "' " + shapeOf(in);
+    return "";
   }
-  if (output < 0)
-    return "no tensor is stored into through a stack view "
-           "(hl.multicast_like / hl.stacktensor_like)";
-  const ArgBinding &g = binding.args[output];
-  if (g.sizes.size() != 2)
-    return "'" + g.name + "' has " + std::to_string(g.sizes.size()) +
-           " dimension(s), not 2";
-  if (g.sizes[0] != int64_t(worldSize))
-    return "'" + g.name + "' has " + std::to_string(g.sizes[0]) +
-           " rows, not the world size " + std::to_string(worldSize);
-  for (size_t k = 0; k < binding.args.size(); ++k) {
-    const ArgBinding &a = binding.args[k];
-    if (a.kind != ArgBinding::Kind::Tensor || a.role != Role::Input ||
-        a.sizes.size() != 1 || a.type.kind != g.type.kind ||
-        a.sizes[0] != g.sizes[1])
-      continue;
-    if (input >= 0)
-      return "both '" + binding.args[input].name + "' and '" + a.name +
-             "' could be the shard (1-d " + g.type.name() + " inputs of " +
-             std::to_string(g.sizes[1]) + " elements)";
-    input = int(k);
+  if (!o.like.empty())
+    return "'" + o.name + "' is torch.empty_like(" + o.like +
+           "): it has the input's sizes";
+  if (in.sizes.size() != 1)
+    return "the input '" + in.name + "' has " +
+           std::to_string(in.sizes.size()) + " dimensions, not 1";
+  if (kind == "reduce-scatter") {
+    if (o.sizes.size() != 1)
+      return "the output '" + o.name + "' has " +
+             std::to_string(o.sizes.size()) + " dimensions, not 1";
+    if (o.sizes[0] * w != in.sizes[0])
+      return "'" + in.name + "' has " + std::to_string(in.sizes[0]) +
+             " element(s), not " + std::to_string(w) + " x " +
+             std::to_string(o.sizes[0]) + " ('" + o.name + "')";
+    return "";
   }
-  if (input < 0)
-    return "no 1-d " + std::string(g.type.name()) + " input has " +
-           std::to_string(g.sizes[1]) + " elements (dimension 1 of '" +
-           g.name + "') to be the shard";
+  if (o.sizes.size() == 2) {
+    if (o.sizes[0] != w)
+      return "'" + o.name + "' has " + std::to_string(o.sizes[0]) +
+             " rows, not the world size " + std::to_string(w);
+    if (o.sizes[1] != in.sizes[0])
+      return "'" + o.name + "' has rows of " + std::to_string(o.sizes[1]) +
+             " element(s), but '" + in.name + "' has " +
+             std::to_string(in.sizes[0]);
+    return "";
+  }
+  if (o.sizes.size() != 1)
+    return "the output '" + o.name + "' has " +
+           std::to_string(o.sizes.size()) + " dimensions, not 1 or 2";
+  if (o.sizes[0] != w * in.sizes[0])
+    return "'" + o.name + "' has " + std::to_string(o.sizes[0]) +
+           " element(s), not " + std::to_string(w) + " x " +
+           std::to_string(in.sizes[0]) + " ('" + in.name + "')";
   return "";
 }
 
@@ -64,92 +82,88 @@ bool dslc::sim::chooseReference(const std::string &requested,
                                 const KernelDescription &desc,
                                 const Binding &binding, unsigned worldSize,
                                 ReferenceSpec &spec, std::string &error) {
+  (void)desc;
   spec = ReferenceSpec();
   if (requested == "none")
     return true;
   if (requested != "auto" && requested != "all-reduce" &&
-      requested != "all-gather") {
+      requested != "reduce-scatter" && requested != "all-gather") {
     error = "unknown reference '" + requested +
-            "' (expected auto, all-reduce, all-gather or none)";
+            "' (expected auto, all-reduce, reduce-scatter, all-gather or "
+            "none)";
     return false;
   }
-  auto indexOf = [&](const std::string &name) {
-    for (size_t k = 0; k < binding.args.size(); ++k)
-      if (binding.args[k].name == name)
-        return int(k);
-    return -1;
+  bool automatic = requested == "auto";
+  std::string kind = automatic ? binding.collective : requested;
+  auto refuse = [&](const std::string &why) {
+    if (automatic)
+      return true; // nothing fits: "none"
+    error = "--reference " + requested + " needs " + needs(requested) +
+            ", but " + why;
+    return false;
   };
-  if (requested != "all-gather") {
-    int output = -1, input = -1;
-    if (desc.outputs.size() == 1) {
-      output = indexOf(desc.outputs[0].name);
-      input = indexOf(desc.outputs[0].like);
-    }
-    // x is symmetric (peers read it), or the data moves through an LL
-    // scratch (peers receive it as packets).
-    bool viaScratch = llvm::any_of(binding.args, [](const ArgBinding &a) {
-      return a.role == Role::Scratch;
-    });
-    bool fits = output >= 0 && input >= 0 &&
-                (binding.args[input].symmetric || viaScratch) &&
-                binding.args[input].role == Role::Input;
-    if (fits) {
-      spec.kind = "all-reduce";
-      spec.output = output;
-      spec.input = input;
-      return true;
-    }
-    if (requested == "all-reduce") {
-      error = "--reference all-reduce needs a kernel with one output made by "
-              "torch.empty_like(x) of a symmetric input x (or of any input "
-              "x when the kernel exchanges data through an LL scratch)";
-      return false;
-    }
+  if (binding.output < 0 || binding.input < 0) {
+    int outputs = 0;
+    for (const ArgBinding &a : binding.args)
+      outputs += a.kind == ArgBinding::Kind::Tensor && a.role == Role::Output;
+    if (outputs != 1)
+      return refuse("the kernel has " + std::to_string(outputs) +
+                    " outputs");
+    return refuse("no single input has the output's dtype");
   }
-  int output = -1, input = -1;
-  std::string why = allGatherMismatch(desc, binding, worldSize, output, input);
-  if (!why.empty()) {
-    if (requested == "auto")
-      return true;
-    error = "--reference all-gather needs a kernel that stores into a 2-d "
-            "[world size, N] tensor through a stack view and has a 1-d "
-            "shard input of N elements, but " +
-            why;
-    return false;
-  }
-  spec.kind = "all-gather";
-  spec.output = output;
-  spec.input = input;
-  spec.bitwise = true;
+  if (kind.empty())
+    return true;
+  const ArgBinding &o = binding.args[binding.output];
+  const ArgBinding &in = binding.args[binding.input];
+  std::string why = mismatch(kind, o, in, worldSize);
+  if (!why.empty())
+    return refuse(why);
+  // Auto checks only kernels that communicate (not a local copy).
+  bool communicates = llvm::any_of(binding.args, [](const ArgBinding &a) {
+    return a.role == Role::PeerTable || a.role == Role::Scratch;
+  });
+  if (automatic && !communicates)
+    return true;
+  spec.kind = kind;
+  spec.output = binding.output;
+  spec.input = binding.input;
+  spec.outputElements = 1;
+  for (int64_t s : o.sizes)
+    spec.outputElements *= s;
+  spec.bitwise = kind == "all-gather";
   return true;
 }
 
 std::vector<double> dslc::sim::computeReference(const ReferenceSpec &spec,
                                                 const Inputs &inputs,
-                                                int64_t call,
+                                                int64_t call, unsigned rank,
                                                 unsigned worldSize) {
   std::vector<double> ref;
   auto valueAt = [](const InputData &d, size_t k) {
     return d.f.empty() ? double(d.i[k]) : d.f[k];
   };
+  auto sizeOf = [](const InputData &d) {
+    return d.f.empty() ? d.i.size() : d.f.size();
+  };
   if (spec.kind == "all-gather") {
     // Row p: rank p's shard, copied.
     for (unsigned p = 0; p < worldSize; ++p) {
       const InputData &d = inputs.get(call, p, spec.input);
-      size_t n = d.f.empty() ? d.i.size() : d.f.size();
-      for (size_t k = 0; k < n; ++k)
+      for (size_t k = 0; k < sizeOf(d); ++k)
         ref.push_back(valueAt(d, k));
     }
     return ref;
   }
-  if (spec.kind != "all-reduce")
+  if (spec.kind != "all-reduce" && spec.kind != "reduce-scatter")
     return ref;
-  for (unsigned r = 0; r < worldSize; ++r) {
-    const InputData &d = inputs.get(call, r, spec.input);
-    size_t n = d.f.empty() ? d.i.size() : d.f.size();
-    ref.resize(n, 0.0);
-    for (size_t k = 0; k < n; ++k)
-      ref[k] += valueAt(d, k);
+  // All-reduce: all of I; reduce-scatter: slice `rank` of it.
+  size_t n = size_t(spec.outputElements);
+  size_t base = spec.kind == "reduce-scatter" ? size_t(rank) * n : 0;
+  ref.assign(n, 0.0);
+  for (unsigned p = 0; p < worldSize; ++p) {
+    const InputData &d = inputs.get(call, p, spec.input);
+    for (size_t k = 0; k < n && base + k < sizeOf(d); ++k)
+      ref[k] += valueAt(d, base + k);
   }
   return ref;
 }

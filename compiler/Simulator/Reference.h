@@ -1,20 +1,23 @@
 //===- Reference.h - The float64 result a kernel must produce ---*- C++ -*-===//
 //
-// `--reference all-reduce`: every rank's output equals the sum over ranks
-// of the symmetric input it is `like` (torch.empty_like(input)), computed in
-// float64; passes when ‖out − ref‖₂ / ‖ref‖₂ is within the output dtype's
-// tolerance (bf16 1e-2, f16 1e-3, f32 1e-5, f64 1e-12, integers exact).
-// `--reference all-gather`: the kernel's result is the 2-d tensor G stored
-// into through a stack view (Binding.h); on every rank r, row p of G equals
-// rank p's shard, the 1-d input of G's dtype whose size is G's dimension 1.
-// A copy, so it passes only when every element is bitwise equal.
-// `auto` picks all-reduce when the kernel has one output made like a
-// symmetric input; all-gather when it has no torch.empty_like output, one
-// tensor G is stored into through a stack view, G is 2-d with dimension 0
-// bound to the world size, and exactly one 1-d input has G's dtype and
-// G's dimension 1 as its size; `none` otherwise (the run then only checks
-// for deadlocks, races and out-of-bounds accesses, and that every output
-// element was written).
+// The collective a kernel's result O is checked against, computed from its
+// data input I (Binding::collective, input and output; Binding.h says how
+// they are chosen):
+//   - all-reduce: on every rank, O equals the sum over ranks of I (same
+//     sizes), computed in float64;
+//   - reduce-scatter: I holds W x S elements, O holds S; on rank r, O
+//     equals the float64 sum over ranks of I[r x S, (r + 1) x S);
+// both pass when ‖out − ref‖₂ / ‖ref‖₂ is within the output dtype's
+// tolerance (bf16 1e-2, f16 1e-3, f32 1e-5, f64 1e-12, integers exact), so
+// any accumulation order and precision (fp32 included) passes;
+//   - all-gather: I holds S elements, O holds W x S (1-d, or 2-d [W, S]);
+//     on every rank, O's elements [p x S, (p + 1) x S) (row p) equal rank
+//     p's I bitwise (a copy: no tolerance).
+// `auto` checks the collective the binding chose, when its sizes fit and
+// the kernel communicates (it has a peer table or an LL scratch); `none`
+// otherwise (the run then only checks for deadlocks, races and
+// out-of-bounds accesses, and that every output element was written). An
+// explicit reference that does not fit is refused with the reason.
 // With every reference, no output element may be left unwritten by the
 // launch (or already overwritten by a peer's next launch).
 //
@@ -34,24 +37,28 @@
 namespace dslc::sim {
 
 struct ReferenceSpec {
-  std::string kind = "none"; ///< "all-reduce", "all-gather" or "none".
-  int output = -1;           ///< Argument index of the checked output.
-  int input = -1;            ///< Argument index of the reduced/gathered input.
+  /// "all-reduce", "reduce-scatter", "all-gather" or "none".
+  std::string kind = "none";
+  int output = -1; ///< Argument index of the checked output.
+  int input = -1;  ///< Argument index of the reduced/gathered input.
+  /// Elements of the output (reduce-scatter: of one rank's slice of I).
+  int64_t outputElements = 0;
   /// Results must match bitwise (all-gather), not within a tolerance.
   bool bitwise = false;
 };
 
-/// Resolves --reference (auto/all-reduce/all-gather/none). False with `error` when the
-/// kernel does not fit the requested collective.
+/// Resolves --reference (auto, all-reduce, reduce-scatter, all-gather,
+/// none). False with `error` when the kernel does not fit the requested
+/// collective.
 bool chooseReference(const std::string &requested,
                      const KernelDescription &desc, const Binding &binding,
                      unsigned worldSize, ReferenceSpec &spec,
                      std::string &error);
 
-/// The expected output of `call` (empty for "none").
+/// The expected output of `call` on `rank` (empty for "none").
 std::vector<double> computeReference(const ReferenceSpec &spec,
                                      const Inputs &inputs, int64_t call,
-                                     unsigned worldSize);
+                                     unsigned rank, unsigned worldSize);
 
 struct Check {
   int64_t unwritten = 0;   ///< Output elements the launch never wrote.

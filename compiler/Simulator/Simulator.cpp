@@ -147,9 +147,11 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     return 1;
   }
   Inputs inputs(binding, worldSize, options.calls, options.seed);
-  std::vector<std::vector<double>> refs;
+  // refs[call][rank]: a reduce-scatter's differs by rank.
+  std::vector<std::vector<std::vector<double>>> refs(options.calls);
   for (int64_t c = 0; c < options.calls; ++c)
-    refs.push_back(computeReference(spec, inputs, c, worldSize));
+    for (unsigned r = 0; r < worldSize; ++r)
+      refs[c].push_back(computeReference(spec, inputs, c, r, worldSize));
 
   std::optional<Dumper> dumper;
   if (!options.dumpDir.empty()) {
@@ -177,7 +179,10 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     for (size_t k = 0; k < a.sizes.size(); ++k)
       out << (k ? "x" : "") << a.sizes[k];
     out << "]" << (a.tableOf.empty() ? "" : " of " + a.tableOf)
-        << (a.stackWritten ? ", stored into by every rank" : "") << "\n";
+        << (a.remoteWritten && a.role == Role::Output
+                ? ", stored into by every rank"
+                : "")
+        << "\n";
   }
   out.flush();
 
@@ -234,8 +239,9 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
           continue;
         Buffer *b = wd.heap.lookup(r, a.name);
         bool checked = outputArg >= 0 && binding.args[outputArg].name == a.name;
-        Check c = checkOutput(*b, checked ? refs[call] : std::vector<double>(),
-                              call, spec.bitwise);
+        Check c = checkOutput(
+            *b, checked ? refs[call][r] : std::vector<double>(), call,
+            spec.bitwise);
         if (dumper && s == 0 && !dumper->writeOutput(*b, call, error))
           reporter.error("dump", error);
         worstRel = std::max(worstRel, c.relError);
@@ -250,7 +256,7 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
           reporter.error("unwritten@" + head,
                          head + "has " + std::to_string(c.unwritten) + " of " +
                              std::to_string(b->numel) + " element(s) " +
-                             (a.stackWritten
+                             (a.remoteWritten
                                   ? "no rank had stored for this launch "
                                     "when it finished"
                                   : "the kernel never wrote") +
@@ -273,10 +279,14 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
           int64_t k = c.worstIndex;
           double got = b->isFloat() ? b->f[k] : double(b->i[k]);
           std::string rowNote;
-          if (spec.kind == "all-gather")
-            rowNote = " (row " + std::to_string(k / b->sizes.back()) +
-                      ": rank " + std::to_string(k / b->sizes.back()) +
-                      "'s '" + binding.args[spec.input].name + "')";
+          if (spec.kind == "all-gather") {
+            // Row p (S elements, S the shard's size) is rank p's shard.
+            int64_t shard = std::max<int64_t>(
+                spec.outputElements / int64_t(worldSize), 1);
+            rowNote = " (row " + std::to_string(k / shard) + ": rank " +
+                      std::to_string(k / shard) + "'s '" +
+                      binding.args[spec.input].name + "')";
+          }
           reporter.error(
               "mismatch@" + head,
               head + "differs from the " + spec.kind + " reference: " +
@@ -287,7 +297,7 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
                   toleranceText(b->type, spec.bitwise) +
                   "), worst element " + elementText(*b, k) + rowNote +
                   ": got " + fmt("%.6g", got) + ", expected " +
-                  fmt("%.6g", refs[call][k]));
+                  fmt("%.6g", refs[call][r][k]));
         }
       }
     };
@@ -328,8 +338,9 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     verdict += ")";
   } else {
     const ArgBinding &o = binding.args[spec.output];
+    // "into 'O'" unless O is the kernel's returned torch.empty_like.
     verdict = spec.kind + " of '" + binding.args[spec.input].name + "'" +
-              (spec.kind == "all-gather" ? " into '" + o.name + "'" : "") +
+              (o.like.empty() ? " into '" + o.name + "'" : "") +
               " (" + o.type.name() + ", " +
               toleranceText(o.type, spec.bitwise) +
               "): max relative error " + fmt("%.3g", worstRel) +
