@@ -18,6 +18,10 @@ enum {
   DSLC_RECORD_NONE = 0,
   DSLC_RECORD_WAIT_TIMEOUT = 1,
   DSLC_RECORD_PACKET_TIMEOUT = 2,
+  /* An index outside its tensor (a signal slot, or a packet range past the
+     scratch): slot = the index (packet: first packet), expected = the
+     tensor's size (packets the scratch holds), seen = the index reached. */
+  DSLC_RECORD_OUT_OF_BOUNDS = 3,
 };
 
 typedef struct DslcErrorRecord {

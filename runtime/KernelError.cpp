@@ -10,6 +10,15 @@ std::string formatErrorRecord(const DslcErrorRecord &rec,
                               int64_t timeoutMs) {
   if (rec.status == DSLC_RECORD_NONE)
     return std::string();
+  if (rec.status == DSLC_RECORD_OUT_OF_BOUNDS)
+    return fmt::format("rank {}: kernel {}: index at {}:{}:{} is outside its "
+                       "tensor: {} reaches {} but the size is {} (CTA {}, "
+                       "address {:#x}); for LL packets, the scratch is too "
+                       "small for this size",
+                       rank, md.kernel,
+                       md.sourceFile.empty() ? md.origin : md.sourceFile,
+                       rec.line, rec.column, rec.slot, rec.seen, rec.expected,
+                       rec.cta, rec.address);
   const char *what = rec.status == DSLC_RECORD_WAIT_TIMEOUT     ? "wait"
                      : rec.status == DSLC_RECORD_PACKET_TIMEOUT ? "packet poll"
                                                                 : nullptr;

@@ -145,9 +145,9 @@ TEST_CASE("harness plan: older metadata (no access) keeps the heuristics",
   p = planCollective(ll, Collective::AllReduce, 2, 1000);
   CHECK(p.input == 0);
   CHECK(p.args[1].role == ArgRole::PacketScratch);
-  // 4 * world * roundUp(N, block0) * 2 bytes = 16 KiB = 2048 int64s.
-  CHECK(p.scratchElems == 2048);
-  CHECK(p.args[1].bytes == 16384);
+  // 8 * world * roundUp(N, block0) * 2 bytes = 32 KiB = 4096 int64s.
+  CHECK(p.scratchElems == 4096);
+  CHECK(p.args[1].bytes == 32768);
   CHECK(p.args[0].inHeap);
   CHECK_FALSE(p.args[2].inHeap); // a returned output: cudaMalloc
   bindAndCheck(ll, p, 1000);
@@ -266,8 +266,8 @@ TEST_CASE("harness plan: the new examples' kernels, from access and "
         json::parse(R"([{"name": "out", "dtype": "float32", "rank": 1, "like": "a"}])"),
         json::parse(R"({"param": "a", "dim": 0, "add": 1, "div": 2})"), 512);
     CollectivePlan p = planCollective(md, Collective::AllReduce, 2, 1025);
-    // 4 * 2 * roundUp(1025, 512) * 4 bytes / 8.
-    CHECK(p.scratchElems == 4 * 2 * 1536 * 4 / 8);
+    // 8 * 2 * roundUp(1025, 512) * 4 bytes / 8.
+    CHECK(p.scratchElems == 8 * 2 * 1536 * 4 / 8);
     bindAndCheck(md, p, 1025);
   }
 }

@@ -71,4 +71,14 @@ TEST_CASE("an error record becomes a message with all its fields",
   rec.status = DSLC_RECORD_PACKET_TIMEOUT;
   CHECK(formatErrorRecord(rec, md, 1, 2000).find("packet poll at") !=
         std::string::npos);
+  // A packet range past the scratch (seen on the GPU with a scratch sized
+  // for the one-shot and the fused two-shot at N = 65539).
+  rec.status = DSLC_RECORD_OUT_OF_BOUNDS;
+  rec.slot = 66816;
+  rec.expected = 66560;
+  rec.seen = 67072;
+  CHECK(formatErrorRecord(rec, md, 0, 2000) ==
+        "rank 0: kernel k: index at ex.py:12:5 is outside its tensor: 66816 "
+        "reaches 67072 but the size is 66560 (CTA 7, address 0x1000); for LL "
+        "packets, the scratch is too small for this size");
 }

@@ -391,7 +391,7 @@ CollectivePlan planCollective(const KernelMetadata &md, Collective c,
   });
   plan.padRows = std::max<int64_t>(tiles, 1);
   int64_t block0 = md.tiles.empty() ? 1 : md.tiles.front().block;
-  plan.scratchElems = 4 * int64_t(world) * roundUp(cap, block0) *
+  plan.scratchElems = 8 * int64_t(world) * roundUp(cap, block0) *
                       static_cast<int64_t>(dtypeSize(plan.dtype)) / 8;
   for (size_t i = 0; i < md.args.size(); ++i) {
     ArgPlan &p = plan.args[i];
