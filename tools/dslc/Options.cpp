@@ -51,7 +51,8 @@ Simulation (docs/simulator.md):
   --ctas=N                CTAs per rank (default: one per tile)
   --size N|NAME=AxB       Extent of data tensors, or sizes of one tensor /
                           value of an int scalar (repeatable)
-  --reference=KIND        auto (default), all-reduce, all-gather or none
+  --reference=KIND        auto (default), all-reduce, reduce-scatter,
+                          all-gather or none
   --calls=K               Launch the kernel K times on the same pads
   --schedules=S           Interleavings to try (default 3)
   --dump-dir=DIR          Write inputs, outputs and a manifest to DIR
@@ -351,10 +352,12 @@ bool parseCommandLine(int argc, const char *const *argv, DriverOptions &opts,
       if (!parseSize(value, c, error))
         return false;
     } else if (name == "--reference") {
-      if (value != "auto" && value != "all-reduce" && value != "all-gather" &&
+      if (value != "auto" && value != "all-reduce" &&
+          value != "reduce-scatter" && value != "all-gather" &&
           value != "none") {
         error = fmt::format(
-            "--reference expects auto, all-reduce, all-gather or none, got '{}'",
+            "--reference expects auto, all-reduce, reduce-scatter, all-gather or "
+            "none, got '{}'",
             value);
         return false;
       }
