@@ -386,6 +386,10 @@ json measure(WorkerState &s, const json &req) {
   run::RunOptions o;
   o.iters = req.value("iters", 20);
   o.graphReplays = req.value("graph_replays", 20);
+  // All replays of a sample in one graph: a short kernel is then timed on
+  // the GPU, not at the host's graph-launch rate (which is what one call per
+  // graph measures below ~5 us).
+  o.callsPerGraph = o.graphReplays;
   o.repetitions = req.value("repetitions", 5);
   o.seed = req.value("seed", 1u);
   // Warm-up: module load, graph instantiation, NCCL's first-call setup.
