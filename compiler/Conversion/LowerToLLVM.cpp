@@ -1,5 +1,6 @@
 //===- LowerToLLVM.cpp - per-thread code to the LLVM and NVVM dialects ---===//
 
+#include "compiler/Conversion/LoweringUtils.h"
 #include "compiler/Conversion/Passes.h"
 
 #include "dialects/Tile/TileDialect.h"
@@ -87,6 +88,24 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
       remaining.front()->emitError(
           "value of a dslc type survives the lowering to LLVM");
       return signalPassFailure();
+    }
+
+    // A call of the error path (recordErrorAndTrap) ends its kernel: it
+    // traps, so the rest of its block is dead in fact. A return right after
+    // the call ends the error path for ptxas too, which otherwise keeps every
+    // spin's error-path values live across the kernel (LoweringUtils.cpp).
+    SmallVector<LLVM::CallOp> exits;
+    module.walk([&](LLVM::CallOp call) {
+      if (call->hasAttr(dslc::kErrorExitAttr))
+        exits.push_back(call);
+    });
+    for (LLVM::CallOp call : exits) {
+      call->removeAttr(dslc::kErrorExitAttr);
+      Block *block = call->getBlock();
+      block->splitBlock(call->getNextNode());
+      OpBuilder b(ctx);
+      b.setInsertionPointToEnd(block);
+      LLVM::ReturnOp::create(b, call.getLoc(), ValueRange{});
     }
 
     module.walk([&](LLVM::LLVMFuncOp f) {

@@ -140,76 +140,126 @@ std::pair<unsigned, unsigned> lineAndColumn(Location loc) {
   return {0, 0};
 }
 
+/// The kernel's one out-of-line error path (docs/kernel-abi.md), built once
+/// per module:
+///   __dslc_error_trap(record, status, line, column, slot, expected, seen,
+///                     address)
+/// claims the error record (status 0 -> 0xffffffff), fills it, fences and
+/// publishes the status, then traps; a thread that lost the claim polls the
+/// status for a bounded number of rounds before trapping, so the winner can
+/// finish (a trap ends the whole grid).
+///
+/// It is out of line, ends in an inline-asm `trap` and a return that LLVM
+/// takes at its word, and every call of it is followed by a return from the
+/// kernel (LowerToLLVM adds it after each call marked kErrorExitAttr). That
+/// is what keeps ptxas's register use down, measured with ptxas 13.0 on the
+/// LL examples at world size 8: with the record written inline and ending
+/// in `trap` (with or without a return after it), or with a call LLVM knows
+/// never returns (LLVM then lays the cold paths one after another and each
+/// call falls through into the next), ptxas keeps each spin's slot, address
+/// and loaded flag words live across all later spins: 255 registers and
+/// spills. With a returning call and a kernel return the values die with
+/// their spin (48 to 56 registers for the one-shot), and the 32 inlined
+/// copies of the record become one function.
+static LLVM::LLVMFuncOp errorTrapFunction(Operation *inKernel) {
+  auto module = inKernel->getParentOfType<ModuleOp>();
+  if (auto f = module.lookupSymbol<LLVM::LLVMFuncOp>(kErrorTrapFunction))
+    return f;
+  MLIRContext *ctx = module.getContext();
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  Location loc = b.getUnknownLoc();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type(), i8 = b.getI8Type();
+  Type ptr = ptrType(ctx);
+  auto type = LLVM::LLVMFunctionType::get(
+      LLVM::LLVMVoidType::get(ctx), {ptr, i32, i32, i32, i64, i64, i64, i64});
+  auto func = LLVM::LLVMFuncOp::create(b, loc, kErrorTrapFunction, type,
+                                       LLVM::Linkage::Internal);
+  func.setNoInline(true);
+  Block *entry = func.addEntryBlock(b);
+  Block *claim = new Block(), *fill = new Block(), *wait = new Block(),
+        *trap = new Block();
+  func.getBody().push_back(claim);
+  func.getBody().push_back(fill);
+  func.getBody().push_back(wait);
+  func.getBody().push_back(trap);
+  wait->addArgument(i32, loc);
+  Value record = entry->getArgument(0);
+  auto c32 = [&](int64_t v) -> Value {
+    return LLVM::ConstantOp::create(b, loc, i32, v);
+  };
+
+  b.setInsertionPointToEnd(entry);
+  Value null = LLVM::ZeroOp::create(b, loc, ptr);
+  Value hasRecord =
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, record, null);
+  LLVM::CondBrOp::create(b, loc, hasRecord, claim, trap);
+
+  // Claim the record: status 0 -> 0xffffffff (being filled).
+  b.setInsertionPointToEnd(claim);
+  Value address = LLVM::PtrToIntOp::create(b, loc, i64, record);
+  Value claimed =
+      asmValue(b, loc, i32, "atom.relaxed.sys.global.cas.b32 $0, [$1], 0, -1;",
+               "=r,l", ValueRange{address});
+  Value won =
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, claimed, c32(0));
+  LLVM::CondBrOp::create(b, loc, won, fill, ValueRange{}, wait,
+                         ValueRange{c32(0)});
+
+  // Field offsets of DslcErrorRecord (docs/kernel-abi.md); 8-byte fields
+  // are 8-byte aligned.
+  b.setInsertionPointToEnd(fill);
+  auto store = [&](int32_t offset, Value v) {
+    Value p = LLVM::GEPOp::create(b, loc, ptr, i8, record,
+                                  ArrayRef<LLVM::GEPArg>{offset});
+    unsigned align = v.getType().getIntOrFloatBitWidth() / 8;
+    LLVM::StoreOp::create(b, loc, v, p, align, /*isVolatile=*/true);
+  };
+  store(4, entry->getArgument(2));
+  store(8, entry->getArgument(3));
+  store(12, NVVM::BlockIdXOp::create(b, loc, i32));
+  store(16, entry->getArgument(4));
+  store(24, entry->getArgument(5));
+  store(32, entry->getArgument(6));
+  store(40, entry->getArgument(7));
+  asmStatement(b, loc, "fence.sc.sys;", "", {});
+  store(0, entry->getArgument(1));
+  asmStatement(b, loc, "fence.sc.sys;", "", {});
+  LLVM::BrOp::create(b, loc, ValueRange{}, trap);
+
+  // A thread that lost the claim lets the winner finish the record.
+  b.setInsertionPointToEnd(wait);
+  Value round = wait->getArgument(0);
+  Value status = asmValue(b, loc, i32, "ld.volatile.global.b32 $0, [$1];",
+                          "=r,l", ValueRange{address});
+  Value filling =
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, status, c32(-1));
+  Value rounds = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::slt, round,
+                                      c32(1 << 20));
+  Value more = LLVM::AndOp::create(b, loc, filling, rounds);
+  Value next = LLVM::AddOp::create(b, loc, round, c32(1));
+  LLVM::CondBrOp::create(b, loc, more, wait, ValueRange{next}, trap,
+                         ValueRange{});
+
+  // An inline-asm trap, not llvm.trap: LLVM must not learn that the function
+  // never returns (see above).
+  b.setInsertionPointToEnd(trap);
+  asmStatement(b, loc, "trap;", "", {});
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+  return func;
+}
+
 void recordErrorAndTrap(OpBuilder &b, Location loc, Operation *inKernel,
                         const SpinSite &site, Value seen) {
   HiddenArgs hidden = hiddenArgs(inKernel);
-  MLIRContext *ctx = b.getContext();
-  Type i8 = b.getI8Type();
-  Value record = hidden.error;
-  Value null = LLVM::ZeroOp::create(b, loc, ptrType(ctx));
-  Value hasRecord =
-      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, record, null);
-  scf::IfOp::create(b, loc, hasRecord, [&](OpBuilder &b, Location loc) {
-    // Claim the record: status 0 -> 0xffffffff (being filled).
-    Value claimed = asmValue(
-        b, loc, b.getI32Type(),
-        "atom.relaxed.sys.global.cas.b32 $0, [$1], 0, -1;", "=r,l",
-        ValueRange{LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), record)});
-    Value won = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, claimed,
-                                      i32(b, loc, 0));
-    scf::IfOp::create(b, loc, won, [&](OpBuilder &b, Location loc) {
-      // Field offsets of DslcErrorRecord (docs/kernel-abi.md); 8-byte
-      // fields are 8-byte aligned.
-      auto store = [&](int32_t offset, Value v) {
-        Value p = LLVM::GEPOp::create(b, loc, ptrType(ctx), i8, record,
-                                      ArrayRef<LLVM::GEPArg>{offset});
-        unsigned align = v.getType().getIntOrFloatBitWidth() / 8;
-        LLVM::StoreOp::create(b, loc, v, p, align, /*isVolatile=*/true);
-      };
-      auto [line, column] = lineAndColumn(loc);
-      store(4, i32(b, loc, line));
-      store(8, i32(b, loc, column));
-      store(12, NVVM::BlockIdXOp::create(b, loc, b.getI32Type()));
-      store(16, site.slot);
-      store(24, site.expected);
-      store(32, seen);
-      store(40, site.address);
-      asmStatement(b, loc, "fence.sc.sys;", "", {});
-      store(0, i32(b, loc, static_cast<int32_t>(site.status)));
-      asmStatement(b, loc, "fence.sc.sys;", "", {});
-      scf::YieldOp::create(b, loc);
-    });
-    // A thread that lost the claim lets the winner finish the record before
-    // trapping (a trap ends the whole grid): it polls the status for a
-    // bounded number of rounds.
-    Value lost = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                       claimed, i32(b, loc, 0));
-    scf::IfOp::create(b, loc, lost, [&](OpBuilder &b, Location loc) {
-      Value address =
-          LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), record);
-      scf::WhileOp::create(
-          b, loc, TypeRange{b.getI32Type()}, ValueRange{i32(b, loc, 0)},
-          [&](OpBuilder &b, Location loc, ValueRange args) {
-            Value status = asmValue(b, loc, b.getI32Type(),
-                                    "ld.volatile.global.b32 $0, [$1];", "=r,l",
-                                    ValueRange{address});
-            Value filling = arith::CmpIOp::create(
-                b, loc, arith::CmpIPredicate::eq, status, i32(b, loc, -1));
-            Value rounds = arith::CmpIOp::create(
-                b, loc, arith::CmpIPredicate::slt, args[0],
-                i32(b, loc, 1 << 20));
-            Value more = arith::AndIOp::create(b, loc, filling, rounds);
-            scf::ConditionOp::create(b, loc, more, args);
-          },
-          [&](OpBuilder &b, Location loc, ValueRange args) {
-            Value next = arith::AddIOp::create(b, loc, args[0], i32(b, loc, 1));
-            scf::YieldOp::create(b, loc, next);
-          });
-      scf::YieldOp::create(b, loc);
-    });
-    scf::YieldOp::create(b, loc);
-  });
-  LLVM::Trap::create(b, loc);
+  LLVM::LLVMFuncOp func = errorTrapFunction(inKernel);
+  auto [line, column] = lineAndColumn(loc);
+  auto call = LLVM::CallOp::create(
+      b, loc, func,
+      ValueRange{hidden.error, i32(b, loc, static_cast<int32_t>(site.status)),
+                 i32(b, loc, line), i32(b, loc, column), site.slot,
+                 site.expected, seen, site.address});
+  call->setAttr(kErrorExitAttr, b.getUnitAttr());
 }
 
 SmallVector<Value> boundedSpinWithValues(

@@ -17,6 +17,11 @@ namespace dslc {
 /// Number of hidden trailing kernel parameters (docs/kernel-abi.md).
 inline constexpr unsigned kNumHiddenArgs = 3;
 
+/// The module's out-of-line error path (LoweringUtils.cpp), and the unit
+/// attribute on each call of it after which the kernel returns.
+inline constexpr llvm::StringLiteral kErrorTrapFunction = "__dslc_error_trap";
+inline constexpr llvm::StringLiteral kErrorExitAttr = "dslc.error_exit";
+
 /// Status codes written into the error record (docs/kernel-abi.md).
 enum class ErrorStatus : uint32_t {
   WaitTimeout = 1,
@@ -121,7 +126,10 @@ mlir::Value epochCounter(mlir::OpBuilder &b, mlir::Location loc,
 void advanceEpoch(mlir::OpBuilder &b, mlir::Location loc,
                   mlir::Operation *inKernel, mlir::Value epoch);
 
-/// Fills the error record with `site` and `seen`, then traps.
+/// Fills the error record with `site` and `seen`, then traps: a call of the
+/// module's out-of-line error path (kErrorTrapFunction), marked
+/// kErrorExitAttr so that LowerToLLVM ends the kernel right after it. To
+/// LLVM the call returns; code after it is unreachable in fact.
 void recordErrorAndTrap(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Operation *inKernel, const SpinSite &site,
                         mlir::Value seen);

@@ -77,12 +77,22 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
       Value linear = linearIndex(b, loc, coords, a.sizes);
       Value base = elementPtr(b, loc, a.ptr, a.elementType, linear);
 
-      // mask[v] = rowValid && start + v < limit (unsigned: negative is out).
+      // mask[v] = rowValid && start + v < limit (unsigned: negative is out),
+      // as v < remaining with remaining = limit - start (0 past the limit):
+      // one value per piece instead of V element indices. A kernel that
+      // loads and stores the same tile coordinates (a[s * shard + tile] and
+      // out[s * shard + tile]) would otherwise share those indices across
+      // everything in between, 2 registers per element.
+      Value limit = limits[innerDim];
+      Value before = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           start, limit);
+      Value remaining = arith::SelectOp::create(
+          b, loc, before, arith::SubIOp::create(b, loc, limit, start),
+          i64(b, loc, 0));
       SmallVector<Value> lanes;
       for (int64_t v = 0; v < layout.vec; ++v) {
-        Value idx = arith::AddIOp::create(b, loc, start, i64(b, loc, v));
-        Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, idx,
-                                         limits[innerDim]);
+        Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                         remaining, i64(b, loc, v));
         lanes.push_back(arith::AndIOp::create(b, loc, rowValid, ok));
       }
       auto maskType = VectorType::get({layout.vec}, b.getI1Type());
@@ -90,10 +100,9 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
 
       Value full = arith::ConstantIntOp::create(b, loc, 0, 1);
       if (contiguous) {
-        Value last =
-            arith::AddIOp::create(b, loc, start, i64(b, loc, layout.vec - 1));
-        Value inBounds = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ult, last, limits[innerDim]);
+        Value inBounds =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, remaining,
+                                  i64(b, loc, layout.vec - 1));
         Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), base);
         Value low = arith::AndIOp::create(b, loc, addr, i64(b, loc, align - 1));
         Value aligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,

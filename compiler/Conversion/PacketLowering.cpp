@@ -326,10 +326,21 @@ Value epochCounter(OpBuilder &b, Location loc, Operation *inKernel) {
 void advanceEpoch(OpBuilder &b, Location loc, Operation *inKernel,
                   Value epoch) {
   ctaBarrier(b, loc);
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      threadId(b, loc), i64(b, loc, 0));
+  // %tid.x and %ctaid.x are read again here, in inline asm that LLVM cannot
+  // merge with the reads at the kernel's start: merged, the thread id or
+  // the counter's address is live across the whole grid-stride loop, and
+  // ptxas parks it in local memory (an 8-byte stack frame and a spill in LL
+  // kernels that otherwise need 40 to 80 registers).
+  Type word = b.getI32Type();
+  Value tid = asmValue(b, loc, word, "mov.u32 $0, %tid.x;", "=r", ValueRange{});
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                      i32(b, loc, 0));
   scf::IfOp::create(b, loc, first, [&](OpBuilder &b, Location loc) {
-    LLVM::StoreOp::create(b, loc, epoch, epochCounter(b, loc, inKernel), 4);
+    Value cta = arith::ExtUIOp::create(
+        b, loc, b.getI64Type(),
+        asmValue(b, loc, word, "mov.u32 $0, %ctaid.x;", "=r", ValueRange{}));
+    Value counter = elementPtr(b, loc, hiddenArgs(inKernel).state, word, cta);
+    LLVM::StoreOp::create(b, loc, epoch, counter, 4);
     scf::YieldOp::create(b, loc);
   });
 }
