@@ -208,9 +208,12 @@ std::vector<const ast::Expr *> elementsOf(const ast::Expr &e) {
 // The generator
 //===----------------------------------------------------------------------===//
 
-/// Largest block size of one tile dimension, and largest tile. A tile lives
-/// in the registers of one CTA: past this, code size and spills explode.
-constexpr int64_t kMaxBlockSize = 1 << 16;
+/// Largest block size of one tile dimension, and largest tile. A tile that
+/// holds data lives in the registers of one CTA: past kMaxTileElements code
+/// size and spills explode (checkTileSize). A block may be larger when its
+/// tile only ranges over indices, e.g. a grid tile that a nested
+/// hl.tile(chunk.begin, chunk.end) walks in smaller tiles.
+constexpr int64_t kMaxBlockSize = 1 << 20;
 constexpr int64_t kMaxTileElements = 1 << 17;
 /// Most tile elements one thread may hold (per tile value).
 constexpr int64_t kMaxElementsPerThread = 256;
@@ -1195,17 +1198,30 @@ Generator::genRuntimeLoop(const ast::ForStmt &s, Value lb, Value ub, Value step,
 
 LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
                                      const ast::CallExpr &call, bool isGrid) {
-  // Extents: hl.tile(n), hl.tile([m, n]) or hl.tile(begin, end) (1-d).
+  // Extents: hl.tile(n), hl.tile([m, n]) or, nested in the grid loop,
+  // hl.tile(begin, end) (1-d: the tiles of [begin, end), in turn).
   const ast::Expr *extentArg = argument(call, 0, "begin_or_end");
   if (!extentArg)
     return error(call.getRange(), "hl.tile needs the extent to iterate");
+  const ast::Expr *beginArg = nullptr;
+  if (const ast::Expr *endArg = argument(call, 1, "end_or_none")) {
+    if (!ast::isa<ast::NoneLiteralExpr>(*endArg)) {
+      if (!inGrid)
+        return error(call.getRange(),
+                     "hl.tile(begin, end) is a loop inside the grid; the "
+                     "grid itself is hl.tile(end)");
+      if (!elementsOf(*extentArg).empty() &&
+          (ast::isa<ast::ListExpr>(*extentArg) ||
+           ast::isa<ast::TupleExpr>(*extentArg)))
+        return error(extentArg->getRange(),
+                     "hl.tile(begin, end) takes scalars (a 1-d range)");
+      beginArg = extentArg;
+      extentArg = endArg;
+    }
+  }
   std::vector<const ast::Expr *> extents = elementsOf(*extentArg);
   if (extents.empty())
     return error(extentArg->getRange(), "hl.tile needs at least one extent");
-  if (argument(call, 1, "end") && !keyword(call, "block_size") &&
-      ast::isa<ast::IntLiteralExpr>(*argument(call, 1, "end")) == false)
-    return error(call.getRange(),
-                 "hl.tile(begin, end) is not supported; use hl.tile(end)");
 
   // Block sizes: block_size= (an int, a list, or None = tunable).
   std::vector<int64_t> blocks;
@@ -1352,10 +1368,35 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
                  "nested multi-dimensional tile loops are not supported");
   Value zero = indexConst(l, 0);
   Value one = indexConst(l, 1);
-  Value count = arith::CeilDivUIOp::create(builder, l, extentIndex[0],
-                                           indexConst(l, blocks[0]));
-  return genRuntimeLoop(s, zero, count, one,
-                        [&](Value iv) { return makeTile(0, iv); });
+  Value first = zero;
+  if (beginArg) {
+    Result b = genExpr(*beginArg);
+    if (failed(b))
+      return failure();
+    auto idx = toIndex(*b, *beginArg);
+    if (failed(idx))
+      return failure();
+    first = *idx;
+  }
+  // Tiles of [first, end): none when end <= first.
+  Value span = arith::SubIOp::create(
+      builder, l, arith::MaxSIOp::create(builder, l, extentIndex[0], first),
+      first);
+  Value count =
+      arith::CeilDivUIOp::create(builder, l, span, indexConst(l, blocks[0]));
+  return genRuntimeLoop(s, zero, count, one, [&](Value iv) {
+    SemValue t = makeTile(0, iv);
+    if (beginArg) {
+      mlir::Location tl = loc(*extents[0]);
+      t.begin = arith::AddIOp::create(builder, tl, t.begin, first);
+      t.end = arith::MinUIOp::create(
+          builder, tl,
+          arith::AddIOp::create(builder, tl, t.begin,
+                                indexConst(tl, blocks[0])),
+          extentIndex[0]);
+    }
+    return t;
+  });
 }
 
 //===----------------------------------------------------------------------===//

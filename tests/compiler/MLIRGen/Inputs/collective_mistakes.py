@@ -38,3 +38,12 @@ def tile_offsets(x: torch.Tensor[torch.float32, 1], out: torch.Tensor[torch.floa
 def shifted(x: torch.Tensor[torch.float32, 1], out: torch.Tensor[torch.float32, 1], k: int):
     for t in hl.tile((x.size(0) + 3) // 4):
         out[t] = x[3 * k + t] + x[t + 2]
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1024, 256], num_warps=4))
+def range_grid(x: torch.Tensor[torch.float32, 1], out: torch.Tensor[torch.float32, 1]):
+    for t in hl.tile(0, x.size(0)):
+        out[t] = x[t]
+    for c in hl.tile(x.size(0)):
+        for t in hl.tile([c.begin], c.end):
+            out[t] = x[t]
