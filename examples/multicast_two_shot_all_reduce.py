@@ -1,6 +1,8 @@
 """Two-shot all-reduce written with multicast (stack) tensors.
 
-The same algorithm as two_shot_all_reduce.py, with both halves expressed
+The same algorithm as two_shot_all_reduce.py (one CTA per chunk of the
+shard, walked tile by tile, one signal/wait pair per chunk), with both
+halves expressed
 on stack tensors: the reduce-scatter half is one load-reduce over the
 peers' inputs (`inputs[:, idx].sum(0)`), the all-gather half one store into
 every peer's output (`outputs[idx] = result`). With `--multicast=software`
@@ -20,7 +22,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[4096], num_warps=16))
+@helion.kernel(config=helion.Config(block_sizes=[65536, 16384], num_warps=16))
 def multicast_two_shot_all_reduce_kernel(
     a: torch.Tensor[torch.bfloat16, 1],
     a_ptrs: torch.Tensor[torch.uint64, 1],
@@ -36,20 +38,21 @@ def multicast_two_shot_all_reduce_kernel(
     inputs = hl.multicast_like(a, a_ptrs)
     outputs = hl.multicast_like(out, out_ptrs)
     pads = hl.stacktensor_like(signal_pad, signal_pad_ptrs)
-    for tile_n in hl.tile(shard):
+    for chunk in hl.tile(shard):
         hl.signal(
-            pads, [tile_n.id, my_rank], signal=1, wait_for=0, scope="sys",
+            pads, [chunk.id, my_rank], signal=1, wait_for=0, scope="sys",
             hasPreviousMemAccess=False,
         )
         for world in hl.tile(world_size, block_size=world_size):
-            hl.wait(signal_pad, [tile_n.id, world], signal=1, update=0, scope="sys")
+            hl.wait(signal_pad, [chunk.id, world], signal=1, update=0, scope="sys")
 
-        mine = my_rank * shard + tile_n
-        outputs[mine] = inputs[:, mine].sum(0)
+        for tile_n in hl.tile(chunk.begin, chunk.end):
+            mine = my_rank * shard + tile_n
+            outputs[mine] = inputs[:, mine].sum(0)
 
-        hl.signal(pads, [tile_n.id, my_rank], signal=1, wait_for=0, scope="sys")
+        hl.signal(pads, [chunk.id, my_rank], signal=1, wait_for=0, scope="sys")
         for world in hl.tile(world_size, block_size=world_size):
             hl.wait(
-                signal_pad, [tile_n.id, world], signal=1, update=0, scope="sys",
+                signal_pad, [chunk.id, world], signal=1, update=0, scope="sys",
                 hasSubsequentMemAccess=False,
             )
