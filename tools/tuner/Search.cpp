@@ -2,6 +2,7 @@
 #include "tools/tuner/Search.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -205,7 +206,20 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
     return res;
   }
 
+  // Every kernel's default first, so a search that the budget stops early
+  // (large sizes: seconds per point) still compares the kernels; then the
+  // pattern search refines the kernels in the order of their defaults'
+  // times, the most promising first.
+  std::vector<std::pair<double, size_t>> order;
   for (size_t k = 0; k < spaces.size(); ++k) {
+    std::optional<double> v;
+    if (!budget())
+      v = evalPoint({static_cast<int>(k), spaces[k].defaultPoint()});
+    order.push_back({v ? *v : std::numeric_limits<double>::infinity(), k});
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  for (const auto &[defaultUs, k] : order) {
     const KernelSpace &s = spaces[k];
     int kernel = static_cast<int>(k);
     if (budget())

@@ -144,3 +144,41 @@ TEST_CASE("search: the budget stops it with the best so far", "[tuner]") {
   CHECK(calls == 3);
   CHECK(r.best);
 }
+
+TEST_CASE("search: every kernel's default comes first, then the fastest "
+          "kernel is refined",
+          "[tuner]") {
+  // Three kernels of 100 points each (pattern search); a budget of 6
+  // evaluations. Kernel 2's default is the fastest: the early-stopped search
+  // must have measured it and refined it, not spent the budget on kernel 0
+  // (what happened at 64M elements on 2xH200: 4 points, all one-shot).
+  std::vector<int64_t> vals;
+  for (int i = 0; i < 10; ++i)
+    vals.push_back(i);
+  std::vector<KernelSpace> spaces;
+  for (const char *name : {"slow", "middle", "fast"})
+    spaces.emplace_back(name,
+                        std::vector<Dimension>{{"x", vals, 5}, {"y", vals, 5}});
+  std::vector<SearchPoint> seen;
+  SearchOptions o;
+  o.exhaustiveLimit = 64;
+  o.outOfBudget = [&] { return seen.size() >= 6; };
+  SearchResult r = search(
+      spaces,
+      [&](const SearchPoint &p) -> std::optional<double> {
+        seen.push_back(p);
+        double base = p.kernel == 0 ? 500 : p.kernel == 1 ? 300 : 100;
+        return base - p.idx[0];
+      },
+      o);
+  // The budget is checked between moves, so one move may finish past it.
+  REQUIRE(seen.size() >= 6);
+  CHECK(seen[0].kernel == 0);
+  CHECK(seen[1].kernel == 1);
+  CHECK(seen[2].kernel == 2);
+  for (size_t i = 3; i < seen.size(); ++i)
+    CHECK(seen[i].kernel == 2);
+  REQUIRE(r.best);
+  CHECK(r.best->kernel == 2);
+  CHECK(r.bestUs < 95);
+}
