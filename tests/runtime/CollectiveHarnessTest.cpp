@@ -434,3 +434,15 @@ TEST_CASE("harness check: references for every collective and dtype",
                                     nullptr) == wrong);
       }
 }
+
+TEST_CASE("harness: replicas are compared bitwise", "[harness]") {
+  // +0.0 and -0.0 are equal numbers but different bits: a replica that
+  // drifted that way is still a different replica.
+  std::vector<uint16_t> a = {0x3f80, 0x0000, 0x4000, 0x7fc0};
+  std::vector<uint16_t> b = a;
+  CHECK(countBitwiseDifferences(a.data(), b.data(), 4, 2) == 0);
+  b[1] = 0x8000;
+  b[3] = 0x7fc1;
+  CHECK(countBitwiseDifferences(a.data(), b.data(), 4, 2) == 2);
+  CHECK(countBitwiseDifferences(a.data(), b.data(), 1, 2) == 0);
+}

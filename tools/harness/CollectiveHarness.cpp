@@ -654,6 +654,11 @@ void CollectiveHarness::check(int64_t n, CollectiveResult &res,
   CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
   size_t es = dtypeSize(plan_.dtype);
   const Buffer &out = buffers_[plan_.output];
+  // All-reduce and all-gather results must be bitwise the same on every
+  // rank (a user's replicas must not drift apart); with one process driving
+  // several GPUs every local rank is compared with the first.
+  bool same = plan_.collective != Collective::ReduceScatter;
+  std::vector<char> first0;
   for (int i = 0; i < comm_.numLocal(); ++i) {
     const LocalRank &l = comm_.local(i);
     setDevice(l.device, l.rank);
@@ -667,7 +672,31 @@ void CollectiveHarness::check(int64_t n, CollectiveResult &res,
     if (bad && res.mismatches == 0)
       res.firstMismatch = fmt::format("{}: rank {}: {}", phase, l.rank, first);
     res.mismatches += bad;
+    if (!same)
+      continue;
+    if (i == 0) {
+      first0 = std::move(host);
+      continue;
+    }
+    int64_t differ = countBitwiseDifferences(first0.data(), host.data(),
+                                             shape.output, es);
+    if (differ && res.mismatches == 0)
+      res.firstMismatch = fmt::format(
+          "{}: rank {} differs bitwise from rank {} in {} element(s)", phase,
+          l.rank, comm_.local(0).rank, differ);
+    res.mismatches += differ;
   }
+}
+
+int64_t countBitwiseDifferences(const void *a, const void *b, int64_t count,
+                                size_t elementBytes) {
+  const char *pa = static_cast<const char *>(a);
+  const char *pb = static_cast<const char *>(b);
+  int64_t differ = 0;
+  for (int64_t i = 0; i < count; ++i)
+    differ += std::memcmp(pa + i * elementBytes, pb + i * elementBytes,
+                          elementBytes) != 0;
+  return differ;
 }
 
 CollectiveResult CollectiveHarness::begin(int64_t n, const RunOptions &o) {

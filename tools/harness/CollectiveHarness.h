@@ -132,6 +132,12 @@ void bindCollective(rt::BoundArgs &a, const CollectivePlan &plan, int64_t n,
                     const std::vector<void *> &local,
                     const std::vector<void *> &peers, int rank);
 
+/// Elements (of `elementBytes` each) in which `a` and `b` differ bitwise.
+/// The harness uses it to require that all-reduce and all-gather results
+/// are identical on every local rank.
+int64_t countBitwiseDifferences(const void *a, const void *b, int64_t count,
+                                size_t elementBytes);
+
 /// Element `k` of rank `rank`'s input for `seed` (what the harness fills:
 /// multiples of 1/37 in [-27, 27], representable in `t`).
 float collectiveInput(uint32_t seed, int rank, int64_t k, rt::DType t);
