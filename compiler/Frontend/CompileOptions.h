@@ -85,6 +85,12 @@ struct CompileOptions {
   /// --simulate: run the kernel on the CPU for --world-size ranks instead of
   /// compiling it (compiler/Simulator, docs/simulator.md).
   bool simulate = false;
+  /// --config-from-cache: take the config from the tuner's cache
+  /// (docs/tuner.md) for this kernel, world size, dtype and --size N;
+  /// --cache-dir overrides where the cache is ($DSLC_CACHE_DIR,
+  /// $XDG_CACHE_HOME/dslc, ~/.cache/dslc).
+  bool configFromCache = false;
+  std::string cacheDir;
   /// --seed: inputs and CTA interleavings; the same seed, the same run.
   uint64_t seed = 1;
   /// --ctas N: CTAs per rank (persistent grid); unset = one per tile.

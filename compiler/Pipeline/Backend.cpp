@@ -14,6 +14,7 @@
 
 #include "compiler/Conversion/Passes.h"
 #include "compiler/MLIRGen/MLIRGen.h"
+#include "compiler/Pipeline/ConfigFromCache.h"
 #include "compiler/Pipeline/MetadataWriter.h"
 #include "compiler/Simulator/Simulator.h"
 #include "compiler/Target/CubinAssembler.h"
@@ -129,8 +130,62 @@ std::string hexSha256(llvm::StringRef text) {
 
 } // namespace
 
+/// --config-from-cache: generates the kernel once with its own config (to
+/// learn its world size and data dtype, diagnostics collected, not shown),
+/// then looks the tuned config up. Leaves `options` unchanged when nothing
+/// matches, with a note saying why.
+static void applyCachedConfig(mlir::MLIRContext &ctx, const ast::Module &module,
+                              const ast::FunctionDef &kernel,
+                              DiagnosticEngine &diags, CompileOptions &options) {
+  DiagnosticEngine quiet(diags.getSourceManager());
+  KernelDescription probe;
+  mlir::OwningOpRef<mlir::ModuleOp> scratch =
+      generateKernel(ctx, module, kernel, options, quiet, probe);
+  if (!scratch || quiet.hasErrors())
+    return; // the real generation reports the errors
+  const SourceBuffer *buffer =
+      diags.getSourceManager().getBuffer(module.getFileId());
+  TunedConfigQuery q;
+  q.cacheDir = options.cacheDir;
+  q.kernel = options.kernel;
+  q.sourceSha256 = buffer ? hexSha256(buffer->getText()) : "";
+  q.worldSize = probe.worldSize.value_or(0);
+  q.size = options.defaultSize;
+  auto floating = [](const std::string &t) {
+    return t == "bfloat16" || t == "float16" || t == "float32" ||
+           t == "float64";
+  };
+  for (const ParamDescription &p : probe.params)
+    if (p.kind == ParamDescription::Kind::Tensor && p.access == "read" &&
+        floating(p.dtype) && q.dtype.empty())
+      q.dtype = p.dtype;
+  for (const OutputDescription &o : probe.outputs)
+    if (q.dtype.empty() && floating(o.dtype))
+      q.dtype = o.dtype;
+  if (!probe.worldSize) {
+    diags.note(kernel.getNameRange(),
+               "--config-from-cache: the kernel is not specialized for a "
+               "world size (-D world_size=N or --world-size N); using its "
+               "own config");
+    return;
+  }
+  std::string why;
+  std::optional<TunedConfig> tuned = findTunedConfig(q, why);
+  if (!tuned) {
+    diags.note(kernel.getNameRange(),
+               "--config-from-cache: " + why + "; using the kernel's own "
+               "config");
+    return;
+  }
+  diags.note(kernel.getNameRange(), "--config-from-cache: " +
+                                        tuned->configJSON + " from " +
+                                        tuned->description);
+  options.configJSON = tuned->configJSON;
+}
+
 int dslc::runBackend(const ast::Module &module, DiagnosticEngine &diags,
-                     const CompileOptions &options) {
+                     const CompileOptions &givenOptions) {
+  CompileOptions options = givenOptions;
   const ast::FunctionDef *kernel = module.lookupFunction(options.kernel);
   if (!kernel) {
     diags.error(SourceRange(), "no kernel named '" + options.kernel + "'");
@@ -146,6 +201,9 @@ int dslc::runBackend(const ast::Module &module, DiagnosticEngine &diags,
   // Diagnostics point at the DSL source; the IR dump is for --emit=tile.
   ctx.printOpOnDiagnostic(false);
   DiagnosticBridge bridge(ctx, diags, module.getFileId());
+
+  if (options.configFromCache)
+    applyCachedConfig(ctx, module, *kernel, diags, options);
 
   // --simulate: run the Tile/Comm IR of every rank on the CPU instead.
   if (options.simulate)

@@ -32,6 +32,12 @@ Options:
                           e.g. -D world_size=2
   --config JSON|@FILE     Kernel config as a JSON object, inline or from FILE,
                           e.g. '{"block_sizes": [8192], "num_warps": 32}'
+  --config-from-cache     Take the config the tuner chose for this kernel
+                          (its source's sha256 and name), world size, dtype
+                          and --size N from the tuning cache (docs/tuner.md);
+                          the kernel's own config when nothing matches
+  --cache-dir=DIR         The tuning cache to read (default $DSLC_CACHE_DIR,
+                          $XDG_CACHE_HOME/dslc, ~/.cache/dslc)
   --signature NAME=DTYPE[RANK],...
                           Element type and rank of parameters whose annotation
                           does not give them (NAME=DTYPE alone: a scalar);
@@ -243,6 +249,10 @@ bool parseCommandLine(int argc, const char *const *argv, DriverOptions &opts,
       c.simulate = true;
       continue;
     }
+    if (arg == "--config-from-cache") {
+      c.configFromCache = true;
+      continue;
+    }
 
     // Split the option name from an attached value.
     std::string name, value;
@@ -266,7 +276,7 @@ bool parseCommandLine(int argc, const char *const *argv, DriverOptions &opts,
         "--config",     "--signature", "--arch",       "--multicast",
         "--world-size", "--rank",      "--timeout-ms", "--cubin-via",
         "--seed",       "--ctas",      "--size",       "--reference",
-        "--dump-dir",   "--calls",     "--schedules"};
+        "--dump-dir",   "--calls",     "--schedules", "--cache-dir"};
     bool known = false;
     for (const char *k : kValued)
       known |= name == k;
@@ -348,6 +358,9 @@ bool parseCommandLine(int argc, const char *const *argv, DriverOptions &opts,
             "--cubin-via expects 'nvjitlink' or 'ptxas', got '{}'", value);
         return false;
       }
+    } else if (name == "--cache-dir") {
+      c.cacheDir = value;
+      c.configFromCache = true;
     } else if (name == "--size") {
       if (!parseSize(value, c, error))
         return false;
@@ -423,6 +436,10 @@ bool parseCommandLine(int argc, const char *const *argv, DriverOptions &opts,
       return false;
     }
     opts.emit = EmitKind::Tile;
+  }
+  if (c.configFromCache && !c.configJSON.empty()) {
+    error = "--config and --config-from-cache both give the config; use one";
+    return false;
   }
   if (!opts.emit) {
     error = "missing --emit=KIND (ast, tile, llvm, llvmir, ptx or cubin)";
