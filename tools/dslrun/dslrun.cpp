@@ -34,6 +34,7 @@
 #include "tools/dslrun/DifferentialCheck.h"
 #include "tools/dslrun/SimulationDump.h"
 #include "tools/harness/CollectiveHarness.h"
+#include "tools/harness/JobLauncher.h"
 
 #include <fmt/format.h>
 
@@ -201,66 +202,6 @@ Options parseArgs(int argc, char **argv) {
   return o;
 }
 
-/// Starts `n` copies of this program as ranks of one job and waits for them.
-int launchJob(int n, int argc, char **argv) {
-  char tmpl[] = "/tmp/dslrun-XXXXXX";
-  if (!mkdtemp(tmpl)) {
-    std::perror("dslrun: mkdtemp");
-    return 1;
-  }
-  std::string rdv = std::string(tmpl) + "/rendezvous.id";
-  std::vector<std::string> args;
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--launch") {
-      ++i;
-      continue;
-    }
-    args.push_back(a);
-  }
-  args.push_back("--rendezvous");
-  args.push_back(rdv);
-  std::vector<pid_t> pids;
-  for (int r = 0; r < n; ++r) {
-    pid_t pid = fork();
-    if (pid < 0) {
-      std::perror("dslrun: fork");
-      return 1;
-    }
-    if (pid == 0) {
-      setenv("RANK", std::to_string(r).c_str(), 1);
-      setenv("WORLD_SIZE", std::to_string(n).c_str(), 1);
-      setenv("LOCAL_RANK", std::to_string(r).c_str(), 1);
-      setenv("LOCAL_WORLD_SIZE", std::to_string(n).c_str(), 1);
-      std::vector<char *> cargs;
-      for (auto &s : args)
-        cargs.push_back(const_cast<char *>(s.c_str()));
-      cargs.push_back(nullptr);
-      execv("/proc/self/exe", cargs.data());
-      std::perror("dslrun: exec");
-      _exit(127);
-    }
-    pids.push_back(pid);
-  }
-  int result = 0;
-  for (size_t done = 0; done < pids.size(); ++done) {
-    int status = 0;
-    pid_t pid = wait(&status);
-    int code = WIFEXITED(status)
-                   ? WEXITSTATUS(status)
-                   : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    for (size_t r = 0; r < pids.size(); ++r)
-      if (pids[r] == pid && code != 0) {
-        std::fprintf(stderr, "dslrun: rank %zu exited with status %d\n", r,
-                     code);
-        if (!result)
-          result = code;
-      }
-  }
-  std::remove(rdv.c_str());
-  rmdir(tmpl);
-  return result;
-}
 
 /// Compiles the DSL file for each local rank; returns the cubin pattern.
 std::string compileDsl(const Options &o, rt::Communicator &comm,
@@ -423,7 +364,7 @@ int main(int argc, char **argv) {
   Options o = parseArgs(argc, argv);
   rt::Communicator::applySafeEnvironment();
   if (o.launch > 0 && !rt::readProcessEnv())
-    return launchJob(o.launch, argc, argv);
+    return run::launchJob("dslrun", o.launch, argc, argv);
   try {
     return runJob(o);
   } catch (const rt::Error &e) {

@@ -18,6 +18,7 @@
 #include "runtime/Error.h"
 #include "runtime/Rendezvous.h"
 #include "runtime/TuningCache.h"
+#include "tools/harness/JobLauncher.h"
 #include "tools/tuner/Candidates.h"
 #include "tools/tuner/Report.h"
 #include "tools/tuner/Search.h"
@@ -630,65 +631,6 @@ int doBench(const Options &o, const Manifest &m) {
   return failures ? 1 : 0;
 }
 
-/// Starts `n` copies of this program as ranks of one job and waits.
-int launchJob(int n, int argc, char **argv) {
-  char tmpl[] = "/tmp/tuner-XXXXXX";
-  if (!mkdtemp(tmpl)) {
-    std::perror("tuner: mkdtemp");
-    return 1;
-  }
-  std::string rdv = std::string(tmpl) + "/rendezvous";
-  std::vector<std::string> args;
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--launch") {
-      ++i;
-      continue;
-    }
-    args.push_back(a);
-  }
-  args.push_back("--rendezvous");
-  args.push_back(rdv);
-  std::vector<pid_t> pids;
-  for (int r = 0; r < n; ++r) {
-    pid_t pid = fork();
-    if (pid < 0) {
-      std::perror("tuner: fork");
-      return 1;
-    }
-    if (pid == 0) {
-      setenv("RANK", std::to_string(r).c_str(), 1);
-      setenv("WORLD_SIZE", std::to_string(n).c_str(), 1);
-      setenv("LOCAL_RANK", std::to_string(r).c_str(), 1);
-      setenv("LOCAL_WORLD_SIZE", std::to_string(n).c_str(), 1);
-      std::vector<char *> cargs;
-      for (auto &s : args)
-        cargs.push_back(const_cast<char *>(s.c_str()));
-      cargs.push_back(nullptr);
-      execv("/proc/self/exe", cargs.data());
-      std::perror("tuner: exec");
-      _exit(127);
-    }
-    pids.push_back(pid);
-  }
-  int result = 0;
-  for (size_t done = 0; done < pids.size(); ++done) {
-    int status = 0;
-    pid_t pid = wait(&status);
-    int code = WIFEXITED(status) ? WEXITSTATUS(status)
-                                 : 128 + (WIFSIGNALED(status) ? WTERMSIG(status)
-                                                              : 0);
-    for (size_t r = 0; r < pids.size(); ++r)
-      if (pids[r] == pid && code != 0) {
-        std::fprintf(stderr, "tuner: rank %zu exited with status %d\n", r,
-                     code);
-        if (!result)
-          result = code;
-      }
-  }
-  std::system(fmt::format("rm -rf '{}'", tmpl).c_str());
-  return result;
-}
 
 } // namespace
 
@@ -705,7 +647,7 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (o.launch > 0 && !rt::readProcessEnv())
-      return launchJob(o.launch, argc, argv);
+      return run::launchJob("tuner", o.launch, argc, argv);
     if (o.mode == "run")
       return doRun(o, loadManifest(o.candidates));
     if (o.mode == "bench")
