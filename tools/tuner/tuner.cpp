@@ -292,9 +292,8 @@ struct SizeSummary {
   std::string error;
 };
 
-int doRun(const Options &o, const Manifest &m) {
-  bool rank0 = isRankZero();
-  Progress prog(rank0 && !o.quiet && isatty(2));
+/// The worker process's settings for measuring the candidates of `m`.
+WorkerOptions workerOptions(const Options &o, const Manifest &m) {
   WorkerOptions wo;
   wo.collective = m.collective;
   wo.dtype = m.dtype;
@@ -302,13 +301,36 @@ int doRun(const Options &o, const Manifest &m) {
   wo.rendezvousBase = o.rendezvous;
   wo.kernelTimeoutMs = o.kernelTimeoutMs;
   wo.requestTimeoutS = o.candidateTimeoutS;
-  WorkerClient worker(wo);
+  return wo;
+}
+
+/// The job's devices; the candidates must have been compiled for its size.
+DeviceInfo jobDevices(WorkerClient &worker, const Manifest &m) {
   DeviceInfo di = worker.info();
   if (di.worldSize != m.worldSize)
     rt::raise(rt::ErrorCode::InvalidArgument,
               fmt::format("the candidates in {} were compiled for world size "
                           "{}, but this job has {} rank(s)",
                           m.dir, m.worldSize, di.worldSize));
+  return di;
+}
+
+/// A measurement of size `n` with the options' call counts.
+MeasureRequest baseRequest(const Options &o, int64_t n) {
+  MeasureRequest base;
+  base.n = n;
+  base.maxN = n;
+  base.iters = o.iters;
+  base.graphReplays = o.replays;
+  base.repetitions = o.samples;
+  return base;
+}
+
+int doRun(const Options &o, const Manifest &m) {
+  bool rank0 = isRankZero();
+  Progress prog(rank0 && !o.quiet && isatty(2));
+  WorkerClient worker(workerOptions(o, m));
+  DeviceInfo di = jobDevices(worker, m);
   if (rank0)
     std::fprintf(stderr,
                  "tuner: %s on %dx %s (%s), %s, %zu kernel(s), key %s\n",
@@ -339,12 +361,7 @@ int doRun(const Options &o, const Manifest &m) {
       }
     }
     auto t0 = std::chrono::steady_clock::now();
-    MeasureRequest base;
-    base.n = n;
-    base.maxN = n;
-    base.iters = o.iters;
-    base.graphReplays = o.replays;
-    base.repetitions = o.samples;
+    MeasureRequest base = baseRequest(o, n);
     MeasureReply nccl = worker.measure(base);
     if (!nccl.ok && rank0)
       prog.log(fmt::format("tuner: size {}: NCCL failed: {}", formatSize(n),
@@ -489,19 +506,8 @@ nearestRecord(const std::vector<rt::TuningRecord> &all, const Manifest &m,
 int doBench(const Options &o, const Manifest &m) {
   bool rank0 = isRankZero();
   Progress prog(rank0 && !o.quiet && isatty(2));
-  WorkerOptions wo;
-  wo.collective = m.collective;
-  wo.dtype = m.dtype;
-  wo.devices = o.devices;
-  wo.rendezvousBase = o.rendezvous;
-  wo.kernelTimeoutMs = o.kernelTimeoutMs;
-  wo.requestTimeoutS = o.candidateTimeoutS;
-  WorkerClient worker(wo);
-  DeviceInfo di = worker.info();
-  if (di.worldSize != m.worldSize)
-    rt::raise(rt::ErrorCode::InvalidArgument,
-              fmt::format("candidates for world size {}, job of {}",
-                          m.worldSize, di.worldSize));
+  WorkerClient worker(workerOptions(o, m));
+  DeviceInfo di = jobDevices(worker, m);
   rt::TuningCache cache(o.cacheDir);
   std::vector<rt::TuningRecord> all = cache.load();
   std::string absDir = absPath(m.dir);
@@ -534,12 +540,7 @@ int doBench(const Options &o, const Manifest &m) {
                              impl, r.reason));
       }
     };
-    MeasureRequest base;
-    base.n = n;
-    base.maxN = n;
-    base.iters = o.iters;
-    base.graphReplays = o.replays;
-    base.repetitions = o.samples;
+    MeasureRequest base = baseRequest(o, n);
     emit("nccl", "", worker.measure(base), "");
     prog.step(formatSize(n) + " nccl");
     std::map<std::string, std::pair<std::string, MeasureReply>> byCubinCfg;
