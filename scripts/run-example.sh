@@ -36,4 +36,5 @@ if [ "$gpus" -lt "$world" ]; then
 fi
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 "$BUILD/bin/dslrun" --cubin "$out/one_shot_all_reduce.r{rank}.cubin" \
-  --sizes 1,7,1K,8193,64K,1M,16M --iters 20 --graph-replays 100
+  --collective all_reduce --sizes 1,7,1K,8193,64K,1M,16M --iters 20 \
+  --graph-replays 100 --nccl
