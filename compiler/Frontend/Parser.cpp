@@ -954,28 +954,76 @@ ExprPtr Parser::parseTest() {
                                    std::move(cond), std::move(otherwise)));
 }
 
-ExprPtr Parser::parseOr() {
-  Location begin = tok().range.begin;
-  ExprPtr lhs = parseAnd();
-  while (lhs && accept(TokenKind::KwOr)) {
-    ExprPtr rhs = parseAnd();
-    if (!rhs)
-      return nullptr;
-    lhs = checkHeight(std::make_unique<BinaryExpr>(
-        rangeFrom(begin), BinaryOp::Or, std::move(lhs), std::move(rhs)));
-  }
-  return lhs;
+namespace {
+/// A binary operator's token and node.
+struct BinarySpelling {
+  TokenKind token;
+  BinaryOp op;
+};
+/// One left-associative precedence level: its operators.
+struct BinaryLevel {
+  const BinarySpelling *ops;
+  size_t count;
+};
+constexpr BinarySpelling kOr[] = {{TokenKind::KwOr, BinaryOp::Or}};
+constexpr BinarySpelling kAnd[] = {{TokenKind::KwAnd, BinaryOp::And}};
+constexpr BinarySpelling kBitOr[] = {{TokenKind::Pipe, BinaryOp::BitOr}};
+constexpr BinarySpelling kBitXor[] = {{TokenKind::Caret, BinaryOp::BitXor}};
+constexpr BinarySpelling kBitAnd[] = {{TokenKind::Amp, BinaryOp::BitAnd}};
+constexpr BinarySpelling kShift[] = {{TokenKind::LShift, BinaryOp::LShift},
+                                     {TokenKind::RShift, BinaryOp::RShift}};
+constexpr BinarySpelling kArith[] = {{TokenKind::Plus, BinaryOp::Add},
+                                     {TokenKind::Minus, BinaryOp::Sub}};
+constexpr BinarySpelling kTerm[] = {{TokenKind::Star, BinaryOp::Mul},
+                                    {TokenKind::Slash, BinaryOp::Div},
+                                    {TokenKind::DoubleSlash, BinaryOp::FloorDiv},
+                                    {TokenKind::Percent, BinaryOp::Mod},
+                                    {TokenKind::At, BinaryOp::MatMul}};
+#define DSLC_LEVEL(ops) BinaryLevel{ops, sizeof(ops) / sizeof(ops[0])}
+/// Python's binary levels, loosest first. Between `and` and `|` sit the
+/// prefix `not` and the chained comparisons (Parser::parseNot); after `*`
+/// come the unary operators and `**` (Parser::parseFactor).
+constexpr BinaryLevel kBinaryLevels[] = {
+    DSLC_LEVEL(kOr),     DSLC_LEVEL(kAnd),   DSLC_LEVEL(kBitOr),
+    DSLC_LEVEL(kBitXor), DSLC_LEVEL(kBitAnd), DSLC_LEVEL(kShift),
+    DSLC_LEVEL(kArith),  DSLC_LEVEL(kTerm)};
+#undef DSLC_LEVEL
+constexpr unsigned kNotLevel = 2;    ///< `not`/comparisons come before this.
+constexpr unsigned kNumBinaryLevels =
+    sizeof(kBinaryLevels) / sizeof(kBinaryLevels[0]);
+} // namespace
+
+ExprPtr Parser::parseOr() { return parseBinaryLevel(0); }
+
+ExprPtr Parser::parseBitOr() { return parseBinaryLevel(kNotLevel); }
+
+/// The operand of level `level`: the next level, `not`/comparisons between
+/// `and` and `|`, the unary operators after the last level.
+ExprPtr Parser::parseBinaryOperand(unsigned level) {
+  if (level == kNotLevel)
+    return parseNot();
+  if (level == kNumBinaryLevels)
+    return parseFactor();
+  return parseBinaryLevel(level);
 }
 
-ExprPtr Parser::parseAnd() {
+ExprPtr Parser::parseBinaryLevel(unsigned level) {
+  const BinaryLevel &ops = kBinaryLevels[level];
   Location begin = tok().range.begin;
-  ExprPtr lhs = parseNot();
-  while (lhs && accept(TokenKind::KwAnd)) {
-    ExprPtr rhs = parseNot();
+  ExprPtr lhs = parseBinaryOperand(level + 1);
+  while (lhs) {
+    const BinarySpelling *spelling = nullptr;
+    for (size_t i = 0; i < ops.count && !spelling; ++i)
+      if (tok().kind == ops.ops[i].token)
+        spelling = &ops.ops[i];
+    if (!spelling)
+      return lhs;
+    consume();
+    ExprPtr rhs = parseBinaryOperand(level + 1);
     if (!rhs)
       return nullptr;
     lhs = checkHeight(std::make_unique<BinaryExpr>(
-        rangeFrom(begin), BinaryOp::And, std::move(lhs), std::move(rhs)));
+        rangeFrom(begin), spelling->op, std::move(lhs), std::move(rhs)));
   }
   return lhs;
 }
@@ -1059,41 +1107,6 @@ done:
   return checkHeight(std::make_unique<CompareExpr>(
       rangeFrom(begin), std::move(operands), std::move(ops)));
 }
-
-// Left-associative binary levels share this shape.
-#define DSLC_BINARY_LEVEL(Name, Next, Cases)                                   \
-  ExprPtr Parser::Name() {                                                     \
-    Location begin = tok().range.begin;                                        \
-    ExprPtr lhs = Next();                                                      \
-    while (lhs) {                                                              \
-      BinaryOp op;                                                             \
-      switch (tok().kind) { Cases default : return lhs; }                      \
-      consume();                                                               \
-      ExprPtr rhs = Next();                                                    \
-      if (!rhs)                                                                \
-        return nullptr;                                                        \
-      lhs = checkHeight(std::make_unique<BinaryExpr>(                          \
-          rangeFrom(begin), op, std::move(lhs), std::move(rhs)));              \
-    }                                                                          \
-    return lhs;                                                                \
-  }
-#define DSLC_OP(Tok, Op)                                                       \
-  case TokenKind::Tok:                                                         \
-    op = BinaryOp::Op;                                                         \
-    break;
-
-DSLC_BINARY_LEVEL(parseBitOr, parseBitXor, DSLC_OP(Pipe, BitOr))
-DSLC_BINARY_LEVEL(parseBitXor, parseBitAnd, DSLC_OP(Caret, BitXor))
-DSLC_BINARY_LEVEL(parseBitAnd, parseShift, DSLC_OP(Amp, BitAnd))
-DSLC_BINARY_LEVEL(parseShift, parseArith,
-                  DSLC_OP(LShift, LShift) DSLC_OP(RShift, RShift))
-DSLC_BINARY_LEVEL(parseArith, parseTerm, DSLC_OP(Plus, Add) DSLC_OP(Minus, Sub))
-DSLC_BINARY_LEVEL(parseTerm, parseFactor,
-                  DSLC_OP(Star, Mul) DSLC_OP(Slash, Div)
-                      DSLC_OP(DoubleSlash, FloorDiv) DSLC_OP(Percent, Mod)
-                          DSLC_OP(At, MatMul))
-#undef DSLC_OP
-#undef DSLC_BINARY_LEVEL
 
 ExprPtr Parser::parseFactor() {
   UnaryOp op;

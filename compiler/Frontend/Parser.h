@@ -100,16 +100,13 @@ private:
   ExprPtr parseTargetList();             // for-loop targets
   ExprPtr parseStarOrTest(bool allowStar);
   ExprPtr parseTest(); // x if c else y
-  ExprPtr parseOr();
-  ExprPtr parseAnd();
+  ExprPtr parseOr();    ///< The loosest binary level.
+  ExprPtr parseBitOr(); ///< The binary levels below the comparisons.
+  /// A left-associative level of Parser.cpp's table, and its operand.
+  ExprPtr parseBinaryLevel(unsigned level);
+  ExprPtr parseBinaryOperand(unsigned level);
   ExprPtr parseNot();
   ExprPtr parseComparison();
-  ExprPtr parseBitOr();
-  ExprPtr parseBitXor();
-  ExprPtr parseBitAnd();
-  ExprPtr parseShift();
-  ExprPtr parseArith();
-  ExprPtr parseTerm();
   ExprPtr parseFactor();
   ExprPtr parsePower();
   ExprPtr parsePrimary();
