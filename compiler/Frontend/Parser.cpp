@@ -478,17 +478,24 @@ StmtPtr Parser::parseImport() {
     Location aliasBegin = tok().range.begin;
     if (!parseDottedName(alias.name))
       return nullptr;
-    if (accept(TokenKind::KwAs)) {
-      if (!check(TokenKind::Identifier)) {
-        errorExpected("name after 'as'");
-        return nullptr;
-      }
-      alias.asName = std::string(consume().text);
-    }
+    if (!parseAsName(alias.asName))
+      return nullptr;
     alias.range = rangeFrom(aliasBegin);
     names.push_back(std::move(alias));
   } while (accept(TokenKind::Comma));
   return std::make_unique<ImportStmt>(rangeFrom(begin), std::move(names));
+}
+
+/// An optional `as NAME` after an imported name; false after an error.
+bool Parser::parseAsName(std::string &asName) {
+  if (!accept(TokenKind::KwAs))
+    return true;
+  if (!check(TokenKind::Identifier)) {
+    errorExpected("name after 'as'");
+    return false;
+  }
+  asName = std::string(consume().text);
+  return true;
 }
 
 StmtPtr Parser::parseFromImport() {
@@ -526,13 +533,8 @@ StmtPtr Parser::parseFromImport() {
       return nullptr;
     }
     alias.name = std::string(consume().text);
-    if (accept(TokenKind::KwAs)) {
-      if (!check(TokenKind::Identifier)) {
-        errorExpected("name after 'as'");
-        return nullptr;
-      }
-      alias.asName = std::string(consume().text);
-    }
+    if (!parseAsName(alias.asName))
+      return nullptr;
     alias.range = rangeFrom(aliasBegin);
     names.push_back(std::move(alias));
   } while (accept(TokenKind::Comma));

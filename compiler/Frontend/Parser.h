@@ -85,6 +85,7 @@ private:
   StmtPtr parseExprOrAssignment();
   StmtPtr parseImport();
   StmtPtr parseFromImport();
+  bool parseAsName(std::string &asName);
   bool parseDottedName(std::string &name);
   StmtPtr parseFunctionDef();
   bool parseParams(std::vector<ast::Param> &params);
