@@ -125,7 +125,26 @@ class Kernel:
                     f"kernel {self.name}: parameter '{p.name}' got a "
                     f"{type(v).__name__}; expected a tensor, a number or a "
                     f"symmetric-memory handle")
+        self._follow_data_dtype(values, signature)
         return signature, shapes, defines, tuple(key)
+
+    def _follow_data_dtype(self, values, signature):
+        """Parameters left out whose annotation has the data's annotated
+        dtype take the dtype the data was passed with (an output `out:
+        torch.Tensor[torch.bfloat16, 1]` becomes float32 when the input
+        is), as the build retypes examples with --signature."""
+        for p in self.params:
+            if p.kind != "tensor" or p.name not in signature or \
+                    p.dtype not in _roles.FLOATING:
+                continue
+            passed = signature[p.name].split("[")[0]
+            if passed == p.dtype:
+                return
+            for q in self.params:
+                if q.name not in values and q.kind == "tensor" and \
+                        q.dtype == p.dtype and q.rank is not None:
+                    signature[q.name] = f"{passed}[{q.rank}]"
+            return
 
     def compile(self, *args, rank=None, world_size=None, **kwargs):
         """Compiles (or finds in the cache) the cubin for these arguments

@@ -183,8 +183,16 @@ class Source:
                 else getattr(obj, "__module__", "") or ""
             if mod == "dslc" or mod.startswith("dslc."):
                 drop.update(range(d.lineno - 1, d.end_lineno))
+                marker = d.lineno - 1
+        # dslc's decorator becomes a bare @dslc.kernel (which marks a kernel
+        # for dslc; its arguments travel on the command line)
         kept = [("" if i in drop else l) for i, l in
                 enumerate(text.splitlines())]
+        if drop:
+            kept[marker] = "@dslc.kernel"
+        elif not fdef.decorator_list:
+            raise InvalidArgumentError(
+                f"dslc.kernel: {fn.__name__} is not decorated")
         body = "\n".join(kept) + "\n"
         # The module's imports (aliases such as `import helion.language as
         # hl`) on one line above, blank lines keeping the line numbers.
