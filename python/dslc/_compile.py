@@ -6,7 +6,7 @@ depends on: the source's sha256, the kernel name, rank, world size, the
 --signature (dtype and rank of each tensor passed), the shapes passed, the
 -D values, the config (given, or the tuning cache's content when it comes
 from there) and extra dslc arguments. key.json also records the compiler
-(`dslc --version` and the binary's sha256); an entry made by another
+(the binary's sha256, and its --version line); an entry made by another
 compiler binary is rebuilt when a dslc binary is at hand, and used as is
 when none is (a cache carried to a machine without the compiler).
 """
@@ -26,7 +26,10 @@ _compiler_ids = {}
 
 
 def compiler_id(path):
-    """'dslc version X (sha256 P)' of a dslc binary (memoized)."""
+    """'sha256 P' of a dslc binary (memoized): what a cache entry must have
+    been made by. Its version line is recorded beside it (compiler_version)
+    but not compared: a carried binary that cannot run there still
+    matches."""
     st = os.stat(path)
     memo = (path, st.st_size, st.st_mtime_ns)
     if memo not in _compiler_ids:
@@ -34,13 +37,16 @@ def compiler_id(path):
         with open(path, "rb") as f:
             for chunk in iter(lambda: f.read(1 << 20), b""):
                 h.update(chunk)
-        try:
-            ver = subprocess.run([path, "--version"], capture_output=True,
-                                 text=True, timeout=60).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            ver = "dslc (version unknown)"
-        _compiler_ids[memo] = f"{ver} (sha256 {h.hexdigest()[:16]})"
+        _compiler_ids[memo] = f"sha256 {h.hexdigest()[:16]}"
     return _compiler_ids[memo]
+
+
+def compiler_version(path):
+    try:
+        return subprocess.run([path, "--version"], capture_output=True,
+                              text=True, timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
 
 
 def tuning_cache_path():
@@ -146,6 +152,7 @@ def compile_kernel(req, log=None):
                 parse_diagnostics(text))
         key = req.key()
         key["compiler"] = compiler_id(dslc)
+        key["compiler_version"] = compiler_version(dslc)
         key["source_file"] = req.source.origin
         key["argv"] = [cubin if a == argv[argv.index("-o") + 1] else a
                        for a in argv[1:]]
