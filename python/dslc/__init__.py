@@ -12,6 +12,7 @@ The package is pure Python over the runtime's C API (ctypes); torch is only
 imported when a function needs it. docs/python.md has the whole story.
 """
 
+import atexit as _atexit
 import os as _os
 
 # Never NVLink multicast (docs/runtime.md): set before torch's symmetric
@@ -24,7 +25,7 @@ for _k, _v in (("NCCL_NVLS_ENABLE", "0"),
 from . import errors  # noqa: E402
 from ._collectives import (all_gather, all_reduce, choice, prepare,  # noqa: E402
                            reduce_scatter, register_ops)
-from ._comm import Communicator, empty, initialized, shutdown, zeros  # noqa: E402
+from ._comm import Communicator, empty, initialized, zeros  # noqa: E402
 from ._comm import default as communicator  # noqa: E402
 from ._compile import size_bucket  # noqa: E402
 from ._kernel import (Kernel, TensorSpec, check_errors, kernel,  # noqa: E402
@@ -59,6 +60,24 @@ def init(group=None, *, device=None, heap_bytes=None, rendezvous_file=None,
     if _torch._torch is not None:
         register_ops()
     return comm
+
+
+def shutdown():
+    """Destroys the communicator, its heap, kernels and collectives (in that
+    order); runs at exit. A kernel error record nobody collected (no
+    dslc.synchronize() after the failing launch) is printed first."""
+    import sys
+    from . import _comm
+    try:
+        check_errors()
+    except KernelError as e:
+        print(f"dslc: {e}", file=sys.stderr)
+    except DslcError:
+        pass
+    _comm.shutdown()
+
+
+_atexit.register(shutdown)
 
 
 def device_count():

@@ -2,7 +2,6 @@
 symmetric memory (dslc's own and PyTorch's) that kernels' peer tables come
 from."""
 
-import atexit
 import bisect
 import ctypes
 import os
@@ -127,13 +126,13 @@ class Communicator:
         try:
             b, local, peers = self._raw_alloc(nbytes, zero)
         except OutOfMemoryError as e:
-            raise OutOfMemoryError(f"{e} (the heap holds {self.heap_bytes} bytes per "
-                          f"rank: dslc.init(heap_bytes=...) or "
-                          f"$DSLC_HEAP_BYTES)") from None
+            raise OutOfMemoryError(
+                f"{e} (the heap holds {self.heap_bytes} bytes per rank: "
+                f"dslc.init(heap_bytes=...) or $DSLC_HEAP_BYTES)") from None
         self._check_same_offset(local - self._anchor[1])
-        bases = self._read_table(peers)
-        buf = SymmetricBuffer(self, b, nbytes, local, peers, bases)
-        self._register(Region(local, local + nbytes, peers, bases,
+        buf = SymmetricBuffer(self, b, nbytes, local, peers, None)
+        # the peer addresses are read (one copy) only for an offset view
+        self._register(Region(local, local + nbytes, peers, None,
                               weakref.ref(buf)))
         return buf
 
@@ -370,8 +369,6 @@ def shutdown():
     if c is not None:
         c.destroy()
 
-
-atexit.register(shutdown)
 
 
 def empty(shape, dtype=None, *, zero=False):
