@@ -113,3 +113,27 @@ class NoGpuTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ReadmeExampleTest(unittest.TestCase):
+    """The README's PyTorch example (run on GPUs by tests/gpu/run.sh) is
+    valid Python and uses only what the package exports."""
+
+    def test_readme_example(self):
+        import ast
+        import re
+        with open(os.path.join(_support.REPO, "README.md")) as f:
+            text = f.read()
+        m = re.search(r"readme-torch-example.*?\n```python\n(.*?)\n```",
+                      text, re.S)
+        self.assertIsNotNone(m, "README.md lost its marked PyTorch example")
+        code = m.group(1)
+        self.assertLessEqual(len(code.splitlines()), 20)
+        tree = ast.parse(code)
+        used = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+                and isinstance(n.value, ast.Name) and n.value.id == "dslc"}
+        self.assertTrue(used >= {"init", "empty", "kernel", "all_reduce"})
+        for name in used:
+            self.assertTrue(hasattr(dslc, name), f"dslc.{name}")
+        for path in re.findall(r'"(examples/[^"]+\.py)"', code):
+            self.assertTrue(os.path.isfile(os.path.join(_support.REPO, path)))

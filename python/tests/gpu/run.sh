@@ -46,6 +46,38 @@ step() { # NAME NPROC LIMIT_S SCRIPT
   if [ $rc -eq 0 ]; then summary+=("PASS $name")
   else summary+=("FAIL $name (exit $rc, log $OUT/$name.log)"); status=1; fi
 }
+# The install command of docs/python.md, into a scratch folder.
+echo "=== pip-install"
+site=$(mktemp -d)
+if "$PY" -m pip install --no-build-isolation --no-deps --no-index --target "$site" \
+     "$ROOT/python" >"$OUT/pip-install.log" 2>&1 &&
+   (cd / && PYTHONPATH=$site "$PY" -c 'import dslc; print(dslc.__file__); print(dslc.runtime_info())') \
+     >>"$OUT/pip-install.log" 2>&1; then
+  summary+=("PASS pip-install")
+else
+  summary+=("FAIL pip-install (log $OUT/pip-install.log)"); status=1
+fi
+tail -n 3 "$OUT/pip-install.log"
+rm -rf "$site"
+
+# The README's PyTorch example, as written (run from the repository root).
+awk '/readme-torch-example/ {on=1; next} on && /^```python/ {inb=1; next}
+     inb && /^```/ {exit} inb {print}' "$ROOT/README.md" >"$OUT/readme_example.py"
+if [ "$gpus" -ge 2 ]; then
+  echo "=== readme-example"
+  (cd "$ROOT" && PYTHONPATH=$ROOT/python timeout 300 "${TORCHRUN[@]}" \
+     --nproc-per-node 2 "$OUT/readme_example.py") >"$OUT/readme-example.log" 2>&1
+  rc=$?
+  tail -n 5 "$OUT/readme-example.log"
+  if [ $rc -eq 0 ] && [ "$(grep -c '^ok$' "$OUT/readme-example.log")" -eq 2 ]; then
+    summary+=("PASS readme-example")
+  else
+    summary+=("FAIL readme-example (exit $rc, log $OUT/readme-example.log)"); status=1
+  fi
+else
+  summary+=("SKIP readme-example (needs 2 GPUs)")
+fi
+
 step torch-1proc 1 600 "$ROOT/python/tests/gpu/torch_tests.py"
 step torch-2proc 2 900 "$ROOT/python/tests/gpu/torch_tests.py"
 step planted-hang 2 60 "$ROOT/python/tests/gpu/planted_hang.py"
