@@ -389,6 +389,8 @@ class _Instance:
             if f.table_of is None:
                 continue
             peers = self.tables.get(f.table_of)
+            if peers is None and f.table_of in self.staging:
+                peers = self.staging[f.table_of][1]   # a staged input's
             if peers is None:
                 v = values.get(f.table_of)
                 if v is None or not _is_tensor(v):
