@@ -4,9 +4,11 @@ for the size, or NCCL), on torch's current stream.
 
 Eager calls go straight to the C API (a handful of attribute reads and one
 ctypes call). Under torch.compile the same functions call the torch.library
-ops dslc::all_reduce_ (in place), dslc::reduce_scatter and dslc::all_gather,
-which have fake implementations, so Dynamo traces through them and Inductor
-keeps them in the graph.
+ops dslc::inplace_all_reduce (mutates its input), dslc::reduce_scatter and
+dslc::all_gather, which have fake implementations, so Dynamo traces through
+them and Inductor keeps them in the graph. (Not "all_reduce_": torchgen
+takes a trailing underscore for an aten-style in-place op that must take
+`self` and return it, which auto-functionalization checks.)
 """
 
 import ctypes
@@ -140,7 +142,7 @@ def all_reduce(t, op="sum"):
     the kernel instance exists: a captured call never allocates and would
     use NCCL)."""
     if _compiling():
-        _torch._torch.ops.dslc.all_reduce_(t, op)
+        _torch._torch.ops.dslc.inplace_all_reduce(t, op)
         return t
     return _eager_all_reduce(t, op)
 
@@ -189,7 +191,7 @@ def _register_ops():
     torch = _torch.torch("dslc's torch.library ops")
     lib_ops = torch.library
 
-    @lib_ops.custom_op("dslc::all_reduce_", mutates_args=("t",),
+    @lib_ops.custom_op("dslc::inplace_all_reduce", mutates_args=("t",),
                        device_types="cuda")
     def _all_reduce_op(t: torch.Tensor, op: str) -> None:
         _eager_all_reduce(t, op)
@@ -225,6 +227,7 @@ def _register_ops():
 
 
 def register_ops():
-    """Registers dslc::all_reduce_, dslc::reduce_scatter, dslc::all_gather
-    with torch.library (done by dslc.init when torch is present)."""
+    """Registers dslc::inplace_all_reduce, dslc::reduce_scatter and
+    dslc::all_gather with torch.library (dslc.init does it when torch is
+    present)."""
     _register_ops()

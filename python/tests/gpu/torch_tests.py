@@ -9,8 +9,9 @@ Cases (each rank prints PASS/FAIL per case; rank 0 ends with
   all-reduce-eager   dslc.all_reduce == dist.all_reduce (bf16 tolerance),
                      sizes 1 .. 1M, bf16 and f32; the dispatch choice printed
   all-reduce-graph   captured in a CUDA graph, replayed on new inputs
-  all-reduce-compile torch.compile(fullgraph=True) through dslc::all_reduce_,
-                     dslc::reduce_scatter, dslc::all_gather
+  all-reduce-compile torch.compile(fullgraph=True) through the ops
+                     dslc::inplace_all_reduce, dslc::reduce_scatter,
+                     dslc::all_gather
   rs-ag-eager        reduce_scatter / all_gather == torch's
   symmetric-tensors  dslc.empty / dslc.zeros are torch tensors in the heap
   kernel-one-shot    examples/one_shot_all_reduce.py on dslc.empty and on
