@@ -249,6 +249,8 @@ class Communicator:
             handle = symm_mem.rendezvous(tensor, self.group_name)
         except Exception as e:  # not symmetric memory
             raise InvalidArgumentError(f"{hint} ({e})") from None
+        if handle is None:  # torch warns and returns None for other memory
+            raise InvalidArgumentError(hint)
         return self.import_symm_mem(handle, tensor)
 
     # -- teardown -----------------------------------------------------------
