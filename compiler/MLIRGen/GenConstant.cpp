@@ -25,14 +25,23 @@ FailureOr<Value> Generator::toIndex(const SemValue &v, const ast::Expr &where) {
                                               builder.getIndexType(), v.value));
     break;
   case SemValue::Kind::Unbound:
-    return error(where.getRange(), "constexpr '" + v.text +
-                                       "' has no value: pass -D " + v.text +
-                                       "=VALUE");
+    return unboundError(v, where.getRange());
   default:
     break;
   }
   return error(where.getRange(),
                std::string("expected an integer, got ") + kindName(v.kind));
+}
+
+LogicalResult Generator::unboundError(const SemValue &v, SourceRange where,
+                                      const std::string &what) {
+  if (!reportedUnbound.insert(v.text).second)
+    return failure();
+  std::string head = what.empty()
+                         ? "constexpr '" + v.text + "' has no value"
+                         : what + " needs constexpr '" + v.text +
+                               "', which has no value";
+  return error(where, head + ": pass -D " + v.text + "=VALUE");
 }
 
 FailureOr<int64_t> Generator::toConstInt(const SemValue &v,
@@ -41,9 +50,7 @@ FailureOr<int64_t> Generator::toConstInt(const SemValue &v,
   if (v.kind == SemValue::Kind::Int)
     return v.intValue;
   if (v.kind == SemValue::Kind::Unbound)
-    return error(where.getRange(), what + " needs constexpr '" + v.text +
-                                       "', which has no value: pass -D " +
-                                       v.text + "=VALUE");
+    return unboundError(v, where.getRange(), what);
   return error(where.getRange(),
                what + " must be a compile-time integer, got " +
                    kindName(v.kind) +
@@ -81,7 +88,7 @@ FailureOr<SemValue> Generator::defineValue(const std::string &name,
     v.text = *dtype;
     return v;
   }
-  diags.error(where, "-D " + name + "=" + text +
+  diags->error(where, "-D " + name + "=" + text +
                          ": value must be an integer, float, True/False, a "
                          "quoted string or a dtype");
   return failure();

@@ -80,8 +80,11 @@ Result Generator::genSequence(const ast::ExprList &elements) {
 }
 
 Result Generator::genName(const ast::NameExpr &e) {
-  if (SemValue *v = lookup(e.getName()))
+  if (SemValue *v = lookup(e.getName())) {
+    if (v->kind == SemValue::Kind::Poison)
+      return failure(); // its definition's error is reported
     return *v;
+  }
   static const char *modules[] = {"torch", "hl", "helion", "dslc", "math"};
   for (const char *m : modules)
     if (e.getName() == m) {

@@ -23,12 +23,17 @@ LogicalResult Generator::genFor(const ast::ForStmt &s) {
     if (callee && (*callee == "hl.grid" || *callee == "helion.language.grid"))
       return genTileLoop(s, *call, /*isGrid=*/true);
     if (callee && *callee == "range")
-      return genRangeLoop(s, *call);
+      return genRangeLoop(s, *call, /*forceUnroll=*/false);
+    if (callee && (*callee == "hl.static_range" ||
+                   *callee == "helion.language.static_range"))
+      return genRangeLoop(s, *call, /*forceUnroll=*/true);
   }
   Result it = genExpr(iter);
   if (failed(it))
     return failure();
   if (it->kind == SemValue::Kind::PeerList) {
+    if (failed(reserveUnrolled(it->peers, s, std::nullopt)))
+      return failure();
     for (int64_t p = 0; p < it->peers; ++p) {
       SemValue ref = SemValue::ofKind(SemValue::Kind::Ref);
       ref.value = comm::PeerOp::create(
@@ -44,6 +49,8 @@ LogicalResult Generator::genFor(const ast::ForStmt &s) {
     return success();
   }
   if (it->kind == SemValue::Kind::Tuple) {
+    if (failed(reserveUnrolled(it->elements.size(), s, std::nullopt)))
+      return failure();
     for (const SemValue &el : it->elements)
       if (failed(genLoopBody(s, s.getTarget(), el)))
         return failure();
@@ -56,7 +63,8 @@ LogicalResult Generator::genFor(const ast::ForStmt &s) {
 }
 
 LogicalResult Generator::genRangeLoop(const ast::ForStmt &s,
-                                      const ast::CallExpr &call) {
+                                      const ast::CallExpr &call,
+                                      bool forceUnroll) {
   const ast::Expr &iter = s.getIter();
   std::vector<SemValue> args;
   for (const ast::Argument &a : call.getArgs()) {
@@ -66,9 +74,7 @@ LogicalResult Generator::genRangeLoop(const ast::ForStmt &s,
     if (failed(v))
       return failure();
     if (v->kind == SemValue::Kind::Unbound)
-      return error(a.value->getRange(), "constexpr '" + v->text +
-                                            "' has no value: pass -D " +
-                                            v->text + "=VALUE");
+      return unboundError(*v, a.value->getRange());
     args.push_back(*v);
   }
   if (args.empty() || args.size() > 3)
@@ -76,37 +82,175 @@ LogicalResult Generator::genRangeLoop(const ast::ForStmt &s,
   SemValue start = args.size() > 1 ? args[0] : SemValue::integer(0);
   SemValue stop = args.size() > 1 ? args[1] : args[0];
   SemValue step = args.size() > 2 ? args[2] : SemValue::integer(1);
-  if (step.kind == SemValue::Kind::Int && step.intValue == 0)
+  if (step.kind != SemValue::Kind::Int)
+    return error(args.size() > 2 ? call.getArgs()[2].value->getRange()
+                                 : call.getRange(),
+                 "the step of a range must be a compile-time integer");
+  if (step.intValue == 0)
     return error(call.getRange(), "range step must not be zero");
-  bool constant = start.kind == SemValue::Kind::Int &&
-                  stop.kind == SemValue::Kind::Int &&
-                  step.kind == SemValue::Kind::Int;
-  if (constant) {
-    int64_t count = 0;
-    for (int64_t i = start.intValue;
-         step.intValue > 0 ? i < stop.intValue : i > stop.intValue;
-         i += step.intValue)
-      if (++count > kMaxConstantRangeIterations)
-        return error(call.getRange(),
-                     "range with more than " +
-                         std::to_string(kMaxConstantRangeIterations) +
-                         " constant iterations");
-    for (int64_t i = start.intValue;
-         step.intValue > 0 ? i < stop.intValue : i > stop.intValue;
-         i += step.intValue)
-      if (failed(genLoopBody(s, s.getTarget(), SemValue::integer(i))))
-        return failure();
-    return success();
+  for (const SemValue *bound : {&start, &stop})
+    if (!isIndexLike(*bound))
+      return error(call.getRange(),
+                   std::string("range takes integers, got ") +
+                       kindName(bound->kind));
+  if (start.kind == SemValue::Kind::Int && stop.kind == SemValue::Kind::Int) {
+    // Iterations of range(start, stop, step), without overflow.
+    __int128 span = step.intValue > 0
+                        ? __int128(stop.intValue) - start.intValue
+                        : __int128(start.intValue) - stop.intValue;
+    __int128 by = step.intValue > 0 ? step.intValue : -__int128(step.intValue);
+    int64_t count = span <= 0 ? 0 : int64_t((span + by - 1) / by);
+    if (count == 0)
+      return success();
+    return genConstantRange(s, start.intValue, step.intValue, count,
+                            forceUnroll);
   }
-  auto lb = toIndex(start, iter), ub = toIndex(stop, iter),
-       st = toIndex(step, iter);
-  if (failed(lb) || failed(ub) || failed(st))
+  if (forceUnroll)
+    return error(call.getRange(),
+                 "hl.static_range needs compile-time bounds");
+  // A run-time range: iterations k = 0 .. count-1 of start + k * step.
+  mlir::Location l = loc(iter);
+  auto lb = toIndex(start, iter), ub = toIndex(stop, iter);
+  if (failed(lb) || failed(ub))
     return failure();
-  return genRuntimeLoop(s, *lb, *ub, *st, [&](Value iv) {
+  int64_t by = step.intValue > 0 ? step.intValue : -step.intValue;
+  Value span = step.intValue > 0 ? arith::SubIOp::create(builder, l, *ub, *lb)
+                                 : arith::SubIOp::create(builder, l, *lb, *ub);
+  Value zero = indexConst(l, 0);
+  Value count = arith::CeilDivSIOp::create(
+      builder, l, arith::MaxSIOp::create(builder, l, span, zero),
+      indexConst(l, by));
+  return genRuntimeLoop(s, zero, count, indexConst(l, 1), [&](Value k) {
     SemValue v = SemValue::ofKind(SemValue::Kind::Scalar);
-    v.value = iv;
+    v.value = arith::AddIOp::create(
+        builder, l, *lb,
+        arith::MulIOp::create(builder, l, k, indexConst(l, step.intValue)));
     return v;
   });
+}
+
+LogicalResult Generator::genConstantRange(const ast::ForStmt &s, int64_t start,
+                                          int64_t step, int64_t count,
+                                          bool forceUnroll) {
+  // A loop over constants stays an scf.for unless its body needs the loop
+  // variable as a compile-time value (a tuple index, an `if`, a shape...):
+  // the body is generated once with a run-time variable, quietly; if that
+  // fails, the loop is unrolled (bounded by kMaxUnrolledBodies).
+  std::optional<Diagnostic> why;
+  if (!forceUnroll) {
+    mlir::Location l = loc(s.getIter());
+    bool kept = speculate(
+        [&]() -> LogicalResult {
+          return genRuntimeLoop(
+              s, indexConst(l, 0), indexConst(l, count), indexConst(l, 1),
+              [&](Value k) {
+                SemValue v = SemValue::ofKind(SemValue::Kind::Scalar);
+                v.value = arith::AddIOp::create(
+                    builder, l, indexConst(l, start),
+                    arith::MulIOp::create(builder, l, k, indexConst(l, step)));
+                return v;
+              });
+        },
+        why);
+    if (kept)
+      return success();
+  }
+  if (failed(reserveUnrolled(count, s, why)))
+    return failure();
+  for (int64_t k = 0; k < count; ++k)
+    if (failed(genLoopBody(s, s.getTarget(),
+                           SemValue::integer(start + k * step))))
+      return failure();
+  return success();
+}
+
+LogicalResult Generator::reserveUnrolled(int64_t copies, const ast::ForStmt &s,
+                                         const std::optional<Diagnostic> &why) {
+  if (copies <= kMaxUnrolledBodies - unrolledBodies) {
+    unrolledBodies += copies;
+    return success();
+  }
+  std::string reason =
+      why ? " because its body needs the loop variable at compile time" : "";
+  (void)error(s.getRange(),
+              "this loop is unrolled" + reason + " and would bring the " +
+                  "kernel to more than " + std::to_string(kMaxUnrolledBodies) +
+                  " unrolled loop bodies (" + std::to_string(copies) +
+                  " here, " + std::to_string(unrolledBodies) +
+                  " before it): use the loop variable as a run-time value "
+                  "or shorten the loop");
+  if (why)
+    diags->note(why->range, "with a run-time loop variable: " + why->message);
+  return failure();
+}
+
+bool Generator::speculate(llvm::function_ref<LogicalResult()> gen,
+                          std::optional<Diagnostic> &firstError) {
+  Block *block = builder.getInsertionBlock();
+  Block::iterator point = builder.getInsertionPoint();
+  Operation *before = point == block->begin() ? nullptr : &*std::prev(point);
+  Snapshot saved = snapshot();
+  DiagnosticEngine quiet(diags->getSourceManager(), nullptr);
+  quiet.setErrorLimit(1);
+  DiagnosticEngine *outer = diags;
+  diags = &quiet;
+  LogicalResult result = gen();
+  diags = outer;
+  if (succeeded(result) && !quiet.hasErrors()) {
+    for (const Diagnostic &d : quiet.getDiagnostics())
+      diags->report(d.range, d.severity, d.message);
+    return true;
+  }
+  // Roll back: the ops made since `before`, then the generator's state.
+  Operation *first = before ? before->getNextNode() : &block->front();
+  Operation *stop = point == block->end() ? nullptr : &*point;
+  SmallVector<Operation *> made;
+  for (Operation *op = first; op && op != stop; op = op->getNextNode())
+    made.push_back(op);
+  for (Operation *op : llvm::reverse(made)) {
+    op->dropAllUses();
+    op->erase();
+  }
+  builder.setInsertionPoint(block, stop ? Block::iterator(stop) : block->end());
+  restore(saved);
+  for (const Diagnostic &d : quiet.getDiagnostics())
+    if (d.severity == Severity::Error) {
+      firstError = d;
+      break;
+    }
+  return false;
+}
+
+Generator::Snapshot Generator::snapshot() {
+  return Snapshot{scopes,
+                  nextBlockSize,
+                  usedDefines,
+                  reportedUnbound,
+                  refDTypes,
+                  argNames,
+                  desc,
+                  inGrid,
+                  returned,
+                  unrolledBodies,
+                  func.getBody().front().getNumArguments()};
+}
+
+void Generator::restore(const Snapshot &s) {
+  scopes = s.scopes;
+  nextBlockSize = s.nextBlockSize;
+  usedDefines = s.usedDefines;
+  reportedUnbound = s.reportedUnbound;
+  refDTypes = s.refDTypes;
+  argNames = s.argNames;
+  desc = s.desc;
+  inGrid = s.inGrid;
+  returned = s.returned;
+  unrolledBodies = s.unrolledBodies;
+  Block &entry = func.getBody().front();
+  if (entry.getNumArguments() > s.numArgs) {
+    entry.eraseArguments(s.numArgs, entry.getNumArguments() - s.numArgs);
+    func.setType(builder.getFunctionType(entry.getArgumentTypes(), {}));
+  }
 }
 
 LogicalResult Generator::genLoopBody(const ast::ForStmt &s,
@@ -114,39 +258,6 @@ LogicalResult Generator::genLoopBody(const ast::ForStmt &s,
   if (failed(genAssign(target, std::move(item), s.getRange())))
     return failure();
   return genBlock(s.getBody());
-}
-
-/// Names assigned anywhere in `body` (loop targets included).
-static void assignedNames(const ast::StmtList &body,
-                          std::set<std::string> &names);
-static void assignedTargets(const ast::Expr &t, std::set<std::string> &names) {
-  if (auto *n = ast::dyn_cast<ast::NameExpr>(&t))
-    names.insert(n->getName());
-  else if (auto *tu = ast::dyn_cast<ast::TupleExpr>(&t))
-    for (const ast::ExprPtr &e : tu->getElements())
-      assignedTargets(*e, names);
-  else if (auto *li = ast::dyn_cast<ast::ListExpr>(&t))
-    for (const ast::ExprPtr &e : li->getElements())
-      assignedTargets(*e, names);
-}
-static void assignedNames(const ast::StmtList &body,
-                          std::set<std::string> &names) {
-  for (const ast::StmtPtr &s : body) {
-    if (auto *a = ast::dyn_cast<ast::AssignStmt>(s.get()))
-      for (const ast::ExprPtr &t : a->getTargets())
-        assignedTargets(*t, names);
-    else if (auto *a = ast::dyn_cast<ast::AugAssignStmt>(s.get()))
-      assignedTargets(a->getTarget(), names);
-    else if (auto *a = ast::dyn_cast<ast::AnnAssignStmt>(s.get()))
-      assignedTargets(a->getTarget(), names);
-    else if (auto *f = ast::dyn_cast<ast::ForStmt>(s.get())) {
-      assignedTargets(f->getTarget(), names);
-      assignedNames(f->getBody(), names);
-    } else if (auto *i = ast::dyn_cast<ast::IfStmt>(s.get())) {
-      assignedNames(i->getThen(), names);
-      assignedNames(i->getElse(), names);
-    }
-  }
 }
 
 LogicalResult

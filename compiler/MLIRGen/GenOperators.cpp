@@ -93,9 +93,7 @@ Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
   if (lhs.kind == SemValue::Kind::Unbound ||
       rhs.kind == SemValue::Kind::Unbound) {
     const SemValue &u = lhs.kind == SemValue::Kind::Unbound ? lhs : rhs;
-    return fail(where.getRange(), "constexpr '" + u.text +
-                                      "' has no value: pass -D " + u.text +
-                                      "=VALUE");
+    return unboundError(u, where.getRange());
   }
   return fail(where.getRange(), std::string("operator '") +
                                     ast::getBinaryOpSpelling(op) +

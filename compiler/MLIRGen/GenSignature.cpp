@@ -46,7 +46,7 @@ LogicalResult Generator::readConfigCall(const ast::Expr &config) {
     } else if (a.name == "num_stages" || a.name == "indexing" ||
                a.name == "pid_type" || a.name == "loop_orders" ||
                a.name == "range_unroll_factors") {
-      diags.warning(a.range, "config key '" + a.name +
+      diags->warning(a.range, "config key '" + a.name +
                                  "' has no effect in dslc and is ignored");
     } else {
       return error(a.range, "unknown config key '" + a.name + "'");
@@ -91,7 +91,7 @@ LogicalResult Generator::readConfig() {
                      "--config: num_warps must be between 1 and 32");
       desc.numWarps = *n;
     } else {
-      diags.warning(where, "--config key '" + key.str() + "' is ignored");
+      diags->warning(where, "--config key '" + key.str() + "' is ignored");
     }
   }
   return success();
@@ -131,7 +131,7 @@ LogicalResult Generator::checkSignatureNames() {
   for (const auto &[name, sig] : options.signature)
     if (llvm::none_of(kernel.getParams(),
                       [&](const ast::Param &p) { return p.name == name; })) {
-      diags.error(kernel.getNameRange(), "--signature names '" + name +
+      diags->error(kernel.getNameRange(), "--signature names '" + name +
                                              "', which is not a "
                                              "parameter of kernel '" +
                                              kernel.getName() + "'");
@@ -169,7 +169,7 @@ LogicalResult Generator::checkRankAgreement(const ast::Param &p,
   bool ok = true;
   auto agree = [&](std::optional<int64_t> &known, const char *option) {
     if (known && *known != v.intValue) {
-      diags.error(p.range, "constexpr '" + p.name + "' is " +
+      diags->error(p.range, "constexpr '" + p.name + "' is " +
                                std::to_string(v.intValue) + " but " + option +
                                " says " + std::to_string(*known));
       ok = false;
@@ -183,7 +183,7 @@ LogicalResult Generator::checkRankAgreement(const ast::Param &p,
     agree(desc.worldSize, "--world-size");
   if (v.kind == SemValue::Kind::Int && desc.rank && desc.worldSize &&
       (isRank || p.name == "world_size") && *desc.rank >= *desc.worldSize) {
-    diags.error(p.range, "rank " + std::to_string(*desc.rank) +
+    diags->error(p.range, "rank " + std::to_string(*desc.rank) +
                              " is not below the world size " +
                              std::to_string(*desc.worldSize));
     ok = false;
@@ -254,7 +254,7 @@ LogicalResult Generator::buildSignature() {
   bool ok = succeeded(checkSignatureNames());
   for (const ast::Param &p : kernel.getParams()) {
     if (p.kind != ast::Param::Kind::Normal) {
-      diags.error(p.range, "kernels cannot take *args or **kwargs");
+      diags->error(p.range, "kernels cannot take *args or **kwargs");
       ok = false;
       continue;
     }

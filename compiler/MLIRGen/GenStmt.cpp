@@ -11,15 +11,62 @@ using namespace mlir;
 
 namespace dslc::mlirgen {
 
+/// Adds the names a target binds.
+static void assignedTargets(const ast::Expr &t, std::set<std::string> &names) {
+  if (auto *n = ast::dyn_cast<ast::NameExpr>(&t))
+    names.insert(n->getName());
+  else if (auto *tu = ast::dyn_cast<ast::TupleExpr>(&t))
+    for (const ast::ExprPtr &e : tu->getElements())
+      assignedTargets(*e, names);
+  else if (auto *li = ast::dyn_cast<ast::ListExpr>(&t))
+    for (const ast::ExprPtr &e : li->getElements())
+      assignedTargets(*e, names);
+}
+void assignedNames(const ast::StmtList &body,
+                          std::set<std::string> &names) {
+  for (const ast::StmtPtr &s : body) {
+    if (auto *a = ast::dyn_cast<ast::AssignStmt>(s.get()))
+      for (const ast::ExprPtr &t : a->getTargets())
+        assignedTargets(*t, names);
+    else if (auto *a = ast::dyn_cast<ast::AugAssignStmt>(s.get()))
+      assignedTargets(a->getTarget(), names);
+    else if (auto *a = ast::dyn_cast<ast::AnnAssignStmt>(s.get()))
+      assignedTargets(a->getTarget(), names);
+    else if (auto *f = ast::dyn_cast<ast::ForStmt>(s.get())) {
+      assignedTargets(f->getTarget(), names);
+      assignedNames(f->getBody(), names);
+    } else if (auto *i = ast::dyn_cast<ast::IfStmt>(s.get())) {
+      assignedNames(i->getThen(), names);
+      assignedNames(i->getElse(), names);
+    }
+  }
+}
+
+void Generator::poisonAssigned(const ast::Stmt &s) {
+  std::set<std::string> names;
+  if (auto *f = ast::dyn_cast<ast::ForStmt>(&s)) {
+    assignedTargets(f->getTarget(), names);
+    assignedNames(f->getBody(), names);
+  } else if (auto *i = ast::dyn_cast<ast::IfStmt>(&s)) {
+    assignedNames(i->getThen(), names);
+    assignedNames(i->getElse(), names);
+  }
+  for (const std::string &name : names)
+    if (!lookup(name))
+      bind(name, SemValue::ofKind(SemValue::Kind::Poison));
+}
+
 LogicalResult Generator::genBlock(const ast::StmtList &body) {
   bool ok = true;
   for (const ast::StmtPtr &s : body) {
-    if (diags.limitReached())
+    if (diags->limitReached())
       return failure();
     if (returned)
       return error(s->getRange(), "statement after 'return' is unreachable");
-    if (failed(genStmt(*s)))
+    if (failed(genStmt(*s))) {
       ok = false;
+      poisonAssigned(*s);
+    }
   }
   return success(ok);
 }
@@ -33,32 +80,34 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
   }
   if (auto *a = ast::dyn_cast<ast::AssignStmt>(&s)) {
     Result v = genExpr(a->getValue());
-    if (failed(v))
-      return failure();
     for (const ast::ExprPtr &t : a->getTargets())
-      if (failed(genAssign(*t, *v, a->getRange())))
+      if (failed(v) || failed(genAssign(*t, *v, a->getRange()))) {
+        for (const ast::ExprPtr &target : a->getTargets())
+          poisonTargets(*target);
         return failure();
+      }
     return success();
   }
   if (auto *a = ast::dyn_cast<ast::AnnAssignStmt>(&s)) {
     if (!a->getValue())
       return success();
     Result v = genExpr(*a->getValue());
-    if (failed(v))
+    if (failed(v) || failed(genAssign(a->getTarget(), *v, a->getRange()))) {
+      poisonTargets(a->getTarget());
       return failure();
-    return genAssign(a->getTarget(), *v, a->getRange());
+    }
+    return success();
   }
   if (auto *a = ast::dyn_cast<ast::AugAssignStmt>(&s)) {
     Result lhs = genExpr(a->getTarget());
-    if (failed(lhs))
+    Result rhs = succeeded(lhs) ? genExpr(a->getValue()) : Result(failure());
+    Result v = succeeded(rhs) ? binaryOp(a->getOp(), *lhs, *rhs, a->getValue())
+                              : Result(failure());
+    if (failed(v) || failed(genAssign(a->getTarget(), *v, a->getRange()))) {
+      poisonTargets(a->getTarget());
       return failure();
-    Result rhs = genExpr(a->getValue());
-    if (failed(rhs))
-      return failure();
-    Result v = binaryOp(a->getOp(), *lhs, *rhs, a->getValue());
-    if (failed(v))
-      return failure();
-    return genAssign(a->getTarget(), *v, a->getRange());
+    }
+    return success();
   }
   if (auto *f = ast::dyn_cast<ast::ForStmt>(&s))
     return genFor(*f);
@@ -159,6 +208,17 @@ LogicalResult Generator::genAssign(const ast::Expr &target, SemValue value,
   if (auto *sub = ast::dyn_cast<ast::SubscriptExpr>(&target))
     return genStore(*sub, std::move(value));
   return error(target.getRange(), "cannot assign to this expression");
+}
+
+void Generator::poisonTargets(const ast::Expr &target) {
+  if (auto *name = ast::dyn_cast<ast::NameExpr>(&target)) {
+    if (name->getName() != "_")
+      bind(name->getName(), SemValue::ofKind(SemValue::Kind::Poison));
+    return;
+  }
+  for (const ast::Expr *e : elementsOf(target))
+    if (e != &target)
+      poisonTargets(*e);
 }
 
 LogicalResult Generator::genStore(const ast::SubscriptExpr &target,

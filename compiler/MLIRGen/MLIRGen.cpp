@@ -52,6 +52,8 @@ const char *kindName(SemValue::Kind k) {
     return "a module";
   case SemValue::Kind::Unbound:
     return "a constexpr without a value";
+  case SemValue::Kind::Poison:
+    return "a value whose definition failed";
   }
   return "a value";
 }
@@ -127,13 +129,13 @@ OwningOpRef<ModuleOp> Generator::run() {
   desc.tunables.push_back({"num_warps", desc.numWarps});
   for (const auto &[name, value] : options.defines)
     if (!usedDefines.count(name))
-      diags.warning(kernel.getNameRange(),
+      diags->warning(kernel.getNameRange(),
                     "-D " + name + "=" + value + " is not used by kernel '" +
                         kernel.getName() +
                         "' (it names no constexpr parameter and no "
                         "hl.specialize'd value)");
   if (nextBlockSize < blockSizes.size())
-    diags.warning(kernel.getNameRange(),
+    diags->warning(kernel.getNameRange(),
                   "the config gives " + std::to_string(blockSizes.size()) +
                       " block sizes but the kernel has " +
                       std::to_string(nextBlockSize) + " tunable tile(s)");

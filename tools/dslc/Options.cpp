@@ -28,8 +28,9 @@ Options:
                             ptx     PTX (+ OUT.json metadata)
                             cubin   cubin (+ OUT.json metadata; needs -o)
   -o OUT                  Output file; '-' is stdout (the default for text)
-  -D NAME=VALUE           Bind a constexpr parameter or global (repeatable),
-                          e.g. -D world_size=2
+  -D NAME=VALUE           Bind a constexpr parameter or an hl.specialize'd
+                          value (repeatable), e.g. -D world_size=2; a
+                          specialized tensor size is -D 'x.size(1)=8192'
   --config JSON|@FILE     Kernel config as a JSON object, inline or from FILE,
                           e.g. '{"block_sizes": [8192], "num_warps": 32}'
   --config-from-cache     Take the config the tuner chose for this kernel
@@ -79,6 +80,19 @@ bool isIdentifier(std::string_view s) {
           (c >= '0' && c <= '9') || c == '_'))
       return false;
   return true;
+}
+
+/// What -D may bind: a constexpr or a specialized value (NAME), or a
+/// specialized tensor size (NAME.size(D)).
+bool isDefineName(std::string_view s) {
+  size_t dot = s.find(".size(");
+  if (dot == std::string_view::npos)
+    return isIdentifier(s);
+  std::string_view dim = s.substr(dot + 6);
+  return isIdentifier(s.substr(0, dot)) && dim.size() >= 2 &&
+         dim.back() == ')' &&
+         dim.substr(0, dim.size() - 1).find_first_not_of("0123456789") ==
+             std::string_view::npos;
 }
 
 bool parseInteger(const std::string &text, int64_t &value) {
@@ -306,9 +320,10 @@ bool parseCommandLine(int argc, const char *const *argv, DriverOptions &opts,
       opts.output = value;
     } else if (name == "-D") {
       size_t eq = value.find('=');
-      if (eq == std::string::npos || !isIdentifier(value.substr(0, eq)) ||
+      if (eq == std::string::npos || !isDefineName(value.substr(0, eq)) ||
           eq + 1 == value.size()) {
-        error = fmt::format("-D expects NAME=VALUE, got '{}'", value);
+        error = fmt::format(
+            "-D expects NAME=VALUE or TENSOR.size(D)=VALUE, got '{}'", value);
         return false;
       }
       c.defines[value.substr(0, eq)] = value.substr(eq + 1);
