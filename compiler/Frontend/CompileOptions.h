@@ -52,6 +52,14 @@ struct ParamSignature {
   unsigned rank = 0;
 };
 
+/// The canonical dtype name (docs/kernel-abi.md: "bfloat16", "float32",
+/// "float8_e4m3fn", ...) of a dtype spelling without its "torch." prefix:
+/// the canonical names and short forms such as bf16, half, f32, int, i64.
+std::optional<std::string> canonicalDTypeName(std::string_view name);
+
+/// The canonical dtype names, space-separated, for messages.
+const char *canonicalDTypeNames();
+
 struct CompileOptions {
   /// The input file as given on the command line.
   std::string inputPath;

@@ -200,16 +200,10 @@ Result Generator::genPacket(const ast::CallExpr &e, bool isPut) {
                           *flag, uint64_t(packet));
     return SemValue::none();
   }
-  std::string dtype = "float32";
-  if (const ast::Expr *dt = keyword(e, "dtype")) {
-    Result d = genExpr(*dt);
-    if (failed(d))
-      return failure();
-    if (d->kind != SemValue::Kind::DType)
-      return fail(dt->getRange(), "dtype must be a torch dtype");
-    dtype = d->text;
-  }
-  auto type = tileShapeOf(*shapeArg, dtypeToType(&ctx, dtype));
+  auto dtype = dtypeArgument(e, ~size_t(0), "float32");
+  if (failed(dtype))
+    return failure();
+  auto type = tileShapeOf(*shapeArg, dtypeToType(&ctx, *dtype));
   if (failed(type))
     return failure();
   SemValue t = SemValue::ofKind(SemValue::Kind::TileData);

@@ -206,6 +206,8 @@ Result Generator::genTileAttribute(const ast::AttributeExpr &e,
     Value splat = tile::SplatOp::create(builder, l, type, begin);
     SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
     t.value = arith::AddIOp::create(builder, l, iota, splat);
+    t.indexTile = std::make_shared<SemValue>(base);
+    t.valid = {arith::SubIOp::create(builder, l, base.end, base.begin)};
     return t;
   } else {
     return fail(e.getNameRange(),
@@ -261,10 +263,8 @@ Result Generator::genCall(const ast::CallExpr &e) {
   std::string n = *name;
   if (llvm::StringRef(n).starts_with("helion.language."))
     n = "hl." + n.substr(16);
-  if (n == "hl.zeros")
-    return genZerosFull(e, false);
-  if (n == "hl.full")
-    return genZerosFull(e, true);
+  if (std::optional<Result> made = genMakeTensor(e, n))
+    return *made;
   if (n == "hl.signal")
     return genSignalWait(e, true);
   if (n == "hl.wait")
@@ -281,8 +281,7 @@ Result Generator::genCall(const ast::CallExpr &e) {
     return genRemoteTensors(e);
   if (n == "hl.specialize")
     return genSpecialize(e);
-  if (n == "torch.empty_like")
-    return genEmptyLike(e);
+
   if (n == "len")
     return genLen(e);
   if (n == "hl.tile" || n == "hl.grid")
@@ -334,14 +333,65 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
   return std::nullopt;
 }
 
+std::optional<Result> Generator::genMakeTensor(const ast::CallExpr &e,
+                                              const std::string &n) {
+  const char *fn = n.c_str();
+  if (n == "torch.empty_like" || n == "torch.zeros_like")
+    return genOutputLike(e, n, n == "torch.zeros_like");
+  if (n == "torch.full_like" || n == "torch.ones_like") {
+    const ast::Expr *arg = argument(e, 0, "input");
+    const ast::Expr *value =
+        n == "torch.full_like" ? argument(e, 1, "fill_value") : nullptr;
+    if (!arg || (n == "torch.full_like" && !value))
+      return fail(e.getRange(), n + " takes a tile value" +
+                                    (value ? "" : " and a fill value"));
+    Result like = genExpr(*arg);
+    if (failed(like))
+      return failure();
+    if (like->kind != SemValue::Kind::TileData)
+      return fail(arg->getRange(),
+                  n + " makes a tile like a tile value (dslc does not fill "
+                      "outputs: make one with torch.empty_like and store "
+                      "into it)");
+    return genFillLike(e, *like, value, n == "torch.ones_like" ? 1 : 0);
+  }
+  bool torchMake = n == "torch.empty" || n == "torch.zeros" ||
+                   n == "torch.ones" || n == "torch.full";
+  if (torchMake && !inGrid) {
+    if (n == "torch.ones" || n == "torch.full")
+      return fail(e.getRange(),
+                  n + " outside the tile loop would be an output filled "
+                      "before the kernel, which dslc does not do: make it "
+                      "with torch.empty and store the values in the loop");
+    return genOutputShaped(e, n, n == "torch.zeros");
+  }
+  if (torchMake || n == "hl.zeros" || n == "hl.full") {
+    bool full = n == "hl.full" || n == "torch.full";
+    const ast::Expr *shape = argument(e, 0, torchMake ? "size" : "shape");
+    const ast::Expr *value =
+        full ? argument(e, 1, torchMake ? "fill_value" : "value") : nullptr;
+    if (!shape)
+      return fail(e.getRange(), n + ": the tile's shape is missing");
+    if (full && !value)
+      return fail(e.getRange(), n + " needs a fill value");
+    return genTileFill(e, fn, *shape, value, "float32",
+                       n == "torch.ones" ? 1 : 0);
+  }
+  return std::nullopt;
+}
+
 Result Generator::genLen(const ast::CallExpr &e) {
   if (e.getArgs().size() != 1)
     return fail(e.getRange(), "len takes one argument");
   Result v = genExpr(*e.getArgs()[0].value);
   if (failed(v))
     return failure();
-  if (v->kind == SemValue::Kind::PeerList)
-    return SemValue::integer(v->peers);
+  if (v->kind == SemValue::Kind::PeerList) {
+    auto n = peerCount(*v, *e.getArgs()[0].value);
+    if (failed(n))
+      return failure();
+    return SemValue::integer(*n);
+  }
   if (v->kind == SemValue::Kind::Tuple)
     return SemValue::integer(v->elements.size());
   return fail(e.getRange(), "len of " + std::string(kindName(v->kind)));
@@ -408,21 +458,49 @@ Result Generator::genTupleItem(const ast::SubscriptExpr &e,
   auto k = toConstInt(*i, e.getIndex(), "a tuple index");
   if (failed(k))
     return failure();
-  int64_t n =
-      base.kind == SemValue::Kind::Tuple ? base.elements.size() : base.peers;
-  if (*k < 0 || *k >= n)
+  int64_t n = base.elements.size();
+  if (base.kind == SemValue::Kind::PeerList) {
+    auto count = peerCount(base, e.getBase());
+    if (failed(count))
+      return failure();
+    n = *count;
+  }
+  int64_t at = *k < 0 ? *k + n : *k; // Python: t[-1] is the last
+  if (at < 0 || at >= n)
     return fail(e.getIndex().getRange(), "index " + std::to_string(*k) +
                                              " is out of range for " +
                                              std::to_string(n) + " elements");
   if (base.kind == SemValue::Kind::Tuple)
-    return base.elements[*k];
-  auto st = cast<comm::StackType>(base.value.getType());
+    return base.elements[at];
+  return peer(base, at, e);
+}
+
+SemValue Generator::peer(const SemValue &list, int64_t p,
+                         const ast::Expr &where) {
+  auto st = cast<comm::StackType>(list.value.getType());
   SemValue r = SemValue::ofKind(SemValue::Kind::Ref);
   r.value = comm::PeerOp::create(
-      builder, loc(e),
-      tile::RefType::get(&ctx, st.getElementType(), st.getRank()), base.value,
-      indexConst(loc(e), *k));
+      builder, loc(where),
+      tile::RefType::get(&ctx, st.getElementType(), st.getRank()), list.value,
+      indexConst(loc(where), p));
+  // Every copy has the parameter's dtype and sizes.
+  r.text = list.text;
   return r;
+}
+
+FailureOr<int64_t> Generator::peerCount(const SemValue &list,
+                                        const ast::Expr &where) {
+  if (list.peers > 0)
+    return list.peers;
+  if (desc.worldSize)
+    return *desc.worldSize;
+  if (!reportedUnbound.insert("len(" + list.text + ")").second)
+    return failure();
+  return error(where.getRange(),
+               "'" + list.text +
+                   "' holds one tensor per rank: its length is the world "
+                   "size, which is not known here: pass --world-size N or "
+                   "-D world_size=N");
 }
 
 } // namespace dslc::mlirgen

@@ -32,20 +32,12 @@ LogicalResult Generator::genFor(const ast::ForStmt &s) {
   if (failed(it))
     return failure();
   if (it->kind == SemValue::Kind::PeerList) {
-    if (failed(reserveUnrolled(it->peers, s, std::nullopt)))
+    auto n = peerCount(*it, iter);
+    if (failed(n) || failed(reserveUnrolled(*n, s, std::nullopt)))
       return failure();
-    for (int64_t p = 0; p < it->peers; ++p) {
-      SemValue ref = SemValue::ofKind(SemValue::Kind::Ref);
-      ref.value = comm::PeerOp::create(
-          builder, loc(iter),
-          tile::RefType::get(
-              &ctx, cast<comm::StackType>(it->value.getType()).getElementType(),
-              cast<comm::StackType>(it->value.getType()).getRank()),
-          it->value, indexConst(loc(iter), p));
-      ref.text = it->text + "[" + std::to_string(p) + "]";
-      if (failed(genLoopBody(s, s.getTarget(), ref)))
+    for (int64_t p = 0; p < *n; ++p)
+      if (failed(genLoopBody(s, s.getTarget(), peer(*it, p, iter))))
         return failure();
-    }
     return success();
   }
   if (it->kind == SemValue::Kind::Tuple) {

@@ -81,7 +81,7 @@ Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
                     "tile.index)");
   if (lhs.kind == SemValue::Kind::TileData ||
       rhs.kind == SemValue::Kind::TileData)
-    return tileBinary(op, std::move(lhs), std::move(rhs), where);
+    return indexArith(op, std::move(lhs), std::move(rhs), where);
   // Run-time scalars (index arithmetic).
   bool scalarish =
       (lhs.kind == SemValue::Kind::Scalar || lhs.kind == SemValue::Kind::Int) &&
@@ -99,6 +99,36 @@ Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
                                     ast::getBinaryOpSpelling(op) +
                                     "' cannot combine " + kindName(lhs.kind) +
                                     " and " + kindName(rhs.kind));
+}
+
+Result Generator::indexArith(ast::BinaryOp op, SemValue lhs, SemValue rhs,
+                             const ast::Expr &where) {
+  using BO = ast::BinaryOp;
+  // `tile.index + k`, `k + tile.index`, `tile.index - k` stay unit-stride
+  // indices of the tile shifted by k.
+  std::shared_ptr<SemValue> shifted;
+  if ((op == BO::Add || op == BO::Sub) && lhs.indexTile && isIndexLike(rhs)) {
+    SemValue by = rhs;
+    if (op == BO::Sub) {
+      Result neg = binaryOp(BO::Sub, SemValue::integer(0), rhs, where);
+      if (failed(neg))
+        return failure();
+      by = *neg;
+    }
+    Result t = shiftTile(*lhs.indexTile, by, where);
+    if (failed(t))
+      return failure();
+    shifted = std::make_shared<SemValue>(*t);
+  } else if (op == BO::Add && rhs.indexTile && isIndexLike(lhs)) {
+    Result t = shiftTile(*rhs.indexTile, lhs, where);
+    if (failed(t))
+      return failure();
+    shifted = std::make_shared<SemValue>(*t);
+  }
+  Result r = tileBinary(op, std::move(lhs), std::move(rhs), where);
+  if (succeeded(r))
+    r->indexTile = shifted;
+  return r;
 }
 
 LogicalResult Generator::promoteTiles(SemValue &lhs, SemValue &rhs,
@@ -128,6 +158,12 @@ LogicalResult Generator::promoteTiles(SemValue &lhs, SemValue &rhs,
   return success();
 }
 
+/// Whether a non-tile operand is a float (a constant or a run-time scalar).
+static bool isFloatScalar(const SemValue &v) {
+  return v.kind == SemValue::Kind::Float ||
+         (v.kind == SemValue::Kind::Scalar && isa<FloatType>(v.value.getType()));
+}
+
 Result Generator::tileBinary(ast::BinaryOp op, SemValue lhs, SemValue rhs,
                              const ast::Expr &where) {
   bool lt = lhs.kind == SemValue::Kind::TileData,
@@ -139,11 +175,23 @@ Result Generator::tileBinary(ast::BinaryOp op, SemValue lhs, SemValue rhs,
     return failure();
   for (const SemValue *v : {&lhs, &rhs})
     if (v->kind != SemValue::Kind::TileData && v->kind != SemValue::Kind::Int &&
-        v->kind != SemValue::Kind::Float)
+        v->kind != SemValue::Kind::Float &&
+        !(v->kind == SemValue::Kind::Scalar &&
+          isa<IntegerType, IndexType, FloatType>(v->value.getType())))
       return fail(where.getRange(),
                   std::string("operator '") + ast::getBinaryOpSpelling(op) +
                       "' cannot combine " + kindName(lhs.kind) + " and " +
                       kindName(rhs.kind));
+  mlir::Location l = loc(where);
+  // torch's promotion: a float scalar makes an integer tile float32; a
+  // scalar never widens a tile's float type.
+  if (!isa<FloatType>(type.getElementType()) &&
+      (isFloatScalar(lhs) || isFloatScalar(rhs))) {
+    type = RankedTensorType::get(type.getShape(), builder.getF32Type());
+    for (SemValue *v : {&lhs, &rhs})
+      if (v->kind == SemValue::Kind::TileData)
+        v->value = castValue(v->value, type.getElementType(), l);
+  }
   auto coerce = [&](SemValue &v) -> LogicalResult {
     if (v.kind == SemValue::Kind::TileData)
       return success();

@@ -31,6 +31,7 @@
 #include "compiler/Frontend/Diagnostics.h"
 #include "compiler/MLIRGen/KernelDescription.h"
 #include "dialects/Comm/CommDialect.h"
+#include "dialects/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -95,6 +96,13 @@ struct SemValue {
   int64_t peers = 0;
   std::vector<SemValue> elements; ///< Tuple.
   const ast::Expr *where = nullptr;
+  // Tile values.
+  /// Per dimension, the count of elements that hold data (the masked tail
+  /// of a tile loaded through a tile index); null where all do.
+  llvm::SmallVector<mlir::Value, 4> valid;
+  /// A tile value equal to `tile.index + k` (unit stride): the tile it
+  /// indexes, shifted by k. Subscripting a tensor with it is that tile.
+  std::shared_ptr<SemValue> indexTile;
 
   static SemValue none() { return {}; }
   static SemValue integer(int64_t v) {
@@ -128,6 +136,15 @@ std::optional<std::string> canonicalDType(llvm::StringRef name);
 std::string typeToDType(mlir::Type t);
 /// The element type of a canonical dtype name (null if unknown).
 mlir::Type dtypeToType(mlir::MLIRContext *ctx, llvm::StringRef dtype);
+/// Whether `t` is one of the fp8 storage types (e4m3fn, e5m2).
+bool isFP8(mlir::Type t);
+
+/// Whether `e` is written with literals only (numbers, strings, None, a
+/// dotted name such as torch.float32, operators and tuples of those): a
+/// constexpr default.
+bool isConstantSyntax(const ast::Expr &e);
+/// The JSON literal of a compile-time value (metadata `constants`).
+std::optional<std::string> constantJSON(const SemValue &v);
 
 /// Adds the names assigned anywhere in `body` (loop targets included).
 void assignedNames(const ast::StmtList &body, std::set<std::string> &names);
@@ -189,6 +206,9 @@ private:
   std::vector<int64_t> blockSizes;
   unsigned nextBlockSize = 0;
   std::set<std::string> symmetricParams;
+  /// Parameters annotated tuple[torch.Tensor, ...] (symmetric tensors
+  /// seen as the tuple of their copies on every rank).
+  std::set<std::string> tupleParams;
   std::set<std::string> usedDefines;
   /// Constexprs whose missing value was reported (once each).
   std::set<std::string> reportedUnbound;
@@ -255,6 +275,12 @@ private:
                                              const std::string &dflt);
   /// A True/False keyword, true when absent.
   mlir::FailureOr<bool> boolKeyword(const ast::CallExpr &e, const char *key);
+  /// The canonical name of a dtype expression (torch.float32, x.dtype).
+  mlir::FailureOr<std::string> dtypeValue(const ast::Expr &e);
+  /// Argument `position` or dtype=, `dflt` when absent.
+  mlir::FailureOr<std::string> dtypeArgument(const ast::CallExpr &e,
+                                             size_t position,
+                                             const std::string &dflt);
 
   // -- setup (GenSignature.cpp) ---------------------------------------------
   mlir::LogicalResult readConfig();
@@ -266,6 +292,7 @@ private:
     std::string dtype;
     unsigned rank = 0;
     bool isScalar = false;
+    bool isTuple = false; ///< tuple[torch.Tensor, ...]: the peers' copies
   };
   mlir::LogicalResult buildSignature();
   mlir::LogicalResult checkSignatureNames();
@@ -276,6 +303,8 @@ private:
   mlir::LogicalResult missingType(const ast::Param &p);
   mlir::FailureOr<ParamType> tensorAnnotation(const ast::Param &p,
                                               const ast::SubscriptExpr &sub);
+  mlir::FailureOr<ParamType> tupleParamType(const ast::Param &p,
+                                            const ast::Expr &annotation);
   void bindParameters(mlir::Block *entry,
                       std::vector<std::pair<std::string, SemValue>> &constants);
 
@@ -368,9 +397,19 @@ private:
   Result genSizeCall(const ast::CallExpr &e, const SemValue &ref,
                      const ast::Expr &callee);
   Result genLen(const ast::CallExpr &e);
+  /// hl.zeros/hl.full and torch's empty/zeros/ones/full(_like): tiles in
+  /// the tile loop, outputs before it; nullopt for other names.
+  std::optional<Result> genMakeTensor(const ast::CallExpr &e,
+                                      const std::string &n);
   Result genMinMax(const ast::CallExpr &e, bool isMin);
   Result genSubscript(const ast::SubscriptExpr &e);
   Result genTupleItem(const ast::SubscriptExpr &e, const SemValue &base);
+  /// Rank `p`'s copy in a PeerList (a tensor with the list's name).
+  SemValue peer(const SemValue &list, int64_t p, const ast::Expr &where);
+  /// The length of a PeerList: the world size (an error, once, when it is
+  /// not known).
+  mlir::FailureOr<int64_t> peerCount(const SemValue &list,
+                                     const ast::Expr &where);
 
   // -- operators (GenOperators.cpp) -----------------------------------------
   Result genBinary(const ast::BinaryExpr &e);
@@ -381,6 +420,9 @@ private:
   Result binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
                   const ast::Expr &where);
   Result tileBinary(ast::BinaryOp op, SemValue lhs, SemValue rhs,
+                    const ast::Expr &where);
+  /// A binary op with a tile value that keeps track of `tile.index + k`.
+  Result indexArith(ast::BinaryOp op, SemValue lhs, SemValue rhs,
                     const ast::Expr &where);
   /// Converts two tiles of different element types to the wider one.
   mlir::LogicalResult promoteTiles(SemValue &lhs, SemValue &rhs,
@@ -420,9 +462,29 @@ private:
   Result genLoadReduce(const ast::CallExpr &e, const SemValue &stack,
                        const ast::SubscriptExpr &sub);
 
+  // -- outputs (GenOutputs.cpp) ----------------------------------------------
+  /// Adds an output parameter the runtime binds after the inputs.
+  SemValue addOutput(tile::RefType type, const std::string &dtype,
+                     const std::string &like, const ast::Expr &where);
+  void warnNotZeroed(const ast::CallExpr &e, llvm::StringRef fn);
+  /// torch.empty_like(x) / torch.zeros_like(x) (`zeros`): an output shaped
+  /// like a tensor, or a tile like a tile value.
+  Result genOutputLike(const ast::CallExpr &e, llvm::StringRef fn, bool zeros);
+  /// torch.empty(shape) / torch.zeros(shape) outside the tile loop.
+  Result genOutputShaped(const ast::CallExpr &e, llvm::StringRef fn,
+                         bool zeros);
+
   // -- tiles (GenTile.cpp) --------------------------------------------------
-  Result genZerosFull(const ast::CallExpr &e, bool full);
-  Result genEmptyLike(const ast::CallExpr &e);
+  /// hl.zeros / hl.full / torch.zeros / torch.full inside the tile loop:
+  /// a tile of `shapeArg` filled with `valueArg` (zeros when null).
+  Result genTileFill(const ast::CallExpr &e, const char *fn,
+                     const ast::Expr &shapeArg, const ast::Expr *valueArg,
+                     const std::string &dflt, int64_t constantFill = 0);
+  /// torch.zeros_like / ones_like / full_like of a tile value.
+  Result genFillLike(const ast::CallExpr &e, const SemValue &like,
+                     const ast::Expr *valueArg, int64_t constantFill = 0);
+  /// The fill of a tile: `valueArg`'s value, or `constantFill`.
+  Result fillValue(const ast::Expr *valueArg, int64_t constantFill);
   Result genCast(const ast::CallExpr &e, const ast::Expr &value);
   mlir::FailureOr<mlir::RankedTensorType> tileShapeOf(const ast::Expr &list,
                                                       mlir::Type elementType);
@@ -439,6 +501,13 @@ private:
   coerceTile(SemValue v, mlir::RankedTensorType type, const ast::Expr &where);
   mlir::FailureOr<mlir::Value> castTile(mlir::Value v, mlir::Type elementType,
                                         mlir::Location l);
+  /// An Int or Float constant as an attribute of element type `et` (a
+  /// float truncated toward zero for an integer type, != 0 for bool).
+  mlir::TypedAttr constantAttr(mlir::Type et, const SemValue &v);
+  /// `v` (a tile or a scalar, index included) converted to element type
+  /// `to` with torch's rules: float -> int truncates, bool is 0/1, -> bool
+  /// is != 0; fp8 goes through f32.
+  mlir::Value castValue(mlir::Value v, mlir::Type to, mlir::Location l);
   /// Checks that a tile of `shape` fits a CTA's registers.
   mlir::LogicalResult checkTileSize(llvm::ArrayRef<int64_t> shape,
                                     SourceRange where);

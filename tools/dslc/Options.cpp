@@ -43,7 +43,8 @@ Options:
                           Element type and rank of parameters whose annotation
                           does not give them (NAME=DTYPE alone: a scalar);
                           DTYPE: bfloat16 float16 float32 float64 int8 uint8
-                          int16 int32 uint32 int64 uint64 bool
+                          int16 int32 uint32 int64 uint64 bool float8_e4m3fn
+                          float8_e5m2 (or bf16, f16, f32, i32, ...)
   --arch=sm_NN            GPU architecture (default sm_90)
   --multicast=MODE        Stores to stack tensors: software (default) or nvls
   --world-size=N          Number of ranks to specialize for
@@ -110,16 +111,6 @@ bool parseInteger(const std::string &text, int64_t &value) {
   return true;
 }
 
-bool isDType(std::string_view s) {
-  static const char *const kDTypes[] = {
-      "bfloat16", "float16", "float32", "float64", "int8",   "uint8",
-      "int16",    "int32",   "uint32",  "int64",   "uint64", "bool"};
-  for (const char *d : kDTypes)
-    if (s == d)
-      return true;
-  return false;
-}
-
 bool parseSignature(const std::string &text, CompileOptions &opts,
                     std::string &error) {
   std::stringstream ss(text);
@@ -151,14 +142,14 @@ bool parseSignature(const std::string &text, CompileOptions &opts,
       sig.rank = static_cast<unsigned>(rank);
       type = type.substr(0, bracket);
     }
-    if (!isDType(type)) {
+    std::optional<std::string> canon = canonicalDTypeName(type);
+    if (!canon) {
       error = fmt::format("--signature: unknown dtype '{}' for '{}' (expected "
-                          "one of bfloat16 float16 float32 float64 int8 "
-                          "uint8 int16 int32 uint32 int64 uint64 bool)",
-                          type, name);
+                          "one of {})",
+                          type, name, canonicalDTypeNames());
       return false;
     }
-    sig.dtype = type;
+    sig.dtype = *canon;
     opts.signature[name] = sig;
   }
   if (!any) {
