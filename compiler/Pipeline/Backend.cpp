@@ -223,12 +223,7 @@ int dslc::runBackend(const ast::Module &module, DiagnosticEngine &diags,
     return writeOutput(options.outputPath, printed(*mod), false, diags) ? 0 : 1;
 
   mlir::PassManager pm(&ctx);
-  pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(mlir::createCSEPass());
-  pm.addPass(createDistributeTiles());
-  pm.addPass(createLowerToLLVM());
-  pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(mlir::createCSEPass());
+  buildLoweringPipeline(pm);
   if (mlir::failed(pm.run(*mod)))
     return 1;
 
@@ -236,6 +231,7 @@ int dslc::runBackend(const ast::Module &module, DiagnosticEngine &diags,
   BuildFacts facts;
   facts.arch = options.arch;
   facts.defaultTimeoutMs = options.timeoutMs;
+  facts.sharedBytes = sharedWorkspaceBytes(*mod);
   facts.multicast =
       options.multicast == MulticastMode::NVLS ? "nvls" : "software";
   if (const SourceBuffer *buffer =

@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -374,4 +375,61 @@ LogicalResult ReshapeOp::verify() {
                          << input << " " << listStr(from) << " and of "
                          << result << " " << listStr(to) << " differ";
   return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  // Unit dimensions in and out compose: reshape(reshape(x)) = reshape(x).
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
+}
+
+namespace {
+/// reshape(reduce(x, d) without d) back to the keepdim shape ->
+/// reduce(x, d) keepdim. Other users of the reduction get a reshape of the
+/// keepdim result.
+struct ReshapeOfReduce : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto reduce = op.getInput().getDefiningOp<ReduceOp>();
+    if (!reduce || reduce.isKeepDim())
+      return failure();
+    RankedTensorType input = reduce.getInput().getType();
+    SmallVector<int64_t> keep(input.getShape());
+    keep[reduce.getDim()] = 1;
+    auto keepType = RankedTensorType::get(keep, input.getElementType());
+    if (op.getType() != keepType)
+      return failure();
+    rewriter.setInsertionPoint(reduce);
+    auto keepDim = ReduceOp::create(rewriter, reduce.getLoc(), keepType,
+                                    reduce.getInput(), reduce.getDimAttr(),
+                                    reduce.getKindAttr(), reduce.getValid());
+    rewriter.replaceOp(op, keepDim.getResult());
+    if (!reduce.use_empty()) {
+      auto back = ReshapeOp::create(rewriter, reduce.getLoc(),
+                                    reduce.getResult().getType(),
+                                    keepDim.getResult());
+      rewriter.replaceOp(reduce, back.getResult());
+    } else {
+      rewriter.eraseOp(reduce);
+    }
+    return success();
+  }
+};
+} // namespace
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<ReshapeOfReduce>(context);
 }

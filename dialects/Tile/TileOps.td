@@ -168,6 +168,7 @@ def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
   let results = (outs Tile_TileTensor:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
@@ -180,11 +181,19 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
     ```mlir
     %r = tile.reshape %x : tensor<8192xf32> -> tensor<1x8192xf32>
     ```
+
+    Folds: a reshape to the input's own type, and a reshape of a reshape.
+    Canonicalization: a reshape of a reduction that removed its dimension,
+    back to the keepdim shape, becomes the keepdim reduction (so
+    `x.sum(-1)[:, None]` keeps the replicated result instead of gathering
+    it).
   }];
   let arguments = (ins Tile_TileTensor:$input);
   let results = (outs Tile_TileTensor:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
   let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 #endif // DSLC_DIALECTS_TILE_TILEOPS_TD
