@@ -107,7 +107,7 @@ Result Generator::genLoadReduce(const ast::CallExpr &e, const SemValue &stack,
                     "and " +
                     std::to_string(rank) + " indices, got " +
                     std::to_string(rest.size()));
-  auto access = accessOfList(rank, rest, sub.getIndex());
+  auto access = accessOfList(stack, rest, sub.getIndex());
   if (failed(access))
     return failure();
   auto mode = options.multicast == MulticastMode::NVLS

@@ -4,6 +4,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace dslc::mlirgen {
@@ -184,6 +186,52 @@ std::optional<Result> Generator::foldIntegers(ast::BinaryOp op, int64_t a,
     return SemValue::integer(a && b);
   case BO::Or:
     return SemValue::integer(a || b);
+  case BO::Pow:
+    if (b >= 0) {
+      int64_t r = 1;
+      for (int64_t k = 0; k < b; ++k)
+        if (__builtin_mul_overflow(r, a, &r))
+          return fail(where.getRange(), "integer power overflows 64 bits");
+      return SemValue::integer(r);
+    }
+    return std::nullopt; // a float, foldNumbers
+  default:
+    return std::nullopt; // '/' is a float, foldNumbers
+  }
+}
+
+std::optional<Result> Generator::foldNumbers(ast::BinaryOp op,
+                                             const SemValue &lhs,
+                                             const SemValue &rhs,
+                                             const ast::Expr &where) {
+  using BO = ast::BinaryOp;
+  auto value = [](const SemValue &v) {
+    return v.kind == SemValue::Kind::Int ? double(v.intValue) : v.floatValue;
+  };
+  double a = value(lhs), b = value(rhs);
+  SemValue r = SemValue::ofKind(SemValue::Kind::Float);
+  switch (op) {
+  case BO::Add:
+    r.floatValue = a + b;
+    return r;
+  case BO::Sub:
+    r.floatValue = a - b;
+    return r;
+  case BO::Mul:
+    r.floatValue = a * b;
+    return r;
+  case BO::Pow:
+    r.floatValue = std::pow(a, b);
+    return r;
+  case BO::Div:
+  case BO::FloorDiv:
+  case BO::Mod:
+    if (b == 0)
+      return fail(where.getRange(), "division by zero");
+    r.floatValue = op == BO::Div        ? a / b
+                   : op == BO::FloorDiv ? std::floor(a / b)
+                                        : a - std::floor(a / b) * b;
+    return r;
   default:
     return std::nullopt;
   }

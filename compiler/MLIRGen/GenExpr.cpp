@@ -79,14 +79,31 @@ Result Generator::genSequence(const ast::ExprList &elements) {
   return t;
 }
 
+/// Names that are modules unless a kernel binds them.
+static const char *const kModules[] = {"torch", "hl", "helion", "dslc",
+                                       "math"};
+
+bool Generator::isModulePath(const std::string &dotted) {
+  std::string first = dotted.substr(0, dotted.find('.'));
+  if (lookup(first))
+    return false;
+  if (llvm::is_contained(kModules, first))
+    return true;
+  for (const ast::StmtPtr &s : module.getBody())
+    if (auto *imp = ast::dyn_cast<ast::ImportStmt>(s.get()))
+      for (const ast::ImportAlias &a : imp->getNames())
+        if ((a.asName.empty() ? a.name : a.asName) == first)
+          return true;
+  return false;
+}
+
 Result Generator::genName(const ast::NameExpr &e) {
   if (SemValue *v = lookup(e.getName())) {
     if (v->kind == SemValue::Kind::Poison)
       return failure(); // its definition's error is reported
     return *v;
   }
-  static const char *modules[] = {"torch", "hl", "helion", "dslc", "math"};
-  for (const char *m : modules)
+  for (const char *m : kModules)
     if (e.getName() == m) {
       SemValue v = SemValue::ofKind(SemValue::Kind::Module);
       v.text = m;
@@ -265,6 +282,13 @@ Result Generator::genCall(const ast::CallExpr &e) {
     n = "hl." + n.substr(16);
   if (std::optional<Result> made = genMakeTensor(e, n))
     return *made;
+  if (llvm::StringRef(n).starts_with("torch.")) {
+    llvm::StringRef fn = llvm::StringRef(n).drop_front(6);
+    if (std::optional<Result> r = genReductionCall(e, fn, nullptr))
+      return *r;
+    if (std::optional<Result> r = genMathCall(e, fn, nullptr))
+      return *r;
+  }
   if (n == "hl.signal")
     return genSignalWait(e, true);
   if (n == "hl.wait")
@@ -330,6 +354,27 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
     }
   if (method == "to")
     return genCast(e, attr->getBase());
+  if (isReduction(method) || isUnaryMath(method) || method == "clamp" ||
+      method == "clip" || method == "maximum" || method == "minimum" ||
+      method == "pow") {
+    // Only on values (not on modules: torch.sum is a function).
+    std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
+    if (!dotted || !isModulePath(*dotted)) {
+      if (isReduction(method))
+        return genReductionCall(e, method, &attr->getBase());
+      return genMathCall(e, method, &attr->getBase());
+    }
+  }
+  if (method == "float" || method == "half" || method == "bfloat16" ||
+      method == "int" || method == "bool") {
+    std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
+    if (!dotted || !isModulePath(*dotted))
+      return genCastTo(e, attr->getBase(),
+                       method == "float"  ? "float32"
+                       : method == "half" ? "float16"
+                       : method == "int"  ? "int32"
+                                          : method.c_str());
+  }
   return std::nullopt;
 }
 
@@ -430,17 +475,10 @@ Result Generator::genSubscript(const ast::SubscriptExpr &e) {
     if (auto *slice = ast::dyn_cast<ast::SliceExpr>(&e.getIndex()))
       if (!slice->getLower() && !slice->getUpper() && !slice->getStep())
         return *base;
-    auto type = cast<tile::RefType>(base->value.getType());
-    auto access = accessOf(*base, type.getRank(), e.getIndex());
-    if (failed(access))
-      return failure();
-    auto tileType = RankedTensorType::get(access->shape, type.getElementType());
-    SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
-    t.value = tile::LoadOp::create(builder, loc(e), tileType, base->value,
-                                   access->offsets, access->limits,
-                                   access->dims, TypedAttr());
-    return t;
+    return genLoad(*base, e.getIndex(), e);
   }
+  if (base->kind == SemValue::Kind::TileData)
+    return genTileSubscript(*base, e);
   if (base->kind == SemValue::Kind::Stack)
     return fail(e.getRange(),
                 "a stack tensor is loaded as the sum over its peers, "

@@ -124,12 +124,13 @@ LogicalResult Generator::genRangeLoop(const ast::ForStmt &s,
 LogicalResult Generator::genConstantRange(const ast::ForStmt &s, int64_t start,
                                           int64_t step, int64_t count,
                                           bool forceUnroll) {
-  // A loop over constants stays an scf.for unless its body needs the loop
-  // variable as a compile-time value (a tuple index, an `if`, a shape...):
-  // the body is generated once with a run-time variable, quietly; if that
-  // fails, the loop is unrolled (bounded by kMaxUnrolledBodies).
+  // A loop over constants stays an scf.for unless it is short
+  // (kAutoUnrollIterations) or its body needs the loop variable as a
+  // compile-time value (a tuple index, an `if`, a shape...): the body is
+  // generated once with a run-time variable, quietly; if that fails, the
+  // loop is unrolled (bounded by kMaxUnrolledBodies).
   std::optional<Diagnostic> why;
-  if (!forceUnroll) {
+  if (!forceUnroll && count > kAutoUnrollIterations) {
     mlir::Location l = loc(s.getIter());
     bool kept = speculate(
         [&]() -> LogicalResult {

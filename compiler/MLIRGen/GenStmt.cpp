@@ -229,20 +229,14 @@ LogicalResult Generator::genStore(const ast::SubscriptExpr &target,
   if (base->kind != SemValue::Kind::Ref && base->kind != SemValue::Kind::Stack)
     return error(target.getBase().getRange(),
                  std::string("cannot store into ") + kindName(base->kind));
-  unsigned rank;
-  Type elementType;
-  if (base->kind == SemValue::Kind::Ref) {
-    auto t = cast<tile::RefType>(base->value.getType());
-    rank = t.getRank();
-    elementType = t.getElementType();
-  } else {
-    auto t = cast<comm::StackType>(base->value.getType());
-    rank = t.getRank();
-    elementType = t.getElementType();
-  }
-  auto access = accessOf(*base, rank, target.getIndex());
+  Type elementType = refShape(*base).second;
+  auto access = accessOf(*base, target.getIndex());
   if (failed(access))
     return failure();
+  if (!access->unitDims.empty())
+    return error(target.getIndex().getRange(),
+                 "None in the index of a store: store a tile of the indexed "
+                 "shape");
   auto type = RankedTensorType::get(access->shape, elementType);
   auto tileValue = coerceTile(value, type, target);
   if (failed(tileValue))

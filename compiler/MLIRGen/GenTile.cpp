@@ -33,43 +33,62 @@ LogicalResult Generator::checkTileSize(ArrayRef<int64_t> shape,
 
 /// `tile.to(dtype)`: the tile converted to another element type.
 Result Generator::genCast(const ast::CallExpr &e, const ast::Expr &value) {
-  Result v = genExpr(value);
-  if (failed(v))
-    return failure();
   const ast::Expr *dtypeArg = argument(e, 0, "dtype");
   if (!dtypeArg || e.getNumPositional() > 1)
     return fail(e.getRange(), ".to takes one dtype");
+  Result v = genExpr(value);
+  if (failed(v))
+    return failure();
   auto dtype = dtypeValue(*dtypeArg);
   if (failed(dtype))
     return failure();
-  Type to = dtypeToType(&ctx, *dtype);
-  switch (v->kind) {
+  return castSemValue(*v, dtypeToType(&ctx, *dtype), value, e);
+}
+
+Result Generator::genCastTo(const ast::CallExpr &e, const ast::Expr &value,
+                            llvm::StringRef dtype) {
+  if (!e.getArgs().empty())
+    return fail(e.getRange(), "." + dtype.str() + "() takes no arguments");
+  Result v = genExpr(value);
+  if (failed(v))
+    return failure();
+  return castSemValue(*v, dtypeToType(&ctx, dtype), value, e);
+}
+
+Result Generator::castSemValue(SemValue v, Type to, const ast::Expr &value,
+                               const ast::Expr &where) {
+  if (v.kind == SemValue::Kind::Ref) {
+    Result whole = loadWhole(v, value);
+    if (failed(whole))
+      return failure();
+    v = *whole;
+  }
+  switch (v.kind) {
   case SemValue::Kind::TileData:
   case SemValue::Kind::Scalar:
-    v->value = castValue(v->value, to, loc(e));
-    v->indexTile.reset();
-    return *v;
+    v.value = castValue(v.value, to, loc(where));
+    v.indexTile.reset();
+    return v;
   case SemValue::Kind::Int:
   case SemValue::Kind::Float: {
     // A constant stays a constant, with the dtype's value.
     if (isa<FloatType>(to)) {
-      double d = v->kind == SemValue::Kind::Int ? double(v->intValue)
-                                                : v->floatValue;
       SemValue f = SemValue::ofKind(SemValue::Kind::Float);
-      f.floatValue = d;
+      f.floatValue = v.kind == SemValue::Kind::Int ? double(v.intValue)
+                                                   : v.floatValue;
       return f;
     }
-    int64_t i = v->kind == SemValue::Kind::Int ? v->intValue
-                                               : int64_t(v->floatValue);
+    int64_t i = v.kind == SemValue::Kind::Int ? v.intValue
+                                              : int64_t(v.floatValue);
     if (to.isInteger(1))
-      i = v->kind == SemValue::Kind::Int ? i != 0 : v->floatValue != 0;
+      i = v.kind == SemValue::Kind::Int ? i != 0 : v.floatValue != 0;
     return SemValue::integer(i);
   }
   default:
     return fail(value.getRange(),
                 std::string(".to(dtype) converts a tile value or a number, "
                             "not ") +
-                    kindName(v->kind));
+                    kindName(v.kind));
   }
 }
 
@@ -160,70 +179,6 @@ Result Generator::genFillLike(const ast::CallExpr &e, const SemValue &like,
   return t;
 }
 
-FailureOr<Generator::Access> Generator::accessOf(const SemValue &ref,
-                                                 unsigned rank,
-                                                 const ast::Expr &index) {
-  std::vector<const ast::Expr *> idx;
-  if (auto *tuple = ast::dyn_cast<ast::TupleExpr>(&index))
-    for (const ast::ExprPtr &x : tuple->getElements())
-      idx.push_back(x.get());
-  else
-    idx.push_back(&index);
-  return accessOfList(rank, idx, index);
-}
-
-FailureOr<Generator::Access>
-Generator::accessOfList(unsigned rank,
-                        const std::vector<const ast::Expr *> &idx,
-                        const ast::Expr &index) {
-  if (idx.size() != rank)
-    return error(index.getRange(), "a " + std::to_string(rank) +
-                                       "-d tensor needs " +
-                                       std::to_string(rank) + " indices, got " +
-                                       std::to_string(idx.size()));
-  Access a;
-  mlir::Location l = loc(index);
-  for (unsigned d = 0; d < rank; ++d) {
-    if (auto *slice = ast::dyn_cast<ast::SliceExpr>(idx[d])) {
-      if (slice->getLower() || slice->getUpper() || slice->getStep())
-        return error(idx[d]->getRange(),
-                     "only the full slice ':' is supported in a tile index");
-      return error(idx[d]->getRange(),
-                   "a full slice ':' needs a static size; index with a tile");
-    }
-    Result v = genExpr(*idx[d]);
-    if (failed(v))
-      return failure();
-    // `tile.index + k` indexes like the tile shifted by k.
-    if (v->kind == SemValue::Kind::TileData && v->indexTile)
-      v = *v->indexTile;
-    else if (v->kind == SemValue::Kind::TileData)
-      return error(idx[d]->getRange(),
-                   "indexing a tensor with a tile of computed indices (a "
-                   "gather) is not supported: index with a tile, `k + tile` "
-                   "or `tile.index + k`");
-    if (v->kind == SemValue::Kind::Tile) {
-      a.offsets.push_back(v->begin);
-      a.limits.push_back(v->end);
-      a.dims.push_back(d);
-      a.shape.push_back(v->block);
-      continue;
-    }
-    auto i = toIndex(*v, *idx[d]);
-    if (failed(i))
-      return failure();
-    a.offsets.push_back(*i);
-    a.limits.push_back(arith::AddIOp::create(builder, l, *i, indexConst(l, 1)));
-  }
-  if (a.dims.empty())
-    return error(index.getRange(),
-                 "index the tensor with at least one tile (scalar element "
-                 "access is not supported)");
-  if (failed(checkTileSize(a.shape, index.getRange())))
-    return failure();
-  return a;
-}
-
 FailureOr<Value> Generator::castTile(Value v, Type elementType,
                                      mlir::Location l) {
   return castValue(v, elementType, l);
@@ -302,13 +257,26 @@ Value Generator::castValue(Value v, Type to, mlir::Location l) {
 FailureOr<Value> Generator::coerceTile(SemValue v, RankedTensorType type,
                                        const ast::Expr &where) {
   mlir::Location l = loc(where);
+  if (v.kind == SemValue::Kind::Ref) {
+    Result whole = loadWhole(v, where);
+    if (failed(whole))
+      return failure();
+    v = *whole;
+  }
   if (v.kind == SemValue::Kind::TileData) {
     auto t = cast<RankedTensorType>(v.value.getType());
-    if (t.getShape() != type.getShape())
-      return error(where.getRange(),
-                   "a tile of shape " + std::to_string(t.getNumElements()) +
-                       " elements cannot be stored into a tile of " +
-                       std::to_string(type.getNumElements()));
+    if (t.getShape() != type.getShape()) {
+      // torch's broadcasting into the target's shape.
+      auto shape = broadcastShape(t.getShape(), type.getShape(), where);
+      if (failed(shape))
+        return failure();
+      if (ArrayRef<int64_t>(*shape) != type.getShape())
+        return error(where.getRange(),
+                     "a tile of " + std::to_string(t.getNumElements()) +
+                         " elements does not fit a place of " +
+                         std::to_string(type.getNumElements()));
+      broadcastTo(v, type.getShape(), l);
+    }
     return castTile(v.value, type.getElementType(), l);
   }
   if (v.kind == SemValue::Kind::Int || v.kind == SemValue::Kind::Float) {

@@ -139,6 +139,14 @@ mlir::Type dtypeToType(mlir::MLIRContext *ctx, llvm::StringRef dtype);
 /// Whether `t` is one of the fp8 storage types (e4m3fn, e5m2).
 bool isFP8(mlir::Type t);
 
+/// torch's elementwise unary functions dslc has (rsqrt, sqrt, exp, ...).
+bool isUnaryMath(llvm::StringRef name);
+/// sum, mean, amax, amin, max, min, prod.
+bool isReduction(llvm::StringRef name);
+
+/// The rank and element type of a tensor (Ref) or stack value.
+std::pair<unsigned, mlir::Type> refShape(const SemValue &ref);
+
 /// Whether `e` is written with literals only (numbers, strings, None, a
 /// dotted name such as torch.float32, operators and tuples of those): a
 /// constexpr default.
@@ -175,6 +183,11 @@ constexpr int64_t kMaxEpochCtas = 4096;
 /// variable at compile time), nested copies counted: past it code size
 /// and compile time explode.
 constexpr int64_t kMaxUnrolledBodies = 1024;
+/// range loops over constants of at most this many iterations are unrolled
+/// (a loop over the peers issues their loads and polls together); longer
+/// ones stay scf.for unless the body needs the loop variable at compile
+/// time.
+constexpr int64_t kAutoUnrollIterations = 8;
 
 //===----------------------------------------------------------------------===//
 // The generator
@@ -254,6 +267,11 @@ private:
   /// `a op b` of two compile-time integers; nullopt when `op` does not fold.
   std::optional<Result> foldIntegers(ast::BinaryOp op, int64_t a, int64_t b,
                                      const ast::Expr &where);
+  /// `a op b` of two constants, one of them a float (or `/`, `**` of ints):
+  /// a float; nullopt when `op` does not fold.
+  std::optional<Result> foldNumbers(ast::BinaryOp op, const SemValue &lhs,
+                                    const SemValue &rhs,
+                                    const ast::Expr &where);
   Result genSpecialize(const ast::CallExpr &e);
 
   // -- call arguments (GenArgs.cpp) -----------------------------------------
@@ -387,6 +405,9 @@ private:
   Result genExpr(const ast::Expr &e);
   Result genSequence(const ast::ExprList &elements);
   Result genName(const ast::NameExpr &e);
+  /// Whether a dotted name starts with a module (torch, hl, an import)
+  /// rather than a value the kernel bound.
+  bool isModulePath(const std::string &dotted);
   Result genAttribute(const ast::AttributeExpr &e);
   Result genRefAttribute(const ast::AttributeExpr &e, const SemValue &base);
   Result genTileAttribute(const ast::AttributeExpr &e, const SemValue &base);
@@ -421,10 +442,22 @@ private:
                   const ast::Expr &where);
   Result tileBinary(ast::BinaryOp op, SemValue lhs, SemValue rhs,
                     const ast::Expr &where);
+  /// An elementwise op of two operands at least one of which is a tile:
+  /// tensors loaded whole, numbers and scalars splat, torch's broadcasting
+  /// and type promotion, then `emit(a, b, isFloat)`; `what` names the op
+  /// in errors.
+  Result combineTiles(SemValue lhs, SemValue rhs, const ast::Expr &where,
+                      llvm::function_ref<mlir::FailureOr<mlir::Value>(
+                          mlir::Value, mlir::Value, bool)>
+                          emit,
+                      llvm::StringRef what);
   /// A binary op with a tile value that keeps track of `tile.index + k`.
   Result indexArith(ast::BinaryOp op, SemValue lhs, SemValue rhs,
                     const ast::Expr &where);
-  /// Converts two tiles of different element types to the wider one.
+  /// torch's result type of two element types (bf16 and f16 meet in f32).
+  mlir::Type promotedType(mlir::Type a, mlir::Type b);
+  /// Broadcasts two tiles to one shape and converts them to the wider
+  /// element type.
   mlir::LogicalResult promoteTiles(SemValue &lhs, SemValue &rhs,
                                    mlir::RankedTensorType &type,
                                    const ast::Expr &where);
@@ -432,6 +465,41 @@ private:
                    const ast::Expr &where);
   Result scalarBinary(ast::BinaryOp op, const SemValue &lhs,
                       const SemValue &rhs, const ast::Expr &where);
+  /// Run-time float scalars (f32): `eps * 2.0`.
+  Result floatScalarBinary(ast::BinaryOp op, const SemValue &lhs,
+                           const SemValue &rhs, const ast::Expr &where);
+  /// `tile ** k`: repeated products for a small integral k, powf otherwise.
+  Result tilePow(const SemValue &lhs, const SemValue &rhs,
+                 const ast::Expr &where);
+
+  // -- math (GenMath.cpp) ---------------------------------------------------
+  /// torch.NAME(...) / x.NAME(...) for the math functions (`self` is the
+  /// receiver of a method call); nullopt for other names.
+  std::optional<Result> genMathCall(const ast::CallExpr &e, llvm::StringRef fn,
+                                    const ast::Expr *self);
+  Result genUnaryMath(llvm::StringRef fn, const SemValue &arg,
+                      const ast::Expr &where);
+  mlir::Value emitUnaryMath(llvm::StringRef fn, mlir::Value x,
+                            mlir::Location l);
+  Result genMinMax2(bool isMax, const SemValue &a, const SemValue &b,
+                    const ast::Expr &where);
+  Result genClamp(const SemValue &x, const ast::Expr *lo, const ast::Expr *hi,
+                  const ast::Expr &where);
+  Result genWhere(const SemValue &cond, const SemValue &a, const SemValue &b,
+                  const ast::Expr &where);
+  Result genTileCompare(ast::CompareOp op, const SemValue &a,
+                        const SemValue &b, const ast::Expr &where);
+
+  // -- reductions (GenReduce.cpp) --------------------------------------------
+  std::optional<Result> genReductionCall(const ast::CallExpr &e,
+                                         llvm::StringRef fn,
+                                         const ast::Expr *self);
+  Result genReduction(llvm::StringRef fn, const SemValue &arg,
+                      const ast::Expr *dimArg, const ast::Expr *keepArg,
+                      const ast::Expr &where);
+  /// The dimensions `dim=` names (None: all), normalized and checked.
+  mlir::FailureOr<llvm::SmallVector<int64_t>>
+  reductionDims(const ast::Expr *dimArg, int64_t rank);
 
   // -- communication (GenComm.cpp) ------------------------------------------
   /// The slots a signal/wait touches: one start index and extent per pad
@@ -486,17 +554,58 @@ private:
   /// The fill of a tile: `valueArg`'s value, or `constantFill`.
   Result fillValue(const ast::Expr *valueArg, int64_t constantFill);
   Result genCast(const ast::CallExpr &e, const ast::Expr &value);
+  /// x.float(), x.half(), x.bfloat16(), x.int(), x.bool().
+  Result genCastTo(const ast::CallExpr &e, const ast::Expr &value,
+                   llvm::StringRef dtype);
+  Result castSemValue(SemValue v, mlir::Type to, const ast::Expr &value,
+                      const ast::Expr &where);
   mlir::FailureOr<mlir::RankedTensorType> tileShapeOf(const ast::Expr &list,
                                                       mlir::Type elementType);
+
+  // -- accesses, None, broadcasting (GenShape.cpp) ---------------------------
+  /// A tile access of a tensor: per tensor dimension an offset and a limit;
+  /// the dimensions indexed by tiles or slices (`dims`) give the tile's
+  /// shape and valid counts; `unitDims` are result positions of None.
   struct Access {
     llvm::SmallVector<mlir::Value> offsets, limits;
     llvm::SmallVector<int64_t> dims, shape;
+    llvm::SmallVector<mlir::Value, 4> valid;
+    llvm::SmallVector<unsigned> unitDims;
   };
-  mlir::FailureOr<Access> accessOf(const SemValue &ref, unsigned rank,
+  mlir::FailureOr<Access> accessOf(const SemValue &ref,
                                    const ast::Expr &index);
   mlir::FailureOr<Access>
-  accessOfList(unsigned rank, const std::vector<const ast::Expr *> &idx,
+  accessOfList(const SemValue &ref, const std::vector<const ast::Expr *> &idx,
                const ast::Expr &index);
+  mlir::LogicalResult accessSlice(const SemValue &ref, unsigned d,
+                                  const ast::SliceExpr &slice, Access &a);
+  mlir::LogicalResult accessTile(const SemValue &ref, unsigned d,
+                                 const SemValue &t, const ast::Expr &where,
+                                 Access &a);
+  /// The size of dimension `d` of a tensor when it is known at compile time
+  /// (hl.specialize, or a constant dimension of torch.empty).
+  std::optional<int64_t> staticSize(const SemValue &ref, unsigned d);
+  /// `ref[index]` loaded as a tile.
+  Result genLoad(const SemValue &ref, const ast::Expr &index,
+                 const ast::Expr &where);
+  /// A whole tensor of static sizes loaded as one tile (`w[:]` in
+  /// arithmetic).
+  Result loadWhole(const SemValue &ref, const ast::Expr &where);
+  /// A tile value, or a tensor loaded whole.
+  Result asTile(const SemValue &v, const ast::Expr &where);
+  /// `v[:, None]`, `w[None, :]` of a tile value.
+  Result genTileSubscript(const SemValue &base, const ast::SubscriptExpr &e);
+  /// torch's broadcast of two shapes (an error names the dimension).
+  mlir::FailureOr<llvm::SmallVector<int64_t>>
+  broadcastShape(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
+                 const ast::Expr &where);
+  /// Reshapes (leading unit dims) and broadcasts `v` to `shape`.
+  void broadcastTo(SemValue &v, llvm::ArrayRef<int64_t> shape,
+                   mlir::Location l);
+  /// Valid counts of an elementwise result: the smaller where both have one.
+  llvm::SmallVector<mlir::Value, 4> mergeValid(llvm::ArrayRef<mlir::Value> a,
+                                               llvm::ArrayRef<mlir::Value> b,
+                                               mlir::Location l);
   mlir::FailureOr<mlir::Value>
   coerceTile(SemValue v, mlir::RankedTensorType type, const ast::Expr &where);
   mlir::FailureOr<mlir::Value> castTile(mlir::Value v, mlir::Type elementType,

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -93,7 +94,7 @@ void Generator::addConstraint(Constraint c) {
 
 OwningOpRef<ModuleOp> Generator::run() {
   ctx.loadDialect<tile::TileDialect, comm::CommDialect, arith::ArithDialect,
-                  func::FuncDialect, scf::SCFDialect>();
+                  math::MathDialect, func::FuncDialect, scf::SCFDialect>();
   mlir::Location l = loc(kernel.getNameRange());
   OwningOpRef<ModuleOp> result = ModuleOp::create(l);
   desc.kernel = kernel.getName();

@@ -29,7 +29,7 @@ def specialized(x: torch.Tensor[torch.float32, 2]):
 @helion.kernel(config=helion.Config(block_sizes=[64], num_warps=4))
 def needs_constant(x: torch.Tensor[torch.float32, 2], H: hl.constexpr):
     out = torch.empty_like(x)
-    scales = (1.0, 2.0, 3.0)
+    scales = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0)
     for t in hl.tile(x.size(0)):
         for h in range(H):
             out[t, h] = x[t, h] * scales[h]
