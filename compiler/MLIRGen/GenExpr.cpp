@@ -278,8 +278,13 @@ Result Generator::genCall(const ast::CallExpr &e) {
   if (!name)
     return fail(callee.getRange(), "only named functions can be called");
   std::string n = *name;
+  if (ast::isa<ast::NameExpr>(callee))
+    if (const ast::FunctionDef *fn = helperNamed(n))
+      return genHelperCall(e, *fn);
   if (llvm::StringRef(n).starts_with("helion.language."))
     n = "hl." + n.substr(16);
+  if (std::optional<Result> r = genForeignCall(e, n))
+    return *r;
   if (std::optional<Result> made = genMakeTensor(e, n))
     return *made;
   if (llvm::StringRef(n).starts_with("torch.")) {
@@ -308,11 +313,21 @@ Result Generator::genCall(const ast::CallExpr &e) {
 
   if (n == "len")
     return genLen(e);
-  if (n == "hl.tile" || n == "hl.grid")
+  if (n == "hl.tile" || n == "hl.grid" || n == "hl.static_range")
     return fail(e.getRange(), n + " is only allowed as the iterable of a "
                                   "'for' loop");
   if (n == "min" || n == "max")
     return genMinMax(e, n == "min");
+  if (n == "abs" && e.getArgs().size() == 1) {
+    Result v = genExpr(*e.getArgs()[0].value);
+    if (failed(v))
+      return failure();
+    return genUnaryMath("abs", *v, e);
+  }
+  if (n == "zip" || n == "enumerate" || n == "list" || n == "tuple")
+    return genSequenceBuiltin(e, n);
+  if (n == "hl.register_block_size")
+    return genRegisterBlockSize(e);
   return fail(callee.getRange(), "unknown function '" + *name + "'");
 }
 
@@ -425,6 +440,107 @@ std::optional<Result> Generator::genMakeTensor(const ast::CallExpr &e,
   return std::nullopt;
 }
 
+FailureOr<std::vector<SemValue>>
+Generator::sequenceItems(const SemValue &v, const ast::Expr &where) {
+  if (v.kind == SemValue::Kind::Tuple)
+    return v.elements;
+  if (v.kind == SemValue::Kind::PeerList) {
+    auto n = peerCount(v, where);
+    if (failed(n))
+      return failure();
+    std::vector<SemValue> items;
+    for (int64_t p = 0; p < *n; ++p)
+      items.push_back(peer(v, p, where));
+    return items;
+  }
+  return error(where.getRange(), std::string("expected a tuple, got ") +
+                                     kindName(v.kind));
+}
+
+Result Generator::genSequenceBuiltin(const ast::CallExpr &e,
+                                     const std::string &n) {
+  std::vector<std::vector<SemValue>> inputs;
+  for (const ast::Argument &a : e.getArgs()) {
+    if (a.kind != ast::Argument::Kind::Positional)
+      continue;
+    Result v = genExpr(*a.value);
+    if (failed(v))
+      return failure();
+    auto items = sequenceItems(*v, *a.value);
+    if (failed(items))
+      return failure();
+    inputs.push_back(*items);
+  }
+  if (inputs.empty() || (n != "zip" && inputs.size() != 1))
+    return fail(e.getRange(), n + " takes " +
+                                  (n == "zip" ? "tuples" : "one tuple"));
+  SemValue out = SemValue::ofKind(SemValue::Kind::Tuple);
+  if (n == "list" || n == "tuple") {
+    out.elements = inputs[0];
+    return out;
+  }
+  if (n == "enumerate") {
+    int64_t start = 0;
+    if (const ast::Expr *s = keyword(e, "start")) {
+      Result v = genExpr(*s);
+      if (failed(v))
+        return failure();
+      auto c = toConstInt(*v, *s, "enumerate's start");
+      if (failed(c))
+        return failure();
+      start = *c;
+    }
+    for (auto [i, x] : llvm::enumerate(inputs[0])) {
+      SemValue pair = SemValue::ofKind(SemValue::Kind::Tuple);
+      pair.elements = {SemValue::integer(start + int64_t(i)), x};
+      out.elements.push_back(pair);
+    }
+    return out;
+  }
+  size_t shortest = inputs[0].size();
+  for (const auto &items : inputs)
+    shortest = std::min(shortest, items.size());
+  for (size_t i = 0; i < shortest; ++i) {
+    SemValue row = SemValue::ofKind(SemValue::Kind::Tuple);
+    for (const auto &items : inputs)
+      row.elements.push_back(items[i]);
+    out.elements.push_back(row);
+  }
+  return out;
+}
+
+Result Generator::genRegisterBlockSize(const ast::CallExpr &e) {
+  // hl.register_block_size(max) or (min, max): the config's next block size.
+  std::vector<int64_t> bounds;
+  for (const ast::Argument &a : e.getArgs()) {
+    Result v = genExpr(*a.value);
+    if (failed(v))
+      return failure();
+    if (v->kind == SemValue::Kind::Int)
+      bounds.push_back(v->intValue);
+    else if (v->kind != SemValue::Kind::Scalar)
+      return fail(a.value->getRange(),
+                  "hl.register_block_size takes sizes (max, or min and max)");
+  }
+  unsigned i = nextBlockSize++;
+  if (i >= blockSizes.size())
+    return fail(e.getRange(),
+                "hl.register_block_size needs a block size but the config "
+                "gives " +
+                    std::to_string(blockSizes.size()) +
+                    " block size(s); add one to block_sizes");
+  int64_t block = blockSizes[i];
+  int64_t lo = bounds.size() == 2 ? bounds[0] : 1;
+  if (block < lo)
+    return fail(e.getRange(), "block_sizes[" + std::to_string(i) + "] = " +
+                                  std::to_string(block) +
+                                  " is below this block size's minimum " +
+                                  std::to_string(lo));
+  desc.tunables.push_back(
+      {"block_sizes[" + std::to_string(i) + "]", blockSizes[i]});
+  return SemValue::integer(block);
+}
+
 Result Generator::genLen(const ast::CallExpr &e) {
   if (e.getArgs().size() != 1)
     return fail(e.getRange(), "len takes one argument");
@@ -450,6 +566,17 @@ Result Generator::genMinMax(const ast::CallExpr &e, bool isMin) {
   Result b = genExpr(*e.getArgs()[1].value);
   if (failed(a) || failed(b))
     return failure();
+  auto tileish = [](const SemValue &v) {
+    return v.kind == SemValue::Kind::TileData || v.kind == SemValue::Kind::Ref;
+  };
+  if (tileish(*a) || tileish(*b))
+    return genMinMax2(!isMin, *a, *b, e);
+  if (isNumber(*a) && isNumber(*b) &&
+      (a->kind == SemValue::Kind::Float || b->kind == SemValue::Kind::Float)) {
+    double x = a->kind == SemValue::Kind::Int ? a->intValue : a->floatValue;
+    double y = b->kind == SemValue::Kind::Int ? b->intValue : b->floatValue;
+    return (isMin ? x <= y : x >= y) ? *a : *b;
+  }
   if (a->kind == SemValue::Kind::Int && b->kind == SemValue::Kind::Int)
     return SemValue::integer(isMin ? std::min(a->intValue, b->intValue)
                                    : std::max(a->intValue, b->intValue));

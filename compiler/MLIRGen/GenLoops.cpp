@@ -13,6 +13,13 @@ using namespace mlir;
 namespace dslc::mlirgen {
 
 LogicalResult Generator::genFor(const ast::ForStmt &s) {
+  ++loopDepth;
+  LogicalResult r = genForLoop(s);
+  --loopDepth;
+  return r;
+}
+
+LogicalResult Generator::genForLoop(const ast::ForStmt &s) {
   if (!s.getElse().empty())
     return error(s.getRange(), "'for ... else' is not supported in kernels");
   const ast::Expr &iter = s.getIter();
@@ -328,10 +335,6 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
   const ast::Expr *beginArg = nullptr;
   if (const ast::Expr *endArg = argument(call, 1, "end_or_none")) {
     if (!ast::isa<ast::NoneLiteralExpr>(*endArg)) {
-      if (!inGrid)
-        return error(call.getRange(),
-                     "hl.tile(begin, end) is a loop inside the grid; the "
-                     "grid itself is hl.tile(end)");
       if (!elementsOf(*extentArg).empty() &&
           (ast::isa<ast::ListExpr>(*extentArg) ||
            ast::isa<ast::TupleExpr>(*extentArg)))
@@ -375,8 +378,26 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
                      "-d tile loop needs as many loop variables");
   for (size_t d = 0; d < extents.size(); ++d)
     dims[d].target = targets[d];
-  if (!inGrid)
-    return genGridLoop(s, dims, isGrid);
+  if (!inGrid) {
+    int64_t shift = 0;
+    if (beginArg) {
+      // A grid over [begin, end): the tiles of end - begin, shifted.
+      Result b = genExpr(*beginArg);
+      if (failed(b))
+        return failure();
+      auto c = toConstInt(*b, *beginArg, "the begin of the kernel's grid");
+      if (failed(c))
+        return failure();
+      Result n = binaryOp(ast::BinaryOp::Sub, dims[0].extent, *b, call);
+      auto idx = succeeded(n) ? toIndex(*n, call) : FailureOr<Value>(failure());
+      if (failed(idx))
+        return failure();
+      dims[0].extent = *n;
+      dims[0].extentIndex = *idx;
+      shift = *c;
+    }
+    return genGridLoop(s, dims, isGrid, shift);
+  }
   return genNestedTileLoop(s, call, beginArg, dims, isGrid);
 }
 
@@ -473,7 +494,8 @@ FailureOr<GridExtent> Generator::gridExtent(const TileDim &dim) {
 }
 
 LogicalResult Generator::genGridLoop(const ast::ForStmt &s,
-                                     std::vector<TileDim> &dims, bool isGrid) {
+                                     std::vector<TileDim> &dims, bool isGrid,
+                                     int64_t shift) {
   // The outermost tile loop: the grid of CTAs.
   mlir::Location l = loc(s.getRange());
   SmallVector<Value> extentIndex;
@@ -500,6 +522,15 @@ LogicalResult Generator::genGridLoop(const ast::ForStmt &s,
   inGrid = true;
   for (size_t d = 0; d < dims.size(); ++d) {
     SemValue t = makeTile(dims[d], body->getArgument(d), isGrid);
+    if (shift) {
+      Result shifted = isGrid ? binaryOp(ast::BinaryOp::Add, t,
+                                         SemValue::integer(shift), s.getIter())
+                              : shiftTile(t, SemValue::integer(shift),
+                                          s.getIter());
+      if (failed(shifted))
+        return failure();
+      t = *shifted;
+    }
     t.gridTile = true;
     if (failed(genAssign(*dims[d].target, t, s.getRange()))) {
       inGrid = false;

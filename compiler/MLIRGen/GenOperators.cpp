@@ -14,10 +14,6 @@ static bool isFloatScalar(const SemValue &v) {
          (v.kind == SemValue::Kind::Scalar && isa<FloatType>(v.value.getType()));
 }
 
-/// An Int or Float constant.
-static bool isNumber(const SemValue &v) {
-  return v.kind == SemValue::Kind::Int || v.kind == SemValue::Kind::Float;
-}
 
 bool Generator::isIndexLike(const SemValue &v) {
   return v.kind == SemValue::Kind::Int ||

@@ -61,6 +61,8 @@ LogicalResult Generator::genBlock(const ast::StmtList &body) {
   for (const ast::StmtPtr &s : body) {
     if (diags->limitReached())
       return failure();
+    if (!calls.empty() && calls.back().returned)
+      return success(ok); // the rest of the helper is not executed
     if (returned)
       return error(s->getRange(), "statement after 'return' is unreachable");
     if (failed(genStmt(*s))) {
@@ -137,7 +139,8 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
     return error(s.getRange(),
                  "'break' and 'continue' are not supported in kernels");
   if (ast::isa<ast::FunctionDef>(s))
-    return error(s.getRange(), "nested functions are not supported");
+    return error(s.getRange(), "nested functions are not supported: define "
+                               "the helper at the top level of the file");
   return error(s.getRange(), "this statement is not supported in a kernel");
 }
 
@@ -156,6 +159,8 @@ LogicalResult Generator::genIf(const ast::IfStmt &s) {
 }
 
 LogicalResult Generator::genReturn(const ast::ReturnStmt &s) {
+  if (!calls.empty())
+    return genHelperReturn(s);
   if (inGrid)
     return error(s.getRange(), "'return' inside a tile loop");
   if (const ast::Expr *v = s.getValue()) {

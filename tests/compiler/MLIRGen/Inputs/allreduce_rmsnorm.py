@@ -7,6 +7,16 @@ import helion
 import helion.language as hl
 
 
+def symm_mem_sync(pad_addrs, pad, slot, my_rank, world_size, before=True, after=True):
+    """Every rank's CTA `slot` waits for the others' (Helion's symm_mem_sync)."""
+    pads = hl.stacktensor_like(pad, pad_addrs[:])
+    hl.signal(pads, [slot, my_rank], signal=1, wait_for=0, scope="sys",
+              hasPreviousMemAccess=before)
+    for peer in hl.tile(world_size, block_size=world_size):
+        hl.wait(pad, [slot, peer], signal=1, update=0, scope="sys",
+                hasSubsequentMemAccess=after)
+
+
 @helion.kernel(config=helion.Config(block_sizes=[2], num_warps=16))
 def allreduce_residual_rmsnorm(
     signal_pad_addrs: torch.Tensor[torch.uint64, 1],
@@ -23,19 +33,14 @@ def allreduce_residual_rmsnorm(
     world_size = hl.specialize(world_size)
     out = torch.empty_like(residual)
     for tile_t in hl.tile(T):
-        pads = hl.stacktensor_like(local_signal_pad, signal_pad_addrs[:])
-        hl.signal(pads, [tile_t.id, my_rank], signal=1, wait_for=0, scope="sys",
-                  hasPreviousMemAccess=False)
-        for peer in hl.tile(world_size, block_size=world_size):
-            hl.wait(local_signal_pad, [tile_t.id, peer], signal=1, update=0, scope="sys")
+        symm_mem_sync(signal_pad_addrs, local_signal_pad, tile_t.id, my_rank,
+                      world_size, before=False)
         acc = residual[tile_t, :].to(torch.float32)
         for part in x:
             acc = acc + part[tile_t, :H].to(torch.float32)
         variance = torch.mean(acc * acc, dim=-1, keepdim=True)
         normed = acc * torch.rsqrt(variance + eps)
         out[tile_t, :] = (normed * weight[None, :H].to(torch.float32)).to(out.dtype)
-        hl.signal(pads, [tile_t.id, my_rank], signal=1, wait_for=0, scope="sys")
-        for peer in hl.tile(world_size, block_size=world_size):
-            hl.wait(local_signal_pad, [tile_t.id, peer], signal=1, update=0, scope="sys",
-                    hasSubsequentMemAccess=False)
+        symm_mem_sync(signal_pad_addrs, local_signal_pad, tile_t.id, my_rank,
+                      world_size, after=False)
     return out
