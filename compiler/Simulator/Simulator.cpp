@@ -82,9 +82,10 @@ void allocate(World &world, const Binding &binding) {
 
 int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
                    const ast::FunctionDef &kernel,
-                   const CompileOptions &options, DiagnosticEngine &diags) {
+                   const CompileOptions &compile,
+                   const SimulationOptions &options, DiagnosticEngine &diags) {
   auto start = std::chrono::steady_clock::now();
-  unsigned worldSize = static_cast<unsigned>(options.worldSize.value_or(1));
+  unsigned worldSize = static_cast<unsigned>(compile.worldSize.value_or(1));
   std::ostream &out = std::cout;
 
   // One module per rank: my_rank/rank and world_size compiled in.
@@ -93,7 +94,7 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
   World world;
   world.worldSize = worldSize;
   for (unsigned r = 0; r < worldSize; ++r) {
-    CompileOptions o = options;
+    CompileOptions o = compile;
     o.rank = r;
     for (const char *name : {"my_rank", "rank", "world_size"})
       o.defines.erase(name);

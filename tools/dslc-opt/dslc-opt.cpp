@@ -1,11 +1,13 @@
 //===- dslc-opt.cpp - MLIR optimizer driver with dslc's dialects ---------===//
 //
 // Runs passes over .mlir files: the upstream dialects dslc lowers to, the
-// Tile and Comm dialects and dslc's passes. Used by the lit tests.
+// Tile and Comm dialects, dslc's passes and its pipeline (--dslc-pipeline:
+// what dslc runs from --emit=tile to --emit=llvm). Used by the lit tests.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Conversion/Passes.h"
+#include "compiler/Pipeline/PassPipeline.h"
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
 
@@ -25,6 +27,7 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   dslc::registerConversionPasses();
+  dslc::registerDslcPipeline();
 
   mlir::DialectRegistry registry;
   registry.insert<dslc::tile::TileDialect, dslc::comm::CommDialect,
