@@ -4,20 +4,27 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace dslc {
 
+bool isDecimal(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return c >= '0' && c <= '9';
+  });
+}
+
 std::optional<uint64_t> parseDecimal(std::string_view text) {
-  if (text.empty())
+  if (!isDecimal(text))
     return std::nullopt;
   constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
   uint64_t value = 0;
   for (char c : text) {
-    if (c < '0' || c > '9')
-      return std::nullopt;
     unsigned digit = static_cast<unsigned>(c - '0');
-    value = value > (kMax - digit) / 10 ? kMax : value * 10 + digit;
+    if (value > (kMax - digit) / 10)
+      return std::nullopt;
+    value = value * 10 + digit;
   }
   return value;
 }
@@ -46,7 +53,8 @@ std::optional<std::string> checkCompileOptions(const CompileOptions &options) {
   auto ws = options.defines.find("world_size");
   if (ws != options.defines.end()) {
     std::optional<uint64_t> value = parseDecimal(ws->second);
-    if (value && (*value < 1 || *value > uint64_t(kMaxWorldSize)))
+    if (isDecimal(ws->second) &&
+        (!value || *value < 1 || *value > uint64_t(kMaxWorldSize)))
       return fmt::format("-D world_size={}: the world size must be between "
                          "1 and {}",
                          ws->second, kMaxWorldSize);

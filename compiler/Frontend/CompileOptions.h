@@ -58,10 +58,11 @@ struct CompileOptions {
   std::optional<int64_t> rank;
 };
 
-/// Parses a decimal number made only of digits (no sign, no spaces), the
-/// way every numeric option of dslc is read. A value above UINT64_MAX
-/// becomes UINT64_MAX, so callers report it as out of their range. Returns
-/// nothing when `text` is empty or holds anything but digits.
+/// True when `text` is a non-empty run of digits (no sign, no spaces): how
+/// every numeric option of dslc is written.
+bool isDecimal(std::string_view text);
+/// The value of isDecimal `text`; nothing when it is not isDecimal or does
+/// not fit in 64 bits (callers report that as out of their range).
 std::optional<uint64_t> parseDecimal(std::string_view text);
 
 /// Checks what the options say independently of any program: the world

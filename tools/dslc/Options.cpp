@@ -246,9 +246,9 @@ struct Numbers {
       schedules;
 };
 
-/// Reads every numeric option: a decimal integer (parseDecimal: digits
-/// only; too large for 64 bits is out of range, never wrapped) within the
-/// bounds of this table, the one place they are applied.
+/// Reads every numeric option: a decimal integer (isDecimal: digits only;
+/// too large for 64 bits is out of range, never wrapped) within the bounds
+/// of this table, the one place they are applied.
 Check readNumbers(Numbers &n) {
   struct Spec {
     cl::opt<std::string> &option;
@@ -269,11 +269,11 @@ Check readNumbers(Numbers &n) {
       continue;
     const std::string &text = spec.option.getValue();
     std::optional<uint64_t> value = parseDecimal(text);
-    if (!value)
+    if (!isDecimal(text))
       return fail(llvm::formatv("--{0} expects a non-negative integer, got "
                                 "'{1}'",
                                 spec.option.ArgStr, text));
-    if (*value < spec.min || *value > spec.max)
+    if (!value || *value < spec.min || *value > spec.max)
       return fail(llvm::formatv("--{0} must be between {1} and {2}, got {3}",
                                 spec.option.ArgStr, spec.min, spec.max, text));
     spec.value = value;
@@ -346,9 +346,9 @@ Check readConfig(StringRef value, std::string &json) {
     json = value.str();
   }
   if (json.size() > kMaxConfigBytes)
-    return fail(llvm::formatv("--config: the config is larger than {0} KiB; "
+    return fail(llvm::formatv("--config: the config is larger than {0} MiB; "
                               "a config is one small JSON object",
-                              kMaxConfigBytes >> 10));
+                              kMaxConfigBytes >> 20));
   size_t first = json.find_first_not_of(" \t\r\n");
   if (first == std::string::npos || json[first] != '{')
     return fail("--config expects a JSON object ('{...}') or @FILE");
@@ -365,9 +365,9 @@ readDims(StringRef list, uint64_t maxElements, bool &tooLarge) {
   list.split(parts, 'x');
   for (StringRef part : parts) {
     std::optional<uint64_t> n = parseDecimal(std::string_view(part));
-    if (!n || *n < 1)
+    if (!isDecimal(std::string_view(part)) || (n && *n < 1))
       return std::nullopt;
-    if (*n > maxElements || product > maxElements / *n) {
+    if (!n || *n > maxElements || product > maxElements / *n) {
       tooLarge = true;
       return std::nullopt;
     }
@@ -609,6 +609,39 @@ void reportCommandLineErrors(StringRef text, StringRef program) {
   }
 }
 
+/// llvm::cl reads every argument that starts with '@' as a response file
+/// (and `@/dev/zero` until memory runs out). dslc has none: an '@' value
+/// of an option (`--config @FILE`) is attached to its option
+/// (`--config=@FILE`), any other '@' argument is an error.
+Check attachAtValues(int argc, const char *const *argv,
+                     std::vector<std::string> &args) {
+  llvm::DenseMap<StringRef, cl::Option *> &all = cl::getRegisteredOptions();
+  for (int i = 0; i < argc; ++i) {
+    StringRef arg = argv[i];
+    if (i == 0 || !arg.starts_with("@")) {
+      args.push_back(arg.str());
+      continue;
+    }
+    StringRef previous = args.back();
+    StringRef name = previous;
+    bool takesValue = false, prefix = false;
+    if (name.consume_front("-") && !name.contains('=')) {
+      bool dashes = name.consume_front("-");
+      auto it = all.find(name);
+      takesValue = it != all.end() &&
+                   it->second->getValueExpectedFlag() == cl::ValueRequired;
+      prefix = takesValue && !dashes &&
+               it->second->getFormattingFlag() == cl::Prefix;
+    }
+    if (!takesValue)
+      return fail(llvm::formatv("'{0}': dslc reads no response files; for a "
+                                "file of this name, write ./{0}",
+                                arg));
+    args.back() = (previous + (prefix ? "" : "=") + arg).str();
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 void dslc::registerCommandLineOptions() {
@@ -636,13 +669,23 @@ void dslc::registerCommandLineOptions() {
 
 bool dslc::parseCommandLine(int argc, const char *const *argv,
                             DriverOptions &opts) {
+  std::vector<std::string> args;
+  if (Check error = attachAtValues(argc, argv, args)) {
+    llvm::errs() << "dslc: error: " << error->message << "\n"
+                 << "Run 'dslc --help' for usage.\n";
+    return false;
+  }
+  std::vector<const char *> argPointers;
+  for (const std::string &arg : args)
+    argPointers.push_back(arg.c_str());
+
   std::string unknownOptions, parseErrors;
   llvm::raw_string_ostream errorStream(unknownOptions);
   bool parsed;
   {
     StderrCapture capture;
     parsed = cl::ParseCommandLineOptions(
-        argc, argv,
+        static_cast<int>(argPointers.size()), argPointers.data(),
         "Compiles a Helion-style tile program (Python syntax) to a GPU "
         "kernel, or simulates it on the CPU.\n\nExit status: 0 on success, "
         "1 on any error.\n",
