@@ -218,8 +218,20 @@ public:
 private:
   int toLLVMDialect(mlir::OwningOpRef<mlir::ModuleOp> &mod);
   int toTarget(mlir::ModuleOp mod, const KernelDescription &desc);
+  /// The exit code of writing `bytes` to `path`.
   int write(const std::string &path, llvm::StringRef bytes, bool binary) {
     return writeOutput(path, bytes, binary, diags) ? 0 : 1;
+  }
+  /// The exit code of writing the code, then its metadata.
+  int writeWithMetadata(llvm::StringRef code, bool binary,
+                        llvm::StringRef metadata) {
+    std::string metadataPath = options.outputPath == "-"
+                                   ? options.kernel + ".json"
+                                   : options.outputPath + ".json";
+    return writeOutput(options.outputPath, code, binary, diags) &&
+                   writeOutput(metadataPath, metadata, false, diags)
+               ? 0
+               : 1;
   }
   BuildFacts buildFacts(mlir::ModuleOp mod) const;
 
@@ -310,12 +322,8 @@ int Stages::toTarget(mlir::ModuleOp mod, const KernelDescription &desc) {
     llvm::raw_string_ostream os(metadata);
     writeMetadata(os, desc, buildFacts(mod));
   }
-  std::string metadataPath = options.outputPath == "-"
-                                 ? options.kernel + ".json"
-                                 : options.outputPath + ".json";
   if (options.emit == EmitKind::PTX)
-    return write(options.outputPath, *ptx, false) ||
-           write(metadataPath, metadata, false);
+    return writeWithMetadata(*ptx, false, metadata);
 
   std::optional<CubinResult> cubin;
   {
@@ -327,15 +335,13 @@ int Stages::toTarget(mlir::ModuleOp mod, const KernelDescription &desc) {
                           /*verbose=*/false, error);
   }
   if (!cubin) {
-    diags.error(kernel.getNameRange(), std::string("assembling the kernel "
-                                                   "for ") +
-                                           options.arch.name +
+    diags.error(kernel.getNameRange(), "assembling the kernel for " +
+                                           std::string(options.arch.name) +
                                            " failed: " + error);
     return 1;
   }
   llvm::StringRef bytes(cubin->cubin.data(), cubin->cubin.size());
-  return write(options.outputPath, bytes, true) ||
-         write(metadataPath, metadata, false);
+  return writeWithMetadata(bytes, true, metadata);
 }
 
 struct EmitName {

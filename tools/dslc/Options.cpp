@@ -1,10 +1,10 @@
 //===- Options.cpp - dslc command-line parsing ----------------------------===//
 //
 // The options are llvm::cl globals. Values with a fixed set of spellings
-// use ChoiceParser, numbers BoundedParser (the only place a numeric option
-// is read: digits only, no overflow, bounds from the headers that own them);
-// the rest are strings checked after parsing, together with what options
-// say about each other.
+// use ChoiceParser; the rest are strings read after parsing: numbers by
+// readNumbers (digits only, no overflow, bounds from the headers that own
+// them), the others by their own reader, then what options say about each
+// other.
 //
 //===----------------------------------------------------------------------===//
 
@@ -192,14 +192,32 @@ cl::list<std::string>
              cl::cat(simulateCategory));
 
 enum class ReferenceKind { Auto, AllReduce, ReduceScatter, AllGather, None };
+const char *getReferenceName(ReferenceKind kind) {
+  switch (kind) {
+  case ReferenceKind::Auto:
+    return "auto";
+  case ReferenceKind::AllReduce:
+    return "all-reduce";
+  case ReferenceKind::ReduceScatter:
+    return "reduce-scatter";
+  case ReferenceKind::AllGather:
+    return "all-gather";
+  case ReferenceKind::None:
+    return "none";
+  }
+  return "auto";
+}
 cl::opt<ReferenceKind, false, ChoiceParser<ReferenceKind>> reference(
     "reference", cl::value_desc("KIND"),
     cl::desc("The collective to check the outputs against"),
     cl::values(clEnumValN(ReferenceKind::Auto, "auto",
                           "from the kernel's inputs and outputs (default)"),
-               clEnumValN(ReferenceKind::AllReduce, "all-reduce", ""),
-               clEnumValN(ReferenceKind::ReduceScatter, "reduce-scatter", ""),
-               clEnumValN(ReferenceKind::AllGather, "all-gather", ""),
+               clEnumValN(ReferenceKind::AllReduce, "all-reduce",
+                          "every rank gets the sum over ranks"),
+               clEnumValN(ReferenceKind::ReduceScatter, "reduce-scatter",
+                          "rank r gets chunk r of the sum"),
+               clEnumValN(ReferenceKind::AllGather, "all-gather",
+                          "every rank gets every rank's input"),
                clEnumValN(ReferenceKind::None, "none", "no check")),
     cl::init(ReferenceKind::Auto), cl::cat(simulateCategory));
 
@@ -479,9 +497,7 @@ Check readSimulationOptions(const Numbers &n, DriverOptions &opts) {
                                 *n.ctas, ranks, total, kMaxSimulatedCtas));
     s.ctas = static_cast<int64_t>(*n.ctas);
   }
-  static const char *const kReferenceNames[] = {
-      "auto", "all-reduce", "reduce-scatter", "all-gather", "none"};
-  s.reference = kReferenceNames[static_cast<int>(reference.getValue())];
+  s.reference = getReferenceName(reference);
   s.seed = n.seed.value_or(s.seed);
   s.calls = static_cast<int64_t>(n.calls.value_or(s.calls));
   s.schedules = static_cast<int64_t>(n.schedules.value_or(s.schedules));
@@ -544,8 +560,7 @@ Check readOptions(DriverOptions &opts) {
   return readSimulationOptions(n, opts);
 }
 
-//===- Errors from llvm::cl
-//------------------------------------------------===//
+//===- Errors from llvm::cl -----------------------------------------------===//
 
 /// llvm::cl reports an unknown option on the stream it is given, but a bad
 /// or missing value on llvm::errs(); while it parses, standard error goes
