@@ -48,6 +48,8 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
       // Ops without a direct LLVM counterpart (ceildivui, ...) first.
       RewritePatternSet expand(ctx);
       arith::populateArithExpandOpsPatterns(expand);
+      // Math without an exact PTX instruction calls libdevice.
+      dslc::populateMathLoweringPatterns(expand);
       // Pieces of a per-thread vector (tiles of several chunks) become
       // element shuffles the LLVM lowering knows.
       vector::populateVectorInsertExtractStridedSliceTransforms(expand);

@@ -26,10 +26,17 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
                   const std::function<void(const AccessPiece &)> &fn) {
   TileLayout layout = info.layout(a.tileShape);
   unsigned rank = a.sizes.size();
-  int64_t innerDim = a.dims.back();
+  // A rank-0 tile is the element at the offsets: its (unit) inner
+  // dimension is the tensor's last.
+  int64_t innerDim = a.dims.empty() ? rank - 1 : a.dims.back();
+  int64_t innerExtent = a.tileShape.empty() ? 1 : a.tileShape.back();
   bool contiguous = innerDim == static_cast<int64_t>(rank) - 1;
   Value tid = threadId(b, loc);
-  Value tidOffset = arith::MulIOp::create(b, loc, tid, i64(b, loc, layout.vec));
+  // A replicated tile is accessed whole by every thread (stores: thread 0).
+  Value tidOffset = layout.replicated
+                        ? i64(b, loc, 0)
+                        : arith::MulIOp::create(b, loc, tid,
+                                                i64(b, loc, layout.vec));
 
   // Clamp each limit to the tensor's size, and the last tile dimension to
   // the tile's own extent (so a thread never touches a neighbour's tile).
@@ -37,7 +44,7 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
   for (unsigned d = 0; d < rank; ++d)
     limits.push_back(arith::MinUIOp::create(b, loc, a.limits[d], a.sizes[d]));
   Value tileEnd = arith::AddIOp::create(b, loc, a.offsets[innerDim],
-                                        i64(b, loc, a.tileShape.back()));
+                                        i64(b, loc, innerExtent));
   limits[innerDim] = arith::MinUIOp::create(b, loc, limits[innerDim], tileEnd);
 
   // Elements between neighbours along the inner dimension.
@@ -47,7 +54,12 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
 
   unsigned elementBytes = a.elementType.getIntOrFloatBitWidth() / 8;
   int64_t align = std::min<int64_t>(16, layout.vec * elementBytes);
-  SmallVector<int64_t> leading(a.tileShape.begin(), a.tileShape.end() - 1);
+  SmallVector<int64_t> leading(a.tileShape.begin(),
+                               a.tileShape.end() - (a.tileShape.empty() ? 0 : 1));
+  Value writer = arith::ConstantIntOp::create(b, loc, 1, 1);
+  if (layout.replicated && a.writes)
+    writer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                   i64(b, loc, 0));
 
   for (int64_t o = 0; o < layout.outer; ++o) {
     // Coordinates of row `o` of the tile in the tensor.
@@ -60,7 +72,7 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
         coords[a.dims[k]] =
             arith::AddIOp::create(b, loc, coords[a.dims[k]], i64(b, loc, t));
     }
-    Value rowValid = arith::ConstantIntOp::create(b, loc, 1, 1);
+    Value rowValid = writer;
     for (unsigned d = 0; d < rank; ++d) {
       if (static_cast<int64_t>(d) == innerDim)
         continue;
@@ -205,7 +217,7 @@ TileAccess makeAccess(OpBuilder &b, Location loc, Value refOrStack,
   }
   a.dims = dims;
   a.tileShape = tile.getShape();
-  a.elementType = tile.getElementType();
+  a.elementType = storageType(tile.getElementType());
   return a;
 }
 
@@ -221,16 +233,14 @@ struct LoadOpLowering : TilePattern<tile::LoadOp> {
     Location loc = op.getLoc();
     RankedTensorType tile = op.getResult().getType();
     auto resultType = cast<VectorType>(getTypeConverter()->convertType(tile));
-    Type elementType = tile.getElementType();
+    Type elementType = resultType.getElementType();
     TypedAttr otherAttr = op.getOtherAttr();
     if (!otherAttr)
       otherAttr = rewriter.getZeroAttr(elementType);
     auto pieceType =
         VectorType::get({info.layout(tile.getShape()).vec}, elementType);
-    Value other = arith::ConstantOp::create(
-        rewriter, loc, DenseElementsAttr::get(pieceType, otherAttr));
-    Value result = arith::ConstantOp::create(
-        rewriter, loc, DenseElementsAttr::get(resultType, otherAttr));
+    Value other = lower::splatConstant(rewriter, loc, pieceType, otherAttr);
+    Value result = lower::splatConstant(rewriter, loc, resultType, otherAttr);
     lower::TileAccess access = lower::makeAccess(
         rewriter, loc, adaptor.getRef(), /*firstSize=*/1,
         lower::field(rewriter, loc, adaptor.getRef(), 0), adaptor.getOffsets(),
@@ -259,6 +269,7 @@ struct StoreOpLowering : TilePattern<tile::StoreOp> {
         rewriter, loc, adaptor.getRef(), /*firstSize=*/1,
         lower::field(rewriter, loc, adaptor.getRef(), 0), adaptor.getOffsets(),
         adaptor.getLimits(), op.getDims(), tile);
+    access.writes = true;
     lower::forEachPiece(
         rewriter, loc, info, access, [&](const lower::AccessPiece &piece) {
           Value v = vector::ExtractStridedSliceOp::create(
@@ -326,63 +337,12 @@ struct IotaOpLowering : TilePattern<tile::IotaOp> {
   }
 };
 
-struct ReduceOpLowering : TilePattern<tile::ReduceOp> {
-  using TilePattern::TilePattern;
-  LogicalResult
-  matchAndRewrite(tile::ReduceOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType input = op.getInput().getType();
-    if (input.getRank() < 2 || op.getDim() != 0)
-      return rewriter.notifyMatchFailure(
-          op, "only reductions over the leading dimension of a tile of rank "
-              ">= 2 are distributed");
-    Location loc = op.getLoc();
-    int64_t rows = input.getDimSize(0);
-    auto resultType = cast<VectorType>(
-        getTypeConverter()->convertType(op.getResult().getType()));
-    int64_t width = resultType.getNumElements();
-    Value acc;
-    for (int64_t r = 0; r < rows; ++r) {
-      Value slice = vector::ExtractStridedSliceOp::create(
-          rewriter, loc, adaptor.getInput(), ArrayRef<int64_t>{r * width},
-          ArrayRef<int64_t>{width}, ArrayRef<int64_t>{1});
-      if (!acc) {
-        acc = slice;
-        continue;
-      }
-      bool isFloat = isa<FloatType>(input.getElementType());
-      switch (op.getKind()) {
-      case tile::ReduceKind::sum:
-        acc = isFloat ? Value(arith::AddFOp::create(rewriter, loc, acc, slice))
-                      : Value(arith::AddIOp::create(rewriter, loc, acc, slice));
-        break;
-      case tile::ReduceKind::prod:
-        acc = isFloat ? Value(arith::MulFOp::create(rewriter, loc, acc, slice))
-                      : Value(arith::MulIOp::create(rewriter, loc, acc, slice));
-        break;
-      case tile::ReduceKind::max:
-        acc = isFloat
-                  ? Value(arith::MaximumFOp::create(rewriter, loc, acc, slice))
-                  : Value(arith::MaxSIOp::create(rewriter, loc, acc, slice));
-        break;
-      case tile::ReduceKind::min:
-        acc = isFloat
-                  ? Value(arith::MinimumFOp::create(rewriter, loc, acc, slice))
-                  : Value(arith::MinSIOp::create(rewriter, loc, acc, slice));
-        break;
-      }
-    }
-    rewriter.replaceOp(op, acc);
-    return success();
-  }
-};
-
 } // namespace
 
 void dslc::populateMemoryLoweringPatterns(TileTypeConverter &converter,
                                           RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<LoadOpLowering, StoreOpLowering, SplatOpLowering, IotaOpLowering,
-               ReduceOpLowering>(converter, ctx);
+  patterns.add<LoadOpLowering, StoreOpLowering, SplatOpLowering,
+               IotaOpLowering>(converter, ctx);
   patterns.add<DimOpLowering>(converter, ctx);
 }

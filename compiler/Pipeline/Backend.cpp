@@ -2,7 +2,7 @@
 //
 // The stages after the parser, each one an --emit point:
 //   tile   : MLIRGen (Tile + Comm dialects), verified
-//   llvm   : buildDslcPipeline (PassPipeline.h): LLVM + NVVM dialects
+//   llvm   : buildDslcPipeline (Conversion/Passes.h): LLVM + NVVM
 //   llvmir : LLVM IR for nvptx64, optimized at -O3
 //   ptx    : NVPTX code generation (+ metadata JSON)
 //   cubin  : nvJitLink or ptxas (+ metadata JSON)
@@ -12,10 +12,10 @@
 
 #include "compiler/Pipeline/Backend.h"
 
+#include "compiler/Conversion/Passes.h"
 #include "compiler/MLIRGen/MLIRGen.h"
 #include "compiler/Pipeline/ConfigFromCache.h"
 #include "compiler/Pipeline/MetadataWriter.h"
-#include "compiler/Pipeline/PassPipeline.h"
 #include "compiler/Simulator/Simulator.h"
 #include "compiler/Target/CubinAssembler.h"
 #include "compiler/Target/NVPTXEmitter.h"
@@ -280,6 +280,7 @@ BuildFacts Stages::buildFacts(mlir::ModuleOp mod) const {
   BuildFacts facts;
   facts.arch = options.arch.name;
   facts.defaultTimeoutMs = options.timeoutMs;
+  facts.sharedBytes = sharedWorkspaceBytes(mod);
   facts.multicast =
       options.compile.multicast == MulticastMode::NVLS ? "nvls" : "software";
   if (const SourceBuffer *buffer =

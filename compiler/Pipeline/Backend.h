@@ -3,7 +3,7 @@
 // The dslc driver parses the file, selects the kernel, prints the AST itself
 // for --emit=ast and calls runBackend for every other --emit and for
 // --simulate. runBackend generates Tile IR (MLIRGen), runs the pass pipeline
-// (PassPipeline.h), translates to LLVM IR, emits PTX and assembles a cubin,
+// (buildDslcPipeline, Conversion/Passes.h), translates to LLVM IR, emits PTX and assembles a cubin,
 // stopping at `emit`.
 //
 //===----------------------------------------------------------------------===//

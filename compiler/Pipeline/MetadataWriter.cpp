@@ -22,7 +22,7 @@ void dslc::writeMetadata(llvm::raw_ostream &os, const KernelDescription &desc,
     j.attribute("arch", facts.arch);
     j.attribute("num_warps", desc.numWarps);
     j.attribute("threads_per_cta", desc.numWarps * 32);
-    j.attribute("shared_bytes", 0);
+    j.attribute("shared_bytes", facts.sharedBytes);
     j.attribute("spins", desc.spins);
     j.attribute("state_bytes", desc.stateBytes);
     j.attribute("multicast", facts.multicast);

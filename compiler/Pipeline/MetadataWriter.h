@@ -29,6 +29,7 @@ struct BuildFacts {
   std::vector<AbiSlot> abi;
   std::optional<uint64_t> defaultTimeoutMs;
   std::string multicast; ///< "software" or "nvls".
+  int64_t sharedBytes = 0; ///< Static shared memory per CTA.
 };
 
 void writeMetadata(llvm::raw_ostream &os, const KernelDescription &desc,

@@ -1,6 +1,4 @@
-//===- PassPipeline.cpp - The MLIR passes from Tile IR to LLVM IR ---------===//
-
-#include "compiler/Pipeline/PassPipeline.h"
+//===- LoweringPipeline.cpp - Tile/Comm IR to the LLVM dialect -----------===//
 
 #include "compiler/Conversion/Passes.h"
 
@@ -8,12 +6,11 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
-using namespace dslc;
-
 void dslc::buildDslcPipeline(mlir::OpPassManager &pm,
                              const DslcPipelineOptions &options) {
-  // MLIRGen's output holds constant arithmetic and repeated index math
-  // from unrolled loops: fold it once before it is copied per thread piece.
+  // MLIRGen's output holds constant arithmetic and repeated index math from
+  // unrolled loops, and tile.reshape of a reduction that canonicalization
+  // folds into a keepdim reduction: fold once before the per-thread copies.
   if (options.cleanup) {
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
