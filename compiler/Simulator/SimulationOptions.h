@@ -20,7 +20,7 @@ namespace dslc {
 // every rank's memory and CTA state on the host and runs the CTAs of all
 // ranks interleaved on one thread, so time and memory grow with the ranks
 // times the elements and with the CTAs of all ranks. Measured with the
-// examples: 16 ranks at their default sizes take up to 9 s (two-shot,
+// examples: 16 ranks at their default sizes take up to 9-14 s (two-shot,
 // 2.8 GB), 32 ranks 60 s and 10 GB; the one-shot with 16384 CTAs in all
 // takes 2 s, with 65536 95 s.
 
