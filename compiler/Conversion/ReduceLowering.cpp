@@ -174,16 +174,21 @@ SmallVector<Value> combineOwn(OpBuilder &b, Location loc, const Combiner &comb,
   // v < remaining[c] (signed: a negative count masks all).
   SmallVector<Value> remaining;
   if (limit || ragged) {
-    Value tid = lower::threadId(b, loc);
+    // In i32: the counts are at most the tile's extent; a valid count
+    // outside [0, extent] is clamped first.
     Value end = lower::i64(b, loc, layout.inner);
     if (limit)
-      end = arith::MinSIOp::create(b, loc, limit, end);
+      end = arith::MaxSIOp::create(
+          b, loc, arith::MinSIOp::create(b, loc, limit, end),
+          lower::i64(b, loc, 0));
+    end = arith::TruncIOp::create(b, loc, b.getI32Type(), end);
+    Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
     for (int64_t c = 0; c < layout.chunks; ++c) {
       Value first = arith::MulIOp::create(
           b, loc,
           arith::AddIOp::create(b, loc, tid,
-                                lower::i64(b, loc, c * layout.threads)),
-          lower::i64(b, loc, layout.vec));
+                                lower::i32(b, loc, c * layout.threads)),
+          lower::i32(b, loc, layout.vec));
       remaining.push_back(arith::SubIOp::create(b, loc, end, first));
     }
   }
@@ -196,7 +201,7 @@ SmallVector<Value> combineOwn(OpBuilder &b, Location loc, const Combiner &comb,
             b, loc, input, ArrayRef<int64_t>{layout.position(o, c, v)});
         if (!remaining.empty()) {
           Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
-                                           remaining[c], lower::i64(b, loc, v));
+                                           remaining[c], lower::i32(b, loc, v));
           x = arith::SelectOp::create(b, loc, in, x, id);
         }
         values.push_back(x);
