@@ -3,8 +3,9 @@
 // tile.reduce along the last dimension of a distributed tile, at 2 warps:
 // each thread combines its 4 elements (a 2x256 f32 tile is 1 piece of 4 per
 // thread per row), the warp butterfly (5 shuffles per row), lane 0 of each
-// warp writes its row values into the shared workspace, bar.sync, every
-// thread combines both warps' values, bar.sync. The valid count masks with
+// warp writes its row values into the shared workspace, bar.sync, lane l of
+// every warp reads warp l's value (-inf past the 2 warps) and the warp
+// combines them again with 5 shuffles, bar.sync. The valid count masks with
 // -inf (max's identity); the keepdim result is replicated, stored by
 // thread 0.
 
@@ -21,10 +22,14 @@
 // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
-// CHECK: llvm.load %[[WS]] {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xf32>
-// CHECK: arith.maximumf
-// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xf32>
-// CHECK: arith.maximumf
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[LANE:.*]], %c2_i64 : i64
+// CHECK: %[[SRC:.*]] = arith.minui %[[LANE]], %c1_i64 : i64
+// CHECK: %[[P0:.*]] = llvm.getelementptr %[[WS]][%[[SRC]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32
+// CHECK: %[[V0:.*]] = llvm.load %[[P0]] : !llvm.ptr<3> -> f32
+// CHECK: arith.select %[[IN]], %[[V0]], %[[NEGINF]] : f32
+// CHECK: %[[I1:.*]] = arith.addi %[[SRC]], %c2_i64 : i64
+// CHECK: llvm.getelementptr %[[WS]][%[[I1]]]
+// CHECK-COUNT-10: nvvm.shfl.sync bfly
 // CHECK: nvvm.barrier0
 // The replicated [2, 1] result: every thread holds both rows; thread 0
 // stores them.
@@ -32,7 +37,6 @@
 // CHECK: %[[T0:.*]] = arith.cmpi eq, %[[TID]], %c0_i64 : i64
 // CHECK: arith.andi %[[T0]], %{{.*}} : i1
 // CHECK: vector.extract_strided_slice %[[ROWS]] {offsets = [0], sizes = [1], strides = [1]}
-// CHECK: arith.andi %[[T0]], %{{.*}} : i1
 // CHECK: vector.extract_strided_slice %[[ROWS]] {offsets = [1], sizes = [1], strides = [1]}
 func.func @max_last_valid(%x: !tile.ref<f32, 2>, %out: !tile.ref<f32, 2>, %n64: i64)
     attributes {tile.kernel, tile.num_warps = 2 : i64} {

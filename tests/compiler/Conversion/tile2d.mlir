@@ -10,9 +10,10 @@
 // CHECK-LABEL: func.func @rows_of_hidden(
 // CHECK: %[[ROWS:.*]] = arith.minui %{{.*}}, %arg1 : i64
 // CHECK: %[[COLS:.*]] = arith.minui %arg2, %c8192_i64 : i64
-// Row 1 of the tile: its row index against the clamped row limit.
-// CHECK: %[[R1:.*]] = arith.addi %{{.*}}, %c1_i64 : i64
-// CHECK: arith.cmpi ult, %[[R1]], %[[ROWS]] : i64
+// The rows left from the tile's first row (0 past the clamped limit): row
+// 1 of the tile is in bounds when more than 1 is left.
+// CHECK: %[[LEFT:.*]] = arith.select %{{.*}}, %{{.*}}, %c0_i64 : i64
+// CHECK: arith.cmpi ugt, %[[LEFT]], %c1_i64 : i64
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<1>
 // 16 pieces, 16 vector loads and 16 vector stores; 8 element loads each
 // on the masked path.
@@ -48,7 +49,8 @@ func.func @rows_of_hidden(%x: !tile.ref<bf16, 2>, %out: !tile.ref<bf16, 2>, %t64
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK: %[[TID64:.*]] = arith.extui %[[TID]] : i32 to i64
 // CHECK: %[[T0:.*]] = arith.cmpi eq, %[[TID64]], %c0_i64 : i64
-// CHECK-COUNT-4: arith.andi %[[T0]], %{{.*}} : i1
+// CHECK: arith.andi %[[T0]], %{{.*}} : i1
+// CHECK-COUNT-4: llvm.store %{{.*}} {alignment = 4 : i64} : vector<1xf32>, !llvm.ptr<1>
 func.func @replicated_rows(%x: !tile.ref<f32, 2>, %out: !tile.ref<f32, 2>)
     attributes {tile.kernel, tile.num_warps = 4 : i64} {
   %c0 = arith.constant 0 : index
