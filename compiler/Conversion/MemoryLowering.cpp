@@ -263,7 +263,7 @@ TileAccess makeAccess(OpBuilder &b, Location loc, Value refOrStack,
   }
   a.dims = dims;
   a.tileShape = tile.getShape();
-  a.elementType = storageType(tile.getElementType());
+  a.elementType = memoryType(storageType(tile.getElementType()));
   return a;
 }
 
@@ -279,14 +279,20 @@ struct LoadOpLowering : TilePattern<tile::LoadOp> {
     Location loc = op.getLoc();
     RankedTensorType tile = op.getResult().getType();
     auto resultType = cast<VectorType>(getTypeConverter()->convertType(tile));
-    Type elementType = resultType.getElementType();
+    // Booleans are bytes in memory (i1 vectors are bit-packed in LLVM's).
+    bool isBool = resultType.getElementType().isInteger(1);
+    Type elementType = lower::memoryType(resultType.getElementType());
+    auto memType = VectorType::get(resultType.getShape(), elementType);
     TypedAttr otherAttr = op.getOtherAttr();
     if (!otherAttr)
       otherAttr = rewriter.getZeroAttr(elementType);
+    else if (isBool)
+      otherAttr = rewriter.getI8IntegerAttr(
+          cast<IntegerAttr>(otherAttr).getValue().getBoolValue());
     auto pieceType =
         VectorType::get({info.layout(tile.getShape()).vec}, elementType);
     Value other = lower::splatConstant(rewriter, loc, pieceType, otherAttr);
-    Value result = lower::splatConstant(rewriter, loc, resultType, otherAttr);
+    Value result = lower::splatConstant(rewriter, loc, memType, otherAttr);
     lower::TileAccess access = lower::makeAccess(
         rewriter, loc, adaptor.getRef(), /*firstSize=*/1,
         lower::field(rewriter, loc, adaptor.getRef(), 0), adaptor.getOffsets(),
@@ -298,6 +304,11 @@ struct LoadOpLowering : TilePattern<tile::LoadOp> {
               rewriter, loc, v, result, ArrayRef<int64_t>{piece.position},
               ArrayRef<int64_t>{1});
         });
+    if (isBool)
+      result = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ne, result,
+          lower::splatConstant(rewriter, loc, memType,
+                               rewriter.getI8IntegerAttr(0)));
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -311,6 +322,11 @@ struct StoreOpLowering : TilePattern<tile::StoreOp> {
     Location loc = op.getLoc();
     RankedTensorType tile = op.getValue().getType();
     Value value = adaptor.getValue();
+    auto valueType = cast<VectorType>(value.getType());
+    if (valueType.getElementType().isInteger(1))
+      value = arith::ExtUIOp::create(
+          rewriter, loc,
+          VectorType::get(valueType.getShape(), rewriter.getI8Type()), value);
     lower::TileAccess access = lower::makeAccess(
         rewriter, loc, adaptor.getRef(), /*firstSize=*/1,
         lower::field(rewriter, loc, adaptor.getRef(), 0), adaptor.getOffsets(),

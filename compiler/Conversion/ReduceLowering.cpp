@@ -230,7 +230,7 @@ void combineWarps(OpBuilder &b, Location loc, const Combiner &comb,
     return;
   Type element = comb.element;
   bool isBool = comb.isBool();
-  Type memElement = isBool ? b.getI8Type() : element;
+  Type memElement = lower::memoryType(element);
   Value base = lower::sharedWorkspace(b, loc, inModule);
   Value tid = lower::threadId(b, loc);
   Value lane = arith::AndIOp::create(b, loc, tid,

@@ -62,3 +62,31 @@ func.func @replicated_rows(%x: !tile.ref<f32, 2>, %out: !tile.ref<f32, 2>)
   tile.store %y, %out[%c0, %c0] limits [%n, %h] {dims = array<i64: 0, 1>} : tensor<4x1xf32>, !tile.ref<f32, 2>
   return
 }
+
+// -----
+
+// Booleans are a byte each in memory: an i1 tile is loaded as bytes and
+// compared with 0, and stored as bytes (LLVM packs vectors of i1 into bits).
+
+// CHECK-LABEL: func.func @bool_mask(
+// CHECK: %[[B:.*]] = llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<16xi8>
+// CHECK: %[[M:.*]] = arith.cmpi ne, %{{.*}}, %{{.*}} : vector<16xi8>
+// CHECK: arith.select %[[M]], %{{.*}}, %{{.*}} : vector<16xi1>, vector<16xi8>
+// CHECK: %[[C:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : vector<16xi32>
+// CHECK: %[[W:.*]] = arith.extui %[[C]] : vector<16xi1> to vector<16xi8>
+// CHECK: llvm.store %[[W]], %{{.*}} {alignment = 16 : i64} : vector<16xi8>, !llvm.ptr<1>
+func.func @bool_mask(%m: !tile.ref<i1, 1>, %x: !tile.ref<i8, 1>, %out: !tile.ref<i1, 1>)
+    attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %n = tile.dim %m, 0 : !tile.ref<i1, 1>
+  %mv = tile.load %m[%c0] limits [%n] {dims = array<i64: 0>} : !tile.ref<i1, 1> -> tensor<512xi1>
+  %xv = tile.load %x[%c0] limits [%n] {dims = array<i64: 0>} : !tile.ref<i8, 1> -> tensor<512xi8>
+  %z = arith.constant dense<0> : tensor<512xi8>
+  %y = arith.select %mv, %xv, %z : tensor<512xi1>, tensor<512xi8>
+  tile.store %y, %x[%c0] limits [%n] {dims = array<i64: 0>} : tensor<512xi8>, !tile.ref<i8, 1>
+  %i = tile.iota : tensor<512xi32>
+  %c7 = arith.constant dense<7> : tensor<512xi32>
+  %lt = arith.cmpi slt, %i, %c7 : tensor<512xi32>
+  tile.store %lt, %out[%c0] limits [%n] {dims = array<i64: 0>} : tensor<512xi1>, !tile.ref<i1, 1>
+  return
+}
