@@ -127,7 +127,7 @@ bool generateRanks(mlir::MLIRContext &ctx, const ast::Module &module,
 /// The run's first lines: what is simulated and how each argument is bound.
 void printBinding(std::ostream &out, const KernelDescription &desc,
                   const Binding &binding, const World &world,
-                  const CompileOptions &options) {
+                  const SimulationOptions &options) {
   out << "simulate: " << desc.kernel << ": " << world.worldSize << " ranks, "
       << world.numCtas << " CTA(s)/rank, " << binding.numTiles
       << " tile(s)/rank, " << options.calls << " launch(es), "
@@ -168,7 +168,7 @@ public:
   void onLaunch(World &world, unsigned rank, int64_t call);
   void onFinish(World &world, unsigned rank, int64_t call, int64_t schedule);
   /// "all-reduce of 'x' (...): max relative error ..." or why not checked.
-  std::string verdict(const CompileOptions &options) const;
+  std::string verdict(const SimulationOptions &options) const;
 
   unsigned mismatches = 0;
   int64_t finishedLaunches = 0;
@@ -294,7 +294,7 @@ void Checker::reportWrong(const Buffer &b, const Check &c,
           fmt("%.6g", got) + ", expected " + fmt("%.6g", refs[call][rank][k]));
 }
 
-std::string Checker::verdict(const CompileOptions &options) const {
+std::string Checker::verdict(const SimulationOptions &options) const {
   if (finishedLaunches == 0)
     return "no launch finished";
   if (spec.kind == "none") {
@@ -322,16 +322,17 @@ std::string Checker::verdict(const CompileOptions &options) const {
 
 int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
                    const ast::FunctionDef &kernel,
-                   const CompileOptions &options, DiagnosticEngine &diags) {
+                   const CompileOptions &compile,
+                   const SimulationOptions &options, DiagnosticEngine &diags) {
   auto start = std::chrono::steady_clock::now();
-  unsigned worldSize = static_cast<unsigned>(options.worldSize.value_or(1));
+  unsigned worldSize = static_cast<unsigned>(compile.worldSize.value_or(1));
   std::ostream &out = std::cout;
 
   std::vector<mlir::OwningOpRef<mlir::ModuleOp>> modules;
   std::vector<KernelDescription> descs(worldSize);
   World world;
   world.worldSize = worldSize;
-  if (!generateRanks(ctx, module, kernel, options, diags, modules, descs,
+  if (!generateRanks(ctx, module, kernel, compile, diags, modules, descs,
                      world))
     return 1;
   const KernelDescription &desc = descs[0];
