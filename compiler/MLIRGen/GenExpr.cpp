@@ -189,11 +189,10 @@ Result Generator::genRefAttribute(const ast::AttributeExpr &e,
         return fail(e.getRange(), "shape of a stack tensor");
       unsigned rank = cast<tile::RefType>(base.value.getType()).getRank();
       for (unsigned d = 0; d < rank; ++d) {
-        SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
-        s.value = tile::DimOp::create(builder, l, builder.getIndexType(),
-                                      base.value, uint64_t(d));
-        s.origin = ScalarOrigin{base.text, d};
-        tuple.elements.push_back(s);
+        Result s = tensorSize(base, d, e);
+        if (failed(s))
+          return failure();
+        tuple.elements.push_back(*s);
       }
       return tuple;
     }
@@ -236,21 +235,17 @@ Result Generator::genTileAttribute(const ast::AttributeExpr &e,
 
 Result Generator::genSizeCall(const ast::CallExpr &e, const SemValue &ref,
                               const ast::Expr &callee) {
-  mlir::Location l = loc(e);
   if (ref.kind != SemValue::Kind::Ref)
     return fail(callee.getRange(), "size() of a stack tensor");
   unsigned rank = cast<tile::RefType>(ref.value.getType()).getRank();
-  auto dimValue = [&](unsigned d) {
-    SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
-    s.value = tile::DimOp::create(builder, l, builder.getIndexType(), ref.value,
-                                  uint64_t(d));
-    s.origin = ScalarOrigin{ref.text, d};
-    return s;
-  };
   if (e.getArgs().empty()) {
     SemValue tuple = SemValue::ofKind(SemValue::Kind::Tuple);
-    for (unsigned d = 0; d < rank; ++d)
-      tuple.elements.push_back(dimValue(d));
+    for (unsigned d = 0; d < rank; ++d) {
+      Result s = tensorSize(ref, d, e);
+      if (failed(s))
+        return failure();
+      tuple.elements.push_back(*s);
+    }
     return tuple;
   }
   if (e.getArgs().size() != 1)
@@ -267,7 +262,31 @@ Result Generator::genSizeCall(const ast::CallExpr &e, const SemValue &ref,
                 "dimension " + std::to_string(*dim) +
                     " is out of range for a " + std::to_string(rank) +
                     "-d tensor");
-  return dimValue(dd);
+  return tensorSize(ref, dd, e);
+}
+
+Result Generator::tensorSize(const SemValue &ref, unsigned d,
+                             const ast::Expr &where) {
+  // `-D 'x.size(1)=8192'` compiles the size in (checked at launch).
+  std::string key = ref.text + ".size(" + std::to_string(d) + ")";
+  auto def = options.defines.find(key);
+  if (def != options.defines.end()) {
+    usedDefines.insert(key);
+    auto v = defineValue(key, def->second, where.getRange());
+    if (failed(v))
+      return failure();
+    if (v->kind != SemValue::Kind::Int || v->intValue < 0)
+      return fail(where.getRange(), "-D " + key + " must be a non-negative "
+                                                  "integer");
+    addConstraint({ref.text, d, "==", v->intValue});
+    desc.constants[key] = std::to_string(v->intValue);
+    return *v;
+  }
+  SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
+  s.value = tile::DimOp::create(builder, loc(where), builder.getIndexType(),
+                                ref.value, uint64_t(d));
+  s.origin = ScalarOrigin{ref.text, d};
+  return s;
 }
 
 Result Generator::genCall(const ast::CallExpr &e) {

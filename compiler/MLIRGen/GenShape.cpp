@@ -31,6 +31,19 @@ std::optional<int64_t> Generator::staticSize(const SemValue &ref, unsigned d) {
     if (c.dim == d && c.op == "==" && std::holds_alternative<int64_t>(c.value) &&
         llvm::is_contained(names, c.param))
       return std::get<int64_t>(c.value);
+  // -D 'P.size(d)=N' given but the size not read yet.
+  for (const std::string &name : names) {
+    std::string key = name + ".size(" + std::to_string(d) + ")";
+    auto def = options.defines.find(key);
+    int64_t n;
+    if (def == options.defines.end() ||
+        llvm::StringRef(def->second).trim().getAsInteger(0, n) || n < 0)
+      continue;
+    usedDefines.insert(key);
+    addConstraint({name, d, "==", n});
+    desc.constants[key] = std::to_string(n);
+    return n;
+  }
   return std::nullopt;
 }
 
@@ -76,12 +89,11 @@ LogicalResult Generator::accessSlice(const SemValue &ref, unsigned d,
     if (!upper)
       return error(slice.getRange(),
                    "':' needs the size of dimension " + std::to_string(d) +
-                       " of '" + ref.text +
-                       "' at compile time: make it static with "
-                       "hl.specialize(" + ref.text + ".size(" +
-                       std::to_string(d) + ")) (and -D '" + ref.text +
-                       ".size(" + std::to_string(d) +
-                       ")=N'), or index that dimension with a tile");
+                       " of '" + ref.text + "' at compile time: pass -D '" +
+                       ref.text + ".size(" + std::to_string(d) +
+                       ")=N' (or hl.specialize it, or assert it equals a "
+                       "compile-time size), or index that dimension with a "
+                       "tile");
   }
   if (lower < 0 || *upper <= lower)
     return error(slice.getRange(), "the slice [" + std::to_string(lower) +

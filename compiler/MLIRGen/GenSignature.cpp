@@ -8,6 +8,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <cstdlib>
 #include "llvm/Support/JSON.h"
 
 using namespace mlir;
@@ -205,6 +206,14 @@ std::optional<std::string> constantJSON(const SemValue &v) {
   case SemValue::Kind::Float:
     if (!std::isfinite(v.floatValue))
       return std::nullopt;
+    // The shortest text that reads back as the same double (1e-06).
+    for (int digits = 1; digits <= 17; ++digits) {
+      std::string text =
+          llvm::formatv("{0}", llvm::format("%.*g", digits, v.floatValue))
+              .str();
+      if (std::strtod(text.c_str(), nullptr) == v.floatValue)
+        return text;
+    }
     return llvm::formatv("{0}", llvm::format("%.17g", v.floatValue)).str();
   case SemValue::Kind::String:
   case SemValue::Kind::DType:

@@ -121,6 +121,9 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
       ast::isa<ast::ImportFromStmt>(s))
     return success();
   if (auto *a = ast::dyn_cast<ast::AssertStmt>(&s)) {
+    if (std::optional<LogicalResult> checked =
+            genSizeAssert(a->getTest(), a->getRange()))
+      return *checked;
     Result t = genExpr(a->getTest());
     if (failed(t))
       return failure();
@@ -142,6 +145,44 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
     return error(s.getRange(), "nested functions are not supported: define "
                                "the helper at the top level of the file");
   return error(s.getRange(), "this statement is not supported in a kernel");
+}
+
+std::optional<LogicalResult>
+Generator::genSizeAssert(const ast::Expr &test, SourceRange where) {
+  // `assert a and b`: each part.
+  if (auto *both = ast::dyn_cast<ast::BinaryExpr>(&test))
+    if (both->getOp() == ast::BinaryOp::And) {
+      std::optional<LogicalResult> l = genSizeAssert(both->getLHS(), where);
+      std::optional<LogicalResult> r = genSizeAssert(both->getRHS(), where);
+      if (!l || !r)
+        return std::nullopt;
+      return success(succeeded(*l) && succeeded(*r));
+    }
+  // `assert x.size(0) == n` with a compile-time n: checked at launch.
+  auto *cmp = ast::dyn_cast<ast::CompareExpr>(&test);
+  if (!cmp || cmp->getOps().size() != 1 ||
+      cmp->getOps()[0] != ast::CompareOp::Eq)
+    return std::nullopt;
+  Result l = genExpr(*cmp->getOperands()[0]);
+  Result r = genExpr(*cmp->getOperands()[1]);
+  if (failed(l) || failed(r))
+    return LogicalResult(failure());
+  const SemValue *size = l->kind == SemValue::Kind::Scalar ? &*l : &*r;
+  const SemValue *value = size == &*l ? &*r : &*l;
+  if (size->kind != SemValue::Kind::Scalar || !size->origin ||
+      !size->origin->plain())
+    return std::nullopt;
+  if (value->kind == SemValue::Kind::Scalar)
+    return error(where,
+                 "an assert between two run-time sizes cannot be checked: "
+                 "compile one of them in (-D '" +
+                     size->origin->param + ".size(" +
+                     std::to_string(size->origin->dim) + ")=N')");
+  if (value->kind != SemValue::Kind::Int)
+    return std::nullopt;
+  addConstraint(
+      {size->origin->param, size->origin->dim, "==", value->intValue});
+  return success();
 }
 
 LogicalResult Generator::genIf(const ast::IfStmt &s) {

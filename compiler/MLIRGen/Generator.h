@@ -348,6 +348,10 @@ private:
   mlir::LogicalResult genBlock(const ast::StmtList &body);
   mlir::LogicalResult genStmt(const ast::Stmt &s);
   mlir::LogicalResult genIf(const ast::IfStmt &s);
+  /// `assert x.size(d) == k` (k known at compile time): a launch
+  /// constraint that also makes the size static; nullopt for other asserts.
+  std::optional<mlir::LogicalResult> genSizeAssert(const ast::Expr &test,
+                                                   SourceRange where);
   mlir::LogicalResult genReturn(const ast::ReturnStmt &s);
   mlir::LogicalResult genAssign(const ast::Expr &target, SemValue value,
                                 SourceRange where);
@@ -438,6 +442,9 @@ private:
   std::optional<Result> genMethodCall(const ast::CallExpr &e);
   Result genSizeCall(const ast::CallExpr &e, const SemValue &ref,
                      const ast::Expr &callee);
+  /// Size `d` of a tensor: a run-time scalar, or the constant -D
+  /// 'P.size(D)=N' compiles in (a launch constraint).
+  Result tensorSize(const SemValue &ref, unsigned d, const ast::Expr &where);
   Result genLen(const ast::CallExpr &e);
   /// The items of a tuple or of a peer list (rank p's copy at p).
   mlir::FailureOr<std::vector<SemValue>> sequenceItems(const SemValue &v,

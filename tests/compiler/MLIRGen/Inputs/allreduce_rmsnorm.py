@@ -17,7 +17,7 @@ def symm_mem_sync(pad_addrs, pad, slot, my_rank, world_size, before=True, after=
                 hasSubsequentMemAccess=after)
 
 
-@helion.kernel(config=helion.Config(block_sizes=[2], num_warps=16))
+@helion.kernel(config=helion.Config(block_sizes=[1], num_warps=16))
 def allreduce_residual_rmsnorm(
     signal_pad_addrs: torch.Tensor[torch.uint64, 1],
     local_signal_pad: torch.Tensor[torch.int32, 2],
@@ -29,6 +29,7 @@ def allreduce_residual_rmsnorm(
 ) -> torch.Tensor:
     T, H = residual.size()
     H = hl.specialize(H)
+    assert x[0].size(1) == H and weight.size(0) == H
     _, world_size = local_signal_pad.size()
     world_size = hl.specialize(world_size)
     out = torch.empty_like(residual)
@@ -37,10 +38,10 @@ def allreduce_residual_rmsnorm(
                       world_size, before=False)
         acc = residual[tile_t, :].to(torch.float32)
         for part in x:
-            acc = acc + part[tile_t, :H].to(torch.float32)
+            acc = acc + part[tile_t, :].to(torch.float32)
         variance = torch.mean(acc * acc, dim=-1, keepdim=True)
         normed = acc * torch.rsqrt(variance + eps)
-        out[tile_t, :] = (normed * weight[None, :H].to(torch.float32)).to(out.dtype)
+        out[tile_t, :] = (normed * weight[None, :].to(torch.float32)).to(out.dtype)
         symm_mem_sync(signal_pad_addrs, local_signal_pad, tile_t.id, my_rank,
                       world_size, after=False)
     return out
