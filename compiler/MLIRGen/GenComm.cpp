@@ -23,6 +23,8 @@ Result Generator::genRemoteTensors(const ast::CallExpr &e) {
   if (!peers)
     return fail(arg->getRange(),
                 "get_remote_tensors takes a tensor parameter of the kernel");
+  if (!desc.worldSize && !reportedUnbound.insert("world_size").second)
+    return failure();
   if (!desc.worldSize)
     return fail(e.getRange(),
                 "get_remote_tensors needs the world size at compile time: "

@@ -128,6 +128,10 @@ Result Generator::genSpecialize(const ast::CallExpr &e) {
   }
   if (!text && varName == "world_size" && options.worldSize)
     text = std::to_string(*options.worldSize);
+  // A missing world size is one mistake, however many uses need it.
+  if (!text && varName == "world_size" &&
+      !reportedUnbound.insert("world_size").second)
+    return failure();
   if (!text)
     return fail(e.getRange(),
                 "hl.specialize(" + (varName.empty() ? dimKey : varName) +

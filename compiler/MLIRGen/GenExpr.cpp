@@ -678,7 +678,7 @@ FailureOr<int64_t> Generator::peerCount(const SemValue &list,
     return list.peers;
   if (desc.worldSize)
     return *desc.worldSize;
-  if (!reportedUnbound.insert("len(" + list.text + ")").second)
+  if (!reportedUnbound.insert("world_size").second)
     return failure();
   return error(where.getRange(),
                "'" + list.text +

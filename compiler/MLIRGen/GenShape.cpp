@@ -221,10 +221,11 @@ Result Generator::loadWhole(const SemValue &ref, const ast::Expr &where) {
     if (!n)
       return fail(where.getRange(),
                   "'" + ref.text + "' is used as a tile, which needs its "
-                  "sizes at compile time: make dimension " +
-                      std::to_string(d) + " static with hl.specialize(" +
-                      ref.text + ".size(" + std::to_string(d) +
-                      ")), or load a tile of it (" + ref.text + "[tile])");
+                  "sizes at compile time: pass -D '" + ref.text + ".size(" +
+                      std::to_string(d) +
+                      ")=N' (or hl.specialize it, or assert it equals a "
+                      "compile-time size), or load a tile of it (" +
+                      ref.text + "[tile])");
     a.offsets.push_back(indexConst(l, 0));
     a.limits.push_back(indexConst(l, *n));
     a.dims.push_back(d);
