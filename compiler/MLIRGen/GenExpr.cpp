@@ -204,7 +204,17 @@ Result Generator::genRefAttribute(const ast::AttributeExpr &e,
 Result Generator::genTileAttribute(const ast::AttributeExpr &e,
                                    const SemValue &base) {
   const std::string &name = e.getName();
-  mlir::Location l = loc(e);
+  if (name != "id" && name != "begin" && name != "end" &&
+      name != "block_size" && name != "index")
+    return fail(e.getNameRange(),
+                "tiles have .id, .begin, .end, .block_size and .index, not '" +
+                    name + "'");
+  return genTileFact(base, name, e);
+}
+
+Result Generator::genTileFact(const SemValue &base, llvm::StringRef name,
+                              const ast::Expr &where) {
+  mlir::Location l = loc(where);
   SemValue v = SemValue::ofKind(SemValue::Kind::Scalar);
   if (name == "id") {
     v.value = base.id;
@@ -225,10 +235,6 @@ Result Generator::genTileAttribute(const ast::AttributeExpr &e,
     t.indexTile = std::make_shared<SemValue>(base);
     t.valid = {arith::SubIOp::create(builder, l, base.end, base.begin)};
     return t;
-  } else {
-    return fail(e.getNameRange(),
-                "tiles have .id, .begin, .end, .block_size and .index, not '" +
-                    name + "'");
   }
   return v;
 }
@@ -304,6 +310,8 @@ Result Generator::genCall(const ast::CallExpr &e) {
     n = "hl." + n.substr(16);
   if (std::optional<Result> r = genForeignCall(e, n))
     return *r;
+  if (std::optional<Result> r = genHelionFunction(e, n))
+    return *r;
   if (std::optional<Result> made = genMakeTensor(e, n))
     return *made;
   if (llvm::StringRef(n).starts_with("torch.")) {
@@ -347,7 +355,15 @@ Result Generator::genCall(const ast::CallExpr &e) {
     return genSequenceBuiltin(e, n);
   if (n == "hl.register_block_size")
     return genRegisterBlockSize(e);
-  return fail(callee.getRange(), "unknown function '" + *name + "'");
+  if (llvm::StringRef(n).starts_with("torch.") ||
+      llvm::StringRef(n).starts_with("hl."))
+    return fail(callee.getRange(),
+                "'" + *name + "' is not supported in a dslc kernel "
+                "(docs/language.md lists the functions a kernel may call)");
+  return fail(callee.getRange(),
+              "unknown function '" + *name +
+                  "' (a kernel calls the functions of docs/language.md and "
+                  "plain defs of its file)");
 }
 
 std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {

@@ -11,6 +11,8 @@
 
 #include "compiler/MLIRGen/Generator.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 using namespace mlir;
 
 namespace dslc::mlirgen {
@@ -138,19 +140,136 @@ LogicalResult Generator::genHelperReturn(const ast::ReturnStmt &s) {
   return success();
 }
 
-/// Calls of Triton and inline code Helion has and dslc does not.
-static const char *const kForeignCalls[] = {
-    "hl.triton_kernel", "hl.inline_triton", "hl.inline_asm_elementwise"};
+/// Helion functions dslc does not have, and what to write instead.
+static const std::pair<const char *, const char *> kUnsupported[] = {
+    {"hl.triton_kernel", "embeds Triton code, which dslc does not compile"},
+    {"hl.inline_triton", "embeds Triton code, which dslc does not compile"},
+    {"hl.inline_asm_elementwise",
+     "embeds inline assembly, which dslc does not compile"},
+    {"hl.barrier", "is a grid-wide barrier between top-level loops; a dslc "
+                   "kernel has one top-level loop: synchronize CTAs with "
+                   "hl.signal/hl.wait on a pad"},
+    {"hl.dot", "(matrix multiply) is not supported: dslc kernels move and "
+               "reduce data"},
+    {"hl.dot_scaled", "(matrix multiply) is not supported: dslc kernels move "
+                      "and reduce data"},
+    {"hl.jagged_tile", "is not supported: loop with hl.tile over the longest "
+                       "extent and mask with torch.where"},
+    {"hl.associative_scan", "(a scan) is not supported"},
+    {"hl.cumsum", "(a scan) is not supported"},
+    {"hl.cumprod", "(a scan) is not supported"},
+    {"hl.reduce", "with a combine function is not supported: use "
+                  "torch.sum/amax/amin/prod"},
+    {"hl.rand", "is not supported"},
+    {"hl.randint", "is not supported"},
+    {"hl.device_print", "is not supported: run the kernel with --simulate "
+                        "and --dump-dir to look at its values"},
+    {"hl.register_tunable", "is not supported: tunables are block sizes "
+                            "(hl.register_block_size) and num_warps"},
+    {"hl.split", "is not supported"},
+    {"hl.join", "is not supported"},
+    {"hl.atomic_add", "(atomics) is not supported: combine with stores and "
+                      "a signal, or a reduction"},
+    {"hl.atomic_and", "(atomics) is not supported"},
+    {"hl.atomic_or", "(atomics) is not supported"},
+    {"hl.atomic_xor", "(atomics) is not supported"},
+    {"hl.atomic_xchg", "(atomics) is not supported: flags are hl.signal"},
+    {"hl.atomic_max", "(atomics) is not supported"},
+    {"hl.atomic_min", "(atomics) is not supported"},
+    {"hl.atomic_cas", "(atomics) is not supported: flags are hl.signal with "
+                      "wait_for"},
+};
 
 std::optional<Result> Generator::genForeignCall(const ast::CallExpr &e,
                                                 const std::string &n) {
-  if (!llvm::is_contained(kForeignCalls, n))
-    return std::nullopt;
-  return fail(e.getRange(),
-              n + " embeds Triton code, which dslc does not compile: write "
-                  "it in the DSL as a plain def in this file (it is inlined; "
-                  "a sync such as symm_mem_sync is hl.signal to every peer "
-                  "and hl.wait on the local pad, see docs/language.md)");
+  for (auto [name, why] : kUnsupported)
+    if (n == name) {
+      std::string advice = llvm::StringRef(why).starts_with("embeds")
+                               ? ": write it in the DSL as a plain def in "
+                                 "this file (it is inlined; a sync such as "
+                                 "symm_mem_sync is hl.signal to every peer "
+                                 "and hl.wait on the local pad, see "
+                                 "docs/language.md)"
+                               : "";
+      return fail(e.getRange(), n + " " + why + advice);
+    }
+  return std::nullopt;
+}
+
+std::optional<Result> Generator::genHelionFunction(const ast::CallExpr &e,
+                                                   const std::string &n) {
+  static const std::pair<const char *, const char *> tileFunctions[] = {
+      {"hl.tile_index", "index"}, {"hl.tile_begin", "begin"},
+      {"hl.tile_end", "end"},     {"hl.tile_block_size", "block_size"},
+      {"hl.tile_id", "id"}};
+  for (auto [name, attr] : tileFunctions)
+    if (n == name) {
+      const ast::Expr *arg = argument(e, 0, "tile");
+      if (!arg)
+        return fail(e.getRange(), n + " takes a tile");
+      Result t = genExpr(*arg);
+      if (failed(t))
+        return failure();
+      if (t->kind != SemValue::Kind::Tile)
+        return fail(arg->getRange(), n + " takes a tile, got " +
+                                         std::string(kindName(t->kind)));
+      return genTileFact(*t, attr, e);
+    }
+  if (n == "hl.load" || n == "hl.store") {
+    bool store = n == "hl.store";
+    const ast::Expr *tensor = argument(e, 0, "tensor");
+    const ast::Expr *index = argument(e, 1, "index");
+    const ast::Expr *value = store ? argument(e, 2, "value") : nullptr;
+    if (!tensor || !index || (store && !value))
+      return fail(e.getRange(), n + (store ? " takes (tensor, index, value)"
+                                           : " takes (tensor, index)"));
+    Result base = genExpr(*tensor);
+    if (failed(base))
+      return failure();
+    if (base->kind != SemValue::Kind::Ref)
+      return fail(tensor->getRange(), n + " takes a tensor");
+    std::vector<const ast::Expr *> idx = elementsOf(*index);
+    if (!store) {
+      auto access = accessOfList(*base, idx, *index);
+      if (failed(access))
+        return failure();
+      return genAccessLoad(*base, *access, e);
+    }
+    Result v = genExpr(*value);
+    if (failed(v) || failed(storeTo(*base, idx, *index, *v, e)))
+      return failure();
+    return SemValue::none();
+  }
+  if (n == "hl.arange") {
+    // hl.arange(end) / hl.arange(begin, end): a constant index vector.
+    std::vector<int64_t> bounds;
+    for (const ast::Argument &a : e.getArgs()) {
+      Result v = genExpr(*a.value);
+      if (failed(v))
+        return failure();
+      auto c = toConstInt(*v, *a.value, "a bound of hl.arange");
+      if (failed(c))
+        return failure();
+      bounds.push_back(*c);
+    }
+    if (bounds.empty() || bounds.size() > 2)
+      return fail(e.getRange(), "hl.arange takes (end) or (begin, end)");
+    int64_t begin = bounds.size() == 2 ? bounds[0] : 0, end = bounds.back();
+    if (end <= begin || failed(checkTileSize({end - begin}, e.getRange())))
+      return fail(e.getRange(), "hl.arange needs begin < end");
+    mlir::Location l = loc(e);
+    auto type = RankedTensorType::get({end - begin}, builder.getI32Type());
+    SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
+    t.value = tile::IotaOp::create(builder, l, type);
+    if (begin)
+      t.value = arith::AddIOp::create(
+          builder, l, t.value,
+          tile::SplatOp::create(
+              builder, l, type,
+              arith::ConstantIntOp::create(builder, l, begin, 32)));
+    return t;
+  }
+  return std::nullopt;
 }
 
 } // namespace dslc::mlirgen

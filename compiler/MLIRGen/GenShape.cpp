@@ -191,18 +191,23 @@ Result Generator::genLoad(const SemValue &ref, const ast::Expr &index,
   auto access = accessOf(ref, index);
   if (failed(access))
     return failure();
+  return genAccessLoad(ref, *access, where);
+}
+
+Result Generator::genAccessLoad(const SemValue &ref, const Access &access,
+                                const ast::Expr &where) {
   Type element = refShape(ref).second;
-  auto tileType = RankedTensorType::get(access->shape, element);
+  auto tileType = RankedTensorType::get(access.shape, element);
   SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
   t.value = tile::LoadOp::create(builder, loc(where), tileType, ref.value,
-                                 access->offsets, access->limits, access->dims,
+                                 access.offsets, access.limits, access.dims,
                                  TypedAttr());
-  t.valid = access->valid;
-  if (access->unitDims.empty())
+  t.valid = access.valid;
+  if (access.unitDims.empty())
     return t;
   // `x[None, :]`: unit dimensions inserted into the loaded tile.
-  SmallVector<int64_t> shape(access->shape.begin(), access->shape.end());
-  for (unsigned p : access->unitDims) {
+  SmallVector<int64_t> shape(access.shape.begin(), access.shape.end());
+  for (unsigned p : access.unitDims) {
     shape.insert(shape.begin() + p, 1);
     t.valid.insert(t.valid.begin() + p, Value());
   }

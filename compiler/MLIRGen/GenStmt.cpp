@@ -140,7 +140,9 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
                                "use hl.tile, hl.grid or range");
   if (ast::isa<ast::BreakStmt>(s) || ast::isa<ast::ContinueStmt>(s))
     return error(s.getRange(),
-                 "'break' and 'continue' are not supported in kernels");
+                 "'break' and 'continue' are not supported in kernels: a "
+                 "loop runs all its iterations (select values with "
+                 "torch.where, or loop over a computed range)");
   if (ast::isa<ast::FunctionDef>(s))
     return error(s.getRange(), "nested functions are not supported: define "
                                "the helper at the top level of the file");
@@ -275,27 +277,39 @@ LogicalResult Generator::genStore(const ast::SubscriptExpr &target,
   if (base->kind != SemValue::Kind::Ref && base->kind != SemValue::Kind::Stack)
     return error(target.getBase().getRange(),
                  std::string("cannot store into ") + kindName(base->kind));
-  Type elementType = refShape(*base).second;
-  auto access = accessOf(*base, target.getIndex());
+  std::vector<const ast::Expr *> idx;
+  if (auto *tuple = ast::dyn_cast<ast::TupleExpr>(&target.getIndex()))
+    for (const ast::ExprPtr &x : tuple->getElements())
+      idx.push_back(x.get());
+  else
+    idx.push_back(&target.getIndex());
+  return storeTo(*base, idx, target.getIndex(), std::move(value), target);
+}
+
+LogicalResult Generator::storeTo(const SemValue &base,
+                                 const std::vector<const ast::Expr *> &idx,
+                                 const ast::Expr &index, SemValue value,
+                                 const ast::Expr &where) {
+  Type elementType = refShape(base).second;
+  auto access = accessOfList(base, idx, index);
   if (failed(access))
     return failure();
   if (!access->unitDims.empty())
-    return error(target.getIndex().getRange(),
-                 "None in the index of a store: store a tile of the indexed "
-                 "shape");
+    return error(index.getRange(), "None in the index of a store: store a "
+                                   "tile of the indexed shape");
   auto type = RankedTensorType::get(access->shape, elementType);
-  auto tileValue = coerceTile(value, type, target);
+  auto tileValue = coerceTile(value, type, where);
   if (failed(tileValue))
     return failure();
-  mlir::Location l = loc(target);
-  if (base->kind == SemValue::Kind::Ref) {
-    tile::StoreOp::create(builder, l, *tileValue, base->value, access->offsets,
+  mlir::Location l = loc(where);
+  if (base.kind == SemValue::Kind::Ref) {
+    tile::StoreOp::create(builder, l, *tileValue, base.value, access->offsets,
                           access->limits, access->dims);
   } else {
     auto mode = options.multicast == MulticastMode::NVLS
                     ? comm::MulticastMode::nvls
                     : comm::MulticastMode::software;
-    comm::MulticastStoreOp::create(builder, l, *tileValue, base->value,
+    comm::MulticastStoreOp::create(builder, l, *tileValue, base.value,
                                    access->offsets, access->limits,
                                    access->dims, mode);
   }

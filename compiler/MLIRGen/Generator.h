@@ -362,6 +362,12 @@ private:
   void poisonAssigned(const ast::Stmt &s);
   mlir::LogicalResult genStore(const ast::SubscriptExpr &target,
                                SemValue value);
+  /// Stores `value` into the tile of `base` that `idx` (the entries of
+  /// `index`) selects.
+  mlir::LogicalResult storeTo(const SemValue &base,
+                              const std::vector<const ast::Expr *> &idx,
+                              const ast::Expr &index, SemValue value,
+                              const ast::Expr &where);
 
   // -- loops (GenLoops.cpp) -------------------------------------------------
   /// One dimension of an hl.tile / hl.grid loop.
@@ -436,6 +442,9 @@ private:
   Result genAttribute(const ast::AttributeExpr &e);
   Result genRefAttribute(const ast::AttributeExpr &e, const SemValue &base);
   Result genTileAttribute(const ast::AttributeExpr &e, const SemValue &base);
+  /// tile.id / begin / end / block_size / index.
+  Result genTileFact(const SemValue &tile, llvm::StringRef name,
+                     const ast::Expr &where);
   Result genCall(const ast::CallExpr &e);
   /// x.size(d), x.dim(), x.element_size(), stack[:, i].sum(0), t.to(dtype);
   /// nullopt when `e` is not such a method call.
@@ -544,9 +553,13 @@ private:
                       std::map<std::string, SemValue> &scope);
   Result genHelperCall(const ast::CallExpr &e, const ast::FunctionDef &fn);
   mlir::LogicalResult genHelperReturn(const ast::ReturnStmt &s);
-  /// hl.triton_kernel & co: an error naming the DSL way.
+  /// hl.triton_kernel & co, and Helion functions dslc does not have: an
+  /// error naming what to write instead.
   std::optional<Result> genForeignCall(const ast::CallExpr &e,
                                        const std::string &n);
+  /// hl.load / hl.store / hl.arange / hl.tile_index & co.
+  std::optional<Result> genHelionFunction(const ast::CallExpr &e,
+                                          const std::string &n);
 
   // -- communication (GenComm.cpp) ------------------------------------------
   /// The slots a signal/wait touches: one start index and extent per pad
@@ -635,6 +648,8 @@ private:
   /// `ref[index]` loaded as a tile.
   Result genLoad(const SemValue &ref, const ast::Expr &index,
                  const ast::Expr &where);
+  Result genAccessLoad(const SemValue &ref, const Access &access,
+                       const ast::Expr &where);
   /// A whole tensor of static sizes loaded as one tile (`w[:]` in
   /// arithmetic).
   Result loadWhole(const SemValue &ref, const ast::Expr &where);

@@ -70,3 +70,24 @@ def rows(x: torch.Tensor[torch.float32, 2], y: torch.Tensor[torch.float32, 2]):
                 total = total + a[i, tile_n] * b
             out[i, tile_n] = total
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[64], num_warps=4))
+def functions(x: torch.Tensor[torch.float32, 1]):
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        v = hl.load(x, [t]) + hl.tile_index(t).to(torch.float32)
+        hl.store(out, [t], v + hl.arange(64).to(torch.float32))
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[64], num_warps=4))
+def not_here(x: torch.Tensor[torch.float32, 1]):
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        hl.barrier()
+        out[t] = torch.cumsum(x[t], 0)
+        hl.atomic_add(out, [t], x[t])
+        for i in range(4):
+            break
+    return out
