@@ -283,8 +283,8 @@ Result Generator::genTileSubscript(const SemValue &base,
     return fail(e.getIndex().getRange(),
                 "the tile has " + std::to_string(type.getRank()) +
                     " dimension(s): write one ':' for each");
-  if (shape.size() > 4)
-    return fail(e.getRange(), "tiles have at most 4 dimensions");
+  if (failed(checkTileSize(shape, e.getRange())))
+    return failure();
   SemValue t = base;
   t.indexTile.reset();
   t.valid = valid;

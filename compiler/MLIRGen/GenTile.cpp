@@ -12,6 +12,10 @@ namespace dslc::mlirgen {
 
 LogicalResult Generator::checkTileSize(ArrayRef<int64_t> shape,
                                        SourceRange where) {
+  if (int64_t(shape.size()) > tile::kMaxTileRank)
+    return error(where, "a tile of " + std::to_string(shape.size()) +
+                            " dimensions: tiles have at most " +
+                            std::to_string(tile::kMaxTileRank));
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d <= 0 || n > kMaxTileElements / d)

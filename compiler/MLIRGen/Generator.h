@@ -29,6 +29,7 @@
 #include "compiler/Frontend/AST.h"
 #include "compiler/Frontend/CompileOptions.h"
 #include "compiler/Frontend/Diagnostics.h"
+#include "compiler/Conversion/TileLayout.h"
 #include "compiler/MLIRGen/KernelDescription.h"
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
@@ -178,8 +179,9 @@ std::vector<const ast::Expr *> elementsOf(const ast::Expr &e);
 /// hl.tile(chunk.begin, chunk.end) walks in smaller tiles.
 constexpr int64_t kMaxBlockSize = 1 << 20;
 constexpr int64_t kMaxTileElements = 1 << 17;
-/// Most tile elements one thread may hold (per tile value).
-constexpr int64_t kMaxElementsPerThread = 256;
+// The most tile elements one thread may hold is kMaxElementsPerThread
+// (compiler/Conversion/TileLayout.h); the most dimensions of a tile
+// tile::kMaxTileRank (dialects/Tile/TileDialect.h).
 /// Most CTAs a kernel with per-CTA epochs may be launched with; its state
 /// buffer holds one 32-bit counter per CTA.
 constexpr int64_t kMaxEpochCtas = 4096;
