@@ -1,9 +1,9 @@
 //===- DType.cpp - Element types of kernel tensors ------------------------===//
-#include "runtime/DType.h"
+#include "contract/DType.h"
 
 #include <utility>
 
-namespace dslc::rt {
+namespace dslc::contract {
 
 namespace {
 struct Entry {
@@ -52,4 +52,9 @@ size_t dtypeSize(DType t) {
   return 0;
 }
 
-} // namespace dslc::rt
+bool isFloating(DType t) {
+  return t == DType::BFloat16 || t == DType::Float16 || t == DType::Float32 ||
+         t == DType::Float64;
+}
+
+} // namespace dslc::contract
