@@ -1,4 +1,4 @@
-//===- AccessAnalysis.cpp - How a kernel uses each tensor parameter -------===//
+//===- AccessAnalysis.cpp - Each kernel parameter's role ------------------===//
 #include "compiler/MLIRGen/AccessAnalysis.h"
 
 #include "dialects/Comm/CommDialect.h"
@@ -7,11 +7,15 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <map>
+#include <set>
 
 using namespace mlir;
 
 namespace dslc {
 namespace {
+
+using contract::Access;
+using contract::Role;
 
 enum AccessBits : unsigned { kNone = 0, kRead = 1, kWrite = 2 };
 
@@ -43,55 +47,213 @@ unsigned accessOf(Value ref) {
   return bits;
 }
 
-const char *accessName(unsigned bits) {
+Access accessFromBits(unsigned bits) {
   switch (bits) {
   case kRead:
-    return "read";
+    return Access::Read;
   case kWrite:
-    return "write";
+    return Access::Write;
   case kRead | kWrite:
-    return "readwrite";
+    return Access::ReadWrite;
   default:
-    return "none";
+    return Access::None;
   }
+}
+
+/// The role a tensor has by what the kernel does with its memory alone.
+Role roleFromAccess(Access access) {
+  switch (access) {
+  case Access::Read:
+    return Role::Input;
+  case Access::Write:
+    return Role::Output;
+  case Access::ReadWrite:
+    return Role::InOut;
+  case Access::None:
+    return Role::Unused;
+  }
+  return Role::Unused;
+}
+
+/// The kernel argument `v` is, through a peer's copy and a stack view of
+/// it, or null.
+BlockArgument underlyingArg(Value v, Block &entry) {
+  if (auto peer = v.getDefiningOp<comm::PeerOp>())
+    v = peer.getStack();
+  if (auto view = v.getDefiningOp<comm::StackViewOp>())
+    v = view.getLike();
+  auto arg = dyn_cast<BlockArgument>(v);
+  return arg && arg.getOwner() == &entry ? arg : BlockArgument();
+}
+
+/// What the analysis learns about one argument.
+struct ArgFacts {
+  std::string name;
+  Role special = Role::Unused; ///< PeerTable, SignalPad or Scratch, if any
+  Operation *decidedBy = nullptr; ///< the op that made it special
+  std::string tableOf;
+  contract::PacketScratch packets;
+  std::set<const void *> putSites;
+};
+
+class RoleAnalysis {
+public:
+  RoleAnalysis(func::FuncOp kernel, const std::vector<std::string> &names)
+      : kernel(kernel), entry(kernel.getBody().front()),
+        facts(entry.getNumArguments()) {
+    for (unsigned i = 0; i < facts.size() && i < names.size(); ++i)
+      facts[i].name = names[i];
+  }
+
+  LogicalResult run();
+  const ArgFacts &operator[](unsigned i) const { return facts[i]; }
+
+private:
+  /// Gives argument `arg` the role `role` because of `op`; an error when it
+  /// already has another.
+  LogicalResult mark(BlockArgument arg, Role role, Operation *op);
+  void countPackets(ArgFacts &f, Operation *op, RankedTensorType tile,
+                    int64_t packet);
+
+  func::FuncOp kernel;
+  Block &entry;
+  std::vector<ArgFacts> facts;
+};
+
+LogicalResult RoleAnalysis::mark(BlockArgument arg, Role role, Operation *op) {
+  ArgFacts &f = facts[arg.getArgNumber()];
+  if (f.decidedBy && f.special != role) {
+    InFlightDiagnostic diag =
+        op->emitError() << "'" << f.name << "' is used as a "
+                        << contract::roleName(role) << " here, but as a "
+                        << contract::roleName(f.special)
+                        << " elsewhere; a tensor has one role";
+    diag.attachNote(f.decidedBy->getLoc())
+        << "used as a " << contract::roleName(f.special) << " here";
+    return diag;
+  }
+  if (!f.decidedBy) {
+    f.special = role;
+    f.decidedBy = op;
+  }
+  return success();
+}
+
+void RoleAnalysis::countPackets(ArgFacts &f, Operation *op,
+                                RankedTensorType tile, int64_t packet) {
+  // A packet carries packet / 2 data bytes: the tile of packets is twice
+  // the tile's data.
+  int64_t dataBytes = tile.getNumElements() *
+                      int64_t(tile.getElementType().getIntOrFloatBitWidth() /
+                              8);
+  f.packets.tileBytes =
+      std::max(f.packets.tileBytes, dataBytes * packet / (packet / 2));
+  // An ll_put unrolled over peers is one call in the source: one region.
+  if (isa<comm::LLPutOp>(op))
+    f.putSites.insert(op->getLoc().getAsOpaquePointer());
+  f.packets.puts = static_cast<int64_t>(f.putSites.size());
+}
+
+LogicalResult RoleAnalysis::run() {
+  WalkResult result = kernel.walk([&](Operation *op) -> WalkResult {
+    if (auto view = dyn_cast<comm::StackViewOp>(op)) {
+      auto table = dyn_cast<BlockArgument>(view.getTable());
+      BlockArgument like = underlyingArg(view.getLike(), entry);
+      if (!table || table.getOwner() != &entry || !like)
+        return WalkResult::advance();
+      ArgFacts &f = facts[table.getArgNumber()];
+      // A symmetric tensor's own table stays "peers of" it.
+      if (llvm::StringRef(f.name).ends_with(".peers"))
+        return WalkResult::advance();
+      if (failed(mark(table, Role::PeerTable, op)))
+        return WalkResult::interrupt();
+      if (!f.tableOf.empty() && f.tableOf != facts[like.getArgNumber()].name) {
+        op->emitError() << "the address table '" << f.name
+                        << "' is used for both '" << f.tableOf << "' and '"
+                        << facts[like.getArgNumber()].name << "'";
+        return WalkResult::interrupt();
+      }
+      f.tableOf = facts[like.getArgNumber()].name;
+      return WalkResult::advance();
+    }
+    Value pad, scratch;
+    RankedTensorType tile;
+    int64_t packet = 16;
+    if (auto s = dyn_cast<comm::SignalOp>(op))
+      pad = s.getPad();
+    else if (auto w = dyn_cast<comm::WaitOp>(op))
+      pad = w.getPad();
+    else if (auto put = dyn_cast<comm::LLPutOp>(op))
+      scratch = put.getScratch(), tile = put.getValue().getType(),
+      packet = put.getPacket();
+    else if (auto get = dyn_cast<comm::LLGetOp>(op))
+      scratch = get.getScratch(), tile = get.getResult().getType(),
+      packet = get.getPacket();
+    if (pad)
+      if (BlockArgument arg = underlyingArg(pad, entry))
+        if (failed(mark(arg, Role::SignalPad, op)))
+          return WalkResult::interrupt();
+    if (scratch)
+      if (BlockArgument arg = underlyingArg(scratch, entry)) {
+        if (failed(mark(arg, Role::Scratch, op)))
+          return WalkResult::interrupt();
+        countPackets(facts[arg.getArgNumber()], op, tile, packet);
+      }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
 }
 
 } // namespace
 
-void describeParamAccess(func::FuncOp kernel,
-                         const std::vector<std::string> &argNames,
-                         KernelDescription &desc) {
-  std::map<std::string, unsigned> access;
-  std::map<std::string, std::string> tableFor;
+LogicalResult describeParamAccess(func::FuncOp kernel,
+                                  const std::vector<std::string> &argNames,
+                                  KernelDescription &desc) {
+  RoleAnalysis roles(kernel, argNames);
+  if (failed(roles.run()))
+    return failure();
   Block &entry = kernel.getBody().front();
+  MLIRContext *ctx = kernel.getContext();
   for (BlockArgument arg : entry.getArguments()) {
-    if (!isa<tile::RefType>(arg.getType()) ||
-        arg.getArgNumber() >= argNames.size())
+    unsigned i = arg.getArgNumber();
+    if (i >= argNames.size())
       continue;
-    llvm::StringRef name = argNames[arg.getArgNumber()];
-    // A symmetric tensor's own table (`NAME.peers`) is reached through the
-    // tensor's stack view, whose uses count for the tensor.
-    if (name.ends_with(".peers"))
-      continue;
-    access[name.str()] |= accessOf(arg);
-    for (OpOperand &use : arg.getUses()) {
-      auto view = dyn_cast<comm::StackViewOp>(use.getOwner());
-      if (!view || use.getOperandNumber() != 0)
-        continue;
-      auto like = dyn_cast<BlockArgument>(view.getLike());
-      if (like && like.getOwner() == &entry &&
-          like.getArgNumber() < argNames.size())
-        tableFor[name.str()] = argNames[like.getArgNumber()];
+    const ArgFacts &f = roles[i];
+    llvm::StringRef name = argNames[i];
+    int idx = desc.findArg(name.str());
+    contract::ArgSpec *spec = idx >= 0 ? &desc.args[idx] : nullptr;
+    Role role = Role::Scalar;
+    StringAttr of;
+    if (name.ends_with(".peers")) {
+      role = Role::Peers;
+      of = StringAttr::get(ctx, name.drop_back(6));
+    } else if (isa<tile::RefType>(arg.getType())) {
+      Access access = accessFromBits(accessOf(arg));
+      role = f.decidedBy ? f.special : roleFromAccess(access);
+      if (spec && spec->isOutput && !f.decidedBy)
+        role = Role::Output;
+      if (spec && spec->isOutput && role != Role::Output) {
+        f.decidedBy->emitError()
+            << "the returned tensor '" << name << "' is used as a "
+            << contract::roleName(role)
+            << " here; a returned tensor is an output";
+        return failure();
+      }
+      if (role == Role::PeerTable)
+        of = StringAttr::get(ctx, f.tableOf);
+      if (spec) {
+        spec->access = access;
+        spec->peerTableFor = f.tableOf;
+        spec->packets = f.packets;
+      }
     }
+    if (spec)
+      spec->role = role;
+    kernel.setArgAttr(i, tile::kRoleAttr, tile::RoleAttr::get(ctx, role, of));
   }
-  for (ParamDescription &p : desc.params) {
-    if (p.kind != ParamDescription::Kind::Tensor)
-      continue;
-    p.access = accessName(access[p.name]);
-    auto it = tableFor.find(p.name);
-    if (it != tableFor.end())
-      p.peerTableFor = it->second;
-  }
+  for (contract::ArgSpec &c : desc.constexprs)
+    c.role = Role::Constexpr;
+  return success();
 }
 
 } // namespace dslc

@@ -213,7 +213,7 @@ std::vector<const ast::Expr *> elementsOf(const ast::Expr &e) {
 /// size and spills explode (checkTileSize). A block may be larger when its
 /// tile only ranges over indices, e.g. a grid tile that a nested
 /// hl.tile(chunk.begin, chunk.end) walks in smaller tiles.
-constexpr int64_t kMaxBlockSize = 1 << 20;
+using contract::kMaxBlockSize;
 constexpr int64_t kMaxTileElements = 1 << 17;
 /// Most tile elements one thread may hold (per tile value).
 constexpr int64_t kMaxElementsPerThread = 256;
@@ -476,7 +476,7 @@ LogicalResult Generator::readConfigCall(const ast::Expr &config) {
         if (!lit || !lit->fitsInt64() || lit->getValue() == 0)
           return error(el->getRange(),
                        "a block size must be a positive integer literal");
-        if (lit->getValue() > uint64_t(kMaxBlockSize))
+        if (!contract::isValidBlockSize(lit->getValue()))
           return error(el->getRange(),
                        "block size " + std::to_string(lit->getValue()) +
                            " is larger than the largest tile dimension, " +
@@ -485,9 +485,10 @@ LogicalResult Generator::readConfigCall(const ast::Expr &config) {
       }
     } else if (a.name == "num_warps") {
       auto *lit = ast::dyn_cast<ast::IntLiteralExpr>(a.value.get());
-      if (!lit || lit->getValue() == 0 || lit->getValue() > 32)
+      if (!lit || !contract::isValidNumWarps(lit->getValue()))
         return error(a.value->getRange(),
-                     "num_warps must be an integer between 1 and 32");
+                     "num_warps must be an integer between 1 and " +
+                         std::to_string(contract::kMaxNumWarps));
       desc.numWarps = lit->getValue();
     } else if (a.name == "num_stages" || a.name == "indexing" ||
                a.name == "pid_type" || a.name == "loop_orders" ||
@@ -524,7 +525,7 @@ LogicalResult Generator::readConfig() {
       blockSizes.clear();
       for (auto &v : *array) {
         auto n = v.getAsInteger();
-        if (!n || *n <= 0 || *n > kMaxBlockSize)
+        if (!n || !contract::isValidBlockSize(*n))
           return error(SourceRange(),
                        "--config: block sizes must be integers from 1 to " +
                            std::to_string(kMaxBlockSize));
@@ -532,9 +533,10 @@ LogicalResult Generator::readConfig() {
       }
     } else if (key == "num_warps") {
       auto n = value.getAsInteger();
-      if (!n || *n < 1 || *n > 32)
+      if (!n || !contract::isValidNumWarps(*n))
         return error(SourceRange(),
-                     "--config: num_warps must be between 1 and 32");
+                     "--config: num_warps must be between 1 and " +
+                         std::to_string(contract::kMaxNumWarps));
       desc.numWarps = *n;
     } else {
       diags.warning(where, "--config key '" + key.str() + "' is ignored");
@@ -688,7 +690,7 @@ LogicalResult Generator::buildSignature() {
                                  std::to_string(*desc.worldSize));
         ok = false;
       }
-      desc.params.push_back(pd);
+      desc.constexprs.push_back(pd);
       constants.emplace_back(p.name, v);
       continue;
     }
@@ -754,13 +756,13 @@ LogicalResult Generator::buildSignature() {
       ok = false;
       continue;
     }
-    pd.dtype = dtype;
+    pd.dtype = *contract::parseDType(dtype);
     pd.rank = rank;
     if (isScalar) {
       pd.kind = ParamDescription::Kind::Scalar;
       argTypes.push_back(dtypeToType(&ctx, dtype));
       argNames.push_back(p.name);
-      desc.params.push_back(pd);
+      desc.args.push_back(pd);
       continue;
     }
     pd.symmetric = symmetricParams.count(p.name) > 0;
@@ -772,7 +774,7 @@ LogicalResult Generator::buildSignature() {
       argTypes.push_back(tile::RefType::get(&ctx, builder.getI64Type(), 1));
       argNames.push_back(p.name + ".peers");
     }
-    desc.params.push_back(pd);
+    desc.args.push_back(pd);
   }
   if (!ok)
     return failure();
@@ -784,7 +786,7 @@ LogicalResult Generator::buildSignature() {
 
   // Bind parameters.
   unsigned argIndex = 0;
-  for (const ParamDescription &pd : desc.params) {
+  for (const ParamDescription &pd : desc.args) {
     if (pd.kind == ParamDescription::Kind::Constexpr)
       continue;
     SemValue v;
@@ -889,8 +891,8 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
         return failure();
       auto isOutput = [&](const SemValue &x) {
         return x.kind == SemValue::Kind::Ref &&
-               llvm::any_of(desc.outputs, [&](const OutputDescription &o) {
-                 return o.name == x.text;
+               llvm::any_of(desc.args, [&](const OutputDescription &o) {
+                 return o.isOutput && o.name == x.text;
                });
       };
       bool ok = value->kind == SemValue::Kind::None || isOutput(*value) ||
@@ -1250,7 +1252,7 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
       auto v = toConstInt(*b, *blockExprs[d], "a block size");
       if (failed(v))
         return failure();
-      if (*v <= 0 || *v > kMaxBlockSize)
+      if (!contract::isValidBlockSize(*v))
         return error(blockExprs[d]->getRange(),
                      "block size must be between 1 and " +
                          std::to_string(kMaxBlockSize) + ", got " +
@@ -1265,8 +1267,7 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
                        std::to_string(blockSizes.size()) +
                        " block size(s); add one to block_sizes");
     blocks.push_back(blockSizes[i]);
-    desc.tunables.push_back(
-        {"block_sizes[" + std::to_string(i) + "]", blockSizes[i]});
+    desc.tunables.push_back(contract::Tunable::blockSize(i, blockSizes[i]));
   }
 
   std::vector<SemValue> extentValues;
@@ -1813,7 +1814,7 @@ Result Generator::genEmptyLike(const ast::CallExpr &e) {
   // The output becomes a kernel parameter after the inputs.
   std::string outName = "out";
   unsigned k = 0;
-  while (llvm::any_of(desc.outputs, [&](const OutputDescription &o) {
+  while (llvm::any_of(desc.args, [&](const OutputDescription &o) {
     return o.name == outName;
   }))
     outName = "out" + std::to_string(++k);
@@ -1821,7 +1822,9 @@ Result Generator::genEmptyLike(const ast::CallExpr &e) {
   BlockArgument arg2 = entry.addArgument(type, loc(e));
   argNames.push_back(outName);
   func.setType(builder.getFunctionType(entry.getArgumentTypes(), {}));
-  desc.outputs.push_back({outName, dtype, type.getRank(), like->text});
+  desc.args.push_back(OutputDescription::output(
+      outName, contract::parseDType(dtype).value_or(contract::DType::Float32),
+      type.getRank(), like->text));
   refDTypes[outName] = dtype;
   SemValue v = SemValue::ofKind(SemValue::Kind::Ref);
   v.value = arg2;
@@ -2154,7 +2157,7 @@ Result Generator::genSignalWait(const ast::CallExpr &e, bool isSignal) {
       if (attr->getName() == "id" && pad->kind == SemValue::Kind::Ref) {
         Result t = genExpr(attr->getBase());
         if (succeeded(t) && t->kind == SemValue::Kind::Tile && t->gridTile)
-          addConstraint({pad->text, d, ">=", std::string("num_tiles")});
+          addConstraint({pad->text, d, ">=", contract::NumTiles{}});
       }
     indices.push_back(*i);
     extents.push_back(1);
@@ -2887,11 +2890,12 @@ OwningOpRef<ModuleOp> Generator::run() {
   for (const std::string &n : argNames)
     names.push_back(builder.getStringAttr(n));
   func->setAttr("tile.arg_names", builder.getArrayAttr(names));
-  describeParamAccess(func, argNames, desc);
+  if (failed(describeParamAccess(func, argNames, desc)))
+    return nullptr;
   if (desc.worldSize)
     func->setAttr(tile::kPeerCountAttr,
                   builder.getI64IntegerAttr(*desc.worldSize));
-  desc.tunables.push_back({"num_warps", desc.numWarps});
+  desc.tunables.push_back(contract::Tunable::numWarps(desc.numWarps));
   for (const auto &[name, value] : options.defines)
     if (!usedDefines.count(name))
       diags.warning(kernel.getNameRange(),

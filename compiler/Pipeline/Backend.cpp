@@ -15,10 +15,11 @@
 #include "compiler/Conversion/Passes.h"
 #include "compiler/MLIRGen/MLIRGen.h"
 #include "compiler/Pipeline/ConfigFromCache.h"
-#include "compiler/Pipeline/MetadataWriter.h"
 #include "compiler/Simulator/Simulator.h"
 #include "compiler/Target/CubinAssembler.h"
 #include "compiler/Target/NVPTXEmitter.h"
+
+#include "contract/MetadataJson.h"
 
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
@@ -151,17 +152,7 @@ static void applyCachedConfig(mlir::MLIRContext &ctx, const ast::Module &module,
   q.sourceSha256 = buffer ? hexSha256(buffer->getText()) : "";
   q.worldSize = probe.worldSize.value_or(0);
   q.size = options.defaultSize;
-  auto floating = [](const std::string &t) {
-    return t == "bfloat16" || t == "float16" || t == "float32" ||
-           t == "float64";
-  };
-  for (const ParamDescription &p : probe.params)
-    if (p.kind == ParamDescription::Kind::Tensor && p.access == "read" &&
-        floating(p.dtype) && q.dtype.empty())
-      q.dtype = p.dtype;
-  for (const OutputDescription &o : probe.outputs)
-    if (q.dtype.empty() && floating(o.dtype))
-      q.dtype = o.dtype;
+  q.dtype = tunedDType(probe);
   if (!probe.worldSize) {
     diags.note(kernel.getNameRange(),
                "--config-from-cache: the kernel is not specialized for a "
@@ -232,28 +223,22 @@ int dslc::runBackend(const ast::Module &module, DiagnosticEngine &diags,
   if (mlir::failed(pm.run(*mod)))
     return 1;
 
-  // The ABI slots, as the lowering laid them out.
-  BuildFacts facts;
-  facts.arch = options.arch;
-  facts.defaultTimeoutMs = options.timeoutMs;
-  facts.multicast =
+  // The ABI slots, as the lowering laid them out, and the build's facts.
+  desc.arch = options.arch;
+  if (options.timeoutMs)
+    desc.defaultTimeoutMs = static_cast<int64_t>(*options.timeoutMs);
+  desc.multicast =
       options.multicast == MulticastMode::NVLS ? "nvls" : "software";
   if (const SourceBuffer *buffer =
           diags.getSourceManager().getBuffer(module.getFileId()))
-    facts.sourceSha256 = hexSha256(buffer->getText());
-  mod->walk([&](mlir::LLVM::LLVMFuncOp f) {
-    if (f.getName() != options.kernel)
-      return;
-    if (auto abi = f->getAttrOfType<mlir::ArrayAttr>("dslc.abi"))
-      for (mlir::Attribute a : abi) {
-        llvm::StringRef s = mlir::cast<mlir::StringAttr>(a).getValue();
-        auto [name, type] = s.rsplit(':');
-        facts.abi.push_back({name.str(), type.str()});
-      }
-    f->removeAttr("dslc.abi");
-  });
+    desc.sourceSha256 = hexSha256(buffer->getText());
+  mlir::Operation *entry = mod->lookupSymbol(options.kernel);
+  if (entry)
+    desc.abi = tile::getAbiSlots(entry);
   if (options.emit == EmitKind::LLVM)
     return writeOutput(options.outputPath, printed(*mod), false, diags) ? 0 : 1;
+  if (entry)
+    entry->removeAttr(tile::kAbiAttr);
 
   NVPTXOptions target;
   target.arch = options.arch;
@@ -275,11 +260,7 @@ int dslc::runBackend(const ast::Module &module, DiagnosticEngine &diags,
     diags.error(SourceRange(), "PTX generation failed: " + error);
     return 1;
   }
-  std::string metadata;
-  {
-    llvm::raw_string_ostream os(metadata);
-    writeMetadata(os, desc, facts);
-  }
+  std::string metadata = contract::writeMetadata(desc);
   std::string metadataPath = options.outputPath == "-"
                                  ? options.kernel + ".json"
                                  : options.outputPath + ".json";
