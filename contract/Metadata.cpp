@@ -102,6 +102,62 @@ SlotType hiddenSlotType(SlotKind kind) {
   return kind == SlotKind::Timeout ? SlotType::I64 : SlotType::Ptr;
 }
 
+std::string canonicalSlotName(const AbiSlot &slot) {
+  switch (slot.kind) {
+  case SlotKind::Size:
+    return slot.param + ".size" + std::to_string(slot.dim);
+  case SlotKind::Peers:
+    return slot.param + ".peers";
+  case SlotKind::Data:
+  case SlotKind::Scalar:
+    return slot.param;
+  default:
+    return hiddenSlotName(slot.kind);
+  }
+}
+
+Expected<bool> checkSlotShape(const AbiSlot &slot) {
+  std::string kind = slotKindName(slot.kind);
+  auto typeIs = [&](std::initializer_list<SlotType> allowed) -> bool {
+    for (SlotType t : allowed)
+      if (slot.type == t)
+        return true;
+    return false;
+  };
+  std::string want;
+  if (isHidden(slot.kind)) {
+    if (!slot.param.empty())
+      return Failure{"the hidden slot of kind '" + kind +
+                     "' belongs to no parameter"};
+    want = slotTypeName(hiddenSlotType(slot.kind));
+    if (slot.type != hiddenSlotType(slot.kind))
+      return Failure{std::string("type is '") + slotTypeName(slot.type) +
+                     "', expected '" + want + "'"};
+  } else {
+    if (slot.param.empty())
+      return Failure{"a slot of kind '" + kind + "' needs a parameter"};
+    bool ok = slot.kind == SlotKind::Size     ? typeIs({SlotType::I64})
+              : slot.kind == SlotKind::Scalar ? typeIs({SlotType::I64,
+                                                        SlotType::F32})
+                                              : typeIs({SlotType::Ptr});
+    if (!ok)
+      return Failure{std::string("type is '") + slotTypeName(slot.type) +
+                     "', expected '" +
+                     (slot.kind == SlotKind::Size     ? "i64"
+                      : slot.kind == SlotKind::Scalar ? "i64' or 'f32"
+                                                      : "ptr") +
+                     "'"};
+  }
+  if (slot.kind == SlotKind::Size && slot.dim < 0)
+    return Failure{"a size slot needs a dimension"};
+  if (slot.kind != SlotKind::Size && slot.dim >= 0)
+    return Failure{"a slot of kind '" + kind + "' has no dimension"};
+  if (isHidden(slot.kind) && slot.name != canonicalSlotName(slot))
+    return Failure{"a slot of kind '" + kind + "' must be named '" +
+                   canonicalSlotName(slot) + "'"};
+  return true;
+}
+
 ArgSpec ArgSpec::output(std::string name, DType dtype, int rank,
                         std::string like) {
   ArgSpec a;

@@ -13,6 +13,7 @@
 #define DSLC_CONTRACT_METADATA_H
 
 #include "contract/DType.h"
+#include "contract/Expected.h"
 #include "contract/KernelConfig.h"
 
 #include <cstdint>
@@ -140,6 +141,16 @@ struct AbiSlot {
   /// hidden slots).
   int arg = -1;
 };
+
+/// The name a slot has: its parameter's name, `X.sizeD`, `X.peers`, or the
+/// hidden slot's name.
+std::string canonicalSlotName(const AbiSlot &slot);
+/// What a slot of its kind must look like, whatever its parameter: hidden
+/// slots have their fixed type and no parameter; data and peers are ptr,
+/// sizes i64 with a dimension, scalars i64 or f32, each with a parameter;
+/// the name is canonicalSlotName. The metadata reader and the IR's
+/// #tile.abi_slot verifier both check slots with it.
+Expected<bool> checkSlotShape(const AbiSlot &slot);
 
 /// A dimension of the tile grid: ceil(extent / block) tiles, the extent
 /// being floor((size + add) / div) of a tensor's size, or of an int

@@ -293,60 +293,33 @@ AbiSlot Reader::readSlot(const json &s, const KernelMetadata &md,
     fail(where, "unknown kind '" + kind +
                     "' (data, size, peers, scalar, timeout, error or state)");
   slot.kind = *k;
-  auto expectType = [&](SlotType want) {
-    if (slot.type != want)
-      fail(where, "type is '" + type + "', expected '" + slotTypeName(want) +
-                      "'");
-  };
-  auto expectName = [&](const std::string &want) {
-    if (slot.name != want)
-      fail(where, "a slot of kind '" + kind + "' must be named '" + want +
-                      "'");
-  };
-  if (isHidden(slot.kind)) {
-    expectName(hiddenSlotName(slot.kind));
-    expectType(hiddenSlotType(slot.kind));
+  slot.param = strOr(s, "param", "", where);
+  slot.dim = static_cast<int>(integerOr(s, "dim", -1, where));
+  Expected<bool> shape = checkSlotShape(slot);
+  if (!shape)
+    fail(where, shape.error());
+  if (isHidden(slot.kind))
     return slot;
-  }
-  slot.param = str(s, "param", where);
   slot.arg = md.findArg(slot.param);
   if (slot.arg < 0)
     fail(where, "names no parameter or output ('" + slot.param + "')");
   const ArgSpec &arg = md.args[slot.arg];
-  switch (slot.kind) {
-  case SlotKind::Data:
-    if (!arg.isTensor())
-      fail(where, "a data slot of " + std::string(argKindName(arg)) + " '" +
-                      arg.name + "'");
-    expectName(arg.name);
-    expectType(SlotType::Ptr);
-    break;
-  case SlotKind::Size:
-    if (!arg.isTensor())
-      fail(where, "a size slot of " + std::string(argKindName(arg)) + " '" +
-                      arg.name + "'");
-    slot.dim = static_cast<int>(integer(s, "dim", where));
-    if (slot.dim < 0 || slot.dim >= arg.rank)
-      fail(where, "dimension " + std::to_string(slot.dim) + " but '" +
-                      arg.name + "' has rank " + std::to_string(arg.rank));
-    expectName(arg.name + ".size" + std::to_string(slot.dim));
-    expectType(SlotType::I64);
-    break;
-  case SlotKind::Peers:
-    if (!arg.isTensor() || !arg.symmetric)
-      fail(where, "'" + arg.name + "' is not a symmetric tensor");
-    expectName(arg.name + ".peers");
-    expectType(SlotType::Ptr);
-    break;
-  case SlotKind::Scalar:
-    if (arg.kind != ArgSpec::Kind::Scalar)
-      fail(where, "a scalar slot of a tensor");
-    expectName(arg.name);
-    expectType(arg.isIntScalar() ? SlotType::I64 : SlotType::F32);
-    break;
-  default:
-    break;
-  }
+  if (slot.kind == SlotKind::Scalar ? arg.kind != ArgSpec::Kind::Scalar
+                                    : !arg.isTensor())
+    fail(where, "a slot of kind '" + kind + "' for " + argKindName(arg) +
+                    " '" + arg.name + "'");
+  if (slot.kind == SlotKind::Size && slot.dim >= arg.rank)
+    fail(where, "dimension " + std::to_string(slot.dim) + " but '" +
+                    arg.name + "' has rank " + std::to_string(arg.rank));
+  if (slot.kind == SlotKind::Peers && !arg.symmetric)
+    fail(where, "'" + arg.name + "' is not a symmetric tensor");
+  if (slot.kind == SlotKind::Scalar &&
+      slot.type != (arg.isIntScalar() ? SlotType::I64 : SlotType::F32))
+    fail(where, "type is '" + type + "', expected '" +
+                    (arg.isIntScalar() ? "i64" : "f32") + "'");
+  if (slot.name != canonicalSlotName(slot))
+    fail(where, "a slot of kind '" + kind + "' must be named '" +
+                    canonicalSlotName(slot) + "'");
   return slot;
 }
 

@@ -57,7 +57,7 @@ std::optional<int64_t> constrainedSize(const KernelMetadata &md, int arg,
   return lower;
 }
 
-std::vector<int64_t> signalPadShape(const KernelMetadata &md, int arg,
+std::vector<int64_t> constrainedShape(const KernelMetadata &md, int arg,
                                     int world, int64_t tiles) {
   std::vector<int64_t> shape;
   for (int d = 0; d < md.args.at(arg).rank; ++d) {

@@ -34,10 +34,11 @@ Expected<int64_t> numTiles(const KernelMetadata &md, const ExtentValue &value);
 std::optional<int64_t> constrainedSize(const KernelMetadata &md, int arg,
                                        unsigned dim, int64_t tiles);
 
-/// The shape of signal pad `arg` for `world` ranks and a grid of `tiles`
-/// tiles: each dimension as its constraints fix it, else `tiles` rows
-/// (dimension 0) and `world` columns (the others). At least 1 everywhere.
-std::vector<int64_t> signalPadShape(const KernelMetadata &md, int arg,
+/// The shape of tensor `arg` that nothing but the kernel's constraints
+/// sizes, for `world` ranks and a grid of `tiles` tiles: each dimension as
+/// its constraints fix it, else `tiles` rows (dimension 0) and `world`
+/// columns (the others); at least 1 everywhere. A signal pad's shape.
+std::vector<int64_t> constrainedShape(const KernelMetadata &md, int arg,
                                     int world, int64_t tiles);
 
 /// Bytes of LL packet scratch `arg` needs per rank for `world` ranks and a

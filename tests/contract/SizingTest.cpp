@@ -70,11 +70,11 @@ TEST_CASE("sizing: pads take what the constraints say",
   md.constraints = {{"pad", 1, "==", int64_t(4)},
                     {"pad", 0, ">=", NumTiles{}},
                     {"pad", 0, ">=", int64_t(3)}};
-  CHECK(signalPadShape(md, 0, 2, 7) == std::vector<int64_t>{7, 4});
-  CHECK(signalPadShape(md, 0, 2, 1) == std::vector<int64_t>{3, 4});
+  CHECK(constrainedShape(md, 0, 2, 7) == std::vector<int64_t>{7, 4});
+  CHECK(constrainedShape(md, 0, 2, 1) == std::vector<int64_t>{3, 4});
   // Unconstrained: a row per tile, a column per rank, never empty.
-  CHECK(signalPadShape(md, 1, 8, 5) == std::vector<int64_t>{5, 8});
-  CHECK(signalPadShape(md, 1, 8, 0) == std::vector<int64_t>{1, 8});
+  CHECK(constrainedShape(md, 1, 8, 5) == std::vector<int64_t>{5, 8});
+  CHECK(constrainedShape(md, 1, 8, 0) == std::vector<int64_t>{1, 8});
   CHECK(constrainedSize(md, 0, 1, 9) == std::optional<int64_t>(4));
   CHECK_FALSE(constrainedSize(md, 1, 0, 9));
 }
