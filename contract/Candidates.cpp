@@ -22,9 +22,8 @@ json kernelToJson(const CandidateKernel &k) {
                      {"default", d.defaultIndex}});
   for (const auto &[name, rank] : k.floatParams)
     floats.push_back({{"name", name}, {"rank", rank}});
-  return {{"name", k.name},       {"file", k.file},
-          {"sha256", k.sha256},   {"tunables", tunables},
-          {"spins", k.spins},     {"float_params", floats},
+  return {{"name", k.name},       {"file", k.file},   {"sha256", k.sha256},
+          {"tunables", tunables}, {"spins", k.spins}, {"float_params", floats},
           {"space", space}};
 }
 
@@ -38,8 +37,8 @@ CandidateKernel kernelFromJson(const FieldReader &r, const json &k,
   c.sha256 = r.strOr(k, "sha256", "", where);
   const json &tunables = r.array(k, "tunables", where);
   for (size_t i = 0; i < tunables.size(); ++i)
-    c.tunables.push_back(r.tunable(
-        tunables[i], where + "tunables[" + std::to_string(i) + "]: "));
+    c.tunables.push_back(r.tunable(tunables[i], where + "tunables[" +
+                                                    std::to_string(i) + "]: "));
   c.spins = r.boolean(k, "spins", false, where);
   const json &floats = r.array(k, "float_params", where);
   for (const json &f : floats)

@@ -133,8 +133,8 @@ Tunable FieldReader::tunable(const json &t, const std::string &where) const {
   case Tunable::Kind::BlockSize: {
     int64_t index = integer(t, "index", where);
     if (index < 0 || index > 64)
-      fail(where, "block size index " + std::to_string(index) +
-                      " is outside 0..64");
+      fail(where,
+           "block size index " + std::to_string(index) + " is outside 0..64");
     r = Tunable::blockSize(static_cast<unsigned>(index), value);
     break;
   }

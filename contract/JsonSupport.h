@@ -1,4 +1,5 @@
-//===- JsonSupport.h - JSON pieces shared by the contract's files -*- C++ -*-===//
+//===- JsonSupport.h - JSON pieces shared by the contract's files -*- C++
+//-*-===//
 //
 // Private to contract/*.cpp (the public headers carry no JSON library): the
 // JSON form of configs and tunables, which the metadata, the tuning cache

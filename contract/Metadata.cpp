@@ -136,10 +136,10 @@ Expected<bool> checkSlotShape(const AbiSlot &slot) {
   } else {
     if (slot.param.empty())
       return Failure{"a slot of kind '" + kind + "' needs a parameter"};
-    bool ok = slot.kind == SlotKind::Size     ? typeIs({SlotType::I64})
-              : slot.kind == SlotKind::Scalar ? typeIs({SlotType::I64,
-                                                        SlotType::F32})
-                                              : typeIs({SlotType::Ptr});
+    bool ok = slot.kind == SlotKind::Size ? typeIs({SlotType::I64})
+              : slot.kind == SlotKind::Scalar
+                  ? typeIs({SlotType::I64, SlotType::F32})
+                  : typeIs({SlotType::Ptr});
     if (!ok)
       return Failure{std::string("type is '") + slotTypeName(slot.type) +
                      "', expected '" +

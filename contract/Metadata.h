@@ -219,7 +219,9 @@ struct KernelMetadata {
   std::vector<AbiSlot> abi;
 
   int64_t threadsPerCta() const { return numWarps * kWarpSize; }
-  const std::string &entryName() const { return entry.empty() ? kernel : entry; }
+  const std::string &entryName() const {
+    return entry.empty() ? kernel : entry;
+  }
   /// Index of the bindable argument `name`, or -1.
   int findArg(const std::string &name) const;
 };

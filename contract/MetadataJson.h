@@ -1,4 +1,5 @@
-//===- MetadataJson.h - The metadata file: one reader, one writer -*- C++ -*-===//
+//===- MetadataJson.h - The metadata file: one reader, one writer -*- C++
+//-*-===//
 //
 // `dslc --emit=ptx|cubin` writes K.json beside its output with
 // writeMetadata(); the runtime, the tuner and dslrun read it with

@@ -105,14 +105,14 @@ void Reader::readLaunch(const json &root, KernelMetadata &md) const {
   if (root.contains("world_size")) {
     md.worldSize = integer(root, "world_size", "");
     if (*md.worldSize < 1)
-      fail("", "world_size " + std::to_string(*md.worldSize) +
-                   " is not positive");
+      fail("",
+           "world_size " + std::to_string(*md.worldSize) + " is not positive");
   }
   if (root.contains("rank")) {
     md.rank = integer(root, "rank", "");
     if (*md.rank < 0 || (md.worldSize && *md.rank >= *md.worldSize))
-      fail("", "rank " + std::to_string(*md.rank) +
-                   " is outside the world size");
+      fail("",
+           "rank " + std::to_string(*md.rank) + " is outside the world size");
   }
 }
 
@@ -139,8 +139,7 @@ void Reader::checkRoleAccess(const ArgSpec &a, const std::string &where) const {
   }
   if (a.access != want)
     fail(where, std::string("role '") + roleName(a.role) + "' needs access '" +
-                    accessName(want) + "', not '" + accessName(a.access) +
-                    "'");
+                    accessName(want) + "', not '" + accessName(a.access) + "'");
 }
 
 void Reader::readTensor(const json &p, ArgSpec &a,
@@ -152,8 +151,8 @@ void Reader::readTensor(const json &p, ArgSpec &a,
   std::string access = str(p, "access", where);
   std::optional<Access> acc = parseAccess(access);
   if (!acc)
-    fail(where, "unknown access '" + access +
-                    "' (read, write, readwrite or none)");
+    fail(where,
+         "unknown access '" + access + "' (read, write, readwrite or none)");
   a.access = *acc;
   checkRoleAccess(a, where);
   if (a.role == Role::PeerTable) {
@@ -177,8 +176,8 @@ ArgSpec Reader::readParam(const json &p, const std::string &where0) const {
     fail(where0, "not an object");
   ArgSpec a;
   a.name = str(p, "name", where0);
-  std::string where = where0.substr(0, where0.size() - 2) + " " +
-                      inQuotes(a.name) + ": ";
+  std::string where =
+      where0.substr(0, where0.size() - 2) + " " + inQuotes(a.name) + ": ";
   std::string role = str(p, "role", where);
   std::optional<Role> r = parseRole(role);
   if (!r || *r == Role::Peers)
@@ -201,7 +200,8 @@ ArgSpec Reader::readParam(const json &p, const std::string &where0) const {
     a.kind = ArgSpec::Kind::Scalar;
     if (a.dtype != DType::Int64 && a.dtype != DType::Float32)
       fail(where, "a scalar is int64 or float32 (the ABI passes i64 and "
-                  "f32), not " + dtype);
+                  "f32), not " +
+                      dtype);
     return a;
   }
   readTensor(p, a, where);
@@ -273,7 +273,6 @@ void Reader::checkPeerTables(const KernelMetadata &md) const {
   }
 }
 
-
 AbiSlot Reader::readSlot(const json &s, const KernelMetadata &md,
                          const std::string &where0) const {
   if (!s.is_object())
@@ -306,11 +305,11 @@ AbiSlot Reader::readSlot(const json &s, const KernelMetadata &md,
   const ArgSpec &arg = md.args[slot.arg];
   if (slot.kind == SlotKind::Scalar ? arg.kind != ArgSpec::Kind::Scalar
                                     : !arg.isTensor())
-    fail(where, "a slot of kind '" + kind + "' for " + argKindName(arg) +
-                    " '" + arg.name + "'");
+    fail(where, "a slot of kind '" + kind + "' for " + argKindName(arg) + " '" +
+                    arg.name + "'");
   if (slot.kind == SlotKind::Size && slot.dim >= arg.rank)
-    fail(where, "dimension " + std::to_string(slot.dim) + " but '" +
-                    arg.name + "' has rank " + std::to_string(arg.rank));
+    fail(where, "dimension " + std::to_string(slot.dim) + " but '" + arg.name +
+                    "' has rank " + std::to_string(arg.rank));
   if (slot.kind == SlotKind::Peers && !arg.symmetric)
     fail(where, "'" + arg.name + "' is not a symmetric tensor");
   if (slot.kind == SlotKind::Scalar &&
@@ -394,8 +393,8 @@ void Reader::readGrid(const json &root, KernelMetadata &md) const {
       int idx = tensorArg(md, *g.param, where);
       if (dim < 0 || dim >= md.args[idx].rank)
         fail(where, "dim " + std::to_string(dim) + " outside the rank " +
-                        std::to_string(md.args[idx].rank) + " of '" +
-                        *g.param + "'");
+                        std::to_string(md.args[idx].rank) + " of '" + *g.param +
+                        "'");
       g.dim = static_cast<unsigned>(dim);
     } else if (e.contains("scalar")) {
       g.scalar = str(e, "scalar", where);
@@ -416,8 +415,8 @@ void Reader::readGrid(const json &root, KernelMetadata &md) const {
       g.add = integerOr(e, "add", 0, where + "extent: ");
       g.div = integerOr(e, "div", 1, where + "extent: ");
       if (g.div < 1)
-        fail(where + "extent: ", "div " + std::to_string(g.div) +
-                                     " is not positive");
+        fail(where + "extent: ",
+             "div " + std::to_string(g.div) + " is not positive");
     }
     md.grid.push_back(g);
   }

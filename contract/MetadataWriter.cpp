@@ -124,7 +124,8 @@ std::string writeMetadata(const KernelMetadata &md) {
   j["outputs"] = outputs;
   json constraints = json::array();
   for (const Constraint &c : md.constraints) {
-    json v = c.isNumTiles() ? json("num_tiles") : json(std::get<int64_t>(c.value));
+    json v =
+        c.isNumTiles() ? json("num_tiles") : json(std::get<int64_t>(c.value));
     constraints.push_back(
         {{"param", c.param}, {"dim", c.dim}, {"op", c.op}, {"value", v}});
   }

@@ -17,8 +17,7 @@ std::optional<int64_t> mul(int64_t a, int64_t b) {
 }
 } // namespace
 
-Expected<int64_t> numTiles(const KernelMetadata &md,
-                           const ExtentValue &value) {
+Expected<int64_t> numTiles(const KernelMetadata &md, const ExtentValue &value) {
   int64_t tiles = 1;
   for (const GridExtent &g : md.grid) {
     int64_t extent = 0;
@@ -58,7 +57,7 @@ std::optional<int64_t> constrainedSize(const KernelMetadata &md, int arg,
 }
 
 std::vector<int64_t> constrainedShape(const KernelMetadata &md, int arg,
-                                    int world, int64_t tiles) {
+                                      int world, int64_t tiles) {
   std::vector<int64_t> shape;
   for (int d = 0; d < md.args.at(arg).rank; ++d) {
     int64_t fallback = d == 0 ? tiles : world;
@@ -72,15 +71,14 @@ std::vector<int64_t> constrainedShape(const KernelMetadata &md, int arg,
 Expected<int64_t> llScratchBytes(const KernelMetadata &md, int arg, int world,
                                  int64_t tiles) {
   const ArgSpec &a = md.args.at(arg);
-  if (a.role != Role::Scratch || a.packets.puts < 1 ||
-      a.packets.tileBytes < 1)
+  if (a.role != Role::Scratch || a.packets.puts < 1 || a.packets.tileBytes < 1)
     return Failure{"kernel " + md.kernel + ": '" + a.name +
                    "' is not an LL scratch with packets"};
   // Two flag parities: a rank's next call writes the other half, so a slow
   // peer still polling this call's packets is not overwritten.
   std::optional<int64_t> bytes = mul(2, a.packets.puts);
-  for (int64_t f : {int64_t(world), std::max<int64_t>(tiles, 1),
-                    a.packets.tileBytes})
+  for (int64_t f :
+       {int64_t(world), std::max<int64_t>(tiles, 1), a.packets.tileBytes})
     if (bytes)
       bytes = mul(*bytes, f);
   if (!bytes || *bytes > kMax - 15)

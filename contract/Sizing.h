@@ -1,4 +1,5 @@
-//===- Sizing.h - Grid and buffer sizes that follow from metadata -*- C++ -*-===//
+//===- Sizing.h - Grid and buffer sizes that follow from metadata -*- C++
+//-*-===//
 //
 // What the runtime, the collective harness, the library's collectives and
 // the simulator all compute from a kernel's metadata: its tile count for
@@ -39,7 +40,7 @@ std::optional<int64_t> constrainedSize(const KernelMetadata &md, int arg,
 /// its constraints fix it, else `tiles` rows (dimension 0) and `world`
 /// columns (the others); at least 1 everywhere. A signal pad's shape.
 std::vector<int64_t> constrainedShape(const KernelMetadata &md, int arg,
-                                    int world, int64_t tiles);
+                                      int world, int64_t tiles);
 
 /// Bytes of LL packet scratch `arg` needs per rank for `world` ranks and a
 /// grid of `tiles` tiles: 2 flag parities x puts x world senders x tiles x

@@ -77,8 +77,8 @@ TuningRecord recordFromJson(const FieldReader &r, const json &j) {
   rec.key.dtype = r.str(k, "dtype", "key: ");
   rec.key.bucket = static_cast<int>(r.integer(k, "bucket", "key: "));
   const json &v = r.object(j, "value", "");
-  rec.value.pick = choiceFromJson(r, r.need(v, "pick", "value: "),
-                                  "value.pick: ");
+  rec.value.pick =
+      choiceFromJson(r, r.need(v, "pick", "value: "), "value.pick: ");
   if (v.contains("per_kernel")) {
     const json &per = r.array(v, "per_kernel", "value: ");
     for (size_t i = 0; i < per.size(); ++i)
@@ -96,13 +96,13 @@ TuningRecord recordFromJson(const FieldReader &r, const json &j) {
 
 bool TuningKey::operator==(const TuningKey &o) const {
   return collective == o.collective && kernel == o.kernel &&
-         device == o.device && driver == o.driver &&
-         worldSize == o.worldSize && dtype == o.dtype && bucket == o.bucket;
+         device == o.device && driver == o.driver && worldSize == o.worldSize &&
+         dtype == o.dtype && bucket == o.bucket;
 }
 
 std::string TuningKey::str() const {
-  return collective + " " + kernel + " on " + std::to_string(worldSize) +
-         "x " + device + " (" + driver + "), " + dtype + ", bucket 2^" +
+  return collective + " " + kernel + " on " + std::to_string(worldSize) + "x " +
+         device + " (" + driver + "), " + dtype + ", bucket 2^" +
          std::to_string(bucket);
 }
 
@@ -150,7 +150,8 @@ std::vector<TuningRecord> parseTuningCache(const std::string &text,
   try {
     j = detail::parseObject(text, FieldReader(prefix));
   } catch (const detail::ReadError &) {
-    warn("tuning cache " + origin + " is not a JSON object (damaged?); "
+    warn("tuning cache " + origin +
+         " is not a JSON object (damaged?); "
          "ignored");
     return out;
   }

@@ -53,11 +53,11 @@ struct KernelChoice {
 struct TuningValue {
   KernelChoice pick;                   ///< the fastest over all kernels
   std::vector<KernelChoice> perKernel; ///< the best of each kernel given
-  double ncclUs = 0;      ///< NCCL, graph replays, same run
-  double ncclEagerUs = 0; ///< NCCL, back-to-back
-  int64_t size = 0;       ///< element count measured
-  std::string date;       ///< ISO 8601, UTC
-  std::string candidates; ///< directory of the compiled candidates
+  double ncclUs = 0;                   ///< NCCL, graph replays, same run
+  double ncclEagerUs = 0;              ///< NCCL, back-to-back
+  int64_t size = 0;                    ///< element count measured
+  std::string date;                    ///< ISO 8601, UTC
+  std::string candidates;              ///< directory of the compiled candidates
 };
 
 struct TuningRecord {

@@ -346,12 +346,8 @@ ReduceOp needOp(const char *op) {
 }
 CollectiveKind needKind(const char *name) {
   std::string n = need(name, "collective");
-  if (n == "all_reduce")
-    return CollectiveKind::AllReduce;
-  if (n == "reduce_scatter")
-    return CollectiveKind::ReduceScatter;
-  if (n == "all_gather")
-    return CollectiveKind::AllGather;
+  if (std::optional<CollectiveKind> k = parseCollective(n))
+    return *k;
   raise(ErrorCode::InvalidArgument, fmt::format("unknown collective '{}'", n));
 }
 } // namespace

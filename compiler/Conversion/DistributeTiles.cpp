@@ -88,9 +88,9 @@ static LogicalResult flattenSignature(func::FuncOp func) {
                << role.getOf().getValue()
                << "' needs rank 1 and the world size (tile.peer_count)";
       StringRef param = peers ? role.getOf().getValue() : StringRef(name);
-      SmallVector<Value> fields{addSlot(
-          ptr, SlotType::Ptr, peers ? SlotKind::Peers : SlotKind::Data, param,
-          std::nullopt)};
+      SmallVector<Value> fields{
+          addSlot(ptr, SlotType::Ptr, peers ? SlotKind::Peers : SlotKind::Data,
+                  param, std::nullopt)};
       for (unsigned d = 0; d < ref.getRank(); ++d) {
         if (peers) {
           fields.push_back(

@@ -89,7 +89,7 @@ BlockArgument underlyingArg(Value v, Block &entry) {
 /// What the analysis learns about one argument.
 struct ArgFacts {
   std::string name;
-  Role special = Role::Unused; ///< PeerTable, SignalPad or Scratch, if any
+  Role special = Role::Unused;    ///< PeerTable, SignalPad or Scratch, if any
   Operation *decidedBy = nullptr; ///< the op that made it special
   std::string tableOf;
   contract::PacketScratch packets;
@@ -123,11 +123,11 @@ private:
 LogicalResult RoleAnalysis::mark(BlockArgument arg, Role role, Operation *op) {
   ArgFacts &f = facts[arg.getArgNumber()];
   if (f.decidedBy && f.special != role) {
-    InFlightDiagnostic diag =
-        op->emitError() << "'" << f.name << "' is used as a "
-                        << contract::roleName(role) << " here, but as a "
-                        << contract::roleName(f.special)
-                        << " elsewhere; a tensor has one role";
+    InFlightDiagnostic diag = op->emitError()
+                              << "'" << f.name << "' is used as a "
+                              << contract::roleName(role) << " here, but as a "
+                              << contract::roleName(f.special)
+                              << " elsewhere; a tensor has one role";
     diag.attachNote(f.decidedBy->getLoc())
         << "used as a " << contract::roleName(f.special) << " here";
     return diag;
@@ -143,9 +143,9 @@ void RoleAnalysis::countPackets(ArgFacts &f, Operation *op,
                                 RankedTensorType tile, int64_t packet) {
   // A packet carries packet / 2 data bytes: the tile of packets is twice
   // the tile's data.
-  int64_t dataBytes = tile.getNumElements() *
-                      int64_t(tile.getElementType().getIntOrFloatBitWidth() /
-                              8);
+  int64_t dataBytes =
+      tile.getNumElements() *
+      int64_t(tile.getElementType().getIntOrFloatBitWidth() / 8);
   f.packets.tileBytes =
       std::max(f.packets.tileBytes, dataBytes * packet / (packet / 2));
   // An ll_put unrolled over peers is one call in the source: one region.

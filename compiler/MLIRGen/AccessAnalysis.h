@@ -39,9 +39,10 @@ namespace dslc {
 /// `tile.role` argument attributes and fills role, access, peerTableFor and
 /// packets of `desc`'s arguments and constexprs. Conflicting uses are
 /// reported as errors on `kernel`'s context; returns failure then.
-mlir::LogicalResult describeParamAccess(mlir::func::FuncOp kernel,
-                                        const std::vector<std::string> &argNames,
-                                        KernelDescription &desc);
+mlir::LogicalResult
+describeParamAccess(mlir::func::FuncOp kernel,
+                    const std::vector<std::string> &argNames,
+                    KernelDescription &desc);
 
 } // namespace dslc
 

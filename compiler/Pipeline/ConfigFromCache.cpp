@@ -50,8 +50,8 @@ std::optional<TunedConfig> findTunedConfig(const TunedConfigQuery &q,
       (*buffer)->getBuffer().str(), path, [&](const std::string &warning) {
         damage += (damage.empty() ? "" : "; ") + warning;
       });
-  int want = q.size ? contract::sizeBucket(*q.size)
-                    : std::numeric_limits<int>::max();
+  int want =
+      q.size ? contract::sizeBucket(*q.size) : std::numeric_limits<int>::max();
   const contract::KernelConfig *best = nullptr;
   const contract::TuningKey *bestKey = nullptr;
   int64_t matches = 0;
@@ -73,11 +73,11 @@ std::optional<TunedConfig> findTunedConfig(const TunedConfigQuery &q,
     }
   }
   if (!best) {
-    why = damage.empty() ? "no entry in " + path + " for kernel '" + q.kernel +
-                               "' (this source), world size " +
-                               std::to_string(q.worldSize) + ", dtype " +
-                               q.dtype
-                         : damage;
+    why = damage.empty()
+              ? "no entry in " + path + " for kernel '" + q.kernel +
+                    "' (this source), world size " +
+                    std::to_string(q.worldSize) + ", dtype " + q.dtype
+              : damage;
     return std::nullopt;
   }
   TunedConfig out;

@@ -1,4 +1,5 @@
-//===- ConfigFromCache.h - A tuned config from the tuner's cache -*- C++ -*-===//
+//===- ConfigFromCache.h - A tuned config from the tuner's cache -*- C++
+//-*-===//
 //
 // `dslc --config-from-cache`: the tuner (tools/tuner) writes, per collective,
 // kernel set, device, driver, world size, dtype and size bucket, the best

@@ -354,9 +354,9 @@ bool Binder::sizeOutput(size_t k, int64_t extent) {
   if (!llvm::is_contained(a.sizes, int64_t(0)))
     return true;
   if (a.sizes.size() > 2) {
-    error = "the " + std::to_string(a.sizes.size()) + "-d " +
-            roleName(a.role) + " '" + a.name +
-            "' needs its sizes: pass --size " + a.name + "=AxBx...";
+    error = "the " + std::to_string(a.sizes.size()) + "-d " + roleName(a.role) +
+            " '" + a.name + "' needs its sizes: pass --size " + a.name +
+            "=AxBx...";
     return false;
   }
   // The data it is made from: the collective's input, else N.
@@ -378,11 +378,12 @@ bool Binder::sizeOutput(size_t k, int64_t extent) {
     a.sizes[0] = n * int64_t(worldSize);
   } else if (n % int64_t(worldSize)) {
     error = "a reduce-scatter needs an input a multiple of the world "
-            "size, but '" + binding.args[binding.input].name + "' has " +
-            std::to_string(n) + " element(s) (--size N) for " +
-            std::to_string(worldSize) + " ranks: pass a multiple of " +
-            std::to_string(worldSize) + " (each rank's '" + a.name +
-            "' gets N / " + std::to_string(worldSize) + ")";
+            "size, but '" +
+            binding.args[binding.input].name + "' has " + std::to_string(n) +
+            " element(s) (--size N) for " + std::to_string(worldSize) +
+            " ranks: pass a multiple of " + std::to_string(worldSize) +
+            " (each rank's '" + a.name + "' gets N / " +
+            std::to_string(worldSize) + ")";
     return false;
   } else {
     a.sizes[0] = n / int64_t(worldSize);
@@ -417,10 +418,10 @@ bool Binder::sizeScratch(ArgBinding &a) {
   }
   int d = descArg(a.name);
   contract::Expected<int64_t> bytes =
-      d < 0 ? contract::Expected<int64_t>(contract::Failure{
-                  "'" + a.name + "' is not a parameter"})
-            : contract::llScratchBytes(desc, d, int(worldSize),
-                                       binding.numTiles);
+      d < 0
+          ? contract::Expected<int64_t>(
+                contract::Failure{"'" + a.name + "' is not a parameter"})
+          : contract::llScratchBytes(desc, d, int(worldSize), binding.numTiles);
   if (!bytes) {
     error = bytes.error();
     return false;
@@ -490,8 +491,8 @@ bool Binder::run() {
   // `none` checks nothing but sizes the outputs as `auto` would.
   chooseCollective(options.reference == "none" ? "auto" : options.reference,
                    desc, options, worldSize, binding);
-  int64_t extent = options.defaultSize.value_or(
-      defaultExtent(desc, binding, worldSize));
+  int64_t extent =
+      options.defaultSize.value_or(defaultExtent(desc, binding, worldSize));
   if (!sizeInputs(extent))
     return false;
   for (size_t k = 0; k < binding.args.size(); ++k) {

@@ -112,8 +112,8 @@ dslc::tile::parseContractSlotType(AsmParser &p) {
 
 LogicalResult RoleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                contract::Role role, StringAttr of) {
-  bool names = role == contract::Role::PeerTable ||
-               role == contract::Role::Peers;
+  bool names =
+      role == contract::Role::PeerTable || role == contract::Role::Peers;
   if (role == contract::Role::Constexpr)
     return emitError() << "a constexpr is compiled in, not an argument";
   if (names && (!of || of.getValue().empty()))
@@ -127,11 +127,10 @@ LogicalResult RoleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult
-AbiSlotAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                    StringRef name, contract::SlotKind kind,
-                    contract::SlotType type, StringAttr param,
-                    std::optional<unsigned> dim) {
+LogicalResult AbiSlotAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  StringRef name, contract::SlotKind kind,
+                                  contract::SlotType type, StringAttr param,
+                                  std::optional<unsigned> dim) {
   contract::AbiSlot slot;
   slot.name = name.str();
   slot.kind = kind;
@@ -180,9 +179,8 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
   if (attr.getName() == kRoleAttr && !isa<RoleAttr>(attr.getValue()))
-    return op->emitError() << "'" << kRoleAttr << "' of argument #"
-                           << argIndex << " must be a #tile.role, got "
-                           << attr.getValue();
+    return op->emitError() << "'" << kRoleAttr << "' of argument #" << argIndex
+                           << " must be a #tile.role, got " << attr.getValue();
   return success();
 }
 

@@ -6,9 +6,9 @@
 #include "contract/Metadata.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
-#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "contract/MetadataJson.h"
+#include "tests/contract/AbiLayout.h"
 
 #include <catch2/catch.hpp>
 
@@ -32,30 +33,6 @@ ArgSpec scalar(std::string name, DType t) {
   return a;
 }
 
-/// The slots the compiler lays out for `md`'s arguments, then the hidden
-/// ones (docs/kernel-abi.md).
-std::vector<AbiSlot> slotsFor(const KernelMetadata &md) {
-  std::vector<AbiSlot> abi;
-  for (const ArgSpec &a : md.args) {
-    if (a.kind == ArgSpec::Kind::Scalar) {
-      abi.push_back({a.name,
-                     a.isIntScalar() ? SlotType::I64 : SlotType::F32,
-                     SlotKind::Scalar, a.name});
-      continue;
-    }
-    abi.push_back({a.name, SlotType::Ptr, SlotKind::Data, a.name});
-    for (int d = 0; d < a.rank; ++d)
-      abi.push_back({a.name + ".size" + std::to_string(d), SlotType::I64,
-                     SlotKind::Size, a.name, d});
-    if (a.symmetric)
-      abi.push_back({a.name + ".peers", SlotType::Ptr, SlotKind::Peers,
-                     a.name});
-  }
-  for (SlotKind h : {SlotKind::Timeout, SlotKind::Error, SlotKind::State})
-    abi.push_back({hiddenSlotName(h), hiddenSlotType(h), h});
-  return abi;
-}
-
 /// A kernel with a parameter of every role.
 KernelMetadata everyRole() {
   KernelMetadata md;
@@ -74,8 +51,8 @@ KernelMetadata everyRole() {
   md.defaultTimeoutMs = 2000;
   md.constants = {{"my_rank", "1"}, {"group", "\"g\""}};
   md.tunables = {Tunable::blockSize(0, 1024), Tunable::numWarps(8)};
-  ArgSpec table = tensor("pad_ptrs", DType::UInt64, 1, Role::PeerTable,
-                         Access::Read);
+  ArgSpec table =
+      tensor("pad_ptrs", DType::UInt64, 1, Role::PeerTable, Access::Read);
   table.peerTableFor = "pad";
   ArgSpec a = tensor("a", DType::BFloat16, 1, Role::Input, Access::Read);
   a.symmetric = true;
@@ -83,17 +60,17 @@ KernelMetadata everyRole() {
       tensor("scratch", DType::Int64, 1, Role::Scratch, Access::ReadWrite);
   scratch.symmetric = true;
   scratch.packets = {2, 4096};
-  md.args = {table,
-             tensor("pad", DType::Int32, 2, Role::SignalPad, Access::ReadWrite),
-             a,
-             scratch,
-             tensor("staging", DType::BFloat16, 2, Role::InOut,
-                    Access::ReadWrite),
-             tensor("w", DType::Float32, 1, Role::Output, Access::Write),
-             tensor("sizes_only", DType::Int32, 1, Role::Unused, Access::None),
-             scalar("n", DType::Int64),
-             scalar("alpha", DType::Float32),
-             ArgSpec::output("out", DType::BFloat16, 1, "a")};
+  md.args = {
+      table,
+      tensor("pad", DType::Int32, 2, Role::SignalPad, Access::ReadWrite),
+      a,
+      scratch,
+      tensor("staging", DType::BFloat16, 2, Role::InOut, Access::ReadWrite),
+      tensor("w", DType::Float32, 1, Role::Output, Access::Write),
+      tensor("sizes_only", DType::Int32, 1, Role::Unused, Access::None),
+      scalar("n", DType::Int64),
+      scalar("alpha", DType::Float32),
+      ArgSpec::output("out", DType::BFloat16, 1, "a")};
   ArgSpec rank;
   rank.name = "my_rank";
   rank.kind = ArgSpec::Kind::Constexpr;
@@ -116,7 +93,7 @@ KernelMetadata everyRole() {
   c.constant = 3;
   md.grid = {g, s, c};
   md.constraints = {{"pad", 1, "==", int64_t(2)}, {"pad", 0, ">=", NumTiles{}}};
-  md.abi = slotsFor(md);
+  md.abi = dslc::test::abiLayout(md);
   return md;
 }
 
@@ -212,8 +189,8 @@ TEST_CASE("metadata: another version is refused, naming both versions and "
           "the file",
           "[contract][metadata]") {
   for (int v : {1, 3}) {
-    std::string text = edited("\"version\": 2", "\"version\": " +
-                                                    std::to_string(v));
+    std::string text =
+        edited("\"version\": 2", "\"version\": " + std::to_string(v));
     CHECK(readError(text) ==
           "metadata t.json: version " + std::to_string(v) +
               " is not supported: this build reads version 2 (compile the "
@@ -295,8 +272,8 @@ TEST_CASE("metadata: malformed files name the field", "[contract][metadata]") {
                                                "JSON"));
   CHECK(readError(edited("\"num_warps\": 8", "\"num_warps\": 64")) ==
         "metadata t.json: num_warps 64 is outside 1..32");
-  CHECK(readError(edited("\"threads_per_cta\": 256",
-                         "\"threads_per_cta\": 512")) ==
+  CHECK(readError(
+            edited("\"threads_per_cta\": 256", "\"threads_per_cta\": 512")) ==
         "metadata t.json: threads_per_cta 512 is not 32 x num_warps 8");
   CHECK(readError(edited("\"rank\": 1,", "\"rank\": 2,")) ==
         "metadata t.json: rank 2 is outside the world size");
@@ -312,7 +289,7 @@ TEST_CASE("metadata: malformed files name the field", "[contract][metadata]") {
 }
 
 TEST_CASE("metadata: unknown keys are ignored", "[contract][metadata]") {
-  std::string text = edited("\"kernel\": \"k\"",
-                            "\"kernel\": \"k\", \"future\": {\"x\": 1}");
+  std::string text =
+      edited("\"kernel\": \"k\"", "\"kernel\": \"k\", \"future\": {\"x\": 1}");
   CHECK(readMetadata(text, "t.json"));
 }

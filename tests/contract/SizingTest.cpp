@@ -33,9 +33,8 @@ KernelMetadata llTwoShot(int world) {
 }
 
 Expected<int64_t> sizeOfA(const KernelMetadata &md, int64_t n) {
-  return numTiles(md, [&](const GridExtent &) -> Expected<int64_t> {
-    return n;
-  });
+  return numTiles(md,
+                  [&](const GridExtent &) -> Expected<int64_t> { return n; });
 }
 } // namespace
 
@@ -61,8 +60,7 @@ TEST_CASE("sizing: tile counts with add and div", "[contract][sizing]") {
   CHECK(sizeOfA(md, 0).error() == "kernel ll: grid tile count overflows");
 }
 
-TEST_CASE("sizing: pads take what the constraints say",
-          "[contract][sizing]") {
+TEST_CASE("sizing: pads take what the constraints say", "[contract][sizing]") {
   KernelMetadata md;
   md.kernel = "k";
   md.args = {tensor("pad", DType::Int32, 2, Role::SignalPad),

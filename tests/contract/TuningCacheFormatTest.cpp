@@ -14,8 +14,8 @@ public:
   EnvScope(std::initializer_list<std::pair<const char *, const char *>> vars) {
     for (auto [name, value] : vars) {
       const char *old = std::getenv(name);
-      saved.push_back({name, old ? std::optional<std::string>(old)
-                                 : std::nullopt});
+      saved.push_back(
+          {name, old ? std::optional<std::string>(old) : std::nullopt});
       if (value)
         setenv(name, value, 1);
       else
@@ -36,8 +36,13 @@ private:
 
 TuningRecord record(int bucket) {
   TuningRecord r;
-  r.key = {"all_reduce", "set:ar", "NVIDIA H200",
-           "cuda 13.0 driver, 13.0 runtime", 2, "bfloat16", bucket};
+  r.key = {"all_reduce",
+           "set:ar",
+           "NVIDIA H200",
+           "cuda 13.0 driver, 13.0 runtime",
+           2,
+           "bfloat16",
+           bucket};
   r.value.pick.kernel = "ll";
   r.value.pick.sha256 = std::string(64, 'c');
   r.value.pick.cubin = "ll/bs1024_w4/k.r{rank}.cubin";
@@ -71,18 +76,21 @@ TEST_CASE("cache: one location rule", "[contract][cache]") {
     CHECK(*cacheDir("/given") == "/given");
   }
   {
-    EnvScope env{{"DSLC_CACHE_DIR", ""}, {"XDG_CACHE_HOME", "/xdg"},
+    EnvScope env{{"DSLC_CACHE_DIR", ""},
+                 {"XDG_CACHE_HOME", "/xdg"},
                  {"HOME", "/home/u"}};
     CHECK(*cacheDir() == "/xdg/dslc");
   }
   {
-    EnvScope env{{"DSLC_CACHE_DIR", nullptr}, {"XDG_CACHE_HOME", nullptr},
+    EnvScope env{{"DSLC_CACHE_DIR", nullptr},
+                 {"XDG_CACHE_HOME", nullptr},
                  {"HOME", "/home/u"}};
     CHECK(*cacheDir() == "/home/u/.cache/dslc");
     CHECK(tuningCacheFile(*cacheDir()) == "/home/u/.cache/dslc/tuning.json");
   }
   {
-    EnvScope env{{"DSLC_CACHE_DIR", nullptr}, {"XDG_CACHE_HOME", nullptr},
+    EnvScope env{{"DSLC_CACHE_DIR", nullptr},
+                 {"XDG_CACHE_HOME", nullptr},
                  {"HOME", nullptr}};
     CHECK(cacheDir().error() ==
           "no cache directory: none of DSLC_CACHE_DIR, XDG_CACHE_HOME and "

@@ -401,26 +401,17 @@ void checkDumpMatchesKernel(const SimulationDump &dump,
     }
     matched.insert(a.name);
     std::string what = fmt::format("'{}'", a.name);
-    switch (a.kind) {
-    case ArgSpec::Kind::Tuple:
-      problems.push_back(fmt::format("{}: tuple parameters are not supported "
-                                     "by the differential check",
-                                     what));
-      continue;
-    case ArgSpec::Kind::Int:
-    case ArgSpec::Kind::Float:
+    if (a.kind == ArgSpec::Kind::Scalar) {
       if (p->role != DumpParam::Role::Scalar)
         problems.push_back(fmt::format("{}: a {} scalar in the kernel, a {} "
                                        "tensor in the manifest",
-                                       what, argKindName(a.kind),
+                                       what, argKindName(a),
                                        dumpRoleName(p->role)));
-      else if (a.kind == ArgSpec::Kind::Int && p->isFloatScalar)
+      else if (a.isIntScalar() && p->isFloatScalar)
         problems.push_back(fmt::format("{}: an int in the kernel, the float "
                                        "{} in the manifest",
                                        what, p->floatValue));
       continue;
-    case ArgSpec::Kind::Tensor:
-      break;
     }
     if (p->role == DumpParam::Role::Scalar) {
       problems.push_back(fmt::format("{}: a tensor in the kernel, a scalar in "
@@ -428,11 +419,12 @@ void checkDumpMatchesKernel(const SimulationDump &dump,
                                      what));
       continue;
     }
-    if (a.isOutput != (p->role == DumpParam::Role::Output))
-      problems.push_back(fmt::format(
-          "{}: {} in the kernel, {} in the "
-          "manifest",
-          what, a.isOutput ? "an output" : "an input", dumpRoleName(p->role)));
+    bool output = a.role == Role::Output;
+    if (output != (p->role == DumpParam::Role::Output))
+      problems.push_back(fmt::format("{}: {} in the kernel, {} in the "
+                                     "manifest",
+                                     what, output ? "an output" : "an input",
+                                     dumpRoleName(p->role)));
     bool dtypeOk = isFloatDType(a.dtype) || isFloatDType(p->dtype)
                        ? a.dtype == p->dtype
                        : dtypeSize(a.dtype) == dtypeSize(p->dtype);
