@@ -22,6 +22,10 @@ public:
   KernelMetadata read(const std::string &text, const std::string &origin);
 
 private:
+  /// The "name" of object `obj` at `where0` ("params[2]: "), and `where`
+  /// with the name for the object's own fields ("params[2] 'x': ").
+  std::string named(const json &obj, const std::string &where0,
+                    std::string &where) const;
   void readHeader(const json &root, KernelMetadata &md) const;
   void readLaunch(const json &root, KernelMetadata &md) const;
   ArgSpec readParam(const json &p, const std::string &where) const;
@@ -40,6 +44,15 @@ private:
   int tensorArg(const KernelMetadata &md, const std::string &name,
                 const std::string &where) const;
 };
+
+std::string Reader::named(const json &obj, const std::string &where0,
+                          std::string &where) const {
+  if (!obj.is_object())
+    fail(where0, "not an object");
+  std::string name = str(obj, "name", where0);
+  where = where0.substr(0, where0.size() - 2) + " " + inQuotes(name) + ": ";
+  return name;
+}
 
 void Reader::readHeader(const json &root, KernelMetadata &md) const {
   std::string format = str(root, "format", "");
@@ -172,12 +185,9 @@ void Reader::readTensor(const json &p, ArgSpec &a,
 }
 
 ArgSpec Reader::readParam(const json &p, const std::string &where0) const {
-  if (!p.is_object())
-    fail(where0, "not an object");
   ArgSpec a;
-  a.name = str(p, "name", where0);
-  std::string where =
-      where0.substr(0, where0.size() - 2) + " " + inQuotes(a.name) + ": ";
+  std::string where;
+  a.name = named(p, where0, where);
   std::string role = str(p, "role", where);
   std::optional<Role> r = parseRole(role);
   if (!r || *r == Role::Peers)
@@ -209,11 +219,8 @@ ArgSpec Reader::readParam(const json &p, const std::string &where0) const {
 }
 
 ArgSpec Reader::readOutput(const json &o, const std::string &where0) const {
-  if (!o.is_object())
-    fail(where0, "not an object");
-  std::string name = str(o, "name", where0);
-  std::string where =
-      where0.substr(0, where0.size() - 2) + " " + inQuotes(name) + ": ";
+  std::string where;
+  std::string name = named(o, where0, where);
   std::string dtype = str(o, "dtype", where);
   std::optional<DType> t = parseDType(dtype);
   if (!t)
@@ -275,12 +282,9 @@ void Reader::checkPeerTables(const KernelMetadata &md) const {
 
 AbiSlot Reader::readSlot(const json &s, const KernelMetadata &md,
                          const std::string &where0) const {
-  if (!s.is_object())
-    fail(where0, "not an object");
   AbiSlot slot;
-  slot.name = str(s, "name", where0);
-  std::string where =
-      where0.substr(0, where0.size() - 2) + " " + inQuotes(slot.name) + ": ";
+  std::string where;
+  slot.name = named(s, where0, where);
   std::string type = str(s, "type", where);
   std::optional<SlotType> t = parseSlotType(type);
   if (!t)

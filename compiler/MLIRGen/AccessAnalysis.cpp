@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -96,11 +97,32 @@ struct ArgFacts {
   std::set<const void *> putSites;
 };
 
+/// The arguments that are a symmetric tensor's own peer table (named as
+/// its `peers` ABI slot), by index: the tensor's name.
+std::map<unsigned, std::string>
+peerTablesOfSymmetric(const std::vector<std::string> &argNames,
+                      const KernelDescription &desc) {
+  std::map<unsigned, std::string> out;
+  for (const contract::ArgSpec &a : desc.args) {
+    if (!a.symmetric)
+      continue;
+    contract::AbiSlot slot;
+    slot.kind = contract::SlotKind::Peers;
+    slot.param = a.name;
+    auto it = std::find(argNames.begin(), argNames.end(),
+                        contract::canonicalSlotName(slot));
+    if (it != argNames.end())
+      out[static_cast<unsigned>(it - argNames.begin())] = a.name;
+  }
+  return out;
+}
+
 class RoleAnalysis {
 public:
-  RoleAnalysis(func::FuncOp kernel, const std::vector<std::string> &names)
+  RoleAnalysis(func::FuncOp kernel, const std::vector<std::string> &names,
+               const std::map<unsigned, std::string> &peersOf)
       : kernel(kernel), entry(kernel.getBody().front()),
-        facts(entry.getNumArguments()) {
+        facts(entry.getNumArguments()), peersOf(peersOf) {
     for (unsigned i = 0; i < facts.size() && i < names.size(); ++i)
       facts[i].name = names[i];
   }
@@ -118,6 +140,7 @@ private:
   func::FuncOp kernel;
   Block &entry;
   std::vector<ArgFacts> facts;
+  const std::map<unsigned, std::string> &peersOf;
 };
 
 LogicalResult RoleAnalysis::mark(BlockArgument arg, Role role, Operation *op) {
@@ -163,7 +186,7 @@ LogicalResult RoleAnalysis::run() {
         return WalkResult::advance();
       ArgFacts &f = facts[table.getArgNumber()];
       // A symmetric tensor's own table stays "peers of" it.
-      if (llvm::StringRef(f.name).ends_with(".peers"))
+      if (peersOf.count(table.getArgNumber()))
         return WalkResult::advance();
       if (failed(mark(table, Role::PeerTable, op)))
         return WalkResult::interrupt();
@@ -209,7 +232,9 @@ LogicalResult RoleAnalysis::run() {
 LogicalResult describeParamAccess(func::FuncOp kernel,
                                   const std::vector<std::string> &argNames,
                                   KernelDescription &desc) {
-  RoleAnalysis roles(kernel, argNames);
+  std::map<unsigned, std::string> peersOf =
+      peerTablesOfSymmetric(argNames, desc);
+  RoleAnalysis roles(kernel, argNames, peersOf);
   if (failed(roles.run()))
     return failure();
   Block &entry = kernel.getBody().front();
@@ -224,9 +249,9 @@ LogicalResult describeParamAccess(func::FuncOp kernel,
     contract::ArgSpec *spec = idx >= 0 ? &desc.args[idx] : nullptr;
     Role role = Role::Scalar;
     StringAttr of;
-    if (name.ends_with(".peers")) {
+    if (peersOf.count(i)) {
       role = Role::Peers;
-      of = StringAttr::get(ctx, name.drop_back(6));
+      of = StringAttr::get(ctx, peersOf[i]);
     } else if (isa<tile::RefType>(arg.getType())) {
       Access access = accessFromBits(accessOf(arg));
       role = f.decidedBy ? f.special : roleFromAccess(access);

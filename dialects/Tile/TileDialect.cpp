@@ -201,9 +201,10 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be an integer attribute, got "
              << attr.getValue();
     int64_t n = warps.getValue().getSExtValue();
-    if (n < 1 || n > kMaxNumWarps)
+    if (!contract::isValidNumWarps(n))
       return op->emitError()
-             << "'" << name << "' must be between 1 and " << kMaxNumWarps
+             << "'" << name << "' must be between 1 and "
+             << contract::kMaxNumWarps
              << " (at most 1024 threads), got " << n;
     return success();
   }

@@ -58,8 +58,6 @@ RoleAttr getArgRole(mlir::FunctionOpInterface func, unsigned index);
 /// The ABI slots of a flattened kernel (its `tile.abi`), as the contract
 /// has them; empty when it has none.
 std::vector<contract::AbiSlot> getAbiSlots(mlir::Operation *func);
-/// Most warps a CTA can have (1024 threads).
-inline constexpr int64_t kMaxNumWarps = 32;
 
 /// Verifies the parameters of a tensor-in-memory type (!tile.ref and
 /// !comm.stack, named by `typeName` in messages): an integer or float

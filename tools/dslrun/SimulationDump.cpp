@@ -453,15 +453,13 @@ void checkDumpMatchesKernel(const SimulationDump &dump,
     if (matched.count(p.name))
       continue;
     // A symmetric tensor's peer table is part of the tensor's binding.
-    const std::string suffix = ".peers";
-    if (p.role == DumpParam::Role::PeerTable && p.name.size() > suffix.size() &&
-        p.name.compare(p.name.size() - suffix.size(), suffix.size(), suffix) ==
-            0) {
-      std::string base = p.name.substr(0, p.name.size() - suffix.size());
-      int idx = md.findArg(base);
-      if (idx >= 0 && md.args[idx].symmetric && p.tableOf == base)
-        continue;
-    }
+    int idx = md.findArg(p.tableOf);
+    dslc::contract::AbiSlot peers;
+    peers.kind = SlotKind::Peers;
+    peers.param = p.tableOf;
+    if (p.role == DumpParam::Role::PeerTable && idx >= 0 &&
+        md.args[idx].symmetric && p.name == canonicalSlotName(peers))
+      continue;
     problems.push_back(fmt::format("{} '{}' of the manifest is not an argument "
                                    "of kernel {}",
                                    dumpRoleName(p.role), p.name, md.kernel));
