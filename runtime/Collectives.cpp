@@ -334,8 +334,15 @@ void Collectives::setUp(Instance &inst, const DispatchChoice &c,
   inst.outputSymmetric = plan.args[plan.output].symmetric;
   inst.inSizes = plan.sizesOf(plan.input, n);
   inst.outSizes = plan.sizesOf(plan.output, n);
-  inst.inBytes = plan.args[plan.input].bytes;
-  inst.outBytes = plan.args[plan.output].bytes;
+  // The bytes a call copies in and out (the buffers may be larger).
+  auto bytesOf = [&](const std::vector<int64_t> &sizes) {
+    size_t numel = 1;
+    for (int64_t d : sizes)
+      numel *= static_cast<size_t>(d);
+    return numel * dtypeSize(dtype);
+  };
+  inst.inBytes = bytesOf(inst.inSizes);
+  inst.outBytes = bytesOf(inst.outSizes);
   // The staging input stands in for the user's buffers until a call binds
   // them; the other buffers are the instance's own.
   std::vector<SymmetricBuffer> bufs(plan.args.size());
