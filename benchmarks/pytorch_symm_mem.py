@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Times PyTorch's all-reduces next to ours: torch.ops.symm_mem.one_shot_all_reduce,
 torch.ops.symm_mem.two_shot_all_reduce_ and dist.all_reduce (NCCL), eager
-and CUDA-graph, every result checked, on 2 GPUs of one host, two processes.
+and CUDA-graph, every result checked, on 2 GPUs of one host, two processes;
+with --dslc also dslc.all_reduce (the Python package, python/dslc: the tuned
+kernel of $DSLC_KERNEL_DIR / the tuning cache for the size, else NCCL) in the
+same processes, on the same plain tensor as dist.all_reduce.
 
 Writes a CSV in the column format of `tuner bench --csv` (docs/benchmark.md),
 so the files concatenate and scripts/plot-bench.py plots them together:
 
   python3 benchmarks/pytorch_symm_mem.py --sizes 1K..64M --csv $OUT/torch.csv
+  DSLC_BUILD_DIR=build DSLC_KERNEL_DIR=cand/ar \
+      python3 benchmarks/pytorch_symm_mem.py --dslc --csv $OUT/torch.csv
 
 NVLink multicast is never used (the environment below is set before torch
 is imported). Timing: per size and implementation, a warm-up, then
@@ -103,6 +108,11 @@ def worker(rank, world, args, port):
     dist.init_process_group("nccl", rank=rank, world_size=world,
                             device_id=dev)
     import torch.distributed._symmetric_memory as symm_mem
+    if args.dslc:
+        sys.path.insert(0, os.path.join(os.path.dirname(
+            os.path.abspath(__file__)), "..", "python"))
+        import dslc
+        dslc.init()
 
     group = dist.group.WORLD
     gname = group.group_name
@@ -117,7 +127,7 @@ def worker(rank, world, args, port):
     def impls(n):
         buf = sbuf[:n]
         t = plain[:n]
-        return {
+        d = {
             "torch_one_shot": (
                 lambda: buf,  # input lives in the symmetric buffer
                 lambda: torch.ops.symm_mem.one_shot_all_reduce(buf, "sum",
@@ -130,6 +140,9 @@ def worker(rank, world, args, port):
                 lambda: t,
                 lambda: dist.all_reduce(t)),
         }
+        if args.dslc:
+            d["dslc_all_reduce"] = (lambda: t, lambda: dslc.all_reduce(t))
+        return d
 
     for n in args.sizes:
         x, ref = inputs(n, rank, world, args.seed + n % 1000, dtype)
@@ -200,8 +213,13 @@ def worker(rank, world, args, port):
                     if us > 0:
                         bus = (n * x.element_size() / (us * 1e-6) / 1e9 *
                                2 * (world - 1) / world)
-                    rows.append(("pytorch", "all_reduce", world, n,
-                                 DTYPE_NAMES[dtype], impl, "", mode,
+                    config = ""
+                    if impl.startswith("dslc"):
+                        config = dslc.choice("all_reduce", n, dtype).split(
+                            ":")[0]     # kernel | nccl
+                    rows.append(("dslc-python" if impl.startswith("dslc")
+                                 else "pytorch", "all_reduce", world, n,
+                                 DTYPE_NAMES[dtype], impl, config, mode,
                                  f"{us:.3f}", f"{bus:.2f}", int(ok),
                                  note.replace(",", ";")))
                     print(f"{n:>10} {impl:<22} {mode:<5} "
@@ -217,6 +235,8 @@ def worker(rank, world, args, port):
                 f.write(text)
             print(f"pytorch_symm_mem: CSV in {args.csv}")
     dist.barrier()
+    if args.dslc:
+        dslc.shutdown()
     dist.destroy_process_group()
 
 
@@ -230,6 +250,8 @@ def main():
     ap.add_argument("--world-size", type=int, default=2)
     ap.add_argument("--port", type=int, default=29533)
     ap.add_argument("--csv", default="")
+    ap.add_argument("--dslc", action="store_true",
+                    help="also time dslc.all_reduce (python/dslc)")
     args = ap.parse_args()
     args.sizes = parse_sizes(args.sizes)
     if torch.cuda.device_count() < args.world_size:

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -426,5 +427,38 @@ dslcStatus dslcCollectivesChoice(dslcCollectives coll, const char *collective,
       buf[n] = 0;
     }
   });
+}
+} // extern "C"
+
+// Additions for the Python package (python/dslc).
+#include <dlfcn.h>
+
+extern "C" {
+dslcStatus dslcNcclLibrary(char *path, size_t len, int *version) {
+  return guard([&] {
+    int v = 0;
+    ncclResult_t r = ncclGetVersion(&v);
+    if (r != ncclSuccess)
+      raise(ErrorCode::Nccl, fmt::format("ncclGetVersion failed: {}",
+                                         ncclGetErrorString(r)));
+    if (version)
+      *version = v;
+    if (path && len > 0) {
+      Dl_info info{};
+      std::string file = "(unknown: dladdr failed)";
+      if (dladdr(reinterpret_cast<void *>(&ncclGetVersion), &info) &&
+          info.dli_fname)
+        file = info.dli_fname;
+      size_t n = std::min(len - 1, file.size());
+      std::memcpy(path, file.data(), n);
+      path[n] = 0;
+    }
+  });
+}
+dslcStatus dslcArgsNumTiles(dslcArgs a, int64_t *out) {
+  return guard([&] { *need(out, "out") = need(a, "args")->args.numTiles(); });
+}
+dslcStatus dslcKernelCheckErrors(dslcKernel k) {
+  return guard([&] { need(k, "kernel")->kernel->checkErrorRecords(); });
 }
 } // extern "C"

@@ -147,6 +147,24 @@ dslcStatus dslcCollectivesChoice(dslcCollectives coll, const char *collective,
                                  size_t count, const char *dtype, char *buf,
                                  size_t len);
 
+/* Additions for the Python package (python/dslc). */
+
+/* The NCCL library the runtime's calls resolve to (the file that defines
+ * ncclGetVersion, from dladdr) and its version (ncclGetVersion, e.g. 22809
+ * for 2.28.9). path may be NULL; it is truncated to len. Needs no GPU. */
+dslcStatus dslcNcclLibrary(char *path, size_t len, int *version);
+/* The grid's tile count for the arguments bound so far (the extents'
+ * tensors and scalars must be bound): what "num_tiles" means in the
+ * metadata's constraints. */
+dslcStatus dslcArgsNumTiles(dslcArgs args, int64_t *out);
+/* Reads every local rank's error record: DSLC_OK when none is set, else
+ * DSLC_ERROR_KERNEL_TIMEOUT with the records' messages in
+ * dslcGetLastError() ("rank R: kernel K: wait at FILE:L:C timed out ...";
+ * one line per rank) and the communicator marked failed (teardown then
+ * aborts NCCL). For launches on streams the runtime does not own, after
+ * the caller's own synchronization failed or finished. */
+dslcStatus dslcKernelCheckErrors(dslcKernel kernel);
+
 #ifdef __cplusplus
 }
 #endif

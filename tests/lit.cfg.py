@@ -16,7 +16,7 @@ llvm_config.use_default_substitutions()
 config.environment["FILECHECK_OPTS"] = "--dump-input=fail"
 
 tool_dirs = [config.dslc_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["dslc", "dslc-opt", "FileCheck", "not", "count"], tool_dirs)
+llvm_config.add_tool_substitutions(["dslc", "dslc-opt", "dslc-translate", "FileCheck", "not", "count"], tool_dirs)
 config.substitutions.append(("%examples", os.path.join(config.dslc_src_root, "examples")))
 config.substitutions.append(("%python", "python3"))
 

@@ -325,6 +325,13 @@ std::optional<std::string> multimemType(Type element) {
   return std::nullopt;
 }
 
+/// Whether the pieces of a tile of `layout` are the 16 bytes one multimem
+/// access moves (not those of a replicated tile, nor the wider pieces of a
+/// kernel whose narrowest type is fp8): the others go peer by peer.
+bool multimemPieces(Type element, const TileLayout &layout) {
+  return layout.vec * element.getIntOrFloatBitWidth() == 128;
+}
+
 struct MulticastStoreOpLowering : TilePattern<comm::MulticastStoreOp> {
   using TilePattern::TilePattern;
 
@@ -353,6 +360,7 @@ struct MulticastStoreOpLowering : TilePattern<comm::MulticastStoreOp> {
             lower::TileAccess a = lower::makeAccess(
                 b, loc, stack, /*firstSize=*/2, peerAddress(b, loc, table, p),
                 adaptor.getOffsets(), adaptor.getLimits(), op.getDims(), tile);
+            a.writes = true;
             lower::forEachPiece(
                 b, loc, info, a, [&](const lower::AccessPiece &piece) {
                   if (!tailsOnly) {
@@ -373,10 +381,11 @@ struct MulticastStoreOpLowering : TilePattern<comm::MulticastStoreOp> {
           });
     };
     auto type = multimemType(tile.getElementType());
-    if (op.getMode() == comm::MulticastMode::software || !type) {
-      if (op.getMode() == comm::MulticastMode::nvls)
-        return rewriter.notifyMatchFailure(
-            op, "multimem stores need bf16, f16 or f32 tiles");
+    if (op.getMode() == comm::MulticastMode::nvls && !type)
+      return rewriter.notifyMatchFailure(
+          op, "multimem stores need bf16, f16 or f32 tiles");
+    if (op.getMode() == comm::MulticastMode::software ||
+        !multimemPieces(tile.getElementType(), info.layout(tile.getShape()))) {
       storeEverywhere(rewriter, loc, /*tailsOnly=*/false);
       rewriter.eraseOp(op);
       return success();
@@ -387,6 +396,7 @@ struct MulticastStoreOpLowering : TilePattern<comm::MulticastStoreOp> {
     lower::TileAccess a = lower::makeAccess(
         rewriter, loc, stack, /*firstSize=*/2, mc, adaptor.getOffsets(),
         adaptor.getLimits(), op.getDims(), tile);
+    a.writes = true;
     Value anyPartial = arith::ConstantIntOp::create(rewriter, loc, 0, 1);
     lower::forEachPiece(
         rewriter, loc, info, a, [&](const lower::AccessPiece &piece) {
@@ -465,7 +475,8 @@ struct MulticastLoadReduceOpLowering
       return rewriter.notifyMatchFailure(
           op, "multimem reductions need bf16, f16 or f32 tiles");
     Value acc;
-    if (op.getMode() == comm::MulticastMode::software) {
+    if (op.getMode() == comm::MulticastMode::software ||
+        !multimemPieces(element, layout)) {
       acc = forEachPeer(
           rewriter, loc, peers, init,
           [&](OpBuilder &b, Location loc, Value p, ValueRange carried) {

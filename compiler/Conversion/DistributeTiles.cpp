@@ -1,5 +1,6 @@
 //===- DistributeTiles.cpp - Tile/Comm to per-thread code ----------------===//
 
+#include "compiler/Analysis/ArgRoles.h"
 #include "compiler/Conversion/LoweringUtils.h"
 #include "compiler/Conversion/Passes.h"
 
@@ -159,6 +160,69 @@ static KernelInfo kernelInfo(func::FuncOp func) {
   return info;
 }
 
+/// Whether `op` computes with fp8 values: fp8 is a storage type, only
+/// loaded, stored, converted (extf/truncf), selected and made constant.
+static bool computesWithFp8(Operation *op) {
+  if (isa<arith::ExtFOp, arith::TruncFOp, arith::SelectOp, arith::ConstantOp>(
+          op) ||
+      !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return false;
+  auto isFp8 = [](Type t) {
+    return tile::isFp8Type(getElementTypeOrSelf(t));
+  };
+  return llvm::any_of(op->getOperandTypes(), isFp8) ||
+         llvm::any_of(op->getResultTypes(), isFp8);
+}
+
+/// Rejects what the distribution cannot lower, with the op's location, and
+/// reserves the module's shared workspace for the largest need of `func`.
+static LogicalResult checkAndReserve(func::FuncOp func, const KernelInfo &info) {
+  int64_t shared = 0;
+  WalkResult walk = func.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(t);
+      if (!tensor || !tensor.hasStaticShape())
+        continue;
+      int64_t n = info.layout(tensor.getShape()).perThread();
+      if (n > kMaxElementsPerThread) {
+        op->emitError() << "a tile of " << tensor << " takes " << n
+                        << " elements per thread in a CTA of " << info.threads
+                        << " threads; at most " << kMaxElementsPerThread
+                        << " fit in registers (use more warps or a smaller "
+                           "block)";
+        return WalkResult::interrupt();
+      }
+    }
+    if (computesWithFp8(op)) {
+      op->emitError() << "'" << op->getName()
+                      << "' on fp8 values: fp8 is a storage type; convert "
+                         "with arith.extf to f32 first";
+      return WalkResult::interrupt();
+    }
+    if (auto splat = dyn_cast<tile::SplatOp>(op);
+        splat && tile::isFp8Type(splat.getValue().getType())) {
+      op->emitError() << "cannot splat an fp8 scalar: splat an f32 and "
+                         "convert the tile with arith.truncf";
+      return WalkResult::interrupt();
+    }
+    int64_t bytes = lower::sharedBytesNeeded(op, info);
+    if (bytes > kMaxSharedBytes) {
+      op->emitError() << "'" << op->getName() << "' needs " << bytes
+                      << " bytes of shared memory in a CTA of "
+                      << info.threads << " threads; at most "
+                      << kMaxSharedBytes << " are available";
+      return WalkResult::interrupt();
+    }
+    shared = std::max(shared, bytes);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (shared)
+    lower::reserveSharedWorkspace(func->getParentOfType<ModuleOp>(), shared);
+  return success();
+}
+
 static bool hasTileType(TypeRange types) {
   return llvm::any_of(types, [](Type t) {
     return isa<RankedTensorType, tile::RefType, comm::StackType>(t);
@@ -181,7 +245,13 @@ struct DistributeTilesPass
         func.emitError("a tile kernel needs a body");
         return signalPassFailure();
       }
+      // Kernels written in the IR get their roles from the same analysis
+      // MLIRGen runs (compiler/Analysis/ArgRoles.h).
+      if (failed(decideMissingRoles(func)))
+        return signalPassFailure();
       KernelInfo info = kernelInfo(func);
+      if (failed(checkAndReserve(func, info)))
+        return signalPassFailure();
       // Every comm.epoch of a launch reads the same counter: read it once,
       // first thing, so the load overlaps the kernel's first loads instead
       // of sitting in front of each tile's packets.
@@ -220,6 +290,8 @@ struct DistributeTilesPass
       RewritePatternSet patterns(ctx);
       populateGridLoweringPatterns(converter, patterns);
       populateMemoryLoweringPatterns(converter, patterns);
+      populateReduceLoweringPatterns(converter, patterns);
+      populateShapeLoweringPatterns(converter, patterns);
       populateElementwiseLoweringPatterns(converter, patterns);
       populateCommLoweringPatterns(converter, patterns);
       populatePacketLoweringPatterns(converter, patterns);

@@ -17,7 +17,7 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx, const KernelInfo &info)
   addConversion([](Type t) { return t; });
   addConversion([this](RankedTensorType t) -> Type {
     return VectorType::get({this->info.layout(t.getShape()).perThread()},
-                           t.getElementType());
+                           lower::storageType(t.getElementType()));
   });
   addConversion([ctx](tile::RefType t) -> Type {
     SmallVector<Type> fields{lower::ptrType(ctx)};
@@ -40,6 +40,32 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx, const KernelInfo &info)
 }
 
 namespace dslc::lower {
+
+Type storageType(Type element) {
+  if (tile::isFp8Type(element))
+    return IntegerType::get(element.getContext(), 8);
+  return element;
+}
+
+Type memoryType(Type storage) {
+  if (storage.isInteger(1))
+    return IntegerType::get(storage.getContext(), 8);
+  return storage;
+}
+
+TypedAttr storageAttr(TypedAttr value) {
+  auto f = dyn_cast<FloatAttr>(value);
+  if (!f || !tile::isFp8Type(f.getType()))
+    return value;
+  return IntegerAttr::get(storageType(f.getType()),
+                          f.getValue().bitcastToAPInt());
+}
+
+Value splatConstant(OpBuilder &b, Location loc, VectorType type,
+                    TypedAttr value) {
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, storageAttr(value)));
+}
 
 Type ptrType(MLIRContext *ctx) { return LLVM::LLVMPointerType::get(ctx, 1); }
 

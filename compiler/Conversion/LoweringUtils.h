@@ -39,8 +39,16 @@ struct KernelInfo {
   }
 };
 
-/// Type conversion of the distribution: tiles become per-thread vectors,
-/// refs and stacks become LLVM structs, everything else is kept.
+/// Most bytes of shared memory a kernel's workspace may take (static shared
+/// memory of one CTA).
+inline constexpr int64_t kMaxSharedBytes = 48 * 1024;
+/// Name of the module's shared-memory workspace (addrspace 3, 16-byte
+/// aligned), sized to the largest need of any op of the module's kernels.
+inline constexpr llvm::StringLiteral kSharedWorkspace = "__dslc_workspace";
+
+/// Type conversion of the distribution: tiles become per-thread vectors (of
+/// their storage type: fp8 as i8), refs and stacks become LLVM structs,
+/// everything else is kept.
 class TileTypeConverter : public mlir::TypeConverter {
 public:
   TileTypeConverter(mlir::MLIRContext *ctx, const KernelInfo &info);
@@ -52,6 +60,19 @@ private:
 
 /// Small builders for the LLVM-level code the patterns emit.
 namespace lower {
+/// The type a tile element has in per-thread vectors and in memory: fp8
+/// (f8E4M3FN, f8E5M2) as i8, everything else unchanged.
+mlir::Type storageType(mlir::Type element);
+/// The type a per-thread element has in memory: i1 as i8 (a bool tensor is
+/// a byte per element; LLVM packs vectors of i1 into bits), else itself.
+mlir::Type memoryType(mlir::Type storage);
+/// `value` (an integer or float attribute of a tile element type) as an
+/// attribute of its storage type.
+mlir::TypedAttr storageAttr(mlir::TypedAttr value);
+/// A vector constant of `type` whose elements all equal `value` (converted
+/// to the vector's storage element type).
+mlir::Value splatConstant(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::VectorType type, mlir::TypedAttr value);
 mlir::Type ptrType(mlir::MLIRContext *ctx);
 mlir::Value i64(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 mlir::Value i32(mlir::OpBuilder &b, mlir::Location loc, int32_t v);
@@ -77,6 +98,18 @@ void asmStatement(mlir::OpBuilder &b, mlir::Location loc,
                   mlir::ValueRange operands);
 /// bar.sync 0 for the whole CTA.
 void ctaBarrier(mlir::OpBuilder &b, mlir::Location loc);
+
+/// Bytes of the shared-memory workspace `op` needs when lowered in a kernel
+/// of `info` (0 for ops that need none).
+int64_t sharedBytesNeeded(mlir::Operation *op, const KernelInfo &info);
+/// The part of sharedBytesNeeded for tile.reduce (ReduceLowering.cpp).
+int64_t reduceSharedBytes(mlir::Operation *reduce, const KernelInfo &info);
+/// Creates (or grows) the module's workspace to hold `bytes`.
+void reserveSharedWorkspace(mlir::ModuleOp module, int64_t bytes);
+/// The address (!llvm.ptr<3>) of the workspace of the module holding
+/// `inModule`; reserveSharedWorkspace made it.
+mlir::Value sharedWorkspace(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Operation *inModule);
 
 /// The kernel's hidden parameters, as seen from inside its body.
 struct HiddenArgs {
@@ -148,12 +181,19 @@ void populateGridLoweringPatterns(TileTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
 void populateMemoryLoweringPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
+void populateReduceLoweringPatterns(TileTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns);
+void populateShapeLoweringPatterns(TileTypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
 void populateElementwiseLoweringPatterns(TileTypeConverter &converter,
                                          mlir::RewritePatternSet &patterns);
 void populateCommLoweringPatterns(TileTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
 void populatePacketLoweringPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
+/// Math ops to libdevice calls, bf16/f16 math in f32 (MathLowering.cpp);
+/// run by LowerToLLVM before the conversion to LLVM.
+void populateMathLoweringPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace dslc
 
@@ -181,7 +221,9 @@ struct TileAccess {
   llvm::SmallVector<mlir::Value> sizes, offsets, limits;
   llvm::ArrayRef<int64_t> dims;
   llvm::ArrayRef<int64_t> tileShape;
-  mlir::Type elementType;
+  mlir::Type elementType; ///< The memory type (fp8 and i1 as i8).
+  /// A store: a replicated tile (TileLayout.h) is written by thread 0 only.
+  bool writes = false;
 };
 
 /// The access of a tile op into a converted ref or stack struct whose sizes
@@ -203,5 +245,22 @@ mlir::Value loadPiece(mlir::OpBuilder &b, mlir::Location loc,
 /// Stores a piece (vector<V>) under its mask.
 void storePiece(mlir::OpBuilder &b, mlir::Location loc,
                 const AccessPiece &piece, mlir::Value value);
+
+/// The per-thread vector of a distributed tile of `shape` (TileLayout.h)
+/// from `all`, the vector of every element of the tile (row-major) that
+/// each thread holds: a local selection by thread index.
+mlir::Value distributeReplicated(mlir::OpBuilder &b, mlir::Location loc,
+                                 const KernelInfo &info,
+                                 llvm::ArrayRef<int64_t> shape,
+                                 mlir::Value all);
+/// The converse: every element of the distributed tile of `shape` whose
+/// per-thread vector is `value`, in every thread (row-major), gathered
+/// through the shared workspace between two bar.syncs. The workspace needs
+/// gatherSharedBytes(shape, element) bytes.
+mlir::Value gatherDistributed(mlir::OpBuilder &b, mlir::Location loc,
+                              const KernelInfo &info,
+                              llvm::ArrayRef<int64_t> shape, mlir::Value value,
+                              mlir::Operation *inModule);
+int64_t gatherSharedBytes(llvm::ArrayRef<int64_t> shape, mlir::Type element);
 
 } // namespace dslc::lower

@@ -103,7 +103,7 @@ private:
   ExprPtr parseTest(); // x if c else y
   ExprPtr parseOr();    ///< The loosest binary level.
   ExprPtr parseBitOr(); ///< The binary levels below the comparisons.
-  /// A left-associative level of Parser.cpp's table, and its operand.
+  /// A left-associative level of ParseExpr.cpp's table, and its operand.
   ExprPtr parseBinaryLevel(unsigned level);
   ExprPtr parseBinaryOperand(unsigned level);
   ExprPtr parseNot();

@@ -1,25 +1,10 @@
 //===- AccessAnalysis.h - Each kernel parameter's role ----------*- C++ -*-===//
 //
-// After MLIRGen, every parameter of a kernel gets its role (contract::Role,
-// docs/kernel-abi.md), decided here and nowhere else:
-//   peer table  a 64-bit table passed as a stack tensor's `dev_ptrs`
-//               (hl.stacktensor_like / hl.multicast_like), "of" the
-//               stack's `tensor_like` parameter;
-//   signal pad  the pad of hl.signal / hl.wait (directly, as a peer's copy
-//               or as a stack tensor made from it);
-//   scratch     the buffer of hl.ll_put / hl.ll_get (directly or as a
-//               peer's copy), with the packets the compiler sees going
-//               through it (contract::PacketScratch);
-//   output      a tensor the kernel returns (torch.empty_like);
-//   and for the other tensors, by what the kernel does with their memory
-//   (directly, through peers or through stack tensors): input (reads),
-//   output (writes), inout (both), unused (neither: only sizes or the
-//   address); scalars are scalars, a symmetric tensor's implicit table
-//   `X.peers` is "peers of X".
-// The role goes on each argument of the kernel as a #tile.role attribute
-// and into the kernel description (the metadata), with the access facts.
-// A tensor that would have two of the first three roles is an error at
-// the operation that makes it so.
+// After MLIRGen, every parameter of a kernel gets its role
+// (compiler/Analysis/ArgRoles.h decides it, the one place that does): set
+// on the kernel's arguments as #tile.role and written into the kernel
+// description (the metadata) with the access facts, the peer tables'
+// targets and the LL scratch's packets.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DSLC_COMPILER_MLIRGEN_ACCESSANALYSIS_H

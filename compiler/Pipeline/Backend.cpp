@@ -214,12 +214,7 @@ int dslc::runBackend(const ast::Module &module, DiagnosticEngine &diags,
     return writeOutput(options.outputPath, printed(*mod), false, diags) ? 0 : 1;
 
   mlir::PassManager pm(&ctx);
-  pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(mlir::createCSEPass());
-  pm.addPass(createDistributeTiles());
-  pm.addPass(createLowerToLLVM());
-  pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(mlir::createCSEPass());
+  buildLoweringPipeline(pm);
   if (mlir::failed(pm.run(*mod)))
     return 1;
 
@@ -227,6 +222,7 @@ int dslc::runBackend(const ast::Module &module, DiagnosticEngine &diags,
   desc.arch = options.arch;
   if (options.timeoutMs)
     desc.defaultTimeoutMs = static_cast<int64_t>(*options.timeoutMs);
+  desc.sharedBytes = sharedWorkspaceBytes(*mod);
   desc.multicast =
       options.multicast == MulticastMode::NVLS ? "nvls" : "software";
   if (const SourceBuffer *buffer =

@@ -1,4 +1,10 @@
 //===- Simulator.cpp - Run a kernel's Tile/Comm IR on the CPU ------------===//
+//
+// simulate(): compile per rank, bind, choose the reference, then run the
+// schedules; a Checker fills inputs before each launch and checks each
+// rank's outputs when it finishes.
+//
+//===----------------------------------------------------------------------===//
 
 #include "compiler/Simulator/Simulator.h"
 
@@ -70,7 +76,8 @@ void allocate(World &world, const Binding &binding) {
       Buffer *b = world.heap.lookup(r, a.name);
       if (a.role == Role::PeerTable)
         for (unsigned p = 0; p < world.worldSize && p < b->numel; ++p)
-          b->i[p] = int64_t(world.heap.addressOf(*world.heap.lookup(p, a.tableOf)));
+          b->i[p] =
+              int64_t(world.heap.addressOf(*world.heap.lookup(p, a.tableOf)));
       auto ref = std::make_shared<RefVal>();
       ref->buffer = b;
       ref->sizes = a.sizes;
@@ -78,21 +85,15 @@ void allocate(World &world, const Binding &binding) {
     }
 }
 
-} // namespace
-
-int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
+/// Compiles the kernel once per rank (my_rank/rank and world_size compiled
+/// in); rank 0's diagnostics go to `diags`, the other ranks' errors too,
+/// prefixed. False on an error (reported).
+bool generateRanks(mlir::MLIRContext &ctx, const ast::Module &module,
                    const ast::FunctionDef &kernel,
-                   const CompileOptions &options, DiagnosticEngine &diags) {
-  auto start = std::chrono::steady_clock::now();
-  unsigned worldSize = static_cast<unsigned>(options.worldSize.value_or(1));
-  std::ostream &out = std::cout;
-
-  // One module per rank: my_rank/rank and world_size compiled in.
-  std::vector<mlir::OwningOpRef<mlir::ModuleOp>> modules;
-  std::vector<KernelDescription> descs(worldSize);
-  World world;
-  world.worldSize = worldSize;
-  for (unsigned r = 0; r < worldSize; ++r) {
+                   const CompileOptions &options, DiagnosticEngine &diags,
+                   std::vector<mlir::OwningOpRef<mlir::ModuleOp>> &modules,
+                   std::vector<KernelDescription> &descs, World &world) {
+  for (unsigned r = 0; r < world.worldSize; ++r) {
     CompileOptions o = options;
     o.rank = r;
     for (const char *name : {"my_rank", "rank", "world_size"})
@@ -106,66 +107,28 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
           diags.report(diag.range, diag.severity,
                        "(rank " + std::to_string(r) + ") " + diag.message);
     if (!mod || d.hasErrors() || diags.hasErrors())
-      return 1;
+      return false;
     if (mlir::failed(mlir::verify(*mod))) {
       diags.error(kernel.getNameRange(),
                   "internal error: dslc generated invalid IR for this kernel");
-      return 1;
+      return false;
     }
     auto func = mod->lookupSymbol<mlir::func::FuncOp>(kernel.getName());
     if (!func) {
       diags.error(kernel.getNameRange(), "internal error: no kernel function");
-      return 1;
+      return false;
     }
     world.funcs.push_back(func);
     modules.push_back(std::move(mod));
   }
-  const KernelDescription &desc = descs[0];
+  return true;
+}
 
-  Binding binding;
-  std::string error;
-  if (!bindParameters(world.funcs[0], desc, options, worldSize, binding,
-                      error)) {
-    diags.error(kernel.getNameRange(), "cannot simulate: " + error);
-    return 1;
-  }
-  ReferenceSpec spec;
-  if (!chooseReference(options.reference, desc, binding, worldSize, spec,
-                       error)) {
-    diags.error(kernel.getNameRange(), "cannot simulate: " + error);
-    return 1;
-  }
-  world.numCtas = options.ctas.value_or(std::max<int64_t>(binding.numTiles, 1));
-  if (desc.maxCtas && world.numCtas > *desc.maxCtas) {
-    diags.error(kernel.getNameRange(),
-                "cannot simulate: " + std::to_string(world.numCtas) +
-                    " CTAs per rank, but this kernel keeps a launch counter "
-                    "(hl.epoch) for at most " +
-                    std::to_string(*desc.maxCtas) +
-                    " CTAs; pass --ctas N with N <= " +
-                    std::to_string(*desc.maxCtas));
-    return 1;
-  }
-  Inputs inputs(binding, worldSize, options.calls, options.seed);
-  // refs[call][rank]: a reduce-scatter's differs by rank.
-  std::vector<std::vector<std::vector<double>>> refs(options.calls);
-  for (int64_t c = 0; c < options.calls; ++c)
-    for (unsigned r = 0; r < worldSize; ++r)
-      refs[c].push_back(computeReference(spec, inputs, c, r, worldSize));
-
-  std::optional<Dumper> dumper;
-  if (!options.dumpDir.empty()) {
-    dumper.emplace(options.dumpDir);
-    if (!dumper->writeManifest(desc.kernel, binding, worldSize, options.calls,
-                               options.seed, spec.kind, error) ||
-        !dumper->writeInputs(binding, inputs, worldSize, options.calls,
-                             error)) {
-      diags.error(SourceRange(), error);
-      return 1;
-    }
-  }
-
-  out << "simulate: " << desc.kernel << ": " << worldSize << " ranks, "
+/// The run's first lines: what is simulated and how each argument is bound.
+void printBinding(std::ostream &out, const KernelDescription &desc,
+                  const Binding &binding, const World &world,
+                  const CompileOptions &options) {
+  out << "simulate: " << desc.kernel << ": " << world.worldSize << " ranks, "
       << world.numCtas << " CTA(s)/rank, " << binding.numTiles
       << " tile(s)/rank, " << options.calls << " launch(es), "
       << options.schedules << " schedule(s), seed " << options.seed << "\n";
@@ -185,15 +148,237 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
         << "\n";
   }
   out.flush();
+}
 
-  Reporter reporter(out);
+/// Fills the inputs before every launch and checks every output after it,
+/// over all schedules.
+class Checker {
+public:
+  Checker(const Binding &binding, const ReferenceSpec &spec,
+          const Inputs &inputs, unsigned worldSize, int64_t calls,
+          Reporter &reporter, Dumper *dumper)
+      : binding(binding), spec(spec), inputs(inputs), worldSize(worldSize),
+        reporter(reporter), dumper(dumper), refs(calls) {
+    // refs[call][rank]: a reduce-scatter's differs by rank.
+    for (int64_t c = 0; c < calls; ++c)
+      for (unsigned r = 0; r < worldSize; ++r)
+        refs[c].push_back(computeReference(spec, inputs, c, r, worldSize));
+  }
+
+  void onLaunch(World &world, unsigned rank, int64_t call);
+  void onFinish(World &world, unsigned rank, int64_t call, int64_t schedule);
+  /// "all-reduce of 'x' (...): max relative error ..." or why not checked.
+  std::string verdict(const CompileOptions &options) const;
+
   unsigned mismatches = 0;
   int64_t finishedLaunches = 0;
   double worstRel = 0, worstAbs = 0;
+
+private:
+  /// Reports the worst element of an output that differs from the
+  /// reference.
+  void reportWrong(const Buffer &b, const Check &c, const std::string &head,
+                   int64_t call, unsigned rank);
+
+  const Binding &binding;
+  const ReferenceSpec &spec;
+  const Inputs &inputs;
+  unsigned worldSize;
+  Reporter &reporter;
+  Dumper *dumper;
+  std::vector<std::vector<std::vector<double>>> refs;
+};
+
+void Checker::onLaunch(World &world, unsigned rank, int64_t call) {
+  for (unsigned k = 0; k < binding.args.size(); ++k) {
+    const ArgBinding &a = binding.args[k];
+    if (a.kind != ArgBinding::Kind::Tensor ||
+        (a.role != Role::Input && a.role != Role::Output))
+      continue;
+    Buffer *b = world.heap.lookup(rank, a.name);
+    if (a.role == Role::Input) {
+      const InputData &d = inputs.get(call, rank, k);
+      if (b->isFloat())
+        b->f = d.f;
+      else
+        b->i = d.i;
+      b->generation = call;
+      continue;
+    }
+    // Poison what this launch has not written yet: peers may already have
+    // stored their part of an all-gather's result into it.
+    int64_t poison = wrapInt(b->type, kPoisonInt);
+    for (int64_t e = 0; e < b->numel; ++e) {
+      if (b->writtenIn[e] == call)
+        continue;
+      if (b->isFloat())
+        b->f[e] = std::nan("");
+      else
+        b->i[e] = poison;
+      b->writtenIn[e] = -1;
+    }
+  }
+}
+
+void Checker::onFinish(World &world, unsigned rank, int64_t call,
+                       int64_t schedule) {
+  ++finishedLaunches;
+  int outputArg = spec.output;
+  for (const ArgBinding &a : binding.args) {
+    if (a.kind != ArgBinding::Kind::Tensor || a.role != Role::Output)
+      continue;
+    Buffer *b = world.heap.lookup(rank, a.name);
+    bool checked = outputArg >= 0 && binding.args[outputArg].name == a.name;
+    Check c =
+        checkOutput(*b, checked ? refs[call][rank] : std::vector<double>(),
+                    call, spec.bitwise);
+    std::string error;
+    if (dumper && schedule == 0 && !dumper->writeOutput(*b, call, error))
+      reporter.error("dump", error);
+    worstRel = std::max(worstRel, c.relError);
+    worstAbs = std::max(worstAbs, c.maxAbsError);
+    if (c.ok)
+      continue;
+    ++mismatches;
+    std::string head = "schedule " + std::to_string(schedule) + ", launch " +
+                       std::to_string(call) + ", rank " + std::to_string(rank) +
+                       ": '" + a.name + "' ";
+    if (c.unwritten)
+      reporter.error(
+          "unwritten@" + head,
+          head + "has " + std::to_string(c.unwritten) + " of " +
+              std::to_string(b->numel) + " element(s) " +
+              (a.remoteWritten ? "no rank had stored for this launch "
+                                 "when it finished"
+                               : "the kernel never wrote") +
+              " (first: element " + elementText(*b, c.firstUnwritten) + ")");
+    if (c.overwritten)
+      reporter.error(
+          "overwritten@" + head,
+          head + "has " + std::to_string(c.overwritten) + " of " +
+              std::to_string(b->numel) +
+              " element(s) already overwritten by launch " +
+              std::to_string(c.overwrittenBy) + " (first: element " +
+              elementText(*b, c.firstOverwritten) +
+              "): a peer started its next launch and stored into this "
+              "rank's buffer before this launch finished");
+    bool valuesWrong = spec.bitwise || !b->isFloat()
+                           ? c.mismatched > 0
+                           : c.relError > tolerance(b->type);
+    if (checked && valuesWrong)
+      reportWrong(*b, c, head, call, rank);
+  }
+}
+
+void Checker::reportWrong(const Buffer &b, const Check &c,
+                          const std::string &head, int64_t call,
+                          unsigned rank) {
+  int64_t k = c.worstIndex;
+  double got = b.isFloat() ? b.f[k] : double(b.i[k]);
+  std::string rowNote;
+  if (spec.kind == "all-gather") {
+    // Row p (S elements, S the shard's size) is rank p's shard.
+    int64_t shard =
+        std::max<int64_t>(spec.outputElements / int64_t(worldSize), 1);
+    rowNote = " (row " + std::to_string(k / shard) + ": rank " +
+              std::to_string(k / shard) + "'s '" +
+              binding.args[spec.input].name + "')";
+  }
+  reporter.error(
+      "mismatch@" + head,
+      head + "differs from the " + spec.kind +
+          " reference: " + std::to_string(c.mismatched) + " of " +
+          std::to_string(b.numel) + " element(s) differ, relative error " +
+          fmt("%.3g", c.relError) + " (" + toleranceText(b.type, spec.bitwise) +
+          "), worst element " + elementText(b, k) + rowNote + ": got " +
+          fmt("%.6g", got) + ", expected " + fmt("%.6g", refs[call][rank][k]));
+}
+
+std::string Checker::verdict(const CompileOptions &options) const {
+  if (finishedLaunches == 0)
+    return "no launch finished";
+  if (spec.kind == "none") {
+    bool anyOutput = false;
+    for (const ArgBinding &a : binding.args)
+      anyOutput |= a.kind == ArgBinding::Kind::Tensor && a.role == Role::Output;
+    std::string verdict = options.reference == "none"
+                              ? "not checked (--reference none"
+                              : "not checked (no reference fits this kernel";
+    if (anyOutput)
+      verdict += "; every output element written: " +
+                 std::string(mismatches ? "no" : "yes");
+    return verdict + ")";
+  }
+  const ArgBinding &o = binding.args[spec.output];
+  // "into 'O'" unless O is the kernel's returned torch.empty_like.
+  return spec.kind + " of '" + binding.args[spec.input].name + "'" +
+         (o.like.empty() ? " into '" + o.name + "'" : "") + " (" +
+         o.type.name() + ", " + toleranceText(o.type, spec.bitwise) +
+         "): max relative error " + fmt("%.3g", worstRel) + ", max abs error " +
+         fmt("%.3g", worstAbs);
+}
+
+} // namespace
+
+int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
+                   const ast::FunctionDef &kernel,
+                   const CompileOptions &options, DiagnosticEngine &diags) {
+  auto start = std::chrono::steady_clock::now();
+  unsigned worldSize = static_cast<unsigned>(options.worldSize.value_or(1));
+  std::ostream &out = std::cout;
+
+  std::vector<mlir::OwningOpRef<mlir::ModuleOp>> modules;
+  std::vector<KernelDescription> descs(worldSize);
+  World world;
+  world.worldSize = worldSize;
+  if (!generateRanks(ctx, module, kernel, options, diags, modules, descs,
+                     world))
+    return 1;
+  const KernelDescription &desc = descs[0];
+
+  Binding binding;
+  std::string error;
+  if (!bindParameters(world.funcs[0], desc, options, worldSize, binding,
+                      error)) {
+    diags.error(kernel.getNameRange(), "cannot simulate: " + error);
+    return 1;
+  }
+  ReferenceSpec spec;
+  if (!chooseReference(options.reference, desc, binding, worldSize, spec,
+                       error)) {
+    diags.error(kernel.getNameRange(), "cannot simulate: " + error);
+    return 1;
+  }
+  world.numCtas = options.ctas.value_or(std::max<int64_t>(binding.numTiles, 1));
+  if (desc.maxCtas && world.numCtas > *desc.maxCtas) {
+    diags.error(
+        kernel.getNameRange(),
+        "cannot simulate: " + std::to_string(world.numCtas) +
+            " CTAs per rank, but this kernel keeps a launch counter "
+            "(hl.epoch) for at most " +
+            std::to_string(*desc.maxCtas) +
+            " CTAs; pass --ctas N with N <= " + std::to_string(*desc.maxCtas));
+    return 1;
+  }
+  Inputs inputs(binding, worldSize, options.calls, options.seed);
+  std::optional<Dumper> dumper;
+  if (!options.dumpDir.empty()) {
+    dumper.emplace(options.dumpDir);
+    if (!dumper->writeManifest(desc.kernel, binding, worldSize, options.calls,
+                               options.seed, spec.kind, error) ||
+        !dumper->writeInputs(binding, inputs, worldSize, options.calls,
+                             error)) {
+      diags.error(SourceRange(), error);
+      return 1;
+    }
+  }
+  printBinding(out, desc, binding, world, options);
+
+  Reporter reporter(out);
+  Checker checker(binding, spec, inputs, worldSize, options.calls, reporter,
+                  dumper ? &*dumper : nullptr);
   uint64_t totalSteps = 0;
   bool anyDeadlock = false, anyFailure = false;
-  int outputArg = spec.output;
-
   for (int64_t s = 0; s < options.schedules; ++s) {
     World w;
     w.worldSize = worldSize;
@@ -202,107 +387,14 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     allocate(w, binding);
     Policy policy = static_cast<Policy>(s % 3);
     uint64_t seed = options.seed + uint64_t(s);
-    auto onLaunch = [&](World &wd, unsigned r, int64_t call) {
-      for (unsigned k = 0; k < binding.args.size(); ++k) {
-        const ArgBinding &a = binding.args[k];
-        if (a.kind != ArgBinding::Kind::Tensor ||
-            (a.role != Role::Input && a.role != Role::Output))
-          continue;
-        Buffer *b = wd.heap.lookup(r, a.name);
-        if (a.role == Role::Input) {
-          const InputData &d = inputs.get(call, r, k);
-          if (b->isFloat())
-            b->f = d.f;
-          else
-            b->i = d.i;
-          b->generation = call;
-        } else {
-          // Poison what this launch has not written yet: peers may already
-          // have stored their part of an all-gather's result into it.
-          int64_t poison = wrapInt(b->type, kPoisonInt);
-          for (int64_t e = 0; e < b->numel; ++e) {
-            if (b->writtenIn[e] == call)
-              continue;
-            if (b->isFloat())
-              b->f[e] = std::nan("");
-            else
-              b->i[e] = poison;
-            b->writtenIn[e] = -1;
-          }
-        }
-      }
-    };
-    auto onFinish = [&](World &wd, unsigned r, int64_t call) {
-      ++finishedLaunches;
-      for (const ArgBinding &a : binding.args) {
-        if (a.kind != ArgBinding::Kind::Tensor || a.role != Role::Output)
-          continue;
-        Buffer *b = wd.heap.lookup(r, a.name);
-        bool checked = outputArg >= 0 && binding.args[outputArg].name == a.name;
-        Check c = checkOutput(
-            *b, checked ? refs[call][r] : std::vector<double>(), call,
-            spec.bitwise);
-        if (dumper && s == 0 && !dumper->writeOutput(*b, call, error))
-          reporter.error("dump", error);
-        worstRel = std::max(worstRel, c.relError);
-        worstAbs = std::max(worstAbs, c.maxAbsError);
-        if (c.ok)
-          continue;
-        ++mismatches;
-        std::string head = "schedule " + std::to_string(s) + ", launch " +
-                           std::to_string(call) + ", rank " +
-                           std::to_string(r) + ": '" + a.name + "' ";
-        if (c.unwritten)
-          reporter.error("unwritten@" + head,
-                         head + "has " + std::to_string(c.unwritten) + " of " +
-                             std::to_string(b->numel) + " element(s) " +
-                             (a.remoteWritten
-                                  ? "no rank had stored for this launch "
-                                    "when it finished"
-                                  : "the kernel never wrote") +
-                             " (first: element " +
-                             elementText(*b, c.firstUnwritten) + ")");
-        if (c.overwritten)
-          reporter.error(
-              "overwritten@" + head,
-              head + "has " + std::to_string(c.overwritten) + " of " +
-                  std::to_string(b->numel) +
-                  " element(s) already overwritten by launch " +
-                  std::to_string(c.overwrittenBy) + " (first: element " +
-                  elementText(*b, c.firstOverwritten) +
-                  "): a peer started its next launch and stored into this "
-                  "rank's buffer before this launch finished");
-        bool valuesWrong = spec.bitwise || !b->isFloat()
-                               ? c.mismatched > 0
-                               : c.relError > tolerance(b->type);
-        if (checked && valuesWrong) {
-          int64_t k = c.worstIndex;
-          double got = b->isFloat() ? b->f[k] : double(b->i[k]);
-          std::string rowNote;
-          if (spec.kind == "all-gather") {
-            // Row p (S elements, S the shard's size) is rank p's shard.
-            int64_t shard = std::max<int64_t>(
-                spec.outputElements / int64_t(worldSize), 1);
-            rowNote = " (row " + std::to_string(k / shard) + ": rank " +
-                      std::to_string(k / shard) + "'s '" +
-                      binding.args[spec.input].name + "')";
-          }
-          reporter.error(
-              "mismatch@" + head,
-              head + "differs from the " + spec.kind + " reference: " +
-                  std::to_string(c.mismatched) + " of " +
-                  std::to_string(b->numel) +
-                  " element(s) differ, relative error " +
-                  fmt("%.3g", c.relError) + " (" +
-                  toleranceText(b->type, spec.bitwise) +
-                  "), worst element " + elementText(*b, k) + rowNote +
-                  ": got " + fmt("%.6g", got) + ", expected " +
-                  fmt("%.6g", refs[call][r][k]));
-        }
-      }
-    };
-    Scheduler scheduler(w, reporter, options.calls, seed, policy, onLaunch,
-                        onFinish);
+    Scheduler scheduler(
+        w, reporter, options.calls, seed, policy,
+        [&](World &wd, unsigned r, int64_t call) {
+          checker.onLaunch(wd, r, call);
+        },
+        [&](World &wd, unsigned r, int64_t call) {
+          checker.onFinish(wd, r, call, s);
+        });
     ScheduleResult res = scheduler.run();
     totalSteps += res.steps;
     anyDeadlock |= res.deadlock;
@@ -316,39 +408,15 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     out.flush();
     if (res.failed || res.deadlock)
       break; // the next schedules would report the same
-
   }
 
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
-  bool anyOutput = false;
-  for (const ArgBinding &a : binding.args)
-    anyOutput |= a.kind == ArgBinding::Kind::Tensor && a.role == Role::Output;
-  std::string verdict;
-  if (finishedLaunches == 0) {
-    verdict = "no launch finished";
-  } else if (spec.kind == "none") {
-    verdict = options.reference == "none"
-                  ? "not checked (--reference none"
-                  : "not checked (no reference fits this kernel";
-    if (anyOutput)
-      verdict += "; every output element written: " +
-                 std::string(mismatches ? "no" : "yes");
-    verdict += ")";
-  } else {
-    const ArgBinding &o = binding.args[spec.output];
-    // "into 'O'" unless O is the kernel's returned torch.empty_like.
-    verdict = spec.kind + " of '" + binding.args[spec.input].name + "'" +
-              (o.like.empty() ? " into '" + o.name + "'" : "") +
-              " (" + o.type.name() + ", " +
-              toleranceText(o.type, spec.bitwise) +
-              "): max relative error " + fmt("%.3g", worstRel) +
-              ", max abs error " + fmt("%.3g", worstAbs);
-  }
-  bool ok = reporter.getNumErrors() == 0 && mismatches == 0 && !anyDeadlock &&
-            !anyFailure;
-  out << "result: " << verdict << ": " << (ok ? "PASS" : "FAIL") << "\n";
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  bool ok = reporter.getNumErrors() == 0 && checker.mismatches == 0 &&
+            !anyDeadlock && !anyFailure;
+  out << "result: " << checker.verdict(options) << ": "
+      << (ok ? "PASS" : "FAIL") << "\n";
   out << "steps: " << totalSteps << ", errors: " << reporter.getNumErrors()
       << ", warnings: " << reporter.getNumWarnings() << "\n";
   out << "time: " << fmt("%.3f", seconds) << " s\n";

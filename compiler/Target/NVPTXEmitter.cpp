@@ -1,6 +1,7 @@
 //===- NVPTXEmitter.cpp - LLVM dialect module to LLVM IR and PTX ---------===//
 
 #include "compiler/Target/NVPTXEmitter.h"
+#include "compiler/Target/LibDevice.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -70,6 +71,13 @@ dslc::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
   }
   llvmModule->setTargetTriple(llvm::Triple(kTriple));
   llvmModule->setDataLayout(machine->createDataLayout());
+  if (!linkLibDevice(*llvmModule, options.libDevicePath.empty()
+                                      ? libDevicePath()
+                                      : options.libDevicePath,
+                     error)) {
+    module.emitError() << error;
+    return nullptr;
+  }
 
   // The standard optimization pipeline, as clang -O3 runs it.
   llvm::LoopAnalysisManager lam;

@@ -20,11 +20,14 @@ struct NVPTXOptions {
   std::string arch = "sm_90";       ///< Target GPU (sm_90, sm_90a, ...).
   std::string ptxVersion = "ptx84"; ///< PTX ISA feature (>= ptx83).
   unsigned optLevel = 3;
+  /// libdevice.10.bc for the math that calls it (empty: libDevicePath()).
+  std::string libDevicePath;
 };
 
 /// Translates a module of LLVM/NVVM dialect ops into LLVM IR for the NVPTX
-/// target (triple, data layout) and optimizes it. Errors go to the module's
-/// diagnostic handler.
+/// target (triple, data layout), links the libdevice functions it calls
+/// (LibDevice.h) and optimizes it. Errors go to the module's diagnostic
+/// handler.
 std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
                                                 llvm::LLVMContext &context,
                                                 const NVPTXOptions &options);

@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -42,16 +43,28 @@ void TileDialect::registerTypes() {
 // Types
 //===----------------------------------------------------------------------===//
 
+bool dslc::tile::isFp8Type(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
+bool dslc::tile::isStorageElementType(Type type) {
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return llvm::is_contained({1u, 8u, 16u, 32u, 64u}, integer.getWidth());
+  return isFp8Type(type) ||
+         isa<BFloat16Type, Float16Type, Float32Type, Float64Type>(type);
+}
+
 LogicalResult
 dslc::tile::verifyMemoryTensorType(function_ref<InFlightDiagnostic()> emitError,
                                    StringRef typeName, Type elementType,
                                    unsigned rank) {
   if (!elementType)
     return emitError() << typeName << " needs an element type";
-  if (!elementType.isIntOrFloat())
+  if (!isStorageElementType(elementType))
     return emitError() << typeName
-                       << " element type must be an integer or float type "
-                          "(index has no size in memory), got "
+                       << " element type must be an integer of 1, 8, 16, 32 "
+                          "or 64 bits, bf16, f16, f32, f64, f8E4M3FN or "
+                          "f8E5M2 (index has no size in memory), got "
                        << elementType;
   if (rank == 0 || rank > 8)
     return emitError() << typeName << " rank must be between 1 and 8, got "
@@ -293,6 +306,20 @@ LogicalResult GridOp::verify() {
   return success();
 }
 
+/// Checks a tile operand or result (`what`: "tile", "input tile", ...):
+/// static shape, rank at most kMaxTileRank.
+static LogicalResult verifyTileShape(Operation *op, StringRef what,
+                                     RankedTensorType tile) {
+  if (!tile.hasStaticShape())
+    return op->emitOpError() << what << " shape must be static, got "
+                             << tile;
+  if (tile.getRank() > kMaxTileRank)
+    return op->emitOpError() << what << " has rank " << tile.getRank()
+                             << "; tiles have at most " << kMaxTileRank
+                             << " dimensions";
+  return success();
+}
+
 /// Checks the map `dims` from tile dimensions to dimensions of a tensor of
 /// rank `rank` in memory: one entry per tile dimension, strictly increasing,
 /// each in [0, rank).
@@ -318,8 +345,8 @@ LogicalResult dslc::tile::verifyTileAccess(Operation *op, StringRef what,
                                            RankedTensorType tile,
                                            size_t numOffsets, size_t numLimits,
                                            ArrayRef<int64_t> dims) {
-  if (!tile.hasStaticShape())
-    return op->emitOpError() << "tile shape must be static, got " << tile;
+  if (failed(verifyTileShape(op, "tile", tile)))
+    return failure();
   if (numOffsets != rank)
     return op->emitOpError()
            << "needs " << rank << " offsets (one per "
@@ -387,30 +414,151 @@ LogicalResult IotaOp::verify() {
   return success();
 }
 
+bool ReduceOp::isKeepDim() {
+  auto result = dyn_cast<RankedTensorType>(getResult().getType());
+  return result && result.getRank() == getInput().getType().getRank();
+}
+
 LogicalResult ReduceOp::verify() {
   auto input = getInput().getType();
-  if (!input.hasStaticShape())
-    return emitOpError() << "input tile shape must be static, got " << input;
-  if (!input.getElementType().isIntOrFloat())
+  if (failed(verifyTileShape(*this, "input tile", input)))
+    return failure();
+  Type element = input.getElementType();
+  if (!element.isIntOrFloat())
     return emitOpError() << "can only reduce integer or float tiles, got "
                          << input;
+  if (isFp8Type(element))
+    return emitOpError() << "cannot reduce a tile of " << element
+                         << " (a storage type): convert it to f32 first";
   int64_t dim = getDim();
   if (dim < 0 || dim >= input.getRank())
     return emitOpError() << "dimension " << dim << " is out of range for a "
                          << input.getRank() << "-d tile: expected 0 <= dim < "
                          << input.getRank();
   Type result = getResult().getType();
-  if (input.getRank() == 1) {
-    if (result != input.getElementType())
-      return emitOpError() << "reducing a 1-d tile gives a scalar of type "
-                           << input.getElementType() << ", got " << result;
+  SmallVector<int64_t> keep(input.getShape());
+  keep[dim] = 1;
+  auto keepType = RankedTensorType::get(keep, element);
+  SmallVector<int64_t> removed(input.getShape());
+  removed.erase(removed.begin() + dim);
+  auto removedType = RankedTensorType::get(removed, element);
+  if (result == keepType || result == removedType)
+    return success();
+  if (input.getRank() == 1 && result == element)
+    return success();
+  InFlightDiagnostic diag = emitOpError()
+                            << "result must be " << keepType
+                            << " (keepdim) or " << removedType;
+  if (input.getRank() == 1)
+    diag << " or " << element;
+  diag << " (" << input << " reduced along dimension " << dim << "), got "
+       << result;
+  return diag;
+}
+
+LogicalResult BroadcastOp::verify() {
+  RankedTensorType input = getInput().getType();
+  RankedTensorType result = getResult().getType();
+  if (failed(verifyTileShape(*this, "input tile", input)) ||
+      failed(verifyTileShape(*this, "result tile", result)))
+    return failure();
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "element type " << result.getElementType()
+                         << " of the result differs from the input's "
+                         << input.getElementType();
+  if (input.getRank() != result.getRank())
+    return emitOpError() << "input " << input << " and result " << result
+                         << " must have the same rank (insert unit "
+                            "dimensions with 'tile.reshape' first)";
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    int64_t from = input.getDimSize(d), to = result.getDimSize(d);
+    if (from != to && from != 1)
+      return emitOpError() << "dimension " << d << " of the input has extent "
+                           << from << ", which cannot be broadcast to " << to
+                           << " (only extent 1 is repeated)";
+  }
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType input = getInput().getType();
+  RankedTensorType result = getResult().getType();
+  if (failed(verifyTileShape(*this, "input tile", input)) ||
+      failed(verifyTileShape(*this, "result tile", result)))
+    return failure();
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "element type " << result.getElementType()
+                         << " of the result differs from the input's "
+                         << input.getElementType();
+  auto nonUnit = [](ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> dims;
+    llvm::copy_if(shape, std::back_inserter(dims),
+                  [](int64_t d) { return d != 1; });
+    return dims;
+  };
+  SmallVector<int64_t> from = nonUnit(input.getShape());
+  SmallVector<int64_t> to = nonUnit(result.getShape());
+  if (from != to)
+    return emitOpError() << "can only insert or remove unit dimensions: the "
+                            "other dimensions of "
+                         << input << " " << listStr(from) << " and of "
+                         << result << " " << listStr(to) << " differ";
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  // Unit dimensions in and out compose: reshape(reshape(x)) = reshape(x).
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
+}
+
+namespace {
+/// reshape(reduce(x, d) without d) back to the keepdim shape ->
+/// reduce(x, d) keepdim. Other users of the reduction get a reshape of the
+/// keepdim result.
+struct ReshapeOfReduce : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto reduce = op.getInput().getDefiningOp<ReduceOp>();
+    if (!reduce || reduce.isKeepDim())
+      return failure();
+    RankedTensorType input = reduce.getInput().getType();
+    SmallVector<int64_t> keep(input.getShape());
+    keep[reduce.getDim()] = 1;
+    auto keepType = RankedTensorType::get(keep, input.getElementType());
+    if (op.getType() != keepType)
+      return failure();
+    rewriter.setInsertionPoint(reduce);
+    auto keepDim = ReduceOp::create(rewriter, reduce.getLoc(), keepType,
+                                    reduce.getInput(), reduce.getDimAttr(),
+                                    reduce.getKindAttr(), reduce.getValid());
+    rewriter.replaceOp(op, keepDim.getResult());
+    if (!reduce.use_empty()) {
+      auto back = ReshapeOp::create(rewriter, reduce.getLoc(),
+                                    reduce.getResult().getType(),
+                                    keepDim.getResult());
+      rewriter.replaceOp(reduce, back.getResult());
+    } else {
+      rewriter.eraseOp(reduce);
+    }
     return success();
   }
-  SmallVector<int64_t> shape(input.getShape());
-  shape.erase(shape.begin() + dim);
-  auto expected = RankedTensorType::get(shape, input.getElementType());
-  if (result != expected)
-    return emitOpError() << "result must be " << expected << " (" << input
-                         << " without dimension " << dim << "), got " << result;
-  return success();
+};
+} // namespace
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<ReshapeOfReduce>(context);
 }

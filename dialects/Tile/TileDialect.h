@@ -58,6 +58,16 @@ RoleAttr getArgRole(mlir::FunctionOpInterface func, unsigned index);
 /// The ABI slots of a flattened kernel (its `tile.abi`), as the contract
 /// has them; empty when it has none.
 std::vector<contract::AbiSlot> getAbiSlots(mlir::Operation *func);
+/// Most dimensions of a tile value (the lowering's limit).
+inline constexpr int64_t kMaxTileRank = 4;
+
+/// Whether `type` is an element type of tensors in memory: an integer of
+/// 1, 8, 16, 32 or 64 bits, bf16, f16, f32, f64, or one of the fp8 storage
+/// types f8E4M3FN and f8E5M2.
+bool isStorageElementType(mlir::Type type);
+/// Whether `type` is an fp8 storage type (f8E4M3FN, f8E5M2): loaded,
+/// stored and converted, but not computed with.
+bool isFp8Type(mlir::Type type);
 
 /// Verifies the parameters of a tensor-in-memory type (!tile.ref and
 /// !comm.stack, named by `typeName` in messages): an integer or float

@@ -123,11 +123,77 @@ def Tile_ReduceKindAttr : I32EnumAttr<"ReduceKind", "reduction kind", [
 
 def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let summary = "reduces a tile along one dimension";
+  let description = [{
+    Combines the elements of `input` along dimension `dim` with `kind`
+    (sum, prod, max, min). The result is either the keepdim shape (`dim`
+    becomes 1), the input shape without `dim` (a rank-0 tile for a 1-d
+    input), or, for a 1-d input, a scalar of the element type.
+
+    With `valid` (index), the elements at positions >= valid along `dim`
+    contribute the identity of `kind` (0, 1, -inf / +inf, or the integer
+    extreme); positions past the static extent never contribute. That is
+    how the masked tail of a tile is reduced.
+
+    ```mlir
+    %s = tile.reduce sum %x, 1 valid %n : tensor<4x8192xf32> -> tensor<4x1xf32>
+    %m = tile.reduce max %y, 0 : tensor<5120xf32> -> tensor<f32>
+    ```
+  }];
   let arguments = (ins Tile_TileTensor:$input, I64Attr:$dim,
-                   Tile_ReduceKindAttr:$kind);
+                   Tile_ReduceKindAttr:$kind, Optional<Index>:$valid);
   let results = (outs AnyType:$result);
-  let assemblyFormat = "$kind $input `,` $dim attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let assemblyFormat = [{
+    $kind $input `,` $dim (`valid` $valid^)? attr-dict `:` qualified(type($input)) `->` qualified(type($result))
+  }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether the result keeps the reduced dimension (with extent 1).
+    bool isKeepDim();
+  }];
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "repeats a tile along its unit dimensions";
+  let description = [{
+    The result has the rank of the input; each input dimension equals the
+    result's or is 1, and a unit dimension is repeated to the result's
+    extent (torch's broadcasting, after leading unit dimensions have been
+    inserted with `tile.reshape`).
+
+    ```mlir
+    %b = tile.broadcast %x : tensor<4x1xf32> -> tensor<4x8192xf32>
+    ```
+  }];
+  let arguments = (ins Tile_TileTensor:$input);
+  let results = (outs Tile_TileTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
+  let summary = "inserts or removes unit dimensions of a tile";
+  let description = [{
+    The result holds the same elements in the same order; only dimensions
+    of extent 1 are inserted or removed (`x[:, None]`, `w[None, :]`), so
+    the dimensions other than 1 are the same, in the same order.
+
+    ```mlir
+    %r = tile.reshape %x : tensor<8192xf32> -> tensor<1x8192xf32>
+    ```
+
+    Folds: a reshape to the input's own type, and a reshape of a reshape.
+    Canonicalization: a reshape of a reduction that removed its dimension,
+    back to the keepdim shape, becomes the keepdim reduction (so
+    `x.sum(-1)[:, None]` keeps the replicated result instead of gathering
+    it).
+  }];
+  let arguments = (ins Tile_TileTensor:$input);
+  let results = (outs Tile_TileTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 #endif // DSLC_DIALECTS_TILE_TILEOPS_TD

@@ -29,3 +29,24 @@ TEST_CASE("C API: no GPU is reported, not crashed on", "[capi]") {
   CHECK(std::string(dslcGetLastError()).find("cudaGetDeviceCount") !=
         std::string::npos);
 }
+
+TEST_CASE("C API: the NCCL library the runtime resolves to", "[capi]") {
+  char path[512] = {0};
+  int version = 0;
+  REQUIRE(dslcNcclLibrary(path, sizeof path, &version) == DSLC_OK);
+  // dladdr names the file that defines ncclGetVersion (no GPU needed).
+  CHECK(std::string(path).find("libnccl") != std::string::npos);
+  CHECK(version >= 22800); // 2.28: windows, LSA teams
+  char tiny[4] = {'x', 'x', 'x', 'x'};
+  REQUIRE(dslcNcclLibrary(tiny, sizeof tiny, nullptr) == DSLC_OK);
+  CHECK(std::string(tiny).size() == 3); // truncated, terminated
+}
+
+TEST_CASE("C API: Python-package additions reject NULL handles", "[capi]") {
+  int64_t tiles = -1;
+  CHECK(dslcArgsNumTiles(nullptr, &tiles) == DSLC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(dslcGetLastError()) == "args is NULL");
+  CHECK(tiles == -1);
+  CHECK(dslcKernelCheckErrors(nullptr) == DSLC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(dslcGetLastError()) == "kernel is NULL");
+}

@@ -25,6 +25,7 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   dslc::registerConversionPasses();
+  dslc::registerLoweringPipeline();
 
   mlir::DialectRegistry registry;
   registry.insert<dslc::tile::TileDialect, dslc::comm::CommDialect,

@@ -1,11 +1,13 @@
 // RUN: dslc-opt %s -split-input-file -dslc-distribute-tiles -verify-diagnostics
 
-// The ABI flattening lays slots out from each argument's #tile.role; it
-// never guesses one.
+// The ABI flattening lays slots out from each argument's #tile.role. A
+// kernel written without roles gets them from the analysis MLIRGen runs;
+// one with some roles missing is refused.
 
-// expected-error @+1 {{kernel parameter 'x' has no #tile.role (argument attribute 'tile.role')}}
-func.func @no_role(%x: !tile.ref<f32, 1>)
-    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.arg_names = ["x"]} {
+// expected-error @+1 {{kernel parameter 'y' has no #tile.role (argument attribute 'tile.role') while others have one}}
+func.func @some_roles(%x: !tile.ref<f32, 1> {tile.role = #tile.role<input>},
+                      %y: !tile.ref<f32, 1>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.arg_names = ["x", "y"]} {
   return
 }
 

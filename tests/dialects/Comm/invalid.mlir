@@ -2,7 +2,7 @@
 
 // Every verifier branch of the comm dialect.
 
-// expected-error @+1 {{!comm.stack element type must be an integer or float type (index has no size in memory), got 'index'}}
+// expected-error @+1 {{!comm.stack element type must be an integer of 1, 8, 16, 32 or 64 bits, bf16, f16, f32, f64, f8E4M3FN or f8E5M2 (index has no size in memory), got 'index'}}
 func.func @stack_index(%a: !comm.stack<index, 1>)
 
 // -----

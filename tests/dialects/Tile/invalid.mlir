@@ -2,13 +2,23 @@
 
 // Every verifier branch of the tile dialect: types, kernel attributes, ops.
 
-// expected-error @+1 {{!tile.ref element type must be an integer or float type (index has no size in memory), got 'index'}}
+// expected-error @+1 {{!tile.ref element type must be an integer of 1, 8, 16, 32 or 64 bits, bf16, f16, f32, f64, f8E4M3FN or f8E5M2 (index has no size in memory), got 'index'}}
 func.func @ref_index(%a: !tile.ref<index, 1>)
 
 // -----
 
-// expected-error @+1 {{!tile.ref element type must be an integer or float type (index has no size in memory), got 'vector<4xf32>'}}
+// expected-error @+1 {{!tile.ref element type must be an integer of 1, 8, 16, 32 or 64 bits, bf16, f16, f32, f64, f8E4M3FN or f8E5M2 (index has no size in memory), got 'vector<4xf32>'}}
 func.func @ref_vector(%a: !tile.ref<vector<4xf32>, 1>)
+
+// -----
+
+// expected-error @+1 {{!tile.ref element type must be an integer of 1, 8, 16, 32 or 64 bits, bf16, f16, f32, f64, f8E4M3FN or f8E5M2 (index has no size in memory), got 'f8E4M3FNUZ'}}
+func.func @ref_fp8_fnuz(%a: !tile.ref<f8E4M3FNUZ, 1>)
+
+// -----
+
+// expected-error @+1 {{!tile.ref element type must be an integer of 1, 8, 16, 32 or 64 bits, bf16, f16, f32, f64, f8E4M3FN or f8E5M2 (index has no size in memory), got 'i4'}}
+func.func @ref_i4(%a: !tile.ref<i4, 1>)
 
 // -----
 
@@ -459,15 +469,15 @@ func.func @reduce_negative_dim(%x: tensor<16xf32>) {
 // -----
 
 func.func @reduce_scalar(%x: tensor<16xf32>) {
-  // expected-error @+1 {{'tile.reduce' op reducing a 1-d tile gives a scalar of type 'f32', got 'tensor<1xf32>'}}
-  %r = tile.reduce max %x, 0 : tensor<16xf32> -> tensor<1xf32>
+  // expected-error @+1 {{'tile.reduce' op result must be 'tensor<1xf32>' (keepdim) or 'tensor<f32>' or 'f32' ('tensor<16xf32>' reduced along dimension 0), got 'f16'}}
+  %r = tile.reduce max %x, 0 : tensor<16xf32> -> f16
   return
 }
 
 // -----
 
 func.func @reduce_result(%x: tensor<4x16xf32>) {
-  // expected-error @+1 {{'tile.reduce' op result must be 'tensor<4xf32>' ('tensor<4x16xf32>' without dimension 1), got 'tensor<16xf32>'}}
+  // expected-error @+1 {{'tile.reduce' op result must be 'tensor<4x1xf32>' (keepdim) or 'tensor<4xf32>' ('tensor<4x16xf32>' reduced along dimension 1), got 'tensor<16xf32>'}}
   %r = tile.reduce min %x, 1 : tensor<4x16xf32> -> tensor<16xf32>
   return
 }
@@ -475,7 +485,7 @@ func.func @reduce_result(%x: tensor<4x16xf32>) {
 // -----
 
 func.func @reduce_result_element(%x: tensor<4x16xf32>) {
-  // expected-error @+1 {{'tile.reduce' op result must be 'tensor<16xf32>' ('tensor<4x16xf32>' without dimension 0), got 'tensor<16xf16>'}}
+  // expected-error @+1 {{'tile.reduce' op result must be 'tensor<1x16xf32>' (keepdim) or 'tensor<16xf32>' ('tensor<4x16xf32>' reduced along dimension 0), got 'tensor<16xf16>'}}
   %r = tile.reduce sum %x, 0 : tensor<4x16xf32> -> tensor<16xf16>
   return
 }
@@ -501,6 +511,150 @@ func.func @reduce_index(%x: tensor<16xindex>) {
 func.func @reduce_kind(%x: tensor<16xf32>) {
   // expected-error @+1 {{custom op 'tile.reduce' expected string or keyword containing one of the following enum values for attribute 'kind' [sum, prod, max, min]}}
   %r = tile.reduce avg %x, 0 : tensor<16xf32> -> f32
+  return
+}
+
+// -----
+
+func.func @reduce_scalar_of_2d(%x: tensor<4x16xf32>) {
+  // expected-error @+1 {{'tile.reduce' op result must be 'tensor<4x1xf32>' (keepdim) or 'tensor<4xf32>' ('tensor<4x16xf32>' reduced along dimension 1), got 'f32'}}
+  %r = tile.reduce sum %x, 1 : tensor<4x16xf32> -> f32
+  return
+}
+
+// -----
+
+func.func @reduce_keepdim_wrong_dim(%x: tensor<4x16xf32>) {
+  // expected-error @+1 {{'tile.reduce' op result must be 'tensor<1x16xf32>' (keepdim) or 'tensor<16xf32>' ('tensor<4x16xf32>' reduced along dimension 0), got 'tensor<4x1xf32>'}}
+  %r = tile.reduce sum %x, 0 : tensor<4x16xf32> -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_fp8(%x: tensor<16xf8E4M3FN>) {
+  // expected-error @+1 {{'tile.reduce' op cannot reduce a tile of 'f8E4M3FN' (a storage type): convert it to f32 first}}
+  %r = tile.reduce max %x, 0 : tensor<16xf8E4M3FN> -> f8E4M3FN
+  return
+}
+
+// -----
+
+func.func @reduce_rank5(%x: tensor<1x1x1x1x16xf32>) {
+  // expected-error @+1 {{'tile.reduce' op input tile has rank 5; tiles have at most 4 dimensions}}
+  %r = tile.reduce sum %x, 4 : tensor<1x1x1x1x16xf32> -> tensor<1x1x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_valid_type(%x: tensor<16xf32>, %n: i64) {
+  // expected-error @+1 {{'tile.reduce' op operand #1 must be index, but got 'i64'}}
+  %r = "tile.reduce"(%x, %n) {dim = 0 : i64, kind = 0 : i32} : (tensor<16xf32>, i64) -> f32
+  return
+}
+
+// -----
+
+func.func @broadcast_rank(%x: tensor<8192xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op input 'tensor<8192xf32>' and result 'tensor<4x8192xf32>' must have the same rank (insert unit dimensions with 'tile.reshape' first)}}
+  %r = tile.broadcast %x : tensor<8192xf32> -> tensor<4x8192xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_extent(%x: tensor<4x2xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op dimension 1 of the input has extent 2, which cannot be broadcast to 8 (only extent 1 is repeated)}}
+  %r = tile.broadcast %x : tensor<4x2xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_shrink(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op dimension 0 of the input has extent 4, which cannot be broadcast to 1 (only extent 1 is repeated)}}
+  %r = tile.broadcast %x : tensor<4x8xf32> -> tensor<1x8xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_element(%x: tensor<4x1xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op element type 'bf16' of the result differs from the input's 'f32'}}
+  %r = tile.broadcast %x : tensor<4x1xf32> -> tensor<4x8xbf16>
+  return
+}
+
+// -----
+
+func.func @broadcast_dynamic(%x: tensor<?x1xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op input tile shape must be static, got 'tensor<?x1xf32>'}}
+  %r = tile.broadcast %x : tensor<?x1xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_rank5(%x: tensor<1x1x1x1xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op result tile has rank 5; tiles have at most 4 dimensions}}
+  %r = tile.broadcast %x : tensor<1x1x1x1xf32> -> tensor<1x1x1x1x8xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<8192xf32>) {
+  // expected-error @+1 {{'tile.reshape' op can only insert or remove unit dimensions: the other dimensions of 'tensor<8192xf32>' [8192] and of 'tensor<2x4096xf32>' [2, 4096] differ}}
+  %r = tile.reshape %x : tensor<8192xf32> -> tensor<2x4096xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_order(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'tile.reshape' op can only insert or remove unit dimensions: the other dimensions of 'tensor<4x8xf32>' [4, 8] and of 'tensor<8x1x4xf32>' [8, 4] differ}}
+  %r = tile.reshape %x : tensor<4x8xf32> -> tensor<8x1x4xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_element(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'tile.reshape' op element type 'f16' of the result differs from the input's 'f32'}}
+  %r = tile.reshape %x : tensor<8xf32> -> tensor<8x1xf16>
+  return
+}
+
+// -----
+
+func.func @reshape_dynamic(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'tile.reshape' op result tile shape must be static, got 'tensor<?x1xf32>'}}
+  %r = tile.reshape %x : tensor<8xf32> -> tensor<?x1xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_rank5(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'tile.reshape' op result tile has rank 5; tiles have at most 4 dimensions}}
+  %r = tile.reshape %x : tensor<8xf32> -> tensor<1x1x1x1x8xf32>
+  return
+}
+
+// -----
+
+func.func @load_fp8_mismatch(%a: !tile.ref<f8E4M3FN, 1>, %i: index) {
+  // expected-error @+1 {{'tile.load' op tile element type 'f8E5M2' does not match the ref element type 'f8E4M3FN'}}
+  %x = tile.load %a[%i] limits [%i] {dims = array<i64: 0>} : !tile.ref<f8E4M3FN, 1> -> tensor<16xf8E5M2>
+  return
+}
+
+// -----
+
+func.func @load_rank5(%a: !tile.ref<f32, 5>, %i: index) {
+  // expected-error @+1 {{'tile.load' op tile has rank 5; tiles have at most 4 dimensions}}
+  %x = tile.load %a[%i, %i, %i, %i, %i] limits [%i, %i, %i, %i, %i] {dims = array<i64: 0, 1, 2, 3, 4>} : !tile.ref<f32, 5> -> tensor<1x1x1x1x16xf32>
   return
 }
 

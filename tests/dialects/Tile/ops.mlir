@@ -102,3 +102,72 @@ func.func @three_d(%a: !tile.ref<bf16, 3>, %p: index, %q: index, %r: index) {
   }
   return
 }
+
+// Reductions along any dimension, keepdim or not, with a valid count.
+// CHECK-LABEL: func.func @reduce_forms(
+// CHECK-SAME: %[[X:.*]]: tensor<4x8192xf32>, %[[N:.*]]: index, %[[V:.*]]: tensor<5120xf32>
+// CHECK: tile.reduce sum %[[X]], 1 valid %[[N]] : tensor<4x8192xf32> -> tensor<4x1xf32>
+// CHECK: tile.reduce max %[[X]], 1 : tensor<4x8192xf32> -> tensor<4xf32>
+// CHECK: tile.reduce min %[[X]], 0 valid %[[N]] : tensor<4x8192xf32> -> tensor<1x8192xf32>
+// CHECK: tile.reduce prod %[[V]], 0 : tensor<5120xf32> -> tensor<f32>
+// CHECK: tile.reduce max %[[V]], 0 valid %[[N]] : tensor<5120xf32> -> tensor<1xf32>
+// CHECK: tile.reduce sum %[[V]], 0 valid %[[N]] : tensor<5120xf32> -> f32
+// GENERIC: "tile.reduce"(%{{.*}}, %{{.*}}) <{dim = 1 : i64, kind = 0 : i32}> : (tensor<4x8192xf32>, index) -> tensor<4x1xf32>
+// GENERIC: "tile.reduce"(%{{.*}}) <{dim = 1 : i64, kind = 2 : i32}> : (tensor<4x8192xf32>) -> tensor<4xf32>
+func.func @reduce_forms(%x: tensor<4x8192xf32>, %n: index, %v: tensor<5120xf32>) {
+  %0 = tile.reduce sum %x, 1 valid %n : tensor<4x8192xf32> -> tensor<4x1xf32>
+  %1 = tile.reduce max %x, 1 : tensor<4x8192xf32> -> tensor<4xf32>
+  %2 = tile.reduce min %x, 0 valid %n : tensor<4x8192xf32> -> tensor<1x8192xf32>
+  %3 = tile.reduce prod %v, 0 : tensor<5120xf32> -> tensor<f32>
+  %4 = tile.reduce max %v, 0 valid %n : tensor<5120xf32> -> tensor<1xf32>
+  %5 = tile.reduce sum %v, 0 valid %n : tensor<5120xf32> -> f32
+  return
+}
+
+// Broadcasts of unit dimensions and reshapes that insert or remove them.
+// CHECK-LABEL: func.func @broadcast_reshape(
+// CHECK: tile.broadcast %{{.*}} : tensor<4x1xf32> -> tensor<4x8192xf32>
+// CHECK: tile.reshape %{{.*}} : tensor<8192xbf16> -> tensor<1x8192xbf16>
+// CHECK: tile.broadcast %{{.*}} : tensor<1x8192xbf16> -> tensor<4x8192xbf16>
+// CHECK: tile.reshape %{{.*}} : tensor<f32> -> tensor<1x1xf32>
+// CHECK: tile.broadcast %{{.*}} : tensor<1x1xf32> -> tensor<2x16xf32>
+// CHECK: tile.broadcast %{{.*}} : tensor<4x8xf32> -> tensor<4x8xf32>
+// CHECK: tile.reshape %{{.*}} : tensor<4xf32> -> tensor<4x1xf32>
+// CHECK: tile.reshape %{{.*}} : tensor<4x1xf32> -> tensor<4xf32>
+// CHECK: tile.reshape %{{.*}} : tensor<1x4x1x8xf32> -> tensor<4x8xf32>
+// GENERIC: "tile.broadcast"(%{{.*}}) : (tensor<4x1xf32>) -> tensor<4x8192xf32>
+// GENERIC: "tile.reshape"(%{{.*}}) : (tensor<8192xbf16>) -> tensor<1x8192xbf16>
+func.func @broadcast_reshape(%a: tensor<4x1xf32>, %w: tensor<8192xbf16>,
+                             %r: tensor<4xf32>, %s: tensor<f32>,
+                             %t: tensor<1x4x1x8xf32>, %u: tensor<4x8xf32>) {
+  %0 = tile.broadcast %a : tensor<4x1xf32> -> tensor<4x8192xf32>
+  %w2 = tile.reshape %w : tensor<8192xbf16> -> tensor<1x8192xbf16>
+  %1 = tile.broadcast %w2 : tensor<1x8192xbf16> -> tensor<4x8192xbf16>
+  %s2 = tile.reshape %s : tensor<f32> -> tensor<1x1xf32>
+  %2 = tile.broadcast %s2 : tensor<1x1xf32> -> tensor<2x16xf32>
+  %3 = tile.broadcast %u : tensor<4x8xf32> -> tensor<4x8xf32>
+  %r2 = tile.reshape %r : tensor<4xf32> -> tensor<4x1xf32>
+  %r3 = tile.reshape %r2 : tensor<4x1xf32> -> tensor<4xf32>
+  %4 = tile.reshape %t : tensor<1x4x1x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// fp8 storage types: refs, loads and stores.
+// CHECK-LABEL: func.func @fp8(
+// CHECK-SAME: !tile.ref<f8E4M3FN, 2>, %{{.*}}: !tile.ref<f8E5M2, 1>
+// CHECK: tile.load {{.*}} : !tile.ref<f8E4M3FN, 2> -> tensor<4x64xf8E4M3FN>
+// CHECK: tile.load {{.*}} : !tile.ref<f8E5M2, 1> -> tensor<64xf8E5M2>
+// CHECK: tile.store {{.*}} : tensor<4x64xf8E4M3FN>, !tile.ref<f8E4M3FN, 2>
+// CHECK: tile.store {{.*}} : tensor<64xf8E5M2>, !tile.ref<f8E5M2, 1>
+func.func @fp8(%a: !tile.ref<f8E4M3FN, 2>, %b: !tile.ref<f8E5M2, 1>,
+               %i: index, %n: index) {
+  %x = tile.load %a[%i, %i] limits [%n, %n] {dims = array<i64: 0, 1>}
+      : !tile.ref<f8E4M3FN, 2> -> tensor<4x64xf8E4M3FN>
+  %y = tile.load %b[%i] limits [%n] {dims = array<i64: 0>}
+      : !tile.ref<f8E5M2, 1> -> tensor<64xf8E5M2>
+  tile.store %x, %a[%i, %i] limits [%n, %n] {dims = array<i64: 0, 1>}
+      : tensor<4x64xf8E4M3FN>, !tile.ref<f8E4M3FN, 2>
+  tile.store %y, %b[%i] limits [%n] {dims = array<i64: 0>}
+      : tensor<64xf8E5M2>, !tile.ref<f8E5M2, 1>
+  return
+}

@@ -1,0 +1,103 @@
+//===- GenArgs.cpp - Call arguments and keyword helpers -------------------===//
+
+#include "compiler/MLIRGen/Generator.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+
+namespace dslc::mlirgen {
+
+std::vector<const ast::Expr *> elementsOf(const ast::Expr &e) {
+  const ast::ExprList *elements = nullptr;
+  if (auto *list = ast::dyn_cast<ast::ListExpr>(&e))
+    elements = &list->getElements();
+  else if (auto *tuple = ast::dyn_cast<ast::TupleExpr>(&e))
+    elements = &tuple->getElements();
+  if (!elements)
+    return {&e};
+  std::vector<const ast::Expr *> result;
+  for (const ast::ExprPtr &x : *elements)
+    result.push_back(x.get());
+  return result;
+}
+
+const ast::Expr *Generator::keyword(const ast::CallExpr &e,
+                                    llvm::StringRef name) {
+  for (const ast::Argument &a : e.getArgs())
+    if (a.kind == ast::Argument::Kind::Keyword && a.name == name)
+      return a.value.get();
+  return nullptr;
+}
+
+const ast::Expr *Generator::argument(const ast::CallExpr &e, size_t position,
+                                     llvm::StringRef name) {
+  size_t i = 0;
+  for (const ast::Argument &a : e.getArgs()) {
+    if (a.kind != ast::Argument::Kind::Positional)
+      continue;
+    if (i++ == position)
+      return a.value.get();
+  }
+  return keyword(e, name);
+}
+
+LogicalResult
+Generator::checkKeywords(const ast::CallExpr &e, llvm::StringRef fn,
+                         llvm::ArrayRef<llvm::StringRef> allowed) {
+  for (const ast::Argument &a : e.getArgs())
+    if (a.kind == ast::Argument::Kind::Keyword &&
+        !llvm::is_contained(allowed, a.name))
+      return error(a.range, fn.str() + " has no argument '" + a.name + "'");
+  return success();
+}
+
+FailureOr<std::optional<int64_t>>
+Generator::constIntArgument(const ast::CallExpr &e, const char *key,
+                            std::optional<int64_t> dflt, size_t position) {
+  const ast::Expr *x = argument(e, position, key);
+  if (!x)
+    return dflt;
+  Result v = genExpr(*x);
+  if (failed(v))
+    return failure();
+  if (v->kind == SemValue::Kind::None)
+    return std::optional<int64_t>();
+  auto c = toConstInt(*v, *x, std::string("'") + key + "'");
+  if (failed(c))
+    return failure();
+  if (*c < INT32_MIN || *c > UINT32_MAX)
+    return error(x->getRange(),
+                 std::string("'") + key + "' must fit in 32 bits");
+  return std::optional<int64_t>(*c);
+}
+
+FailureOr<std::string> Generator::stringKeyword(const ast::CallExpr &e,
+                                                const char *key,
+                                                const std::string &dflt) {
+  const ast::Expr *x = keyword(e, key);
+  if (!x)
+    return dflt;
+  Result v = genExpr(*x);
+  if (failed(v))
+    return failure();
+  if (v->kind != SemValue::Kind::String)
+    return error(x->getRange(), std::string("'") + key + "' must be a string");
+  return v->text;
+}
+
+FailureOr<bool> Generator::boolKeyword(const ast::CallExpr &e,
+                                       const char *key) {
+  const ast::Expr *x = keyword(e, key);
+  if (!x)
+    return true;
+  Result v = genExpr(*x);
+  if (failed(v))
+    return failure();
+  if (v->kind != SemValue::Kind::Int)
+    return error(x->getRange(),
+                 std::string("'") + key + "' must be True or False");
+  return v->intValue != 0;
+}
+
+} // namespace dslc::mlirgen

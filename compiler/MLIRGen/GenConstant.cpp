@@ -1,0 +1,185 @@
+//===- GenConstant.cpp - Compile-time evaluation --------------------------===//
+
+#include "compiler/MLIRGen/Generator.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+
+namespace dslc::mlirgen {
+
+Value Generator::indexConst(mlir::Location l, int64_t v) {
+  return arith::ConstantIndexOp::create(builder, l, v);
+}
+
+FailureOr<Value> Generator::toIndex(const SemValue &v, const ast::Expr &where) {
+  mlir::Location l = loc(where);
+  switch (v.kind) {
+  case SemValue::Kind::Int:
+    return indexConst(l, v.intValue);
+  case SemValue::Kind::Scalar:
+    if (v.value.getType().isIndex())
+      return v.value;
+    if (isa<IntegerType>(v.value.getType()))
+      return Value(arith::IndexCastOp::create(builder, l,
+                                              builder.getIndexType(), v.value));
+    break;
+  case SemValue::Kind::Unbound:
+    return error(where.getRange(), "constexpr '" + v.text +
+                                       "' has no value: pass -D " + v.text +
+                                       "=VALUE");
+  default:
+    break;
+  }
+  return error(where.getRange(),
+               std::string("expected an integer, got ") + kindName(v.kind));
+}
+
+FailureOr<int64_t> Generator::toConstInt(const SemValue &v,
+                                         const ast::Expr &where,
+                                         const std::string &what) {
+  if (v.kind == SemValue::Kind::Int)
+    return v.intValue;
+  if (v.kind == SemValue::Kind::Unbound)
+    return error(where.getRange(), what + " needs constexpr '" + v.text +
+                                       "', which has no value: pass -D " +
+                                       v.text + "=VALUE");
+  return error(where.getRange(),
+               what + " must be a compile-time integer, got " +
+                   kindName(v.kind) +
+                   (v.kind == SemValue::Kind::Scalar
+                        ? " (make it static with hl.specialize or -D)"
+                        : ""));
+}
+
+FailureOr<SemValue> Generator::defineValue(const std::string &name,
+                                           const std::string &text,
+                                           SourceRange where) {
+  llvm::StringRef t = llvm::StringRef(text).trim();
+  int64_t i;
+  double d;
+  if (t == "True" || t == "true")
+    return SemValue::integer(1);
+  if (t == "False" || t == "false")
+    return SemValue::integer(0);
+  if (!t.getAsInteger(0, i))
+    return SemValue::integer(i);
+  if (!t.getAsDouble(d)) {
+    SemValue v = SemValue::ofKind(SemValue::Kind::Float);
+    v.floatValue = d;
+    return v;
+  }
+  if (t.size() >= 2 && (t.front() == '"' || t.front() == '\'') &&
+      t.back() == t.front()) {
+    SemValue v = SemValue::ofKind(SemValue::Kind::String);
+    v.text = t.drop_front().drop_back().str();
+    return v;
+  }
+  if (auto dtype =
+          canonicalDType(t.starts_with("torch.") ? t.drop_front(6) : t)) {
+    SemValue v = SemValue::ofKind(SemValue::Kind::DType);
+    v.text = *dtype;
+    return v;
+  }
+  diags.error(where, "-D " + name + "=" + text +
+                         ": value must be an integer, float, True/False, a "
+                         "quoted string or a dtype");
+  return failure();
+}
+
+Result Generator::genSpecialize(const ast::CallExpr &e) {
+  if (e.getArgs().size() != 1)
+    return fail(e.getRange(), "hl.specialize takes one argument");
+  const ast::Expr &arg = *e.getArgs()[0].value;
+  Result v = genExpr(arg);
+  if (failed(v))
+    return failure();
+  if (v->kind == SemValue::Kind::Int)
+    return *v;
+  if (v->kind != SemValue::Kind::Scalar || !v->origin || !v->origin->plain())
+    return fail(arg.getRange(), "hl.specialize takes a tensor size");
+  // The static value: -D NAME (the variable it is assigned to, or the
+  // tensor's dimension as PARAM.size(D)), or --world-size for a size that
+  // is then named world_size.
+  std::string dimKey =
+      v->origin->param + ".size(" + std::to_string(v->origin->dim) + ")";
+  std::optional<std::string> text;
+  std::string varName;
+  if (auto *n = ast::dyn_cast<ast::NameExpr>(&arg))
+    varName = n->getName();
+  for (const std::string &key : {varName, dimKey}) {
+    if (key.empty())
+      continue;
+    auto it = options.defines.find(key);
+    if (it != options.defines.end()) {
+      usedDefines.insert(key);
+      text = it->second;
+      break;
+    }
+  }
+  if (!text && varName == "world_size" && options.worldSize)
+    text = std::to_string(*options.worldSize);
+  if (!text)
+    return fail(e.getRange(),
+                "hl.specialize(" + (varName.empty() ? dimKey : varName) +
+                    ") needs the value to compile for: pass -D " +
+                    (varName.empty() ? dimKey : varName) + "=VALUE" +
+                    (varName == "world_size" ? " or --world-size N" : ""));
+  auto value =
+      defineValue(varName.empty() ? dimKey : varName, *text, e.getRange());
+  if (failed(value))
+    return failure();
+  if (value->kind != SemValue::Kind::Int || value->intValue < 0)
+    return fail(e.getRange(), "a specialized size must be a non-negative "
+                              "integer, got '" +
+                                  *text + "'");
+  addConstraint({v->origin->param, v->origin->dim, "==", value->intValue});
+  if (varName == "world_size")
+    desc.worldSize = value->intValue;
+  desc.constants[varName.empty() ? dimKey : varName] =
+      std::to_string(value->intValue);
+  return *value;
+}
+
+std::optional<Result> Generator::foldIntegers(ast::BinaryOp op, int64_t a,
+                                              int64_t b,
+                                              const ast::Expr &where) {
+  using BO = ast::BinaryOp;
+  switch (op) {
+  case BO::Add:
+    return SemValue::integer(a + b);
+  case BO::Sub:
+    return SemValue::integer(a - b);
+  case BO::Mul:
+    return SemValue::integer(a * b);
+  case BO::FloorDiv:
+  case BO::Mod: {
+    if (b == 0)
+      return fail(where.getRange(), "division by zero");
+    int64_t q = a / b, r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) {
+      q -= 1;
+      r += b;
+    }
+    return SemValue::integer(op == BO::FloorDiv ? q : r);
+  }
+  case BO::BitAnd:
+    return SemValue::integer(a & b);
+  case BO::BitOr:
+    return SemValue::integer(a | b);
+  case BO::BitXor:
+    return SemValue::integer(a ^ b);
+  case BO::LShift:
+    return SemValue::integer(a << (b & 63));
+  case BO::RShift:
+    return SemValue::integer(a >> (b & 63));
+  case BO::And:
+    return SemValue::integer(a && b);
+  case BO::Or:
+    return SemValue::integer(a || b);
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace dslc::mlirgen

@@ -1,0 +1,352 @@
+//===- GenSignature.cpp - Config, -D values and the kernel signature ------===//
+
+#include "compiler/MLIRGen/Generator.h"
+
+#include "dialects/Tile/TileDialect.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+
+namespace dslc::mlirgen {
+
+LogicalResult Generator::readConfigCall(const ast::Expr &config) {
+  auto *call = ast::dyn_cast<ast::CallExpr>(&config);
+  if (!call)
+    return error(config.getRange(),
+                 "config must be helion.Config(block_sizes=[...], "
+                 "num_warps=...)");
+  for (const ast::Argument &a : call->getArgs()) {
+    if (a.kind != ast::Argument::Kind::Keyword)
+      return error(a.range, "helion.Config takes keyword arguments only");
+    if (a.name == "block_sizes") {
+      auto *list = ast::dyn_cast<ast::ListExpr>(a.value.get());
+      if (!list)
+        return error(a.value->getRange(), "block_sizes must be a list");
+      blockSizes.clear();
+      for (const ast::ExprPtr &el : list->getElements()) {
+        auto *lit = ast::dyn_cast<ast::IntLiteralExpr>(el.get());
+        if (!lit || !lit->fitsInt64() || lit->getValue() == 0)
+          return error(el->getRange(),
+                       "a block size must be a positive integer literal");
+        if (!contract::isValidBlockSize(lit->getValue()))
+          return error(el->getRange(),
+                       "block size " + std::to_string(lit->getValue()) +
+                           " is larger than the largest tile dimension, " +
+                           std::to_string(kMaxBlockSize));
+        blockSizes.push_back(lit->getValue());
+      }
+    } else if (a.name == "num_warps") {
+      auto *lit = ast::dyn_cast<ast::IntLiteralExpr>(a.value.get());
+      if (!lit || !contract::isValidNumWarps(lit->getValue()))
+        return error(a.value->getRange(),
+                     "num_warps must be an integer between 1 and " +
+                         std::to_string(contract::kMaxNumWarps));
+      desc.numWarps = lit->getValue();
+    } else if (a.name == "num_stages" || a.name == "indexing" ||
+               a.name == "pid_type" || a.name == "loop_orders" ||
+               a.name == "range_unroll_factors") {
+      diags.warning(a.range, "config key '" + a.name +
+                                 "' has no effect in dslc and is ignored");
+    } else {
+      return error(a.range, "unknown config key '" + a.name + "'");
+    }
+  }
+  return success();
+}
+
+LogicalResult Generator::readConfig() {
+  if (const ast::Expr *config = kernel.getDecoratorKeyword("config"))
+    if (failed(readConfigCall(*config)))
+      return failure();
+  if (options.configJSON.empty())
+    return success();
+  SourceRange where = kernel.getNameRange();
+  auto parsed = llvm::json::parse(options.configJSON);
+  if (!parsed) {
+    std::string msg = llvm::toString(parsed.takeError());
+    return error(SourceRange(), "--config is not valid JSON: " + msg);
+  }
+  auto *object = parsed->getAsObject();
+  if (!object)
+    return error(SourceRange(), "--config must be a JSON object");
+  for (auto &[key, value] : *object) {
+    if (key == "block_sizes") {
+      auto *array = value.getAsArray();
+      if (!array)
+        return error(SourceRange(), "--config: block_sizes must be an array");
+      blockSizes.clear();
+      for (auto &v : *array) {
+        auto n = v.getAsInteger();
+        if (!n || !contract::isValidBlockSize(*n))
+          return error(SourceRange(),
+                       "--config: block sizes must be integers from 1 to " +
+                           std::to_string(kMaxBlockSize));
+        blockSizes.push_back(*n);
+      }
+    } else if (key == "num_warps") {
+      auto n = value.getAsInteger();
+      if (!n || !contract::isValidNumWarps(*n))
+        return error(SourceRange(),
+                     "--config: num_warps must be between 1 and " +
+                         std::to_string(contract::kMaxNumWarps));
+      desc.numWarps = *n;
+    } else {
+      diags.warning(where, "--config key '" + key.str() + "' is ignored");
+    }
+  }
+  return success();
+}
+
+void Generator::scanSymmetricExpr(const ast::Expr &e) {
+  if (auto *call = ast::dyn_cast<ast::CallExpr>(&e)) {
+    auto callee = ast::getDottedName(call->getCallee());
+    if (callee && llvm::StringRef(*callee).ends_with("get_remote_tensors"))
+      if (const ast::Expr *arg = argument(*call, 0, "tensor"))
+        if (auto *name = ast::dyn_cast<ast::NameExpr>(arg))
+          symmetricParams.insert(name->getName());
+    for (const ast::Argument &a : call->getArgs())
+      if (a.value)
+        scanSymmetricExpr(*a.value);
+  }
+}
+
+void Generator::scanSymmetric(const ast::StmtList &body) {
+  for (const ast::StmtPtr &s : body) {
+    if (auto *assign = ast::dyn_cast<ast::AssignStmt>(s.get()))
+      scanSymmetricExpr(assign->getValue());
+    else if (auto *expr = ast::dyn_cast<ast::ExprStmt>(s.get()))
+      scanSymmetricExpr(expr->getExpr());
+    else if (auto *loop = ast::dyn_cast<ast::ForStmt>(s.get())) {
+      scanSymmetricExpr(loop->getIter());
+      scanSymmetric(loop->getBody());
+    } else if (auto *branch = ast::dyn_cast<ast::IfStmt>(s.get())) {
+      scanSymmetric(branch->getThen());
+      scanSymmetric(branch->getElse());
+    }
+  }
+}
+
+LogicalResult Generator::checkSignatureNames() {
+  bool ok = true;
+  for (const auto &[name, sig] : options.signature)
+    if (llvm::none_of(kernel.getParams(),
+                      [&](const ast::Param &p) { return p.name == name; })) {
+      diags.error(kernel.getNameRange(), "--signature names '" + name +
+                                             "', which is not a "
+                                             "parameter of kernel '" +
+                                             kernel.getName() + "'");
+      ok = false;
+    }
+  return success(ok);
+}
+
+/// Whether an annotation names hl.constexpr.
+static bool isConstexprAnnotation(const std::optional<std::string> &annot) {
+  return annot && (*annot == "hl.constexpr" || *annot == "helion.constexpr" ||
+                   *annot == "dslc.constexpr" || *annot == "constexpr");
+}
+
+FailureOr<SemValue> Generator::constexprValue(const ast::Param &p) {
+  SemValue v = SemValue::ofKind(SemValue::Kind::Unbound);
+  v.text = p.name;
+  auto def = options.defines.find(p.name);
+  if (def != options.defines.end()) {
+    usedDefines.insert(p.name);
+    return defineValue(p.name, def->second, p.range);
+  }
+  if ((p.name == "my_rank" || p.name == "rank") && options.rank)
+    return SemValue::integer(*options.rank);
+  if (p.name == "world_size" && options.worldSize)
+    return SemValue::integer(*options.worldSize);
+  if (p.defaultValue)
+    if (auto *lit = ast::dyn_cast<ast::IntLiteralExpr>(p.defaultValue.get()))
+      return SemValue::integer(lit->getValue());
+  return v;
+}
+
+LogicalResult Generator::checkRankAgreement(const ast::Param &p,
+                                            const SemValue &v) {
+  bool ok = true;
+  auto agree = [&](std::optional<int64_t> &known, const char *option) {
+    if (known && *known != v.intValue) {
+      diags.error(p.range, "constexpr '" + p.name + "' is " +
+                               std::to_string(v.intValue) + " but " + option +
+                               " says " + std::to_string(*known));
+      ok = false;
+    }
+    known = v.intValue;
+  };
+  bool isRank = p.name == "my_rank" || p.name == "rank";
+  if (v.kind == SemValue::Kind::Int && isRank)
+    agree(desc.rank, "--rank");
+  if (v.kind == SemValue::Kind::Int && p.name == "world_size")
+    agree(desc.worldSize, "--world-size");
+  if (v.kind == SemValue::Kind::Int && desc.rank && desc.worldSize &&
+      (isRank || p.name == "world_size") && *desc.rank >= *desc.worldSize) {
+    diags.error(p.range, "rank " + std::to_string(*desc.rank) +
+                             " is not below the world size " +
+                             std::to_string(*desc.worldSize));
+    ok = false;
+  }
+  return success(ok);
+}
+
+/// The error for a parameter whose annotation gives no type.
+LogicalResult Generator::missingType(const ast::Param &p) {
+  return error(p.range, "parameter '" + p.name +
+                            "' needs a type: torch.Tensor[DTYPE, RANK], "
+                            "int, float or hl.constexpr");
+}
+
+FailureOr<Generator::ParamType>
+Generator::tensorAnnotation(const ast::Param &p,
+                            const ast::SubscriptExpr &sub) {
+  auto base = ast::getDottedName(sub.getBase());
+  auto *tuple = ast::dyn_cast<ast::TupleExpr>(&sub.getIndex());
+  if (base && (*base == "torch.Tensor" || *base == "Tensor") && tuple &&
+      tuple->getElements().size() == 2) {
+    auto dt = ast::getDottedName(*tuple->getElements()[0]);
+    auto *r = ast::dyn_cast<ast::IntLiteralExpr>(tuple->getElements()[1].get());
+    std::optional<std::string> canon;
+    if (dt)
+      canon = canonicalDType(llvm::StringRef(*dt).starts_with("torch.")
+                                 ? llvm::StringRef(*dt).drop_front(6)
+                                 : llvm::StringRef(*dt));
+    if (!canon || !r || r->getValue() == 0 || r->getValue() > 8)
+      return error(sub.getRange(),
+                   "tensor annotation must be torch.Tensor[DTYPE, RANK] "
+                   "with a torch dtype and a rank from 1 to 8");
+    return ParamType{*canon, unsigned(r->getValue()), false};
+  }
+  if (base && *base == "tuple")
+    return error(sub.getRange(),
+                 "tuple parameters are not supported: pass a symmetric "
+                 "tensor and use torch.ops.symm_mem.get_remote_tensors");
+  return missingType(p);
+}
+
+FailureOr<Generator::ParamType> Generator::paramType(const ast::Param &p) {
+  // Tensors: `torch.Tensor[dtype, rank]`, or --signature.
+  auto sig = options.signature.find(p.name);
+  if (sig != options.signature.end())
+    return ParamType{sig->second.dtype, sig->second.rank,
+                     sig->second.rank == 0};
+  std::optional<std::string> annot =
+      p.annotation ? ast::getDottedName(*p.annotation) : std::nullopt;
+  if (p.annotation)
+    if (auto *sub = ast::dyn_cast<ast::SubscriptExpr>(p.annotation.get()))
+      return tensorAnnotation(p, *sub);
+  if (annot && (*annot == "int" || *annot == "float"))
+    return ParamType{*annot == "int" ? "int64" : "float32", 0, true};
+  if (annot && (*annot == "torch.Tensor" || *annot == "Tensor"))
+    return error(p.range, "parameter '" + p.name +
+                              "' needs its element type and rank: annotate "
+                              "it torch.Tensor[torch.DTYPE, RANK] or pass "
+                              "--signature " +
+                              p.name + "=DTYPE[RANK]");
+  return missingType(p);
+}
+
+LogicalResult Generator::buildSignature() {
+  scopes.emplace_back();
+  SmallVector<Type> argTypes;
+  std::vector<std::pair<std::string, SemValue>> constants;
+  bool ok = succeeded(checkSignatureNames());
+  for (const ast::Param &p : kernel.getParams()) {
+    if (p.kind != ast::Param::Kind::Normal) {
+      diags.error(p.range, "kernels cannot take *args or **kwargs");
+      ok = false;
+      continue;
+    }
+    ParamDescription pd;
+    pd.name = p.name;
+    if (isConstexprAnnotation(p.annotation ? ast::getDottedName(*p.annotation)
+                                           : std::nullopt)) {
+      pd.kind = ParamDescription::Kind::Constexpr;
+      FailureOr<SemValue> v = constexprValue(p);
+      if (failed(v)) {
+        ok = false;
+        continue;
+      }
+      if (v->kind == SemValue::Kind::Int)
+        pd.value = std::to_string(v->intValue);
+      else if (v->kind == SemValue::Kind::String)
+        pd.value = llvm::formatv("\"{0}\"", v->text).str();
+      else if (v->kind == SemValue::Kind::Float)
+        pd.value = std::to_string(v->floatValue);
+      if (pd.value)
+        desc.constants[p.name] = *pd.value;
+      if (failed(checkRankAgreement(p, *v)))
+        ok = false;
+      desc.constexprs.push_back(pd);
+      constants.emplace_back(p.name, *v);
+      continue;
+    }
+    FailureOr<ParamType> type = paramType(p);
+    if (failed(type)) {
+      ok = false;
+      continue;
+    }
+    pd.dtype = *contract::parseDType(type->dtype);
+    pd.rank = type->rank;
+    argNames.push_back(p.name);
+    if (type->isScalar) {
+      pd.kind = ParamDescription::Kind::Scalar;
+      argTypes.push_back(dtypeToType(&ctx, type->dtype));
+      desc.args.push_back(pd);
+      continue;
+    }
+    pd.symmetric = symmetricParams.count(p.name) > 0;
+    argTypes.push_back(
+        tile::RefType::get(&ctx, dtypeToType(&ctx, type->dtype), type->rank));
+    refDTypes[p.name] = type->dtype;
+    if (pd.symmetric) {
+      argTypes.push_back(tile::RefType::get(&ctx, builder.getI64Type(), 1));
+      argNames.push_back(p.name + ".peers");
+    }
+    desc.args.push_back(pd);
+  }
+  if (!ok)
+    return failure();
+
+  builder.setInsertionPointToEnd(cast<ModuleOp>(func->getParentOp()).getBody());
+  func.setType(builder.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  bindParameters(entry, constants);
+  return success();
+}
+
+void Generator::bindParameters(
+    Block *entry, std::vector<std::pair<std::string, SemValue>> &constants) {
+  unsigned argIndex = 0;
+  for (const ParamDescription &pd : desc.args) {
+    if (pd.kind == ParamDescription::Kind::Constexpr)
+      continue;
+    SemValue v;
+    if (pd.kind == ParamDescription::Kind::Scalar) {
+      v = SemValue::ofKind(SemValue::Kind::Scalar);
+      v.value = entry->getArgument(argIndex++);
+    } else {
+      v = SemValue::ofKind(SemValue::Kind::Ref);
+      v.value = entry->getArgument(argIndex++);
+      v.text = pd.name;
+      if (pd.symmetric) {
+        // The peers' copies, for get_remote_tensors. A symmetric tensor's
+        // peer table has one slot, no size: its length is the world size,
+        // which the runtime checks against "world_size".
+        SemValue peers = SemValue::ofKind(SemValue::Kind::Ref);
+        peers.value = entry->getArgument(argIndex++);
+        peers.text = pd.name + ".peers";
+        scopes.back()[pd.name + ".peers"] = peers;
+      }
+    }
+    scopes.back()[pd.name] = v;
+  }
+  for (auto &[name, v] : constants)
+    scopes.back()[name] = v;
+}
+
+} // namespace dslc::mlirgen

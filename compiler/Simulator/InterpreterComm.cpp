@@ -1,0 +1,425 @@
+//===- InterpreterComm.cpp - Stacks, signals, waits, packets --------------===//
+//
+// comm.stack_view / comm.peer, comm.signal / comm.wait slot by slot (a
+// blocked op keeps the slots it completed), LL packets and comm.epoch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Simulator/Interpreter.h"
+#include "compiler/Simulator/InterpreterSupport.h"
+
+#include "dialects/Comm/CommDialect.h"
+#include "dialects/Tile/TileDialect.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace dslc;
+using namespace dslc::sim;
+
+namespace {
+
+std::string joined(llvm::ArrayRef<int64_t> xs) {
+  std::string s;
+  for (size_t k = 0; k < xs.size(); ++k)
+    s += (k ? ", " : "") + std::to_string(xs[k]);
+  return s;
+}
+
+} // namespace
+
+Interpreter::Outcome Interpreter::execStackView(Task &task, Operation &op) {
+  auto view = cast<comm::StackViewOp>(op);
+  const RefVal &table = *get(task, view.getTable()).ref;
+  const RefVal &like = *get(task, view.getLike()).ref;
+  auto stack = std::make_shared<StackVal>();
+  stack->sizes = like.sizes;
+  stack->name = like.buffer->name;
+  Buffer &t = *table.buffer;
+  for (int64_t p = 0; p < table.sizes[0]; ++p) {
+    uint64_t address = static_cast<uint64_t>(t.i[p]);
+    Buffer *peer = world.heap.resolve(address);
+    std::ostringstream hex;
+    hex << std::hex << address;
+    if (!peer)
+      return fail(task, op,
+                  "entry " + std::to_string(p) + " of the address table '" +
+                      t.name + "' is 0x" + hex.str() +
+                      ", which is not the address of a buffer");
+    if (peer->numel < like.buffer->numel ||
+        peer->type.kind != like.buffer->type.kind)
+      return fail(task, op,
+                  "entry " + std::to_string(p) + " of the address table '" +
+                      t.name + "' points to '" + peer->name + "' of rank " +
+                      std::to_string(peer->rank) +
+                      ", which is not a copy of '" + like.buffer->name + "'");
+    stack->peers.push_back(peer);
+  }
+  task.values[view.getResult()] = RtValue::ofStack(stack);
+  return Outcome::Next;
+}
+
+Interpreter::Outcome Interpreter::execPeer(Task &task, Operation &op) {
+  auto peerOp = cast<comm::PeerOp>(op);
+  const StackVal &stack = *get(task, peerOp.getStack()).stack;
+  int64_t p = getInt(task, peerOp.getPeer());
+  if (p < 0 || p >= int64_t(stack.peers.size()))
+    return fail(task, op,
+                "peer index " + std::to_string(p) + " of '" + stack.name +
+                    "' is outside [0, " + std::to_string(stack.peers.size()) +
+                    ") (the number of peers)");
+  auto ref = std::make_shared<RefVal>();
+  ref->buffer = stack.peers[p];
+  ref->sizes = stack.sizes;
+  task.values[peerOp.getResult()] = RtValue::ofRef(ref);
+  return Outcome::Next;
+}
+
+bool Interpreter::slotFlat(Task &task, Operation &op,
+                           const std::vector<int64_t> &sizes,
+                           const std::vector<int64_t> &indices,
+                           ArrayRef<int64_t> extents, int64_t slot,
+                           std::vector<int64_t> &coords, int64_t &flat,
+                           const std::string &padName) {
+  unsigned rank = indices.size();
+  coords.assign(rank, 0);
+  int64_t rest = slot;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    coords[d] = indices[d] + rest % extents[d];
+    rest /= extents[d];
+  }
+  flat = 0;
+  for (unsigned d = 0; d < rank; ++d) {
+    if (coords[d] < 0 || coords[d] >= sizes[d]) {
+      std::string shape;
+      for (unsigned e = 0; e < rank; ++e)
+        shape += (e ? "x" : "") + std::to_string(sizes[e]);
+      fail(task, op,
+           "slot [" + joined(coords) + "] is outside the pad '" + padName +
+               "' (" + shape + "): index " + std::to_string(coords[d]) +
+               " of dimension " + std::to_string(d) + " is not below " +
+               std::to_string(sizes[d]));
+      return false;
+    }
+    flat = flat * sizes[d] + coords[d];
+  }
+  return true;
+}
+
+Interpreter::Outcome Interpreter::execSignal(Task &task, Operation &op) {
+  auto signal = cast<comm::SignalOp>(op);
+  RtValue &pad = get(task, signal.getPad());
+  std::vector<Buffer *> peers;
+  std::vector<int64_t> sizes;
+  std::string padName;
+  if (pad.kind == RtValue::Kind::Stack) {
+    peers = pad.stack->peers;
+    sizes = pad.stack->sizes;
+    padName = pad.stack->name;
+  } else {
+    peers = {pad.ref->buffer};
+    sizes = pad.ref->sizes;
+    padName = pad.ref->buffer->name;
+  }
+  std::vector<int64_t> indices;
+  for (Value v : signal.getIndices())
+    indices.push_back(getInt(task, v));
+  int64_t slots = 1;
+  for (int64_t e : signal.getExtents())
+    slots *= e;
+  if (task.slotDone.empty()) {
+    // First attempt: the barrier before the flag, and the ordering check.
+    if (signal.getHasPreviousMemAccess()) {
+      task.accessSinceBarrier = false;
+      task.noBarrierWait = nullptr;
+    } else if (task.accessSinceBarrier) {
+      reporter.warning(
+          "nobarrier-signal@" + where(&op),
+          where(&op) + ": " + who(task) +
+              ": signal with hasPreviousMemAccess=False after this CTA "
+              "accessed memory: without the barrier a peer may see the flag "
+              "before the CTA's other threads finished their accesses");
+    }
+    if (signal.getSem() == comm::MemSem::relaxed && task.accessSinceRelease)
+      reporter.warning("relaxed-signal@" + where(&op),
+                       where(&op) + ": " + who(task) +
+                           ": relaxed signal after memory accesses: a peer "
+                           "may see the flag before the data");
+    if (signal.getSem() != comm::MemSem::relaxed)
+      task.accessSinceRelease = false;
+    task.slotDone.assign(peers.size() * slots, 0);
+  }
+  task.waitingOn.clear();
+  bool all = true;
+  for (size_t p = 0; p < peers.size(); ++p) {
+    Buffer &b = *peers[p];
+    int64_t newValue = wrapInt(b.type, signal.getSignal());
+    for (int64_t s = 0; s < slots; ++s) {
+      uint8_t &done = task.slotDone[p * slots + s];
+      if (done)
+        continue;
+      std::vector<int64_t> coords;
+      int64_t flat;
+      if (!slotFlat(task, op, sizes, indices, signal.getExtents(), s, coords,
+                    flat, padName))
+        return Outcome::Fail;
+      if (auto waitFor = signal.getWaitFor()) {
+        int64_t expected = wrapInt(b.type, *waitFor);
+        if (b.i[flat] != expected) {
+          all = false;
+          task.waitingOn.push_back({&b, coords, expected, b.i[flat]});
+          continue;
+        }
+      }
+      b.i[flat] = newValue;
+      done = 1;
+      ++world.padVersion;
+    }
+  }
+  if (!all) {
+    task.blockedOp = &op;
+    return Outcome::Block;
+  }
+  task.slotDone.clear();
+  task.blockedOp = nullptr;
+  return Outcome::Yield;
+}
+
+Interpreter::Outcome Interpreter::execWait(Task &task, Operation &op) {
+  auto wait = cast<comm::WaitOp>(op);
+  const RefVal &pad = *get(task, wait.getPad()).ref;
+  std::vector<int64_t> indices;
+  for (Value v : wait.getIndices())
+    indices.push_back(getInt(task, v));
+  int64_t slots = 1;
+  for (int64_t e : wait.getExtents())
+    slots *= e;
+  if (task.slotDone.empty())
+    task.slotDone.assign(slots, 0);
+  Buffer &b = *pad.buffer;
+  int64_t expected = wrapInt(b.type, wait.getSignal());
+  task.waitingOn.clear();
+  bool all = true;
+  for (int64_t s = 0; s < slots; ++s) {
+    uint8_t &done = task.slotDone[s];
+    if (done)
+      continue;
+    std::vector<int64_t> coords;
+    int64_t flat;
+    if (!slotFlat(task, op, pad.sizes, indices, wait.getExtents(), s, coords,
+                  flat, b.name))
+      return Outcome::Fail;
+    if (b.i[flat] != expected) {
+      all = false;
+      task.waitingOn.push_back({&b, coords, expected, b.i[flat]});
+      continue;
+    }
+    if (auto update = wait.getUpdate()) {
+      b.i[flat] = wrapInt(b.type, *update);
+      ++world.padVersion;
+    }
+    done = 1;
+  }
+  if (!all) {
+    task.blockedOp = &op;
+    return Outcome::Block;
+  }
+  task.slotDone.clear();
+  task.blockedOp = nullptr;
+  if (wait.getSem() == comm::MemSem::relaxed)
+    task.relaxedWait = &op;
+  else
+    task.relaxedWait = nullptr;
+  if (wait.getHasSubsequentMemAccess()) {
+    task.accessSinceBarrier = false;
+    task.noBarrierWait = nullptr;
+  } else {
+    task.noBarrierWait = &op;
+  }
+  return Outcome::Yield;
+}
+
+//===----------------------------------------------------------------------===//
+// LL packets and the per-CTA epoch
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The 32-bit little-endian word at byte `offset` of an integer buffer.
+uint32_t readWord(const Buffer &b, int64_t offset) {
+  int64_t eb = b.type.byteSize();
+  uint32_t word = 0;
+  for (int64_t j = 0; j < 4; ++j) {
+    int64_t o = offset + j;
+    uint64_t element = static_cast<uint64_t>(b.i[o / eb]);
+    word |= uint32_t((element >> ((o % eb) * 8)) & 0xff) << (8 * j);
+  }
+  return word;
+}
+
+void writeWord(Buffer &b, int64_t offset, uint32_t word) {
+  int64_t eb = b.type.byteSize();
+  for (int64_t j = 0; j < 4; ++j) {
+    int64_t o = offset + j;
+    unsigned shift = unsigned((o % eb) * 8);
+    uint64_t element = static_cast<uint64_t>(b.i[o / eb]);
+    element = (element & ~(uint64_t(0xff) << shift)) |
+              (uint64_t((word >> (8 * j)) & 0xff) << shift);
+    b.i[o / eb] = wrapInt(b.type, int64_t(element));
+  }
+}
+
+/// Packets an ll_put/ll_get stores in one scheduler step: a tile's packets
+/// land in a few groups, so a reader can see part of a tile (whole packets
+/// only: each is one 8- or 16-byte store).
+constexpr int64_t kPacketsPerStep = 64;
+
+} // namespace
+
+Interpreter::Outcome Interpreter::execEpoch(Task &task, Operation &op) {
+  auto epoch = cast<comm::EpochOp>(op);
+  uint32_t value = world.epochs[task.rank][task.cta] + 1;
+  task.values[epoch.getResult()] =
+      RtValue::ofInt(wrapInt(ElemType::fromType(epoch.getType()), value));
+  return Outcome::Next;
+}
+
+bool Interpreter::checkPackets(Task &task, Operation &op, const Buffer &b,
+                               int64_t slot, int64_t count,
+                               int64_t packetBytes) {
+  if (b.isFloat() || b.type.bits < 8) {
+    fail(task, op,
+         "the LL scratch '" + b.name + "' is a " + b.type.name() +
+             " tensor; the simulator needs an integer tensor (int64)");
+    return false;
+  }
+  int64_t bytes = b.numel * int64_t(b.type.byteSize());
+  int64_t capacity = bytes / packetBytes;
+  if (slot < 0 || slot + count > capacity) {
+    int64_t bad = slot < 0 ? slot : std::max(slot, capacity);
+    fail(task, op,
+         "packet " + std::to_string(bad) + " (packets [" +
+             std::to_string(slot) + ", " + std::to_string(slot + count) +
+             ") of this tile, slot " + std::to_string(slot) +
+             ") is outside the LL scratch '" + b.name + "' of rank " +
+             std::to_string(b.rank) + ": " + std::to_string(bytes) +
+             " bytes hold " + std::to_string(capacity) + " packet(s) of " +
+             std::to_string(packetBytes) + " bytes");
+    return false;
+  }
+  return true;
+}
+
+Interpreter::Outcome Interpreter::execLLPut(Task &task, Operation &op) {
+  auto put = cast<comm::LLPutOp>(op);
+  const TileVal &value = *get(task, put.getValue()).tile;
+  Buffer &b = *get(task, put.getScratch()).ref->buffer;
+  int64_t slot = getInt(task, put.getSlot());
+  uint32_t flag = static_cast<uint32_t>(getInt(task, put.getFlag()));
+  int64_t packetBytes = put.getPacket();
+  int64_t payload = packetBytes / 2;
+  int64_t eb = value.type.byteSize();
+  int64_t tileBytes = value.numel() * eb;
+  if (tileBytes % payload != 0)
+    return fail(task, op,
+                "the tile holds " + std::to_string(tileBytes) +
+                    " bytes, not a whole number of " + std::to_string(payload) +
+                    "-byte packet payloads");
+  int64_t count = tileBytes / payload;
+  if (task.packetsStored == 0) {
+    if (!checkPackets(task, op, b, slot, count, packetBytes))
+      return Outcome::Fail;
+    noteDataAccess(task, op);
+  }
+  std::vector<unsigned char> data(tileBytes);
+  for (int64_t k = 0; k < value.numel(); ++k)
+    encode(value.type, value.type.isFloat() ? value.f[k] : 0,
+           value.type.isFloat() ? 0 : value.i[k], data.data() + k * eb);
+  int64_t end = std::min(count, task.packetsStored + kPacketsPerStep);
+  for (int64_t p = task.packetsStored; p < end; ++p) {
+    int64_t base = (slot + p) * packetBytes;
+    for (int64_t j = 0; j < payload / 4; ++j) {
+      uint32_t word;
+      std::memcpy(&word, data.data() + p * payload + 4 * j, 4);
+      writeWord(b, base + 8 * j, word);
+      writeWord(b, base + 8 * j + 4, flag);
+    }
+  }
+  ++world.padVersion;
+  if (end < count) {
+    task.packetsStored = end;
+    return Outcome::Again;
+  }
+  task.packetsStored = 0;
+  return Outcome::Yield;
+}
+
+Interpreter::Outcome Interpreter::execLLGet(Task &task, Operation &op) {
+  auto llGet = cast<comm::LLGetOp>(op);
+  Buffer &b = *get(task, llGet.getScratch()).ref->buffer;
+  int64_t slot = getInt(task, llGet.getSlot());
+  uint32_t flag = static_cast<uint32_t>(getInt(task, llGet.getFlag()));
+  int64_t packetBytes = llGet.getPacket();
+  int64_t payload = packetBytes / 2;
+  int64_t wordsPer = payload / 4;
+  auto out = emptyTile(llGet.getType());
+  int64_t eb = out->type.byteSize();
+  int64_t tileBytes = out->numel() * eb;
+  if (tileBytes % payload != 0)
+    return fail(task, op,
+                "the tile holds " + std::to_string(tileBytes) +
+                    " bytes, not a whole number of " + std::to_string(payload) +
+                    "-byte packet payloads");
+  int64_t count = tileBytes / payload;
+  if (task.slotDone.empty()) {
+    if (!checkPackets(task, op, b, slot, count, packetBytes))
+      return Outcome::Fail;
+    task.slotDone.assign(count, 0);
+    task.packetWords.assign(count * wordsPer, 0);
+  }
+  task.waitingOn.clear();
+  bool all = true;
+  for (int64_t p = 0; p < count; ++p) {
+    if (task.slotDone[p])
+      continue;
+    int64_t base = (slot + p) * packetBytes;
+    // One load of the whole packet: every flag word must hold the flag.
+    std::optional<uint32_t> wrong;
+    for (int64_t j = 0; j < wordsPer && !wrong; ++j) {
+      uint32_t f = readWord(b, base + 8 * j + 4);
+      if (f != flag)
+        wrong = f;
+    }
+    if (wrong) {
+      all = false;
+      task.waitingOn.push_back(
+          {&b, {slot + p}, int64_t(flag), int64_t(*wrong)});
+      continue;
+    }
+    for (int64_t j = 0; j < wordsPer; ++j)
+      task.packetWords[p * wordsPer + j] = readWord(b, base + 8 * j);
+    task.slotDone[p] = 1;
+  }
+  if (!all) {
+    task.blockedOp = &op;
+    return Outcome::Block;
+  }
+  std::vector<unsigned char> data(tileBytes);
+  std::memcpy(data.data(), task.packetWords.data(), tileBytes);
+  for (int64_t k = 0; k < out->numel(); ++k) {
+    double f;
+    int64_t i;
+    decode(out->type, data.data() + k * eb, f, i);
+    if (out->type.isFloat())
+      out->f[k] = f;
+    else
+      out->i[k] = i;
+  }
+  task.values[llGet.getResult()] = RtValue::ofTile(out);
+  task.slotDone.clear();
+  task.packetWords.clear();
+  task.waitingOn.clear();
+  task.blockedOp = nullptr;
+  noteDataAccess(task, op);
+  return Outcome::Yield;
+}

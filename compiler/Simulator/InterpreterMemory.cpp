@@ -1,0 +1,264 @@
+//===- InterpreterMemory.cpp - Tile loads and stores ----------------------===//
+//
+// tile.load / tile.store / comm.multicast_store / comm.multicast_load_reduce:
+// element indices under the masks, bounds checks, and the ordering hazards
+// of data accesses between signals and waits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Simulator/Interpreter.h"
+#include "compiler/Simulator/InterpreterSupport.h"
+
+#include "dialects/Comm/CommDialect.h"
+#include "dialects/Tile/TileDialect.h"
+
+using namespace mlir;
+using namespace dslc;
+using namespace dslc::sim;
+
+void Interpreter::noteDataAccess(Task &task, Operation &op) {
+  task.accessSinceBarrier = true;
+  task.accessSinceRelease = true;
+  if (task.noBarrierWait) {
+    reporter.warning(
+        "nobarrier@" + where(task.noBarrierWait),
+        where(&op) + ": " + who(task) +
+            ": this memory access follows the wait at " +
+            where(task.noBarrierWait) +
+            " (hasSubsequentMemAccess=False) with no barrier in between: "
+            "threads that did not wait may access memory before the flag "
+            "arrived");
+    task.noBarrierWait = nullptr;
+  }
+  if (task.relaxedWait) {
+    reporter.warning("relaxed@" + where(task.relaxedWait),
+                     where(&op) + ": " + who(task) +
+                         ": this memory access follows the relaxed wait at " +
+                         where(task.relaxedWait) +
+                         " (no acquire): it may see data older than the flag");
+    task.relaxedWait = nullptr;
+  }
+}
+
+bool Interpreter::elementIndices(Task &task, Operation &op, const RefVal &ref,
+                                 const std::vector<int64_t> &offsets,
+                                 const std::vector<int64_t> &limits,
+                                 ArrayRef<int64_t> dims,
+                                 ArrayRef<int64_t> shape,
+                                 std::vector<int64_t> &indices) {
+  unsigned rank = ref.sizes.size();
+  std::vector<int> tileDimOf(rank, -1);
+  for (auto [k, d] : llvm::enumerate(dims))
+    tileDimOf[d] = static_cast<int>(k);
+  // A dimension indexed by a scalar: outside the tensor is a bug, not a tail.
+  for (unsigned d = 0; d < rank; ++d) {
+    if (offsets[d] < 0 || (tileDimOf[d] < 0 && offsets[d] >= ref.sizes[d])) {
+      fail(task, op,
+           "out-of-bounds access to '" + ref.buffer->name + "' of rank " +
+               std::to_string(ref.buffer->rank) + ": index " +
+               std::to_string(offsets[d]) + " of dimension " +
+               std::to_string(d) + " is outside [0, " +
+               std::to_string(ref.sizes[d]) + ")");
+      return false;
+    }
+  }
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  indices.assign(n, -1);
+  std::vector<int64_t> strides(rank, 1);
+  for (int64_t d = int64_t(rank) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * ref.sizes[d + 1];
+  // Fast path: one tile dimension.
+  if (dims.size() == 1) {
+    unsigned d = dims[0];
+    int64_t base = 0;
+    for (unsigned e = 0; e < rank; ++e)
+      base += offsets[e] * strides[e];
+    int64_t end = std::min(limits[d], ref.sizes[d]);
+    for (int64_t k = 0; k < n && offsets[d] + k < end; ++k)
+      indices[k] = base + k * strides[d];
+    for (unsigned e = 0; e < rank; ++e)
+      if (e != d && offsets[e] >= std::min(limits[e], ref.sizes[e]))
+        std::fill(indices.begin(), indices.end(), -1);
+    return true;
+  }
+  std::vector<int64_t> e(shape.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t flat = 0;
+    bool masked = false;
+    for (unsigned d = 0; d < rank; ++d) {
+      int64_t idx = offsets[d] + (tileDimOf[d] >= 0 ? e[tileDimOf[d]] : 0);
+      if (idx >= limits[d] || idx >= ref.sizes[d])
+        masked = true;
+      flat += idx * strides[d];
+    }
+    indices[k] = masked ? -1 : flat;
+    for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
+      if (++e[d] < shape[d])
+        break;
+      e[d] = 0;
+    }
+  }
+  return true;
+}
+
+bool Interpreter::loadTile(Task &task, Operation &op, const RefVal &ref,
+                           const std::vector<int64_t> &offsets,
+                           const std::vector<int64_t> &limits,
+                           ArrayRef<int64_t> dims, TileVal &out, double otherF,
+                           int64_t otherI) {
+  std::vector<int64_t> indices;
+  if (!elementIndices(task, op, ref, offsets, limits, dims, out.shape, indices))
+    return false;
+  Buffer &b = *ref.buffer;
+  if (b.role == Role::Input && b.generation != task.call) {
+    std::string held =
+        b.generation < 0 ? "nothing yet (its kernel has not started)"
+                         : "the data of launch " + std::to_string(b.generation);
+    reporter.error("race@" + where(&op) + "@" + std::to_string(b.rank),
+                   where(&op) + ": " + who(task) + " (launch " +
+                       std::to_string(task.call) + ") reads '" + b.name +
+                       "' of rank " + std::to_string(b.rank) +
+                       " while it holds " + held +
+                       ": a missing or misplaced signal/wait lets this read "
+                       "run before the peer's data is ready");
+  }
+  bool isFloat = out.type.isFloat();
+  for (size_t k = 0; k < indices.size(); ++k) {
+    int64_t idx = indices[k];
+    if (idx < 0) {
+      if (isFloat)
+        out.f[k] = otherF;
+      else
+        out.i[k] = otherI;
+      continue;
+    }
+    if (b.role == Role::Output && b.writtenIn[idx] != task.call) {
+      reporter.error("uninit@" + where(&op) + "@" + b.name,
+                     where(&op) + ": " + who(task) + " reads element " +
+                         std::to_string(idx) + " of '" + b.name + "' of rank " +
+                         std::to_string(b.rank) +
+                         ", which this launch never wrote");
+    }
+    if (isFloat)
+      out.f[k] = b.isFloat() ? b.f[idx] : double(b.i[idx]);
+    else
+      out.i[k] = b.isFloat() ? int64_t(b.f[idx]) : b.i[idx];
+  }
+  return true;
+}
+
+bool Interpreter::storeTile(Task &task, Operation &op, const RefVal &ref,
+                            const std::vector<int64_t> &offsets,
+                            const std::vector<int64_t> &limits,
+                            ArrayRef<int64_t> dims, const TileVal &value) {
+  std::vector<int64_t> indices;
+  if (!elementIndices(task, op, ref, offsets, limits, dims, value.shape,
+                      indices))
+    return false;
+  Buffer &b = *ref.buffer;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    int64_t idx = indices[k];
+    if (idx < 0)
+      continue;
+    if (b.isFloat())
+      b.f[idx] = roundTo(b.type, value.type.isFloat() ? value.f[k]
+                                                      : double(value.i[k]));
+    else
+      b.i[idx] = wrapInt(b.type, value.type.isFloat() ? int64_t(value.f[k])
+                                                      : value.i[k]);
+    if (b.role == Role::Output)
+      b.writtenIn[idx] = task.call;
+  }
+  if (b.role == Role::Pad)
+    ++world.padVersion;
+  return true;
+}
+
+Interpreter::Outcome Interpreter::execLoad(Task &task, Operation &op) {
+  auto load = cast<tile::LoadOp>(op);
+  std::vector<int64_t> offsets, limits;
+  for (Value v : load.getOffsets())
+    offsets.push_back(getInt(task, v));
+  for (Value v : load.getLimits())
+    limits.push_back(getInt(task, v));
+  auto out = emptyTile(load.getType());
+  double otherF = 0;
+  int64_t otherI = 0;
+  if (auto other = load.getOtherAttr()) {
+    if (auto f = dyn_cast<FloatAttr>(other))
+      otherF = f.getValueAsDouble(), otherI = int64_t(otherF);
+    else if (auto i = dyn_cast<IntegerAttr>(other))
+      otherI = i.getValue().getSExtValue(), otherF = double(otherI);
+  }
+  noteDataAccess(task, op);
+  if (!loadTile(task, op, *get(task, load.getRef()).ref, offsets, limits,
+                load.getDims(), *out, otherF, otherI))
+    return Outcome::Fail;
+  task.values[load.getResult()] = RtValue::ofTile(out);
+  return Outcome::Yield;
+}
+
+Interpreter::Outcome Interpreter::execStore(Task &task, Operation &op) {
+  std::vector<int64_t> offsets, limits;
+  auto collect = [&](ValueRange offs, ValueRange lims) {
+    for (Value v : offs)
+      offsets.push_back(getInt(task, v));
+    for (Value v : lims)
+      limits.push_back(getInt(task, v));
+  };
+  noteDataAccess(task, op);
+  if (auto store = dyn_cast<tile::StoreOp>(op)) {
+    collect(store.getOffsets(), store.getLimits());
+    if (!storeTile(task, op, *get(task, store.getRef()).ref, offsets, limits,
+                   store.getDims(), *get(task, store.getValue()).tile))
+      return Outcome::Fail;
+    return Outcome::Yield;
+  }
+  auto store = cast<comm::MulticastStoreOp>(op);
+  collect(store.getOffsets(), store.getLimits());
+  const StackVal &stack = *get(task, store.getStack()).stack;
+  for (Buffer *peer : stack.peers) {
+    RefVal ref{peer, stack.sizes};
+    if (!storeTile(task, op, ref, offsets, limits, store.getDims(),
+                   *get(task, store.getValue()).tile))
+      return Outcome::Fail;
+  }
+  return Outcome::Yield;
+}
+
+Interpreter::Outcome Interpreter::execMulticastLoadReduce(Task &task,
+                                                          Operation &op) {
+  auto load = cast<comm::MulticastLoadReduceOp>(op);
+  std::vector<int64_t> offsets, limits;
+  for (Value v : load.getOffsets())
+    offsets.push_back(getInt(task, v));
+  for (Value v : load.getLimits())
+    limits.push_back(getInt(task, v));
+  const StackVal &stack = *get(task, load.getStack()).stack;
+  auto out = emptyTile(load.getType());
+  auto part = emptyTile(load.getType());
+  // 16-bit floats accumulate in f32.
+  ElemType accType = out->type;
+  if (accType.kind == ElemType::Kind::BF16 ||
+      accType.kind == ElemType::Kind::F16)
+    accType.kind = ElemType::Kind::F32;
+  noteDataAccess(task, op);
+  for (auto [p, peer] : llvm::enumerate(stack.peers)) {
+    RefVal ref{peer, stack.sizes};
+    if (!loadTile(task, op, ref, offsets, limits, load.getDims(), *part, 0, 0))
+      return Outcome::Fail;
+    for (int64_t k = 0; k < out->numel(); ++k) {
+      if (out->type.isFloat())
+        out->f[k] = p ? roundTo(accType, out->f[k] + part->f[k]) : part->f[k];
+      else
+        out->i[k] = p ? wrapInt(out->type, out->i[k] + part->i[k]) : part->i[k];
+    }
+  }
+  if (out->type.isFloat())
+    for (double &v : out->f)
+      v = roundTo(out->type, v);
+  task.values[load.getResult()] = RtValue::ofTile(out);
+  return Outcome::Yield;
+}

@@ -1,0 +1,201 @@
+"""ctypes bindings of the runtime's C API (runtime/CApi.h).
+
+FUNCTIONS is the one table of signatures; tests/test_capi.py parses CApi.h
+and checks that every declared function is in it with the same argument and
+result types, that the library exports each, and that ErrorRecord matches
+runtime/ErrorRecord.h.
+
+NCCL: libdslc_runtime.so needs libnccl.so.2 (DT_NEEDED, RUNPATH
+/usr/local/cuda/lib64). The dynamic loader satisfies that from a library
+with that soname already loaded in the process, so the runtime uses the
+libnccl that PyTorch loaded when torch is imported first; load() does that
+(or preloads $DSLC_NCCL_LIBRARY). nccl_library() says which file the
+runtime's NCCL calls resolve to.
+"""
+
+import ctypes
+import importlib.util
+import os
+import sys
+import threading
+
+from . import _locate
+from .errors import RuntimeNotFoundError, error_for_status
+
+c_int, c_int64, c_size_t = ctypes.c_int, ctypes.c_int64, ctypes.c_size_t
+c_double, c_char_p, c_void_p = ctypes.c_double, ctypes.c_char_p, ctypes.c_void_p
+P = ctypes.POINTER
+
+Status = c_int     # dslcStatus
+Handle = c_void_p  # dslcComm, dslcHeap, dslcBuffer, dslcKernel, dslcArgs, ...
+
+
+class ErrorRecord(ctypes.Structure):
+    """DslcErrorRecord (runtime/ErrorRecord.h), 48 bytes."""
+    _fields_ = [("status", ctypes.c_uint32), ("line", ctypes.c_uint32),
+                ("column", ctypes.c_uint32), ("cta", ctypes.c_uint32),
+                ("slot", ctypes.c_int64), ("expected", ctypes.c_int64),
+                ("seen", ctypes.c_int64), ("address", ctypes.c_uint64)]
+
+
+STATUS = {"DSLC_OK": 0, "DSLC_ERROR_INVALID_ARGUMENT": 1,
+          "DSLC_ERROR_METADATA": 2, "DSLC_ERROR_IO": 3, "DSLC_ERROR_CUDA": 4,
+          "DSLC_ERROR_NCCL": 5, "DSLC_ERROR_NO_DEVICE": 6,
+          "DSLC_ERROR_TIMEOUT": 7, "DSLC_ERROR_KERNEL_TIMEOUT": 8,
+          "DSLC_ERROR_OUT_OF_MEMORY": 9, "DSLC_ERROR_INTERNAL": 10}
+
+# name: (restype, argtypes), in CApi.h's order.
+FUNCTIONS = {
+    "dslcGetLastError": (c_char_p, []),
+    "dslcStatusName": (c_char_p, [c_int]),
+    "dslcDeviceCount": (c_int, []),
+    "dslcGetUniqueId": (Status, [c_void_p]),
+    "dslcCommCreateAll": (Status, [c_int, P(c_int), P(Handle)]),
+    "dslcCommCreateRank": (Status, [c_int, c_int, c_int, c_void_p, P(Handle)]),
+    "dslcCommCreateFromEnv": (Status, [c_char_p, c_int64, P(Handle)]),
+    "dslcCommDestroy": (Status, [Handle]),
+    "dslcCommWorldSize": (Status, [Handle, P(c_int)]),
+    "dslcCommNumLocal": (Status, [Handle, P(c_int)]),
+    "dslcCommRank": (Status, [Handle, c_int, P(c_int)]),
+    "dslcCommDevice": (Status, [Handle, c_int, P(c_int)]),
+    "dslcCommStream": (Status, [Handle, c_int, P(c_void_p)]),
+    "dslcCommBarrier": (Status, [Handle]),
+    "dslcCommSynchronize": (Status, [Handle]),
+    "dslcHeapCreate": (Status, [Handle, c_size_t, P(Handle)]),
+    "dslcHeapDestroy": (Status, [Handle]),
+    "dslcHeapAlloc": (Status, [Handle, c_size_t, c_size_t, c_int, P(Handle)]),
+    "dslcHeapFree": (Status, [Handle, Handle]),
+    "dslcBufferImport": (Status, [Handle, P(c_void_p), P(c_void_p), c_size_t,
+                                  P(Handle)]),
+    "dslcBufferRelease": (Status, [Handle]),
+    "dslcBufferLocal": (Status, [Handle, c_int, P(c_void_p)]),
+    "dslcBufferPeers": (Status, [Handle, c_int, P(c_void_p)]),
+    "dslcKernelLoad": (Status, [Handle, c_char_p, c_char_p, c_int64,
+                                P(Handle)]),
+    "dslcKernelDestroy": (Status, [Handle]),
+    "dslcKernelName": (Status, [Handle, P(c_char_p)]),
+    "dslcKernelSetTimeoutMs": (Status, [Handle, c_int64]),
+    "dslcKernelGrid": (Status, [Handle, c_int, Handle, P(c_int64)]),
+    "dslcKernelLaunch": (Status, [Handle, c_int, Handle, c_void_p]),
+    "dslcKernelSynchronize": (Status, [Handle]),
+    "dslcKernelErrorRecord": (Status, [Handle, c_int, P(ErrorRecord)]),
+    "dslcArgsCreate": (Status, [Handle, c_int, P(Handle)]),
+    "dslcArgsDestroy": (Status, [Handle]),
+    "dslcArgsSetTensor": (Status, [Handle, c_char_p, c_int, c_void_p, c_char_p,
+                                   c_int, P(c_int64), c_void_p]),
+    "dslcArgsSetInt": (Status, [Handle, c_char_p, c_int, c_int64]),
+    "dslcArgsSetFloat": (Status, [Handle, c_char_p, c_int, c_double]),
+    "dslcArgsCheck": (Status, [Handle]),
+    "dslcCollectivesCreate": (Status, [Handle, c_char_p, c_char_p, c_size_t,
+                                       P(Handle)]),
+    "dslcCollectivesDestroy": (Status, [Handle]),
+    "dslcAllReduce": (Status, [Handle, c_int, c_void_p, c_void_p, c_size_t,
+                               c_char_p, c_char_p, c_void_p]),
+    "dslcReduceScatter": (Status, [Handle, c_int, c_void_p, c_void_p, c_size_t,
+                                   c_char_p, c_char_p, c_void_p]),
+    "dslcAllGather": (Status, [Handle, c_int, c_void_p, c_void_p, c_size_t,
+                               c_char_p, c_void_p]),
+    "dslcCollectivesPrepare": (Status, [Handle, c_char_p, P(c_size_t),
+                                        c_size_t, c_char_p]),
+    "dslcCollectivesChoice": (Status, [Handle, c_char_p, c_size_t, c_char_p,
+                                       c_char_p, c_size_t]),
+    "dslcNcclLibrary": (Status, [c_char_p, c_size_t, P(c_int)]),
+    "dslcArgsNumTiles": (Status, [Handle, P(c_int64)]),
+    "dslcKernelCheckErrors": (Status, [Handle]),
+}
+
+_lock = threading.Lock()
+_lib = None
+
+
+def _prepare_nccl():
+    """Makes sure the libnccl.so.2 the runtime binds to is the process's
+    one: $DSLC_NCCL_LIBRARY if set, else PyTorch's (imported first, when it
+    is installed), else whatever the runtime's RUNPATH finds."""
+    path = os.environ.get("DSLC_NCCL_LIBRARY")
+    if path:
+        try:
+            ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        except OSError as e:
+            raise RuntimeNotFoundError(
+                f"dslc: cannot load DSLC_NCCL_LIBRARY={path}: {e}") from None
+        return
+    if "torch" in sys.modules or importlib.util.find_spec("torch") is not None:
+        import torch  # noqa: F401  (loads torch's libnccl.so.2)
+
+
+def load(path=None):
+    """The runtime library with every FUNCTIONS entry typed (loaded once)."""
+    global _lib
+    if _lib is not None and path is None:
+        return _lib
+    with _lock:
+        if _lib is not None and path is None:
+            return _lib
+        path = path or _locate.runtime_library()
+        if not path:
+            raise RuntimeNotFoundError(
+                "dslc: libdslc_runtime.so not found; build it with "
+                "`cmake --build build --target dslc_runtime_shared` "
+                f"({_locate.searched()})")
+        _prepare_nccl()
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            raise RuntimeNotFoundError(
+                f"dslc: cannot load the runtime {path}: {e}") from None
+        missing = []
+        for name, (res, args) in FUNCTIONS.items():
+            fn = getattr(lib, name, None)
+            if fn is None:
+                missing.append(name)
+                continue
+            fn.restype, fn.argtypes = res, args
+        if missing:
+            raise RuntimeNotFoundError(
+                f"dslc: the runtime {path} lacks {', '.join(missing)}: it is "
+                "older than this package; rebuild it")
+        _lib = lib
+        return lib
+
+
+def last_error():
+    return load().dslcGetLastError().decode("utf-8", "replace")
+
+
+def check(status, what=None):
+    """Raises the DslcError for a non-zero status (message from the
+    runtime, prefixed with `what` when given)."""
+    if status:
+        msg = last_error()
+        raise error_for_status(status, f"{what}: {msg}" if what else msg)
+
+
+def call(name, *args):
+    """Calls `name` and raises on a non-zero status."""
+    check(getattr(load(), name)(*args))
+
+
+def nccl_library():
+    """(path, version) of the NCCL library the runtime's calls resolve to
+    (version as NCCL_VERSION_CODE, e.g. 22809)."""
+    buf = ctypes.create_string_buffer(4096)
+    v = c_int(0)
+    call("dslcNcclLibrary", buf, len(buf), ctypes.byref(v))
+    return buf.value.decode(), v.value
+
+
+def mapped_nccl_files():
+    """Every distinct libnccl file mapped into this process
+    (/proc/self/maps): two entries mean two copies of NCCL."""
+    files = set()
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                parts = line.split(None, 5)
+                if len(parts) == 6 and "libnccl" in os.path.basename(
+                        parts[5].strip()):
+                    files.add(os.path.realpath(parts[5].strip()))
+    except OSError:
+        pass
+    return sorted(files)

@@ -1,0 +1,509 @@
+"""dslc.kernel: a DSL kernel called on torch tensors. Compiled on first call
+for this rank, world size, dtypes and shapes (disk cache: _compile.py),
+loaded once per shape, its pads / scratch / workspaces / outputs allocated
+from the metadata (_roles.py), launched on torch's current stream."""
+
+import ctypes
+import json
+import os
+import sys
+
+from . import _capi, _comm, _compile, _roles, _torch
+from ._source import Source
+from .errors import InvalidArgumentError, KernelError, KernelRecord
+
+_AUTO_CONSTEXPRS = {"my_rank": "rank", "rank": "rank",
+                    "world_size": "world"}
+
+
+class TensorSpec:
+    """Stands for a tensor in Kernel.compile(): dtype and shape only."""
+
+    def __init__(self, dtype, shape):
+        self.dtype_name = _torch.dtype_name(dtype)
+        self.shape = tuple(int(s) for s in shape)
+
+
+def _is_tensor(v):
+    return hasattr(v, "data_ptr") and hasattr(v, "dtype") and \
+        hasattr(v, "shape")
+
+
+def _is_symm_handle(v):
+    return hasattr(v, "buffer_ptrs_dev") and hasattr(v, "signal_pad_ptrs_dev")
+
+
+class Kernel:
+    """A DSL kernel; call it like the Helion kernel it is. See
+    docs/python.md."""
+
+    def __init__(self, source, *, config=None, autotune=False,
+                 collective=None, timeout_ms=None, dslc_args=(),
+                 verbose=None):
+        self.source = source
+        self.name = source.name
+        self.params = source.params
+        self.config = config
+        self.autotune = autotune
+        self.collective = collective
+        self.timeout_ms = -1 if timeout_ms is None else int(timeout_ms)
+        self.dslc_args = tuple(dslc_args)
+        self.verbose = bool(os.environ.get("DSLC_VERBOSE")) \
+            if verbose is None else verbose
+        if autotune and collective not in ("all_reduce", "reduce_scatter",
+                                           "all_gather"):
+            raise InvalidArgumentError(
+                f"dslc.kernel({self.name}): autotune=True needs "
+                f"collective='all_reduce' | 'reduce_scatter' | 'all_gather' "
+                f"(the tuner measures a kernel as that collective)")
+        self._instances = {}
+        self._by_name = {p.name: i for i, p in enumerate(self.params)}
+
+    def __repr__(self):
+        return f"<dslc.Kernel {self.name} from {self.source.origin}>"
+
+    def _log(self, msg):
+        if self.verbose:
+            print(f"dslc: {msg}", file=sys.stderr, flush=True)
+
+    # -- arguments ---------------------------------------------------------
+    def _map_args(self, args, kwargs):
+        """Values of the DSL parameters by name (absent: not passed)."""
+        if len(args) > len(self.params):
+            raise InvalidArgumentError(
+                f"kernel {self.name} takes {len(self.params)} parameters "
+                f"({', '.join(p.name for p in self.params)}), "
+                f"{len(args)} given")
+        values = {p.name: v for p, v in zip(self.params, args)}
+        for k, v in kwargs.items():
+            if k not in self._by_name:
+                raise InvalidArgumentError(
+                    f"kernel {self.name} has no parameter '{k}' (its "
+                    f"parameters: {', '.join(p.name for p in self.params)})")
+            if k in values:
+                raise InvalidArgumentError(
+                    f"kernel {self.name}: parameter '{k}' given twice")
+            values[k] = v
+        return {k: v for k, v in values.items() if v is not None}
+
+    def _request(self, values, rank, world):
+        """(CompileRequest, instance key, shapes of tensors passed)."""
+        signature, shapes, defines, key = {}, {}, {}, []
+        for p in self.params:
+            v = values.get(p.name)
+            if p.kind == "constexpr":
+                auto = _AUTO_CONSTEXPRS.get(p.name)
+                if auto is not None:
+                    want = rank if auto == "rank" else world
+                    if v is not None and v != want:
+                        raise InvalidArgumentError(
+                            f"kernel {self.name}: {p.name}={v} given, but "
+                            f"this process is rank {rank} of {world}")
+                    continue
+                if isinstance(v, (bool, int, float)):
+                    defines[p.name] = v
+                key.append(("c", p.name, v if isinstance(
+                    v, (bool, int, float)) else None))
+                continue
+            if v is None:
+                key.append(("-", p.name))
+                continue
+            if isinstance(v, TensorSpec) or _is_tensor(v):
+                dt = v.dtype_name if isinstance(v, TensorSpec) else \
+                    _torch.dtype_name(v.dtype)
+                shape = tuple(int(s) for s in v.shape)
+                if p.kind != "tuple":
+                    signature[p.name] = f"{dt}[{len(shape)}]"
+                shapes[p.name] = shape
+                key.append(("t", p.name, dt, shape))
+            elif _is_symm_handle(v):
+                key.append(("h", p.name))
+            elif isinstance(v, (bool, int, float)):
+                key.append(("s", p.name, type(v).__name__))
+            else:
+                raise InvalidArgumentError(
+                    f"kernel {self.name}: parameter '{p.name}' got a "
+                    f"{type(v).__name__}; expected a tensor, a number or a "
+                    f"symmetric-memory handle")
+        self._follow_data_dtype(values, signature)
+        return signature, shapes, defines, tuple(key)
+
+    def _follow_data_dtype(self, values, signature):
+        """Parameters left out whose annotation has the data's annotated
+        dtype take the dtype the data was passed with (an output `out:
+        torch.Tensor[torch.bfloat16, 1]` becomes float32 when the input
+        is), as the build retypes examples with --signature."""
+        for p in self.params:
+            if p.kind != "tensor" or p.name not in signature or \
+                    p.dtype not in _roles.FLOATING:
+                continue
+            passed = signature[p.name].split("[")[0]
+            if passed == p.dtype:
+                return
+            for q in self.params:
+                if q.name not in values and q.kind == "tensor" and \
+                        q.dtype == p.dtype and q.rank is not None:
+                    signature[q.name] = f"{passed}[{q.rank}]"
+            return
+
+    def compile(self, *args, rank=None, world_size=None, **kwargs):
+        """Compiles (or finds in the cache) the cubin for these arguments
+        without a GPU; tensors may be TensorSpec(dtype, shape). rank and
+        world_size default to the communicator's. Returns its path."""
+        if rank is None or world_size is None:
+            comm = _comm.default()
+            rank, world_size = comm.rank, comm.world_size
+        values = self._map_args(args, kwargs)
+        signature, shapes, defines, _ = self._request(values, rank,
+                                                      world_size)
+        return self._compile(values, signature, shapes, defines, rank,
+                             world_size)
+
+    def _compile(self, values, signature, shapes, defines, rank, world):
+        from_cache = None
+        if self.autotune:
+            dt, n = self._data_of(values)
+            _compile.autotune(self.source, self.collective, world, dt, n,
+                              log=self._log)
+            from_cache = n
+        req = _compile.CompileRequest(
+            self.source, rank, world, signature, shapes, defines,
+            config=self.config, config_from_cache_size=from_cache,
+            extra_args=self.dslc_args)
+        return _compile.compile_kernel(req, log=self._log)
+
+    def _data_of(self, values):
+        """(dtype name, element count) of the first floating tensor."""
+        for p in self.params:
+            v = values.get(p.name)
+            if v is not None and (_is_tensor(v) or isinstance(v, TensorSpec)):
+                dt = v.dtype_name if isinstance(v, TensorSpec) else \
+                    _torch.dtype_name(v.dtype)
+                if dt in _roles.FLOATING:
+                    n = 1
+                    for s in v.shape:
+                        n *= int(s)
+                    return dt, n
+        raise InvalidArgumentError(
+            f"kernel {self.name}: autotune needs a floating tensor argument "
+            f"(the collective's data)")
+
+    # -- calls ---------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        comm = _comm.default()
+        values = self._map_args(args, kwargs)
+        signature, shapes, defines, key = self._request(
+            values, comm.rank, comm.world_size)
+        inst = self._instances.get(key)
+        if inst is None:
+            if _torch.capturing():
+                raise InvalidArgumentError(
+                    f"kernel {self.name}: first call with these shapes during "
+                    f"CUDA graph capture; call it once before capturing (it "
+                    f"compiles, loads and allocates its pads then)")
+            cubin = self._compile(values, signature, shapes, defines,
+                                  comm.rank, comm.world_size)
+            inst = _Instance(self, comm, cubin, values, shapes)
+            self._instances[key] = inst
+        return inst.launch(values)
+
+    def synchronize(self):
+        """Waits for torch's current stream; a kernel error record becomes a
+        KernelError (with file:line:col, rank and slot)."""
+        synchronize()
+
+    def _release(self):
+        for inst in self._instances.values():
+            inst.release()
+        self._instances.clear()
+
+
+class _Instance:
+    """One loaded cubin with its arguments object and filled buffers."""
+
+    def __init__(self, kernel, comm, cubin, values, shapes):
+        self.kernel, self.comm = kernel, comm
+        self.lib = lib = _capi.load()
+        with open(cubin + ".json") as f:
+            self.md = json.load(f)
+        self.origin_map = kernel.source.map_paths
+        h = _capi.Handle()
+        _capi.check(lib.dslcKernelLoad(comm._h, cubin.encode(), None,
+                                       kernel.timeout_ms, ctypes.byref(h)),
+                    f"dslc: loading kernel {kernel.name}")
+        self.handle = h
+        comm._kernels.add(kernel)
+        a = _capi.Handle()
+        _capi.check(lib.dslcArgsCreate(h, 0, ctypes.byref(a)))
+        self.args = a
+        self.keep = []          # buffers the launch uses
+        self.last = {}          # name -> (ptr, shape, peers) last bound
+        self.outputs = []       # (Fill, symmetric buffer tensor or None)
+        self.staging = {}       # name -> symmetric copy of a plain input
+        self.stream_dev = comm.device
+        self.margs = {a.name: a for a in _roles.bindable_args(self.md)}
+        self._setup(values, shapes)
+
+    # binding helpers
+    def _set_tensor(self, name, ptr, dtype, shape, peers):
+        sizes = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+        _capi.check(self.lib.dslcArgsSetTensor(
+            self.args, name.encode(), -1, ptr, dtype.encode(), len(shape),
+            sizes, peers))
+
+    def _bind_value(self, name, v):
+        """Binds a caller's value; returns nothing (raises on misuse)."""
+        arg = self.margs.get(name)
+        if arg is None:        # a tuple or an argument the kernel dropped
+            raise InvalidArgumentError(
+                f"kernel {self.kernel.name}: parameter '{name}' is not an "
+                f"argument of the compiled kernel")
+        if isinstance(v, (bool, int, float)) and not _is_tensor(v):
+            fn = self.lib.dslcArgsSetFloat if arg.kind == "float" else \
+                self.lib.dslcArgsSetInt
+            _capi.check(fn(self.args, name.encode(), -1, v))
+            return
+        if _is_symm_handle(v):
+            self._bind_handle(arg, v)
+            return
+        what = f"kernel {self.kernel.name}: parameter '{name}'"
+        if v.get_device() != self.comm.device:
+            raise InvalidArgumentError(
+                f"{what} is on {v.device}, the communicator on cuda:"
+                f"{self.comm.device}")
+        if not v.is_contiguous():
+            raise InvalidArgumentError(f"{what} is not contiguous (call "
+                                       f".contiguous())")
+        dt = _torch.dtype_name(v.dtype)
+        if arg.dtype == "uint64" and dt == "int64":
+            dt = "uint64"            # a table of addresses either way
+        peers = None
+        if arg.symmetric:
+            peers = self._peers_or_staging(arg, v, what)
+            if isinstance(peers, tuple):   # staged copy: (tensor, peers)
+                stage, peers = peers
+                stage.copy_(v)
+                v = stage
+        ptr, shape = v.data_ptr(), tuple(v.shape)
+        state = (ptr, shape, peers, dt)
+        if self.last.get(name) != state:
+            self._set_tensor(name, ptr, dt, shape, peers)
+            self.last[name] = state
+
+    def _peers_or_staging(self, arg, v, what):
+        stage = self.staging.get(arg.name)
+        if stage is None or stage[2] != v.data_ptr():
+            try:
+                return self.comm.peer_table(v, what)
+            except InvalidArgumentError:
+                if arg.role != _roles.INPUT:
+                    raise
+        if stage is None or tuple(stage[0].shape) != tuple(v.shape):
+            if _torch.capturing():
+                raise InvalidArgumentError(
+                    f"{what}: a plain tensor passed as a symmetric input is "
+                    f"copied into symmetric memory, made on the first call; "
+                    f"make that call before capturing")
+            t = _comm.empty(tuple(v.shape), v.dtype)
+            stage = (t, self.comm.peer_table(t, what))
+        # remember which plain tensor this is: no lookup next time
+        self.staging[arg.name] = (stage[0], stage[1], v.data_ptr())
+        return stage[0], stage[1]
+
+    def _bind_handle(self, arg, h):
+        """PyTorch symmetric memory handle for a pad or a peer table."""
+        world = self.comm.world_size
+        if arg.role == _roles.PEER_TABLE:
+            target = self.margs.get(arg.table_of)
+            dev = h.signal_pad_ptrs_dev if target is not None and \
+                target.role == _roles.SIGNAL_PAD else h.buffer_ptrs_dev
+            self._set_tensor(arg.name, int(dev), "uint64", (world,), None)
+            self.last[arg.name] = None
+            return
+        if arg.role == _roles.SIGNAL_PAD:
+            self.handle_pads = getattr(self, "handle_pads", {})
+            self.handle_pads[arg.name] = h
+            return                      # bound in _setup once tiles are known
+        raise InvalidArgumentError(
+            f"kernel {self.kernel.name}: parameter '{arg.name}' ({arg.role}) "
+            f"cannot take a symmetric-memory handle; pass a tensor")
+
+    def _alloc(self, fill):
+        t = _torch.torch()
+        dtype = _torch.torch_dtype(fill.arg.dtype)
+        if fill.symmetric:
+            x = _comm.empty(fill.shape, dtype, zero=fill.zero)
+            return x, self.comm.peer_table(x, f"parameter '{fill.name}'")
+        dev = t.device("cuda", self.comm.device)
+        x = (t.zeros if fill.zero else t.empty)(fill.shape, dtype=dtype,
+                                                device=dev)
+        return x, None
+
+    def _setup(self, values, shapes):
+        k = self.kernel
+        world = self.comm.world_size
+        for name, v in values.items():
+            if name in self.margs:
+                self._bind_value(name, v)
+        given = dict(shapes)
+        for name, v in values.items():
+            if _is_symm_handle(v):
+                given[name] = ()
+        fills = _roles.plan_fills(self.md, world, given, None, k.collective)
+        self.tables = {}
+        for f in fills:
+            if f.table_of is not None:
+                continue
+            x, peers = self._alloc(f)
+            self.tables[f.name] = peers
+            if f.per_call:
+                self.outputs.append((f, x if f.symmetric else None))
+            else:
+                self.keep.append(x)
+            self._set_tensor(f.name, x.data_ptr(), f.arg.dtype, f.shape, peers)
+        tiles = ctypes.c_int64()
+        _capi.check(self.lib.dslcArgsNumTiles(self.args, ctypes.byref(tiles)),
+                    f"kernel {k.name}: counting tiles")
+        self.num_tiles = tiles.value
+        for name, h in getattr(self, "handle_pads", {}).items():
+            arg = self.margs[name]
+            t = _torch.torch()
+            shape = [max(self.num_tiles, 1), world] if arg.rank == 2 else \
+                [max(self.num_tiles, 1) * world]
+            pad = h.get_signal_pad(h.rank, shape,
+                                   dtype=_torch.torch_dtype(arg.dtype))
+            self.keep.append(pad)
+            self._set_tensor(name, pad.data_ptr(), arg.dtype, tuple(shape),
+                             None)
+            given[name] = tuple(shape)
+        fills = _roles.plan_fills(self.md, world, given, self.num_tiles,
+                                  k.collective)
+        for f in fills:
+            if f.arg.role == _roles.SIGNAL_PAD:
+                x, peers = self._alloc(f)
+                self.tables[f.name] = peers
+                self.keep.append(x)
+                self._set_tensor(f.name, x.data_ptr(), f.arg.dtype, f.shape,
+                                 peers)
+        for f in fills:
+            if f.table_of is None:
+                continue
+            peers = self.tables.get(f.table_of)
+            if peers is None and f.table_of in self.staging:
+                peers = self.staging[f.table_of][1]   # a staged input's
+            if peers is None:
+                v = values.get(f.table_of)
+                if v is None or not _is_tensor(v):
+                    raise InvalidArgumentError(
+                        f"kernel {k.name}: parameter '{f.name}' lists the "
+                        f"copies of '{f.table_of}', which was neither passed "
+                        f"as a tensor nor filled in")
+                peers = self.comm.peer_table(v, f"parameter '{f.table_of}'")
+            self._set_tensor(f.name, peers, f.arg.dtype, (world,), None)
+        _capi.check(self.lib.dslcArgsCheck(self.args),
+                    f"dslc: kernel {k.name}")
+
+    def launch(self, values):
+        for name, v in values.items():
+            if name in self.margs and not _is_symm_handle(v):
+                self._bind_value(name, v)
+        t = _torch._torch
+        results = []
+        for f, sym in self.outputs:
+            if sym is None:
+                x = t.empty(f.shape, dtype=_torch.torch_dtype(f.arg.dtype),
+                            device=t.device("cuda", self.comm.device))
+                self._set_tensor(f.name, x.data_ptr(), f.arg.dtype, f.shape,
+                                 None)
+            else:
+                x = sym
+            results.append(x)
+        stream = _torch.current_stream(self.stream_dev)
+        rc = self.lib.dslcKernelLaunch(self.handle, 0, self.args, stream)
+        if rc:
+            _capi.check(rc, f"dslc: kernel {self.kernel.name}")
+        # a symmetric output is the instance's buffer: hand out a copy
+        results = [x.clone() if sym is not None else x
+                   for x, (_, sym) in zip(results, self.outputs)]
+        if not results:
+            return None
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def records(self):
+        rec = _capi.ErrorRecord()
+        _capi.check(self.lib.dslcKernelErrorRecord(self.handle, 0,
+                                                   ctypes.byref(rec)))
+        if rec.status == 0:
+            return []
+        src = self.md.get("source", {}).get("file", "?")
+        return [KernelRecord(self.comm.rank, self.md.get("kernel"),
+                             rec.status, self.origin_map(src), rec.line,
+                             rec.column, rec.cta, rec.slot, rec.expected,
+                             rec.seen, rec.address)]
+
+    def check(self):
+        rc = self.lib.dslcKernelCheckErrors(self.handle)
+        if rc:
+            msg = self.origin_map(_capi.last_error())
+            raise KernelError(msg, self.records())
+
+    def release(self):
+        if self.args:
+            self.lib.dslcArgsDestroy(self.args)
+            self.args = None
+        if self.handle:
+            self.lib.dslcKernelDestroy(self.handle)
+            self.handle = None
+
+
+def check_errors():
+    """Raises KernelError when a kernel of this process left an error
+    record (a wait that timed out, an index outside its tensor)."""
+    if not _comm.initialized():
+        return
+    for k in list(_comm.default()._kernels):
+        for inst in list(k._instances.values()):
+            if inst.handle:
+                inst.check()
+
+
+def synchronize():
+    """torch.cuda.synchronize() on the communicator's GPU, turning a kernel
+    error record into a KernelError (the CUDA error of the trapped launch is
+    its __cause__)."""
+    t = _torch.torch("dslc.synchronize")
+    dev = _comm.default().device
+    try:
+        t.cuda.synchronize(dev)
+    except RuntimeError as e:
+        try:
+            check_errors()
+        except KernelError as k:
+            raise k from e
+        raise
+    check_errors()
+
+
+def kernel(target=None, name=None, *, source=None, config=None,
+           autotune=False, collective=None, timeout_ms=None, dslc_args=(),
+           verbose=None):
+    """A DSL kernel callable on torch tensors.
+
+    dslc.kernel("file.py", "name")          a kernel of a file
+    dslc.kernel(source=TEXT, name="name")   of a source string
+    @dslc.kernel / @dslc.kernel(config=...) on a Python function whose body
+                                            is the DSL kernel
+    """
+    opts = dict(config=config, autotune=autotune, collective=collective,
+                timeout_ms=timeout_ms, dslc_args=dslc_args, verbose=verbose)
+    if source is not None:
+        return Kernel(Source.from_string(source, name), **opts)
+    if isinstance(target, (str, os.PathLike)):
+        return Kernel(Source.from_file(os.fspath(target), name), **opts)
+    if callable(target):
+        return Kernel(Source.from_function(target), **opts)
+    if target is None:
+        return lambda fn: Kernel(Source.from_function(fn), **opts)
+    raise InvalidArgumentError(
+        f"dslc.kernel: expected a file name, source= or a function, got "
+        f"{type(target).__name__}")

@@ -1,0 +1,206 @@
+"""What each kernel argument is for, from the kernel's metadata, and how the
+package allocates the ones the caller leaves out (docs/python.md,
+"Arguments the package fills in").
+
+The roles are the metadata's: dslc decides every parameter's role once
+(docs/kernel-abi.md, "Roles") and writes it as "role"; nothing here guesses
+one. The sizes are the collective harness's (docs/runtime.md). Nothing here
+touches a GPU.
+"""
+
+from . import _torch
+from .errors import InvalidArgumentError
+
+INPUT, OUTPUT, WORKSPACE = "input", "output", "workspace"
+SIGNAL_PAD, PEER_TABLE, SCRATCH = "signal_pad", "peer_table", "scratch"
+UNUSED, SCALAR = "unused", "scalar"
+
+_ROLE_SPELLINGS = {
+    "input": INPUT, "data input": INPUT, "output": OUTPUT, "inout": WORKSPACE,
+    "data output": OUTPUT, "workspace": WORKSPACE, "signal pad": SIGNAL_PAD,
+    "pad": SIGNAL_PAD, "peer table": PEER_TABLE, "table": PEER_TABLE,
+    "scratch": SCRATCH, "packet scratch": SCRATCH, "ll scratch": SCRATCH,
+    "unused": UNUSED, "none": UNUSED, "scalar": SCALAR,
+}
+FLOATING = ("bfloat16", "float16", "float32", "float64")
+
+
+def normalize_role(text, where):
+    key = str(text).strip().lower().replace("_", " ").replace("-", " ")
+    if key not in _ROLE_SPELLINGS:
+        raise InvalidArgumentError(
+            f"{where}: unknown role '{text}' (known: "
+            f"{', '.join(sorted(set(_ROLE_SPELLINGS.values())))})")
+    return _ROLE_SPELLINGS[key]
+
+
+class Arg:
+    """A bindable argument: role, dtype, rank, and for peer tables the
+    argument whose copies the table lists."""
+
+    def __init__(self, spec, is_output):
+        self.name = spec["name"]
+        self.explicit_role = "output" if is_output else spec.get("role")
+        self.kind = kind_of(self.explicit_role, spec.get("dtype"))
+        self.dtype = spec.get("dtype")
+        self.rank = spec.get("rank", 0)
+        self.access = spec.get("access", "write" if is_output else None)
+        self.symmetric = bool(spec.get("symmetric", False))
+        self.table_for = spec.get("peer_table_for")
+        self.like = spec.get("like")
+        self.is_output = is_output
+        self.role = None
+        self.table_of = None     # peer tables: the argument they list
+        self.listed = False      # some peer table lists this argument
+
+    @property
+    def needs_symmetric(self):
+        return self.symmetric or self.listed
+
+
+def kind_of(role, dtype):
+    """"tensor", "int", "float" or "constexpr", from a metadata role."""
+    if role == "constexpr":
+        return "constexpr"
+    if role == "scalar":
+        return "int" if dtype == "int64" else "float"
+    return "tensor"
+
+
+def bindable_args(md):
+    """Arguments in binding order (params without constexprs, then
+    outputs), with their roles."""
+    where = f"kernel {md.get('kernel', '?')}"
+    args = [Arg(p, False) for p in md.get("params", [])
+            if p.get("role") != "constexpr"]
+    args += [Arg(o, True) for o in md.get("outputs", [])]
+    by_name = {a.name: a for a in args}
+    for a in args:
+        if a.table_for:
+            target = by_name.get(a.table_for)
+            if target is None:
+                raise InvalidArgumentError(
+                    f"{where}: parameter '{a.name}' is the peer table of "
+                    f"'{a.table_for}', which is not a tensor argument")
+            target.listed = True
+            a.table_of = target.name
+    for a in args:
+        if a.explicit_role is None:
+            raise InvalidArgumentError(
+                f"{where}: parameter '{a.name}' has no role: the metadata is "
+                f"an older dslc's (compile the kernel again)")
+        a.role = normalize_role(a.explicit_role,
+                                f"{where}: parameter '{a.name}'")
+    return args
+
+
+class Fill:
+    """An argument the package allocates: dtype, shape, symmetric (in the
+    heap with a peer table), zero (zeroed once on every rank), or, for a
+    peer table, `table_of` (bound to that argument's table)."""
+
+    def __init__(self, arg, shape=None, symmetric=False, zero=False,
+                 table_of=None, per_call=False):
+        self.arg, self.shape = arg, shape
+        self.symmetric, self.zero = symmetric, zero
+        self.table_of, self.per_call = table_of, per_call
+
+    @property
+    def name(self):
+        return self.arg.name
+
+    def __repr__(self):
+        return (f"Fill({self.name!r}, role={self.arg.role}, "
+                f"shape={self.shape}, symmetric={self.symmetric}, "
+                f"zero={self.zero}, table_of={self.table_of})")
+
+
+def _round_up(n, m):
+    return -(-n // m) * m
+
+
+def collective_output_shape(collective, n_in, world, rank):
+    """Output shape of a collective on an input of n_in elements."""
+    if collective == "all_reduce":
+        return (n_in,)
+    if collective == "reduce_scatter":
+        if n_in % world:
+            raise InvalidArgumentError(
+                f"reduce_scatter: size {n_in} is not a multiple of the world "
+                f"size {world}")
+        return (n_in // world,)
+    if collective == "all_gather":
+        return (world, n_in) if rank == 2 else (world * n_in,)
+    raise InvalidArgumentError(f"unknown collective '{collective}'")
+
+
+def plan_fills(md, world, given, num_tiles=None, collective=None):
+    """How to fill every bindable argument missing from `given` (name ->
+    shape of what the caller passed). num_tiles: the grid's tile count, for
+    signal pads (None: not known yet; pads are then left out and the call
+    is repeated with it). Raises InvalidArgumentError naming the argument
+    when one cannot be filled."""
+    where = f"kernel {md.get('kernel', '?')}"
+    args = bindable_args(md)
+    inputs = [a for a in args if a.role == INPUT and a.name in given]
+    data = inputs[0] if inputs else next(
+        (a for a in args if a.name in given and a.dtype in FLOATING), None)
+    n = None
+    if data is not None:
+        n = 1
+        for s in given[data.name]:
+            n *= int(s)
+    fills = []
+    for a in args:
+        if a.name in given:
+            continue
+        miss = f"{where}: parameter '{a.name}'"
+        if a.role == SCALAR:
+            raise InvalidArgumentError(f"{miss} (a {a.kind} scalar) was not "
+                                       f"passed")
+        if a.role == INPUT:
+            raise InvalidArgumentError(f"{miss} (the kernel's input) was not "
+                                       f"passed")
+        if a.role == PEER_TABLE:
+            fills.append(Fill(a, table_of=a.table_of))
+            continue
+        if a.role == UNUSED:
+            fills.append(Fill(a, shape=(1,) * a.rank, zero=True))
+            continue
+        if a.role == SIGNAL_PAD:
+            if num_tiles is None:
+                continue
+            rows = max(int(num_tiles), 1)
+            shape = (rows, world) if a.rank == 2 else (rows * world,)
+            fills.append(Fill(a, shape, symmetric=True, zero=True))
+            continue
+        if n is None:
+            raise InvalidArgumentError(
+                f"{miss} ({a.role}) is sized from the data input, and no "
+                f"floating tensor was passed")
+        if a.role == SCRATCH:
+            block0 = int(md["grid"]["tiles"][0]["block"]) \
+                if md.get("grid", {}).get("tiles") else 1
+            elem = _torch.element_size(data.dtype)
+            fills.append(Fill(a, (world * _round_up(n, block0) * elem,),
+                              symmetric=True, zero=True))
+        elif a.role == WORKSPACE:
+            shape = (world, n) if a.rank == 2 else (world * n,)
+            fills.append(Fill(a, shape, symmetric=a.needs_symmetric,
+                              zero=True))
+        elif a.role == OUTPUT:
+            if a.like is not None:
+                if a.like not in given:
+                    raise InvalidArgumentError(
+                        f"{miss} is shaped like '{a.like}', which was not "
+                        f"passed")
+                shape = tuple(given[a.like])
+            elif collective is not None:
+                shape = collective_output_shape(collective, n, world, a.rank)
+            else:
+                raise InvalidArgumentError(
+                    f"{miss} is an output whose shape the metadata does not "
+                    f"give: pass it, or say dslc.kernel(..., collective=...)")
+            fills.append(Fill(a, shape, symmetric=a.needs_symmetric,
+                              per_call=True))
+    return fills

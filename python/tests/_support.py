@@ -1,0 +1,30 @@
+"""Shared helpers of the package's tests (no GPU, no torch needed)."""
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYTHON_DIR = os.path.dirname(HERE)
+REPO = os.path.dirname(PYTHON_DIR)
+if PYTHON_DIR not in sys.path:
+    sys.path.insert(0, PYTHON_DIR)
+
+
+def build_dir():
+    """The build folder the tests use: $DSLC_BUILD_DIR (ctest sets it)."""
+    return os.environ.get("DSLC_BUILD_DIR", os.path.join(REPO, "build"))
+
+
+def runtime_library():
+    p = os.path.join(build_dir(), "lib", "libdslc_runtime.so")
+    return p if os.path.isfile(p) else None
+
+
+def compiler():
+    p = os.path.join(build_dir(), "bin", "dslc")
+    return p if os.path.isfile(p) else None
+
+
+def torch_available():
+    import importlib.util
+    return importlib.util.find_spec("torch") is not None

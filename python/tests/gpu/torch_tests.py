@@ -1,0 +1,347 @@
+#!/usr/bin/env python3
+"""GPU tests of the dslc package with PyTorch, one process per GPU:
+
+  torchrun --nproc-per-node 2 python/tests/gpu/torch_tests.py   (or 1)
+
+Cases (each rank prints PASS/FAIL per case; rank 0 ends with
+"N passed, N failed"; exit 0 only when every case passed on every rank):
+  nccl-single-copy   one libnccl in the process, the one torch loaded
+  all-reduce-eager   dslc.all_reduce == dist.all_reduce (bf16 tolerance),
+                     sizes 1 .. 1M, bf16 and f32; the dispatch choice printed
+  all-reduce-graph   captured in a CUDA graph, replayed on new inputs
+  all-reduce-compile torch.compile(fullgraph=True) through the ops
+                     dslc::inplace_all_reduce, dslc::reduce_scatter,
+                     dslc::all_gather
+  rs-ag-eager        reduce_scatter / all_gather == torch's
+  symmetric-tensors  dslc.empty / dslc.zeros are torch tensors in the heap
+  kernel-one-shot    examples/one_shot_all_reduce.py on dslc.empty and on
+                     a plain tensor (staged), pads from the metadata
+  kernel-graph       the kernel captured in a CUDA graph
+  kernel-symm-mem    the Helion way: torch symm_mem buffer, its signal pad
+                     and signal_pad_ptrs_dev passed to the kernel (tensors,
+                     and the handle itself)
+  kernel-ll-fused    examples/ll_one_shot_all_reduce.py (LL packets, epoch
+                     state, packet scratch filled in), 5 calls in a row
+  autotune           dslc.kernel(..., autotune=True) (needs a dslc and a
+                     tuner that run here: else SKIP)
+
+--precompile --world-size W: compile every kernel these cases use into the
+cache ($DSLC_CACHE_DIR) for every rank, without a GPU or torch (for a
+machine without the compiler).
+"""
+
+import os
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.join(REPO, "python"))
+
+import dslc  # noqa: E402
+
+ONE_SHOT = os.path.join(REPO, "examples", "one_shot_all_reduce.py")
+LL_ONE_SHOT = os.path.join(REPO, "examples", "ll_one_shot_all_reduce.py")
+# (file, data parameter, sizes) of every kernel call below and in the
+# README example
+KERNEL_SIZES = [(ONE_SHOT, "a_shared", (4096, 8192, 100003)),  # 8192: README
+                (LL_ONE_SHOT, "a", (1024, 65539))]
+
+
+def precompile(world):
+    for path, param, sizes in KERNEL_SIZES:
+        k = dslc.kernel(path)
+        for n in sizes:
+            for r in range(world):
+                print(k.compile(rank=r, world_size=world, **{
+                    param: dslc.TensorSpec("bfloat16", (n,))}))
+
+
+CASES = []
+
+
+def case(fn):
+    CASES.append(fn)
+    return fn
+
+
+def close(got, ref, what, rtol=1e-2, atol=2e-2):
+    import torch
+    g, r = got.float(), ref.float()
+    if g.shape != r.shape:
+        raise AssertionError(f"{what}: shape {tuple(g.shape)}, expected "
+                             f"{tuple(r.shape)}")
+    bad = ~torch.isclose(g, r, rtol=rtol, atol=atol)
+    if bad.any():
+        i = int(bad.nonzero()[0])
+        raise AssertionError(
+            f"{what}: {int(bad.sum())} of {g.numel()} elements differ; first "
+            f"at {i}: got {g.flatten()[i].item()}, expected "
+            f"{r.flatten()[i].item()}")
+
+
+class Ctx:
+    pass
+
+
+def rand(n, dtype, seed):
+    import torch
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    return torch.randn(n, generator=g, device="cuda").to(dtype)
+
+
+@case
+def nccl_single_copy(c):
+    info = dslc.runtime_info()
+    if c.rank == 0:
+        for k, v in info.items():
+            print(f"  {k}: {v}")
+    files = info["nccl_files_mapped"]
+    assert len(files) == 1, f"{len(files)} libnccl files mapped: {files}"
+    assert info["nccl_library"] == files[0], info
+    assert info["nccl_version"] == info["torch_nccl_version"], info
+
+
+@case
+def all_reduce_eager(c):
+    import torch
+    for dtype in (torch.bfloat16, torch.float32):
+        for n in (1, 7, 1024, 4099, 65536, 1 << 20):
+            x = rand(n, dtype, 10 * n + c.rank)
+            ref = x.clone()
+            c.dist.all_reduce(ref)
+            y = x.clone()
+            assert dslc.all_reduce(y) is y
+            close(y, ref, f"all_reduce {dtype} n={n}")
+            if c.rank == 0 and dtype == torch.bfloat16:
+                print(f"  n={n}: {dslc.choice('all_reduce', n, dtype)}")
+    if os.environ.get("DSLC_EXPECT_KERNEL"):
+        ch = dslc.choice("all_reduce", 1024, torch.bfloat16)
+        assert ch.startswith("kernel"), ch
+
+
+@case
+def all_reduce_graph(c):
+    import torch
+    n = 4096
+    buf = torch.empty(n, dtype=torch.bfloat16, device="cuda")
+    buf.copy_(rand(n, torch.bfloat16, 1))
+    dslc.all_reduce(buf)   # warm-up: makes the kernel instance
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        with torch.cuda.graph(g):
+            dslc.all_reduce(buf)
+    torch.cuda.current_stream().wait_stream(s)
+    for it in range(3):
+        x = rand(n, torch.bfloat16, 100 + it * 7 + c.rank)
+        ref = x.clone()
+        c.dist.all_reduce(ref)
+        buf.copy_(x)
+        g.replay()
+        torch.cuda.synchronize()
+        close(buf, ref, f"graph replay {it}")
+
+
+@case
+def all_reduce_compile(c):
+    import torch
+
+    def f(a):
+        b = dslc.all_reduce(a * 2)
+        return b + 1, dslc.reduce_scatter(a), dslc.all_gather(a)
+
+    cf = torch.compile(f, fullgraph=True)
+    n = 2048 * c.world
+    x = rand(n, torch.bfloat16, 5 + c.rank)
+    got = cf(x)
+    r0 = x * 2
+    c.dist.all_reduce(r0)
+    r1 = torch.empty(n // c.world, dtype=x.dtype, device="cuda")
+    c.dist.reduce_scatter_tensor(r1, x)
+    r2 = torch.empty(n * c.world, dtype=x.dtype, device="cuda")
+    c.dist.all_gather_into_tensor(r2, x)
+    close(got[0], r0 + 1, "compiled all_reduce")
+    close(got[1], r1, "compiled reduce_scatter")
+    close(got[2], r2, "compiled all_gather", rtol=0, atol=0)
+
+
+@case
+def rs_ag_eager(c):
+    import torch
+    for n in (c.world, 1000 * c.world, (1 << 20) * c.world):
+        x = rand(n, torch.bfloat16, 3 + c.rank)
+        r1 = torch.empty(n // c.world, dtype=x.dtype, device="cuda")
+        c.dist.reduce_scatter_tensor(r1, x)
+        close(dslc.reduce_scatter(x), r1, f"reduce_scatter n={n}")
+        y = x[: n // c.world].contiguous()
+        r2 = torch.empty(n, dtype=x.dtype, device="cuda")
+        c.dist.all_gather_into_tensor(r2, y)
+        close(dslc.all_gather(y), r2, f"all_gather n={n}", rtol=0, atol=0)
+
+
+@case
+def symmetric_tensors(c):
+    import torch
+    t = dslc.empty((3, 1000), torch.bfloat16)
+    assert isinstance(t, torch.Tensor) and t.is_cuda and t.shape == (3, 1000)
+    assert t.get_device() == c.comm.device
+    comm = dslc.communicator()
+    assert comm.find(t.data_ptr(), t.numel() * 2) is not None, "not in heap"
+    t.fill_(c.rank + 1)
+    z = dslc.zeros(777, torch.float32)
+    assert int((z != 0).sum()) == 0
+    torch.cuda.synchronize()
+    assert float(t.float().mean()) == c.rank + 1
+    del t, z
+
+
+@case
+def kernel_one_shot(c):
+    import torch
+    k = dslc.kernel(ONE_SHOT)
+    for n in (4096, 100003):
+        x = rand(n, torch.bfloat16, 7 * n + c.rank)
+        ref = x.clone()
+        c.dist.all_reduce(ref)
+        a = dslc.empty(n, torch.bfloat16)
+        a.copy_(x)
+        out = k(a_shared=a)
+        close(out, ref, f"one-shot on dslc.empty n={n}")
+        out2 = k(a_shared=x)            # plain tensor: staged
+        close(out2, ref, f"one-shot on a plain tensor n={n}")
+    dslc.synchronize()
+
+
+@case
+def kernel_graph(c):
+    import torch
+    k = dslc.kernel(ONE_SHOT)
+    n = 4096
+    a = dslc.empty(n, torch.bfloat16)
+    a.copy_(rand(n, torch.bfloat16, c.rank))
+    k(a_shared=a)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = k(a_shared=a)
+    for it in range(3):
+        x = rand(n, torch.bfloat16, 1000 + it + c.rank)
+        ref = x.clone()
+        c.dist.all_reduce(ref)
+        a.copy_(x)
+        g.replay()
+        torch.cuda.synchronize()
+        close(out, ref, f"kernel graph replay {it}")
+
+
+@case
+def kernel_symm_mem(c):
+    import torch
+    import torch.distributed._symmetric_memory as symm_mem
+    k = dslc.kernel(ONE_SHOT)
+    n = 4096
+    gname = c.dist.group.WORLD.group_name
+    a = symm_mem.empty(n, dtype=torch.bfloat16, device="cuda")
+    hdl = symm_mem.rendezvous(a, gname)
+    x = rand(n, torch.bfloat16, 77 + c.rank)
+    ref = x.clone()
+    c.dist.all_reduce(ref)
+    a.copy_(x)
+    pad = hdl.get_signal_pad(hdl.rank, dtype=torch.int32).view(
+        -1, hdl.world_size)
+    addrs = dslc.peer_table(hdl.signal_pad_ptrs_dev, hdl.world_size)
+    out = k(addrs, pad, a, my_rank=hdl.rank, group_name=gname)
+    close(out, ref, "Helion-style call on torch symm_mem")
+    out = k(hdl, hdl, a)                 # the handle for pad and table
+    close(out, ref, "handle as pad and table")
+    dslc.synchronize()
+
+
+@case
+def kernel_ll_fused(c):
+    import torch
+    k = dslc.kernel(LL_ONE_SHOT)
+    for n in (1024, 65539):
+        for it in range(5):
+            x = rand(n, torch.bfloat16, 31 * it + n + c.rank)
+            ref = x.clone()
+            c.dist.all_reduce(ref)
+            close(k(a=x), ref, f"LL one-shot n={n} call {it}")
+    dslc.synchronize()
+
+
+@case
+def autotune(c):
+    import subprocess
+    import torch
+    from dslc import _locate
+    tools = [_locate.compiler(), _locate.tuner()]
+    for t in tools:
+        try:
+            ok = t is not None and subprocess.run(
+                [t, "--help"], capture_output=True).returncode in (0, 1, 2)
+        except OSError:
+            ok = False
+        if not ok:
+            return "SKIP: needs a dslc and a tuner that run on this machine"
+    k = dslc.kernel(LL_ONE_SHOT, autotune=True, collective="all_reduce")
+    n = 4096
+    x = rand(n, torch.bfloat16, 9 + c.rank)
+    ref = x.clone()
+    c.dist.all_reduce(ref)
+    close(k(a=x), ref, "autotuned LL one-shot")
+
+
+def main():
+    if "--precompile" in sys.argv:
+        w = int(sys.argv[sys.argv.index("--world-size") + 1])
+        precompile(w)
+        return 0
+    import torch
+    import torch.distributed as dist
+    local = int(os.environ.get("LOCAL_RANK", "0"))
+    torch.cuda.set_device(local)
+    dist.init_process_group("nccl", device_id=torch.device("cuda", local))
+    c = Ctx()
+    c.dist, c.rank, c.world = dist, dist.get_rank(), dist.get_world_size()
+    c.comm = dslc.init()
+    only = os.environ.get("ONLY")
+    passed = failed = skipped = 0
+    for fn in CASES:
+        name = fn.__name__.replace("_", "-")
+        if only and only not in name:
+            continue
+        t0 = time.time()
+        try:
+            note = fn(c)
+            torch.cuda.synchronize()
+            if isinstance(note, str) and note.startswith("SKIP"):
+                skipped += 1
+                print(f"rank {c.rank}: SKIP {name}: {note[5:].strip()}",
+                      flush=True)
+            else:
+                passed += 1
+                print(f"rank {c.rank}: PASS {name} ({time.time() - t0:.1f}s)",
+                      flush=True)
+        except Exception as e:
+            failed += 1
+            print(f"rank {c.rank}: FAIL {name}: {type(e).__name__}: {e}",
+                  flush=True)
+            traceback.print_exc()
+            if isinstance(e, dslc.KernelError):
+                break          # the CUDA context is gone
+    flag = torch.tensor([failed], device="cuda")
+    dist.all_reduce(flag)
+    if c.rank == 0:
+        print(f"{passed} passed, {int(flag)} failed, {skipped} skipped")
+    dslc.shutdown()
+    dist.destroy_process_group()
+    return 0 if int(flag) == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,206 @@
+"""How the package fills in the arguments a caller leaves out, on the
+metadata dslc writes for every example (and on hand-written metadata for
+every role, and metadata of an older dslc without roles)."""
+
+import json
+import os
+import tempfile
+import unittest
+from unittest import mock
+
+import _support
+import dslc
+from dslc import _roles
+from dslc.errors import InvalidArgumentError
+
+
+def example_metadata(name, world=2, rank=0, **specs):
+    k = dslc.kernel(os.path.join(_support.REPO, "examples", f"{name}.py"))
+    cubin = k.compile(rank=rank, world_size=world, **specs)
+    with open(cubin + ".json") as f:
+        return json.load(f)
+
+
+def by_name(fills):
+    return {f.name: f for f in fills}
+
+
+@unittest.skipIf(_support.compiler() is None,
+                 "SKIPPED: the dslc compiler is not built")
+class ExampleRolesTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.env = mock.patch.dict(os.environ, {
+            "DSLC_CACHE_DIR": cls.tmp.name,
+            "DSLC_BUILD_DIR": _support.build_dir()})
+        cls.env.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.env.stop()
+        cls.tmp.cleanup()
+
+    def test_one_shot_pad_table_output(self):
+        n = 20000
+        md = example_metadata("one_shot_all_reduce",
+                              a_shared=dslc.TensorSpec("bfloat16", (n,)))
+        roles = {a.name: a.role for a in _roles.bindable_args(md)}
+        self.assertEqual(roles, {"signal_pad_addrs": "peer_table",
+                                 "local_signal_pad": "signal_pad",
+                                 "a_shared": "input", "out": "output"})
+        # before the tile count is known the pad is left for later
+        f = by_name(_roles.plan_fills(md, 2, {"a_shared": (n,)}))
+        self.assertNotIn("local_signal_pad", f)
+        self.assertEqual(f["out"].shape, (n,))
+        self.assertTrue(f["out"].per_call)
+        self.assertFalse(f["out"].symmetric)
+        tiles = -(-n // 8192)
+        f = by_name(_roles.plan_fills(md, 2, {"a_shared": (n,)}, tiles))
+        pad = f["local_signal_pad"]
+        self.assertEqual(pad.shape, (tiles, 2))
+        self.assertTrue(pad.symmetric and pad.zero)
+        self.assertEqual(f["signal_pad_addrs"].table_of, "local_signal_pad")
+
+    def test_ll_scratch_sized_from_data(self):
+        n = 65539
+        md = example_metadata("ll_one_shot_all_reduce",
+                              a=dslc.TensorSpec("bfloat16", (n,)))
+        f = by_name(_roles.plan_fills(md, 2, {"a": (n,)}, 64))
+        s = f["scratch"]
+        self.assertEqual(s.arg.role, "scratch")
+        block = md["grid"]["tiles"][0]["block"]
+        # 8 * world * roundUp(N, block0) * elemsize bytes of int64
+        self.assertEqual(s.shape, (2 * (-(-n // block) * block) * 2,))
+        self.assertTrue(s.symmetric and s.zero)
+
+    def test_two_shot_output_needs_the_collective(self):
+        n = 4096
+        md = example_metadata("two_shot_all_reduce",
+                              a_shared=dslc.TensorSpec("float32", (n,)))
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "parameter 'out' is an output whose "
+                                    "shape the metadata does not give"):
+            _roles.plan_fills(md, 2, {"a_shared": (n,)}, 1)
+        f = by_name(_roles.plan_fills(md, 2, {"a_shared": (n,)}, 1,
+                                      collective="all_reduce"))
+        self.assertEqual(f["out"].shape, (n,))
+        self.assertTrue(f["out"].symmetric)  # marked symmetric by dslc
+        self.assertEqual(f["out"].arg.dtype, "float32")
+
+    def test_multicast_workspace_is_symmetric(self):
+        n = 5000
+        md = example_metadata("multicast_one_shot_all_reduce",
+                              a=dslc.TensorSpec("bfloat16", (n,)))
+        f = by_name(_roles.plan_fills(md, 4, {"a": (n,)}, 2)) \
+            if md.get("world_size") == 4 else \
+            by_name(_roles.plan_fills(md, 2, {"a": (n,)}, 2))
+        self.assertEqual(f["staging"].arg.role, "workspace")
+        self.assertEqual(f["staging"].shape, (2, n))
+        self.assertTrue(f["staging"].symmetric)
+        self.assertEqual(f["staging_ptrs"].table_of, "staging")
+        self.assertEqual(f["signal_pad_ptrs"].table_of, "signal_pad")
+        self.assertEqual(f["signal_pad"].shape, (2, 2))
+
+    def test_all_gather_output_shape(self):
+        n = 1000
+        md = example_metadata("all_gather", x=dslc.TensorSpec("float16", (n,)))
+        f = by_name(_roles.plan_fills(md, 2, {"x": (n,)}, 1,
+                                      collective="all_gather"))
+        self.assertEqual(f["out"].shape, (2 * n,))
+        md = example_metadata("reduce_scatter",
+                              a_shared=dslc.TensorSpec("float16", (n,)))
+        f = by_name(_roles.plan_fills(md, 2, {"a_shared": (n,)}, 1,
+                                      collective="reduce_scatter"))
+        self.assertEqual(f["out"].shape, (n // 2,))
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "size 1001 is not a multiple"):
+            _roles.plan_fills(md, 2, {"a_shared": (1001,)}, 1,
+                              collective="reduce_scatter")
+
+    def test_missing_input_is_named(self):
+        md = example_metadata("one_shot_all_reduce",
+                              a_shared=dslc.TensorSpec("bfloat16", (64,)))
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "parameter 'a_shared' \\(the kernel's "
+                                    "input\\) was not passed"):
+            _roles.plan_fills(md, 2, {}, 1)
+
+
+def handmade(params, outputs=()):
+    return {"kernel": "k", "grid": {"tiles": [{"extent": {"const": 1},
+                                               "block": 256}]},
+            "params": params, "outputs": list(outputs)}
+
+
+class HandMadeRolesTest(unittest.TestCase):
+    def test_roles_come_from_the_metadata(self):
+        md = handmade([
+            {"name": "buf", "dtype": "float32", "rank": 1,
+             "access": "read", "role": "input"},
+            {"name": "flags", "dtype": "int32", "rank": 1,
+             "access": "readwrite", "role": "signal_pad"},
+            {"name": "ws", "dtype": "int64", "rank": 1,
+             "access": "readwrite", "role": "scratch", "symmetric": True},
+            {"name": "stage", "dtype": "float32", "rank": 1,
+             "access": "readwrite", "role": "inout"},
+            {"name": "n", "dtype": "int64", "role": "scalar"},
+            {"name": "alpha", "dtype": "float32", "role": "scalar"},
+            {"name": "c", "role": "constexpr", "value": 3}])
+        args = {a.name: a for a in _roles.bindable_args(md)}
+        self.assertEqual({n: a.role for n, a in args.items()},
+                         {"buf": "input", "flags": "signal_pad",
+                          "ws": "scratch", "stage": "workspace",
+                          "n": "scalar", "alpha": "scalar"})
+        self.assertEqual(args["n"].kind, "int")
+        self.assertEqual(args["alpha"].kind, "float")
+        f = by_name(_roles.plan_fills(md, 2, {"buf": (100,), "n": (),
+                                              "alpha": ()}, 3))
+        self.assertEqual(f["flags"].shape, (6,))  # rank-1 pad: rows * world
+        self.assertEqual(f["stage"].shape, (200,))
+
+    def test_unknown_role_is_an_error(self):
+        md = handmade([{"name": "x", "dtype": "float32", "rank": 1,
+                        "role": "mystery"}])
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "parameter 'x': unknown role 'mystery'"):
+            _roles.bindable_args(md)
+
+    def test_metadata_without_roles_is_an_error(self):
+        # An older dslc's metadata ("kind" and "access", no "role"): no
+        # guessing from dtypes and ranks.
+        md = handmade([
+            {"name": "tbl", "kind": "tensor", "dtype": "uint64", "rank": 1},
+            {"name": "pad", "kind": "tensor", "dtype": "int32", "rank": 2}])
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "parameter 'tbl' has no role: the "
+                                    "metadata is an older dslc's"):
+            _roles.bindable_args(md)
+
+    def test_table_of_unknown_argument(self):
+        md = handmade([{"name": "t", "role": "peer_table", "dtype": "uint64",
+                        "rank": 1, "access": "read",
+                        "peer_table_for": "nope"}])
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "'t' is the peer table of 'nope'"):
+            _roles.bindable_args(md)
+
+    def test_inputs_and_scalars_must_be_passed(self):
+        md = handmade([
+            {"name": "x", "role": "input", "dtype": "float32", "rank": 1,
+             "access": "read"},
+            {"name": "idx", "role": "input", "dtype": "int64", "rank": 1,
+             "access": "read"},
+            {"name": "n", "role": "scalar", "dtype": "int64"}])
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "parameter 'idx' \\(the kernel's "
+                                    "input\\) was not passed"):
+            _roles.plan_fills(md, 2, {"x": (8,), "n": ()}, 1)
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "parameter 'n' \\(a int scalar\\) was "
+                                    "not passed"):
+            _roles.plan_fills(md, 2, {"x": (8,), "idx": (8,)}, 1)
+
+
+if __name__ == "__main__":
+    unittest.main()

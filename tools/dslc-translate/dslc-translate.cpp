@@ -1,0 +1,141 @@
+//===- dslc-translate.cpp - Tile or LLVM-dialect IR to LLVM IR, PTX, cubin ===//
+//
+// dslc-translate FILE.mlir --emit=llvmir|ptx|cubin [-o OUT] [--arch sm_90]
+//
+// The Target stage of dslc for IR written or transformed by hand: a module
+// of Tile/Comm ops is first lowered as dslc lowers a kernel (-dslc-lower);
+// a module already in the LLVM and NVVM dialects goes straight to LLVM IR
+// (libdevice linked, -O3), PTX and a cubin. Used by the lit tests of the
+// lowering and to build the GPU tests' Tile-IR kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Conversion/Passes.h"
+#include "compiler/Target/CubinAssembler.h"
+#include "compiler/Target/NVPTXEmitter.h"
+#include "dialects/Comm/CommDialect.h"
+#include "dialects/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace dslc;
+namespace cl = llvm::cl;
+
+namespace {
+enum class Emit { LLVMIR, PTX, Cubin };
+
+cl::opt<std::string> input(cl::Positional, cl::desc("<input .mlir>"),
+                           cl::init("-"));
+cl::opt<std::string> output("o", cl::desc("output file"), cl::init("-"));
+cl::opt<Emit> emit("emit", cl::desc("what to produce"), cl::Required,
+                   cl::values(clEnumValN(Emit::LLVMIR, "llvmir", "LLVM IR"),
+                              clEnumValN(Emit::PTX, "ptx", "PTX assembly"),
+                              clEnumValN(Emit::Cubin, "cubin", "a cubin")));
+cl::opt<std::string> arch("arch", cl::desc("target GPU"), cl::init("sm_90"));
+cl::opt<bool> viaPtxas("cubin-via-ptxas",
+                       cl::desc("assemble with ptxas, not nvJitLink"));
+
+int fail(const llvm::Twine &message) {
+  llvm::errs() << "dslc-translate: error: " << message << "\n";
+  return 1;
+}
+
+bool write(llvm::StringRef bytes, bool binary) {
+  std::error_code ec;
+  llvm::ToolOutputFile file(output, ec,
+                            binary ? llvm::sys::fs::OF_None
+                                   : llvm::sys::fs::OF_Text);
+  if (ec) {
+    fail("cannot write '" + output + "': " + ec.message());
+    return false;
+  }
+  file.os() << bytes;
+  file.keep();
+  return true;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "dslc Target stage for .mlir\n");
+
+  mlir::MLIRContext ctx;
+  ctx.loadDialect<tile::TileDialect, comm::CommDialect,
+                  mlir::arith::ArithDialect, mlir::func::FuncDialect,
+                  mlir::scf::SCFDialect, mlir::vector::VectorDialect,
+                  mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
+                  mlir::math::MathDialect, mlir::cf::ControlFlowDialect>();
+  llvm::SourceMgr sources;
+  mlir::SourceMgrDiagnosticHandler handler(sources, &ctx);
+  std::string error;
+  auto file = mlir::openInputFile(input, &error);
+  if (!file)
+    return fail(error);
+  sources.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sources, &ctx);
+  if (!module)
+    return 1;
+
+  bool tileIR = false;
+  module->walk([&](mlir::func::FuncOp f) {
+    tileIR |= f->hasAttr(tile::kKernelAttr);
+  });
+  if (tileIR) {
+    mlir::PassManager pm(&ctx);
+    buildLoweringPipeline(pm);
+    if (mlir::failed(pm.run(*module)))
+      return 1;
+  }
+  // The ABI list is for the metadata, which this tool does not write.
+  module->walk([](mlir::LLVM::LLVMFuncOp f) { f->removeAttr("dslc.abi"); });
+
+  NVPTXOptions target;
+  target.arch = arch;
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateToLLVMIR(*module, llvmContext, target);
+  if (!llvmModule)
+    return 1;
+  if (emit == Emit::LLVMIR) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvmModule->print(os, nullptr);
+    return write(text, false) ? 0 : 1;
+  }
+  std::optional<std::string> ptx = emitPTX(*llvmModule, target, error);
+  if (!ptx)
+    return fail("PTX generation failed: " + error);
+  if (emit == Emit::PTX)
+    return write(*ptx, false) ? 0 : 1;
+  if (output == "-")
+    return fail("--emit=cubin writes a binary file; give -o FILE");
+  std::optional<CubinResult> cubin =
+      assembleCubin(*ptx, arch, viaPtxas ? AssemblerRoute::Ptxas
+                                         : AssemblerRoute::Auto,
+                    /*verbose=*/false, error);
+  if (!cubin)
+    return fail("assembling for " + arch + " failed: " + error);
+  return write(llvm::StringRef(cubin->cubin.data(), cubin->cubin.size()), true)
+             ? 0
+             : 1;
+}
