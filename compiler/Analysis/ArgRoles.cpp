@@ -240,11 +240,11 @@ decideArgRoles(func::FuncOp kernel, const std::vector<std::string> &names,
       r.of = f.tableOf;
       r.packets = f.packets;
     }
-    kernel.setArgAttr(
-        i, tile::kRoleAttr,
-        tile::RoleAttr::get(ctx, r.role,
-                            r.of.empty() ? StringAttr()
-                                         : StringAttr::get(ctx, r.of)));
+    kernel.setArgAttr(i, tile::kRoleAttr,
+                      tile::RoleAttr::get(ctx, r.role,
+                                          r.of.empty()
+                                              ? StringAttr()
+                                              : StringAttr::get(ctx, r.of)));
   }
   return roles;
 }
@@ -267,8 +267,8 @@ LogicalResult decideMissingRoles(func::FuncOp kernel) {
       if (!tile::getArgRole(kernel, i))
         return kernel.emitError()
                << "kernel parameter '" << names[i]
-               << "' has no #tile.role (argument attribute '"
-               << tile::kRoleAttr << "') while others have one";
+               << "' has no #tile.role (argument attribute '" << tile::kRoleAttr
+               << "') while others have one";
   }
   return success(succeeded(decideArgRoles(kernel, names, {}, {})));
 }

@@ -217,8 +217,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     if (!contract::isValidNumWarps(n))
       return op->emitError()
              << "'" << name << "' must be between 1 and "
-             << contract::kMaxNumWarps
-             << " (at most 1024 threads), got " << n;
+             << contract::kMaxNumWarps << " (at most 1024 threads), got " << n;
     return success();
   }
   if (name == kArgNamesAttr) {
