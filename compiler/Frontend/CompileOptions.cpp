@@ -71,49 +71,4 @@ std::optional<std::string> checkCompileOptions(const CompileOptions &options) {
   return std::nullopt;
 }
 
-std::optional<std::string> canonicalDTypeName(std::string_view name) {
-  static const std::pair<const char *, const char *> aliases[] = {
-      {"bfloat16", "bfloat16"},
-      {"bf16", "bfloat16"},
-      {"float16", "float16"},
-      {"half", "float16"},
-      {"f16", "float16"},
-      {"float32", "float32"},
-      {"float", "float32"},
-      {"f32", "float32"},
-      {"float64", "float64"},
-      {"double", "float64"},
-      {"f64", "float64"},
-      {"int8", "int8"},
-      {"i8", "int8"},
-      {"uint8", "uint8"},
-      {"u8", "uint8"},
-      {"int16", "int16"},
-      {"i16", "int16"},
-      {"int32", "int32"},
-      {"i32", "int32"},
-      {"int", "int64"},
-      {"uint32", "uint32"},
-      {"u32", "uint32"},
-      {"int64", "int64"},
-      {"i64", "int64"},
-      {"long", "int64"},
-      {"uint64", "uint64"},
-      {"u64", "uint64"},
-      {"bool", "bool"},
-      {"float8_e4m3fn", "float8_e4m3fn"},
-      {"f8e4m3", "float8_e4m3fn"},
-      {"float8_e5m2", "float8_e5m2"},
-      {"f8e5m2", "float8_e5m2"}};
-  for (auto [alias, canon] : aliases)
-    if (name == alias)
-      return std::string(canon);
-  return std::nullopt;
-}
-
-const char *canonicalDTypeNames() {
-  return "bfloat16 float16 float32 float64 int8 uint8 int16 int32 uint32 "
-         "int64 uint64 bool float8_e4m3fn float8_e5m2";
-}
-
 } // namespace dslc

@@ -44,13 +44,6 @@ struct ParamSignature {
   unsigned rank = 0;
 };
 
-/// The canonical dtype name (docs/kernel-abi.md: "bfloat16", "float32",
-/// "float8_e4m3fn", ...) of a dtype spelling without its "torch." prefix:
-/// the canonical names and short forms such as bf16, half, f32, int, i64.
-std::optional<std::string> canonicalDTypeName(std::string_view name);
-
-/// The canonical dtype names, space-separated, for messages.
-const char *canonicalDTypeNames();
 
 struct CompileOptions {
   /// -D NAME=VALUE, as written (VALUE is a Python literal: 2, 1.5, True,

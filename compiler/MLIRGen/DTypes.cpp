@@ -2,12 +2,16 @@
 
 #include "compiler/MLIRGen/Generator.h"
 
+#include "contract/DType.h"
+
 using namespace mlir;
 
 namespace dslc::mlirgen {
 
 std::optional<std::string> canonicalDType(llvm::StringRef name) {
-  return canonicalDTypeName(std::string_view(name.data(), name.size()));
+  if (std::optional<contract::DType> t = contract::parseDType(name.str()))
+    return std::string(contract::dtypeName(*t));
+  return std::nullopt;
 }
 
 std::string typeToDType(Type t) {

@@ -571,8 +571,7 @@ Result Generator::genRegisterBlockSize(const ast::CallExpr &e) {
                                   std::to_string(block) +
                                   " is below this block size's minimum " +
                                   std::to_string(lo));
-  desc.tunables.push_back(
-      {"block_sizes[" + std::to_string(i) + "]", blockSizes[i]});
+  desc.tunables.push_back(contract::Tunable::blockSize(i, blockSizes[i]));
   return SemValue::integer(block);
 }
 

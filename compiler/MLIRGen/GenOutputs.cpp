@@ -10,6 +10,7 @@
 
 #include "compiler/MLIRGen/Generator.h"
 
+#include "contract/DType.h"
 #include "dialects/Tile/TileDialect.h"
 
 using namespace mlir;
@@ -21,15 +22,15 @@ SemValue Generator::addOutput(tile::RefType type, const std::string &dtype,
                               const ast::Expr &where) {
   std::string outName = "out";
   unsigned k = 0;
-  while (llvm::any_of(desc.outputs, [&](const OutputDescription &o) {
-    return o.name == outName;
-  }))
+  while (llvm::any_of(
+      desc.args, [&](const OutputDescription &o) { return o.name == outName; }))
     outName = "out" + std::to_string(++k);
   Block &entry = func.getBody().front();
   BlockArgument arg = entry.addArgument(type, loc(where));
   argNames.push_back(outName);
   func.setType(builder.getFunctionType(entry.getArgumentTypes(), {}));
-  desc.outputs.push_back({outName, dtype, type.getRank(), like});
+  desc.args.push_back(OutputDescription::output(
+      outName, *contract::parseDType(dtype), type.getRank(), like));
   refDTypes[outName] = dtype;
   SemValue v = SemValue::ofKind(SemValue::Kind::Ref);
   v.value = arg;

@@ -24,8 +24,8 @@ std::pair<unsigned, Type> refShape(const SemValue &ref) {
 
 std::optional<int64_t> Generator::staticSize(const SemValue &ref, unsigned d) {
   std::vector<std::string> names{ref.text};
-  for (const OutputDescription &o : desc.outputs)
-    if (o.name == ref.text && !o.like.empty())
+  for (const OutputDescription &o : desc.args)
+    if (o.isOutput && o.name == ref.text && !o.like.empty())
       names.push_back(o.like);
   for (const Constraint &c : desc.constraints)
     if (c.dim == d && c.op == "==" && std::holds_alternative<int64_t>(c.value) &&

@@ -10,6 +10,8 @@
 
 #include "tools/dslc/Options.h"
 
+#include "contract/DType.h"
+
 #include "compiler/Conversion/Passes.h"
 
 #include "mlir/IR/AsmState.h"
@@ -325,13 +327,13 @@ Check readSignature(StringRef entry, CompileOptions &c) {
     sig.rank = static_cast<unsigned>(*n);
     type = type.take_front(bracket);
   }
-  std::optional<std::string> canon =
-      canonicalDTypeName(std::string_view(type.data(), type.size()));
+  std::optional<contract::DType> canon = contract::parseDType(type.str());
   if (!canon)
     return fail(llvm::formatv(
-        "--signature: unknown dtype '{0}' for '{1}' (expected one of {2})",
-        type, name, canonicalDTypeNames()));
-  sig.dtype = *canon;
+        "--signature: unknown dtype '{0}' for '{1}' (expected one of {2}, "
+        "or a short name such as bf16)",
+        type, name, contract::dtypeNameList()));
+  sig.dtype = contract::dtypeName(*canon);
   c.signature[name.str()] = sig;
   return std::nullopt;
 }
