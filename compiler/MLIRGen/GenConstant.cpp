@@ -39,10 +39,9 @@ LogicalResult Generator::unboundError(const SemValue &v, SourceRange where,
                                       const std::string &what) {
   if (!reportedUnbound.insert(v.text).second)
     return failure();
-  std::string head = what.empty()
-                         ? "constexpr '" + v.text + "' has no value"
-                         : what + " needs constexpr '" + v.text +
-                               "', which has no value";
+  std::string head = what.empty() ? "constexpr '" + v.text + "' has no value"
+                                  : what + " needs constexpr '" + v.text +
+                                        "', which has no value";
   return error(where, head + ": pass -D " + v.text + "=VALUE");
 }
 
@@ -91,8 +90,8 @@ FailureOr<SemValue> Generator::defineValue(const std::string &name,
     return v;
   }
   diags->error(where, "-D " + name + "=" + text +
-                         ": value must be an integer, float, True/False, a "
-                         "quoted string or a dtype");
+                          ": value must be an integer, float, True/False, a "
+                          "quoted string or a dtype");
   return failure();
 }
 

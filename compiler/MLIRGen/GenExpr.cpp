@@ -80,8 +80,7 @@ Result Generator::genSequence(const ast::ExprList &elements) {
 }
 
 /// Names that are modules unless a kernel binds them.
-static const char *const kModules[] = {"torch", "hl", "helion", "dslc",
-                                       "math"};
+static const char *const kModules[] = {"torch", "hl", "helion", "dslc", "math"};
 
 bool Generator::isModulePath(const std::string &dotted) {
   std::string first = dotted.substr(0, dotted.find('.'));
@@ -282,8 +281,9 @@ Result Generator::tensorSize(const SemValue &ref, unsigned d,
     if (failed(v))
       return failure();
     if (v->kind != SemValue::Kind::Int || v->intValue < 0)
-      return fail(where.getRange(), "-D " + key + " must be a non-negative "
-                                                  "integer");
+      return fail(where.getRange(), "-D " + key +
+                                        " must be a non-negative "
+                                        "integer");
     addConstraint({ref.text, d, "==", v->intValue});
     desc.constants[key] = std::to_string(v->intValue);
     return *v;
@@ -358,8 +358,9 @@ Result Generator::genCall(const ast::CallExpr &e) {
   if (llvm::StringRef(n).starts_with("torch.") ||
       llvm::StringRef(n).starts_with("hl."))
     return fail(callee.getRange(),
-                "'" + *name + "' is not supported in a dslc kernel "
-                "(docs/language.md lists the functions a kernel may call)");
+                "'" + *name +
+                    "' is not supported in a dslc kernel "
+                    "(docs/language.md lists the functions a kernel may call)");
   return fail(callee.getRange(),
               "unknown function '" + *name +
                   "' (a kernel calls the functions of docs/language.md and "
@@ -429,7 +430,7 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
 }
 
 std::optional<Result> Generator::genMakeTensor(const ast::CallExpr &e,
-                                              const std::string &n) {
+                                               const std::string &n) {
   const char *fn = n.c_str();
   if (n == "torch.empty_like" || n == "torch.zeros_like")
     return genOutputLike(e, n, n == "torch.zeros_like");
@@ -488,8 +489,8 @@ Generator::sequenceItems(const SemValue &v, const ast::Expr &where) {
       items.push_back(peer(v, p, where));
     return items;
   }
-  return error(where.getRange(), std::string("expected a tuple, got ") +
-                                     kindName(v.kind));
+  return error(where.getRange(),
+               std::string("expected a tuple, got ") + kindName(v.kind));
 }
 
 Result Generator::genSequenceBuiltin(const ast::CallExpr &e,
@@ -507,8 +508,8 @@ Result Generator::genSequenceBuiltin(const ast::CallExpr &e,
     inputs.push_back(*items);
   }
   if (inputs.empty() || (n != "zip" && inputs.size() != 1))
-    return fail(e.getRange(), n + " takes " +
-                                  (n == "zip" ? "tuples" : "one tuple"));
+    return fail(e.getRange(),
+                n + " takes " + (n == "zip" ? "tuples" : "one tuple"));
   SemValue out = SemValue::ofKind(SemValue::Kind::Tuple);
   if (n == "list" || n == "tuple") {
     out.elements = inputs[0];
@@ -567,8 +568,8 @@ Result Generator::genRegisterBlockSize(const ast::CallExpr &e) {
   int64_t block = blockSizes[i];
   int64_t lo = bounds.size() == 2 ? bounds[0] : 1;
   if (block < lo)
-    return fail(e.getRange(), "block_sizes[" + std::to_string(i) + "] = " +
-                                  std::to_string(block) +
+    return fail(e.getRange(), "block_sizes[" + std::to_string(i) +
+                                  "] = " + std::to_string(block) +
                                   " is below this block size's minimum " +
                                   std::to_string(lo));
   desc.tunables.push_back(contract::Tunable::blockSize(i, blockSizes[i]));

@@ -1,4 +1,5 @@
-//===- GenHelpers.cpp - Plain functions called from a kernel ----------------===//
+//===- GenHelpers.cpp - Plain functions called from a kernel
+//----------------===//
 //
 // A plain `def` of the kernel's file called from the kernel (or from another
 // helper) is inlined: its parameters are bound to the caller's values
@@ -35,8 +36,9 @@ Generator::bindHelperArguments(const ast::CallExpr &e,
   const std::vector<ast::Param> &params = fn.getParams();
   for (const ast::Param &p : params)
     if (p.kind != ast::Param::Kind::Normal)
-      return error(p.range, "helper '" + name + "' takes *args or "
-                            "**kwargs, which dslc does not inline");
+      return error(p.range, "helper '" + name +
+                                "' takes *args or "
+                                "**kwargs, which dslc does not inline");
   size_t positional = 0;
   for (const ast::Argument &a : e.getArgs()) {
     if (a.kind == ast::Argument::Kind::Star ||
@@ -51,12 +53,13 @@ Generator::bindHelperArguments(const ast::CallExpr &e,
                                   "given");
       p = &params[positional++];
     } else {
-      auto it = llvm::find_if(params, [&](const ast::Param &q) {
-        return q.name == a.name;
-      });
+      auto it = llvm::find_if(
+          params, [&](const ast::Param &q) { return q.name == a.name; });
       if (it == params.end() || it->positionalOnly)
-        return error(a.range, name + "() got an unexpected keyword argument "
-                                     "'" + a.name + "'");
+        return error(a.range, name +
+                                  "() got an unexpected keyword argument "
+                                  "'" +
+                                  a.name + "'");
       p = &*it;
     }
     if (scope.count(p->name))
@@ -71,8 +74,8 @@ Generator::bindHelperArguments(const ast::CallExpr &e,
     if (scope.count(p.name))
       continue;
     if (!p.defaultValue)
-      return error(e.getRange(), name + "() is missing argument '" + p.name +
-                                     "'");
+      return error(e.getRange(),
+                   name + "() is missing argument '" + p.name + "'");
     if (!isConstantSyntax(*p.defaultValue))
       return error(p.defaultValue->getRange(),
                    "the default of a helper's parameter must be a constant");
@@ -89,8 +92,9 @@ Result Generator::genHelperCall(const ast::CallExpr &e,
   const std::string &name = fn.getName();
   if (fn.isKernel())
     return fail(e.getCallee().getRange(),
-                "'" + name + "' is a kernel; a kernel calls plain functions "
-                "(a def without the decorator), which dslc inlines");
+                "'" + name +
+                    "' is a kernel; a kernel calls plain functions "
+                    "(a def without the decorator), which dslc inlines");
   for (const CallFrame &f : calls)
     if (f.fn == &fn)
       return fail(e.getRange(), "recursive call to '" + name +
@@ -199,8 +203,10 @@ std::optional<Result> Generator::genForeignCall(const ast::CallExpr &e,
 std::optional<Result> Generator::genHelionFunction(const ast::CallExpr &e,
                                                    const std::string &n) {
   static const std::pair<const char *, const char *> tileFunctions[] = {
-      {"hl.tile_index", "index"}, {"hl.tile_begin", "begin"},
-      {"hl.tile_end", "end"},     {"hl.tile_block_size", "block_size"},
+      {"hl.tile_index", "index"},
+      {"hl.tile_begin", "begin"},
+      {"hl.tile_end", "end"},
+      {"hl.tile_block_size", "block_size"},
       {"hl.tile_id", "id"}};
   for (auto [name, attr] : tileFunctions)
     if (n == name) {
@@ -211,8 +217,8 @@ std::optional<Result> Generator::genHelionFunction(const ast::CallExpr &e,
       if (failed(t))
         return failure();
       if (t->kind != SemValue::Kind::Tile)
-        return fail(arg->getRange(), n + " takes a tile, got " +
-                                         std::string(kindName(t->kind)));
+        return fail(arg->getRange(),
+                    n + " takes a tile, got " + std::string(kindName(t->kind)));
       return genTileFact(*t, attr, e);
     }
   if (n == "hl.load" || n == "hl.store") {

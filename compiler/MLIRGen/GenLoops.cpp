@@ -89,9 +89,8 @@ LogicalResult Generator::genRangeLoop(const ast::ForStmt &s,
     return error(call.getRange(), "range step must not be zero");
   for (const SemValue *bound : {&start, &stop})
     if (!isIndexLike(*bound))
-      return error(call.getRange(),
-                   std::string("range takes integers, got ") +
-                       kindName(bound->kind));
+      return error(call.getRange(), std::string("range takes integers, got ") +
+                                        kindName(bound->kind));
   if (start.kind == SemValue::Kind::Int && stop.kind == SemValue::Kind::Int) {
     // Iterations of range(start, stop, step), without overflow.
     __int128 span = step.intValue > 0
@@ -105,8 +104,7 @@ LogicalResult Generator::genRangeLoop(const ast::ForStmt &s,
                             forceUnroll);
   }
   if (forceUnroll)
-    return error(call.getRange(),
-                 "hl.static_range needs compile-time bounds");
+    return error(call.getRange(), "hl.static_range needs compile-time bounds");
   // A run-time range: iterations k = 0 .. count-1 of start + k * step.
   mlir::Location l = loc(iter);
   auto lb = toIndex(start, iter), ub = toIndex(stop, iter);
@@ -158,8 +156,8 @@ LogicalResult Generator::genConstantRange(const ast::ForStmt &s, int64_t start,
   if (failed(reserveUnrolled(count, s, why)))
     return failure();
   for (int64_t k = 0; k < count; ++k)
-    if (failed(genLoopBody(s, s.getTarget(),
-                           SemValue::integer(start + k * step))))
+    if (failed(
+            genLoopBody(s, s.getTarget(), SemValue::integer(start + k * step))))
       return failure();
   return success();
 }
@@ -522,10 +520,10 @@ LogicalResult Generator::genGridLoop(const ast::ForStmt &s,
   for (size_t d = 0; d < dims.size(); ++d) {
     SemValue t = makeTile(dims[d], body->getArgument(d), isGrid);
     if (shift) {
-      Result shifted = isGrid ? binaryOp(ast::BinaryOp::Add, t,
-                                         SemValue::integer(shift), s.getIter())
-                              : shiftTile(t, SemValue::integer(shift),
-                                          s.getIter());
+      Result shifted =
+          isGrid ? binaryOp(ast::BinaryOp::Add, t, SemValue::integer(shift),
+                            s.getIter())
+                 : shiftTile(t, SemValue::integer(shift), s.getIter());
       if (failed(shifted))
         return failure();
       t = *shifted;

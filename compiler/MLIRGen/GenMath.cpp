@@ -21,9 +21,8 @@ using namespace mlir;
 namespace dslc::mlirgen {
 
 /// The unary functions, torch.NAME(x) and x.NAME().
-static const char *const kUnaryMath[] = {"rsqrt", "sqrt",    "exp",  "log",
-                                         "abs",   "sigmoid", "tanh", "relu",
-                                         "neg"};
+static const char *const kUnaryMath[] = {
+    "rsqrt", "sqrt", "exp", "log", "abs", "sigmoid", "tanh", "relu", "neg"};
 
 bool isUnaryMath(llvm::StringRef name) {
   return llvm::is_contained(kUnaryMath, name);
@@ -70,7 +69,8 @@ Value Generator::emitUnaryMath(llvm::StringRef fn, Value x, mlir::Location l) {
           cast<ShapedType>(t),
           builder.getFloatAttr(getElementTypeOrSelf(t), 1.0))));
   // sigmoid: 1 / (1 + exp(-x))
-  Value e = math::ExpOp::create(builder, l, arith::NegFOp::create(builder, l, x));
+  Value e =
+      math::ExpOp::create(builder, l, arith::NegFOp::create(builder, l, x));
   return arith::DivFOp::create(builder, l, one,
                                arith::AddFOp::create(builder, l, one, e));
 }
@@ -80,8 +80,8 @@ Result Generator::genUnaryMath(llvm::StringRef fn, const SemValue &arg,
   mlir::Location l = loc(where);
   if (arg.kind == SemValue::Kind::Int || arg.kind == SemValue::Kind::Float) {
     double x = arg.kind == SemValue::Kind::Int ? arg.intValue : arg.floatValue;
-    if (arg.kind == SemValue::Kind::Int && (fn == "abs" || fn == "neg" ||
-                                            fn == "relu"))
+    if (arg.kind == SemValue::Kind::Int &&
+        (fn == "abs" || fn == "neg" || fn == "relu"))
       return SemValue::integer(int64_t(*foldUnary(fn, x)));
     SemValue f = SemValue::ofKind(SemValue::Kind::Float);
     f.floatValue = *foldUnary(fn, x);
@@ -93,8 +93,9 @@ Result Generator::genUnaryMath(llvm::StringRef fn, const SemValue &arg,
   Type element = getElementTypeOrSelf(t->value.getType());
   if (isFP8(element))
     return fail(where.getRange(),
-                "torch." + fn.str() + " of an fp8 tile: fp8 is a storage "
-                "type, convert with .to(torch.float32) first");
+                "torch." + fn.str() +
+                    " of an fp8 tile: fp8 is a storage "
+                    "type, convert with .to(torch.float32) first");
   SemValue out = *t;
   out.indexTile.reset();
   bool isFloat = isa<FloatType>(element);
@@ -242,12 +243,24 @@ Result Generator::genTileCompare(ast::CompareOp op, const SemValue &a,
         if (isFloat) {
           arith::CmpFPredicate p;
           switch (op) {
-          case CO::Eq: p = arith::CmpFPredicate::OEQ; break;
-          case CO::NotEq: p = arith::CmpFPredicate::UNE; break;
-          case CO::Lt: p = arith::CmpFPredicate::OLT; break;
-          case CO::LtE: p = arith::CmpFPredicate::OLE; break;
-          case CO::Gt: p = arith::CmpFPredicate::OGT; break;
-          case CO::GtE: p = arith::CmpFPredicate::OGE; break;
+          case CO::Eq:
+            p = arith::CmpFPredicate::OEQ;
+            break;
+          case CO::NotEq:
+            p = arith::CmpFPredicate::UNE;
+            break;
+          case CO::Lt:
+            p = arith::CmpFPredicate::OLT;
+            break;
+          case CO::LtE:
+            p = arith::CmpFPredicate::OLE;
+            break;
+          case CO::Gt:
+            p = arith::CmpFPredicate::OGT;
+            break;
+          case CO::GtE:
+            p = arith::CmpFPredicate::OGE;
+            break;
           default:
             return error(where.getRange(), "unsupported comparison of tiles");
           }
@@ -255,12 +268,24 @@ Result Generator::genTileCompare(ast::CompareOp op, const SemValue &a,
         }
         arith::CmpIPredicate p;
         switch (op) {
-        case CO::Eq: p = arith::CmpIPredicate::eq; break;
-        case CO::NotEq: p = arith::CmpIPredicate::ne; break;
-        case CO::Lt: p = arith::CmpIPredicate::slt; break;
-        case CO::LtE: p = arith::CmpIPredicate::sle; break;
-        case CO::Gt: p = arith::CmpIPredicate::sgt; break;
-        case CO::GtE: p = arith::CmpIPredicate::sge; break;
+        case CO::Eq:
+          p = arith::CmpIPredicate::eq;
+          break;
+        case CO::NotEq:
+          p = arith::CmpIPredicate::ne;
+          break;
+        case CO::Lt:
+          p = arith::CmpIPredicate::slt;
+          break;
+        case CO::LtE:
+          p = arith::CmpIPredicate::sle;
+          break;
+        case CO::Gt:
+          p = arith::CmpIPredicate::sgt;
+          break;
+        case CO::GtE:
+          p = arith::CmpIPredicate::sge;
+          break;
         default:
           return error(where.getRange(), "unsupported comparison of tiles");
         }
@@ -281,7 +306,8 @@ std::optional<Result> Generator::genMathCall(const ast::CallExpr &e,
   };
   auto value = [&](const ast::Expr *x) -> Result {
     if (!x)
-      return fail(e.getRange(), "torch." + fn.str() + " is missing an argument");
+      return fail(e.getRange(),
+                  "torch." + fn.str() + " is missing an argument");
     return genExpr(*x);
   };
   if (isUnaryMath(fn)) {

@@ -10,10 +10,9 @@ namespace dslc::mlirgen {
 
 /// Whether a non-tile operand is a float (a constant or a run-time scalar).
 static bool isFloatScalar(const SemValue &v) {
-  return v.kind == SemValue::Kind::Float ||
-         (v.kind == SemValue::Kind::Scalar && isa<FloatType>(v.value.getType()));
+  return v.kind == SemValue::Kind::Float || (v.kind == SemValue::Kind::Scalar &&
+                                             isa<FloatType>(v.value.getType()));
 }
-
 
 bool Generator::isIndexLike(const SemValue &v) {
   return v.kind == SemValue::Kind::Int ||
@@ -98,9 +97,9 @@ Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
     return indexArith(op, std::move(lhs), std::move(rhs), where);
   // Run-time scalars.
   auto scalar = [](const SemValue &v) {
-    return isNumber(v) || (v.kind == SemValue::Kind::Scalar &&
-                           isa<IndexType, IntegerType, FloatType>(
-                               v.value.getType()));
+    return isNumber(v) ||
+           (v.kind == SemValue::Kind::Scalar &&
+            isa<IndexType, IntegerType, FloatType>(v.value.getType()));
   };
   if (scalar(lhs) && scalar(rhs)) {
     if (isFloatScalar(lhs) || isFloatScalar(rhs))
@@ -178,7 +177,6 @@ LogicalResult Generator::promoteTiles(SemValue &lhs, SemValue &rhs,
   return success();
 }
 
-
 Result Generator::tileBinary(ast::BinaryOp op, SemValue lhs, SemValue rhs,
                              const ast::Expr &where) {
   return combineTiles(
@@ -192,11 +190,10 @@ Result Generator::tileBinary(ast::BinaryOp op, SemValue lhs, SemValue rhs,
       std::string("operator '") + ast::getBinaryOpSpelling(op) + "'");
 }
 
-Result Generator::combineTiles(SemValue lhs, SemValue rhs,
-                               const ast::Expr &where,
-                               llvm::function_ref<FailureOr<Value>(
-                                   Value, Value, bool)> emit,
-                               llvm::StringRef what) {
+Result Generator::combineTiles(
+    SemValue lhs, SemValue rhs, const ast::Expr &where,
+    llvm::function_ref<FailureOr<Value>(Value, Value, bool)> emit,
+    llvm::StringRef what) {
   // A whole tensor in arithmetic is a tile (`w[:] * x`).
   for (SemValue *v : {&lhs, &rhs})
     if (v->kind == SemValue::Kind::Ref) {
@@ -392,8 +389,8 @@ Result Generator::genUnary(const ast::UnaryExpr &e) {
   Result v = genExpr(e.getOperand());
   if (failed(v))
     return failure();
-  bool tile = v->kind == SemValue::Kind::TileData ||
-              v->kind == SemValue::Kind::Ref;
+  bool tile =
+      v->kind == SemValue::Kind::TileData || v->kind == SemValue::Kind::Ref;
   switch (e.getOp()) {
   case ast::UnaryOp::Neg:
     if (v->kind == SemValue::Kind::Int)
@@ -443,9 +440,8 @@ Result Generator::genUnary(const ast::UnaryExpr &e) {
 
 /// A comparison of two compile-time values; nullopt when they are not
 /// comparable at compile time.
-static std::optional<bool> compareConstants(ast::CompareOp op,
-                                            const SemValue &a,
-                                            const SemValue &b) {
+static std::optional<bool>
+compareConstants(ast::CompareOp op, const SemValue &a, const SemValue &b) {
   using CO = ast::CompareOp;
   using K = SemValue::Kind;
   if ((op == CO::Is || op == CO::IsNot) &&
@@ -466,26 +462,40 @@ static std::optional<bool> compareConstants(ast::CompareOp op,
   if (a.kind == K::Int && b.kind == K::Int) {
     int64_t x = a.intValue, y = b.intValue;
     switch (op) {
-    case CO::Eq: return x == y;
-    case CO::NotEq: return x != y;
-    case CO::Lt: return x < y;
-    case CO::LtE: return x <= y;
-    case CO::Gt: return x > y;
-    case CO::GtE: return x >= y;
-    default: return std::nullopt;
+    case CO::Eq:
+      return x == y;
+    case CO::NotEq:
+      return x != y;
+    case CO::Lt:
+      return x < y;
+    case CO::LtE:
+      return x <= y;
+    case CO::Gt:
+      return x > y;
+    case CO::GtE:
+      return x >= y;
+    default:
+      return std::nullopt;
     }
   }
   std::optional<double> x = number(a), y = number(b);
   if (!x || !y)
     return std::nullopt;
   switch (op) {
-  case CO::Eq: return *x == *y;
-  case CO::NotEq: return *x != *y;
-  case CO::Lt: return *x < *y;
-  case CO::LtE: return *x <= *y;
-  case CO::Gt: return *x > *y;
-  case CO::GtE: return *x >= *y;
-  default: return std::nullopt;
+  case CO::Eq:
+    return *x == *y;
+  case CO::NotEq:
+    return *x != *y;
+  case CO::Lt:
+    return *x < *y;
+  case CO::LtE:
+    return *x <= *y;
+  case CO::Gt:
+    return *x > *y;
+  case CO::GtE:
+    return *x >= *y;
+  default:
+    return std::nullopt;
   }
 }
 

@@ -18,8 +18,7 @@ using namespace mlir;
 namespace dslc::mlirgen {
 
 SemValue Generator::addOutput(tile::RefType type, const std::string &dtype,
-                              const std::string &like,
-                              const ast::Expr &where) {
+                              const std::string &like, const ast::Expr &where) {
   std::string outName = "out";
   unsigned k = 0;
   while (llvm::any_of(
@@ -55,7 +54,8 @@ Result Generator::genOutputLike(const ast::CallExpr &e, llvm::StringRef fn,
     return failure();
   if (like->kind == SemValue::Kind::TileData) {
     if (!inGrid)
-      return fail(e.getRange(), "a tile value exists only inside the tile loop");
+      return fail(e.getRange(),
+                  "a tile value exists only inside the tile loop");
     return genFillLike(e, *like, nullptr);
   }
   if (like->kind != SemValue::Kind::Ref)
@@ -68,8 +68,9 @@ Result Generator::genOutputLike(const ast::CallExpr &e, llvm::StringRef fn,
                            "kernel's tile loop (a tile is torch.zeros_like of "
                            "a tile value, or hl.zeros)");
   auto type = cast<tile::RefType>(like->value.getType());
-  std::string dtype = refDTypes.count(like->text) ? refDTypes[like->text]
-                                                  : typeToDType(type.getElementType());
+  std::string dtype = refDTypes.count(like->text)
+                          ? refDTypes[like->text]
+                          : typeToDType(type.getElementType());
   auto chosen = dtypeArgument(e, ~size_t(0), dtype);
   if (failed(chosen))
     return failure();
@@ -140,8 +141,7 @@ Result Generator::genOutputShaped(const ast::CallExpr &e, llvm::StringRef fn,
     return failure();
   if (zeros)
     warnNotZeroed(e, fn);
-  auto type =
-      tile::RefType::get(&ctx, dtypeToType(&ctx, *dtype), sizes.size());
+  auto type = tile::RefType::get(&ctx, dtypeToType(&ctx, *dtype), sizes.size());
   SemValue out = addOutput(type, *dtype, like, e);
   for (auto [d, s] : llvm::enumerate(sizes))
     if (s.kind == SemValue::Kind::Int)

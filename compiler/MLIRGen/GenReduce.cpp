@@ -18,8 +18,8 @@ using namespace mlir;
 namespace dslc::mlirgen {
 
 bool isReduction(llvm::StringRef name) {
-  return name == "sum" || name == "mean" || name == "amax" ||
-         name == "amin" || name == "max" || name == "min" || name == "prod";
+  return name == "sum" || name == "mean" || name == "amax" || name == "amin" ||
+         name == "max" || name == "min" || name == "prod";
 }
 
 FailureOr<SmallVector<int64_t>>
@@ -84,8 +84,8 @@ Result Generator::genReduction(llvm::StringRef fn, const SemValue &arg,
       return fail(keepArg->getRange(), "keepdim must be True or False");
     keepdim = k->intValue != 0;
   }
-  tile::ReduceKind kind = fn == "sum" || fn == "mean" ? tile::ReduceKind::sum
-                          : fn == "prod"              ? tile::ReduceKind::prod
+  tile::ReduceKind kind = fn == "sum" || fn == "mean"   ? tile::ReduceKind::sum
+                          : fn == "prod"                ? tile::ReduceKind::prod
                           : fn == "amax" || fn == "max" ? tile::ReduceKind::max
                                                         : tile::ReduceKind::min;
   // Accumulate 16-bit floats in f32; sum integers (and bools) in int64.
@@ -93,13 +93,13 @@ Result Generator::genReduction(llvm::StringRef fn, const SemValue &arg,
   Type accType = element;
   if (isFloat && element.getIntOrFloatBitWidth() < 32)
     accType = builder.getF32Type();
-  if (!isFloat && (kind == tile::ReduceKind::sum ||
-                   kind == tile::ReduceKind::prod))
+  if (!isFloat &&
+      (kind == tile::ReduceKind::sum || kind == tile::ReduceKind::prod))
     accType = builder.getI64Type();
-  Type resultType = isFloat || kind == tile::ReduceKind::sum ||
-                            kind == tile::ReduceKind::prod
-                        ? (isFloat ? element : accType)
-                        : element;
+  Type resultType =
+      isFloat || kind == tile::ReduceKind::sum || kind == tile::ReduceKind::prod
+          ? (isFloat ? element : accType)
+          : element;
   SemValue acc = *input;
   acc.indexTile.reset();
   acc.value = castValue(acc.value, accType, l);
@@ -121,9 +121,9 @@ Result Generator::genReduction(llvm::StringRef fn, const SemValue &arg,
       shape[d] = 1;
     else
       shape.erase(shape.begin() + d);
-    acc.value = tile::ReduceOp::create(
-        builder, l, RankedTensorType::get(shape, accType), acc.value,
-        uint64_t(d), kind, valid);
+    acc.value = tile::ReduceOp::create(builder, l,
+                                       RankedTensorType::get(shape, accType),
+                                       acc.value, uint64_t(d), kind, valid);
     if (d < int64_t(acc.valid.size())) {
       if (keepdim)
         acc.valid[d] = Value();
@@ -138,8 +138,8 @@ Result Generator::genReduction(llvm::StringRef fn, const SemValue &arg,
       n = arith::MulIOp::create(builder, l, count, n);
     // An empty tile's mean is 0 / 0 = NaN, as torch's.
     Value nf = castValue(n, accType, l);
-    acc.value = arith::DivFOp::create(
-        builder, l, acc.value, tile::SplatOp::create(builder, l, t, nf));
+    acc.value = arith::DivFOp::create(builder, l, acc.value,
+                                      tile::SplatOp::create(builder, l, t, nf));
   }
   acc.value = castValue(acc.value, resultType, l);
   return acc;
@@ -155,10 +155,12 @@ std::optional<Result> Generator::genReductionCall(const ast::CallExpr &e,
     return fail(e.getRange(), "torch." + fn.str() + " needs a tile");
   const ast::Expr *dimArg = argument(e, self ? 0 : 1, "dim");
   if ((fn == "max" || fn == "min") && dimArg)
-    return fail(e.getRange(),
-                "torch." + fn.str() + " with a dimension returns values and "
-                "indices: use torch.a" + fn.str() + "(t, dim=...) for the "
-                "values");
+    return fail(e.getRange(), "torch." + fn.str() +
+                                  " with a dimension returns values and "
+                                  "indices: use torch.a" +
+                                  fn.str() +
+                                  "(t, dim=...) for the "
+                                  "values");
   Result v = genExpr(*input);
   if (failed(v))
     return failure();

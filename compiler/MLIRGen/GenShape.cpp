@@ -28,7 +28,8 @@ std::optional<int64_t> Generator::staticSize(const SemValue &ref, unsigned d) {
     if (o.isOutput && o.name == ref.text && !o.like.empty())
       names.push_back(o.like);
   for (const Constraint &c : desc.constraints)
-    if (c.dim == d && c.op == "==" && std::holds_alternative<int64_t>(c.value) &&
+    if (c.dim == d && c.op == "==" &&
+        std::holds_alternative<int64_t>(c.value) &&
         llvm::is_contained(names, c.param))
       return std::get<int64_t>(c.value);
   // -D 'P.size(d)=N' given but the size not read yet.
@@ -59,8 +60,7 @@ FailureOr<Generator::Access> Generator::accessOf(const SemValue &ref,
 }
 
 LogicalResult Generator::accessSlice(const SemValue &ref, unsigned d,
-                                     const ast::SliceExpr &slice,
-                                     Access &a) {
+                                     const ast::SliceExpr &slice, Access &a) {
   mlir::Location l = loc(slice);
   if (slice.getStep())
     return error(slice.getRange(), "a slice with a step is not supported in "
@@ -96,8 +96,8 @@ LogicalResult Generator::accessSlice(const SemValue &ref, unsigned d,
                        "tile");
   }
   if (lower < 0 || *upper <= lower)
-    return error(slice.getRange(), "the slice [" + std::to_string(lower) +
-                                       ":" + std::to_string(*upper) +
+    return error(slice.getRange(), "the slice [" + std::to_string(lower) + ":" +
+                                       std::to_string(*upper) +
                                        "] is empty or negative");
   a.offsets.push_back(indexConst(l, lower));
   a.limits.push_back(indexConst(l, *upper));
@@ -118,10 +118,10 @@ LogicalResult Generator::accessTile(const SemValue &ref, unsigned d,
   // The elements that hold data: [begin, min(end, size)).
   Value last = t.end;
   if (isa<tile::RefType>(ref.value.getType()))
-    last = arith::MinSIOp::create(
-        builder, l, t.end,
-        tile::DimOp::create(builder, l, builder.getIndexType(), ref.value,
-                            uint64_t(d)));
+    last = arith::MinSIOp::create(builder, l, t.end,
+                                  tile::DimOp::create(builder, l,
+                                                      builder.getIndexType(),
+                                                      ref.value, uint64_t(d)));
   a.valid.push_back(arith::MaxSIOp::create(
       builder, l, arith::SubIOp::create(builder, l, last, t.begin),
       indexConst(l, 0)));
@@ -211,9 +211,8 @@ Result Generator::genAccessLoad(const SemValue &ref, const Access &access,
     shape.insert(shape.begin() + p, 1);
     t.valid.insert(t.valid.begin() + p, Value());
   }
-  t.value = tile::ReshapeOp::create(builder, loc(where),
-                                    RankedTensorType::get(shape, element),
-                                    t.value);
+  t.value = tile::ReshapeOp::create(
+      builder, loc(where), RankedTensorType::get(shape, element), t.value);
   return t;
 }
 
@@ -225,9 +224,10 @@ Result Generator::loadWhole(const SemValue &ref, const ast::Expr &where) {
     std::optional<int64_t> n = staticSize(ref, d);
     if (!n)
       return fail(where.getRange(),
-                  "'" + ref.text + "' is used as a tile, which needs its "
-                  "sizes at compile time: pass -D '" + ref.text + ".size(" +
-                      std::to_string(d) +
+                  "'" + ref.text +
+                      "' is used as a tile, which needs its "
+                      "sizes at compile time: pass -D '" +
+                      ref.text + ".size(" + std::to_string(d) +
                       ")=N' (or hl.specialize it, or assert it equals a "
                       "compile-time size), or load a tile of it (" +
                       ref.text + "[tile])");
@@ -346,9 +346,8 @@ void Generator::broadcastTo(SemValue &v, ArrayRef<int64_t> shape,
   v.indexTile.reset();
 }
 
-SmallVector<Value, 4> Generator::mergeValid(ArrayRef<Value> a,
-                                            ArrayRef<Value> b,
-                                            mlir::Location l) {
+SmallVector<Value, 4>
+Generator::mergeValid(ArrayRef<Value> a, ArrayRef<Value> b, mlir::Location l) {
   SmallVector<Value, 4> out(std::max(a.size(), b.size()));
   for (size_t k = 0; k < out.size(); ++k) {
     Value x = k < a.size() ? a[k] : Value(), y = k < b.size() ? b[k] : Value();

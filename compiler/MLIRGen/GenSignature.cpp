@@ -7,9 +7,9 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include "llvm/Support/JSON.h"
 #include <cmath>
 #include <cstdlib>
-#include "llvm/Support/JSON.h"
 
 using namespace mlir;
 
@@ -52,7 +52,7 @@ LogicalResult Generator::readConfigCall(const ast::Expr &config) {
                a.name == "pid_type" || a.name == "loop_orders" ||
                a.name == "range_unroll_factors") {
       diags->warning(a.range, "config key '" + a.name +
-                                 "' has no effect in dslc and is ignored");
+                                  "' has no effect in dslc and is ignored");
     } else {
       return error(a.range, "unknown config key '" + a.name + "'");
     }
@@ -138,9 +138,9 @@ LogicalResult Generator::checkSignatureNames() {
     if (llvm::none_of(kernel.getParams(),
                       [&](const ast::Param &p) { return p.name == name; })) {
       diags->error(kernel.getNameRange(), "--signature names '" + name +
-                                             "', which is not a "
-                                             "parameter of kernel '" +
-                                             kernel.getName() + "'");
+                                              "', which is not a "
+                                              "parameter of kernel '" +
+                                              kernel.getName() + "'");
       ok = false;
     }
   return success(ok);
@@ -193,9 +193,8 @@ bool isConstantSyntax(const ast::Expr &e) {
     return ast::getDottedName(e).has_value();
   case K::Tuple:
   case K::List:
-    return llvm::all_of(elementsOf(e), [](const ast::Expr *x) {
-      return isConstantSyntax(*x);
-    });
+    return llvm::all_of(
+        elementsOf(e), [](const ast::Expr *x) { return isConstantSyntax(*x); });
   default:
     return false;
   }
@@ -231,8 +230,8 @@ LogicalResult Generator::checkRankAgreement(const ast::Param &p,
   auto agree = [&](std::optional<int64_t> &known, const char *option) {
     if (known && *known != v.intValue) {
       diags->error(p.range, "constexpr '" + p.name + "' is " +
-                               std::to_string(v.intValue) + " but " + option +
-                               " says " + std::to_string(*known));
+                                std::to_string(v.intValue) + " but " + option +
+                                " says " + std::to_string(*known));
       ok = false;
     }
     known = v.intValue;
@@ -245,8 +244,8 @@ LogicalResult Generator::checkRankAgreement(const ast::Param &p,
   if (v.kind == SemValue::Kind::Int && desc.rank && desc.worldSize &&
       (isRank || p.name == "world_size") && *desc.rank >= *desc.worldSize) {
     diags->error(p.range, "rank " + std::to_string(*desc.rank) +
-                             " is not below the world size " +
-                             std::to_string(*desc.worldSize));
+                              " is not below the world size " +
+                              std::to_string(*desc.worldSize));
     ok = false;
   }
   return success(ok);
@@ -291,8 +290,8 @@ static const ast::Expr *tupleElement(const ast::Expr &a, bool &isTuple,
   fixed = false;
   auto *sub = ast::dyn_cast<ast::SubscriptExpr>(&a);
   auto base = ast::getDottedName(sub ? sub->getBase() : a);
-  if (!base || (*base != "tuple" && *base != "Tuple" &&
-                *base != "typing.Tuple"))
+  if (!base ||
+      (*base != "tuple" && *base != "Tuple" && *base != "typing.Tuple"))
     return nullptr;
   isTuple = true;
   if (!sub)
@@ -306,8 +305,8 @@ static const ast::Expr *tupleElement(const ast::Expr &a, bool &isTuple,
   return elements[0];
 }
 
-FailureOr<Generator::ParamType> Generator::tupleParamType(
-    const ast::Param &p, const ast::Expr &annotation) {
+FailureOr<Generator::ParamType>
+Generator::tupleParamType(const ast::Param &p, const ast::Expr &annotation) {
   bool isTuple, fixed;
   const ast::Expr *element = tupleElement(annotation, isTuple, fixed);
   if (fixed)
@@ -319,8 +318,8 @@ FailureOr<Generator::ParamType> Generator::tupleParamType(
   auto sig = options.signature.find(p.name);
   if (sig != options.signature.end()) {
     if (sig->second.rank == 0)
-      return error(p.range, "--signature " + p.name +
-                                " gives a scalar, but '" + p.name +
+      return error(p.range, "--signature " + p.name + " gives a scalar, but '" +
+                                p.name +
                                 "' is a tuple of tensors: pass --signature " +
                                 p.name + "=DTYPE[RANK]");
     type = ParamType{sig->second.dtype, sig->second.rank};

@@ -22,8 +22,7 @@ static void assignedTargets(const ast::Expr &t, std::set<std::string> &names) {
     for (const ast::ExprPtr &e : li->getElements())
       assignedTargets(*e, names);
 }
-void assignedNames(const ast::StmtList &body,
-                          std::set<std::string> &names) {
+void assignedNames(const ast::StmtList &body, std::set<std::string> &names) {
   for (const ast::StmtPtr &s : body) {
     if (auto *a = ast::dyn_cast<ast::AssignStmt>(s.get()))
       for (const ast::ExprPtr &t : a->getTargets())
@@ -149,8 +148,8 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
   return error(s.getRange(), "this statement is not supported in a kernel");
 }
 
-std::optional<LogicalResult>
-Generator::genSizeAssert(const ast::Expr &test, SourceRange where) {
+std::optional<LogicalResult> Generator::genSizeAssert(const ast::Expr &test,
+                                                      SourceRange where) {
   // `assert a and b`: each part.
   if (auto *both = ast::dyn_cast<ast::BinaryExpr>(&test))
     if (both->getOp() == ast::BinaryOp::And) {

@@ -78,12 +78,12 @@ Result Generator::castSemValue(SemValue v, Type to, const ast::Expr &value,
     // A constant stays a constant, with the dtype's value.
     if (isa<FloatType>(to)) {
       SemValue f = SemValue::ofKind(SemValue::Kind::Float);
-      f.floatValue = v.kind == SemValue::Kind::Int ? double(v.intValue)
-                                                   : v.floatValue;
+      f.floatValue =
+          v.kind == SemValue::Kind::Int ? double(v.intValue) : v.floatValue;
       return f;
     }
-    int64_t i = v.kind == SemValue::Kind::Int ? v.intValue
-                                              : int64_t(v.floatValue);
+    int64_t i =
+        v.kind == SemValue::Kind::Int ? v.intValue : int64_t(v.floatValue);
     if (to.isInteger(1))
       i = v.kind == SemValue::Kind::Int ? i != 0 : v.floatValue != 0;
     return SemValue::integer(i);
@@ -163,14 +163,14 @@ Result Generator::genTileFill(const ast::CallExpr &e, const char *fn,
 }
 
 Result Generator::genFillLike(const ast::CallExpr &e, const SemValue &like,
-                              const ast::Expr *valueArg,
-                              int64_t constantFill) {
+                              const ast::Expr *valueArg, int64_t constantFill) {
   auto likeType = cast<RankedTensorType>(like.value.getType());
-  auto dtype = dtypeArgument(e, ~size_t(0), typeToDType(likeType.getElementType()));
+  auto dtype =
+      dtypeArgument(e, ~size_t(0), typeToDType(likeType.getElementType()));
   if (failed(dtype))
     return failure();
-  auto type = RankedTensorType::get(likeType.getShape(),
-                                    dtypeToType(&ctx, *dtype));
+  auto type =
+      RankedTensorType::get(likeType.getShape(), dtypeToType(&ctx, *dtype));
   Result fill = fillValue(valueArg, constantFill);
   if (failed(fill))
     return failure();

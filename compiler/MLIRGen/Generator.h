@@ -26,10 +26,10 @@
 #ifndef DSLC_COMPILER_MLIRGEN_GENERATOR_H
 #define DSLC_COMPILER_MLIRGEN_GENERATOR_H
 
+#include "compiler/Conversion/TileLayout.h"
 #include "compiler/Frontend/AST.h"
 #include "compiler/Frontend/CompileOptions.h"
 #include "compiler/Frontend/Diagnostics.h"
-#include "compiler/Conversion/TileLayout.h"
 #include "compiler/MLIRGen/KernelDescription.h"
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
@@ -384,8 +384,7 @@ private:
   mlir::LogicalResult genForLoop(const ast::ForStmt &s);
   /// range(...) (hl.static_range: `forceUnroll`).
   mlir::LogicalResult genRangeLoop(const ast::ForStmt &s,
-                                   const ast::CallExpr &call,
-                                   bool forceUnroll);
+                                   const ast::CallExpr &call, bool forceUnroll);
   mlir::LogicalResult genConstantRange(const ast::ForStmt &s, int64_t start,
                                        int64_t step, int64_t count,
                                        bool forceUnroll);
@@ -533,8 +532,8 @@ private:
                   const ast::Expr &where);
   Result genWhere(const SemValue &cond, const SemValue &a, const SemValue &b,
                   const ast::Expr &where);
-  Result genTileCompare(ast::CompareOp op, const SemValue &a,
-                        const SemValue &b, const ast::Expr &where);
+  Result genTileCompare(ast::CompareOp op, const SemValue &a, const SemValue &b,
+                        const ast::Expr &where);
 
   // -- reductions (GenReduce.cpp) --------------------------------------------
   std::optional<Result> genReductionCall(const ast::CallExpr &e,
@@ -634,8 +633,7 @@ private:
     llvm::SmallVector<mlir::Value, 4> valid;
     llvm::SmallVector<unsigned> unitDims;
   };
-  mlir::FailureOr<Access> accessOf(const SemValue &ref,
-                                   const ast::Expr &index);
+  mlir::FailureOr<Access> accessOf(const SemValue &ref, const ast::Expr &index);
   mlir::FailureOr<Access>
   accessOfList(const SemValue &ref, const std::vector<const ast::Expr *> &idx,
                const ast::Expr &index);

@@ -132,15 +132,15 @@ OwningOpRef<ModuleOp> Generator::run() {
   for (const auto &[name, value] : options.defines)
     if (!usedDefines.count(name))
       diags->warning(kernel.getNameRange(),
-                    "-D " + name + "=" + value + " is not used by kernel '" +
-                        kernel.getName() +
-                        "' (it names no constexpr parameter and no "
-                        "hl.specialize'd value)");
+                     "-D " + name + "=" + value + " is not used by kernel '" +
+                         kernel.getName() +
+                         "' (it names no constexpr parameter and no "
+                         "hl.specialize'd value)");
   if (nextBlockSize < blockSizes.size())
     diags->warning(kernel.getNameRange(),
-                  "the config gives " + std::to_string(blockSizes.size()) +
-                      " block sizes but the kernel has " +
-                      std::to_string(nextBlockSize) + " tunable tile(s)");
+                   "the config gives " + std::to_string(blockSizes.size()) +
+                       " block sizes but the kernel has " +
+                       std::to_string(nextBlockSize) + " tunable tile(s)");
   if (desc.grid.empty()) {
     (void)error(kernel.getNameRange(),
                 "a kernel needs a top-level 'for ... in hl.tile(...)' loop "
