@@ -178,10 +178,7 @@ Result Generator::genPacket(const ast::CallExpr &e, bool isPut) {
     return failure();
   int64_t packet = 16;
   if (const ast::Expr *p = keyword(e, "packet")) {
-    Result pv = genExpr(*p);
-    if (failed(pv))
-      return failure();
-    auto c = toConstInt(*pv, *p, "the packet size");
+    auto c = constIntOf(*p, "the packet size");
     if (failed(c))
       return failure();
     if (*c != 8 && *c != 16)

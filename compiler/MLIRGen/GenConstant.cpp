@@ -35,6 +35,14 @@ FailureOr<Value> Generator::toIndex(const SemValue &v, const ast::Expr &where) {
                std::string("expected an integer, got ") + kindName(v.kind));
 }
 
+FailureOr<int64_t> Generator::constIntOf(const ast::Expr &x,
+                                         const std::string &what) {
+  Result v = genExpr(x);
+  if (failed(v))
+    return failure();
+  return toConstInt(*v, x, what);
+}
+
 LogicalResult Generator::unboundError(const SemValue &v, SourceRange where,
                                       const std::string &what) {
   if (!reportedUnbound.insert(v.text).second)

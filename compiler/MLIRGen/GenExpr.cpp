@@ -255,10 +255,7 @@ Result Generator::genSizeCall(const ast::CallExpr &e, const SemValue &ref,
   }
   if (e.getArgs().size() != 1)
     return fail(e.getRange(), "size() takes at most one argument");
-  Result d = genExpr(*e.getArgs()[0].value);
-  if (failed(d))
-    return failure();
-  auto dim = toConstInt(*d, *e.getArgs()[0].value, "a dimension");
+  auto dim = constIntOf(*e.getArgs()[0].value, "a dimension");
   if (failed(dim))
     return failure();
   int64_t dd = *dim < 0 ? *dim + rank : *dim;
@@ -518,10 +515,7 @@ Result Generator::genSequenceBuiltin(const ast::CallExpr &e,
   if (n == "enumerate") {
     int64_t start = 0;
     if (const ast::Expr *s = keyword(e, "start")) {
-      Result v = genExpr(*s);
-      if (failed(v))
-        return failure();
-      auto c = toConstInt(*v, *s, "enumerate's start");
+      auto c = constIntOf(*s, "enumerate's start");
       if (failed(c))
         return failure();
       start = *c;
@@ -652,10 +646,7 @@ Result Generator::genSubscript(const ast::SubscriptExpr &e) {
 
 Result Generator::genTupleItem(const ast::SubscriptExpr &e,
                                const SemValue &base) {
-  Result i = genExpr(e.getIndex());
-  if (failed(i))
-    return failure();
-  auto k = toConstInt(*i, e.getIndex(), "a tuple index");
+  auto k = constIntOf(e.getIndex(), "a tuple index");
   if (failed(k))
     return failure();
   int64_t n = base.elements.size();

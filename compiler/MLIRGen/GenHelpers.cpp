@@ -250,10 +250,7 @@ std::optional<Result> Generator::genHelionFunction(const ast::CallExpr &e,
     // hl.arange(end) / hl.arange(begin, end): a constant index vector.
     std::vector<int64_t> bounds;
     for (const ast::Argument &a : e.getArgs()) {
-      Result v = genExpr(*a.value);
-      if (failed(v))
-        return failure();
-      auto c = toConstInt(*v, *a.value, "a bound of hl.arange");
+      auto c = constIntOf(*a.value, "a bound of hl.arange");
       if (failed(c))
         return failure();
       bounds.push_back(*c);

@@ -380,13 +380,11 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
     int64_t shift = 0;
     if (beginArg) {
       // A grid over [begin, end): the tiles of end - begin, shifted.
-      Result b = genExpr(*beginArg);
-      if (failed(b))
-        return failure();
-      auto c = toConstInt(*b, *beginArg, "the begin of the kernel's grid");
+      auto c = constIntOf(*beginArg, "the begin of the kernel's grid");
       if (failed(c))
         return failure();
-      Result n = binaryOp(ast::BinaryOp::Sub, dims[0].extent, *b, call);
+      Result n = binaryOp(ast::BinaryOp::Sub, dims[0].extent,
+                          SemValue::integer(*c), call);
       auto idx = succeeded(n) ? toIndex(*n, call) : FailureOr<Value>(failure());
       if (failed(idx))
         return failure();
@@ -423,10 +421,7 @@ Generator::tileBlockSizes(const ast::CallExpr &call, size_t numDims,
     }
     if (d < blockExprs.size() &&
         !ast::isa<ast::NoneLiteralExpr>(*blockExprs[d])) {
-      Result b = genExpr(*blockExprs[d]);
-      if (failed(b))
-        return failure();
-      auto v = toConstInt(*b, *blockExprs[d], "a block size");
+      auto v = constIntOf(*blockExprs[d], "a block size");
       if (failed(v))
         return failure();
       if (!contract::isValidBlockSize(*v))

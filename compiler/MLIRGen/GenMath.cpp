@@ -240,56 +240,23 @@ Result Generator::genTileCompare(ast::CompareOp op, const SemValue &a,
   return combineTiles(
       a, b, where,
       [&](Value x, Value y, bool isFloat) -> FailureOr<Value> {
-        if (isFloat) {
-          arith::CmpFPredicate p;
-          switch (op) {
-          case CO::Eq:
-            p = arith::CmpFPredicate::OEQ;
-            break;
-          case CO::NotEq:
-            p = arith::CmpFPredicate::UNE;
-            break;
-          case CO::Lt:
-            p = arith::CmpFPredicate::OLT;
-            break;
-          case CO::LtE:
-            p = arith::CmpFPredicate::OLE;
-            break;
-          case CO::Gt:
-            p = arith::CmpFPredicate::OGT;
-            break;
-          case CO::GtE:
-            p = arith::CmpFPredicate::OGE;
-            break;
-          default:
-            return error(where.getRange(), "unsupported comparison of tiles");
-          }
-          return Value(arith::CmpFOp::create(builder, l, p, x, y));
-        }
-        arith::CmpIPredicate p;
-        switch (op) {
-        case CO::Eq:
-          p = arith::CmpIPredicate::eq;
-          break;
-        case CO::NotEq:
-          p = arith::CmpIPredicate::ne;
-          break;
-        case CO::Lt:
-          p = arith::CmpIPredicate::slt;
-          break;
-        case CO::LtE:
-          p = arith::CmpIPredicate::sle;
-          break;
-        case CO::Gt:
-          p = arith::CmpIPredicate::sgt;
-          break;
-        case CO::GtE:
-          p = arith::CmpIPredicate::sge;
-          break;
-        default:
-          return error(where.getRange(), "unsupported comparison of tiles");
-        }
-        return Value(arith::CmpIOp::create(builder, l, p, x, y));
+        // torch's comparisons: ordered (false with a NaN) except !=.
+        static const std::tuple<CO, arith::CmpFPredicate, arith::CmpIPredicate>
+            predicates[] = {
+                {CO::Eq, arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq},
+                {CO::NotEq, arith::CmpFPredicate::UNE,
+                 arith::CmpIPredicate::ne},
+                {CO::Lt, arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt},
+                {CO::LtE, arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle},
+                {CO::Gt, arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt},
+                {CO::GtE, arith::CmpFPredicate::OGE,
+                 arith::CmpIPredicate::sge}};
+        for (auto [o, fp, ip] : predicates)
+          if (o == op)
+            return isFloat ? Value(arith::CmpFOp::create(builder, l, fp, x, y))
+                           : Value(arith::CmpIOp::create(builder, l, ip, x, y));
+        return error(where.getRange(), "'is', 'in' and their negations do "
+                                       "not compare tiles");
       },
       std::string("operator '") + ast::getCompareOpSpelling(op) + "'");
 }

@@ -65,11 +65,8 @@ LogicalResult Generator::accessSlice(const SemValue &ref, unsigned d,
   if (slice.getStep())
     return error(slice.getRange(), "a slice with a step is not supported in "
                                    "a tile index");
-  auto bound = [&](const ast::Expr &x) -> FailureOr<int64_t> {
-    Result v = genExpr(x);
-    if (failed(v))
-      return failure();
-    return toConstInt(*v, x, "a slice bound");
+  auto bound = [&](const ast::Expr &x) {
+    return constIntOf(x, "a slice bound");
   };
   int64_t lower = 0;
   std::optional<int64_t> upper;

@@ -280,6 +280,9 @@ private:
                                    const std::string &what = "");
   mlir::FailureOr<int64_t> toConstInt(const SemValue &v, const ast::Expr &where,
                                       const std::string &what);
+  /// `x` evaluated, as a compile-time integer (`what` names it in errors).
+  mlir::FailureOr<int64_t> constIntOf(const ast::Expr &x,
+                                      const std::string &what);
   /// The value of `-D name=text` (or of a specialized size).
   mlir::FailureOr<SemValue> defineValue(const std::string &name,
                                         const std::string &text,
