@@ -271,15 +271,51 @@ Result Generator::tileArith(ast::BinaryOp op, Value a, Value b, bool isFloat,
     r = isFloat ? Value(arith::MulFOp::create(builder, l, a, b))
                 : Value(arith::MulIOp::create(builder, l, a, b));
     break;
-  case BO::Div:
-    if (!isFloat)
-      return fail(where.getRange(), "'/' on integer tiles; use '//'");
+  case BO::Div: // true division: integers become float32 (torch)
+    if (!isFloat) {
+      a = castValue(a, builder.getF32Type(), l);
+      b = castValue(b, builder.getF32Type(), l);
+    }
     r = arith::DivFOp::create(builder, l, a, b);
     break;
   case BO::FloorDiv:
     if (isFloat)
-      return fail(where.getRange(), "'//' on float tiles is not supported");
+      return fail(where.getRange(), "'//' on float tiles is not supported: "
+                                    "write torch.floor(a / b)... or convert "
+                                    "to an integer tile first");
     r = arith::FloorDivSIOp::create(builder, l, a, b);
+    break;
+  case BO::Mod: {
+    // Python's %: the result takes the divisor's sign.
+    Value rem = isFloat ? Value(arith::RemFOp::create(builder, l, a, b))
+                        : Value(arith::RemSIOp::create(builder, l, a, b));
+    Value zero = arith::ConstantOp::create(
+        builder, l, cast<TypedAttr>(builder.getZeroAttr(a.getType())));
+    Value nonzero = isFloat
+                        ? Value(arith::CmpFOp::create(
+                              builder, l, arith::CmpFPredicate::ONE, rem, zero))
+                        : Value(arith::CmpIOp::create(
+                              builder, l, arith::CmpIPredicate::ne, rem, zero));
+    auto negative = [&](Value v) {
+      return isFloat ? Value(arith::CmpFOp::create(
+                           builder, l, arith::CmpFPredicate::OLT, v, zero))
+                     : Value(arith::CmpIOp::create(
+                           builder, l, arith::CmpIPredicate::slt, v, zero));
+    };
+    Value differ =
+        arith::XOrIOp::create(builder, l, negative(rem), negative(b));
+    Value fix = arith::AndIOp::create(builder, l, nonzero, differ);
+    Value shifted = isFloat ? Value(arith::AddFOp::create(builder, l, rem, b))
+                            : Value(arith::AddIOp::create(builder, l, rem, b));
+    r = arith::SelectOp::create(builder, l, fix, shifted, rem);
+    break;
+  }
+  case BO::LShift:
+  case BO::RShift:
+    if (isFloat)
+      return fail(where.getRange(), "a shift of float tiles");
+    r = op == BO::LShift ? Value(arith::ShLIOp::create(builder, l, a, b))
+                         : Value(arith::ShRSIOp::create(builder, l, a, b));
     break;
   case BO::BitAnd:
   case BO::BitOr:

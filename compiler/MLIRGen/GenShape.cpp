@@ -271,7 +271,9 @@ Result Generator::genTileSubscript(const SemValue &base,
                   "a tile value is indexed only with ':' and None (to insert "
                   "a unit dimension, e.g. v[:, None])");
     if (d >= unsigned(type.getRank()))
-      break;
+      return fail(e.getIndex().getRange(),
+                  "the tile has " + std::to_string(type.getRank()) +
+                      " dimension(s): write one ':' for each");
     shape.push_back(type.getDimSize(d));
     valid.push_back(d < base.valid.size() ? base.valid[d] : Value());
     ++d;

@@ -131,3 +131,12 @@ def err_gather(x: torch.Tensor[torch.float32, 1]):
         out[t] = x[t.index * 2]
         m = not (x[t] > 0)
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[64], num_warps=4))
+def int_ops(x: torch.Tensor[torch.int32, 1], y: torch.Tensor[torch.float32, 1]):
+    out = torch.empty_like(y)
+    for t in hl.tile(x.size(0)):
+        a = x[t]
+        out[t] = a / 3 + (a % 5) + (y[t] % 2.0) + (a << 1) + a.sum()
+    return out
