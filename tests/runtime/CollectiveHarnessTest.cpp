@@ -11,7 +11,7 @@
 #include "runtime/Error.h"
 #include "runtime/Metadata.h"
 #include "tests/runtime/TestSupport.h"
-#include "tools/harness/CollectiveHarness.h"
+#include "tooling/harness/CollectiveHarness.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>

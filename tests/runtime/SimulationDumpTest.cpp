@@ -8,11 +8,11 @@
 // compiler in the build the dump tests say why they are skipped.
 //
 //===----------------------------------------------------------------------===//
-#include "tools/dslrun/SimulationDump.h"
+#include "tooling/simdump/SimulationDump.h"
 #include "runtime/Error.h"
 #include "runtime/Metadata.h"
 #include "tests/runtime/TestSupport.h"
-#include "tools/harness/CollectiveHarness.h"
+#include "tooling/harness/CollectiveHarness.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
