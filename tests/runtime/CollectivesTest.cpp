@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/CApi.h"
 #include "runtime/Collectives.h"
+#include "tests/runtime/GpuSkip.h"
 #include "runtime/Communicator.h"
 #include "runtime/Error.h"
 
@@ -40,13 +41,7 @@ std::string tempDir() {
   return tmpl;
 }
 
-bool haveGpus(int n, const char *what) {
-  int have = Communicator::deviceCount();
-  if (have >= n)
-    return true;
-  WARN(fmt::format("SKIPPED {}: needs {} GPU(s), {} visible", what, n, have));
-  return false;
-}
+using dslc::test::haveGpus;
 
 std::string testKernelDir() {
   if (const char *d = std::getenv("DSLC_TEST_KERNEL_DIR"))

@@ -1,6 +1,8 @@
 //===- TestSupport.cpp - Helpers shared by the runtime tests --------------===//
 #include "tests/runtime/TestSupport.h"
 
+#include "tests/runtime/GpuSkip.h"
+
 #include "runtime/Communicator.h"
 
 #include <catch2/catch.hpp>
@@ -41,13 +43,7 @@ std::string kernelPath(const std::string &file) {
 
 int gpuCount() { return rt::Communicator::deviceCount(); }
 
-bool requireGpus(int n, const char *test) {
-  int have = gpuCount();
-  if (have >= n)
-    return true;
-  WARN(fmt::format("SKIPPED {}: needs {} GPU(s), {} visible", test, n, have));
-  return false;
-}
+bool requireGpus(int n, const char *test) { return haveGpus(n, test); }
 
 namespace {
 ChildResult waitChild(pid_t pid, const std::string &logPath, int timeoutSec,
