@@ -104,7 +104,8 @@ DifferentialResult runDifferentialCheck(Communicator &comm, Kernel &kernel,
                                      got.size(), cudaMemcpyDeviceToHost));
       std::vector<char> expected = dump.readOutput(l.rank, 0, p);
       OutputComparison c =
-          compareOutputs(p.dtype, got.data(), expected.data(), p.numel());
+          compareOutputs(p.dtype, got.data(), expected.data(), p.numel(),
+                         dump.worldSize);
       ++res.outputs;
       if (c.bitwiseEqual())
         ++res.bitwiseEqual;

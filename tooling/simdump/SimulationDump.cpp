@@ -1,6 +1,9 @@
 //===- SimulationDump.cpp - Read a dslc --simulate dump -------------------===//
 #include "tooling/simdump/SimulationDump.h"
 
+#include "contract/Tolerance.h"
+#include "tooling/harness/ElementTypes.h"
+
 #include "runtime/Error.h"
 
 #include <fmt/format.h>
@@ -493,11 +496,30 @@ bool OutputComparison::acceptable(uint64_t maxUlpAllowed) const {
     return true;
   if (!isFloatDType(dtype))
     return false;
-  return maxUlp <= maxUlpAllowed;
+  return maxUlp <= maxUlpAllowed || withinTolerance;
 }
 
+namespace {
+/// The contract's tolerance model over the whole output (reductions and
+/// math may round differently on the GPU than in the simulator).
+void toleranceOf(OutputComparison &c, const void *got, const void *expected,
+                 int64_t n, int worldSize) {
+  std::vector<double> g(static_cast<size_t>(n)), e(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) {
+    g[k] = loadAny(got, k, c.dtype);
+    e[k] = loadAny(expected, k, c.dtype);
+  }
+  c.tolerance = contract::relativeTolerance(c.dtype, worldSize);
+  contract::ToleranceCheck t =
+      contract::checkWithTolerance(g.data(), e.data(), nullptr, n, c.tolerance);
+  c.relError = t.relError;
+  c.withinTolerance = t.ok;
+}
+} // namespace
+
 OutputComparison compareOutputs(DType dtype, const void *got,
-                                const void *expected, int64_t n) {
+                                const void *expected, int64_t n,
+                                int worldSize) {
   OutputComparison c;
   c.dtype = dtype;
   c.elements = n;
@@ -520,6 +542,8 @@ OutputComparison compareOutputs(DType dtype, const void *got,
       c.worstElement = k;
     }
   }
+  if (c.maxUlp > 1 && isFloatDType(dtype))
+    toleranceOf(c, got, expected, n, worldSize);
   return c;
 }
 
@@ -533,11 +557,18 @@ std::string formatVerdict(int rank, const DumpParam &p,
   std::string ulp = c.maxUlp == OutputComparison::kUlpInfinite
                         ? std::string("unbounded (NaN or integer)")
                         : std::to_string(c.maxUlp);
+  std::string model = fmt::format(
+      "relative error {:.2e}, {}", c.relError,
+      contract::toleranceText(c.tolerance));
   std::string verdict =
-      c.acceptable()
-          ? "within 1 ulp: ok"
-          : (isFloatDType(c.dtype) ? "FAILED (more than 1 ulp)"
-                                   : "FAILED (integers must be bitwise equal)");
+      !isFloatDType(c.dtype) ? "FAILED (integers must be bitwise equal)"
+      : c.maxUlp <= 1        ? "within 1 ulp: ok"
+      : c.withinTolerance
+          ? fmt::format("more than 1 ulp, within the tolerance model ({}): ok",
+                        model)
+          : fmt::format("FAILED (more than 1 ulp and beyond the tolerance "
+                        "model: {})",
+                        model);
   return fmt::format("{}: {} of {} elements differ from the simulator, max "
                      "ulp difference {} (element {}); first at element {}: "
                      "GPU {}, simulator {}: {}",

@@ -101,17 +101,24 @@ struct OutputComparison {
   int64_t firstDiffering = -1;
   std::string firstGot, firstExpected; ///< values at firstDiffering
   int64_t worstElement = -1;           ///< where maxUlp was seen
+  /// Floats more than 1 ulp apart: the contract's tolerance model
+  /// (contract/Tolerance.h) over the output, for the world size.
+  bool withinTolerance = false;
+  double relError = 0, tolerance = 0;
 
   static constexpr uint64_t kUlpInfinite = ~uint64_t(0);
   bool bitwiseEqual() const { return differing == 0; }
   /// Integers: bitwise equal. Floats: no element more than `maxUlpAllowed`
-  /// ulps away.
+  /// ulps away, or the whole output within the tolerance model (reductions
+  /// and math functions may round differently on the GPU).
   bool acceptable(uint64_t maxUlpAllowed = 1) const;
 };
 
-/// Compares `n` elements of `dtype` (little-endian, as the GPU stores them).
+/// Compares `n` elements of `dtype` (little-endian, as the GPU stores them)
+/// made from the data of `worldSize` ranks.
 OutputComparison compareOutputs(rt::DType dtype, const void *got,
-                                const void *expected, int64_t n);
+                                const void *expected, int64_t n,
+                                int worldSize = 1);
 
 /// Distance in ulps between two floats of `dtype` given as raw bits (the
 /// number of representable values between them); kUlpInfinite when either is
