@@ -54,7 +54,11 @@ std::optional<int> parseCommandLine(CLI::App &app, int argc, char **argv,
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp &) {
-    std::printf("%s", selected(app).help().c_str());
+    const CLI::App &sel = selected(app);
+    std::string parents;
+    for (const CLI::App *p = sel.get_parent(); p; p = p->get_parent())
+      parents = p->get_name() + (parents.empty() ? "" : " " + parents);
+    std::printf("%s", sel.help(parents).c_str());
     return 0;
   } catch (const CLI::CallForAllHelp &) {
     std::printf("%s", app.help("", CLI::AppFormatMode::All).c_str());

@@ -29,6 +29,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -278,21 +279,32 @@ run::ProblemSpec problemSpec(const Options &o) {
   return spec;
 }
 
-/// The reference of --reference (compiled into `dir`) or --reference-cubin.
+/// The reference's cubin: --reference-cubin, or --reference compiled into
+/// `dir` for the kernel `md` describes (before any GPU work when the
+/// kernel is a cubin); "" without one.
+std::string referenceCubin(const Options &o, const rt::KernelMetadata &md,
+                           int world, const std::string &dir) {
+  if (o.reference.empty())
+    return o.referenceCubin;
+  std::string cubin = dir + "/reference.cubin";
+  if (!std::filesystem::exists(cubin))
+    run::compileReference(tooling::findDslc(o.dslc), o.reference, md, world,
+                          cubin, o.dslcArgs);
+  return cubin;
+}
+
+/// The reference (its binding checked against `plan`), or null.
 std::unique_ptr<run::DslReference>
 loadReference(const Options &o, rt::Communicator &comm,
-              const rt::KernelMetadata &md, const std::string &dir) {
-  std::string cubin = o.referenceCubin, label = o.referenceCubin;
-  if (!o.reference.empty()) {
-    cubin = dir + "/reference.cubin";
-    label = o.reference;
-    run::compileReference(tooling::findDslc(o.dslc), o.reference, md,
-                          comm.worldSize(), cubin, o.dslcArgs);
-  }
+              const rt::KernelMetadata &md, const run::KernelPlan &plan,
+              const std::string &dir) {
+  std::string cubin = referenceCubin(o, md, comm.worldSize(), dir);
   if (cubin.empty())
     return nullptr;
-  return std::make_unique<run::DslReference>(comm, rt::Kernel::load(comm, cubin),
-                                             label);
+  auto kernel = rt::Kernel::load(comm, cubin);
+  (void)run::bindReference(kernel->metadata(0), plan);
+  return std::make_unique<run::DslReference>(
+      comm, std::move(kernel), o.reference.empty() ? cubin : o.reference);
 }
 
 /// Any kernel: bound from its roles, checked against its reference.
@@ -300,7 +312,8 @@ int runGeneric(const Options &o, rt::Communicator &comm, rt::Kernel &kernel,
                const std::string &tag, const std::string &dir) {
   const rt::KernelMetadata &md = kernel.metadata(0);
   run::KernelPlan plan = run::planKernel(md, comm.worldSize(), problemSpec(o));
-  std::unique_ptr<run::DslReference> ref = loadReference(o, comm, md, dir);
+  std::unique_ptr<run::DslReference> ref =
+      loadReference(o, comm, md, plan, dir);
   std::printf("%sdslrun: %s with %s; checked against %s\n", tag.c_str(),
               md.kernel.c_str(), plan.spec.text().c_str(),
               ref ? ref->name().c_str()
@@ -324,15 +337,19 @@ int runGeneric(const Options &o, rt::Communicator &comm, rt::Kernel &kernel,
   return r.ok() ? 0 : 1;
 }
 
-/// Any kernel given as a cubin: its sizes and scalars are checked against
-/// rank 0's metadata before any GPU work.
-void planEarly(const Options &o) {
+/// Any kernel given as a cubin: its sizes and scalars, and its reference
+/// (compiled into `dir`), are checked against rank 0's metadata before any
+/// GPU work.
+void planEarly(const Options &o, const std::string &dir) {
   std::string meta = o.meta.empty() ? o.cubin + ".json" : o.meta;
   rt::KernelMetadata md = rt::loadMetadataFile(rt::expandRankPattern(meta, 0));
   auto env = rt::readProcessEnv();
   int world = md.worldSize ? static_cast<int>(*md.worldSize)
                            : env ? env->worldSize : 1;
-  (void)run::planKernel(md, world, problemSpec(o));
+  run::KernelPlan plan = run::planKernel(md, world, problemSpec(o));
+  std::string ref = referenceCubin(o, md, world, dir);
+  if (!ref.empty())
+    (void)run::bindReference(rt::loadMetadataFile(ref + ".json"), plan);
 }
 
 int runJob(const Options &o) {
@@ -341,17 +358,17 @@ int runJob(const Options &o) {
   std::optional<run::SimulationDump> dump;
   if (!o.inputsFrom.empty())
     dump = run::loadSimulationDump(o.inputsFrom);
+  tooling::TempDir tmp("dslrun");
+  if (tmp.path().empty())
+    rt::raise(rt::ErrorCode::Io, "dslrun: " + tmp.error());
   if (o.generic() && !o.cubin.empty())
-    planEarly(o);
+    planEarly(o, tmp.path());
   auto env = rt::readProcessEnv();
   std::string tag = env ? fmt::format("[rank {}] ", env->rank) : "";
   std::vector<int> devices(o.devices.begin(), o.devices.end());
   std::unique_ptr<rt::Communicator> comm =
       env ? rt::Communicator::createFromEnv(o.rendezvous)
           : rt::Communicator::createAll(devices);
-  tooling::TempDir tmp("dslrun");
-  if (tmp.path().empty())
-    rt::raise(rt::ErrorCode::Io, "dslrun: " + tmp.error());
   std::string cubin = o.dsl.empty() ? o.cubin : compileDsl(o, *comm, tmp.path());
   rt::KernelOptions kopts;
   kopts.timeoutMs = o.timeoutMs;
