@@ -37,7 +37,7 @@ std::vector<Problem> problems(const TunerOptions &o, const Manifest &m) {
   if (collective && (!o.shapes.empty() || !o.sizeSpecs.empty() ||
                      !o.scalarSpecs.empty()))
     rt::raise(rt::ErrorCode::InvalidArgument,
-              fmt::format("the candidates in {} are a {}: give --sizes N,... "
+              fmt::format("the candidates in {} implement {}: give --sizes N,... "
                           "(--shape, --size and --scalar are for kernels "
                           "with a --reference)",
                           m.dir, m.collective));

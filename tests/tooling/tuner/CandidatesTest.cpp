@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tooling/tuner/Candidates.h"
+#include "tooling/tuner/Session.h"
 #include "contract/MetadataJson.h"
 #include "runtime/Kernel.h"
 #include "runtime/Metadata.h"
@@ -244,4 +245,77 @@ TEST_CASE("compile: the LL example with the real dslc", "[tuner][dslc]") {
     }
   }
   std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+TEST_CASE("compile: a kernel checked against a DSL reference",
+          "[tuner][dslc]") {
+  std::string dslc = realDslc();
+  if (dslc.empty()) {
+    WARN("SKIPPED: no dslc (set DSLC_TEST_DSLC)");
+    return;
+  }
+  std::string dir = tempDir();
+  CompileOptions o;
+  o.dslc = dslc;
+  o.jobs = 2;
+  o.space.blockDown = 0;
+  o.space.blockUp = 0;
+  o.space.warps = {8};
+  o.space.ctaCaps = {0};
+  o.reference = std::string(DSLC_TEST_SOURCE_DIR) +
+                "/tests/tools/dslrun/Inputs/references.py:all_reduce_ref";
+  // No collective, no --dtype: the annotated dtypes, and the reference.
+  Manifest m = compileCandidates(
+      std::string(DSLC_TEST_SOURCE_DIR) + "/examples/one_shot_all_reduce.py",
+      {"one_shot_all_reduce_kernel"}, "", 2, "", dir + "/c", o);
+  CHECK(m.collective.empty());
+  CHECK(m.dtype == "bfloat16");
+  CHECK(m.referenceCubin == "reference/ref.cubin");
+  rt::KernelMetadata ref =
+      rt::loadMetadataFile(dir + "/c/reference/ref.cubin.json");
+  CHECK(ref.kernel == "all_reduce_ref");
+  CHECK(ref.worldSize == 2);
+  Manifest back = loadManifest(dir + "/c");
+  CHECK(back.reference == o.reference);
+  REQUIRE_FALSE(back.compiled.empty());
+  for (const auto &c : back.compiled)
+    CHECK(c.ok);
+  // Its problems are shapes; sizes belong to collectives.
+  TunerOptions t;
+  t.shapes = {"a_shared=8K", "a_shared=1M"};
+  std::vector<Problem> ps = problems(t, back);
+  REQUIRE(ps.size() == 2);
+  CHECK(ps[0].label == "a_shared=8192");
+  CHECK(ps[0].n == 8192);
+  CHECK(ps[0].bucket == 13);
+  CHECK(ps[1].shape == "a_shared=b20");
+  t.sizes = {1024};
+  CHECK_THROWS_WITH(problems(t, back),
+                    Catch::Contains("give their shapes with --shape"));
+  // A reference the kernel's names do not fit fails at compile time.
+  o.reference = std::string(DSLC_TEST_SOURCE_DIR) +
+                "/tests/tools/dslrun/Inputs/references.py:no_such_ref";
+  CHECK_THROWS_WITH(
+      compileCandidates(std::string(DSLC_TEST_SOURCE_DIR) +
+                            "/examples/one_shot_all_reduce.py",
+                        {"one_shot_all_reduce_kernel"}, "", 2, "",
+                        dir + "/d", o),
+      Catch::Contains("no_such_ref"));
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+TEST_CASE("problems: a collective's sizes", "[tuner]") {
+  Manifest m;
+  m.dir = "cand";
+  m.collective = "all_reduce";
+  TunerOptions t;
+  t.sizes = {1024, 65536 + 3};
+  std::vector<Problem> ps = problems(t, m);
+  REQUIRE(ps.size() == 2);
+  CHECK(ps[0].label == "1K");
+  CHECK(ps[1].bucket == 16);
+  CHECK(ps[1].shape.empty());
+  t.shapes = {"x=4x8"};
+  CHECK_THROWS_WITH(problems(t, m),
+                    Catch::Contains("cand implement all_reduce: give --sizes"));
 }
