@@ -32,6 +32,18 @@ Dimension blockDimension(const Tunable &t, const SpaceOptions &o) {
   return d;
 }
 
+/// A named tunable without choices: its value times 2^k, k = -2..2, that
+/// its range allows.
+std::vector<int64_t> rangeValues(const Tunable &t) {
+  std::vector<int64_t> values;
+  for (int k = -2; k <= 2 && t.value > 0; ++k) {
+    int64_t v = k < 0 ? t.value >> -k : t.value << k;
+    if (v >= 1 && (k >= 0 || (v << -k) == t.value) && t.check(v))
+      values.push_back(v);
+  }
+  return values;
+}
+
 /// `values` that the tunable allows, and its default.
 Dimension listDimension(const Tunable &t, std::vector<int64_t> values) {
   values.erase(std::remove_if(values.begin(), values.end(),
@@ -63,9 +75,11 @@ KernelSpace::KernelSpace(std::string kernel,
           t, std::vector<int64_t>(opts.warps.begin(), opts.warps.end())));
       break;
     case Tunable::Kind::Named:
-      if (!t.choices.empty())
-        dims_.push_back(listDimension(t, t.choices));
-      break; // a range without choices keeps the kernel's value
+      // Its choices (Triton's configs), else powers of two around the
+      // kernel's value within its range (Helion's registered tunables).
+      dims_.push_back(listDimension(
+          t, t.choices.empty() ? rangeValues(t) : t.choices));
+      break;
     case Tunable::Kind::MaxCtas:
       break; // the runtime's cap: one dimension below
     }

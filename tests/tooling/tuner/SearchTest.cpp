@@ -58,6 +58,30 @@ TEST_CASE("kernel space: tunables keep to their allowed values", "[tuner]") {
         R"({"block_sizes":[131072],"tunables":{"unroll":4}})");
 }
 
+TEST_CASE("kernel space: a kernel's own tunables, by choices or range",
+          "[tuner]") {
+  // Triton-style: a list of configs to try. Helion-style: a registered
+  // value with a range, tried at powers of two around the kernel's value.
+  Tunable stages = Tunable::named("num_stages", 3, {2, 3, 4});
+  Tunable chunk = Tunable::named("chunk", 256, {});
+  chunk.min = 128;
+  chunk.max = 1024;
+  Tunable fixed = Tunable::named("splits", 3, {});
+  fixed.min = 3;
+  fixed.max = 3;
+  KernelSpace s("k", {Tunable::numWarps(8), stages, chunk, fixed});
+  REQUIRE(s.dims().size() == 5); // + max_ctas
+  CHECK(s.dims()[1].values == std::vector<int64_t>{2, 3, 4});
+  CHECK(s.dims()[2].values == std::vector<int64_t>{128, 256, 512, 1024});
+  CHECK(s.dims()[2].values[s.dims()[2].defaultIndex] == 256);
+  CHECK(s.dims()[3].values == std::vector<int64_t>{3});
+  // Each is compiled: the configs carry them for dslc --config.
+  std::vector<KernelConfig> configs = s.compileConfigs();
+  CHECK(configs.size() == 4 * 3 * 4);
+  CHECK(configs[0].toJson(true) ==
+        R"({"num_warps":4,"tunables":{"chunk":128,"num_stages":2,"splits":3}})");
+}
+
 TEST_CASE("kernel space: invalid points are left out", "[tuner]") {
   KernelSpace s("k", llTunables());
   for (const auto &p : s.points()) {
