@@ -104,23 +104,12 @@ void CollectiveHarness::allocate(SymmetricHeap *heap) {
     buffers_.resize(plan_.args.size());
     for (size_t j = 0; j < plan_.args.size(); ++j) {
       const ArgPlan &p = plan_.args[j];
-      Buffer &b = buffers_[j];
-      if (p.role == ArgRole::PeerTable)
-        continue;
-      if (p.inHeap) {
-        // Pads and scratch start zeroed on every rank (then a barrier);
-        // kernels reset their own slots from there on.
-        bool zeroed = p.role != ArgRole::Input && p.role != ArgRole::Output;
-        b.sym = zeroed ? heap_->allocSignalPad(p.bytes)
-                       : heap_->alloc(p.bytes, 256);
-        continue;
-      }
-      b.plain.assign(comm_.numLocal(), nullptr);
-      comm_.forEach([&](int i) {
-        int rank = comm_.local(i).rank;
-        DSLC_CUDART(rank, cudaMalloc(&b.plain[i], p.bytes));
-        DSLC_CUDART(rank, cudaMemset(b.plain[i], 0, p.bytes));
-      });
+      // Pads, scratch and workspaces start zeroed on every rank; kernels
+      // reset their own slots from there on.
+      if (p.role != ArgRole::PeerTable)
+        buffers_[j] = allocateBuffer(
+            comm_, *heap_, p.bytes, p.inHeap,
+            p.role != ArgRole::Input && p.role != ArgRole::Output);
     }
   } catch (...) {
     release();
@@ -129,29 +118,14 @@ void CollectiveHarness::allocate(SymmetricHeap *heap) {
 }
 
 void CollectiveHarness::release() noexcept {
-  for (Buffer &b : buffers_) {
-    for (int i = 0; i < static_cast<int>(b.plain.size()); ++i) {
-      if (!b.plain[i])
-        continue;
-      (void)cudaSetDevice(comm_.local(i).device);
-      (void)cudaFree(b.plain[i]);
-    }
-    b.plain.clear();
-    if (b.sym.valid() && heap_ && !comm_.failed()) {
-      try {
-        heap_->free(b.sym);
-      } catch (...) {
-      }
-    }
-  }
-  buffers_.clear();
+  releaseBuffers(comm_, heap_, buffers_);
   ownHeap_.reset();
   heap_ = nullptr;
 }
 
 void CollectiveHarness::fillInputs(int64_t n, uint32_t seed) {
   CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
-  const Buffer &in = buffers_[plan_.input];
+  const DeviceBuffer &in = buffers_[plan_.input];
   size_t es = dtypeSize(plan_.dtype);
   comm_.forEach([&](int i) {
     const LocalRank &l = comm_.local(i);
@@ -171,7 +145,7 @@ void CollectiveHarness::fillInputs(int64_t n, uint32_t seed) {
 
 void CollectiveHarness::poisonOutputs(int64_t n) {
   CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
-  const Buffer &out = buffers_[plan_.output];
+  const DeviceBuffer &out = buffers_[plan_.output];
   size_t bytes = static_cast<size_t>(shape.output) * dtypeSize(plan_.dtype);
   comm_.forEach([&](int i) {
     const LocalRank &l = comm_.local(i);
@@ -189,7 +163,7 @@ std::vector<BoundArgs> CollectiveHarness::makeArgs(int64_t n) {
   for (int i = 0; i < comm_.numLocal(); ++i) {
     BoundArgs a = kernel_->args(i);
     std::vector<void *> local, peers;
-    for (const Buffer &b : buffers_) {
+    for (const DeviceBuffer &b : buffers_) {
       local.push_back(b.sym.valid() || !b.plain.empty() ? b.local(i) : nullptr);
       peers.push_back(b.peers(i));
     }
@@ -273,7 +247,7 @@ void CollectiveHarness::check(int64_t n, CollectiveResult &res,
                               const char *phase) {
   CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
   size_t es = dtypeSize(plan_.dtype);
-  const Buffer &out = buffers_[plan_.output];
+  const DeviceBuffer &out = buffers_[plan_.output];
   // All-reduce and all-gather results must be bitwise the same on every
   // rank (a user's replicas must not drift apart); with one process driving
   // several GPUs every local rank is compared with the first.

@@ -31,6 +31,7 @@
 #include "runtime/Kernel.h"
 #include "runtime/Metadata.h"
 #include "runtime/SymmetricHeap.h"
+#include "tooling/harness/Buffers.h"
 #include "tooling/harness/ElementTypes.h"
 #include "tooling/harness/Timing.h"
 
@@ -119,13 +120,6 @@ public:
   int64_t maxN() const { return plan_.maxN; }
 
 private:
-  struct Buffer {
-    rt::SymmetricBuffer sym; ///< inHeap
-    std::vector<void *> plain; ///< cudaMalloc'ed, per local rank
-    void *local(int i) const { return sym.valid() ? sym.local[i] : plain[i]; }
-    void *peers(int i) const { return sym.valid() ? sym.peers[i] : nullptr; }
-  };
-
   void allocate(rt::SymmetricHeap *heap);
   void release() noexcept;
   void fillInputs(int64_t n, uint32_t seed);
@@ -145,7 +139,7 @@ private:
   uint32_t seed_ = 0;
   std::unique_ptr<rt::SymmetricHeap> ownHeap_;
   rt::SymmetricHeap *heap_ = nullptr;
-  std::vector<Buffer> buffers_; ///< one per plan_.args
+  std::vector<DeviceBuffer> buffers_; ///< one per plan_.args
 };
 
 } // namespace dslc::run

@@ -73,13 +73,6 @@ OutputVerdict checkOutput(const KernelPlan &plan, int arg, int rank,
   return v;
 }
 
-void *KernelHarness::Buffer::local(int i) const {
-  return sym.valid() ? sym.local[i] : plain.empty() ? nullptr : plain[i];
-}
-void *KernelHarness::Buffer::peers(int i) const {
-  return sym.valid() ? sym.peers[i] : nullptr;
-}
-
 KernelHarness::KernelHarness(Communicator &comm, Kernel &kernel,
                              KernelPlan plan, SymmetricHeap *heap)
     : comm_(comm), kernel_(kernel), plan_(std::move(plan)) {
@@ -87,7 +80,7 @@ KernelHarness::KernelHarness(Communicator &comm, Kernel &kernel,
   try {
     for (int i = 0; i < comm_.numLocal(); ++i) {
       std::vector<void *> local, peers;
-      for (const Buffer &b : buffers_) {
+      for (const DeviceBuffer &b : buffers_) {
         local.push_back(b.local(i));
         peers.push_back(b.peers(i));
       }
@@ -113,20 +106,9 @@ void KernelHarness::allocate(SymmetricHeap *heap) {
     buffers_.resize(plan_.args.size());
     for (size_t j = 0; j < plan_.args.size(); ++j) {
       const PlannedArg &p = plan_.args[j];
-      Buffer &b = buffers_[j];
-      if (!p.isTensor || p.role == Role::PeerTable)
-        continue;
-      if (p.inHeap) {
-        b.sym = p.fill == Fill::Zero ? heap_->allocSignalPad(p.bytes)
-                                     : heap_->alloc(p.bytes, 256);
-        continue;
-      }
-      b.plain.assign(comm_.numLocal(), nullptr);
-      comm_.forEach([&](int i) {
-        int rank = comm_.local(i).rank;
-        DSLC_CUDART(rank, cudaMalloc(&b.plain[i], p.bytes));
-        DSLC_CUDART(rank, cudaMemset(b.plain[i], 0, p.bytes));
-      });
+      if (p.isTensor && p.role != Role::PeerTable)
+        buffers_[j] = allocateBuffer(comm_, *heap_, p.bytes, p.inHeap,
+                                     p.fill == Fill::Zero);
     }
   } catch (...) {
     release();
@@ -135,22 +117,7 @@ void KernelHarness::allocate(SymmetricHeap *heap) {
 }
 
 void KernelHarness::release() noexcept {
-  for (Buffer &b : buffers_) {
-    for (int i = 0; i < static_cast<int>(b.plain.size()); ++i) {
-      if (!b.plain[i])
-        continue;
-      (void)cudaSetDevice(comm_.local(i).device);
-      (void)cudaFree(b.plain[i]);
-    }
-    b.plain.clear();
-    if (b.sym.valid() && heap_ && !comm_.failed()) {
-      try {
-        heap_->free(b.sym);
-      } catch (...) {
-      }
-    }
-  }
-  buffers_.clear();
+  releaseBuffers(comm_, heap_, buffers_);
   ownHeap_.reset();
   heap_ = nullptr;
 }

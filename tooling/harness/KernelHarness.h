@@ -19,6 +19,7 @@
 #include "runtime/Communicator.h"
 #include "runtime/Kernel.h"
 #include "runtime/SymmetricHeap.h"
+#include "tooling/harness/Buffers.h"
 #include "tooling/harness/KernelPlan.h"
 #include "tooling/harness/Timing.h"
 
@@ -84,12 +85,6 @@ public:
   const KernelPlan &plan() const { return plan_; }
 
 private:
-  struct Buffer {
-    rt::SymmetricBuffer sym;
-    std::vector<void *> plain; ///< cudaMalloc'ed, per local rank
-    void *local(int i) const;
-    void *peers(int i) const;
-  };
   void allocate(rt::SymmetricHeap *heap);
   void release() noexcept;
   void fillInputs(uint32_t seed);
@@ -101,7 +96,7 @@ private:
   KernelPlan plan_;
   std::unique_ptr<rt::SymmetricHeap> ownHeap_;
   rt::SymmetricHeap *heap_ = nullptr;
-  std::vector<Buffer> buffers_;
+  std::vector<DeviceBuffer> buffers_;
   std::vector<rt::BoundArgs> args_;
 };
 

@@ -99,12 +99,7 @@ const char *fillName(Fill f) {
 // Planning
 //===----------------------------------------------------------------------===//
 
-int64_t PlannedArg::numel() const {
-  int64_t n = 1;
-  for (int64_t s : shape)
-    n *= s;
-  return n;
-}
+int64_t PlannedArg::numel() const { return tooling::numel(shape); }
 
 namespace {
 

@@ -3,6 +3,7 @@
 
 #include "contract/Tolerance.h"
 #include "tooling/harness/ElementTypes.h"
+#include "tooling/support/Sizes.h"
 
 #include "runtime/Error.h"
 
@@ -36,12 +37,7 @@ const char *dumpRoleName(DumpParam::Role role) {
   return "?";
 }
 
-int64_t DumpParam::numel() const {
-  int64_t n = 1;
-  for (int64_t s : sizes)
-    n *= s;
-  return n;
-}
+int64_t DumpParam::numel() const { return tooling::numel(sizes); }
 
 uint64_t DumpParam::bytes() const {
   return static_cast<uint64_t>(numel()) * dtypeSize(dtype);

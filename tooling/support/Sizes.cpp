@@ -107,6 +107,13 @@ Expected<std::vector<int64_t>> parseShape(const std::string &text) {
   }
 }
 
+int64_t numel(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  return n;
+}
+
 std::string formatShape(const std::vector<int64_t> &shape) {
   if (shape.empty())
     return "scalar";

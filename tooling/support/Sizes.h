@@ -32,6 +32,8 @@ std::string formatSize(int64_t n);
 
 /// "4x8192" -> {4, 8192}; "8192" -> {8192}; every extent a size >= 0.
 Expected<std::vector<int64_t>> parseShape(const std::string &text);
+/// The product of the extents (1 for a scalar's empty shape).
+int64_t numel(const std::vector<int64_t> &shape);
 /// {4, 8192} -> "4x8192" ({} -> "scalar").
 std::string formatShape(const std::vector<int64_t> &shape);
 

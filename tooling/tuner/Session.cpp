@@ -68,12 +68,8 @@ std::vector<Problem> problems(const TunerOptions &o, const Manifest &m) {
     if (p.spec.shapes.empty())
       rt::raise(rt::ErrorCode::InvalidArgument,
                 "no shapes: give --shape NAME=AxB,... (once per problem)");
-    for (const auto &[name, dims] : p.spec.shapes) {
-      int64_t numel = 1;
-      for (int64_t d : dims)
-        numel *= d;
-      p.n = std::max(p.n, numel);
-    }
+    for (const auto &[name, dims] : p.spec.shapes)
+      p.n = std::max(p.n, tooling::numel(dims));
     p.label = p.spec.text();
     p.bucket = rt::sizeBucket(p.n);
     p.shape = contract::shapeKey(p.spec.shapes);

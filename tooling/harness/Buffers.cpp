@@ -1,0 +1,60 @@
+//===- Buffers.cpp - The harnesses' device buffers ------------------------===//
+#include "tooling/harness/Buffers.h"
+
+#include "runtime/Error.h"
+
+namespace dslc::run {
+
+using namespace dslc::rt;
+
+void *DeviceBuffer::local(int i) const {
+  return sym.valid() ? sym.local[i] : plain.empty() ? nullptr : plain[i];
+}
+
+void *DeviceBuffer::peers(int i) const {
+  return sym.valid() ? sym.peers[i] : nullptr;
+}
+
+DeviceBuffer allocateBuffer(Communicator &comm, SymmetricHeap &heap,
+                            size_t bytes, bool inHeap, bool zeroed) {
+  DeviceBuffer b;
+  if (inHeap) {
+    b.sym = zeroed ? heap.allocSignalPad(bytes) : heap.alloc(bytes, 256);
+    return b;
+  }
+  b.plain.assign(comm.numLocal(), nullptr);
+  try {
+    comm.forEach([&](int i) {
+      int rank = comm.local(i).rank;
+      DSLC_CUDART(rank, cudaMalloc(&b.plain[i], bytes));
+      DSLC_CUDART(rank, cudaMemset(b.plain[i], 0, bytes));
+    });
+  } catch (...) {
+    std::vector<DeviceBuffer> one = {b};
+    releaseBuffers(comm, nullptr, one);
+    throw;
+  }
+  return b;
+}
+
+void releaseBuffers(Communicator &comm, SymmetricHeap *heap,
+                    std::vector<DeviceBuffer> &buffers) noexcept {
+  for (DeviceBuffer &b : buffers) {
+    for (int i = 0; i < static_cast<int>(b.plain.size()); ++i) {
+      if (!b.plain[i])
+        continue;
+      (void)cudaSetDevice(comm.local(i).device);
+      (void)cudaFree(b.plain[i]);
+    }
+    b.plain.clear();
+    if (b.sym.valid() && heap && !comm.failed()) {
+      try {
+        heap->free(b.sym);
+      } catch (...) {
+      }
+    }
+  }
+  buffers.clear();
+}
+
+} // namespace dslc::run
