@@ -181,7 +181,8 @@ example all_gather_multicast all_gather 1048582
 
 # Differential check (issue 6): the simulator's dump of the example
 # (--world-size 2 --size 100003 --seed 7, made at build time) run on the GPUs;
-# every rank's output must equal the simulator's (floats: at most 1 ulp).
+# every rank's output must equal the simulator's (floats: within 1 ulp, or
+# the whole output within the contract's tolerance model).
 D="$KD/dslc_one_shot_all_reduce.r{rank}.cubin"
 SIM="$KD/dslc_one_shot_all_reduce.sim"
 if [ -f "$SIM/manifest.json" ] && [ -f "$KD/dslc_one_shot_all_reduce.r0.cubin" ]; then

@@ -28,6 +28,8 @@ int launchJob(const char *tool, int n, int argc, char **argv) {
       ++i;
       continue;
     }
+    if (a.rfind("--launch=", 0) == 0)
+      continue;
     args.push_back(a);
   }
   args.push_back("--rendezvous");

@@ -89,13 +89,16 @@ bool spawn(const std::vector<std::string> &argv, const ProcessOptions &o,
   return rc == 0;
 }
 
-/// Reads the child's output until it closes the pipe or the deadline
-/// passes (then kills its group); returns whether it timed out.
+/// Reads the child's output until it closes the pipe, or it exited and the
+/// pipe stayed quiet for a moment (then what it left behind holding the
+/// pipe, in its process group, is killed), or the deadline passes (then
+/// its group is killed). Returns
+/// whether it timed out; `reaped` with `status` when it was waited for.
 bool drain(int fd, pid_t pid, const ProcessOptions &o, Clock::time_point t0,
-           ProcessResult &r) {
+           ProcessResult &r, bool &reaped, int &status) {
   char buf[65536];
   while (true) {
-    int waitMs = -1;
+    int waitMs = 200;
     if (o.timeoutS > 0) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                       t0 + std::chrono::duration<double>(o.timeoutS) -
@@ -105,13 +108,23 @@ bool drain(int fd, pid_t pid, const ProcessOptions &o, Clock::time_point t0,
         ::kill(-pid, SIGKILL);
         return true;
       }
-      waitMs = static_cast<int>(std::min<int64_t>(left, 1000));
+      waitMs = static_cast<int>(std::min<int64_t>(left, waitMs));
     }
     pollfd p{fd, POLLIN, 0};
     int pr = poll(&p, 1, waitMs);
     if (pr < 0 && errno != EINTR)
       return false;
-    if (pr <= 0)
+    if (pr == 0) {
+      // Quiet: stop once the child itself is gone.
+      if (!reaped && waitpid(pid, &status, WNOHANG) == pid)
+        reaped = true;
+      if (reaped) {
+        ::kill(-pid, SIGKILL); // what it left holding the output
+        return false;
+      }
+      continue;
+    }
+    if (pr < 0)
       continue;
     ssize_t n = read(fd, buf, sizeof buf);
     if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -145,10 +158,11 @@ ProcessResult runProcess(const std::vector<std::string> &argv,
     return r;
   }
   r.started = true;
-  r.timedOut = drain(fds[0], pid, o, t0, r);
-  close(fds[0]);
+  bool reaped = false;
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  r.timedOut = drain(fds[0], pid, o, t0, r, reaped, status);
+  close(fds[0]);
+  while (!reaped && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (r.timedOut)
     ::kill(-pid, SIGKILL); // what the child left behind in its group

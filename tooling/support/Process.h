@@ -5,7 +5,8 @@
 // posix_spawn with an argument vector (no shell, no quoting), standard input
 // from /dev/null, standard output and error captured together through a
 // pipe, a bounded wait (the child's whole process group is killed when it
-// runs past the limit) and a bound on the output kept (the last bytes: a
+// runs past the limit; what it leaves behind holding the pipe when it
+// exits is killed too) and a bound on the output kept (the last bytes: a
 // compiler's error is at the end). No CUDA, no MLIR.
 //
 //===----------------------------------------------------------------------===//

@@ -67,6 +67,17 @@ TEST_CASE("a program that hangs is killed at the limit, its children too",
   CHECK(r.describe().find("did not finish within") == 0);
 }
 
+TEST_CASE("a program that exits while its child holds the output",
+          "[process]") {
+  ProcessOptions o;
+  o.timeoutS = 30;
+  ProcessResult r = sh("echo parent; sleep 20 & exit 4", o);
+  CHECK_FALSE(r.timedOut);
+  CHECK(r.exitCode == 4);
+  CHECK(r.seconds < 5);
+  CHECK(r.output == "parent\n");
+}
+
 TEST_CASE("a program that prints a lot keeps the last bytes", "[process]") {
   ProcessOptions o;
   o.maxOutputBytes = 1000;
