@@ -57,4 +57,47 @@ void releaseBuffers(Communicator &comm, SymmetricHeap *heap,
   buffers.clear();
 }
 
+ArgumentMemory::ArgumentMemory(Communicator &comm, SymmetricHeap *heap,
+                               size_t heapBytes,
+                               const std::vector<Need> &needs)
+    : comm_(comm) {
+  try {
+    if (!heap) {
+      ownHeap_ = std::make_unique<SymmetricHeap>(comm_, heapBytes);
+      heap = ownHeap_.get();
+    }
+    heap_ = heap;
+    buffers_.resize(needs.size());
+    for (size_t j = 0; j < needs.size(); ++j)
+      if (needs[j].allocate)
+        buffers_[j] = allocateBuffer(comm_, *heap_, needs[j].bytes,
+                                     needs[j].inHeap, needs[j].zeroed);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+ArgumentMemory::~ArgumentMemory() { release(); }
+
+void ArgumentMemory::release() noexcept {
+  releaseBuffers(comm_, heap_, buffers_);
+  ownHeap_.reset();
+  heap_ = nullptr;
+}
+
+std::vector<void *> ArgumentMemory::locals(int i) const {
+  std::vector<void *> out;
+  for (const DeviceBuffer &b : buffers_)
+    out.push_back(b.local(i));
+  return out;
+}
+
+std::vector<void *> ArgumentMemory::peers(int i) const {
+  std::vector<void *> out;
+  for (const DeviceBuffer &b : buffers_)
+    out.push_back(b.peers(i));
+  return out;
+}
+
 } // namespace dslc::run

@@ -92,40 +92,22 @@ CollectiveHarness::CollectiveHarness(Communicator &comm, Collective c,
   allocate(heap);
 }
 
-CollectiveHarness::~CollectiveHarness() { release(); }
+CollectiveHarness::~CollectiveHarness() = default;
 
 void CollectiveHarness::allocate(SymmetricHeap *heap) {
-  try {
-    if (!heap) {
-      ownHeap_ = std::make_unique<SymmetricHeap>(comm_, plan_.heapBytes());
-      heap = ownHeap_.get();
-    }
-    heap_ = heap;
-    buffers_.resize(plan_.args.size());
-    for (size_t j = 0; j < plan_.args.size(); ++j) {
-      const ArgPlan &p = plan_.args[j];
-      // Pads, scratch and workspaces start zeroed on every rank; kernels
-      // reset their own slots from there on.
-      if (p.role != ArgRole::PeerTable)
-        buffers_[j] = allocateBuffer(
-            comm_, *heap_, p.bytes, p.inHeap,
-            p.role != ArgRole::Input && p.role != ArgRole::Output);
-    }
-  } catch (...) {
-    release();
-    throw;
-  }
-}
-
-void CollectiveHarness::release() noexcept {
-  releaseBuffers(comm_, heap_, buffers_);
-  ownHeap_.reset();
-  heap_ = nullptr;
+  std::vector<ArgumentMemory::Need> needs;
+  for (const ArgPlan &p : plan_.args)
+    // Pads, scratch and workspaces start zeroed on every rank; kernels
+    // reset their own slots from there on.
+    needs.push_back({p.role != ArgRole::PeerTable, p.bytes, p.inHeap,
+                     p.role != ArgRole::Input && p.role != ArgRole::Output});
+  memory_ = std::make_unique<ArgumentMemory>(comm_, heap, plan_.heapBytes(),
+                                             needs);
 }
 
 void CollectiveHarness::fillInputs(int64_t n, uint32_t seed) {
   CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
-  const DeviceBuffer &in = buffers_[plan_.input];
+  const DeviceBuffer &in = (*memory_)[plan_.input];
   size_t es = dtypeSize(plan_.dtype);
   comm_.forEach([&](int i) {
     const LocalRank &l = comm_.local(i);
@@ -145,7 +127,7 @@ void CollectiveHarness::fillInputs(int64_t n, uint32_t seed) {
 
 void CollectiveHarness::poisonOutputs(int64_t n) {
   CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
-  const DeviceBuffer &out = buffers_[plan_.output];
+  const DeviceBuffer &out = (*memory_)[plan_.output];
   size_t bytes = static_cast<size_t>(shape.output) * dtypeSize(plan_.dtype);
   comm_.forEach([&](int i) {
     const LocalRank &l = comm_.local(i);
@@ -162,12 +144,8 @@ std::vector<BoundArgs> CollectiveHarness::makeArgs(int64_t n) {
   std::vector<BoundArgs> all;
   for (int i = 0; i < comm_.numLocal(); ++i) {
     BoundArgs a = kernel_->args(i);
-    std::vector<void *> local, peers;
-    for (const DeviceBuffer &b : buffers_) {
-      local.push_back(b.sym.valid() || !b.plain.empty() ? b.local(i) : nullptr);
-      peers.push_back(b.peers(i));
-    }
-    bindCollective(a, plan_, n, local, peers, comm_.local(i).rank);
+    bindCollective(a, plan_, n, memory_->locals(i), memory_->peers(i),
+                   comm_.local(i).rank);
     all.push_back(std::move(a));
   }
   return all;
@@ -247,7 +225,7 @@ void CollectiveHarness::check(int64_t n, CollectiveResult &res,
                               const char *phase) {
   CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
   size_t es = dtypeSize(plan_.dtype);
-  const DeviceBuffer &out = buffers_[plan_.output];
+  const DeviceBuffer &out = (*memory_)[plan_.output];
   // All-reduce and all-gather results must be bitwise the same on every
   // rank (a user's replicas must not drift apart); with one process driving
   // several GPUs every local rank is compared with the first.
@@ -343,8 +321,8 @@ CollectiveResult CollectiveHarness::runNccl(int64_t n, const RunOptions &o) {
   CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
   auto one = [&](int i) {
     const LocalRank &l = comm_.local(i);
-    const void *in = buffers_[plan_.input].local(i);
-    void *out = buffers_[plan_.output].local(i);
+    const void *in = (*memory_)[plan_.input].local(i);
+    void *out = (*memory_)[plan_.output].local(i);
     switch (plan_.collective) {
     case Collective::AllReduce:
       DSLC_NCCL(l.rank, ncclAllReduce(in, out, shape.output, type, ncclSum,

@@ -121,7 +121,6 @@ public:
 
 private:
   void allocate(rt::SymmetricHeap *heap);
-  void release() noexcept;
   void fillInputs(int64_t n, uint32_t seed);
   void poisonOutputs(int64_t n);
   std::vector<rt::BoundArgs> makeArgs(int64_t n);
@@ -137,9 +136,7 @@ private:
   rt::Kernel *kernel_ = nullptr;
   CollectivePlan plan_;
   uint32_t seed_ = 0;
-  std::unique_ptr<rt::SymmetricHeap> ownHeap_;
-  rt::SymmetricHeap *heap_ = nullptr;
-  std::vector<DeviceBuffer> buffers_; ///< one per plan_.args
+  std::unique_ptr<ArgumentMemory> memory_; ///< one buffer per plan_.args
 };
 
 } // namespace dslc::run

@@ -76,58 +76,28 @@ OutputVerdict checkOutput(const KernelPlan &plan, int arg, int rank,
 KernelHarness::KernelHarness(Communicator &comm, Kernel &kernel,
                              KernelPlan plan, SymmetricHeap *heap)
     : comm_(comm), kernel_(kernel), plan_(std::move(plan)) {
-  allocate(heap);
-  try {
-    for (int i = 0; i < comm_.numLocal(); ++i) {
-      std::vector<void *> local, peers;
-      for (const DeviceBuffer &b : buffers_) {
-        local.push_back(b.local(i));
-        peers.push_back(b.peers(i));
-      }
-      BoundArgs a = kernel_.args(i);
-      bindKernel(a, plan_, local, peers, comm_.local(i).rank);
-      args_.push_back(std::move(a));
-    }
-  } catch (...) {
-    release();
-    throw;
+  std::vector<ArgumentMemory::Need> needs;
+  for (const PlannedArg &p : plan_.args)
+    needs.push_back({p.isTensor && p.role != Role::PeerTable, p.bytes,
+                     p.inHeap, p.fill == Fill::Zero});
+  memory_ = std::make_unique<ArgumentMemory>(comm_, heap, plan_.heapBytes(),
+                                             needs);
+  for (int i = 0; i < comm_.numLocal(); ++i) {
+    BoundArgs a = kernel_.args(i);
+    bindKernel(a, plan_, memory_->locals(i), memory_->peers(i),
+               comm_.local(i).rank);
+    args_.push_back(std::move(a));
   }
 }
 
-KernelHarness::~KernelHarness() { release(); }
-
-void KernelHarness::allocate(SymmetricHeap *heap) {
-  try {
-    if (!heap) {
-      ownHeap_ = std::make_unique<SymmetricHeap>(comm_, plan_.heapBytes());
-      heap = ownHeap_.get();
-    }
-    heap_ = heap;
-    buffers_.resize(plan_.args.size());
-    for (size_t j = 0; j < plan_.args.size(); ++j) {
-      const PlannedArg &p = plan_.args[j];
-      if (p.isTensor && p.role != Role::PeerTable)
-        buffers_[j] = allocateBuffer(comm_, *heap_, p.bytes, p.inHeap,
-                                     p.fill == Fill::Zero);
-    }
-  } catch (...) {
-    release();
-    throw;
-  }
-}
-
-void KernelHarness::release() noexcept {
-  releaseBuffers(comm_, heap_, buffers_);
-  ownHeap_.reset();
-  heap_ = nullptr;
-}
+KernelHarness::~KernelHarness() = default;
 
 void KernelHarness::fillInputs(uint32_t seed) {
   for (int arg : plan_.inputs()) {
     comm_.forEach([&](int i) {
       const LocalRank &l = comm_.local(i);
       std::vector<char> host = hostInput(plan_, arg, l.rank, seed);
-      DSLC_CUDART(l.rank, cudaMemcpy(buffers_[arg].local(i), host.data(),
+      DSLC_CUDART(l.rank, cudaMemcpy((*memory_)[arg].local(i), host.data(),
                                      host.size(), cudaMemcpyHostToDevice));
     });
   }
@@ -141,7 +111,7 @@ void KernelHarness::poisonOutputs() {
                    dtypeSize(plan_.args[arg].dtype);
     comm_.forEach([&](int i) {
       const LocalRank &l = comm_.local(i);
-      DSLC_CUDART(l.rank, cudaMemsetAsync(buffers_[arg].local(i), 0xff, bytes,
+      DSLC_CUDART(l.rank, cudaMemsetAsync((*memory_)[arg].local(i), 0xff, bytes,
                                           l.stream));
     });
   }
@@ -161,7 +131,7 @@ void KernelHarness::check(KernelResult &res, Reference *ref,
       const PlannedArg &p = plan_.args[arg];
       std::vector<char> host(static_cast<size_t>(p.numel()) *
                              dtypeSize(p.dtype));
-      DSLC_CUDART(l.rank, cudaMemcpy(host.data(), buffers_[arg].local(i),
+      DSLC_CUDART(l.rank, cudaMemcpy(host.data(), (*memory_)[arg].local(i),
                                      host.size(), cudaMemcpyDeviceToHost));
       const std::vector<double> *want =
           ref ? ref->expected(arg, l.rank) : nullptr;

@@ -85,8 +85,6 @@ public:
   const KernelPlan &plan() const { return plan_; }
 
 private:
-  void allocate(rt::SymmetricHeap *heap);
-  void release() noexcept;
   void fillInputs(uint32_t seed);
   void poisonOutputs();
   void check(KernelResult &res, Reference *ref, const char *phase);
@@ -94,9 +92,7 @@ private:
   rt::Communicator &comm_;
   rt::Kernel &kernel_;
   KernelPlan plan_;
-  std::unique_ptr<rt::SymmetricHeap> ownHeap_;
-  rt::SymmetricHeap *heap_ = nullptr;
-  std::vector<DeviceBuffer> buffers_;
+  std::unique_ptr<ArgumentMemory> memory_; ///< one buffer per argument
   std::vector<rt::BoundArgs> args_;
 };
 
