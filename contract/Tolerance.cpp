@@ -83,8 +83,8 @@ ToleranceCheck checkWithTolerance(const double *got, const double *want,
       c.worst = k;
     }
   }
-  c.relError = scaleSq > 0 ? std::sqrt(errSq / scaleSq)
-                           : (errSq > 0 ? INFINITY : 0);
+  c.relError =
+      scaleSq > 0 ? std::sqrt(errSq / scaleSq) : (errSq > 0 ? INFINITY : 0);
   c.ok = c.nonFinite == 0 && c.outliers == 0 &&
          (tol == 0 ? c.mismatched == 0 : c.relError <= tol);
   return c;

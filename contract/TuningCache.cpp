@@ -47,21 +47,21 @@ json recordToJson(const TuningRecord &r) {
   for (const KernelChoice &c : v.perKernel)
     per.push_back(choiceToJson(c));
   json out{{"key",
-               {{"collective", k.collective},
-                {"kernel", k.kernel},
-                {"device", k.device},
-                {"driver", k.driver},
-                {"world_size", k.worldSize},
-                {"dtype", k.dtype},
-                {"bucket", k.bucket}}},
-              {"value",
-               {{"pick", choiceToJson(v.pick)},
-                {"per_kernel", per},
-                {"nccl_us", v.ncclUs},
-                {"nccl_eager_us", v.ncclEagerUs},
-                {"size", v.size},
-                {"date", v.date},
-                {"candidates", v.candidates}}}};
+            {{"collective", k.collective},
+             {"kernel", k.kernel},
+             {"device", k.device},
+             {"driver", k.driver},
+             {"world_size", k.worldSize},
+             {"dtype", k.dtype},
+             {"bucket", k.bucket}}},
+           {"value",
+            {{"pick", choiceToJson(v.pick)},
+             {"per_kernel", per},
+             {"nccl_us", v.ncclUs},
+             {"nccl_eager_us", v.ncclEagerUs},
+             {"size", v.size},
+             {"date", v.date},
+             {"candidates", v.candidates}}}};
   if (!k.shape.empty())
     out["key"]["shape"] = k.shape;
   return out;
@@ -106,9 +106,9 @@ bool TuningKey::operator==(const TuningKey &o) const {
 
 std::string TuningKey::str() const {
   return (collective.empty() ? std::string("kernel") : collective) + " " +
-         kernel + " on " + std::to_string(worldSize) + "x " +
-         device + " (" + driver + "), " + dtype + ", bucket 2^" +
-         std::to_string(bucket) + (shape.empty() ? "" : ", shape " + shape);
+         kernel + " on " + std::to_string(worldSize) + "x " + device + " (" +
+         driver + "), " + dtype + ", bucket 2^" + std::to_string(bucket) +
+         (shape.empty() ? "" : ", shape " + shape);
 }
 
 int sizeBucket(int64_t count) {

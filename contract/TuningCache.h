@@ -76,8 +76,7 @@ int sizeBucket(int64_t count);
 /// The shape part of a key: each tensor's extents by their sizeBucket, in
 /// name order: {"x": {4, 8192}, "w": {8192}} -> "w=b13,x=b2xb13". Shapes
 /// whose extents share buckets share a result, as sizes do.
-std::string
-shapeKey(const std::map<std::string, std::vector<int64_t>> &shapes);
+std::string shapeKey(const std::map<std::string, std::vector<int64_t>> &shapes);
 
 /// The cache directory: `dir` when not empty, else $DSLC_CACHE_DIR, else
 /// $XDG_CACHE_HOME/dslc, else $HOME/.cache/dslc; with none of those set, a

@@ -26,24 +26,23 @@ TEST_CASE("tolerance grows with the world size", "[tolerance]") {
         "tolerance 6.8e-03");
 }
 
-TEST_CASE("a result within the model passes, an outlier fails",
-          "[tolerance]") {
+TEST_CASE("a result within the model passes, an outlier fails", "[tolerance]") {
   std::vector<double> want(1000), got(1000);
   for (int k = 0; k < 1000; ++k) {
     want[k] = std::sin(k) * 3;
     got[k] = want[k] * (1 + ((k % 3) - 1) * 2e-3); // bf16-like rounding
   }
   double tol = relativeTolerance(DType::BFloat16, 2);
-  ToleranceCheck ok = checkWithTolerance(got.data(), want.data(), nullptr,
-                                         1000, tol);
+  ToleranceCheck ok =
+      checkWithTolerance(got.data(), want.data(), nullptr, 1000, tol);
   CHECK(ok.ok);
   CHECK(ok.mismatched > 0);
   CHECK(ok.relError < tol);
   // One wrong element: the L2 norm would average it away, its own bound
   // does not.
   got[999] = want[999] + 1.0;
-  ToleranceCheck bad = checkWithTolerance(got.data(), want.data(), nullptr,
-                                          1000, tol);
+  ToleranceCheck bad =
+      checkWithTolerance(got.data(), want.data(), nullptr, 1000, tol);
   CHECK_FALSE(bad.ok);
   CHECK(bad.outliers == 1);
   CHECK(bad.worst == 999);
@@ -53,22 +52,21 @@ TEST_CASE("a result within the model passes, an outlier fails",
 TEST_CASE("NaN where the reference is finite fails; exact means exact",
           "[tolerance]") {
   std::vector<double> want = {1, 2, 3}, got = {1, NAN, 3};
-  ToleranceCheck c = checkWithTolerance(got.data(), want.data(), nullptr, 3,
-                                        0.1);
+  ToleranceCheck c =
+      checkWithTolerance(got.data(), want.data(), nullptr, 3, 0.1);
   CHECK_FALSE(c.ok);
   CHECK(c.nonFinite == 1);
   CHECK(c.worst == 1);
   std::vector<double> ints = {5, 6, 7}, off = {5, 6, 8};
-  ToleranceCheck e = checkWithTolerance(off.data(), ints.data(), nullptr, 3,
-                                        0);
+  ToleranceCheck e = checkWithTolerance(off.data(), ints.data(), nullptr, 3, 0);
   CHECK_FALSE(e.ok);
   CHECK(e.mismatched == 1);
   CHECK(e.worst == 2);
   CHECK(checkWithTolerance(ints.data(), ints.data(), nullptr, 3, 0).ok);
   // A given scale (the summands' norm) judges a sum near 0 fairly.
   std::vector<double> sum0 = {0}, got0 = {0.01}, scale = {4};
-  CHECK(checkWithTolerance(got0.data(), sum0.data(), scale.data(), 1, 6.8e-3)
-            .ok);
+  CHECK(
+      checkWithTolerance(got0.data(), sum0.data(), scale.data(), 1, 6.8e-3).ok);
   CHECK_FALSE(
       checkWithTolerance(got0.data(), sum0.data(), nullptr, 1, 6.8e-3).ok);
 }

@@ -143,9 +143,9 @@ TEST_CASE("cache: kernels tuned per shape", "[contract][cache]") {
   r.key.collective = "";
   r.key.shape = shapeKey({{"x", {4, 8192}}});
   std::vector<std::string> warnings;
-  std::vector<TuningRecord> back = parseTuningCache(
-      serializeTuningCache({record(12), r}), "c.json",
-      [&](const std::string &m) { warnings.push_back(m); });
+  std::vector<TuningRecord> back =
+      parseTuningCache(serializeTuningCache({record(12), r}), "c.json",
+                       [&](const std::string &m) { warnings.push_back(m); });
   CHECK(warnings.empty());
   REQUIRE(back.size() == 2); // same bucket, other shape: another key
   CHECK(back[0].key.shape.empty());

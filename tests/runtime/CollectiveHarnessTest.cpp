@@ -7,11 +7,11 @@
 // bf16/f16/f32 helpers. No GPU.
 //
 //===----------------------------------------------------------------------===//
+#include "tooling/harness/CollectiveHarness.h"
 #include "runtime/Binding.h"
 #include "runtime/Error.h"
 #include "runtime/Metadata.h"
 #include "tests/runtime/TestSupport.h"
-#include "tooling/harness/CollectiveHarness.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>

@@ -7,11 +7,11 @@
 // tests' hand-written one-shot all-reduce, tuned by a hand-made cache entry.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/CApi.h"
 #include "runtime/Collectives.h"
-#include "tests/runtime/GpuSkip.h"
+#include "runtime/CApi.h"
 #include "runtime/Communicator.h"
 #include "runtime/Error.h"
+#include "tests/runtime/GpuSkip.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>

@@ -22,7 +22,7 @@ using rt::KernelMetadata;
 /// extra keys), outputs, the grid's first extent and block. The ABI is
 /// derived as dslc lays it out.
 inline KernelMetadata makeMd(const std::string &name, json params, json outputs,
-                      json extent, int64_t block) {
+                             json extent, int64_t block) {
   json abi = json::array();
   auto addTensor = [&](const json &p) {
     std::string n = p["name"];
@@ -42,10 +42,11 @@ inline KernelMetadata makeMd(const std::string &name, json params, json outputs,
   };
   for (json &p : params) {
     if (p["role"] == "scalar")
-      abi.push_back({{"name", p["name"]},
-                     {"type", p.value("dtype", "") == "float32" ? "f32" : "i64"},
-                     {"kind", "scalar"},
-                     {"param", p["name"]}});
+      abi.push_back(
+          {{"name", p["name"]},
+           {"type", p.value("dtype", "") == "float32" ? "f32" : "i64"},
+           {"kind", "scalar"},
+           {"param", p["name"]}});
     else
       addTensor(p);
   }
@@ -66,8 +67,8 @@ inline KernelMetadata makeMd(const std::string &name, json params, json outputs,
   return rt::parseMetadata(j.dump(), name + ".json");
 }
 
-inline json tensor(const char *name, const char *role, const char *dtype, int rank,
-            const char *access) {
+inline json tensor(const char *name, const char *role, const char *dtype,
+                   int rank, const char *access) {
   return {{"name", name},
           {"role", role},
           {"dtype", dtype},

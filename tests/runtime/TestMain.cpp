@@ -14,6 +14,5 @@ int main(int argc, char **argv) {
   dslc::rt::Communicator::applySafeEnvironment();
   if (const char *child = std::getenv("DSLC_RT_TEST_CHILD"))
     return dslc::test::runChildScenario(child);
-  return dslc::test::gpuRunStatus(Catch::Session().run(argc, argv),
-                                  argc, argv);
+  return dslc::test::gpuRunStatus(Catch::Session().run(argc, argv), argc, argv);
 }

@@ -76,13 +76,13 @@ std::vector<ChildResult> runRanks(const std::string &scenario, int n,
   std::vector<std::thread> ranks;
   for (int r = 0; r < n; ++r)
     ranks.emplace_back([&, r] {
-      results[r] = runScenario(
-          scenario,
-          {{"RANK", std::to_string(r)},
-           {"WORLD_SIZE", std::to_string(n)},
-           {"LOCAL_RANK", std::to_string(r)},
-           {"DSLC_RENDEZVOUS", dir.path() + "/rendezvous.id"}},
-          timeoutSec);
+      results[r] =
+          runScenario(scenario,
+                      {{"RANK", std::to_string(r)},
+                       {"WORLD_SIZE", std::to_string(n)},
+                       {"LOCAL_RANK", std::to_string(r)},
+                       {"DSLC_RENDEZVOUS", dir.path() + "/rendezvous.id"}},
+                      timeoutSec);
     });
   for (std::thread &t : ranks)
     t.join();

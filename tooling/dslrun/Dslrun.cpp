@@ -42,8 +42,8 @@ std::string compileDsl(const DslrunOptions &o, rt::Communicator &comm,
     tooling::ProcessResult r = tooling::runDslc(c);
     if (!r.ok())
       rt::raise(rt::ErrorCode::InvalidArgument,
-                fmt::format("dslrun: rank {}: dslc {}:\n{}", rank,
-                            r.describe(), r.output));
+                fmt::format("dslrun: rank {}: dslc {}:\n{}", rank, r.describe(),
+                            r.output));
   }
   return pattern;
 }
@@ -83,8 +83,8 @@ std::string us(const TimingStats &t) {
 }
 
 /// One table row per size: the kernel (and NCCL) as a collective.
-int runCollective(const DslrunOptions &o, rt::Communicator &comm, rt::Kernel &kernel,
-                  const std::string &tag) {
+int runCollective(const DslrunOptions &o, rt::Communicator &comm,
+                  rt::Kernel &kernel, const std::string &tag) {
   Collective coll =
       *parseCollective(o.collective.empty() ? "all_reduce" : o.collective);
   // Every size must fit the collective before any GPU work.
@@ -98,9 +98,8 @@ int runCollective(const DslrunOptions &o, rt::Communicator &comm, rt::Kernel &ke
   std::printf("%sdslrun: %s of %s; n = total elements; us per call, median "
               "of %d repetitions of %d calls / %d calls through graphs of "
               "%d calls\n",
-              tag.c_str(), collectiveName(coll),
-              rt::dtypeName(harness.dtype()), o.repetitions, o.iters,
-              o.graphReplays, o.callsPerGraph);
+              tag.c_str(), collectiveName(coll), rt::dtypeName(harness.dtype()),
+              o.repetitions, o.iters, o.graphReplays, o.callsPerGraph);
   std::printf("%s%10s %-9s %10s %10s %10s %10s %9s  %s\n", tag.c_str(), "n",
               "dtype", "eager", "graph", "nccl eager", "nccl graph",
               "graph k/n", "check");
@@ -166,16 +165,17 @@ std::string referenceCubin(const DslrunOptions &o, const rt::KernelMetadata &md,
     return o.referenceCubin;
   std::string cubin = dir + "/reference.cubin";
   if (!std::filesystem::exists(cubin))
-    compileReference(tooling::findDslc(o.dslc), o.reference, md, world,
-                          cubin, o.dslcArgs);
+    compileReference(tooling::findDslc(o.dslc), o.reference, md, world, cubin,
+                     o.dslcArgs);
   return cubin;
 }
 
 /// The reference (its binding checked against `plan`), or null.
-std::unique_ptr<DslReference>
-loadReference(const DslrunOptions &o, rt::Communicator &comm,
-              const rt::KernelMetadata &md, const KernelPlan &plan,
-              const std::string &dir) {
+std::unique_ptr<DslReference> loadReference(const DslrunOptions &o,
+                                            rt::Communicator &comm,
+                                            const rt::KernelMetadata &md,
+                                            const KernelPlan &plan,
+                                            const std::string &dir) {
   std::string cubin = referenceCubin(o, md, comm.worldSize(), dir);
   if (cubin.empty())
     return nullptr;
@@ -186,12 +186,12 @@ loadReference(const DslrunOptions &o, rt::Communicator &comm,
 }
 
 /// Any kernel: bound from its roles, checked against its reference.
-int runGeneric(const DslrunOptions &o, rt::Communicator &comm, rt::Kernel &kernel,
-               const std::string &tag, const std::string &dir) {
+int runGeneric(const DslrunOptions &o, rt::Communicator &comm,
+               rt::Kernel &kernel, const std::string &tag,
+               const std::string &dir) {
   const rt::KernelMetadata &md = kernel.metadata(0);
   KernelPlan plan = planKernel(md, comm.worldSize(), problemSpec(o));
-  std::unique_ptr<DslReference> ref =
-      loadReference(o, comm, md, plan, dir);
+  std::unique_ptr<DslReference> ref = loadReference(o, comm, md, plan, dir);
   std::printf("%sdslrun: %s with %s; checked against %s\n", tag.c_str(),
               md.kernel.c_str(), plan.spec.text().c_str(),
               ref ? ref->name().c_str()
@@ -223,7 +223,8 @@ void planEarly(const DslrunOptions &o, const std::string &dir) {
   rt::KernelMetadata md = rt::loadMetadataFile(rt::expandRankPattern(meta, 0));
   auto env = rt::readProcessEnv();
   int world = md.worldSize ? static_cast<int>(*md.worldSize)
-                           : env ? env->worldSize : 1;
+              : env        ? env->worldSize
+                           : 1;
   KernelPlan plan = planKernel(md, world, problemSpec(o));
   std::string ref = referenceCubin(o, md, world, dir);
   if (!ref.empty())
@@ -249,7 +250,8 @@ int runDslrun(const DslrunOptions &o) {
   std::unique_ptr<rt::Communicator> comm =
       env ? rt::Communicator::createFromEnv(o.rendezvous)
           : rt::Communicator::createAll(devices);
-  std::string cubin = o.dsl.empty() ? o.cubin : compileDsl(o, *comm, tmp.path());
+  std::string cubin =
+      o.dsl.empty() ? o.cubin : compileDsl(o, *comm, tmp.path());
   rt::KernelOptions kopts;
   kopts.timeoutMs = o.timeoutMs;
   auto kernel = rt::Kernel::load(*comm, cubin, o.meta, kopts);

@@ -58,8 +58,7 @@ void releaseBuffers(Communicator &comm, SymmetricHeap *heap,
 }
 
 ArgumentMemory::ArgumentMemory(Communicator &comm, SymmetricHeap *heap,
-                               size_t heapBytes,
-                               const std::vector<Need> &needs)
+                               size_t heapBytes, const std::vector<Need> &needs)
     : comm_(comm) {
   try {
     if (!heap) {

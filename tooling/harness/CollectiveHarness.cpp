@@ -23,8 +23,8 @@ int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 /// thread (at most 16), and runs fn(lo, hi, state) on each in parallel.
 template <typename State, typename F>
 void parallelChunks(int64_t n, std::vector<State> &states, F fn) {
-  int64_t threads = std::clamp<int64_t>(std::thread::hardware_concurrency(),
-                                        1, 16);
+  int64_t threads =
+      std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, 16);
   threads = std::clamp<int64_t>(n / (int64_t(1) << 20), 1, threads);
   states.assign(threads, State());
   int64_t per = (n + threads - 1) / threads;
@@ -101,8 +101,8 @@ void CollectiveHarness::allocate(SymmetricHeap *heap) {
     // reset their own slots from there on.
     needs.push_back({p.role != ArgRole::PeerTable, p.bytes, p.inHeap,
                      p.role != ArgRole::Input && p.role != ArgRole::Output});
-  memory_ = std::make_unique<ArgumentMemory>(comm_, heap, plan_.heapBytes(),
-                                             needs);
+  memory_ =
+      std::make_unique<ArgumentMemory>(comm_, heap, plan_.heapBytes(), needs);
 }
 
 void CollectiveHarness::fillInputs(int64_t n, uint32_t seed) {
@@ -131,8 +131,7 @@ void CollectiveHarness::poisonOutputs(int64_t n) {
   size_t bytes = static_cast<size_t>(shape.output) * dtypeSize(plan_.dtype);
   comm_.forEach([&](int i) {
     const LocalRank &l = comm_.local(i);
-    DSLC_CUDART(l.rank,
-                cudaMemsetAsync(out.local(i), 0xff, bytes, l.stream));
+    DSLC_CUDART(l.rank, cudaMemsetAsync(out.local(i), 0xff, bytes, l.stream));
   });
   comm_.waitStreams("output poisoning");
   // Peers may store into this rank's output (symmetric outputs): the poison
@@ -167,8 +166,7 @@ int64_t checkCollectiveOutput(Collective c, DType t, int world, int rank,
     std::string what;
   };
   std::vector<Chunk> chunks;
-  parallelChunks(shape.output, chunks, [&](int64_t lo, int64_t hi,
-                                           Chunk &ch) {
+  parallelChunks(shape.output, chunks, [&](int64_t lo, int64_t hi, Chunk &ch) {
     for (int64_t k = lo; k < hi; ++k) {
       std::string bad;
       if (c == Collective::AllGather) {
@@ -187,8 +185,8 @@ int64_t checkCollectiveOutput(Collective c, DType t, int world, int rank,
                             loadElement(out, k, t), gotBits, want, wantBits,
                             k % per, r);
       } else {
-        int64_t idx = c == Collective::ReduceScatter ? rank * shape.output + k
-                                                     : k;
+        int64_t idx =
+            c == Collective::ReduceScatter ? rank * shape.output + k : k;
         double exact = 0, magnitude = 0;
         for (int r = 0; r < world; ++r) {
           double v = seededValue(seed, r, idx, t);
@@ -214,8 +212,8 @@ int64_t checkCollectiveOutput(Collective c, DType t, int world, int rank,
     if (ch.bad == 0)
       continue;
     if (total == 0 && first)
-      *first = fmt::format("element {} of {}: {}", ch.first, shape.output,
-                           ch.what);
+      *first =
+          fmt::format("element {} of {}: {}", ch.first, shape.output, ch.what);
     total += ch.bad;
   }
   return total;
@@ -250,8 +248,8 @@ void CollectiveHarness::check(int64_t n, CollectiveResult &res,
       first0 = std::move(host);
       continue;
     }
-    int64_t differ = countBitwiseDifferences(first0.data(), host.data(),
-                                             shape.output, es);
+    int64_t differ =
+        countBitwiseDifferences(first0.data(), host.data(), shape.output, es);
     if (differ && res.mismatches == 0)
       res.firstMismatch = fmt::format(
           "{}: rank {} differs bitwise from rank {} in {} element(s)", phase,
@@ -329,12 +327,12 @@ CollectiveResult CollectiveHarness::runNccl(int64_t n, const RunOptions &o) {
                                       l.comm, l.stream));
       break;
     case Collective::ReduceScatter:
-      DSLC_NCCL(l.rank, ncclReduceScatter(in, out, shape.output, type,
-                                          ncclSum, l.comm, l.stream));
+      DSLC_NCCL(l.rank, ncclReduceScatter(in, out, shape.output, type, ncclSum,
+                                          l.comm, l.stream));
       break;
     case Collective::AllGather:
-      DSLC_NCCL(l.rank, ncclAllGather(in, out, shape.input, type, l.comm,
-                                      l.stream));
+      DSLC_NCCL(l.rank,
+                ncclAllGather(in, out, shape.input, type, l.comm, l.stream));
       break;
     }
   };
@@ -351,8 +349,8 @@ CollectiveResult CollectiveHarness::runNccl(int64_t n, const RunOptions &o) {
       },
       one,
       [&] {
-        comm_.waitStreams(fmt::format("nccl {}",
-                                      collectiveName(plan_.collective)));
+        comm_.waitStreams(
+            fmt::format("nccl {}", collectiveName(plan_.collective)));
       },
       std::move(res));
 }

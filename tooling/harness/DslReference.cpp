@@ -21,8 +21,7 @@ int matchOutput(const ArgSpec &a, const KernelMetadata &ref,
     return byName;
   int refOutputs = 0;
   for (const ArgSpec &r : ref.args)
-    refOutputs += r.isOutput || r.role == Role::Output ||
-                  r.role == Role::InOut;
+    refOutputs += r.isOutput || r.role == Role::Output || r.role == Role::InOut;
   std::vector<int> outs = checked.outputs();
   return refOutputs == 1 && outs.size() == 1 ? outs[0] : -1;
 }
@@ -41,9 +40,9 @@ ReferenceBinding bindReference(const KernelMetadata &ref,
       arg.kind = ReferenceBinding::Arg::Kind::Scalar;
       arg.checked = checked.find(a.name);
       if (arg.checked < 0 || checked.args[arg.checked].isTensor)
-        problems.push_back(fmt::format(
-            "scalar '{}': kernel {} has no scalar of that name", a.name,
-            checked.kernel));
+        problems.push_back(
+            fmt::format("scalar '{}': kernel {} has no scalar of that name",
+                        a.name, checked.kernel));
       b.args.push_back(arg);
       continue;
     }
@@ -63,9 +62,10 @@ ReferenceBinding bindReference(const KernelMetadata &ref,
       continue;
     }
     if (arg.checked < 0) {
-      problems.push_back(fmt::format(
-          "{} '{}': kernel {} has no {} of that name", output ? "output" :
-          "input", a.name, checked.kernel, output ? "output" : "input"));
+      problems.push_back(
+          fmt::format("{} '{}': kernel {} has no {} of that name",
+                      output ? "output" : "input", a.name, checked.kernel,
+                      output ? "output" : "input"));
       b.args.push_back(arg);
       continue;
     }
@@ -86,8 +86,8 @@ ReferenceBinding bindReference(const KernelMetadata &ref,
     b.args.push_back(arg);
   }
   if (!problems.empty()) {
-    std::string msg = fmt::format("reference {} for kernel {}:", ref.kernel,
-                                  checked.kernel);
+    std::string msg =
+        fmt::format("reference {} for kernel {}:", ref.kernel, checked.kernel);
     for (const std::string &p : problems)
       msg += "\n  " + p;
     raise(ErrorCode::InvalidArgument, msg);
@@ -110,8 +110,8 @@ void DslReference::freeBuffers() noexcept {
 }
 
 void DslReference::prepare(const KernelPlan &plan, uint32_t seed) {
-  std::string key = fmt::format("{}|{}|{}", plan.kernel, plan.spec.text(),
-                                seed);
+  std::string key =
+      fmt::format("{}|{}|{}", plan.kernel, plan.spec.text(), seed);
   if (key == preparedFor_)
     return;
   preparedFor_.clear();
@@ -134,15 +134,15 @@ void DslReference::prepare(const KernelPlan &plan, uint32_t seed) {
     }
     size_t rowBytes = static_cast<size_t>(c.numel()) * dtypeSize(c.dtype);
     void *p = nullptr;
-    DSLC_CUDART(l.rank, cudaMalloc(&p, std::max<size_t>(16, rowBytes *
-                                                                plan.world)));
+    DSLC_CUDART(l.rank,
+                cudaMalloc(&p, std::max<size_t>(16, rowBytes * plan.world)));
     buffers_.push_back(p);
     if (ra.kind == ReferenceBinding::Arg::Kind::StackedInput) {
       for (int r = 0; r < plan.world; ++r) {
         std::vector<char> row = hostInput(plan, ra.checked, r, seed);
-        DSLC_CUDART(l.rank, cudaMemcpy(static_cast<char *>(p) + r * rowBytes,
-                                       row.data(), row.size(),
-                                       cudaMemcpyHostToDevice));
+        DSLC_CUDART(l.rank,
+                    cudaMemcpy(static_cast<char *>(p) + r * rowBytes,
+                               row.data(), row.size(), cudaMemcpyHostToDevice));
       }
     } else {
       DSLC_CUDART(l.rank, cudaMemset(p, 0xff, rowBytes * plan.world));
@@ -199,9 +199,8 @@ void compileReference(const std::string &dslc, const std::string &spec,
     tooling::ProcessResult r = tooling::runDslc(c);
     if (!r.ok())
       raise(ErrorCode::InvalidArgument,
-            fmt::format("reference {}: dslc {}:\n  {}\n{}", spec,
-                        r.describe(), tooling::displayCommand(c.argv()),
-                        r.output));
+            fmt::format("reference {}: dslc {}:\n  {}\n{}", spec, r.describe(),
+                        tooling::displayCommand(c.argv()), r.output));
   };
   compile();
   // The stacked tensors take the checked kernel's dtypes.

@@ -34,7 +34,7 @@ struct ReferenceBinding {
   struct Arg {
     enum class Kind { StackedInput, StackedOutput, Scalar };
     Kind kind = Kind::StackedInput;
-    int checked = -1; ///< the checked kernel's argument (plan index)
+    int checked = -1;           ///< the checked kernel's argument (plan index)
     std::vector<int64_t> shape; ///< [W, *checked shape] (tensors)
   };
   std::vector<Arg> args; ///< one per reference metadata.args

@@ -37,7 +37,7 @@ uint16_t floatToHalf(float f) {
     return sign | 0x7e00u;
   if (a >= 0x477ff000u) // >= 65520 rounds to infinity (also inf itself)
     return sign | 0x7c00u;
-  if (a >= 0x38800000u) { // normal in binary16 (>= 2^-14)
+  if (a >= 0x38800000u) {                       // normal in binary16 (>= 2^-14)
     uint32_t r = a + 0xfffu + ((a >> 13) & 1u); // round to nearest even
     return sign | static_cast<uint16_t>((r - 0x38000000u) >> 13);
   }

@@ -20,9 +20,9 @@ std::vector<char> hostInput(const KernelPlan &plan, int arg, int rank,
   int64_t n = p.numel();
   std::vector<char> host(static_cast<size_t>(n) * dtypeSize(p.dtype));
   for (int64_t k = 0; k < n; ++k)
-    storeAny(host.data(), k, p.dtype,
-             seededElement(seed, rank, k, p.dtype,
-                           static_cast<uint32_t>(arg + 1)));
+    storeAny(
+        host.data(), k, p.dtype,
+        seededElement(seed, rank, k, p.dtype, static_cast<uint32_t>(arg + 1)));
   return host;
 }
 
@@ -62,14 +62,13 @@ OutputVerdict checkOutput(const KernelPlan &plan, int arg, int rank,
       c.worst >= 0 ? fmt::format("; worst element {}: got {}, expected {}",
                                  c.worst, values[c.worst], (*want)[c.worst])
                    : "";
-  v.line = fmt::format("{}: {} element(s) differ from the {}, max relative "
-                       "error {:.2e} ({}), max abs {:.3g}{}{}: {}",
-                       head, c.mismatched, against, c.relError,
-                       contract::toleranceText(tol), c.maxAbsError,
-                       c.outliers ? fmt::format(", {} beyond their own bound",
-                                                c.outliers)
-                                  : "",
-                       worst, c.ok ? "ok" : "FAILED");
+  v.line = fmt::format(
+      "{}: {} element(s) differ from the {}, max relative "
+      "error {:.2e} ({}), max abs {:.3g}{}{}: {}",
+      head, c.mismatched, against, c.relError, contract::toleranceText(tol),
+      c.maxAbsError,
+      c.outliers ? fmt::format(", {} beyond their own bound", c.outliers) : "",
+      worst, c.ok ? "ok" : "FAILED");
   return v;
 }
 
@@ -78,10 +77,10 @@ KernelHarness::KernelHarness(Communicator &comm, Kernel &kernel,
     : comm_(comm), kernel_(kernel), plan_(std::move(plan)) {
   std::vector<ArgumentMemory::Need> needs;
   for (const PlannedArg &p : plan_.args)
-    needs.push_back({p.isTensor && p.role != Role::PeerTable, p.bytes,
-                     p.inHeap, p.fill == Fill::Zero});
-  memory_ = std::make_unique<ArgumentMemory>(comm_, heap, plan_.heapBytes(),
-                                             needs);
+    needs.push_back({p.isTensor && p.role != Role::PeerTable, p.bytes, p.inHeap,
+                     p.fill == Fill::Zero});
+  memory_ =
+      std::make_unique<ArgumentMemory>(comm_, heap, plan_.heapBytes(), needs);
   for (int i = 0; i < comm_.numLocal(); ++i) {
     BoundArgs a = kernel_.args(i);
     bindKernel(a, plan_, memory_->locals(i), memory_->peers(i),

@@ -48,9 +48,8 @@ Expected<bool> ProblemSpec::addSizes(const std::string &text) {
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t comma = text.find(',', pos);
-    std::string item = text.substr(pos, comma == std::string::npos
-                                            ? std::string::npos
-                                            : comma - pos);
+    std::string item = text.substr(
+        pos, comma == std::string::npos ? std::string::npos : comma - pos);
     if (!item.empty()) {
       Expected<bool> ok = addSize(item);
       if (!ok)
@@ -131,8 +130,8 @@ bool shapeFromSpec(const ArgSpec &a, const ProblemSpec &spec,
   if (static_cast<int>(it->second.size()) != a.rank) {
     p.add(fmt::format("--size {}={}: '{}' has rank {}, the size has {} "
                       "extent(s)",
-                      a.name, tooling::formatShape(it->second), a.name,
-                      a.rank, it->second.size()));
+                      a.name, tooling::formatShape(it->second), a.name, a.rank,
+                      it->second.size()));
     return false;
   }
   shape = it->second;
@@ -208,8 +207,8 @@ void planData(const KernelMetadata &md, const ProblemSpec &spec,
       else
         p.add(fmt::format("{} '{}' ({}, rank {}) has no size: give --size "
                           "{}=...",
-                          pa.role == Role::Output ? "output" : "inout",
-                          a.name, dtypeName(a.dtype), a.rank, a.name));
+                          pa.role == Role::Output ? "output" : "inout", a.name,
+                          dtypeName(a.dtype), a.rank, a.name));
       break;
     default:
       pa.fill = pa.role == Role::PeerTable ? Fill::PeerTable : Fill::Zero;
@@ -230,9 +229,7 @@ void planData(const KernelMetadata &md, const ProblemSpec &spec,
 /// Names in the spec that are no argument of the kernel.
 void checkSpecNames(const KernelMetadata &md, const ProblemSpec &spec,
                     Problems &p) {
-  auto known = [&](const std::string &name) {
-    return md.findArg(name) >= 0;
-  };
+  auto known = [&](const std::string &name) { return md.findArg(name) >= 0; };
   for (const auto &[name, shape] : spec.shapes)
     if (!known(name))
       p.add(fmt::format("--size {}: the kernel has no argument '{}'", name,
@@ -260,8 +257,8 @@ void planComm(const KernelMetadata &md, KernelPlan &plan, Problems &p) {
   for (size_t i = 0; i < md.args.size(); ++i) {
     PlannedArg &pa = plan.args[i];
     if (pa.role == Role::SignalPad)
-      pa.shape = contract::constrainedShape(md, static_cast<int>(i),
-                                            plan.world, plan.tiles);
+      pa.shape = contract::constrainedShape(md, static_cast<int>(i), plan.world,
+                                            plan.tiles);
     if (pa.role == Role::PeerTable) {
       pa.shape = {plan.world};
       pa.tableOf = md.findArg(md.args[i].peerTableFor);
@@ -305,12 +302,12 @@ KernelPlan planKernel(const KernelMetadata &md, int world,
       p.add(fmt::format("'{}' of shape {} is too large", pa.name,
                         tooling::formatShape(pa.shape)));
     pa.bytes = static_cast<size_t>(std::max<int64_t>(bytes, 16));
-    pa.inHeap = pa.symmetric || (pa.role != Role::Output &&
-                                 pa.role != Role::PeerTable);
+    pa.inHeap =
+        pa.symmetric || (pa.role != Role::Output && pa.role != Role::PeerTable);
   }
   if (!p.list.empty()) {
-    std::string msg = fmt::format("kernel {}: cannot bind its arguments:",
-                                  md.kernel);
+    std::string msg =
+        fmt::format("kernel {}: cannot bind its arguments:", md.kernel);
     for (const std::string &s : p.list)
       msg += "\n  " + s;
     raise(ErrorCode::InvalidArgument, msg);
@@ -345,8 +342,9 @@ size_t KernelPlan::heapBytes() const {
   size_t bytes = size_t(4) << 20; // slack: peer tables, alignment
   for (const PlannedArg &p : args)
     if (p.inHeap)
-      bytes += static_cast<size_t>(roundUp(static_cast<int64_t>(p.bytes), 256)) +
-               static_cast<size_t>(roundUp(world * 8, 256));
+      bytes +=
+          static_cast<size_t>(roundUp(static_cast<int64_t>(p.bytes), 256)) +
+          static_cast<size_t>(roundUp(world * 8, 256));
   return bytes;
 }
 
@@ -358,10 +356,10 @@ std::vector<std::string> KernelPlan::describe() const {
                                   dtypeName(p.dtype), p.scalar));
       continue;
     }
-    lines.push_back(fmt::format(
-        "{}: {} {}[{}]{}, {}", p.name, roleName(p.role), dtypeName(p.dtype),
-        tooling::formatShape(p.shape), p.symmetric ? " symmetric" : "",
-        fillName(p.fill)));
+    lines.push_back(
+        fmt::format("{}: {} {}[{}]{}, {}", p.name, roleName(p.role),
+                    dtypeName(p.dtype), tooling::formatShape(p.shape),
+                    p.symmetric ? " symmetric" : "", fillName(p.fill)));
   }
   return lines;
 }

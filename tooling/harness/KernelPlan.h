@@ -63,7 +63,7 @@ struct PlannedArg {
   rt::DType dtype = rt::DType::Float32;
   bool isTensor = true;
   std::vector<int64_t> shape;
-  size_t bytes = 0;     ///< per rank (at least 16 for tensors)
+  size_t bytes = 0;       ///< per rank (at least 16 for tensors)
   bool symmetric = false; ///< in the heap with a peer table
   bool inHeap = false;    ///< symmetric heap (else cudaMalloc)
   int tableOf = -1;       ///< peer tables: the argument listed

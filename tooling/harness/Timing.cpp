@@ -20,8 +20,8 @@ TimingStats makeStats(std::vector<double> samples, int calls) {
     return s;
   std::sort(samples.begin(), samples.end());
   size_t m = samples.size();
-  s.medianUs = m % 2 ? samples[m / 2]
-                     : (samples[m / 2 - 1] + samples[m / 2]) / 2.0;
+  s.medianUs =
+      m % 2 ? samples[m / 2] : (samples[m / 2 - 1] + samples[m / 2]) / 2.0;
   s.minUs = samples.front();
   return s;
 }
@@ -85,8 +85,8 @@ void capture(Communicator &comm, GraphSet &g, int perGraph,
   for (int i = 0; i < nl; ++i) {
     const LocalRank &l = comm.local(i);
     setDevice(l.device, l.rank);
-    DSLC_CUDART(l.rank, cudaStreamBeginCapture(l.stream,
-                                               cudaStreamCaptureModeRelaxed));
+    DSLC_CUDART(l.rank,
+                cudaStreamBeginCapture(l.stream, cudaStreamCaptureModeRelaxed));
   }
   std::exception_ptr failure;
   try {
@@ -121,9 +121,8 @@ void capture(Communicator &comm, GraphSet &g, int perGraph,
 
 } // namespace
 
-void measurePhases(Communicator &comm, const RunOptions &o,
-                   const PhaseHooks &h, TimingStats &eager,
-                   TimingStats &graph) {
+void measurePhases(Communicator &comm, const RunOptions &o, const PhaseHooks &h,
+                   TimingStats &eager, TimingStats &graph) {
   const LocalRank &l0 = comm.local(0);
   int reps = o.repetitions;
   if (o.iters > 0) {

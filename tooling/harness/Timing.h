@@ -27,8 +27,8 @@ struct RunOptions {
   /// short kernels are timed back to back on the GPU, not at the host's
   /// launch rate.
   int callsPerGraph = 1;
-  int repetitions = 5;   ///< timed repetitions of each loop (>= 1)
-  uint32_t seed = 1;     ///< inputs
+  int repetitions = 5; ///< timed repetitions of each loop (>= 1)
+  uint32_t seed = 1;   ///< inputs
 };
 
 /// Per-call times of one phase, in microseconds.
@@ -44,10 +44,10 @@ struct TimingStats {
 TimingStats makeStats(std::vector<double> samples, int calls);
 
 struct PhaseHooks {
-  std::function<void()> callAll;       ///< one call on every local rank
-  std::function<void(int)> callOne;    ///< one call on local rank i
-  std::function<void()> wait;          ///< until every call finished
-  std::function<void()> prepare;       ///< before each phase
+  std::function<void()> callAll;           ///< one call on every local rank
+  std::function<void(int)> callOne;        ///< one call on local rank i
+  std::function<void()> wait;              ///< until every call finished
+  std::function<void()> prepare;           ///< before each phase
   std::function<void(const char *)> check; ///< after each phase (its name)
 };
 

@@ -103,9 +103,8 @@ DifferentialResult runDifferentialCheck(Communicator &comm, Kernel &kernel,
       DSLC_CUDART(l.rank, cudaMemcpy(got.data(), buffers[p.name].local[i],
                                      got.size(), cudaMemcpyDeviceToHost));
       std::vector<char> expected = dump.readOutput(l.rank, 0, p);
-      OutputComparison c =
-          compareOutputs(p.dtype, got.data(), expected.data(), p.numel(),
-                         dump.worldSize);
+      OutputComparison c = compareOutputs(p.dtype, got.data(), expected.data(),
+                                          p.numel(), dump.worldSize);
       ++res.outputs;
       if (c.bitwiseEqual())
         ++res.bitwiseEqual;

@@ -553,9 +553,8 @@ std::string formatVerdict(int rank, const DumpParam &p,
   std::string ulp = c.maxUlp == OutputComparison::kUlpInfinite
                         ? std::string("unbounded (NaN or integer)")
                         : std::to_string(c.maxUlp);
-  std::string model = fmt::format(
-      "relative error {:.2e}, {}", c.relError,
-      contract::toleranceText(c.tolerance));
+  std::string model = fmt::format("relative error {:.2e}, {}", c.relError,
+                                  contract::toleranceText(c.tolerance));
   std::string verdict =
       !isFloatDType(c.dtype) ? "FAILED (integers must be bitwise equal)"
       : c.maxUlp <= 1        ? "within 1 ulp: ok"

@@ -36,16 +36,16 @@ int usageError(const CLI::App &app, const std::string &what) {
   return kUsageError;
 }
 
-std::optional<int> parseCommandLine(CLI::App &app, int argc, char **argv,
-                                    const std::vector<std::string>
-                                        &valueOptions) {
+std::optional<int>
+parseCommandLine(CLI::App &app, int argc, char **argv,
+                 const std::vector<std::string> &valueOptions) {
   // CLI11 takes the last argument first.
   std::vector<std::string> args;
   for (int i = argc - 1; i >= 1; --i)
     args.push_back(argv[i]);
   for (size_t i = args.size(); i-- > 1;) {
-    bool takes = std::find(valueOptions.begin(), valueOptions.end(),
-                           args[i]) != valueOptions.end();
+    bool takes = std::find(valueOptions.begin(), valueOptions.end(), args[i]) !=
+                 valueOptions.end();
     if (takes) {
       args[i] += "=" + args[i - 1];
       args.erase(args.begin() + static_cast<long>(i) - 1);
@@ -107,8 +107,8 @@ CLI::Option *addCount(CLI::App &app, const std::string &names, int &target,
 }
 
 CLI::Option *addSizeList(CLI::App &app, const std::string &names,
-                         std::vector<int64_t> &target,
-                         const std::string &help, int64_t minimum) {
+                         std::vector<int64_t> &target, const std::string &help,
+                         int64_t minimum) {
   return app
       .add_option_function<std::vector<std::string>>(
           names,
@@ -125,8 +125,8 @@ CLI::Option *addSizeList(CLI::App &app, const std::string &names,
       ->type_name("SIZES");
 }
 
-CLI::Option *addNumber(CLI::App &app, const std::string &names,
-                       double &target, const std::string &help) {
+CLI::Option *addNumber(CLI::App &app, const std::string &names, double &target,
+                       const std::string &help) {
   return app
       .add_option_function<std::string>(
           names,

@@ -27,9 +27,9 @@ inline constexpr int kUsageError = 2;
 /// after a usage error. Options in `valueOptions` take the next argument
 /// as their value even when it starts with '-' (e.g. --dslc-arg
 /// --multicast=nvls).
-std::optional<int> parseCommandLine(CLI::App &app, int argc, char **argv,
-                                    const std::vector<std::string>
-                                        &valueOptions = {});
+std::optional<int>
+parseCommandLine(CLI::App &app, int argc, char **argv,
+                 const std::vector<std::string> &valueOptions = {});
 
 /// Prints "TOOL: error: WHAT" and the --help hint; returns kUsageError.
 int usageError(const CLI::App &app, const std::string &what);
@@ -42,11 +42,11 @@ CLI::Option *addCount(CLI::App &app, const std::string &names, int &target,
                       const std::string &help, int minimum = 0);
 /// A list of sizes: "1K,64K" or "1K..64M" (repeatable: the lists join).
 CLI::Option *addSizeList(CLI::App &app, const std::string &names,
-                         std::vector<int64_t> &target,
-                         const std::string &help, int64_t minimum = 1);
+                         std::vector<int64_t> &target, const std::string &help,
+                         int64_t minimum = 1);
 /// A number (seconds, a value).
-CLI::Option *addNumber(CLI::App &app, const std::string &names,
-                       double &target, const std::string &help);
+CLI::Option *addNumber(CLI::App &app, const std::string &names, double &target,
+                       const std::string &help);
 /// A string option restricted to `choices`.
 CLI::Option *addChoice(CLI::App &app, const std::string &names,
                        std::string &target,

@@ -28,9 +28,8 @@ std::vector<std::string> childEnvironment(const ProcessOptions &o) {
   for (char **e = environ; e && *e; ++e) {
     std::string kv = *e;
     std::string key = kv.substr(0, kv.find('='));
-    if (o.env.count(key) ||
-        std::find(o.unsetEnv.begin(), o.unsetEnv.end(), key) !=
-            o.unsetEnv.end())
+    if (o.env.count(key) || std::find(o.unsetEnv.begin(), o.unsetEnv.end(),
+                                      key) != o.unsetEnv.end())
       continue;
     env.push_back(std::move(kv));
   }
@@ -76,8 +75,8 @@ bool spawn(const std::vector<std::string> &argv, const ProcessOptions &o,
   sigaddset(&defaults, SIGPIPE);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
-                                      POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
   std::vector<std::string> args = argv, env = childEnvironment(o);
   std::vector<char *> cargs = cStrings(args), cenv = cStrings(env);
   int rc = posix_spawnp(&pid, argv[0].c_str(), &fa, &attr, cargs.data(),
@@ -100,10 +99,10 @@ bool drain(int fd, pid_t pid, const ProcessOptions &o, Clock::time_point t0,
   while (true) {
     int waitMs = 200;
     if (o.timeoutS > 0) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      t0 + std::chrono::duration<double>(o.timeoutS) -
-                      Clock::now())
-                      .count();
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(
+              t0 + std::chrono::duration<double>(o.timeoutS) - Clock::now())
+              .count();
       if (left <= 0) {
         ::kill(-pid, SIGKILL);
         return true;

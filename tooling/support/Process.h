@@ -38,11 +38,11 @@ struct ProcessOptions {
 struct ProcessResult {
   bool started = false; ///< false: `error` says why (nothing ran)
   std::string error;
-  int exitCode = -1;    ///< the exit status, or 128 + signal
-  int signal = 0;       ///< the signal that ended it (0: it exited)
+  int exitCode = -1; ///< the exit status, or 128 + signal
+  int signal = 0;    ///< the signal that ended it (0: it exited)
   bool timedOut = false;
   double seconds = 0;
-  std::string output;   ///< standard output and error, interleaved
+  std::string output; ///< standard output and error, interleaved
   size_t droppedBytes = 0;
 
   bool ok() const { return started && !timedOut && exitCode == 0; }

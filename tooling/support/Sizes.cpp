@@ -20,10 +20,20 @@ Expected<int64_t> parseSize(const std::string &text) {
   int shift = 0;
   std::string digits = text;
   switch (text.back()) {
-  case 'K': case 'k': shift = 10; break;
-  case 'M': case 'm': shift = 20; break;
-  case 'G': case 'g': shift = 30; break;
-  default: break;
+  case 'K':
+  case 'k':
+    shift = 10;
+    break;
+  case 'M':
+  case 'm':
+    shift = 20;
+    break;
+  case 'G':
+  case 'g':
+    shift = 30;
+    break;
+  default:
+    break;
   }
   if (shift)
     digits.pop_back();
@@ -44,8 +54,8 @@ Expected<std::vector<int64_t>> parseSizeList(const std::string &text,
   std::string item;
   auto atLeast = [&](int64_t v) -> Expected<int64_t> {
     if (v < minimum)
-      return Failure{fmt::format("size {} in '{}' is below {}", v, text,
-                                 minimum)};
+      return Failure{
+          fmt::format("size {} in '{}' is below {}", v, text, minimum)};
     return v;
   };
   while (std::getline(ss, item, ',')) {
@@ -92,14 +102,12 @@ Expected<std::vector<int64_t>> parseShape(const std::string &text) {
   size_t pos = 0;
   while (true) {
     size_t x = text.find('x', pos);
-    std::string part = text.substr(pos, x == std::string::npos
-                                            ? std::string::npos
-                                            : x - pos);
+    std::string part =
+        text.substr(pos, x == std::string::npos ? std::string::npos : x - pos);
     Expected<int64_t> v = parseSize(part);
     if (!v)
       return Failure{fmt::format(
-          "bad shape '{}': each extent is a size (e.g. 4x8192, 1Kx4K)",
-          text)};
+          "bad shape '{}': each extent is a size (e.g. 4x8192, 1Kx4K)", text)};
     shape.push_back(*v);
     if (x == std::string::npos)
       return shape;

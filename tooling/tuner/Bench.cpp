@@ -24,8 +24,7 @@ nearestRecord(const std::vector<rt::TuningRecord> &all, const Manifest &m,
     const rt::TuningKey &k = r.key;
     if (k.collective != m.collective || k.kernel != m.set ||
         k.device != di.device || k.driver != di.driver ||
-        k.worldSize != m.worldSize || k.dtype != m.dtype ||
-        k.shape != p.shape)
+        k.worldSize != m.worldSize || k.dtype != m.dtype || k.shape != p.shape)
       continue;
     if (!best ||
         std::abs(k.bucket - p.bucket) < std::abs(best->key.bucket - p.bucket))
@@ -57,10 +56,9 @@ struct Bench {
       b.config = config;
       b.mode = mode;
       b.us = std::string(mode) == "graph" ? r.graphUs : r.eagerUs;
-      b.busGBs = m.collective.empty()
-                     ? 0
-                     : busBandwidthGBs(m.collective, p.n, elem, m.worldSize,
-                                       b.us);
+      b.busGBs = m.collective.empty() ? 0
+                                      : busBandwidthGBs(m.collective, p.n, elem,
+                                                        m.worldSize, b.us);
       b.ok = r.ok;
       b.note = r.ok ? note : r.reason;
       if (m.collective.empty())
@@ -69,8 +67,8 @@ struct Bench {
     }
     if (!r.ok) {
       ++failures;
-      prog.log(fmt::format("bench: {}: {} failed: {}", p.label, impl,
-                           r.reason));
+      prog.log(
+          fmt::format("bench: {}: {} failed: {}", p.label, impl, r.reason));
     }
   }
 

@@ -27,8 +27,8 @@ void makeDir(const std::string &dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec)
-    raise(ErrorCode::Io, fmt::format("cannot create {}: {}", dir,
-                                     ec.message()));
+    raise(ErrorCode::Io,
+          fmt::format("cannot create {}: {}", dir, ec.message()));
 }
 
 std::string configDirName(const KernelConfig &c) {
@@ -78,13 +78,11 @@ void compileManifestReference(Manifest &m, const CompileOptions &opts,
 
 } // namespace
 
-tooling::DslcCompile dslcCompile(const std::string &dslc,
-                                 const std::string &file,
-                                 const std::string &kernel, int rank,
-                                 int worldSize, const KernelConfig *config,
-                                 const std::string &signature,
-                                 const std::string &out,
-                                 const std::vector<std::string> &extraArgs) {
+tooling::DslcCompile
+dslcCompile(const std::string &dslc, const std::string &file,
+            const std::string &kernel, int rank, int worldSize,
+            const KernelConfig *config, const std::string &signature,
+            const std::string &out, const std::vector<std::string> &extraArgs) {
   tooling::DslcCompile c;
   c.dslc = dslc;
   c.file = file;
@@ -126,8 +124,8 @@ Manifest compileCandidates(const std::string &dslFile,
       k = spec.substr(colon + 1);
     }
     std::string out = fmt::format("{}/probe/{}.r0.cubin", dir, k);
-    tooling::DslcCompile probe = dslcCompile(
-        opts.dslc, file, k, 0, worldSize, nullptr, "", out, opts.extraArgs);
+    tooling::DslcCompile probe = dslcCompile(opts.dslc, file, k, 0, worldSize,
+                                             nullptr, "", out, opts.extraArgs);
     tooling::ProcessResult pr = tooling::runDslc(probe, opts.timeoutS);
     if (!pr.ok())
       raise(ErrorCode::InvalidArgument,
@@ -151,12 +149,12 @@ Manifest compileCandidates(const std::string &dslFile,
     m.spaces.emplace_back(k, info.tunables, opts.space);
     info.space = m.spaces.back().dims();
     m.kernels.push_back(info);
-    log(fmt::format("kernel {}: default {}, {} configs to compile "
-                    "({} points with grid caps)",
-                    k, m.spaces.back().config(m.spaces.back().defaultPoint())
-                           .brief(),
-                    m.spaces.back().compileConfigs().size(),
-                    m.spaces.back().points().size()));
+    log(fmt::format(
+        "kernel {}: default {}, {} configs to compile "
+        "({} points with grid caps)",
+        k, m.spaces.back().config(m.spaces.back().defaultPoint()).brief(),
+        m.spaces.back().compileConfigs().size(),
+        m.spaces.back().points().size()));
   }
   m.set = contract::CandidatesManifest::setKey(m.kernels, opts.setName);
   if (!opts.reference.empty())
@@ -204,9 +202,9 @@ Manifest compileCandidates(const std::string &dslFile,
       CompiledCandidate &cc = m.compiled[jobs[j].cand];
       if (!r.ok() && cc.ok) {
         cc.ok = false;
-        cc.reason = fmt::format("dslc failed for rank {} ({}): {}",
-                                jobs[j].rank, r.describe(),
-                                tooling::lastLines(r.output));
+        cc.reason =
+            fmt::format("dslc failed for rank {} ({}): {}", jobs[j].rank,
+                        r.describe(), tooling::lastLines(r.output));
         log(fmt::format("skip {} {}: {}", m.kernels[cc.kernel].name,
                         cc.config.brief(), cc.reason));
       }

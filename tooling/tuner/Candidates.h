@@ -52,13 +52,11 @@ struct CompileOptions {
 };
 
 /// The dslc compile of one kernel, rank and config (an argument vector).
-tooling::DslcCompile dslcCompile(const std::string &dslc,
-                                 const std::string &file,
-                                 const std::string &kernel, int rank,
-                                 int worldSize, const KernelConfig *config,
-                                 const std::string &signature,
-                                 const std::string &out,
-                                 const std::vector<std::string> &extraArgs);
+tooling::DslcCompile
+dslcCompile(const std::string &dslc, const std::string &file,
+            const std::string &kernel, int rank, int worldSize,
+            const KernelConfig *config, const std::string &signature,
+            const std::string &out, const std::vector<std::string> &extraArgs);
 
 /// Compiles the probes and every candidate of every kernel into `dir`
 /// (a kernel is "NAME", in `dslFile`, or "FILE.py:NAME")

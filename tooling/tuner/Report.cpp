@@ -68,8 +68,8 @@ std::vector<std::string> splitCsv(const std::string &line) {
 std::string csvLine(const BenchRow &r) {
   return fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.2f},{},{}", r.source,
                      r.collective, r.world, r.n, r.dtype, csvField(r.impl),
-                     csvField(r.config), r.mode, r.us, r.busGBs,
-                     r.ok ? 1 : 0, csvField(r.note));
+                     csvField(r.config), r.mode, r.us, r.busGBs, r.ok ? 1 : 0,
+                     csvField(r.note));
 }
 
 std::vector<BenchRow> parseCsv(const std::string &text) {
@@ -199,8 +199,8 @@ std::string Progress::bar(size_t done, size_t total, double seconds,
                           int width) {
   double frac = total ? double(done) / total : 1.0;
   int fill = static_cast<int>(frac * width + 0.5);
-  std::string b = "[" + std::string(fill, '#') + std::string(width - fill, '.') +
-                  "]";
+  std::string b =
+      "[" + std::string(fill, '#') + std::string(width - fill, '.') + "]";
   return fmt::format("{} {} {}/{} {:.0f}s {}", what, b, done, total, seconds,
                      label);
 }
@@ -233,9 +233,9 @@ void Progress::log(const std::string &line) {
 void Progress::redraw() {
   if (!tty_ || total_ == 0)
     return;
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                           t0_)
-                 .count();
+  double s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_)
+          .count();
   std::string l = bar(std::min(done_, total_), total_, s, what_, label_);
   if (l.size() > 110)
     l = l.substr(0, 110);

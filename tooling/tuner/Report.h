@@ -37,7 +37,7 @@ struct BenchRow {
   int world = 2;
   int64_t n = 0;
   std::string dtype = "bfloat16";
-  std::string impl; ///< nccl, a kernel name, "pick", torch_one_shot, ...
+  std::string impl;   ///< nccl, a kernel name, "pick", torch_one_shot, ...
   std::string config; ///< the config used ("" for libraries)
   std::string mode;   ///< graph | eager
   double us = 0;      ///< median per call

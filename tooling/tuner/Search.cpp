@@ -77,8 +77,8 @@ KernelSpace::KernelSpace(std::string kernel,
     case Tunable::Kind::Named:
       // Its choices (Triton's configs), else powers of two around the
       // kernel's value within its range (Helion's registered tunables).
-      dims_.push_back(listDimension(
-          t, t.choices.empty() ? rangeValues(t) : t.choices));
+      dims_.push_back(
+          listDimension(t, t.choices.empty() ? rangeValues(t) : t.choices));
       break;
     case Tunable::Kind::MaxCtas:
       break; // the runtime's cap: one dimension below
@@ -224,8 +224,9 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
       v = evalPoint({static_cast<int>(k), spaces[k].defaultPoint()});
     order.push_back({v ? *v : std::numeric_limits<double>::infinity(), k});
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::stable_sort(
+      order.begin(), order.end(),
+      [](const auto &a, const auto &b) { return a.first < b.first; });
   for (const auto &[defaultUs, k] : order) {
     const KernelSpace &s = spaces[k];
     int kernel = static_cast<int>(k);

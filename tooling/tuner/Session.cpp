@@ -34,13 +34,14 @@ std::string absPath(const std::string &p) {
 std::vector<Problem> problems(const TunerOptions &o, const Manifest &m) {
   std::vector<Problem> out;
   bool collective = !m.collective.empty();
-  if (collective && (!o.shapes.empty() || !o.sizeSpecs.empty() ||
-                     !o.scalarSpecs.empty()))
-    rt::raise(rt::ErrorCode::InvalidArgument,
-              fmt::format("the candidates in {} implement {}: give --sizes N,... "
-                          "(--shape, --size and --scalar are for kernels "
-                          "with a --reference)",
-                          m.dir, m.collective));
+  if (collective &&
+      (!o.shapes.empty() || !o.sizeSpecs.empty() || !o.scalarSpecs.empty()))
+    rt::raise(
+        rt::ErrorCode::InvalidArgument,
+        fmt::format("the candidates in {} implement {}: give --sizes N,... "
+                    "(--shape, --size and --scalar are for kernels "
+                    "with a --reference)",
+                    m.dir, m.collective));
   if (collective) {
     for (int64_t n : o.sizes)
       out.push_back({n, {}, formatSize(n), rt::sizeBucket(n), ""});
@@ -205,8 +206,8 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
   if (!m.collective.empty()) {
     nccl = t.worker.measure(base);
     if (!nccl->ok && t.rank0)
-      t.prog.log(fmt::format("tuner: {}: NCCL failed: {}", p.label,
-                             nccl->reason));
+      t.prog.log(
+          fmt::format("tuner: {}: NCCL failed: {}", p.label, nccl->reason));
   }
   size_t total = 0;
   for (const auto &sp : m.spaces)
@@ -238,8 +239,7 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
     if (!result) {
       ++s.skipped;
       if (t.rank0)
-        t.prog.log(
-            fmt::format("tuner: {}: skip {}: {}", p.label, label, why));
+        t.prog.log(fmt::format("tuner: {}: skip {}: {}", p.label, label, why));
     }
     t.prog.step(label);
     return result;
@@ -248,8 +248,7 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
   so.exhaustiveLimit = static_cast<size_t>(o.exhaustiveLimit);
   so.outOfBudget = [&] {
     return o.budgetS > 0 &&
-           std::chrono::duration<double>(Clock::now() - t0).count() >
-               o.budgetS;
+           std::chrono::duration<double>(Clock::now() - t0).count() > o.budgetS;
   };
   SearchResult res = search(m.spaces, eval, so);
   t.prog.finish();
@@ -271,8 +270,8 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
           m, *res.bestPerKernel[k], res.bestUsPerKernel[k],
           eagerOf[{res.bestPerKernel[k]->kernel, res.bestPerKernel[k]->idx}]));
   bool ncclOk = nccl && nccl->ok;
-  v.ncclUs = ncclOk ? (o.objective == "graph" ? nccl->graphUs : nccl->eagerUs)
-                    : 0;
+  v.ncclUs =
+      ncclOk ? (o.objective == "graph" ? nccl->graphUs : nccl->eagerUs) : 0;
   v.ncclEagerUs = ncclOk ? nccl->eagerUs : 0;
   v.size = p.n;
   v.date = rt::isoDateNow();
@@ -289,28 +288,28 @@ int printRunTable(const TunerOptions &o, const Manifest &m,
        "config", "us", "speedup", "searched", "skipped", "time s"}};
   int failures = 0;
   for (const ProblemSummary &s : summary) {
-    std::string searched =
-        s.cached ? "cached"
-                 : fmt::format("{}/{}{}{}", s.evaluated, s.total,
-                               s.exhaustive ? " all" : " pattern",
-                               s.budgetHit ? " (budget)" : "");
+    std::string searched = s.cached
+                               ? "cached"
+                               : fmt::format("{}/{}{}{}", s.evaluated, s.total,
+                                             s.exhaustive ? " all" : " pattern",
+                                             s.budgetHit ? " (budget)" : "");
     std::string skipped = s.cached ? "-" : std::to_string(s.skipped);
     std::string secs = s.cached ? "-" : fmt::format("{:.1f}", s.seconds);
     if (!s.value) {
       ++failures;
-      table.push_back({s.problem.label, m.dtype, "-", "FAILED: " + s.error,
-                       "-", "-", "-", searched, skipped, secs});
+      table.push_back({s.problem.label, m.dtype, "-", "FAILED: " + s.error, "-",
+                       "-", "-", searched, skipped, secs});
       continue;
     }
     const rt::TuningValue &v = *s.value;
-    table.push_back(
-        {s.problem.label, m.dtype,
-         v.ncclUs > 0 ? fmt::format("{:.2f}", v.ncclUs) : "-", v.pick.kernel,
-         v.pick.config.brief(), fmt::format("{:.2f}", v.pick.us),
-         v.ncclUs > 0 && v.pick.us > 0
-             ? fmt::format("{:.2f}x", v.ncclUs / v.pick.us)
-             : "-",
-         searched, skipped, secs});
+    table.push_back({s.problem.label, m.dtype,
+                     v.ncclUs > 0 ? fmt::format("{:.2f}", v.ncclUs) : "-",
+                     v.pick.kernel, v.pick.config.brief(),
+                     fmt::format("{:.2f}", v.pick.us),
+                     v.ncclUs > 0 && v.pick.us > 0
+                         ? fmt::format("{:.2f}x", v.ncclUs / v.pick.us)
+                         : "-",
+                     searched, skipped, secs});
   }
   std::printf("%s", renderTable(table).c_str());
   std::printf("tuner: times are %s medians per call; cache %s\n",
@@ -328,12 +327,12 @@ int doRun(const TunerOptions &o, const Manifest &m) {
   WorkerClient worker(workerOptions(o, m));
   DeviceInfo di = jobDevices(worker, m);
   if (rank0)
-    std::fprintf(stderr,
-                 "tuner: %s on %dx %s (%s), %s, %zu kernel(s), key %s\n",
-                 m.collective.empty() ? ("checked against " + m.reference).c_str()
-                                      : m.collective.c_str(),
-                 di.worldSize, di.device.c_str(), di.driver.c_str(),
-                 m.dtype.c_str(), m.kernels.size(), m.set.c_str());
+    std::fprintf(
+        stderr, "tuner: %s on %dx %s (%s), %s, %zu kernel(s), key %s\n",
+        m.collective.empty() ? ("checked against " + m.reference).c_str()
+                             : m.collective.c_str(),
+        di.worldSize, di.device.c_str(), di.driver.c_str(), m.dtype.c_str(),
+        m.kernels.size(), m.set.c_str());
   rt::TuningCache cache(o.cacheDir);
   Tuning t{o, m, worker, prog, rank0, absPath(m.dir)};
   std::vector<ProblemSummary> summary;

@@ -52,7 +52,7 @@ struct TunerOptions {
 
 /// One thing tuned or benchmarked: a collective's N, or a kernel's shapes.
 struct Problem {
-  int64_t n = 0;        ///< N, or the largest input's element count
+  int64_t n = 0;         ///< N, or the largest input's element count
   run::ProblemSpec spec; ///< shapes and scalars (kernels with a reference)
   std::string label;     ///< "64K", "x=4x8192,w=8192"
   /// The cache key's size parts: bucket and (kernels) shape.

@@ -80,11 +80,16 @@ bool WorkerClient::start(std::string &why) {
     why = fmt::format("pipe: {}", std::strerror(errno));
     return false;
   }
-  std::vector<std::string> args = {"tuner", "__worker", "--collective",
-                                   opts_.collective, "--dtype", opts_.dtype,
+  std::vector<std::string> args = {"tuner",
+                                   "__worker",
+                                   "--collective",
+                                   opts_.collective,
+                                   "--dtype",
+                                   opts_.dtype,
                                    "--kernel-timeout-ms",
                                    std::to_string(opts_.kernelTimeoutMs),
-                                   "--reference", opts_.referenceCubin};
+                                   "--reference",
+                                   opts_.referenceCubin};
   if (!opts_.devices.empty()) {
     std::string d;
     for (size_t i = 0; i < opts_.devices.size(); ++i)
@@ -145,8 +150,9 @@ bool WorkerClient::roundTrip(const std::string &request, std::string &reply,
     }
     done += static_cast<size_t>(n);
   }
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::milliseconds(static_cast<int64_t>(timeoutS * 1000));
+  auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::milliseconds(static_cast<int64_t>(timeoutS * 1000));
   while (true) {
     size_t nl = buffered_.find('\n');
     if (nl != std::string::npos) {
@@ -228,11 +234,15 @@ MeasureReply WorkerClient::measure(const MeasureRequest &req) {
       return out;
     }
   }
-  json r{{"op", "measure"},        {"cubin", req.cubin},
-         {"max_ctas", req.maxCtas}, {"n", req.n},
+  json r{{"op", "measure"},
+         {"cubin", req.cubin},
+         {"max_ctas", req.maxCtas},
+         {"n", req.n},
          {"max_n", std::max(req.n, req.maxN)},
-         {"iters", req.iters},     {"graph_replays", req.graphReplays},
-         {"repetitions", req.repetitions}, {"seed", req.seed}};
+         {"iters", req.iters},
+         {"graph_replays", req.graphReplays},
+         {"repetitions", req.repetitions},
+         {"seed", req.seed}};
   if (!req.shapes.empty() || !req.scalars.empty()) {
     r["shapes"] = req.shapes;
     r["scalars"] = req.scalars;
@@ -314,8 +324,8 @@ void sendReply(const json &j) {
 }
 
 std::unique_ptr<Kernel> loadCandidate(Communicator &comm,
-                                      const std::string &cubin,
-                                      int64_t maxCtas, int64_t timeoutMs) {
+                                      const std::string &cubin, int64_t maxCtas,
+                                      int64_t timeoutMs) {
   std::vector<std::string> images;
   std::vector<KernelMetadata> mds;
   for (int i = 0; i < comm.numLocal(); ++i) {
@@ -343,19 +353,20 @@ void agree(WorkerState &s, json &reply) {
   if (!s.agreeBuf)
     DSLC_CUDART(l.rank, cudaMalloc(&s.agreeBuf, 8 * sizeof(float)));
   bool mine0 = l.rank == 0;
-  float v[6] = {reply.value("ok", false) ? 0.0f : 1.0f,
-                mine0 ? static_cast<float>(reply.value("eager_us", 0.0)) : 0,
-                mine0 ? static_cast<float>(reply.value("graph_us", 0.0)) : 0,
-                mine0 ? static_cast<float>(reply.value("eager_min_us", 0.0)) : 0,
-                mine0 ? static_cast<float>(reply.value("graph_min_us", 0.0)) : 0,
-                0};
-  DSLC_CUDART(l.rank, cudaMemcpy(s.agreeBuf, v, sizeof v,
-                                 cudaMemcpyHostToDevice));
+  float v[6] = {
+      reply.value("ok", false) ? 0.0f : 1.0f,
+      mine0 ? static_cast<float>(reply.value("eager_us", 0.0)) : 0,
+      mine0 ? static_cast<float>(reply.value("graph_us", 0.0)) : 0,
+      mine0 ? static_cast<float>(reply.value("eager_min_us", 0.0)) : 0,
+      mine0 ? static_cast<float>(reply.value("graph_min_us", 0.0)) : 0,
+      0};
+  DSLC_CUDART(l.rank,
+              cudaMemcpy(s.agreeBuf, v, sizeof v, cudaMemcpyHostToDevice));
   DSLC_NCCL(l.rank, ncclAllReduce(s.agreeBuf, s.agreeBuf, 6, ncclFloat32,
                                   ncclMax, l.comm, l.stream));
   comm.waitStreams("tuner: agreeing on a measurement");
-  DSLC_CUDART(l.rank, cudaMemcpy(v, s.agreeBuf, sizeof v,
-                                 cudaMemcpyDeviceToHost));
+  DSLC_CUDART(l.rank,
+              cudaMemcpy(v, s.agreeBuf, sizeof v, cudaMemcpyDeviceToHost));
   if (v[0] > 0 && reply.value("ok", false)) {
     reply["ok"] = false;
     reply["reason"] = "failed on another rank";
@@ -580,18 +591,18 @@ int workerMain(int argc, char **argv) {
       // Argument problems leave the GPUs usable in one process; anything
       // else (a trapped kernel, a CUDA or NCCL error, a timeout) may not,
       // and with one process per GPU the peers cannot tell: exit.
-      bool soft = s.comm && s.comm->singleProcess() &&
-                  (e.code() == ErrorCode::InvalidArgument ||
-                   e.code() == ErrorCode::Metadata ||
-                   e.code() == ErrorCode::Io);
+      bool soft =
+          s.comm && s.comm->singleProcess() &&
+          (e.code() == ErrorCode::InvalidArgument ||
+           e.code() == ErrorCode::Metadata || e.code() == ErrorCode::Io);
       fatal = !soft;
       if (fatal && s.comm)
         s.comm->markFailed();
       sendReply({{"ok", false},
                  {"fatal", fatal},
                  {"code", static_cast<int>(e.code())},
-                 {"reason", fmt::format("{} ({})", e.what(),
-                                        errorCodeName(e.code()))}});
+                 {"reason",
+                  fmt::format("{} ({})", e.what(), errorCodeName(e.code()))}});
       if (soft)
         s.unload();
     } catch (const std::exception &e) {

@@ -70,8 +70,8 @@ struct WorkerOptions {
   std::string collective = "all_reduce";
   std::string referenceCubin;
   std::string dtype = "bfloat16";
-  std::vector<int> devices;   ///< one process: the GPUs (empty: all)
-  std::string rendezvousBase; ///< multi-process: base of rendezvous paths
+  std::vector<int> devices;       ///< one process: the GPUs (empty: all)
+  std::string rendezvousBase;     ///< multi-process: base of rendezvous paths
   int64_t kernelTimeoutMs = 2000; ///< bound on each spin in a kernel
   double requestTimeoutS = 120;   ///< a worker silent longer is killed
   bool verbose = false;

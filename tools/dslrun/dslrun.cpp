@@ -4,10 +4,10 @@
 // (docs/runtime.md, "dslrun").
 //
 //===----------------------------------------------------------------------===//
+#include "tooling/dslrun/Dslrun.h"
 #include "runtime/Communicator.h"
 #include "runtime/Error.h"
 #include "runtime/Rendezvous.h"
-#include "tooling/dslrun/Dslrun.h"
 #include "tooling/harness/JobLauncher.h"
 #include "tooling/support/Cli.h"
 

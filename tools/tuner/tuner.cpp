@@ -135,16 +135,15 @@ Commands buildCli(CLI::App &app, TunerOptions &o) {
       ->required();
   addProblemOptions(*c.bench, o);
   addMeasureOptions(*c.bench, o, false);
-  c.bench->add_option("--csv", o.csv, "write the rows here")
-      ->type_name("FILE");
+  c.bench->add_option("--csv", o.csv, "write the rows here")->type_name("FILE");
   return c;
 }
 
 /// Checks across options; nullopt or a usage error's status.
 std::optional<int> checkOptions(CLI::App &app, const Commands &c,
                                 TunerOptions &o) {
-  bool compiles = c.compile->parsed() || (!c.run->parsed() &&
-                                          !c.bench->parsed());
+  bool compiles =
+      c.compile->parsed() || (!c.run->parsed() && !c.bench->parsed());
   CLI::App &used = c.compile->parsed() ? *c.compile
                    : c.run->parsed()   ? *c.run
                    : c.bench->parsed() ? *c.bench
@@ -182,11 +181,11 @@ int oneShot(const TunerOptions &o) {
     if (ch == '/' || ch == ':')
       ch = '_';
   std::string dir =
-      o.out.empty() ? fmt::format("{}/candidates/{}-{}-w{}",
-                                  rt::TuningCache(o.cacheDir).dir(), name,
-                                  o.dtype.empty() ? "default" : o.dtype,
-                                  o.worldSize)
-                    : o.out;
+      o.out.empty()
+          ? fmt::format("{}/candidates/{}-{}-w{}",
+                        rt::TuningCache(o.cacheDir).dir(), name,
+                        o.dtype.empty() ? "default" : o.dtype, o.worldSize)
+          : o.out;
   if (isRankZero()) {
     Progress prog(!o.quiet && isatty(2));
     doCompile(o, dir, prog);
@@ -228,8 +227,8 @@ int main(int argc, char **argv) {
       return doBench(o, loadManifest(o.candidates));
     return oneShot(o);
   } catch (const rt::Error &e) {
-    std::fprintf(stderr, "tuner: error (%s): %s\n",
-                 rt::errorCodeName(e.code()), e.what());
+    std::fprintf(stderr, "tuner: error (%s): %s\n", rt::errorCodeName(e.code()),
+                 e.what());
     return e.code() == rt::ErrorCode::NoDevice ? 77 : 1;
   }
 }

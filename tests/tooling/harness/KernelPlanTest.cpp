@@ -6,13 +6,13 @@
 // reference's binding; the output checks; the seeded inputs.
 //
 //===----------------------------------------------------------------------===//
+#include "tooling/harness/KernelPlan.h"
 #include "runtime/Error.h"
 #include "tests/runtime/MetadataBuilder.h"
 #include "tests/runtime/TestSupport.h"
 #include "tooling/harness/DslReference.h"
 #include "tooling/harness/ElementTypes.h"
 #include "tooling/harness/KernelHarness.h"
-#include "tooling/harness/KernelPlan.h"
 
 #include <catch2/catch.hpp>
 
@@ -96,8 +96,8 @@ TEST_CASE("kernel plan: a fused kernel's 2-D inputs, scalar, pad and "
           "[harness]") {
   KernelMetadata md = fusedMd();
   KernelPlan p = planKernel(
-      md, 2, spec({"x=4x8192", "residual=4x8192", "weight=8192"},
-                  {"eps=1e-6"}));
+      md, 2,
+      spec({"x=4x8192", "residual=4x8192", "weight=8192"}, {"eps=1e-6"}));
   auto arg = [&](const char *name) -> const PlannedArg & {
     REQUIRE(p.find(name) >= 0);
     return p.args[p.find(name)];
@@ -125,15 +125,14 @@ TEST_CASE("kernel plan: a fused kernel's 2-D inputs, scalar, pad and "
   CHECK(p.describe()[5] == "eps: scalar float32 = 1e-06");
   BoundArgs a = bindFake(md, p);
   CHECK(a.numTiles() == 4);
-  CHECK(a.values()[0].tensor.data == reinterpret_cast<void *>(0x200000 +
-                                                               0x8000));
+  CHECK(a.values()[0].tensor.data ==
+        reinterpret_cast<void *>(0x200000 + 0x8000));
   CHECK(a.values()[5].f == Approx(1e-6));
 }
 
 TEST_CASE("kernel plan: every problem is listed in one error", "[harness]") {
   KernelMetadata md = fusedMd();
-  std::string e = planError(md, spec({"x=4x8192x2", "bogus=3"},
-                                     {"epsilon=1"}));
+  std::string e = planError(md, spec({"x=4x8192x2", "bogus=3"}, {"epsilon=1"}));
   CHECK(e == "kernel fused_ar_rmsnorm: cannot bind its arguments:\n"
              "  --size bogus: the kernel has no argument 'bogus'\n"
              "  --scalar epsilon: the kernel has no scalar 'epsilon'\n"
@@ -144,16 +143,17 @@ TEST_CASE("kernel plan: every problem is listed in one error", "[harness]") {
              "  input 'weight' (bfloat16, rank 1) has no size: give --size "
              "weight=N\n"
              "  scalar 'eps' (float) has no value: give --scalar eps=V");
-  KernelMetadata n = makeMd(
-      "k", json::array({tensor("a", "input", "float32", 1, "read"),
-                        scalarParam("n", "int64")}),
-      json::parse(R"([{"name": "out", "dtype": "float32", "rank": 1}])"),
-      json::parse(R"({"scalar": "n"})"), 128);
-  CHECK(planError(n, spec({"a=1000"}, {"n=2.5"})).find(
-            "int scalar 'n' given 2.5") != std::string::npos);
-  CHECK(planError(n, spec({"a=1000"}, {"n=7"})).find(
-            "output 'out' (float32, rank 1) has no size: give --size "
-            "out=...") != std::string::npos);
+  KernelMetadata n =
+      makeMd("k",
+             json::array({tensor("a", "input", "float32", 1, "read"),
+                          scalarParam("n", "int64")}),
+             json::parse(R"([{"name": "out", "dtype": "float32", "rank": 1}])"),
+             json::parse(R"({"scalar": "n"})"), 128);
+  CHECK(planError(n, spec({"a=1000"}, {"n=2.5"}))
+            .find("int scalar 'n' given 2.5") != std::string::npos);
+  CHECK(planError(n, spec({"a=1000"}, {"n=7"}))
+            .find("output 'out' (float32, rank 1) has no size: give --size "
+                  "out=...") != std::string::npos);
   // An int scalar by --size NAME=V; the grid runs over it.
   KernelPlan p = planKernel(n, 2, spec({"a=1000", "n=1000", "out=1000"}));
   CHECK(p.args[1].scalar == 1000);
@@ -227,12 +227,12 @@ TEST_CASE("reference binding: stacked inputs and outputs, scalars by name",
                "  'weight' has rank 1; it holds every rank's 'weight' "
                "stacked, so its rank must be 2");
   // A reference that communicates is refused; an unknown input too.
-  KernelMetadata comm = makeMd(
-      "bad_ref",
-      json::array({pad(), tensor("y", "input", "bfloat16", 3, "read")}),
-      json::parse(R"([{"name": "o", "dtype": "bfloat16", "rank": 3,
+  KernelMetadata comm =
+      makeMd("bad_ref",
+             json::array({pad(), tensor("y", "input", "bfloat16", 3, "read")}),
+             json::parse(R"([{"name": "o", "dtype": "bfloat16", "rank": 3,
                       "like": "y"}])"),
-      json::parse(R"({"param": "y", "dim": 1})"), 1);
+             json::parse(R"({"param": "y", "dim": 1})"), 1);
   try {
     bindReference(comm, p);
   } catch (const Error &e) {
@@ -247,9 +247,9 @@ TEST_CASE("reference binding: stacked inputs and outputs, scalars by name",
 
 TEST_CASE("output checks: the tolerance model, unwritten outputs",
           "[harness]") {
-  KernelPlan p = planKernel(
-      fusedMd(), 2,
-      spec({"x=1x64", "residual=1x64", "weight=64"}, {"eps=1e-6"}));
+  KernelPlan p =
+      planKernel(fusedMd(), 2,
+                 spec({"x=1x64", "residual=1x64", "weight=64"}, {"eps=1e-6"}));
   int out = p.find("out");
   std::vector<uint16_t> got(64);
   std::vector<double> want(64);

@@ -46,8 +46,7 @@ TEST_CASE("options parse sizes, counts, lists and choices", "[cli]") {
   CHECK(p.budget == 2.5);
 }
 
-TEST_CASE("a value option takes an argument that starts with '-'",
-          "[cli]") {
+TEST_CASE("a value option takes an argument that starts with '-'", "[cli]") {
   Parsed p = parse({"--dslc-arg", "--multicast=nvls", "--dslc-arg", "-v",
                     "--dslc-arg=--arch=sm_90a", "--size", "1"});
   CHECK_FALSE(p.status);

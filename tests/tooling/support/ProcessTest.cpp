@@ -27,11 +27,9 @@ TEST_CASE("a program's output and status come back", "[process]") {
   CHECK(r.describe() == "exited with status 0");
 }
 
-TEST_CASE("arguments are passed as they are, without a shell",
-          "[process]") {
-  ProcessResult r = runProcess(
-      {"/bin/sh", "-c", "printf '%s|' \"$@\"", "sh", "a b", "'q'", "$HOME",
-       "; rm -rf /", ""});
+TEST_CASE("arguments are passed as they are, without a shell", "[process]") {
+  ProcessResult r = runProcess({"/bin/sh", "-c", "printf '%s|' \"$@\"", "sh",
+                                "a b", "'q'", "$HOME", "; rm -rf /", ""});
   REQUIRE(r.ok());
   CHECK(r.output == "a b|'q'|$HOME|; rm -rf /||");
 }
@@ -101,8 +99,7 @@ TEST_CASE("a program that does not exist is not started", "[process]") {
   CHECK(runProcess({}).error == "no program to run");
 }
 
-TEST_CASE("environment and working directory reach the child",
-          "[process]") {
+TEST_CASE("environment and working directory reach the child", "[process]") {
   ProcessOptions o;
   o.env["DSLC_PROCESS_TEST"] = "value 1";
   o.unsetEnv.push_back("HOME");

@@ -23,10 +23,9 @@ TEST_CASE("sizes take K, M and G", "[sizes]") {
 }
 
 TEST_CASE("size lists and ranges", "[sizes]") {
-  CHECK(*parseSizeList("1,8193,1M") ==
-        std::vector<int64_t>{1, 8193, 1 << 20});
-  CHECK(*parseSizeList("1K..8K") == std::vector<int64_t>{1024, 2048, 4096,
-                                                         8192});
+  CHECK(*parseSizeList("1,8193,1M") == std::vector<int64_t>{1, 8193, 1 << 20});
+  CHECK(*parseSizeList("1K..8K") ==
+        std::vector<int64_t>{1024, 2048, 4096, 8192});
   CHECK(*parseSizeList("7,1K..2K,") == std::vector<int64_t>{7, 1024, 2048});
   CHECK(parseSizeList("0").error() == "size 0 in '0' is below 1");
   CHECK(parseSizeList("8K..1K").error() == "range '8K..1K' ends below its "

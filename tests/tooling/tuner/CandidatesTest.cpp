@@ -8,11 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tooling/tuner/Candidates.h"
-#include "tooling/tuner/Session.h"
 #include "contract/MetadataJson.h"
 #include "runtime/Kernel.h"
 #include "runtime/Metadata.h"
 #include "tests/contract/AbiLayout.h"
+#include "tooling/tuner/Session.h"
 
 #include <catch2/catch.hpp>
 
@@ -226,10 +226,10 @@ TEST_CASE("compile: the LL example with the real dslc", "[tuner][dslc]") {
   o.space.blockUp = 0;
   o.space.warps = {4};
   o.space.ctaCaps = {0, 8};
-  Manifest m = compileCandidates(
-      std::string(DSLC_TEST_SOURCE_DIR) + "/examples/ll_one_shot_all_reduce.py",
-      {"ll_one_shot_all_reduce_kernel"}, "all_reduce", 2, "float32",
-      dir + "/c", o);
+  Manifest m = compileCandidates(std::string(DSLC_TEST_SOURCE_DIR) +
+                                     "/examples/ll_one_shot_all_reduce.py",
+                                 {"ll_one_shot_all_reduce_kernel"},
+                                 "all_reduce", 2, "float32", dir + "/c", o);
   REQUIRE(m.compiled.size() == 2); // blocks 512, 1024 at 4 warps
   for (const auto &c : m.compiled) {
     INFO(c.reason);
@@ -295,12 +295,11 @@ TEST_CASE("compile: a kernel checked against a DSL reference",
   // A reference the kernel's names do not fit fails at compile time.
   o.reference = std::string(DSLC_TEST_SOURCE_DIR) +
                 "/tests/tools/dslrun/Inputs/references.py:no_such_ref";
-  CHECK_THROWS_WITH(
-      compileCandidates(std::string(DSLC_TEST_SOURCE_DIR) +
-                            "/examples/one_shot_all_reduce.py",
-                        {"one_shot_all_reduce_kernel"}, "", 2, "",
-                        dir + "/d", o),
-      Catch::Contains("no_such_ref"));
+  CHECK_THROWS_WITH(compileCandidates(std::string(DSLC_TEST_SOURCE_DIR) +
+                                          "/examples/one_shot_all_reduce.py",
+                                      {"one_shot_all_reduce_kernel"}, "", 2, "",
+                                      dir + "/d", o),
+                    Catch::Contains("no_such_ref"));
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 

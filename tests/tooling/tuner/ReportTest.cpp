@@ -7,10 +7,8 @@ using namespace dslc::tune;
 
 TEST_CASE("bus bandwidth as nccl-tests counts it", "[tuner]") {
   // 1M bf16 in 10 us: 2 MiB / 10 us = 209.7 GB/s algbw; x 2(W-1)/W = 1 at W=2.
-  CHECK(busBandwidthGBs("all_reduce", 1 << 20, 2, 2, 10.0) ==
-        Approx(209.7152));
-  CHECK(busBandwidthGBs("all_gather", 1 << 20, 2, 2, 10.0) ==
-        Approx(104.8576));
+  CHECK(busBandwidthGBs("all_reduce", 1 << 20, 2, 2, 10.0) == Approx(209.7152));
+  CHECK(busBandwidthGBs("all_gather", 1 << 20, 2, 2, 10.0) == Approx(104.8576));
   CHECK(busBandwidthGBs("all_reduce", 1 << 20, 2, 4, 10.0) ==
         Approx(209.7152 * 1.5));
   CHECK(busBandwidthGBs("all_reduce", 1, 2, 2, 0.0) == 0.0);

@@ -78,8 +78,9 @@ TEST_CASE("kernel space: a kernel's own tunables, by choices or range",
   // Each is compiled: the configs carry them for dslc --config.
   std::vector<KernelConfig> configs = s.compileConfigs();
   CHECK(configs.size() == 4 * 3 * 4);
-  CHECK(configs[0].toJson(true) ==
-        R"({"num_warps":4,"tunables":{"chunk":128,"num_stages":2,"splits":3}})");
+  CHECK(
+      configs[0].toJson(true) ==
+      R"({"num_warps":4,"tunables":{"chunk":128,"num_stages":2,"splits":3}})");
 }
 
 TEST_CASE("kernel space: invalid points are left out", "[tuner]") {
@@ -109,8 +110,7 @@ TEST_CASE("kernel space: compile configs drop the grid cap", "[tuner]") {
   CHECK(s.points().size() == configs.size() * 5); // five caps
 }
 
-TEST_CASE("search: exhaustive on a small space finds the minimum",
-          "[tuner]") {
+TEST_CASE("search: exhaustive on a small space finds the minimum", "[tuner]") {
   std::vector<Dimension> dims = {
       {Tunable::blockSize(0, 512), {256, 512, 1024}, 1},
       {Tunable::numWarps(4), {4, 8}, 0}};

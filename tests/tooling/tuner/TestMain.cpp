@@ -5,5 +5,6 @@
 
 #include "tests/runtime/GpuSkip.h"
 
-int main(int argc, char **argv) { return dslc::test::gpuRunStatus(Catch::Session().run(argc, argv),
-                                  argc, argv); }
+int main(int argc, char **argv) {
+  return dslc::test::gpuRunStatus(Catch::Session().run(argc, argv), argc, argv);
+}
