@@ -232,7 +232,9 @@ Result Generator::genTileFact(const SemValue &base, llvm::StringRef name,
     SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
     t.value = arith::AddIOp::create(builder, l, iota, splat);
     t.indexTile = std::make_shared<SemValue>(base);
-    t.valid = {arith::SubIOp::create(builder, l, base.end, base.begin)};
+    ValidCount valid;
+    valid.bounds.push_back({base.begin, base.end, Value(), 0});
+    t.valid = {valid};
     return t;
   }
   return v;

@@ -318,6 +318,16 @@ Generator::genRuntimeLoop(const ast::ForStmt &s, Value lb, Value ub, Value step,
   for (auto [i, name] : llvm::enumerate(carried)) {
     SemValue v = *lookup(name);
     v.value = loop.getResult(i);
+    // Facts about the last iteration's value that name values of the loop
+    // body do not hold after it: a tail masked in one iteration was
+    // filled by the earlier ones.
+    v.indexTile.reset();
+    for (ValidCount &count : v.valid)
+      llvm::erase_if(count.bounds, [&](const ValidCount::Bound &b) {
+        return llvm::any_of(
+            std::initializer_list<Value>{b.begin, b.end, b.ref},
+            [&](Value x) { return x && !loop.isDefinedOutsideOfLoop(x); });
+      });
     bind(name, v);
   }
   return success();

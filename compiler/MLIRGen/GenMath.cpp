@@ -192,7 +192,7 @@ Result Generator::genWhere(const SemValue &cond, const SemValue &a,
     broadcastTo(*v, *shape, l);
   SemValue out = x;
   out.value = arith::SelectOp::create(builder, l, k.value, x.value, y.value);
-  out.valid = mergeValid(x.valid, k.valid, l);
+  out.valid = mergeValid(x.valid, k.valid);
   return out;
 }
 

@@ -233,7 +233,7 @@ Result Generator::combineTiles(
       if (v->kind == SemValue::Kind::TileData)
         v->value = castValue(v->value, type.getElementType(), l);
   }
-  SmallVector<Value, 4> valid = mergeValid(lhs.valid, rhs.valid, l);
+  SmallVector<ValidCount, 4> valid = mergeValid(lhs.valid, rhs.valid);
   for (SemValue *v : {&lhs, &rhs}) {
     if (v->kind == SemValue::Kind::TileData)
       continue;

@@ -111,7 +111,8 @@ Result Generator::genReduction(llvm::StringRef fn, const SemValue &arg,
   for (int64_t d : order) {
     auto t = cast<RankedTensorType>(acc.value.getType());
     SmallVector<int64_t> shape(t.getShape());
-    Value valid = d < int64_t(acc.valid.size()) ? acc.valid[d] : Value();
+    Value valid =
+        d < int64_t(acc.valid.size()) ? materialize(acc.valid[d], l) : Value();
     if (valid)
       count = count ? Value(arith::MulIOp::create(builder, l, count, valid))
                     : valid;
@@ -126,7 +127,7 @@ Result Generator::genReduction(llvm::StringRef fn, const SemValue &arg,
                                        acc.value, uint64_t(d), kind, valid);
     if (d < int64_t(acc.valid.size())) {
       if (keepdim)
-        acc.valid[d] = Value();
+        acc.valid[d] = ValidCount();
       else
         acc.valid.erase(acc.valid.begin() + d);
     }

@@ -100,7 +100,7 @@ LogicalResult Generator::accessSlice(const SemValue &ref, unsigned d,
   a.limits.push_back(indexConst(l, *upper));
   a.dims.push_back(d);
   a.shape.push_back(*upper - lower);
-  a.valid.push_back(Value());
+  a.valid.push_back(ValidCount());
   return success();
 }
 
@@ -113,15 +113,11 @@ LogicalResult Generator::accessTile(const SemValue &ref, unsigned d,
   a.dims.push_back(d);
   a.shape.push_back(t.block);
   // The elements that hold data: [begin, min(end, size)).
-  Value last = t.end;
-  if (isa<tile::RefType>(ref.value.getType()))
-    last = arith::MinSIOp::create(builder, l, t.end,
-                                  tile::DimOp::create(builder, l,
-                                                      builder.getIndexType(),
-                                                      ref.value, uint64_t(d)));
-  a.valid.push_back(arith::MaxSIOp::create(
-      builder, l, arith::SubIOp::create(builder, l, last, t.begin),
-      indexConst(l, 0)));
+  ValidCount valid;
+  valid.bounds.push_back(
+      {t.begin, t.end,
+       isa<tile::RefType>(ref.value.getType()) ? ref.value : Value(), d});
+  a.valid.push_back(valid);
   return success();
 }
 
@@ -206,7 +202,7 @@ Result Generator::genAccessLoad(const SemValue &ref, const Access &access,
   SmallVector<int64_t> shape(access.shape.begin(), access.shape.end());
   for (unsigned p : access.unitDims) {
     shape.insert(shape.begin() + p, 1);
-    t.valid.insert(t.valid.begin() + p, Value());
+    t.valid.insert(t.valid.begin() + p, ValidCount());
   }
   t.value = tile::ReshapeOp::create(
       builder, loc(where), RankedTensorType::get(shape, element), t.value);
@@ -239,7 +235,7 @@ Result Generator::loadWhole(const SemValue &ref, const ast::Expr &where) {
   t.value = tile::LoadOp::create(
       builder, l, RankedTensorType::get(a.shape, type.getElementType()),
       ref.value, a.offsets, a.limits, a.dims, TypedAttr());
-  t.valid.assign(a.shape.size(), Value());
+  t.valid.assign(a.shape.size(), ValidCount());
   return t;
 }
 
@@ -257,12 +253,12 @@ Result Generator::genTileSubscript(const SemValue &base,
   auto type = cast<RankedTensorType>(base.value.getType());
   std::vector<const ast::Expr *> idx = elementsOf(e.getIndex());
   SmallVector<int64_t> shape;
-  SmallVector<Value, 4> valid;
+  SmallVector<ValidCount, 4> valid;
   unsigned d = 0;
   for (const ast::Expr *x : idx) {
     if (ast::isa<ast::NoneLiteralExpr>(*x)) {
       shape.push_back(1);
-      valid.push_back(Value());
+      valid.push_back(ValidCount());
       continue;
     }
     auto *slice = ast::dyn_cast<ast::SliceExpr>(x);
@@ -275,7 +271,7 @@ Result Generator::genTileSubscript(const SemValue &base,
                   "the tile has " + std::to_string(type.getRank()) +
                       " dimension(s): write one ':' for each");
     shape.push_back(type.getDimSize(d));
-    valid.push_back(d < base.valid.size() ? base.valid[d] : Value());
+    valid.push_back(d < base.valid.size() ? base.valid[d] : ValidCount());
     ++d;
   }
   if (d != unsigned(type.getRank()))
@@ -332,12 +328,12 @@ void Generator::broadcastTo(SemValue &v, ArrayRef<int64_t> shape,
     padded.append(type.getShape().begin(), type.getShape().end());
     type = RankedTensorType::get(padded, type.getElementType());
     v.value = tile::ReshapeOp::create(builder, l, type, v.value);
-    v.valid.insert(v.valid.begin(), lead, Value());
+    v.valid.insert(v.valid.begin(), lead, ValidCount());
   }
   v.valid.resize(shape.size());
   for (size_t k = 0; k < shape.size(); ++k)
     if (type.getDimSize(k) != shape[k])
-      v.valid[k] = Value(); // a repeated unit dimension is all valid
+      v.valid[k] = ValidCount(); // a repeated unit dimension is all valid
   if (type.getShape() != shape)
     v.value = tile::BroadcastOp::create(
         builder, l, RankedTensorType::get(shape, type.getElementType()),
@@ -345,15 +341,33 @@ void Generator::broadcastTo(SemValue &v, ArrayRef<int64_t> shape,
   v.indexTile.reset();
 }
 
-SmallVector<Value, 4>
-Generator::mergeValid(ArrayRef<Value> a, ArrayRef<Value> b, mlir::Location l) {
-  SmallVector<Value, 4> out(std::max(a.size(), b.size()));
-  for (size_t k = 0; k < out.size(); ++k) {
-    Value x = k < a.size() ? a[k] : Value(), y = k < b.size() ? b[k] : Value();
-    out[k] = x && y && x != y ? Value(arith::MinSIOp::create(builder, l, x, y))
-                              : (x ? x : y);
-  }
+SmallVector<ValidCount, 4> Generator::mergeValid(ArrayRef<ValidCount> a,
+                                                 ArrayRef<ValidCount> b) {
+  SmallVector<ValidCount, 4> out(std::max(a.size(), b.size()));
+  for (size_t k = 0; k < out.size(); ++k)
+    for (ArrayRef<ValidCount> side : {a, b})
+      if (k < side.size())
+        for (const ValidCount::Bound &bound : side[k].bounds)
+          if (!llvm::is_contained(out[k].bounds, bound))
+            out[k].bounds.push_back(bound);
   return out;
+}
+
+Value Generator::materialize(const ValidCount &v, mlir::Location l) {
+  Value count;
+  for (const ValidCount::Bound &b : v.bounds) {
+    Value last = b.end;
+    if (b.ref)
+      last = arith::MinSIOp::create(
+          builder, l, b.end,
+          tile::DimOp::create(builder, l, builder.getIndexType(), b.ref,
+                              uint64_t(b.dim)));
+    Value n = arith::MaxSIOp::create(
+        builder, l, arith::SubIOp::create(builder, l, last, b.begin),
+        indexConst(l, 0));
+    count = count ? Value(arith::MinSIOp::create(builder, l, count, n)) : n;
+  }
+  return count;
 }
 
 } // namespace dslc::mlirgen

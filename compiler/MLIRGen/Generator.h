@@ -62,6 +62,23 @@ struct ScalarOrigin {
   bool plain() const { return add == 0 && div == 1; }
 };
 
+/// How many elements of one dimension of a tile value hold data: the
+/// smallest over the tile accesses it came from, each max(min(end,
+/// ref.size(dim)) - begin, 0) (end - begin without a tensor). No bound:
+/// every element does. Materialized only when a reduction needs it, so
+/// kernels without reductions get no extra ops.
+struct ValidCount {
+  struct Bound {
+    mlir::Value begin, end, ref;
+    unsigned dim = 0;
+    bool operator==(const Bound &o) const {
+      return begin == o.begin && end == o.end && ref == o.ref && dim == o.dim;
+    }
+  };
+  llvm::SmallVector<Bound, 1> bounds;
+  bool all() const { return bounds.empty(); }
+};
+
 struct SemValue {
   enum class Kind {
     None,     ///< None / unknown-but-harmless (device, group names).
@@ -100,7 +117,7 @@ struct SemValue {
   // Tile values.
   /// Per dimension, the count of elements that hold data (the masked tail
   /// of a tile loaded through a tile index); null where all do.
-  llvm::SmallVector<mlir::Value, 4> valid;
+  llvm::SmallVector<ValidCount, 4> valid;
   /// A tile value equal to `tile.index + k` (unit stride): the tile it
   /// indexes, shifted by k. Subscripting a tensor with it is that tile.
   std::shared_ptr<SemValue> indexTile;
@@ -633,7 +650,7 @@ private:
   struct Access {
     llvm::SmallVector<mlir::Value> offsets, limits;
     llvm::SmallVector<int64_t> dims, shape;
-    llvm::SmallVector<mlir::Value, 4> valid;
+    llvm::SmallVector<ValidCount, 4> valid;
     llvm::SmallVector<unsigned> unitDims;
   };
   mlir::FailureOr<Access> accessOf(const SemValue &ref, const ast::Expr &index);
@@ -667,10 +684,11 @@ private:
   /// Reshapes (leading unit dims) and broadcasts `v` to `shape`.
   void broadcastTo(SemValue &v, llvm::ArrayRef<int64_t> shape,
                    mlir::Location l);
-  /// Valid counts of an elementwise result: the smaller where both have one.
-  llvm::SmallVector<mlir::Value, 4> mergeValid(llvm::ArrayRef<mlir::Value> a,
-                                               llvm::ArrayRef<mlir::Value> b,
-                                               mlir::Location l);
+  /// Valid counts of an elementwise result: every bound of both.
+  static llvm::SmallVector<ValidCount, 4>
+  mergeValid(llvm::ArrayRef<ValidCount> a, llvm::ArrayRef<ValidCount> b);
+  /// The count as an index value (null when every element holds data).
+  mlir::Value materialize(const ValidCount &v, mlir::Location l);
   mlir::FailureOr<mlir::Value>
   coerceTile(SemValue v, mlir::RankedTensorType type, const ast::Expr &where);
   mlir::FailureOr<mlir::Value> castTile(mlir::Value v, mlir::Type elementType,
