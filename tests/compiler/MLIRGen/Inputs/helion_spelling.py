@@ -91,3 +91,14 @@ def not_here(x: torch.Tensor[torch.float32, 1]):
         for i in range(4):
             break
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[64], num_warps=4))
+def defaults(x: torch.Tensor[torch.float32, 1], scale: hl.constexpr = 2.5,
+             flag: hl.constexpr = True, dt: hl.constexpr = torch.bfloat16,
+             name: hl.constexpr = "sum", neg: hl.constexpr = -3):
+    out = torch.empty_like(x, dtype=dt)
+    for t in hl.tile(x.size(0)):
+        if flag and name == "sum":
+            out[t] = (x[t] * scale + neg).to(dt)
+    return out
