@@ -56,11 +56,13 @@ StepResult Interpreter::step(Task &task) {
     Operation &op = *frame.it;
     switch (exec(task, op)) {
     case Outcome::Next:
+      retire(task, op);
       ++task.frames.back().it;
       continue;
     case Outcome::Jumped:
       continue;
     case Outcome::Yield:
+      retire(task, op);
       ++task.frames.back().it;
       return StepResult::Yielded;
     case Outcome::Again:
@@ -69,6 +71,7 @@ StepResult Interpreter::step(Task &task) {
       return StepResult::Blocked;
     case Outcome::Done:
       task.done = true;
+      task.values.shrink_and_clear();
       return StepResult::Done;
     case Outcome::Fail:
       return StepResult::Failed;
@@ -228,7 +231,9 @@ Interpreter::Outcome Interpreter::exitRegion(Task &task, Operation &term) {
       frame.it = frame.block->begin();
       return Outcome::Jumped;
     }
+    Operation *gridOp = frame.op;
     task.frames.pop_back();
+    retire(task, *gridOp);
     ++task.frames.back().it;
     return Outcome::Jumped;
   }
@@ -248,6 +253,42 @@ Interpreter::Outcome Interpreter::exitRegion(Task &task, Operation &term) {
   for (auto [res, v] : llvm::zip(loop.getResults(), yielded))
     task.values[res] = v;
   task.frames.pop_back();
+  retire(task, *loop);
   ++task.frames.back().it;
   return Outcome::Jumped;
+}
+
+void Interpreter::retire(Task &task, Operation &op) {
+  auto it = world.deadAfter.find(&op);
+  if (it == world.deadAfter.end())
+    return;
+  for (Value v : it->second)
+    task.values.erase(v);
+}
+
+void World::computeLiveness() {
+  deadAfter.clear();
+  auto note = [&](Value v, Block &block) {
+    // The op of `block` that holds the value's last use.
+    Operation *last = nullptr;
+    for (Operation *user : v.getUsers()) {
+      Operation *inBlock = block.findAncestorOpInBlock(*user);
+      if (inBlock && (!last || last->isBeforeInBlock(inBlock)))
+        last = inBlock;
+    }
+    if (!last)
+      last = v.getDefiningOp();
+    // A terminator's operands are read when the region exits; the next
+    // iteration overwrites them.
+    if (last && !last->hasTrait<OpTrait::IsTerminator>())
+      deadAfter[last].push_back(v);
+  };
+  for (func::FuncOp f : funcs)
+    f.walk([&](Block *block) {
+      for (BlockArgument arg : block->getArguments())
+        note(arg, *block);
+      for (Operation &op : *block)
+        for (Value r : op.getResults())
+          note(r, *block);
+    });
 }

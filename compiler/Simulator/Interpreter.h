@@ -30,6 +30,8 @@ struct BlockedSlot {
   std::vector<int64_t> coords; ///< ll_get: the packet index of the scratch.
   int64_t expected = 0;
   int64_t current = 0;
+  /// The element of `pad` whose next write may unblock the task.
+  int64_t element = 0;
 };
 
 struct Frame {
@@ -48,7 +50,9 @@ struct Task {
   int64_t call = 0;
   uint64_t priority = 0; ///< For the priority scheduling policy.
   bool started = false, done = false, blocked = false;
-  uint64_t blockedAtVersion = 0;
+  /// While blocked: where the task is registered in Buffer::watchers.
+  std::vector<std::pair<Buffer *, std::multimap<int64_t, uint32_t>::iterator>>
+      watches;
   std::vector<Frame> frames;
   llvm::DenseMap<mlir::Value, RtValue> values;
   /// Progress of the signal/wait the task is blocked on.
@@ -73,15 +77,30 @@ struct World {
   /// Per rank: the kernel and the values of its arguments.
   std::vector<mlir::func::FuncOp> funcs;
   std::vector<std::vector<RtValue>> args;
-  /// Bumped by every write to a signal pad or LL scratch: blocked tasks
-  /// retry.
-  uint64_t padVersion = 0;
+  /// Blocked tasks a write woke (Buffer::watchers), for the scheduler.
+  std::vector<uint32_t> woken;
   /// comm.epoch: per rank, per CTA index, the launches that CTA finished
   /// (the kernel's state buffer; kept across launches).
   std::vector<std::vector<uint32_t>> epochs;
+  /// Per op of every rank's kernel: the values whose last use it is (in
+  /// the block that defines them); a task drops them once the op is done,
+  /// so a long or unrolled body keeps only its live tiles.
+  llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Value, 2>>
+      deadAfter;
+  /// Fills deadAfter for `funcs`.
+  void computeLiveness();
   /// Set on an error the run cannot continue after.
   bool fatal = false;
   uint64_t steps = 0;
+
+  /// Elements [lo, hi) of `b` were written: wake the tasks waiting on them.
+  void noteWrite(Buffer &b, int64_t lo, int64_t hi) {
+    if (b.watchers.empty())
+      return;
+    for (auto it = b.watchers.lower_bound(lo);
+         it != b.watchers.end() && it->first < hi; ++it)
+      woken.push_back(it->second);
+  }
 };
 
 enum class StepResult { Yielded, Blocked, Done, Failed };
@@ -118,6 +137,8 @@ private:
   Outcome enterGrid(Task &task, mlir::Operation &op);
   Outcome enterFor(Task &task, mlir::Operation &op);
   Outcome exitRegion(Task &task, mlir::Operation &terminator);
+  /// `op` is done: drop the values it used last.
+  void retire(Task &task, mlir::Operation &op);
 
   /// Reads `n` elements of a tile (through load semantics) from `ref`.
   bool loadTile(Task &task, mlir::Operation &op, const RefVal &ref,

@@ -158,10 +158,13 @@ bool Interpreter::storeTile(Task &task, Operation &op, const RefVal &ref,
                       indices))
     return false;
   Buffer &b = *ref.buffer;
+  int64_t lo = b.numel, hi = 0;
   for (size_t k = 0; k < indices.size(); ++k) {
     int64_t idx = indices[k];
     if (idx < 0)
       continue;
+    lo = std::min(lo, idx);
+    hi = std::max(hi, idx + 1);
     if (b.isFloat())
       b.f[idx] = roundTo(b.type, value.type.isFloat() ? value.f[k]
                                                       : double(value.i[k]));
@@ -171,8 +174,8 @@ bool Interpreter::storeTile(Task &task, Operation &op, const RefVal &ref,
     if (b.role == Role::Output)
       b.writtenIn[idx] = task.call;
   }
-  if (b.role == Role::Pad)
-    ++world.padVersion;
+  if (lo < hi)
+    world.noteWrite(b, lo, hi);
   return true;
 }
 

@@ -12,6 +12,7 @@
 
 #include "compiler/Simulator/Numerics.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,6 +52,9 @@ struct Buffer {
   std::vector<int64_t> writtenIn;
   /// Inputs: the launch whose data the buffer holds (-1: none yet).
   int64_t generation = -1;
+  /// Blocked tasks (scheduler ids) waiting for a write to an element: a
+  /// signal/wait slot or an LL packet. Writes to the element wake them.
+  std::multimap<int64_t, uint32_t> watchers;
 
   bool isFloat() const { return type.isFloat(); }
 };

@@ -335,6 +335,7 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
                      world))
     return 1;
   const KernelDescription &desc = descs[0];
+  world.computeLiveness();
 
   Binding binding;
   std::string error;
@@ -384,6 +385,7 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     w.worldSize = worldSize;
     w.numCtas = world.numCtas;
     w.funcs = world.funcs;
+    w.deadAfter = world.deadAfter;
     allocate(w, binding);
     Policy policy = static_cast<Policy>(s % 3);
     uint64_t seed = options.seed + uint64_t(s);
