@@ -50,6 +50,8 @@ StepResult Interpreter::step(Task &task) {
     frame.block = &entry;
     frame.it = entry.begin();
     task.frames.push_back(frame);
+    world.races->startCta(task.clock, task.rank, task.cta,
+                          int32_t(task.call));
   }
   while (true) {
     Frame &frame = task.frames.back();
@@ -71,6 +73,7 @@ StepResult Interpreter::step(Task &task) {
       return StepResult::Blocked;
     case Outcome::Done:
       task.done = true;
+      world.races->endCta(task.clock);
       task.values.shrink_and_clear();
       return StepResult::Done;
     case Outcome::Fail:

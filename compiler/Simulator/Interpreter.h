@@ -12,6 +12,7 @@
 #ifndef DSLC_COMPILER_SIMULATOR_INTERPRETER_H
 #define DSLC_COMPILER_SIMULATOR_INTERPRETER_H
 
+#include "compiler/Simulator/HappensBefore.h"
 #include "compiler/Simulator/Memory.h"
 #include "compiler/Simulator/Reporter.h"
 #include "compiler/Simulator/Values.h"
@@ -64,6 +65,8 @@ struct Task {
   /// stored so far.
   std::vector<uint32_t> packetWords;
   int64_t packetsStored = 0;
+  /// Happens-before: what this CTA is ordered after (HappensBefore.h).
+  CtaClock clock;
   // Ordering hazards (Helion's memory semantics).
   bool accessSinceBarrier = false, accessSinceRelease = false;
   mlir::Operation *noBarrierWait = nullptr, *relaxedWait = nullptr;
@@ -77,6 +80,8 @@ struct World {
   /// Per rank: the kernel and the values of its arguments.
   std::vector<mlir::func::FuncOp> funcs;
   std::vector<std::vector<RtValue>> args;
+  /// The race detector of this schedule.
+  RaceDetector *races = nullptr;
   /// Blocked tasks a write woke (Buffer::watchers), for the scheduler.
   std::vector<uint32_t> woken;
   /// comm.epoch: per rank, per CTA index, the launches that CTA finished
@@ -159,6 +164,9 @@ private:
                       llvm::ArrayRef<int64_t> shape,
                       std::vector<int64_t> &indices);
   void noteDataAccess(Task &task, mlir::Operation &op);
+  /// Checks the elements `indices` (-1: masked) of `b` for races.
+  void checkRaces(Task &task, mlir::Operation &op, Buffer &b,
+                  const std::vector<int64_t> &indices, bool write);
   bool slotFlat(Task &task, mlir::Operation &op, const std::vector<int64_t> &sizes,
                 const std::vector<int64_t> &indices,
                 llvm::ArrayRef<int64_t> extents, int64_t slot,

@@ -19,6 +19,14 @@ using namespace dslc::sim;
 
 namespace {
 
+bool acquires(comm::MemSem sem) {
+  return sem == comm::MemSem::acquire || sem == comm::MemSem::acq_rel;
+}
+
+bool releases(comm::MemSem sem) {
+  return sem == comm::MemSem::release || sem == comm::MemSem::acq_rel;
+}
+
 std::string joined(llvm::ArrayRef<int64_t> xs) {
   std::string s;
   for (size_t k = 0; k < xs.size(); ++k)
@@ -148,7 +156,9 @@ Interpreter::Outcome Interpreter::execSignal(Task &task, Operation &op) {
     if (signal.getSem() != comm::MemSem::relaxed)
       task.accessSinceRelease = false;
     task.slotDone.assign(peers.size() * slots, 0);
+    world.races->beginSignal(task.clock, signal.getHasPreviousMemAccess());
   }
+  bool sys = signal.getScope() == comm::MemScope::sys;
   task.waitingOn.clear();
   bool all = true;
   for (size_t p = 0; p < peers.size(); ++p) {
@@ -174,6 +184,8 @@ Interpreter::Outcome Interpreter::execSignal(Task &task, Operation &op) {
       b.i[flat] = newValue;
       done = 1;
       world.noteWrite(b, flat, flat + 1);
+      world.races->atomic(task.clock, b, flat, acquires(signal.getSem()),
+                          releases(signal.getSem()), sys);
     }
   }
   if (!all) {
@@ -182,6 +194,7 @@ Interpreter::Outcome Interpreter::execSignal(Task &task, Operation &op) {
   }
   task.slotDone.clear();
   task.blockedOp = nullptr;
+  task.clock.releasing.reset();
   return Outcome::Yield;
 }
 
@@ -214,8 +227,15 @@ Interpreter::Outcome Interpreter::execWait(Task &task, Operation &op) {
       task.waitingOn.push_back({&b, coords, expected, b.i[flat], flat});
       continue;
     }
-    if (auto update = wait.getUpdate()) {
-      b.i[flat] = wrapInt(b.type, *update);
+    // A plain load acquires unless relaxed; a CAS update has the op's order.
+    comm::MemSem sem = wait.getSem();
+    bool update = wait.getUpdate().has_value();
+    world.races->atomic(task.clock, b, flat,
+                        update ? acquires(sem) : sem != comm::MemSem::relaxed,
+                        update && releases(sem),
+                        wait.getScope() == comm::MemScope::sys);
+    if (update) {
+      b.i[flat] = wrapInt(b.type, *wait.getUpdate());
       world.noteWrite(b, flat, flat + 1);
     }
     done = 1;
@@ -233,6 +253,7 @@ Interpreter::Outcome Interpreter::execWait(Task &task, Operation &op) {
   if (wait.getHasSubsequentMemAccess()) {
     task.accessSinceBarrier = false;
     task.noBarrierWait = nullptr;
+    world.races->barrier(task.clock);
   } else {
     task.noBarrierWait = &op;
   }
@@ -360,8 +381,10 @@ Interpreter::Outcome Interpreter::execLLPut(Task &task, Operation &op) {
     }
   }
   int64_t eb = b.type.byteSize();
-  world.noteWrite(b, (slot + task.packetsStored) * packetBytes / eb,
-                  ((slot + end) * packetBytes + eb - 1) / eb);
+  int64_t lo = (slot + task.packetsStored) * packetBytes / eb;
+  int64_t hi = ((slot + end) * packetBytes + eb - 1) / eb;
+  world.races->packetWrite(task.clock, b, lo, hi, &op);
+  world.noteWrite(b, lo, hi);
   if (end < count) {
     task.packetsStored = end;
     return Outcome::Again;
@@ -420,6 +443,9 @@ Interpreter::Outcome Interpreter::execLLGet(Task &task, Operation &op) {
     for (int64_t j = 0; j < wordsPer; ++j)
       task.packetWords[p * wordsPer + j] = readWord(b, base + 8 * j);
     task.slotDone[p] = 1;
+    int64_t sb = b.type.byteSize();
+    world.races->packetRead(task.clock, b, base / sb,
+                            (base + packetBytes + sb - 1) / sb, &op);
   }
   if (!all) {
     task.blockedOp = &op;

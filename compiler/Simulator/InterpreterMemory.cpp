@@ -40,6 +40,23 @@ void Interpreter::noteDataAccess(Task &task, Operation &op) {
   }
 }
 
+void Interpreter::checkRaces(Task &task, Operation &op, Buffer &b,
+                             const std::vector<int64_t> &indices,
+                             bool write) {
+  if (b.role == Role::Pad || b.role == Role::PeerTable)
+    return; // atomics and host-written tables
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  for (int64_t idx : indices) {
+    if (idx < 0)
+      continue;
+    if (!runs.empty() && runs.back().second == idx)
+      ++runs.back().second;
+    else
+      runs.push_back({idx, idx + 1});
+  }
+  world.races->access(task.clock, b, runs, write, &op);
+}
+
 bool Interpreter::elementIndices(Task &task, Operation &op, const RefVal &ref,
                                  const std::vector<int64_t> &offsets,
                                  const std::vector<int64_t> &limits,
@@ -124,6 +141,7 @@ bool Interpreter::loadTile(Task &task, Operation &op, const RefVal &ref,
                        ": a missing or misplaced signal/wait lets this read "
                        "run before the peer's data is ready");
   }
+  checkRaces(task, op, b, indices, /*write=*/false);
   bool isFloat = out.type.isFloat();
   for (size_t k = 0; k < indices.size(); ++k) {
     int64_t idx = indices[k];
@@ -158,6 +176,7 @@ bool Interpreter::storeTile(Task &task, Operation &op, const RefVal &ref,
                       indices))
     return false;
   Buffer &b = *ref.buffer;
+  checkRaces(task, op, b, indices, /*write=*/true);
   int64_t lo = b.numel, hi = 0;
   for (size_t k = 0; k < indices.size(); ++k) {
     int64_t idx = indices[k];

@@ -36,6 +36,10 @@ enum class Role {
 
 const char *roleName(Role role);
 
+/// What outputs and integer buffers hold before the kernel writes them
+/// (floats: NaN), wrapped to the element type.
+constexpr int64_t kPoisonInt = int64_t(0xdeaddeaddeaddeadull);
+
 struct Buffer {
   unsigned id = 0;
   unsigned rank = 0;

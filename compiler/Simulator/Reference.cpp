@@ -179,8 +179,16 @@ std::string dslc::sim::toleranceText(const ElemType &type, bool bitwise) {
 Check dslc::sim::checkOutput(const Buffer &out, const std::vector<double> &ref,
                              int64_t call, bool bitwise) {
   Check c;
+  int64_t poison = wrapInt(out.type, kPoisonInt);
+  bool intPoison = !out.isFloat() && out.type.bits >= 32;
   for (int64_t k = 0; k < out.numel; ++k) {
     int64_t by = out.writtenIn[k];
+    bool bad = out.isFloat() ? std::isnan(out.f[k])
+                             : intPoison && out.i[k] == poison;
+    if (by == call && bad && (ref.empty() || !std::isnan(ref[k]))) {
+      if (c.poisoned++ == 0)
+        c.firstPoisoned = k;
+    }
     if (by < call) {
       if (c.unwritten++ == 0)
         c.firstUnwritten = k;
@@ -215,6 +223,7 @@ Check dslc::sim::checkOutput(const Buffer &out, const std::vector<double> &ref,
   bool valuesOk = ref.empty() || (bitwise || !out.isFloat()
                                       ? c.mismatched == 0
                                       : c.relError <= tolerance(out.type));
-  c.ok = c.unwritten == 0 && c.overwritten == 0 && valuesOk;
+  c.ok = c.unwritten == 0 && c.overwritten == 0 && c.poisoned == 0 &&
+         valuesOk;
   return c;
 }

@@ -66,6 +66,10 @@ struct Check {
   int64_t overwritten = 0; ///< Elements a later launch already wrote.
   int64_t firstOverwritten = -1;
   int64_t overwrittenBy = -1; ///< The launch that wrote firstOverwritten.
+  /// Elements this launch wrote that are NaN or (integers of 32 bits or
+  /// more) the poison pattern, where the reference (if any) is not NaN.
+  int64_t poisoned = 0;
+  int64_t firstPoisoned = -1;
   int64_t mismatched = 0;  ///< Elements that differ from the reference.
   double relError = 0;   ///< ‖out − ref‖ / ‖ref‖ (0 without a reference).
   double maxAbsError = 0;

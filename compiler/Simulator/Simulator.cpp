@@ -27,8 +27,6 @@ using namespace dslc::sim;
 
 namespace {
 
-constexpr int64_t kPoisonInt = int64_t(0xdeaddeaddeaddeadull);
-
 std::string fmt(const char *f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
@@ -171,6 +169,7 @@ public:
   std::string verdict(const CompileOptions &options) const;
 
   unsigned mismatches = 0;
+  bool anyUnwritten = false, anyPoisoned = false;
   int64_t finishedLaunches = 0;
   double worstRel = 0, worstAbs = 0;
 
@@ -190,6 +189,11 @@ private:
 };
 
 void Checker::onLaunch(World &world, unsigned rank, int64_t call) {
+  std::vector<Buffer *> refilled;
+  for (const ArgBinding &a : binding.args)
+    if (a.kind == ArgBinding::Kind::Tensor && a.role == Role::Input)
+      refilled.push_back(world.heap.lookup(rank, a.name));
+  world.races->beginLaunch(rank, int32_t(call), refilled);
   for (unsigned k = 0; k < binding.args.size(); ++k) {
     const ArgBinding &a = binding.args[k];
     if (a.kind != ArgBinding::Kind::Tensor ||
@@ -223,6 +227,11 @@ void Checker::onLaunch(World &world, unsigned rank, int64_t call) {
 void Checker::onFinish(World &world, unsigned rank, int64_t call,
                        int64_t schedule) {
   ++finishedLaunches;
+  std::vector<Buffer *> results;
+  for (const ArgBinding &a : binding.args)
+    if (a.kind == ArgBinding::Kind::Tensor && a.role == Role::Output)
+      results.push_back(world.heap.lookup(rank, a.name));
+  world.races->endLaunch(rank, int32_t(call), results);
   int outputArg = spec.output;
   for (const ArgBinding &a : binding.args) {
     if (a.kind != ArgBinding::Kind::Tensor || a.role != Role::Output)
@@ -240,6 +249,8 @@ void Checker::onFinish(World &world, unsigned rank, int64_t call,
     if (c.ok)
       continue;
     ++mismatches;
+    anyUnwritten |= c.unwritten || c.overwritten;
+    anyPoisoned |= c.poisoned > 0;
     std::string head = "schedule " + std::to_string(schedule) + ", launch " +
                        std::to_string(call) + ", rank " + std::to_string(rank) +
                        ": '" + a.name + "' ";
@@ -262,6 +273,16 @@ void Checker::onFinish(World &world, unsigned rank, int64_t call,
               elementText(*b, c.firstOverwritten) +
               "): a peer started its next launch and stored into this "
               "rank's buffer before this launch finished");
+    if (c.poisoned)
+      reporter.error(
+          "poisoned@" + head,
+          head + "has " + std::to_string(c.poisoned) + " of " +
+              std::to_string(b->numel) + " element(s) that are " +
+              (b->isFloat() ? "NaN" : "the poison pattern 0xdead...") +
+              " (first: element " + elementText(*b, c.firstPoisoned) +
+              "): the kernel wrote them from memory nothing had written (a "
+              "poisoned workspace or output, or a peer's buffer read before "
+              "the peer wrote it)");
     bool valuesWrong = spec.bitwise || !b->isFloat()
                            ? c.mismatched > 0
                            : c.relError > tolerance(b->type);
@@ -306,7 +327,8 @@ std::string Checker::verdict(const CompileOptions &options) const {
                               : "not checked (no reference fits this kernel";
     if (anyOutput)
       verdict += "; every output element written: " +
-                 std::string(mismatches ? "no" : "yes");
+                 std::string(anyUnwritten ? "no" : "yes") +
+                 (anyPoisoned ? "; NaN or poisoned elements: yes" : "");
     return verdict + ")";
   }
   const ArgBinding &o = binding.args[spec.output];
@@ -380,6 +402,7 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
                   dumper ? &*dumper : nullptr);
   uint64_t totalSteps = 0;
   bool anyDeadlock = false, anyFailure = false;
+  RaceLog raceLog;
   for (int64_t s = 0; s < options.schedules; ++s) {
     World w;
     w.worldSize = worldSize;
@@ -387,6 +410,8 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     w.funcs = world.funcs;
     w.deadAfter = world.deadAfter;
     allocate(w, binding);
+    RaceDetector races(worldSize, uint32_t(w.numCtas), raceLog);
+    w.races = &races;
     Policy policy = static_cast<Policy>(s % 3);
     uint64_t seed = options.seed + uint64_t(s);
     Scheduler scheduler(
@@ -398,6 +423,7 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
           checker.onFinish(wd, r, call, s);
         });
     ScheduleResult res = scheduler.run();
+    raceLog.flush(reporter);
     totalSteps += res.steps;
     anyDeadlock |= res.deadlock;
     anyFailure |= res.failed;
