@@ -144,7 +144,8 @@ std::string hint(const RaceAccess &x, const RaceAccess &y) {
                    std::to_string(hostLaunch) +
                    ": a signal/wait round at the end of the kernel is missing"
              : "the store is not ordered before the end of the launch it "
-               "belongs to: a wait for the storing CTA's signal is missing";
+               "belongs to: a wait for a release (signal) after the store is "
+               "missing";
 }
 
 } // namespace
@@ -234,6 +235,7 @@ void RaceDetector::startCta(CtaClock &c, unsigned rank, uint32_t cta,
   c.releasing.reset();
   // The kernel's start is a barrier: every thread starts after the launch.
   c.atBarrier = c.now;
+  c.barrierClock = c.self.clock;
   ++c.self.clock;
   c.now.set(c.self);
 }
@@ -252,6 +254,7 @@ void RaceDetector::barrier(CtaClock &c) {
     c.hasPending = false;
   }
   c.atBarrier = c.now;
+  c.barrierClock = c.self.clock;
   ++c.self.clock;
   c.now.set(c.self);
 }

@@ -90,6 +90,9 @@ using ClockRef = std::shared_ptr<const VectorClock>;
 struct CtaClock {
   Epoch self;
   VectorClock now, atBarrier, pending;
+  /// The CTA's own clock at its last barrier: its accesses up to this clock
+  /// are in `atBarrier`.
+  uint32_t barrierClock = 0;
   bool hasPending = false;
   /// The release of the signal in progress (one per signal op).
   ClockRef releasing;

@@ -73,6 +73,7 @@ StepResult Interpreter::step(Task &task) {
       return StepResult::Blocked;
     case Outcome::Done:
       task.done = true;
+      flushStores(task, task.clock.self.clock);
       world.races->endCta(task.clock);
       task.values.shrink_and_clear();
       return StepResult::Done;

@@ -44,6 +44,16 @@ struct Frame {
   int64_t iv = 0, ub = 0, step = 1;
 };
 
+/// A store to a data buffer that peers do not see yet (relaxed stores):
+/// the elements, converted to the buffer's type, and the CTA's clock.
+struct PendingStore {
+  Buffer *buffer = nullptr;
+  std::vector<int64_t> indices;
+  std::vector<double> f;
+  std::vector<int64_t> i;
+  uint32_t clock = 0;
+};
+
 /// One CTA of one rank in one launch.
 struct Task {
   unsigned rank = 0;
@@ -67,6 +77,8 @@ struct Task {
   int64_t packetsStored = 0;
   /// Happens-before: what this CTA is ordered after (HappensBefore.h).
   CtaClock clock;
+  /// Relaxed stores: this CTA's stores no release has published yet.
+  std::vector<PendingStore> pendingStores;
   // Ordering hazards (Helion's memory semantics).
   bool accessSinceBarrier = false, accessSinceRelease = false;
   mlir::Operation *noBarrierWait = nullptr, *relaxedWait = nullptr;
@@ -82,6 +94,10 @@ struct World {
   std::vector<std::vector<RtValue>> args;
   /// The race detector of this schedule.
   RaceDetector *races = nullptr;
+  /// Relaxed stores: a CTA's stores to data buffers stay invisible to other
+  /// CTAs until a release of the CTA covers them (a signal with release
+  /// semantics after them, an ll_put) or the CTA ends.
+  bool relaxedStores = false;
   /// Blocked tasks a write woke (Buffer::watchers), for the scheduler.
   std::vector<uint32_t> woken;
   /// comm.epoch: per rank, per CTA index, the launches that CTA finished
@@ -164,6 +180,15 @@ private:
                       llvm::ArrayRef<int64_t> shape,
                       std::vector<int64_t> &indices);
   void noteDataAccess(Task &task, mlir::Operation &op);
+  /// Writes a store's elements to memory (outputs: as written by the task's
+  /// launch) and wakes tasks waiting on them.
+  void commitStore(Task &task, const PendingStore &store);
+  /// Commits the task's relaxed stores made at clocks <= `upTo`.
+  void flushStores(Task &task, uint32_t upTo);
+  /// Overlays the task's own uncommitted stores to `b` on a load of
+  /// `indices`.
+  void forwardStores(const Task &task, const Buffer &b,
+                     const std::vector<int64_t> &indices, TileVal &out);
   /// Checks the elements `indices` (-1: masked) of `b` for races.
   void checkRaces(Task &task, mlir::Operation &op, Buffer &b,
                   const std::vector<int64_t> &indices, bool write);

@@ -157,6 +157,9 @@ Interpreter::Outcome Interpreter::execSignal(Task &task, Operation &op) {
       task.accessSinceRelease = false;
     task.slotDone.assign(peers.size() * slots, 0);
     world.races->beginSignal(task.clock, signal.getHasPreviousMemAccess());
+    // The release publishes the stores its barrier covers.
+    if (releases(signal.getSem()))
+      flushStores(task, task.clock.barrierClock);
   }
   bool sys = signal.getScope() == comm::MemScope::sys;
   task.waitingOn.clear();
@@ -207,8 +210,11 @@ Interpreter::Outcome Interpreter::execWait(Task &task, Operation &op) {
   int64_t slots = 1;
   for (int64_t e : wait.getExtents())
     slots *= e;
-  if (task.slotDone.empty())
+  if (task.slotDone.empty()) {
     task.slotDone.assign(slots, 0);
+    if (wait.getUpdate() && releases(wait.getSem()))
+      flushStores(task, task.clock.barrierClock);
+  }
   Buffer &b = *pad.buffer;
   int64_t expected = wrapInt(b.type, wait.getSignal());
   task.waitingOn.clear();
@@ -361,6 +367,7 @@ Interpreter::Outcome Interpreter::execLLPut(Task &task, Operation &op) {
     if (!checkPackets(task, op, b, slot, count, packetBytes))
       return Outcome::Fail;
     noteDataAccess(task, op);
+    flushStores(task, task.clock.self.clock);
   }
   if (task.packetsStored == 0) {
     // The tile's bytes as the GPU holds them, encoded once per put.

@@ -12,6 +12,8 @@
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
 
+#include <unordered_map>
+
 using namespace mlir;
 using namespace dslc;
 using namespace dslc::sim;
@@ -164,6 +166,9 @@ bool Interpreter::loadTile(Task &task, Operation &op, const RefVal &ref,
     else
       out.i[k] = b.isFloat() ? int64_t(b.f[idx]) : b.i[idx];
   }
+  // This CTA's own stores that peers cannot see yet (relaxed stores).
+  if (!task.pendingStores.empty())
+    forwardStores(task, b, indices, out);
   return true;
 }
 
@@ -177,25 +182,85 @@ bool Interpreter::storeTile(Task &task, Operation &op, const RefVal &ref,
     return false;
   Buffer &b = *ref.buffer;
   checkRaces(task, op, b, indices, /*write=*/true);
-  int64_t lo = b.numel, hi = 0;
+  // The stored elements, converted to the buffer's type.
+  PendingStore store;
+  store.buffer = &b;
+  store.clock = task.clock.self.clock;
   for (size_t k = 0; k < indices.size(); ++k) {
-    int64_t idx = indices[k];
-    if (idx < 0)
+    if (indices[k] < 0)
       continue;
+    store.indices.push_back(indices[k]);
+    if (b.isFloat())
+      store.f.push_back(roundTo(b.type, value.type.isFloat()
+                                            ? value.f[k]
+                                            : double(value.i[k])));
+    else
+      store.i.push_back(wrapInt(b.type, value.type.isFloat()
+                                            ? int64_t(value.f[k])
+                                            : value.i[k]));
+  }
+  bool data = b.role == Role::Input || b.role == Role::Output ||
+              b.role == Role::Workspace;
+  if (world.relaxedStores && data)
+    task.pendingStores.push_back(std::move(store));
+  else
+    commitStore(task, store);
+  return true;
+}
+
+void Interpreter::commitStore(Task &task, const PendingStore &store) {
+  Buffer &b = *store.buffer;
+  int64_t lo = b.numel, hi = 0;
+  for (size_t k = 0; k < store.indices.size(); ++k) {
+    int64_t idx = store.indices[k];
     lo = std::min(lo, idx);
     hi = std::max(hi, idx + 1);
     if (b.isFloat())
-      b.f[idx] = roundTo(b.type, value.type.isFloat() ? value.f[k]
-                                                      : double(value.i[k]));
+      b.f[idx] = store.f[k];
     else
-      b.i[idx] = wrapInt(b.type, value.type.isFloat() ? int64_t(value.f[k])
-                                                      : value.i[k]);
+      b.i[idx] = store.i[k];
     if (b.role == Role::Output)
       b.writtenIn[idx] = task.call;
   }
   if (lo < hi)
     world.noteWrite(b, lo, hi);
-  return true;
+}
+
+void Interpreter::flushStores(Task &task, uint32_t upTo) {
+  auto &pending = task.pendingStores;
+  size_t kept = 0;
+  for (size_t k = 0; k < pending.size(); ++k) {
+    if (pending[k].clock <= upTo)
+      commitStore(task, pending[k]);
+    else
+      pending[kept++] = std::move(pending[k]);
+  }
+  pending.resize(kept);
+}
+
+void Interpreter::forwardStores(const Task &task, const Buffer &b,
+                                const std::vector<int64_t> &indices,
+                                TileVal &out) {
+  std::unordered_map<int64_t, size_t> position;
+  for (const PendingStore &store : task.pendingStores) {
+    if (store.buffer != &b)
+      continue;
+    if (position.empty())
+      for (size_t k = 0; k < indices.size(); ++k)
+        if (indices[k] >= 0)
+          position[indices[k]] = k;
+    for (size_t j = 0; j < store.indices.size(); ++j) {
+      auto it = position.find(store.indices[j]);
+      if (it == position.end())
+        continue;
+      double f = b.isFloat() ? store.f[j] : double(store.i[j]);
+      int64_t i = b.isFloat() ? int64_t(store.f[j]) : store.i[j];
+      if (out.type.isFloat())
+        out.f[it->second] = f;
+      else
+        out.i[it->second] = i;
+    }
+  }
 }
 
 Interpreter::Outcome Interpreter::execLoad(Task &task, Operation &op) {

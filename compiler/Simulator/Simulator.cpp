@@ -412,6 +412,8 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     allocate(w, binding);
     RaceDetector races(worldSize, uint32_t(w.numCtas), raceLog);
     w.races = &races;
+    // Odd schedules delay stores until a release publishes them.
+    w.relaxedStores = s % 2 == 1;
     Policy policy = static_cast<Policy>(s % 3);
     uint64_t seed = options.seed + uint64_t(s);
     Scheduler scheduler(
@@ -427,7 +429,8 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     totalSteps += res.steps;
     anyDeadlock |= res.deadlock;
     anyFailure |= res.failed;
-    out << "schedule " << s << " (" << policyName(policy) << ", seed " << seed
+    out << "schedule " << s << " (" << policyName(policy)
+        << (w.relaxedStores ? ", relaxed stores" : "") << ", seed " << seed
         << "): " << res.steps << " steps, "
         << (res.deadlock ? "deadlock"
             : res.failed ? "stopped by an error"
