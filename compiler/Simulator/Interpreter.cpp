@@ -13,6 +13,7 @@
 #include "dialects/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -84,9 +85,12 @@ StepResult Interpreter::step(Task &task) {
 }
 
 Interpreter::Outcome Interpreter::exec(Task &task, Operation &op) {
-  if (op.getDialect() && op.getDialect()->getNamespace() ==
-                             arith::ArithDialect::getDialectNamespace())
-    return execArith(task, op);
+  if (Dialect *dialect = op.getDialect()) {
+    if (dialect->getNamespace() == arith::ArithDialect::getDialectNamespace())
+      return execArith(task, op);
+    if (dialect->getNamespace() == math::MathDialect::getDialectNamespace())
+      return execMath(task, op);
+  }
   return llvm::TypeSwitch<Operation *, Outcome>(&op)
       .Case<func::ReturnOp>([&](auto) {
         // Kernel end: the CTA advances its launch counter (comm.epoch).
@@ -102,29 +106,10 @@ Interpreter::Outcome Interpreter::exec(Task &task, Operation &op) {
         task.values[d.getResult()] = RtValue::ofInt(ref.ref->sizes[d.getDim()]);
         return Outcome::Next;
       })
-      .Case<tile::SplatOp>([&](tile::SplatOp s) {
-        auto tile = emptyTile(s.getType());
-        RtValue &v = get(task, s.getValue());
-        if (tile->type.isFloat())
-          std::fill(tile->f.begin(), tile->f.end(),
-                    roundTo(tile->type, v.kind == RtValue::Kind::Float
-                                            ? v.f
-                                            : double(v.i)));
-        else
-          std::fill(tile->i.begin(), tile->i.end(),
-                    wrapInt(tile->type, v.kind == RtValue::Kind::Float
-                                            ? int64_t(v.f)
-                                            : v.i));
-        task.values[s.getResult()] = RtValue::ofTile(tile);
-        return Outcome::Next;
-      })
-      .Case<tile::IotaOp>([&](tile::IotaOp iota) {
-        auto tile = emptyTile(iota.getType());
-        for (int64_t k = 0; k < tile->numel(); ++k)
-          tile->i[k] = k;
-        task.values[iota.getResult()] = RtValue::ofTile(tile);
-        return Outcome::Next;
-      })
+      .Case<tile::SplatOp>([&](auto) { return execSplat(task, op); })
+      .Case<tile::IotaOp>([&](auto) { return execIota(task, op); })
+      .Case<tile::BroadcastOp>([&](auto) { return execBroadcast(task, op); })
+      .Case<tile::ReshapeOp>([&](auto) { return execReshape(task, op); })
       .Case<tile::ReduceOp>([&](auto) { return execReduce(task, op); })
       .Case<tile::LoadOp>([&](auto) { return execLoad(task, op); })
       .Case<tile::StoreOp, comm::MulticastStoreOp>(

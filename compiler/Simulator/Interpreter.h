@@ -147,6 +147,11 @@ private:
   Outcome execStackView(Task &task, mlir::Operation &op);
   Outcome execPeer(Task &task, mlir::Operation &op);
   Outcome execMulticastLoadReduce(Task &task, mlir::Operation &op);
+  Outcome execMath(Task &task, mlir::Operation &op);
+  Outcome execSplat(Task &task, mlir::Operation &op);
+  Outcome execIota(Task &task, mlir::Operation &op);
+  Outcome execBroadcast(Task &task, mlir::Operation &op);
+  Outcome execReshape(Task &task, mlir::Operation &op);
   Outcome execReduce(Task &task, mlir::Operation &op);
   Outcome execEpoch(Task &task, mlir::Operation &op);
   Outcome execLLPut(Task &task, mlir::Operation &op);

@@ -40,10 +40,14 @@ struct Elementwise {
       return a / b;
     if (name == "arith.remf")
       return std::fmod(a, b);
-    if (name == "arith.maximumf" || name == "arith.maxnumf")
-      return std::isnan(a) && name == "arith.maxnumf" ? b : std::fmax(a, b);
-    if (name == "arith.minimumf" || name == "arith.minnumf")
-      return std::isnan(a) && name == "arith.minnumf" ? b : std::fmin(a, b);
+    if (name == "arith.maximumf")
+      return maximumF(a, b);
+    if (name == "arith.minimumf")
+      return minimumF(a, b);
+    if (name == "arith.maxnumf") // the number if one is NaN
+      return std::fmax(a, b);
+    if (name == "arith.minnumf")
+      return std::fmin(a, b);
     return NAN;
   }
   static bool iop(StringRef name, int64_t a, int64_t b, int64_t &r) {
@@ -271,8 +275,10 @@ Interpreter::Outcome Interpreter::execArith(Task &task, Operation &op) {
       setF(k, roundTo(rt, double(u)));
     }
   } else if (isa<arith::FPToSIOp, arith::FPToUIOp>(op)) {
+    ElemType to = rt;
+    to.isUnsigned = isa<arith::FPToUIOp>(op);
     for (int64_t k = 0; k < n; ++k)
-      setI(k, wrapInt(rt, int64_t(std::trunc(fAt(*in[0], k)))));
+      setI(k, wrapInt(rt, toInteger(to, fAt(*in[0], k))));
   } else if (isa<arith::ExtUIOp, arith::IndexCastUIOp>(op)) {
     ElemType from = operandType(0);
     for (int64_t k = 0; k < n; ++k) {
@@ -306,62 +312,5 @@ Interpreter::Outcome Interpreter::execArith(Task &task, Operation &op) {
   }
   if (isTile)
     task.values[op.getResult(0)] = RtValue::ofTile(out);
-  return Outcome::Next;
-}
-
-Interpreter::Outcome Interpreter::execReduce(Task &task, Operation &op) {
-  auto reduce = cast<tile::ReduceOp>(op);
-  const TileVal &in = *get(task, reduce.getInput()).tile;
-  int64_t dim = reduce.getDim();
-  std::vector<int64_t> outShape;
-  for (size_t d = 0; d < in.shape.size(); ++d)
-    if (int64_t(d) != dim)
-      outShape.push_back(in.shape[d]);
-  int64_t inner = 1, outer = 1, extent = in.shape[dim];
-  for (size_t d = dim + 1; d < in.shape.size(); ++d)
-    inner *= in.shape[d];
-  for (int64_t d = 0; d < dim; ++d)
-    outer *= in.shape[d];
-  Type resultType = reduce.getResult().getType();
-  ElemType rt = elemTypeOf(resultType);
-  std::vector<double> acc(outer * inner);
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t j = 0; j < inner; ++j) {
-      double a = 0;
-      for (int64_t e = 0; e < extent; ++e) {
-        int64_t k = (o * extent + e) * inner + j;
-        double v = in.type.isFloat() ? in.f[k] : double(in.i[k]);
-        switch (reduce.getKind()) {
-        case tile::ReduceKind::sum:
-          a = e ? a + v : v;
-          break;
-        case tile::ReduceKind::prod:
-          a = e ? a * v : v;
-          break;
-        case tile::ReduceKind::max:
-          a = e ? std::max(a, v) : v;
-          break;
-        case tile::ReduceKind::min:
-          a = e ? std::min(a, v) : v;
-          break;
-        }
-      }
-      acc[o * inner + j] = a;
-    }
-  if (isa<RankedTensorType>(resultType)) {
-    auto out = emptyTile(resultType);
-    for (size_t k = 0; k < acc.size(); ++k) {
-      if (rt.isFloat())
-        out->f[k] = roundTo(rt, acc[k]);
-      else
-        out->i[k] = wrapInt(rt, int64_t(acc[k]));
-    }
-    task.values[reduce.getResult()] = RtValue::ofTile(out);
-  } else if (rt.isFloat()) {
-    task.values[reduce.getResult()] = RtValue::ofFloat(roundTo(rt, acc[0]));
-  } else {
-    task.values[reduce.getResult()] =
-        RtValue::ofInt(wrapInt(rt, int64_t(acc[0])));
-  }
   return Outcome::Next;
 }

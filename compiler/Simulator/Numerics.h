@@ -4,7 +4,10 @@
 // (integers). An ElemType says which, and rounds a computed value to what
 // the GPU would hold: bf16 and f16 are rounded to nearest even from the f32
 // result (as the GPU computes 16-bit float arithmetic in f32), f32 to
-// nearest even, integers wrap to their width.
+// nearest even, integers wrap to their width. The fp8 storage types
+// (f8E4M3FN, f8E5M2) round from f32 as PTX's cvt.rn.satfinite does: to
+// nearest even, magnitudes beyond the largest finite value (448, 57344;
+// infinities too) saturate to it, NaN stays NaN.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +22,7 @@
 namespace dslc::sim {
 
 struct ElemType {
-  enum class Kind { BF16, F16, F32, F64, Int, Index };
+  enum class Kind { F8E4M3FN, F8E5M2, BF16, F16, F32, F64, Int, Index };
   Kind kind = Kind::F32;
   unsigned bits = 32;    ///< Integers: 1, 8, 16, 32, 64.
   bool isUnsigned = false;
