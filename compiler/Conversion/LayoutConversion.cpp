@@ -122,7 +122,7 @@ Value gatherDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
   Type element = valueType.getElementType();
   // i1 vectors are packed bits in LLVM's memory model: go through bytes.
   bool isBool = element.isInteger(1);
-  Type memElement = isBool ? b.getI8Type() : element;
+  Type memElement = memoryType(element);
   if (isBool)
     value = arith::ExtUIOp::create(
         b, loc, VectorType::get(valueType.getShape(), memElement), value);

@@ -46,8 +46,9 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
 
     {
       // Ops without a direct LLVM counterpart (ceildivui, ...) first.
+      // maximumf/minimumf stay: llvm.maximum is max.NaN.f32 on sm_80+.
       RewritePatternSet expand(ctx);
-      arith::populateArithExpandOpsPatterns(expand);
+      arith::populateCeilFloorDivExpandOpsPatterns(expand);
       // Math without an exact PTX instruction calls libdevice.
       dslc::populateMathLoweringPatterns(expand);
       // Pieces of a per-thread vector (tiles of several chunks) become

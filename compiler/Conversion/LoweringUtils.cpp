@@ -47,6 +47,12 @@ Type storageType(Type element) {
   return element;
 }
 
+Type memoryType(Type storage) {
+  if (storage.isInteger(1))
+    return IntegerType::get(storage.getContext(), 8);
+  return storage;
+}
+
 TypedAttr storageAttr(TypedAttr value) {
   auto f = dyn_cast<FloatAttr>(value);
   if (!f || !tile::isFp8Type(f.getType()))

@@ -63,6 +63,9 @@ namespace lower {
 /// The type a tile element has in per-thread vectors and in memory: fp8
 /// (f8E4M3FN, f8E5M2) as i8, everything else unchanged.
 mlir::Type storageType(mlir::Type element);
+/// The type a per-thread element has in memory: i1 as i8 (a bool tensor is
+/// a byte per element; LLVM packs vectors of i1 into bits), else itself.
+mlir::Type memoryType(mlir::Type storage);
 /// `value` (an integer or float attribute of a tile element type) as an
 /// attribute of its storage type.
 mlir::TypedAttr storageAttr(mlir::TypedAttr value);
@@ -218,7 +221,7 @@ struct TileAccess {
   llvm::SmallVector<mlir::Value> sizes, offsets, limits;
   llvm::ArrayRef<int64_t> dims;
   llvm::ArrayRef<int64_t> tileShape;
-  mlir::Type elementType; ///< The storage type (fp8 as i8).
+  mlir::Type elementType; ///< The memory type (fp8 and i1 as i8).
   /// A store: a replicated tile (TileLayout.h) is written by thread 0 only.
   bool writes = false;
 };

@@ -21,6 +21,35 @@ using namespace dslc;
 
 namespace dslc::lower {
 
+/// Per tensor dimension other than the inner one: how many indices from
+/// the access offset are in bounds (`left`, 0 when the offset is past the
+/// limit); and per dimension the row-major stride. Row o of a tile is in
+/// bounds when each of its tile indices t is below its dimension's count,
+/// and starts `sum t * stride` elements after row 0: one value per
+/// dimension instead of one per row (that a kernel would keep live from a
+/// load to the store of the same rows).
+static void rowBoundsAndStrides(OpBuilder &b, Location loc,
+                                const TileAccess &a, ArrayRef<Value> limits,
+                                int64_t innerDim, SmallVectorImpl<Value> &left,
+                                SmallVectorImpl<Value> &strides) {
+  int64_t rank = a.sizes.size();
+  left.assign(rank, Value());
+  strides.assign(rank, Value());
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    strides[d] = d + 1 == rank ? i64(b, loc, 1)
+                               : arith::MulIOp::create(b, loc, strides[d + 1],
+                                                       a.sizes[d + 1])
+                                     .getResult();
+    if (d == innerDim)
+      continue;
+    Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     a.offsets[d], limits[d]);
+    left[d] = arith::SelectOp::create(
+        b, loc, in, arith::SubIOp::create(b, loc, limits[d], a.offsets[d]),
+        i64(b, loc, 0));
+  }
+}
+
 void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
                   const TileAccess &a,
                   const std::function<void(const AccessPiece &)> &fn) {
@@ -47,11 +76,6 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
                                         i64(b, loc, innerExtent));
   limits[innerDim] = arith::MinUIOp::create(b, loc, limits[innerDim], tileEnd);
 
-  // Elements between neighbours along the inner dimension.
-  Value stride = i64(b, loc, 1);
-  for (unsigned d = innerDim + 1; d < rank; ++d)
-    stride = arith::MulIOp::create(b, loc, stride, a.sizes[d]);
-
   unsigned elementBytes = a.elementType.getIntOrFloatBitWidth() / 8;
   int64_t align = std::min<int64_t>(16, layout.vec * elementBytes);
   SmallVector<int64_t> leading(a.tileShape.begin(),
@@ -61,32 +85,54 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
     writer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                    i64(b, loc, 0));
 
-  for (int64_t o = 0; o < layout.outer; ++o) {
-    // Coordinates of row `o` of the tile in the tensor.
+  SmallVector<Value> left, strides;
+  rowBoundsAndStrides(b, loc, a, limits, innerDim, left, strides);
+  // Elements between neighbours along the inner dimension.
+  Value stride = strides[innerDim];
+  Value rowsValid = writer;
+  for (unsigned d = 0; d < rank; ++d)
+    if (static_cast<int64_t>(d) != innerDim)
+      rowsValid = arith::AndIOp::create(
+          b, loc, rowsValid,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, left[d],
+                                i64(b, loc, 0)));
+  // Element index of piece c of row 0.
+  SmallVector<Value> pieceStart, pieceLinear;
+  for (int64_t c = 0; c < layout.chunks; ++c) {
+    Value start =
+        arith::AddIOp::create(b, loc, a.offsets[innerDim],
+                              i64(b, loc, c * layout.threads * layout.vec));
+    start = arith::AddIOp::create(b, loc, start, tidOffset);
     SmallVector<Value> coords(a.offsets.begin(), a.offsets.end());
+    coords[innerDim] = start;
+    pieceStart.push_back(start);
+    pieceLinear.push_back(linearIndex(b, loc, coords, a.sizes));
+  }
+
+  for (int64_t o = 0; o < layout.outer; ++o) {
+    // Tile indices of row `o` along the leading tile dimensions.
+    Value rowValid = rowsValid;
+    Value rowOffset;
     int64_t rest = o;
     for (int64_t k = leading.size() - 1; k >= 0; --k) {
       int64_t t = rest % leading[k];
       rest /= leading[k];
-      if (t)
-        coords[a.dims[k]] =
-            arith::AddIOp::create(b, loc, coords[a.dims[k]], i64(b, loc, t));
-    }
-    Value rowValid = writer;
-    for (unsigned d = 0; d < rank; ++d) {
-      if (static_cast<int64_t>(d) == innerDim)
+      if (!t)
         continue;
-      Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                       coords[d], limits[d]);
-      rowValid = arith::AndIOp::create(b, loc, rowValid, ok);
+      int64_t d = a.dims[k];
+      rowValid = arith::AndIOp::create(
+          b, loc, rowValid,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, left[d],
+                                i64(b, loc, t)));
+      Value step = arith::MulIOp::create(b, loc, strides[d], i64(b, loc, t));
+      rowOffset =
+          rowOffset ? arith::AddIOp::create(b, loc, rowOffset, step) : step;
     }
     for (int64_t c = 0; c < layout.chunks; ++c) {
-      Value start =
-          arith::AddIOp::create(b, loc, a.offsets[innerDim],
-                                i64(b, loc, c * layout.threads * layout.vec));
-      start = arith::AddIOp::create(b, loc, start, tidOffset);
-      coords[innerDim] = start;
-      Value linear = linearIndex(b, loc, coords, a.sizes);
+      Value start = pieceStart[c];
+      Value linear = pieceLinear[c];
+      if (rowOffset)
+        linear = arith::AddIOp::create(b, loc, linear, rowOffset);
       Value base = elementPtr(b, loc, a.ptr, a.elementType, linear);
 
       // mask[v] = rowValid && start + v < limit (unsigned: negative is out),
@@ -217,7 +263,7 @@ TileAccess makeAccess(OpBuilder &b, Location loc, Value refOrStack,
   }
   a.dims = dims;
   a.tileShape = tile.getShape();
-  a.elementType = storageType(tile.getElementType());
+  a.elementType = memoryType(storageType(tile.getElementType()));
   return a;
 }
 
@@ -233,14 +279,20 @@ struct LoadOpLowering : TilePattern<tile::LoadOp> {
     Location loc = op.getLoc();
     RankedTensorType tile = op.getResult().getType();
     auto resultType = cast<VectorType>(getTypeConverter()->convertType(tile));
-    Type elementType = resultType.getElementType();
+    // Booleans are bytes in memory (i1 vectors are bit-packed in LLVM's).
+    bool isBool = resultType.getElementType().isInteger(1);
+    Type elementType = lower::memoryType(resultType.getElementType());
+    auto memType = VectorType::get(resultType.getShape(), elementType);
     TypedAttr otherAttr = op.getOtherAttr();
     if (!otherAttr)
       otherAttr = rewriter.getZeroAttr(elementType);
+    else if (isBool)
+      otherAttr = rewriter.getI8IntegerAttr(
+          cast<IntegerAttr>(otherAttr).getValue().getBoolValue());
     auto pieceType =
         VectorType::get({info.layout(tile.getShape()).vec}, elementType);
     Value other = lower::splatConstant(rewriter, loc, pieceType, otherAttr);
-    Value result = lower::splatConstant(rewriter, loc, resultType, otherAttr);
+    Value result = lower::splatConstant(rewriter, loc, memType, otherAttr);
     lower::TileAccess access = lower::makeAccess(
         rewriter, loc, adaptor.getRef(), /*firstSize=*/1,
         lower::field(rewriter, loc, adaptor.getRef(), 0), adaptor.getOffsets(),
@@ -252,6 +304,11 @@ struct LoadOpLowering : TilePattern<tile::LoadOp> {
               rewriter, loc, v, result, ArrayRef<int64_t>{piece.position},
               ArrayRef<int64_t>{1});
         });
+    if (isBool)
+      result = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ne, result,
+          lower::splatConstant(rewriter, loc, memType,
+                               rewriter.getI8IntegerAttr(0)));
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -265,6 +322,11 @@ struct StoreOpLowering : TilePattern<tile::StoreOp> {
     Location loc = op.getLoc();
     RankedTensorType tile = op.getValue().getType();
     Value value = adaptor.getValue();
+    auto valueType = cast<VectorType>(value.getType());
+    if (valueType.getElementType().isInteger(1))
+      value = arith::ExtUIOp::create(
+          rewriter, loc,
+          VectorType::get(valueType.getShape(), rewriter.getI8Type()), value);
     lower::TileAccess access = lower::makeAccess(
         rewriter, loc, adaptor.getRef(), /*firstSize=*/1,
         lower::field(rewriter, loc, adaptor.getRef(), 0), adaptor.getOffsets(),

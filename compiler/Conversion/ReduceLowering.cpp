@@ -8,8 +8,9 @@
 //     (shfl.sync.bfly), after which every lane holds the warp's value (the
 //     combinations are commutative, so all lanes compute the same bits);
 //  3. lane 0 of each warp writes its value into the shared workspace;
-//     after a bar.sync every thread combines all warps' values in the same
-//     order, and a second bar.sync frees the workspace.
+//     after a bar.sync lane l of every warp reads warp l's value and the
+//     warp combines them with the same butterfly (so every thread ends with
+//     the same bits), and a second bar.sync frees the workspace.
 // The result is replicated: every thread holds the same value. A result
 // whose layout is distributed (the reduced dimension removed from a tile of
 // rank >= 2, leaving a last dimension > 1) is then selected locally.
@@ -174,16 +175,21 @@ SmallVector<Value> combineOwn(OpBuilder &b, Location loc, const Combiner &comb,
   // v < remaining[c] (signed: a negative count masks all).
   SmallVector<Value> remaining;
   if (limit || ragged) {
-    Value tid = lower::threadId(b, loc);
+    // In i32: the counts are at most the tile's extent; a valid count
+    // outside [0, extent] is clamped first.
     Value end = lower::i64(b, loc, layout.inner);
     if (limit)
-      end = arith::MinSIOp::create(b, loc, limit, end);
+      end = arith::MaxSIOp::create(
+          b, loc, arith::MinSIOp::create(b, loc, limit, end),
+          lower::i64(b, loc, 0));
+    end = arith::TruncIOp::create(b, loc, b.getI32Type(), end);
+    Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
     for (int64_t c = 0; c < layout.chunks; ++c) {
       Value first = arith::MulIOp::create(
           b, loc,
           arith::AddIOp::create(b, loc, tid,
-                                lower::i64(b, loc, c * layout.threads)),
-          lower::i64(b, loc, layout.vec));
+                                lower::i32(b, loc, c * layout.threads)),
+          lower::i32(b, loc, layout.vec));
       remaining.push_back(arith::SubIOp::create(b, loc, end, first));
     }
   }
@@ -196,7 +202,7 @@ SmallVector<Value> combineOwn(OpBuilder &b, Location loc, const Combiner &comb,
             b, loc, input, ArrayRef<int64_t>{layout.position(o, c, v)});
         if (!remaining.empty()) {
           Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
-                                           remaining[c], lower::i64(b, loc, v));
+                                           remaining[c], lower::i32(b, loc, v));
           x = arith::SelectOp::create(b, loc, in, x, id);
         }
         values.push_back(x);
@@ -224,7 +230,7 @@ void combineWarps(OpBuilder &b, Location loc, const Combiner &comb,
     return;
   Type element = comb.element;
   bool isBool = comb.isBool();
-  Type memElement = isBool ? b.getI8Type() : element;
+  Type memElement = lower::memoryType(element);
   Value base = lower::sharedWorkspace(b, loc, inModule);
   Value tid = lower::threadId(b, loc);
   Value lane = arith::AndIOp::create(b, loc, tid,
@@ -246,25 +252,26 @@ void combineWarps(OpBuilder &b, Location loc, const Combiner &comb,
     scf::YieldOp::create(b, loc);
   });
   lower::ctaBarrier(b, loc);
-  int64_t rowBytes =
-      warps * std::max<int64_t>(1, memElement.getIntOrFloatBitWidth() / 8);
-  // Rows start at multiples of rowBytes: aligned to its largest power-of-two
-  // divisor (up to 16).
-  int64_t align = std::min<int64_t>(16, rowBytes & -rowBytes);
-  auto rowType = VectorType::get({warps}, memElement);
+  // Lane l of every warp reads warp l's value (the identity past the last
+  // warp), and the warp combines them with the same butterfly: one load and
+  // five shuffles per row, and every thread of every warp ends with the
+  // same bits. (Every thread reading all warps' values would hold rows x
+  // warps values at once: 128 registers for 4 rows at 32 warps.)
+  Value inWarps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        lane, lower::i64(b, loc, warps));
+  Value source = arith::MinUIOp::create(b, loc, lane,
+                                        lower::i64(b, loc, warps - 1));
+  Value id = comb.identity(b, loc, element);
   for (auto [o, row] : llvm::enumerate(rows)) {
-    Value p = lower::elementPtr(b, loc, base, memElement,
-                                lower::i64(b, loc, int64_t(o) * warps));
-    Value partials = LLVM::LoadOp::create(b, loc, rowType, p, align);
-    SmallVector<Value> values;
-    for (int64_t w = 0; w < warps; ++w) {
-      Value v = vector::ExtractOp::create(b, loc, partials,
-                                          ArrayRef<int64_t>{w});
-      values.push_back(
-          isBool ? Value(arith::TruncIOp::create(b, loc, element, v)) : v);
-    }
-    row = comb.tree(b, loc, values);
+    Value index = arith::AddIOp::create(
+        b, loc, source, lower::i64(b, loc, int64_t(o) * warps));
+    Value p = lower::elementPtr(b, loc, base, memElement, index);
+    Value v = LLVM::LoadOp::create(b, loc, memElement, p);
+    if (isBool)
+      v = arith::TruncIOp::create(b, loc, element, v);
+    row = arith::SelectOp::create(b, loc, inWarps, v, id);
   }
+  combineWarp(b, loc, comb, rows);
   lower::ctaBarrier(b, loc);
 }
 

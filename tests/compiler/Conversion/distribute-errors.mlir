@@ -1,0 +1,52 @@
+// RUN: dslc-opt %s -split-input-file -dslc-distribute-tiles -verify-diagnostics
+
+// What the distribution rejects, at the op's location.
+
+func.func @fp8_arith(%a: !tile.ref<f8E4M3FN, 1>)
+    attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %n = tile.dim %a, 0 : !tile.ref<f8E4M3FN, 1>
+  %x = tile.load %a[%c0] limits [%n] {dims = array<i64: 0>} : !tile.ref<f8E4M3FN, 1> -> tensor<64xf8E4M3FN>
+  // expected-error @+1 {{'arith.addf' on fp8 values: fp8 is a storage type; convert with arith.extf to f32 first}}
+  %y = arith.addf %x, %x : tensor<64xf8E4M3FN>
+  tile.store %y, %a[%c0] limits [%n] {dims = array<i64: 0>} : tensor<64xf8E4M3FN>, !tile.ref<f8E4M3FN, 1>
+  return
+}
+
+// -----
+
+func.func @too_many_per_thread(%a: !tile.ref<f32, 1>)
+    attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %n = tile.dim %a, 0 : !tile.ref<f32, 1>
+  // expected-error @+1 {{a tile of 'tensor<16384xf32>' takes 512 elements per thread in a CTA of 32 threads; at most 256 fit in registers (use more warps or a smaller block)}}
+  %x = tile.load %a[%c0] limits [%n] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<16384xf32>
+  tile.store %x, %a[%c0] limits [%n] {dims = array<i64: 0>} : tensor<16384xf32>, !tile.ref<f32, 1>
+  return
+}
+
+// -----
+
+func.func @replicated_too_big(%a: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 32 : i64} {
+  %c0 = arith.constant 0 : index
+  %n = tile.dim %a, 0 : !tile.ref<f32, 2>
+  // A [512, 1] tile is held whole by every thread.
+  // expected-error @+1 {{a tile of 'tensor<512x1xf32>' takes 512 elements per thread in a CTA of 1024 threads}}
+  %x = tile.load %a[%c0, %c0] limits [%n, %n] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<512x1xf32>
+  tile.store %x, %a[%c0, %c0] limits [%n, %n] {dims = array<i64: 0, 1>} : tensor<512x1xf32>, !tile.ref<f32, 2>
+  return
+}
+
+// -----
+
+func.func @fp8_splat(%a: !tile.ref<f8E4M3FN, 1>)
+    attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %n = tile.dim %a, 0 : !tile.ref<f8E4M3FN, 1>
+  %s = arith.constant 1.0 : f8E4M3FN
+  // expected-error @+1 {{cannot splat an fp8 scalar: splat an f32 and convert the tile with arith.truncf}}
+  %x = tile.splat %s : f8E4M3FN -> tensor<64xf8E4M3FN>
+  tile.store %x, %a[%c0] limits [%n] {dims = array<i64: 0>} : tensor<64xf8E4M3FN>, !tile.ref<f8E4M3FN, 1>
+  return
+}
