@@ -13,6 +13,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 using namespace mlir;
 using namespace dslc::sim;
 using namespace dslc::sim::test;
@@ -58,6 +60,18 @@ Buffer &RunIR::bind(std::vector<int64_t> sizes, std::vector<double> values) {
 
 void RunIR::bindInt(int64_t value) {
   world.args[0].push_back(RtValue::ofInt(value));
+}
+
+void RunIR::bindFloat(double value) {
+  world.args[0].push_back(RtValue::ofFloat(value));
+}
+
+std::string RunIR::readFile(const std::string &path) {
+  std::ifstream in(path);
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 bool RunIR::run() {

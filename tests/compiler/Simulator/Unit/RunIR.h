@@ -25,6 +25,8 @@ class RunIR {
 public:
   /// Parses `ir`; its first func.func is the kernel.
   explicit RunIR(const std::string &ir);
+  /// Reads the module from `path`.
+  static std::string readFile(const std::string &path);
 
   /// Binds the next argument (a !tile.ref of `sizes`) to a buffer holding
   /// `values` (floats or integers by the ref's element type), rounded to
@@ -32,6 +34,8 @@ public:
   Buffer &bind(std::vector<int64_t> sizes, std::vector<double> values = {});
   /// Binds the next argument (an index or integer scalar).
   void bindInt(int64_t value);
+  /// Binds the next argument (a float scalar).
+  void bindFloat(double value);
 
   /// Runs the kernel to its end; false when it failed (see report()).
   bool run();
