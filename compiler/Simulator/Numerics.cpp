@@ -249,20 +249,20 @@ int64_t dslc::sim::wrapInt(const ElemType &type, int64_t value) {
   return static_cast<int64_t>(u);
 }
 
-double dslc::sim::tolerance(const ElemType &type) {
+double dslc::sim::unitRoundoff(const ElemType &type) {
   switch (type.kind) {
   case ElemType::Kind::F8E4M3FN:
-    return 1.25e-1;
+    return 0x1p-4;
   case ElemType::Kind::F8E5M2:
-    return 2.5e-1;
+    return 0x1p-3;
   case ElemType::Kind::BF16:
-    return 1e-2;
+    return 0x1p-8;
   case ElemType::Kind::F16:
-    return 1e-3;
+    return 0x1p-11;
   case ElemType::Kind::F32:
-    return 1e-5;
+    return 0x1p-24;
   case ElemType::Kind::F64:
-    return 1e-12;
+    return 0x1p-53;
   default:
     return 0;
   }

@@ -40,9 +40,10 @@ struct ElemType {
 double roundFloat(ElemType::Kind kind, double value);
 int64_t wrapInt(const ElemType &type, int64_t value);
 
-/// Relative-L2 tolerance of a result of this type against a float64
-/// reference.
-double tolerance(const ElemType &type);
+/// The unit roundoff of a float type: half its ulp at 1.0 (bf16 2^-8, f16
+/// 2^-11, f32 2^-24, f64 2^-53, f8E4M3FN 2^-4, f8E5M2 2^-3); 0 for
+/// integers.
+double unitRoundoff(const ElemType &type);
 
 /// Encodes `value` (already rounded to `type`) as the bytes the GPU holds.
 void encode(const ElemType &type, double f, int64_t i, unsigned char *out);

@@ -134,11 +134,10 @@ bool dslc::sim::chooseReference(const std::string &requested,
   return true;
 }
 
-std::vector<double> dslc::sim::computeReference(const ReferenceSpec &spec,
-                                                const Inputs &inputs,
-                                                int64_t call, unsigned rank,
-                                                unsigned worldSize) {
-  std::vector<double> ref;
+Expected dslc::sim::computeReference(const ReferenceSpec &spec,
+                                     const Inputs &inputs, int64_t call,
+                                     unsigned rank, unsigned worldSize) {
+  Expected e;
   auto valueAt = [](const InputData &d, size_t k) {
     return d.f.empty() ? double(d.i[k]) : d.f[k];
   };
@@ -150,42 +149,59 @@ std::vector<double> dslc::sim::computeReference(const ReferenceSpec &spec,
     for (unsigned p = 0; p < worldSize; ++p) {
       const InputData &d = inputs.get(call, p, spec.input);
       for (size_t k = 0; k < sizeOf(d); ++k)
-        ref.push_back(valueAt(d, k));
+        e.values.push_back(valueAt(d, k));
     }
-    return ref;
+    return e;
   }
   if (spec.kind != "all-reduce" && spec.kind != "reduce-scatter")
-    return ref;
+    return e;
   // All-reduce: all of I; reduce-scatter: slice `rank` of it.
   size_t n = size_t(spec.outputElements);
   size_t base = spec.kind == "reduce-scatter" ? size_t(rank) * n : 0;
-  ref.assign(n, 0.0);
+  e.values.assign(n, 0.0);
+  e.scale.assign(n, 0.0);
   for (unsigned p = 0; p < worldSize; ++p) {
     const InputData &d = inputs.get(call, p, spec.input);
-    for (size_t k = 0; k < n && base + k < sizeOf(d); ++k)
-      ref[k] += valueAt(d, base + k);
+    for (size_t k = 0; k < n && base + k < sizeOf(d); ++k) {
+      double v = valueAt(d, base + k);
+      e.values[k] += v;
+      e.scale[k] += v * v;
+    }
   }
-  return ref;
+  for (double &s : e.scale)
+    s = std::sqrt(s);
+  return e;
 }
 
-std::string dslc::sim::toleranceText(const ElemType &type, bool bitwise) {
+double dslc::sim::tolerance(const ElemType &type, unsigned worldSize) {
+  if (!type.isFloat())
+    return 0;
+  return unitRoundoff(type) * std::sqrt(double(worldSize) + 1.0);
+}
+
+std::string dslc::sim::toleranceText(const ElemType &type, bool bitwise,
+                                     double tol) {
   if (bitwise)
     return "bitwise";
+  if (!type.isFloat())
+    return "exact";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "tolerance %.0e", tolerance(type));
+  std::snprintf(buf, sizeof buf, "tolerance %.1e", tol);
   return buf;
 }
 
-Check dslc::sim::checkOutput(const Buffer &out, const std::vector<double> &ref,
-                             int64_t call, bool bitwise) {
-  Check c;
+namespace {
+
+/// Written-by-this-launch checks: unwritten, overwritten, NaN/poison.
+void checkWritten(const Buffer &out, const Expected *ref, int64_t call,
+                  Check &c) {
   int64_t poison = wrapInt(out.type, kPoisonInt);
   bool intPoison = !out.isFloat() && out.type.bits >= 32;
   for (int64_t k = 0; k < out.numel; ++k) {
     int64_t by = out.writtenIn[k];
     bool bad = out.isFloat() ? std::isnan(out.f[k])
                              : intPoison && out.i[k] == poison;
-    if (by == call && bad && (ref.empty() || !std::isnan(ref[k]))) {
+    if (by == call && bad && (!ref || !std::isnan(ref->values[k]))) {
       if (c.poisoned++ == 0)
         c.firstPoisoned = k;
     }
@@ -199,30 +215,53 @@ Check dslc::sim::checkOutput(const Buffer &out, const std::vector<double> &ref,
       }
     }
   }
-  if (!ref.empty()) {
-    double num = 0, den = 0;
-    for (int64_t k = 0; k < out.numel; ++k) {
-      double v = out.isFloat() ? out.f[k] : double(out.i[k]);
-      double e = std::fabs(v - ref[k]);
-      if (std::isnan(v))
-        e = INFINITY;
-      bool same = v == ref[k] && std::signbit(v) == std::signbit(ref[k]);
-      c.mismatched += !same;
-      num += e * e;
-      den += ref[k] * ref[k];
-      // The worst element: the largest error, else (bitwise) the first
-      // that differs at all.
-      if (e > c.maxAbsError || c.worstIndex < 0 ||
-          (!same && c.maxAbsError == 0 && c.mismatched == 1)) {
-        c.maxAbsError = e;
-        c.worstIndex = k;
-      }
-    }
-    c.relError = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+} // namespace
+
+Check dslc::sim::checkOutput(const Buffer &out, const Expected *ref,
+                             int64_t call, bool bitwise, double tol) {
+  Check c;
+  checkWritten(out, ref, call, c);
+  if (!ref) {
+    c.ok = c.unwritten == 0 && c.overwritten == 0 && c.poisoned == 0;
+    return c;
   }
-  bool valuesOk = ref.empty() || (bitwise || !out.isFloat()
-                                      ? c.mismatched == 0
-                                      : c.relError <= tolerance(out.type));
+  const std::vector<double> &want = ref->values;
+  double rms = 0;
+  if (ref->scale.empty()) {
+    for (double v : want)
+      rms += v * v;
+    rms = std::sqrt(rms / double(std::max<size_t>(want.size(), 1)));
+  }
+  double num = 0, den = 0, worstRatio = -1;
+  bool exact = bitwise || !out.isFloat();
+  for (int64_t k = 0; k < out.numel; ++k) {
+    double v = out.isFloat() ? out.f[k] : double(out.i[k]);
+    double e = std::fabs(v - want[k]);
+    bool same = v == want[k] && std::signbit(v) == std::signbit(want[k]);
+    if (std::isnan(v) || std::isnan(want[k]))
+      e = same || (std::isnan(v) && std::isnan(want[k])) ? 0 : INFINITY;
+    c.mismatched += !same && e != 0;
+    double scale = ref->scale.empty() ? std::max(std::fabs(want[k]), rms)
+                                      : ref->scale[k];
+    num += e * e;
+    den += scale * scale;
+    c.maxAbsError = std::max(c.maxAbsError, e);
+    // Exact checks: the largest error (the first of equals); else the
+    // largest error against the element's bound.
+    double bound = kElementToleranceFactor * tol * scale;
+    double ratio = exact || bound <= 0 ? e : e / bound;
+    if (!exact && e > bound)
+      ++c.outliers;
+    if (ratio > worstRatio) {
+      worstRatio = ratio;
+      c.worstIndex = k;
+    }
+  }
+  c.relError = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  bool valuesOk = exact ? c.mismatched == 0
+                        : c.relError <= tol && c.outliers == 0;
   c.ok = c.unwritten == 0 && c.overwritten == 0 && c.poisoned == 0 &&
          valuesOk;
   return c;
