@@ -15,6 +15,7 @@
 #include "compiler/Simulator/Inputs.h"
 #include "compiler/Simulator/Reference.h"
 #include "compiler/Simulator/Scheduler.h"
+#include "compiler/Simulator/UserReference.h"
 
 #include "mlir/IR/Verifier.h"
 
@@ -160,8 +161,20 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     return 1;
   }
   ReferenceSpec spec;
-  if (!chooseReference(options.reference, desc, binding, worldSize, spec,
-                       error)) {
+  std::unique_ptr<UserReference> userRef;
+  if (isUserReference(options.reference)) {
+    userRef = UserReference::load(ctx, options.reference, options, binding,
+                                  worldSize, error);
+    if (!userRef) {
+      diags.error(kernel.getNameRange(), "cannot simulate: " + error);
+      return 1;
+    }
+    spec.kind = "user";
+    spec.userName = userRef->name();
+    spec.outputs = userRef->outputs();
+    spec.output = spec.outputs.front();
+  } else if (!chooseReference(options.reference, desc, binding, worldSize,
+                              spec, error)) {
     diags.error(kernel.getNameRange(), "cannot simulate: " + error);
     return 1;
   }
@@ -193,6 +206,12 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
   Reporter reporter(out);
   Checker checker(binding, spec, inputs, worldSize, options.calls, reporter,
                   dumper ? &*dumper : nullptr);
+  // A user reference runs once per launch, on every rank's inputs.
+  for (int64_t c = 0; userRef && c < options.calls; ++c)
+    if (!userRef->run(inputs, c, checker, error)) {
+      diags.error(kernel.getNameRange(), "cannot simulate: " + error);
+      return 1;
+    }
   uint64_t totalSteps = 0;
   bool anyDeadlock = false, anyFailure = false;
   RaceLog raceLog;

@@ -58,7 +58,8 @@ Simulation (docs/simulator.md):
   --size N|NAME=AxB       Extent of data tensors, or sizes of one tensor /
                           value of an int scalar (repeatable)
   --reference=KIND        auto (default), all-reduce, reduce-scatter,
-                          all-gather or none
+                          all-gather, none, or FILE.py:NAME (a reference
+                          kernel over every rank's data stacked)
   --calls=K               Launch the kernel K times on the same pads
   --schedules=S           Interleavings to try (default 3)
   --dump-dir=DIR          Write inputs, outputs and a manifest to DIR
@@ -365,12 +366,13 @@ bool parseCommandLine(int argc, const char *const *argv, DriverOptions &opts,
       if (!parseSize(value, c, error))
         return false;
     } else if (name == "--reference") {
+      // FILE.py:NAME is a reference kernel (docs/simulator.md).
       if (value != "auto" && value != "all-reduce" &&
           value != "reduce-scatter" && value != "all-gather" &&
-          value != "none") {
+          value != "none" && value.find(':') == std::string::npos) {
         error = fmt::format(
-            "--reference expects auto, all-reduce, reduce-scatter, all-gather or "
-            "none, got '{}'",
+            "--reference expects auto, all-reduce, reduce-scatter, all-gather, "
+            "none or FILE.py:NAME (a reference kernel), got '{}'",
             value);
         return false;
       }
