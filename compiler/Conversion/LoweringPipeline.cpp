@@ -6,18 +6,29 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
-void dslc::buildLoweringPipeline(mlir::OpPassManager &pm) {
-  pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(mlir::createCSEPass());
+void dslc::buildDslcPipeline(mlir::OpPassManager &pm,
+                             const DslcPipelineOptions &options) {
+  // MLIRGen's output holds constant arithmetic and repeated index math from
+  // unrolled loops, and tile.reshape of a reduction that canonicalization
+  // folds into a keepdim reduction: fold once before the per-thread copies.
+  if (options.cleanup) {
+    pm.addPass(mlir::createCanonicalizerPass());
+    pm.addPass(mlir::createCSEPass());
+  }
   pm.addPass(createDistributeTiles());
   pm.addPass(createLowerToLLVM());
-  pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(mlir::createCSEPass());
+  // The per-thread lowering repeats address and mask computations per piece
+  // and per peer.
+  if (options.cleanup) {
+    pm.addPass(mlir::createCanonicalizerPass());
+    pm.addPass(mlir::createCSEPass());
+  }
 }
 
-void dslc::registerLoweringPipeline() {
-  mlir::PassPipelineRegistration<>(
-      "dslc-lower",
-      "Tile/Comm IR to LLVM and NVVM ops, as dslc compiles a kernel",
-      [](mlir::OpPassManager &pm) { buildLoweringPipeline(pm); });
+void dslc::registerDslcPipeline() {
+  mlir::PassPipelineRegistration<DslcPipelineOptions>(
+      "dslc-pipeline",
+      "The passes dslc runs from Tile IR (--emit=tile) to LLVM/NVVM IR "
+      "(--emit=llvm)",
+      buildDslcPipeline);
 }

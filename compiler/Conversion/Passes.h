@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
 
 namespace dslc {
 
@@ -20,12 +21,34 @@ namespace dslc {
 #define GEN_PASS_REGISTRATION
 #include "compiler/Conversion/Passes.h.inc"
 
-/// The passes from Tile/Comm IR to the LLVM dialect, in order: canonicalize
-/// and CSE (folding tile.reshape of a reduction into a keepdim reduction),
-/// -dslc-distribute-tiles, -dslc-lower-to-llvm, canonicalize and CSE.
-void buildLoweringPipeline(mlir::OpPassManager &pm);
-/// Registers that pipeline as -dslc-lower (dslc-opt).
-void registerLoweringPipeline();
+//===----------------------------------------------------------------------===//
+// The pipeline (LoweringPipeline.cpp): the one place that says which passes
+// turn MLIRGen's output (`dslc --emit=tile`) into the LLVM and NVVM dialects
+// (`dslc --emit=llvm`), in which order, and where canonicalize and CSE run.
+// dslc and dslc-translate build it; dslc-opt registers it as
+// `--dslc-pipeline`, so that
+//   dslc K.py --emit=tile --mlir-print-debuginfo | dslc-opt --dslc-pipeline
+// prints what `dslc K.py --emit=llvm` prints (tests/compiler/Pipeline).
+//===----------------------------------------------------------------------===//
+
+struct DslcPipelineOptions
+    : public mlir::PassPipelineOptions<DslcPipelineOptions> {
+  Option<bool> cleanup{
+      *this, "cleanup",
+      llvm::cl::desc("Run canonicalize and CSE before distributing tiles and "
+                     "after lowering to LLVM (off: see what the lowering "
+                     "patterns produce before folding)"),
+      llvm::cl::init(true)};
+};
+
+/// Appends the passes from Tile/Comm IR to the LLVM dialect to `pm` (on
+/// builtin.module): [canonicalize, cse], -dslc-distribute-tiles,
+/// -dslc-lower-to-llvm, [canonicalize, cse].
+void buildDslcPipeline(mlir::OpPassManager &pm,
+                       const DslcPipelineOptions &options);
+/// Registers buildDslcPipeline as "dslc-pipeline"
+/// (`--dslc-pipeline='cleanup=false'`).
+void registerDslcPipeline();
 
 /// Bytes of the shared-memory workspace a lowered module declares (0 when
 /// none of its ops needs one): the metadata's `shared_bytes`.

@@ -1,35 +1,74 @@
-//===- CompileOptions.cpp - What the dslc driver asks the backend for -----===//
+//===- CompileOptions.cpp - How a kernel is specialized -------------------===//
 
 #include "compiler/Frontend/CompileOptions.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
 namespace dslc {
 
+bool isDecimal(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return c >= '0' && c <= '9';
+  });
+}
+
+std::optional<uint64_t> parseDecimal(std::string_view text) {
+  if (!isDecimal(text))
+    return std::nullopt;
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  uint64_t value = 0;
+  for (char c : text) {
+    unsigned digit = static_cast<unsigned>(c - '0');
+    if (value > (kMax - digit) / 10)
+      return std::nullopt;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
 namespace {
-struct EmitName {
-  EmitKind kind;
-  const char *name;
-};
-constexpr EmitName kEmitNames[] = {
-    {EmitKind::AST, "ast"},   {EmitKind::Tile, "tile"},
-    {EmitKind::LLVM, "llvm"}, {EmitKind::LLVMIR, "llvmir"},
-    {EmitKind::PTX, "ptx"},   {EmitKind::Cubin, "cubin"},
-};
+
+/// A -D NAME=VALUE that names what a flag also sets (world_size and
+/// --world-size, my_rank/rank and --rank) must say the same number.
+std::optional<std::string> checkAgreement(const CompileOptions &options,
+                                          const char *name,
+                                          std::optional<int64_t> flagValue,
+                                          const char *flag) {
+  auto it = options.defines.find(name);
+  if (it == options.defines.end() || !flagValue)
+    return std::nullopt;
+  std::optional<uint64_t> value = parseDecimal(it->second);
+  if (value && *value == static_cast<uint64_t>(*flagValue))
+    return std::nullopt;
+  return fmt::format("-D {}={} contradicts {} {}; give one of them", name,
+                     it->second, flag, *flagValue);
+}
+
 } // namespace
 
-const char *getEmitKindName(EmitKind kind) {
-  for (const EmitName &e : kEmitNames)
-    if (e.kind == kind)
-      return e.name;
-  return "?";
-}
-
-std::optional<EmitKind> parseEmitKind(std::string_view name) {
-  for (const EmitName &e : kEmitNames)
-    if (name == e.name)
-      return e.kind;
+std::optional<std::string> checkCompileOptions(const CompileOptions &options) {
+  auto ws = options.defines.find("world_size");
+  if (ws != options.defines.end()) {
+    std::optional<uint64_t> value = parseDecimal(ws->second);
+    if (isDecimal(ws->second) &&
+        (!value || *value < 1 || *value > uint64_t(kMaxWorldSize)))
+      return fmt::format("-D world_size={}: the world size must be between "
+                         "1 and {}",
+                         ws->second, kMaxWorldSize);
+  }
+  if (auto error = checkAgreement(options, "world_size", options.worldSize,
+                                  "--world-size"))
+    return error;
+  for (const char *name : {"my_rank", "rank"})
+    if (auto error = checkAgreement(options, name, options.rank, "--rank"))
+      return error;
+  if (options.rank && options.worldSize && *options.rank >= *options.worldSize)
+    return fmt::format("--rank={} is not below --world-size={}", *options.rank,
+                       *options.worldSize);
   return std::nullopt;
 }
-
-bool isTextEmit(EmitKind kind) { return kind != EmitKind::Cubin; }
 
 } // namespace dslc

@@ -75,6 +75,10 @@ Lexer::Lexer(const SourceManager &sourceManager, uint32_t fileId,
     : sourceManager(sourceManager), fileId(fileId), diags(diags) {
   if (const SourceBuffer *buf = sourceManager.getBuffer(fileId))
     text = buf->getText();
+  // A UTF-8 byte order mark starts the file, as CPython accepts it; columns
+  // still count the bytes of the line.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF")
+    pos = 3;
 }
 
 Location Lexer::locAt(size_t offset) const {

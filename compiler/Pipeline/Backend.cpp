@@ -2,7 +2,7 @@
 //
 // The stages after the parser, each one an --emit point:
 //   tile   : MLIRGen (Tile + Comm dialects), verified
-//   llvm   : -dslc-distribute-tiles, -dslc-lower-to-llvm (LLVM + NVVM)
+//   llvm   : buildDslcPipeline (Conversion/Passes.h): LLVM + NVVM
 //   llvmir : LLVM IR for nvptx64, optimized at -O3
 //   ptx    : NVPTX code generation (+ metadata JSON)
 //   cubin  : nvJitLink or ptxas (+ metadata JSON)
@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/Frontend/Backend.h"
+#include "compiler/Pipeline/Backend.h"
 
 #include "compiler/Conversion/Passes.h"
 #include "compiler/MLIRGen/MLIRGen.h"
@@ -34,7 +34,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
+#include "mlir/Support/Timing.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -130,13 +130,31 @@ std::string hexSha256(llvm::StringRef text) {
 
 } // namespace
 
+/// The kernel's ABI slots, as -dslc-distribute-tiles laid them out (the
+/// `dslc.abi` attribute of the kernel function; it stays in the IR, so
+/// --emit=llvm shows it).
+static void readAbiSlots(mlir::ModuleOp mod, llvm::StringRef kernel,
+                         BuildFacts &facts) {
+  auto f = mod.lookupSymbol<mlir::LLVM::LLVMFuncOp>(kernel);
+  if (!f)
+    return;
+  if (auto abi = f->getAttrOfType<mlir::ArrayAttr>("dslc.abi"))
+    for (mlir::Attribute a : abi) {
+      llvm::StringRef s = mlir::cast<mlir::StringAttr>(a).getValue();
+      auto [name, type] = s.rsplit(':');
+      facts.abi.push_back({name.str(), type.str()});
+    }
+}
+
 /// --config-from-cache: generates the kernel once with its own config (to
 /// learn its world size and data dtype, diagnostics collected, not shown),
 /// then looks the tuned config up. Leaves `options` unchanged when nothing
 /// matches, with a note saying why.
 static void applyCachedConfig(mlir::MLIRContext &ctx, const ast::Module &module,
                               const ast::FunctionDef &kernel,
-                              DiagnosticEngine &diags, CompileOptions &options) {
+                              const CachedConfigRequest &request,
+                              DiagnosticEngine &diags,
+                              CompileOptions &options) {
   DiagnosticEngine quiet(diags.getSourceManager());
   KernelDescription probe;
   mlir::OwningOpRef<mlir::ModuleOp> scratch =
@@ -146,11 +164,11 @@ static void applyCachedConfig(mlir::MLIRContext &ctx, const ast::Module &module,
   const SourceBuffer *buffer =
       diags.getSourceManager().getBuffer(module.getFileId());
   TunedConfigQuery q;
-  q.cacheDir = options.cacheDir;
-  q.kernel = options.kernel;
+  q.cacheDir = request.cacheDir;
+  q.kernel = kernel.getName();
   q.sourceSha256 = buffer ? hexSha256(buffer->getText()) : "";
   q.worldSize = probe.worldSize.value_or(0);
-  q.size = options.defaultSize;
+  q.size = request.size;
   auto floating = [](const std::string &t) {
     return t == "bfloat16" || t == "float16" || t == "float32" ||
            t == "float64";
@@ -172,20 +190,191 @@ static void applyCachedConfig(mlir::MLIRContext &ctx, const ast::Module &module,
   std::string why;
   std::optional<TunedConfig> tuned = findTunedConfig(q, why);
   if (!tuned) {
-    diags.note(kernel.getNameRange(),
-               "--config-from-cache: " + why + "; using the kernel's own "
-               "config");
+    diags.note(kernel.getNameRange(), "--config-from-cache: " + why +
+                                          "; using the kernel's own "
+                                          "config");
     return;
   }
-  diags.note(kernel.getNameRange(), "--config-from-cache: " +
-                                        tuned->configJSON + " from " +
-                                        tuned->description);
+  diags.note(kernel.getNameRange(),
+             "--config-from-cache: " + tuned->configJSON + " from " +
+                 tuned->description);
   options.configJSON = tuned->configJSON;
 }
 
+namespace {
+
+/// The stages after MLIRGen, each stopping at its --emit kind. Owns the
+/// module between stages; `timing` nests one scope per stage.
+class Stages {
+public:
+  Stages(const ast::Module &module, const ast::FunctionDef &kernel,
+         DiagnosticEngine &diags, const BackendOptions &options,
+         mlir::TimingScope &timing)
+      : module(module), kernel(kernel), diags(diags), options(options),
+        timing(timing) {}
+
+  int run(mlir::MLIRContext &ctx, const CompileOptions &compile);
+
+private:
+  int toLLVMDialect(mlir::OwningOpRef<mlir::ModuleOp> &mod);
+  int toTarget(mlir::ModuleOp mod, const KernelDescription &desc);
+  /// The exit code of writing `bytes` to `path`.
+  int write(const std::string &path, llvm::StringRef bytes, bool binary) {
+    return writeOutput(path, bytes, binary, diags) ? 0 : 1;
+  }
+  /// The exit code of writing the code, then its metadata.
+  int writeWithMetadata(llvm::StringRef code, bool binary,
+                        llvm::StringRef metadata) {
+    std::string metadataPath = options.outputPath == "-"
+                                   ? options.kernel + ".json"
+                                   : options.outputPath + ".json";
+    return writeOutput(options.outputPath, code, binary, diags) &&
+                   writeOutput(metadataPath, metadata, false, diags)
+               ? 0
+               : 1;
+  }
+  BuildFacts buildFacts(mlir::ModuleOp mod) const;
+
+  const ast::Module &module;
+  const ast::FunctionDef &kernel;
+  DiagnosticEngine &diags;
+  const BackendOptions &options;
+  mlir::TimingScope &timing;
+};
+
+int Stages::run(mlir::MLIRContext &ctx, const CompileOptions &compile) {
+  KernelDescription desc;
+  mlir::OwningOpRef<mlir::ModuleOp> mod;
+  {
+    mlir::TimingScope t = timing.nest("MLIRGen");
+    mod = generateKernel(ctx, module, kernel, compile, diags, desc);
+  }
+  if (!mod || diags.hasErrors())
+    return 1;
+  if (mlir::failed(mlir::verify(*mod))) {
+    diags.error(kernel.getNameRange(),
+                "internal error: dslc generated invalid IR for this kernel");
+    return 1;
+  }
+  if (options.emit == EmitKind::Tile)
+    return write(options.outputPath, printed(*mod), false);
+  if (int rc = toLLVMDialect(mod))
+    return rc;
+  if (options.emit == EmitKind::LLVM)
+    return write(options.outputPath, printed(*mod), false);
+  return toTarget(*mod, desc);
+}
+
+int Stages::toLLVMDialect(mlir::OwningOpRef<mlir::ModuleOp> &mod) {
+  mlir::PassManager pm(mod->getContext());
+  if (options.useMLIRCommandLine &&
+      mlir::failed(mlir::applyPassManagerCLOptions(pm)))
+    return 1;
+  mlir::TimingScope t = timing.nest("Pass pipeline");
+  pm.enableTiming(t);
+  buildDslcPipeline(pm, DslcPipelineOptions());
+  return mlir::failed(pm.run(*mod)) ? 1 : 0;
+}
+
+BuildFacts Stages::buildFacts(mlir::ModuleOp mod) const {
+  BuildFacts facts;
+  facts.arch = options.arch.name;
+  facts.defaultTimeoutMs = options.timeoutMs;
+  facts.sharedBytes = sharedWorkspaceBytes(mod);
+  facts.multicast =
+      options.compile.multicast == MulticastMode::NVLS ? "nvls" : "software";
+  if (const SourceBuffer *buffer =
+          diags.getSourceManager().getBuffer(module.getFileId()))
+    facts.sourceSha256 = hexSha256(buffer->getText());
+  readAbiSlots(mod, options.kernel, facts);
+  return facts;
+}
+
+int Stages::toTarget(mlir::ModuleOp mod, const KernelDescription &desc) {
+  NVPTXOptions target;
+  target.arch = options.arch;
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule;
+  {
+    mlir::TimingScope t = timing.nest("LLVM IR (-O3)");
+    llvmModule = translateToLLVMIR(mod, llvmContext, target);
+  }
+  if (!llvmModule)
+    return 1;
+  if (options.emit == EmitKind::LLVMIR) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvmModule->print(os, nullptr);
+    return write(options.outputPath, text, false);
+  }
+
+  std::string error;
+  std::optional<std::string> ptx;
+  {
+    mlir::TimingScope t = timing.nest("PTX");
+    ptx = emitPTX(*llvmModule, target, error);
+  }
+  if (!ptx) {
+    diags.error(SourceRange(), "PTX generation failed: " + error);
+    return 1;
+  }
+  std::string metadata;
+  {
+    llvm::raw_string_ostream os(metadata);
+    writeMetadata(os, desc, buildFacts(mod));
+  }
+  if (options.emit == EmitKind::PTX)
+    return writeWithMetadata(*ptx, false, metadata);
+
+  std::optional<CubinResult> cubin;
+  {
+    mlir::TimingScope t = timing.nest("cubin");
+    cubin = assembleCubin(*ptx, options.arch.name,
+                          options.cubinVia == CubinRoute::Ptxas
+                              ? AssemblerRoute::Ptxas
+                              : AssemblerRoute::Auto,
+                          /*verbose=*/false, error);
+  }
+  if (!cubin) {
+    diags.error(kernel.getNameRange(), "assembling the kernel for " +
+                                           std::string(options.arch.name) +
+                                           " failed: " + error);
+    return 1;
+  }
+  llvm::StringRef bytes(cubin->cubin.data(), cubin->cubin.size());
+  return writeWithMetadata(bytes, true, metadata);
+}
+
+struct EmitName {
+  EmitKind kind;
+  const char *name;
+};
+constexpr EmitName kEmitNames[] = {
+    {EmitKind::AST, "ast"},   {EmitKind::Tile, "tile"},
+    {EmitKind::LLVM, "llvm"}, {EmitKind::LLVMIR, "llvmir"},
+    {EmitKind::PTX, "ptx"},   {EmitKind::Cubin, "cubin"},
+};
+
+} // namespace
+
+const char *dslc::getEmitKindName(EmitKind kind) {
+  for (const EmitName &e : kEmitNames)
+    if (e.kind == kind)
+      return e.name;
+  return "?";
+}
+
+std::optional<EmitKind> dslc::parseEmitKind(std::string_view name) {
+  for (const EmitName &e : kEmitNames)
+    if (name == e.name)
+      return e.kind;
+  return std::nullopt;
+}
+
+bool dslc::isTextEmit(EmitKind kind) { return kind != EmitKind::Cubin; }
+
 int dslc::runBackend(const ast::Module &module, DiagnosticEngine &diags,
-                     const CompileOptions &givenOptions) {
-  CompileOptions options = givenOptions;
+                     const BackendOptions &options) {
   const ast::FunctionDef *kernel = module.lookupFunction(options.kernel);
   if (!kernel) {
     diags.error(SourceRange(), "no kernel named '" + options.kernel + "'");
@@ -202,102 +391,20 @@ int dslc::runBackend(const ast::Module &module, DiagnosticEngine &diags,
   ctx.printOpOnDiagnostic(false);
   DiagnosticBridge bridge(ctx, diags, module.getFileId());
 
-  if (options.configFromCache)
-    applyCachedConfig(ctx, module, *kernel, diags, options);
+  mlir::DefaultTimingManager timingManager;
+  if (options.useMLIRCommandLine)
+    mlir::applyDefaultTimingManagerCLOptions(timingManager);
+  mlir::TimingScope timing = timingManager.getRootScope();
+
+  CompileOptions compile = options.compile;
+  if (options.cachedConfig)
+    applyCachedConfig(ctx, module, *kernel, *options.cachedConfig, diags,
+                      compile);
 
   // --simulate: run the Tile/Comm IR of every rank on the CPU instead.
-  if (options.simulate)
-    return simulate(ctx, module, *kernel, options, diags);
-
-  KernelDescription desc;
-  mlir::OwningOpRef<mlir::ModuleOp> mod =
-      generateKernel(ctx, module, *kernel, options, diags, desc);
-  if (!mod || diags.hasErrors())
-    return 1;
-  if (mlir::failed(mlir::verify(*mod))) {
-    diags.error(kernel->getNameRange(),
-                "internal error: dslc generated invalid IR for this kernel");
-    return 1;
+  if (options.simulation) {
+    mlir::TimingScope t = timing.nest("Simulation");
+    return simulate(ctx, module, *kernel, compile, *options.simulation, diags);
   }
-  if (options.emit == EmitKind::Tile)
-    return writeOutput(options.outputPath, printed(*mod), false, diags) ? 0 : 1;
-
-  mlir::PassManager pm(&ctx);
-  buildLoweringPipeline(pm);
-  if (mlir::failed(pm.run(*mod)))
-    return 1;
-
-  // The ABI slots, as the lowering laid them out.
-  BuildFacts facts;
-  facts.arch = options.arch;
-  facts.defaultTimeoutMs = options.timeoutMs;
-  facts.sharedBytes = sharedWorkspaceBytes(*mod);
-  facts.multicast =
-      options.multicast == MulticastMode::NVLS ? "nvls" : "software";
-  if (const SourceBuffer *buffer =
-          diags.getSourceManager().getBuffer(module.getFileId()))
-    facts.sourceSha256 = hexSha256(buffer->getText());
-  mod->walk([&](mlir::LLVM::LLVMFuncOp f) {
-    if (f.getName() != options.kernel)
-      return;
-    if (auto abi = f->getAttrOfType<mlir::ArrayAttr>("dslc.abi"))
-      for (mlir::Attribute a : abi) {
-        llvm::StringRef s = mlir::cast<mlir::StringAttr>(a).getValue();
-        auto [name, type] = s.rsplit(':');
-        facts.abi.push_back({name.str(), type.str()});
-      }
-    f->removeAttr("dslc.abi");
-  });
-  if (options.emit == EmitKind::LLVM)
-    return writeOutput(options.outputPath, printed(*mod), false, diags) ? 0 : 1;
-
-  NVPTXOptions target;
-  target.arch = options.arch;
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateToLLVMIR(*mod, llvmContext, target);
-  if (!llvmModule)
-    return 1;
-  if (options.emit == EmitKind::LLVMIR) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    llvmModule->print(os, nullptr);
-    return writeOutput(options.outputPath, text, false, diags) ? 0 : 1;
-  }
-
-  std::string error;
-  std::optional<std::string> ptx = emitPTX(*llvmModule, target, error);
-  if (!ptx) {
-    diags.error(SourceRange(), "PTX generation failed: " + error);
-    return 1;
-  }
-  std::string metadata;
-  {
-    llvm::raw_string_ostream os(metadata);
-    writeMetadata(os, desc, facts);
-  }
-  std::string metadataPath = options.outputPath == "-"
-                                 ? options.kernel + ".json"
-                                 : options.outputPath + ".json";
-  if (options.emit == EmitKind::PTX)
-    return writeOutput(options.outputPath, *ptx, false, diags) &&
-                   writeOutput(metadataPath, metadata, false, diags)
-               ? 0
-               : 1;
-
-  std::optional<CubinResult> cubin = assembleCubin(
-      *ptx, options.arch,
-      options.cubinVia == CubinRoute::Ptxas ? AssemblerRoute::Ptxas
-                                            : AssemblerRoute::Auto,
-      /*verbose=*/false, error);
-  if (!cubin) {
-    diags.error(kernel->getNameRange(), "assembling the kernel for " +
-                                            options.arch + " failed: " + error);
-    return 1;
-  }
-  llvm::StringRef bytes(cubin->cubin.data(), cubin->cubin.size());
-  return writeOutput(options.outputPath, bytes, true, diags) &&
-                 writeOutput(metadataPath, metadata, false, diags)
-             ? 0
-             : 1;
+  return Stages(module, *kernel, diags, options, timing).run(ctx, compile);
 }

@@ -61,7 +61,7 @@ bool onPeers(Value v) {
 
 bool dslc::sim::chooseCollective(const std::string &requested,
                                  const KernelDescription &desc,
-                                 const CompileOptions &options,
+                                 const SimulationOptions &options,
                                  unsigned worldSize, Binding &binding) {
   binding.collective.clear();
   binding.input = binding.output = -1;
@@ -145,7 +145,7 @@ bool dslc::sim::chooseCollective(const std::string &requested,
 }
 
 bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
-                               const CompileOptions &options,
+                               const SimulationOptions &options,
                                unsigned worldSize, Binding &binding,
                                std::string &error) {
   Block &entry = func.getBody().front();

@@ -59,9 +59,9 @@
 #ifndef DSLC_COMPILER_SIMULATOR_BINDING_H
 #define DSLC_COMPILER_SIMULATOR_BINDING_H
 
-#include "compiler/Frontend/CompileOptions.h"
 #include "compiler/MLIRGen/KernelDescription.h"
 #include "compiler/Simulator/Memory.h"
+#include "compiler/Simulator/SimulationOptions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -115,7 +115,7 @@ struct Binding {
 /// Fills `binding` for the kernel `func` described by `desc`. On a problem
 /// returns false with `error` set.
 bool bindParameters(mlir::func::FuncOp func, const KernelDescription &desc,
-                    const CompileOptions &options, unsigned worldSize,
+                    const SimulationOptions &options, unsigned worldSize,
                     Binding &binding, std::string &error);
 
 /// Sets binding.collective, input and output for --reference `requested`
@@ -124,7 +124,7 @@ bool bindParameters(mlir::func::FuncOp func, const KernelDescription &desc,
 /// of its dtype, or `auto` finds none).
 bool chooseCollective(const std::string &requested,
                       const KernelDescription &desc,
-                      const CompileOptions &options, unsigned worldSize,
+                      const SimulationOptions &options, unsigned worldSize,
                       Binding &binding);
 
 /// The default extent N of data tensors when --size is not given: three

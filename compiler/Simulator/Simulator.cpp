@@ -111,7 +111,7 @@ bool generateRanks(mlir::MLIRContext &ctx, const ast::Module &module,
 /// The run's first lines: what is simulated and how each argument is bound.
 void printBinding(std::ostream &out, const KernelDescription &desc,
                   const Binding &binding, const World &world,
-                  const CompileOptions &options) {
+                  const SimulationOptions &options) {
   out << "simulate: " << desc.kernel << ": " << world.worldSize << " ranks, "
       << world.numCtas << " CTA(s)/rank, " << binding.numTiles
       << " tile(s)/rank, " << options.calls << " launch(es), "
@@ -138,16 +138,17 @@ void printBinding(std::ostream &out, const KernelDescription &desc,
 
 int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
                    const ast::FunctionDef &kernel,
-                   const CompileOptions &options, DiagnosticEngine &diags) {
+                   const CompileOptions &compile,
+                   const SimulationOptions &options, DiagnosticEngine &diags) {
   auto start = std::chrono::steady_clock::now();
-  unsigned worldSize = static_cast<unsigned>(options.worldSize.value_or(1));
+  unsigned worldSize = static_cast<unsigned>(compile.worldSize.value_or(1));
   std::ostream &out = std::cout;
 
   std::vector<mlir::OwningOpRef<mlir::ModuleOp>> modules;
   std::vector<KernelDescription> descs(worldSize);
   World world;
   world.worldSize = worldSize;
-  if (!generateRanks(ctx, module, kernel, options, diags, modules, descs,
+  if (!generateRanks(ctx, module, kernel, compile, diags, modules, descs,
                      world))
     return 1;
   const KernelDescription &desc = descs[0];
@@ -163,7 +164,7 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
   ReferenceSpec spec;
   std::unique_ptr<UserReference> userRef;
   if (isUserReference(options.reference)) {
-    userRef = UserReference::load(ctx, options.reference, options, binding,
+    userRef = UserReference::load(ctx, options.reference, compile, binding,
                                   worldSize, error);
     if (!userRef) {
       diags.error(kernel.getNameRange(), "cannot simulate: " + error);

@@ -13,18 +13,20 @@
 #include "compiler/Frontend/AST.h"
 #include "compiler/Frontend/CompileOptions.h"
 #include "compiler/Frontend/Diagnostics.h"
+#include "compiler/Simulator/SimulationOptions.h"
 
 #include "mlir/IR/MLIRContext.h"
 
 namespace dslc {
 
-/// Simulates `kernel` for `*options.worldSize` ranks. Reports go to
-/// standard output; problems with the program or the options go to
-/// `diags`. Returns the exit code: 0 when every launch of every schedule
-/// finished with correct results and no error was found, 1 otherwise.
+/// Simulates `kernel`, specialized by `compile`, for `*compile.worldSize`
+/// ranks as `options` say. Reports go to standard output; problems with the
+/// program or the options go to `diags`. Returns the exit code: 0 when
+/// every launch of every schedule finished with correct results and no
+/// error was found, 1 otherwise.
 int simulate(mlir::MLIRContext &context, const ast::Module &module,
-             const ast::FunctionDef &kernel, const CompileOptions &options,
-             DiagnosticEngine &diags);
+             const ast::FunctionDef &kernel, const CompileOptions &compile,
+             const SimulationOptions &options, DiagnosticEngine &diags);
 
 } // namespace dslc
 

@@ -91,8 +91,6 @@ UserReference::load(MLIRContext &ctx, const std::string &spec,
   // rank; stacked tensors take the checked kernel's dtypes, one dimension
   // more.
   CompileOptions o = options;
-  o.inputPath = file;
-  o.kernel = name;
   o.rank.reset();
   o.worldSize = worldSize;
   for (const char *n : {"my_rank", "rank", "world_size"})

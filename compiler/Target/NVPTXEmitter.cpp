@@ -44,7 +44,7 @@ createTargetMachine(const NVPTXOptions &options, std::string &error) {
   auto level = options.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
                                      : llvm::CodeGenOptLevel::Default;
   return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      triple, options.arch, "+" + options.ptxVersion, targetOptions,
+      triple, options.arch.name, options.arch.getPtxFeature(), targetOptions,
       std::nullopt, std::nullopt, level));
 }
 

@@ -3,6 +3,8 @@
 #ifndef DSLC_COMPILER_TARGET_NVPTXEMITTER_H
 #define DSLC_COMPILER_TARGET_NVPTXEMITTER_H
 
+#include "compiler/Target/GpuArch.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
@@ -17,8 +19,8 @@ class Module;
 namespace dslc {
 
 struct NVPTXOptions {
-  std::string arch = "sm_90";       ///< Target GPU (sm_90, sm_90a, ...).
-  std::string ptxVersion = "ptx84"; ///< PTX ISA feature (>= ptx83).
+  /// Target GPU and PTX version (an entry of GpuArch.cpp's table).
+  GpuArch arch = getDefaultGpuArch();
   unsigned optLevel = 3;
   /// libdevice.10.bc for the math that calls it (empty: libDevicePath()).
   std::string libDevicePath;

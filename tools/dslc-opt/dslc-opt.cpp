@@ -1,7 +1,8 @@
 //===- dslc-opt.cpp - MLIR optimizer driver with dslc's dialects ---------===//
 //
 // Runs passes over .mlir files: the upstream dialects dslc lowers to, the
-// Tile and Comm dialects and dslc's passes. Used by the lit tests.
+// Tile and Comm dialects, dslc's passes and its pipeline (--dslc-pipeline:
+// what dslc runs from --emit=tile to --emit=llvm). Used by the lit tests.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +26,7 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   dslc::registerConversionPasses();
-  dslc::registerLoweringPipeline();
+  dslc::registerDslcPipeline();
 
   mlir::DialectRegistry registry;
   registry.insert<dslc::tile::TileDialect, dslc::comm::CommDialect,

@@ -3,7 +3,7 @@
 // dslc-translate FILE.mlir --emit=llvmir|ptx|cubin [-o OUT] [--arch sm_90]
 //
 // The Target stage of dslc for IR written or transformed by hand: a module
-// of Tile/Comm ops is first lowered as dslc lowers a kernel (-dslc-lower);
+// of Tile/Comm ops is first lowered as dslc lowers a kernel (buildDslcPipeline);
 // a module already in the LLVM and NVVM dialects goes straight to LLVM IR
 // (libdevice linked, -O3), PTX and a cubin. Used by the lit tests of the
 // lowering and to build the GPU tests' Tile-IR kernels.
@@ -50,7 +50,8 @@ cl::opt<Emit> emit("emit", cl::desc("what to produce"), cl::Required,
                    cl::values(clEnumValN(Emit::LLVMIR, "llvmir", "LLVM IR"),
                               clEnumValN(Emit::PTX, "ptx", "PTX assembly"),
                               clEnumValN(Emit::Cubin, "cubin", "a cubin")));
-cl::opt<std::string> arch("arch", cl::desc("target GPU"), cl::init("sm_90"));
+cl::opt<std::string> arch("arch", cl::desc("target GPU (GpuArch.cpp)"),
+                          cl::init("sm_90"));
 cl::opt<bool> viaPtxas("cubin-via-ptxas",
                        cl::desc("assemble with ptxas, not nvJitLink"));
 
@@ -77,6 +78,10 @@ bool write(llvm::StringRef bytes, bool binary) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "dslc Target stage for .mlir\n");
+  const GpuArch *gpuArch = lookupGpuArch(arch.getValue());
+  if (!gpuArch)
+    return fail("unsupported --arch '" + arch + "'; dslc compiles for " +
+                getGpuArchNames());
 
   mlir::MLIRContext ctx;
   ctx.loadDialect<tile::TileDialect, comm::CommDialect,
@@ -102,7 +107,7 @@ int main(int argc, char **argv) {
   });
   if (tileIR) {
     mlir::PassManager pm(&ctx);
-    buildLoweringPipeline(pm);
+    buildDslcPipeline(pm, DslcPipelineOptions());
     if (mlir::failed(pm.run(*module)))
       return 1;
   }
@@ -110,7 +115,7 @@ int main(int argc, char **argv) {
   module->walk([](mlir::LLVM::LLVMFuncOp f) { f->removeAttr("dslc.abi"); });
 
   NVPTXOptions target;
-  target.arch = arch;
+  target.arch = *gpuArch;
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateToLLVMIR(*module, llvmContext, target);
@@ -130,7 +135,7 @@ int main(int argc, char **argv) {
   if (output == "-")
     return fail("--emit=cubin writes a binary file; give -o FILE");
   std::optional<CubinResult> cubin =
-      assembleCubin(*ptx, arch, viaPtxas ? AssemblerRoute::Ptxas
+      assembleCubin(*ptx, gpuArch->name, viaPtxas ? AssemblerRoute::Ptxas
                                          : AssemblerRoute::Auto,
                     /*verbose=*/false, error);
   if (!cubin)

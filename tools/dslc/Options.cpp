@@ -1,458 +1,712 @@
 //===- Options.cpp - dslc command-line parsing ----------------------------===//
+//
+// The options are llvm::cl globals. Values with a fixed set of spellings
+// use ChoiceParser; the rest are strings read after parsing: numbers by
+// readNumbers (digits only, no overflow, bounds from the headers that own
+// them), the others by their own reader, then what options say about each
+// other.
+//
+//===----------------------------------------------------------------------===//
 
 #include "tools/dslc/Options.h"
 
-#include <fmt/format.h>
+#include "compiler/Conversion/Passes.h"
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <sstream>
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+#include "mlir/Transforms/Passes.h"
 
-namespace dslc {
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
-const char *getUsage() {
-  return R"(USAGE: dslc FILE [options]
+#include <cstdio>
+#include <limits>
+#include <unistd.h>
 
-Compiles a Helion-style tile program (Python syntax) to a GPU kernel.
-
-Options:
-  -k NAME                 Kernel to compile (needed when FILE defines several;
-                          with --emit=ast, print only that kernel)
-  --emit=KIND             What to produce (required):
-                            ast     the syntax tree (S-expressions)
-                            tile    MLIR in the tile/comm dialects
-                            llvm    MLIR in the LLVM/NVVM dialects
-                            llvmir  LLVM IR
-                            ptx     PTX (+ OUT.json metadata)
-                            cubin   cubin (+ OUT.json metadata; needs -o)
-  -o OUT                  Output file; '-' is stdout (the default for text)
-  -D NAME=VALUE           Bind a constexpr parameter or global (repeatable),
-                          e.g. -D world_size=2
-  --config JSON|@FILE     Kernel config as a JSON object, inline or from FILE,
-                          e.g. '{"block_sizes": [8192], "num_warps": 32}'
-  --config-from-cache     Take the config the tuner chose for this kernel
-                          (its source's sha256 and name), world size, dtype
-                          and --size N from the tuning cache (docs/tuner.md);
-                          the kernel's own config when nothing matches
-  --cache-dir=DIR         The tuning cache to read (default $DSLC_CACHE_DIR,
-                          $XDG_CACHE_HOME/dslc, ~/.cache/dslc)
-  --signature NAME=DTYPE[RANK],...
-                          Element type and rank of parameters whose annotation
-                          does not give them (NAME=DTYPE alone: a scalar);
-                          DTYPE: bfloat16 float16 float32 float64 int8 uint8
-                          int16 int32 uint32 int64 uint64 bool
-  --arch=sm_NN            GPU architecture (default sm_90)
-  --multicast=MODE        Stores to stack tensors: software (default) or nvls
-  --world-size=N          Number of ranks to specialize for
-  --rank=R                Rank to specialize for (0 <= R < N)
-  --timeout-ms=MS         Bound on every spin in the kernel (0 = unbounded)
-  --cubin-via=ROUTE       PTX to cubin with nvjitlink (default) or ptxas
-
-Simulation (docs/simulator.md):
-  --simulate              Run the kernel on the CPU for --world-size ranks
-                          and check its outputs (no --emit needed)
-  --seed=S                Seed of inputs and interleavings (default 1)
-  --ctas=N                CTAs per rank (default: one per tile)
-  --size N|NAME=AxB       Extent of data tensors, or sizes of one tensor /
-                          value of an int scalar (repeatable)
-  --reference=KIND        auto (default), all-reduce, reduce-scatter,
-                          all-gather, none, or FILE.py:NAME (a reference
-                          kernel over every rank's data stacked)
-  --calls=K               Launch the kernel K times on the same pads
-  --schedules=S           Interleavings to try (default 3)
-  --dump-dir=DIR          Write inputs, outputs and a manifest to DIR
-  --help                  Print this help and exit
-  --version               Print the version and exit
-
-Exit status: 0 on success, 1 on any error.
-)";
-}
+using namespace dslc;
+namespace cl = llvm::cl;
+using llvm::StringRef;
 
 namespace {
 
-bool isIdentifier(std::string_view s) {
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
+cl::OptionCategory compileCategory("Compilation options");
+cl::OptionCategory simulateCategory("Simulation options (with --simulate, "
+                                    "docs/simulator.md)");
+cl::OptionCategory mlirCategory("MLIR options (IR printing, timing, pass "
+                                "manager)");
+
+/// Reads one of the values listed with cl::values; an unknown one is an
+/// error that lists them.
+template <typename T> class ChoiceParser : public cl::parser<T> {
+public:
+  using cl::parser<T>::parser;
+  bool parse(cl::Option &o, StringRef argName, StringRef arg, T &value) {
+    std::string names;
+    for (size_t i = 0; i < this->Values.size(); ++i) {
+      if (this->Values[i].Name == arg) {
+        value = this->Values[i].V.getValue();
+        return false;
+      }
+      names += (i == 0 ? "" : i + 1 == this->Values.size() ? " or " : ", ");
+      names += this->Values[i].Name.str();
+    }
+    return o.error("unknown value '" + arg + "' (expected " + names + ")",
+                   argName);
+  }
+};
+
+constexpr uint64_t kMaxU64 = std::numeric_limits<uint64_t>::max();
+constexpr const char *kVersion = "0.1.0";
+
+//===- Compilation --------------------------------------------------------===//
+
+cl::list<std::string> inputFiles(cl::Positional, cl::desc("<FILE>"),
+                                 cl::cat(compileCategory));
+
+cl::opt<std::string>
+    kernelName("k", cl::Prefix, cl::value_desc("NAME"),
+               cl::desc("Kernel to compile (needed when FILE defines "
+                        "several; with --emit=ast, print only that kernel)"),
+               cl::cat(compileCategory));
+
+cl::opt<EmitKind, false, ChoiceParser<EmitKind>> emitKind(
+    "emit", cl::value_desc("KIND"),
+    cl::desc("What to produce (required unless --simulate)"),
+    cl::values(
+        clEnumValN(EmitKind::AST, "ast", "the syntax tree (S-expressions)"),
+        clEnumValN(EmitKind::Tile, "tile", "MLIR in the tile/comm dialects"),
+        clEnumValN(EmitKind::LLVM, "llvm", "MLIR in the LLVM/NVVM dialects"),
+        clEnumValN(EmitKind::LLVMIR, "llvmir", "LLVM IR"),
+        clEnumValN(EmitKind::PTX, "ptx", "PTX (+ OUT.json metadata)"),
+        clEnumValN(EmitKind::Cubin, "cubin",
+                   "cubin (+ OUT.json metadata; needs -o)")),
+    cl::cat(compileCategory));
+
+cl::opt<std::string>
+    outputFile("o", cl::Prefix, cl::value_desc("OUT"),
+               cl::desc("Output file; '-' is stdout (the default for text)"),
+               cl::cat(compileCategory));
+
+cl::list<std::string>
+    defineList("D", cl::Prefix, cl::value_desc("NAME=VALUE"),
+               cl::desc("Bind a constexpr parameter or global (repeatable; "
+                        "the last wins), e.g. -D world_size=2"),
+               cl::cat(compileCategory));
+
+cl::opt<std::string> configText(
+    "config", cl::value_desc("JSON|@FILE"),
+    cl::desc("Kernel config as a JSON object, inline or from FILE, e.g. "
+             "'{\"block_sizes\": [8192], \"num_warps\": 32}'"),
+    cl::cat(compileCategory));
+
+cl::opt<bool> configFromCache(
+    "config-from-cache",
+    cl::desc("Take the config the tuner chose for this kernel (its source's "
+             "sha256 and name), world size, dtype and --size N from the "
+             "tuning cache (docs/tuner.md); the kernel's own config when "
+             "nothing matches"),
+    cl::cat(compileCategory));
+
+cl::opt<std::string>
+    cacheDir("cache-dir", cl::value_desc("DIR"),
+             cl::desc("The tuning cache to read (implies --config-from-cache;"
+                      " default $DSLC_CACHE_DIR, $XDG_CACHE_HOME/dslc, "
+                      "~/.cache/dslc)"),
+             cl::cat(compileCategory));
+
+cl::list<std::string> signatureList(
+    "signature", cl::CommaSeparated, cl::value_desc("NAME=DTYPE[RANK],..."),
+    cl::desc("Element type and rank of parameters whose annotation does not "
+             "give them (NAME=DTYPE alone: a scalar)"),
+    cl::cat(compileCategory));
+
+/// --arch's help lists GpuArch.cpp's table (built before the option).
+const std::string archHelp =
+    "GPU architecture (default sm_90): " + getGpuArchNames();
+cl::opt<std::string> archName("arch", cl::value_desc("sm_NN"),
+                              cl::desc(archHelp), cl::cat(compileCategory));
+
+cl::opt<MulticastMode, false, ChoiceParser<MulticastMode>> multicastMode(
+    "multicast", cl::value_desc("MODE"),
+    cl::desc("How stores to stack tensors reach every peer"),
+    cl::values(clEnumValN(MulticastMode::Software, "software",
+                          "one store per peer (default)"),
+               clEnumValN(MulticastMode::NVLS, "nvls",
+                          "multimem.st / multimem.ld_reduce (sm_90 and "
+                          "newer)")),
+    cl::init(MulticastMode::Software), cl::cat(compileCategory));
+
+const std::string worldSizeHelp = llvm::formatv(
+    "Number of ranks to specialize for (at most {0}; {1} with --simulate)",
+    kMaxWorldSize, kMaxSimulatedWorldSize);
+cl::opt<std::string> worldSize("world-size", cl::value_desc("N"),
+                               cl::desc(worldSizeHelp),
+                               cl::cat(compileCategory));
+
+cl::opt<std::string> rankValue("rank", cl::value_desc("R"),
+                               cl::desc("Rank to specialize for (0 <= R < N)"),
+                               cl::cat(compileCategory));
+
+cl::opt<std::string>
+    timeoutMs("timeout-ms", cl::value_desc("MS"),
+              cl::desc("Bound on every spin in the kernel (0 = unbounded; "
+                       "at most one day)"),
+              cl::cat(compileCategory));
+
+cl::opt<CubinRoute, false, ChoiceParser<CubinRoute>> cubinVia(
+    "cubin-via", cl::value_desc("ROUTE"), cl::desc("How PTX becomes a cubin"),
+    cl::values(clEnumValN(CubinRoute::NvJitLink, "nvjitlink",
+                          "libnvJitLink in process, else ptxas (default)"),
+               clEnumValN(CubinRoute::Ptxas, "ptxas", "the ptxas executable")),
+    cl::init(CubinRoute::NvJitLink), cl::cat(compileCategory));
+
+//===- Simulation ---------------------------------------------------------===//
+
+cl::opt<bool> simulate("simulate",
+                       cl::desc("Run the kernel on the CPU for --world-size "
+                                "ranks and check its outputs (no --emit)"),
+                       cl::cat(simulateCategory));
+
+cl::opt<std::string>
+    seed("seed", cl::value_desc("S"),
+         cl::desc("Seed of inputs and interleavings (default 1)"),
+         cl::cat(simulateCategory));
+
+const std::string ctasHelp = llvm::formatv(
+    "CTAs per rank (default: one per tile; at most {0} over all ranks)",
+    kMaxSimulatedCtas);
+cl::opt<std::string> ctas("ctas", cl::value_desc("N"), cl::desc(ctasHelp),
+                          cl::cat(simulateCategory));
+
+cl::list<std::string>
+    sizeList("size", cl::value_desc("N|NAME=AxB"),
+             cl::desc("Extent of data tensors, or the sizes of one tensor / "
+                      "value of an int scalar (repeatable; with "
+                      "--config-from-cache: the size to look up)"),
+             cl::cat(simulateCategory));
+
+/// A collective, or FILE.py:NAME (a reference kernel, docs/simulator.md);
+/// checked by readSimulationOptions.
+cl::opt<std::string> reference(
+    "reference", cl::value_desc("KIND"),
+    cl::desc("The collective to check the outputs against: auto (default: "
+             "from the kernel's inputs and outputs), all-reduce, "
+             "reduce-scatter, all-gather, none (no check), or FILE.py:NAME, "
+             "a reference kernel over every rank's data stacked"),
+    cl::init("auto"), cl::cat(simulateCategory));
+constexpr const char *kReferenceKinds[] = {"auto", "all-reduce",
+                                           "reduce-scatter", "all-gather",
+                                           "none"};
+
+cl::opt<std::string>
+    calls("calls", cl::value_desc("K"),
+          cl::desc("Launch the kernel K times on the same pads (default 1)"),
+          cl::cat(simulateCategory));
+
+cl::opt<std::string> schedules("schedules", cl::value_desc("S"),
+                               cl::desc("Interleavings to try (default 3)"),
+                               cl::cat(simulateCategory));
+
+cl::opt<std::string>
+    dumpDir("dump-dir", cl::value_desc("DIR"),
+            cl::desc("Write inputs, outputs and a manifest to DIR"),
+            cl::cat(simulateCategory));
+
+//===- Reading values -----------------------------------------------------===//
+
+bool isIdentifier(StringRef s) {
+  if (s.empty() || llvm::isDigit(s[0]))
     return false;
-  for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-          (c >= '0' && c <= '9') || c == '_'))
-      return false;
-  return true;
+  return llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
-bool parseInteger(const std::string &text, int64_t &value) {
-  if (text.empty() || text.size() > 19)
-    return false;
-  for (char c : text)
-    if (c < '0' || c > '9')
-      return false;
-  errno = 0;
-  char *end = nullptr;
-  long long v = std::strtoll(text.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0')
-    return false;
-  value = v;
-  return true;
-}
-
-bool isDType(std::string_view s) {
+bool isDType(StringRef s) {
   static const char *const kDTypes[] = {
       "bfloat16", "float16", "float32", "float64", "int8",   "uint8",
       "int16",    "int32",   "uint32",  "int64",   "uint64", "bool"};
-  for (const char *d : kDTypes)
-    if (s == d)
-      return true;
-  return false;
+  return llvm::is_contained(kDTypes, s);
 }
 
-bool parseSignature(const std::string &text, CompileOptions &opts,
-                    std::string &error) {
-  std::stringstream ss(text);
-  std::string entry;
-  bool any = false;
-  while (std::getline(ss, entry, ',')) {
-    any = true;
-    size_t eq = entry.find('=');
-    std::string name = entry.substr(0, eq);
-    if (eq == std::string::npos || !isIdentifier(name)) {
-      error =
-          fmt::format("--signature expects NAME=DTYPE[RANK], got '{}'", entry);
-      return false;
-    }
-    std::string type = entry.substr(eq + 1);
-    ParamSignature sig;
-    size_t bracket = type.find('[');
-    if (bracket != std::string::npos) {
-      int64_t rank = 0;
-      if (type.back() != ']' ||
-          !parseInteger(type.substr(bracket + 1, type.size() - bracket - 2),
-                        rank) ||
-          rank > 16) {
-        error = fmt::format("--signature: bad rank in '{}' (expected "
-                            "DTYPE[N] with 0 <= N <= 16)",
-                            entry);
-        return false;
-      }
-      sig.rank = static_cast<unsigned>(rank);
-      type = type.substr(0, bracket);
-    }
-    if (!isDType(type)) {
-      error = fmt::format("--signature: unknown dtype '{}' for '{}' (expected "
-                          "one of bfloat16 float16 float32 float64 int8 "
-                          "uint8 int16 int32 uint32 int64 uint64 bool)",
-                          type, name);
-      return false;
-    }
-    sig.dtype = type;
-    opts.signature[name] = sig;
+/// Parse errors, reported as `dslc: error: MESSAGE` by parseCommandLine.
+struct OptionError {
+  std::string message;
+};
+using Check = std::optional<OptionError>;
+
+Check fail(std::string message) { return OptionError{std::move(message)}; }
+
+/// The numeric options, read.
+struct Numbers {
+  std::optional<uint64_t> worldSize, rank, timeoutMs, seed, ctas, calls,
+      schedules;
+};
+
+/// Reads every numeric option: a decimal integer (isDecimal: digits only;
+/// too large for 64 bits is out of range, never wrapped) within the bounds
+/// of this table, the one place they are applied.
+Check readNumbers(Numbers &n) {
+  struct Spec {
+    cl::opt<std::string> &option;
+    uint64_t min, max;
+    std::optional<uint64_t> &value;
+  };
+  const Spec specs[] = {
+      {worldSize, 1, kMaxWorldSize, n.worldSize},
+      {rankValue, 0, kMaxWorldSize - 1, n.rank},
+      {timeoutMs, 0, kMaxTimeoutMs, n.timeoutMs},
+      {seed, 0, kMaxU64, n.seed},
+      {ctas, 1, kMaxSimulatedCtas, n.ctas},
+      {calls, 1, kMaxSimulatedCalls, n.calls},
+      {schedules, 1, kMaxSimulatedSchedules, n.schedules},
+  };
+  for (const Spec &spec : specs) {
+    if (!spec.option.getNumOccurrences())
+      continue;
+    const std::string &text = spec.option.getValue();
+    std::optional<uint64_t> value = parseDecimal(text);
+    if (!isDecimal(text))
+      return fail(llvm::formatv("--{0} expects a non-negative integer, got "
+                                "'{1}'",
+                                spec.option.ArgStr, text));
+    if (!value || *value < spec.min || *value > spec.max)
+      return fail(llvm::formatv("--{0} must be between {1} and {2}, got {3}",
+                                spec.option.ArgStr, spec.min, spec.max, text));
+    spec.value = value;
   }
-  if (!any) {
-    error = "--signature expects NAME=DTYPE[RANK],...";
-    return false;
-  }
-  return true;
+  return std::nullopt;
 }
 
-bool readConfig(const std::string &value, std::string &json,
-                std::string &error) {
-  if (!value.empty() && value[0] == '@') {
-    std::string path = value.substr(1);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      error = fmt::format("--config: cannot read '{}': {}", path,
-                          std::strerror(errno));
-      return false;
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    json = ss.str();
-  } else {
-    json = value;
+Check readSignature(StringRef entry, CompileOptions &c) {
+  auto [name, type] = entry.split('=');
+  if (!entry.contains('=') || !isIdentifier(name))
+    return fail(llvm::formatv("--signature expects NAME=DTYPE[RANK], got '{0}'",
+                              entry));
+  ParamSignature sig;
+  if (size_t bracket = type.find('['); bracket != StringRef::npos) {
+    StringRef rank = type.substr(bracket + 1);
+    std::optional<uint64_t> n;
+    if (rank.consume_back("]"))
+      n = parseDecimal(std::string_view(rank));
+    if (!n || *n > 16)
+      return fail(llvm::formatv("--signature: bad rank in '{0}' (expected "
+                                "DTYPE[N] with 0 <= N <= 16)",
+                                entry));
+    sig.rank = static_cast<unsigned>(*n);
+    type = type.take_front(bracket);
   }
-  size_t first = json.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos || json[first] != '{') {
-    error = "--config expects a JSON object ('{...}') or @FILE";
-    return false;
-  }
-  return true;
+  if (!isDType(type))
+    return fail(llvm::formatv(
+        "--signature: unknown dtype '{0}' for '{1}' (expected one of "
+        "bfloat16 float16 float32 float64 int8 uint8 int16 int32 uint32 "
+        "int64 uint64 bool)",
+        type, name));
+  sig.dtype = type.str();
+  c.signature[name.str()] = sig;
+  return std::nullopt;
 }
 
-/// --size N (the default extent) or --size NAME=A[xB...].
-bool parseSize(const std::string &text, CompileOptions &opts,
-               std::string &error) {
-  size_t eq = text.find('=');
-  std::string list = eq == std::string::npos ? text : text.substr(eq + 1);
-  std::vector<int64_t> dims;
-  std::stringstream ss(list);
-  std::string part;
-  while (std::getline(ss, part, 'x')) {
-    int64_t n = 0;
-    if (!parseInteger(part, n) || n < 1) {
-      dims.clear();
+/// Reads at most `limit` bytes of `path` (so /dev/zero or a FIFO end too).
+llvm::Expected<std::string> readPrefix(StringRef path, size_t limit) {
+  namespace fs = llvm::sys::fs;
+  llvm::Expected<fs::file_t> file = fs::openNativeFileForRead(path);
+  if (!file)
+    return file.takeError();
+  std::string text(limit, '\0');
+  size_t size = 0;
+  while (size < limit) {
+    llvm::Expected<size_t> n = fs::readNativeFile(
+        *file, llvm::MutableArrayRef<char>(&text[size], limit - size));
+    if (!n) {
+      fs::closeFile(*file);
+      return n.takeError();
+    }
+    if (*n == 0)
       break;
+    size += *n;
+  }
+  fs::closeFile(*file);
+  text.resize(size);
+  return text;
+}
+
+/// --config JSON or @FILE, at most kMaxConfigBytes either way.
+Check readConfig(StringRef value, std::string &json) {
+  if (value.consume_front("@")) {
+    llvm::Expected<std::string> text = readPrefix(value, kMaxConfigBytes + 1);
+    if (!text)
+      return fail(llvm::formatv("--config: cannot read '{0}': {1}", value,
+                                llvm::toString(text.takeError())));
+    json = std::move(*text);
+  } else {
+    json = value.str();
+  }
+  if (json.size() > kMaxConfigBytes)
+    return fail(llvm::formatv("--config: the config is larger than {0} MiB; "
+                              "a config is one small JSON object",
+                              kMaxConfigBytes >> 20));
+  size_t first = json.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || json[first] != '{')
+    return fail("--config expects a JSON object ('{...}') or @FILE");
+  return std::nullopt;
+}
+
+/// The sizes of --size A[xB...], each >= 1 and their product at most
+/// `maxElements` (checked without overflow).
+std::optional<std::vector<int64_t>>
+readDims(StringRef list, uint64_t maxElements, bool &tooLarge) {
+  std::vector<int64_t> dims;
+  uint64_t product = 1;
+  llvm::SmallVector<StringRef> parts;
+  list.split(parts, 'x');
+  for (StringRef part : parts) {
+    std::optional<uint64_t> n = parseDecimal(std::string_view(part));
+    if (!isDecimal(std::string_view(part)) || (n && *n < 1))
+      return std::nullopt;
+    if (!n || *n > maxElements || product > maxElements / *n) {
+      tooLarge = true;
+      return std::nullopt;
     }
-    dims.push_back(n);
+    product *= *n;
+    dims.push_back(static_cast<int64_t>(*n));
   }
-  if (eq == std::string::npos) {
-    if (dims.size() != 1) {
-      error = fmt::format("--size expects N or NAME=A[xB...] with positive "
-                          "integers, got '{}'",
-                          text);
-      return false;
+  return dims;
+}
+
+/// --size N or --size NAME=A[xB...]. A simulated tensor holds at most
+/// kMaxSimulatedElements over all `ranks`; a size to look up in the tuning
+/// cache (ranks = 0) fits in int64_t.
+Check readSize(StringRef text, int64_t ranks, std::optional<int64_t> &extent,
+               std::map<std::string, std::vector<int64_t>> &sizes) {
+  auto [name, list] =
+      text.contains('=') ? text.split('=') : std::make_pair(StringRef(), text);
+  uint64_t maxElements = ranks
+                             ? uint64_t(kMaxSimulatedElements) / uint64_t(ranks)
+                             : uint64_t(std::numeric_limits<int64_t>::max());
+  bool tooLarge = false;
+  std::optional<std::vector<int64_t>> dims =
+      readDims(list, maxElements, tooLarge);
+  if (tooLarge && ranks)
+    return fail(llvm::formatv(
+        "--size {0}: a simulated tensor holds at most {1} elements over "
+        "all {2} rank(s), i.e. {3} per rank",
+        text, kMaxSimulatedElements, ranks, maxElements));
+  if (tooLarge)
+    return fail(
+        llvm::formatv("--size {0} is larger than {1}", text, maxElements));
+  bool named = text.contains('=');
+  if (!dims || (named && !isIdentifier(name)) || (!named && dims->size() != 1))
+    return fail(llvm::formatv("--size expects N or NAME=A[xB...] with "
+                              "positive integers, got '{0}'",
+                              text));
+  if (named)
+    sizes[name.str()] = *dims;
+  else
+    extent = dims->front();
+  return std::nullopt;
+}
+
+Check readCompileOptions(const Numbers &n, CompileOptions &c) {
+  for (const std::string &d : defineList) {
+    auto [name, value] = StringRef(d).split('=');
+    if (!StringRef(d).contains('=') || !isIdentifier(name) || value.empty())
+      return fail(llvm::formatv("-D expects NAME=VALUE, got '{0}'", d));
+    c.defines[name.str()] = value.str();
+  }
+  for (const std::string &s : signatureList)
+    if (Check e = readSignature(s, c))
+      return e;
+  if (configText.getNumOccurrences())
+    if (Check e = readConfig(configText, c.configJSON))
+      return e;
+  c.multicast = multicastMode;
+  if (n.worldSize)
+    c.worldSize = static_cast<int64_t>(*n.worldSize);
+  if (n.rank)
+    c.rank = static_cast<int64_t>(*n.rank);
+  if (std::optional<std::string> error = checkCompileOptions(c))
+    return fail(*error);
+  return std::nullopt;
+}
+
+/// --simulate's options; without --simulate only --size (for
+/// --config-from-cache) may be given.
+Check readSimulationOptions(const Numbers &n, DriverOptions &opts) {
+  BackendOptions &b = opts.backend;
+  const CompileOptions &c = b.compile;
+  cl::Option *const simulationOnly[] = {&seed,  &ctas,      &reference,
+                                        &calls, &schedules, &dumpDir};
+  int64_t ranks = c.worldSize.value_or(1);
+  SimulationOptions s;
+  for (const std::string &text : sizeList)
+    if (Check e = readSize(text, simulate ? ranks : 0, s.defaultSize, s.sizes))
+      return e;
+  if (b.cachedConfig)
+    b.cachedConfig->size = s.defaultSize;
+  if (!simulate) {
+    for (cl::Option *o : simulationOnly)
+      if (o->getNumOccurrences())
+        return fail(
+            llvm::formatv("--{0} applies to --simulate only", o->ArgStr));
+    if (!sizeList.empty() && (!b.cachedConfig || !s.sizes.empty()))
+      return fail("--size NAME=AxB applies to --simulate only, --size N to "
+                  "--simulate and --config-from-cache");
+    return std::nullopt;
+  }
+
+  if (opts.emit != EmitKind::Tile && emitKind.getNumOccurrences())
+    return fail("--simulate does not take --emit (it runs the kernel "
+                "instead of writing it)");
+  if (!c.worldSize)
+    return fail("--simulate needs --world-size N");
+  if (*c.worldSize > kMaxSimulatedWorldSize)
+    return fail(llvm::formatv("--simulate runs at most {0} ranks (the "
+                              "simulator holds every rank's memory on the "
+                              "host); --world-size is {1}",
+                              kMaxSimulatedWorldSize, *c.worldSize));
+  if (c.rank)
+    return fail("--simulate runs every rank; drop --rank");
+  if (n.ctas) {
+    // Both are bounded (readNumbers), so the product does not overflow.
+    int64_t total = static_cast<int64_t>(*n.ctas) * ranks;
+    if (total > kMaxSimulatedCtas)
+      return fail(llvm::formatv("--ctas {0} with {1} ranks simulates {2} "
+                                "CTAs; at most {3} in all",
+                                *n.ctas, ranks, total, kMaxSimulatedCtas));
+    s.ctas = static_cast<int64_t>(*n.ctas);
+  }
+  if (!llvm::is_contained(kReferenceKinds, StringRef(reference)) &&
+      StringRef(reference).find(':') == StringRef::npos)
+    return fail(llvm::formatv("--reference: unknown value '{0}' (expected "
+                              "auto, all-reduce, reduce-scatter, all-gather, "
+                              "none or FILE.py:NAME, a reference kernel)",
+                              reference));
+  s.reference = reference;
+  s.seed = n.seed.value_or(s.seed);
+  s.calls = static_cast<int64_t>(n.calls.value_or(s.calls));
+  s.schedules = static_cast<int64_t>(n.schedules.value_or(s.schedules));
+  if (dumpDir.getNumOccurrences() && dumpDir.empty())
+    return fail("--dump-dir needs a directory");
+  s.dumpDir = dumpDir;
+  opts.emit = EmitKind::Tile;
+  b.simulation = std::move(s);
+  return std::nullopt;
+}
+
+Check readOptions(DriverOptions &opts) {
+  if (inputFiles.empty())
+    return fail("no input file");
+  if (inputFiles.size() > 1)
+    return fail(llvm::formatv("more than one input file ('{0}' and '{1}')",
+                              inputFiles[0], inputFiles[1]));
+  opts.inputFile = inputFiles[0];
+  if (kernelName.getNumOccurrences()) {
+    if (!isIdentifier(kernelName))
+      return fail(llvm::formatv("-k expects a kernel name, got '{0}'",
+                                kernelName.getValue()));
+    opts.kernel = kernelName;
+  }
+  if (outputFile.getNumOccurrences()) {
+    if (outputFile.empty())
+      return fail("-o needs a file name ('-' for stdout)");
+    opts.output = outputFile;
+  }
+  if (!emitKind.getNumOccurrences() && !simulate)
+    return fail("missing --emit=KIND (ast, tile, llvm, llvmir, ptx or cubin)");
+  opts.emit = emitKind;
+
+  BackendOptions &b = opts.backend;
+  Numbers n;
+  if (Check e = readNumbers(n))
+    return e;
+  if (Check e = readCompileOptions(n, b.compile))
+    return e;
+  if (archName.getNumOccurrences()) {
+    const GpuArch *arch = lookupGpuArch(archName.getValue());
+    if (!arch)
+      return fail(llvm::formatv("unsupported --arch '{0}'; dslc compiles "
+                                "for {1}",
+                                archName.getValue(), getGpuArchNames()));
+    b.arch = *arch;
+  }
+  if (b.compile.multicast == MulticastMode::NVLS && !b.arch.hasMultimem())
+    return fail(llvm::formatv("--multicast=nvls needs multimem instructions, "
+                              "which {0} does not have (sm_90 or newer)",
+                              b.arch.name));
+  b.timeoutMs = n.timeoutMs;
+  b.cubinVia = cubinVia;
+  if (configFromCache || cacheDir.getNumOccurrences()) {
+    if (!b.compile.configJSON.empty())
+      return fail("--config and --config-from-cache both give the config; "
+                  "use one");
+    b.cachedConfig = CachedConfigRequest{cacheDir, std::nullopt};
+  }
+  return readSimulationOptions(n, opts);
+}
+
+//===- Errors from llvm::cl -----------------------------------------------===//
+
+/// llvm::cl reports an unknown option on the stream it is given, but a bad
+/// or missing value on llvm::errs(); while it parses, standard error goes
+/// to a temporary file so that both become `dslc: error:` lines.
+class StderrCapture {
+public:
+  StderrCapture() {
+    llvm::errs().flush();
+    std::fflush(stderr);
+    file = std::tmpfile();
+    saved = file ? ::dup(2) : -1;
+    if (saved >= 0)
+      ::dup2(::fileno(file), 2);
+  }
+  std::string finish() {
+    std::string text;
+    if (saved < 0)
+      return text;
+    llvm::errs().flush();
+    std::fflush(stderr);
+    ::dup2(saved, 2);
+    ::close(saved);
+    std::rewind(file);
+    char buffer[4096];
+    while (size_t n = std::fread(buffer, 1, sizeof buffer, file))
+      text.append(buffer, n);
+    std::fclose(file);
+    saved = -1;
+    return text;
+  }
+  ~StderrCapture() { finish(); }
+
+private:
+  std::FILE *file = nullptr;
+  int saved = -1;
+};
+
+/// Rewords llvm::cl's "PROG: for the --x option: msg", "PROG: Unknown
+/// command line argument '--y'.  Try: ..." and "PROG: Did you mean ...?"
+/// lines as dslc errors and notes.
+void reportCommandLineErrors(StringRef text, StringRef program) {
+  llvm::SmallVector<StringRef> lines;
+  text.split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef line : lines) {
+    line.consume_front(program);
+    line.consume_front(": ");
+    if (line.consume_front("Did you mean ")) {
+      llvm::errs() << "dslc: note: did you mean " << line << "\n";
+      continue;
     }
-    opts.defaultSize = dims[0];
-    return true;
+    std::string message = line.str();
+    if (line.consume_front("Unknown command line argument '"))
+      message = "unknown option '" + line.split('\'').first.str() + "'";
+    else if (line.consume_front("for the ")) {
+      auto [option, rest] = line.split(" option: ");
+      message = rest == "requires a value!"
+                    ? "option '" + option.str() + "' needs a value"
+                    : option.str() + ": " + rest.str();
+    }
+    llvm::errs() << "dslc: error: " << message << "\n";
   }
-  std::string name = text.substr(0, eq);
-  if (!isIdentifier(name) || dims.empty()) {
-    error = fmt::format("--size expects N or NAME=A[xB...] with positive "
-                        "integers, got '{}'",
-                        text);
-    return false;
+}
+
+/// llvm::cl reads every argument that starts with '@' as a response file
+/// (and `@/dev/zero` until memory runs out). dslc has none: an '@' value
+/// of an option (`--config @FILE`) is attached to its option
+/// (`--config=@FILE`), any other '@' argument is an error.
+Check attachAtValues(int argc, const char *const *argv,
+                     std::vector<std::string> &args) {
+  llvm::DenseMap<StringRef, cl::Option *> &all = cl::getRegisteredOptions();
+  for (int i = 0; i < argc; ++i) {
+    StringRef arg = argv[i];
+    if (i == 0 || !arg.starts_with("@")) {
+      args.push_back(arg.str());
+      continue;
+    }
+    StringRef previous = args.back();
+    StringRef name = previous;
+    bool takesValue = false, prefix = false;
+    if (name.consume_front("-") && !name.contains('=')) {
+      bool dashes = name.consume_front("-");
+      auto it = all.find(name);
+      takesValue = it != all.end() &&
+                   it->second->getValueExpectedFlag() == cl::ValueRequired;
+      prefix = takesValue && !dashes &&
+               it->second->getFormattingFlag() == cl::Prefix;
+    }
+    if (!takesValue)
+      return fail(llvm::formatv("'{0}': dslc reads no response files; for a "
+                                "file of this name, write ./{0}",
+                                arg));
+    args.back() = (previous + (prefix ? "" : "=") + arg).str();
   }
-  opts.sizes[name] = dims;
-  return true;
+  return std::nullopt;
 }
 
 } // namespace
 
-bool parseCommandLine(int argc, const char *const *argv, DriverOptions &opts,
-                      std::string &error) {
-  CompileOptions &c = opts.compile;
-  bool sawInput = false, optionsEnded = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (optionsEnded || arg == "-" || arg.empty() || arg[0] != '-') {
-      if (sawInput) {
-        error = fmt::format("more than one input file ('{}' and '{}')",
-                            opts.inputFile, arg);
-        return false;
-      }
-      sawInput = true;
-      opts.inputFile = arg;
-      continue;
-    }
-    if (arg == "--") {
-      optionsEnded = true;
-      continue;
-    }
-    if (arg == "--help" || arg == "-h" || arg == "-help") {
-      opts.help = true;
-      continue;
-    }
-    if (arg == "--version") {
-      opts.version = true;
-      continue;
-    }
-    if (arg == "--simulate") {
-      c.simulate = true;
-      continue;
-    }
-    if (arg == "--config-from-cache") {
-      c.configFromCache = true;
-      continue;
-    }
+void dslc::registerCommandLineOptions() {
+  // The passes first: --mlir-print-ir-after=PASS lists the registered ones.
+  registerConversionPasses();
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerAsmPrinterCLOptions();
 
-    // Split the option name from an attached value.
-    std::string name, value;
-    bool hasValue = false;
-    if (arg.compare(0, 2, "--") == 0) {
-      size_t eq = arg.find('=');
-      name = arg.substr(0, eq);
-      if (eq != std::string::npos) {
-        value = arg.substr(eq + 1);
-        hasValue = true;
-      }
-    } else {
-      name = arg.substr(0, 2);
-      if (arg.size() > 2) {
-        value = arg.substr(2);
-        hasValue = true;
-      }
-    }
-    static const char *const kValued[] = {
-        "-k",           "-o",          "-D",           "--emit",
-        "--config",     "--signature", "--arch",       "--multicast",
-        "--world-size", "--rank",      "--timeout-ms", "--cubin-via",
-        "--seed",       "--ctas",      "--size",       "--reference",
-        "--dump-dir",   "--calls",     "--schedules", "--cache-dir"};
-    bool known = false;
-    for (const char *k : kValued)
-      known |= name == k;
-    if (!known) {
-      error = fmt::format("unknown option '{}'", arg);
-      return false;
-    }
-    if (!hasValue) {
-      if (i + 1 >= argc) {
-        error = fmt::format("option '{}' needs a value", name);
-        return false;
-      }
-      value = argv[++i];
-    }
-
-    if (name == "-k") {
-      if (!isIdentifier(value)) {
-        error = fmt::format("-k expects a kernel name, got '{}'", value);
-        return false;
-      }
-      opts.kernel = value;
-    } else if (name == "-o") {
-      if (value.empty()) {
-        error = "-o needs a file name ('-' for stdout)";
-        return false;
-      }
-      opts.output = value;
-    } else if (name == "-D") {
-      size_t eq = value.find('=');
-      if (eq == std::string::npos || !isIdentifier(value.substr(0, eq)) ||
-          eq + 1 == value.size()) {
-        error = fmt::format("-D expects NAME=VALUE, got '{}'", value);
-        return false;
-      }
-      c.defines[value.substr(0, eq)] = value.substr(eq + 1);
-    } else if (name == "--emit") {
-      opts.emit = parseEmitKind(value);
-      if (!opts.emit) {
-        error = fmt::format("unknown --emit kind '{}' (expected ast, tile, "
-                            "llvm, llvmir, ptx or cubin)",
-                            value);
-        return false;
-      }
-    } else if (name == "--config") {
-      if (!readConfig(value, c.configJSON, error))
-        return false;
-    } else if (name == "--signature") {
-      if (!parseSignature(value, c, error))
-        return false;
-    } else if (name == "--arch") {
-      bool ok = value.size() > 3 && value.compare(0, 3, "sm_") == 0;
-      std::string digits = value.substr(std::min<size_t>(3, value.size()));
-      if (!digits.empty() && digits.back() == 'a')
-        digits.pop_back();
-      int64_t sm = 0;
-      if (!ok || !parseInteger(digits, sm)) {
-        error =
-            fmt::format("--arch expects sm_NN (e.g. sm_90), got '{}'", value);
-        return false;
-      }
-      c.arch = value;
-    } else if (name == "--multicast") {
-      if (value == "software")
-        c.multicast = MulticastMode::Software;
-      else if (value == "nvls")
-        c.multicast = MulticastMode::NVLS;
-      else {
-        error = fmt::format(
-            "--multicast expects 'software' or 'nvls', got '{}'", value);
-        return false;
-      }
-    } else if (name == "--cubin-via") {
-      if (value == "nvjitlink")
-        c.cubinVia = CubinRoute::NvJitLink;
-      else if (value == "ptxas")
-        c.cubinVia = CubinRoute::Ptxas;
-      else {
-        error = fmt::format(
-            "--cubin-via expects 'nvjitlink' or 'ptxas', got '{}'", value);
-        return false;
-      }
-    } else if (name == "--cache-dir") {
-      c.cacheDir = value;
-      c.configFromCache = true;
-    } else if (name == "--size") {
-      if (!parseSize(value, c, error))
-        return false;
-    } else if (name == "--reference") {
-      // FILE.py:NAME is a reference kernel (docs/simulator.md).
-      if (value != "auto" && value != "all-reduce" &&
-          value != "reduce-scatter" && value != "all-gather" &&
-          value != "none" && value.find(':') == std::string::npos) {
-        error = fmt::format(
-            "--reference expects auto, all-reduce, reduce-scatter, all-gather, "
-            "none or FILE.py:NAME (a reference kernel), got '{}'",
-            value);
-        return false;
-      }
-      c.reference = value;
-    } else if (name == "--dump-dir") {
-      if (value.empty()) {
-        error = "--dump-dir needs a directory";
-        return false;
-      }
-      c.dumpDir = value;
-    } else {
-      int64_t n = 0;
-      if (!parseInteger(value, n)) {
-        error = fmt::format("{} expects a non-negative integer, got '{}'", name,
-                            value);
-        return false;
-      }
-      if (name == "--world-size") {
-        if (n < 1) {
-          error = "--world-size must be at least 1";
-          return false;
-        }
-        c.worldSize = n;
-      } else if (name == "--rank") {
-        c.rank = n;
-      } else if (name == "--seed") {
-        c.seed = static_cast<uint64_t>(n);
-      } else if (name == "--ctas" || name == "--calls" ||
-                 name == "--schedules") {
-        if (n < 1) {
-          error = fmt::format("{} must be at least 1", name);
-          return false;
-        }
-        if (name == "--ctas")
-          c.ctas = n;
-        else if (name == "--calls")
-          c.calls = n;
-        else
-          c.schedules = n;
-      } else {
-        c.timeoutMs = static_cast<uint64_t>(n);
-      }
-    }
-  }
-  if (opts.help || opts.version)
-    return true;
-  if (!sawInput) {
-    error = "no input file";
-    return false;
-  }
-  if (c.simulate) {
-    if (opts.emit && *opts.emit != EmitKind::Tile) {
-      error = "--simulate does not take --emit (it runs the kernel instead "
-              "of writing it)";
-      return false;
-    }
-    if (!c.worldSize) {
-      error = "--simulate needs --world-size N";
-      return false;
-    }
-    if (c.rank) {
-      error = "--simulate runs every rank; drop --rank";
-      return false;
-    }
-    opts.emit = EmitKind::Tile;
-  }
-  if (c.configFromCache && !c.configJSON.empty()) {
-    error = "--config and --config-from-cache both give the config; use one";
-    return false;
-  }
-  if (!opts.emit) {
-    error = "missing --emit=KIND (ast, tile, llvm, llvmir, ptx or cubin)";
-    return false;
-  }
-  if (c.rank && c.worldSize && *c.rank >= *c.worldSize) {
-    error = fmt::format("--rank={} is not below --world-size={}", *c.rank,
-                        *c.worldSize);
-    return false;
-  }
-  return true;
+  llvm::DenseMap<StringRef, cl::Option *> &all = cl::getRegisteredOptions();
+  for (auto &[name, option] : all)
+    if (name.starts_with("mlir-"))
+      option->addCategory(mlirCategory);
+  // -h and -help as well as --help.
+  static cl::alias helpShort("h", cl::desc("Alias for --help"),
+                             cl::aliasopt(*all["help"]));
+  cl::HideUnrelatedOptions(
+      {&compileCategory, &simulateCategory, &mlirCategory});
+  cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { os << "dslc version " << kVersion << "\n"; });
 }
 
-} // namespace dslc
+bool dslc::parseCommandLine(int argc, const char *const *argv,
+                            DriverOptions &opts) {
+  std::vector<std::string> args;
+  if (Check error = attachAtValues(argc, argv, args)) {
+    llvm::errs() << "dslc: error: " << error->message << "\n"
+                 << "Run 'dslc --help' for usage.\n";
+    return false;
+  }
+  std::vector<const char *> argPointers;
+  for (const std::string &arg : args)
+    argPointers.push_back(arg.c_str());
+
+  std::string unknownOptions, parseErrors;
+  llvm::raw_string_ostream errorStream(unknownOptions);
+  bool parsed;
+  {
+    StderrCapture capture;
+    parsed = cl::ParseCommandLineOptions(
+        static_cast<int>(argPointers.size()), argPointers.data(),
+        "Compiles a Helion-style tile program (Python syntax) to a GPU "
+        "kernel, or simulates it on the CPU.\n\nExit status: 0 on success, "
+        "1 on any error.\n",
+        &errorStream, /*VFS=*/nullptr, /*EnvVar=*/nullptr,
+        /*LongOptionsUseDoubleDash=*/true);
+    parseErrors = capture.finish() + unknownOptions;
+  }
+  Check error;
+  if (parsed)
+    error = readOptions(opts);
+  if (parsed && !error)
+    return true;
+  if (error)
+    llvm::errs() << "dslc: error: " << error->message << "\n";
+  else
+    reportCommandLineErrors(parseErrors,
+                            llvm::sys::path::filename(argc ? argv[0] : ""));
+  llvm::errs() << "Run 'dslc --help' for usage.\n";
+  return false;
+}

@@ -1,15 +1,16 @@
 //===- Options.h - dslc command-line parsing --------------------*- C++ -*-===//
 //
-// Hand-written (no llvm::cl) so the driver builds without MLIR/LLVM.
-// Accepted forms: `--name=value` and `--name value` for long options,
+// dslc's options are llvm::cl options (Options.cpp), shown by `dslc --help`
+// in three groups: compilation, simulation, and MLIR's own (pass manager,
+// IR printing, timing, context). Forms: `--name=value` and `--name value`;
 // `-kNAME`/`-k NAME`, `-oOUT`/`-o OUT`, `-DNAME=V`/`-D NAME=V`; `--` ends
-// the options.
+// the options. Every error is one `dslc: error: ...` line.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DSLC_TOOLS_DSLC_OPTIONS_H
 #define DSLC_TOOLS_DSLC_OPTIONS_H
 
-#include "compiler/Frontend/CompileOptions.h"
+#include "compiler/Pipeline/Backend.h"
 
 #include <optional>
 #include <string>
@@ -20,23 +21,22 @@ struct DriverOptions {
   std::string inputFile;
   /// -k, when given (otherwise the file's only kernel is compiled).
   std::optional<std::string> kernel;
-  /// --emit, when given.
-  std::optional<EmitKind> emit;
+  /// --emit (Tile for --simulate).
+  EmitKind emit = EmitKind::AST;
   /// -o, when given.
   std::optional<std::string> output;
-  /// Everything else, collected for the backend.
-  CompileOptions compile;
-  bool help = false;
-  bool version = false;
+  /// Everything the backend needs but the kernel, emit kind and output.
+  BackendOptions backend;
 };
 
-/// Parses argv. On failure returns false and sets `error` (one line, no
-/// "dslc: error:" prefix).
-bool parseCommandLine(int argc, const char *const *argv, DriverOptions &opts,
-                      std::string &error);
+/// Registers MLIR's command-line options and sorts every option into the
+/// groups --help shows. Call once, before parseCommandLine.
+void registerCommandLineOptions();
 
-/// The --help text.
-const char *getUsage();
+/// Parses and checks argv (--help and --version print and exit). On a
+/// problem prints `dslc: error: ...` and a hint to stderr and returns
+/// false.
+bool parseCommandLine(int argc, const char *const *argv, DriverOptions &opts);
 
 } // namespace dslc
 

@@ -1,34 +1,62 @@
 //===- dslc.cpp - The dslc compiler driver --------------------------------===//
 //
 // dslc FILE [-k KERNEL] --emit=ast|tile|llvm|llvmir|ptx|cubin [-o OUT] ...
+// dslc FILE --simulate --world-size N ...
 //
-// Parses FILE, reports syntax errors (exit 1), resolves the kernel, then
-// prints the AST itself (--emit=ast) or hands a CompileOptions to
-// dslc::runBackend for everything else. See `dslc --help`.
+// Parses FILE, reports syntax errors (exit 1), selects the kernel, then
+// prints the AST itself (--emit=ast) or hands the rest to dslc::runBackend
+// (compiler/Pipeline/Backend.h). See `dslc --help`.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Frontend/ASTPrinter.h"
-#include "compiler/Frontend/Backend.h"
 #include "compiler/Frontend/Parser.h"
+#include "compiler/Pipeline/Backend.h"
 #include "tools/dslc/Options.h"
+
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/PrettyStackTrace.h"
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <new>
+#include <unistd.h>
 
 using namespace dslc;
 
 namespace {
 
-constexpr const char *kVersion = "0.1.0";
-
 int fail(const std::string &message) {
   std::cerr << "dslc: error: " << message << "\n";
   return 1;
+}
+
+/// LLVM reports what it cannot recover from through this handler, which
+/// makes it a dslc error; dslc checks the preconditions it knows of first
+/// (the --arch table, the option bounds), so this is the last resort.
+/// LLVM removes output files and exits with status 1 after it returns.
+void reportFatalError(void *, const char *reason, bool genCrashDiag) {
+  llvm::errs() << "dslc: error: " << reason << "\n";
+  if (genCrashDiag)
+    llvm::errs() << "dslc: note: this is a bug in dslc; please report it "
+                    "with the command line and the input file\n";
+}
+
+/// Out of memory (std::bad_alloc cannot be caught: LLVM builds without
+/// exceptions).
+void reportOutOfMemory() {
+  static const char kMessage[] = "dslc: error: out of memory\n";
+  (void)!::write(2, kMessage, sizeof kMessage - 1);
+  std::_Exit(1);
 }
 
 std::string joinNames(const std::vector<const ast::FunctionDef *> &fns) {
@@ -39,6 +67,62 @@ std::string joinNames(const std::vector<const ast::FunctionDef *> &fns) {
     out += fn->getName();
   }
   return out;
+}
+
+/// Python binds the last of two defs with one name; dslc's lookup would take
+/// the first. Neither guess is safe, so two are an error at the second.
+bool checkUniqueNames(const ast::Module &module, DiagnosticEngine &diags) {
+  std::map<std::string, const ast::FunctionDef *> first;
+  bool ok = true;
+  for (const ast::FunctionDef *fn : module.getFunctions()) {
+    auto [it, inserted] = first.emplace(fn->getName(), fn);
+    if (inserted)
+      continue;
+    diags.error(fn->getNameRange(),
+                "'" + fn->getName() + "' is defined twice in this file; " +
+                    "Python would bind this definition, dslc takes "
+                    "neither: rename one");
+    diags.note(it->second->getNameRange(),
+               "the first definition of '" + fn->getName() + "'");
+    ok = false;
+  }
+  return ok;
+}
+
+/// The kernel -k names, or the file's only one. Null after an error.
+const ast::FunctionDef *selectKernel(const ast::Module &module,
+                                     const std::optional<std::string> &name) {
+  const std::string &fileName = module.getFileName();
+  std::vector<const ast::FunctionDef *> kernels = module.getKernels();
+  if (name) {
+    const ast::FunctionDef *kernel = module.lookupFunction(*name);
+    if (!kernel) {
+      fail(fmt::format("no kernel named '{}' in '{}' ({})", *name, fileName,
+                       kernels.empty() ? "it defines no kernel"
+                                       : "its kernels: " + joinNames(kernels)));
+      return nullptr;
+    }
+    if (!kernel->isKernel()) {
+      fail(fmt::format("'{}' in '{}' is not a kernel: it has no "
+                       "@helion.kernel, @helion.jit or @dslc.kernel "
+                       "decorator",
+                       *name, fileName));
+      return nullptr;
+    }
+    return kernel;
+  }
+  if (kernels.empty()) {
+    fail(fmt::format("'{}' defines no kernel (a def decorated with "
+                     "@helion.kernel, @helion.jit or @dslc.kernel)",
+                     fileName));
+    return nullptr;
+  }
+  if (kernels.size() > 1) {
+    fail(fmt::format("'{}' defines {} kernels ({}); choose one with -k",
+                     fileName, kernels.size(), joinNames(kernels)));
+    return nullptr;
+  }
+  return kernels.front();
 }
 
 int writeOutput(const std::string &path, const std::string &text) {
@@ -66,23 +150,18 @@ void printErrorCount(const DiagnosticEngine &diags) {
 } // namespace
 
 int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::setBugReportMsg("dslc crashed: this is a bug in dslc; please report "
+                        "it with the command line and the input file.\n");
+  llvm::install_fatal_error_handler(reportFatalError);
+  std::set_new_handler(reportOutOfMemory);
+  registerCommandLineOptions();
   DriverOptions opts;
-  std::string error;
-  if (!parseCommandLine(argc, argv, opts, error)) {
-    fail(error);
-    std::cerr << "Run 'dslc --help' for usage.\n";
+  if (!parseCommandLine(argc, argv, opts))
     return 1;
-  }
-  if (opts.help) {
-    std::cout << getUsage();
-    return 0;
-  }
-  if (opts.version) {
-    std::cout << "dslc version " << kVersion << "\n";
-    return 0;
-  }
 
   SourceManager sourceManager;
+  std::string error;
   uint32_t fileId = sourceManager.addFile(opts.inputFile, error);
   if (fileId == 0)
     return fail(fmt::format("cannot read '{}': {}", opts.inputFile, error));
@@ -93,49 +172,31 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  const std::string &fileName = module->getFileName();
-  EmitKind emit = *opts.emit;
-  const ast::FunctionDef *kernel = nullptr;
-  if (opts.kernel) {
-    kernel = module->lookupFunction(*opts.kernel);
-    std::vector<const ast::FunctionDef *> kernels = module->getKernels();
-    if (!kernel)
-      return fail(fmt::format(
-          "no kernel named '{}' in '{}' ({})", *opts.kernel, fileName,
-          kernels.empty() ? "it defines no kernel"
-                          : "its kernels: " + joinNames(kernels)));
-    if (!kernel->isKernel())
-      return fail(fmt::format("'{}' in '{}' is not a kernel: it has no "
-                              "@helion.kernel, @helion.jit or @dslc.kernel "
-                              "decorator",
-                              *opts.kernel, fileName));
-  } else if (emit != EmitKind::AST) {
-    std::vector<const ast::FunctionDef *> kernels = module->getKernels();
-    if (kernels.empty())
-      return fail(fmt::format("'{}' defines no kernel (a def decorated with "
-                              "@helion.kernel, @helion.jit or @dslc.kernel)",
-                              fileName));
-    if (kernels.size() > 1)
-      return fail(fmt::format("'{}' defines {} kernels ({}); choose one with "
-                              "-k",
-                              fileName, kernels.size(), joinNames(kernels)));
-    kernel = kernels.front();
-  }
-
-  if (emit == EmitKind::AST) {
+  if (opts.emit == EmitKind::AST) {
+    const ast::FunctionDef *kernel =
+        opts.kernel ? selectKernel(*module, opts.kernel) : nullptr;
+    if (opts.kernel && !kernel)
+      return 1;
     std::string text = kernel ? printAST(*kernel) : printAST(*module);
     return writeOutput(opts.output.value_or("-"), text);
   }
-
-  if (!isTextEmit(emit) && !opts.output)
+  if (!checkUniqueNames(*module, diags)) {
+    printErrorCount(diags);
+    return 1;
+  }
+  const ast::FunctionDef *kernel = selectKernel(*module, opts.kernel);
+  if (!kernel)
+    return 1;
+  if (!isTextEmit(opts.emit) && !opts.output)
     return fail(fmt::format("--emit={} writes a binary file; give -o FILE",
-                            getEmitKindName(emit)));
-  CompileOptions &compile = opts.compile;
-  compile.inputPath = opts.inputFile;
-  compile.kernel = kernel->getName();
-  compile.emit = emit;
-  compile.outputPath = opts.output.value_or("-");
-  int rc = runBackend(*module, diags, compile);
+                            getEmitKindName(opts.emit)));
+
+  BackendOptions &backend = opts.backend;
+  backend.kernel = kernel->getName();
+  backend.emit = opts.emit;
+  backend.outputPath = opts.output.value_or("-");
+  backend.useMLIRCommandLine = true;
+  int rc = runBackend(*module, diags, backend);
   printErrorCount(diags);
   return rc;
 }

@@ -1,4 +1,4 @@
-// RUN: dslc-opt %s -dslc-lower | FileCheck %s
+// RUN: dslc-opt %s --dslc-pipeline | FileCheck %s
 
 // Math with no correctly rounded PTX instruction calls libdevice, one call
 // per element (linked and inlined by the Target stage); sqrt and abs stay

@@ -1,0 +1,59 @@
+//===- SimulationOptions.h - How dslc --simulate runs a kernel --*- C++ -*-===//
+//
+// The options of `dslc FILE --simulate` besides those that specialize the
+// kernel (CompileOptions), and their bounds. The driver parses and bounds
+// them (tools/dslc); the simulator reads them (Simulator.h, Binding.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef DSLC_COMPILER_SIMULATOR_SIMULATIONOPTIONS_H
+#define DSLC_COMPILER_SIMULATOR_SIMULATIONOPTIONS_H
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dslc {
+
+// Bounds of a simulation (docs/simulator.md, "Bounds"). The simulator keeps
+// every rank's memory and CTA state on the host and runs the CTAs of all
+// ranks interleaved on one thread, so time and memory grow with the ranks
+// times the elements and with the CTAs of all ranks. Measured with the
+// examples: 16 ranks at their default sizes take up to 9-14 s (two-shot,
+// 2.8 GB), 32 ranks 60 s and 10 GB; the one-shot with 16384 CTAs in all
+// takes 2 s, with 65536 95 s.
+
+/// Ranks simulated (--world-size with --simulate).
+inline constexpr int64_t kMaxSimulatedWorldSize = 16;
+/// CTAs of all ranks together (--ctas times the world size).
+inline constexpr int64_t kMaxSimulatedCtas = 16384;
+/// Elements of one tensor (the product of its sizes) times the world size,
+/// for --size N and --size NAME=AxB.
+inline constexpr int64_t kMaxSimulatedElements = int64_t(1) << 24;
+/// --calls K and --schedules S.
+inline constexpr int64_t kMaxSimulatedCalls = 100;
+inline constexpr int64_t kMaxSimulatedSchedules = 1000;
+
+struct SimulationOptions {
+  /// --seed: inputs and CTA interleavings; the same seed, the same run.
+  uint64_t seed = 1;
+  /// --ctas N: CTAs per rank (persistent grid); unset = one per tile.
+  std::optional<int64_t> ctas;
+  /// --size N: the default extent of data tensors; --size NAME=AxB: the
+  /// sizes of one tensor (or the value of an int scalar).
+  std::optional<int64_t> defaultSize;
+  std::map<std::string, std::vector<int64_t>> sizes;
+  /// --reference: auto, all-reduce, reduce-scatter, all-gather or none.
+  std::string reference = "auto";
+  /// --dump-dir: where the simulator writes inputs, outputs and a manifest.
+  std::string dumpDir;
+  /// --calls K: launches back to back on the same pads.
+  int64_t calls = 1;
+  /// --schedules S: interleavings tried (seeds seed, seed+1, ...).
+  int64_t schedules = 3;
+};
+
+} // namespace dslc
+
+#endif // DSLC_COMPILER_SIMULATOR_SIMULATIONOPTIONS_H
