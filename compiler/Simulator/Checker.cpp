@@ -39,17 +39,23 @@ Checker::Checker(const Binding &binding, const ReferenceSpec &spec,
                  Reporter &reporter, Dumper *dumper)
     : binding(binding), spec(spec), inputs(inputs), worldSize(worldSize),
       reporter(reporter), dumper(dumper),
-      expected(calls, std::vector<std::map<int, Expected>>(worldSize)) {
+      expected(calls, std::vector<std::map<int, std::shared_ptr<const Expected>>>(
+                          worldSize)) {
   if (spec.output < 0 || spec.kind == "none" || spec.kind == "user")
     return;
-  // A reduce-scatter's result differs by rank.
+  // A reduce-scatter's result differs by rank; the others' are shared.
+  bool perRank = spec.kind == "reduce-scatter";
   for (int64_t c = 0; c < calls; ++c)
     for (unsigned r = 0; r < worldSize; ++r)
       expected[c][r][spec.output] =
-          computeReference(spec, inputs, c, r, worldSize);
+          perRank || r == 0
+              ? std::make_shared<const Expected>(
+                    computeReference(spec, inputs, c, r, worldSize))
+              : expected[c][0][spec.output];
 }
 
-void Checker::expect(int64_t call, unsigned rank, int arg, Expected e) {
+void Checker::expect(int64_t call, unsigned rank, int arg,
+                     std::shared_ptr<const Expected> e) {
   expected[call][rank][arg] = std::move(e);
 }
 
@@ -104,7 +110,7 @@ void Checker::onFinish(World &world, unsigned rank, int64_t call,
     Buffer *b = world.heap.lookup(rank, a.name);
     auto it = expected[call][rank].find(int(k));
     const Expected *e =
-        it == expected[call][rank].end() ? nullptr : &it->second;
+        it == expected[call][rank].end() ? nullptr : it->second.get();
     double tol = tolerance(b->type, worldSize);
     Check c = checkOutput(*b, e, call, spec.bitwise, tol);
     std::string error;

@@ -19,6 +19,7 @@
 #include "compiler/Simulator/Reference.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,10 @@ public:
           const Inputs &inputs, unsigned worldSize, int64_t calls,
           Reporter &reporter, Dumper *dumper);
 
-  /// What output `arg` of `rank` must hold after launch `call`.
-  void expect(int64_t call, unsigned rank, int arg, Expected e);
+  /// What output `arg` of `rank` must hold after launch `call` (ranks that
+  /// must hold the same share one).
+  void expect(int64_t call, unsigned rank, int arg,
+              std::shared_ptr<const Expected> e);
 
   void onLaunch(World &world, unsigned rank, int64_t call);
   void onFinish(World &world, unsigned rank, int64_t call, int64_t schedule);
@@ -60,7 +63,8 @@ private:
   Reporter &reporter;
   Dumper *dumper;
   /// [call][rank]: output argument -> what it must hold.
-  std::vector<std::vector<std::map<int, Expected>>> expected;
+  std::vector<std::vector<std::map<int, std::shared_ptr<const Expected>>>>
+      expected;
 };
 
 /// "E" for a 1-d buffer, "[i, j, ...] (E)" otherwise.

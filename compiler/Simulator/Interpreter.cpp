@@ -8,6 +8,7 @@
 
 #include "compiler/Simulator/Interpreter.h"
 #include "compiler/Simulator/InterpreterSupport.h"
+#include "compiler/Simulator/SimulationOptions.h"
 
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
@@ -57,6 +58,8 @@ StepResult Interpreter::step(Task &task) {
   while (true) {
     Frame &frame = task.frames.back();
     Operation &op = *frame.it;
+    if (!chargeWork(task, op))
+      return StepResult::Failed;
     switch (exec(task, op)) {
     case Outcome::Next:
       retire(task, op);
@@ -245,6 +248,30 @@ Interpreter::Outcome Interpreter::exitRegion(Task &task, Operation &term) {
   retire(task, *loop);
   ++task.frames.back().it;
   return Outcome::Jumped;
+}
+
+bool Interpreter::chargeWork(Task &task, Operation &op) {
+  // A tile op costs its elements; anything else one.
+  uint64_t cost = 1;
+  for (Type t : op.getResultTypes())
+    if (auto tensor = dyn_cast<RankedTensorType>(t))
+      cost += uint64_t(tensor.getNumElements());
+  for (Value v : op.getOperands())
+    if (auto tensor = dyn_cast<RankedTensorType>(v.getType()))
+      cost += uint64_t(tensor.getNumElements());
+  // Multicast ops move their tile to or from every peer.
+  if (isa<comm::MulticastStoreOp, comm::MulticastLoadReduceOp>(op))
+    cost *= world.worldSize;
+  world.work += cost;
+  if (world.work <= uint64_t(kMaxSimulatedWork))
+    return true;
+  fail(task, op,
+       "the simulation exceeded " + std::to_string(kMaxSimulatedWork) +
+           " element operations (kMaxSimulatedWork, "
+           "compiler/Simulator/SimulationOptions.h): a loop runs far longer "
+           "than a kernel should, or the sizes are too large to simulate; "
+           "pass smaller --size values");
+  return false;
 }
 
 void Interpreter::retire(Task &task, Operation &op) {

@@ -108,11 +108,16 @@ struct World {
   /// so a long or unrolled body keeps only its live tiles.
   llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Value, 2>>
       deadAfter;
+  /// Dense constants, decoded once per op.
+  llvm::DenseMap<mlir::Operation *, std::shared_ptr<TileVal>> constants;
   /// Fills deadAfter for `funcs`.
   void computeLiveness();
   /// Set on an error the run cannot continue after.
   bool fatal = false;
   uint64_t steps = 0;
+  /// Elements the interpreted ops produced or moved (a measure of time),
+  /// bounded by kMaxSimulatedWork.
+  uint64_t work = 0;
 
   /// Elements [lo, hi) of `b` were written: wake the tasks waiting on them.
   void noteWrite(Buffer &b, int64_t lo, int64_t hi) {
@@ -163,6 +168,9 @@ private:
   Outcome enterGrid(Task &task, mlir::Operation &op);
   Outcome enterFor(Task &task, mlir::Operation &op);
   Outcome exitRegion(Task &task, mlir::Operation &terminator);
+  /// Counts `op`'s elements into World::work; false (reported) past the
+  /// bound.
+  bool chargeWork(Task &task, mlir::Operation &op);
   /// `op` is done: drop the values it used last.
   void retire(Task &task, mlir::Operation &op);
 

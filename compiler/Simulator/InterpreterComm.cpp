@@ -427,6 +427,7 @@ Interpreter::Outcome Interpreter::execLLGet(Task &task, Operation &op) {
   }
   task.waitingOn.clear();
   bool all = true;
+  std::vector<std::pair<int64_t, int64_t>> seen;
   for (int64_t p = 0; p < count; ++p) {
     if (task.slotDone[p])
       continue;
@@ -450,10 +451,16 @@ Interpreter::Outcome Interpreter::execLLGet(Task &task, Operation &op) {
     for (int64_t j = 0; j < wordsPer; ++j)
       task.packetWords[p * wordsPer + j] = readWord(b, base + 8 * j);
     task.slotDone[p] = 1;
+    // The packets seen now, as runs of elements (one race check each).
     int64_t sb = b.type.byteSize();
-    world.races->packetRead(task.clock, b, base / sb,
-                            (base + packetBytes + sb - 1) / sb, &op);
+    int64_t lo = base / sb, hi = (base + packetBytes + sb - 1) / sb;
+    if (!seen.empty() && seen.back().second >= lo)
+      seen.back().second = hi;
+    else
+      seen.push_back({lo, hi});
   }
+  for (auto [lo, hi] : seen)
+    world.races->packetRead(task.clock, b, lo, hi, &op);
   if (!all) {
     task.blockedOp = &op;
     return Outcome::Block;

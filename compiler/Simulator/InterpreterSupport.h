@@ -25,6 +25,11 @@ namespace dslc::sim {
 /// `v` rounded to the precision of `type` (a no-op for f32/f64 values that
 /// fit).
 inline double roundTo(const ElemType &type, double v) {
+  // The common kinds inline (elementwise loops call this per element).
+  if (type.kind == ElemType::Kind::F32)
+    return static_cast<float>(v);
+  if (type.kind == ElemType::Kind::F64)
+    return v;
   return roundFloat(type.kind, v);
 }
 

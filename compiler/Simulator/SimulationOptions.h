@@ -31,6 +31,17 @@ inline constexpr int64_t kMaxSimulatedCtas = 16384;
 /// Elements of one tensor (the product of its sizes) times the world size,
 /// for --size N and --size NAME=AxB.
 inline constexpr int64_t kMaxSimulatedElements = int64_t(1) << 24;
+/// Element operations of one run (all schedules): every interpreted op
+/// counts the elements of its tile operands and results, others 1. At
+/// about 1e8 per second this bounds a run to about 20 s; every example at
+/// 64K elements x 8 ranks takes under 2e8.
+inline constexpr int64_t kMaxSimulatedWork = int64_t(1) << 31;
+/// Host memory the simulator may plan for: every rank's buffers (8 bytes
+/// an element, 16 for outputs), every launch's inputs (8) and expected
+/// outputs (16, shared by ranks that expect the same). The run's other
+/// state (tiles in flight, race shadows) stays well below it; the two-shot
+/// at 16 ranks and its default size plans 1.9 GiB and peaks at 2.4 GB.
+inline constexpr int64_t kMaxSimulatedHostBytes = int64_t(5) << 29;
 /// --calls K and --schedules S.
 inline constexpr int64_t kMaxSimulatedCalls = 100;
 inline constexpr int64_t kMaxSimulatedSchedules = 1000;

@@ -35,6 +35,47 @@ std::string fmt(const char *f, double v) {
   return buf;
 }
 
+/// a * b, or INT64_MAX when it overflows (sizes come from the user).
+int64_t satMul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0)
+    return 0;
+  return a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
+int64_t satAdd(int64_t a, int64_t b) {
+  return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/// The host bytes a run plans for (kMaxSimulatedHostBytes): buffers of
+/// every rank, every launch's inputs, the expected outputs.
+int64_t plannedHostBytes(const Binding &binding, unsigned worldSize,
+                         int64_t calls, const ReferenceSpec &spec) {
+  int64_t bytes = 0;
+  for (size_t k = 0; k < binding.args.size(); ++k) {
+    const ArgBinding &a = binding.args[k];
+    if (a.kind != ArgBinding::Kind::Tensor)
+      continue;
+    int64_t n = 1;
+    for (int64_t s : a.sizes)
+      n = satMul(n, s < 0 ? INT64_MAX : s);
+    int64_t all = satMul(n, worldSize);
+    bytes = satAdd(bytes, satMul(all, a.role == Role::Output ? 16 : 8));
+    if (a.role == Role::Input)
+      bytes = satAdd(bytes, satMul(satMul(all, calls), 8));
+    bool checked = llvm::is_contained(spec.outputs, int(k)) ||
+                   spec.output == int(k);
+    if (checked) // per rank for a reduce-scatter or a user reference
+      bytes = satAdd(bytes,
+                     satMul(satMul(spec.kind == "reduce-scatter" ||
+                                           spec.kind == "user"
+                                       ? all
+                                       : n,
+                                   calls),
+                            16));
+  }
+  return bytes;
+}
+
 /// Allocates every rank's buffers and the kernel's argument values.
 void allocate(World &world, const Binding &binding) {
   for (unsigned r = 0; r < world.worldSize; ++r)
@@ -179,6 +220,20 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     diags.error(kernel.getNameRange(), "cannot simulate: " + error);
     return 1;
   }
+  int64_t planned = plannedHostBytes(binding, worldSize, options.calls, spec);
+  if (planned > kMaxSimulatedHostBytes) {
+    diags.error(kernel.getNameRange(),
+                "cannot simulate: the run needs about " +
+                    fmt("%.1f", double(planned) / double(1 << 30)) +
+                    " GiB on the host (every rank's buffers, every launch's "
+                    "inputs and expected outputs), more than the simulator's " +
+                    fmt("%.1f", double(kMaxSimulatedHostBytes) /
+                                    double(1 << 30)) +
+                    " GiB (kMaxSimulatedHostBytes, "
+                    "compiler/Simulator/SimulationOptions.h): pass a smaller "
+                    "--size N (or fewer --calls)");
+    return 1;
+  }
   world.numCtas = options.ctas.value_or(std::max<int64_t>(binding.numTiles, 1));
   if (desc.maxCtas && world.numCtas > *desc.maxCtas) {
     diags.error(
@@ -216,6 +271,7 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
   uint64_t totalSteps = 0;
   bool anyDeadlock = false, anyFailure = false;
   RaceLog raceLog;
+  uint64_t totalWork = 0; // element operations (kMaxSimulatedWork)
   for (int64_t s = 0; s < options.schedules; ++s) {
     World w;
     w.worldSize = worldSize;
@@ -223,6 +279,7 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     w.funcs = world.funcs;
     w.deadAfter = world.deadAfter;
     allocate(w, binding);
+    w.work = totalWork;
     RaceDetector races(worldSize, uint32_t(w.numCtas), raceLog);
     w.races = &races;
     // Odd schedules delay stores until a release publishes them.
@@ -238,6 +295,7 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
           checker.onFinish(wd, r, call, s);
         });
     ScheduleResult res = scheduler.run();
+    totalWork = w.work;
     raceLog.flush(reporter);
     totalSteps += res.steps;
     anyDeadlock |= res.deadlock;

@@ -285,10 +285,10 @@ bool UserReference::run(const Inputs &inputs, int64_t call, Checker &checker,
         return false;
       }
     for (unsigned r = 0; r < worldSize; ++r) {
-      Expected want;
+      auto want = std::make_shared<Expected>();
       for (int64_t e = 0; e < row; ++e)
-        want.values.push_back(b.isFloat() ? b.f[r * row + e]
-                                          : double(b.i[r * row + e]));
+        want->values.push_back(b.isFloat() ? b.f[r * row + e]
+                                           : double(b.i[r * row + e]));
       checker.expect(call, r, p.kernelArg, std::move(want));
     }
   }
