@@ -262,3 +262,27 @@ TEST_CASE("an op the simulator does not know is reported", "[arith]") {
   CHECK_THAT(r.report(),
              Catch::Contains("the simulator does not support 'math.cbrt'"));
 }
+
+TEST_CASE("integer ops at the operand's width", "[arith]") {
+  RunIR r(kernel(
+      "%x: !tile.ref<i32, 1>, %out: !tile.ref<i32, 1>",
+      R"(
+  %x0 = tile.load %x[%c0] limits[%c2] {dims = array<i64: 0>} : !tile.ref<i32, 1> -> tensor<2xi32>
+  %four = arith.constant dense<4> : tensor<2xi32>
+  %m1 = arith.constant dense<-1> : tensor<2xi32>
+  %u = arith.shrui %x0, %four : tensor<2xi32>
+  %d = arith.divsi %x0, %m1 : tensor<2xi32>
+  %q = arith.divui %x0, %four : tensor<2xi32>
+  tile.store %u, %out[%c0] limits[%c2] {dims = array<i64: 0>} : tensor<2xi32>, !tile.ref<i32, 1>
+  tile.store %d, %out[%c2] limits[%c4] {dims = array<i64: 0>} : tensor<2xi32>, !tile.ref<i32, 1>
+  %c6 = arith.constant 6 : index
+  tile.store %q, %out[%c4] limits[%c6] {dims = array<i64: 0>} : tensor<2xi32>, !tile.ref<i32, 1>
+)"));
+  r.bind({2}, {-1, -2147483648.0});
+  Buffer &out = r.bind({6});
+  REQUIRE(r.run());
+  // -1 >> 4 unsigned is 0x0fffffff; INT_MIN / -1 wraps to INT_MIN.
+  CHECK(out.i == std::vector<int64_t>{0x0fffffff, 0x08000000, 1,
+                                      -2147483648LL, 0x3fffffff,
+                                      0x20000000});
+}
