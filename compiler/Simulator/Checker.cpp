@@ -2,6 +2,8 @@
 
 #include "compiler/Simulator/Checker.h"
 
+#include "compiler/Simulator/SimulationOptions.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -71,6 +73,7 @@ void Checker::onLaunch(World &world, unsigned rank, int64_t call) {
         (a.role != Role::Input && a.role != Role::Output))
       continue;
     Buffer *b = world.heap.lookup(rank, a.name);
+    world.work += kHostElementWork * uint64_t(b->numel); // host work too
     if (a.role == Role::Input) {
       const InputData &d = inputs.get(call, rank, k);
       if (b->isFloat())
@@ -108,6 +111,7 @@ void Checker::onFinish(World &world, unsigned rank, int64_t call,
     if (a.kind != ArgBinding::Kind::Tensor || a.role != Role::Output)
       continue;
     Buffer *b = world.heap.lookup(rank, a.name);
+    world.work += kHostElementWork * uint64_t(b->numel);
     auto it = expected[call][rank].find(int(k));
     const Expected *e =
         it == expected[call][rank].end() ? nullptr : it->second.get();

@@ -251,8 +251,9 @@ Interpreter::Outcome Interpreter::exitRegion(Task &task, Operation &term) {
 }
 
 bool Interpreter::chargeWork(Task &task, Operation &op) {
-  // A tile op costs its elements; anything else one.
-  uint64_t cost = 1;
+  // An op costs kOpWork (its dispatch, about as long as that many
+  // elementwise operations) plus the elements of its tiles.
+  uint64_t cost = kOpWork;
   for (Type t : op.getResultTypes())
     if (auto tensor = dyn_cast<RankedTensorType>(t))
       cost += uint64_t(tensor.getNumElements());
