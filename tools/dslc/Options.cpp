@@ -142,9 +142,15 @@ cl::opt<MulticastMode, false, ChoiceParser<MulticastMode>> multicastMode(
                           "newer)")),
     cl::init(MulticastMode::Software), cl::cat(compileCategory));
 
-const std::string worldSizeHelp = llvm::formatv(
-    "Number of ranks to specialize for (at most {0}; {1} with --simulate)",
-    kMaxWorldSize, kMaxSimulatedWorldSize);
+const std::string worldSizeHelp =
+    kMaxSimulatedWorldSize < kMaxWorldSize
+        ? llvm::formatv("Number of ranks to specialize for (at most {0}; {1} "
+                        "with --simulate)",
+                        kMaxWorldSize, kMaxSimulatedWorldSize)
+              .str()
+        : llvm::formatv("Number of ranks to specialize for (at most {0})",
+                        kMaxWorldSize)
+              .str();
 cl::opt<std::string> worldSize("world-size", cl::value_desc("N"),
                                cl::desc(worldSizeHelp),
                                cl::cat(compileCategory));
