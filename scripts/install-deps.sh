@@ -9,6 +9,7 @@ packages=(
   libzstd-dev zlib1g-dev
   libfmt-dev catch2 nlohmann-json3-dev
   gnuplot-nox  # scripts/plot-bench.py (PNG of benchmark CSVs)
+  python3-numpy  # tests: simulation dumps load with numpy.load
 )
 
 missing=()
