@@ -212,9 +212,11 @@ std::string Checker::verdict(const std::string &requested) const {
     bool anyOutput = false;
     for (const ArgBinding &a : binding.args)
       anyOutput |= a.kind == ArgBinding::Kind::Tensor && a.role == Role::Output;
-    std::string verdict = requested == "none"
-                              ? "not checked (--reference none"
-                              : "not checked (no reference fits this kernel";
+    std::string verdict =
+        requested == "none"
+            ? "not checked (--reference none"
+            : "not checked (no collective reference applies" +
+                  (spec.why.empty() ? std::string() : ": " + spec.why);
     if (anyOutput)
       verdict += "; every output element written: " +
                  std::string(anyUnwritten ? "no" : "yes") +

@@ -96,8 +96,10 @@ bool dslc::sim::chooseReference(const std::string &requested,
   bool automatic = requested == "auto";
   std::string kind = automatic ? binding.collective : requested;
   auto refuse = [&](const std::string &why) {
-    if (automatic)
-      return true; // nothing fits: "none"
+    if (automatic) { // nothing fits: "none"
+      spec.why = why;
+      return true;
+    }
     error = "--reference " + requested + " needs " + needs(requested) +
             ", but " + why;
     return false;
@@ -111,8 +113,10 @@ bool dslc::sim::chooseReference(const std::string &requested,
                     " outputs");
     return refuse("no single input has the output's dtype");
   }
-  if (kind.empty())
+  if (kind.empty()) {
+    spec.why = binding.why;
     return true;
+  }
   const ArgBinding &o = binding.args[binding.output];
   const ArgBinding &in = binding.args[binding.input];
   std::string why = mismatch(kind, o, in, worldSize);
@@ -122,8 +126,11 @@ bool dslc::sim::chooseReference(const std::string &requested,
   bool communicates = llvm::any_of(binding.args, [](const ArgBinding &a) {
     return a.role == Role::PeerTable || a.role == Role::Scratch;
   });
-  if (automatic && !communicates)
+  if (automatic && !communicates) {
+    spec.why = "the kernel does not communicate (no peer table or LL "
+               "scratch)";
     return true;
+  }
   spec.kind = kind;
   spec.output = binding.output;
   spec.input = binding.input;

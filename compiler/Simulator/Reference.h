@@ -57,6 +57,8 @@ struct ReferenceSpec {
   std::string userName;
   std::vector<int> outputs;
   int output = -1; ///< Argument index of the checked output.
+  /// `auto` found no reference: why (for the verdict).
+  std::string why;
   int input = -1;  ///< Argument index of the reduced/gathered input.
   /// Elements of the output (reduce-scatter: of one rank's slice of I).
   int64_t outputElements = 0;

@@ -66,3 +66,21 @@ def communicates(
         hl.signal(local_signal_pad, [tile_n.id, 0], signal=1)
         out[0, tile_n] = a_shared[0, tile_n]
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1024], num_warps=4))
+def all_reduce_residual_ref(
+    a_shared: torch.Tensor[torch.bfloat16, 2],
+    residual: torch.Tensor[torch.bfloat16, 2],
+    world_size: hl.constexpr,
+) -> torch.Tensor:
+    """all-reduce-residual.py: every rank's sum of a_shared plus its residual."""
+    out = torch.empty_like(residual)
+    N = a_shared.size(1)
+    for tile_n in hl.tile(N):
+        acc = hl.zeros([tile_n], dtype=torch.float32)
+        for r in range(world_size):
+            acc += a_shared[r, tile_n]
+        for r in range(world_size):
+            out[r, tile_n] = acc + residual[r, tile_n]
+    return out
