@@ -75,8 +75,8 @@ bool collectiveFacts(Binding &binding, const ArgBinding &in,
   for (const ArgBinding &a : binding.args) {
     if (a.kind != ArgBinding::Kind::Tensor)
       continue;
-    moves |= a.role == Role::Scratch || (a.role == Role::Workspace &&
-                                         a.symmetric);
+    moves |=
+        a.role == Role::Scratch || (a.role == Role::Workspace && a.symmetric);
     if (&a != &in && a.contractRole == contract::Role::Input)
       others += (others.empty() ? "'" : ", '") + a.name + "'";
   }
@@ -161,8 +161,7 @@ bool dslc::sim::chooseCollective(const std::string &requested,
   if (o.sizes.size() != 1 || in.sizes.size() != 1) {
     binding.why = "'" + o.name + "' has " + std::to_string(o.sizes.size()) +
                   " dimension(s) and '" + in.name + "' " +
-                  std::to_string(in.sizes.size()) +
-                  ": no collective's shapes";
+                  std::to_string(in.sizes.size()) + ": no collective's shapes";
     return false;
   }
   // 3. Both sizes known: their ratio.
@@ -334,8 +333,8 @@ void Binder::observeDataMovement() {
 bool Binder::applyExplicitSizes() {
   for (auto &[name, dims] : options.sizes) {
     if (!index.count(name)) {
-      error = "--size " + name + "=...: the kernel has no parameter '" + name +
-              "'";
+      error =
+          "--size " + name + "=...: the kernel has no parameter '" + name + "'";
       return false;
     }
     ArgBinding &a = binding.args[index[name]];
@@ -371,8 +370,8 @@ void Binder::applyFixedSizes() {
 bool Binder::sizeInputs(int64_t extent) {
   for (ArgBinding &a : binding.args) {
     if (a.kind == ArgBinding::Kind::IntScalar && !options.sizes.count(a.name)) {
-      error = "the int parameter '" + a.name +
-              "' needs a value: pass --size " + a.name + "=V";
+      error = "the int parameter '" + a.name + "' needs a value: pass --size " +
+              a.name + "=V";
       return false;
     }
     if (a.kind == ArgBinding::Kind::FloatScalar && !options.sizes.count(a.name))
@@ -386,8 +385,8 @@ bool Binder::sizeInputs(int64_t extent) {
         a.sizes[d] = extent;
         continue;
       }
-      error = "the " + std::to_string(a.sizes.size()) + "-d tensor '" +
-              a.name + "' needs its sizes: pass --size " + a.name + "=AxB";
+      error = "the " + std::to_string(a.sizes.size()) + "-d tensor '" + a.name +
+              "' needs its sizes: pass --size " + a.name + "=AxB";
       return false;
     }
   }

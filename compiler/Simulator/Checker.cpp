@@ -41,8 +41,9 @@ Checker::Checker(const Binding &binding, const ReferenceSpec &spec,
                  Reporter &reporter, Dumper *dumper)
     : binding(binding), spec(spec), inputs(inputs), worldSize(worldSize),
       reporter(reporter), dumper(dumper),
-      expected(calls, std::vector<std::map<int, std::shared_ptr<const Expected>>>(
-                          worldSize)) {
+      expected(calls,
+               std::vector<std::map<int, std::shared_ptr<const Expected>>>(
+                   worldSize)) {
   if (spec.output < 0 || spec.kind == "none" || spec.kind == "user")
     return;
   // A reduce-scatter's result differs by rank; the others' are shared.
@@ -50,10 +51,9 @@ Checker::Checker(const Binding &binding, const ReferenceSpec &spec,
   for (int64_t c = 0; c < calls; ++c)
     for (unsigned r = 0; r < worldSize; ++r)
       expected[c][r][spec.output] =
-          perRank || r == 0
-              ? std::make_shared<const Expected>(
-                    computeReference(spec, inputs, c, r, worldSize))
-              : expected[c][0][spec.output];
+          perRank || r == 0 ? std::make_shared<const Expected>(computeReference(
+                                  spec, inputs, c, r, worldSize))
+                            : expected[c][0][spec.output];
 }
 
 void Checker::expect(int64_t call, unsigned rank, int arg,
@@ -144,24 +144,23 @@ void Checker::onFinish(World &world, unsigned rank, int64_t call,
 void Checker::reportUnwritten(const Buffer &b, const ArgBinding &a,
                               const Check &c, const std::string &head) {
   if (c.unwritten)
-    reporter.error(
-        "unwritten@" + head,
-        head + "has " + std::to_string(c.unwritten) + " of " +
-            std::to_string(b.numel) + " element(s) " +
-            (a.remoteWritten ? "no rank had stored for this launch "
-                               "when it finished"
-                             : "the kernel never wrote") +
-            " (first: element " + elementText(b, c.firstUnwritten) + ")");
+    reporter.error("unwritten@" + head,
+                   head + "has " + std::to_string(c.unwritten) + " of " +
+                       std::to_string(b.numel) + " element(s) " +
+                       (a.remoteWritten ? "no rank had stored for this launch "
+                                          "when it finished"
+                                        : "the kernel never wrote") +
+                       " (first: element " + elementText(b, c.firstUnwritten) +
+                       ")");
   if (c.overwritten)
-    reporter.error(
-        "overwritten@" + head,
-        head + "has " + std::to_string(c.overwritten) + " of " +
-            std::to_string(b.numel) +
-            " element(s) already overwritten by launch " +
-            std::to_string(c.overwrittenBy) + " (first: element " +
-            elementText(b, c.firstOverwritten) +
-            "): a peer started its next launch and stored into this "
-            "rank's buffer before this launch finished");
+    reporter.error("overwritten@" + head,
+                   head + "has " + std::to_string(c.overwritten) + " of " +
+                       std::to_string(b.numel) +
+                       " element(s) already overwritten by launch " +
+                       std::to_string(c.overwrittenBy) + " (first: element " +
+                       elementText(b, c.firstOverwritten) +
+                       "): a peer started its next launch and stored into this "
+                       "rank's buffer before this launch finished");
   if (c.poisoned)
     reporter.error(
         "poisoned@" + head,
@@ -185,8 +184,8 @@ void Checker::reportWrong(const Buffer &b, const Check &c,
     int64_t shard =
         std::max<int64_t>(spec.outputElements / int64_t(worldSize), 1);
     note = " (row " + std::to_string(k / shard) + ": rank " +
-           std::to_string(k / shard) + "'s '" +
-           binding.args[spec.input].name + "')";
+           std::to_string(k / shard) + "'s '" + binding.args[spec.input].name +
+           "')";
   }
   std::string outliers;
   if (c.outliers)
@@ -236,6 +235,6 @@ std::string Checker::verdict(const std::string &requested) const {
   }
   return what + " (" + o.type.name() + ", " +
          toleranceText(o.type, spec.bitwise, tolerance(o.type, worldSize)) +
-         "): max relative error " + fmt("%.3g", worstRel) +
-         ", max abs error " + fmt("%.3g", worstAbs);
+         "): max relative error " + fmt("%.3g", worstRel) + ", max abs error " +
+         fmt("%.3g", worstAbs);
 }

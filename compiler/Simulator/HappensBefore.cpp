@@ -18,11 +18,10 @@ using namespace dslc::sim;
 bool VectorClock::covers(const Epoch &e) const {
   if (e.rank < completed.size() && e.launch < completed[e.rank])
     return true;
-  auto it = std::lower_bound(partial.begin(), partial.end(), e,
-                             [](const Entry &x, const Epoch &k) {
-                               return std::tie(x.rank, x.cta) <
-                                      std::tie(k.rank, k.cta);
-                             });
+  auto it = std::lower_bound(
+      partial.begin(), partial.end(), e, [](const Entry &x, const Epoch &k) {
+        return std::tie(x.rank, x.cta) < std::tie(k.rank, k.cta);
+      });
   if (it == partial.end() || it->rank != e.rank || it->cta != e.cta)
     return false;
   // Knowing a later launch of the CTA means knowing all of this one.
@@ -33,11 +32,10 @@ bool VectorClock::covers(const Epoch &e) const {
 void VectorClock::set(const Epoch &e) {
   if (e.rank < completed.size() && e.launch < completed[e.rank])
     return;
-  auto it = std::lower_bound(partial.begin(), partial.end(), e,
-                             [](const Entry &x, const Epoch &k) {
-                               return std::tie(x.rank, x.cta) <
-                                      std::tie(k.rank, k.cta);
-                             });
+  auto it = std::lower_bound(
+      partial.begin(), partial.end(), e, [](const Entry &x, const Epoch &k) {
+        return std::tie(x.rank, x.cta) < std::tie(k.rank, k.cta);
+      });
   if (it != partial.end() && it->rank == e.rank && it->cta == e.cta) {
     if (std::tie(e.launch, e.clock) > std::tie(it->launch, it->clock)) {
       it->launch = e.launch;
@@ -77,9 +75,8 @@ void VectorClock::join(const VectorClock &o) {
     } else if (a == partial.end() || key(*b) < key(*a)) {
       keep(*b++);
     } else {
-      keep(std::tie(a->launch, a->clock) >= std::tie(b->launch, b->clock)
-               ? *a
-               : *b);
+      keep(std::tie(a->launch, a->clock) >= std::tie(b->launch, b->clock) ? *a
+                                                                          : *b);
       ++a, ++b;
     }
   }
@@ -162,18 +159,18 @@ void RaceLog::add(const Buffer &b, int64_t element, const RaceAccess &earlier,
   std::string key = b.name + "|" + sx + "|" + sy;
   if (printed.count(key))
     return;
-  std::vector<int64_t> order = {
-      int64_t(b.rank),     int64_t(x->epoch.rank), int64_t(x->epoch.cta),
-      x->epoch.launch,     int64_t(y->epoch.rank), int64_t(y->epoch.cta),
-      y->epoch.launch,     element};
+  std::vector<int64_t> order = {int64_t(b.rank),        int64_t(x->epoch.rank),
+                                int64_t(x->epoch.cta),  x->epoch.launch,
+                                int64_t(y->epoch.rank), int64_t(y->epoch.cta),
+                                y->epoch.launch,        element};
   auto it = pending.find(key);
   if (it != pending.end() && it->second.order <= order)
     return;
   Race &r = pending[key];
   r.order = order;
   r.text = "data race on '" + b.name + "' of rank " + std::to_string(b.rank) +
-           " (element " + std::to_string(element) + "): " +
-           describe(*x, numCtas) + ", and " + describe(*y, numCtas) +
+           " (element " + std::to_string(element) +
+           "): " + describe(*x, numCtas) + ", and " + describe(*y, numCtas) +
            "; " + hint(*x, *y);
 }
 
@@ -192,8 +189,7 @@ unsigned RaceLog::flush(Reporter &reporter) {
 // RaceDetector
 //===----------------------------------------------------------------------===//
 
-RaceDetector::RaceDetector(unsigned worldSize, uint32_t numCtas,
-                           RaceLog &log)
+RaceDetector::RaceDetector(unsigned worldSize, uint32_t numCtas, RaceLog &log)
     : worldSize(worldSize), numCtas(numCtas), log(log),
       launchClock(worldSize, VectorClock(worldSize)),
       endClock(worldSize, VectorClock(worldSize)) {}
@@ -275,8 +271,8 @@ void RaceDetector::atomic(CtaClock &c, const Buffer &pad, int64_t flat,
   }
   if (!release)
     return;
-  ClockRef rel = c.releasing ? c.releasing
-                             : std::make_shared<VectorClock>(c.atBarrier);
+  ClockRef rel =
+      c.releasing ? c.releasing : std::make_shared<VectorClock>(c.atBarrier);
   if (s.clock && s.sys == sysScope && (sysScope || s.rank == rank)) {
     // A release sequence: an acquire of the new value also synchronizes
     // with the releases before it.
@@ -325,9 +321,8 @@ RaceDetector::Shadow::iterator RaceDetector::split(Shadow &s, int64_t lo,
   return s.lower_bound(lo);
 }
 
-void RaceDetector::check(const VectorClock &now, const RaceAccess &a,
-                         Buffer &b, int64_t lo, int64_t hi,
-                         ClockRef published) {
+void RaceDetector::check(const VectorClock &now, const RaceAccess &a, Buffer &b,
+                         int64_t lo, int64_t hi, ClockRef published) {
   if (lo >= hi)
     return;
   Shadow &s = shadowOf(b);
@@ -367,8 +362,8 @@ void RaceDetector::access(const CtaClock &c, Buffer &b,
     check(c.now, a, b, lo, hi, nullptr);
 }
 
-void RaceDetector::packetWrite(CtaClock &c, Buffer &b, int64_t lo,
-                               int64_t hi, mlir::Operation *op) {
+void RaceDetector::packetWrite(CtaClock &c, Buffer &b, int64_t lo, int64_t hi,
+                               mlir::Operation *op) {
   check(c.now, RaceAccess{c.self, op, true}, b, lo, hi,
         std::make_shared<VectorClock>(c.now));
   // What the CTA does next is not part of this release.

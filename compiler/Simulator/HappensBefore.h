@@ -180,8 +180,8 @@ private:
   /// Splits the segments of `s` at `lo` and `hi` (creating empty ones over
   /// gaps) and returns the first in [lo, hi).
   Shadow::iterator split(Shadow &s, int64_t lo, int64_t hi);
-  void check(const VectorClock &now, const RaceAccess &a, Buffer &b,
-             int64_t lo, int64_t hi, ClockRef published);
+  void check(const VectorClock &now, const RaceAccess &a, Buffer &b, int64_t lo,
+             int64_t hi, ClockRef published);
   Epoch hostEpoch(unsigned rank, int32_t launch, uint32_t clock) const;
 
   unsigned worldSize;

@@ -52,8 +52,7 @@ StepResult Interpreter::step(Task &task) {
     frame.block = &entry;
     frame.it = entry.begin();
     task.frames.push_back(frame);
-    world.races->startCta(task.clock, task.rank, task.cta,
-                          int32_t(task.call));
+    world.races->startCta(task.clock, task.rank, task.cta, int32_t(task.call));
   }
   while (true) {
     Frame &frame = task.frames.back();

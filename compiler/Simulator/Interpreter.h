@@ -145,6 +145,7 @@ private:
   enum class Outcome { Next, Yield, Again, Jumped, Block, Done, Fail };
   Outcome exec(Task &task, mlir::Operation &op);
   Outcome execArith(Task &task, mlir::Operation &op);
+  Outcome execConstant(Task &task, mlir::Operation &op);
   Outcome execLoad(Task &task, mlir::Operation &op);
   Outcome execStore(Task &task, mlir::Operation &op);
   Outcome execSignal(Task &task, mlir::Operation &op);
@@ -205,7 +206,8 @@ private:
   /// Checks the elements `indices` (-1: masked) of `b` for races.
   void checkRaces(Task &task, mlir::Operation &op, Buffer &b,
                   const std::vector<int64_t> &indices, bool write);
-  bool slotFlat(Task &task, mlir::Operation &op, const std::vector<int64_t> &sizes,
+  bool slotFlat(Task &task, mlir::Operation &op,
+                const std::vector<int64_t> &sizes,
                 const std::vector<int64_t> &indices,
                 llvm::ArrayRef<int64_t> extents, int64_t slot,
                 std::vector<int64_t> &coords, int64_t &flat,

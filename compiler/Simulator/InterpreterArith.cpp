@@ -54,107 +54,118 @@ double (*floatOp(StringRef name))(double, double) {
 using IntOp = bool (*)(int64_t a, int64_t b, uint64_t mask, int64_t &r);
 
 IntOp intOp(StringRef name) {
-  static const std::pair<const char *, IntOp> table[] = {
-      {"arith.addi",
-       [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-         r = int64_t(uint64_t(a) + uint64_t(b));
-         return true;
-       }},
-      {"arith.subi",
-       [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-         r = int64_t(uint64_t(a) - uint64_t(b));
-         return true;
-       }},
-      {"arith.muli",
-       [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-         r = int64_t(uint64_t(a) * uint64_t(b));
-         return true;
-       }},
-      {"arith.andi",
-       [](int64_t a, int64_t b, uint64_t, int64_t &r) { return r = a & b, true; }},
-      {"arith.ori",
-       [](int64_t a, int64_t b, uint64_t, int64_t &r) { return r = a | b, true; }},
-      {"arith.xori",
-       [](int64_t a, int64_t b, uint64_t, int64_t &r) { return r = a ^ b, true; }},
-      {"arith.maxsi",
-       [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-         return r = std::max(a, b), true;
-       }},
-      {"arith.minsi",
-       [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-         return r = std::min(a, b), true;
-       }},
-      {"arith.maxui",
-       [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
-         return r = (uint64_t(a) & m) >= (uint64_t(b) & m) ? a : b, true;
-       }},
-      {"arith.minui",
-       [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
-         return r = (uint64_t(a) & m) <= (uint64_t(b) & m) ? a : b, true;
-       }},
-      {"arith.shli",
-       [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
-         uint64_t s = uint64_t(b) & m;
-         return r = s >= 64 ? 0 : int64_t(uint64_t(a) << s), true;
-       }},
-      {"arith.shrsi",
-       [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
-         uint64_t s = uint64_t(b) & m;
-         return r = s >= 64 ? (a < 0 ? -1 : 0) : a >> s, true;
-       }},
-      {"arith.shrui",
-       [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
-         uint64_t s = uint64_t(b) & m;
-         return r = s >= 64 ? 0 : int64_t((uint64_t(a) & m) >> s), true;
-       }},
-      {"arith.divsi",
-       [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-         if (b == 0)
-           return false;
-         return r = b == -1 ? int64_t(0 - uint64_t(a)) : a / b, true;
-       }},
-      {"arith.remsi",
-       [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-         if (b == 0)
-           return false;
-         return r = b == -1 ? 0 : a % b, true;
-       }},
-      {"arith.divui",
-       [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
-         if ((uint64_t(b) & m) == 0)
-           return false;
-         return r = int64_t((uint64_t(a) & m) / (uint64_t(b) & m)), true;
-       }},
-      {"arith.remui",
-       [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
-         if ((uint64_t(b) & m) == 0)
-           return false;
-         return r = int64_t((uint64_t(a) & m) % (uint64_t(b) & m)), true;
-       }},
-      {"arith.floordivsi",
-       [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-         if (b == 0)
-           return false;
-         if (b == -1)
-           return r = int64_t(0 - uint64_t(a)), true;
-         return r = a / b - ((a % b != 0) && ((a < 0) != (b < 0))), true;
-       }},
-      {"arith.ceildivsi",
-       [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-         if (b == 0)
-           return false;
-         if (b == -1)
-           return r = int64_t(0 - uint64_t(a)), true;
-         return r = a / b + ((a % b != 0) && ((a < 0) == (b < 0))), true;
-       }},
-      {"arith.ceildivui",
-       [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
-         uint64_t ua = uint64_t(a) & m, ub = uint64_t(b) & m;
-         if (ub == 0)
-           return false;
-         return r = int64_t(ua / ub + (ua % ub != 0)), true;
-       }},
-  };
+  static const std::pair<const char *, IntOp>
+      table
+          [] =
+              {
+                  {"arith.addi",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     r = int64_t(uint64_t(a) + uint64_t(b));
+                     return true;
+                   }},
+                  {"arith.subi",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     r = int64_t(uint64_t(a) - uint64_t(b));
+                     return true;
+                   }},
+                  {"arith.muli",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     r = int64_t(uint64_t(a) * uint64_t(b));
+                     return true;
+                   }},
+                  {"arith.andi", [](int64_t a, int64_t b, uint64_t,
+                                    int64_t &r) { return r = a & b, true; }},
+                  {"arith.ori", [](int64_t a, int64_t b, uint64_t,
+                                   int64_t &r) { return r = a | b, true; }},
+                  {"arith.xori", [](int64_t a, int64_t b, uint64_t,
+                                    int64_t &r) { return r = a ^ b, true; }},
+                  {"arith.maxsi",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     return r = std::max(a, b), true;
+                   }},
+                  {"arith.minsi",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     return r = std::min(a, b), true;
+                   }},
+                  {"arith.maxui",
+                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+                     return r = (uint64_t(a) & m) >= (uint64_t(b) & m) ? a : b,
+                            true;
+                   }},
+                  {"arith.minui",
+                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+                     return r = (uint64_t(a) & m) <= (uint64_t(b) & m) ? a : b,
+                            true;
+                   }},
+                  {"arith.shli",
+                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+                     uint64_t s = uint64_t(b) & m;
+                     return r = s >= 64 ? 0 : int64_t(uint64_t(a) << s), true;
+                   }},
+                  {"arith.shrsi",
+                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+                     uint64_t s = uint64_t(b) & m;
+                     return r = s >= 64 ? (a < 0 ? -1 : 0) : a >> s, true;
+                   }},
+                  {"arith.shrui",
+                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+                     uint64_t s = uint64_t(b) & m;
+                     return r = s >= 64 ? 0 : int64_t((uint64_t(a) & m) >> s),
+                            true;
+                   }},
+                  {"arith.divsi",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     if (b == 0)
+                       return false;
+                     return r = b == -1 ? int64_t(0 - uint64_t(a)) : a / b,
+                            true;
+                   }},
+                  {"arith.remsi",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     if (b == 0)
+                       return false;
+                     return r = b == -1 ? 0 : a % b, true;
+                   }},
+                  {"arith.divui",
+                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+                     if ((uint64_t(b) & m) == 0)
+                       return false;
+                     return r = int64_t((uint64_t(a) & m) / (uint64_t(b) & m)),
+                            true;
+                   }},
+                  {"arith.remui",
+                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+                     if ((uint64_t(b) & m) == 0)
+                       return false;
+                     return r = int64_t((uint64_t(a) & m) % (uint64_t(b) & m)),
+                            true;
+                   }},
+                  {"arith.floordivsi",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     if (b == 0)
+                       return false;
+                     if (b == -1)
+                       return r = int64_t(0 - uint64_t(a)), true;
+                     return r = a / b - ((a % b != 0) && ((a < 0) != (b < 0))),
+                            true;
+                   }},
+                  {"arith.ceildivsi",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     if (b == 0)
+                       return false;
+                     if (b == -1)
+                       return r = int64_t(0 - uint64_t(a)), true;
+                     return r = a / b + ((a % b != 0) && ((a < 0) == (b < 0))),
+                            true;
+                   }},
+                  {"arith.ceildivui",
+                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+                     uint64_t ua = uint64_t(a) & m, ub = uint64_t(b) & m;
+                     if (ub == 0)
+                       return false;
+                     return r = int64_t(ua / ub + (ua % ub != 0)), true;
+                   }},
+              };
   for (auto &[op, f] : table)
     if (name == op)
       return f;
@@ -256,29 +267,32 @@ std::shared_ptr<TileVal> constantTile(Type type, DenseElementsAttr dense) {
 
 } // namespace
 
+Interpreter::Outcome Interpreter::execConstant(Task &task, Operation &op) {
+  auto c = cast<arith::ConstantOp>(op);
+  Attribute value = c.getValue();
+  if (auto i = dyn_cast<IntegerAttr>(value)) {
+    ElemType t = ElemType::fromType(i.getType());
+    task.values[c.getResult()] =
+        RtValue::ofInt(wrapInt(t, t.bits == 1 ? i.getValue().getZExtValue()
+                                              : i.getValue().getSExtValue()));
+  } else if (auto f = dyn_cast<FloatAttr>(value)) {
+    task.values[c.getResult()] = RtValue::ofFloat(f.getValueAsDouble());
+  } else if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    // Decoded once per op (tiles are never changed in place).
+    std::shared_ptr<TileVal> &tile = world.constants[&op];
+    if (!tile)
+      tile = constantTile(c.getType(), dense);
+    task.values[c.getResult()] = RtValue::ofTile(tile);
+  } else {
+    return fail(task, op, "unsupported constant");
+  }
+  return Outcome::Next;
+}
+
 Interpreter::Outcome Interpreter::execArith(Task &task, Operation &op) {
   StringRef name = op.getName().getStringRef();
-  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
-    Attribute value = c.getValue();
-    if (auto i = dyn_cast<IntegerAttr>(value)) {
-      ElemType t = ElemType::fromType(i.getType());
-      task.values[c.getResult()] =
-          RtValue::ofInt(wrapInt(t, t.bits == 1 ? i.getValue().getZExtValue()
-                                                : i.getValue().getSExtValue()));
-    } else if (auto f = dyn_cast<FloatAttr>(value)) {
-      task.values[c.getResult()] = RtValue::ofFloat(f.getValueAsDouble());
-    } else if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-      // Decoded once per op (tiles are never changed in place).
-      std::shared_ptr<TileVal> &tile = world.constants[&op];
-      if (!tile)
-        tile = constantTile(c.getType(), dense);
-      task.values[c.getResult()] = RtValue::ofTile(tile);
-    } else {
-      return fail(task, op, "unsupported constant");
-    }
-    return Outcome::Next;
-  }
-
+  if (isa<arith::ConstantOp>(op))
+    return execConstant(task, op);
   if (op.getNumResults() != 1)
     return fail(task, op, "unsupported op '" + name.str() + "'");
   Type resultType = op.getResult(0).getType();
@@ -371,9 +385,8 @@ Interpreter::Outcome Interpreter::execArith(Task &task, Operation &op) {
   } else if (isa<arith::ExtSIOp, arith::TruncIOp, arith::IndexCastOp>(op)) {
     for (int64_t k = 0; k < n; ++k)
       setI(k, wrapInt(rt, iAt(*in[0], k)));
-  } else if (auto f = op.getNumOperands() == 2 && rt.isFloat()
-                          ? floatOp(name)
-                          : nullptr) {
+  } else if (auto f = op.getNumOperands() == 2 && rt.isFloat() ? floatOp(name)
+                                                               : nullptr) {
     bool tiles = isTile && in[0]->kind == RtValue::Kind::Tile &&
                  in[1]->kind == RtValue::Kind::Tile &&
                  in[0]->tile->type.isFloat() && in[1]->tile->type.isFloat();
@@ -390,9 +403,8 @@ Interpreter::Outcome Interpreter::execArith(Task &task, Operation &op) {
       for (int64_t k = 0; k < n; ++k)
         setF(k, roundTo(rt, f(fAt(*in[0], k), fAt(*in[1], k))));
     }
-  } else if (auto g = op.getNumOperands() == 2 && !rt.isFloat()
-                          ? intOp(name)
-                          : nullptr) {
+  } else if (auto g = op.getNumOperands() == 2 && !rt.isFloat() ? intOp(name)
+                                                                : nullptr) {
     ElemType t = operandType(0);
     uint64_t mask = t.bits >= 64 || t.kind == ElemType::Kind::Index
                         ? ~uint64_t(0)

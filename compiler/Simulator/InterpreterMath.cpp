@@ -68,7 +68,8 @@ double (*binaryFunction(StringRef name))(double, double) {
 Interpreter::Outcome Interpreter::execMath(Task &task, Operation &op) {
   StringRef name = op.getName().getStringRef();
   if (op.getNumResults() != 1)
-    return fail(task, op, "the simulator does not support '" + name.str() + "'");
+    return fail(task, op,
+                "the simulator does not support '" + name.str() + "'");
   Type resultType = op.getResult(0).getType();
   bool isTile = isa<RankedTensorType>(resultType);
   ElemType rt = ElemType::fromType(

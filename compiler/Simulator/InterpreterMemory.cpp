@@ -43,8 +43,7 @@ void Interpreter::noteDataAccess(Task &task, Operation &op) {
 }
 
 void Interpreter::checkRaces(Task &task, Operation &op, Buffer &b,
-                             const std::vector<int64_t> &indices,
-                             bool write) {
+                             const std::vector<int64_t> &indices, bool write) {
   if (b.role == Role::Pad || b.role == Role::PeerTable)
     return; // atomics and host-written tables
   std::vector<std::pair<int64_t, int64_t>> runs;
@@ -191,13 +190,11 @@ bool Interpreter::storeTile(Task &task, Operation &op, const RefVal &ref,
       continue;
     store.indices.push_back(indices[k]);
     if (b.isFloat())
-      store.f.push_back(roundTo(b.type, value.type.isFloat()
-                                            ? value.f[k]
-                                            : double(value.i[k])));
+      store.f.push_back(roundTo(
+          b.type, value.type.isFloat() ? value.f[k] : double(value.i[k])));
     else
-      store.i.push_back(wrapInt(b.type, value.type.isFloat()
-                                            ? int64_t(value.f[k])
-                                            : value.i[k]));
+      store.i.push_back(wrapInt(
+          b.type, value.type.isFloat() ? int64_t(value.f[k]) : value.i[k]));
   }
   bool data = b.role == Role::Input || b.role == Role::Output ||
               b.role == Role::Workspace;

@@ -200,17 +200,15 @@ Interpreter::Outcome Interpreter::execReduce(Task &task, Operation &op) {
           is[e] = e < valid ? in.i[k] : comb.identityI();
       }
       if (in.type.isFloat()) {
-        double r = Combine::tree(fs, [&](double x, double y) {
-          return comb.f(x, y);
-        });
+        double r =
+            Combine::tree(fs, [&](double x, double y) { return comb.f(x, y); });
         if (out)
           out->f[at] = r;
         else
           task.values[reduce.getResult()] = RtValue::ofFloat(r);
       } else {
-        int64_t r = Combine::tree(is, [&](int64_t x, int64_t y) {
-          return comb.i(x, y);
-        });
+        int64_t r = Combine::tree(
+            is, [&](int64_t x, int64_t y) { return comb.i(x, y); });
         if (out)
           out->i[at] = r;
         else

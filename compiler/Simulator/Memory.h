@@ -48,8 +48,8 @@ struct Buffer {
   ElemType type;
   std::vector<int64_t> sizes;
   int64_t numel = 0;
-  std::vector<double> f;      ///< Float buffers.
-  std::vector<int64_t> i;     ///< Integer buffers.
+  std::vector<double> f;  ///< Float buffers.
+  std::vector<int64_t> i; ///< Integer buffers.
   /// Outputs: the launch that last wrote each element (-1: none since the
   /// poisoning). A peer may write a buffer for its launch k before this
   /// rank starts launch k, or (a race) before this rank finishes launch k-1.

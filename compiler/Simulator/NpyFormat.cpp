@@ -73,14 +73,11 @@ bool parseShape(const std::string &text, std::vector<int64_t> &shape) {
 
 std::string descrOf(const std::string &dtype) {
   static const std::pair<const char *, const char *> table[] = {
-      {"float32", "<f4"},       {"float16", "<f2"},
-      {"float64", "<f8"},       {"bfloat16", "<u2"},
-      {"float8_e4m3fn", "|u1"}, {"float8_e5m2", "|u1"},
-      {"int8", "|i1"},          {"uint8", "|u1"},
-      {"int16", "<i2"},         {"uint16", "<u2"},
-      {"int32", "<i4"},         {"uint32", "<u4"},
-      {"int64", "<i8"},         {"uint64", "<u8"},
-      {"bool", "|b1"},
+      {"float32", "<f4"},  {"float16", "<f2"},       {"float64", "<f8"},
+      {"bfloat16", "<u2"}, {"float8_e4m3fn", "|u1"}, {"float8_e5m2", "|u1"},
+      {"int8", "|i1"},     {"uint8", "|u1"},         {"int16", "<i2"},
+      {"uint16", "<u2"},   {"int32", "<i4"},         {"uint32", "<u4"},
+      {"int64", "<i8"},    {"uint64", "<u8"},        {"bool", "|b1"},
   };
   for (auto &[name, descr] : table)
     if (dtype == name)
@@ -95,8 +92,8 @@ std::string header(const std::string &descr,
     dims += (k ? ", " : "") + std::to_string(shape[k]);
   if (shape.size() == 1) // a 1-tuple: "(3,)"
     dims += ",";
-  std::string dict = "{'descr': '" + descr +
-                     "', 'fortran_order': False, 'shape': (" + dims;
+  std::string dict =
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims;
   dict += "), }";
   // Magic (6), version (2), length (2): the data starts at a multiple of
   // 64 bytes, after the dictionary padded with spaces and a newline.
@@ -111,8 +108,7 @@ std::string header(const std::string &descr,
   return out + dict;
 }
 
-bool parseHeader(const char *data, size_t size, Header &h,
-                 std::string &error) {
+bool parseHeader(const char *data, size_t size, Header &h, std::string &error) {
   if (size < kMagicSize + 4 || std::memcmp(data, kMagic, kMagicSize) != 0) {
     error = "not a .npy file (no \\x93NUMPY magic)";
     return false;

@@ -34,8 +34,7 @@ std::string descrOf(const std::string &dtype);
 /// The header of a C-order array of `descr` elements and `shape` (magic,
 /// version 1.0, length, the dictionary padded so the data starts at a
 /// multiple of 64 bytes).
-std::string header(const std::string &descr,
-                   const std::vector<int64_t> &shape);
+std::string header(const std::string &descr, const std::vector<int64_t> &shape);
 
 struct Header {
   std::string descr;
@@ -46,8 +45,7 @@ struct Header {
 
 /// Parses the header at the start of the `size` bytes at `data` (versions
 /// 1.0 to 3.0). False with `error` naming what is wrong.
-bool parseHeader(const char *data, size_t size, Header &h,
-                 std::string &error);
+bool parseHeader(const char *data, size_t size, Header &h, std::string &error);
 
 } // namespace dslc::npy
 

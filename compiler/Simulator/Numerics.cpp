@@ -145,8 +145,7 @@ uint16_t f16Bits(double v) {
   int e = exponent - 1;
   if (e < -14) // subnormal
     return sign | static_cast<uint16_t>(std::ldexp(a, 24));
-  uint16_t mant =
-      static_cast<uint16_t>(std::ldexp(a, 10 - e)) & 0x3ff; // exact
+  uint16_t mant = static_cast<uint16_t>(std::ldexp(a, 10 - e)) & 0x3ff; // exact
   return sign | static_cast<uint16_t>((e + 15) << 10) | mant;
 }
 
@@ -178,8 +177,8 @@ double toFp8(const Fp8Format &f, float v) {
   int exponent;
   std::frexp(a, &exponent);
   int e = std::max(exponent - 1, f.minExponent); // subnormals: fixed quantum
-  double r = std::ldexp(std::nearbyint(std::ldexp(a, f.mantissa - e)),
-                        e - f.mantissa);
+  double r =
+      std::ldexp(std::nearbyint(std::ldexp(a, f.mantissa - e)), e - f.mantissa);
   return std::copysign(std::min(r, f.maxFinite), v);
 }
 
@@ -215,8 +214,8 @@ double fp8Value(const Fp8Format &f, uint8_t bits) {
     return m ? std::nan("") : sign * INFINITY;
   if (e == 0)
     return sign * std::ldexp(double(m), f.minExponent - f.mantissa);
-  return sign * std::ldexp(double(m | (1 << f.mantissa)), e - f.bias -
-                                                              f.mantissa);
+  return sign *
+         std::ldexp(double(m | (1 << f.mantissa)), e - f.bias - f.mantissa);
 }
 
 } // namespace
@@ -301,8 +300,8 @@ void dslc::sim::encode(const ElemType &type, double f, int64_t i,
   }
 }
 
-void dslc::sim::decode(const ElemType &type, const unsigned char *in,
-                       double &f, int64_t &i) {
+void dslc::sim::decode(const ElemType &type, const unsigned char *in, double &f,
+                       int64_t &i) {
   f = 0;
   i = 0;
   switch (type.kind) {

@@ -24,7 +24,7 @@ namespace dslc::sim {
 struct ElemType {
   enum class Kind { F8E4M3FN, F8E5M2, BF16, F16, F32, F64, Int, Index };
   Kind kind = Kind::F32;
-  unsigned bits = 32;    ///< Integers: 1, 8, 16, 32, 64.
+  unsigned bits = 32; ///< Integers: 1, 8, 16, 32, 64.
   bool isUnsigned = false;
 
   bool isFloat() const { return kind <= Kind::F64; }

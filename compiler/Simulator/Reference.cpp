@@ -36,8 +36,8 @@ std::string mismatch(const std::string &kind, const ArgBinding &o,
   int64_t w = worldSize;
   if (kind == "all-reduce") {
     if (o.sizes != in.sizes)
-      return "'" + o.name + "' is " + shapeOf(o) + " and '" + in.name +
-             "' " + shapeOf(in);
+      return "'" + o.name + "' is " + shapeOf(o) + " and '" + in.name + "' " +
+             shapeOf(in);
     return "";
   }
   if (!o.like.empty())
@@ -67,8 +67,8 @@ std::string mismatch(const std::string &kind, const ArgBinding &o,
     return "";
   }
   if (o.sizes.size() != 1)
-    return "the output '" + o.name + "' has " +
-           std::to_string(o.sizes.size()) + " dimensions, not 1 or 2";
+    return "the output '" + o.name + "' has " + std::to_string(o.sizes.size()) +
+           " dimensions, not 1 or 2";
   if (o.sizes[0] != w * in.sizes[0])
     return "'" + o.name + "' has " + std::to_string(o.sizes[0]) +
            " element(s), not " + std::to_string(w) + " x " +
@@ -109,8 +109,7 @@ bool dslc::sim::chooseReference(const std::string &requested,
     for (const ArgBinding &a : binding.args)
       outputs += a.kind == ArgBinding::Kind::Tensor && a.role == Role::Output;
     if (outputs != 1)
-      return refuse("the kernel has " + std::to_string(outputs) +
-                    " outputs");
+      return refuse("the kernel has " + std::to_string(outputs) + " outputs");
     return refuse("no single input has the output's dtype");
   }
   if (kind.empty()) {
@@ -206,8 +205,8 @@ void checkWritten(const Buffer &out, const Expected *ref, int64_t call,
   bool intPoison = !out.isFloat() && out.type.bits >= 32;
   for (int64_t k = 0; k < out.numel; ++k) {
     int64_t by = out.writtenIn[k];
-    bool bad = out.isFloat() ? std::isnan(out.f[k])
-                             : intPoison && out.i[k] == poison;
+    bool bad =
+        out.isFloat() ? std::isnan(out.f[k]) : intPoison && out.i[k] == poison;
     if (by == call && bad && (!ref || !std::isnan(ref->values[k]))) {
       if (c.poisoned++ == 0)
         c.firstPoisoned = k;
@@ -250,8 +249,8 @@ Check dslc::sim::checkOutput(const Buffer &out, const Expected *ref,
     if (std::isnan(v) || std::isnan(want[k]))
       e = same || (std::isnan(v) && std::isnan(want[k])) ? 0 : INFINITY;
     c.mismatched += !same && e != 0;
-    double scale = ref->scale.empty() ? std::max(std::fabs(want[k]), rms)
-                                      : ref->scale[k];
+    double scale =
+        ref->scale.empty() ? std::max(std::fabs(want[k]), rms) : ref->scale[k];
     num += e * e;
     den += scale * scale;
     c.maxAbsError = std::max(c.maxAbsError, e);
@@ -269,9 +268,8 @@ Check dslc::sim::checkOutput(const Buffer &out, const Expected *ref,
     }
   }
   c.relError = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-  bool valuesOk = exact ? c.mismatched == 0
-                        : c.relError <= tol && c.outliers == 0;
-  c.ok = c.unwritten == 0 && c.overwritten == 0 && c.poisoned == 0 &&
-         valuesOk;
+  bool valuesOk =
+      exact ? c.mismatched == 0 : c.relError <= tol && c.outliers == 0;
+  c.ok = c.unwritten == 0 && c.overwritten == 0 && c.poisoned == 0 && valuesOk;
   return c;
 }

@@ -59,7 +59,7 @@ struct ReferenceSpec {
   int output = -1; ///< Argument index of the checked output.
   /// `auto` found no reference: why (for the verdict).
   std::string why;
-  int input = -1;  ///< Argument index of the reduced/gathered input.
+  int input = -1; ///< Argument index of the reduced/gathered input.
   /// Elements of the output (reduce-scatter: of one rank's slice of I).
   int64_t outputElements = 0;
   /// Results must match bitwise (all-gather), not within a tolerance.
@@ -93,7 +93,7 @@ double tolerance(const ElemType &type, unsigned worldSize);
 inline constexpr double kElementToleranceFactor = 8.0;
 
 struct Check {
-  int64_t unwritten = 0;   ///< Output elements the launch never wrote.
+  int64_t unwritten = 0; ///< Output elements the launch never wrote.
   int64_t firstUnwritten = -1;
   int64_t overwritten = 0; ///< Elements a later launch already wrote.
   int64_t firstOverwritten = -1;
@@ -102,7 +102,7 @@ struct Check {
   /// more) the poison pattern, where the reference (if any) is not NaN.
   int64_t poisoned = 0;
   int64_t firstPoisoned = -1;
-  int64_t mismatched = 0;  ///< Elements that differ from the reference.
+  int64_t mismatched = 0; ///< Elements that differ from the reference.
   /// Elements off by more than kElementToleranceFactor x tol x scale.
   int64_t outliers = 0;
   double relError = 0; ///< ||out - ref|| / ||scale|| (0 without reference).

@@ -69,8 +69,7 @@ private:
 /// every slot a signal/wait still needs, the first packet an ll_get misses.
 void watch(Task &t, uint32_t id) {
   for (BlockedSlot &b : t.waitingOn) {
-    t.watches.push_back(
-        {b.pad, b.pad->watchers.insert({b.element, id})});
+    t.watches.push_back({b.pad, b.pad->watchers.insert({b.element, id})});
     if (llvm::isa<comm::LLGetOp>(t.blockedOp))
       break;
   }
@@ -205,9 +204,11 @@ void Scheduler::reportDeadlock(const std::vector<Task> &tasks, uint64_t step) {
   std::vector<const Task *> order;
   for (const Task &t : tasks)
     order.push_back(&t);
-  std::stable_sort(order.begin(), order.end(), [](const Task *a, const Task *b) {
-    return std::make_pair(a->rank, a->cta) < std::make_pair(b->rank, b->cta);
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Task *a, const Task *b) {
+                     return std::make_pair(a->rank, a->cta) <
+                            std::make_pair(b->rank, b->cta);
+                   });
   for (const Task *tp : order) {
     const Task &t = *tp;
     if (t.done || !t.blockedOp)
@@ -217,14 +218,13 @@ void Scheduler::reportDeadlock(const std::vector<Task> &tasks, uint64_t step) {
       constexpr size_t kShown = 4;
       for (size_t k = 0; k < t.waitingOn.size() && k < kShown; ++k) {
         const BlockedSlot &b = t.waitingOn[k];
-        reporter.detail("rank " + std::to_string(t.rank) + " CTA " +
-                        std::to_string(t.cta) + " (launch " +
-                        std::to_string(t.call) + "): ll_get at " +
-                        where(t.blockedOp) + ": packet " +
-                        std::to_string(b.coords[0]) + " of '" + b.pad->name +
-                        "' on rank " + std::to_string(b.pad->rank) +
-                        ": expected flag " + std::to_string(b.expected) +
-                        ", current flag " + std::to_string(b.current));
+        reporter.detail(
+            "rank " + std::to_string(t.rank) + " CTA " + std::to_string(t.cta) +
+            " (launch " + std::to_string(t.call) + "): ll_get at " +
+            where(t.blockedOp) + ": packet " + std::to_string(b.coords[0]) +
+            " of '" + b.pad->name + "' on rank " + std::to_string(b.pad->rank) +
+            ": expected flag " + std::to_string(b.expected) +
+            ", current flag " + std::to_string(b.current));
       }
       if (t.waitingOn.size() > kShown)
         reporter.detail("rank " + std::to_string(t.rank) + " CTA " +
@@ -247,10 +247,9 @@ void Scheduler::reportDeadlock(const std::vector<Task> &tasks, uint64_t step) {
                       std::to_string(t.cta) + " (launch " +
                       std::to_string(t.call) + "): " + kind + " at " +
                       where(t.blockedOp) + ": slot [" + coords + "] of '" +
-                      b.pad->name + "' on rank " +
-                      std::to_string(b.pad->rank) + ": expected " +
-                      std::to_string(b.expected) + ", current " +
-                      std::to_string(b.current));
+                      b.pad->name + "' on rank " + std::to_string(b.pad->rank) +
+                      ": expected " + std::to_string(b.expected) +
+                      ", current " + std::to_string(b.current));
     }
   }
 }

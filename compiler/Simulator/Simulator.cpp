@@ -62,16 +62,15 @@ int64_t plannedHostBytes(const Binding &binding, unsigned worldSize,
     bytes = satAdd(bytes, satMul(all, a.role == Role::Output ? 16 : 8));
     if (a.role == Role::Input)
       bytes = satAdd(bytes, satMul(satMul(all, calls), 8));
-    bool checked = llvm::is_contained(spec.outputs, int(k)) ||
-                   spec.output == int(k);
+    bool checked =
+        llvm::is_contained(spec.outputs, int(k)) || spec.output == int(k);
     if (checked) // per rank for a reduce-scatter or a user reference
-      bytes = satAdd(bytes,
-                     satMul(satMul(spec.kind == "reduce-scatter" ||
-                                           spec.kind == "user"
-                                       ? all
-                                       : n,
-                                   calls),
-                            16));
+      bytes = satAdd(bytes, satMul(satMul(spec.kind == "reduce-scatter" ||
+                                                  spec.kind == "user"
+                                              ? all
+                                              : n,
+                                          calls),
+                                   16));
   }
   return bytes;
 }
@@ -175,6 +174,62 @@ void printBinding(std::ostream &out, const KernelDescription &desc,
   out.flush();
 }
 
+struct Totals {
+  uint64_t steps = 0;
+  bool deadlock = false, failed = false;
+};
+
+/// Runs the schedules (seeds seed, seed + 1, ...), each on fresh buffers,
+/// printing a line per schedule; stops after a deadlock or a fatal error
+/// (the next schedules would report the same).
+Totals runSchedules(std::ostream &out, const World &world,
+                    const Binding &binding, const SimulationOptions &options,
+                    Checker &checker, Reporter &reporter) {
+  Totals totals;
+  RaceLog raceLog;
+  uint64_t work = 0; // kMaxSimulatedWork covers all schedules
+  for (int64_t s = 0; s < options.schedules; ++s) {
+    World w;
+    w.worldSize = world.worldSize;
+    w.numCtas = world.numCtas;
+    w.funcs = world.funcs;
+    w.deadAfter = world.deadAfter;
+    allocate(w, binding);
+    w.work = work;
+    RaceDetector races(w.worldSize, uint32_t(w.numCtas), raceLog);
+    w.races = &races;
+    // Odd schedules delay stores until a release publishes them.
+    w.relaxedStores = s % 2 == 1;
+    Policy policy = static_cast<Policy>(s % 3);
+    uint64_t seed = options.seed + uint64_t(s);
+    Scheduler scheduler(
+        w, reporter, options.calls, seed, policy,
+        [&](World &wd, unsigned r, int64_t call) {
+          checker.onLaunch(wd, r, call);
+        },
+        [&](World &wd, unsigned r, int64_t call) {
+          checker.onFinish(wd, r, call, s);
+        });
+    ScheduleResult res = scheduler.run();
+    work = w.work;
+    raceLog.flush(reporter);
+    totals.steps += res.steps;
+    totals.deadlock |= res.deadlock;
+    totals.failed |= res.failed;
+    out << "schedule " << s << " (" << policyName(policy)
+        << (w.relaxedStores ? ", relaxed stores" : "") << ", seed " << seed
+        << "): " << res.steps << " steps, "
+        << (res.deadlock ? "deadlock"
+            : res.failed ? "stopped by an error"
+                         : "finished")
+        << "\n";
+    out.flush();
+    if (res.failed || res.deadlock)
+      break;
+  }
+  return totals;
+}
+
 } // namespace
 
 int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
@@ -215,23 +270,23 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     spec.userName = userRef->name();
     spec.outputs = userRef->outputs();
     spec.output = spec.outputs.front();
-  } else if (!chooseReference(options.reference, desc, binding, worldSize,
-                              spec, error)) {
+  } else if (!chooseReference(options.reference, desc, binding, worldSize, spec,
+                              error)) {
     diags.error(kernel.getNameRange(), "cannot simulate: " + error);
     return 1;
   }
   int64_t planned = plannedHostBytes(binding, worldSize, options.calls, spec);
   if (planned > kMaxSimulatedHostBytes) {
-    diags.error(kernel.getNameRange(),
-                "cannot simulate: the run needs about " +
-                    fmt("%.1f", double(planned) / double(1 << 30)) +
-                    " GiB on the host (every rank's buffers, every launch's "
-                    "inputs and expected outputs), more than the simulator's " +
-                    fmt("%.1f", double(kMaxSimulatedHostBytes) /
-                                    double(1 << 30)) +
-                    " GiB (kMaxSimulatedHostBytes, "
-                    "compiler/Simulator/SimulationOptions.h): pass a smaller "
-                    "--size N (or fewer --calls)");
+    diags.error(
+        kernel.getNameRange(),
+        "cannot simulate: the run needs about " +
+            fmt("%.1f", double(planned) / double(1 << 30)) +
+            " GiB on the host (every rank's buffers, every launch's "
+            "inputs and expected outputs), more than the simulator's " +
+            fmt("%.1f", double(kMaxSimulatedHostBytes) / double(1 << 30)) +
+            " GiB (kMaxSimulatedHostBytes, "
+            "compiler/Simulator/SimulationOptions.h): pass a smaller "
+            "--size N (or fewer --calls)");
     return 1;
   }
   world.numCtas = options.ctas.value_or(std::max<int64_t>(binding.numTiles, 1));
@@ -268,58 +323,15 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
       diags.error(kernel.getNameRange(), "cannot simulate: " + error);
       return 1;
     }
-  uint64_t totalSteps = 0;
-  bool anyDeadlock = false, anyFailure = false;
-  RaceLog raceLog;
-  uint64_t totalWork = 0; // element operations (kMaxSimulatedWork)
-  for (int64_t s = 0; s < options.schedules; ++s) {
-    World w;
-    w.worldSize = worldSize;
-    w.numCtas = world.numCtas;
-    w.funcs = world.funcs;
-    w.deadAfter = world.deadAfter;
-    allocate(w, binding);
-    w.work = totalWork;
-    RaceDetector races(worldSize, uint32_t(w.numCtas), raceLog);
-    w.races = &races;
-    // Odd schedules delay stores until a release publishes them.
-    w.relaxedStores = s % 2 == 1;
-    Policy policy = static_cast<Policy>(s % 3);
-    uint64_t seed = options.seed + uint64_t(s);
-    Scheduler scheduler(
-        w, reporter, options.calls, seed, policy,
-        [&](World &wd, unsigned r, int64_t call) {
-          checker.onLaunch(wd, r, call);
-        },
-        [&](World &wd, unsigned r, int64_t call) {
-          checker.onFinish(wd, r, call, s);
-        });
-    ScheduleResult res = scheduler.run();
-    totalWork = w.work;
-    raceLog.flush(reporter);
-    totalSteps += res.steps;
-    anyDeadlock |= res.deadlock;
-    anyFailure |= res.failed;
-    out << "schedule " << s << " (" << policyName(policy)
-        << (w.relaxedStores ? ", relaxed stores" : "") << ", seed " << seed
-        << "): " << res.steps << " steps, "
-        << (res.deadlock ? "deadlock"
-            : res.failed ? "stopped by an error"
-                         : "finished")
-        << "\n";
-    out.flush();
-    if (res.failed || res.deadlock)
-      break; // the next schedules would report the same
-  }
-
+  Totals totals = runSchedules(out, world, binding, options, checker, reporter);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   bool ok = reporter.getNumErrors() == 0 && checker.mismatches == 0 &&
-            !anyDeadlock && !anyFailure;
+            !totals.deadlock && !totals.failed;
   out << "result: " << checker.verdict(options.reference) << ": "
       << (ok ? "PASS" : "FAIL") << "\n";
-  out << "steps: " << totalSteps << ", errors: " << reporter.getNumErrors()
+  out << "steps: " << totals.steps << ", errors: " << reporter.getNumErrors()
       << ", warnings: " << reporter.getNumWarnings() << "\n";
   out << "time: " << fmt("%.3f", seconds) << " s\n";
   out.flush();

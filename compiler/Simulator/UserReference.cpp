@@ -66,8 +66,8 @@ UserReference::load(MLIRContext &ctx, const std::string &spec,
   std::string readError;
   uint32_t fileId = ref->sources.addFile(file, readError);
   if (!fileId) {
-    error = "--reference " + spec + ": cannot read '" + file +
-            "': " + readError;
+    error =
+        "--reference " + spec + ": cannot read '" + file + "': " + readError;
     return nullptr;
   }
   DiagnosticEngine diags(ref->sources, &std::cerr);
@@ -82,8 +82,8 @@ UserReference::load(MLIRContext &ctx, const std::string &spec,
     for (const ast::FunctionDef *k : ast->getKernels())
       kernels += (kernels.empty() ? "" : ", ") + k->getName();
     error = "--reference " + spec + ": '" + file + "' has no kernel '" + name +
-            "' (" + (kernels.empty() ? "it defines none" : "its kernels: " +
-                                                                kernels) +
+            "' (" +
+            (kernels.empty() ? "it defines none" : "its kernels: " + kernels) +
             "; a kernel is a def decorated with @helion.kernel)";
     return nullptr;
   }
@@ -150,7 +150,8 @@ bool UserReference::bindParams(const Binding &binding, std::string &error) {
   func.walk([&](tile::StoreOp store) { written.insert(store.getRef()); });
   int kernelOutputs = 0, refOutputs = 0;
   for (const ArgBinding &a : binding.args)
-    kernelOutputs += a.kind == ArgBinding::Kind::Tensor && a.role == Role::Output;
+    kernelOutputs +=
+        a.kind == ArgBinding::Kind::Tensor && a.role == Role::Output;
   for (BlockArgument arg : entry.getArguments())
     refOutputs += written.count(arg);
   std::string head = "the reference '" + spec + "': ";
@@ -166,8 +167,8 @@ bool UserReference::bindParams(const Binding &binding, std::string &error) {
         return false;
       }
       const ArgBinding &a = binding.args[kk];
-      p.kind = isa<FloatType>(arg.getType()) ? Param::Kind::Float
-                                             : Param::Kind::Int;
+      p.kind =
+          isa<FloatType>(arg.getType()) ? Param::Kind::Float : Param::Kind::Int;
       p.intValue = a.intValue;
       p.floatValue = a.kind == ArgBinding::Kind::FloatScalar
                          ? a.floatValue

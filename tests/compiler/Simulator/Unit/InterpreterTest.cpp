@@ -50,15 +50,14 @@ TEST_CASE("broadcast a column and a row against a 2-d tile", "[tile]") {
   r.bind({2}, {0.5, -0.5});
   Buffer &out = r.bind({2, 4});
   REQUIRE(r.run());
-  CHECK(out.f == std::vector<double>{1.5, 20.5, 300.5, 4000.5, 4.5, 59.5,
-                                     699.5, 7999.5});
+  CHECK(out.f == std::vector<double>{1.5, 20.5, 300.5, 4000.5, 4.5, 59.5, 699.5,
+                                     7999.5});
 }
 
 TEST_CASE("reduce along the last and the leading dimension", "[reduce]") {
-  RunIR r(kernel(
-      "%x: !tile.ref<f32, 2>, %rows: !tile.ref<f32, 2>, %cols: "
-      "!tile.ref<f32, 1>, %mx: !tile.ref<f32, 1>",
-      R"(
+  RunIR r(kernel("%x: !tile.ref<f32, 2>, %rows: !tile.ref<f32, 2>, %cols: "
+                 "!tile.ref<f32, 1>, %mx: !tile.ref<f32, 1>",
+                 R"(
   %x0 = tile.load %x[%c0, %c0] limits[%c2, %c4] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<2x4xf32>
   %r = tile.reduce sum %x0, 1 : tensor<2x4xf32> -> tensor<2x1xf32>
   tile.store %r, %rows[%c0, %c0] limits[%c2, %c1] {dims = array<i64: 0, 1>} : tensor<2x1xf32>, !tile.ref<f32, 2>
@@ -81,9 +80,8 @@ TEST_CASE("reduce along the last and the leading dimension", "[reduce]") {
 
 TEST_CASE("reduce with a valid count: the tail contributes the identity",
           "[reduce]") {
-  RunIR r(kernel(
-      "%x: !tile.ref<f32, 1>, %n: index, %out: !tile.ref<f32, 1>",
-      R"(
+  RunIR r(kernel("%x: !tile.ref<f32, 1>, %n: index, %out: !tile.ref<f32, 1>",
+                 R"(
   %x0 = tile.load %x[%c0] limits[%c8] {dims = array<i64: 0>, other = 7.0 : f32} : !tile.ref<f32, 1> -> tensor<8xf32>
   %s = tile.reduce sum %x0, 0 valid %n : tensor<8xf32> -> tensor<1xf32>
   %p = tile.reduce prod %x0, 0 valid %n : tensor<8xf32> -> tensor<1xf32>
@@ -111,9 +109,8 @@ TEST_CASE("reduce with a valid count: the tail contributes the identity",
 }
 
 TEST_CASE("bool reductions are any/all; integers wrap", "[reduce]") {
-  RunIR r(kernel(
-      "%x: !tile.ref<i32, 1>, %out: !tile.ref<i32, 1>",
-      R"(
+  RunIR r(kernel("%x: !tile.ref<i32, 1>, %out: !tile.ref<i32, 1>",
+                 R"(
   %x0 = tile.load %x[%c0] limits[%c4] {dims = array<i64: 0>} : !tile.ref<i32, 1> -> tensor<4xi32>
   %z = arith.constant dense<0> : tensor<4xi32>
   %pos = arith.cmpi sgt, %x0, %z : tensor<4xi32>
@@ -136,9 +133,8 @@ TEST_CASE("f32 reductions round every combination in f32", "[reduce]") {
   // [1, 2^-24, 2^-24, 0]: the tree adds (1 + 2^-24) + (2^-24 + 0); in f32
   // each 2^-24 is lost against 1 (a tie, to even), while a double
   // accumulation would keep 1 + 2^-23, which f32 holds.
-  RunIR r(kernel(
-      "%x: !tile.ref<f32, 1>, %out: !tile.ref<f32, 1>",
-      R"(
+  RunIR r(kernel("%x: !tile.ref<f32, 1>, %out: !tile.ref<f32, 1>",
+                 R"(
   %x0 = tile.load %x[%c0] limits[%c4] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<4xf32>
   %s = tile.reduce sum %x0, 0 : tensor<4xf32> -> tensor<1xf32>
   tile.store %s, %out[%c0] limits[%c1] {dims = array<i64: 0>} : tensor<1xf32>, !tile.ref<f32, 1>
@@ -151,9 +147,8 @@ TEST_CASE("f32 reductions round every combination in f32", "[reduce]") {
 }
 
 TEST_CASE("math, maximumf with NaN, compare and select", "[math]") {
-  RunIR r(kernel(
-      "%x: !tile.ref<f32, 1>, %out: !tile.ref<f32, 1>",
-      R"(
+  RunIR r(kernel("%x: !tile.ref<f32, 1>, %out: !tile.ref<f32, 1>",
+                 R"(
   %x0 = tile.load %x[%c0] limits[%c4] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<4xf32>
   %r = math.rsqrt %x0 : tensor<4xf32>
   %q = math.sqrt %x0 : tensor<4xf32>
@@ -193,9 +188,8 @@ TEST_CASE("math, maximumf with NaN, compare and select", "[math]") {
 }
 
 TEST_CASE("bf16 math computes in f32 and rounds once", "[math]") {
-  RunIR r(kernel(
-      "%x: !tile.ref<bf16, 1>, %out: !tile.ref<bf16, 1>",
-      R"(
+  RunIR r(kernel("%x: !tile.ref<bf16, 1>, %out: !tile.ref<bf16, 1>",
+                 R"(
   %x0 = tile.load %x[%c0] limits[%c2] {dims = array<i64: 0>} : !tile.ref<bf16, 1> -> tensor<2xbf16>
   %e = math.exp %x0 : tensor<2xbf16>
   tile.store %e, %out[%c0] limits[%c2] {dims = array<i64: 0>} : tensor<2xbf16>, !tile.ref<bf16, 1>
@@ -209,10 +203,9 @@ TEST_CASE("bf16 math computes in f32 and rounds once", "[math]") {
 
 TEST_CASE("fp8 truncf saturates like cvt.rn.satfinite, extf is exact",
           "[fp8]") {
-  RunIR r(kernel(
-      "%x: !tile.ref<f32, 1>, %q: !tile.ref<f8E4M3FN, 1>, %back: "
-      "!tile.ref<f32, 1>, %q5: !tile.ref<f8E5M2, 1>",
-      R"(
+  RunIR r(kernel("%x: !tile.ref<f32, 1>, %q: !tile.ref<f8E4M3FN, 1>, %back: "
+                 "!tile.ref<f32, 1>, %q5: !tile.ref<f8E5M2, 1>",
+                 R"(
   %x0 = tile.load %x[%c0] limits[%c4] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<4xf32>
   %t = arith.truncf %x0 : tensor<4xf32> to tensor<4xf8E4M3FN>
   tile.store %t, %q[%c0] limits[%c4] {dims = array<i64: 0>} : tensor<4xf8E4M3FN>, !tile.ref<f8E4M3FN, 1>
@@ -239,9 +232,8 @@ TEST_CASE("fp8 truncf saturates like cvt.rn.satfinite, extf is exact",
 }
 
 TEST_CASE("float to integer saturates, NaN is 0", "[arith]") {
-  RunIR r(kernel(
-      "%x: !tile.ref<f32, 1>, %out: !tile.ref<i32, 1>",
-      R"(
+  RunIR r(kernel("%x: !tile.ref<f32, 1>, %out: !tile.ref<i32, 1>",
+                 R"(
   %x0 = tile.load %x[%c0] limits[%c4] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<4xf32>
   %i = arith.fptosi %x0 : tensor<4xf32> to tensor<4xi32>
   tile.store %i, %out[%c0] limits[%c4] {dims = array<i64: 0>} : tensor<4xi32>, !tile.ref<i32, 1>
@@ -264,9 +256,8 @@ TEST_CASE("an op the simulator does not know is reported", "[arith]") {
 }
 
 TEST_CASE("integer ops at the operand's width", "[arith]") {
-  RunIR r(kernel(
-      "%x: !tile.ref<i32, 1>, %out: !tile.ref<i32, 1>",
-      R"(
+  RunIR r(kernel("%x: !tile.ref<i32, 1>, %out: !tile.ref<i32, 1>",
+                 R"(
   %x0 = tile.load %x[%c0] limits[%c2] {dims = array<i64: 0>} : !tile.ref<i32, 1> -> tensor<2xi32>
   %four = arith.constant dense<4> : tensor<2xi32>
   %m1 = arith.constant dense<-1> : tensor<2xi32>
@@ -282,7 +273,6 @@ TEST_CASE("integer ops at the operand's width", "[arith]") {
   Buffer &out = r.bind({6});
   REQUIRE(r.run());
   // -1 >> 4 unsigned is 0x0fffffff; INT_MIN / -1 wraps to INT_MIN.
-  CHECK(out.i == std::vector<int64_t>{0x0fffffff, 0x08000000, 1,
-                                      -2147483648LL, 0x3fffffff,
-                                      0x20000000});
+  CHECK(out.i == std::vector<int64_t>{0x0fffffff, 0x08000000, 1, -2147483648LL,
+                                      0x3fffffff, 0x20000000});
 }

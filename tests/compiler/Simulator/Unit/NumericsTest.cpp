@@ -48,8 +48,8 @@ TEST_CASE("f8E4M3FN: nearest even, saturating, NaN kept", "[fp8]") {
   CHECK(fp8(E4M3, 17.0) == 0x58); // tie 16 | 18: even 16
   CHECK(fp8(E4M3, 19.0) == 0x5a); // tie 18 | 20: even 20
   CHECK(fp8(E4M3, 448.0) == 0x7e);
-  CHECK(fp8(E4M3, 464.0) == 0x7e);  // tie 448 | 480: even 448
-  CHECK(fp8(E4M3, 500.0) == 0x7e);  // beyond: the largest finite
+  CHECK(fp8(E4M3, 464.0) == 0x7e); // tie 448 | 480: even 448
+  CHECK(fp8(E4M3, 500.0) == 0x7e); // beyond: the largest finite
   CHECK(fp8(E4M3, 1e30) == 0x7e);
   CHECK(fp8(E4M3, INFINITY) == 0x7e);
   CHECK(fp8(E4M3, -INFINITY) == 0xfe);
@@ -111,8 +111,8 @@ TEST_CASE("bf16 and f16 round the f32 result to nearest even", "[round]") {
         1.0 + std::ldexp(1.0, -6));
   // Above the tie in double, the tie itself in f32: even (1.0), as the
   // GPU's f32 arithmetic then cvt.rn.bf16 gives.
-  CHECK(roundFloat(K::BF16, 1.0 + std::ldexp(1.0, -8) +
-                                std::ldexp(1.0, -30)) == 1.0);
+  CHECK(roundFloat(K::BF16, 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30)) ==
+        1.0);
   CHECK(roundFloat(K::F16, 1.0 + std::ldexp(1.0, -11)) == 1.0);
   CHECK(roundFloat(K::F16, 65504.0) == 65504.0);
   CHECK(std::isinf(roundFloat(K::F16, 65520.0)));

@@ -85,8 +85,7 @@ TEST_CASE("a missing peer fails; one wrong element fails", "[tolerance]") {
   }
 }
 
-TEST_CASE("a sum that cancels to 0 is judged by its summands",
-          "[tolerance]") {
+TEST_CASE("a sum that cancels to 0 is judged by its summands", "[tolerance]") {
   Buffer out;
   out.type = bf16();
   out.numel = 1;
