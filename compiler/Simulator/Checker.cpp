@@ -3,6 +3,7 @@
 #include "compiler/Simulator/Checker.h"
 
 #include "compiler/Simulator/SimulationOptions.h"
+#include "contract/Tolerance.h"
 
 #include <cmath>
 #include <cstdio>
@@ -120,9 +121,9 @@ void Checker::onFinish(World &world, unsigned rank, int64_t call,
     std::string error;
     if (dumper && schedule == 0 && !dumper->writeOutput(*b, call, error))
       reporter.error("dump", error);
-    if (e) {
-      worstRel = std::max(worstRel, c.relError);
-      worstAbs = std::max(worstAbs, c.maxAbsError);
+    if (e) { // a NaN where a number is due is as wrong as it gets
+      worstRel = std::max(worstRel, c.nonFinite ? INFINITY : c.relError);
+      worstAbs = std::max(worstAbs, c.nonFinite ? INFINITY : c.maxAbsError);
     }
     if (c.ok)
       continue;
@@ -133,10 +134,7 @@ void Checker::onFinish(World &world, unsigned rank, int64_t call,
                        std::to_string(call) + ", rank " + std::to_string(rank) +
                        ": '" + a.name + "' ";
     reportUnwritten(*b, a, c, head);
-    bool valuesWrong = spec.bitwise || !b->isFloat()
-                           ? c.mismatched > 0
-                           : c.relError > tol || c.outliers > 0;
-    if (e && valuesWrong)
+    if (e && !c.valuesOk)
       reportWrong(*b, c, head, *e, tol);
   }
 }
@@ -188,10 +186,12 @@ void Checker::reportWrong(const Buffer &b, const Check &c,
            "')";
   }
   std::string outliers;
-  if (c.outliers)
-    outliers = ", " + std::to_string(c.outliers) + " beyond " +
-               fmt("%g", kElementToleranceFactor) +
-               " x the tolerance of their magnitude";
+  if (c.nonFinite)
+    outliers += ", " + std::to_string(c.nonFinite) + " not finite";
+  if (c.outliers && !spec.bitwise && b.isFloat())
+    outliers += ", " + std::to_string(c.outliers) + " beyond " +
+                fmt("%g", contract::kElementToleranceFactor) +
+                " x the tolerance of their magnitude";
   std::string what = spec.kind == "user" ? "reference " + spec.userName
                                          : "the " + spec.kind + " reference";
   reporter.error(

@@ -2,6 +2,8 @@
 
 #include "compiler/Simulator/Numerics.h"
 
+#include "contract/Tolerance.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <algorithm>
@@ -249,19 +251,20 @@ int64_t dslc::sim::wrapInt(const ElemType &type, int64_t value) {
 }
 
 double dslc::sim::unitRoundoff(const ElemType &type) {
+  // The contract's one formula, by the format's stored mantissa bits.
   switch (type.kind) {
   case ElemType::Kind::F8E4M3FN:
-    return 0x1p-4;
+    return contract::unitRoundoffForMantissa(3);
   case ElemType::Kind::F8E5M2:
-    return 0x1p-3;
+    return contract::unitRoundoffForMantissa(2);
   case ElemType::Kind::BF16:
-    return 0x1p-8;
+    return contract::unitRoundoffForMantissa(7);
   case ElemType::Kind::F16:
-    return 0x1p-11;
+    return contract::unitRoundoffForMantissa(10);
   case ElemType::Kind::F32:
-    return 0x1p-24;
+    return contract::unitRoundoffForMantissa(23);
   case ElemType::Kind::F64:
-    return 0x1p-53;
+    return contract::unitRoundoffForMantissa(52);
   default:
     return 0;
   }

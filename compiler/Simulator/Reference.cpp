@@ -2,6 +2,8 @@
 
 #include "compiler/Simulator/Reference.h"
 
+#include "contract/Tolerance.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
@@ -180,20 +182,14 @@ Expected dslc::sim::computeReference(const ReferenceSpec &spec,
 }
 
 double dslc::sim::tolerance(const ElemType &type, unsigned worldSize) {
-  if (!type.isFloat())
-    return 0;
-  return unitRoundoff(type) * std::sqrt(double(worldSize) + 1.0);
+  return contract::relativeTolerance(unitRoundoff(type), int(worldSize));
 }
 
 std::string dslc::sim::toleranceText(const ElemType &type, bool bitwise,
                                      double tol) {
   if (bitwise)
     return "bitwise";
-  if (!type.isFloat())
-    return "exact";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "tolerance %.1e", tol);
-  return buf;
+  return contract::toleranceText(type.isFloat() ? tol : 0);
 }
 
 namespace {
@@ -229,47 +225,25 @@ Check dslc::sim::checkOutput(const Buffer &out, const Expected *ref,
                              int64_t call, bool bitwise, double tol) {
   Check c;
   checkWritten(out, ref, call, c);
-  if (!ref) {
-    c.ok = c.unwritten == 0 && c.overwritten == 0 && c.poisoned == 0;
-    return c;
+  if (ref) {
+    std::vector<double> ints;
+    if (!out.isFloat())
+      ints.assign(out.i.begin(), out.i.end());
+    const double *got = out.isFloat() ? out.f.data() : ints.data();
+    bool exact = bitwise || !out.isFloat();
+    contract::ToleranceCheck t = contract::checkWithTolerance(
+        got, ref->values.data(),
+        ref->scale.empty() ? nullptr : ref->scale.data(), out.numel,
+        exact ? 0 : tol);
+    c.mismatched = t.mismatched;
+    c.outliers = t.outliers;
+    c.nonFinite = t.nonFinite;
+    c.relError = t.relError;
+    c.maxAbsError = t.maxAbsError;
+    c.worstIndex = t.worst;
+    c.valuesOk = t.ok;
   }
-  const std::vector<double> &want = ref->values;
-  double rms = 0;
-  if (ref->scale.empty()) {
-    for (double v : want)
-      rms += v * v;
-    rms = std::sqrt(rms / double(std::max<size_t>(want.size(), 1)));
-  }
-  double num = 0, den = 0, worstRatio = -1;
-  bool exact = bitwise || !out.isFloat();
-  for (int64_t k = 0; k < out.numel; ++k) {
-    double v = out.isFloat() ? out.f[k] : double(out.i[k]);
-    double e = std::fabs(v - want[k]);
-    bool same = v == want[k] && std::signbit(v) == std::signbit(want[k]);
-    if (std::isnan(v) || std::isnan(want[k]))
-      e = same || (std::isnan(v) && std::isnan(want[k])) ? 0 : INFINITY;
-    c.mismatched += !same && e != 0;
-    double scale =
-        ref->scale.empty() ? std::max(std::fabs(want[k]), rms) : ref->scale[k];
-    num += e * e;
-    den += scale * scale;
-    c.maxAbsError = std::max(c.maxAbsError, e);
-    if (e == 0 && c.worstIndex >= 0)
-      continue;
-    // Exact checks: the largest error (the first of equals); else the
-    // largest error against the element's bound.
-    double bound = kElementToleranceFactor * tol * scale;
-    double ratio = exact || bound <= 0 ? e : e / bound;
-    if (!exact && e > bound)
-      ++c.outliers;
-    if (ratio > worstRatio) {
-      worstRatio = ratio;
-      c.worstIndex = k;
-    }
-  }
-  c.relError = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-  bool valuesOk =
-      exact ? c.mismatched == 0 : c.relError <= tol && c.outliers == 0;
-  c.ok = c.unwritten == 0 && c.overwritten == 0 && c.poisoned == 0 && valuesOk;
+  c.ok =
+      c.unwritten == 0 && c.overwritten == 0 && c.poisoned == 0 && c.valuesOk;
   return c;
 }
