@@ -26,6 +26,16 @@ for tool in ["dslrun", "tuner"]:
 config.substitutions.append(("%examples", os.path.join(config.dslc_src_root, "examples")))
 config.substitutions.append(("%python", "python3"))
 
+# Simulation dumps are checked with numpy.load where lit's Python has numpy
+# (python3-numpy, scripts/install-deps.sh): feature "numpy", %numpy-python.
+try:
+    import sys
+    import numpy  # noqa: F401
+    config.available_features.add("numpy")
+    config.substitutions.append(("%numpy-python", sys.executable))
+except ImportError:
+    pass
+
 # Every PTX the tests generate is assembled for sm_90 when ptxas exists.
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
