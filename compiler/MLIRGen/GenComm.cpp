@@ -329,6 +329,18 @@ Generator::signalSlots(const SemValue &pad, const ast::Expr &indexArg) {
       return failure();
     if (v->kind == SemValue::Kind::Int && v->intValue < 0)
       return error(idx[d]->getRange(), "a slot index cannot be negative");
+    // A constant slot past a dimension the kernel specialized (`_, world =
+    // pad.size(); hl.specialize(world)`) would write outside the pad.
+    if (v->kind == SemValue::Kind::Int)
+      for (const Constraint &c : desc.constraints)
+        if (c.param == pad.text && c.dim == d && c.op == "==" &&
+            std::holds_alternative<int64_t>(c.value) &&
+            v->intValue >= std::get<int64_t>(c.value))
+          return error(idx[d]->getRange(),
+                       "slot " + std::to_string(v->intValue) +
+                           " is outside dimension " + std::to_string(d) +
+                           " of '" + pad.text + "', specialized to size " +
+                           std::to_string(std::get<int64_t>(c.value)));
     // A grid tile's id indexes one row per tile: the pad needs that many.
     if (auto *attr = ast::dyn_cast<ast::AttributeExpr>(idx[d]))
       if (attr->getName() == "id" && pad.kind == SemValue::Kind::Ref) {

@@ -250,6 +250,8 @@ Result Generator::genSizeCall(const ast::CallExpr &e, const SemValue &ref,
 
 Result Generator::genCall(const ast::CallExpr &e) {
   const ast::Expr &callee = e.getCallee();
+  if (failed(checkCallArguments(e)))
+    return failure();
   if (std::optional<Result> method = genMethodCall(e))
     return *method;
   std::optional<std::string> name = ast::getDottedName(callee);

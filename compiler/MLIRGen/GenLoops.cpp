@@ -17,6 +17,8 @@ LogicalResult Generator::genFor(const ast::ForStmt &s) {
     return error(s.getRange(), "'for ... else' is not supported in kernels");
   const ast::Expr &iter = s.getIter();
   if (auto *call = ast::dyn_cast<ast::CallExpr>(&iter)) {
+    if (failed(checkCallArguments(*call)))
+      return failure();
     auto callee = ast::getDottedName(call->getCallee());
     if (callee && (*callee == "hl.tile" || *callee == "helion.language.tile"))
       return genTileLoop(s, *call, /*isGrid=*/false);
@@ -82,19 +84,21 @@ LogicalResult Generator::genRangeLoop(const ast::ForStmt &s,
                   stop.kind == SemValue::Kind::Int &&
                   step.kind == SemValue::Kind::Int;
   if (constant) {
-    int64_t count = 0;
-    for (int64_t i = start.intValue;
-         step.intValue > 0 ? i < stop.intValue : i > stop.intValue;
-         i += step.intValue)
-      if (++count > kMaxConstantRangeIterations)
-        return error(call.getRange(),
-                     "range with more than " +
-                         std::to_string(kMaxConstantRangeIterations) +
-                         " constant iterations");
-    for (int64_t i = start.intValue;
-         step.intValue > 0 ? i < stop.intValue : i > stop.intValue;
-         i += step.intValue)
-      if (failed(genLoopBody(s, s.getTarget(), SemValue::integer(i))))
+    // The iteration count in 128 bits: `i += step` may pass INT64_MAX.
+    __int128 first = start.intValue, last = stop.intValue,
+             by = step.intValue;
+    __int128 count = by > 0 ? (last > first ? (last - first + by - 1) / by : 0)
+                            : (first > last ? (first - last - by - 1) / -by
+                                            : 0);
+    if (count > kMaxConstantRangeIterations)
+      return error(call.getRange(),
+                   "range with more than " +
+                       std::to_string(kMaxConstantRangeIterations) +
+                       " constant iterations");
+    for (__int128 k = 0; k < count; ++k)
+      if (failed(genLoopBody(s, s.getTarget(),
+                             SemValue::integer(
+                                 static_cast<int64_t>(first + k * by)))))
         return failure();
     return success();
   }
@@ -251,6 +255,10 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
     Result v = genExpr(*extents[d]);
     if (failed(v))
       return failure();
+    if (v->kind == SemValue::Kind::Int && v->intValue < 0)
+      return error(extents[d]->getRange(),
+                   "a loop extent cannot be negative, got " +
+                       std::to_string(v->intValue));
     auto idx = toIndex(*v, *extents[d]);
     if (failed(idx))
       return failure();

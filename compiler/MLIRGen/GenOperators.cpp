@@ -3,6 +3,9 @@
 #include "compiler/MLIRGen/Generator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 
@@ -41,14 +44,12 @@ derivedOrigin(ast::BinaryOp op, const SemValue &lhs, const SemValue &rhs) {
   int64_t k = constant->intValue;
   switch (op) {
   case BO::Add:
-    if (o.div != 1)
+    if (o.div != 1 || llvm::AddOverflow(o.add, k, o.add))
       return std::nullopt;
-    o.add += k;
     return o;
   case BO::Sub:
-    if (o.div != 1 || sized != &lhs)
+    if (o.div != 1 || sized != &lhs || llvm::SubOverflow(o.add, k, o.add))
       return std::nullopt;
-    o.add -= k;
     return o;
   case BO::FloorDiv:
     if (o.div != 1 || sized != &lhs || k <= 0)
@@ -83,9 +84,12 @@ Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
       rhs.kind == SemValue::Kind::TileData)
     return tileBinary(op, std::move(lhs), std::move(rhs), where);
   // Run-time scalars (index arithmetic).
+  // (Two constants were folded above: at least one side is a Scalar here.)
   bool scalarish =
-      (lhs.kind == SemValue::Kind::Scalar || lhs.kind == SemValue::Kind::Int) &&
-      (rhs.kind == SemValue::Kind::Scalar || rhs.kind == SemValue::Kind::Int);
+      (lhs.kind == SemValue::Kind::Scalar &&
+       (rhs.kind == SemValue::Kind::Scalar ||
+        rhs.kind == SemValue::Kind::Int)) ||
+      (lhs.kind == SemValue::Kind::Int && rhs.kind == SemValue::Kind::Scalar);
   if (scalarish &&
       isa<IndexType, IntegerType>(
           (lhs.kind == SemValue::Kind::Scalar ? lhs : rhs).value.getType()))
@@ -213,6 +217,9 @@ Result Generator::scalarBinary(ast::BinaryOp op, const SemValue &lhs,
                                const SemValue &rhs, const ast::Expr &where) {
   using BO = ast::BinaryOp;
   mlir::Location l = loc(where);
+  if ((op == BO::FloorDiv || op == BO::Mod) &&
+      rhs.kind == SemValue::Kind::Int && rhs.intValue == 0)
+    return fail(where.getRange(), "division by zero");
   auto a = toIndex(lhs, where), b = toIndex(rhs, where);
   if (failed(a) || failed(b))
     return failure();
@@ -260,8 +267,14 @@ Result Generator::genUnary(const ast::UnaryExpr &e) {
     return failure();
   switch (e.getOp()) {
   case ast::UnaryOp::Neg:
-    if (v->kind == SemValue::Kind::Int)
+    if (v->kind == SemValue::Kind::Int) {
+      if (v->intValue == std::numeric_limits<int64_t>::min())
+        return fail(e.getRange(), "integer overflow: -(" +
+                                      std::to_string(v->intValue) +
+                                      ") does not fit in 64 bits "
+                                      "(constants are int64)");
       return SemValue::integer(-v->intValue);
+    }
     if (v->kind == SemValue::Kind::Float) {
       v->floatValue = -v->floatValue;
       return *v;

@@ -179,6 +179,8 @@ private:
   unsigned nextBlockSize = 0;
   std::set<std::string> symmetricParams;
   std::set<std::string> usedDefines;
+  /// Arguments given by position and by keyword, already reported.
+  std::set<const ast::Expr *> reportedDoubleArguments;
   std::map<std::string, std::string> refDTypes; ///< value name -> dtype
   std::vector<std::string> argNames;
   bool inGrid = false;
@@ -219,9 +221,13 @@ private:
 
   // -- call arguments (GenArgs.cpp) -----------------------------------------
   const ast::Expr *keyword(const ast::CallExpr &e, llvm::StringRef name);
-  /// The positional argument `position` or else keyword `name`.
+  /// The positional argument `position` or else keyword `name`; an error
+  /// (reported once) when the call gives both.
   const ast::Expr *argument(const ast::CallExpr &e, size_t position,
                             llvm::StringRef name);
+  /// Fails (reported) on `*xs` / `**kw` arguments: every callee binds its
+  /// arguments at compile time, by position and name.
+  mlir::LogicalResult checkCallArguments(const ast::CallExpr &e);
   /// Fails (reported) on a keyword argument of `fn` not in `allowed`.
   mlir::LogicalResult checkKeywords(const ast::CallExpr &e, llvm::StringRef fn,
                                     llvm::ArrayRef<llvm::StringRef> allowed);
