@@ -196,6 +196,9 @@ Result Generator::genPacket(const ast::CallExpr &e, bool isPut) {
       return fail(valueArg->getRange(),
                   std::string("hl.ll_put sends a tile value, got ") +
                       kindName(value->kind));
+    if (auto problem = comm::packetTileProblem(
+            cast<RankedTensorType>(value->value.getType()), packet))
+      return fail(valueArg->getRange(), "hl.ll_put: " + *problem);
     comm::LLPutOp::create(builder, l, value->value, scratch->value, *slot,
                           *flag, uint64_t(packet));
     return SemValue::none();
@@ -212,6 +215,8 @@ Result Generator::genPacket(const ast::CallExpr &e, bool isPut) {
   auto type = tileShapeOf(*shapeArg, dtypeToType(&ctx, dtype));
   if (failed(type))
     return failure();
+  if (auto problem = comm::packetTileProblem(*type, packet))
+    return fail(e.getRange(), "hl.ll_get: " + *problem);
   SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
   t.value = comm::LLGetOp::create(builder, l, *type, scratch->value, *slot,
                                   *flag, uint64_t(packet));

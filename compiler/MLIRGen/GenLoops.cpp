@@ -386,11 +386,13 @@ LogicalResult Generator::genGridLoop(const ast::ForStmt &s,
     extentIndex.push_back(d.extentIndex);
     blocks.push_back(d.block);
   }
+  gridLoop = &s;
   auto grid = tile::GridOp::create(builder, l, extentIndex, blocks);
+  // Statements after the grid go after it, not into its body.
+  OpBuilder::InsertionGuard guard(builder);
   Block *body = builder.createBlock(&grid.getBody());
   for (size_t d = 0; d < dims.size(); ++d)
     body->addArgument(builder.getIndexType(), l);
-  OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(body);
   tile::YieldOp::create(builder, l);
   builder.setInsertionPointToStart(body);

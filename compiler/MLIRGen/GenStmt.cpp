@@ -25,6 +25,21 @@ LogicalResult Generator::genBlock(const ast::StmtList &body) {
 }
 
 LogicalResult Generator::genStmt(const ast::Stmt &s) {
+  // The grid loop is the kernel's body: after it only `return` (and pass or
+  // a docstring) may follow; a CTA-less statement or a second grid has no
+  // meaning on the GPU.
+  if (gridLoop && !inGrid && !ast::isa<ast::ReturnStmt>(&s) &&
+      !ast::isa<ast::PassStmt>(&s)) {
+    auto *e = ast::dyn_cast<ast::ExprStmt>(&s);
+    if (!e || !ast::isa<ast::StringLiteralExpr>(e->getExpr())) {
+      (void)error(s.getRange(),
+                  "a statement after the grid loop: the kernel's work is "
+                  "its top-level hl.tile/hl.grid loop, and only 'return' "
+                  "may follow it (a kernel has one grid)");
+      diags.note(gridLoop->getRange(), "the grid loop");
+      return failure();
+    }
+  }
   if (auto *e = ast::dyn_cast<ast::ExprStmt>(&s)) {
     // Docstrings and other bare strings are comments.
     if (ast::isa<ast::StringLiteralExpr>(e->getExpr()))

@@ -231,6 +231,12 @@ FailureOr<Value> Generator::castTile(Value v, Type elementType,
     return v;
   auto to = RankedTensorType::get(type.getShape(), elementType);
   bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(elementType);
+  // bf16 <-> f16: one width, neither extf nor truncf; through f32.
+  if (fromFloat && toFloat &&
+      from.getIntOrFloatBitWidth() == elementType.getIntOrFloatBitWidth()) {
+    auto wide = castTile(v, builder.getF32Type(), l);
+    return failed(wide) ? wide : castTile(*wide, elementType, l);
+  }
   if (fromFloat && toFloat)
     return from.getIntOrFloatBitWidth() < elementType.getIntOrFloatBitWidth()
                ? Value(arith::ExtFOp::create(builder, l, to, v))

@@ -184,6 +184,8 @@ private:
   std::map<std::string, std::string> refDTypes; ///< value name -> dtype
   std::vector<std::string> argNames;
   bool inGrid = false;
+  /// The kernel's grid loop, once generated (nothing but `return` follows).
+  const ast::ForStmt *gridLoop = nullptr;
   bool returned = false;
 
   // -- helpers (MLIRGen.cpp) ------------------------------------------------
