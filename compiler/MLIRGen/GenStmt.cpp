@@ -1,6 +1,7 @@
 //===- GenStmt.cpp - Statements -------------------------------------------===//
 
 #include "compiler/MLIRGen/Generator.h"
+#include "compiler/Limits.h"
 
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
@@ -20,8 +21,30 @@ LogicalResult Generator::genBlock(const ast::StmtList &body) {
       return error(s->getRange(), "statement after 'return' is unreachable");
     if (failed(genStmt(*s)))
       ok = false;
+    // Fatal: past the bound, unrolling would go on for minutes.
+    if (work.total > kMaxPerThreadWork) {
+      if (!workReported)
+        (void)error(s->getRange(),
+                    "the kernel's per-thread work passes " +
+                        std::to_string(kMaxPerThreadWork) +
+                        " tile elements per thread here (each tile "
+                        "operation counts its elements / threads; unrolled "
+                        "loops over peers and constant ranges count every "
+                        "copy): use more warps, a smaller block or fewer "
+                        "ranks");
+      workReported = true;
+      return failure();
+    }
   }
   return success(ok);
+}
+
+void WorkCounter::notifyOperationInserted(Operation *op,
+                                          OpBuilder::InsertPoint) {
+  for (Type t : op->getResultTypes())
+    if (auto tile = dyn_cast<RankedTensorType>(t))
+      if (tile.hasStaticShape())
+        total += std::max<int64_t>(1, tile.getNumElements() / threads);
 }
 
 LogicalResult Generator::genStmt(const ast::Stmt &s) {

@@ -154,18 +154,29 @@ constexpr int64_t kMaxConstantRangeIterations = 4096;
 // The generator
 //===----------------------------------------------------------------------===//
 
+/// Counts the per-thread work (kMaxPerThreadWork, compiler/Limits.h) of the
+/// operations MLIRGen inserts.
+class WorkCounter : public mlir::OpBuilder::Listener {
+public:
+  int64_t threads = 128;
+  int64_t total = 0;
+  void notifyOperationInserted(mlir::Operation *op,
+                               mlir::OpBuilder::InsertPoint) override;
+};
+
 class Generator {
 public:
   Generator(mlir::MLIRContext &ctx, const ast::Module &module,
             const ast::FunctionDef &kernel, const CompileOptions &options,
             dslc::DiagnosticEngine &diags, KernelDescription &desc)
-      : ctx(ctx), builder(&ctx), module(module), kernel(kernel),
+      : ctx(ctx), builder(&ctx, &work), module(module), kernel(kernel),
         options(options), diags(diags), desc(desc) {}
 
   mlir::OwningOpRef<mlir::ModuleOp> run();
 
 private:
   mlir::MLIRContext &ctx;
+  WorkCounter work; // before builder, which reports to it
   mlir::OpBuilder builder;
   const ast::Module &module;
   const ast::FunctionDef &kernel;
@@ -186,6 +197,8 @@ private:
   bool inGrid = false;
   /// The kernel's grid loop, once generated (nothing but `return` follows).
   const ast::ForStmt *gridLoop = nullptr;
+  /// kMaxPerThreadWork was passed and reported.
+  bool workReported = false;
   bool returned = false;
 
   // -- helpers (MLIRGen.cpp) ------------------------------------------------
