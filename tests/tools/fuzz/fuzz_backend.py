@@ -72,12 +72,25 @@ def mutate(text, rng):
     return "\n".join(lines)
 
 
+# A diagnostic line: "FILE:LINE:COL: error: ..." for the program, "dslc:
+# error: ..." for the command line; an error line of any other shape has no
+# location.
+LOCATED = re.compile(r"^(\S.*:\d+:\d+: |dslc: )error: ")
+MEMORY_LIMIT = 4 << 30  # the robustness bar: no compilation over 4 GB
+
+
+def limit_memory():
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
 def run(dslc, path, out_dir):
     cmd = [dslc, path, "--emit=ptx", "-o", os.path.join(out_dir, "k.ptx"),
            "-D", "my_rank=0", "-D", "world_size=2", "--world-size", "2"]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True,
-                              errors="replace", timeout=20)
+                              errors="replace", timeout=20,
+                              preexec_fn=limit_memory)
     except subprocess.TimeoutExpired:
         return "time-out after 20 s", ""
     output = proc.stdout + proc.stderr
@@ -89,6 +102,11 @@ def run(dslc, path, out_dir):
         return "internal failure reported", output
     if proc.returncode == 1 and "error" not in output:
         return "exit code 1 without an error message", output
+    if "out of memory" in output:
+        return "over 4 GB", output
+    for line in output.splitlines():
+        if "error: " in line and not LOCATED.match(line):
+            return "an error without file:line:col", output
     return None, output
 
 
