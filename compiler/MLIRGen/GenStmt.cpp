@@ -19,9 +19,21 @@ LogicalResult Generator::genBlock(const ast::StmtList &body) {
       return failure();
     if (returned)
       return error(s->getRange(), "statement after 'return' is unreachable");
+    // Fatal bounds: past them, unrolling would go on for minutes.
+    if (++work.statements > kMaxGeneratedStatements) {
+      if (!workReported)
+        (void)error(s->getRange(),
+                    "the kernel unrolls to more than " +
+                        std::to_string(kMaxGeneratedStatements) +
+                        " statements here (loops over constant ranges and "
+                        "over peers are unrolled, and nested ones "
+                        "multiply): make the loop a run-time one or "
+                        "shorten it");
+      workReported = true;
+      return failure();
+    }
     if (failed(genStmt(*s)))
       ok = false;
-    // Fatal: past the bound, unrolling would go on for minutes.
     if (work.total > kMaxPerThreadWork) {
       if (!workReported)
         (void)error(s->getRange(),

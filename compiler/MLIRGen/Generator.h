@@ -160,6 +160,9 @@ class WorkCounter : public mlir::OpBuilder::Listener {
 public:
   int64_t threads = 128;
   int64_t total = 0;
+  /// Statements generated (kMaxGeneratedStatements), unrolled copies
+  /// included.
+  int64_t statements = 0;
   void notifyOperationInserted(mlir::Operation *op,
                                mlir::OpBuilder::InsertPoint) override;
 };
@@ -197,7 +200,7 @@ private:
   bool inGrid = false;
   /// The kernel's grid loop, once generated (nothing but `return` follows).
   const ast::ForStmt *gridLoop = nullptr;
-  /// kMaxPerThreadWork was passed and reported.
+  /// kMaxPerThreadWork or kMaxGeneratedStatements was passed and reported.
   bool workReported = false;
   bool returned = false;
 
