@@ -28,20 +28,6 @@ std::string describe(const ArgSpec &spec) {
   return fmt::format("{} '{}'", spec.isOutput ? "output" : "parameter",
                      spec.name);
 }
-
-bool compare(int64_t lhs, const std::string &op, int64_t rhs) {
-  if (op == "==")
-    return lhs == rhs;
-  if (op == "!=")
-    return lhs != rhs;
-  if (op == "<")
-    return lhs < rhs;
-  if (op == "<=")
-    return lhs <= rhs;
-  if (op == ">")
-    return lhs > rhs;
-  return lhs >= rhs;
-}
 } // namespace
 
 BoundArgs::BoundArgs(const KernelMetadata &md)
@@ -89,9 +75,9 @@ void BoundArgs::setFloat(int position, double v) {
 
 void BoundArgs::setTensorAt(int idx, const TensorArg &t) {
   const ArgSpec &spec = md_->args[idx];
-  if (spec.kind != ArgSpec::Kind::Tensor && spec.kind != ArgSpec::Kind::Tuple)
+  if (!spec.isTensor())
     argError(*md_, fmt::format("{} is {}, a tensor was given", describe(spec),
-                               argKindName(spec.kind)));
+                               argKindName(spec)));
   if (t.dtype != spec.dtype)
     argError(*md_, fmt::format("{}: dtype {} expected, {} given",
                                describe(spec), dtypeName(spec.dtype),
@@ -105,14 +91,12 @@ void BoundArgs::setTensorAt(int idx, const TensorArg &t) {
       argError(*md_, fmt::format("{}: size {} is negative ({})",
                                  describe(spec), d, t.sizes[d]));
   auto addr = reinterpret_cast<uintptr_t>(t.data);
-  if (spec.kind == ArgSpec::Kind::Tensor) {
-    if (!t.data && t.numel() != 0)
-      argError(*md_, fmt::format("{}: null data pointer for {} elements",
-                                 describe(spec), t.numel()));
-    if (addr % kPointerAlignment)
-      argError(*md_, fmt::format("{}: address {:#x} is not {}-byte aligned",
-                                 describe(spec), addr, kPointerAlignment));
-  }
+  if (!t.data && t.numel() != 0)
+    argError(*md_, fmt::format("{}: null data pointer for {} elements",
+                               describe(spec), t.numel()));
+  if (addr % kPointerAlignment)
+    argError(*md_, fmt::format("{}: address {:#x} is not {}-byte aligned",
+                               describe(spec), addr, kPointerAlignment));
   auto peers = reinterpret_cast<uintptr_t>(t.peers);
   if (peers % 8)
     argError(*md_, fmt::format("{}: peer table {:#x} is not 8-byte aligned",
@@ -124,18 +108,18 @@ void BoundArgs::setTensorAt(int idx, const TensorArg &t) {
 
 void BoundArgs::setIntAt(int idx, int64_t value) {
   const ArgSpec &spec = md_->args[idx];
-  if (spec.kind != ArgSpec::Kind::Int)
+  if (!spec.isIntScalar())
     argError(*md_, fmt::format("{} is {}, an int was given", describe(spec),
-                               argKindName(spec.kind)));
+                               argKindName(spec)));
   values_[idx].kind = ArgValue::Kind::Int;
   values_[idx].i = value;
 }
 
 void BoundArgs::setFloatAt(int idx, double value) {
   const ArgSpec &spec = md_->args[idx];
-  if (spec.kind != ArgSpec::Kind::Float)
+  if (!spec.isFloatScalar())
     argError(*md_, fmt::format("{} is {}, a float was given", describe(spec),
-                               argKindName(spec.kind)));
+                               argKindName(spec)));
   values_[idx].kind = ArgValue::Kind::Float;
   values_[idx].f = value;
 }
@@ -149,37 +133,27 @@ const ArgValue &BoundArgs::value(const std::string &name) const {
   return values_[resolve(name)];
 }
 
-int64_t BoundArgs::extent(const Extent &e) const {
-  switch (e.kind) {
-  case Extent::Kind::Const:
-    return e.value;
-  case Extent::Kind::Scalar: {
-    const ArgValue &v = values_[resolve(e.name)];
+int64_t BoundArgs::extent(const GridExtent &e) const {
+  const std::string &name = e.param ? *e.param : *e.scalar;
+  const ArgValue &v = values_[resolve(name)];
+  if (e.scalar) {
     if (v.kind != ArgValue::Kind::Int)
-      argError(*md_, fmt::format("grid extent: parameter '{}' is not bound",
-                                 e.name));
+      argError(*md_,
+               fmt::format("grid extent: parameter '{}' is not bound", name));
     if (v.i < 0)
       argError(*md_, fmt::format("grid extent: parameter '{}' is negative "
                                  "({})",
-                                 e.name, v.i));
-    return e.apply(v.i);
+                                 name, v.i));
+    return v.i;
   }
-  case Extent::Kind::ParamDim: {
-    const ArgValue &v = values_[resolve(e.name)];
-    if (v.kind != ArgValue::Kind::Tensor)
-      argError(*md_, fmt::format("grid extent: parameter '{}' is not bound",
-                                 e.name));
-    return e.apply(v.tensor.sizes[e.dim]);
-  }
-  }
-  return 0;
+  if (v.kind != ArgValue::Kind::Tensor)
+    argError(*md_,
+             fmt::format("grid extent: parameter '{}' is not bound", name));
+  return v.tensor.sizes[e.dim];
 }
 
 int64_t BoundArgs::numTiles() const {
-  std::vector<int64_t> extents;
-  for (const GridTile &t : md_->tiles)
-    extents.push_back(extent(t.extent));
-  return multiplyTiles(*md_, extents);
+  return numTilesWith(*md_, [&](const GridExtent &e) { return extent(e); });
 }
 
 void BoundArgs::check(int worldSize, int rank) const {
@@ -201,10 +175,6 @@ void BoundArgs::check(int worldSize, int rank) const {
       argError(md, fmt::format("{} is symmetric: it needs a peer table of {} "
                                "addresses (got none)",
                                describe(spec), worldSize));
-    if (spec.kind == ArgSpec::Kind::Tuple && !v.tensor.peers)
-      argError(md, fmt::format("{} is a tuple: it needs a table of {} "
-                               "addresses (got none)",
-                               describe(spec), worldSize));
     if (spec.isOutput && !spec.like.empty()) {
       int like = md.findArg(spec.like);
       if (like >= 0 && values_[like].kind == ArgValue::Kind::Tensor &&
@@ -220,11 +190,11 @@ void BoundArgs::check(int worldSize, int rank) const {
   for (const Constraint &c : md.constraints) {
     int idx = md.findArg(c.param);
     int64_t actual = values_[idx].tensor.sizes[c.dim];
-    int64_t want = c.numTiles ? tiles : c.value;
-    if (!compare(actual, c.op, want))
+    if (!c.holds(actual, tiles))
       argError(md, fmt::format("{} dim {} is {}, but it must be {} {}{}",
                                describe(md.args[idx]), c.dim, actual, c.op,
-                               want, c.numTiles ? " (num_tiles)" : ""));
+                               c.valueWith(tiles),
+                               c.isNumTiles() ? " (num_tiles)" : ""));
   }
 }
 
@@ -239,18 +209,17 @@ ParamBuffer packParams(const BoundArgs &args, const HiddenArgs &hidden) {
     if (v && v->kind == ArgValue::Kind::Unset)
       argError(md, fmt::format("{} is not bound",
                                describe(md.args[slot.arg])));
-    switch (slot.role) {
-    case AbiSlot::Role::Data:
+    switch (slot.kind) {
+    case SlotKind::Data:
       cell = reinterpret_cast<uintptr_t>(v->tensor.data);
       break;
-    case AbiSlot::Role::Size:
+    case SlotKind::Size:
       cell = static_cast<uint64_t>(v->tensor.sizes[slot.dim]);
       break;
-    case AbiSlot::Role::Peers:
-    case AbiSlot::Role::Table:
+    case SlotKind::Peers:
       cell = reinterpret_cast<uintptr_t>(v->tensor.peers);
       break;
-    case AbiSlot::Role::Scalar:
+    case SlotKind::Scalar:
       if (slot.type == SlotType::I64) {
         cell = static_cast<uint64_t>(v->i);
       } else {
@@ -258,13 +227,13 @@ ParamBuffer packParams(const BoundArgs &args, const HiddenArgs &hidden) {
         std::memcpy(&cell, &f, sizeof(f));
       }
       break;
-    case AbiSlot::Role::Timeout:
+    case SlotKind::Timeout:
       cell = static_cast<uint64_t>(hidden.timeoutNs);
       break;
-    case AbiSlot::Role::ErrorRecord:
+    case SlotKind::Error:
       cell = reinterpret_cast<uintptr_t>(hidden.errorRecord);
       break;
-    case AbiSlot::Role::State:
+    case SlotKind::State:
       if (md.stateBytes > 0 && !hidden.state)
         argError(md, "state_bytes > 0 but no state buffer");
       cell = reinterpret_cast<uintptr_t>(hidden.state);
@@ -283,7 +252,7 @@ int64_t planGrid(const KernelMetadata &md, int64_t numTiles,
     raise(ErrorCode::InvalidArgument,
           fmt::format("kernel {}: spins but not one CTA of {} threads fits "
                       "on an SM (occupancy {} per SM, {} SMs)",
-                      md.kernel, md.threadsPerCta, maxActivePerSm, numSms));
+                      md.kernel, md.threadsPerCta(), maxActivePerSm, numSms));
   return planGridResident(md, numTiles,
                           static_cast<int64_t>(maxActivePerSm) * numSms);
 }
@@ -298,7 +267,7 @@ int64_t planGridResident(const KernelMetadata &md, int64_t numTiles,
       raise(ErrorCode::InvalidArgument,
             fmt::format("kernel {}: spins but no CTA of {} threads fits on "
                         "the GPUs",
-                        md.kernel, md.threadsPerCta));
+                        md.kernel, md.threadsPerCta()));
     grid = std::min(grid, resident);
   }
   // A kernel with per-CTA state (epochs) has room for max_ctas CTAs only.

@@ -20,8 +20,8 @@
 namespace dslc::rt {
 
 /// A tensor argument: a device address, its element type and sizes
-/// (row-major contiguous), and for a symmetric tensor or a tuple the device
-/// table of world_size peer addresses.
+/// (row-major contiguous), and for a symmetric tensor the device table of
+/// world_size peer addresses.
 struct TensorArg {
   void *data = nullptr;
   DType dtype = DType::Float32;
@@ -72,7 +72,7 @@ private:
   void setTensorAt(int idx, const TensorArg &t);
   void setIntAt(int idx, int64_t v);
   void setFloatAt(int idx, double v);
-  int64_t extent(const Extent &e) const;
+  int64_t extent(const GridExtent &e) const;
 
   const KernelMetadata *md_;
   std::vector<ArgValue> values_;

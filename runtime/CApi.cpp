@@ -1,6 +1,8 @@
 //===- CApi.cpp - C interface of the dslc runtime -------------------------===//
 #include "runtime/CApi.h"
 
+#include "contract/TuningCache.h"
+
 #include "runtime/Collectives.h"
 #include "runtime/Communicator.h"
 #include "runtime/Error.h"
@@ -347,12 +349,8 @@ ReduceOp needOp(const char *op) {
 }
 CollectiveKind needKind(const char *name) {
   std::string n = need(name, "collective");
-  if (n == "all_reduce")
-    return CollectiveKind::AllReduce;
-  if (n == "reduce_scatter")
-    return CollectiveKind::ReduceScatter;
-  if (n == "all_gather")
-    return CollectiveKind::AllGather;
+  if (std::optional<CollectiveKind> k = parseCollective(n))
+    return *k;
   raise(ErrorCode::InvalidArgument, fmt::format("unknown collective '{}'", n));
 }
 } // namespace
@@ -462,6 +460,21 @@ dslcStatus dslcNcclLibrary(char *path, size_t len, int *version) {
 dslcStatus dslcArgsNumTiles(dslcArgs a, int64_t *out) {
   return guard([&] { *need(out, "out") = need(a, "args")->args.numTiles(); });
 }
+dslcStatus dslcCacheDir(const char *given, char *dir, size_t len) {
+  return guard([&] {
+    dslc::contract::Expected<std::string> d =
+        dslc::contract::cacheDir(given ? given : "");
+    if (!d)
+      raise(ErrorCode::Io, d.error());
+    need(dir, "dir");
+    if (d->size() + 1 > len)
+      raise(ErrorCode::InvalidArgument,
+            fmt::format("the cache directory {} needs {} bytes, {} given", *d,
+                        d->size() + 1, len));
+    std::memcpy(dir, d->c_str(), d->size() + 1);
+  });
+}
+int dslcSizeBucket(int64_t count) { return dslc::contract::sizeBucket(count); }
 dslcStatus dslcKernelCheckErrors(dslcKernel k) {
   return guard([&] { need(k, "kernel")->kernel->checkErrorRecords(); });
 }

@@ -164,6 +164,15 @@ dslcStatus dslcArgsNumTiles(dslcArgs args, int64_t *out);
  * aborts NCCL). For launches on streams the runtime does not own, after
  * the caller's own synchronization failed or finished. */
 dslcStatus dslcKernelCheckErrors(dslcKernel kernel);
+/* The dslc cache directory (tuning cache, compiled kernels) by the kernel
+ * contract's one rule (contract/TuningCache.h, docs/tuner.md): `given` when
+ * not NULL or empty, else $DSLC_CACHE_DIR, else $XDG_CACHE_HOME/dslc, else
+ * $HOME/.cache/dslc. DSLC_ERROR_IO naming the variables when none is set;
+ * DSLC_ERROR_INVALID_ARGUMENT when len bytes cannot hold it. */
+dslcStatus dslcCacheDir(const char *given, char *dir, size_t len);
+/* The tuning cache's size bucket of `count` elements (the contract's
+ * rule): floor(log2(count)), 0 for count <= 1. */
+int dslcSizeBucket(int64_t count);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 //===- Collectives.cpp - Tuned collectives with an NCCL fallback ----------===//
 #include "runtime/Collectives.h"
 
+#include "contract/Candidates.h"
 #include "runtime/Binding.h"
 #include "runtime/Error.h"
 #include "runtime/Kernel.h"
@@ -9,7 +10,6 @@
 
 #include <fmt/format.h>
 #include <nccl.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,20 +17,6 @@
 #include <unistd.h>
 
 namespace dslc::rt {
-
-using nlohmann::json;
-
-const char *collectiveKindName(CollectiveKind k) {
-  switch (k) {
-  case CollectiveKind::AllReduce:
-    return "all_reduce";
-  case CollectiveKind::ReduceScatter:
-    return "reduce_scatter";
-  case CollectiveKind::AllGather:
-    return "all_gather";
-  }
-  return "?";
-}
 
 std::optional<ReduceOp> parseReduceOp(const std::string &name) {
   if (name == "sum")
@@ -98,7 +84,7 @@ DispatchChoice decideDispatch(const std::optional<TuningValue> &entry,
 }
 
 std::optional<KernelDirInfo> readKernelDir(const std::string &dir) {
-  std::string path = dir + "/manifest.json";
+  std::string path = contract::manifestFile(dir);
   std::string text;
   try {
     text = readFile(path);
@@ -108,20 +94,19 @@ std::optional<KernelDirInfo> readKernelDir(const std::string &dir) {
                  dir.c_str());
     return std::nullopt;
   }
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() ||
-      j.value("format", "") != "dslc-tuner-candidates") {
-    std::fprintf(stderr, "dslc: warning: %s is not a tuner manifest; "
-                         "ignored\n",
-                 path.c_str());
+  contract::Expected<contract::CandidatesManifest> m =
+      contract::readCandidatesManifest(text, path);
+  if (!m) {
+    std::fprintf(stderr, "dslc: warning: %s; kernel directory ignored\n",
+                 m.error().c_str());
     return std::nullopt;
   }
   KernelDirInfo k;
   k.dir = dir;
-  k.collective = j.value("collective", "");
-  k.dtype = j.value("dtype", "");
-  k.set = j.value("set", "");
-  k.worldSize = j.value("world_size", 0);
+  k.collective = m->collective;
+  k.dtype = m->dtype;
+  k.set = m->set;
+  k.worldSize = m->worldSize;
   return k;
 }
 
@@ -172,10 +157,6 @@ ncclRedOp_t ncclOp(ReduceOp op) {
   return ncclSum;
 }
 
-bool isFloat(DType t) {
-  return t == DType::BFloat16 || t == DType::Float16 || t == DType::Float32;
-}
-
 size_t envSize(const char *name, size_t fallback) {
   if (const char *v = std::getenv(name); v && *v)
     return static_cast<size_t>(std::strtoull(v, nullptr, 10));
@@ -204,13 +185,14 @@ std::map<Communicator *, std::unique_ptr<Collectives>> defaults;
 /// One kernel bound for one collective, dtype and element count.
 struct Collectives::Instance {
   std::unique_ptr<Kernel> kernel;
+  CollectivePlan plan;         ///< for exactly this element count
   std::vector<BoundArgs> args; ///< per local rank
   int input = -1, output = -1;
   bool inputSymmetric = false, outputSymmetric = false;
   std::vector<int64_t> inSizes, outSizes;
   size_t inBytes = 0, outBytes = 0;
   SymmetricBuffer inBuf, outBuf;
-  std::vector<SymmetricBuffer> owned; ///< pads, scratch
+  std::vector<SymmetricBuffer> owned; ///< pads, scratch, workspaces
   std::string failure; ///< non-empty: unusable, go to NCCL
 };
 
@@ -226,7 +208,12 @@ Collectives::Collectives(Communicator &comm, CollectivesOptions opts)
   for (const std::string &d : splitDirs(opts_.kernelDirs))
     if (auto k = readKernelDir(d))
       dirs_.push_back(*k);
-  records_ = TuningCache(opts_.cacheDir).load();
+  try {
+    records_ = TuningCache(opts_.cacheDir).load();
+  } catch (const Error &e) {
+    // No cache directory: nothing is tuned, every call goes to NCCL.
+    std::fprintf(stderr, "dslc: warning: collectives: %s\n", e.what());
+  }
   const LocalRank &l = comm.local(0);
   cudaDeviceProp prop{};
   DSLC_CUDART(l.rank, cudaGetDeviceProperties(&prop, l.device));
@@ -250,7 +237,7 @@ Collectives::~Collectives() {
 
 DispatchChoice Collectives::choose(CollectiveKind kind, size_t totalCount,
                                    DType dtype, ReduceOp op) const {
-  std::string coll = collectiveKindName(kind);
+  std::string coll = collectiveName(kind);
   size_t bytes = totalCount * dtypeSize(dtype);
   for (const KernelDirInfo &d : dirs_) {
     if (d.collective != coll || d.dtype != dtypeName(dtype) ||
@@ -285,10 +272,9 @@ Collectives::Instance *Collectives::instance(const DispatchChoice &c,
                                              CollectiveKind kind,
                                              size_t totalCount, DType dtype,
                                              bool mayCreate) {
-  std::string key =
-      fmt::format("{}|{}|{}|{}|{}|{}", c.kernelDir, c.kernel.cubin,
-                  c.kernel.config.maxCtas, collectiveKindName(kind),
-                  totalCount, dtypeName(dtype));
+  std::string key = fmt::format(
+      "{}|{}|{}|{}|{}|{}", c.kernelDir, c.kernel.cubin, c.kernel.config.maxCtas,
+      collectiveName(kind), totalCount, dtypeName(dtype));
   auto it = instances_.find(key);
   if (it != instances_.end())
     return it->second->failure.empty() ? it->second.get() : nullptr;
@@ -296,152 +282,8 @@ Collectives::Instance *Collectives::instance(const DispatchChoice &c,
       static_cast<int>(instances_.size()) >= opts_.maxInstances)
     return nullptr;
   auto inst = std::make_unique<Instance>();
-  int world = comm_.worldSize();
-  int64_t n = static_cast<int64_t>(totalCount);
   try {
-    std::vector<std::string> images;
-    std::vector<KernelMetadata> mds;
-    for (int i = 0; i < comm_.numLocal(); ++i) {
-      std::string path = expandRankPattern(c.kernelDir + "/" + c.kernel.cubin,
-                                           comm_.local(i).rank);
-      images.push_back(readFile(path));
-      KernelMetadata md = loadMetadataFile(path + ".json");
-      if (c.kernel.config.maxCtas > 0)
-        md.maxCtas = md.maxCtas ? std::min(*md.maxCtas, c.kernel.config.maxCtas)
-                                : c.kernel.config.maxCtas;
-      mds.push_back(std::move(md));
-    }
-    KernelOptions ko;
-    ko.timeoutMs = opts_.timeoutMs;
-    inst->kernel = Kernel::loadImages(comm_, images, mds, ko);
-    const KernelMetadata &md = inst->kernel->metadata(0);
-    // Roles (docs/kernel-abi.md "access", "peer_table_for"; older metadata:
-    // the first floating tensor is the input, the output is the output).
-    std::vector<int> pads, tables, scratch;
-    for (size_t a = 0; a < md.args.size(); ++a) {
-      const ArgSpec &s = md.args[a];
-      int idx = static_cast<int>(a);
-      if (s.kind != ArgSpec::Kind::Tensor)
-        raise(ErrorCode::InvalidArgument,
-              fmt::format("kernel {}: argument '{}' is a {}: the library "
-                          "binds tensors only",
-                          md.kernel, s.name, argKindName(s.kind)));
-      if (isFloat(s.dtype)) {
-        bool out = s.isOutput || (s.writes() && !s.reads());
-        bool in = !out && (s.access == Access::Read ||
-                           (s.access == Access::Unknown && inst->input < 0));
-        if (out && inst->output < 0)
-          inst->output = idx;
-        else if (in && inst->input < 0)
-          inst->input = idx;
-        else
-          raise(ErrorCode::InvalidArgument,
-                fmt::format("kernel {}: floating argument '{}' is neither its "
-                            "input nor its output (a workspace): the library "
-                            "does not bind those yet",
-                            md.kernel, s.name));
-      } else if (s.dtype == DType::UInt64 && s.rank == 1 && !s.symmetric) {
-        tables.push_back(idx);
-      } else if (s.dtype == DType::Int64 && s.rank == 1 && s.symmetric) {
-        scratch.push_back(idx);
-      } else if ((s.dtype == DType::Int32 || s.dtype == DType::UInt32) &&
-                 s.rank == 2) {
-        pads.push_back(idx);
-      } else {
-        raise(ErrorCode::InvalidArgument,
-              fmt::format("kernel {}: cannot tell the role of '{}'",
-                          md.kernel, s.name));
-      }
-    }
-    if (inst->input < 0 || inst->output < 0)
-      raise(ErrorCode::InvalidArgument,
-            fmt::format("kernel {}: no floating input and output", md.kernel));
-    auto targetOf = [&](int table) {
-      const std::string &t = md.args[table].peerTableFor;
-      if (!t.empty())
-        return md.findArg(t);
-      return pads.size() == 1 ? pads[0] : -1;
-    };
-    for (int t : tables) {
-      int target = targetOf(t);
-      if (target < 0)
-        raise(ErrorCode::InvalidArgument,
-              fmt::format("kernel {}: whose peer table is '{}'?", md.kernel,
-                          md.args[t].name));
-      if (target == inst->input)
-        inst->inputSymmetric = true;
-      if (target == inst->output)
-        inst->outputSymmetric = true;
-    }
-    inst->inputSymmetric |= md.args[inst->input].symmetric;
-    inst->outputSymmetric |= md.args[inst->output].symmetric;
-    size_t es = dtypeSize(dtype);
-    int64_t part = kind == CollectiveKind::AllReduce ? n : n / world;
-    int64_t inN = kind == CollectiveKind::AllGather ? part : n;
-    int64_t outN = kind == CollectiveKind::ReduceScatter ? part : n;
-    inst->inSizes = {inN};
-    inst->outSizes = md.args[inst->output].rank == 2
-                         ? std::vector<int64_t>{world, part}
-                         : std::vector<int64_t>{outN};
-    if (md.args[inst->input].rank != 1)
-      raise(ErrorCode::InvalidArgument,
-            fmt::format("kernel {}: input of rank {}",
-                        md.kernel, md.args[inst->input].rank));
-    inst->inBytes = static_cast<size_t>(inN) * es;
-    inst->outBytes = static_cast<size_t>(outN) * es;
-    inst->inBuf = heap_->alloc(inst->inBytes, 256);
-    if (inst->outputSymmetric)
-      inst->outBuf = heap_->alloc(inst->outBytes, 256);
-    // Bind data tensors (a placeholder for the user's buffers: the staging
-    // buffers, replaced per call) to learn the tile count, then the rest.
-    for (int i = 0; i < comm_.numLocal(); ++i) {
-      BoundArgs b = inst->kernel->args(i);
-      b.setTensor(inst->input, inst->inBuf.tensor(i, dtype, inst->inSizes,
-                                                  inst->inputSymmetric));
-      if (inst->outputSymmetric)
-        b.setTensor(inst->output,
-                    inst->outBuf.tensor(i, dtype, inst->outSizes, true));
-      else
-        b.setTensor(inst->output, {inst->inBuf.local[i], dtype, inst->outSizes});
-      inst->args.push_back(std::move(b));
-    }
-    // Tile count: bind the output to the staging input's address for now
-    // (sizes are all that matter).
-    int64_t tiles = std::max<int64_t>(1, inst->args[0].numTiles());
-    std::map<int, SymmetricBuffer> padBuf;
-    for (int p : pads) {
-      SymmetricBuffer b = heap_->allocSignalPad(
-          static_cast<size_t>(tiles) * world * 4);
-      inst->owned.push_back(b);
-      padBuf[p] = b;
-    }
-    for (int s : scratch) {
-      int64_t block = md.tiles.empty() ? 1 : md.tiles.front().block;
-      int64_t rounded = (n + block - 1) / block * block;
-      size_t bytes = size_t(4) * world * rounded * es;
-      SymmetricBuffer b = heap_->allocSignalPad(bytes);
-      inst->owned.push_back(b);
-      padBuf[s] = b;
-    }
-    for (int i = 0; i < comm_.numLocal(); ++i) {
-      BoundArgs &b = inst->args[i];
-      for (int p : pads) {
-        bool withPeers = md.args[p].symmetric;
-        b.setTensor(p, padBuf[p].tensor(i, md.args[p].dtype, {tiles, world},
-                                        withPeers));
-      }
-      for (int s : scratch)
-        b.setTensor(s, padBuf[s].tensor(
-                           i, DType::Int64,
-                           {static_cast<int64_t>(padBuf[s].bytes / 8)}, true));
-      for (int t : tables) {
-        int target = targetOf(t);
-        void *peers = target == inst->input    ? inst->inBuf.peers[i]
-                      : target == inst->output ? inst->outBuf.peers[i]
-                                               : padBuf.at(target).peers[i];
-        b.setTensor(t, {peers, DType::UInt64, {world}});
-      }
-    }
+    setUp(*inst, c, kind, totalCount, dtype);
   } catch (const Error &e) {
     inst->failure = e.what();
     std::fprintf(stderr,
@@ -456,6 +298,81 @@ Collectives::Instance *Collectives::instance(const DispatchChoice &c,
   Instance *ptr = inst->failure.empty() ? inst.get() : nullptr;
   instances_[key] = std::move(inst);
   return ptr;
+}
+
+/// Loads the kernel, plans its binding for exactly `totalCount` elements,
+/// allocates the staging input (and output when symmetric), the pads,
+/// scratch and workspaces (zeroed, symmetric) and binds every local rank.
+void Collectives::setUp(Instance &inst, const DispatchChoice &c,
+                        CollectiveKind kind, size_t totalCount, DType dtype) {
+  int64_t n = static_cast<int64_t>(totalCount);
+  std::vector<std::string> images;
+  std::vector<KernelMetadata> mds;
+  for (int i = 0; i < comm_.numLocal(); ++i) {
+    std::string path = expandRankPattern(c.kernelDir + "/" + c.kernel.cubin,
+                                         comm_.local(i).rank);
+    images.push_back(readFile(path));
+    KernelMetadata md = loadMetadataFile(path + ".json");
+    if (c.kernel.config.maxCtas > 0)
+      md.maxCtas = md.maxCtas ? std::min(*md.maxCtas, c.kernel.config.maxCtas)
+                              : c.kernel.config.maxCtas;
+    mds.push_back(std::move(md));
+  }
+  KernelOptions ko;
+  ko.timeoutMs = opts_.timeoutMs;
+  inst.kernel = Kernel::loadImages(comm_, images, mds, ko);
+  const KernelMetadata &md = inst.kernel->metadata(0);
+  inst.plan = planCollective(md, kind, comm_.worldSize(), n);
+  const CollectivePlan &plan = inst.plan;
+  if (plan.dtype != dtype)
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("kernel {}: its data is {}, the call's {}", md.kernel,
+                      dtypeName(plan.dtype), dtypeName(dtype)));
+  inst.input = plan.input;
+  inst.output = plan.output;
+  inst.inputSymmetric = plan.args[plan.input].symmetric;
+  inst.outputSymmetric = plan.args[plan.output].symmetric;
+  inst.inSizes = plan.sizesOf(plan.input, n);
+  inst.outSizes = plan.sizesOf(plan.output, n);
+  // The bytes a call copies in and out (the buffers may be larger).
+  auto bytesOf = [&](const std::vector<int64_t> &sizes) {
+    size_t numel = 1;
+    for (int64_t d : sizes)
+      numel *= static_cast<size_t>(d);
+    return numel * dtypeSize(dtype);
+  };
+  inst.inBytes = bytesOf(inst.inSizes);
+  inst.outBytes = bytesOf(inst.outSizes);
+  // The staging input stands in for the user's buffers until a call binds
+  // them; the other buffers are the instance's own.
+  std::vector<SymmetricBuffer> bufs(plan.args.size());
+  for (size_t j = 0; j < plan.args.size(); ++j) {
+    const ArgPlan &p = plan.args[j];
+    if (p.role == ArgRole::PeerTable ||
+        (static_cast<int>(j) == plan.output && !p.symmetric))
+      continue;
+    if (p.role == ArgRole::Input || p.role == ArgRole::Output) {
+      bufs[j] = heap_->alloc(p.bytes, 256);
+      (p.role == ArgRole::Input ? inst.inBuf : inst.outBuf) = bufs[j];
+    } else {
+      // Pads, scratch and workspaces start zeroed on every rank.
+      bufs[j] = heap_->allocSignalPad(p.bytes);
+      inst.owned.push_back(bufs[j]);
+    }
+  }
+  for (int i = 0; i < comm_.numLocal(); ++i) {
+    std::vector<void *> local(plan.args.size()), peers(plan.args.size());
+    for (size_t j = 0; j < plan.args.size(); ++j)
+      if (bufs[j].valid()) {
+        local[j] = bufs[j].local[i];
+        peers[j] = bufs[j].peers[i];
+      }
+    if (!inst.outputSymmetric)
+      local[plan.output] = inst.inBuf.local[i];
+    BoundArgs b = inst.kernel->args(i);
+    bindCollective(b, plan, n, local, peers, comm_.local(i).rank);
+    inst.args.push_back(std::move(b));
+  }
 }
 
 void Collectives::prepare(CollectiveKind kind,
@@ -516,12 +433,12 @@ void Collectives::run(CollectiveKind kind, int local, const void *send,
                              "thread: call prepare() first)";
   }
   if (opts_.log) {
-    std::string k = fmt::format("{}|{}|{}", collectiveKindName(kind),
-                                totalCount, dtypeName(dtype));
+    std::string k = fmt::format("{}|{}|{}", collectiveName(kind), totalCount,
+                                dtypeName(dtype));
     if (!logged_[k]) {
       logged_[k] = true;
       std::fprintf(stderr, "dslc: %s %s of %zu: %s (%s)\n",
-                   collectiveKindName(kind), dtypeName(dtype), totalCount,
+                   collectiveName(kind), dtypeName(dtype), totalCount,
                    inst ? "kernel" : "NCCL", c.reason.c_str());
     }
   }

@@ -27,6 +27,7 @@
 #ifndef DSLC_RUNTIME_COLLECTIVES_H
 #define DSLC_RUNTIME_COLLECTIVES_H
 
+#include "runtime/CollectivePlan.h"
 #include "runtime/Communicator.h"
 #include "runtime/DType.h"
 #include "runtime/TuningCache.h"
@@ -45,11 +46,8 @@ namespace dslc::rt {
 class Kernel;
 class SymmetricHeap;
 
-enum class CollectiveKind { AllReduce, ReduceScatter, AllGather };
 enum class ReduceOp { Sum, Prod, Max, Min, Avg };
 
-/// "all_reduce", "reduce_scatter", "all_gather".
-const char *collectiveKindName(CollectiveKind k);
 std::optional<ReduceOp> parseReduceOp(const std::string &name);
 
 /// Where a call goes.
@@ -80,14 +78,14 @@ struct KernelDirInfo {
   std::string collective, dtype, set;
   int worldSize = 0;
 };
-/// Reads DIR/manifest.json; nullopt (and a warning on stderr) when it is
-/// missing or damaged.
+/// Reads DIR/manifest.json (contract/Candidates.h); nullopt (and a warning
+/// on stderr naming the problem) when it is missing or damaged.
 std::optional<KernelDirInfo> readKernelDir(const std::string &dir);
 
 struct CollectivesOptions {
   /// ':'-separated kernel directories; empty: $DSLC_KERNEL_DIR.
   std::string kernelDirs;
-  /// The tuning cache's directory; empty: defaultCacheDir().
+  /// The tuning cache's directory; empty: contract::cacheDir's rule.
   std::string cacheDir;
   /// Staging bytes per rank (inputs copied in, pads, scratch); 0:
   /// $DSLC_STAGING_BYTES, else 256 MiB. Larger calls go to NCCL.
@@ -146,6 +144,8 @@ private:
             size_t totalCount, DType dtype, ReduceOp op, cudaStream_t stream);
   Instance *instance(const DispatchChoice &c, CollectiveKind kind,
                      size_t totalCount, DType dtype, bool mayCreate);
+  void setUp(Instance &inst, const DispatchChoice &c, CollectiveKind kind,
+             size_t totalCount, DType dtype);
 
   Communicator &comm_;
   CollectivesOptions opts_;

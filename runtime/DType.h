@@ -1,35 +1,20 @@
-//===- DType.h - Element types of kernel tensors ----------------*- C++ -*-===//
+//===- DType.h - The contract's element types in dslc::rt -------*- C++ -*-===//
+//
+// The runtime names element types as the contract does (contract/DType.h);
+// this header only brings those names into dslc::rt.
+//
+//===----------------------------------------------------------------------===//
 #ifndef DSLC_RUNTIME_DTYPE_H
 #define DSLC_RUNTIME_DTYPE_H
 
-#include <cstddef>
-#include <optional>
-#include <string>
+#include "contract/DType.h"
 
 namespace dslc::rt {
-
-enum class DType {
-  BFloat16,
-  Float16,
-  Float32,
-  Float64,
-  Int8,
-  UInt8,
-  Int16,
-  Int32,
-  UInt32,
-  Int64,
-  UInt64,
-  Bool,
-};
-
-/// The metadata spelling ("bfloat16", "int32", ...).
-const char *dtypeName(DType t);
-/// Parses a metadata spelling; also accepts "torch." prefixes and the
-/// short names bf16/f16/f32/f64/i8/u8/i16/i32/u32/i64/u64.
-std::optional<DType> parseDType(const std::string &name);
-size_t dtypeSize(DType t);
-
+using contract::DType;
+using contract::dtypeName;
+using contract::dtypeSize;
+using contract::isFloating;
+using contract::parseDType;
 } // namespace dslc::rt
 
 #endif // DSLC_RUNTIME_DTYPE_H

@@ -150,13 +150,13 @@ void Kernel::loadRank(int i, const std::string &image, KernelMetadata md) {
   DSLC_CU(l.rank, cu.cuFuncGetAttribute(
                       &maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
                       r.function));
-  if (maxThreads < r.md.threadsPerCta)
+  if (maxThreads < r.md.threadsPerCta())
     raise(ErrorCode::InvalidArgument,
           fmt::format("rank {}: kernel {} needs {} threads per CTA, its "
                       "cubin allows {}",
-                      l.rank, r.md.kernel, r.md.threadsPerCta, maxThreads));
+                      l.rank, r.md.kernel, r.md.threadsPerCta(), maxThreads));
   DSLC_CU(l.rank, cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                      &r.maxActivePerSm, r.function, r.md.threadsPerCta, 0));
+                      &r.maxActivePerSm, r.function, r.md.threadsPerCta(), 0));
   if (r.md.stateBytes > 0) {
     DSLC_CUDART(l.rank, cudaMalloc(&r.state, r.md.stateBytes));
     DSLC_CUDART(l.rank, cudaMemset(r.state, 0, r.md.stateBytes));
@@ -249,7 +249,7 @@ void Kernel::launch(int localIndex, const BoundArgs &args,
   setDevice(l.device, l.rank);
   DSLC_CU(l.rank, driver().cuLaunchKernel(
                       r.function, static_cast<unsigned>(grid), 1, 1,
-                      static_cast<unsigned>(md.threadsPerCta), 1, 1, 0,
+                      static_cast<unsigned>(md.threadsPerCta()), 1, 1, 0,
                       stream ? stream : l.stream, params.pointers(), nullptr));
 }
 

@@ -2,9 +2,9 @@
 //
 // The tuner (tools/tuner) writes, and the runtime's collectives
 // (runtime/Collectives.h) and dslc read, the best kernel and config found
-// for one collective on one machine, per size bucket. One JSON file
-// (docs/tuner.md, "Cache format") in $DSLC_CACHE_DIR, else
-// $XDG_CACHE_HOME/dslc, else ~/.cache/dslc.
+// for one collective on one machine, per size bucket: one JSON file whose
+// format and location are the contract's (contract/TuningCache.h,
+// docs/tuner.md). This class is the locked store.
 //
 // Several processes (the ranks of a job, several tuners) may write at once:
 // every store is a read-modify-write under an exclusive flock on a lock file
@@ -19,7 +19,8 @@
 #ifndef DSLC_RUNTIME_TUNINGCACHE_H
 #define DSLC_RUNTIME_TUNINGCACHE_H
 
-#include <cstdint>
+#include "contract/TuningCache.h"
+
 #include <functional>
 #include <optional>
 #include <string>
@@ -27,90 +28,23 @@
 
 namespace dslc::rt {
 
-/// A kernel configuration: what dslc's --config takes (block_sizes,
-/// num_warps) plus the runtime's grid cap (max_ctas; 0 = none).
-struct KernelConfig {
-  std::vector<int64_t> blockSizes;
-  int numWarps = 0; ///< 0: the kernel's default
-  int64_t maxCtas = 0;
-
-  /// {"block_sizes":[...],"num_warps":N[,"max_ctas":M]} (keys left out when
-  /// unset). `forCompiler` leaves max_ctas out (dslc ignores it with a
-  /// warning: the cap is applied by the runtime at launch).
-  std::string toJson(bool forCompiler = false) const;
-  /// Parses that form; throws Error(InvalidArgument) naming the problem.
-  static KernelConfig fromJson(const std::string &text);
-  /// "bs=1024 w=4 ctas=16" (for tables and logs).
-  std::string brief() const;
-  bool operator==(const KernelConfig &o) const {
-    return blockSizes == o.blockSizes && numWarps == o.numWarps &&
-           maxCtas == o.maxCtas;
-  }
-  bool operator<(const KernelConfig &o) const;
-};
-
-/// What a tuning result is for.
-struct TuningKey {
-  std::string collective; ///< all_reduce, reduce_scatter, all_gather
-  /// "<source sha256>:<kernel name>" for one kernel, "set:<name>" for the
-  /// choice among several kernels.
-  std::string kernel;
-  std::string device; ///< e.g. "NVIDIA H200"
-  std::string driver; ///< e.g. "cuda 13.0 driver, 13.0 runtime"
-  int worldSize = 0;
-  std::string dtype; ///< metadata spelling: bfloat16, float32, ...
-  int bucket = 0;    ///< sizeBucket(element count)
-
-  bool operator==(const TuningKey &o) const;
-  /// One line, for messages.
-  std::string str() const;
-};
-
-/// The best config of one kernel (part of a TuningValue).
-struct KernelChoice {
-  std::string kernel; ///< DSL kernel name
-  std::string file;   ///< DSL source file, as given to the tuner
-  std::string sha256; ///< of the source file (metadata source.sha256)
-  /// cubin path pattern ({rank}), relative to the kernel directory the
-  /// tuner compiled into (its --out / --candidates DIR)
-  std::string cubin;
-  KernelConfig config;
-  double us = 0;      ///< median graph-replay time per call
-  double eagerUs = 0; ///< median back-to-back (eager) time per call
-};
-
-struct TuningValue {
-  KernelChoice pick;                ///< the fastest over all kernels
-  std::vector<KernelChoice> perKernel; ///< the best of each kernel given
-  double ncclUs = 0;      ///< NCCL, graph replays, same run
-  double ncclEagerUs = 0; ///< NCCL, back-to-back
-  int64_t size = 0;       ///< element count measured
-  std::string date;       ///< ISO 8601, UTC
-  std::string candidates; ///< directory of the compiled candidates
-};
-
-struct TuningRecord {
-  TuningKey key;
-  TuningValue value;
-};
-
-/// floor(log2(count)), 0 for count <= 1: sizes 2^b .. 2^(b+1)-1 share a
-/// bucket.
-int sizeBucket(int64_t count);
-
-/// $DSLC_CACHE_DIR, else $XDG_CACHE_HOME/dslc, else $HOME/.cache/dslc
-/// (else /tmp/dslc-cache).
-std::string defaultCacheDir();
-
-/// Today in ISO 8601 (UTC), e.g. 2026-11-02T10:04:05Z.
-std::string isoDateNow();
+// The cache's records, its format, the size bucket and the location rule
+// are the contract's (contract/TuningCache.h).
+using contract::isoDateNow;
+using contract::KernelChoice;
+using contract::KernelConfig;
+using contract::sizeBucket;
+using contract::TuningKey;
+using contract::TuningRecord;
+using contract::TuningValue;
 
 class TuningCache {
 public:
-  using WarningHandler = std::function<void(const std::string &)>;
+  using WarningHandler = contract::WarningHandler;
 
-  /// The cache in `dir` (defaultCacheDir() when empty). Nothing is read or
-  /// created until used.
+  /// The cache in `dir` (contract::cacheDir's rule when empty). Nothing is
+  /// read or created until used; throws Error(Io) with the rule's message
+  /// when no directory is known.
   explicit TuningCache(std::string dir = "");
 
   const std::string &dir() const { return dir_; }
@@ -129,12 +63,6 @@ public:
   void store(const std::vector<TuningRecord> &records);
   /// Removes every record whose key matches `pred`; returns how many.
   size_t erase(const std::function<bool(const TuningKey &)> &pred);
-
-  /// Parses cache text (`origin` for messages); exposed for tests.
-  static std::vector<TuningRecord> parse(const std::string &text,
-                                         const std::string &origin,
-                                         const WarningHandler &warn);
-  static std::string serialize(const std::vector<TuningRecord> &records);
 
 private:
   std::vector<TuningRecord> readLocked(bool &damaged) const;

@@ -1,5 +1,6 @@
 //===- DistributeTiles.cpp - Tile/Comm to per-thread code ----------------===//
 
+#include "compiler/Analysis/ArgRoles.h"
 #include "compiler/Conversion/LoweringUtils.h"
 #include "compiler/Conversion/Passes.h"
 
@@ -18,17 +19,26 @@ namespace dslc {
 using namespace mlir;
 using namespace dslc;
 
-/// Name of the function attribute listing the kernel's ABI slots as
-/// "name:type" strings (docs/kernel-abi.md), set by the flattening.
-static constexpr llvm::StringLiteral kAbiAttr = "dslc.abi";
 /// Optional attribute (array of strings) naming the kernel's parameters.
 static constexpr llvm::StringLiteral kArgNamesAttr = "tile.arg_names";
 /// Optional attribute: the world size, i.e. the length of "X.peers" tables.
 static constexpr llvm::StringLiteral kPeerCountAttr = tile::kPeerCountAttr;
 
+/// The ABI type of a scalar parameter: i64 or f32 (docs/kernel-abi.md).
+static std::optional<contract::SlotType> scalarSlotType(Type t) {
+  if (t.isInteger(64))
+    return contract::SlotType::I64;
+  if (t.isF32())
+    return contract::SlotType::F32;
+  return std::nullopt;
+}
+
 /// Rewrites a kernel's parameters into its ABI: each !tile.ref becomes its
-/// address and sizes, scalars stay, and the hidden slots are appended. The
-/// body sees the refs again through casts of the flattened slots.
+/// address and sizes (the implicit peer table of a symmetric tensor, role
+/// `peers`, its address only), scalars stay, and the hidden slots are
+/// appended. The slots are listed in `tile.abi` (#tile.abi_slot, from each
+/// argument's #tile.role). The body sees the refs again through casts of
+/// the flattened slots.
 static LogicalResult flattenSignature(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
   OpBuilder b(ctx);
@@ -41,18 +51,19 @@ static LogicalResult flattenSignature(func::FuncOp func) {
   unsigned numOld = entry.getNumArguments();
   Type ptr = lower::ptrType(ctx);
   Type i64 = b.getI64Type();
+  using contract::SlotKind;
+  using contract::SlotType;
 
   SmallVector<Attribute> abi;
-  auto typeName = [](Type t) -> std::string {
-    if (isa<LLVM::LLVMPointerType>(t))
-      return "ptr";
-    std::string s;
-    llvm::raw_string_ostream os(s);
-    t.print(os);
-    return s;
-  };
-  auto addSlot = [&](Type type, const std::string &name) {
-    abi.push_back(b.getStringAttr(name + ":" + typeName(type)));
+  auto addSlot = [&](Type type, SlotType slotType, SlotKind kind,
+                     StringRef param, std::optional<unsigned> dim) {
+    contract::AbiSlot s;
+    s.kind = kind;
+    s.param = param.str();
+    s.dim = dim ? static_cast<int>(*dim) : -1;
+    abi.push_back(tile::AbiSlotAttr::get(
+        ctx, contract::canonicalSlotName(s), kind, slotType,
+        param.empty() ? StringAttr() : b.getStringAttr(param), dim));
     return entry.addArgument(type, loc);
   };
 
@@ -63,19 +74,31 @@ static LogicalResult flattenSignature(func::FuncOp func) {
     if (names && i < names.size())
       if (auto s = dyn_cast<StringAttr>(names[i]))
         name = s.str();
+    tile::RoleAttr role = tile::getArgRole(func, i);
+    if (!role)
+      return func.emitError() << "kernel parameter '" << name
+                              << "' has no #tile.role (argument attribute '"
+                              << tile::kRoleAttr << "')";
     if (auto ref = dyn_cast<tile::RefType>(arg.getType())) {
-      SmallVector<Value> fields{addSlot(ptr, name)};
       // A symmetric tensor's peer table is one address (docs/kernel-abi.md);
       // its length is the world size the kernel was compiled for.
-      bool peerTable = llvm::StringRef(name).ends_with(".peers") &&
-                       ref.getRank() == 1 && peerCount;
+      bool peers = role.getRole() == contract::Role::Peers;
+      if (peers && (ref.getRank() != 1 || !peerCount))
+        return func.emitError()
+               << "the peer table '" << name << "' of '"
+               << role.getOf().getValue()
+               << "' needs rank 1 and the world size (tile.peer_count)";
+      StringRef param = peers ? role.getOf().getValue() : StringRef(name);
+      SmallVector<Value> fields{
+          addSlot(ptr, SlotType::Ptr, peers ? SlotKind::Peers : SlotKind::Data,
+                  param, std::nullopt)};
       for (unsigned d = 0; d < ref.getRank(); ++d) {
-        if (peerTable) {
+        if (peers) {
           fields.push_back(
               arith::ConstantIntOp::create(b, loc, *peerCount, 64));
           continue;
         }
-        fields.push_back(addSlot(i64, name + ".size" + std::to_string(d)));
+        fields.push_back(addSlot(i64, SlotType::I64, SlotKind::Size, name, d));
       }
       SmallVector<Type> fieldTypes{ptr};
       fieldTypes.append(ref.getRank(), i64);
@@ -90,17 +113,22 @@ static LogicalResult flattenSignature(func::FuncOp func) {
       continue;
     }
     Type t = arg.getType();
-    if (!t.isIntOrFloat())
+    std::optional<SlotType> slotType = scalarSlotType(t);
+    if (!slotType)
       return func.emitError() << "kernel parameter '" << name
-                              << "' has a type the ABI cannot pass: " << t;
-    arg.replaceAllUsesWith(addSlot(t, name));
+                              << "' has a type the ABI cannot pass: " << t
+                              << " (scalars are i64 or f32)";
+    arg.replaceAllUsesWith(
+        addSlot(t, *slotType, SlotKind::Scalar, name, std::nullopt));
   }
-  addSlot(i64, "__dslc_timeout_ns");
-  addSlot(ptr, "__dslc_error");
-  addSlot(ptr, "__dslc_state");
+  for (SlotKind h : {SlotKind::Timeout, SlotKind::Error, SlotKind::State})
+    addSlot(h == SlotKind::Timeout ? i64 : ptr, contract::hiddenSlotType(h), h,
+            "", std::nullopt);
   entry.eraseArguments(0, numOld);
   func.setType(FunctionType::get(ctx, entry.getArgumentTypes(), {}));
-  func->setAttr(kAbiAttr, b.getArrayAttr(abi));
+  // The roles are now in the slots; the new arguments have no attributes.
+  func.removeArgAttrsAttr();
+  func->setAttr(tile::kAbiAttr, b.getArrayAttr(abi));
   func->removeAttr(kArgNamesAttr);
   func->removeAttr(kPeerCountAttr);
   return success();
@@ -217,6 +245,10 @@ struct DistributeTilesPass
         func.emitError("a tile kernel needs a body");
         return signalPassFailure();
       }
+      // Kernels written in the IR get their roles from the same analysis
+      // MLIRGen runs (compiler/Analysis/ArgRoles.h).
+      if (failed(decideMissingRoles(func)))
+        return signalPassFailure();
       KernelInfo info = kernelInfo(func);
       if (failed(checkAndReserve(func, info)))
         return signalPassFailure();

@@ -1,97 +1,68 @@
-//===- AccessAnalysis.cpp - How a kernel uses each tensor parameter -------===//
+//===- AccessAnalysis.cpp - Each kernel parameter's role ------------------===//
 #include "compiler/MLIRGen/AccessAnalysis.h"
 
-#include "dialects/Comm/CommDialect.h"
-#include "dialects/Tile/TileDialect.h"
+#include "compiler/Analysis/ArgRoles.h"
 
-#include "llvm/ADT/StringRef.h"
-
-#include <map>
+#include <algorithm>
 
 using namespace mlir;
 
 namespace dslc {
 namespace {
 
-enum AccessBits : unsigned { kNone = 0, kRead = 1, kWrite = 2 };
-
-/// What the ops using `ref` (a tensor, a peer's copy or a stack tensor) do
-/// with its memory. Unknown users count as both, so a new op errs on the
-/// side of "readwrite".
-unsigned accessOf(Value ref) {
-  unsigned bits = kNone;
-  for (OpOperand &use : ref.getUses()) {
-    Operation *op = use.getOwner();
-    if (auto view = dyn_cast<comm::StackViewOp>(op)) {
-      // Operand 0 is the table (its entries are read as addresses), 1 the
-      // tensor whose copies the stack names.
-      bits |= use.getOperandNumber() == 0 ? kRead : accessOf(view.getResult());
-    } else if (auto peer = dyn_cast<comm::PeerOp>(op)) {
-      bits |= accessOf(peer.getResult());
-    } else if (isa<tile::DimOp>(op)) {
+/// The arguments that are a symmetric tensor's own peer table (named as
+/// its `peers` ABI slot), by index: the tensor's name.
+std::map<unsigned, std::string>
+peerTablesOfSymmetric(const std::vector<std::string> &argNames,
+                      const KernelDescription &desc) {
+  std::map<unsigned, std::string> out;
+  for (const contract::ArgSpec &a : desc.args) {
+    if (!a.symmetric)
       continue;
-    } else if (isa<tile::LoadOp, comm::LLGetOp, comm::MulticastLoadReduceOp>(
-                   op)) {
-      bits |= kRead;
-    } else if (isa<tile::StoreOp, comm::LLPutOp, comm::MulticastStoreOp>(op)) {
-      bits |= kWrite;
-    } else {
-      // Signal and wait read and write their slots.
-      bits |= kRead | kWrite;
-    }
+    contract::AbiSlot slot;
+    slot.kind = contract::SlotKind::Peers;
+    slot.param = a.name;
+    auto it = std::find(argNames.begin(), argNames.end(),
+                        contract::canonicalSlotName(slot));
+    if (it != argNames.end())
+      out[static_cast<unsigned>(it - argNames.begin())] = a.name;
   }
-  return bits;
-}
-
-const char *accessName(unsigned bits) {
-  switch (bits) {
-  case kRead:
-    return "read";
-  case kWrite:
-    return "write";
-  case kRead | kWrite:
-    return "readwrite";
-  default:
-    return "none";
-  }
+  return out;
 }
 
 } // namespace
 
-void describeParamAccess(func::FuncOp kernel,
-                         const std::vector<std::string> &argNames,
-                         KernelDescription &desc) {
-  std::map<std::string, unsigned> access;
-  std::map<std::string, std::string> tableFor;
-  Block &entry = kernel.getBody().front();
-  for (BlockArgument arg : entry.getArguments()) {
-    if (!isa<tile::RefType>(arg.getType()) ||
-        arg.getArgNumber() >= argNames.size())
-      continue;
-    llvm::StringRef name = argNames[arg.getArgNumber()];
-    // A symmetric tensor's own table (`NAME.peers`) is reached through the
-    // tensor's stack view, whose uses count for the tensor.
-    if (name.ends_with(".peers"))
-      continue;
-    access[name.str()] |= accessOf(arg);
-    for (OpOperand &use : arg.getUses()) {
-      auto view = dyn_cast<comm::StackViewOp>(use.getOwner());
-      if (!view || use.getOperandNumber() != 0)
-        continue;
-      auto like = dyn_cast<BlockArgument>(view.getLike());
-      if (like && like.getOwner() == &entry &&
-          like.getArgNumber() < argNames.size())
-        tableFor[name.str()] = argNames[like.getArgNumber()];
+LogicalResult describeParamAccess(func::FuncOp kernel,
+                                  const std::vector<std::string> &argNames,
+                                  KernelDescription &desc) {
+  std::map<unsigned, std::string> peersOf =
+      peerTablesOfSymmetric(argNames, desc);
+  std::set<unsigned> returned;
+  for (unsigned i = 0; i < argNames.size(); ++i) {
+    int idx = desc.findArg(argNames[i]);
+    if (idx >= 0 && desc.args[idx].isOutput)
+      returned.insert(i);
+  }
+  FailureOr<std::vector<ArgRole>> roles =
+      decideArgRoles(kernel, argNames, peersOf, returned);
+  if (failed(roles))
+    return failure();
+  for (unsigned i = 0; i < roles->size() && i < argNames.size(); ++i) {
+    int idx = desc.findArg(argNames[i]);
+    if (idx < 0)
+      continue; // a symmetric tensor's own table
+    contract::ArgSpec &spec = desc.args[idx];
+    const ArgRole &r = (*roles)[i];
+    spec.role = r.role;
+    if (spec.isTensor()) {
+      spec.access = r.access;
+      spec.peerTableFor = r.role == contract::Role::PeerTable ? r.of : "";
+      spec.packets = r.packets;
     }
   }
-  for (ParamDescription &p : desc.params) {
-    if (p.kind != ParamDescription::Kind::Tensor)
-      continue;
-    p.access = accessName(access[p.name]);
-    auto it = tableFor.find(p.name);
-    if (it != tableFor.end())
-      p.peerTableFor = it->second;
-  }
+  for (contract::ArgSpec &c : desc.constexprs)
+    c.role = contract::Role::Constexpr;
+  return success();
 }
 
 } // namespace dslc

@@ -1,12 +1,10 @@
-//===- AccessAnalysis.h - How a kernel uses each tensor parameter -*- C++ -*-===//
+//===- AccessAnalysis.h - Each kernel parameter's role ----------*- C++ -*-===//
 //
-// After MLIRGen, every tensor parameter is classified by what the kernel does
-// with its memory: reads it, writes it, both, or neither (only its sizes or
-// address are used). Accesses through a peer's copy (`get_remote_tensors`)
-// or a stack tensor count for the parameter the copies are of. A 64-bit
-// table passed as a stack tensor's `dev_ptrs` is recorded as the peer table
-// of that stack tensor's `tensor_like` parameter. The runtime and dslrun use
-// both facts to bind buffers without guessing (docs/kernel-abi.md).
+// After MLIRGen, every parameter of a kernel gets its role
+// (compiler/Analysis/ArgRoles.h decides it, the one place that does): set
+// on the kernel's arguments as #tile.role and written into the kernel
+// description (the metadata) with the access facts, the peer tables'
+// targets and the LL scratch's packets.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DSLC_COMPILER_MLIRGEN_ACCESSANALYSIS_H
@@ -21,12 +19,15 @@
 
 namespace dslc {
 
-/// Fills `access` and `peerTableFor` of the tensor parameters and outputs in
-/// `desc`; `argNames[i]` names the kernel's argument `i` (a symmetric
-/// tensor's peer table is `NAME.peers`).
-void describeParamAccess(mlir::func::FuncOp kernel,
-                         const std::vector<std::string> &argNames,
-                         KernelDescription &desc);
+/// Decides the role of every argument of `kernel` (`argNames[i]` names
+/// argument i; a symmetric tensor's peer table is `NAME.peers`), sets the
+/// `tile.role` argument attributes and fills role, access, peerTableFor and
+/// packets of `desc`'s arguments and constexprs. Conflicting uses are
+/// reported as errors on `kernel`'s context; returns failure then.
+mlir::LogicalResult
+describeParamAccess(mlir::func::FuncOp kernel,
+                    const std::vector<std::string> &argNames,
+                    KernelDescription &desc);
 
 } // namespace dslc
 

@@ -351,7 +351,7 @@ Generator::signalSlots(const SemValue &pad, const ast::Expr &indexArg) {
       if (attr->getName() == "id" && pad.kind == SemValue::Kind::Ref) {
         Result t = genExpr(attr->getBase());
         if (succeeded(t) && t->kind == SemValue::Kind::Tile && t->gridTile)
-          addConstraint({pad.text, d, ">=", std::string("num_tiles")});
+          addConstraint({pad.text, d, ">=", contract::NumTiles{}});
       }
     slots.indices.push_back(*i);
     slots.extents.push_back(1);

@@ -314,7 +314,7 @@ Generator::tileBlockSizes(const ast::CallExpr &call, size_t numDims,
       auto v = toConstInt(*b, *blockExprs[d], "a block size");
       if (failed(v))
         return failure();
-      if (*v <= 0 || *v > kMaxBlockSize)
+      if (!contract::isValidBlockSize(*v))
         return error(blockExprs[d]->getRange(),
                      "block size must be between 1 and " +
                          std::to_string(kMaxBlockSize) + ", got " +
@@ -329,8 +329,7 @@ Generator::tileBlockSizes(const ast::CallExpr &call, size_t numDims,
                        std::to_string(blockSizes.size()) +
                        " block size(s); add one to block_sizes");
     blocks.push_back(blockSizes[i]);
-    desc.tunables.push_back(
-        {"block_sizes[" + std::to_string(i) + "]", blockSizes[i]});
+    desc.tunables.push_back(contract::Tunable::blockSize(i, blockSizes[i]));
   }
   return blocks;
 }

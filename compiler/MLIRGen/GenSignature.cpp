@@ -30,7 +30,7 @@ LogicalResult Generator::readConfigCall(const ast::Expr &config) {
         if (!lit || !lit->fitsInt64() || lit->getValue() == 0)
           return error(el->getRange(),
                        "a block size must be a positive integer literal");
-        if (lit->getValue() > uint64_t(kMaxBlockSize))
+        if (!contract::isValidBlockSize(lit->getValue()))
           return error(el->getRange(),
                        "block size " + std::to_string(lit->getValue()) +
                            " is larger than the largest tile dimension, " +
@@ -39,9 +39,10 @@ LogicalResult Generator::readConfigCall(const ast::Expr &config) {
       }
     } else if (a.name == "num_warps") {
       auto *lit = ast::dyn_cast<ast::IntLiteralExpr>(a.value.get());
-      if (!lit || lit->getValue() == 0 || lit->getValue() > 32)
+      if (!lit || !contract::isValidNumWarps(lit->getValue()))
         return error(a.value->getRange(),
-                     "num_warps must be an integer between 1 and 32");
+                     "num_warps must be an integer between 1 and " +
+                         std::to_string(contract::kMaxNumWarps));
       desc.numWarps = lit->getValue();
     } else if (a.name == "num_stages" || a.name == "indexing" ||
                a.name == "pid_type" || a.name == "loop_orders" ||
@@ -78,7 +79,7 @@ LogicalResult Generator::readConfig() {
       blockSizes.clear();
       for (auto &v : *array) {
         auto n = v.getAsInteger();
-        if (!n || *n <= 0 || *n > kMaxBlockSize)
+        if (!n || !contract::isValidBlockSize(*n))
           return error(SourceRange(),
                        "--config: block sizes must be integers from 1 to " +
                            std::to_string(kMaxBlockSize));
@@ -86,9 +87,10 @@ LogicalResult Generator::readConfig() {
       }
     } else if (key == "num_warps") {
       auto n = value.getAsInteger();
-      if (!n || *n < 1 || *n > 32)
+      if (!n || !contract::isValidNumWarps(*n))
         return error(SourceRange(),
-                     "--config: num_warps must be between 1 and 32");
+                     "--config: num_warps must be between 1 and " +
+                         std::to_string(contract::kMaxNumWarps));
       desc.numWarps = *n;
     } else {
       diags.warning(where, "--config key '" + key.str() + "' is ignored");
@@ -278,7 +280,7 @@ LogicalResult Generator::buildSignature() {
         desc.constants[p.name] = *pd.value;
       if (failed(checkRankAgreement(p, *v)))
         ok = false;
-      desc.params.push_back(pd);
+      desc.constexprs.push_back(pd);
       constants.emplace_back(p.name, *v);
       continue;
     }
@@ -287,13 +289,13 @@ LogicalResult Generator::buildSignature() {
       ok = false;
       continue;
     }
-    pd.dtype = type->dtype;
+    pd.dtype = *contract::parseDType(type->dtype);
     pd.rank = type->rank;
     argNames.push_back(p.name);
     if (type->isScalar) {
       pd.kind = ParamDescription::Kind::Scalar;
       argTypes.push_back(dtypeToType(&ctx, type->dtype));
-      desc.params.push_back(pd);
+      desc.args.push_back(pd);
       continue;
     }
     pd.symmetric = symmetricParams.count(p.name) > 0;
@@ -304,7 +306,7 @@ LogicalResult Generator::buildSignature() {
       argTypes.push_back(tile::RefType::get(&ctx, builder.getI64Type(), 1));
       argNames.push_back(p.name + ".peers");
     }
-    desc.params.push_back(pd);
+    desc.args.push_back(pd);
   }
   if (!ok)
     return failure();
@@ -320,7 +322,7 @@ LogicalResult Generator::buildSignature() {
 void Generator::bindParameters(
     Block *entry, std::vector<std::pair<std::string, SemValue>> &constants) {
   unsigned argIndex = 0;
-  for (const ParamDescription &pd : desc.params) {
+  for (const ParamDescription &pd : desc.args) {
     if (pd.kind == ParamDescription::Kind::Constexpr)
       continue;
     SemValue v;

@@ -165,8 +165,8 @@ LogicalResult Generator::genReturn(const ast::ReturnStmt &s) {
       return failure();
     auto isOutput = [&](const SemValue &x) {
       return x.kind == SemValue::Kind::Ref &&
-             llvm::any_of(desc.outputs, [&](const OutputDescription &o) {
-               return o.name == x.text;
+             llvm::any_of(desc.args, [&](const OutputDescription &o) {
+               return o.isOutput && o.name == x.text;
              });
     };
     bool ok = value->kind == SemValue::Kind::None || isOutput(*value) ||

@@ -54,15 +54,16 @@ Result Generator::genEmptyLike(const ast::CallExpr &e) {
   // The output becomes a kernel parameter after the inputs.
   std::string outName = "out";
   unsigned k = 0;
-  while (llvm::any_of(desc.outputs, [&](const OutputDescription &o) {
-    return o.name == outName;
-  }))
+  while (llvm::any_of(
+      desc.args, [&](const OutputDescription &o) { return o.name == outName; }))
     outName = "out" + std::to_string(++k);
   Block &entry = func.getBody().front();
   BlockArgument arg2 = entry.addArgument(type, loc(e));
   argNames.push_back(outName);
   func.setType(builder.getFunctionType(entry.getArgumentTypes(), {}));
-  desc.outputs.push_back({outName, dtype, type.getRank(), like->text});
+  desc.args.push_back(OutputDescription::output(
+      outName, contract::parseDType(dtype).value_or(contract::DType::Float32),
+      type.getRank(), like->text));
   refDTypes[outName] = dtype;
   SemValue v = SemValue::ofKind(SemValue::Kind::Ref);
   v.value = arg2;

@@ -140,7 +140,7 @@ std::vector<const ast::Expr *> elementsOf(const ast::Expr &e);
 /// size and spills explode (checkTileSize). A block may be larger when its
 /// tile only ranges over indices, e.g. a grid tile that a nested
 /// hl.tile(chunk.begin, chunk.end) walks in smaller tiles.
-constexpr int64_t kMaxBlockSize = 1 << 20;
+using contract::kMaxBlockSize;
 constexpr int64_t kMaxTileElements = 1 << 17;
 /// Most tile elements one thread may hold (per tile value).
 constexpr int64_t kMaxElementsPerThread = 256;

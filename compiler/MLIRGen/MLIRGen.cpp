@@ -121,11 +121,12 @@ OwningOpRef<ModuleOp> Generator::run() {
   for (const std::string &n : argNames)
     names.push_back(builder.getStringAttr(n));
   func->setAttr("tile.arg_names", builder.getArrayAttr(names));
-  describeParamAccess(func, argNames, desc);
+  if (failed(describeParamAccess(func, argNames, desc)))
+    return nullptr;
   if (desc.worldSize)
     func->setAttr(tile::kPeerCountAttr,
                   builder.getI64IntegerAttr(*desc.worldSize));
-  desc.tunables.push_back({"num_warps", desc.numWarps});
+  desc.tunables.push_back(contract::Tunable::numWarps(desc.numWarps));
   for (const auto &[name, value] : options.defines)
     if (!usedDefines.count(name))
       diags.warning(kernel.getNameRange(),

@@ -15,10 +15,11 @@
 #include "compiler/Conversion/Passes.h"
 #include "compiler/MLIRGen/MLIRGen.h"
 #include "compiler/Pipeline/ConfigFromCache.h"
-#include "compiler/Pipeline/MetadataWriter.h"
 #include "compiler/Simulator/Simulator.h"
 #include "compiler/Target/CubinAssembler.h"
 #include "compiler/Target/NVPTXEmitter.h"
+
+#include "contract/MetadataJson.h"
 
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
@@ -130,22 +131,6 @@ std::string hexSha256(llvm::StringRef text) {
 
 } // namespace
 
-/// The kernel's ABI slots, as -dslc-distribute-tiles laid them out (the
-/// `dslc.abi` attribute of the kernel function; it stays in the IR, so
-/// --emit=llvm shows it).
-static void readAbiSlots(mlir::ModuleOp mod, llvm::StringRef kernel,
-                         BuildFacts &facts) {
-  auto f = mod.lookupSymbol<mlir::LLVM::LLVMFuncOp>(kernel);
-  if (!f)
-    return;
-  if (auto abi = f->getAttrOfType<mlir::ArrayAttr>("dslc.abi"))
-    for (mlir::Attribute a : abi) {
-      llvm::StringRef s = mlir::cast<mlir::StringAttr>(a).getValue();
-      auto [name, type] = s.rsplit(':');
-      facts.abi.push_back({name.str(), type.str()});
-    }
-}
-
 /// --config-from-cache: generates the kernel once with its own config (to
 /// learn its world size and data dtype, diagnostics collected, not shown),
 /// then looks the tuned config up. Leaves `options` unchanged when nothing
@@ -169,17 +154,7 @@ static void applyCachedConfig(mlir::MLIRContext &ctx, const ast::Module &module,
   q.sourceSha256 = buffer ? hexSha256(buffer->getText()) : "";
   q.worldSize = probe.worldSize.value_or(0);
   q.size = request.size;
-  auto floating = [](const std::string &t) {
-    return t == "bfloat16" || t == "float16" || t == "float32" ||
-           t == "float64";
-  };
-  for (const ParamDescription &p : probe.params)
-    if (p.kind == ParamDescription::Kind::Tensor && p.access == "read" &&
-        floating(p.dtype) && q.dtype.empty())
-      q.dtype = p.dtype;
-  for (const OutputDescription &o : probe.outputs)
-    if (q.dtype.empty() && floating(o.dtype))
-      q.dtype = o.dtype;
+  q.dtype = tunedDType(probe);
   if (!probe.worldSize) {
     diags.note(kernel.getNameRange(),
                "--config-from-cache: the kernel is not specialized for a "
@@ -217,7 +192,7 @@ public:
 
 private:
   int toLLVMDialect(mlir::OwningOpRef<mlir::ModuleOp> &mod);
-  int toTarget(mlir::ModuleOp mod, const KernelDescription &desc);
+  int toTarget(mlir::ModuleOp mod, KernelDescription desc);
   /// The exit code of writing `bytes` to `path`.
   int write(const std::string &path, llvm::StringRef bytes, bool binary) {
     return writeOutput(path, bytes, binary, diags) ? 0 : 1;
@@ -233,7 +208,9 @@ private:
                ? 0
                : 1;
   }
-  BuildFacts buildFacts(mlir::ModuleOp mod) const;
+  /// Adds what the build decided (target, ABI slots, shared memory...) to
+  /// what MLIRGen learnt, and takes the ABI slot list out of the IR.
+  void completeMetadata(mlir::ModuleOp mod, KernelDescription &desc) const;
 
   const ast::Module &module;
   const ast::FunctionDef &kernel;
@@ -276,21 +253,26 @@ int Stages::toLLVMDialect(mlir::OwningOpRef<mlir::ModuleOp> &mod) {
   return mlir::failed(pm.run(*mod)) ? 1 : 0;
 }
 
-BuildFacts Stages::buildFacts(mlir::ModuleOp mod) const {
-  BuildFacts facts;
-  facts.arch = options.arch.name;
-  facts.defaultTimeoutMs = options.timeoutMs;
-  facts.sharedBytes = sharedWorkspaceBytes(mod);
-  facts.multicast =
-      options.compile.multicast == MulticastMode::NVLS ? "nvls" : "software";
+void Stages::completeMetadata(mlir::ModuleOp mod,
+                              KernelDescription &desc) const {
+  desc.arch = options.arch.name;
+  if (options.timeoutMs)
+    desc.defaultTimeoutMs = static_cast<int64_t>(*options.timeoutMs);
+  desc.sharedBytes = sharedWorkspaceBytes(mod);
+  desc.multicast = options.compile.multicast == MulticastMode::NVLS
+                       ? "nvls"
+                       : "software";
   if (const SourceBuffer *buffer =
           diags.getSourceManager().getBuffer(module.getFileId()))
-    facts.sourceSha256 = hexSha256(buffer->getText());
-  readAbiSlots(mod, options.kernel, facts);
-  return facts;
+    desc.sourceSha256 = hexSha256(buffer->getText());
+  if (mlir::Operation *entry = mod.lookupSymbol(options.kernel)) {
+    desc.abi = tile::getAbiSlots(entry);
+    entry->removeAttr(tile::kAbiAttr);
+  }
 }
 
-int Stages::toTarget(mlir::ModuleOp mod, const KernelDescription &desc) {
+int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
+  completeMetadata(mod, desc);
   NVPTXOptions target;
   target.arch = options.arch;
   llvm::LLVMContext llvmContext;
@@ -318,11 +300,7 @@ int Stages::toTarget(mlir::ModuleOp mod, const KernelDescription &desc) {
     diags.error(SourceRange(), "PTX generation failed: " + error);
     return 1;
   }
-  std::string metadata;
-  {
-    llvm::raw_string_ostream os(metadata);
-    writeMetadata(os, desc, buildFacts(mod));
-  }
+  std::string metadata = contract::writeMetadata(desc);
   if (options.emit == EmitKind::PTX)
     return writeWithMetadata(*ptx, false, metadata);
 

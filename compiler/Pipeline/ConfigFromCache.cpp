@@ -1,7 +1,8 @@
 //===- ConfigFromCache.cpp - A tuned config from the tuner's cache --------===//
 #include "compiler/Pipeline/ConfigFromCache.h"
 
-#include "llvm/Support/JSON.h"
+#include "contract/TuningCache.h"
+
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdlib>
@@ -9,122 +10,89 @@
 
 namespace dslc {
 
-std::string tuningCachePath(const std::string &dir) {
-  std::string base = dir;
-  if (base.empty()) {
-    if (const char *d = std::getenv("DSLC_CACHE_DIR"); d && *d)
-      base = d;
-    else if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x)
-      base = std::string(x) + "/dslc";
-    else if (const char *h = std::getenv("HOME"); h && *h)
-      base = std::string(h) + "/.cache/dslc";
-    else
-      base = ".";
-  }
-  return base + "/tuning.json";
+std::string tunedDType(const KernelDescription &desc) {
+  for (bool outputs : {false, true})
+    for (const contract::ArgSpec &a : desc.args)
+      if (a.isTensor() && contract::isFloating(a.dtype) &&
+          (outputs ? a.role == contract::Role::Output
+                   : a.role == contract::Role::Input))
+        return contract::dtypeName(a.dtype);
+  return "";
 }
 
 namespace {
-
-int sizeBucket(int64_t n) {
-  int b = 0;
-  while (n > 1) {
-    n >>= 1;
-    ++b;
-  }
-  return b;
-}
-
-/// The config of `name`/`sha` in an entry's value.per_kernel, if listed.
-const llvm::json::Object *kernelConfig(const llvm::json::Object &value,
-                                       llvm::StringRef name,
-                                       llvm::StringRef sha) {
-  const llvm::json::Array *perKernel = value.getArray("per_kernel");
-  if (!perKernel)
-    return nullptr;
-  for (const llvm::json::Value &k : *perKernel) {
-    const llvm::json::Object *o = k.getAsObject();
-    if (!o || o->getString("kernel") != name || o->getString("sha256") != sha)
-      continue;
-    return o->getObject("config");
-  }
+/// The config of `name`/`sha` in an entry's per_kernel list, if listed.
+const contract::KernelConfig *kernelConfig(const contract::TuningValue &v,
+                                           const std::string &name,
+                                           const std::string &sha) {
+  for (const contract::KernelChoice &k : v.perKernel)
+    if (k.kernel == name && k.sha256 == sha)
+      return &k.config;
   return nullptr;
 }
-
 } // namespace
 
 std::optional<TunedConfig> findTunedConfig(const TunedConfigQuery &q,
                                            std::string &why) {
-  std::string path = tuningCachePath(q.cacheDir);
+  contract::Expected<std::string> dir = contract::cacheDir(q.cacheDir);
+  if (!dir) {
+    why = dir.error();
+    return std::nullopt;
+  }
+  std::string path = contract::tuningCacheFile(*dir);
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer) {
     why = "no tuning cache at " + path;
     return std::nullopt;
   }
-  llvm::Expected<llvm::json::Value> parsed =
-      llvm::json::parse((*buffer)->getBuffer());
-  if (!parsed) {
-    why = path + " is not valid JSON: " + llvm::toString(parsed.takeError());
-    return std::nullopt;
-  }
-  const llvm::json::Object *root = parsed->getAsObject();
-  const llvm::json::Array *entries = root ? root->getArray("entries") : nullptr;
-  if (!entries) {
-    why = path + " has no 'entries' list";
-    return std::nullopt;
-  }
-  int want = q.size ? sizeBucket(*q.size) : std::numeric_limits<int>::max();
-  const llvm::json::Object *best = nullptr, *bestKey = nullptr;
-  int bestBucket = 0;
+  std::string damage;
+  std::vector<contract::TuningRecord> records = contract::parseTuningCache(
+      (*buffer)->getBuffer().str(), path, [&](const std::string &warning) {
+        damage += (damage.empty() ? "" : "; ") + warning;
+      });
+  int want =
+      q.size ? contract::sizeBucket(*q.size) : std::numeric_limits<int>::max();
+  const contract::KernelConfig *best = nullptr;
+  const contract::TuningKey *bestKey = nullptr;
   int64_t matches = 0;
-  for (const llvm::json::Value &e : *entries) {
-    const llvm::json::Object *entry = e.getAsObject();
-    const llvm::json::Object *key = entry ? entry->getObject("key") : nullptr;
-    const llvm::json::Object *value =
-        entry ? entry->getObject("value") : nullptr;
-    if (!key || !value || key->getInteger("world_size") != q.worldSize ||
-        key->getString("dtype") != q.dtype)
+  auto distance = [&](int bucket) {
+    return q.size ? std::abs(static_cast<int64_t>(bucket) - want)
+                  : -static_cast<int64_t>(bucket); // largest bucket first
+  };
+  for (const contract::TuningRecord &r : records) {
+    if (r.key.worldSize != q.worldSize || r.key.dtype != q.dtype)
       continue;
-    const llvm::json::Object *config =
-        kernelConfig(*value, q.kernel, q.sourceSha256);
-    std::optional<int64_t> bucket = key->getInteger("bucket");
-    if (!config || !bucket)
+    const contract::KernelConfig *config =
+        kernelConfig(r.value, q.kernel, q.sourceSha256);
+    if (!config)
       continue;
     ++matches;
-    int b = static_cast<int>(*bucket);
-    auto distance = [&](int x) {
-      return q.size ? std::abs(static_cast<int64_t>(x) - want)
-                    : -static_cast<int64_t>(x); // largest bucket first
-    };
-    if (!best || distance(b) < distance(bestBucket)) {
+    if (!best || distance(r.key.bucket) < distance(bestKey->bucket)) {
       best = config;
-      bestKey = key;
-      bestBucket = b;
+      bestKey = &r.key;
     }
   }
   if (!best) {
-    why = "no entry in " + path + " for kernel '" + q.kernel +
-          "' (this source), world size " + std::to_string(q.worldSize) +
-          ", dtype " + q.dtype;
+    why = damage.empty()
+              ? "no entry in " + path + " for kernel '" + q.kernel +
+                    "' (this source), world size " +
+                    std::to_string(q.worldSize) + ", dtype " + q.dtype
+              : damage;
     return std::nullopt;
   }
-  // The runtime applies max_ctas at load time; the compiler's config has
-  // block sizes and warps only.
-  llvm::json::Object config = *best;
-  config.erase("max_ctas");
   TunedConfig out;
-  {
-    llvm::raw_string_ostream os(out.configJSON);
-    os << llvm::json::Value(std::move(config));
-  }
+  // The runtime applies max_ctas at load time; the compiler's config has
+  // block sizes, warps and the kernel's own tunables only.
+  out.configJSON = best->toJson(/*forCompiler=*/true);
+  int bucket = bestKey->bucket;
   out.description =
-      "size bucket 2^" + std::to_string(bestBucket) +
-      (q.size && bestBucket != want
+      "size bucket 2^" + std::to_string(bucket) +
+      (q.size && bucket != want
            ? " (the nearest tuned to 2^" + std::to_string(want) + ")"
            : "") +
-      ", tuned on " + bestKey->getString("device").value_or("?").str() +
-      " (" + std::to_string(matches) + " matching entr" +
-      (matches == 1 ? "y" : "ies") + " in " + path + ")";
+      ", tuned on " + bestKey->device + " (" + std::to_string(matches) +
+      " matching entr" + (matches == 1 ? "y" : "ies") + " in " + path + ")" +
+      (damage.empty() ? "" : "; " + damage);
   return out;
 }
 

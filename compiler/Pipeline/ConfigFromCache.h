@@ -1,9 +1,11 @@
-//===- ConfigFromCache.h - A tuned config from the tuner's cache -*- C++ -*-===//
+//===- ConfigFromCache.h - A tuned config from the tuner's cache -*- C++
+//-*-===//
 //
 // `dslc --config-from-cache`: the tuner (tools/tuner) writes, per collective,
 // kernel set, device, driver, world size, dtype and size bucket, the best
-// config of every kernel it measured (docs/tuner.md, runtime/TuningCache.h).
-// This reads that file without the runtime: it finds the entries whose
+// config of every kernel it measured (docs/tuner.md; the format, the bucket
+// rule and the location are contract/TuningCache.h's). This reads that file
+// without the runtime: it finds the entries whose
 // `per_kernel` list holds this kernel (its name and its source's sha256),
 // for this world size and dtype, and takes the config of the entry for the
 // size's bucket (floor(log2(N))), or of the nearest bucket, or of the
@@ -13,6 +15,8 @@
 #ifndef DSLC_COMPILER_PIPELINE_CONFIGFROMCACHE_H
 #define DSLC_COMPILER_PIPELINE_CONFIGFROMCACHE_H
 
+#include "compiler/MLIRGen/KernelDescription.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,7 +24,7 @@
 namespace dslc {
 
 struct TunedConfigQuery {
-  std::string cacheDir; ///< Empty: $DSLC_CACHE_DIR, $XDG_CACHE_HOME/dslc, ~/.cache/dslc.
+  std::string cacheDir; ///< Empty: the contract's rule (contract::cacheDir).
   std::string kernel;   ///< Kernel name.
   std::string sourceSha256;
   int64_t worldSize = 0;
@@ -33,8 +37,9 @@ struct TunedConfig {
   std::string description; ///< Where it came from, for a note.
 };
 
-/// The cache file's path for `dir` (or the default locations).
-std::string tuningCachePath(const std::string &dir);
+/// The dtype a kernel is tuned for: that of its first floating input, else
+/// of its first floating output ("" when it has neither).
+std::string tunedDType(const KernelDescription &desc);
 
 /// The tuned config, or nullopt with `why` saying what did not match (a
 /// missing or unreadable file included; never an error: the kernel's own

@@ -2,12 +2,13 @@
 
 #include "compiler/Simulator/Binding.h"
 
+#include "contract/Sizing.h"
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
-#include <set>
+#include <map>
 
 using namespace mlir;
 using namespace dslc;
@@ -144,18 +145,77 @@ bool dslc::sim::chooseCollective(const std::string &requested,
   return true;
 }
 
-bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
-                               const SimulationOptions &options,
-                               unsigned worldSize, Binding &binding,
-                               std::string &error) {
+namespace {
+
+/// The simulator's buffer role for the compiler's parameter role.
+Role bufferRole(contract::Role role) {
+  switch (role) {
+  case contract::Role::Output:
+    return Role::Output;
+  case contract::Role::InOut:
+    return Role::Workspace;
+  case contract::Role::Scratch:
+    return Role::Scratch;
+  case contract::Role::SignalPad:
+    return Role::Pad;
+  case contract::Role::PeerTable:
+  case contract::Role::Peers:
+    return Role::PeerTable;
+  default:
+    return Role::Input;
+  }
+}
+
+/// Binds the sizes of one kernel. `index` maps argument names to indices
+/// into binding.args.
+class Binder {
+public:
+  Binder(func::FuncOp func, const KernelDescription &desc,
+         const SimulationOptions &options, unsigned worldSize, Binding &binding)
+      : func(func), desc(desc), options(options), worldSize(worldSize),
+        binding(binding) {}
+
+  bool run();
+  std::string error;
+
+private:
+  bool collectArguments();
+  void observeDataMovement();
+  bool applyExplicitSizes();
+  void applyFixedSizes();
+  bool sizeInputs(int64_t extent);
+  bool sizeOutput(size_t k, int64_t extent);
+  bool sizeGrid();
+  bool sizeScratch(ArgBinding &a);
+  bool sizeTheRest();
+  bool checkConstraints();
+  ArgBinding *argOf(Value v);
+  /// The index of `name` in the description's arguments (-1: not there,
+  /// e.g. a symmetric tensor's `X.peers`).
+  int descArg(const std::string &name) const { return desc.findArg(name); }
+
+  func::FuncOp func;
+  const KernelDescription &desc;
+  const SimulationOptions &options;
+  unsigned worldSize;
+  Binding &binding;
+  std::map<std::string, unsigned> index;
+};
+
+ArgBinding *Binder::argOf(Value v) {
+  auto ba = dyn_cast<BlockArgument>(v);
+  if (!ba || ba.getOwner() != &func.getBody().front())
+    return nullptr;
+  return &binding.args[ba.getArgNumber()];
+}
+
+bool Binder::collectArguments() {
   Block &entry = func.getBody().front();
-  auto names = func->getAttrOfType<ArrayAttr>("tile.arg_names");
+  auto names = func->getAttrOfType<ArrayAttr>(tile::kArgNamesAttr);
   if (!names || names.size() != entry.getNumArguments()) {
     error = "the kernel function has no 'tile.arg_names' for its arguments";
     return false;
   }
-  std::map<std::string, unsigned> index;
-  binding = Binding();
   for (auto [k, arg] : llvm::enumerate(entry.getArguments())) {
     ArgBinding a;
     a.name = cast<StringAttr>(names[k]).getValue().str();
@@ -164,69 +224,47 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
       a.kind = ArgBinding::Kind::Tensor;
       a.type = ElemType::fromType(ref.getElementType());
       a.sizes.assign(ref.getRank(), 0);
-    } else if (isa<FloatType>(t)) {
-      a.kind = ArgBinding::Kind::FloatScalar;
-      a.type = ElemType::fromType(t);
     } else {
-      a.kind = ArgBinding::Kind::IntScalar;
+      a.kind = isa<FloatType>(t) ? ArgBinding::Kind::FloatScalar
+                                 : ArgBinding::Kind::IntScalar;
       a.type = ElemType::fromType(t);
+    }
+    tile::RoleAttr role = tile::getArgRole(func, k);
+    if (!role) {
+      error = "the kernel's argument '" + a.name + "' has no role";
+      return false;
+    }
+    a.contractRole = role.getRole();
+    a.role = bufferRole(a.contractRole);
+    if (role.getOf())
+      a.tableOf = role.getOf().getValue().str();
+    int d = descArg(a.name);
+    if (d >= 0) {
+      a.symmetric = desc.args[d].symmetric;
+      if (desc.args[d].isOutput)
+        a.like = desc.args[d].like;
+    }
+    if (a.role == Role::Scratch && (a.type.isFloat() || a.type.bits < 8)) {
+      error = "the LL scratch '" + a.name + "' is a " + a.type.name() +
+              " tensor; the simulator needs an integer one (int64)";
+      return false;
     }
     index[a.name] = k;
     binding.args.push_back(a);
   }
-  auto argOf = [&](Value v) -> ArgBinding * {
-    auto ba = dyn_cast<BlockArgument>(v);
-    if (!ba || ba.getOwner() != &entry)
-      return nullptr;
-    return &binding.args[ba.getArgNumber()];
-  };
-  bool ok = true;
-  auto makeTable = [&](ArgBinding &table, ArgBinding &of) {
-    if (table.role == Role::PeerTable && table.tableOf != of.name) {
-      error = "the address table '" + table.name + "' is used for both '" +
-              table.tableOf + "' and '" + of.name + "'";
-      ok = false;
-    }
-    table.role = Role::PeerTable;
-    table.tableOf = of.name;
-    of.symmetric = true;
-  };
+  // A peer table's target lives on every rank.
+  for (ArgBinding &a : binding.args)
+    if (a.role == Role::PeerTable && index.count(a.tableOf))
+      binding.args[index[a.tableOf]].symmetric = true;
+  return true;
+}
 
-  // What the description says: symmetric tensors and their tables, access,
-  // outputs.
-  for (const ParamDescription &pd : desc.params) {
-    if (!index.count(pd.name))
-      continue;
-    ArgBinding &a = binding.args[index[pd.name]];
-    a.access = pd.access;
-    if (pd.symmetric) {
-      a.symmetric = true;
-      if (index.count(pd.name + ".peers"))
-        makeTable(binding.args[index[pd.name + ".peers"]], a);
-    }
-    if (pd.peerTableFor && index.count(*pd.peerTableFor))
-      makeTable(a, binding.args[index[*pd.peerTableFor]]);
-  }
-  for (const OutputDescription &o : desc.outputs)
-    if (index.count(o.name)) {
-      ArgBinding &a = binding.args[index[o.name]];
-      a.role = Role::Output;
-      a.like = o.like;
-    }
-  // What the IR shows: stack views (tables of older descriptions), stores
-  // into and loads from peers' memory, signal pads.
+void Binder::observeDataMovement() {
+  // Stores into and loads from peers' memory (for the collective's choice).
   func.walk([&](Operation *op) {
-    if (auto view = dyn_cast<comm::StackViewOp>(op)) {
-      ArgBinding *table = argOf(view.getTable());
-      ArgBinding *like = argOf(view.getLike());
-      if (table && like)
-        makeTable(*table, *like);
-    }
     if (auto store = dyn_cast<comm::MulticastStoreOp>(op)) {
-      if (ArgBinding *a = argOf(underlyingArg(store.getStack()))) {
+      if (ArgBinding *a = argOf(underlyingArg(store.getStack())))
         a->stackWritten = a->remoteWritten = true;
-        a->role = Role::Output;
-      }
     } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
       if (onPeers(store.getRef()))
         if (ArgBinding *a = argOf(underlyingArg(store.getRef())))
@@ -239,83 +277,10 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
       if (ArgBinding *a = argOf(underlyingArg(lr.getStack())))
         a->remoteRead = true;
     }
-    Value pad;
-    if (auto s = dyn_cast<comm::SignalOp>(op))
-      pad = s.getPad();
-    else if (auto w = dyn_cast<comm::WaitOp>(op))
-      pad = w.getPad();
-    if (!pad)
-      return;
-    if (ArgBinding *a = argOf(underlyingArg(pad)))
-      if (a->role != Role::Output)
-        a->role = Role::Pad;
   });
-  // LL scratch: of ll_put (a peer's, through comm.peer of a stack view) and
-  // ll_get.
-  std::map<ArgBinding *, std::set<const void *>> putSites;
-  func.walk([&](Operation *op) {
-    Value scratch;
-    RankedTensorType tile;
-    int64_t packet = 16;
-    if (auto put = dyn_cast<comm::LLPutOp>(op)) {
-      scratch = put.getScratch();
-      tile = put.getValue().getType();
-      packet = put.getPacket();
-    } else if (auto get = dyn_cast<comm::LLGetOp>(op)) {
-      scratch = get.getScratch();
-      tile = get.getResult().getType();
-      packet = get.getPacket();
-    } else {
-      return;
-    }
-    ArgBinding *a = argOf(underlyingArg(scratch));
-    if (!a)
-      return;
-    if (a->role == Role::Output || a->role == Role::Pad) {
-      error = "'" + a->name + "' is used both as an LL scratch and as " +
-              (a->role == Role::Pad ? "a signal pad" : "an output");
-      ok = false;
-      return;
-    }
-    if (a->type.isFloat() || a->type.bits < 8) {
-      error = "the LL scratch '" + a->name + "' is a " + a->type.name() +
-              " tensor; the simulator needs an integer one (int64)";
-      ok = false;
-      return;
-    }
-    a->role = Role::Scratch;
-    int64_t bytes = tile.getNumElements() *
-                    int64_t(ElemType::fromType(tile.getElementType())
-                                .byteSize()) *
-                    packet / (packet / 2);
-    a->packetTileBytes = std::max(a->packetTileBytes, bytes);
-    // An ll_put unrolled over peers is one call in the source: one region.
-    if (isa<comm::LLPutOp>(op))
-      putSites[a].insert(op->getLoc().getAsOpaquePointer());
-  });
-  if (!ok)
-    return false;
-  for (auto &[a, sites] : putSites)
-    a->llPuts = int64_t(sites.size());
-  // The access facts, where the description has them.
-  for (ArgBinding &a : binding.args) {
-    if (a.kind != ArgBinding::Kind::Tensor || a.access.empty() ||
-        !a.like.empty() || a.role == Role::PeerTable ||
-        a.role == Role::Scratch || a.role == Role::Pad)
-      continue;
-    if (a.type.isFloat()) {
-      if (a.access == "write")
-        a.role = Role::Output;
-      else if (a.access == "readwrite")
-        a.role = Role::Workspace;
-      else
-        a.role = Role::Input;
-    } else if (a.access == "readwrite" && a.type.bits == 32) {
-      a.role = Role::Pad;
-    }
-  }
+}
 
-  // Sizes: explicit, then fixed by constraints.
+bool Binder::applyExplicitSizes() {
   for (auto &[name, dims] : options.sizes) {
     if (!index.count(name)) {
       error = "--size " + name + "=...: the kernel has no parameter '" + name +
@@ -339,19 +304,20 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
       a.floatValue = double(dims[0]);
     }
   }
+  return true;
+}
+
+void Binder::applyFixedSizes() {
   for (const Constraint &c : desc.constraints) {
-    if (!index.count(c.param) || c.op != "==" ||
-        !std::holds_alternative<int64_t>(c.value))
+    if (!index.count(c.param) || c.op != "==" || c.isNumTiles())
       continue;
     ArgBinding &a = binding.args[index[c.param]];
     if (c.dim < a.sizes.size() && a.sizes[c.dim] == 0)
       a.sizes[c.dim] = std::get<int64_t>(c.value);
   }
-  // `none` checks nothing but sizes the outputs as `auto` would.
-  chooseCollective(options.reference == "none" ? "auto" : options.reference,
-                   desc, options, worldSize, binding);
-  int64_t extent = options.defaultSize.value_or(
-      defaultExtent(desc, binding, worldSize));
+}
+
+bool Binder::sizeInputs(int64_t extent) {
   for (ArgBinding &a : binding.args) {
     if (a.kind == ArgBinding::Kind::IntScalar && !options.sizes.count(a.name)) {
       error = "the int parameter '" + a.name +
@@ -374,132 +340,183 @@ bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
       return false;
     }
   }
-  // Outputs and workspaces: like their `like`, else by the collective.
-  for (size_t k = 0; k < binding.args.size(); ++k) {
-    ArgBinding &a = binding.args[k];
-    if (a.kind != ArgBinding::Kind::Tensor ||
-        (a.role != Role::Output && a.role != Role::Workspace))
-      continue;
-    if (!a.like.empty()) {
-      if (index.count(a.like))
-        a.sizes = binding.args[index[a.like]].sizes;
-      continue;
-    }
-    if (!llvm::is_contained(a.sizes, int64_t(0)))
-      continue;
-    if (a.sizes.size() > 2) {
-      error = "the " + std::to_string(a.sizes.size()) + "-d " +
-              roleName(a.role) + " '" + a.name +
-              "' needs its sizes: pass --size " + a.name + "=AxBx...";
-      return false;
-    }
-    // The data it is made from: the collective's input, else N.
-    int64_t n = extent;
-    if (binding.output == int(k) && binding.input >= 0 &&
-        binding.args[binding.input].sizes.size() == 1)
-      n = binding.args[binding.input].sizes[0];
-    if (a.sizes.size() == 2) {
-      if (a.sizes[0] == 0)
-        a.sizes[0] = worldSize;
-      if (a.sizes[1] == 0)
-        a.sizes[1] = n;
-      continue;
-    }
-    if (binding.output != int(k) || binding.collective == "all-reduce" ||
-        binding.collective.empty()) {
-      a.sizes[0] = n;
-    } else if (binding.collective == "all-gather") {
-      a.sizes[0] = n * int64_t(worldSize);
-    } else if (n % int64_t(worldSize)) {
-      error = "a reduce-scatter needs an input a multiple of the world "
-              "size, but '" + binding.args[binding.input].name + "' has " +
-              std::to_string(n) + " element(s) (--size N) for " +
-              std::to_string(worldSize) + " ranks: pass a multiple of " +
-              std::to_string(worldSize) + " (each rank's '" + a.name +
-              "' gets N / " + std::to_string(worldSize) + ")";
-      return false;
-    } else {
-      a.sizes[0] = n / int64_t(worldSize);
-    }
+  return true;
+}
+
+/// Outputs and workspaces: like their `like`, else by the collective.
+bool Binder::sizeOutput(size_t k, int64_t extent) {
+  ArgBinding &a = binding.args[k];
+  if (!a.like.empty()) {
+    if (index.count(a.like))
+      a.sizes = binding.args[index[a.like]].sizes;
+    return true;
   }
-  for (ArgBinding &a : binding.args)
-    if (a.role == Role::PeerTable && a.sizes[0] == 0)
+  if (!llvm::is_contained(a.sizes, int64_t(0)))
+    return true;
+  if (a.sizes.size() > 2) {
+    error = "the " + std::to_string(a.sizes.size()) + "-d " + roleName(a.role) +
+            " '" + a.name + "' needs its sizes: pass --size " + a.name +
+            "=AxBx...";
+    return false;
+  }
+  // The data it is made from: the collective's input, else N.
+  int64_t n = extent;
+  if (binding.output == int(k) && binding.input >= 0 &&
+      binding.args[binding.input].sizes.size() == 1)
+    n = binding.args[binding.input].sizes[0];
+  if (a.sizes.size() == 2) {
+    if (a.sizes[0] == 0)
       a.sizes[0] = worldSize;
-
-  // The grid.
-  binding.numTiles = 1;
-  binding.tilesPerDim.clear();
-  for (const GridExtent &g : desc.grid) {
-    int64_t n = 0;
-    if (g.param && index.count(*g.param))
-      n = binding.args[index[*g.param]].sizes[g.dim];
-    else if (g.scalar && index.count(*g.scalar))
-      n = binding.args[index[*g.scalar]].intValue;
-    else if (g.constant)
-      n = *g.constant;
-    if (g.param || g.scalar)
-      n = g.div > 0 ? std::max<int64_t>(n + g.add, 0) / g.div : n;
-    int64_t tiles = (n + g.block - 1) / g.block;
-    binding.tilesPerDim.push_back(tiles);
-    binding.numTiles *= tiles;
+    if (a.sizes[1] == 0)
+      a.sizes[1] = n;
+    return true;
   }
-
-  // Pads: rows for every tile, a column per rank, unless told otherwise.
-  for (const Constraint &c : desc.constraints) {
-    if (!index.count(c.param) || c.op != ">=")
-      continue;
-    ArgBinding &a = binding.args[index[c.param]];
-    int64_t v = std::holds_alternative<int64_t>(c.value)
-                    ? std::get<int64_t>(c.value)
-                    : binding.numTiles;
-    if (c.dim < a.sizes.size() && a.sizes[c.dim] == 0)
-      a.sizes[c.dim] = std::max<int64_t>(v, 1);
+  if (binding.output != int(k) || binding.collective == "all-reduce" ||
+      binding.collective.empty()) {
+    a.sizes[0] = n;
+  } else if (binding.collective == "all-gather") {
+    a.sizes[0] = n * int64_t(worldSize);
+  } else if (n % int64_t(worldSize)) {
+    error = "a reduce-scatter needs an input a multiple of the world "
+            "size, but '" +
+            binding.args[binding.input].name + "' has " + std::to_string(n) +
+            " element(s) (--size N) for " + std::to_string(worldSize) +
+            " ranks: pass a multiple of " + std::to_string(worldSize) +
+            " (each rank's '" + a.name + "' gets N / " +
+            std::to_string(worldSize) + ")";
+    return false;
+  } else {
+    a.sizes[0] = n / int64_t(worldSize);
   }
-  // LL scratch: two regions (flag parities) per ll_put, per sender, a tile
-  // of packets per tile of the grid.
+  return true;
+}
+
+bool Binder::sizeGrid() {
+  contract::Expected<int64_t> tiles = contract::numTiles(
+      desc, [&](const GridExtent &g) -> contract::Expected<int64_t> {
+        std::string name = g.param ? *g.param : g.scalar.value_or("");
+        if (!index.count(name))
+          return contract::Failure{"the grid's extent '" + name +
+                                   "' is not a parameter"};
+        const ArgBinding &a = binding.args[index[name]];
+        return g.param ? a.sizes[g.dim] : a.intValue;
+      });
+  if (!tiles) {
+    error = tiles.error();
+    return false;
+  }
+  binding.numTiles = *tiles;
+  return true;
+}
+
+/// LL scratch: the contract's rule for the grid's tiles.
+bool Binder::sizeScratch(ArgBinding &a) {
+  if (a.sizes.size() != 1) {
+    error = "the " + std::to_string(a.sizes.size()) + "-d LL scratch '" +
+            a.name + "' needs its sizes: pass --size " + a.name + "=AxB...";
+    return false;
+  }
+  int d = descArg(a.name);
+  contract::Expected<int64_t> bytes =
+      d < 0
+          ? contract::Expected<int64_t>(
+                contract::Failure{"'" + a.name + "' is not a parameter"})
+          : contract::llScratchBytes(desc, d, int(worldSize), binding.numTiles);
+  if (!bytes) {
+    error = bytes.error();
+    return false;
+  }
+  int64_t eb = a.type.byteSize();
+  a.sizes[0] = std::max<int64_t>((*bytes + eb - 1) / eb, 1);
+  return true;
+}
+
+/// Pads, tables, scratch and whatever else is left: the constraints, else
+/// a row per tile and a column per rank.
+bool Binder::sizeTheRest() {
   for (ArgBinding &a : binding.args) {
-    if (a.role != Role::Scratch || !llvm::is_contained(a.sizes, int64_t(0)))
+    if (a.kind != ArgBinding::Kind::Tensor ||
+        !llvm::is_contained(a.sizes, int64_t(0)))
       continue;
-    if (a.sizes.size() != 1) {
-      error = "the " + std::to_string(a.sizes.size()) + "-d LL scratch '" +
-              a.name + "' needs its sizes: pass --size " + a.name +
-              "=AxB...";
-      return false;
+    if (a.role == Role::PeerTable && a.sizes.size() == 1) {
+      a.sizes[0] = worldSize;
+      continue;
     }
-    int64_t bytes = 2 * std::max<int64_t>(a.llPuts, 1) * int64_t(worldSize) *
-                    std::max<int64_t>(binding.numTiles, 1) *
-                    a.packetTileBytes;
-    int64_t eb = a.type.byteSize();
-    a.sizes[0] = std::max<int64_t>((bytes + eb - 1) / eb, 1);
-  }
-  for (ArgBinding &a : binding.args) {
-    if (a.kind != ArgBinding::Kind::Tensor)
+    if (a.role == Role::Scratch) {
+      if (!sizeScratch(a))
+        return false;
       continue;
-    for (size_t d = 0; d < a.sizes.size(); ++d)
-      if (a.sizes[d] == 0)
-        a.sizes[d] = d == 0 ? std::max<int64_t>(binding.numTiles, 1)
-                            : int64_t(worldSize);
+    }
+    int d = descArg(a.name);
+    std::vector<int64_t> shape =
+        d >= 0 ? contract::constrainedShape(desc, d, int(worldSize),
+                                            binding.numTiles)
+               : std::vector<int64_t>(a.sizes.size(), int64_t(worldSize));
+    for (size_t k = 0; k < a.sizes.size(); ++k)
+      if (a.sizes[k] == 0)
+        a.sizes[k] = shape[k];
   }
+  return true;
+}
 
-  // Every constraint must hold.
+bool Binder::checkConstraints() {
   for (const Constraint &c : desc.constraints) {
     if (!index.count(c.param))
       continue;
     const ArgBinding &a = binding.args[index[c.param]];
     if (c.dim >= a.sizes.size())
       continue;
-    int64_t v = std::holds_alternative<int64_t>(c.value)
-                    ? std::get<int64_t>(c.value)
-                    : binding.numTiles;
     int64_t have = a.sizes[c.dim];
-    if ((c.op == "==" && have != v) || (c.op == ">=" && have < v)) {
+    if (!c.holds(have, binding.numTiles)) {
       error = "'" + a.name + "' has size " + std::to_string(have) +
               " in dimension " + std::to_string(c.dim) +
-              " but the kernel needs " + c.op + " " + std::to_string(v) +
-              (std::holds_alternative<int64_t>(c.value) ? ""
-                                                        : " (num_tiles)");
+              " but the kernel needs " + c.op + " " +
+              std::to_string(c.valueWith(binding.numTiles)) +
+              (c.isNumTiles() ? " (num_tiles)" : "");
       return false;
     }
   }
   return true;
+}
+
+bool Binder::run() {
+  binding = Binding();
+  if (!collectArguments())
+    return false;
+  observeDataMovement();
+  // Sizes: explicit, then fixed by constraints.
+  if (!applyExplicitSizes())
+    return false;
+  applyFixedSizes();
+  // `none` checks nothing but sizes the outputs as `auto` would.
+  chooseCollective(options.reference == "none" ? "auto" : options.reference,
+                   desc, options, worldSize, binding);
+  int64_t extent =
+      options.defaultSize.value_or(defaultExtent(desc, binding, worldSize));
+  if (!sizeInputs(extent))
+    return false;
+  for (size_t k = 0; k < binding.args.size(); ++k) {
+    const ArgBinding &a = binding.args[k];
+    if (a.kind == ArgBinding::Kind::Tensor &&
+        (a.role == Role::Output || a.role == Role::Workspace) &&
+        !sizeOutput(k, extent))
+      return false;
+  }
+  for (ArgBinding &a : binding.args)
+    if (a.role == Role::PeerTable && a.sizes[0] == 0)
+      a.sizes[0] = worldSize;
+  return sizeGrid() && sizeTheRest() && checkConstraints();
+}
+
+} // namespace
+
+bool dslc::sim::bindParameters(func::FuncOp func, const KernelDescription &desc,
+                               const SimulationOptions &options,
+                               unsigned worldSize, Binding &binding,
+                               std::string &error) {
+  Binder binder(func, desc, options, worldSize, binding);
+  if (binder.run())
+    return true;
+  error = binder.error;
+  return false;
 }

@@ -1,35 +1,20 @@
 //===- Binding.h - Kernel parameters to host buffers ------------*- C++ -*-===//
 //
 // Decides what every parameter of a kernel is and how big, then allocates
-// it on every rank. The rules (docs/simulator.md):
-//   - tables: `X.peers` (of a symmetric tensor X), a parameter MLIRGen
-//     records as `peerTableFor` T, and (older descriptions) a 1-d u64
-//     tensor used as the table of hl.stacktensor_like/multicast_like(T,
-//     table) hold T's address on every rank; T is then symmetric;
-//   - a tensor used as the scratch of hl.ll_put/hl.ll_get (directly or as
-//     T of a peer of get_remote_tensors(T)) is an LL scratch: zeroed once,
-//     kept across launches, accessed as bytes. Its size: --size NAME=M,
-//     then the kernel's constraints, else room for 2 x R x world size x
-//     num_tiles packet tiles (R: the ll_put calls in the source that write
-//     it; a packet tile: the largest tile of its ll_put/ll_get in packets,
-//     twice its data bytes), i.e. one region per flag parity, put, sender
-//     and tile;
-//   - an int32/uint32 tensor used as a signal/wait pad (directly or as T of
-//     a stack used as a pad), or with access "readwrite", is a signal pad,
-//     zeroed once;
-//   - an output is a torch.empty_like result (KernelDescription::outputs,
-//     sized like its `like`), a floating tensor parameter with access
-//     "write", and (any dtype) a tensor stored into through a stack view
-//     (comm.multicast_store) unless its access says otherwise. Outputs are
-//     poisoned before each launch and checked after it;
-//   - a floating tensor with access "readwrite" is a workspace (e.g. a
-//     staging buffer peers store into and the kernel reads): poisoned
-//     (NaN) once, kept, never refilled or checked;
-//   - every other tensor is an input, filled with seeded values per launch.
-// Without access facts (an older description: `access` empty) the old
-// rules apply: only torch.empty_like results and tensors stored into
-// through a stack view are outputs.
-//
+// it on every rank. What a parameter is comes from its role (the
+// `tile.role` attribute MLIRGen's access analysis set, docs/kernel-abi.md),
+// never from its name or type (docs/simulator.md):
+//   - peer table (`peer_table of T`, or `peers of T` for a symmetric
+//     tensor's own table): T's address on every rank; T is symmetric;
+//   - scratch: an LL scratch, zeroed once, kept across launches, accessed
+//     as bytes; its size is --size NAME=M, else the contract's rule
+//     (contract/Sizing.h, llScratchBytes) for the grid's tiles;
+//   - signal pad: zeroed once; sized by the constraints, else a row per
+//     tile and a column per rank (contract::constrainedShape);
+//   - output: poisoned before each launch and checked after it;
+//   - inout: a workspace (e.g. a staging buffer peers store into and the
+//     kernel reads): poisoned (NaN) once, kept, never refilled or checked;
+//   - input and unused: filled with seeded values per launch.
 // The collective (Binding::collective) decides the sizes of an output
 // nothing else sizes. With --reference all-reduce / reduce-scatter /
 // all-gather it is that one; with `auto` (and `none`, which checks nothing)
@@ -79,9 +64,8 @@ struct ArgBinding {
   ElemType type;
   std::vector<int64_t> sizes;
   std::string tableOf; ///< PeerTable: the tensor whose addresses it holds.
-  /// What the kernel does with the memory (ParamDescription::access): "read",
-  /// "write", "readwrite", "none", or empty when the description says not.
-  std::string access;
+  /// The role the compiler decided (#tile.role).
+  contract::Role contractRole = contract::Role::Input;
   /// An output made by torch.empty_like(like).
   std::string like;
   bool symmetric = false;
@@ -92,10 +76,6 @@ struct ArgBinding {
   bool remoteWritten = false;
   /// Read on peers (a peer's copy, or a load-reduce over a stack view).
   bool remoteRead = false;
-  /// LL scratch: bytes of the largest tile of packets an ll_put/ll_get
-  /// moves through it, and the ll_put calls (source locations) into it.
-  int64_t packetTileBytes = 0;
-  int64_t llPuts = 0;
   int64_t intValue = 0;
   double floatValue = 0;
 };
@@ -103,7 +83,6 @@ struct ArgBinding {
 struct Binding {
   std::vector<ArgBinding> args;
   int64_t numTiles = 0;
-  std::vector<int64_t> tilesPerDim;
   /// The collective the sizes were chosen for: "all-reduce",
   /// "reduce-scatter", "all-gather", or empty (none known); with the data
   /// input and the result it is computed from/into (argument indices, -1

@@ -17,11 +17,15 @@ using namespace dslc::tile;
 #define GET_TYPEDEF_CLASSES
 #include "dialects/Tile/TileTypes.cpp.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Tile/TileAttrs.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "dialects/Tile/TileOps.cpp.inc"
 
 void TileDialect::initialize() {
   registerTypes();
+  registerAttributes();
   addOperations<
 #define GET_OP_LIST
 #include "dialects/Tile/TileOps.cpp.inc"
@@ -73,9 +77,125 @@ LogicalResult RefType::verify(function_ref<InFlightDiagnostic()> emitError,
   return verifyMemoryTensorType(emitError, "!tile.ref", elementType, rank);
 }
 
+void TileDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/Tile/TileAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// The contract's attributes
+//===----------------------------------------------------------------------===//
+
+/// Parses a keyword and looks it up with `parse` (one of the contract's
+/// parsers); `what` and `choices` go into the error.
+template <typename T, typename Parse>
+static FailureOr<T> parseContractKeyword(AsmParser &p, Parse parse,
+                                         StringRef what, StringRef choices) {
+  SMLoc loc = p.getCurrentLocation();
+  StringRef word;
+  if (failed(p.parseKeyword(&word)))
+    return failure();
+  if (std::optional<T> v = parse(word.str()))
+    return *v;
+  return p.emitError(loc) << "unknown " << what << " '" << word << "' ("
+                          << choices << ")";
+}
+
+FailureOr<dslc::contract::Role> dslc::tile::parseContractRole(AsmParser &p) {
+  return parseContractKeyword<contract::Role>(
+      p, contract::parseRole, "role",
+      "input, output, inout, scratch, signal_pad, peer_table, scalar, "
+      "unused or peers");
+}
+
+FailureOr<dslc::contract::SlotKind>
+dslc::tile::parseContractSlotKind(AsmParser &p) {
+  return parseContractKeyword<contract::SlotKind>(
+      p, contract::parseSlotKind, "slot kind",
+      "data, size, peers, scalar, timeout, error or state");
+}
+
+FailureOr<dslc::contract::SlotType>
+dslc::tile::parseContractSlotType(AsmParser &p) {
+  return parseContractKeyword<contract::SlotType>(
+      p, contract::parseSlotType, "slot type", "ptr, i64 or f32");
+}
+
+LogicalResult RoleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               contract::Role role, StringAttr of) {
+  bool names =
+      role == contract::Role::PeerTable || role == contract::Role::Peers;
+  if (role == contract::Role::Constexpr)
+    return emitError() << "a constexpr is compiled in, not an argument";
+  if (names && (!of || of.getValue().empty()))
+    return emitError() << "role '" << contract::roleName(role)
+                       << "' names the parameter whose peers it lists: "
+                          "#tile.role<"
+                       << contract::roleName(role) << " of \"NAME\">";
+  if (!names && of)
+    return emitError() << "role '" << contract::roleName(role)
+                       << "' names no other parameter";
+  return success();
+}
+
+LogicalResult AbiSlotAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  StringRef name, contract::SlotKind kind,
+                                  contract::SlotType type, StringAttr param,
+                                  std::optional<unsigned> dim) {
+  contract::AbiSlot slot;
+  slot.name = name.str();
+  slot.kind = kind;
+  slot.type = type;
+  slot.param = param ? param.getValue().str() : "";
+  slot.dim = dim ? static_cast<int>(*dim) : -1;
+  contract::Expected<bool> ok = contract::checkSlotShape(slot);
+  if (!ok)
+    return emitError() << "ABI slot '" << name << "': " << ok.error();
+  if (name != contract::canonicalSlotName(slot))
+    return emitError() << "ABI slot '" << name << "': a slot of kind '"
+                       << contract::slotKindName(kind) << "' is named '"
+                       << contract::canonicalSlotName(slot) << "'";
+  return success();
+}
+
+dslc::contract::AbiSlot AbiSlotAttr::toContract() const {
+  contract::AbiSlot slot;
+  slot.name = getName().str();
+  slot.kind = getKind();
+  slot.type = getType();
+  slot.param = getParam() ? getParam().getValue().str() : "";
+  slot.dim = getDim() ? static_cast<int>(*getDim()) : -1;
+  return slot;
+}
+
+RoleAttr dslc::tile::getArgRole(FunctionOpInterface func, unsigned index) {
+  return func.getArgAttrOfType<RoleAttr>(index, kRoleAttr);
+}
+
+std::vector<dslc::contract::AbiSlot> dslc::tile::getAbiSlots(Operation *func) {
+  std::vector<contract::AbiSlot> slots;
+  if (auto abi = func->getAttrOfType<ArrayAttr>(kAbiAttr))
+    for (Attribute a : abi)
+      if (auto slot = dyn_cast<AbiSlotAttr>(a))
+        slots.push_back(slot.toContract());
+  return slots;
+}
+
 //===----------------------------------------------------------------------===//
 // Discardable attributes
 //===----------------------------------------------------------------------===//
+
+LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  if (attr.getName() == kRoleAttr && !isa<RoleAttr>(attr.getValue()))
+    return op->emitError() << "'" << kRoleAttr << "' of argument #" << argIndex
+                           << " must be a #tile.role, got " << attr.getValue();
+  return success();
+}
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
@@ -94,10 +214,10 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be an integer attribute, got "
              << attr.getValue();
     int64_t n = warps.getValue().getSExtValue();
-    if (n < 1 || n > kMaxNumWarps)
+    if (!contract::isValidNumWarps(n))
       return op->emitError()
-             << "'" << name << "' must be between 1 and " << kMaxNumWarps
-             << " (at most 1024 threads), got " << n;
+             << "'" << name << "' must be between 1 and "
+             << contract::kMaxNumWarps << " (at most 1024 threads), got " << n;
     return success();
   }
   if (name == kArgNamesAttr) {
@@ -117,6 +237,14 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     if (peers.getValue().getSExtValue() < 1)
       return op->emitError() << "'" << name << "' must be positive, got "
                              << peers.getValue().getSExtValue();
+    return success();
+  }
+  if (name == kAbiAttr) {
+    auto slots = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!slots || !llvm::all_of(slots, llvm::IsaPred<AbiSlotAttr>))
+      return op->emitError()
+             << "'" << name << "' must be an array of #tile.abi_slot, got "
+             << attr.getValue();
     return success();
   }
   // Other `tile.*` attributes are left to the passes that use them.

@@ -3,17 +3,33 @@
 #ifndef DSLC_DIALECTS_TILE_TILEDIALECT_H
 #define DSLC_DIALECTS_TILE_TILEDIALECT_H
 
+#include "contract/Metadata.h"
+
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "dialects/Tile/TileDialect.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "dialects/Tile/TileTypes.h.inc"
+
+namespace dslc::tile {
+/// Parsers of the contract's enums inside #tile.role / #tile.abi_slot.
+mlir::FailureOr<contract::Role> parseContractRole(mlir::AsmParser &parser);
+mlir::FailureOr<contract::SlotKind>
+parseContractSlotKind(mlir::AsmParser &parser);
+mlir::FailureOr<contract::SlotType>
+parseContractSlotType(mlir::AsmParser &parser);
+} // namespace dslc::tile
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Tile/TileAttrs.h.inc"
 
 #include "dialects/Tile/TileEnums.h.inc"
 
@@ -29,8 +45,19 @@ inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
 inline constexpr llvm::StringLiteral kArgNamesAttr = "tile.arg_names";
 /// Name of the integer attribute giving the number of peers (world size).
 inline constexpr llvm::StringLiteral kPeerCountAttr = "tile.peer_count";
-/// Most warps a CTA can have (1024 threads).
-inline constexpr int64_t kMaxNumWarps = 32;
+/// Name of the argument attribute (#tile.role) giving a kernel argument's
+/// role.
+inline constexpr llvm::StringLiteral kRoleAttr = "tile.role";
+/// Name of the function attribute listing a flattened kernel's ABI slots
+/// (an array of #tile.abi_slot).
+inline constexpr llvm::StringLiteral kAbiAttr = "tile.abi";
+
+/// The role of argument `index` of `func` (a func.func tile kernel), or
+/// null when it has none.
+RoleAttr getArgRole(mlir::FunctionOpInterface func, unsigned index);
+/// The ABI slots of a flattened kernel (its `tile.abi`), as the contract
+/// has them; empty when it has none.
+std::vector<contract::AbiSlot> getAbiSlots(mlir::Operation *func);
 /// Most dimensions of a tile value (the lowering's limit).
 inline constexpr int64_t kMaxTileRank = 4;
 

@@ -25,11 +25,15 @@ def Tile_Dialect : Dialect {
     global memory are `!tile.ref` values; tile values are ranked tensors.
   }];
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
   // Checks the discardable attributes `tile.kernel`, `tile.num_warps`,
-  // `tile.arg_names` and `tile.peer_count` wherever they appear.
+  // `tile.arg_names`, `tile.peer_count` and `tile.abi` wherever they
+  // appear, and `tile.role` on a kernel's arguments.
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerTypes();
+    void registerAttributes();
   }];
 }
 
@@ -50,6 +54,78 @@ def Tile_RefType : Tile_Type<"Ref", "ref"> {
   let parameters = (ins "::mlir::Type":$elementType, "unsigned":$rank);
   let assemblyFormat = "`<` $elementType `,` $rank `>`";
   let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel contract in the IR (docs/kernel-abi.md, contract/Metadata.h)
+//===----------------------------------------------------------------------===//
+
+// The values are the contract's own enums, spelled as the metadata spells
+// them: the IR and the metadata file cannot disagree on a name.
+def Tile_ContractRole : AttrParameter<"::dslc::contract::Role",
+                                      "a kernel parameter's role"> {
+  let parser = [{ ::dslc::tile::parseContractRole($_parser) }];
+  let printer = [{ $_printer << ::dslc::contract::roleName($_self) }];
+}
+def Tile_ContractSlotKind : AttrParameter<"::dslc::contract::SlotKind",
+                                          "what an ABI slot holds"> {
+  let parser = [{ ::dslc::tile::parseContractSlotKind($_parser) }];
+  let printer = [{ $_printer << ::dslc::contract::slotKindName($_self) }];
+}
+def Tile_ContractSlotType : AttrParameter<"::dslc::contract::SlotType",
+                                          "an ABI slot's type"> {
+  let parser = [{ ::dslc::tile::parseContractSlotType($_parser) }];
+  let printer = [{ $_printer << ::dslc::contract::slotTypeName($_self) }];
+}
+
+class Tile_Attr<string name, string attrMnemonic>
+    : AttrDef<Tile_Dialect, name> {
+  let mnemonic = attrMnemonic;
+}
+
+def Tile_RoleAttr : Tile_Attr<"Role", "role"> {
+  let summary = "#tile.role: what a kernel does with a parameter";
+  let description = [{
+    Set on every argument of a tile kernel (argument attribute `tile.role`)
+    by MLIRGen's access analysis, which decides each role once:
+    `#tile.role<input>`, `output`, `inout`, `scratch` (LL packets),
+    `signal_pad`, `#tile.role<peer_table of "pad">` (a uint64 table of the
+    named parameter's peer addresses), `scalar`, `unused`, and
+    `#tile.role<peers of "x">` for the implicit peer table of a symmetric
+    tensor `x`. The ABI flattening, the simulator and (through the
+    metadata) the runtime read it; none of them guesses.
+  }];
+  let parameters = (ins Tile_ContractRole:$role,
+                        OptionalParameter<"::mlir::StringAttr">:$of);
+  let assemblyFormat = "`<` $role (`of` $of^)? `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_AbiSlotAttr : Tile_Attr<"AbiSlot", "abi_slot"> {
+  let summary = "#tile.abi_slot: one parameter slot of a kernel's entry";
+  let description = [{
+    The ABI flattening (-dslc-distribute-tiles) lists a kernel's entry
+    parameters in the function attribute `tile.abi`, one
+    `#tile.abi_slot<"x.size0", size : i64, param = "x", dim = 0>` each:
+    its name, what it holds (`data`, `size`, `peers`, `scalar`, or the
+    hidden `timeout`, `error`, `state`), its type (`ptr`, `i64`, `f32`), the
+    parameter it belongs to and, for sizes, the dimension. The metadata's
+    `abi` list is written from it.
+  }];
+  let parameters = (ins StringRefParameter<"the slot's name">:$name,
+                        Tile_ContractSlotKind:$kind,
+                        Tile_ContractSlotType:$type,
+                        OptionalParameter<"::mlir::StringAttr">:$param,
+                        OptionalParameter<"std::optional<unsigned>">:$dim);
+  let assemblyFormat = [{
+    `<` $name `,` $kind `:` $type (`,` `param` `=` $param^)?
+    (`,` `dim` `=` $dim^)? `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The slot as the contract has it (arg left -1).
+    ::dslc::contract::AbiSlot toContract() const;
+  }];
 }
 
 include "mlir/IR/CommonTypeConstraints.td"

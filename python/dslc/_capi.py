@@ -102,6 +102,8 @@ FUNCTIONS = {
     "dslcNcclLibrary": (Status, [c_char_p, c_size_t, P(c_int)]),
     "dslcArgsNumTiles": (Status, [Handle, P(c_int64)]),
     "dslcKernelCheckErrors": (Status, [Handle]),
+    "dslcCacheDir": (Status, [c_char_p, c_char_p, c_size_t]),
+    "dslcSizeBucket": (c_int, [c_int64]),
 }
 
 _lock = threading.Lock()
@@ -183,6 +185,20 @@ def nccl_library():
     v = c_int(0)
     call("dslcNcclLibrary", buf, len(buf), ctypes.byref(v))
     return buf.value.decode(), v.value
+
+
+def cache_dir(given=None):
+    """The dslc cache directory by the contract's one rule (the runtime's
+    dslcCacheDir): `given`, else $DSLC_CACHE_DIR, $XDG_CACHE_HOME/dslc,
+    $HOME/.cache/dslc; an error naming the variables when none is set."""
+    buf = ctypes.create_string_buffer(4096)
+    call("dslcCacheDir", given.encode() if given else None, buf, len(buf))
+    return buf.value.decode()
+
+
+def size_bucket(n):
+    """The tuning cache's size bucket of n elements (dslcSizeBucket)."""
+    return load().dslcSizeBucket(int(n))
 
 
 def mapped_nccl_files():

@@ -13,13 +13,12 @@ when none is (a cache carried to a machine without the compiler).
 
 import hashlib
 import json
-import math
 import os
 import shutil
 import subprocess
 import tempfile
 
-from . import _locate
+from . import _capi, _locate
 from .errors import CompileError, RuntimeNotFoundError, parse_diagnostics
 
 _compiler_ids = {}
@@ -170,8 +169,9 @@ def compile_kernel(req, log=None):
 
 
 def size_bucket(n):
-    """floor(log2(n)), 0 for n <= 1 (runtime/TuningCache.h sizeBucket)."""
-    return 0 if n <= 1 else int(math.floor(math.log2(n)))
+    """floor(log2(n)), 0 for n <= 1: the tuning cache's bucket (the
+    contract's rule, from the runtime's dslcSizeBucket)."""
+    return _capi.size_bucket(n)
 
 
 def is_tuned(source, collective, world, dtype, n):

@@ -18,21 +18,13 @@ _LIB_NAME = "libdslc_runtime.so"
 
 
 def cache_dir():
-    """The dslc cache directory: $DSLC_CACHE_DIR, else $XDG_CACHE_HOME/dslc,
-    else ~/.cache/dslc (else /tmp/dslc-cache). The same rule as the
-    runtime's defaultCacheDir() (runtime/TuningCache.h), so the tuning cache
-    the tuner writes and the compiled kernels of this package sit together:
-    tuning.json, kernels/, sources/."""
-    d = os.environ.get("DSLC_CACHE_DIR")
-    if d:
-        return d
-    x = os.environ.get("XDG_CACHE_HOME")
-    if x:
-        return os.path.join(x, "dslc")
-    h = os.environ.get("HOME")
-    if h:
-        return os.path.join(h, ".cache", "dslc")
-    return "/tmp/dslc-cache"
+    """The dslc cache directory: the contract's one rule, from the runtime
+    (dslcCacheDir: $DSLC_CACHE_DIR, else $XDG_CACHE_HOME/dslc, else
+    ~/.cache/dslc, else an error), so the tuning cache the tuner writes and
+    the compiled kernels of this package sit together: tuning.json,
+    kernels/, sources/."""
+    from . import _capi  # _capi imports this module
+    return _capi.cache_dir()
 
 
 def _build_dirs():

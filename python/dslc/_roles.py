@@ -2,10 +2,10 @@
 package allocates the ones the caller leaves out (docs/python.md,
 "Arguments the package fills in").
 
-The roles and sizes are the collective harness's (docs/runtime.md, "The
-collective harness"): an explicit "role" key in the metadata wins; else the
-access facts (`access`, `peer_table_for`, `symmetric`); metadata without
-`access` gets the harness's old heuristics. Nothing here touches a GPU.
+The roles are the metadata's: dslc decides every parameter's role once
+(docs/kernel-abi.md, "Roles") and writes it as "role"; nothing here guesses
+one. The sizes are the collective harness's (docs/runtime.md). Nothing here
+touches a GPU.
 """
 
 from . import _torch
@@ -16,7 +16,7 @@ SIGNAL_PAD, PEER_TABLE, SCRATCH = "signal_pad", "peer_table", "scratch"
 UNUSED, SCALAR = "unused", "scalar"
 
 _ROLE_SPELLINGS = {
-    "input": INPUT, "data input": INPUT, "output": OUTPUT,
+    "input": INPUT, "data input": INPUT, "output": OUTPUT, "inout": WORKSPACE,
     "data output": OUTPUT, "workspace": WORKSPACE, "signal pad": SIGNAL_PAD,
     "pad": SIGNAL_PAD, "peer table": PEER_TABLE, "table": PEER_TABLE,
     "scratch": SCRATCH, "packet scratch": SCRATCH, "ll scratch": SCRATCH,
@@ -40,7 +40,8 @@ class Arg:
 
     def __init__(self, spec, is_output):
         self.name = spec["name"]
-        self.kind = spec.get("kind", "tensor")
+        self.explicit_role = "output" if is_output else spec.get("role")
+        self.kind = kind_of(self.explicit_role, spec.get("dtype"))
         self.dtype = spec.get("dtype")
         self.rank = spec.get("rank", 0)
         self.access = spec.get("access", "write" if is_output else None)
@@ -48,7 +49,6 @@ class Arg:
         self.table_for = spec.get("peer_table_for")
         self.like = spec.get("like")
         self.is_output = is_output
-        self.explicit_role = spec.get("role")
         self.role = None
         self.table_of = None     # peer tables: the argument they list
         self.listed = False      # some peer table lists this argument
@@ -58,12 +58,21 @@ class Arg:
         return self.symmetric or self.listed
 
 
+def kind_of(role, dtype):
+    """"tensor", "int", "float" or "constexpr", from a metadata role."""
+    if role == "constexpr":
+        return "constexpr"
+    if role == "scalar":
+        return "int" if dtype == "int64" else "float"
+    return "tensor"
+
+
 def bindable_args(md):
     """Arguments in binding order (params without constexprs, then
     outputs), with their roles."""
     where = f"kernel {md.get('kernel', '?')}"
     args = [Arg(p, False) for p in md.get("params", [])
-            if p.get("kind") != "constexpr"]
+            if p.get("role") != "constexpr"]
     args += [Arg(o, True) for o in md.get("outputs", [])]
     by_name = {a.name: a for a in args}
     for a in args:
@@ -75,60 +84,14 @@ def bindable_args(md):
                     f"'{a.table_for}', which is not a tensor argument")
             target.listed = True
             a.table_of = target.name
-    has_access = any(a.access is not None for a in args if not a.is_output)
     for a in args:
-        if a.explicit_role is not None:
-            a.role = normalize_role(a.explicit_role,
-                                    f"{where}: parameter '{a.name}'")
-        elif a.kind in ("int", "float"):
-            a.role = SCALAR
-        elif a.is_output:
-            a.role = OUTPUT
-        elif has_access:
-            a.role = _role_from_access(a)
-        else:
-            a.role = None
-    if not has_access:
-        _old_heuristics(args)
-    for a in args:
-        if a.role == PEER_TABLE and a.table_of is None:
-            pads = [b for b in args if b.role == SIGNAL_PAD]
-            if len(pads) == 1:
-                a.table_of = pads[0].name
-                pads[0].listed = True
+        if a.explicit_role is None:
+            raise InvalidArgumentError(
+                f"{where}: parameter '{a.name}' has no role: the metadata is "
+                f"an older dslc's (compile the kernel again)")
+        a.role = normalize_role(a.explicit_role,
+                                f"{where}: parameter '{a.name}'")
     return args
-
-
-def _role_from_access(a):
-    if a.access == "none":
-        return UNUSED
-    if a.table_for:
-        return PEER_TABLE
-    if a.dtype in ("int32", "uint32") and (a.listed or (
-            a.rank == 2 and a.access == "readwrite")):
-        return SIGNAL_PAD
-    if a.dtype == "int64" and a.rank == 1 and a.symmetric:
-        return SCRATCH
-    if a.dtype in FLOATING:
-        return {"read": INPUT, "write": OUTPUT,
-                "readwrite": WORKSPACE}.get(a.access)
-    return None
-
-
-def _old_heuristics(args):
-    """Metadata without `access`: the first floating tensor is the input,
-    rank-2 int32/uint32 tensors are pads, a uint64 rank-1 tensor is the
-    table of the single pad."""
-    seen_input = False
-    for a in args:
-        if a.role is not None:
-            continue
-        if a.dtype in FLOATING and not seen_input:
-            a.role, seen_input = INPUT, True
-        elif a.dtype in ("int32", "uint32") and a.rank == 2:
-            a.role = SIGNAL_PAD
-        elif a.dtype == "uint64" and a.rank == 1:
-            a.role = PEER_TABLE
 
 
 class Fill:
@@ -198,10 +161,6 @@ def plan_fills(md, world, given, num_tiles=None, collective=None):
         if a.role == INPUT:
             raise InvalidArgumentError(f"{miss} (the kernel's input) was not "
                                        f"passed")
-        if a.role is None:
-            raise InvalidArgumentError(
-                f"{miss} ({a.dtype}[{a.rank}], access {a.access}) has no role "
-                f"the package can fill in: pass it")
         if a.role == PEER_TABLE:
             fills.append(Fill(a, table_of=a.table_of))
             continue

@@ -45,8 +45,15 @@ class LocateTest(unittest.TestCase):
                                               DSLC_CACHE_DIR="/c"),
                              clear=True):
             self.assertEqual(_locate.cache_dir(), "/c")
+        # The runtime's (the contract's) rule: no guess without a variable.
         with mock.patch.dict(os.environ, {}, clear=True):
-            self.assertEqual(_locate.cache_dir(), "/tmp/dslc-cache")
+            with self.assertRaisesRegex(dslc.errors.DslcError,
+                                        "no cache directory: none of "
+                                        "DSLC_CACHE_DIR, XDG_CACHE_HOME and "
+                                        "HOME is set"):
+                _locate.cache_dir()
+        self.assertEqual(_capi.size_bucket(2047), 10)
+        self.assertEqual(_capi.size_bucket(1), 0)
 
     def test_missing_library_is_named(self):
         with mock.patch.dict(os.environ, {"DSLC_LIBRARY": "/nonexistent/x.so"}):

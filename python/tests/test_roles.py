@@ -1,6 +1,6 @@
 """How the package fills in the arguments a caller leaves out, on the
 metadata dslc writes for every example (and on hand-written metadata for
-the explicit "role" key and old metadata without "access")."""
+every role, and metadata of an older dslc without roles)."""
 
 import json
 import os
@@ -134,60 +134,67 @@ def handmade(params, outputs=()):
 
 
 class HandMadeRolesTest(unittest.TestCase):
-    def test_explicit_role_wins(self):
+    def test_roles_come_from_the_metadata(self):
         md = handmade([
-            {"name": "buf", "kind": "tensor", "dtype": "float32", "rank": 1,
-             "access": "readwrite", "role": "input"},
-            {"name": "flags", "kind": "tensor", "dtype": "int32", "rank": 1,
+            {"name": "buf", "dtype": "float32", "rank": 1,
+             "access": "read", "role": "input"},
+            {"name": "flags", "dtype": "int32", "rank": 1,
              "access": "readwrite", "role": "signal_pad"},
-            {"name": "ws", "kind": "tensor", "dtype": "int64", "rank": 1,
-             "access": "readwrite", "role": "packet scratch",
-             "symmetric": True}])
-        roles = {a.name: a.role for a in _roles.bindable_args(md)}
-        self.assertEqual(roles, {"buf": "input", "flags": "signal_pad",
-                                 "ws": "scratch"})
-        f = by_name(_roles.plan_fills(md, 2, {"buf": (100,)}, 3))
+            {"name": "ws", "dtype": "int64", "rank": 1,
+             "access": "readwrite", "role": "scratch", "symmetric": True},
+            {"name": "stage", "dtype": "float32", "rank": 1,
+             "access": "readwrite", "role": "inout"},
+            {"name": "n", "dtype": "int64", "role": "scalar"},
+            {"name": "alpha", "dtype": "float32", "role": "scalar"},
+            {"name": "c", "role": "constexpr", "value": 3}])
+        args = {a.name: a for a in _roles.bindable_args(md)}
+        self.assertEqual({n: a.role for n, a in args.items()},
+                         {"buf": "input", "flags": "signal_pad",
+                          "ws": "scratch", "stage": "workspace",
+                          "n": "scalar", "alpha": "scalar"})
+        self.assertEqual(args["n"].kind, "int")
+        self.assertEqual(args["alpha"].kind, "float")
+        f = by_name(_roles.plan_fills(md, 2, {"buf": (100,), "n": (),
+                                              "alpha": ()}, 3))
         self.assertEqual(f["flags"].shape, (6,))  # rank-1 pad: rows * world
+        self.assertEqual(f["stage"].shape, (200,))
 
     def test_unknown_role_is_an_error(self):
-        md = handmade([{"name": "x", "kind": "tensor", "dtype": "float32",
-                        "rank": 1, "role": "mystery"}])
+        md = handmade([{"name": "x", "dtype": "float32", "rank": 1,
+                        "role": "mystery"}])
         with self.assertRaisesRegex(InvalidArgumentError,
                                     "parameter 'x': unknown role 'mystery'"):
             _roles.bindable_args(md)
 
-    def test_old_metadata_heuristics(self):
+    def test_metadata_without_roles_is_an_error(self):
+        # An older dslc's metadata ("kind" and "access", no "role"): no
+        # guessing from dtypes and ranks.
         md = handmade([
             {"name": "tbl", "kind": "tensor", "dtype": "uint64", "rank": 1},
-            {"name": "pad", "kind": "tensor", "dtype": "int32", "rank": 2},
-            {"name": "x", "kind": "tensor", "dtype": "bfloat16", "rank": 1,
-             "symmetric": True}],
-            [{"name": "out", "dtype": "bfloat16", "rank": 1, "like": "x"}])
-        args = {a.name: a for a in _roles.bindable_args(md)}
-        self.assertEqual(args["tbl"].role, "peer_table")
-        self.assertEqual(args["tbl"].table_of, "pad")
-        self.assertEqual(args["pad"].role, "signal_pad")
-        self.assertEqual(args["x"].role, "input")
-        self.assertEqual(args["out"].role, "output")
+            {"name": "pad", "kind": "tensor", "dtype": "int32", "rank": 2}])
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "parameter 'tbl' has no role: the "
+                                    "metadata is an older dslc's"):
+            _roles.bindable_args(md)
 
     def test_table_of_unknown_argument(self):
-        md = handmade([{"name": "t", "kind": "tensor", "dtype": "uint64",
+        md = handmade([{"name": "t", "role": "peer_table", "dtype": "uint64",
                         "rank": 1, "access": "read",
                         "peer_table_for": "nope"}])
         with self.assertRaisesRegex(InvalidArgumentError,
                                     "'t' is the peer table of 'nope'"):
             _roles.bindable_args(md)
 
-    def test_unfillable_argument_must_be_passed(self):
+    def test_inputs_and_scalars_must_be_passed(self):
         md = handmade([
-            {"name": "x", "kind": "tensor", "dtype": "float32", "rank": 1,
+            {"name": "x", "role": "input", "dtype": "float32", "rank": 1,
              "access": "read"},
-            {"name": "idx", "kind": "tensor", "dtype": "int64", "rank": 1,
+            {"name": "idx", "role": "input", "dtype": "int64", "rank": 1,
              "access": "read"},
-            {"name": "n", "kind": "int"}])
+            {"name": "n", "role": "scalar", "dtype": "int64"}])
         with self.assertRaisesRegex(InvalidArgumentError,
-                                    "parameter 'idx' \\(int64\\[1\\], access "
-                                    "read\\) has no role"):
+                                    "parameter 'idx' \\(the kernel's "
+                                    "input\\) was not passed"):
             _roles.plan_fills(md, 2, {"x": (8,), "n": ()}, 1)
         with self.assertRaisesRegex(InvalidArgumentError,
                                     "parameter 'n' \\(a int scalar\\) was "

@@ -175,7 +175,10 @@ TEST_CASE("grid: tile counts from params, scalars and constants",
   CHECK(a.numTiles() == 2);
   bindAll(a, 64 << 20, 8192);
   CHECK(a.numTiles() == 8192);
-  md.tiles.push_back(GridTile{Extent{Extent::Kind::Const, "", 0, 10}, 3});
+  GridExtent c;
+  c.constant = 10;
+  c.block = 3;
+  md.grid.push_back(c);
   BoundArgs b(md);
   bindAll(b, 8193, 8);
   CHECK(b.numTiles() == 8);
@@ -197,8 +200,8 @@ TEST_CASE("kernel paths and architectures", "[binding]") {
 TEST_CASE("grid: extents with add and div (a grid over ceil(N / 2))",
           "[binding]") {
   KernelMetadata md = oneShot();
-  md.tiles[0].extent.add = 1;
-  md.tiles[0].extent.div = 2;
+  md.grid[0].add = 1;
+  md.grid[0].div = 2;
   BoundArgs a(md);
   bindAll(a, 1, 1);
   CHECK(a.numTiles() == 1);

@@ -50,3 +50,17 @@ TEST_CASE("C API: Python-package additions reject NULL handles", "[capi]") {
   CHECK(dslcKernelCheckErrors(nullptr) == DSLC_ERROR_INVALID_ARGUMENT);
   CHECK(std::string(dslcGetLastError()) == "kernel is NULL");
 }
+
+TEST_CASE("C API: the contract's cache rule and size bucket", "[capi]") {
+  char dir[64] = {0};
+  REQUIRE(dslcCacheDir("/given/dir", dir, sizeof dir) == DSLC_OK);
+  CHECK(std::string(dir) == "/given/dir");
+  char tiny[4] = {0};
+  CHECK(dslcCacheDir("/given/dir", tiny, sizeof tiny) ==
+        DSLC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(dslcGetLastError()) ==
+        "the cache directory /given/dir needs 11 bytes, 4 given");
+  CHECK(dslcSizeBucket(65536) == 16);
+  CHECK(dslcSizeBucket(65535) == 15);
+  CHECK(dslcSizeBucket(0) == 0);
+}

@@ -186,8 +186,9 @@ TEST_CASE("collectives: dispatch decision", "[collectives]") {
 
 TEST_CASE("collectives: names, versions, kernel directories",
           "[collectives]") {
-  CHECK(std::string(collectiveKindName(CollectiveKind::ReduceScatter)) ==
+  CHECK(std::string(collectiveName(CollectiveKind::ReduceScatter)) ==
         "reduce_scatter");
+  CHECK(parseCollective("all-gather") == CollectiveKind::AllGather);
   CHECK(parseReduceOp("sum") == ReduceOp::Sum);
   CHECK(parseReduceOp("avg") == ReduceOp::Avg);
   CHECK_FALSE(parseReduceOp("xor"));
@@ -197,7 +198,7 @@ TEST_CASE("collectives: names, versions, kernel directories",
   std::string dir = tempDir();
   CHECK_FALSE(readKernelDir(dir));
   std::ofstream(dir + "/manifest.json")
-      << R"({"format":"dslc-tuner-candidates","version":1,)"
+      << R"({"format":"dslc-tuner-candidates","version":2,)"
          R"("collective":"all_reduce","world_size":2,"dtype":"bfloat16",)"
          R"("set":"set:ar","kernels":[],"compiled":[]})";
   auto k = readKernelDir(dir);
@@ -260,7 +261,7 @@ TEST_CASE("collectives: a tuned kernel, eager, in place and in a graph",
                           kdir, src)
                   .c_str());
   std::ofstream(kdir + "/manifest.json")
-      << R"({"format":"dslc-tuner-candidates","version":1,)"
+      << R"({"format":"dslc-tuner-candidates","version":2,)"
          R"("collective":"all_reduce","world_size":2,"dtype":"bfloat16",)"
          R"("set":"set:test","kernels":[],"compiled":[]})";
   auto comm = Communicator::createAll({0, 1});

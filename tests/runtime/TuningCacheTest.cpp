@@ -53,53 +53,42 @@ struct Warnings {
 };
 } // namespace
 
-TEST_CASE("tuning cache: size buckets", "[cache]") {
-  CHECK(sizeBucket(0) == 0);
-  CHECK(sizeBucket(1) == 0);
-  CHECK(sizeBucket(1024) == 10);
-  CHECK(sizeBucket(2047) == 10);
-  CHECK(sizeBucket(2048) == 11);
-  CHECK(sizeBucket(int64_t(64) << 20) == 26);
-}
+// The bucket rule, the location rule, the config JSON and the file format
+// are the contract's (tests/contract); here: the locked store on top.
 
-TEST_CASE("tuning cache: location from the environment", "[cache]") {
+TEST_CASE("tuning cache: where it lives, or why not", "[cache]") {
   std::string saved[3];
+  bool had[3] = {false, false, false};
   const char *names[] = {"DSLC_CACHE_DIR", "XDG_CACHE_HOME", "HOME"};
   for (int i = 0; i < 3; ++i)
-    if (const char *v = std::getenv(names[i]))
+    if (const char *v = std::getenv(names[i])) {
       saved[i] = v;
+      had[i] = true;
+    }
   setenv("DSLC_CACHE_DIR", "/x/dslc", 1);
-  setenv("XDG_CACHE_HOME", "/xdg", 1);
-  setenv("HOME", "/home/u", 1);
-  CHECK(defaultCacheDir() == "/x/dslc");
+  CHECK(TuningCache("").path() == "/x/dslc/tuning.json");
   unsetenv("DSLC_CACHE_DIR");
-  CHECK(defaultCacheDir() == "/xdg/dslc");
+  setenv("HOME", "/home/u", 1);
   unsetenv("XDG_CACHE_HOME");
-  CHECK(defaultCacheDir() == "/home/u/.cache/dslc");
   CHECK(TuningCache("").path() == "/home/u/.cache/dslc/tuning.json");
-  for (int i = 0; i < 3; ++i) {
-    if (saved[i].empty())
-      unsetenv(names[i]);
-    else
-      setenv(names[i], saved[i].c_str(), 1);
+  unsetenv("HOME");
+  try {
+    TuningCache none("");
+    FAIL("a cache without a directory");
+  } catch (const Error &e) {
+    CHECK(e.code() == ErrorCode::Io);
+    CHECK(std::string(e.what()) ==
+          "tuning cache: no cache directory: none of DSLC_CACHE_DIR, "
+          "XDG_CACHE_HOME and HOME is set (set DSLC_CACHE_DIR, or pass "
+          "--cache-dir)");
   }
-}
-
-TEST_CASE("tuning cache: config JSON", "[cache]") {
-  KernelConfig c = KernelConfig::fromJson(
-      R"({"block_sizes":[1024,4],"num_warps":8,"max_ctas":32})");
-  CHECK(c.blockSizes == std::vector<int64_t>{1024, 4});
-  CHECK(c.numWarps == 8);
-  CHECK(c.maxCtas == 32);
-  CHECK(c.toJson() == R"({"block_sizes":[1024,4],"max_ctas":32,"num_warps":8})");
-  CHECK(c.toJson(true) == R"({"block_sizes":[1024,4],"num_warps":8})");
-  CHECK(c.brief() == "bs=1024x4 w=8 ctas=32");
-  CHECK(KernelConfig{}.brief() == "default");
-  CHECK_THROWS_WITH(KernelConfig::fromJson("{"), Catch::Contains("not valid"));
-  CHECK_THROWS_WITH(KernelConfig::fromJson(R"({"num_warps":64})"),
-                    Catch::Contains("num_warps"));
-  CHECK_THROWS_WITH(KernelConfig::fromJson(R"({"block_sizes":[0]})"),
-                    Catch::Contains("block_sizes"));
+  CHECK(TuningCache("/given").path() == "/given/tuning.json");
+  for (int i = 0; i < 3; ++i) {
+    if (had[i])
+      setenv(names[i], saved[i].c_str(), 1);
+    else
+      unsetenv(names[i]);
+  }
 }
 
 TEST_CASE("tuning cache: store, lookup, replace", "[cache]") {
@@ -150,26 +139,17 @@ TEST_CASE("tuning cache: damaged files and entries are reported and ignored",
   CHECK(cache.lookup(key(12)));
   CHECK(access((cache.path() + ".corrupt").c_str(), R_OK) == 0);
 
-  // One bad entry among good ones: the others survive.
-  std::string good = TuningCache::serialize({record(12, 4.0)});
-  std::string text = good;
+  // One bad entry among good ones: the others survive, and the next store
+  // sets the damaged file aside again.
+  std::string text = dslc::contract::serializeTuningCache({record(12, 4.0)});
   text.replace(text.find("\"entries\": ["), 12,
                "\"entries\": [{\"key\":{\"collective\":1}},");
+  std::ofstream(cache.path()) << text;
   w.seen.clear();
-  auto recs = TuningCache::parse(text, "t.json", w.handler());
+  auto recs = cache.load();
   CHECK(recs.size() == 1);
   REQUIRE(w.seen.size() == 1);
   CHECK(w.seen[0].find("entries[0] ignored") != std::string::npos);
-
-  w.seen.clear();
-  CHECK(TuningCache::parse("{\"format\":\"dslc-tuning-cache\",\"version\":9,"
-                           "\"entries\":[]}",
-                           "t.json", w.handler())
-            .empty());
-  CHECK(w.seen.at(0).find("version 9") != std::string::npos);
-  w.seen.clear();
-  CHECK(TuningCache::parse("[1,2]", "t.json", w.handler()).empty());
-  CHECK(w.seen.size() == 1);
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 

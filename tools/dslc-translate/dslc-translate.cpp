@@ -112,7 +112,8 @@ int main(int argc, char **argv) {
       return 1;
   }
   // The ABI list is for the metadata, which this tool does not write.
-  module->walk([](mlir::LLVM::LLVMFuncOp f) { f->removeAttr("dslc.abi"); });
+  module->walk(
+      [](mlir::LLVM::LLVMFuncOp f) { f->removeAttr(tile::kAbiAttr); });
 
   NVPTXOptions target;
   target.arch = *gpuArch;

@@ -66,11 +66,11 @@ DifferentialResult runDifferentialCheck(Communicator &comm, Kernel &kernel,
       const DumpParam *p = dump.find(spec.name);
       if (!p) // checkDumpMatchesKernel reported it
         raise(ErrorCode::Internal, "differential check: lost " + spec.name);
-      if (spec.kind == ArgSpec::Kind::Int) {
+      if (spec.isIntScalar()) {
         a.setInt(spec.name, p->intValue);
         continue;
       }
-      if (spec.kind == ArgSpec::Kind::Float) {
+      if (spec.isFloatScalar()) {
         a.setFloat(spec.name, p->isFloatScalar
                                   ? p->floatValue
                                   : static_cast<double>(p->intValue));

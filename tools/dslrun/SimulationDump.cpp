@@ -401,26 +401,17 @@ void checkDumpMatchesKernel(const SimulationDump &dump,
     }
     matched.insert(a.name);
     std::string what = fmt::format("'{}'", a.name);
-    switch (a.kind) {
-    case ArgSpec::Kind::Tuple:
-      problems.push_back(fmt::format("{}: tuple parameters are not supported "
-                                     "by the differential check",
-                                     what));
-      continue;
-    case ArgSpec::Kind::Int:
-    case ArgSpec::Kind::Float:
+    if (a.kind == ArgSpec::Kind::Scalar) {
       if (p->role != DumpParam::Role::Scalar)
         problems.push_back(fmt::format("{}: a {} scalar in the kernel, a {} "
                                        "tensor in the manifest",
-                                       what, argKindName(a.kind),
+                                       what, argKindName(a),
                                        dumpRoleName(p->role)));
-      else if (a.kind == ArgSpec::Kind::Int && p->isFloatScalar)
+      else if (a.isIntScalar() && p->isFloatScalar)
         problems.push_back(fmt::format("{}: an int in the kernel, the float "
                                        "{} in the manifest",
                                        what, p->floatValue));
       continue;
-    case ArgSpec::Kind::Tensor:
-      break;
     }
     if (p->role == DumpParam::Role::Scalar) {
       problems.push_back(fmt::format("{}: a tensor in the kernel, a scalar in "
@@ -428,11 +419,12 @@ void checkDumpMatchesKernel(const SimulationDump &dump,
                                      what));
       continue;
     }
-    if (a.isOutput != (p->role == DumpParam::Role::Output))
-      problems.push_back(fmt::format(
-          "{}: {} in the kernel, {} in the "
-          "manifest",
-          what, a.isOutput ? "an output" : "an input", dumpRoleName(p->role)));
+    bool output = a.role == Role::Output;
+    if (output != (p->role == DumpParam::Role::Output))
+      problems.push_back(fmt::format("{}: {} in the kernel, {} in the "
+                                     "manifest",
+                                     what, output ? "an output" : "an input",
+                                     dumpRoleName(p->role)));
     bool dtypeOk = isFloatDType(a.dtype) || isFloatDType(p->dtype)
                        ? a.dtype == p->dtype
                        : dtypeSize(a.dtype) == dtypeSize(p->dtype);
@@ -461,15 +453,13 @@ void checkDumpMatchesKernel(const SimulationDump &dump,
     if (matched.count(p.name))
       continue;
     // A symmetric tensor's peer table is part of the tensor's binding.
-    const std::string suffix = ".peers";
-    if (p.role == DumpParam::Role::PeerTable && p.name.size() > suffix.size() &&
-        p.name.compare(p.name.size() - suffix.size(), suffix.size(), suffix) ==
-            0) {
-      std::string base = p.name.substr(0, p.name.size() - suffix.size());
-      int idx = md.findArg(base);
-      if (idx >= 0 && md.args[idx].symmetric && p.tableOf == base)
-        continue;
-    }
+    int idx = md.findArg(p.tableOf);
+    dslc::contract::AbiSlot peers;
+    peers.kind = SlotKind::Peers;
+    peers.param = p.tableOf;
+    if (p.role == DumpParam::Role::PeerTable && idx >= 0 &&
+        md.args[idx].symmetric && p.name == canonicalSlotName(peers))
+      continue;
     problems.push_back(fmt::format("{} '{}' of the manifest is not an argument "
                                    "of kernel {}",
                                    dumpRoleName(p.role), p.name, md.kernel));

@@ -16,87 +16,7 @@ namespace dslc::run {
 
 using namespace dslc::rt;
 
-const char *collectiveName(Collective c) {
-  switch (c) {
-  case Collective::AllReduce:
-    return "all_reduce";
-  case Collective::ReduceScatter:
-    return "reduce_scatter";
-  case Collective::AllGather:
-    return "all_gather";
-  }
-  return "?";
-}
-
-std::optional<Collective> parseCollective(const std::string &name) {
-  std::string s;
-  for (char ch : name)
-    if (ch != '_' && ch != '-')
-      s += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (s == "allreduce")
-    return Collective::AllReduce;
-  if (s == "reducescatter")
-    return Collective::ReduceScatter;
-  if (s == "allgather")
-    return Collective::AllGather;
-  return std::nullopt;
-}
-
-CollectiveShape collectiveShape(Collective c, int64_t n, int world) {
-  if (n < 1)
-    raise(ErrorCode::InvalidArgument,
-          fmt::format("{}: size {} is not positive", collectiveName(c), n));
-  CollectiveShape s;
-  s.total = n;
-  switch (c) {
-  case Collective::AllReduce:
-    s.input = s.output = n;
-    return s;
-  case Collective::ReduceScatter:
-  case Collective::AllGather:
-    if (n % world != 0)
-      raise(ErrorCode::InvalidArgument,
-            fmt::format("{}: size {} is not a multiple of the world size {} "
-                        "(N is the total element count: every rank {} N / "
-                        "world elements)",
-                        collectiveName(c), n, world,
-                        c == Collective::ReduceScatter ? "receives" : "sends"));
-    s.input = c == Collective::ReduceScatter ? n : n / world;
-    s.output = c == Collective::ReduceScatter ? n / world : n;
-    return s;
-  }
-  return s;
-}
-
-const char *argRoleName(ArgRole role) {
-  switch (role) {
-  case ArgRole::Input:
-    return "input";
-  case ArgRole::Output:
-    return "output";
-  case ArgRole::Workspace:
-    return "workspace";
-  case ArgRole::SignalPad:
-    return "signal pad";
-  case ArgRole::PeerTable:
-    return "peer table";
-  case ArgRole::PacketScratch:
-    return "packet scratch";
-  case ArgRole::Unused:
-    return "unused";
-  }
-  return "?";
-}
-
 namespace {
-
-[[noreturn]] void planError(const KernelMetadata &md, Collective c,
-                            const std::string &what) {
-  raise(ErrorCode::InvalidArgument,
-        fmt::format("kernel {} as {}: {}", md.kernel, collectiveName(c), what));
-}
-
-bool isPadType(DType t) { return t == DType::Int32 || t == DType::UInt32; }
 
 int64_t roundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
@@ -195,217 +115,6 @@ struct GraphSet {
 
 } // namespace
 
-std::vector<int64_t> CollectivePlan::sizesOf(int arg, int64_t n) const {
-  const ArgPlan &p = args.at(arg);
-  switch (p.role) {
-  case ArgRole::Input:
-    return {collectiveShape(collective, n, world).input};
-  case ArgRole::Output: {
-    int64_t out = collectiveShape(collective, n, world).output;
-    if (p.rank == 2)
-      return {world, out / world};
-    return {out};
-  }
-  case ArgRole::Workspace:
-    if (p.rank == 2)
-      return {world, n};
-    return {world * n};
-  case ArgRole::SignalPad:
-    return {padRows, world};
-  case ArgRole::PeerTable:
-    return {world};
-  case ArgRole::PacketScratch:
-    return {scratchElems};
-  case ArgRole::Unused:
-    return std::vector<int64_t>(p.rank, 1);
-  }
-  return {};
-}
-
-size_t CollectivePlan::heapBytes() const {
-  size_t bytes = size_t(4) << 20; // slack: peer tables, alignment
-  for (const ArgPlan &p : args)
-    if (p.inHeap)
-      bytes += static_cast<size_t>(roundUp(static_cast<int64_t>(p.bytes), 256)) +
-               static_cast<size_t>(roundUp(world * 8, 256));
-  return bytes;
-}
-
-CollectivePlan planCollective(const KernelMetadata &md, Collective c,
-                              int world, int64_t maxN) {
-  if (maxN < 1)
-    planError(md, c, fmt::format("largest size {} is not positive", maxN));
-  if (world < 1)
-    planError(md, c, fmt::format("world size {} is not positive", world));
-  CollectivePlan plan;
-  plan.collective = c;
-  plan.world = world;
-  plan.maxN = maxN;
-  plan.args.resize(md.args.size());
-  std::vector<bool> isTarget(md.args.size(), false);
-  for (const ArgSpec &a : md.args)
-    if (!a.peerTableFor.empty())
-      isTarget[md.findArg(a.peerTableFor)] = true; // checked by the parser
-  std::vector<int> legacyTables, pads;
-  for (size_t i = 0; i < md.args.size(); ++i) {
-    const ArgSpec &a = md.args[i];
-    ArgPlan &p = plan.args[i];
-    p.dtype = a.dtype;
-    p.rank = a.rank;
-    std::string what = fmt::format("{} '{}' ({}[{}], access {})",
-                                   a.isOutput ? "output" : "parameter", a.name,
-                                   dtypeName(a.dtype), a.rank,
-                                   accessName(a.access));
-    if (a.kind != ArgSpec::Kind::Tensor)
-      planError(md, c,
-                fmt::format("cannot bind {} parameter '{}': the harness binds "
-                            "tensors only",
-                            argKindName(a.kind), a.name));
-    bool unknown = a.access == Access::Unknown;
-    if (a.isOutput) {
-      p.role = ArgRole::Output;
-    } else if (!a.peerTableFor.empty()) {
-      p.role = ArgRole::PeerTable;
-      p.tableOf = md.findArg(a.peerTableFor);
-    } else if (a.access == Access::None) {
-      p.role = ArgRole::Unused;
-    } else if (isPadType(a.dtype) &&
-               (isTarget[i] ||
-                (a.rank == 2 && (unknown || a.access == Access::ReadWrite)))) {
-      p.role = ArgRole::SignalPad;
-      pads.push_back(static_cast<int>(i));
-    } else if (a.dtype == DType::Int64 && a.rank == 1 && a.symmetric) {
-      p.role = ArgRole::PacketScratch;
-    } else if (unknown && a.dtype == DType::UInt64 && a.rank == 1) {
-      p.role = ArgRole::PeerTable; // older metadata: the pad's table
-      legacyTables.push_back(static_cast<int>(i));
-    } else if (isFloating(a.dtype) && a.access == Access::Read) {
-      p.role = ArgRole::Input;
-    } else if (isFloating(a.dtype) && a.access == Access::Write) {
-      p.role = ArgRole::Output;
-    } else if (isFloating(a.dtype) && a.access == Access::ReadWrite) {
-      p.role = ArgRole::Workspace;
-    } else if (isFloating(a.dtype) && unknown && plan.input < 0) {
-      p.role = ArgRole::Input; // older metadata: the first floating tensor
-    } else {
-      planError(md, c,
-                fmt::format("cannot tell the role of {}: not a signal pad, "
-                            "peer table, packet scratch, input, output or "
-                            "workspace{}",
-                            what,
-                            unknown ? " (the metadata has no 'access': "
-                                      "recompile with a newer dslc)"
-                                    : ""));
-    }
-    if (p.role == ArgRole::Input) {
-      if (plan.input >= 0)
-        planError(md, c,
-                  fmt::format("two data inputs, '{}' and '{}'",
-                              md.args[plan.input].name, a.name));
-      plan.input = static_cast<int>(i);
-    } else if (p.role == ArgRole::Output) {
-      if (plan.output >= 0)
-        planError(md, c,
-                  fmt::format("two data outputs, '{}' and '{}'",
-                              md.args[plan.output].name, a.name));
-      plan.output = static_cast<int>(i);
-    }
-  }
-  for (int t : legacyTables) {
-    if (pads.size() != 1)
-      planError(md, c,
-                fmt::format("uint64 tensor '{}' has no 'peer_table_for' and "
-                            "there are {} signal pads to guess from",
-                            md.args[t].name, pads.size()));
-    plan.args[t].tableOf = pads.front();
-    isTarget[pads.front()] = true;
-  }
-  if (plan.input < 0)
-    planError(md, c, "no data input (a floating tensor with access 'read')");
-  if (plan.output < 0)
-    planError(md, c,
-              "no data output (a returned tensor, or a floating tensor with "
-              "access 'write')");
-  plan.dtype = md.args[plan.input].dtype;
-  if (!isHarnessFloat(plan.dtype))
-    planError(md, c,
-              fmt::format("input '{}' is {}; the harness handles bfloat16, "
-                          "float16 and float32",
-                          md.args[plan.input].name, dtypeName(plan.dtype)));
-  if (md.args[plan.output].dtype != plan.dtype)
-    planError(md, c,
-              fmt::format("output '{}' is {}, but input '{}' is {}",
-                          md.args[plan.output].name,
-                          dtypeName(md.args[plan.output].dtype),
-                          md.args[plan.input].name, dtypeName(plan.dtype)));
-  for (size_t i = 0; i < md.args.size(); ++i) {
-    const ArgSpec &a = md.args[i];
-    ArgPlan &p = plan.args[i];
-    auto needRank = [&](bool ok, const char *want) {
-      if (!ok)
-        planError(md, c,
-                  fmt::format("{} '{}' has rank {}; the harness binds {}",
-                              argRoleName(p.role), a.name, a.rank, want));
-    };
-    switch (p.role) {
-    case ArgRole::Input:
-      needRank(a.rank == 1, "rank 1");
-      break;
-    case ArgRole::Output:
-      needRank(a.rank == 1 || (a.rank == 2 && c == Collective::AllGather),
-               c == Collective::AllGather ? "rank 1 or 2 ([world, N / world])"
-                                          : "rank 1");
-      break;
-    case ArgRole::Workspace:
-      needRank(a.rank == 1 || a.rank == 2, "rank 1 (world * N) or 2 "
-                                           "([world, N])");
-      break;
-    case ArgRole::SignalPad:
-      needRank(a.rank == 2, "rank 2 ([tiles, world])");
-      break;
-    case ArgRole::PeerTable:
-      if (a.dtype != DType::UInt64 || a.rank != 1)
-        planError(md, c,
-                  fmt::format("peer table '{}' must be uint64 of rank 1",
-                              a.name));
-      break;
-    case ArgRole::PacketScratch:
-    case ArgRole::Unused:
-      break;
-    }
-    p.symmetric = a.symmetric || isTarget[i];
-    p.inHeap = p.symmetric || p.role == ArgRole::Input ||
-               p.role == ArgRole::SignalPad ||
-               p.role == ArgRole::PacketScratch || p.role == ArgRole::Unused;
-  }
-  // Sizes for the largest call (reduce_scatter / all_gather: rounded up to a
-  // multiple of the world size).
-  int64_t cap = c == Collective::AllReduce ? maxN : roundUp(maxN, world);
-  plan.padRows = 1;
-  int64_t tiles = md.numTilesWith([&](const Extent &e) -> int64_t {
-    int arg = md.findArg(e.name);
-    if (e.kind != Extent::Kind::ParamDim || arg < 0)
-      planError(md, c, fmt::format("grid extent '{}' is not a tensor size",
-                                   e.name));
-    return plan.sizesOf(arg, cap)[e.dim];
-  });
-  plan.padRows = std::max<int64_t>(tiles, 1);
-  int64_t block0 = md.tiles.empty() ? 1 : md.tiles.front().block;
-  plan.scratchElems = 8 * int64_t(world) * roundUp(cap, block0) *
-                      static_cast<int64_t>(dtypeSize(plan.dtype)) / 8;
-  for (size_t i = 0; i < md.args.size(); ++i) {
-    ArgPlan &p = plan.args[i];
-    if (p.role == ArgRole::PeerTable)
-      continue;
-    int64_t numel = 1;
-    for (int64_t s : plan.sizesOf(static_cast<int>(i), cap))
-      numel *= s;
-    p.bytes = std::max<size_t>(
-        static_cast<size_t>(numel) * dtypeSize(p.dtype), 16);
-  }
-  return plan;
-}
-
 //===----------------------------------------------------------------------===//
 // The harness
 //===----------------------------------------------------------------------===//
@@ -415,6 +124,13 @@ CollectiveHarness::CollectiveHarness(Communicator &comm, Kernel &kernel,
                                      SymmetricHeap *heap)
     : comm_(comm), kernel_(&kernel) {
   plan_ = planCollective(kernel.metadata(0), c, comm.worldSize(), maxN);
+  const KernelMetadata &md = kernel.metadata(0);
+  if (!isHarnessFloat(plan_.dtype))
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("kernel {} as {}: input '{}' is {}; the harness handles "
+                      "bfloat16, float16 and float32",
+                      md.kernel, collectiveName(c), md.args[plan_.input].name,
+                      dtypeName(plan_.dtype)));
   allocate(heap);
 }
 
@@ -541,27 +257,6 @@ void CollectiveHarness::poisonOutputs(int64_t n) {
   // Peers may store into this rank's output (symmetric outputs): the poison
   // must land everywhere before any rank's next call.
   comm_.barrier();
-}
-
-void bindCollective(BoundArgs &a, const CollectivePlan &plan, int64_t n,
-                    const std::vector<void *> &local,
-                    const std::vector<void *> &peers, int rank) {
-  const KernelMetadata &md = a.metadata();
-  for (size_t j = 0; j < plan.args.size(); ++j) {
-    const ArgPlan &p = plan.args[j];
-    TensorArg t;
-    t.dtype = md.args[j].dtype;
-    t.sizes = plan.sizesOf(static_cast<int>(j), n);
-    if (p.role == ArgRole::PeerTable) {
-      t.data = peers.at(p.tableOf);
-    } else {
-      t.data = local.at(j);
-      if (md.args[j].symmetric)
-        t.peers = peers.at(j);
-    }
-    a.setTensor(static_cast<int>(j), t);
-  }
-  a.check(plan.world, rank);
 }
 
 std::vector<BoundArgs> CollectiveHarness::makeArgs(int64_t n) {

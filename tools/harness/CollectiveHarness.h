@@ -1,4 +1,5 @@
-//===- CollectiveHarness.h - Run, check and time collective kernels -*- C++ -*-===//
+//===- CollectiveHarness.h - Run, check and time collective kernels -*- C++
+//-*-===//
 //
 // Drives a dslc kernel that implements a collective (all-reduce,
 // reduce-scatter, all-gather) on every local rank, and the NCCL collective
@@ -9,28 +10,9 @@
 // minimum), the output checked against a CPU reference after each phase.
 // Used by dslrun, the runtime's GPU tests, the tuner and the benchmarks.
 //
-// Roles come from the metadata (docs/kernel-abi.md, "access" and
-// "peer_table_for"), never from parameter names:
-//   signal pad      int32/uint32 tensor that a peer table lists, or rank 2
-//                   with access readwrite: [rows, world] with rows the grid's
-//                   tile count at the largest size; zeroed once.
-//   peer table      uint64 rank 1 with peer_table_for: the world_size peer
-//                   addresses of its target (allocated symmetric).
-//   packet scratch  symmetric int64 rank 1: 4 * world * roundUp(N, block0) *
-//                   element size bytes (N the largest total element count,
-//                   block0 the first grid block); zeroed once.
-//   data input      floating, access read (exactly one).
-//   data output     the returned output, or floating with access write
-//                   (exactly one; rank 2 [world, N/world] for all-gather).
-//   workspace       floating, access readwrite: [world, N] or world * N.
-// Metadata without "access" (older dslc): the first floating tensor is the
-// input, rank-2 int32/uint32 tensors are pads, a uint64 rank-1 tensor is the
-// table of the (single) pad.
-//
-// Shapes, for a call with `n` = N, the collective's total element count:
-//   all_reduce      input N, output N
-//   reduce_scatter  input N, output N / world (N must be a multiple of world)
-//   all_gather      input N / world, output N (N must be a multiple of world)
+// How each argument is bound, and the shapes per collective, are the
+// runtime's collective plan (runtime/CollectivePlan.h: roles from the
+// metadata, sizes from the contract's rules).
 //
 // Checks. Sums (all_reduce, reduce_scatter): an element passes when it is
 // finite and within (world / 2, at least 1) ulps of the element type, taken
@@ -44,6 +26,7 @@
 #ifndef DSLC_TOOLS_HARNESS_COLLECTIVEHARNESS_H
 #define DSLC_TOOLS_HARNESS_COLLECTIVEHARNESS_H
 
+#include "runtime/CollectivePlan.h"
 #include "runtime/Communicator.h"
 #include "runtime/Kernel.h"
 #include "runtime/Metadata.h"
@@ -59,78 +42,18 @@
 
 namespace dslc::run {
 
-enum class Collective { AllReduce, ReduceScatter, AllGather };
-
-/// "all_reduce", "reduce_scatter", "all_gather".
-const char *collectiveName(Collective c);
-/// Accepts those names, with '-' for '_' or without the separator.
-std::optional<Collective> parseCollective(const std::string &name);
-
-/// Element counts per rank of one call with `total` = N elements. Throws
-/// Error(InvalidArgument) when N < 1, or when reduce_scatter / all_gather
-/// get an N that is not a multiple of the world size.
-struct CollectiveShape {
-  int64_t total = 0;  ///< N
-  int64_t input = 0;  ///< elements of each rank's input
-  int64_t output = 0; ///< elements of each rank's output
-};
-CollectiveShape collectiveShape(Collective c, int64_t n, int world);
-
-enum class ArgRole {
-  Input,
-  Output,
-  Workspace,
-  SignalPad,
-  PeerTable,
-  PacketScratch,
-  Unused, ///< access "none": bound to a small zeroed buffer (sizes 1)
-};
-const char *argRoleName(ArgRole role);
-
-/// How the harness binds one bindable argument.
-struct ArgPlan {
-  ArgRole role = ArgRole::Unused;
-  rt::DType dtype = rt::DType::Float32;
-  int rank = 0;
-  /// In the symmetric heap with a peer table (marked symmetric, or the
-  /// target of a peer table).
-  bool symmetric = false;
-  /// Allocated in the heap (symmetric ones, inputs, pads, scratch); the
-  /// others are cudaMalloc'ed per rank.
-  bool inHeap = false;
-  int tableOf = -1; ///< PeerTable: the argument whose peers it lists
-  size_t bytes = 0; ///< per rank, for the largest size
-};
-
-/// The binding plan of a kernel for a collective, world size and largest
-/// size. Needs no GPU: the unit tests check it on hand-written metadata.
-struct CollectivePlan {
-  Collective collective = Collective::AllReduce;
-  int world = 1;
-  int64_t maxN = 0;
-  rt::DType dtype = rt::DType::BFloat16; ///< input and output
-  std::vector<ArgPlan> args;             ///< one per metadata.args
-  int input = -1, output = -1;
-  int64_t padRows = 0;     ///< signal pad rows: tile count at maxN (>= 1)
-  int64_t scratchElems = 0; ///< packet scratch, int64 elements per rank
-
-  /// The sizes bound to argument `arg` for a call with N = `n`.
-  std::vector<int64_t> sizesOf(int arg, int64_t n) const;
-  /// Bytes per rank of symmetric heap the plan needs (with slack).
-  size_t heapBytes() const;
-};
-
-/// Throws Error(InvalidArgument) naming the kernel and the parameter when a
-/// role cannot be told or the kernel does not fit the collective.
-CollectivePlan planCollective(const rt::KernelMetadata &md, Collective c,
-                              int world, int64_t maxN);
-
-/// Binds every argument of `a` for a call with N = `n`: argument j gets
-/// local[j] (and peers[j] when the metadata marks it symmetric); a peer table
-/// gets peers[its target]. Then runs a.check(world, rank). Needs no GPU.
-void bindCollective(rt::BoundArgs &a, const CollectivePlan &plan, int64_t n,
-                    const std::vector<void *> &local,
-                    const std::vector<void *> &peers, int rank);
+// The plan's vocabulary, in the harness's namespace.
+using Collective = rt::CollectiveKind;
+using rt::ArgPlan;
+using rt::ArgRole;
+using rt::argRoleName;
+using rt::bindCollective;
+using rt::collectiveName;
+using rt::CollectivePlan;
+using rt::CollectiveShape;
+using rt::collectiveShape;
+using rt::parseCollective;
+using rt::planCollective;
 
 /// Elements (of `elementBytes` each) in which `a` and `b` differ bitwise.
 /// The harness uses it to require that all-reduce and all-gather results

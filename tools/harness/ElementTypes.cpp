@@ -71,8 +71,6 @@ bool isHarnessFloat(DType t) {
   return t == DType::BFloat16 || t == DType::Float16 || t == DType::Float32;
 }
 
-bool isFloating(DType t) { return isHarnessFloat(t) || t == DType::Float64; }
-
 namespace {
 [[noreturn]] void unsupported(DType t) {
   rt::raise(rt::ErrorCode::InvalidArgument,

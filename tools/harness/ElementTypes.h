@@ -24,8 +24,6 @@ float halfToFloat(uint16_t h);
 
 /// bfloat16, float16 or float32: the element types the harness handles.
 bool isHarnessFloat(rt::DType t);
-/// Any floating type (also float64).
-bool isFloating(rt::DType t);
 
 /// `v` rounded to `t` (bfloat16, float16 or float32) and back.
 float roundTo(float v, rt::DType t);

@@ -5,7 +5,6 @@
 #include "runtime/Metadata.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <cstdio>
@@ -16,12 +15,10 @@
 
 namespace dslc::tune {
 
-using nlohmann::json;
 using rt::ErrorCode;
 using rt::raise;
 
 namespace {
-constexpr const char *kFormat = "dslc-tuner-candidates";
 
 void makeDir(const std::string &dir) {
   std::string out;
@@ -53,14 +50,6 @@ std::string tail(const std::string &text, size_t lines = 3) {
   return r;
 }
 
-json dimsToJson(const KernelSpace &s) {
-  json dims = json::array();
-  for (const Dimension &d : s.dims())
-    dims.push_back({{"name", d.name},
-                    {"values", d.values},
-                    {"default", d.defaultIndex}});
-  return dims;
-}
 } // namespace
 
 std::string shellQuote(const std::string &s) {
@@ -107,34 +96,6 @@ std::string dslcCommand(const std::string &dslc, const std::string &file,
   return cmd;
 }
 
-std::string KernelInfo::signature(const std::string &dtype) const {
-  std::string s;
-  for (const auto &[name, rank] : floatParams)
-    s += fmt::format("{}{}={}[{}]", s.empty() ? "" : ",", name, dtype, rank);
-  return s;
-}
-
-const CompiledCandidate *Manifest::find(int kernel, KernelConfig config) const {
-  config.maxCtas = 0;
-  for (const CompiledCandidate &c : compiled)
-    if (c.kernel == kernel && c.config == config)
-      return &c;
-  return nullptr;
-}
-
-std::string Manifest::setKey(const std::vector<KernelInfo> &kernels,
-                             const std::string &setName) {
-  if (!setName.empty())
-    return "set:" + setName;
-  if (kernels.size() == 1)
-    return kernels[0].sha256 + ":" + kernels[0].name;
-  std::string s = "set:";
-  for (size_t i = 0; i < kernels.size(); ++i)
-    s += (i ? "+" : "") + kernels[i].name + "@" +
-         kernels[i].sha256.substr(0, 12);
-  return s;
-}
-
 Manifest compileCandidates(const std::string &dslFile,
                            const std::vector<std::string> &kernels,
                            const std::string &collective, int worldSize,
@@ -171,22 +132,19 @@ Manifest compileCandidates(const std::string &dslFile,
                         "  {}\n{}",
                         k, cmd, text));
     rt::KernelMetadata md = rt::loadMetadataFile(out + ".json");
-    json raw = json::parse(rt::readFile(out + ".json"));
     KernelInfo info;
     info.name = k;
     info.file = file;
-    info.sha256 = raw["source"].value("sha256", "");
-    for (const json &t : raw.value("tunables", json::array()))
-      info.tunables.push_back(
-          {t.at("name").get<std::string>(), t.at("value").get<int64_t>()});
+    info.sha256 = md.sourceSha256;
+    info.tunables = md.tunables;
     info.spins = md.spins;
     for (const rt::ArgSpec &a : md.args)
-      if (!a.isOutput && a.kind == rt::ArgSpec::Kind::Tensor &&
-          (a.dtype == rt::DType::BFloat16 || a.dtype == rt::DType::Float16 ||
-           a.dtype == rt::DType::Float32))
+      if (!a.isOutput && a.isTensor() && rt::isFloating(a.dtype) &&
+          a.dtype != rt::DType::Float64)
         info.floatParams.push_back({a.name, a.rank});
-    m.kernels.push_back(info);
     m.spaces.emplace_back(k, info.tunables, opts.space);
+    info.space = m.spaces.back().dims();
+    m.kernels.push_back(info);
     log(fmt::format("kernel {}: default {}, {} configs to compile "
                     "({} points with grid caps)",
                     k, m.spaces.back().config(m.spaces.back().defaultPoint())
@@ -194,7 +152,7 @@ Manifest compileCandidates(const std::string &dslFile,
                     m.spaces.back().compileConfigs().size(),
                     m.spaces.back().points().size()));
   }
-  m.set = Manifest::setKey(m.kernels, opts.setName);
+  m.set = contract::CandidatesManifest::setKey(m.kernels, opts.setName);
 
   // Every compile of every rank, in parallel.
   struct Job {
@@ -257,36 +215,11 @@ Manifest compileCandidates(const std::string &dslFile,
 }
 
 void saveManifest(const Manifest &m) {
-  json kernels = json::array();
-  for (size_t k = 0; k < m.kernels.size(); ++k) {
-    const KernelInfo &i = m.kernels[k];
-    json tun = json::array();
-    for (const Tunable &t : i.tunables)
-      tun.push_back({{"name", t.name}, {"value", t.value}});
-    kernels.push_back({{"name", i.name},
-                       {"file", i.file},
-                       {"sha256", i.sha256},
-                       {"tunables", tun},
-                       {"spins", i.spins},
-                       {"float_params", i.floatParams},
-                       {"space", dimsToJson(m.spaces.at(k))}});
-  }
-  json compiled = json::array();
-  for (const CompiledCandidate &c : m.compiled)
-    compiled.push_back({{"kernel", m.kernels[c.kernel].name},
-                        {"config", json::parse(c.config.toJson(true))},
-                        {"cubin", c.cubin},
-                        {"status", c.ok ? "ok" : "failed"},
-                        {"reason", c.reason}});
-  json j{{"format", kFormat},     {"version", 1},
-         {"collective", m.collective}, {"world_size", m.worldSize},
-         {"dtype", m.dtype},      {"set", m.set},
-         {"kernels", kernels},    {"compiled", compiled}};
-  std::string path = m.dir + "/manifest.json";
+  std::string path = contract::manifestFile(m.dir);
   std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp);
-    out << j.dump(1) << "\n";
+    out << contract::writeCandidatesManifest(m);
     if (!out)
       raise(ErrorCode::Io, fmt::format("cannot write {}", tmp));
   }
@@ -295,66 +228,16 @@ void saveManifest(const Manifest &m) {
 }
 
 Manifest loadManifest(const std::string &dir) {
-  std::string path = dir + "/manifest.json";
-  std::string text = rt::readFile(path);
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    raise(ErrorCode::Metadata, fmt::format("{}: not a JSON object", path));
-  if (j.value("format", "") != kFormat)
-    raise(ErrorCode::Metadata,
-          fmt::format("{}: format is not '{}' (not made by tuner compile?)",
-                      path, kFormat));
+  std::string path = contract::manifestFile(dir);
+  contract::Expected<contract::CandidatesManifest> read =
+      contract::readCandidatesManifest(rt::readFile(path), path);
+  if (!read)
+    raise(ErrorCode::Metadata, read.error());
   Manifest m;
+  static_cast<contract::CandidatesManifest &>(m) = std::move(*read);
   m.dir = dir;
-  try {
-    m.collective = j.at("collective").get<std::string>();
-    m.worldSize = j.at("world_size").get<int>();
-    m.dtype = j.at("dtype").get<std::string>();
-    m.set = j.at("set").get<std::string>();
-    for (const json &k : j.at("kernels")) {
-      KernelInfo i;
-      i.name = k.at("name").get<std::string>();
-      i.file = k.value("file", "");
-      i.sha256 = k.value("sha256", "");
-      for (const json &t : k.value("tunables", json::array()))
-        i.tunables.push_back(
-            {t.at("name").get<std::string>(), t.at("value").get<int64_t>()});
-      i.spins = k.value("spins", false);
-      if (k.contains("float_params"))
-        i.floatParams =
-            k.at("float_params")
-                .get<std::vector<std::pair<std::string, int>>>();
-      std::vector<Dimension> dims;
-      for (const json &d : k.at("space")) {
-        Dimension dim;
-        dim.name = d.at("name").get<std::string>();
-        dim.values = d.at("values").get<std::vector<int64_t>>();
-        dim.defaultIndex = d.at("default").get<int>();
-        dims.push_back(dim);
-      }
-      m.spaces.emplace_back(i.name, dims);
-      m.kernels.push_back(i);
-    }
-    for (const json &c : j.at("compiled")) {
-      CompiledCandidate cc;
-      std::string name = c.at("kernel").get<std::string>();
-      cc.kernel = -1;
-      for (size_t k = 0; k < m.kernels.size(); ++k)
-        if (m.kernels[k].name == name)
-          cc.kernel = static_cast<int>(k);
-      if (cc.kernel < 0)
-        raise(ErrorCode::Metadata,
-              fmt::format("{}: compiled entry for unknown kernel '{}'", path,
-                          name));
-      cc.config = KernelConfig::fromJson(c.at("config").dump());
-      cc.cubin = c.at("cubin").get<std::string>();
-      cc.ok = c.value("status", "") == "ok";
-      cc.reason = c.value("reason", "");
-      m.compiled.push_back(cc);
-    }
-  } catch (const nlohmann::json::exception &e) {
-    raise(ErrorCode::Metadata, fmt::format("{}: {}", path, e.what()));
-  }
+  for (const KernelInfo &k : m.kernels)
+    m.spaces.emplace_back(k.name, k.space);
   return m;
 }
 

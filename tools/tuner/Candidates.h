@@ -8,10 +8,10 @@
 //   DIR/probe/<kernel>.r0.cubin(.json)        the kernel's defaults
 //   DIR/<kernel>/bs1024_w4/k.r{rank}.cubin     one per compiled config
 //
-// The manifest lists the kernels (name, file, source sha256, tunables), each
-// kernel's config space, and every compile: its config, cubin pattern
-// (relative to DIR) and status ("ok", or the failure and dslc's message).
-// Paths in it are relative, so DIR can be carried to another machine.
+// The manifest (its format is the contract's, contract/Candidates.h) lists
+// the kernels (name, file, source sha256, tunables), each kernel's config
+// space, and every compile: its config, cubin pattern (relative to DIR) and
+// status ("ok", or the failure and dslc's message).
 //
 //===----------------------------------------------------------------------===//
 #ifndef DSLC_TOOLS_TUNER_CANDIDATES_H
@@ -25,44 +25,14 @@
 
 namespace dslc::tune {
 
-struct KernelInfo {
-  std::string name;
-  std::string file;   ///< as given (for messages and the cache)
-  std::string sha256; ///< metadata source.sha256
-  std::vector<Tunable> tunables;
-  bool spins = false;
-  /// Floating tensor parameters (name, rank): given the tuned dtype with
-  /// --signature.
-  std::vector<std::pair<std::string, int>> floatParams;
-  /// "NAME=DTYPE[RANK],..." for `dtype` ("" when there are none).
-  std::string signature(const std::string &dtype) const;
-};
+using KernelInfo = contract::CandidateKernel;
+using contract::CompiledCandidate;
 
-struct CompiledCandidate {
-  int kernel = 0;       ///< index into Manifest::kernels
-  KernelConfig config;  ///< as compiled (maxCtas 0)
-  std::string cubin;    ///< relative to DIR, holds {rank}
-  bool ok = false;
-  std::string reason;   ///< why it failed
-};
-
-struct Manifest {
+/// The manifest (contract/Candidates.h, one reader and one writer) with
+/// where it lives and each kernel's search space.
+struct Manifest : contract::CandidatesManifest {
   std::string dir; ///< where it was read from / written to (not stored)
-  std::string collective = "all_reduce";
-  int worldSize = 2;
-  std::string dtype = "bfloat16";
-  std::string set; ///< the cache key's kernel field
-  std::vector<KernelInfo> kernels;
-  std::vector<KernelSpace> spaces; ///< one per kernel
-  std::vector<CompiledCandidate> compiled;
-
-  /// The compile of (kernel, config without max_ctas), or null.
-  const CompiledCandidate *find(int kernel, KernelConfig config) const;
-  /// The cache key's kernel field for these kernels: "<sha256>:<name>" for
-  /// one, "set:<name>" (`setName`, else the names joined by '+') for
-  /// several.
-  static std::string setKey(const std::vector<KernelInfo> &kernels,
-                            const std::string &setName);
+  std::vector<KernelSpace> spaces; ///< one per kernel, from its dimensions
 };
 
 struct CompileOptions {
@@ -95,8 +65,10 @@ Manifest compileCandidates(const std::string &dslFile,
                            const std::string &dtype, const std::string &dir,
                            const CompileOptions &opts);
 
+/// Writes DIR/manifest.json (atomically); throws rt::Error(Io).
 void saveManifest(const Manifest &m);
-/// Reads DIR/manifest.json; throws rt::Error(Io/Metadata) naming the field.
+/// Reads DIR/manifest.json; throws rt::Error(Io), or rt::Error(Metadata)
+/// with the contract's message naming the field.
 Manifest loadManifest(const std::string &dir);
 
 /// Runs a shell command, capturing stdout+stderr; returns the exit status.

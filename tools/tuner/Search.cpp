@@ -9,23 +9,17 @@
 namespace dslc::tune {
 
 namespace {
-bool isBlock(const std::string &name) {
-  return name.rfind("block_sizes[", 0) == 0;
-}
-
-int blockIndex(const std::string &name) {
-  return std::atoi(name.c_str() + std::string("block_sizes[").size());
-}
-
-Dimension blockDimension(const std::string &name, int64_t def,
-                         const SpaceOptions &o) {
+/// The default times 2^k around it, within the options' range and the
+/// tunable's own.
+Dimension blockDimension(const Tunable &t, const SpaceOptions &o) {
   Dimension d;
-  d.name = name;
+  d.tunable = t;
+  int64_t def = t.value;
   for (int k = -o.blockDown; k <= o.blockUp; ++k) {
     int64_t v = k < 0 ? def >> -k : def << k;
     if (k < 0 && (v << -k) != def)
       continue; // not a power-of-two multiple
-    if (v < o.minBlock || v > o.maxBlock)
+    if (v < o.minBlock || v > o.maxBlock || !t.check(v))
       continue;
     if (v == def)
       d.defaultIndex = static_cast<int>(d.values.size());
@@ -38,16 +32,19 @@ Dimension blockDimension(const std::string &name, int64_t def,
   return d;
 }
 
-Dimension listDimension(const std::string &name, int64_t def,
-                        std::vector<int64_t> values) {
-  if (std::find(values.begin(), values.end(), def) == values.end())
-    values.push_back(def);
+/// `values` that the tunable allows, and its default.
+Dimension listDimension(const Tunable &t, std::vector<int64_t> values) {
+  values.erase(std::remove_if(values.begin(), values.end(),
+                              [&](int64_t v) { return !t.check(v); }),
+               values.end());
+  if (std::find(values.begin(), values.end(), t.value) == values.end())
+    values.push_back(t.value);
   std::sort(values.begin(), values.end());
   Dimension d;
-  d.name = name;
+  d.tunable = t;
   d.values = values;
   d.defaultIndex = static_cast<int>(
-      std::find(values.begin(), values.end(), def) - values.begin());
+      std::find(values.begin(), values.end(), t.value) - values.begin());
   return d;
 }
 } // namespace
@@ -57,15 +54,23 @@ KernelSpace::KernelSpace(std::string kernel,
                          const SpaceOptions &opts)
     : kernel_(std::move(kernel)), opts_(opts) {
   for (const Tunable &t : tunables) {
-    if (isBlock(t.name))
-      dims_.push_back(blockDimension(t.name, t.value, opts));
-    else if (t.name == "num_warps")
+    switch (t.kind) {
+    case Tunable::Kind::BlockSize:
+      dims_.push_back(blockDimension(t, opts));
+      break;
+    case Tunable::Kind::NumWarps:
       dims_.push_back(listDimension(
-          t.name, t.value,
-          std::vector<int64_t>(opts.warps.begin(), opts.warps.end())));
-    // Unknown tunables keep their default (the compiler's).
+          t, std::vector<int64_t>(opts.warps.begin(), opts.warps.end())));
+      break;
+    case Tunable::Kind::Named:
+      if (!t.choices.empty())
+        dims_.push_back(listDimension(t, t.choices));
+      break; // a range without choices keeps the kernel's value
+    case Tunable::Kind::MaxCtas:
+      break; // the runtime's cap: one dimension below
+    }
   }
-  dims_.push_back(listDimension("max_ctas", 0, opts.ctaCaps));
+  dims_.push_back(listDimension(Tunable::maxCtas(0), opts.ctaCaps));
 }
 
 KernelSpace::KernelSpace(std::string kernel, std::vector<Dimension> dims,
@@ -99,20 +104,8 @@ bool KernelSpace::valid(const std::vector<int> &idx) const {
 
 KernelConfig KernelSpace::config(const std::vector<int> &idx) const {
   KernelConfig c;
-  for (size_t i = 0; i < dims_.size() && i < idx.size(); ++i) {
-    const Dimension &d = dims_[i];
-    int64_t v = d.values.at(idx[i]);
-    if (isBlock(d.name)) {
-      size_t bi = static_cast<size_t>(blockIndex(d.name));
-      if (c.blockSizes.size() <= bi)
-        c.blockSizes.resize(bi + 1, 0);
-      c.blockSizes[bi] = v;
-    } else if (d.name == "num_warps") {
-      c.numWarps = static_cast<int>(v);
-    } else if (d.name == "max_ctas") {
-      c.maxCtas = v;
-    }
-  }
+  for (size_t i = 0; i < dims_.size() && i < idx.size(); ++i)
+    c.set(dims_[i].tunable, dims_[i].values.at(idx[i]));
   return c;
 }
 

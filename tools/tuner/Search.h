@@ -1,20 +1,22 @@
 //===- Search.h - The tuner's config space and search -----------*- C++ -*-===//
 //
 // A KernelSpace is the grid of configs of one kernel: one dimension per
-// tunable of its metadata (block_sizes[i], num_warps) plus the runtime's grid
-// cap (max_ctas), each a short list of values around the kernel's own
-// default. search() walks the union of several kernels' spaces: every point
-// when there are few (exhaustive), otherwise a pattern search from each
-// kernel's default (probe one step up and down along every dimension, move to
-// the best improvement, halve the step when none; a move must win by
-// `minGain` to count, so noise does not make it wander). Evaluation is a
-// callback, so all of this runs without a GPU.
+// tunable of its metadata (typed records, contract/KernelConfig.h: block
+// size i, num_warps, a named tunable's choices) plus the runtime's grid cap
+// (max_ctas), each a short list of values around the kernel's own default,
+// within the tunable's allowed range. search() walks the union of several
+// kernels' spaces: every point when there are few (exhaustive), otherwise a
+// pattern search from each kernel's default (probe one step up and down along
+// every dimension, move to the best improvement, halve the step when none; a
+// move must win by `minGain` to count, so noise does not make it wander).
+// Evaluation is a callback, so all of this runs without a GPU.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DSLC_TOOLS_TUNER_SEARCH_H
 #define DSLC_TOOLS_TUNER_SEARCH_H
 
-#include "runtime/TuningCache.h"
+#include "contract/Candidates.h"
+#include "contract/KernelConfig.h"
 
 #include <cstdint>
 #include <functional>
@@ -24,13 +26,10 @@
 
 namespace dslc::tune {
 
-using rt::KernelConfig;
-
-/// One tunable of a kernel's metadata (`tunables`).
-struct Tunable {
-  std::string name; ///< "block_sizes[0]", "num_warps"
-  int64_t value = 0;
-};
+using contract::KernelConfig;
+using contract::Tunable;
+/// One dimension of a space: a tunable and the values it takes here.
+using Dimension = contract::SpaceDimension;
 
 struct SpaceOptions {
   /// Block sizes: the default times 2^k for k in [-blockDown, blockUp],
@@ -43,12 +42,6 @@ struct SpaceOptions {
   /// Each thread handles between minPerThread and maxPerThread elements of
   /// the first block (others cannot compile well or waste threads).
   int64_t minPerThread = 1, maxPerThread = 64;
-};
-
-struct Dimension {
-  std::string name; ///< tunable name, or "max_ctas"
-  std::vector<int64_t> values;
-  int defaultIndex = 0;
 };
 
 class KernelSpace {

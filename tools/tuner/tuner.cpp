@@ -660,16 +660,16 @@ int main(int argc, char **argv) {
       if (c == '/' || c == ':')
         c = '_';
     std::string dir = o.out.empty()
-                          ? rt::defaultCacheDir() + "/candidates/" + name +
-                                "-" + o.dtype + "-w" +
+                          ? rt::TuningCache(o.cacheDir).dir() + "/candidates/" +
+                                name + "-" + o.dtype + "-w" +
                                 std::to_string(o.worldSize)
                           : o.out;
     if (isRankZero()) {
       Progress prog(!o.quiet && isatty(2));
       doCompile(o, dir, prog);
     } else {
-      for (int i = 0; i < 600 && access((dir + "/manifest.json").c_str(), R_OK);
-           ++i)
+      for (int i = 0;
+           i < 600 && access(contract::manifestFile(dir).c_str(), R_OK); ++i)
         sleep(1);
     }
     return doRun(o, loadManifest(dir));

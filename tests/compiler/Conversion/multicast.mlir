@@ -3,8 +3,10 @@
 
 // A software multicast load-reduce sums every peer's tile in f32 and rounds
 // once; the nvls one issues multimem.ld_reduce for full pieces.
-func.func @reduce(%table: !tile.ref<i64, 1>, %x: !tile.ref<bf16, 1>, %out: !tile.ref<bf16, 1>)
-    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+func.func @reduce(%table: !tile.ref<i64, 1> {tile.role = #tile.role<peer_table of "x">},
+                  %x: !tile.ref<bf16, 1> {tile.role = #tile.role<input>},
+                  %out: !tile.ref<bf16, 1> {tile.role = #tile.role<output>})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.arg_names = ["table", "x", "out"]} {
   %n = tile.dim %x, 0 : !tile.ref<bf16, 1>
   %stack = comm.stack_view %table, %x : !tile.ref<i64, 1>, !tile.ref<bf16, 1> -> !comm.stack<bf16, 1>
   tile.grid (%n) block [1024] {

@@ -3,10 +3,13 @@
 
 // The one-shot all-reduce of examples/one_shot_all_reduce.py for 2 ranks,
 // as MLIRGen builds it.
-func.func @one_shot(%pads: !tile.ref<i64, 1>, %local: !tile.ref<i32, 2>,
-                    %a: !tile.ref<bf16, 1>, %peers: !tile.ref<i64, 1>,
-                    %out: !tile.ref<bf16, 1>)
-    attributes {tile.kernel, tile.num_warps = 32 : i64,
+func.func @one_shot(
+    %pads: !tile.ref<i64, 1> {tile.role = #tile.role<peer_table of "local_signal_pad">},
+    %local: !tile.ref<i32, 2> {tile.role = #tile.role<signal_pad>},
+    %a: !tile.ref<bf16, 1> {tile.role = #tile.role<input>},
+    %peers: !tile.ref<i64, 1> {tile.role = #tile.role<peers of "a_shared">},
+    %out: !tile.ref<bf16, 1> {tile.role = #tile.role<output>})
+    attributes {tile.kernel, tile.num_warps = 32 : i64, tile.peer_count = 2 : i64,
                 tile.arg_names = ["signal_pad_addrs", "local_signal_pad", "a_shared", "a_shared.peers", "out"]} {
   %n = tile.dim %out, 0 : !tile.ref<bf16, 1>
   %stack_a = comm.stack_view %peers, %a : !tile.ref<i64, 1>, !tile.ref<bf16, 1> -> !comm.stack<bf16, 1>
@@ -36,9 +39,14 @@ func.func @one_shot(%pads: !tile.ref<i64, 1>, %local: !tile.ref<i32, 2>,
   return
 }
 
+// The ABI slots, typed, from the arguments' roles: a peer table is a tensor
+// (address and size), the symmetric tensor's own table one address.
 // DIST-LABEL: func.func @one_shot(
-// DIST-SAME: dslc.abi = ["signal_pad_addrs:ptr", "signal_pad_addrs.size0:i64"
-// DIST-SAME: "__dslc_timeout_ns:i64", "__dslc_error:ptr", "__dslc_state:ptr"]
+// DIST-NOT: tile.role
+// DIST-SAME: tile.abi = [#tile.abi_slot<"signal_pad_addrs", data : ptr, param = "signal_pad_addrs">, #tile.abi_slot<"signal_pad_addrs.size0", size : i64, param = "signal_pad_addrs", dim = 0>,
+// DIST-SAME: #tile.abi_slot<"local_signal_pad.size1", size : i64, param = "local_signal_pad", dim = 1>,
+// DIST-SAME: #tile.abi_slot<"a_shared.size0", size : i64, param = "a_shared", dim = 0>, #tile.abi_slot<"a_shared.peers", peers : ptr, param = "a_shared">, #tile.abi_slot<"out", data : ptr, param = "out">,
+// DIST-SAME: #tile.abi_slot<"__dslc_timeout_ns", timeout : i64>, #tile.abi_slot<"__dslc_error", error : ptr>, #tile.abi_slot<"__dslc_state", state : ptr>]
 // DIST: nvvm.read.ptx.sreg.ctaid.x
 // DIST: scf.for
 // DIST: atom.release.sys.global.cas.b32
@@ -52,4 +60,4 @@ func.func @one_shot(%pads: !tile.ref<i64, 1>, %local: !tile.ref<i32, 2>,
 // LLVM-SAME: nvvm.kernel
 // LLVM-SAME: nvvm.maxntid = array<i32: 1024, 1, 1>
 // LLVM-NOT: {{[^a-z]scf\.}}
-// LLVM-NOT: {{[^a-z]tile\.}}
+// LLVM-NOT: {{tile\.(load|store|grid|yield|dim|splat|iota|reduce)}}

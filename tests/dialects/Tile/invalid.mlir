@@ -657,3 +657,62 @@ func.func @load_rank5(%a: !tile.ref<f32, 5>, %i: index) {
   %x = tile.load %a[%i, %i, %i, %i, %i] limits [%i, %i, %i, %i, %i] {dims = array<i64: 0, 1, 2, 3, 4>} : !tile.ref<f32, 5> -> tensor<1x1x1x1x16xf32>
   return
 }
+
+// -----
+
+// The kernel contract's attributes (#tile.role, #tile.abi_slot).
+
+// expected-error @+2 {{unknown role 'pad' (input, output, inout, scratch, signal_pad, peer_table, scalar, unused or peers)}}
+// expected-error @+1 {{failed to parse Tile_RoleAttr parameter 'role'}}
+func.func @role_unknown(%a: !tile.ref<i32, 2> {tile.role = #tile.role<pad>})
+
+// -----
+
+// expected-error @+1 {{role 'peer_table' names the parameter whose peers it lists: #tile.role<peer_table of "NAME">}}
+func.func @role_table_of_nothing(%a: !tile.ref<i64, 1> {tile.role = #tile.role<peer_table>})
+
+// -----
+
+// expected-error @+1 {{role 'input' names no other parameter}}
+func.func @role_input_of(%a: !tile.ref<f32, 1> {tile.role = #tile.role<input of "b">})
+
+// -----
+
+// expected-error @+1 {{a constexpr is compiled in, not an argument}}
+func.func @role_constexpr(%a: i64 {tile.role = #tile.role<constexpr>})
+
+// -----
+
+// expected-error @+1 {{'tile.role' of argument #0 must be a #tile.role, got "input"}}
+func.func private @role_string(%a: !tile.ref<f32, 1> {tile.role = "input"})
+
+// -----
+
+// expected-error @+1 {{ABI slot 'x.size0': type is 'ptr', expected 'i64'}}
+func.func @slot_type() attributes {tile.abi = [#tile.abi_slot<"x.size0", size : ptr, param = "x", dim = 0>]}
+
+// -----
+
+// expected-error @+1 {{ABI slot 'x.size0': a size slot needs a dimension}}
+func.func @slot_no_dim() attributes {tile.abi = [#tile.abi_slot<"x.size0", size : i64, param = "x">]}
+
+// -----
+
+// expected-error @+1 {{ABI slot 'x.size': a slot of kind 'size' is named 'x.size1'}}
+func.func @slot_name() attributes {tile.abi = [#tile.abi_slot<"x.size", size : i64, param = "x", dim = 1>]}
+
+// -----
+
+// expected-error @+1 {{ABI slot '__dslc_state': the hidden slot of kind 'state' belongs to no parameter}}
+func.func @slot_hidden_param() attributes {tile.abi = [#tile.abi_slot<"__dslc_state", state : ptr, param = "x">]}
+
+// -----
+
+// expected-error @+2 {{unknown slot type 'f64' (ptr, i64 or f32)}}
+// expected-error @+1 {{failed to parse Tile_AbiSlotAttr parameter 'type'}}
+func.func @slot_f64() attributes {tile.abi = [#tile.abi_slot<"n", scalar : f64, param = "n">]}
+
+// -----
+
+// expected-error @+1 {{'tile.abi' must be an array of #tile.abi_slot, got ["x:ptr"]}}
+func.func @slot_strings() attributes {tile.abi = ["x:ptr"]}

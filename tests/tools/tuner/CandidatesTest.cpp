@@ -7,9 +7,11 @@
 // examples/ll_one_shot_all_reduce.py is compiled for real.
 //
 //===----------------------------------------------------------------------===//
+#include "tools/tuner/Candidates.h"
+#include "contract/MetadataJson.h"
 #include "runtime/Kernel.h"
 #include "runtime/Metadata.h"
-#include "tools/tuner/Candidates.h"
+#include "tests/contract/AbiLayout.h"
 
 #include <catch2/catch.hpp>
 
@@ -22,8 +24,44 @@ using namespace dslc;
 using namespace dslc::tune;
 
 namespace {
-const char *kMeta =
-    R"json({"format":"dslc-kernel","version":1,"kernel":"ll_one_shot_all_reduce_kernel","entry":"ll_one_shot_all_reduce_kernel","source":{"file":"fake.py","line":28,"sha256":"abababababababababababababababababababababababababababababababab"},"arch":"sm_90","num_warps":8,"threads_per_cta":256,"shared_bytes":0,"spins":true,"state_bytes":16384,"multicast":"software","world_size":2,"rank":0,"constants":{"my_rank":0,"world_size":2},"tunables":[{"name":"block_sizes[0]","value":2048},{"name":"num_warps","value":8}],"grid":{"max_ctas":4096,"tiles":[{"extent":{"param":"a","dim":0},"block":2048}]},"params":[{"name":"a","kind":"tensor","dtype":"bfloat16","rank":1},{"name":"scratch","kind":"tensor","dtype":"int64","rank":1,"symmetric":true},{"name":"my_rank","kind":"constexpr","value":0},{"name":"world_size","kind":"constexpr","value":2}],"outputs":[{"name":"out","dtype":"bfloat16","rank":1,"like":"a"}],"constraints":[],"abi":[{"name":"a","type":"ptr"},{"name":"a.size0","type":"i64"},{"name":"scratch","type":"ptr"},{"name":"scratch.size0","type":"i64"},{"name":"scratch.peers","type":"ptr"},{"name":"out","type":"ptr"},{"name":"out.size0","type":"i64"},{"name":"__dslc_timeout_ns","type":"i64"},{"name":"__dslc_error","type":"ptr"},{"name":"__dslc_state","type":"ptr"}]})json";
+/// What dslc writes for the LL one-shot example (block 2048, 8 warps), as
+/// the contract writes it.
+std::string llMetadata() {
+  using namespace dslc::contract;
+  KernelMetadata md;
+  md.kernel = "ll_one_shot_all_reduce_kernel";
+  md.sourceFile = "fake.py";
+  md.sourceLine = 28;
+  md.sourceSha256 = std::string(32, 'a') + std::string(32, 'b');
+  md.arch = "sm_90";
+  md.numWarps = 8;
+  md.spins = true;
+  md.stateBytes = 16384;
+  md.maxCtas = 4096;
+  md.worldSize = 2;
+  md.rank = 0;
+  md.tunables = {Tunable::blockSize(0, 2048), Tunable::numWarps(8)};
+  GridExtent g;
+  g.param = "a";
+  g.block = 2048;
+  md.grid = {g};
+  ArgSpec a;
+  a.name = "a";
+  a.dtype = DType::BFloat16;
+  a.rank = 1;
+  a.role = Role::Input;
+  a.access = Access::Read;
+  ArgSpec scratch = a;
+  scratch.name = "scratch";
+  scratch.dtype = DType::Int64;
+  scratch.symmetric = true;
+  scratch.role = Role::Scratch;
+  scratch.access = Access::ReadWrite;
+  scratch.packets = {1, 8192};
+  md.args = {a, scratch, ArgSpec::output("out", DType::BFloat16, 1, "a")};
+  md.abi = dslc::test::abiLayout(md);
+  return writeMetadata(md);
+}
 
 std::string tempDir() {
   char tmpl[] = "/tmp/dslc-tuner-test-XXXXXX";
@@ -34,7 +72,7 @@ std::string tempDir() {
 /// A dslc stand-in: writes OUT and OUT.json; fails for num_warps 8.
 std::string fakeDslc(const std::string &dir) {
   std::string meta = dir + "/meta.json";
-  std::ofstream(meta) << kMeta;
+  std::ofstream(meta) << llMetadata();
   std::string path = dir + "/fake-dslc.sh";
   std::ofstream f(path);
   f << "#!/bin/sh\n"
@@ -77,12 +115,12 @@ TEST_CASE("dslc command lines", "[tuner]") {
 }
 
 TEST_CASE("cache keys of kernels and sets", "[tuner]") {
-  KernelInfo a{"ka", "f.py", std::string(64, 'a'), {}, false, {}};
-  KernelInfo b{"kb", "f.py", std::string(64, 'b'), {}, false, {}};
+  KernelInfo a{"ka", "f.py", std::string(64, 'a'), {}, false, {}, {}};
+  KernelInfo b{"kb", "f.py", std::string(64, 'b'), {}, false, {}, {}};
   CHECK(Manifest::setKey({a}, "") == std::string(64, 'a') + ":ka");
   CHECK(Manifest::setKey({a, b}, "") == "set:ka@aaaaaaaaaaaa+kb@bbbbbbbbbbbb");
   CHECK(Manifest::setKey({a, b}, "ar") == "set:ar");
-  KernelInfo f{"k", "", "", {}, false, {{"a", 1}, {"out", 2}}};
+  KernelInfo f{"k", "", "", {}, false, {{"a", 1}, {"out", 2}}, {}};
   CHECK(f.signature("float32") == "a=float32[1],out=float32[2]");
 }
 
@@ -101,7 +139,12 @@ TEST_CASE("compile: candidates, skips with reasons, manifest round trip",
   Manifest m = compileCandidates("fake.py", {"ll_one_shot_all_reduce_kernel"},
                                  "all_reduce", 2, "bfloat16", dir + "/c", o);
   REQUIRE(m.kernels.size() == 1);
-  CHECK(m.kernels[0].sha256.size() == 64);
+  // From the probe's metadata, read once by the runtime's reader.
+  CHECK(m.kernels[0].sha256 == std::string(32, 'a') + std::string(32, 'b'));
+  REQUIRE(m.kernels[0].tunables.size() == 2);
+  CHECK(m.kernels[0].tunables[0].kind == Tunable::Kind::BlockSize);
+  CHECK(m.kernels[0].tunables[0].value == 2048);
+  CHECK(m.kernels[0].spins);
   CHECK(m.set == m.kernels[0].sha256 + ":ll_one_shot_all_reduce_kernel");
   REQUIRE(m.kernels[0].floatParams.size() == 1);
   CHECK(m.kernels[0].floatParams[0].first == "a");
@@ -190,7 +233,8 @@ TEST_CASE("compile: the LL example with the real dslc", "[tuner][dslc]") {
           dir + "/c/" + rt::expandRankPattern(c.cubin, r) + ".json");
       CHECK(md.rank == r);
       CHECK(md.numWarps == 4);
-      CHECK(md.tiles[0].block == c.config.blockSizes[0]);
+      CHECK(md.grid[0].block == c.config.blockSizes[0]);
+      CHECK(md.tunables[0].value == c.config.blockSizes[0]);
       CHECK(md.args[0].dtype == rt::DType::Float32); // --signature
     }
   }

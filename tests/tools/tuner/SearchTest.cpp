@@ -10,26 +10,52 @@ using namespace dslc::tune;
 
 namespace {
 std::vector<Tunable> llTunables() {
-  return {{"block_sizes[0]", 1024}, {"num_warps", 4}};
+  return {Tunable::blockSize(0, 1024), Tunable::numWarps(4)};
+}
+
+/// A dimension of a named tunable taking `values`, default values[def].
+Dimension dim(const char *name, std::vector<int64_t> values, int def) {
+  return {Tunable::named(name, values.at(def), values), values, def};
 }
 } // namespace
 
 TEST_CASE("kernel space: dimensions around the default", "[tuner]") {
   KernelSpace s("k", llTunables());
   REQUIRE(s.dims().size() == 3);
-  CHECK(s.dims()[0].name == "block_sizes[0]");
+  CHECK(s.dims()[0].tunable.kind == Tunable::Kind::BlockSize);
+  CHECK(s.dims()[0].tunable.label() == "block_sizes[0]");
   CHECK(s.dims()[0].values ==
         std::vector<int64_t>{128, 256, 512, 1024, 2048, 4096, 8192});
   CHECK(s.dims()[0].values[s.dims()[0].defaultIndex] == 1024);
-  CHECK(s.dims()[1].name == "num_warps");
+  CHECK(s.dims()[1].tunable.kind == Tunable::Kind::NumWarps);
   CHECK(s.dims()[1].values[s.dims()[1].defaultIndex] == 4);
-  CHECK(s.dims()[2].name == "max_ctas");
+  CHECK(s.dims()[2].tunable.kind == Tunable::Kind::MaxCtas);
   CHECK(s.dims()[2].values[s.dims()[2].defaultIndex] == 0);
   KernelConfig def = s.config(s.defaultPoint());
   CHECK(def.blockSizes == std::vector<int64_t>{1024});
   CHECK(def.numWarps == 4);
   CHECK(def.maxCtas == 0);
   CHECK(def.toJson(true) == R"({"block_sizes":[1024],"num_warps":4})");
+}
+
+TEST_CASE("kernel space: tunables keep to their allowed values", "[tuner]") {
+  SpaceOptions o;
+  o.maxBlock = int64_t(1) << 24; // wider than the contract allows
+  KernelSpace s("k",
+                {Tunable::blockSize(0, dslc::contract::kMaxBlockSize),
+                 Tunable::named("unroll", 2, {1, 2, 4})},
+                o);
+  REQUIRE(s.dims().size() == 3);
+  // 2^20 times 2^k, never above the contract's largest block.
+  CHECK(s.dims()[0].values.back() == dslc::contract::kMaxBlockSize);
+  CHECK(s.dims()[0].values.size() == 4);
+  CHECK(s.dims()[1].values == std::vector<int64_t>{1, 2, 4});
+  CHECK(s.dims()[1].values[s.dims()[1].defaultIndex] == 2);
+  KernelConfig c = s.config({0, 2, 0});
+  CHECK(c.blockSizes == std::vector<int64_t>{int64_t(1) << 17});
+  CHECK(c.named.at("unroll") == 4);
+  CHECK(c.toJson(true) ==
+        R"({"block_sizes":[131072],"tunables":{"unroll":4}})");
 }
 
 TEST_CASE("kernel space: invalid points are left out", "[tuner]") {
@@ -61,8 +87,9 @@ TEST_CASE("kernel space: compile configs drop the grid cap", "[tuner]") {
 
 TEST_CASE("search: exhaustive on a small space finds the minimum",
           "[tuner]") {
-  std::vector<Dimension> dims = {{"block_sizes[0]", {256, 512, 1024}, 1},
-                                 {"num_warps", {4, 8}, 0}};
+  std::vector<Dimension> dims = {
+      {Tunable::blockSize(0, 512), {256, 512, 1024}, 1},
+      {Tunable::numWarps(4), {4, 8}, 0}};
   KernelSpace a("a", dims), b("b", dims);
   int calls = 0;
   Evaluate eval = [&](const SearchPoint &p) -> std::optional<double> {
@@ -92,8 +119,8 @@ TEST_CASE("search: pattern search descends a bowl from the default",
   std::vector<int64_t> vals;
   for (int i = 0; i < 12; ++i)
     vals.push_back(i);
-  std::vector<Dimension> dims = {{"x", vals, 1}, {"y", vals, 10},
-                                 {"z", vals, 0}};
+  std::vector<Dimension> dims = {dim("x", vals, 1), dim("y", vals, 10),
+                                 dim("z", vals, 0)};
   KernelSpace s("k", dims);
   Evaluate eval = [&](const SearchPoint &p) -> std::optional<double> {
     double x = p.idx[0] - 7, y = p.idx[1] - 3, z = p.idx[2] - 5;
@@ -113,7 +140,8 @@ TEST_CASE("search: a failing default starts from the first working point",
   std::vector<int64_t> vals;
   for (int i = 0; i < 10; ++i)
     vals.push_back(i);
-  KernelSpace s("k", std::vector<Dimension>{{"x", vals, 5}, {"y", vals, 5}});
+  KernelSpace s("k",
+                std::vector<Dimension>{dim("x", vals, 5), dim("y", vals, 5)});
   Evaluate eval = [&](const SearchPoint &p) -> std::optional<double> {
     if (p.idx[0] >= 4)
       return std::nullopt;
@@ -129,7 +157,8 @@ TEST_CASE("search: the budget stops it with the best so far", "[tuner]") {
   std::vector<int64_t> vals;
   for (int i = 0; i < 10; ++i)
     vals.push_back(i);
-  KernelSpace s("k", std::vector<Dimension>{{"x", vals, 0}, {"y", vals, 0}});
+  KernelSpace s("k",
+                std::vector<Dimension>{dim("x", vals, 0), dim("y", vals, 0)});
   int calls = 0;
   SearchOptions o;
   o.outOfBudget = [&] { return calls >= 3; };
@@ -157,8 +186,8 @@ TEST_CASE("search: every kernel's default comes first, then the fastest "
     vals.push_back(i);
   std::vector<KernelSpace> spaces;
   for (const char *name : {"slow", "middle", "fast"})
-    spaces.emplace_back(name,
-                        std::vector<Dimension>{{"x", vals, 5}, {"y", vals, 5}});
+    spaces.emplace_back(
+        name, std::vector<Dimension>{dim("x", vals, 5), dim("y", vals, 5)});
   std::vector<SearchPoint> seen;
   SearchOptions o;
   o.exhaustiveLimit = 64;

@@ -10,6 +10,7 @@ sha = hashlib.sha256(open(source, "rb").read()).hexdigest()
 
 
 def entry(bucket, world, dtype, config, sha256=sha):
+    pick = {"config": config, "kernel": kernel, "sha256": sha256, "us": 5.0}
     return {
         "key": {"bucket": bucket, "collective": "all_reduce",
                 "device": "NVIDIA H200", "driver": "cuda 13.0",
@@ -18,9 +19,8 @@ def entry(bucket, world, dtype, config, sha256=sha):
                   "per_kernel": [
                       {"config": {"block_sizes": [2048], "num_warps": 4},
                        "kernel": "other_kernel", "sha256": sha256, "us": 9.0},
-                      {"config": config, "kernel": kernel, "sha256": sha256,
-                       "us": 5.0}],
-                  "pick": {}, "size": 1 << bucket},
+                      pick],
+                  "pick": pick, "size": 1 << bucket},
     }
 
 

@@ -1,9 +1,9 @@
 //===- DType.cpp - Element types of kernel tensors ------------------------===//
-#include "runtime/DType.h"
+#include "contract/DType.h"
 
 #include <utility>
 
-namespace dslc::rt {
+namespace dslc::contract {
 
 namespace {
 struct Entry {
@@ -13,12 +13,18 @@ struct Entry {
   size_t size;
 };
 constexpr Entry kTypes[] = {
-    {DType::BFloat16, "bfloat16", "bf16", 2}, {DType::Float16, "float16", "f16", 2},
-    {DType::Float32, "float32", "f32", 4},    {DType::Float64, "float64", "f64", 8},
-    {DType::Int8, "int8", "i8", 1},           {DType::UInt8, "uint8", "u8", 1},
-    {DType::Int16, "int16", "i16", 2},        {DType::Int32, "int32", "i32", 4},
-    {DType::UInt32, "uint32", "u32", 4},      {DType::Int64, "int64", "i64", 8},
-    {DType::UInt64, "uint64", "u64", 8},      {DType::Bool, "bool", "b8", 1},
+    {DType::BFloat16, "bfloat16", "bf16", 2},
+    {DType::Float16, "float16", "f16", 2},
+    {DType::Float32, "float32", "f32", 4},
+    {DType::Float64, "float64", "f64", 8},
+    {DType::Int8, "int8", "i8", 1},
+    {DType::UInt8, "uint8", "u8", 1},
+    {DType::Int16, "int16", "i16", 2},
+    {DType::Int32, "int32", "i32", 4},
+    {DType::UInt32, "uint32", "u32", 4},
+    {DType::Int64, "int64", "i64", 8},
+    {DType::UInt64, "uint64", "u64", 8},
+    {DType::Bool, "bool", "b8", 1},
 };
 } // namespace
 
@@ -52,4 +58,9 @@ size_t dtypeSize(DType t) {
   return 0;
 }
 
-} // namespace dslc::rt
+bool isFloating(DType t) {
+  return t == DType::BFloat16 || t == DType::Float16 || t == DType::Float32 ||
+         t == DType::Float64;
+}
+
+} // namespace dslc::contract

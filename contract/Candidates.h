@@ -1,0 +1,78 @@
+//===- Candidates.h - The tuner's candidates manifest -----------*- C++ -*-===//
+//
+// `tuner compile --out DIR` compiles every candidate config of some kernels
+// into DIR and lists them in DIR/manifest.json; `tuner run`/`bench` and the
+// runtime's collectives ($DSLC_KERNEL_DIR) read it (docs/tuner.md). This is
+// the manifest's format: one reader, one writer. Paths in it are relative
+// to DIR, so DIR can be carried to another machine.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DSLC_CONTRACT_CANDIDATES_H
+#define DSLC_CONTRACT_CANDIDATES_H
+
+#include "contract/Expected.h"
+#include "contract/KernelConfig.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dslc::contract {
+
+/// One dimension of a kernel's config space: the values a tunable takes.
+struct SpaceDimension {
+  Tunable tunable;
+  std::vector<int64_t> values;
+  int defaultIndex = 0;
+};
+
+struct CandidateKernel {
+  std::string name;
+  std::string file;   ///< as given (for messages and the cache)
+  std::string sha256; ///< metadata source.sha256
+  std::vector<Tunable> tunables;
+  bool spins = false;
+  /// Floating tensor parameters (name, rank): given the tuned dtype with
+  /// --signature.
+  std::vector<std::pair<std::string, int>> floatParams;
+  std::vector<SpaceDimension> space;
+
+  /// "NAME=DTYPE[RANK],..." for `dtype` ("" when there are none).
+  std::string signature(const std::string &dtype) const;
+};
+
+struct CompiledCandidate {
+  int kernel = 0;      ///< index into CandidatesManifest::kernels
+  KernelConfig config; ///< as compiled (maxCtas 0)
+  std::string cubin;   ///< relative to DIR, holds {rank}
+  bool ok = false;
+  std::string reason; ///< why it failed
+};
+
+struct CandidatesManifest {
+  std::string collective = "all_reduce";
+  int worldSize = 2;
+  std::string dtype = "bfloat16";
+  std::string set; ///< the tuning cache key's kernel field
+  std::vector<CandidateKernel> kernels;
+  std::vector<CompiledCandidate> compiled;
+
+  /// The compile of (kernel, config without max_ctas), or null.
+  const CompiledCandidate *find(int kernel, KernelConfig config) const;
+  /// The cache key's kernel field for these kernels: "<sha256>:<name>" for
+  /// one, "set:<name>" (`setName`, else the names with the first 12 hex
+  /// digits of their hashes joined by '+') for several.
+  static std::string setKey(const std::vector<CandidateKernel> &kernels,
+                            const std::string &setName);
+};
+
+/// DIR/manifest.json
+std::string manifestFile(const std::string &dir);
+std::string writeCandidatesManifest(const CandidatesManifest &m);
+/// Parses a manifest; messages start with "ORIGIN: " and name the field.
+Expected<CandidatesManifest> readCandidatesManifest(const std::string &text,
+                                                    const std::string &origin);
+
+} // namespace dslc::contract
+
+#endif // DSLC_CONTRACT_CANDIDATES_H

@@ -1,0 +1,219 @@
+//===- JsonSupport.cpp - JSON pieces shared by the contract's files -------===//
+#include "contract/JsonSupport.h"
+
+namespace dslc::contract::detail {
+
+json configToJson(const KernelConfig &c, bool forCompiler) {
+  json j = json::object();
+  if (!c.blockSizes.empty())
+    j["block_sizes"] = c.blockSizes;
+  if (c.numWarps > 0)
+    j["num_warps"] = c.numWarps;
+  if (c.maxCtas > 0 && !forCompiler)
+    j["max_ctas"] = c.maxCtas;
+  if (!c.named.empty())
+    j["tunables"] = c.named;
+  return j;
+}
+
+Expected<KernelConfig> configFromJson(const json &j) {
+  try {
+    return FieldReader("config: ").config(j, "");
+  } catch (const ReadError &e) {
+    return Failure{e.message};
+  }
+}
+
+json tunableToJson(const Tunable &t) {
+  json j = {{"kind", tunableKindName(t.kind)}};
+  if (t.kind == Tunable::Kind::BlockSize)
+    j["index"] = t.index;
+  if (t.kind == Tunable::Kind::Named)
+    j["name"] = t.name;
+  j["value"] = t.value;
+  if (!t.choices.empty()) {
+    j["choices"] = t.choices;
+  } else {
+    j["min"] = t.min;
+    j["max"] = t.max;
+  }
+  return j;
+}
+
+void FieldReader::fail(const std::string &where,
+                       const std::string &what) const {
+  throw ReadError{prefix_ + where + what};
+}
+
+const json &FieldReader::need(const json &obj, const char *key,
+                              const std::string &where) const {
+  auto it = obj.find(key);
+  if (it == obj.end())
+    fail(where, std::string("missing field '") + key + "'");
+  return *it;
+}
+
+const json &FieldReader::object(const json &obj, const char *key,
+                                const std::string &where) const {
+  const json &v = need(obj, key, where);
+  if (!v.is_object())
+    fail(where, std::string("field '") + key + "' must be an object");
+  return v;
+}
+
+const json &FieldReader::array(const json &obj, const char *key,
+                               const std::string &where) const {
+  const json &v = need(obj, key, where);
+  if (!v.is_array())
+    fail(where, std::string("field '") + key + "' must be an array");
+  return v;
+}
+
+std::string FieldReader::str(const json &obj, const char *key,
+                             const std::string &where) const {
+  const json &v = need(obj, key, where);
+  if (!v.is_string())
+    fail(where, std::string("field '") + key + "' must be a string");
+  return v.get<std::string>();
+}
+
+std::string FieldReader::strOr(const json &obj, const char *key,
+                               const std::string &dflt,
+                               const std::string &where) const {
+  return obj.contains(key) ? str(obj, key, where) : dflt;
+}
+
+int64_t FieldReader::integer(const json &obj, const char *key,
+                             const std::string &where) const {
+  const json &v = need(obj, key, where);
+  if (!v.is_number_integer())
+    fail(where, std::string("field '") + key + "' must be an integer");
+  return v.get<int64_t>();
+}
+
+int64_t FieldReader::integerOr(const json &obj, const char *key, int64_t dflt,
+                               const std::string &where) const {
+  return obj.contains(key) ? integer(obj, key, where) : dflt;
+}
+
+double FieldReader::number(const json &obj, const char *key,
+                           const std::string &where) const {
+  const json &v = need(obj, key, where);
+  if (!v.is_number())
+    fail(where, std::string("field '") + key + "' must be a number");
+  return v.get<double>();
+}
+
+double FieldReader::numberOr(const json &obj, const char *key, double dflt,
+                             const std::string &where) const {
+  return obj.contains(key) ? number(obj, key, where) : dflt;
+}
+
+bool FieldReader::boolean(const json &obj, const char *key, bool dflt,
+                          const std::string &where) const {
+  if (!obj.contains(key))
+    return dflt;
+  const json &v = obj.at(key);
+  if (!v.is_boolean())
+    fail(where, std::string("field '") + key + "' must be a boolean");
+  return v.get<bool>();
+}
+
+Tunable FieldReader::tunable(const json &t, const std::string &where) const {
+  if (!t.is_object())
+    fail(where, "not an object");
+  std::string kindName = str(t, "kind", where);
+  std::optional<Tunable::Kind> kind = parseTunableKind(kindName);
+  if (!kind)
+    fail(where, "unknown tunable kind '" + kindName +
+                    "' (block_size, num_warps, max_ctas or named)");
+  int64_t value = integer(t, "value", where);
+  Tunable r;
+  switch (*kind) {
+  case Tunable::Kind::BlockSize: {
+    int64_t index = integer(t, "index", where);
+    if (index < 0 || index > 64)
+      fail(where,
+           "block size index " + std::to_string(index) + " is outside 0..64");
+    r = Tunable::blockSize(static_cast<unsigned>(index), value);
+    break;
+  }
+  case Tunable::Kind::NumWarps:
+    r = Tunable::numWarps(value);
+    break;
+  case Tunable::Kind::MaxCtas:
+    r = Tunable::maxCtas(value);
+    break;
+  case Tunable::Kind::Named: {
+    std::vector<int64_t> choices;
+    if (t.contains("choices")) {
+      const json &c = array(t, "choices", where);
+      for (const json &v : c) {
+        if (!v.is_number_integer())
+          fail(where, "field 'choices' must hold integers");
+        choices.push_back(v.get<int64_t>());
+      }
+    }
+    r = Tunable::named(str(t, "name", where), value, std::move(choices));
+    if (r.choices.empty()) {
+      r.min = integer(t, "min", where);
+      r.max = integer(t, "max", where);
+      if (r.min > r.max)
+        fail(where, "min " + std::to_string(r.min) + " is above max " +
+                        std::to_string(r.max));
+    }
+    break;
+  }
+  }
+  Expected<bool> ok = r.check(value);
+  if (!ok)
+    fail(where, ok.error());
+  return r;
+}
+
+KernelConfig FieldReader::config(const json &c,
+                                 const std::string &where) const {
+  if (!c.is_object())
+    fail(where, "a config must be a JSON object");
+  KernelConfig k;
+  if (c.contains("block_sizes")) {
+    const json &b = array(c, "block_sizes", where);
+    for (const json &v : b) {
+      if (!v.is_number_integer())
+        fail(where, "block_sizes must hold integers");
+      k.blockSizes.push_back(v.get<int64_t>());
+    }
+  }
+  k.numWarps = integerOr(c, "num_warps", 0, where);
+  k.maxCtas = integerOr(c, "max_ctas", 0, where);
+  if (c.contains("tunables")) {
+    const json &named = object(c, "tunables", where);
+    for (auto it = named.begin(); it != named.end(); ++it) {
+      if (!it.value().is_number_integer())
+        fail(where, "tunable '" + it.key() + "' must be an integer");
+      k.named[it.key()] = it.value().get<int64_t>();
+    }
+  }
+  Expected<bool> ok = validate(k);
+  if (!ok)
+    fail(where, ok.error());
+  return k;
+}
+
+json parseObject(const std::string &text, const FieldReader &reader) {
+  json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) {
+    // Parse again for the position of the error.
+    try {
+      json again = json::parse(text);
+    } catch (const json::parse_error &e) {
+      reader.fail("", std::string("not valid JSON: ") + e.what());
+    }
+    reader.fail("", "not valid JSON");
+  }
+  if (!root.is_object())
+    reader.fail("", "top level is not an object");
+  return root;
+}
+
+} // namespace dslc::contract::detail

@@ -1,0 +1,193 @@
+//===- KernelConfig.cpp - Configs, tunables and their limits --------------===//
+#include "contract/KernelConfig.h"
+
+#include "contract/JsonSupport.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace dslc::contract {
+
+bool isValidBlockSize(int64_t b) { return b >= 1 && b <= kMaxBlockSize; }
+bool isValidNumWarps(int64_t w) { return w >= 1 && w <= kMaxNumWarps; }
+
+Tunable Tunable::blockSize(unsigned index, int64_t value) {
+  Tunable t;
+  t.kind = Kind::BlockSize;
+  t.index = index;
+  t.value = value;
+  t.min = 1;
+  t.max = kMaxBlockSize;
+  return t;
+}
+
+Tunable Tunable::numWarps(int64_t value) {
+  Tunable t;
+  t.kind = Kind::NumWarps;
+  t.value = value;
+  t.min = 1;
+  t.max = kMaxNumWarps;
+  return t;
+}
+
+Tunable Tunable::maxCtas(int64_t value) {
+  Tunable t;
+  t.kind = Kind::MaxCtas;
+  t.value = value;
+  t.min = 0; // no cap
+  t.max = INT32_MAX;
+  return t;
+}
+
+Tunable Tunable::named(std::string name, int64_t value,
+                       std::vector<int64_t> choices) {
+  Tunable t;
+  t.kind = Kind::Named;
+  t.name = std::move(name);
+  t.value = value;
+  t.choices = std::move(choices);
+  t.min = INT64_MIN;
+  t.max = INT64_MAX;
+  return t;
+}
+
+std::string Tunable::label() const {
+  switch (kind) {
+  case Kind::BlockSize:
+    return "block_sizes[" + std::to_string(index) + "]";
+  case Kind::NumWarps:
+    return "num_warps";
+  case Kind::MaxCtas:
+    return "max_ctas";
+  case Kind::Named:
+    return name;
+  }
+  return "?";
+}
+
+Expected<bool> Tunable::check(int64_t v) const {
+  if (!choices.empty()) {
+    if (std::find(choices.begin(), choices.end(), v) != choices.end())
+      return true;
+    std::string list;
+    for (int64_t c : choices)
+      list += (list.empty() ? "" : ", ") + std::to_string(c);
+    return Failure{label() + " " + std::to_string(v) + " is not one of " +
+                   list};
+  }
+  if (v < min || v > max)
+    return Failure{label() + " " + std::to_string(v) + " is outside " +
+                   std::to_string(min) + ".." + std::to_string(max)};
+  return true;
+}
+
+const char *tunableKindName(Tunable::Kind kind) {
+  switch (kind) {
+  case Tunable::Kind::BlockSize:
+    return "block_size";
+  case Tunable::Kind::NumWarps:
+    return "num_warps";
+  case Tunable::Kind::MaxCtas:
+    return "max_ctas";
+  case Tunable::Kind::Named:
+    return "named";
+  }
+  return "?";
+}
+
+std::optional<Tunable::Kind> parseTunableKind(const std::string &name) {
+  for (Tunable::Kind k : {Tunable::Kind::BlockSize, Tunable::Kind::NumWarps,
+                          Tunable::Kind::MaxCtas, Tunable::Kind::Named})
+    if (name == tunableKindName(k))
+      return k;
+  return std::nullopt;
+}
+
+int64_t KernelConfig::get(const Tunable &t) const {
+  switch (t.kind) {
+  case Tunable::Kind::BlockSize:
+    return t.index < blockSizes.size() ? blockSizes[t.index] : 0;
+  case Tunable::Kind::NumWarps:
+    return numWarps;
+  case Tunable::Kind::MaxCtas:
+    return maxCtas;
+  case Tunable::Kind::Named: {
+    auto it = named.find(t.name);
+    return it == named.end() ? 0 : it->second;
+  }
+  }
+  return 0;
+}
+
+void KernelConfig::set(const Tunable &t, int64_t value) {
+  switch (t.kind) {
+  case Tunable::Kind::BlockSize:
+    if (blockSizes.size() <= t.index)
+      blockSizes.resize(t.index + 1, 0);
+    blockSizes[t.index] = value;
+    return;
+  case Tunable::Kind::NumWarps:
+    numWarps = value;
+    return;
+  case Tunable::Kind::MaxCtas:
+    maxCtas = value;
+    return;
+  case Tunable::Kind::Named:
+    named[t.name] = value;
+    return;
+  }
+}
+
+std::string KernelConfig::toJson(bool forCompiler) const {
+  return detail::configToJson(*this, forCompiler).dump();
+}
+
+Expected<KernelConfig> KernelConfig::fromJson(const std::string &text) {
+  detail::json j =
+      detail::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded())
+    return Failure{"config '" + text + "' is not valid JSON"};
+  return detail::configFromJson(j);
+}
+
+std::string KernelConfig::brief() const {
+  std::string s;
+  auto add = [&](const std::string &part) {
+    s += (s.empty() ? "" : " ") + part;
+  };
+  if (!blockSizes.empty()) {
+    std::string b = "bs=";
+    for (size_t i = 0; i < blockSizes.size(); ++i)
+      b += (i ? "x" : "") + std::to_string(blockSizes[i]);
+    add(b);
+  }
+  if (numWarps > 0)
+    add("w=" + std::to_string(numWarps));
+  if (maxCtas > 0)
+    add("ctas=" + std::to_string(maxCtas));
+  for (const auto &[name, value] : named)
+    add(name + "=" + std::to_string(value));
+  return s.empty() ? "default" : s;
+}
+
+bool KernelConfig::operator<(const KernelConfig &o) const {
+  return std::tie(blockSizes, numWarps, maxCtas, named) <
+         std::tie(o.blockSizes, o.numWarps, o.maxCtas, o.named);
+}
+
+Expected<bool> validate(const KernelConfig &c) {
+  for (size_t i = 0; i < c.blockSizes.size(); ++i)
+    if (!isValidBlockSize(c.blockSizes[i]))
+      return Failure{"block_sizes[" + std::to_string(i) + "] " +
+                     std::to_string(c.blockSizes[i]) + " is outside 1.." +
+                     std::to_string(kMaxBlockSize)};
+  if (c.numWarps != 0 && !isValidNumWarps(c.numWarps))
+    return Failure{"num_warps " + std::to_string(c.numWarps) +
+                   " is outside 1.." + std::to_string(kMaxNumWarps)};
+  if (c.maxCtas < 0)
+    return Failure{"max_ctas " + std::to_string(c.maxCtas) +
+                   " is negative (0: no cap)"};
+  return true;
+}
+
+} // namespace dslc::contract

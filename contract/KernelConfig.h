@@ -1,0 +1,107 @@
+//===- KernelConfig.h - Configs, tunables and their limits ------*- C++ -*-===//
+//
+// A kernel's config is what `dslc --config` takes and the tuner searches:
+// one block size per tunable tile, warps per CTA, the runtime's grid cap
+// and any tunable the kernel declares by name. The limits on each value are
+// here and nowhere else; the compiler (decorator configs, --config,
+// hl.tile block sizes), the tuning cache and the tuner all check values
+// with the functions below.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DSLC_CONTRACT_KERNELCONFIG_H
+#define DSLC_CONTRACT_KERNELCONFIG_H
+
+#include "contract/Expected.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dslc::contract {
+
+/// Largest block size of one tile dimension. A tile that holds data must
+/// also fit a CTA's registers (the compiler checks that separately); a
+/// block may be this large when its tile only ranges over indices.
+inline constexpr int64_t kMaxBlockSize = int64_t(1) << 20;
+/// Most warps a CTA can have (1024 threads).
+inline constexpr int64_t kMaxNumWarps = 32;
+/// Threads per warp.
+inline constexpr int64_t kWarpSize = 32;
+
+bool isValidBlockSize(int64_t blockSize);
+bool isValidNumWarps(int64_t numWarps);
+
+/// One value a config can set.
+struct Tunable {
+  enum class Kind {
+    BlockSize, ///< block_sizes[index]
+    NumWarps,  ///< num_warps
+    MaxCtas,   ///< the runtime's grid cap (0: none), applied at load
+    Named,     ///< a tunable the kernel declares, by `name`
+  };
+  Kind kind = Kind::NumWarps;
+  unsigned index = 0; ///< BlockSize
+  std::string name;   ///< Named
+  int64_t value = 0;  ///< the kernel's value (its default)
+  /// Allowed values: `choices` when not empty, else [min, max].
+  int64_t min = 0, max = 0;
+  std::vector<int64_t> choices;
+
+  static Tunable blockSize(unsigned index, int64_t value);
+  static Tunable numWarps(int64_t value);
+  static Tunable maxCtas(int64_t value);
+  static Tunable named(std::string name, int64_t value,
+                       std::vector<int64_t> choices);
+
+  /// "block_sizes[0]", "num_warps", "max_ctas" or the name (messages).
+  std::string label() const;
+  /// Whether `v` is allowed; otherwise the failure names the tunable and
+  /// its range.
+  Expected<bool> check(int64_t v) const;
+  /// Same tunable (kind, index, name), whatever the values.
+  bool sameSlot(const Tunable &o) const {
+    return kind == o.kind && index == o.index && name == o.name;
+  }
+};
+
+const char *tunableKindName(Tunable::Kind kind);
+std::optional<Tunable::Kind> parseTunableKind(const std::string &name);
+
+/// A kernel configuration: what dslc's --config takes (block_sizes,
+/// num_warps, named tunables) plus the runtime's grid cap (max_ctas).
+struct KernelConfig {
+  std::vector<int64_t> blockSizes;
+  int64_t numWarps = 0; ///< 0: the kernel's default
+  int64_t maxCtas = 0;  ///< 0: no cap
+  std::map<std::string, int64_t> named;
+
+  /// The value `t` has in this config (0 when unset).
+  int64_t get(const Tunable &t) const;
+  /// Sets the value of `t` (block sizes grow as needed, new slots 0).
+  void set(const Tunable &t, int64_t value);
+
+  /// {"block_sizes":[...],"num_warps":N,"max_ctas":M,"tunables":{...}}
+  /// (keys left out when unset). `forCompiler` leaves max_ctas out (dslc
+  /// ignores it with a warning: the cap is applied by the runtime at load).
+  std::string toJson(bool forCompiler = false) const;
+  /// Parses that form and validates every value (validate()).
+  static Expected<KernelConfig> fromJson(const std::string &text);
+  /// "bs=1024 w=4 ctas=16" (for tables and logs).
+  std::string brief() const;
+
+  bool operator==(const KernelConfig &o) const {
+    return blockSizes == o.blockSizes && numWarps == o.numWarps &&
+           maxCtas == o.maxCtas && named == o.named;
+  }
+  bool operator<(const KernelConfig &o) const;
+};
+
+/// The one validation of a config: every block size in 1..kMaxBlockSize,
+/// num_warps 0 (default) or in 1..kMaxNumWarps, max_ctas >= 0.
+Expected<bool> validate(const KernelConfig &config);
+
+} // namespace dslc::contract
+
+#endif // DSLC_CONTRACT_KERNELCONFIG_H

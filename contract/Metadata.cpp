@@ -1,0 +1,216 @@
+//===- Metadata.cpp - What a compiled kernel tells its callers ------------===//
+#include "contract/Metadata.h"
+
+#include <array>
+#include <utility>
+
+namespace dslc::contract {
+
+namespace {
+/// Looks `name` up in a table of (value, spelling) pairs.
+template <typename E, size_t N>
+std::optional<E> lookup(const std::array<std::pair<E, const char *>, N> &table,
+                        const std::string &name) {
+  for (const auto &[value, spelling] : table)
+    if (name == spelling)
+      return value;
+  return std::nullopt;
+}
+
+template <typename E, size_t N>
+const char *spell(const std::array<std::pair<E, const char *>, N> &table,
+                  E value) {
+  for (const auto &[v, spelling] : table)
+    if (v == value)
+      return spelling;
+  return "?";
+}
+
+constexpr std::array<std::pair<Role, const char *>, 10> kRoles = {{
+    {Role::Input, "input"},
+    {Role::Output, "output"},
+    {Role::InOut, "inout"},
+    {Role::Scratch, "scratch"},
+    {Role::SignalPad, "signal_pad"},
+    {Role::PeerTable, "peer_table"},
+    {Role::Scalar, "scalar"},
+    {Role::Constexpr, "constexpr"},
+    {Role::Unused, "unused"},
+    {Role::Peers, "peers"},
+}};
+
+constexpr std::array<std::pair<Access, const char *>, 4> kAccesses = {{
+    {Access::None, "none"},
+    {Access::Read, "read"},
+    {Access::Write, "write"},
+    {Access::ReadWrite, "readwrite"},
+}};
+
+constexpr std::array<std::pair<SlotType, const char *>, 3> kSlotTypes = {{
+    {SlotType::Ptr, "ptr"},
+    {SlotType::I64, "i64"},
+    {SlotType::F32, "f32"},
+}};
+
+constexpr std::array<std::pair<SlotKind, const char *>, 7> kSlotKinds = {{
+    {SlotKind::Data, "data"},
+    {SlotKind::Size, "size"},
+    {SlotKind::Peers, "peers"},
+    {SlotKind::Scalar, "scalar"},
+    {SlotKind::Timeout, "timeout"},
+    {SlotKind::Error, "error"},
+    {SlotKind::State, "state"},
+}};
+} // namespace
+
+const char *roleName(Role role) { return spell(kRoles, role); }
+std::optional<Role> parseRole(const std::string &name) {
+  return lookup(kRoles, name);
+}
+const char *accessName(Access access) { return spell(kAccesses, access); }
+std::optional<Access> parseAccess(const std::string &name) {
+  return lookup(kAccesses, name);
+}
+const char *slotTypeName(SlotType type) { return spell(kSlotTypes, type); }
+std::optional<SlotType> parseSlotType(const std::string &name) {
+  return lookup(kSlotTypes, name);
+}
+const char *slotKindName(SlotKind kind) { return spell(kSlotKinds, kind); }
+std::optional<SlotKind> parseSlotKind(const std::string &name) {
+  return lookup(kSlotKinds, name);
+}
+
+bool isHidden(SlotKind kind) {
+  return kind == SlotKind::Timeout || kind == SlotKind::Error ||
+         kind == SlotKind::State;
+}
+
+const char *hiddenSlotName(SlotKind kind) {
+  switch (kind) {
+  case SlotKind::Timeout:
+    return "__dslc_timeout_ns";
+  case SlotKind::Error:
+    return "__dslc_error";
+  case SlotKind::State:
+    return "__dslc_state";
+  default:
+    return "";
+  }
+}
+
+SlotType hiddenSlotType(SlotKind kind) {
+  return kind == SlotKind::Timeout ? SlotType::I64 : SlotType::Ptr;
+}
+
+std::string canonicalSlotName(const AbiSlot &slot) {
+  switch (slot.kind) {
+  case SlotKind::Size:
+    return slot.param + ".size" + std::to_string(slot.dim);
+  case SlotKind::Peers:
+    return slot.param + ".peers";
+  case SlotKind::Data:
+  case SlotKind::Scalar:
+    return slot.param;
+  default:
+    return hiddenSlotName(slot.kind);
+  }
+}
+
+Expected<bool> checkSlotShape(const AbiSlot &slot) {
+  std::string kind = slotKindName(slot.kind);
+  auto typeIs = [&](std::initializer_list<SlotType> allowed) -> bool {
+    for (SlotType t : allowed)
+      if (slot.type == t)
+        return true;
+    return false;
+  };
+  std::string want;
+  if (isHidden(slot.kind)) {
+    if (!slot.param.empty())
+      return Failure{"the hidden slot of kind '" + kind +
+                     "' belongs to no parameter"};
+    want = slotTypeName(hiddenSlotType(slot.kind));
+    if (slot.type != hiddenSlotType(slot.kind))
+      return Failure{std::string("type is '") + slotTypeName(slot.type) +
+                     "', expected '" + want + "'"};
+  } else {
+    if (slot.param.empty())
+      return Failure{"a slot of kind '" + kind + "' needs a parameter"};
+    bool ok = slot.kind == SlotKind::Size ? typeIs({SlotType::I64})
+              : slot.kind == SlotKind::Scalar
+                  ? typeIs({SlotType::I64, SlotType::F32})
+                  : typeIs({SlotType::Ptr});
+    if (!ok)
+      return Failure{std::string("type is '") + slotTypeName(slot.type) +
+                     "', expected '" +
+                     (slot.kind == SlotKind::Size     ? "i64"
+                      : slot.kind == SlotKind::Scalar ? "i64' or 'f32"
+                                                      : "ptr") +
+                     "'"};
+  }
+  if (slot.kind == SlotKind::Size && slot.dim < 0)
+    return Failure{"a size slot needs a dimension"};
+  if (slot.kind != SlotKind::Size && slot.dim >= 0)
+    return Failure{"a slot of kind '" + kind + "' has no dimension"};
+  if (isHidden(slot.kind) && slot.name != canonicalSlotName(slot))
+    return Failure{"a slot of kind '" + kind + "' must be named '" +
+                   canonicalSlotName(slot) + "'"};
+  return true;
+}
+
+ArgSpec ArgSpec::output(std::string name, DType dtype, int rank,
+                        std::string like) {
+  ArgSpec a;
+  a.name = std::move(name);
+  a.dtype = dtype;
+  a.rank = rank;
+  a.like = std::move(like);
+  a.isOutput = true;
+  a.role = Role::Output;
+  a.access = Access::Write;
+  return a;
+}
+
+const char *argKindName(const ArgSpec &arg) {
+  switch (arg.kind) {
+  case ArgSpec::Kind::Tensor:
+    return "tensor";
+  case ArgSpec::Kind::Scalar:
+    return arg.dtype == DType::Int64 ? "int" : "float";
+  case ArgSpec::Kind::Constexpr:
+    return "constexpr";
+  }
+  return "?";
+}
+
+int64_t GridExtent::apply(int64_t size) const {
+  if (constant)
+    return *constant;
+  if (size + add < 0)
+    return 0;
+  return (size + add) / div; // div >= 1 (checked by the reader)
+}
+
+bool Constraint::holds(int64_t size, int64_t numTiles) const {
+  int64_t v = valueWith(numTiles);
+  if (op == "==")
+    return size == v;
+  if (op == "!=")
+    return size != v;
+  if (op == "<")
+    return size < v;
+  if (op == "<=")
+    return size <= v;
+  if (op == ">")
+    return size > v;
+  return size >= v;
+}
+
+int KernelMetadata::findArg(const std::string &name) const {
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].name == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+} // namespace dslc::contract

@@ -1,0 +1,231 @@
+//===- Metadata.h - What a compiled kernel tells its callers ----*- C++ -*-===//
+//
+// The kernel contract of docs/kernel-abi.md as C++: the compiler fills a
+// KernelMetadata (MLIRGen, the access analysis, the ABI flattening), writes
+// it beside the cubin (MetadataJson.h), and the runtime, the tools and the
+// simulator read the same struct back. Every parameter carries its role,
+// decided once by the compiler's access analysis
+// (compiler/MLIRGen/AccessAnalysis.cpp); no reader guesses a role from a
+// name, a dtype or a rank.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DSLC_CONTRACT_METADATA_H
+#define DSLC_CONTRACT_METADATA_H
+
+#include "contract/DType.h"
+#include "contract/Expected.h"
+#include "contract/KernelConfig.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace dslc::contract {
+
+/// The metadata version this library reads and writes.
+inline constexpr int kMetadataVersion = 2;
+
+/// What a kernel does with a parameter (docs/kernel-abi.md, "Roles").
+enum class Role {
+  Input,     ///< a tensor the kernel only reads
+  Output,    ///< a returned tensor, or one the kernel only writes
+  InOut,     ///< a tensor the kernel reads and writes (e.g. a staging
+             ///< buffer peers store into)
+  Scratch,   ///< LL packet scratch (hl.ll_put / hl.ll_get): zeroed once,
+             ///< kept across launches
+  SignalPad, ///< flags of hl.signal / hl.wait: zeroed once, kept
+  PeerTable, ///< uint64 table of another parameter's peer addresses
+  Scalar,    ///< int / float passed by value
+  Constexpr, ///< compiled in, not passed
+  Unused,    ///< a tensor whose memory the kernel never touches
+  /// The peer table of a symmetric tensor (`X.peers`): an ABI slot the
+  /// runtime fills, not a DSL parameter (never in `params`).
+  Peers,
+};
+
+/// Whether the kernel loads and/or stores a tensor's memory (directly,
+/// through peers or through a stack tensor): the fact the role is decided
+/// from, kept for messages and tools.
+enum class Access { None, Read, Write, ReadWrite };
+
+enum class SlotType { Ptr, I64, F32 };
+
+/// What an ABI slot holds.
+enum class SlotKind {
+  Data,    ///< ptr: a tensor's address
+  Size,    ///< i64: size `dim` of a tensor
+  Peers,   ///< ptr: device table of world_size peer addresses (symmetric)
+  Scalar,  ///< i64 / f32 by value
+  Timeout, ///< hidden __dslc_timeout_ns (i64)
+  Error,   ///< hidden __dslc_error (ptr)
+  State,   ///< hidden __dslc_state (ptr)
+};
+
+const char *roleName(Role role);
+std::optional<Role> parseRole(const std::string &name);
+const char *accessName(Access access);
+std::optional<Access> parseAccess(const std::string &name);
+const char *slotTypeName(SlotType type);
+std::optional<SlotType> parseSlotType(const std::string &name);
+const char *slotKindName(SlotKind kind);
+std::optional<SlotKind> parseSlotKind(const std::string &name);
+/// Timeout, Error and State: slots every kernel has, bound by the runtime.
+bool isHidden(SlotKind kind);
+/// The name and type of a hidden slot.
+const char *hiddenSlotName(SlotKind kind);
+SlotType hiddenSlotType(SlotKind kind);
+
+/// What the compiler knows about an LL scratch: how many hl.ll_put calls in
+/// the source write into it and the bytes of the largest tile of packets
+/// one of them moves. Its size follows (Sizing.h, llScratchBytes).
+struct PacketScratch {
+  int64_t puts = 0;
+  int64_t tileBytes = 0;
+  bool operator==(const PacketScratch &o) const {
+    return puts == o.puts && tileBytes == o.tileBytes;
+  }
+};
+
+/// A parameter or an output of a kernel.
+struct ArgSpec {
+  enum class Kind { Tensor, Scalar, Constexpr };
+  std::string name;
+  Kind kind = Kind::Tensor;
+  DType dtype = DType::Float32; ///< tensors and scalars
+  int rank = 0;                 ///< tensors
+  /// A tensor passed to get_remote_tensors: it has an `X.peers` slot.
+  bool symmetric = false;
+  Role role = Role::Input;
+  Access access = Access::None; ///< tensors
+  /// Role PeerTable: the argument whose world_size peer addresses it holds
+  /// (the rank's own entry included).
+  std::string peerTableFor;
+  /// Role Scratch.
+  PacketScratch packets;
+  bool isOutput = false;
+  std::string like; ///< outputs: the parameter whose shape they take
+  /// Constexprs: the value as a JSON literal, when it has one.
+  std::optional<std::string> value;
+
+  static ArgSpec output(std::string name, DType dtype, int rank,
+                        std::string like);
+  bool isTensor() const { return kind == Kind::Tensor; }
+  bool isIntScalar() const {
+    return kind == Kind::Scalar && dtype == DType::Int64;
+  }
+  bool isFloatScalar() const {
+    return kind == Kind::Scalar && dtype == DType::Float32;
+  }
+  bool reads() const {
+    return access == Access::Read || access == Access::ReadWrite;
+  }
+  bool writes() const {
+    return access == Access::Write || access == Access::ReadWrite;
+  }
+};
+
+/// "tensor", "int", "float" or "constexpr".
+const char *argKindName(const ArgSpec &arg);
+
+/// One entry of the ABI slot list: what the flattening laid out.
+struct AbiSlot {
+  std::string name; ///< "x", "x.size0", "x.peers", "__dslc_state"
+  SlotType type = SlotType::Ptr;
+  SlotKind kind = SlotKind::Data;
+  std::string param; ///< the argument it belongs to (not for hidden slots)
+  int dim = -1;      ///< Size slots
+  /// Index of `param` in KernelMetadata::args (the reader fills it; -1 for
+  /// hidden slots).
+  int arg = -1;
+};
+
+/// The name a slot has: its parameter's name, `X.sizeD`, `X.peers`, or the
+/// hidden slot's name.
+std::string canonicalSlotName(const AbiSlot &slot);
+/// What a slot of its kind must look like, whatever its parameter: hidden
+/// slots have their fixed type and no parameter; data and peers are ptr,
+/// sizes i64 with a dimension, scalars i64 or f32, each with a parameter;
+/// the name is canonicalSlotName. The metadata reader and the IR's
+/// #tile.abi_slot verifier both check slots with it.
+Expected<bool> checkSlotShape(const AbiSlot &slot);
+
+/// A dimension of the tile grid: ceil(extent / block) tiles, the extent
+/// being floor((size + add) / div) of a tensor's size, or of an int
+/// scalar's value, or a constant.
+struct GridExtent {
+  std::optional<std::string> param; ///< size `dim` of this tensor, or
+  unsigned dim = 0;
+  std::optional<std::string> scalar; ///< this int scalar, or
+  std::optional<int64_t> constant;   ///< this constant.
+  int64_t add = 0, div = 1;
+  int64_t block = 1;
+
+  /// The extent for a raw size (or scalar value) `size`; a constant ignores
+  /// it. Never negative.
+  int64_t apply(int64_t size) const;
+};
+
+/// The grid's tile count, the value of a "num_tiles" constraint.
+struct NumTiles {
+  bool operator==(const NumTiles &) const { return true; }
+};
+
+/// A launch-time check on a tensor's size: `param`.size(dim) OP value.
+struct Constraint {
+  std::string param;
+  unsigned dim = 0;
+  std::string op; ///< == != < <= > >=
+  std::variant<int64_t, NumTiles> value;
+
+  bool isNumTiles() const { return std::holds_alternative<NumTiles>(value); }
+  /// The value, with `numTiles` standing for "num_tiles".
+  int64_t valueWith(int64_t numTiles) const {
+    return isNumTiles() ? numTiles : std::get<int64_t>(value);
+  }
+  /// Whether `size` satisfies it (given the grid's tile count).
+  bool holds(int64_t size, int64_t numTiles) const;
+};
+
+struct KernelMetadata {
+  std::string origin; ///< the file it was read from (messages; not written)
+  int version = kMetadataVersion;
+  std::string kernel;
+  std::string entry; ///< empty: the kernel's name
+  std::string sourceFile;
+  unsigned sourceLine = 0;
+  std::string sourceSha256;
+  std::string arch;
+  int64_t numWarps = 4;
+  int64_t sharedBytes = 0;
+  bool spins = false;
+  /// Bytes of per-launch device state (per-CTA epochs), and the grid cap
+  /// that bounds them.
+  int64_t stateBytes = 0;
+  std::optional<int64_t> maxCtas;
+  std::optional<int64_t> worldSize, rank;
+  std::string multicast = "software"; ///< or "nvls"
+  std::optional<int64_t> defaultTimeoutMs;
+  std::map<std::string, std::string> constants; ///< name -> JSON literal
+  std::vector<Tunable> tunables;
+  std::vector<GridExtent> grid;
+  /// The bindable arguments: the parameters that are not constexprs, in
+  /// source order, then the outputs. Positions count in this order.
+  std::vector<ArgSpec> args;
+  std::vector<ArgSpec> constexprs;
+  std::vector<Constraint> constraints;
+  std::vector<AbiSlot> abi;
+
+  int64_t threadsPerCta() const { return numWarps * kWarpSize; }
+  const std::string &entryName() const {
+    return entry.empty() ? kernel : entry;
+  }
+  /// Index of the bindable argument `name`, or -1.
+  int findArg(const std::string &name) const;
+};
+
+} // namespace dslc::contract
+
+#endif // DSLC_CONTRACT_METADATA_H

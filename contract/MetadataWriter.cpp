@@ -1,0 +1,137 @@
+//===- MetadataWriter.cpp - Kernel metadata as JSON -----------------------===//
+#include "contract/JsonSupport.h"
+#include "contract/MetadataJson.h"
+
+namespace dslc::contract {
+
+using detail::json;
+
+namespace {
+
+/// A constexpr's value: its JSON literal, or the text as a string when it
+/// is not one.
+json literal(const std::string &text) {
+  json v = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return v.is_discarded() ? json(text) : v;
+}
+
+json gridToJson(const KernelMetadata &md) {
+  json tiles = json::array();
+  for (const GridExtent &g : md.grid) {
+    json extent;
+    if (g.constant) {
+      extent["const"] = *g.constant;
+    } else {
+      if (g.param) {
+        extent["param"] = *g.param;
+        extent["dim"] = g.dim;
+      } else {
+        extent["scalar"] = g.scalar.value_or("");
+      }
+      if (g.add != 0)
+        extent["add"] = g.add;
+      if (g.div != 1)
+        extent["div"] = g.div;
+    }
+    tiles.push_back({{"extent", extent}, {"block", g.block}});
+  }
+  json grid = {{"tiles", tiles}};
+  if (md.maxCtas)
+    grid["max_ctas"] = *md.maxCtas;
+  return grid;
+}
+
+json argToJson(const ArgSpec &a) {
+  json j = {{"name", a.name}};
+  if (!a.isOutput)
+    j["role"] = roleName(a.role);
+  if (a.kind == ArgSpec::Kind::Constexpr) {
+    if (a.value)
+      j["value"] = literal(*a.value);
+    return j;
+  }
+  j["dtype"] = dtypeName(a.dtype);
+  if (a.kind == ArgSpec::Kind::Scalar)
+    return j;
+  j["rank"] = a.rank;
+  if (a.symmetric)
+    j["symmetric"] = true;
+  j["access"] = accessName(a.access);
+  if (a.role == Role::PeerTable)
+    j["peer_table_for"] = a.peerTableFor;
+  if (a.role == Role::Scratch)
+    j["packets"] = {{"puts", a.packets.puts},
+                    {"tile_bytes", a.packets.tileBytes}};
+  if (a.isOutput)
+    j["like"] = a.like;
+  return j;
+}
+
+json abiToJson(const std::vector<AbiSlot> &abi) {
+  json slots = json::array();
+  for (const AbiSlot &s : abi) {
+    json j = {{"name", s.name},
+              {"type", slotTypeName(s.type)},
+              {"kind", slotKindName(s.kind)}};
+    if (!isHidden(s.kind))
+      j["param"] = s.param;
+    if (s.kind == SlotKind::Size)
+      j["dim"] = s.dim;
+    slots.push_back(j);
+  }
+  return slots;
+}
+
+} // namespace
+
+std::string writeMetadata(const KernelMetadata &md) {
+  json j = json::object();
+  j["format"] = "dslc-kernel";
+  j["version"] = kMetadataVersion;
+  j["kernel"] = md.kernel;
+  j["entry"] = md.entryName();
+  j["source"] = {{"file", md.sourceFile},
+                 {"line", md.sourceLine},
+                 {"sha256", md.sourceSha256}};
+  j["arch"] = md.arch;
+  j["num_warps"] = md.numWarps;
+  j["threads_per_cta"] = md.threadsPerCta();
+  j["shared_bytes"] = md.sharedBytes;
+  j["spins"] = md.spins;
+  j["state_bytes"] = md.stateBytes;
+  j["multicast"] = md.multicast;
+  if (md.defaultTimeoutMs)
+    j["default_timeout_ms"] = *md.defaultTimeoutMs;
+  if (md.worldSize)
+    j["world_size"] = *md.worldSize;
+  if (md.rank)
+    j["rank"] = *md.rank;
+  json constants = json::object();
+  for (const auto &[name, text] : md.constants)
+    constants[name] = literal(text);
+  j["constants"] = constants;
+  json tunables = json::array();
+  for (const Tunable &t : md.tunables)
+    tunables.push_back(detail::tunableToJson(t));
+  j["tunables"] = tunables;
+  j["grid"] = gridToJson(md);
+  json params = json::array(), outputs = json::array();
+  for (const ArgSpec &a : md.args)
+    (a.isOutput ? outputs : params).push_back(argToJson(a));
+  for (const ArgSpec &c : md.constexprs)
+    params.push_back(argToJson(c));
+  j["params"] = params;
+  j["outputs"] = outputs;
+  json constraints = json::array();
+  for (const Constraint &c : md.constraints) {
+    json v =
+        c.isNumTiles() ? json("num_tiles") : json(std::get<int64_t>(c.value));
+    constraints.push_back(
+        {{"param", c.param}, {"dim", c.dim}, {"op", c.op}, {"value", v}});
+  }
+  j["constraints"] = constraints;
+  j["abi"] = abiToJson(md.abi);
+  return j.dump(2) + "\n";
+}
+
+} // namespace dslc::contract

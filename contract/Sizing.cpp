@@ -1,0 +1,91 @@
+//===- Sizing.cpp - Grid and buffer sizes that follow from metadata -------===//
+#include "contract/Sizing.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace dslc::contract {
+
+namespace {
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+/// a * b, or nullopt on overflow (a, b >= 0).
+std::optional<int64_t> mul(int64_t a, int64_t b) {
+  if (a != 0 && b > kMax / a)
+    return std::nullopt;
+  return a * b;
+}
+} // namespace
+
+Expected<int64_t> numTiles(const KernelMetadata &md, const ExtentValue &value) {
+  int64_t tiles = 1;
+  for (const GridExtent &g : md.grid) {
+    int64_t extent = 0;
+    if (g.constant) {
+      extent = *g.constant;
+    } else {
+      Expected<int64_t> raw = value(g);
+      if (!raw)
+        return Failure{raw.error()};
+      extent = g.apply(*raw);
+    }
+    int64_t n = extent / g.block + (extent % g.block != 0 ? 1 : 0);
+    std::optional<int64_t> product = mul(tiles, n);
+    if (!product)
+      return Failure{"kernel " + md.kernel + ": grid tile count overflows"};
+    tiles = *product;
+  }
+  return tiles;
+}
+
+std::optional<int64_t> constrainedSize(const KernelMetadata &md, int arg,
+                                       unsigned dim, int64_t tiles) {
+  const std::string &name = md.args.at(arg).name;
+  std::optional<int64_t> lower;
+  for (const Constraint &c : md.constraints) {
+    if (c.param != name || c.dim != dim)
+      continue;
+    int64_t v = c.valueWith(tiles);
+    if (c.op == "==")
+      return v;
+    if (c.op == ">=")
+      lower = std::max(lower.value_or(v), v);
+    else if (c.op == ">" && v < kMax)
+      lower = std::max(lower.value_or(v + 1), v + 1);
+  }
+  return lower;
+}
+
+std::vector<int64_t> constrainedShape(const KernelMetadata &md, int arg,
+                                      int world, int64_t tiles) {
+  std::vector<int64_t> shape;
+  for (int d = 0; d < md.args.at(arg).rank; ++d) {
+    int64_t fallback = d == 0 ? tiles : world;
+    int64_t v = constrainedSize(md, arg, static_cast<unsigned>(d), tiles)
+                    .value_or(fallback);
+    shape.push_back(std::max<int64_t>(v, 1));
+  }
+  return shape;
+}
+
+Expected<int64_t> llScratchBytes(const KernelMetadata &md, int arg, int world,
+                                 int64_t tiles) {
+  const ArgSpec &a = md.args.at(arg);
+  if (a.role != Role::Scratch || a.packets.puts < 1 || a.packets.tileBytes < 1)
+    return Failure{"kernel " + md.kernel + ": '" + a.name +
+                   "' is not an LL scratch with packets"};
+  // Two flag parities: a rank's next call writes the other half, so a slow
+  // peer still polling this call's packets is not overwritten.
+  std::optional<int64_t> bytes = mul(2, a.packets.puts);
+  for (int64_t f :
+       {int64_t(world), std::max<int64_t>(tiles, 1), a.packets.tileBytes})
+    if (bytes)
+      bytes = mul(*bytes, f);
+  if (!bytes || *bytes > kMax - 15)
+    return Failure{"kernel " + md.kernel + ": the LL scratch '" + a.name +
+                   "' for " + std::to_string(tiles) + " tiles and " +
+                   std::to_string(world) + " ranks overflows 64 bits"};
+  return (*bytes + 15) / 16 * 16;
+}
+
+} // namespace dslc::contract

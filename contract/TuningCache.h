@@ -1,0 +1,95 @@
+//===- TuningCache.h - The tuning cache's format and location ---*- C++ -*-===//
+//
+// The tuner (tools/tuner) writes, and the runtime's collectives and `dslc
+// --config-from-cache` read, the best kernel and config found for one
+// collective on one machine, per size bucket (docs/tuner.md). This header
+// is the file's format (one reader, one writer), the bucket of a size and
+// where the cache lives; runtime/TuningCache.h adds the locked store.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DSLC_CONTRACT_TUNINGCACHE_H
+#define DSLC_CONTRACT_TUNINGCACHE_H
+
+#include "contract/Expected.h"
+#include "contract/KernelConfig.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dslc::contract {
+
+/// What a tuning result is for.
+struct TuningKey {
+  std::string collective; ///< all_reduce, reduce_scatter, all_gather
+  /// "<source sha256>:<kernel name>" for one kernel, "set:<name>" for the
+  /// choice among several kernels.
+  std::string kernel;
+  std::string device; ///< e.g. "NVIDIA H200"
+  std::string driver; ///< e.g. "cuda 13.0 driver, 13.0 runtime"
+  int worldSize = 0;
+  std::string dtype; ///< metadata spelling: bfloat16, float32, ...
+  int bucket = 0;    ///< sizeBucket(element count)
+
+  bool operator==(const TuningKey &o) const;
+  /// One line, for messages.
+  std::string str() const;
+};
+
+/// The best config of one kernel (part of a TuningValue).
+struct KernelChoice {
+  std::string kernel; ///< DSL kernel name
+  std::string file;   ///< DSL source file, as given to the tuner
+  std::string sha256; ///< of the source file (metadata source.sha256)
+  /// cubin path pattern ({rank}), relative to the kernel directory the
+  /// tuner compiled into (its --out / --candidates DIR)
+  std::string cubin;
+  KernelConfig config;
+  double us = 0;      ///< median graph-replay time per call
+  double eagerUs = 0; ///< median back-to-back (eager) time per call
+};
+
+struct TuningValue {
+  KernelChoice pick;                   ///< the fastest over all kernels
+  std::vector<KernelChoice> perKernel; ///< the best of each kernel given
+  double ncclUs = 0;                   ///< NCCL, graph replays, same run
+  double ncclEagerUs = 0;              ///< NCCL, back-to-back
+  int64_t size = 0;                    ///< element count measured
+  std::string date;                    ///< ISO 8601, UTC
+  std::string candidates;              ///< directory of the compiled candidates
+};
+
+struct TuningRecord {
+  TuningKey key;
+  TuningValue value;
+};
+
+/// floor(log2(count)), 0 for count <= 1: sizes 2^b .. 2^(b+1)-1 share a
+/// bucket.
+int sizeBucket(int64_t count);
+
+/// The cache directory: `dir` when not empty, else $DSLC_CACHE_DIR, else
+/// $XDG_CACHE_HOME/dslc, else $HOME/.cache/dslc; with none of those set, a
+/// failure saying which variables to set.
+Expected<std::string> cacheDir(const std::string &dir = "");
+/// The cache file in a cache directory: DIR/tuning.json.
+std::string tuningCacheFile(const std::string &dir);
+
+/// Today in ISO 8601 (UTC), e.g. 2026-11-02T10:04:05Z.
+std::string isoDateNow();
+
+using WarningHandler = std::function<void(const std::string &)>;
+
+/// Parses cache text (`origin` names the file in messages). A file that is
+/// not a cache of a version this build reads, and every entry that lacks a
+/// field or holds a bad value, is reported through `warn` and skipped; a
+/// later entry with the same key replaces an earlier one.
+std::vector<TuningRecord> parseTuningCache(const std::string &text,
+                                           const std::string &origin,
+                                           const WarningHandler &warn);
+std::string serializeTuningCache(const std::vector<TuningRecord> &records);
+
+} // namespace dslc::contract
+
+#endif // DSLC_CONTRACT_TUNINGCACHE_H

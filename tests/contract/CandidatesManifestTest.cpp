@@ -1,0 +1,86 @@
+//===- CandidatesManifestTest.cpp - The tuner's manifest.json -------------===//
+#include "contract/Candidates.h"
+
+#include <catch2/catch.hpp>
+
+using namespace dslc::contract;
+
+namespace {
+CandidatesManifest manifest() {
+  CandidatesManifest m;
+  m.collective = "all_reduce";
+  m.worldSize = 2;
+  m.dtype = "bfloat16";
+  CandidateKernel k;
+  k.name = "ll";
+  k.file = "examples/ll.py";
+  k.sha256 = std::string(64, 'b');
+  k.tunables = {Tunable::blockSize(0, 1024), Tunable::numWarps(4)};
+  k.spins = true;
+  k.floatParams = {{"a", 1}, {"out", 2}};
+  k.space = {{Tunable::blockSize(0, 1024), {512, 1024, 2048}, 1},
+             {Tunable::numWarps(4), {4, 8}, 0},
+             {Tunable::maxCtas(0), {0, 8}, 0}};
+  m.kernels = {k};
+  m.set = CandidatesManifest::setKey(m.kernels, "");
+  CompiledCandidate ok{0, {}, "ll/bs512_w4/k.r{rank}.cubin", true, ""};
+  ok.config.blockSizes = {512};
+  ok.config.numWarps = 4;
+  CompiledCandidate bad = ok;
+  bad.config.blockSizes = {2048};
+  bad.cubin = "ll/bs2048_w4/k.r{rank}.cubin";
+  bad.ok = false;
+  bad.reason = "dslc failed for rank 1 (status 1): too big";
+  m.compiled = {ok, bad};
+  return m;
+}
+} // namespace
+
+TEST_CASE("manifest: written and read back", "[contract][manifest]") {
+  CandidatesManifest m = manifest();
+  CHECK(m.set == std::string(64, 'b') + ":ll");
+  std::string text = writeCandidatesManifest(m);
+  Expected<CandidatesManifest> back = readCandidatesManifest(text, "d/m.json");
+  REQUIRE(back);
+  REQUIRE(back->kernels.size() == 1);
+  const CandidateKernel &k = back->kernels[0];
+  CHECK(k.signature("float32") == "a=float32[1],out=float32[2]");
+  REQUIRE(k.space.size() == 3);
+  CHECK(k.space[0].tunable.kind == Tunable::Kind::BlockSize);
+  CHECK(k.space[0].values == std::vector<int64_t>{512, 1024, 2048});
+  CHECK(k.space[0].defaultIndex == 1);
+  CHECK(k.space[2].tunable.kind == Tunable::Kind::MaxCtas);
+  REQUIRE(back->compiled.size() == 2);
+  CHECK(back->compiled[1].reason == m.compiled[1].reason);
+  KernelConfig want = m.compiled[0].config;
+  want.maxCtas = 16; // the grid cap needs no compile of its own
+  REQUIRE(back->find(0, want));
+  CHECK(back->find(0, want)->cubin == "ll/bs512_w4/k.r{rank}.cubin");
+  CHECK(writeCandidatesManifest(*back) == text);
+}
+
+TEST_CASE("manifest: errors name the file and the field",
+          "[contract][manifest]") {
+  auto error = [](std::string text) {
+    Expected<CandidatesManifest> m = readCandidatesManifest(text, "d/m.json");
+    REQUIRE_FALSE(m);
+    return m.error();
+  };
+  std::string text = writeCandidatesManifest(manifest());
+  auto edited = [&](const std::string &from, const std::string &to) {
+    std::string t = text;
+    size_t at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    return t.replace(at, from.size(), to);
+  };
+  CHECK(error("{}") == "d/m.json: format is not 'dslc-tuner-candidates' (not "
+                       "made by tuner compile?)");
+  CHECK(error(edited("\"version\": 2", "\"version\": 1")) ==
+        "d/m.json: version 1 is not supported: this build reads version 2 "
+        "(run tuner compile again)");
+  CHECK(error(edited("\"kernel\": \"ll\"", "\"kernel\": \"other\"")) ==
+        "d/m.json: compiled[0]: compiled entry for unknown kernel 'other'");
+  CHECK(error(edited("\"default\": 1", "\"default\": 3")) ==
+        "d/m.json: kernels[0]: space[0]: default index 3 is outside its 3 "
+        "values");
+}

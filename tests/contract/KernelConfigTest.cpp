@@ -1,0 +1,100 @@
+//===- KernelConfigTest.cpp - Configs, tunables and their limits ----------===//
+#include "contract/KernelConfig.h"
+
+#include <catch2/catch.hpp>
+
+using namespace dslc::contract;
+
+namespace {
+std::string configError(const std::string &json) {
+  Expected<KernelConfig> c = KernelConfig::fromJson(json);
+  REQUIRE_FALSE(c);
+  return c.error();
+}
+} // namespace
+
+TEST_CASE("config: the limits are one validation", "[contract][config]") {
+  CHECK(isValidBlockSize(1));
+  CHECK(isValidBlockSize(kMaxBlockSize));
+  CHECK_FALSE(isValidBlockSize(0));
+  CHECK_FALSE(isValidBlockSize(kMaxBlockSize + 1));
+  CHECK(isValidNumWarps(1));
+  CHECK(isValidNumWarps(kMaxNumWarps));
+  CHECK_FALSE(isValidNumWarps(0));
+  CHECK_FALSE(isValidNumWarps(kMaxNumWarps + 1));
+
+  KernelConfig c;
+  c.blockSizes = {1024, kMaxBlockSize};
+  c.numWarps = 0; // the kernel's default
+  CHECK(validate(c));
+  c.blockSizes.push_back(kMaxBlockSize + 1);
+  CHECK(validate(c).error() == "block_sizes[2] 1048577 is outside 1..1048576");
+  c.blockSizes = {0};
+  CHECK(validate(c).error() == "block_sizes[0] 0 is outside 1..1048576");
+  c.blockSizes = {64};
+  c.numWarps = 33;
+  CHECK(validate(c).error() == "num_warps 33 is outside 1..32");
+  c.numWarps = 4;
+  c.maxCtas = -1;
+  CHECK(validate(c).error() == "max_ctas -1 is negative (0: no cap)");
+}
+
+TEST_CASE("config: JSON both ways", "[contract][config]") {
+  Expected<KernelConfig> c = KernelConfig::fromJson(
+      R"({"block_sizes":[1024,4],"num_warps":8,"max_ctas":32,)"
+      R"("tunables":{"unroll":2}})");
+  REQUIRE(c);
+  CHECK(c->blockSizes == std::vector<int64_t>{1024, 4});
+  CHECK(c->numWarps == 8);
+  CHECK(c->maxCtas == 32);
+  CHECK(c->named.at("unroll") == 2);
+  CHECK(c->brief() == "bs=1024x4 w=8 ctas=32 unroll=2");
+  CHECK(KernelConfig{}.brief() == "default");
+  CHECK(c->toJson(/*forCompiler=*/true) ==
+        R"({"block_sizes":[1024,4],"num_warps":8,"tunables":{"unroll":2}})");
+  Expected<KernelConfig> back = KernelConfig::fromJson(c->toJson());
+  REQUIRE(back);
+  CHECK(*back == *c);
+  // The cache and the compiler refuse what the compiler cannot build.
+  CHECK(configError("{") == "config '{' is not valid JSON");
+  CHECK(configError(R"({"num_warps":64})") ==
+        "config: num_warps 64 is outside 1..32");
+  CHECK(configError(R"({"block_sizes":[2097152]})") ==
+        "config: block_sizes[0] 2097152 is outside 1..1048576");
+  CHECK(configError(R"({"block_sizes":"64"})") ==
+        "config: field 'block_sizes' must be an array");
+  CHECK(configError("[1]") == "config: a config must be a JSON object");
+}
+
+TEST_CASE("config: tunables are typed records", "[contract][config]") {
+  Tunable b = Tunable::blockSize(1, 256);
+  CHECK(b.label() == "block_sizes[1]");
+  CHECK(b.check(256));
+  CHECK(b.check(0).error() == "block_sizes[1] 0 is outside 1..1048576");
+  Tunable w = Tunable::numWarps(4);
+  CHECK(w.label() == "num_warps");
+  CHECK(w.check(64).error() == "num_warps 64 is outside 1..32");
+  Tunable m = Tunable::maxCtas(0);
+  CHECK(m.check(0));
+  CHECK_FALSE(m.check(-1));
+  Tunable n = Tunable::named("unroll", 2, {1, 2, 4});
+  CHECK(n.check(4));
+  CHECK(n.check(3).error() == "unroll 3 is not one of 1, 2, 4");
+  for (Tunable::Kind k : {Tunable::Kind::BlockSize, Tunable::Kind::NumWarps,
+                          Tunable::Kind::MaxCtas, Tunable::Kind::Named})
+    CHECK(parseTunableKind(tunableKindName(k)) == k);
+
+  KernelConfig c;
+  c.set(b, 512);
+  CHECK(c.blockSizes == std::vector<int64_t>{0, 512});
+  c.set(w, 8);
+  c.set(m, 16);
+  c.set(n, 4);
+  CHECK(c.get(b) == 512);
+  CHECK(c.get(Tunable::blockSize(0, 1)) == 0);
+  CHECK(c.get(w) == 8);
+  CHECK(c.get(m) == 16);
+  CHECK(c.get(n) == 4);
+  CHECK(b.sameSlot(Tunable::blockSize(1, 9)));
+  CHECK_FALSE(b.sameSlot(Tunable::blockSize(0, 256)));
+}

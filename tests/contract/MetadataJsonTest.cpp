@@ -1,0 +1,295 @@
+//===- MetadataJsonTest.cpp - The metadata file, written and read back ----===//
+//
+// One writer, one reader: everything the compiler can put in a metadata
+// file comes back unchanged, every role included, and everything the
+// reader refuses is refused with the file and the field named.
+//
+//===----------------------------------------------------------------------===//
+#include "contract/MetadataJson.h"
+#include "tests/contract/AbiLayout.h"
+
+#include <catch2/catch.hpp>
+
+using namespace dslc::contract;
+
+namespace {
+
+ArgSpec tensor(std::string name, DType t, int rank, Role role, Access access) {
+  ArgSpec a;
+  a.name = std::move(name);
+  a.dtype = t;
+  a.rank = rank;
+  a.role = role;
+  a.access = access;
+  return a;
+}
+
+ArgSpec scalar(std::string name, DType t) {
+  ArgSpec a;
+  a.name = std::move(name);
+  a.kind = ArgSpec::Kind::Scalar;
+  a.dtype = t;
+  a.role = Role::Scalar;
+  return a;
+}
+
+/// A kernel with a parameter of every role.
+KernelMetadata everyRole() {
+  KernelMetadata md;
+  md.kernel = "k";
+  md.sourceFile = "k.py";
+  md.sourceLine = 7;
+  md.sourceSha256 = std::string(64, 'a');
+  md.arch = "sm_90";
+  md.numWarps = 8;
+  md.spins = true;
+  md.stateBytes = 16384;
+  md.maxCtas = 4096;
+  md.worldSize = 2;
+  md.rank = 1;
+  md.multicast = "nvls";
+  md.defaultTimeoutMs = 2000;
+  md.constants = {{"my_rank", "1"}, {"group", "\"g\""}};
+  md.tunables = {Tunable::blockSize(0, 1024), Tunable::numWarps(8)};
+  ArgSpec table =
+      tensor("pad_ptrs", DType::UInt64, 1, Role::PeerTable, Access::Read);
+  table.peerTableFor = "pad";
+  ArgSpec a = tensor("a", DType::BFloat16, 1, Role::Input, Access::Read);
+  a.symmetric = true;
+  ArgSpec scratch =
+      tensor("scratch", DType::Int64, 1, Role::Scratch, Access::ReadWrite);
+  scratch.symmetric = true;
+  scratch.packets = {2, 4096};
+  md.args = {
+      table,
+      tensor("pad", DType::Int32, 2, Role::SignalPad, Access::ReadWrite),
+      a,
+      scratch,
+      tensor("staging", DType::BFloat16, 2, Role::InOut, Access::ReadWrite),
+      tensor("w", DType::Float32, 1, Role::Output, Access::Write),
+      tensor("sizes_only", DType::Int32, 1, Role::Unused, Access::None),
+      scalar("n", DType::Int64),
+      scalar("alpha", DType::Float32),
+      ArgSpec::output("out", DType::BFloat16, 1, "a")};
+  ArgSpec rank;
+  rank.name = "my_rank";
+  rank.kind = ArgSpec::Kind::Constexpr;
+  rank.role = Role::Constexpr;
+  rank.value = "1";
+  ArgSpec group = rank;
+  group.name = "group";
+  group.value.reset();
+  md.constexprs = {rank, group};
+  GridExtent g;
+  g.param = "a";
+  g.dim = 0;
+  g.add = 1;
+  g.div = 2;
+  g.block = 1024;
+  GridExtent s;
+  s.scalar = "n";
+  s.block = 4;
+  GridExtent c;
+  c.constant = 3;
+  md.grid = {g, s, c};
+  md.constraints = {{"pad", 1, "==", int64_t(2)}, {"pad", 0, ">=", NumTiles{}}};
+  md.abi = dslc::test::abiLayout(md);
+  return md;
+}
+
+std::string readError(const std::string &text) {
+  Expected<KernelMetadata> md = readMetadata(text, "t.json");
+  REQUIRE_FALSE(md);
+  return md.error();
+}
+
+/// everyRole() written, with `edit` applied to the text's first match.
+std::string edited(const std::string &from, const std::string &to) {
+  std::string text = writeMetadata(everyRole());
+  size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+} // namespace
+
+TEST_CASE("metadata: what is written is read back unchanged",
+          "[contract][metadata]") {
+  KernelMetadata want = everyRole();
+  std::string text = writeMetadata(want);
+  Expected<KernelMetadata> got = readMetadata(text, "t.json");
+  REQUIRE(got);
+  CHECK(got->origin == "t.json");
+  CHECK(got->version == kMetadataVersion);
+  CHECK(got->entry == "k");
+  CHECK(got->threadsPerCta() == 256);
+  CHECK(got->sourceSha256 == want.sourceSha256);
+  CHECK(got->maxCtas == want.maxCtas);
+  CHECK(got->defaultTimeoutMs == want.defaultTimeoutMs);
+  CHECK(got->constants == want.constants);
+  REQUIRE(got->tunables.size() == 2);
+  CHECK(got->tunables[0].kind == Tunable::Kind::BlockSize);
+  CHECK(got->tunables[0].value == 1024);
+  CHECK(got->tunables[0].max == kMaxBlockSize);
+  REQUIRE(got->args.size() == want.args.size());
+  for (size_t i = 0; i < want.args.size(); ++i) {
+    INFO(want.args[i].name);
+    CHECK(got->args[i].name == want.args[i].name);
+    CHECK(got->args[i].kind == want.args[i].kind);
+    CHECK(got->args[i].role == want.args[i].role);
+    CHECK(got->args[i].access == want.args[i].access);
+    CHECK(got->args[i].dtype == want.args[i].dtype);
+    CHECK(got->args[i].rank == want.args[i].rank);
+    CHECK(got->args[i].symmetric == want.args[i].symmetric);
+    CHECK(got->args[i].peerTableFor == want.args[i].peerTableFor);
+    CHECK(got->args[i].packets == want.args[i].packets);
+    CHECK(got->args[i].isOutput == want.args[i].isOutput);
+    CHECK(got->args[i].like == want.args[i].like);
+  }
+  REQUIRE(got->constexprs.size() == 2);
+  CHECK(got->constexprs[0].value == std::optional<std::string>("1"));
+  CHECK_FALSE(got->constexprs[1].value);
+  REQUIRE(got->grid.size() == 3);
+  CHECK(got->grid[0].param == std::optional<std::string>("a"));
+  CHECK(got->grid[0].add == 1);
+  CHECK(got->grid[0].div == 2);
+  CHECK(got->grid[1].scalar == std::optional<std::string>("n"));
+  CHECK(got->grid[2].constant == std::optional<int64_t>(3));
+  REQUIRE(got->constraints.size() == 2);
+  CHECK(got->constraints[1].isNumTiles());
+  REQUIRE(got->abi.size() == want.abi.size());
+  for (size_t i = 0; i < want.abi.size(); ++i) {
+    CHECK(got->abi[i].name == want.abi[i].name);
+    CHECK(got->abi[i].kind == want.abi[i].kind);
+    CHECK(got->abi[i].type == want.abi[i].type);
+    CHECK(got->abi[i].dim == want.abi[i].dim);
+    CHECK(got->abi[i].arg ==
+          (isHidden(want.abi[i].kind) ? -1 : got->findArg(want.abi[i].param)));
+  }
+  // Writing what was read gives the same file.
+  CHECK(writeMetadata(*got) == text);
+}
+
+TEST_CASE("metadata: every role has one spelling", "[contract][metadata]") {
+  for (Role r : {Role::Input, Role::Output, Role::InOut, Role::Scratch,
+                 Role::SignalPad, Role::PeerTable, Role::Scalar,
+                 Role::Constexpr, Role::Unused, Role::Peers}) {
+    INFO(roleName(r));
+    CHECK(parseRole(roleName(r)) == r);
+  }
+  CHECK_FALSE(parseRole("pad"));
+  // A parameter's role is never the implicit peer table of a symmetric one.
+  CHECK(readError(edited("\"role\": \"unused\"", "\"role\": \"peers\"")) ==
+        "metadata t.json: params[6] 'sizes_only': unknown role 'peers' "
+        "(input, output, inout, scratch, signal_pad, peer_table, scalar, "
+        "constexpr or unused)");
+}
+
+TEST_CASE("metadata: another version is refused, naming both versions and "
+          "the file",
+          "[contract][metadata]") {
+  for (int v : {1, 3}) {
+    std::string text =
+        edited("\"version\": 2", "\"version\": " + std::to_string(v));
+    CHECK(readError(text) ==
+          "metadata t.json: version " + std::to_string(v) +
+              " is not supported: this build reads version 2 (compile the "
+              "kernel again with this dslc)");
+  }
+  CHECK(readError(edited("\"dslc-kernel\"", "\"other\"")) ==
+        "metadata t.json: format is 'other', expected 'dslc-kernel'");
+}
+
+TEST_CASE("metadata: roles must agree with what the kernel does",
+          "[contract][metadata]") {
+  CHECK(readError(edited("\"role\": \"input\"", "\"role\": \"inout\"")) ==
+        "metadata t.json: params[2] 'a': role 'inout' needs access "
+        "'readwrite', not 'read'");
+  CHECK(readError(edited("\"peer_table_for\": \"pad\"",
+                         "\"peer_table_for\": \"pad_ptrs\"")) ==
+        "metadata t.json: params 'pad_ptrs': peer_table_for 'pad_ptrs' names "
+        "no other tensor argument");
+  CHECK(readError(edited("\"role\": \"signal_pad\"",
+                         "\"role\": \"signal_pad\", \"peer_table_for\": "
+                         "\"a\"")) ==
+        "metadata t.json: params[1] 'pad': 'peer_table_for' needs role "
+        "'peer_table'");
+  CHECK(readError(edited("\"packets\"", "\"packetz\"")) ==
+        "metadata t.json: params[3] 'scratch': missing field 'packets'");
+  CHECK(readError(edited("\"dtype\": \"uint64\"", "\"dtype\": \"int64\"")) ==
+        "metadata t.json: params[0] 'pad_ptrs': a peer table must be a "
+        "uint64 tensor of rank 1");
+  CHECK(readError(edited("\"role\": \"scalar\",\n      \"dtype\": "
+                         "\"float32\"",
+                         "\"role\": \"scalar\",\n      \"dtype\": "
+                         "\"float64\"")) ==
+        "metadata t.json: params[8] 'alpha': a scalar is int64 or float32 "
+        "(the ABI passes i64 and f32), not float64");
+}
+
+TEST_CASE("metadata: the ABI slots are checked against the parameters",
+          "[contract][metadata]") {
+  CHECK(readError(edited("\"kind\": \"size\",\n      \"param\": \"pad\",\n"
+                         "      \"dim\": 1",
+                         "\"kind\": \"size\",\n      \"param\": \"pad\",\n"
+                         "      \"dim\": 2")) ==
+        "metadata t.json: abi[4] 'pad.size1': dimension 2 but 'pad' has "
+        "rank 2");
+  CHECK(readError(edited("\"name\": \"a.peers\",\n      \"type\": \"ptr\"",
+                         "\"name\": \"a.peers\",\n      \"type\": \"i64\"")) ==
+        "metadata t.json: abi[7] 'a.peers': type is 'i64', expected 'ptr'");
+  CHECK(readError(edited("\"param\": \"n\"", "\"param\": \"m\"")) ==
+        "metadata t.json: abi[18] 'n': names no parameter or output ('m')");
+  CHECK(readError(edited("\"name\": \"__dslc_state\"",
+                         "\"name\": \"__dslc_stat\"")) ==
+        "metadata t.json: abi[24] '__dslc_stat': a slot of kind 'state' must "
+        "be named '__dslc_state'");
+  CHECK(readError(edited("\"kind\": \"state\"", "\"kind\": \"error\"")) ==
+        "metadata t.json: abi[24] '__dslc_state': a slot of kind 'error' "
+        "must be named '__dslc_error'");
+  CHECK(readError(edited("\"name\": \"a.peers\",\n      \"type\": \"ptr\",\n"
+                         "      \"kind\": \"peers\"",
+                         "\"name\": \"a.size0\",\n      \"type\": \"i64\",\n"
+                         "      \"kind\": \"size\", \"dim\": 0")) ==
+        "metadata t.json: abi[7]: duplicate slot 'a.size0'");
+  KernelMetadata md = everyRole();
+  md.abi.erase(md.abi.begin() + 3); // pad.size0
+  Expected<KernelMetadata> r = readMetadata(writeMetadata(md), "t.json");
+  REQUIRE_FALSE(r);
+  CHECK(r.error() == "metadata t.json: abi has no slot for size 0 of 'pad' "
+                     "(expected 'pad.size0')");
+  md = everyRole();
+  md.abi.pop_back();
+  r = readMetadata(writeMetadata(md), "t.json");
+  REQUIRE_FALSE(r);
+  CHECK(r.error() == "metadata t.json: abi lacks the hidden slot "
+                     "'__dslc_state'");
+}
+
+TEST_CASE("metadata: malformed files name the field", "[contract][metadata]") {
+  CHECK(readError("[1]") == "metadata t.json: top level is not an object");
+  CHECK_THAT(readError("{"), Catch::StartsWith("metadata t.json: not valid "
+                                               "JSON"));
+  CHECK(readError(edited("\"num_warps\": 8", "\"num_warps\": 64")) ==
+        "metadata t.json: num_warps 64 is outside 1..32");
+  CHECK(readError(
+            edited("\"threads_per_cta\": 256", "\"threads_per_cta\": 512")) ==
+        "metadata t.json: threads_per_cta 512 is not 32 x num_warps 8");
+  CHECK(readError(edited("\"rank\": 1,", "\"rank\": 2,")) ==
+        "metadata t.json: rank 2 is outside the world size");
+  CHECK(readError(edited("\"op\": \"==\"", "\"op\": \"~\"")) ==
+        "metadata t.json: constraints[0]: unknown op '~'");
+  CHECK(readError(edited("\"div\": 2", "\"div\": 0")) ==
+        "metadata t.json: grid.tiles[0]: extent: div 0 is not positive");
+  CHECK(readError(edited("\"value\": 1024", "\"value\": 2097152")) ==
+        "metadata t.json: tunables[0]: block_sizes[0] 2097152 is outside "
+        "1..1048576");
+  CHECK(readError(edited("\"dtype\": \"int32\"", "\"dtype\": \"complex\"")) ==
+        "metadata t.json: params[1] 'pad': unknown dtype 'complex'");
+}
+
+TEST_CASE("metadata: unknown keys are ignored", "[contract][metadata]") {
+  std::string text =
+      edited("\"kernel\": \"k\"", "\"kernel\": \"k\", \"future\": {\"x\": 1}");
+  CHECK(readMetadata(text, "t.json"));
+}
