@@ -37,6 +37,10 @@ inline constexpr int64_t kMaxPerThreadWork = 16384;
 /// two-shot); 30 nested `range(2)` ran past 20 s and 2 GB.
 inline constexpr int64_t kMaxGeneratedStatements = 1 << 16;
 
+/// CTAs of a grid whose extents are constants (a tensor-sized grid is
+/// checked by the runtime at launch): CUDA's largest grid.x.
+inline constexpr int64_t kMaxGridCtas = (int64_t(1) << 31) - 1;
+
 } // namespace dslc
 
 #endif // DSLC_COMPILER_LIMITS_H

@@ -1,5 +1,6 @@
 //===- GenLoops.cpp - for loops: hl.tile, hl.grid, range, tuples ----------===//
 
+#include "compiler/Limits.h"
 #include "compiler/MLIRGen/Generator.h"
 
 #include "dialects/Comm/CommDialect.h"
@@ -7,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
@@ -395,10 +397,21 @@ LogicalResult Generator::genGridLoop(const ast::ForStmt &s,
   builder.setInsertionPointToStart(body);
   tile::YieldOp::create(builder, l);
   builder.setInsertionPointToStart(body);
+  int64_t constantCtas = 1; // of the dimensions with constant extents
   for (const TileDim &d : dims) {
     FailureOr<GridExtent> ge = gridExtent(d);
     if (failed(ge))
       return failure();
+    if (ge->constant) {
+      int64_t tiles = *ge->constant / d.block + (*ge->constant % d.block != 0);
+      if (llvm::MulOverflow(constantCtas, tiles, constantCtas) ||
+          constantCtas > kMaxGridCtas)
+        return error(d.extentExpr->getRange(),
+                     "the grid has more than " + std::to_string(kMaxGridCtas) +
+                         " CTAs (CUDA's largest grid): an extent of " +
+                         std::to_string(*ge->constant) + " in blocks of " +
+                         std::to_string(d.block));
+    }
     desc.grid.push_back(*ge);
   }
   scopes.emplace_back();

@@ -38,3 +38,11 @@ def slot_outside(pad: torch.Tensor[torch.int32, 2], x: torch.Tensor[torch.float3
 def negative_grid(x: torch.Tensor[torch.float32, 1]):
     for g in hl.grid(-1):
         pass
+
+
+@helion.kernel(config=helion.Config(block_sizes=[64], num_warps=4))
+def huge_grid(x: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
+    out = torch.empty_like(x)
+    for t in hl.tile(9223372036854775807):
+        out[t] = x[t]
+    return out
