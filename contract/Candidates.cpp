@@ -80,6 +80,13 @@ CandidatesManifest manifestFromJson(const FieldReader &r, const json &j) {
   m.worldSize = static_cast<int>(r.integer(j, "world_size", ""));
   m.dtype = r.str(j, "dtype", "");
   m.set = r.str(j, "set", "");
+  if (j.contains("reference")) {
+    const json &ref = r.object(j, "reference", "");
+    m.reference = r.str(ref, "name", "reference: ");
+    m.referenceCubin = r.str(ref, "cubin", "reference: ");
+  }
+  if (m.collective.empty() && m.reference.empty())
+    r.fail("", "names neither a collective nor a reference");
   const json &kernels = r.array(j, "kernels", "");
   for (size_t i = 0; i < kernels.size(); ++i)
     m.kernels.push_back(
@@ -155,6 +162,8 @@ std::string writeCandidatesManifest(const CandidatesManifest &m) {
          {"collective", m.collective}, {"world_size", m.worldSize},
          {"dtype", m.dtype},           {"set", m.set},
          {"kernels", kernels},         {"compiled", compiled}};
+  if (!m.reference.empty())
+    j["reference"] = {{"name", m.reference}, {"cubin", m.referenceCubin}};
   return j.dump(1) + "\n";
 }
 

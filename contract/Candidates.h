@@ -50,7 +50,12 @@ struct CompiledCandidate {
 };
 
 struct CandidatesManifest {
+  /// The collective the kernels implement; empty for kernels checked
+  /// against a reference (below).
   std::string collective = "all_reduce";
+  /// A DSL reference ("FILE.py:NAME") and its cubin (relative to DIR),
+  /// compiled for the manifest's world size; empty for collectives.
+  std::string reference, referenceCubin;
   int worldSize = 2;
   std::string dtype = "bfloat16";
   std::string set; ///< the tuning cache key's kernel field

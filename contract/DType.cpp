@@ -25,6 +25,8 @@ constexpr Entry kTypes[] = {
     {DType::Int64, "int64", "i64", 8},
     {DType::UInt64, "uint64", "u64", 8},
     {DType::Bool, "bool", "b8", 1},
+    {DType::Float8E4M3FN, "float8_e4m3fn", "f8e4m3", 1},
+    {DType::Float8E5M2, "float8_e5m2", "f8e5m2", 1},
 };
 } // namespace
 
@@ -48,7 +50,20 @@ std::optional<DType> parseDType(const std::string &raw) {
     return DType::Float32;
   if (name == "double")
     return DType::Float64;
+  if (name == "short")
+    return DType::Int16;
+  if (name == "int")
+    return DType::Int32;
+  if (name == "long")
+    return DType::Int64;
   return std::nullopt;
+}
+
+std::string dtypeNameList() {
+  std::string names;
+  for (const Entry &e : kTypes)
+    names += (names.empty() ? "" : " ") + std::string(e.name);
+  return names;
 }
 
 size_t dtypeSize(DType t) {

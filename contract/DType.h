@@ -27,13 +27,18 @@ enum class DType {
   Int64,
   UInt64,
   Bool,
+  Float8E4M3FN, ///< fp8 storage types: loaded, stored, converted
+  Float8E5M2,
 };
 
 /// The metadata spelling ("bfloat16", "int32", ...).
 const char *dtypeName(DType t);
-/// Parses a metadata spelling; also accepts "torch." prefixes and the
-/// short names bf16/f16/f32/f64/i8/u8/i16/i32/u32/i64/u64.
+/// Parses a metadata spelling; also accepts "torch." prefixes, the short
+/// names bf16/f16/f32/f64/i8/u8/i16/i32/u32/i64/u64/f8e4m3/f8e5m2 and
+/// torch's aliases half, float, double, short, int (int32), long (int64).
 std::optional<DType> parseDType(const std::string &name);
+/// The metadata spellings, space-separated (for messages).
+std::string dtypeNameList();
 size_t dtypeSize(DType t);
 /// bfloat16, float16, float32 or float64.
 bool isFloating(DType t);

@@ -46,22 +46,25 @@ json recordToJson(const TuningRecord &r) {
   json per = json::array();
   for (const KernelChoice &c : v.perKernel)
     per.push_back(choiceToJson(c));
-  return json{{"key",
-               {{"collective", k.collective},
-                {"kernel", k.kernel},
-                {"device", k.device},
-                {"driver", k.driver},
-                {"world_size", k.worldSize},
-                {"dtype", k.dtype},
-                {"bucket", k.bucket}}},
-              {"value",
-               {{"pick", choiceToJson(v.pick)},
-                {"per_kernel", per},
-                {"nccl_us", v.ncclUs},
-                {"nccl_eager_us", v.ncclEagerUs},
-                {"size", v.size},
-                {"date", v.date},
-                {"candidates", v.candidates}}}};
+  json out{{"key",
+            {{"collective", k.collective},
+             {"kernel", k.kernel},
+             {"device", k.device},
+             {"driver", k.driver},
+             {"world_size", k.worldSize},
+             {"dtype", k.dtype},
+             {"bucket", k.bucket}}},
+           {"value",
+            {{"pick", choiceToJson(v.pick)},
+             {"per_kernel", per},
+             {"nccl_us", v.ncclUs},
+             {"nccl_eager_us", v.ncclEagerUs},
+             {"size", v.size},
+             {"date", v.date},
+             {"candidates", v.candidates}}}};
+  if (!k.shape.empty())
+    out["key"]["shape"] = k.shape;
+  return out;
 }
 
 TuningRecord recordFromJson(const FieldReader &r, const json &j) {
@@ -76,6 +79,7 @@ TuningRecord recordFromJson(const FieldReader &r, const json &j) {
   rec.key.worldSize = static_cast<int>(r.integer(k, "world_size", "key: "));
   rec.key.dtype = r.str(k, "dtype", "key: ");
   rec.key.bucket = static_cast<int>(r.integer(k, "bucket", "key: "));
+  rec.key.shape = r.strOr(k, "shape", "", "key: ");
   const json &v = r.object(j, "value", "");
   rec.value.pick =
       choiceFromJson(r, r.need(v, "pick", "value: "), "value.pick: ");
@@ -97,13 +101,14 @@ TuningRecord recordFromJson(const FieldReader &r, const json &j) {
 bool TuningKey::operator==(const TuningKey &o) const {
   return collective == o.collective && kernel == o.kernel &&
          device == o.device && driver == o.driver && worldSize == o.worldSize &&
-         dtype == o.dtype && bucket == o.bucket;
+         dtype == o.dtype && bucket == o.bucket && shape == o.shape;
 }
 
 std::string TuningKey::str() const {
-  return collective + " " + kernel + " on " + std::to_string(worldSize) + "x " +
-         device + " (" + driver + "), " + dtype + ", bucket 2^" +
-         std::to_string(bucket);
+  return (collective.empty() ? std::string("kernel") : collective) + " " +
+         kernel + " on " + std::to_string(worldSize) + "x " + device + " (" +
+         driver + "), " + dtype + ", bucket 2^" + std::to_string(bucket) +
+         (shape.empty() ? "" : ", shape " + shape);
 }
 
 int sizeBucket(int64_t count) {
@@ -198,6 +203,18 @@ std::string serializeTuningCache(const std::vector<TuningRecord> &records) {
     entries.push_back(recordToJson(r));
   json j{{"format", kFormat}, {"version", kVersion}, {"entries", entries}};
   return j.dump(1) + "\n";
+}
+
+std::string
+shapeKey(const std::map<std::string, std::vector<int64_t>> &shapes) {
+  std::string s;
+  for (const auto &[name, dims] : shapes) {
+    s += (s.empty() ? "" : ",") + name + "=";
+    for (size_t d = 0; d < dims.size(); ++d)
+      s += (d ? "x" : "") + std::string("b") +
+           std::to_string(sizeBucket(dims[d]));
+  }
+  return s;
 }
 
 } // namespace dslc::contract

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct TuningKey {
   int worldSize = 0;
   std::string dtype; ///< metadata spelling: bfloat16, float32, ...
   int bucket = 0;    ///< sizeBucket(element count)
+  /// Kernels tuned per problem shape (not a collective's N): shapeKey()
+  /// of the tensors' shapes; empty for collectives.
+  std::string shape;
 
   bool operator==(const TuningKey &o) const;
   /// One line, for messages.
@@ -68,6 +72,11 @@ struct TuningRecord {
 /// floor(log2(count)), 0 for count <= 1: sizes 2^b .. 2^(b+1)-1 share a
 /// bucket.
 int sizeBucket(int64_t count);
+
+/// The shape part of a key: each tensor's extents by their sizeBucket, in
+/// name order: {"x": {4, 8192}, "w": {8192}} -> "w=b13,x=b2xb13". Shapes
+/// whose extents share buckets share a result, as sizes do.
+std::string shapeKey(const std::map<std::string, std::vector<int64_t>> &shapes);
 
 /// The cache directory: `dir` when not empty, else $DSLC_CACHE_DIR, else
 /// $XDG_CACHE_HOME/dslc, else $HOME/.cache/dslc; with none of those set, a

@@ -135,6 +135,8 @@ ncclDataType_t ncclType(DType t) {
   case DType::UInt64:
     return ncclUint64;
   case DType::Int16:
+  case DType::Float8E4M3FN:
+  case DType::Float8E5M2:
     break;
   }
   raise(ErrorCode::InvalidArgument,

@@ -8,6 +8,7 @@ packages=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libzstd-dev zlib1g-dev
   libfmt-dev catch2 nlohmann-json3-dev
+  libcli11-dev # the command lines of dslrun and tuner (tooling/support/Cli.h)
   gnuplot-nox  # scripts/plot-bench.py (PNG of benchmark CSVs)
 )
 

@@ -17,6 +17,12 @@ config.environment["FILECHECK_OPTS"] = "--dump-input=fail"
 
 tool_dirs = [config.dslc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["dslc", "dslc-opt", "dslc-translate", "FileCheck", "not", "count"], tool_dirs)
+# The runtime's tools (built with a CUDA toolkit): tests of their command
+# lines and of what they check before any GPU work.
+for tool in ["dslrun", "tuner"]:
+    if os.path.exists(os.path.join(config.dslc_tools_dir, tool)):
+        config.available_features.add(tool)
+        llvm_config.add_tool_substitutions([tool], [config.dslc_tools_dir])
 config.substitutions.append(("%examples", os.path.join(config.dslc_src_root, "examples")))
 config.substitutions.append(("%python", "python3"))
 

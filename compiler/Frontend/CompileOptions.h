@@ -44,6 +44,7 @@ struct ParamSignature {
   unsigned rank = 0;
 };
 
+
 struct CompileOptions {
   /// -D NAME=VALUE, as written (VALUE is a Python literal: 2, 1.5, True,
   /// "s"); the last -D for a NAME wins.

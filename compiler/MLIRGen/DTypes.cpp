@@ -2,25 +2,15 @@
 
 #include "compiler/MLIRGen/Generator.h"
 
+#include "contract/DType.h"
+
 using namespace mlir;
 
 namespace dslc::mlirgen {
 
 std::optional<std::string> canonicalDType(llvm::StringRef name) {
-  static const std::pair<const char *, const char *> aliases[] = {
-      {"bfloat16", "bfloat16"}, {"bf16", "bfloat16"}, {"float16", "float16"},
-      {"half", "float16"},      {"f16", "float16"},   {"float32", "float32"},
-      {"float", "float32"},     {"f32", "float32"},   {"float64", "float64"},
-      {"double", "float64"},    {"f64", "float64"},   {"int8", "int8"},
-      {"i8", "int8"},           {"uint8", "uint8"},   {"u8", "uint8"},
-      {"int16", "int16"},       {"i16", "int16"},     {"int32", "int32"},
-      {"i32", "int32"},         {"int", "int64"},     {"uint32", "uint32"},
-      {"u32", "uint32"},        {"int64", "int64"},   {"i64", "int64"},
-      {"long", "int64"},        {"uint64", "uint64"}, {"u64", "uint64"},
-      {"bool", "bool"}};
-  for (auto [alias, canon] : aliases)
-    if (name == alias)
-      return std::string(canon);
+  if (std::optional<contract::DType> t = contract::parseDType(name.str()))
+    return std::string(contract::dtypeName(*t));
   return std::nullopt;
 }
 
@@ -33,10 +23,18 @@ std::string typeToDType(Type t) {
     return "float32";
   if (t.isF64())
     return "float64";
+  if (isa<Float8E4M3FNType>(t))
+    return "float8_e4m3fn";
+  if (isa<Float8E5M2Type>(t))
+    return "float8_e5m2";
+  if (t.isIndex())
+    return "int64";
   if (t.isInteger(1))
     return "bool";
   return "int" + std::to_string(t.getIntOrFloatBitWidth());
 }
+
+bool isFP8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
 
 Type dtypeToType(MLIRContext *ctx, llvm::StringRef dtype) {
   Builder b(ctx);
@@ -48,6 +46,10 @@ Type dtypeToType(MLIRContext *ctx, llvm::StringRef dtype) {
     return b.getF32Type();
   if (dtype == "float64")
     return b.getF64Type();
+  if (dtype == "float8_e4m3fn")
+    return Float8E4M3FNType::get(ctx);
+  if (dtype == "float8_e5m2")
+    return Float8E5M2Type::get(ctx);
   if (dtype == "int8" || dtype == "uint8")
     return b.getI8Type();
   if (dtype == "int16")

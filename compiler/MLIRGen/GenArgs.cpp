@@ -121,4 +121,30 @@ FailureOr<bool> Generator::boolKeyword(const ast::CallExpr &e,
   return v->intValue != 0;
 }
 
+FailureOr<std::string> Generator::dtypeValue(const ast::Expr &e) {
+  Result v = genExpr(e);
+  if (failed(v))
+    return failure();
+  if (v->kind == SemValue::Kind::DType)
+    return v->text;
+  if (v->kind == SemValue::Kind::Module &&
+      llvm::StringRef(v->text).starts_with("torch."))
+    return error(e.getRange(), "unknown dtype '" + v->text +
+                                   "' (torch.bfloat16, torch.float16, "
+                                   "torch.float32, torch.int32, "
+                                   "torch.float8_e4m3fn, ...)");
+  return error(e.getRange(), std::string("expected a dtype (torch.float32, "
+                                         "x.dtype, ...), got ") +
+                                 kindName(v->kind));
+}
+
+FailureOr<std::string> Generator::dtypeArgument(const ast::CallExpr &e,
+                                                size_t position,
+                                                const std::string &dflt) {
+  const ast::Expr *x = argument(e, position, "dtype");
+  if (!x)
+    return dflt;
+  return dtypeValue(*x);
+}
+
 } // namespace dslc::mlirgen

@@ -23,6 +23,8 @@ Result Generator::genRemoteTensors(const ast::CallExpr &e) {
   if (!peers)
     return fail(arg->getRange(),
                 "get_remote_tensors takes a tensor parameter of the kernel");
+  if (!desc.worldSize && !reportedUnbound.insert("world_size").second)
+    return failure();
   if (!desc.worldSize)
     return fail(e.getRange(),
                 "get_remote_tensors needs the world size at compile time: "
@@ -107,7 +109,7 @@ Result Generator::genLoadReduce(const ast::CallExpr &e, const SemValue &stack,
                     "and " +
                     std::to_string(rank) + " indices, got " +
                     std::to_string(rest.size()));
-  auto access = accessOfList(rank, rest, sub.getIndex());
+  auto access = accessOfList(stack, rest, sub.getIndex());
   if (failed(access))
     return failure();
   auto mode = options.multicast == MulticastMode::NVLS
@@ -176,10 +178,7 @@ Result Generator::genPacket(const ast::CallExpr &e, bool isPut) {
     return failure();
   int64_t packet = 16;
   if (const ast::Expr *p = keyword(e, "packet")) {
-    Result pv = genExpr(*p);
-    if (failed(pv))
-      return failure();
-    auto c = toConstInt(*pv, *p, "the packet size");
+    auto c = constIntOf(*p, "the packet size");
     if (failed(c))
       return failure();
     if (*c != 8 && *c != 16)
@@ -203,16 +202,10 @@ Result Generator::genPacket(const ast::CallExpr &e, bool isPut) {
                           *flag, uint64_t(packet));
     return SemValue::none();
   }
-  std::string dtype = "float32";
-  if (const ast::Expr *dt = keyword(e, "dtype")) {
-    Result d = genExpr(*dt);
-    if (failed(d))
-      return failure();
-    if (d->kind != SemValue::Kind::DType)
-      return fail(dt->getRange(), "dtype must be a torch dtype");
-    dtype = d->text;
-  }
-  auto type = tileShapeOf(*shapeArg, dtypeToType(&ctx, dtype));
+  auto dtype = dtypeArgument(e, ~size_t(0), "float32");
+  if (failed(dtype))
+    return failure();
+  auto type = tileShapeOf(*shapeArg, dtypeToType(&ctx, *dtype));
   if (failed(type))
     return failure();
   if (auto problem = comm::packetTileProblem(*type, packet))

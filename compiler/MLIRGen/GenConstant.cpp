@@ -29,14 +29,30 @@ FailureOr<Value> Generator::toIndex(const SemValue &v, const ast::Expr &where) {
                                               builder.getIndexType(), v.value));
     break;
   case SemValue::Kind::Unbound:
-    return error(where.getRange(), "constexpr '" + v.text +
-                                       "' has no value: pass -D " + v.text +
-                                       "=VALUE");
+    return unboundError(v, where.getRange());
   default:
     break;
   }
   return error(where.getRange(),
                std::string("expected an integer, got ") + kindName(v.kind));
+}
+
+FailureOr<int64_t> Generator::constIntOf(const ast::Expr &x,
+                                         const std::string &what) {
+  Result v = genExpr(x);
+  if (failed(v))
+    return failure();
+  return toConstInt(*v, x, what);
+}
+
+LogicalResult Generator::unboundError(const SemValue &v, SourceRange where,
+                                      const std::string &what) {
+  if (!reportedUnbound.insert(v.text).second)
+    return failure();
+  std::string head = what.empty() ? "constexpr '" + v.text + "' has no value"
+                                  : what + " needs constexpr '" + v.text +
+                                        "', which has no value";
+  return error(where, head + ": pass -D " + v.text + "=VALUE");
 }
 
 FailureOr<int64_t> Generator::toConstInt(const SemValue &v,
@@ -45,9 +61,7 @@ FailureOr<int64_t> Generator::toConstInt(const SemValue &v,
   if (v.kind == SemValue::Kind::Int)
     return v.intValue;
   if (v.kind == SemValue::Kind::Unbound)
-    return error(where.getRange(), what + " needs constexpr '" + v.text +
-                                       "', which has no value: pass -D " +
-                                       v.text + "=VALUE");
+    return unboundError(v, where.getRange(), what);
   return error(where.getRange(),
                what + " must be a compile-time integer, got " +
                    kindName(v.kind) +
@@ -85,9 +99,9 @@ FailureOr<SemValue> Generator::defineValue(const std::string &name,
     v.text = *dtype;
     return v;
   }
-  diags.error(where, "-D " + name + "=" + text +
-                         ": value must be an integer, float, True/False, a "
-                         "quoted string or a dtype");
+  diags->error(where, "-D " + name + "=" + text +
+                          ": value must be an integer, float, True/False, a "
+                          "quoted string or a dtype");
   return failure();
 }
 
@@ -123,6 +137,10 @@ Result Generator::genSpecialize(const ast::CallExpr &e) {
   }
   if (!text && varName == "world_size" && options.worldSize)
     text = std::to_string(*options.worldSize);
+  // A missing world size is one mistake, however many uses need it.
+  if (!text && varName == "world_size" &&
+      !reportedUnbound.insert("world_size").second)
+    return failure();
   if (!text)
     return fail(e.getRange(),
                 "hl.specialize(" + (varName.empty() ? dimKey : varName) +
@@ -244,6 +262,44 @@ std::optional<Result> Generator::foldIntegers(ast::BinaryOp op, int64_t a,
   case BO::MatMul:
     return fail(where.getRange(),
                 "operator '@' (matrix product) is not defined on integers");
+  }
+  return std::nullopt;
+}
+
+std::optional<Result> Generator::foldNumbers(ast::BinaryOp op,
+                                             const SemValue &lhs,
+                                             const SemValue &rhs,
+                                             const ast::Expr &where) {
+  using BO = ast::BinaryOp;
+  auto value = [](const SemValue &v) {
+    return v.kind == SemValue::Kind::Int ? double(v.intValue) : v.floatValue;
+  };
+  double a = value(lhs), b = value(rhs);
+  SemValue r = SemValue::ofKind(SemValue::Kind::Float);
+  switch (op) {
+  case BO::Add:
+    r.floatValue = a + b;
+    return r;
+  case BO::Sub:
+    r.floatValue = a - b;
+    return r;
+  case BO::Mul:
+    r.floatValue = a * b;
+    return r;
+  case BO::Pow:
+    r.floatValue = std::pow(a, b);
+    return r;
+  case BO::Div:
+  case BO::FloorDiv:
+  case BO::Mod:
+    if (b == 0)
+      return fail(where.getRange(), "division by zero");
+    r.floatValue = op == BO::Div        ? a / b
+                   : op == BO::FloorDiv ? std::floor(a / b)
+                                        : a - std::floor(a / b) * b;
+    return r;
+  default:
+    return std::nullopt;
   }
   return std::nullopt;
 }

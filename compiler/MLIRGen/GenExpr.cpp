@@ -79,11 +79,30 @@ Result Generator::genSequence(const ast::ExprList &elements) {
   return t;
 }
 
+/// Names that are modules unless a kernel binds them.
+static const char *const kModules[] = {"torch", "hl", "helion", "dslc", "math"};
+
+bool Generator::isModulePath(const std::string &dotted) {
+  std::string first = dotted.substr(0, dotted.find('.'));
+  if (lookup(first))
+    return false;
+  if (llvm::is_contained(kModules, first))
+    return true;
+  for (const ast::StmtPtr &s : module.getBody())
+    if (auto *imp = ast::dyn_cast<ast::ImportStmt>(s.get()))
+      for (const ast::ImportAlias &a : imp->getNames())
+        if ((a.asName.empty() ? a.name : a.asName) == first)
+          return true;
+  return false;
+}
+
 Result Generator::genName(const ast::NameExpr &e) {
-  if (SemValue *v = lookup(e.getName()))
+  if (SemValue *v = lookup(e.getName())) {
+    if (v->kind == SemValue::Kind::Poison)
+      return failure(); // its definition's error is reported
     return *v;
-  static const char *modules[] = {"torch", "hl", "helion", "dslc", "math"};
-  for (const char *m : modules)
+  }
+  for (const char *m : kModules)
     if (e.getName() == m) {
       SemValue v = SemValue::ofKind(SemValue::Kind::Module);
       v.text = m;
@@ -169,11 +188,10 @@ Result Generator::genRefAttribute(const ast::AttributeExpr &e,
         return fail(e.getRange(), "shape of a stack tensor");
       unsigned rank = cast<tile::RefType>(base.value.getType()).getRank();
       for (unsigned d = 0; d < rank; ++d) {
-        SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
-        s.value = tile::DimOp::create(builder, l, builder.getIndexType(),
-                                      base.value, uint64_t(d));
-        s.origin = ScalarOrigin{base.text, d};
-        tuple.elements.push_back(s);
+        Result s = tensorSize(base, d, e);
+        if (failed(s))
+          return failure();
+        tuple.elements.push_back(*s);
       }
       return tuple;
     }
@@ -185,7 +203,17 @@ Result Generator::genRefAttribute(const ast::AttributeExpr &e,
 Result Generator::genTileAttribute(const ast::AttributeExpr &e,
                                    const SemValue &base) {
   const std::string &name = e.getName();
-  mlir::Location l = loc(e);
+  if (name != "id" && name != "begin" && name != "end" &&
+      name != "block_size" && name != "index")
+    return fail(e.getNameRange(),
+                "tiles have .id, .begin, .end, .block_size and .index, not '" +
+                    name + "'");
+  return genTileFact(base, name, e);
+}
+
+Result Generator::genTileFact(const SemValue &base, llvm::StringRef name,
+                              const ast::Expr &where) {
+  mlir::Location l = loc(where);
   SemValue v = SemValue::ofKind(SemValue::Kind::Scalar);
   if (name == "id") {
     v.value = base.id;
@@ -203,40 +231,33 @@ Result Generator::genTileAttribute(const ast::AttributeExpr &e,
     Value splat = tile::SplatOp::create(builder, l, type, begin);
     SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
     t.value = arith::AddIOp::create(builder, l, iota, splat);
+    t.indexTile = std::make_shared<SemValue>(base);
+    ValidCount valid;
+    valid.bounds.push_back({base.begin, base.end, Value(), 0});
+    t.valid = {valid};
     return t;
-  } else {
-    return fail(e.getNameRange(),
-                "tiles have .id, .begin, .end, .block_size and .index, not '" +
-                    name + "'");
   }
   return v;
 }
 
 Result Generator::genSizeCall(const ast::CallExpr &e, const SemValue &ref,
                               const ast::Expr &callee) {
-  mlir::Location l = loc(e);
   if (ref.kind != SemValue::Kind::Ref)
     return fail(callee.getRange(), "size() of a stack tensor");
   unsigned rank = cast<tile::RefType>(ref.value.getType()).getRank();
-  auto dimValue = [&](unsigned d) {
-    SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
-    s.value = tile::DimOp::create(builder, l, builder.getIndexType(), ref.value,
-                                  uint64_t(d));
-    s.origin = ScalarOrigin{ref.text, d};
-    return s;
-  };
   if (e.getArgs().empty()) {
     SemValue tuple = SemValue::ofKind(SemValue::Kind::Tuple);
-    for (unsigned d = 0; d < rank; ++d)
-      tuple.elements.push_back(dimValue(d));
+    for (unsigned d = 0; d < rank; ++d) {
+      Result s = tensorSize(ref, d, e);
+      if (failed(s))
+        return failure();
+      tuple.elements.push_back(*s);
+    }
     return tuple;
   }
   if (e.getArgs().size() != 1)
     return fail(e.getRange(), "size() takes at most one argument");
-  Result d = genExpr(*e.getArgs()[0].value);
-  if (failed(d))
-    return failure();
-  auto dim = toConstInt(*d, *e.getArgs()[0].value, "a dimension");
+  auto dim = constIntOf(*e.getArgs()[0].value, "a dimension");
   if (failed(dim))
     return failure();
   int64_t dd = *dim < 0 ? *dim + rank : *dim;
@@ -245,7 +266,32 @@ Result Generator::genSizeCall(const ast::CallExpr &e, const SemValue &ref,
                 "dimension " + std::to_string(*dim) +
                     " is out of range for a " + std::to_string(rank) +
                     "-d tensor");
-  return dimValue(dd);
+  return tensorSize(ref, dd, e);
+}
+
+Result Generator::tensorSize(const SemValue &ref, unsigned d,
+                             const ast::Expr &where) {
+  // `-D 'x.size(1)=8192'` compiles the size in (checked at launch).
+  std::string key = ref.text + ".size(" + std::to_string(d) + ")";
+  auto def = options.defines.find(key);
+  if (def != options.defines.end()) {
+    usedDefines.insert(key);
+    auto v = defineValue(key, def->second, where.getRange());
+    if (failed(v))
+      return failure();
+    if (v->kind != SemValue::Kind::Int || v->intValue < 0)
+      return fail(where.getRange(), "-D " + key +
+                                        " must be a non-negative "
+                                        "integer");
+    addConstraint({ref.text, d, "==", v->intValue});
+    desc.constants[key] = std::to_string(v->intValue);
+    return *v;
+  }
+  SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
+  s.value = tile::DimOp::create(builder, loc(where), builder.getIndexType(),
+                                ref.value, uint64_t(d));
+  s.origin = ScalarOrigin{ref.text, d};
+  return s;
 }
 
 Result Generator::genCall(const ast::CallExpr &e) {
@@ -258,12 +304,24 @@ Result Generator::genCall(const ast::CallExpr &e) {
   if (!name)
     return fail(callee.getRange(), "only named functions can be called");
   std::string n = *name;
+  if (ast::isa<ast::NameExpr>(callee))
+    if (const ast::FunctionDef *fn = helperNamed(n))
+      return genHelperCall(e, *fn);
   if (llvm::StringRef(n).starts_with("helion.language."))
     n = "hl." + n.substr(16);
-  if (n == "hl.zeros")
-    return genZerosFull(e, false);
-  if (n == "hl.full")
-    return genZerosFull(e, true);
+  if (std::optional<Result> r = genForeignCall(e, n))
+    return *r;
+  if (std::optional<Result> r = genHelionFunction(e, n))
+    return *r;
+  if (std::optional<Result> made = genMakeTensor(e, n))
+    return *made;
+  if (llvm::StringRef(n).starts_with("torch.")) {
+    llvm::StringRef fn = llvm::StringRef(n).drop_front(6);
+    if (std::optional<Result> r = genReductionCall(e, fn, nullptr))
+      return *r;
+    if (std::optional<Result> r = genMathCall(e, fn, nullptr))
+      return *r;
+  }
   if (n == "hl.signal")
     return genSignalWait(e, true);
   if (n == "hl.wait")
@@ -280,16 +338,34 @@ Result Generator::genCall(const ast::CallExpr &e) {
     return genRemoteTensors(e);
   if (n == "hl.specialize")
     return genSpecialize(e);
-  if (n == "torch.empty_like")
-    return genEmptyLike(e);
+
   if (n == "len")
     return genLen(e);
-  if (n == "hl.tile" || n == "hl.grid")
+  if (n == "hl.tile" || n == "hl.grid" || n == "hl.static_range")
     return fail(e.getRange(), n + " is only allowed as the iterable of a "
                                   "'for' loop");
   if (n == "min" || n == "max")
     return genMinMax(e, n == "min");
-  return fail(callee.getRange(), "unknown function '" + *name + "'");
+  if (n == "abs" && e.getArgs().size() == 1) {
+    Result v = genExpr(*e.getArgs()[0].value);
+    if (failed(v))
+      return failure();
+    return genUnaryMath("abs", *v, e);
+  }
+  if (n == "zip" || n == "enumerate" || n == "list" || n == "tuple")
+    return genSequenceBuiltin(e, n);
+  if (n == "hl.register_block_size")
+    return genRegisterBlockSize(e);
+  if (llvm::StringRef(n).starts_with("torch.") ||
+      llvm::StringRef(n).starts_with("hl."))
+    return fail(callee.getRange(),
+                "'" + *name +
+                    "' is not supported in a dslc kernel "
+                    "(docs/language.md lists the functions a kernel may call)");
+  return fail(callee.getRange(),
+              "unknown function '" + *name +
+                  "' (a kernel calls the functions of docs/language.md and "
+                  "plain defs of its file)");
 }
 
 std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
@@ -330,7 +406,172 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
     }
   if (method == "to")
     return genCast(e, attr->getBase());
+  if (isReduction(method) || isUnaryMath(method) || method == "clamp" ||
+      method == "clip" || method == "maximum" || method == "minimum" ||
+      method == "pow") {
+    // Only on values (not on modules: torch.sum is a function).
+    std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
+    if (!dotted || !isModulePath(*dotted)) {
+      if (isReduction(method))
+        return genReductionCall(e, method, &attr->getBase());
+      return genMathCall(e, method, &attr->getBase());
+    }
+  }
+  if (method == "float" || method == "half" || method == "bfloat16" ||
+      method == "int" || method == "bool") {
+    std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
+    if (!dotted || !isModulePath(*dotted))
+      return genCastTo(e, attr->getBase(),
+                       method == "float"  ? "float32"
+                       : method == "half" ? "float16"
+                       : method == "int"  ? "int32"
+                                          : method.c_str());
+  }
   return std::nullopt;
+}
+
+std::optional<Result> Generator::genMakeTensor(const ast::CallExpr &e,
+                                               const std::string &n) {
+  const char *fn = n.c_str();
+  if (n == "torch.empty_like" || n == "torch.zeros_like")
+    return genOutputLike(e, n, n == "torch.zeros_like");
+  if (n == "torch.full_like" || n == "torch.ones_like") {
+    const ast::Expr *arg = argument(e, 0, "input");
+    const ast::Expr *value =
+        n == "torch.full_like" ? argument(e, 1, "fill_value") : nullptr;
+    if (!arg || (n == "torch.full_like" && !value))
+      return fail(e.getRange(), n + " takes a tile value" +
+                                    (value ? "" : " and a fill value"));
+    Result like = genExpr(*arg);
+    if (failed(like))
+      return failure();
+    if (like->kind != SemValue::Kind::TileData)
+      return fail(arg->getRange(),
+                  n + " makes a tile like a tile value (dslc does not fill "
+                      "outputs: make one with torch.empty_like and store "
+                      "into it)");
+    return genFillLike(e, *like, value, n == "torch.ones_like" ? 1 : 0);
+  }
+  bool torchMake = n == "torch.empty" || n == "torch.zeros" ||
+                   n == "torch.ones" || n == "torch.full";
+  if (torchMake && !inGrid) {
+    if (n == "torch.ones" || n == "torch.full")
+      return fail(e.getRange(),
+                  n + " outside the tile loop would be an output filled "
+                      "before the kernel, which dslc does not do: make it "
+                      "with torch.empty and store the values in the loop");
+    return genOutputShaped(e, n, n == "torch.zeros");
+  }
+  if (torchMake || n == "hl.zeros" || n == "hl.full") {
+    bool full = n == "hl.full" || n == "torch.full";
+    const ast::Expr *shape = argument(e, 0, torchMake ? "size" : "shape");
+    const ast::Expr *value =
+        full ? argument(e, 1, torchMake ? "fill_value" : "value") : nullptr;
+    if (!shape)
+      return fail(e.getRange(), n + ": the tile's shape is missing");
+    if (full && !value)
+      return fail(e.getRange(), n + " needs a fill value");
+    return genTileFill(e, fn, *shape, value, "float32",
+                       n == "torch.ones" ? 1 : 0);
+  }
+  return std::nullopt;
+}
+
+FailureOr<std::vector<SemValue>>
+Generator::sequenceItems(const SemValue &v, const ast::Expr &where) {
+  if (v.kind == SemValue::Kind::Tuple)
+    return v.elements;
+  if (v.kind == SemValue::Kind::PeerList) {
+    auto n = peerCount(v, where);
+    if (failed(n))
+      return failure();
+    std::vector<SemValue> items;
+    for (int64_t p = 0; p < *n; ++p)
+      items.push_back(peer(v, p, where));
+    return items;
+  }
+  return error(where.getRange(),
+               std::string("expected a tuple, got ") + kindName(v.kind));
+}
+
+Result Generator::genSequenceBuiltin(const ast::CallExpr &e,
+                                     const std::string &n) {
+  std::vector<std::vector<SemValue>> inputs;
+  for (const ast::Argument &a : e.getArgs()) {
+    if (a.kind != ast::Argument::Kind::Positional)
+      continue;
+    Result v = genExpr(*a.value);
+    if (failed(v))
+      return failure();
+    auto items = sequenceItems(*v, *a.value);
+    if (failed(items))
+      return failure();
+    inputs.push_back(*items);
+  }
+  if (inputs.empty() || (n != "zip" && inputs.size() != 1))
+    return fail(e.getRange(),
+                n + " takes " + (n == "zip" ? "tuples" : "one tuple"));
+  SemValue out = SemValue::ofKind(SemValue::Kind::Tuple);
+  if (n == "list" || n == "tuple") {
+    out.elements = inputs[0];
+    return out;
+  }
+  if (n == "enumerate") {
+    int64_t start = 0;
+    if (const ast::Expr *s = keyword(e, "start")) {
+      auto c = constIntOf(*s, "enumerate's start");
+      if (failed(c))
+        return failure();
+      start = *c;
+    }
+    for (auto [i, x] : llvm::enumerate(inputs[0])) {
+      SemValue pair = SemValue::ofKind(SemValue::Kind::Tuple);
+      pair.elements = {SemValue::integer(start + int64_t(i)), x};
+      out.elements.push_back(pair);
+    }
+    return out;
+  }
+  size_t shortest = inputs[0].size();
+  for (const auto &items : inputs)
+    shortest = std::min(shortest, items.size());
+  for (size_t i = 0; i < shortest; ++i) {
+    SemValue row = SemValue::ofKind(SemValue::Kind::Tuple);
+    for (const auto &items : inputs)
+      row.elements.push_back(items[i]);
+    out.elements.push_back(row);
+  }
+  return out;
+}
+
+Result Generator::genRegisterBlockSize(const ast::CallExpr &e) {
+  // hl.register_block_size(max) or (min, max): the config's next block size.
+  std::vector<int64_t> bounds;
+  for (const ast::Argument &a : e.getArgs()) {
+    Result v = genExpr(*a.value);
+    if (failed(v))
+      return failure();
+    if (v->kind == SemValue::Kind::Int)
+      bounds.push_back(v->intValue);
+    else if (v->kind != SemValue::Kind::Scalar)
+      return fail(a.value->getRange(),
+                  "hl.register_block_size takes sizes (max, or min and max)");
+  }
+  unsigned i = nextBlockSize++;
+  if (i >= blockSizes.size())
+    return fail(e.getRange(),
+                "hl.register_block_size needs a block size but the config "
+                "gives " +
+                    std::to_string(blockSizes.size()) +
+                    " block size(s); add one to block_sizes");
+  int64_t block = blockSizes[i];
+  int64_t lo = bounds.size() == 2 ? bounds[0] : 1;
+  if (block < lo)
+    return fail(e.getRange(), "block_sizes[" + std::to_string(i) +
+                                  "] = " + std::to_string(block) +
+                                  " is below this block size's minimum " +
+                                  std::to_string(lo));
+  desc.tunables.push_back(contract::Tunable::blockSize(i, blockSizes[i]));
+  return SemValue::integer(block);
 }
 
 Result Generator::genLen(const ast::CallExpr &e) {
@@ -339,8 +580,12 @@ Result Generator::genLen(const ast::CallExpr &e) {
   Result v = genExpr(*e.getArgs()[0].value);
   if (failed(v))
     return failure();
-  if (v->kind == SemValue::Kind::PeerList)
-    return SemValue::integer(v->peers);
+  if (v->kind == SemValue::Kind::PeerList) {
+    auto n = peerCount(*v, *e.getArgs()[0].value);
+    if (failed(n))
+      return failure();
+    return SemValue::integer(*n);
+  }
   if (v->kind == SemValue::Kind::Tuple)
     return SemValue::integer(v->elements.size());
   return fail(e.getRange(), "len of " + std::string(kindName(v->kind)));
@@ -354,6 +599,17 @@ Result Generator::genMinMax(const ast::CallExpr &e, bool isMin) {
   Result b = genExpr(*e.getArgs()[1].value);
   if (failed(a) || failed(b))
     return failure();
+  auto tileish = [](const SemValue &v) {
+    return v.kind == SemValue::Kind::TileData || v.kind == SemValue::Kind::Ref;
+  };
+  if (tileish(*a) || tileish(*b))
+    return genMinMax2(!isMin, *a, *b, e);
+  if (isNumber(*a) && isNumber(*b) &&
+      (a->kind == SemValue::Kind::Float || b->kind == SemValue::Kind::Float)) {
+    double x = a->kind == SemValue::Kind::Int ? a->intValue : a->floatValue;
+    double y = b->kind == SemValue::Kind::Int ? b->intValue : b->floatValue;
+    return (isMin ? x <= y : x >= y) ? *a : *b;
+  }
   if (a->kind == SemValue::Kind::Int && b->kind == SemValue::Kind::Int)
     return SemValue::integer(isMin ? std::min(a->intValue, b->intValue)
                                    : std::max(a->intValue, b->intValue));
@@ -379,17 +635,10 @@ Result Generator::genSubscript(const ast::SubscriptExpr &e) {
     if (auto *slice = ast::dyn_cast<ast::SliceExpr>(&e.getIndex()))
       if (!slice->getLower() && !slice->getUpper() && !slice->getStep())
         return *base;
-    auto type = cast<tile::RefType>(base->value.getType());
-    auto access = accessOf(*base, type.getRank(), e.getIndex());
-    if (failed(access))
-      return failure();
-    auto tileType = RankedTensorType::get(access->shape, type.getElementType());
-    SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
-    t.value = tile::LoadOp::create(builder, loc(e), tileType, base->value,
-                                   access->offsets, access->limits,
-                                   access->dims, TypedAttr());
-    return t;
+    return genLoad(*base, e.getIndex(), e);
   }
+  if (base->kind == SemValue::Kind::TileData)
+    return genTileSubscript(*base, e);
   if (base->kind == SemValue::Kind::Stack)
     return fail(e.getRange(),
                 "a stack tensor is loaded as the sum over its peers, "
@@ -401,27 +650,52 @@ Result Generator::genSubscript(const ast::SubscriptExpr &e) {
 
 Result Generator::genTupleItem(const ast::SubscriptExpr &e,
                                const SemValue &base) {
-  Result i = genExpr(e.getIndex());
-  if (failed(i))
-    return failure();
-  auto k = toConstInt(*i, e.getIndex(), "a tuple index");
+  auto k = constIntOf(e.getIndex(), "a tuple index");
   if (failed(k))
     return failure();
-  int64_t n =
-      base.kind == SemValue::Kind::Tuple ? base.elements.size() : base.peers;
-  if (*k < 0 || *k >= n)
+  int64_t n = base.elements.size();
+  if (base.kind == SemValue::Kind::PeerList) {
+    auto count = peerCount(base, e.getBase());
+    if (failed(count))
+      return failure();
+    n = *count;
+  }
+  int64_t at = *k < 0 ? *k + n : *k; // Python: t[-1] is the last
+  if (at < 0 || at >= n)
     return fail(e.getIndex().getRange(), "index " + std::to_string(*k) +
                                              " is out of range for " +
                                              std::to_string(n) + " elements");
   if (base.kind == SemValue::Kind::Tuple)
-    return base.elements[*k];
-  auto st = cast<comm::StackType>(base.value.getType());
+    return base.elements[at];
+  return peer(base, at, e);
+}
+
+SemValue Generator::peer(const SemValue &list, int64_t p,
+                         const ast::Expr &where) {
+  auto st = cast<comm::StackType>(list.value.getType());
   SemValue r = SemValue::ofKind(SemValue::Kind::Ref);
   r.value = comm::PeerOp::create(
-      builder, loc(e),
-      tile::RefType::get(&ctx, st.getElementType(), st.getRank()), base.value,
-      indexConst(loc(e), *k));
+      builder, loc(where),
+      tile::RefType::get(&ctx, st.getElementType(), st.getRank()), list.value,
+      indexConst(loc(where), p));
+  // Every copy has the parameter's dtype and sizes.
+  r.text = list.text;
   return r;
+}
+
+FailureOr<int64_t> Generator::peerCount(const SemValue &list,
+                                        const ast::Expr &where) {
+  if (list.peers > 0)
+    return list.peers;
+  if (desc.worldSize)
+    return *desc.worldSize;
+  if (!reportedUnbound.insert("world_size").second)
+    return failure();
+  return error(where.getRange(),
+               "'" + list.text +
+                   "' holds one tensor per rank: its length is the world "
+                   "size, which is not known here: pass --world-size N or "
+                   "-D world_size=N");
 }
 
 } // namespace dslc::mlirgen

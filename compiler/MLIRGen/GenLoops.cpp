@@ -10,11 +10,20 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace dslc::mlirgen {
 
 LogicalResult Generator::genFor(const ast::ForStmt &s) {
+  ++loopDepth;
+  LogicalResult r = genForLoop(s);
+  --loopDepth;
+  return r;
+}
+
+LogicalResult Generator::genForLoop(const ast::ForStmt &s) {
   if (!s.getElse().empty())
     return error(s.getRange(), "'for ... else' is not supported in kernels");
   const ast::Expr &iter = s.getIter();
@@ -27,27 +36,26 @@ LogicalResult Generator::genFor(const ast::ForStmt &s) {
     if (callee && (*callee == "hl.grid" || *callee == "helion.language.grid"))
       return genTileLoop(s, *call, /*isGrid=*/true);
     if (callee && *callee == "range")
-      return genRangeLoop(s, *call);
+      return genRangeLoop(s, *call, /*forceUnroll=*/false);
+    if (callee && (*callee == "hl.static_range" ||
+                   *callee == "helion.language.static_range"))
+      return genRangeLoop(s, *call, /*forceUnroll=*/true);
   }
   Result it = genExpr(iter);
   if (failed(it))
     return failure();
   if (it->kind == SemValue::Kind::PeerList) {
-    for (int64_t p = 0; p < it->peers; ++p) {
-      SemValue ref = SemValue::ofKind(SemValue::Kind::Ref);
-      ref.value = comm::PeerOp::create(
-          builder, loc(iter),
-          tile::RefType::get(
-              &ctx, cast<comm::StackType>(it->value.getType()).getElementType(),
-              cast<comm::StackType>(it->value.getType()).getRank()),
-          it->value, indexConst(loc(iter), p));
-      ref.text = it->text + "[" + std::to_string(p) + "]";
-      if (failed(genLoopBody(s, s.getTarget(), ref)))
+    auto n = peerCount(*it, iter);
+    if (failed(n) || failed(reserveUnrolled(*n, s, std::nullopt)))
+      return failure();
+    for (int64_t p = 0; p < *n; ++p)
+      if (failed(genLoopBody(s, s.getTarget(), peer(*it, p, iter))))
         return failure();
-    }
     return success();
   }
   if (it->kind == SemValue::Kind::Tuple) {
+    if (failed(reserveUnrolled(it->elements.size(), s, std::nullopt)))
+      return failure();
     for (const SemValue &el : it->elements)
       if (failed(genLoopBody(s, s.getTarget(), el)))
         return failure();
@@ -60,7 +68,8 @@ LogicalResult Generator::genFor(const ast::ForStmt &s) {
 }
 
 LogicalResult Generator::genRangeLoop(const ast::ForStmt &s,
-                                      const ast::CallExpr &call) {
+                                      const ast::CallExpr &call,
+                                      bool forceUnroll) {
   const ast::Expr &iter = s.getIter();
   std::vector<SemValue> args;
   for (const ast::Argument &a : call.getArgs()) {
@@ -70,9 +79,7 @@ LogicalResult Generator::genRangeLoop(const ast::ForStmt &s,
     if (failed(v))
       return failure();
     if (v->kind == SemValue::Kind::Unbound)
-      return error(a.value->getRange(), "constexpr '" + v->text +
-                                            "' has no value: pass -D " +
-                                            v->text + "=VALUE");
+      return unboundError(*v, a.value->getRange());
     args.push_back(*v);
   }
   if (args.empty() || args.size() > 3)
@@ -80,39 +87,177 @@ LogicalResult Generator::genRangeLoop(const ast::ForStmt &s,
   SemValue start = args.size() > 1 ? args[0] : SemValue::integer(0);
   SemValue stop = args.size() > 1 ? args[1] : args[0];
   SemValue step = args.size() > 2 ? args[2] : SemValue::integer(1);
-  if (step.kind == SemValue::Kind::Int && step.intValue == 0)
+  if (step.kind != SemValue::Kind::Int)
+    return error(args.size() > 2 ? call.getArgs()[2].value->getRange()
+                                 : call.getRange(),
+                 "the step of a range must be a compile-time integer");
+  if (step.intValue == 0)
     return error(call.getRange(), "range step must not be zero");
-  bool constant = start.kind == SemValue::Kind::Int &&
-                  stop.kind == SemValue::Kind::Int &&
-                  step.kind == SemValue::Kind::Int;
-  if (constant) {
-    // The iteration count in 128 bits: `i += step` may pass INT64_MAX.
-    __int128 first = start.intValue, last = stop.intValue,
-             by = step.intValue;
-    __int128 count = by > 0 ? (last > first ? (last - first + by - 1) / by : 0)
-                            : (first > last ? (first - last - by - 1) / -by
-                                            : 0);
-    if (count > kMaxConstantRangeIterations)
-      return error(call.getRange(),
-                   "range with more than " +
-                       std::to_string(kMaxConstantRangeIterations) +
-                       " constant iterations");
-    for (__int128 k = 0; k < count; ++k)
-      if (failed(genLoopBody(s, s.getTarget(),
-                             SemValue::integer(
-                                 static_cast<int64_t>(first + k * by)))))
-        return failure();
-    return success();
+  if (step.intValue == std::numeric_limits<int64_t>::min()) // |step| overflows
+    return error(call.getArgs()[2].value->getRange(),
+                 "range step must be above -2**63");
+  for (const SemValue *bound : {&start, &stop})
+    if (!isIndexLike(*bound))
+      return error(call.getRange(), std::string("range takes integers, got ") +
+                                        kindName(bound->kind));
+  if (start.kind == SemValue::Kind::Int && stop.kind == SemValue::Kind::Int) {
+    // Iterations of range(start, stop, step), without overflow.
+    __int128 span = step.intValue > 0
+                        ? __int128(stop.intValue) - start.intValue
+                        : __int128(start.intValue) - stop.intValue;
+    __int128 by = step.intValue > 0 ? step.intValue : -__int128(step.intValue);
+    int64_t count = span <= 0 ? 0 : int64_t((span + by - 1) / by);
+    if (count == 0)
+      return success();
+    return genConstantRange(s, start.intValue, step.intValue, count,
+                            forceUnroll);
   }
-  auto lb = toIndex(start, iter), ub = toIndex(stop, iter),
-       st = toIndex(step, iter);
-  if (failed(lb) || failed(ub) || failed(st))
+  if (forceUnroll)
+    return error(call.getRange(), "hl.static_range needs compile-time bounds");
+  // A run-time range: iterations k = 0 .. count-1 of start + k * step.
+  mlir::Location l = loc(iter);
+  auto lb = toIndex(start, iter), ub = toIndex(stop, iter);
+  if (failed(lb) || failed(ub))
     return failure();
-  return genRuntimeLoop(s, *lb, *ub, *st, [&](Value iv) {
+  int64_t by = step.intValue > 0 ? step.intValue : -step.intValue;
+  Value span = step.intValue > 0 ? arith::SubIOp::create(builder, l, *ub, *lb)
+                                 : arith::SubIOp::create(builder, l, *lb, *ub);
+  Value zero = indexConst(l, 0);
+  Value count = arith::CeilDivSIOp::create(
+      builder, l, arith::MaxSIOp::create(builder, l, span, zero),
+      indexConst(l, by));
+  return genRuntimeLoop(s, zero, count, indexConst(l, 1), [&](Value k) {
     SemValue v = SemValue::ofKind(SemValue::Kind::Scalar);
-    v.value = iv;
+    v.value = arith::AddIOp::create(
+        builder, l, *lb,
+        arith::MulIOp::create(builder, l, k, indexConst(l, step.intValue)));
     return v;
   });
+}
+
+LogicalResult Generator::genConstantRange(const ast::ForStmt &s, int64_t start,
+                                          int64_t step, int64_t count,
+                                          bool forceUnroll) {
+  // A loop over constants stays an scf.for unless it is short
+  // (kAutoUnrollIterations) or its body needs the loop variable as a
+  // compile-time value (a tuple index, an `if`, a shape...): the body is
+  // generated once with a run-time variable, quietly; if that fails, the
+  // loop is unrolled (bounded by kMaxUnrolledBodies).
+  std::optional<Diagnostic> why;
+  if (!forceUnroll && count > kAutoUnrollIterations) {
+    mlir::Location l = loc(s.getIter());
+    bool kept = speculate(
+        [&]() -> LogicalResult {
+          return genRuntimeLoop(
+              s, indexConst(l, 0), indexConst(l, count), indexConst(l, 1),
+              [&](Value k) {
+                SemValue v = SemValue::ofKind(SemValue::Kind::Scalar);
+                v.value = arith::AddIOp::create(
+                    builder, l, indexConst(l, start),
+                    arith::MulIOp::create(builder, l, k, indexConst(l, step)));
+                return v;
+              });
+        },
+        why);
+    if (kept)
+      return success();
+  }
+  if (failed(reserveUnrolled(count, s, why)))
+    return failure();
+  for (int64_t k = 0; k < count; ++k)
+    if (failed(
+            genLoopBody(s, s.getTarget(), SemValue::integer(start + k * step))))
+      return failure();
+  return success();
+}
+
+LogicalResult Generator::reserveUnrolled(int64_t copies, const ast::ForStmt &s,
+                                         const std::optional<Diagnostic> &why) {
+  if (copies <= kMaxUnrolledBodies - unrolledBodies) {
+    unrolledBodies += copies;
+    return success();
+  }
+  std::string reason =
+      why ? " because its body needs the loop variable at compile time" : "";
+  (void)error(s.getRange(),
+              "this loop is unrolled" + reason + " and would bring the " +
+                  "kernel to more than " + std::to_string(kMaxUnrolledBodies) +
+                  " unrolled loop bodies (" + std::to_string(copies) +
+                  " here, " + std::to_string(unrolledBodies) +
+                  " before it): use the loop variable as a run-time value "
+                  "or shorten the loop");
+  if (why)
+    diags->note(why->range, "with a run-time loop variable: " + why->message);
+  return failure();
+}
+
+bool Generator::speculate(llvm::function_ref<LogicalResult()> gen,
+                          std::optional<Diagnostic> &firstError) {
+  Block *block = builder.getInsertionBlock();
+  Block::iterator point = builder.getInsertionPoint();
+  Operation *before = point == block->begin() ? nullptr : &*std::prev(point);
+  Snapshot saved = snapshot();
+  DiagnosticEngine quiet(diags->getSourceManager(), nullptr);
+  quiet.setErrorLimit(1);
+  DiagnosticEngine *outer = diags;
+  diags = &quiet;
+  LogicalResult result = gen();
+  diags = outer;
+  if (succeeded(result) && !quiet.hasErrors()) {
+    for (const Diagnostic &d : quiet.getDiagnostics())
+      diags->report(d.range, d.severity, d.message);
+    return true;
+  }
+  // Roll back: the ops made since `before`, then the generator's state.
+  Operation *first = before ? before->getNextNode() : &block->front();
+  Operation *stop = point == block->end() ? nullptr : &*point;
+  SmallVector<Operation *> made;
+  for (Operation *op = first; op && op != stop; op = op->getNextNode())
+    made.push_back(op);
+  for (Operation *op : llvm::reverse(made)) {
+    op->dropAllUses();
+    op->erase();
+  }
+  builder.setInsertionPoint(block, stop ? Block::iterator(stop) : block->end());
+  restore(saved);
+  for (const Diagnostic &d : quiet.getDiagnostics())
+    if (d.severity == Severity::Error) {
+      firstError = d;
+      break;
+    }
+  return false;
+}
+
+Generator::Snapshot Generator::snapshot() {
+  return Snapshot{scopes,
+                  nextBlockSize,
+                  usedDefines,
+                  reportedUnbound,
+                  refDTypes,
+                  argNames,
+                  desc,
+                  inGrid,
+                  returned,
+                  unrolledBodies,
+                  func.getBody().front().getNumArguments()};
+}
+
+void Generator::restore(const Snapshot &s) {
+  scopes = s.scopes;
+  nextBlockSize = s.nextBlockSize;
+  usedDefines = s.usedDefines;
+  reportedUnbound = s.reportedUnbound;
+  refDTypes = s.refDTypes;
+  argNames = s.argNames;
+  desc = s.desc;
+  inGrid = s.inGrid;
+  returned = s.returned;
+  unrolledBodies = s.unrolledBodies;
+  Block &entry = func.getBody().front();
+  if (entry.getNumArguments() > s.numArgs) {
+    entry.eraseArguments(s.numArgs, entry.getNumArguments() - s.numArgs);
+    func.setType(builder.getFunctionType(entry.getArgumentTypes(), {}));
+  }
 }
 
 LogicalResult Generator::genLoopBody(const ast::ForStmt &s,
@@ -120,39 +265,6 @@ LogicalResult Generator::genLoopBody(const ast::ForStmt &s,
   if (failed(genAssign(target, std::move(item), s.getRange())))
     return failure();
   return genBlock(s.getBody());
-}
-
-/// Names assigned anywhere in `body` (loop targets included).
-static void assignedNames(const ast::StmtList &body,
-                          std::set<std::string> &names);
-static void assignedTargets(const ast::Expr &t, std::set<std::string> &names) {
-  if (auto *n = ast::dyn_cast<ast::NameExpr>(&t))
-    names.insert(n->getName());
-  else if (auto *tu = ast::dyn_cast<ast::TupleExpr>(&t))
-    for (const ast::ExprPtr &e : tu->getElements())
-      assignedTargets(*e, names);
-  else if (auto *li = ast::dyn_cast<ast::ListExpr>(&t))
-    for (const ast::ExprPtr &e : li->getElements())
-      assignedTargets(*e, names);
-}
-static void assignedNames(const ast::StmtList &body,
-                          std::set<std::string> &names) {
-  for (const ast::StmtPtr &s : body) {
-    if (auto *a = ast::dyn_cast<ast::AssignStmt>(s.get()))
-      for (const ast::ExprPtr &t : a->getTargets())
-        assignedTargets(*t, names);
-    else if (auto *a = ast::dyn_cast<ast::AugAssignStmt>(s.get()))
-      assignedTargets(a->getTarget(), names);
-    else if (auto *a = ast::dyn_cast<ast::AnnAssignStmt>(s.get()))
-      assignedTargets(a->getTarget(), names);
-    else if (auto *f = ast::dyn_cast<ast::ForStmt>(s.get())) {
-      assignedTargets(f->getTarget(), names);
-      assignedNames(f->getBody(), names);
-    } else if (auto *i = ast::dyn_cast<ast::IfStmt>(s.get())) {
-      assignedNames(i->getThen(), names);
-      assignedNames(i->getElse(), names);
-    }
-  }
 }
 
 LogicalResult
@@ -215,6 +327,16 @@ Generator::genRuntimeLoop(const ast::ForStmt &s, Value lb, Value ub, Value step,
   for (auto [i, name] : llvm::enumerate(carried)) {
     SemValue v = *lookup(name);
     v.value = loop.getResult(i);
+    // Facts about the last iteration's value that name values of the loop
+    // body do not hold after it: a tail masked in one iteration was
+    // filled by the earlier ones.
+    v.indexTile.reset();
+    for (ValidCount &count : v.valid)
+      llvm::erase_if(count.bounds, [&](const ValidCount::Bound &b) {
+        return llvm::any_of(
+            std::initializer_list<Value>{b.begin, b.end, b.ref},
+            [&](Value x) { return x && !loop.isDefinedOutsideOfLoop(x); });
+      });
     bind(name, v);
   }
   return success();
@@ -230,10 +352,6 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
   const ast::Expr *beginArg = nullptr;
   if (const ast::Expr *endArg = argument(call, 1, "end_or_none")) {
     if (!ast::isa<ast::NoneLiteralExpr>(*endArg)) {
-      if (!inGrid)
-        return error(call.getRange(),
-                     "hl.tile(begin, end) is a loop inside the grid; the "
-                     "grid itself is hl.tile(end)");
       if (!elementsOf(*extentArg).empty() &&
           (ast::isa<ast::ListExpr>(*extentArg) ||
            ast::isa<ast::TupleExpr>(*extentArg)))
@@ -281,8 +399,24 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
                      "-d tile loop needs as many loop variables");
   for (size_t d = 0; d < extents.size(); ++d)
     dims[d].target = targets[d];
-  if (!inGrid)
-    return genGridLoop(s, dims, isGrid);
+  if (!inGrid) {
+    int64_t shift = 0;
+    if (beginArg) {
+      // A grid over [begin, end): the tiles of end - begin, shifted.
+      auto c = constIntOf(*beginArg, "the begin of the kernel's grid");
+      if (failed(c))
+        return failure();
+      Result n = binaryOp(ast::BinaryOp::Sub, dims[0].extent,
+                          SemValue::integer(*c), call);
+      auto idx = succeeded(n) ? toIndex(*n, call) : FailureOr<Value>(failure());
+      if (failed(idx))
+        return failure();
+      dims[0].extent = *n;
+      dims[0].extentIndex = *idx;
+      shift = *c;
+    }
+    return genGridLoop(s, dims, isGrid, shift);
+  }
   return genNestedTileLoop(s, call, beginArg, dims, isGrid);
 }
 
@@ -310,10 +444,7 @@ Generator::tileBlockSizes(const ast::CallExpr &call, size_t numDims,
     }
     if (d < blockExprs.size() &&
         !ast::isa<ast::NoneLiteralExpr>(*blockExprs[d])) {
-      Result b = genExpr(*blockExprs[d]);
-      if (failed(b))
-        return failure();
-      auto v = toConstInt(*b, *blockExprs[d], "a block size");
+      auto v = constIntOf(*blockExprs[d], "a block size");
       if (failed(v))
         return failure();
       if (!contract::isValidBlockSize(*v))
@@ -378,7 +509,8 @@ FailureOr<GridExtent> Generator::gridExtent(const TileDim &dim) {
 }
 
 LogicalResult Generator::genGridLoop(const ast::ForStmt &s,
-                                     std::vector<TileDim> &dims, bool isGrid) {
+                                     std::vector<TileDim> &dims, bool isGrid,
+                                     int64_t shift) {
   // The outermost tile loop: the grid of CTAs.
   mlir::Location l = loc(s.getRange());
   SmallVector<Value> extentIndex;
@@ -418,6 +550,15 @@ LogicalResult Generator::genGridLoop(const ast::ForStmt &s,
   inGrid = true;
   for (size_t d = 0; d < dims.size(); ++d) {
     SemValue t = makeTile(dims[d], body->getArgument(d), isGrid);
+    if (shift) {
+      Result shifted =
+          isGrid ? binaryOp(ast::BinaryOp::Add, t, SemValue::integer(shift),
+                            s.getIter())
+                 : shiftTile(t, SemValue::integer(shift), s.getIter());
+      if (failed(shifted))
+        return failure();
+      t = *shifted;
+    }
     t.gridTile = true;
     if (failed(genAssign(*dims[d].target, t, s.getRange()))) {
       inGrid = false;

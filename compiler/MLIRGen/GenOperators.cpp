@@ -11,6 +11,12 @@ using namespace mlir;
 
 namespace dslc::mlirgen {
 
+/// Whether a non-tile operand is a float (a constant or a run-time scalar).
+static bool isFloatScalar(const SemValue &v) {
+  return v.kind == SemValue::Kind::Float || (v.kind == SemValue::Kind::Scalar &&
+                                             isa<FloatType>(v.value.getType()));
+}
+
 bool Generator::isIndexLike(const SemValue &v) {
   return v.kind == SemValue::Kind::Int ||
          (v.kind == SemValue::Kind::Scalar &&
@@ -68,6 +74,9 @@ Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
     if (std::optional<Result> folded =
             foldIntegers(op, lhs.intValue, rhs.intValue, where))
       return *folded;
+  if (isNumber(lhs) && isNumber(rhs))
+    if (std::optional<Result> folded = foldNumbers(op, lhs, rhs, where))
+      return *folded;
   // A tile shifted by a scalar: `a[base + tile]` reads the tile's elements
   // at an offset (the masked tail moves with it).
   if (op == BO::Add && lhs.kind == SemValue::Kind::Tile && isIndexLike(rhs))
@@ -80,26 +89,28 @@ Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
                     "' on a tile: a tile is only shifted, `offset + tile` "
                     "with an integer offset (its elements' indices are "
                     "tile.index)");
-  if (lhs.kind == SemValue::Kind::TileData ||
-      rhs.kind == SemValue::Kind::TileData)
-    return tileBinary(op, std::move(lhs), std::move(rhs), where);
-  // Run-time scalars (index arithmetic).
-  // (Two constants were folded above: at least one side is a Scalar here.)
-  bool scalarish =
-      (lhs.kind == SemValue::Kind::Scalar &&
-       (rhs.kind == SemValue::Kind::Scalar ||
-        rhs.kind == SemValue::Kind::Int)) ||
-      (lhs.kind == SemValue::Kind::Int && rhs.kind == SemValue::Kind::Scalar);
-  if (scalarish &&
-      isa<IndexType, IntegerType>(
-          (lhs.kind == SemValue::Kind::Scalar ? lhs : rhs).value.getType()))
+  auto tileish = [](const SemValue &v) {
+    return v.kind == SemValue::Kind::TileData || v.kind == SemValue::Kind::Ref;
+  };
+  if (op == BO::Pow && tileish(lhs))
+    return tilePow(lhs, rhs, where);
+  if (tileish(lhs) || tileish(rhs))
+    return indexArith(op, std::move(lhs), std::move(rhs), where);
+  // Run-time scalars.
+  auto scalar = [](const SemValue &v) {
+    return isNumber(v) ||
+           (v.kind == SemValue::Kind::Scalar &&
+            isa<IndexType, IntegerType, FloatType>(v.value.getType()));
+  };
+  if (scalar(lhs) && scalar(rhs)) {
+    if (isFloatScalar(lhs) || isFloatScalar(rhs))
+      return floatScalarBinary(op, lhs, rhs, where);
     return scalarBinary(op, lhs, rhs, where);
+  }
   if (lhs.kind == SemValue::Kind::Unbound ||
       rhs.kind == SemValue::Kind::Unbound) {
     const SemValue &u = lhs.kind == SemValue::Kind::Unbound ? lhs : rhs;
-    return fail(where.getRange(), "constexpr '" + u.text +
-                                      "' has no value: pass -D " + u.text +
-                                      "=VALUE");
+    return unboundError(u, where.getRange());
   }
   return fail(where.getRange(), std::string("operator '") +
                                     ast::getBinaryOpSpelling(op) +
@@ -107,63 +118,140 @@ Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
                                     " and " + kindName(rhs.kind));
 }
 
+Result Generator::indexArith(ast::BinaryOp op, SemValue lhs, SemValue rhs,
+                             const ast::Expr &where) {
+  using BO = ast::BinaryOp;
+  // `tile.index + k`, `k + tile.index`, `tile.index - k` stay unit-stride
+  // indices of the tile shifted by k.
+  std::shared_ptr<SemValue> shifted;
+  if ((op == BO::Add || op == BO::Sub) && lhs.indexTile && isIndexLike(rhs)) {
+    SemValue by = rhs;
+    if (op == BO::Sub) {
+      Result neg = binaryOp(BO::Sub, SemValue::integer(0), rhs, where);
+      if (failed(neg))
+        return failure();
+      by = *neg;
+    }
+    Result t = shiftTile(*lhs.indexTile, by, where);
+    if (failed(t))
+      return failure();
+    shifted = std::make_shared<SemValue>(*t);
+  } else if (op == BO::Add && rhs.indexTile && isIndexLike(lhs)) {
+    Result t = shiftTile(*rhs.indexTile, lhs, where);
+    if (failed(t))
+      return failure();
+    shifted = std::make_shared<SemValue>(*t);
+  }
+  Result r = tileBinary(op, std::move(lhs), std::move(rhs), where);
+  if (succeeded(r))
+    r->indexTile = shifted;
+  return r;
+}
+
+Type Generator::promotedType(Type a, Type b) {
+  if (a == b)
+    return a;
+  if (isa<FloatType>(a) != isa<FloatType>(b))
+    return isa<FloatType>(a) ? a : b;
+  if ((a.isBF16() && b.isF16()) || (a.isF16() && b.isBF16()))
+    return builder.getF32Type();
+  return a.getIntOrFloatBitWidth() >= b.getIntOrFloatBitWidth() ? a : b;
+}
+
 LogicalResult Generator::promoteTiles(SemValue &lhs, SemValue &rhs,
                                       RankedTensorType &type,
                                       const ast::Expr &where) {
-  auto other = cast<RankedTensorType>(rhs.value.getType());
-  if (type.getShape() != other.getShape())
-    return error(where.getRange(), "tiles of different shapes");
-  Type a = type.getElementType(), b = other.getElementType();
-  if (a == b)
-    return success();
-  Type wide = a.getIntOrFloatBitWidth() >= b.getIntOrFloatBitWidth() ? a : b;
-  if (isa<FloatType>(a) != isa<FloatType>(b))
-    wide = isa<FloatType>(a) ? a : b;
-  if (a.isBF16() && b.isF16())
-    wide = builder.getF32Type();
-  if (a.isF16() && b.isBF16())
-    wide = builder.getF32Type();
+  auto a = cast<RankedTensorType>(lhs.value.getType());
+  auto b = cast<RankedTensorType>(rhs.value.getType());
   mlir::Location l = loc(where);
-  auto la = castTile(lhs.value, wide, l);
-  auto rb = castTile(rhs.value, wide, l);
-  if (failed(la) || failed(rb))
-    return failure();
-  lhs.value = *la;
-  rhs.value = *rb;
-  type = RankedTensorType::get(type.getShape(), wide);
+  if (a.getShape() != b.getShape()) {
+    auto shape = broadcastShape(a.getShape(), b.getShape(), where);
+    if (failed(shape) || failed(checkTileSize(*shape, where.getRange())))
+      return failure();
+    broadcastTo(lhs, *shape, l);
+    broadcastTo(rhs, *shape, l);
+  }
+  Type wide = promotedType(a.getElementType(), b.getElementType());
+  lhs.value = castValue(lhs.value, wide, l);
+  rhs.value = castValue(rhs.value, wide, l);
+  type = cast<RankedTensorType>(lhs.value.getType());
   return success();
 }
 
 Result Generator::tileBinary(ast::BinaryOp op, SemValue lhs, SemValue rhs,
                              const ast::Expr &where) {
+  return combineTiles(
+      std::move(lhs), std::move(rhs), where,
+      [&](Value a, Value b, bool isFloat) -> FailureOr<Value> {
+        Result r = tileArith(op, a, b, isFloat, where);
+        if (failed(r))
+          return failure();
+        return r->value;
+      },
+      std::string("operator '") + ast::getBinaryOpSpelling(op) + "'");
+}
+
+Result Generator::combineTiles(
+    SemValue lhs, SemValue rhs, const ast::Expr &where,
+    llvm::function_ref<FailureOr<Value>(Value, Value, bool)> emit,
+    llvm::StringRef what) {
+  // A whole tensor in arithmetic is a tile (`w[:] * x`).
+  for (SemValue *v : {&lhs, &rhs})
+    if (v->kind == SemValue::Kind::Ref) {
+      Result t = loadWhole(*v, where);
+      if (failed(t))
+        return failure();
+      *v = *t;
+    }
   bool lt = lhs.kind == SemValue::Kind::TileData,
        rt = rhs.kind == SemValue::Kind::TileData;
+  for (const SemValue *v : {&lhs, &rhs})
+    if (v->kind != SemValue::Kind::TileData && !isNumber(*v) &&
+        !(v->kind == SemValue::Kind::Scalar &&
+          isa<IntegerType, IndexType, FloatType>(v->value.getType())))
+      return fail(where.getRange(), what.str() + " cannot combine " +
+                                        kindName(lhs.kind) + " and " +
+                                        kindName(rhs.kind));
+  for (const SemValue *v : {&lhs, &rhs})
+    if (v->kind == SemValue::Kind::TileData &&
+        isFP8(getElementTypeOrSelf(v->value.getType())))
+      return fail(where.getRange(),
+                  "arithmetic on fp8 tiles: fp8 is a storage type, convert "
+                  "with .to(torch.float32) first");
   RankedTensorType type =
       cast<RankedTensorType>((lt ? lhs : rhs).value.getType());
-  // Promote to the wider element type of two tiles.
+  // Promote to the wider element type of two tiles, in their broadcast
+  // shape.
   if (lt && rt && failed(promoteTiles(lhs, rhs, type, where)))
     return failure();
-  for (const SemValue *v : {&lhs, &rhs})
-    if (v->kind != SemValue::Kind::TileData && v->kind != SemValue::Kind::Int &&
-        v->kind != SemValue::Kind::Float)
-      return fail(where.getRange(),
-                  std::string("operator '") + ast::getBinaryOpSpelling(op) +
-                      "' cannot combine " + kindName(lhs.kind) + " and " +
-                      kindName(rhs.kind));
-  auto coerce = [&](SemValue &v) -> LogicalResult {
-    if (v.kind == SemValue::Kind::TileData)
-      return success();
-    auto t = coerceTile(v, type, where);
+  mlir::Location l = loc(where);
+  // torch's promotion: a float scalar makes an integer tile float32; a
+  // scalar never widens a tile's float type.
+  if (!isa<FloatType>(type.getElementType()) &&
+      (isFloatScalar(lhs) || isFloatScalar(rhs))) {
+    type = RankedTensorType::get(type.getShape(), builder.getF32Type());
+    for (SemValue *v : {&lhs, &rhs})
+      if (v->kind == SemValue::Kind::TileData)
+        v->value = castValue(v->value, type.getElementType(), l);
+  }
+  SmallVector<ValidCount, 4> valid = mergeValid(lhs.valid, rhs.valid);
+  for (SemValue *v : {&lhs, &rhs}) {
+    if (v->kind == SemValue::Kind::TileData)
+      continue;
+    auto t = coerceTile(*v, type, where);
     if (failed(t))
       return failure();
-    v = SemValue::ofKind(SemValue::Kind::TileData);
-    v.value = *t;
-    return success();
-  };
-  if (failed(coerce(lhs)) || failed(coerce(rhs)))
+    *v = SemValue::ofKind(SemValue::Kind::TileData);
+    v->value = *t;
+  }
+  FailureOr<Value> r =
+      emit(lhs.value, rhs.value, isa<FloatType>(type.getElementType()));
+  if (failed(r))
     return failure();
-  return tileArith(op, lhs.value, rhs.value,
-                   isa<FloatType>(type.getElementType()), where);
+  SemValue out = SemValue::ofKind(SemValue::Kind::TileData);
+  out.value = *r;
+  out.valid = valid;
+  return out;
 }
 
 Result Generator::tileArith(ast::BinaryOp op, Value a, Value b, bool isFloat,
@@ -184,15 +272,51 @@ Result Generator::tileArith(ast::BinaryOp op, Value a, Value b, bool isFloat,
     r = isFloat ? Value(arith::MulFOp::create(builder, l, a, b))
                 : Value(arith::MulIOp::create(builder, l, a, b));
     break;
-  case BO::Div:
-    if (!isFloat)
-      return fail(where.getRange(), "'/' on integer tiles; use '//'");
+  case BO::Div: // true division: integers become float32 (torch)
+    if (!isFloat) {
+      a = castValue(a, builder.getF32Type(), l);
+      b = castValue(b, builder.getF32Type(), l);
+    }
     r = arith::DivFOp::create(builder, l, a, b);
     break;
   case BO::FloorDiv:
     if (isFloat)
-      return fail(where.getRange(), "'//' on float tiles is not supported");
+      return fail(where.getRange(), "'//' on float tiles is not supported: "
+                                    "write torch.floor(a / b)... or convert "
+                                    "to an integer tile first");
     r = arith::FloorDivSIOp::create(builder, l, a, b);
+    break;
+  case BO::Mod: {
+    // Python's %: the result takes the divisor's sign.
+    Value rem = isFloat ? Value(arith::RemFOp::create(builder, l, a, b))
+                        : Value(arith::RemSIOp::create(builder, l, a, b));
+    Value zero = arith::ConstantOp::create(
+        builder, l, cast<TypedAttr>(builder.getZeroAttr(a.getType())));
+    Value nonzero = isFloat
+                        ? Value(arith::CmpFOp::create(
+                              builder, l, arith::CmpFPredicate::ONE, rem, zero))
+                        : Value(arith::CmpIOp::create(
+                              builder, l, arith::CmpIPredicate::ne, rem, zero));
+    auto negative = [&](Value v) {
+      return isFloat ? Value(arith::CmpFOp::create(
+                           builder, l, arith::CmpFPredicate::OLT, v, zero))
+                     : Value(arith::CmpIOp::create(
+                           builder, l, arith::CmpIPredicate::slt, v, zero));
+    };
+    Value differ =
+        arith::XOrIOp::create(builder, l, negative(rem), negative(b));
+    Value fix = arith::AndIOp::create(builder, l, nonzero, differ);
+    Value shifted = isFloat ? Value(arith::AddFOp::create(builder, l, rem, b))
+                            : Value(arith::AddIOp::create(builder, l, rem, b));
+    r = arith::SelectOp::create(builder, l, fix, shifted, rem);
+    break;
+  }
+  case BO::LShift:
+  case BO::RShift:
+    if (isFloat)
+      return fail(where.getRange(), "a shift of float tiles");
+    r = op == BO::LShift ? Value(arith::ShLIOp::create(builder, l, a, b))
+                         : Value(arith::ShRSIOp::create(builder, l, a, b));
     break;
   case BO::BitAnd:
   case BO::BitOr:
@@ -237,9 +361,14 @@ Result Generator::scalarBinary(ast::BinaryOp op, const SemValue &lhs,
   case BO::FloorDiv:
     r = arith::FloorDivSIOp::create(builder, l, *a, *b);
     break;
-  case BO::Mod:
-    r = arith::RemSIOp::create(builder, l, *a, *b);
+  case BO::Mod: // Python's: the sign of the divisor
+    r = arith::SubIOp::create(
+        builder, l, *a,
+        arith::MulIOp::create(
+            builder, l, arith::FloorDivSIOp::create(builder, l, *a, *b), *b));
     break;
+  case BO::Div: // true division: a float
+    return floatScalarBinary(op, lhs, rhs, where);
   default:
     return fail(where.getRange(), std::string("operator '") +
                                       ast::getBinaryOpSpelling(op) +
@@ -248,6 +377,41 @@ Result Generator::scalarBinary(ast::BinaryOp op, const SemValue &lhs,
   SemValue v = SemValue::ofKind(SemValue::Kind::Scalar);
   v.value = r;
   v.origin = derivedOrigin(op, lhs, rhs);
+  return v;
+}
+
+Result Generator::floatScalarBinary(ast::BinaryOp op, const SemValue &lhs,
+                                    const SemValue &rhs,
+                                    const ast::Expr &where) {
+  using BO = ast::BinaryOp;
+  mlir::Location l = loc(where);
+  Type f32 = builder.getF32Type();
+  auto value = [&](const SemValue &v) -> Value {
+    if (v.kind == SemValue::Kind::Scalar)
+      return castValue(v.value, f32, l);
+    return arith::ConstantOp::create(builder, l, constantAttr(f32, v));
+  };
+  Value a = value(lhs), b = value(rhs), r;
+  switch (op) {
+  case BO::Add:
+    r = arith::AddFOp::create(builder, l, a, b);
+    break;
+  case BO::Sub:
+    r = arith::SubFOp::create(builder, l, a, b);
+    break;
+  case BO::Mul:
+    r = arith::MulFOp::create(builder, l, a, b);
+    break;
+  case BO::Div:
+    r = arith::DivFOp::create(builder, l, a, b);
+    break;
+  default:
+    return fail(where.getRange(), std::string("operator '") +
+                                      ast::getBinaryOpSpelling(op) +
+                                      "' is not supported on float scalars");
+  }
+  SemValue v = SemValue::ofKind(SemValue::Kind::Scalar);
+  v.value = r;
   return v;
 }
 
@@ -265,6 +429,8 @@ Result Generator::genUnary(const ast::UnaryExpr &e) {
   Result v = genExpr(e.getOperand());
   if (failed(v))
     return failure();
+  bool tile =
+      v->kind == SemValue::Kind::TileData || v->kind == SemValue::Kind::Ref;
   switch (e.getOp()) {
   case ast::UnaryOp::Neg:
     if (v->kind == SemValue::Kind::Int) {
@@ -279,12 +445,8 @@ Result Generator::genUnary(const ast::UnaryExpr &e) {
       v->floatValue = -v->floatValue;
       return *v;
     }
-    if (v->kind == SemValue::Kind::TileData &&
-        isa<FloatType>(
-            cast<RankedTensorType>(v->value.getType()).getElementType())) {
-      v->value = arith::NegFOp::create(builder, loc(e), v->value);
-      return *v;
-    }
+    if (tile)
+      return genUnaryMath("neg", *v, e);
     return binaryOp(ast::BinaryOp::Sub, SemValue::integer(0), *v, e);
   case ast::UnaryOp::Pos:
     return *v;
@@ -293,10 +455,28 @@ Result Generator::genUnary(const ast::UnaryExpr &e) {
       return SemValue::integer(!v->intValue);
     if (v->kind == SemValue::Kind::None)
       return SemValue::integer(1);
+    if (tile)
+      return fail(e.getRange(), "'not' of a tile: write ~mask for the "
+                                "elementwise negation of a bool tile");
     break;
   case ast::UnaryOp::Invert:
     if (v->kind == SemValue::Kind::Int)
       return SemValue::integer(~v->intValue);
+    if (tile) {
+      Result t = asTile(*v, e);
+      if (failed(t))
+        return failure();
+      Type element = getElementTypeOrSelf(t->value.getType());
+      if (isa<FloatType>(element))
+        return fail(e.getRange(), "'~' of a float tile");
+      // ~x is x ^ -1 (for bool: logical not).
+      return combineTiles(
+          *t, SemValue::integer(-1), e,
+          [&](Value a, Value b, bool) -> FailureOr<Value> {
+            return Value(arith::XOrIOp::create(builder, loc(e), a, b));
+          },
+          "operator '~'");
+    }
     break;
   }
   return fail(e.getRange(), std::string("operator '") +
@@ -304,63 +484,104 @@ Result Generator::genUnary(const ast::UnaryExpr &e) {
                                 "' is not supported on " + kindName(v->kind));
 }
 
+/// A comparison of two compile-time values; nullopt when they are not
+/// comparable at compile time.
+static std::optional<bool>
+compareConstants(ast::CompareOp op, const SemValue &a, const SemValue &b) {
+  using CO = ast::CompareOp;
+  using K = SemValue::Kind;
+  if ((op == CO::Is || op == CO::IsNot) &&
+      (a.kind == K::None || b.kind == K::None)) {
+    bool same = a.kind == b.kind;
+    return op == CO::Is ? same : !same;
+  }
+  if (a.kind == b.kind && (a.kind == K::String || a.kind == K::DType) &&
+      (op == CO::Eq || op == CO::NotEq))
+    return (a.text == b.text) == (op == CO::Eq);
+  auto number = [](const SemValue &v) -> std::optional<double> {
+    if (v.kind == K::Int)
+      return double(v.intValue);
+    if (v.kind == K::Float)
+      return v.floatValue;
+    return std::nullopt;
+  };
+  if (a.kind == K::Int && b.kind == K::Int) {
+    int64_t x = a.intValue, y = b.intValue;
+    switch (op) {
+    case CO::Eq:
+      return x == y;
+    case CO::NotEq:
+      return x != y;
+    case CO::Lt:
+      return x < y;
+    case CO::LtE:
+      return x <= y;
+    case CO::Gt:
+      return x > y;
+    case CO::GtE:
+      return x >= y;
+    default:
+      return std::nullopt;
+    }
+  }
+  std::optional<double> x = number(a), y = number(b);
+  if (!x || !y)
+    return std::nullopt;
+  switch (op) {
+  case CO::Eq:
+    return *x == *y;
+  case CO::NotEq:
+    return *x != *y;
+  case CO::Lt:
+    return *x < *y;
+  case CO::LtE:
+    return *x <= *y;
+  case CO::Gt:
+    return *x > *y;
+  case CO::GtE:
+    return *x >= *y;
+  default:
+    return std::nullopt;
+  }
+}
+
 Result Generator::genCompare(const ast::CompareExpr &e) {
   bool all = true;
+  std::optional<SemValue> mask; // comparisons of tiles, and-ed
   for (size_t i = 0; i < e.getOps().size(); ++i) {
     Result a = genExpr(*e.getOperands()[i]);
     Result b = genExpr(*e.getOperands()[i + 1]);
     if (failed(a) || failed(b))
       return failure();
-    using CO = ast::CompareOp;
-    CO op = e.getOps()[i];
-    if ((op == CO::Is || op == CO::IsNot) &&
-        (a->kind == SemValue::Kind::None || b->kind == SemValue::Kind::None)) {
-      bool same = a->kind == b->kind;
-      all &= op == CO::Is ? same : !same;
+    ast::CompareOp op = e.getOps()[i];
+    auto tileish = [](const SemValue &v) {
+      return v.kind == SemValue::Kind::TileData ||
+             v.kind == SemValue::Kind::Ref;
+    };
+    if (tileish(*a) || tileish(*b)) {
+      Result m = genTileCompare(op, *a, *b, e);
+      if (failed(m))
+        return failure();
+      if (mask)
+        m = binaryOp(ast::BinaryOp::BitAnd, *mask, *m, e);
+      if (failed(m))
+        return failure();
+      mask = *m;
       continue;
     }
-    if (a->kind == SemValue::Kind::String &&
-        b->kind == SemValue::Kind::String &&
-        (op == CO::Eq || op == CO::NotEq)) {
-      all &= (a->text == b->text) == (op == CO::Eq);
-      continue;
-    }
-    if (a->kind == SemValue::Kind::DType && b->kind == SemValue::Kind::DType &&
-        (op == CO::Eq || op == CO::NotEq)) {
-      all &= (a->text == b->text) == (op == CO::Eq);
-      continue;
-    }
-    if (a->kind != SemValue::Kind::Int || b->kind != SemValue::Kind::Int)
+    std::optional<bool> r = compareConstants(op, *a, *b);
+    if (!r)
       return fail(e.getRange(),
-                  "comparisons are evaluated at compile time and need "
-                  "constants (or dtypes/strings for == and !=)");
-    int64_t x = a->intValue, y = b->intValue;
-    bool r = false;
-    switch (op) {
-    case CO::Eq:
-      r = x == y;
-      break;
-    case CO::NotEq:
-      r = x != y;
-      break;
-    case CO::Lt:
-      r = x < y;
-      break;
-    case CO::LtE:
-      r = x <= y;
-      break;
-    case CO::Gt:
-      r = x > y;
-      break;
-    case CO::GtE:
-      r = x >= y;
-      break;
-    default:
-      return fail(e.getRange(), "unsupported comparison");
-    }
-    all &= r;
+                  "comparisons of scalars are evaluated at compile time and "
+                  "need constants (or dtypes/strings for == and !=); compare "
+                  "tiles for a mask");
+    all &= *r;
   }
-  return SemValue::integer(all);
+  if (!mask)
+    return SemValue::integer(all);
+  if (!all) // a constant part is false
+    return binaryOp(ast::BinaryOp::BitAnd, *mask, SemValue::integer(0), e);
+  return *mask;
 }
 
 } // namespace dslc::mlirgen

@@ -4,8 +4,12 @@
 
 #include "dialects/Tile/TileDialect.h"
 
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+
 #include "llvm/Support/JSON.h"
+#include <cmath>
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -47,8 +51,8 @@ LogicalResult Generator::readConfigCall(const ast::Expr &config) {
     } else if (a.name == "num_stages" || a.name == "indexing" ||
                a.name == "pid_type" || a.name == "loop_orders" ||
                a.name == "range_unroll_factors") {
-      diags.warning(a.range, "config key '" + a.name +
-                                 "' has no effect in dslc and is ignored");
+      diags->warning(a.range, "config key '" + a.name +
+                                  "' has no effect in dslc and is ignored");
     } else {
       return error(a.range, "unknown config key '" + a.name + "'");
     }
@@ -93,7 +97,7 @@ LogicalResult Generator::readConfig() {
                          std::to_string(contract::kMaxNumWarps));
       desc.numWarps = *n;
     } else {
-      diags.warning(where, "--config key '" + key.str() + "' is ignored");
+      diags->warning(where, "--config key '" + key.str() + "' is ignored");
     }
   }
   return success();
@@ -133,10 +137,10 @@ LogicalResult Generator::checkSignatureNames() {
   for (const auto &[name, sig] : options.signature)
     if (llvm::none_of(kernel.getParams(),
                       [&](const ast::Param &p) { return p.name == name; })) {
-      diags.error(kernel.getNameRange(), "--signature names '" + name +
-                                             "', which is not a "
-                                             "parameter of kernel '" +
-                                             kernel.getName() + "'");
+      diags->error(kernel.getNameRange(), "--signature names '" + name +
+                                              "', which is not a "
+                                              "parameter of kernel '" +
+                                              kernel.getName() + "'");
       ok = false;
     }
   return success(ok);
@@ -160,10 +164,64 @@ FailureOr<SemValue> Generator::constexprValue(const ast::Param &p) {
     return SemValue::integer(*options.rank);
   if (p.name == "world_size" && options.worldSize)
     return SemValue::integer(*options.worldSize);
-  if (p.defaultValue)
-    if (auto *lit = ast::dyn_cast<ast::IntLiteralExpr>(p.defaultValue.get()))
-      return SemValue::integer(lit->getValue());
+  if (p.defaultValue) {
+    if (!isConstantSyntax(*p.defaultValue))
+      return error(p.defaultValue->getRange(),
+                   "the default of constexpr '" + p.name +
+                       "' must be a constant: a number, True/False, a "
+                       "string, None or a dtype");
+    return genExpr(*p.defaultValue);
+  }
   return v;
+}
+
+bool isConstantSyntax(const ast::Expr &e) {
+  using K = ast::Expr::Kind;
+  switch (e.getKind()) {
+  case K::IntLiteral:
+  case K::FloatLiteral:
+  case K::BoolLiteral:
+  case K::StringLiteral:
+  case K::NoneLiteral:
+    return true;
+  case K::Unary:
+    return isConstantSyntax(ast::cast<ast::UnaryExpr>(e).getOperand());
+  case K::Binary:
+    return isConstantSyntax(ast::cast<ast::BinaryExpr>(e).getLHS()) &&
+           isConstantSyntax(ast::cast<ast::BinaryExpr>(e).getRHS());
+  case K::Attribute: // torch.float32
+    return ast::getDottedName(e).has_value();
+  case K::Tuple:
+  case K::List:
+    return llvm::all_of(
+        elementsOf(e), [](const ast::Expr *x) { return isConstantSyntax(*x); });
+  default:
+    return false;
+  }
+}
+
+std::optional<std::string> constantJSON(const SemValue &v) {
+  switch (v.kind) {
+  case SemValue::Kind::Int:
+    return std::to_string(v.intValue);
+  case SemValue::Kind::Float:
+    if (!std::isfinite(v.floatValue))
+      return std::nullopt;
+    // The shortest text that reads back as the same double (1e-06).
+    for (int digits = 1; digits <= 17; ++digits) {
+      std::string text =
+          llvm::formatv("{0}", llvm::format("%.*g", digits, v.floatValue))
+              .str();
+      if (std::strtod(text.c_str(), nullptr) == v.floatValue)
+        return text;
+    }
+    return llvm::formatv("{0}", llvm::format("%.17g", v.floatValue)).str();
+  case SemValue::Kind::String:
+  case SemValue::Kind::DType:
+    return llvm::formatv("\"{0}\"", v.text).str();
+  default:
+    return std::nullopt;
+  }
 }
 
 LogicalResult Generator::checkRankAgreement(const ast::Param &p,
@@ -171,9 +229,9 @@ LogicalResult Generator::checkRankAgreement(const ast::Param &p,
   bool ok = true;
   auto agree = [&](std::optional<int64_t> &known, const char *option) {
     if (known && *known != v.intValue) {
-      diags.error(p.range, "constexpr '" + p.name + "' is " +
-                               std::to_string(v.intValue) + " but " + option +
-                               " says " + std::to_string(*known));
+      diags->error(p.range, "constexpr '" + p.name + "' is " +
+                                std::to_string(v.intValue) + " but " + option +
+                                " says " + std::to_string(*known));
       ok = false;
     }
     known = v.intValue;
@@ -185,9 +243,9 @@ LogicalResult Generator::checkRankAgreement(const ast::Param &p,
     agree(desc.worldSize, "--world-size");
   if (v.kind == SemValue::Kind::Int && desc.rank && desc.worldSize &&
       (isRank || p.name == "world_size") && *desc.rank >= *desc.worldSize) {
-    diags.error(p.range, "rank " + std::to_string(*desc.rank) +
-                             " is not below the world size " +
-                             std::to_string(*desc.worldSize));
+    diags->error(p.range, "rank " + std::to_string(*desc.rank) +
+                              " is not below the world size " +
+                              std::to_string(*desc.worldSize));
     ok = false;
   }
   return success(ok);
@@ -218,16 +276,77 @@ Generator::tensorAnnotation(const ast::Param &p,
       return error(sub.getRange(),
                    "tensor annotation must be torch.Tensor[DTYPE, RANK] "
                    "with a torch dtype and a rank from 1 to 8");
-    return ParamType{*canon, unsigned(r->getValue()), false};
+    return ParamType{*canon, unsigned(r->getValue())};
   }
-  if (base && *base == "tuple")
-    return error(sub.getRange(),
-                 "tuple parameters are not supported: pass a symmetric "
-                 "tensor and use torch.ops.symm_mem.get_remote_tensors");
   return missingType(p);
 }
 
+/// `tuple[X, ...]` (also Tuple, typing.Tuple): the element annotation X,
+/// null when `a` is not a tuple annotation; `fixed` when it lists elements
+/// instead of `X, ...`.
+static const ast::Expr *tupleElement(const ast::Expr &a, bool &isTuple,
+                                     bool &fixed) {
+  isTuple = false;
+  fixed = false;
+  auto *sub = ast::dyn_cast<ast::SubscriptExpr>(&a);
+  auto base = ast::getDottedName(sub ? sub->getBase() : a);
+  if (!base ||
+      (*base != "tuple" && *base != "Tuple" && *base != "typing.Tuple"))
+    return nullptr;
+  isTuple = true;
+  if (!sub)
+    return nullptr;
+  std::vector<const ast::Expr *> elements = elementsOf(sub->getIndex());
+  if (elements.size() != 2 ||
+      !ast::isa<ast::EllipsisLiteralExpr>(*elements[1])) {
+    fixed = true;
+    return nullptr;
+  }
+  return elements[0];
+}
+
+FailureOr<Generator::ParamType>
+Generator::tupleParamType(const ast::Param &p, const ast::Expr &annotation) {
+  bool isTuple, fixed;
+  const ast::Expr *element = tupleElement(annotation, isTuple, fixed);
+  if (fixed)
+    return error(annotation.getRange(),
+                 "a tuple parameter holds the copies of one tensor on every "
+                 "rank: annotate it tuple[torch.Tensor, ...] (pass distinct "
+                 "tensors as separate parameters)");
+  ParamType type;
+  auto sig = options.signature.find(p.name);
+  if (sig != options.signature.end()) {
+    if (sig->second.rank == 0)
+      return error(p.range, "--signature " + p.name + " gives a scalar, but '" +
+                                p.name +
+                                "' is a tuple of tensors: pass --signature " +
+                                p.name + "=DTYPE[RANK]");
+    type = ParamType{sig->second.dtype, sig->second.rank};
+  } else {
+    auto *sub = element ? ast::dyn_cast<ast::SubscriptExpr>(element) : nullptr;
+    if (!sub)
+      return error(p.range, "the tensors of tuple parameter '" + p.name +
+                                "' need an element type and rank: annotate "
+                                "it tuple[torch.Tensor[torch.DTYPE, RANK], "
+                                "...] or pass --signature " +
+                                p.name + "=DTYPE[RANK]");
+    auto t = tensorAnnotation(p, *sub);
+    if (failed(t))
+      return failure();
+    type = *t;
+  }
+  type.isTuple = true;
+  return type;
+}
+
 FailureOr<Generator::ParamType> Generator::paramType(const ast::Param &p) {
+  if (p.annotation) {
+    bool isTuple, fixed;
+    (void)tupleElement(*p.annotation, isTuple, fixed);
+    if (isTuple)
+      return tupleParamType(p, *p.annotation);
+  }
   // Tensors: `torch.Tensor[dtype, rank]`, or --signature.
   auto sig = options.signature.find(p.name);
   if (sig != options.signature.end())
@@ -256,7 +375,7 @@ LogicalResult Generator::buildSignature() {
   bool ok = succeeded(checkSignatureNames());
   for (const ast::Param &p : kernel.getParams()) {
     if (p.kind != ast::Param::Kind::Normal) {
-      diags.error(p.range, "kernels cannot take *args or **kwargs");
+      diags->error(p.range, "kernels cannot take *args or **kwargs");
       ok = false;
       continue;
     }
@@ -270,12 +389,7 @@ LogicalResult Generator::buildSignature() {
         ok = false;
         continue;
       }
-      if (v->kind == SemValue::Kind::Int)
-        pd.value = std::to_string(v->intValue);
-      else if (v->kind == SemValue::Kind::String)
-        pd.value = llvm::formatv("\"{0}\"", v->text).str();
-      else if (v->kind == SemValue::Kind::Float)
-        pd.value = std::to_string(v->floatValue);
+      pd.value = constantJSON(*v);
       if (pd.value)
         desc.constants[p.name] = *pd.value;
       if (failed(checkRankAgreement(p, *v)))
@@ -298,7 +412,11 @@ LogicalResult Generator::buildSignature() {
       desc.args.push_back(pd);
       continue;
     }
-    pd.symmetric = symmetricParams.count(p.name) > 0;
+    // A tuple of tensors is the copies of one symmetric tensor on every
+    // rank: passed as that tensor and its peer table (docs/kernel-abi.md).
+    pd.symmetric = symmetricParams.count(p.name) > 0 || type->isTuple;
+    if (type->isTuple)
+      tupleParams.insert(p.name);
     argTypes.push_back(
         tile::RefType::get(&ctx, dtypeToType(&ctx, type->dtype), type->rank));
     refDTypes[p.name] = type->dtype;
@@ -341,6 +459,18 @@ void Generator::bindParameters(
         peers.value = entry->getArgument(argIndex++);
         peers.text = pd.name + ".peers";
         scopes.back()[pd.name + ".peers"] = peers;
+        if (tupleParams.count(pd.name)) {
+          // The name is the tuple: t[i] is rank i's copy.
+          auto refType = cast<tile::RefType>(v.value.getType());
+          SemValue list = SemValue::ofKind(SemValue::Kind::PeerList);
+          list.value = comm::StackViewOp::create(
+              builder, v.value.getLoc(),
+              comm::StackType::get(&ctx, refType.getElementType(),
+                                   refType.getRank()),
+              peers.value, v.value);
+          list.text = pd.name;
+          v = list;
+        }
       }
     }
     scopes.back()[pd.name] = v;

@@ -12,11 +12,57 @@ using namespace mlir;
 
 namespace dslc::mlirgen {
 
+/// Adds the names a target binds.
+static void assignedTargets(const ast::Expr &t, std::set<std::string> &names) {
+  if (auto *n = ast::dyn_cast<ast::NameExpr>(&t))
+    names.insert(n->getName());
+  else if (auto *tu = ast::dyn_cast<ast::TupleExpr>(&t))
+    for (const ast::ExprPtr &e : tu->getElements())
+      assignedTargets(*e, names);
+  else if (auto *li = ast::dyn_cast<ast::ListExpr>(&t))
+    for (const ast::ExprPtr &e : li->getElements())
+      assignedTargets(*e, names);
+}
+void assignedNames(const ast::StmtList &body, std::set<std::string> &names) {
+  for (const ast::StmtPtr &s : body) {
+    if (auto *a = ast::dyn_cast<ast::AssignStmt>(s.get()))
+      for (const ast::ExprPtr &t : a->getTargets())
+        assignedTargets(*t, names);
+    else if (auto *a = ast::dyn_cast<ast::AugAssignStmt>(s.get()))
+      assignedTargets(a->getTarget(), names);
+    else if (auto *a = ast::dyn_cast<ast::AnnAssignStmt>(s.get()))
+      assignedTargets(a->getTarget(), names);
+    else if (auto *f = ast::dyn_cast<ast::ForStmt>(s.get())) {
+      assignedTargets(f->getTarget(), names);
+      assignedNames(f->getBody(), names);
+    } else if (auto *i = ast::dyn_cast<ast::IfStmt>(s.get())) {
+      assignedNames(i->getThen(), names);
+      assignedNames(i->getElse(), names);
+    }
+  }
+}
+
+void Generator::poisonAssigned(const ast::Stmt &s) {
+  std::set<std::string> names;
+  if (auto *f = ast::dyn_cast<ast::ForStmt>(&s)) {
+    assignedTargets(f->getTarget(), names);
+    assignedNames(f->getBody(), names);
+  } else if (auto *i = ast::dyn_cast<ast::IfStmt>(&s)) {
+    assignedNames(i->getThen(), names);
+    assignedNames(i->getElse(), names);
+  }
+  for (const std::string &name : names)
+    if (!lookup(name))
+      bind(name, SemValue::ofKind(SemValue::Kind::Poison));
+}
+
 LogicalResult Generator::genBlock(const ast::StmtList &body) {
   bool ok = true;
   for (const ast::StmtPtr &s : body) {
-    if (diags.limitReached())
+    if (diags->limitReached())
       return failure();
+    if (!calls.empty() && calls.back().returned)
+      return success(ok); // the rest of the helper is not executed
     if (returned)
       return error(s->getRange(), "statement after 'return' is unreachable");
     // Fatal bounds: past them, unrolling would go on for minutes.
@@ -32,8 +78,10 @@ LogicalResult Generator::genBlock(const ast::StmtList &body) {
       workReported = true;
       return failure();
     }
-    if (failed(genStmt(*s)))
+    if (failed(genStmt(*s))) {
       ok = false;
+      poisonAssigned(*s);
+    }
     if (work.total > kMaxPerThreadWork) {
       if (!workReported)
         (void)error(s->getRange(),
@@ -71,7 +119,7 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
                   "a statement after the grid loop: the kernel's work is "
                   "its top-level hl.tile/hl.grid loop, and only 'return' "
                   "may follow it (a kernel has one grid)");
-      diags.note(gridLoop->getRange(), "the grid loop");
+      diags->note(gridLoop->getRange(), "the grid loop");
       return failure();
     }
   }
@@ -83,32 +131,34 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
   }
   if (auto *a = ast::dyn_cast<ast::AssignStmt>(&s)) {
     Result v = genExpr(a->getValue());
-    if (failed(v))
-      return failure();
     for (const ast::ExprPtr &t : a->getTargets())
-      if (failed(genAssign(*t, *v, a->getRange())))
+      if (failed(v) || failed(genAssign(*t, *v, a->getRange()))) {
+        for (const ast::ExprPtr &target : a->getTargets())
+          poisonTargets(*target);
         return failure();
+      }
     return success();
   }
   if (auto *a = ast::dyn_cast<ast::AnnAssignStmt>(&s)) {
     if (!a->getValue())
       return success();
     Result v = genExpr(*a->getValue());
-    if (failed(v))
+    if (failed(v) || failed(genAssign(a->getTarget(), *v, a->getRange()))) {
+      poisonTargets(a->getTarget());
       return failure();
-    return genAssign(a->getTarget(), *v, a->getRange());
+    }
+    return success();
   }
   if (auto *a = ast::dyn_cast<ast::AugAssignStmt>(&s)) {
     Result lhs = genExpr(a->getTarget());
-    if (failed(lhs))
+    Result rhs = succeeded(lhs) ? genExpr(a->getValue()) : Result(failure());
+    Result v = succeeded(rhs) ? binaryOp(a->getOp(), *lhs, *rhs, a->getValue())
+                              : Result(failure());
+    if (failed(v) || failed(genAssign(a->getTarget(), *v, a->getRange()))) {
+      poisonTargets(a->getTarget());
       return failure();
-    Result rhs = genExpr(a->getValue());
-    if (failed(rhs))
-      return failure();
-    Result v = binaryOp(a->getOp(), *lhs, *rhs, a->getValue());
-    if (failed(v))
-      return failure();
-    return genAssign(a->getTarget(), *v, a->getRange());
+    }
+    return success();
   }
   if (auto *f = ast::dyn_cast<ast::ForStmt>(&s))
     return genFor(*f);
@@ -120,6 +170,9 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
       ast::isa<ast::ImportFromStmt>(s))
     return success();
   if (auto *a = ast::dyn_cast<ast::AssertStmt>(&s)) {
+    if (std::optional<LogicalResult> checked =
+            genSizeAssert(a->getTest(), a->getRange()))
+      return *checked;
     Result t = genExpr(a->getTest());
     if (failed(t))
       return failure();
@@ -136,10 +189,51 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
                                "use hl.tile, hl.grid or range");
   if (ast::isa<ast::BreakStmt>(s) || ast::isa<ast::ContinueStmt>(s))
     return error(s.getRange(),
-                 "'break' and 'continue' are not supported in kernels");
+                 "'break' and 'continue' are not supported in kernels: a "
+                 "loop runs all its iterations (select values with "
+                 "torch.where, or loop over a computed range)");
   if (ast::isa<ast::FunctionDef>(s))
-    return error(s.getRange(), "nested functions are not supported");
+    return error(s.getRange(), "nested functions are not supported: define "
+                               "the helper at the top level of the file");
   return error(s.getRange(), "this statement is not supported in a kernel");
+}
+
+std::optional<LogicalResult> Generator::genSizeAssert(const ast::Expr &test,
+                                                      SourceRange where) {
+  // `assert a and b`: each part.
+  if (auto *both = ast::dyn_cast<ast::BinaryExpr>(&test))
+    if (both->getOp() == ast::BinaryOp::And) {
+      std::optional<LogicalResult> l = genSizeAssert(both->getLHS(), where);
+      std::optional<LogicalResult> r = genSizeAssert(both->getRHS(), where);
+      if (!l || !r)
+        return std::nullopt;
+      return success(succeeded(*l) && succeeded(*r));
+    }
+  // `assert x.size(0) == n` with a compile-time n: checked at launch.
+  auto *cmp = ast::dyn_cast<ast::CompareExpr>(&test);
+  if (!cmp || cmp->getOps().size() != 1 ||
+      cmp->getOps()[0] != ast::CompareOp::Eq)
+    return std::nullopt;
+  Result l = genExpr(*cmp->getOperands()[0]);
+  Result r = genExpr(*cmp->getOperands()[1]);
+  if (failed(l) || failed(r))
+    return LogicalResult(failure());
+  const SemValue *size = l->kind == SemValue::Kind::Scalar ? &*l : &*r;
+  const SemValue *value = size == &*l ? &*r : &*l;
+  if (size->kind != SemValue::Kind::Scalar || !size->origin ||
+      !size->origin->plain())
+    return std::nullopt;
+  if (value->kind == SemValue::Kind::Scalar)
+    return error(where,
+                 "an assert between two run-time sizes cannot be checked: "
+                 "compile one of them in (-D '" +
+                     size->origin->param + ".size(" +
+                     std::to_string(size->origin->dim) + ")=N')");
+  if (value->kind != SemValue::Kind::Int)
+    return std::nullopt;
+  addConstraint(
+      {size->origin->param, size->origin->dim, "==", value->intValue});
+  return success();
 }
 
 LogicalResult Generator::genIf(const ast::IfStmt &s) {
@@ -157,6 +251,8 @@ LogicalResult Generator::genIf(const ast::IfStmt &s) {
 }
 
 LogicalResult Generator::genReturn(const ast::ReturnStmt &s) {
+  if (!calls.empty())
+    return genHelperReturn(s);
   if (inGrid)
     return error(s.getRange(), "'return' inside a tile loop");
   if (const ast::Expr *v = s.getValue()) {
@@ -211,6 +307,17 @@ LogicalResult Generator::genAssign(const ast::Expr &target, SemValue value,
   return error(target.getRange(), "cannot assign to this expression");
 }
 
+void Generator::poisonTargets(const ast::Expr &target) {
+  if (auto *name = ast::dyn_cast<ast::NameExpr>(&target)) {
+    if (name->getName() != "_")
+      bind(name->getName(), SemValue::ofKind(SemValue::Kind::Poison));
+    return;
+  }
+  for (const ast::Expr *e : elementsOf(target))
+    if (e != &target)
+      poisonTargets(*e);
+}
+
 LogicalResult Generator::genStore(const ast::SubscriptExpr &target,
                                   SemValue value) {
   Result base = genExpr(target.getBase());
@@ -219,33 +326,39 @@ LogicalResult Generator::genStore(const ast::SubscriptExpr &target,
   if (base->kind != SemValue::Kind::Ref && base->kind != SemValue::Kind::Stack)
     return error(target.getBase().getRange(),
                  std::string("cannot store into ") + kindName(base->kind));
-  unsigned rank;
-  Type elementType;
-  if (base->kind == SemValue::Kind::Ref) {
-    auto t = cast<tile::RefType>(base->value.getType());
-    rank = t.getRank();
-    elementType = t.getElementType();
-  } else {
-    auto t = cast<comm::StackType>(base->value.getType());
-    rank = t.getRank();
-    elementType = t.getElementType();
-  }
-  auto access = accessOf(*base, rank, target.getIndex());
+  std::vector<const ast::Expr *> idx;
+  if (auto *tuple = ast::dyn_cast<ast::TupleExpr>(&target.getIndex()))
+    for (const ast::ExprPtr &x : tuple->getElements())
+      idx.push_back(x.get());
+  else
+    idx.push_back(&target.getIndex());
+  return storeTo(*base, idx, target.getIndex(), std::move(value), target);
+}
+
+LogicalResult Generator::storeTo(const SemValue &base,
+                                 const std::vector<const ast::Expr *> &idx,
+                                 const ast::Expr &index, SemValue value,
+                                 const ast::Expr &where) {
+  Type elementType = refShape(base).second;
+  auto access = accessOfList(base, idx, index);
   if (failed(access))
     return failure();
+  if (!access->unitDims.empty())
+    return error(index.getRange(), "None in the index of a store: store a "
+                                   "tile of the indexed shape");
   auto type = RankedTensorType::get(access->shape, elementType);
-  auto tileValue = coerceTile(value, type, target);
+  auto tileValue = coerceTile(value, type, where);
   if (failed(tileValue))
     return failure();
-  mlir::Location l = loc(target);
-  if (base->kind == SemValue::Kind::Ref) {
-    tile::StoreOp::create(builder, l, *tileValue, base->value, access->offsets,
+  mlir::Location l = loc(where);
+  if (base.kind == SemValue::Kind::Ref) {
+    tile::StoreOp::create(builder, l, *tileValue, base.value, access->offsets,
                           access->limits, access->dims);
   } else {
     auto mode = options.multicast == MulticastMode::NVLS
                     ? comm::MulticastMode::nvls
                     : comm::MulticastMode::software;
-    comm::MulticastStoreOp::create(builder, l, *tileValue, base->value,
+    comm::MulticastStoreOp::create(builder, l, *tileValue, base.value,
                                    access->offsets, access->limits,
                                    access->dims, mode);
   }

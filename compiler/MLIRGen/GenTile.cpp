@@ -12,6 +12,10 @@ namespace dslc::mlirgen {
 
 LogicalResult Generator::checkTileSize(ArrayRef<int64_t> shape,
                                        SourceRange where) {
+  if (int64_t(shape.size()) > tile::kMaxTileRank)
+    return error(where, "a tile of " + std::to_string(shape.size()) +
+                            " dimensions: tiles have at most " +
+                            std::to_string(tile::kMaxTileRank));
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d <= 0 || n > kMaxTileElements / d)
@@ -31,69 +35,65 @@ LogicalResult Generator::checkTileSize(ArrayRef<int64_t> shape,
   return success();
 }
 
-Result Generator::genEmptyLike(const ast::CallExpr &e) {
-  const ast::Expr *arg = argument(e, 0, "input");
-  if (!arg)
-    return fail(e.getRange(), "torch.empty_like needs a tensor");
-  Result like = genExpr(*arg);
-  if (failed(like))
-    return failure();
-  if (like->kind != SemValue::Kind::Ref)
-    return fail(arg->getRange(), "torch.empty_like takes a tensor parameter");
-  auto type = cast<tile::RefType>(like->value.getType());
-  std::string dtype = refDTypes.count(like->text) ? refDTypes[like->text] : "";
-  if (const ast::Expr *dt = keyword(e, "dtype")) {
-    Result d = genExpr(*dt);
-    if (failed(d))
-      return failure();
-    if (d->kind != SemValue::Kind::DType)
-      return fail(dt->getRange(), "dtype must be a torch dtype");
-    dtype = d->text;
-    type = tile::RefType::get(&ctx, dtypeToType(&ctx, dtype), type.getRank());
-  }
-  // The output becomes a kernel parameter after the inputs.
-  std::string outName = "out";
-  unsigned k = 0;
-  while (llvm::any_of(
-      desc.args, [&](const OutputDescription &o) { return o.name == outName; }))
-    outName = "out" + std::to_string(++k);
-  Block &entry = func.getBody().front();
-  BlockArgument arg2 = entry.addArgument(type, loc(e));
-  argNames.push_back(outName);
-  func.setType(builder.getFunctionType(entry.getArgumentTypes(), {}));
-  desc.args.push_back(OutputDescription::output(
-      outName, contract::parseDType(dtype).value_or(contract::DType::Float32),
-      type.getRank(), like->text));
-  refDTypes[outName] = dtype;
-  SemValue v = SemValue::ofKind(SemValue::Kind::Ref);
-  v.value = arg2;
-  v.text = outName;
-  return v;
-}
-
 /// `tile.to(dtype)`: the tile converted to another element type.
 Result Generator::genCast(const ast::CallExpr &e, const ast::Expr &value) {
+  const ast::Expr *dtypeArg = argument(e, 0, "dtype");
+  if (!dtypeArg || e.getNumPositional() > 1)
+    return fail(e.getRange(), ".to takes one dtype");
   Result v = genExpr(value);
   if (failed(v))
     return failure();
-  if (v->kind != SemValue::Kind::TileData)
-    return fail(value.getRange(), std::string(".to(dtype) converts a tile "
-                                              "value, not ") +
-                                      kindName(v->kind));
-  const ast::Expr *dtypeArg = argument(e, 0, "dtype");
-  if (!dtypeArg || e.getArgs().size() != 1)
-    return fail(e.getRange(), ".to takes one dtype");
-  Result dt = genExpr(*dtypeArg);
-  if (failed(dt))
+  auto dtype = dtypeValue(*dtypeArg);
+  if (failed(dtype))
     return failure();
-  if (dt->kind != SemValue::Kind::DType)
-    return fail(dtypeArg->getRange(), ".to takes a dtype (torch.float32, "
-                                      "x.dtype, ...)");
-  auto cast = castTile(v->value, dtypeToType(&ctx, dt->text), loc(e));
-  if (failed(cast))
+  return castSemValue(*v, dtypeToType(&ctx, *dtype), value, e);
+}
+
+Result Generator::genCastTo(const ast::CallExpr &e, const ast::Expr &value,
+                            llvm::StringRef dtype) {
+  if (!e.getArgs().empty())
+    return fail(e.getRange(), "." + dtype.str() + "() takes no arguments");
+  Result v = genExpr(value);
+  if (failed(v))
     return failure();
-  v->value = *cast;
-  return *v;
+  return castSemValue(*v, dtypeToType(&ctx, dtype), value, e);
+}
+
+Result Generator::castSemValue(SemValue v, Type to, const ast::Expr &value,
+                               const ast::Expr &where) {
+  if (v.kind == SemValue::Kind::Ref) {
+    Result whole = loadWhole(v, value);
+    if (failed(whole))
+      return failure();
+    v = *whole;
+  }
+  switch (v.kind) {
+  case SemValue::Kind::TileData:
+  case SemValue::Kind::Scalar:
+    v.value = castValue(v.value, to, loc(where));
+    v.indexTile.reset();
+    return v;
+  case SemValue::Kind::Int:
+  case SemValue::Kind::Float: {
+    // A constant stays a constant, with the dtype's value.
+    if (isa<FloatType>(to)) {
+      SemValue f = SemValue::ofKind(SemValue::Kind::Float);
+      f.floatValue =
+          v.kind == SemValue::Kind::Int ? double(v.intValue) : v.floatValue;
+      return f;
+    }
+    int64_t i =
+        v.kind == SemValue::Kind::Int ? v.intValue : int64_t(v.floatValue);
+    if (to.isInteger(1))
+      i = v.kind == SemValue::Kind::Int ? i != 0 : v.floatValue != 0;
+    return SemValue::integer(i);
+  }
+  default:
+    return fail(value.getRange(),
+                std::string(".to(dtype) converts a tile value or a number, "
+                            "not ") +
+                    kindName(v.kind));
+  }
 }
 
 FailureOr<RankedTensorType> Generator::tileShapeOf(const ast::Expr &list,
@@ -122,156 +122,179 @@ FailureOr<RankedTensorType> Generator::tileShapeOf(const ast::Expr &list,
   return RankedTensorType::get(shape, elementType);
 }
 
-Result Generator::genZerosFull(const ast::CallExpr &e, bool full) {
-  const ast::Expr *shapeArg = argument(e, 0, "shape");
-  if (!shapeArg)
-    return fail(e.getRange(), "the tile's shape is missing");
-  const ast::Expr *valueArg = full ? argument(e, 1, "value") : nullptr;
-  if (full && !valueArg)
-    return fail(e.getRange(), "hl.full needs a fill value");
-  std::string dtype = "float32";
-  if (const ast::Expr *dt = keyword(e, "dtype")) {
-    Result d = genExpr(*dt);
-    if (failed(d))
-      return failure();
-    if (d->kind != SemValue::Kind::DType)
-      return fail(dt->getRange(), std::string("dtype must be a torch dtype, "
-                                              "got ") +
-                                      kindName(d->kind));
-    dtype = d->text;
-  }
-  Type elementType = dtypeToType(&ctx, dtype);
-  auto type = tileShapeOf(*shapeArg, elementType);
+Result Generator::fillValue(const ast::Expr *valueArg, int64_t constantFill) {
+  if (!valueArg)
+    return SemValue::integer(constantFill);
+  Result v = genExpr(*valueArg);
+  if (failed(v))
+    return failure();
+  if (v->kind != SemValue::Kind::Int && v->kind != SemValue::Kind::Float &&
+      v->kind != SemValue::Kind::Scalar)
+    return fail(valueArg->getRange(),
+                std::string("the fill value must be a number, got ") +
+                    kindName(v->kind));
+  return v;
+}
+
+Result Generator::genTileFill(const ast::CallExpr &e, const char *fn,
+                              const ast::Expr &shapeArg,
+                              const ast::Expr *valueArg,
+                              const std::string &dflt, int64_t constantFill) {
+  if (!inGrid)
+    return fail(e.getRange(), std::string(fn) +
+                                  " makes a tile: call it inside the "
+                                  "kernel's tile loop");
+  auto dtype = dtypeArgument(e, ~size_t(0), dflt);
+  if (failed(dtype))
+    return failure();
+  Type elementType = dtypeToType(&ctx, *dtype);
+  auto type = tileShapeOf(shapeArg, elementType);
   if (failed(type))
     return failure();
-  mlir::Location l = loc(e);
-  TypedAttr fill;
-  if (!full) {
-    fill = builder.getZeroAttr(elementType);
-  } else {
-    Result v = genExpr(*valueArg);
-    if (failed(v))
-      return failure();
-    if (v->kind == SemValue::Kind::Int)
-      fill = isa<FloatType>(elementType)
-                 ? TypedAttr(builder.getFloatAttr(elementType, v->intValue))
-                 : TypedAttr(builder.getIntegerAttr(elementType, v->intValue));
-    else if (v->kind == SemValue::Kind::Float && isa<FloatType>(elementType))
-      fill = builder.getFloatAttr(elementType, v->floatValue);
-    else
-      return fail(valueArg->getRange(),
-                  "hl.full's value must be a constant of the tile's dtype");
-  }
+  Result fill = fillValue(valueArg, constantFill);
+  if (failed(fill))
+    return failure();
+  auto value = coerceTile(*fill, *type, *(valueArg ? valueArg : &shapeArg));
+  if (failed(value))
+    return failure();
   SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
-  t.value = arith::ConstantOp::create(builder, l,
-                                      DenseElementsAttr::get(*type, fill));
+  t.value = *value;
   return t;
 }
 
-FailureOr<Generator::Access> Generator::accessOf(const SemValue &ref,
-                                                 unsigned rank,
-                                                 const ast::Expr &index) {
-  std::vector<const ast::Expr *> idx;
-  if (auto *tuple = ast::dyn_cast<ast::TupleExpr>(&index))
-    for (const ast::ExprPtr &x : tuple->getElements())
-      idx.push_back(x.get());
-  else
-    idx.push_back(&index);
-  return accessOfList(rank, idx, index);
-}
-
-FailureOr<Generator::Access>
-Generator::accessOfList(unsigned rank,
-                        const std::vector<const ast::Expr *> &idx,
-                        const ast::Expr &index) {
-  if (idx.size() != rank)
-    return error(index.getRange(), "a " + std::to_string(rank) +
-                                       "-d tensor needs " +
-                                       std::to_string(rank) + " indices, got " +
-                                       std::to_string(idx.size()));
-  Access a;
-  mlir::Location l = loc(index);
-  for (unsigned d = 0; d < rank; ++d) {
-    if (auto *slice = ast::dyn_cast<ast::SliceExpr>(idx[d])) {
-      if (slice->getLower() || slice->getUpper() || slice->getStep())
-        return error(idx[d]->getRange(),
-                     "only the full slice ':' is supported in a tile index");
-      return error(idx[d]->getRange(),
-                   "a full slice ':' needs a static size; index with a tile");
-    }
-    Result v = genExpr(*idx[d]);
-    if (failed(v))
-      return failure();
-    if (v->kind == SemValue::Kind::Tile) {
-      a.offsets.push_back(v->begin);
-      a.limits.push_back(v->end);
-      a.dims.push_back(d);
-      a.shape.push_back(v->block);
-      continue;
-    }
-    auto i = toIndex(*v, *idx[d]);
-    if (failed(i))
-      return failure();
-    a.offsets.push_back(*i);
-    a.limits.push_back(arith::AddIOp::create(builder, l, *i, indexConst(l, 1)));
-  }
-  if (a.dims.empty())
-    return error(index.getRange(),
-                 "index the tensor with at least one tile (scalar element "
-                 "access is not supported)");
-  if (failed(checkTileSize(a.shape, index.getRange())))
+Result Generator::genFillLike(const ast::CallExpr &e, const SemValue &like,
+                              const ast::Expr *valueArg, int64_t constantFill) {
+  auto likeType = cast<RankedTensorType>(like.value.getType());
+  auto dtype =
+      dtypeArgument(e, ~size_t(0), typeToDType(likeType.getElementType()));
+  if (failed(dtype))
     return failure();
-  return a;
+  auto type =
+      RankedTensorType::get(likeType.getShape(), dtypeToType(&ctx, *dtype));
+  Result fill = fillValue(valueArg, constantFill);
+  if (failed(fill))
+    return failure();
+  auto value = coerceTile(*fill, type, *(valueArg ? valueArg : &e));
+  if (failed(value))
+    return failure();
+  SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
+  t.value = *value;
+  t.valid = like.valid;
+  return t;
 }
 
 FailureOr<Value> Generator::castTile(Value v, Type elementType,
                                      mlir::Location l) {
-  auto type = cast<RankedTensorType>(v.getType());
-  Type from = type.getElementType();
-  if (from == elementType)
+  return castValue(v, elementType, l);
+}
+
+TypedAttr Generator::constantAttr(Type et, const SemValue &v) {
+  bool isInt = v.kind == SemValue::Kind::Int;
+  if (isa<FloatType>(et))
+    return builder.getFloatAttr(et, isInt ? double(v.intValue) : v.floatValue);
+  int64_t i = isInt ? v.intValue : int64_t(v.floatValue);
+  if (et.isInteger(1))
+    i = isInt ? v.intValue != 0 : v.floatValue != 0;
+  return builder.getIntegerAttr(et, i);
+}
+
+/// `t` with its element type (a tensor's, or a scalar type) replaced.
+static Type withElementType(Type t, Type element) {
+  if (auto ranked = dyn_cast<RankedTensorType>(t))
+    return RankedTensorType::get(ranked.getShape(), element);
+  return element;
+}
+
+Value Generator::castValue(Value v, Type to, mlir::Location l) {
+  Type from = getElementTypeOrSelf(v.getType());
+  if (from == to)
     return v;
-  auto to = RankedTensorType::get(type.getShape(), elementType);
-  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(elementType);
-  // bf16 <-> f16: one width, neither extf nor truncf; through f32.
-  if (fromFloat && toFloat &&
-      from.getIntOrFloatBitWidth() == elementType.getIntOrFloatBitWidth()) {
-    auto wide = castTile(v, builder.getF32Type(), l);
-    return failed(wide) ? wide : castTile(*wide, elementType, l);
+  Type result = withElementType(v.getType(), to);
+  // Index scalars go through i64.
+  if (from.isIndex()) {
+    Value i = arith::IndexCastOp::create(builder, l, builder.getI64Type(), v);
+    return castValue(i, to, l);
   }
+  if (to.isIndex()) {
+    Value i = castValue(v, builder.getI64Type(), l);
+    return arith::IndexCastOp::create(builder, l, result, i);
+  }
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  unsigned fromBits = from.getIntOrFloatBitWidth(),
+           toBits = to.getIntOrFloatBitWidth();
+  // To bool: nonzero (torch's .to(torch.bool)).
+  if (to.isInteger(1)) {
+    Value zero = arith::ConstantOp::create(
+        builder, l, cast<TypedAttr>(builder.getZeroAttr(v.getType())));
+    return fromFloat ? Value(arith::CmpFOp::create(
+                           builder, l, arith::CmpFPredicate::UNE, v, zero))
+                     : Value(arith::CmpIOp::create(
+                           builder, l, arith::CmpIPredicate::ne, v, zero));
+  }
+  // fp8 converts only to and from f32 (and f16 upward): others via f32.
+  bool fp8 = isFP8(from) || isFP8(to);
+  if (fp8 && fromFloat && toFloat && !from.isF32() && !to.isF32() &&
+      !(isFP8(from) && to.isF16()))
+    return castValue(castValue(v, builder.getF32Type(), l), to, l);
+  // bf16 <-> f16: one width, neither extf nor truncf; through f32.
+  if (fromFloat && toFloat && fromBits == toBits)
+    return castValue(castValue(v, builder.getF32Type(), l), to, l);
   if (fromFloat && toFloat)
-    return from.getIntOrFloatBitWidth() < elementType.getIntOrFloatBitWidth()
-               ? Value(arith::ExtFOp::create(builder, l, to, v))
-               : Value(arith::TruncFOp::create(builder, l, to, v));
-  if (!fromFloat && !toFloat)
-    return from.getIntOrFloatBitWidth() < elementType.getIntOrFloatBitWidth()
-               ? Value(arith::ExtSIOp::create(builder, l, to, v))
-               : Value(arith::TruncIOp::create(builder, l, to, v));
-  if (fromFloat)
-    return Value(arith::FPToSIOp::create(builder, l, to, v));
-  return Value(arith::SIToFPOp::create(builder, l, to, v));
+    return fromBits < toBits
+               ? Value(arith::ExtFOp::create(builder, l, result, v))
+               : Value(arith::TruncFOp::create(builder, l, result, v));
+  bool fromBool = from.isInteger(1);
+  if (!fromFloat && !toFloat) {
+    if (fromBits < toBits)
+      return fromBool ? Value(arith::ExtUIOp::create(builder, l, result, v))
+                      : Value(arith::ExtSIOp::create(builder, l, result, v));
+    return arith::TruncIOp::create(builder, l, result, v);
+  }
+  if (fromFloat) {
+    if (isFP8(from))
+      return castValue(castValue(v, builder.getF32Type(), l), to, l);
+    return arith::FPToSIOp::create(builder, l, result, v);
+  }
+  if (isFP8(to))
+    return castValue(castValue(v, builder.getF32Type(), l), to, l);
+  return fromBool ? Value(arith::UIToFPOp::create(builder, l, result, v))
+                  : Value(arith::SIToFPOp::create(builder, l, result, v));
 }
 
 FailureOr<Value> Generator::coerceTile(SemValue v, RankedTensorType type,
                                        const ast::Expr &where) {
   mlir::Location l = loc(where);
+  if (v.kind == SemValue::Kind::Ref) {
+    Result whole = loadWhole(v, where);
+    if (failed(whole))
+      return failure();
+    v = *whole;
+  }
   if (v.kind == SemValue::Kind::TileData) {
     auto t = cast<RankedTensorType>(v.value.getType());
-    if (t.getShape() != type.getShape())
-      return error(where.getRange(),
-                   "a tile of shape " + std::to_string(t.getNumElements()) +
-                       " elements cannot be stored into a tile of " +
-                       std::to_string(type.getNumElements()));
+    if (t.getShape() != type.getShape()) {
+      // torch's broadcasting into the target's shape.
+      auto shape = broadcastShape(t.getShape(), type.getShape(), where);
+      if (failed(shape))
+        return failure();
+      if (ArrayRef<int64_t>(*shape) != type.getShape())
+        return error(where.getRange(),
+                     "a tile of " + std::to_string(t.getNumElements()) +
+                         " elements does not fit a place of " +
+                         std::to_string(type.getNumElements()));
+      broadcastTo(v, type.getShape(), l);
+    }
     return castTile(v.value, type.getElementType(), l);
   }
   if (v.kind == SemValue::Kind::Int || v.kind == SemValue::Kind::Float) {
-    Type et = type.getElementType();
-    TypedAttr a = isa<FloatType>(et)
-                      ? TypedAttr(builder.getFloatAttr(
-                            et, v.kind == SemValue::Kind::Int ? v.intValue
-                                                              : v.floatValue))
-                      : TypedAttr(builder.getIntegerAttr(et, v.intValue));
+    TypedAttr a = constantAttr(type.getElementType(), v);
     return Value(
         arith::ConstantOp::create(builder, l, DenseElementsAttr::get(type, a)));
+  }
+  if (v.kind == SemValue::Kind::Scalar &&
+      isa<IntegerType, IndexType, FloatType>(v.value.getType())) {
+    Value s = castValue(v.value, type.getElementType(), l);
+    return Value(tile::SplatOp::create(builder, l, type, s));
   }
   return error(where.getRange(), std::string("cannot store ") +
                                      kindName(v.kind) + " into a tile");

@@ -26,11 +26,13 @@
 #ifndef DSLC_COMPILER_MLIRGEN_GENERATOR_H
 #define DSLC_COMPILER_MLIRGEN_GENERATOR_H
 
+#include "compiler/Conversion/TileLayout.h"
 #include "compiler/Frontend/AST.h"
 #include "compiler/Frontend/CompileOptions.h"
 #include "compiler/Frontend/Diagnostics.h"
 #include "compiler/MLIRGen/KernelDescription.h"
 #include "dialects/Comm/CommDialect.h"
+#include "dialects/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -60,6 +62,23 @@ struct ScalarOrigin {
   bool plain() const { return add == 0 && div == 1; }
 };
 
+/// How many elements of one dimension of a tile value hold data: the
+/// smallest over the tile accesses it came from, each max(min(end,
+/// ref.size(dim)) - begin, 0) (end - begin without a tensor). No bound:
+/// every element does. Materialized only when a reduction needs it, so
+/// kernels without reductions get no extra ops.
+struct ValidCount {
+  struct Bound {
+    mlir::Value begin, end, ref;
+    unsigned dim = 0;
+    bool operator==(const Bound &o) const {
+      return begin == o.begin && end == o.end && ref == o.ref && dim == o.dim;
+    }
+  };
+  llvm::SmallVector<Bound, 1> bounds;
+  bool all() const { return bounds.empty(); }
+};
+
 struct SemValue {
   enum class Kind {
     None,     ///< None / unknown-but-harmless (device, group names).
@@ -76,6 +95,9 @@ struct SemValue {
     Tuple,    ///< A tuple/list of values.
     Module,   ///< A module or namespace path (torch, hl, torch.ops...).
     Unbound,  ///< A constexpr without a value.
+    /// The value of a statement that failed (its error is reported): uses
+    /// fail silently, so one mistake gives one error.
+    Poison,
   };
   Kind kind = Kind::None;
   int64_t intValue = 0;
@@ -92,6 +114,13 @@ struct SemValue {
   int64_t peers = 0;
   std::vector<SemValue> elements; ///< Tuple.
   const ast::Expr *where = nullptr;
+  // Tile values.
+  /// Per dimension, the count of elements that hold data (the masked tail
+  /// of a tile loaded through a tile index); null where all do.
+  llvm::SmallVector<ValidCount, 4> valid;
+  /// A tile value equal to `tile.index + k` (unit stride): the tile it
+  /// indexes, shifted by k. Subscripting a tensor with it is that tile.
+  std::shared_ptr<SemValue> indexTile;
 
   static SemValue none() { return {}; }
   static SemValue integer(int64_t v) {
@@ -125,6 +154,31 @@ std::optional<std::string> canonicalDType(llvm::StringRef name);
 std::string typeToDType(mlir::Type t);
 /// The element type of a canonical dtype name (null if unknown).
 mlir::Type dtypeToType(mlir::MLIRContext *ctx, llvm::StringRef dtype);
+/// Whether `t` is one of the fp8 storage types (e4m3fn, e5m2).
+bool isFP8(mlir::Type t);
+
+/// torch's elementwise unary functions dslc has (rsqrt, sqrt, exp, ...).
+bool isUnaryMath(llvm::StringRef name);
+/// sum, mean, amax, amin, max, min, prod.
+bool isReduction(llvm::StringRef name);
+
+/// The rank and element type of a tensor (Ref) or stack value.
+std::pair<unsigned, mlir::Type> refShape(const SemValue &ref);
+
+/// An Int or Float constant.
+inline bool isNumber(const SemValue &v) {
+  return v.kind == SemValue::Kind::Int || v.kind == SemValue::Kind::Float;
+}
+
+/// Whether `e` is written with literals only (numbers, strings, None, a
+/// dotted name such as torch.float32, operators and tuples of those): a
+/// constexpr default.
+bool isConstantSyntax(const ast::Expr &e);
+/// The JSON literal of a compile-time value (metadata `constants`).
+std::optional<std::string> constantJSON(const SemValue &v);
+
+/// Adds the names assigned anywhere in `body` (loop targets included).
+void assignedNames(const ast::StmtList &body, std::set<std::string> &names);
 
 /// The elements of a list or tuple expression, or the expression itself:
 /// `hl.tile([m, n])`, `pad[[i, j]]`-style indices and tile shapes accept
@@ -142,13 +196,24 @@ std::vector<const ast::Expr *> elementsOf(const ast::Expr &e);
 /// hl.tile(chunk.begin, chunk.end) walks in smaller tiles.
 using contract::kMaxBlockSize;
 constexpr int64_t kMaxTileElements = 1 << 17;
-/// Most tile elements one thread may hold (per tile value).
-constexpr int64_t kMaxElementsPerThread = 256;
+// The most tile elements one thread may hold is kMaxElementsPerThread
+// (compiler/Conversion/TileLayout.h); the most dimensions of a tile
+// tile::kMaxTileRank (dialects/Tile/TileDialect.h).
 /// Most CTAs a kernel with per-CTA epochs may be launched with; its state
 /// buffer holds one 32-bit counter per CTA.
 constexpr int64_t kMaxEpochCtas = 4096;
-/// Most iterations of a `range` loop over constants (unrolled).
-constexpr int64_t kMaxConstantRangeIterations = 4096;
+/// Most loop bodies a kernel may get by unrolling (loops over tuples and
+/// peers, hl.static_range, and range loops whose body needs the loop
+/// variable at compile time), nested copies counted: past it code size
+/// and compile time explode.
+constexpr int64_t kMaxUnrolledBodies = 1024;
+/// range loops over constants of at most this many iterations are unrolled
+/// (a loop over the peers issues their loads and polls together); longer
+/// ones stay scf.for unless the body needs the loop variable at compile
+/// time.
+constexpr int64_t kAutoUnrollIterations = 8;
+/// Deepest nesting of inlined helper calls.
+constexpr size_t kMaxCallDepth = 32;
 
 //===----------------------------------------------------------------------===//
 // The generator
@@ -173,7 +238,7 @@ public:
             const ast::FunctionDef &kernel, const CompileOptions &options,
             dslc::DiagnosticEngine &diags, KernelDescription &desc)
       : ctx(ctx), builder(&ctx, &work), module(module), kernel(kernel),
-        options(options), diags(diags), desc(desc) {}
+        options(options), diags(&diags), desc(desc) {}
 
   mlir::OwningOpRef<mlir::ModuleOp> run();
 
@@ -184,7 +249,9 @@ private:
   const ast::Module &module;
   const ast::FunctionDef &kernel;
   const CompileOptions &options;
-  dslc::DiagnosticEngine &diags;
+  /// Where errors go: the caller's engine, or a quiet one while a loop body
+  /// is generated speculatively (genRangeLoop).
+  dslc::DiagnosticEngine *diags;
   KernelDescription &desc;
 
   mlir::func::FuncOp func;
@@ -192,9 +259,14 @@ private:
   std::vector<int64_t> blockSizes;
   unsigned nextBlockSize = 0;
   std::set<std::string> symmetricParams;
+  /// Parameters annotated tuple[torch.Tensor, ...] (symmetric tensors
+  /// seen as the tuple of their copies on every rank).
+  std::set<std::string> tupleParams;
   std::set<std::string> usedDefines;
   /// Arguments given by position and by keyword, already reported.
   std::set<const ast::Expr *> reportedDoubleArguments;
+  /// Constexprs whose missing value was reported (once each).
+  std::set<std::string> reportedUnbound;
   std::map<std::string, std::string> refDTypes; ///< value name -> dtype
   std::vector<std::string> argNames;
   bool inGrid = false;
@@ -203,16 +275,29 @@ private:
   /// kMaxPerThreadWork or kMaxGeneratedStatements was passed and reported.
   bool workReported = false;
   bool returned = false;
+  /// Loop bodies generated by unrolling so far (kMaxUnrolledBodies).
+  int64_t unrolledBodies = 0;
+  /// Loops being generated around the current statement.
+  unsigned loopDepth = 0;
+  /// Inlined helper calls, innermost last.
+  struct CallFrame {
+    const ast::FunctionDef *fn;
+    SourceRange callSite;
+    std::optional<SemValue> result;
+    bool returned;
+    unsigned loopDepth; ///< loopDepth at the call
+  };
+  std::vector<CallFrame> calls;
 
   // -- helpers (MLIRGen.cpp) ------------------------------------------------
   mlir::Location loc(const ast::Expr &e) { return loc(e.getRange()); }
   mlir::Location loc(SourceRange r);
   mlir::LogicalResult error(SourceRange r, const std::string &msg) {
-    diags.error(r, msg);
+    diags->error(r, msg);
     return mlir::failure();
   }
   Result fail(SourceRange r, const std::string &msg) {
-    diags.error(r, msg);
+    diags->error(r, msg);
     return mlir::failure();
   }
   SemValue *lookup(const std::string &name);
@@ -226,7 +311,14 @@ private:
   /// An index-typed value of an integer SemValue.
   mlir::FailureOr<mlir::Value> toIndex(const SemValue &v,
                                        const ast::Expr &where);
+  /// "constexpr 'k' has no value: pass -D k=VALUE", once per constexpr
+  /// (later uses fail silently); `what` names the use.
+  mlir::LogicalResult unboundError(const SemValue &v, SourceRange where,
+                                   const std::string &what = "");
   mlir::FailureOr<int64_t> toConstInt(const SemValue &v, const ast::Expr &where,
+                                      const std::string &what);
+  /// `x` evaluated, as a compile-time integer (`what` names it in errors).
+  mlir::FailureOr<int64_t> constIntOf(const ast::Expr &x,
                                       const std::string &what);
   /// The value of `-D name=text` (or of a specialized size).
   mlir::FailureOr<SemValue> defineValue(const std::string &name,
@@ -235,6 +327,11 @@ private:
   /// `a op b` of two compile-time integers; nullopt when `op` does not fold.
   std::optional<Result> foldIntegers(ast::BinaryOp op, int64_t a, int64_t b,
                                      const ast::Expr &where);
+  /// `a op b` of two constants, one of them a float (or `/`, `**` of ints):
+  /// a float; nullopt when `op` does not fold.
+  std::optional<Result> foldNumbers(ast::BinaryOp op, const SemValue &lhs,
+                                    const SemValue &rhs,
+                                    const ast::Expr &where);
   Result genSpecialize(const ast::CallExpr &e);
 
   // -- call arguments (GenArgs.cpp) -----------------------------------------
@@ -260,6 +357,12 @@ private:
                                              const std::string &dflt);
   /// A True/False keyword, true when absent.
   mlir::FailureOr<bool> boolKeyword(const ast::CallExpr &e, const char *key);
+  /// The canonical name of a dtype expression (torch.float32, x.dtype).
+  mlir::FailureOr<std::string> dtypeValue(const ast::Expr &e);
+  /// Argument `position` or dtype=, `dflt` when absent.
+  mlir::FailureOr<std::string> dtypeArgument(const ast::CallExpr &e,
+                                             size_t position,
+                                             const std::string &dflt);
 
   // -- setup (GenSignature.cpp) ---------------------------------------------
   mlir::LogicalResult readConfig();
@@ -271,6 +374,7 @@ private:
     std::string dtype;
     unsigned rank = 0;
     bool isScalar = false;
+    bool isTuple = false; ///< tuple[torch.Tensor, ...]: the peers' copies
   };
   mlir::LogicalResult buildSignature();
   mlir::LogicalResult checkSignatureNames();
@@ -281,6 +385,8 @@ private:
   mlir::LogicalResult missingType(const ast::Param &p);
   mlir::FailureOr<ParamType> tensorAnnotation(const ast::Param &p,
                                               const ast::SubscriptExpr &sub);
+  mlir::FailureOr<ParamType> tupleParamType(const ast::Param &p,
+                                            const ast::Expr &annotation);
   void bindParameters(mlir::Block *entry,
                       std::vector<std::pair<std::string, SemValue>> &constants);
 
@@ -288,11 +394,26 @@ private:
   mlir::LogicalResult genBlock(const ast::StmtList &body);
   mlir::LogicalResult genStmt(const ast::Stmt &s);
   mlir::LogicalResult genIf(const ast::IfStmt &s);
+  /// `assert x.size(d) == k` (k known at compile time): a launch
+  /// constraint that also makes the size static; nullopt for other asserts.
+  std::optional<mlir::LogicalResult> genSizeAssert(const ast::Expr &test,
+                                                   SourceRange where);
   mlir::LogicalResult genReturn(const ast::ReturnStmt &s);
   mlir::LogicalResult genAssign(const ast::Expr &target, SemValue value,
                                 SourceRange where);
+  /// Binds the names of an assignment target whose value failed to Poison.
+  void poisonTargets(const ast::Expr &target);
+  /// After a failed `for` or `if`: binds the names it would have assigned
+  /// that have no binding yet to Poison.
+  void poisonAssigned(const ast::Stmt &s);
   mlir::LogicalResult genStore(const ast::SubscriptExpr &target,
                                SemValue value);
+  /// Stores `value` into the tile of `base` that `idx` (the entries of
+  /// `index`) selects.
+  mlir::LogicalResult storeTo(const SemValue &base,
+                              const std::vector<const ast::Expr *> &idx,
+                              const ast::Expr &index, SemValue value,
+                              const ast::Expr &where);
 
   // -- loops (GenLoops.cpp) -------------------------------------------------
   /// One dimension of an hl.tile / hl.grid loop.
@@ -304,16 +425,46 @@ private:
     const ast::Expr *target = nullptr;
   };
   mlir::LogicalResult genFor(const ast::ForStmt &s);
+  mlir::LogicalResult genForLoop(const ast::ForStmt &s);
+  /// range(...) (hl.static_range: `forceUnroll`).
   mlir::LogicalResult genRangeLoop(const ast::ForStmt &s,
-                                   const ast::CallExpr &call);
+                                   const ast::CallExpr &call, bool forceUnroll);
+  mlir::LogicalResult genConstantRange(const ast::ForStmt &s, int64_t start,
+                                       int64_t step, int64_t count,
+                                       bool forceUnroll);
+  /// Counts `copies` unrolled loop bodies against kMaxUnrolledBodies; the
+  /// error names `why` the loop is unrolled.
+  mlir::LogicalResult reserveUnrolled(int64_t copies, const ast::ForStmt &s,
+                                      const std::optional<Diagnostic> &why);
+  /// Generator state that speculative generation may change.
+  struct Snapshot {
+    std::vector<std::map<std::string, SemValue>> scopes;
+    unsigned nextBlockSize;
+    std::set<std::string> usedDefines, reportedUnbound;
+    std::map<std::string, std::string> refDTypes;
+    std::vector<std::string> argNames;
+    KernelDescription desc;
+    bool inGrid, returned;
+    int64_t unrolledBodies;
+    unsigned numArgs;
+  };
+  Snapshot snapshot();
+  void restore(const Snapshot &s);
+  /// Runs `gen` with diagnostics held back. True when it succeeded: its ops
+  /// and state are kept and its warnings replayed. Otherwise everything it
+  /// made is rolled back and `firstError` holds its first error.
+  bool speculate(llvm::function_ref<mlir::LogicalResult()> gen,
+                 std::optional<Diagnostic> &firstError);
   mlir::LogicalResult genTileLoop(const ast::ForStmt &s,
                                   const ast::CallExpr &call, bool isGrid);
   mlir::FailureOr<std::vector<int64_t>>
   tileBlockSizes(const ast::CallExpr &call, size_t numDims, bool isGrid);
   SemValue makeTile(const TileDim &dim, mlir::Value id, bool isGrid);
   mlir::FailureOr<GridExtent> gridExtent(const TileDim &dim);
+  /// The kernel's grid; `shift` is the begin of hl.tile(begin, end).
   mlir::LogicalResult genGridLoop(const ast::ForStmt &s,
-                                  std::vector<TileDim> &dims, bool isGrid);
+                                  std::vector<TileDim> &dims, bool isGrid,
+                                  int64_t shift = 0);
   mlir::LogicalResult genNestedTileLoop(const ast::ForStmt &s,
                                         const ast::CallExpr &call,
                                         const ast::Expr *beginArg,
@@ -330,19 +481,45 @@ private:
   Result genExpr(const ast::Expr &e);
   Result genSequence(const ast::ExprList &elements);
   Result genName(const ast::NameExpr &e);
+  /// Whether a dotted name starts with a module (torch, hl, an import)
+  /// rather than a value the kernel bound.
+  bool isModulePath(const std::string &dotted);
   Result genAttribute(const ast::AttributeExpr &e);
   Result genRefAttribute(const ast::AttributeExpr &e, const SemValue &base);
   Result genTileAttribute(const ast::AttributeExpr &e, const SemValue &base);
+  /// tile.id / begin / end / block_size / index.
+  Result genTileFact(const SemValue &tile, llvm::StringRef name,
+                     const ast::Expr &where);
   Result genCall(const ast::CallExpr &e);
   /// x.size(d), x.dim(), x.element_size(), stack[:, i].sum(0), t.to(dtype);
   /// nullopt when `e` is not such a method call.
   std::optional<Result> genMethodCall(const ast::CallExpr &e);
   Result genSizeCall(const ast::CallExpr &e, const SemValue &ref,
                      const ast::Expr &callee);
+  /// Size `d` of a tensor: a run-time scalar, or the constant -D
+  /// 'P.size(D)=N' compiles in (a launch constraint).
+  Result tensorSize(const SemValue &ref, unsigned d, const ast::Expr &where);
   Result genLen(const ast::CallExpr &e);
+  /// The items of a tuple or of a peer list (rank p's copy at p).
+  mlir::FailureOr<std::vector<SemValue>> sequenceItems(const SemValue &v,
+                                                       const ast::Expr &where);
+  /// zip, enumerate, list, tuple over tuples: compile-time tuples.
+  Result genSequenceBuiltin(const ast::CallExpr &e, const std::string &n);
+  /// hl.register_block_size: the config's next block size, a tunable.
+  Result genRegisterBlockSize(const ast::CallExpr &e);
+  /// hl.zeros/hl.full and torch's empty/zeros/ones/full(_like): tiles in
+  /// the tile loop, outputs before it; nullopt for other names.
+  std::optional<Result> genMakeTensor(const ast::CallExpr &e,
+                                      const std::string &n);
   Result genMinMax(const ast::CallExpr &e, bool isMin);
   Result genSubscript(const ast::SubscriptExpr &e);
   Result genTupleItem(const ast::SubscriptExpr &e, const SemValue &base);
+  /// Rank `p`'s copy in a PeerList (a tensor with the list's name).
+  SemValue peer(const SemValue &list, int64_t p, const ast::Expr &where);
+  /// The length of a PeerList: the world size (an error, once, when it is
+  /// not known).
+  mlir::FailureOr<int64_t> peerCount(const SemValue &list,
+                                     const ast::Expr &where);
 
   // -- operators (GenOperators.cpp) -----------------------------------------
   Result genBinary(const ast::BinaryExpr &e);
@@ -354,7 +531,22 @@ private:
                   const ast::Expr &where);
   Result tileBinary(ast::BinaryOp op, SemValue lhs, SemValue rhs,
                     const ast::Expr &where);
-  /// Converts two tiles of different element types to the wider one.
+  /// An elementwise op of two operands at least one of which is a tile:
+  /// tensors loaded whole, numbers and scalars splat, torch's broadcasting
+  /// and type promotion, then `emit(a, b, isFloat)`; `what` names the op
+  /// in errors.
+  Result combineTiles(SemValue lhs, SemValue rhs, const ast::Expr &where,
+                      llvm::function_ref<mlir::FailureOr<mlir::Value>(
+                          mlir::Value, mlir::Value, bool)>
+                          emit,
+                      llvm::StringRef what);
+  /// A binary op with a tile value that keeps track of `tile.index + k`.
+  Result indexArith(ast::BinaryOp op, SemValue lhs, SemValue rhs,
+                    const ast::Expr &where);
+  /// torch's result type of two element types (bf16 and f16 meet in f32).
+  mlir::Type promotedType(mlir::Type a, mlir::Type b);
+  /// Broadcasts two tiles to one shape and converts them to the wider
+  /// element type.
   mlir::LogicalResult promoteTiles(SemValue &lhs, SemValue &rhs,
                                    mlir::RankedTensorType &type,
                                    const ast::Expr &where);
@@ -362,6 +554,57 @@ private:
                    const ast::Expr &where);
   Result scalarBinary(ast::BinaryOp op, const SemValue &lhs,
                       const SemValue &rhs, const ast::Expr &where);
+  /// Run-time float scalars (f32): `eps * 2.0`.
+  Result floatScalarBinary(ast::BinaryOp op, const SemValue &lhs,
+                           const SemValue &rhs, const ast::Expr &where);
+  /// `tile ** k`: repeated products for a small integral k, powf otherwise.
+  Result tilePow(const SemValue &lhs, const SemValue &rhs,
+                 const ast::Expr &where);
+
+  // -- math (GenMath.cpp) ---------------------------------------------------
+  /// torch.NAME(...) / x.NAME(...) for the math functions (`self` is the
+  /// receiver of a method call); nullopt for other names.
+  std::optional<Result> genMathCall(const ast::CallExpr &e, llvm::StringRef fn,
+                                    const ast::Expr *self);
+  Result genUnaryMath(llvm::StringRef fn, const SemValue &arg,
+                      const ast::Expr &where);
+  mlir::Value emitUnaryMath(llvm::StringRef fn, mlir::Value x,
+                            mlir::Location l);
+  Result genMinMax2(bool isMax, const SemValue &a, const SemValue &b,
+                    const ast::Expr &where);
+  Result genClamp(const SemValue &x, const ast::Expr *lo, const ast::Expr *hi,
+                  const ast::Expr &where);
+  Result genWhere(const SemValue &cond, const SemValue &a, const SemValue &b,
+                  const ast::Expr &where);
+  Result genTileCompare(ast::CompareOp op, const SemValue &a, const SemValue &b,
+                        const ast::Expr &where);
+
+  // -- reductions (GenReduce.cpp) --------------------------------------------
+  std::optional<Result> genReductionCall(const ast::CallExpr &e,
+                                         llvm::StringRef fn,
+                                         const ast::Expr *self);
+  Result genReduction(llvm::StringRef fn, const SemValue &arg,
+                      const ast::Expr *dimArg, const ast::Expr *keepArg,
+                      const ast::Expr &where);
+  /// The dimensions `dim=` names (None: all), normalized and checked.
+  mlir::FailureOr<llvm::SmallVector<int64_t>>
+  reductionDims(const ast::Expr *dimArg, int64_t rank);
+
+  // -- helper functions (GenHelpers.cpp) --------------------------------------
+  /// The module-level def `name` when no local name shadows it.
+  const ast::FunctionDef *helperNamed(const std::string &name);
+  mlir::LogicalResult
+  bindHelperArguments(const ast::CallExpr &e, const ast::FunctionDef &fn,
+                      std::map<std::string, SemValue> &scope);
+  Result genHelperCall(const ast::CallExpr &e, const ast::FunctionDef &fn);
+  mlir::LogicalResult genHelperReturn(const ast::ReturnStmt &s);
+  /// hl.triton_kernel & co, and Helion functions dslc does not have: an
+  /// error naming what to write instead.
+  std::optional<Result> genForeignCall(const ast::CallExpr &e,
+                                       const std::string &n);
+  /// hl.load / hl.store / hl.arange / hl.tile_index & co.
+  std::optional<Result> genHelionFunction(const ast::CallExpr &e,
+                                          const std::string &n);
 
   // -- communication (GenComm.cpp) ------------------------------------------
   /// The slots a signal/wait touches: one start index and extent per pad
@@ -392,25 +635,95 @@ private:
   Result genLoadReduce(const ast::CallExpr &e, const SemValue &stack,
                        const ast::SubscriptExpr &sub);
 
+  // -- outputs (GenOutputs.cpp) ----------------------------------------------
+  /// Adds an output parameter the runtime binds after the inputs.
+  SemValue addOutput(tile::RefType type, const std::string &dtype,
+                     const std::string &like, const ast::Expr &where);
+  void warnNotZeroed(const ast::CallExpr &e, llvm::StringRef fn);
+  /// torch.empty_like(x) / torch.zeros_like(x) (`zeros`): an output shaped
+  /// like a tensor, or a tile like a tile value.
+  Result genOutputLike(const ast::CallExpr &e, llvm::StringRef fn, bool zeros);
+  /// torch.empty(shape) / torch.zeros(shape) outside the tile loop.
+  Result genOutputShaped(const ast::CallExpr &e, llvm::StringRef fn,
+                         bool zeros);
+
   // -- tiles (GenTile.cpp) --------------------------------------------------
-  Result genZerosFull(const ast::CallExpr &e, bool full);
-  Result genEmptyLike(const ast::CallExpr &e);
+  /// hl.zeros / hl.full / torch.zeros / torch.full inside the tile loop:
+  /// a tile of `shapeArg` filled with `valueArg` (zeros when null).
+  Result genTileFill(const ast::CallExpr &e, const char *fn,
+                     const ast::Expr &shapeArg, const ast::Expr *valueArg,
+                     const std::string &dflt, int64_t constantFill = 0);
+  /// torch.zeros_like / ones_like / full_like of a tile value.
+  Result genFillLike(const ast::CallExpr &e, const SemValue &like,
+                     const ast::Expr *valueArg, int64_t constantFill = 0);
+  /// The fill of a tile: `valueArg`'s value, or `constantFill`.
+  Result fillValue(const ast::Expr *valueArg, int64_t constantFill);
   Result genCast(const ast::CallExpr &e, const ast::Expr &value);
+  /// x.float(), x.half(), x.bfloat16(), x.int(), x.bool().
+  Result genCastTo(const ast::CallExpr &e, const ast::Expr &value,
+                   llvm::StringRef dtype);
+  Result castSemValue(SemValue v, mlir::Type to, const ast::Expr &value,
+                      const ast::Expr &where);
   mlir::FailureOr<mlir::RankedTensorType> tileShapeOf(const ast::Expr &list,
                                                       mlir::Type elementType);
+
+  // -- accesses, None, broadcasting (GenShape.cpp) ---------------------------
+  /// A tile access of a tensor: per tensor dimension an offset and a limit;
+  /// the dimensions indexed by tiles or slices (`dims`) give the tile's
+  /// shape and valid counts; `unitDims` are result positions of None.
   struct Access {
     llvm::SmallVector<mlir::Value> offsets, limits;
     llvm::SmallVector<int64_t> dims, shape;
+    llvm::SmallVector<ValidCount, 4> valid;
+    llvm::SmallVector<unsigned> unitDims;
   };
-  mlir::FailureOr<Access> accessOf(const SemValue &ref, unsigned rank,
-                                   const ast::Expr &index);
+  mlir::FailureOr<Access> accessOf(const SemValue &ref, const ast::Expr &index);
   mlir::FailureOr<Access>
-  accessOfList(unsigned rank, const std::vector<const ast::Expr *> &idx,
+  accessOfList(const SemValue &ref, const std::vector<const ast::Expr *> &idx,
                const ast::Expr &index);
+  mlir::LogicalResult accessSlice(const SemValue &ref, unsigned d,
+                                  const ast::SliceExpr &slice, Access &a);
+  mlir::LogicalResult accessTile(const SemValue &ref, unsigned d,
+                                 const SemValue &t, const ast::Expr &where,
+                                 Access &a);
+  /// The size of dimension `d` of a tensor when it is known at compile time
+  /// (hl.specialize, or a constant dimension of torch.empty).
+  std::optional<int64_t> staticSize(const SemValue &ref, unsigned d);
+  /// `ref[index]` loaded as a tile.
+  Result genLoad(const SemValue &ref, const ast::Expr &index,
+                 const ast::Expr &where);
+  Result genAccessLoad(const SemValue &ref, const Access &access,
+                       const ast::Expr &where);
+  /// A whole tensor of static sizes loaded as one tile (`w[:]` in
+  /// arithmetic).
+  Result loadWhole(const SemValue &ref, const ast::Expr &where);
+  /// A tile value, or a tensor loaded whole.
+  Result asTile(const SemValue &v, const ast::Expr &where);
+  /// `v[:, None]`, `w[None, :]` of a tile value.
+  Result genTileSubscript(const SemValue &base, const ast::SubscriptExpr &e);
+  /// torch's broadcast of two shapes (an error names the dimension).
+  mlir::FailureOr<llvm::SmallVector<int64_t>>
+  broadcastShape(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
+                 const ast::Expr &where);
+  /// Reshapes (leading unit dims) and broadcasts `v` to `shape`.
+  void broadcastTo(SemValue &v, llvm::ArrayRef<int64_t> shape,
+                   mlir::Location l);
+  /// Valid counts of an elementwise result: every bound of both.
+  static llvm::SmallVector<ValidCount, 4>
+  mergeValid(llvm::ArrayRef<ValidCount> a, llvm::ArrayRef<ValidCount> b);
+  /// The count as an index value (null when every element holds data).
+  mlir::Value materialize(const ValidCount &v, mlir::Location l);
   mlir::FailureOr<mlir::Value>
   coerceTile(SemValue v, mlir::RankedTensorType type, const ast::Expr &where);
   mlir::FailureOr<mlir::Value> castTile(mlir::Value v, mlir::Type elementType,
                                         mlir::Location l);
+  /// An Int or Float constant as an attribute of element type `et` (a
+  /// float truncated toward zero for an integer type, != 0 for bool).
+  mlir::TypedAttr constantAttr(mlir::Type et, const SemValue &v);
+  /// `v` (a tile or a scalar, index included) converted to element type
+  /// `to` with torch's rules: float -> int truncates, bool is 0/1, -> bool
+  /// is != 0; fp8 goes through f32.
+  mlir::Value castValue(mlir::Value v, mlir::Type to, mlir::Location l);
   /// Checks that a tile of `shape` fits a CTA's registers.
   mlir::LogicalResult checkTileSize(llvm::ArrayRef<int64_t> shape,
                                     SourceRange where);

@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -52,6 +53,8 @@ const char *kindName(SemValue::Kind k) {
     return "a module";
   case SemValue::Kind::Unbound:
     return "a constexpr without a value";
+  case SemValue::Kind::Poison:
+    return "a value whose definition failed";
   }
   return "a value";
 }
@@ -91,7 +94,7 @@ void Generator::addConstraint(Constraint c) {
 
 OwningOpRef<ModuleOp> Generator::run() {
   ctx.loadDialect<tile::TileDialect, comm::CommDialect, arith::ArithDialect,
-                  func::FuncDialect, scf::SCFDialect>();
+                  math::MathDialect, func::FuncDialect, scf::SCFDialect>();
   mlir::Location l = loc(kernel.getNameRange());
   OwningOpRef<ModuleOp> result = ModuleOp::create(l);
   desc.kernel = kernel.getName();
@@ -129,16 +132,16 @@ OwningOpRef<ModuleOp> Generator::run() {
   desc.tunables.push_back(contract::Tunable::numWarps(desc.numWarps));
   for (const auto &[name, value] : options.defines)
     if (!usedDefines.count(name))
-      diags.warning(kernel.getNameRange(),
-                    "-D " + name + "=" + value + " is not used by kernel '" +
-                        kernel.getName() +
-                        "' (it names no constexpr parameter and no "
-                        "hl.specialize'd value)");
+      diags->warning(kernel.getNameRange(),
+                     "-D " + name + "=" + value + " is not used by kernel '" +
+                         kernel.getName() +
+                         "' (it names no constexpr parameter and no "
+                         "hl.specialize'd value)");
   if (nextBlockSize < blockSizes.size())
-    diags.warning(kernel.getNameRange(),
-                  "the config gives " + std::to_string(blockSizes.size()) +
-                      " block sizes but the kernel has " +
-                      std::to_string(nextBlockSize) + " tunable tile(s)");
+    diags->warning(kernel.getNameRange(),
+                   "the config gives " + std::to_string(blockSizes.size()) +
+                       " block sizes but the kernel has " +
+                       std::to_string(nextBlockSize) + " tunable tile(s)");
   if (desc.grid.empty()) {
     (void)error(kernel.getNameRange(),
                 "a kernel needs a top-level 'for ... in hl.tile(...)' loop "

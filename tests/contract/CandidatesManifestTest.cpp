@@ -84,3 +84,23 @@ TEST_CASE("manifest: errors name the file and the field",
         "d/m.json: kernels[0]: space[0]: default index 3 is outside its 3 "
         "values");
 }
+
+TEST_CASE("manifest: kernels checked against a reference",
+          "[contract][manifest]") {
+  CandidatesManifest m = manifest();
+  m.collective = "";
+  m.reference = "ref.py:fused_ref";
+  m.referenceCubin = "reference/ref.cubin";
+  std::string text = writeCandidatesManifest(m);
+  Expected<CandidatesManifest> back = readCandidatesManifest(text, "m.json");
+  REQUIRE(back);
+  CHECK(back->collective.empty());
+  CHECK(back->reference == "ref.py:fused_ref");
+  CHECK(back->referenceCubin == "reference/ref.cubin");
+  CHECK(writeCandidatesManifest(*back) == text);
+  // Neither a collective nor a reference: nothing could check the results.
+  m.reference.clear();
+  m.referenceCubin.clear();
+  CHECK(readCandidatesManifest(writeCandidatesManifest(m), "m.json").error() ==
+        "m.json: names neither a collective nor a reference");
+}

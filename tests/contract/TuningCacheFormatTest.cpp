@@ -133,3 +133,23 @@ TEST_CASE("cache: damage is reported and skipped", "[contract][cache]") {
   CHECK(warnings[2] == "tuning cache c.json: entries[0] ignored: "
                        "value.pick: config: num_warps 99 is outside 1..32");
 }
+
+TEST_CASE("cache: kernels tuned per shape", "[contract][cache]") {
+  CHECK(shapeKey({{"x", {4, 8192}}, {"weight", {8192}}}) ==
+        "weight=b13,x=b2xb13");
+  CHECK(shapeKey({{"x", {7, 5120}}}) == shapeKey({{"x", {4, 4096}}}));
+  CHECK(shapeKey({{"x", {8, 4096}}}) != shapeKey({{"x", {4, 4096}}}));
+  TuningRecord r = record(12);
+  r.key.collective = "";
+  r.key.shape = shapeKey({{"x", {4, 8192}}});
+  std::vector<std::string> warnings;
+  std::vector<TuningRecord> back =
+      parseTuningCache(serializeTuningCache({record(12), r}), "c.json",
+                       [&](const std::string &m) { warnings.push_back(m); });
+  CHECK(warnings.empty());
+  REQUIRE(back.size() == 2); // same bucket, other shape: another key
+  CHECK(back[0].key.shape.empty());
+  CHECK(back[1].key == r.key);
+  CHECK_FALSE(back[1].key == back[0].key);
+  CHECK(r.key.str().find(", shape x=b2xb13") != std::string::npos);
+}

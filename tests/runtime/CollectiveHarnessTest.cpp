@@ -7,11 +7,11 @@
 // bf16/f16/f32 helpers. No GPU.
 //
 //===----------------------------------------------------------------------===//
+#include "tooling/harness/CollectiveHarness.h"
 #include "runtime/Binding.h"
 #include "runtime/Error.h"
 #include "runtime/Metadata.h"
 #include "tests/runtime/TestSupport.h"
-#include "tools/harness/CollectiveHarness.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -19,86 +19,14 @@
 #include <cmath>
 #include <cstring>
 
+#include "tests/runtime/MetadataBuilder.h"
+
 using namespace dslc::rt;
 using namespace dslc::run;
 using nlohmann::json;
+using namespace dslc::test;
 
 namespace {
-
-/// Metadata from a compact description: params (name, role, dtype, rank,
-/// extra keys), outputs, the grid's first extent and block. The ABI is
-/// derived as dslc lays it out.
-KernelMetadata makeMd(const std::string &name, json params, json outputs,
-                      json extent, int64_t block) {
-  json abi = json::array();
-  auto addTensor = [&](const json &p) {
-    std::string n = p["name"];
-    abi.push_back(
-        {{"name", n}, {"type", "ptr"}, {"kind", "data"}, {"param", n}});
-    for (int d = 0; d < p["rank"].get<int>(); ++d)
-      abi.push_back({{"name", n + ".size" + std::to_string(d)},
-                     {"type", "i64"},
-                     {"kind", "size"},
-                     {"param", n},
-                     {"dim", d}});
-    if (p.value("symmetric", false))
-      abi.push_back({{"name", n + ".peers"},
-                     {"type", "ptr"},
-                     {"kind", "peers"},
-                     {"param", n}});
-  };
-  for (json &p : params) {
-    if (p["role"] == "scalar")
-      abi.push_back({{"name", p["name"]},
-                     {"type", "i64"},
-                     {"kind", "scalar"},
-                     {"param", p["name"]}});
-    else
-      addTensor(p);
-  }
-  for (const json &o : outputs)
-    addTensor(o);
-  abi.push_back(
-      {{"name", "__dslc_timeout_ns"}, {"type", "i64"}, {"kind", "timeout"}});
-  abi.push_back({{"name", "__dslc_error"}, {"type", "ptr"}, {"kind", "error"}});
-  abi.push_back({{"name", "__dslc_state"}, {"type", "ptr"}, {"kind", "state"}});
-  json j = {{"format", "dslc-kernel"},
-            {"version", 2},
-            {"kernel", name},
-            {"num_warps", 4},
-            {"params", params},
-            {"outputs", outputs},
-            {"abi", abi},
-            {"grid", {{"tiles", {{{"extent", extent}, {"block", block}}}}}}};
-  return parseMetadata(j.dump(), name + ".json");
-}
-
-json tensor(const char *name, const char *role, const char *dtype, int rank,
-            const char *access) {
-  return {{"name", name},
-          {"role", role},
-          {"dtype", dtype},
-          {"rank", rank},
-          {"access", access}};
-}
-json pad(const char *name = "pad") {
-  return tensor(name, "signal_pad", "int32", 2, "readwrite");
-}
-json table(const char *name, const char *of) {
-  json t = tensor(name, "peer_table", "uint64", 1, "read");
-  t["peer_table_for"] = of;
-  return t;
-}
-json symmetric(json t) {
-  t["symmetric"] = true;
-  return t;
-}
-/// An LL scratch with `puts` ll_put calls of `tileBytes` packet tiles.
-json scratch(int64_t puts, int64_t tileBytes) {
-  json t = symmetric(tensor("scratch", "scratch", "int64", 1, "readwrite"));
-  t["packets"] = {{"puts", puts}, {"tile_bytes", tileBytes}};
-  return t;
-}
 
 /// Binds the plan with fake addresses and runs the runtime's checks.
 void bindAndCheck(const KernelMetadata &md, const CollectivePlan &plan,

@@ -7,10 +7,11 @@
 // tests' hand-written one-shot all-reduce, tuned by a hand-made cache entry.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/CApi.h"
 #include "runtime/Collectives.h"
+#include "runtime/CApi.h"
 #include "runtime/Communicator.h"
 #include "runtime/Error.h"
+#include "tests/runtime/GpuSkip.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -40,13 +41,7 @@ std::string tempDir() {
   return tmpl;
 }
 
-bool haveGpus(int n, const char *what) {
-  int have = Communicator::deviceCount();
-  if (have >= n)
-    return true;
-  WARN(fmt::format("SKIPPED {}: needs {} GPU(s), {} visible", what, n, have));
-  return false;
-}
+using dslc::test::haveGpus;
 
 std::string testKernelDir() {
   if (const char *d = std::getenv("DSLC_TEST_KERNEL_DIR"))

@@ -9,7 +9,7 @@
 #include "runtime/Rendezvous.h"
 #include "tests/runtime/GpuSupport.h"
 #include "tests/runtime/TestSupport.h"
-#include "tools/harness/CollectiveHarness.h"
+#include "tooling/harness/CollectiveHarness.h"
 
 #include <chrono>
 #include <cstdio>

@@ -8,7 +8,7 @@
 #include "runtime/Error.h"
 #include "tests/runtime/GpuSupport.h"
 #include "tests/runtime/TestSupport.h"
-#include "tools/harness/CollectiveHarness.h"
+#include "tooling/harness/CollectiveHarness.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "runtime/Communicator.h"
+#include "tests/runtime/GpuSkip.h"
 #include "tests/runtime/TestSupport.h"
 
 #include <cstdlib>
@@ -13,5 +14,5 @@ int main(int argc, char **argv) {
   dslc::rt::Communicator::applySafeEnvironment();
   if (const char *child = std::getenv("DSLC_RT_TEST_CHILD"))
     return dslc::test::runChildScenario(child);
-  return Catch::Session().run(argc, argv);
+  return dslc::test::gpuRunStatus(Catch::Session().run(argc, argv), argc, argv);
 }

@@ -1,18 +1,17 @@
 //===- TestSupport.cpp - Helpers shared by the runtime tests --------------===//
 #include "tests/runtime/TestSupport.h"
 
+#include "tests/runtime/GpuSkip.h"
+
 #include "runtime/Communicator.h"
+#include "tooling/support/Files.h"
+#include "tooling/support/Process.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
-#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -41,107 +40,52 @@ std::string kernelPath(const std::string &file) {
 
 int gpuCount() { return rt::Communicator::deviceCount(); }
 
-bool requireGpus(int n, const char *test) {
-  int have = gpuCount();
-  if (have >= n)
-    return true;
-  WARN(fmt::format("SKIPPED {}: needs {} GPU(s), {} visible", test, n, have));
-  return false;
-}
+bool requireGpus(int n, const char *test) { return haveGpus(n, test); }
 
 namespace {
-ChildResult waitChild(pid_t pid, const std::string &logPath, int timeoutSec,
-                      std::chrono::steady_clock::time_point start) {
+/// This executable as child scenario `scenario` (tooling/support's
+/// runProcess: argument vector, output captured, killed at the limit).
+ChildResult runScenario(const std::string &scenario,
+                        std::map<std::string, std::string> env,
+                        int timeoutSec) {
+  tooling::ProcessOptions o;
+  o.env = std::move(env);
+  o.env["DSLC_RT_TEST_CHILD"] = scenario;
+  o.timeoutS = timeoutSec;
+  o.maxOutputBytes = 4 << 20;
+  tooling::ProcessResult p = tooling::runProcess({exePath()}, o);
   ChildResult r;
-  int status = 0;
-  while (true) {
-    pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid)
-      break;
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                             start)
-                   .count();
-    if (s > timeoutSec) {
-      r.timedOut = true;
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            start)
-                  .count();
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status)
-                                 : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  std::ifstream in(logPath);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.output = ss.str();
-  std::remove(logPath.c_str());
+  r.exitCode = p.started ? p.exitCode : 127;
+  r.timedOut = p.timedOut;
+  r.seconds = p.seconds;
+  r.output = p.started ? p.output : p.error;
   return r;
-}
-
-pid_t spawn(const std::string &scenario,
-            const std::map<std::string, std::string> &env,
-            const std::string &logPath) {
-  std::string exe = exePath();
-  pid_t pid = fork();
-  if (pid == 0) {
-    FILE *log = std::fopen(logPath.c_str(), "w");
-    if (log) {
-      dup2(fileno(log), 1);
-      dup2(fileno(log), 2);
-    }
-    setenv("DSLC_RT_TEST_CHILD", scenario.c_str(), 1);
-    for (auto &kv : env)
-      setenv(kv.first.c_str(), kv.second.c_str(), 1);
-    execl(exe.c_str(), exe.c_str(), static_cast<char *>(nullptr));
-    _exit(127);
-  }
-  return pid;
-}
-
-std::string makeTempDir() {
-  char tmpl[] = "/tmp/dslc-rt-test-XXXXXX";
-  if (!mkdtemp(tmpl))
-    return "/tmp";
-  return tmpl;
 }
 } // namespace
 
 ChildResult runChild(const std::string &scenario,
                      const std::map<std::string, std::string> &env,
                      int timeoutSec) {
-  std::string dir = makeTempDir();
-  std::string log = dir + "/child.log";
-  auto start = std::chrono::steady_clock::now();
-  pid_t pid = spawn(scenario, env, log);
-  ChildResult r = waitChild(pid, log, timeoutSec, start);
-  rmdir(dir.c_str());
-  return r;
+  return runScenario(scenario, env, timeoutSec);
 }
 
 std::vector<ChildResult> runRanks(const std::string &scenario, int n,
                                   int timeoutSec) {
-  std::string dir = makeTempDir();
-  std::vector<pid_t> pids;
-  std::vector<std::string> logs;
-  auto start = std::chrono::steady_clock::now();
-  for (int r = 0; r < n; ++r) {
-    std::map<std::string, std::string> env = {
-        {"RANK", std::to_string(r)},
-        {"WORLD_SIZE", std::to_string(n)},
-        {"LOCAL_RANK", std::to_string(r)},
-        {"DSLC_RENDEZVOUS", dir + "/rendezvous.id"}};
-    logs.push_back(fmt::format("{}/rank{}.log", dir, r));
-    pids.push_back(spawn(scenario, env, logs.back()));
-  }
-  std::vector<ChildResult> results;
+  tooling::TempDir dir("dslc-rt-test");
+  std::vector<ChildResult> results(n);
+  std::vector<std::thread> ranks;
   for (int r = 0; r < n; ++r)
-    results.push_back(waitChild(pids[r], logs[r], timeoutSec, start));
-  std::remove((dir + "/rendezvous.id").c_str());
-  rmdir(dir.c_str());
+    ranks.emplace_back([&, r] {
+      results[r] =
+          runScenario(scenario,
+                      {{"RANK", std::to_string(r)},
+                       {"WORLD_SIZE", std::to_string(n)},
+                       {"LOCAL_RANK", std::to_string(r)},
+                       {"DSLC_RENDEZVOUS", dir.path() + "/rendezvous.id"}},
+                      timeoutSec);
+    });
+  for (std::thread &t : ranks)
+    t.join();
   return results;
 }
 

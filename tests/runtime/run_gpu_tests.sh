@@ -181,7 +181,8 @@ example all_gather_multicast all_gather 1048582
 
 # Differential check (issue 6): the simulator's dump of the example
 # (--world-size 2 --size 100003 --seed 7, made at build time) run on the GPUs;
-# every rank's output must equal the simulator's (floats: at most 1 ulp).
+# every rank's output must equal the simulator's (floats: within 1 ulp, or
+# the whole output within the contract's tolerance model).
 D="$KD/dslc_one_shot_all_reduce.r{rank}.cubin"
 SIM="$KD/dslc_one_shot_all_reduce.sim"
 if [ -f "$SIM/manifest.json" ] && [ -f "$KD/dslc_one_shot_all_reduce.r0.cubin" ]; then
@@ -206,6 +207,35 @@ if [ -f "$SIM/manifest.json" ] && [ -f "$KD/dslc_one_shot_all_reduce.r0.cubin" ]
 else
   echo "=== no simulation dump in $SIM (configure with the compiler)"
   record differential SKIP "no $SIM/manifest.json"
+fi
+
+# Any kernel (issue 12): the example bound from its roles alone and checked
+# against its DSL reference (references.py:all_reduce_ref, compiled at build
+# time) on one GPU over the stacked inputs; a wrong reference must fail.
+R="$KD/dslc_ref_all_reduce_ref.cubin"
+W="$KD/dslc_ref_forgets_last_rank.cubin"
+if [ -f "$R" ] && [ -f "$KD/dslc_one_shot_all_reduce.r0.cubin" ]; then
+  for mode in 1proc 2proc; do
+    extra=()
+    [ $mode = 2proc ] && extra=(--launch 2)
+    step "reference-$mode" 120 "$BUILD/bin/dslrun" --cubin "$D" \
+      --size a_shared=100003 --reference-cubin "$R" --iters 20 \
+      --graph-replays 100 "${extra[@]}"
+    if selected "reference-wrong-$mode"; then
+      echo "=== reference-wrong-$mode: must fail"
+      timeout 120 "$BUILD/bin/dslrun" --cubin "$D" --size a_shared=100003 \
+        --reference-cubin "$W" "${extra[@]}" >"$OUT/reference-wrong-$mode.log" 2>&1
+      rc=$?
+      tail -n 8 "$OUT/reference-wrong-$mode.log"
+      if [ $rc -eq 1 ] && grep -q "output 'out' .*: FAILED" "$OUT/reference-wrong-$mode.log"; then
+        record "reference-wrong-$mode" PASS "failed as it must"
+      else
+        record "reference-wrong-$mode" FAIL "exit $rc without a FAILED verdict"
+      fi
+    fi
+  done
+else
+  record reference SKIP "no $R (configure with the compiler)"
 fi
 
 # Planted hang in a dslc-compiled kernel (issue 3): rank 0 from the example,

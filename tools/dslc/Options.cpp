@@ -10,6 +10,8 @@
 
 #include "tools/dslc/Options.h"
 
+#include "contract/DType.h"
+
 #include "compiler/Conversion/Passes.h"
 
 #include "mlir/IR/AsmState.h"
@@ -95,8 +97,10 @@ cl::opt<std::string>
 
 cl::list<std::string>
     defineList("D", cl::Prefix, cl::value_desc("NAME=VALUE"),
-               cl::desc("Bind a constexpr parameter or global (repeatable; "
-                        "the last wins), e.g. -D world_size=2"),
+               cl::desc("Bind a constexpr parameter or an hl.specialize'd "
+                        "value (repeatable; the last wins), e.g. -D "
+                        "world_size=2; a specialized tensor size is -D "
+                        "'x.size(1)=8192'"),
                cl::cat(compileCategory));
 
 cl::opt<std::string> configText(
@@ -123,7 +127,9 @@ cl::opt<std::string>
 cl::list<std::string> signatureList(
     "signature", cl::CommaSeparated, cl::value_desc("NAME=DTYPE[RANK],..."),
     cl::desc("Element type and rank of parameters whose annotation does not "
-             "give them (NAME=DTYPE alone: a scalar)"),
+             "give them (NAME=DTYPE alone: a scalar); DTYPE is a canonical "
+             "name (bfloat16, float32, float8_e4m3fn, ...) or a short one "
+             "(bf16, f32, i32, ...)"),
     cl::cat(compileCategory));
 
 /// --arch's help lists GpuArch.cpp's table (built before the option).
@@ -243,11 +249,15 @@ bool isIdentifier(StringRef s) {
   return llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
-bool isDType(StringRef s) {
-  static const char *const kDTypes[] = {
-      "bfloat16", "float16", "float32", "float64", "int8",   "uint8",
-      "int16",    "int32",   "uint32",  "int64",   "uint64", "bool"};
-  return llvm::is_contained(kDTypes, s);
+/// What -D may bind: a constexpr or a specialized value (NAME), or a
+/// specialized tensor size (NAME.size(D)).
+bool isDefineName(StringRef s) {
+  size_t dot = s.find(".size(");
+  if (dot == StringRef::npos)
+    return isIdentifier(s);
+  StringRef dim = s.substr(dot + 6);
+  return isIdentifier(s.take_front(dot)) && dim.consume_back(")") &&
+         !dim.empty() && llvm::all_of(dim, llvm::isDigit);
 }
 
 /// Parse errors, reported as `dslc: error: MESSAGE` by parseCommandLine.
@@ -317,13 +327,13 @@ Check readSignature(StringRef entry, CompileOptions &c) {
     sig.rank = static_cast<unsigned>(*n);
     type = type.take_front(bracket);
   }
-  if (!isDType(type))
+  std::optional<contract::DType> canon = contract::parseDType(type.str());
+  if (!canon)
     return fail(llvm::formatv(
-        "--signature: unknown dtype '{0}' for '{1}' (expected one of "
-        "bfloat16 float16 float32 float64 int8 uint8 int16 int32 uint32 "
-        "int64 uint64 bool)",
-        type, name));
-  sig.dtype = type.str();
+        "--signature: unknown dtype '{0}' for '{1}' (expected one of {2}, "
+        "or a short name such as bf16)",
+        type, name, contract::dtypeNameList()));
+  sig.dtype = contract::dtypeName(*canon);
   c.signature[name.str()] = sig;
   return std::nullopt;
 }
@@ -431,8 +441,9 @@ Check readSize(StringRef text, int64_t ranks, std::optional<int64_t> &extent,
 Check readCompileOptions(const Numbers &n, CompileOptions &c) {
   for (const std::string &d : defineList) {
     auto [name, value] = StringRef(d).split('=');
-    if (!StringRef(d).contains('=') || !isIdentifier(name) || value.empty())
-      return fail(llvm::formatv("-D expects NAME=VALUE, got '{0}'", d));
+    if (!StringRef(d).contains('=') || !isDefineName(name) || value.empty())
+      return fail(llvm::formatv(
+          "-D expects NAME=VALUE or TENSOR.size(D)=VALUE, got '{0}'", d));
     c.defines[name.str()] = value.str();
   }
   for (const std::string &s : signatureList)

@@ -1,0 +1,278 @@
+//===- GenHelpers.cpp - Plain functions called from a kernel
+//----------------===//
+//
+// A plain `def` of the kernel's file called from the kernel (or from another
+// helper) is inlined: its parameters are bound to the caller's values
+// (tiles, tensors, constants...) in a scope of its own, its body is
+// generated in place and `return` gives the call's value. Recursion is an
+// error, and so is nesting past kMaxCallDepth. An error inside a helper is
+// followed by a note at each call site on the way out ("in call to 'f'").
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/MLIRGen/Generator.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+
+namespace dslc::mlirgen {
+
+const ast::FunctionDef *Generator::helperNamed(const std::string &name) {
+  if (lookup(name))
+    return nullptr; // a local name shadows the module's
+  for (const ast::StmtPtr &s : module.getBody())
+    if (auto *f = ast::dyn_cast<ast::FunctionDef>(s.get()))
+      if (f->getName() == name)
+        return f;
+  return nullptr;
+}
+
+LogicalResult
+Generator::bindHelperArguments(const ast::CallExpr &e,
+                               const ast::FunctionDef &fn,
+                               std::map<std::string, SemValue> &scope) {
+  const std::string &name = fn.getName();
+  const std::vector<ast::Param> &params = fn.getParams();
+  for (const ast::Param &p : params)
+    if (p.kind != ast::Param::Kind::Normal)
+      return error(p.range, "helper '" + name +
+                                "' takes *args or "
+                                "**kwargs, which dslc does not inline");
+  size_t positional = 0;
+  for (const ast::Argument &a : e.getArgs()) {
+    if (a.kind == ast::Argument::Kind::Star ||
+        a.kind == ast::Argument::Kind::DoubleStar)
+      return error(a.range, "*args and **kwargs in a call are not supported");
+    const ast::Param *p = nullptr;
+    if (a.kind == ast::Argument::Kind::Positional) {
+      if (positional >= params.size() || params[positional].keywordOnly)
+        return error(a.range, name + "() takes " +
+                                  std::to_string(params.size()) +
+                                  " positional argument(s) but more were "
+                                  "given");
+      p = &params[positional++];
+    } else {
+      auto it = llvm::find_if(
+          params, [&](const ast::Param &q) { return q.name == a.name; });
+      if (it == params.end() || it->positionalOnly)
+        return error(a.range, name +
+                                  "() got an unexpected keyword argument "
+                                  "'" +
+                                  a.name + "'");
+      p = &*it;
+    }
+    if (scope.count(p->name))
+      return error(a.range, name + "() got multiple values for argument '" +
+                                p->name + "'");
+    Result v = genExpr(*a.value);
+    if (failed(v))
+      return failure();
+    scope[p->name] = *v;
+  }
+  for (const ast::Param &p : params) {
+    if (scope.count(p.name))
+      continue;
+    if (!p.defaultValue)
+      return error(e.getRange(),
+                   name + "() is missing argument '" + p.name + "'");
+    if (!isConstantSyntax(*p.defaultValue))
+      return error(p.defaultValue->getRange(),
+                   "the default of a helper's parameter must be a constant");
+    Result v = genExpr(*p.defaultValue);
+    if (failed(v))
+      return failure();
+    scope[p.name] = *v;
+  }
+  return success();
+}
+
+Result Generator::genHelperCall(const ast::CallExpr &e,
+                                const ast::FunctionDef &fn) {
+  const std::string &name = fn.getName();
+  if (fn.isKernel())
+    return fail(e.getCallee().getRange(),
+                "'" + name +
+                    "' is a kernel; a kernel calls plain functions "
+                    "(a def without the decorator), which dslc inlines");
+  for (const CallFrame &f : calls)
+    if (f.fn == &fn)
+      return fail(e.getRange(), "recursive call to '" + name +
+                                    "': helpers are inlined into the kernel, "
+                                    "so they cannot call themselves");
+  if (calls.size() >= kMaxCallDepth)
+    return fail(e.getRange(), "helper calls nest deeper than " +
+                                  std::to_string(kMaxCallDepth));
+  std::map<std::string, SemValue> scope;
+  unsigned errorsBefore = diags->getNumErrors();
+  LogicalResult bound = bindHelperArguments(e, fn, scope);
+  if (failed(bound))
+    return failure();
+  // The helper sees its parameters (and the modules), not the caller's
+  // names: a scope stack of its own.
+  std::vector<std::map<std::string, SemValue>> callerScopes;
+  std::swap(scopes, callerScopes);
+  scopes.push_back(std::move(scope));
+  calls.push_back({&fn, e.getRange(), std::nullopt, false, loopDepth});
+  LogicalResult body = genBlock(fn.getBody());
+  CallFrame frame = calls.back();
+  calls.pop_back();
+  std::swap(scopes, callerScopes);
+  if (failed(body) || diags->getNumErrors() > errorsBefore) {
+    diags->note(e.getRange(), "in call to '" + name + "'");
+    return failure();
+  }
+  return frame.result ? *frame.result : SemValue::none();
+}
+
+LogicalResult Generator::genHelperReturn(const ast::ReturnStmt &s) {
+  CallFrame &frame = calls.back();
+  if (loopDepth > frame.loopDepth)
+    return error(s.getRange(),
+                 "'return' inside a loop of helper '" + frame.fn->getName() +
+                     "': a helper returns at its end or in a compile-time "
+                     "`if`");
+  SemValue v = SemValue::none();
+  if (const ast::Expr *x = s.getValue()) {
+    Result r = genExpr(*x);
+    if (failed(r))
+      return failure();
+    v = *r;
+  }
+  frame.result = v;
+  frame.returned = true;
+  return success();
+}
+
+/// Helion functions dslc does not have, and what to write instead.
+static const std::pair<const char *, const char *> kUnsupported[] = {
+    {"hl.triton_kernel", "embeds Triton code, which dslc does not compile"},
+    {"hl.inline_triton", "embeds Triton code, which dslc does not compile"},
+    {"hl.inline_asm_elementwise",
+     "embeds inline assembly, which dslc does not compile"},
+    {"hl.barrier", "is a grid-wide barrier between top-level loops; a dslc "
+                   "kernel has one top-level loop: synchronize CTAs with "
+                   "hl.signal/hl.wait on a pad"},
+    {"hl.dot", "(matrix multiply) is not supported: dslc kernels move and "
+               "reduce data"},
+    {"hl.dot_scaled", "(matrix multiply) is not supported: dslc kernels move "
+                      "and reduce data"},
+    {"hl.jagged_tile", "is not supported: loop with hl.tile over the longest "
+                       "extent and mask with torch.where"},
+    {"hl.associative_scan", "(a scan) is not supported"},
+    {"hl.cumsum", "(a scan) is not supported"},
+    {"hl.cumprod", "(a scan) is not supported"},
+    {"hl.reduce", "with a combine function is not supported: use "
+                  "torch.sum/amax/amin/prod"},
+    {"hl.rand", "is not supported"},
+    {"hl.randint", "is not supported"},
+    {"hl.device_print", "is not supported: run the kernel with --simulate "
+                        "and --dump-dir to look at its values"},
+    {"hl.register_tunable", "is not supported: tunables are block sizes "
+                            "(hl.register_block_size) and num_warps"},
+    {"hl.split", "is not supported"},
+    {"hl.join", "is not supported"},
+    {"hl.atomic_add", "(atomics) is not supported: combine with stores and "
+                      "a signal, or a reduction"},
+    {"hl.atomic_and", "(atomics) is not supported"},
+    {"hl.atomic_or", "(atomics) is not supported"},
+    {"hl.atomic_xor", "(atomics) is not supported"},
+    {"hl.atomic_xchg", "(atomics) is not supported: flags are hl.signal"},
+    {"hl.atomic_max", "(atomics) is not supported"},
+    {"hl.atomic_min", "(atomics) is not supported"},
+    {"hl.atomic_cas", "(atomics) is not supported: flags are hl.signal with "
+                      "wait_for"},
+};
+
+std::optional<Result> Generator::genForeignCall(const ast::CallExpr &e,
+                                                const std::string &n) {
+  for (auto [name, why] : kUnsupported)
+    if (n == name) {
+      std::string advice = llvm::StringRef(why).starts_with("embeds")
+                               ? ": write it in the DSL as a plain def in "
+                                 "this file (it is inlined; a sync such as "
+                                 "symm_mem_sync is hl.signal to every peer "
+                                 "and hl.wait on the local pad, see "
+                                 "docs/language.md)"
+                               : "";
+      return fail(e.getRange(), n + " " + why + advice);
+    }
+  return std::nullopt;
+}
+
+std::optional<Result> Generator::genHelionFunction(const ast::CallExpr &e,
+                                                   const std::string &n) {
+  static const std::pair<const char *, const char *> tileFunctions[] = {
+      {"hl.tile_index", "index"},
+      {"hl.tile_begin", "begin"},
+      {"hl.tile_end", "end"},
+      {"hl.tile_block_size", "block_size"},
+      {"hl.tile_id", "id"}};
+  for (auto [name, attr] : tileFunctions)
+    if (n == name) {
+      const ast::Expr *arg = argument(e, 0, "tile");
+      if (!arg)
+        return fail(e.getRange(), n + " takes a tile");
+      Result t = genExpr(*arg);
+      if (failed(t))
+        return failure();
+      if (t->kind != SemValue::Kind::Tile)
+        return fail(arg->getRange(),
+                    n + " takes a tile, got " + std::string(kindName(t->kind)));
+      return genTileFact(*t, attr, e);
+    }
+  if (n == "hl.load" || n == "hl.store") {
+    bool store = n == "hl.store";
+    const ast::Expr *tensor = argument(e, 0, "tensor");
+    const ast::Expr *index = argument(e, 1, "index");
+    const ast::Expr *value = store ? argument(e, 2, "value") : nullptr;
+    if (!tensor || !index || (store && !value))
+      return fail(e.getRange(), n + (store ? " takes (tensor, index, value)"
+                                           : " takes (tensor, index)"));
+    Result base = genExpr(*tensor);
+    if (failed(base))
+      return failure();
+    if (base->kind != SemValue::Kind::Ref)
+      return fail(tensor->getRange(), n + " takes a tensor");
+    std::vector<const ast::Expr *> idx = elementsOf(*index);
+    if (!store) {
+      auto access = accessOfList(*base, idx, *index);
+      if (failed(access))
+        return failure();
+      return genAccessLoad(*base, *access, e);
+    }
+    Result v = genExpr(*value);
+    if (failed(v) || failed(storeTo(*base, idx, *index, *v, e)))
+      return failure();
+    return SemValue::none();
+  }
+  if (n == "hl.arange") {
+    // hl.arange(end) / hl.arange(begin, end): a constant index vector.
+    std::vector<int64_t> bounds;
+    for (const ast::Argument &a : e.getArgs()) {
+      auto c = constIntOf(*a.value, "a bound of hl.arange");
+      if (failed(c))
+        return failure();
+      bounds.push_back(*c);
+    }
+    if (bounds.empty() || bounds.size() > 2)
+      return fail(e.getRange(), "hl.arange takes (end) or (begin, end)");
+    int64_t begin = bounds.size() == 2 ? bounds[0] : 0, end = bounds.back();
+    if (end <= begin || failed(checkTileSize({end - begin}, e.getRange())))
+      return fail(e.getRange(), "hl.arange needs begin < end");
+    mlir::Location l = loc(e);
+    auto type = RankedTensorType::get({end - begin}, builder.getI32Type());
+    SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
+    t.value = tile::IotaOp::create(builder, l, type);
+    if (begin)
+      t.value = arith::AddIOp::create(
+          builder, l, t.value,
+          tile::SplatOp::create(
+              builder, l, type,
+              arith::ConstantIntOp::create(builder, l, begin, 32)));
+    return t;
+  }
+  return std::nullopt;
+}
+
+} // namespace dslc::mlirgen

@@ -1,0 +1,152 @@
+//===- GenOutputs.cpp - Tensors a kernel makes and returns ----------------===//
+//
+// torch.empty_like / torch.zeros_like / torch.empty / torch.zeros outside
+// the tile loop: an output parameter the runtime binds after the inputs
+// (docs/kernel-abi.md). Its shape rule for the runtime is `like` (the
+// parameter whose sizes it takes) when it has one, and launch constraints
+// for its constant dimensions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/MLIRGen/Generator.h"
+
+#include "contract/DType.h"
+#include "dialects/Tile/TileDialect.h"
+
+using namespace mlir;
+
+namespace dslc::mlirgen {
+
+SemValue Generator::addOutput(tile::RefType type, const std::string &dtype,
+                              const std::string &like, const ast::Expr &where) {
+  std::string outName = "out";
+  unsigned k = 0;
+  while (llvm::any_of(
+      desc.args, [&](const OutputDescription &o) { return o.name == outName; }))
+    outName = "out" + std::to_string(++k);
+  Block &entry = func.getBody().front();
+  BlockArgument arg = entry.addArgument(type, loc(where));
+  argNames.push_back(outName);
+  func.setType(builder.getFunctionType(entry.getArgumentTypes(), {}));
+  desc.args.push_back(OutputDescription::output(
+      outName, *contract::parseDType(dtype), type.getRank(), like));
+  refDTypes[outName] = dtype;
+  SemValue v = SemValue::ofKind(SemValue::Kind::Ref);
+  v.value = arg;
+  v.text = outName;
+  return v;
+}
+
+void Generator::warnNotZeroed(const ast::CallExpr &e, llvm::StringRef fn) {
+  diags->warning(e.getRange(),
+                 fn.str() + " is bound like torch.empty: dslc does not zero "
+                            "outputs, so the kernel must store every element "
+                            "(--simulate checks that it does)");
+}
+
+Result Generator::genOutputLike(const ast::CallExpr &e, llvm::StringRef fn,
+                                bool zeros) {
+  const ast::Expr *arg = argument(e, 0, "input");
+  if (!arg)
+    return fail(e.getRange(), fn.str() + " needs a tensor");
+  Result like = genExpr(*arg);
+  if (failed(like))
+    return failure();
+  if (like->kind == SemValue::Kind::TileData) {
+    if (!inGrid)
+      return fail(e.getRange(),
+                  "a tile value exists only inside the tile loop");
+    return genFillLike(e, *like, nullptr);
+  }
+  if (like->kind != SemValue::Kind::Ref)
+    return fail(arg->getRange(),
+                fn.str() + " takes a tensor parameter or a tile value, got " +
+                    kindName(like->kind));
+  if (inGrid)
+    return fail(e.getRange(),
+                fn.str() + " of a tensor makes an output: call it before the "
+                           "kernel's tile loop (a tile is torch.zeros_like of "
+                           "a tile value, or hl.zeros)");
+  auto type = cast<tile::RefType>(like->value.getType());
+  std::string dtype = refDTypes.count(like->text)
+                          ? refDTypes[like->text]
+                          : typeToDType(type.getElementType());
+  auto chosen = dtypeArgument(e, ~size_t(0), dtype);
+  if (failed(chosen))
+    return failure();
+  if (zeros)
+    warnNotZeroed(e, fn);
+  type = tile::RefType::get(&ctx, dtypeToType(&ctx, *chosen), type.getRank());
+  return addOutput(type, *chosen, like->text, e);
+}
+
+/// The dimension expressions of `torch.empty(m, n)`, `torch.empty([m, n])`
+/// or `torch.empty((m, n))`.
+static std::vector<const ast::Expr *> shapeArguments(const ast::CallExpr &e) {
+  std::vector<const ast::Expr *> positional;
+  for (const ast::Argument &a : e.getArgs())
+    if (a.kind == ast::Argument::Kind::Positional)
+      positional.push_back(a.value.get());
+  if (positional.size() == 1)
+    return elementsOf(*positional[0]);
+  return positional;
+}
+
+Result Generator::genOutputShaped(const ast::CallExpr &e, llvm::StringRef fn,
+                                  bool zeros) {
+  std::vector<const ast::Expr *> dims = shapeArguments(e);
+  if (dims.empty())
+    if (const ast::Expr *size = keyword(e, "size"))
+      dims = elementsOf(*size);
+  if (dims.empty())
+    return fail(e.getRange(), fn.str() + " needs a shape");
+  if (dims.size() > 8)
+    return fail(e.getRange(), "a tensor has at most 8 dimensions");
+  // Each dimension: a constant or a size of a tensor parameter.
+  std::vector<SemValue> sizes;
+  for (const ast::Expr *d : dims) {
+    Result v = genExpr(*d);
+    if (failed(v))
+      return failure();
+    if (v->kind == SemValue::Kind::Int && v->intValue >= 0) {
+      sizes.push_back(*v);
+      continue;
+    }
+    if (v->kind == SemValue::Kind::Unbound)
+      return unboundError(*v, d->getRange());
+    if (v->kind != SemValue::Kind::Scalar || !v->origin || !v->origin->plain())
+      return fail(d->getRange(),
+                  "a dimension of " + fn.str() +
+                      " must be a tensor size (x.size(d)) or a non-negative "
+                      "constant, got " +
+                      kindName(v->kind));
+    sizes.push_back(*v);
+  }
+  // `like`: every dimension is the same dimension of one parameter.
+  std::string like;
+  const SemValue &first = sizes.front();
+  if (first.kind == SemValue::Kind::Scalar) {
+    like = first.origin->param;
+    for (auto [d, s] : llvm::enumerate(sizes))
+      if (s.kind != SemValue::Kind::Scalar || s.origin->param != like ||
+          s.origin->dim != d)
+        like.clear();
+    if (SemValue *p = lookup(like))
+      if (p->kind != SemValue::Kind::Ref ||
+          cast<tile::RefType>(p->value.getType()).getRank() != sizes.size())
+        like.clear();
+  }
+  auto dtype = dtypeArgument(e, ~size_t(0), "float32");
+  if (failed(dtype))
+    return failure();
+  if (zeros)
+    warnNotZeroed(e, fn);
+  auto type = tile::RefType::get(&ctx, dtypeToType(&ctx, *dtype), sizes.size());
+  SemValue out = addOutput(type, *dtype, like, e);
+  for (auto [d, s] : llvm::enumerate(sizes))
+    if (s.kind == SemValue::Kind::Int)
+      addConstraint({out.text, unsigned(d), "==", s.intValue});
+  return out;
+}
+
+} // namespace dslc::mlirgen

@@ -1,0 +1,171 @@
+//===- GenReduce.cpp - Reductions across tile dimensions ------------------===//
+//
+// torch.sum / mean / amax / amin / max / min / prod (`torch.X(t, dim=,
+// keepdim=)` and `t.X(dim, keepdim=)`) as tile.reduce along each reduced
+// dimension. The masked tail of a loaded tile is passed as `valid`, so it
+// never contributes; mean divides by the valid count. 16-bit inputs
+// accumulate in f32 and round back to the input's dtype, integer sums are
+// int64 (torch's result types).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/MLIRGen/Generator.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+
+namespace dslc::mlirgen {
+
+bool isReduction(llvm::StringRef name) {
+  return name == "sum" || name == "mean" || name == "amax" || name == "amin" ||
+         name == "max" || name == "min" || name == "prod";
+}
+
+FailureOr<SmallVector<int64_t>>
+Generator::reductionDims(const ast::Expr *dimArg, int64_t rank) {
+  SmallVector<int64_t> dims;
+  SemValue v = SemValue::none();
+  if (dimArg) {
+    Result r = genExpr(*dimArg);
+    if (failed(r))
+      return failure();
+    v = *r;
+  }
+  if (v.kind == SemValue::Kind::None) { // every dimension
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(d);
+    return dims;
+  }
+  std::vector<SemValue> items =
+      v.kind == SemValue::Kind::Tuple ? v.elements : std::vector<SemValue>{v};
+  for (const SemValue &item : items) {
+    auto d = toConstInt(item, *dimArg, "a reduction dimension");
+    if (failed(d))
+      return failure();
+    int64_t dd = *d < 0 ? *d + rank : *d;
+    if (dd < 0 || dd >= rank || llvm::is_contained(dims, dd))
+      return error(dimArg->getRange(),
+                   "dimension " + std::to_string(*d) +
+                       " is out of range (or repeated) for a " +
+                       std::to_string(rank) + "-d tile");
+    dims.push_back(dd);
+  }
+  return dims;
+}
+
+Result Generator::genReduction(llvm::StringRef fn, const SemValue &arg,
+                               const ast::Expr *dimArg,
+                               const ast::Expr *keepArg,
+                               const ast::Expr &where) {
+  Result input = asTile(arg, where);
+  if (failed(input))
+    return failure();
+  auto type = cast<RankedTensorType>(input->value.getType());
+  Type element = type.getElementType();
+  if (isFP8(element))
+    return fail(where.getRange(), "torch." + fn.str() +
+                                      " of an fp8 tile: fp8 is a storage "
+                                      "type, convert with .to(torch.float32) "
+                                      "first");
+  bool isFloat = isa<FloatType>(element);
+  if (fn == "mean" && !isFloat)
+    return fail(where.getRange(), "torch.mean of an integer tile: convert it "
+                                  "with .to(torch.float32) first");
+  auto dims = reductionDims(dimArg, type.getRank());
+  if (failed(dims))
+    return failure();
+  bool keepdim = false;
+  if (keepArg) {
+    Result k = genExpr(*keepArg);
+    if (failed(k))
+      return failure();
+    if (k->kind != SemValue::Kind::Int)
+      return fail(keepArg->getRange(), "keepdim must be True or False");
+    keepdim = k->intValue != 0;
+  }
+  tile::ReduceKind kind = fn == "sum" || fn == "mean"   ? tile::ReduceKind::sum
+                          : fn == "prod"                ? tile::ReduceKind::prod
+                          : fn == "amax" || fn == "max" ? tile::ReduceKind::max
+                                                        : tile::ReduceKind::min;
+  // Accumulate 16-bit floats in f32; sum integers (and bools) in int64.
+  mlir::Location l = loc(where);
+  Type accType = element;
+  if (isFloat && element.getIntOrFloatBitWidth() < 32)
+    accType = builder.getF32Type();
+  if (!isFloat &&
+      (kind == tile::ReduceKind::sum || kind == tile::ReduceKind::prod))
+    accType = builder.getI64Type();
+  Type resultType =
+      isFloat || kind == tile::ReduceKind::sum || kind == tile::ReduceKind::prod
+          ? (isFloat ? element : accType)
+          : element;
+  SemValue acc = *input;
+  acc.indexTile.reset();
+  acc.value = castValue(acc.value, accType, l);
+  Value count; // mean: the number of elements reduced
+  int64_t staticCount = 1;
+  // Reduce the highest dimensions first so the others keep their index.
+  SmallVector<int64_t> order(*dims);
+  llvm::sort(order, std::greater<int64_t>());
+  for (int64_t d : order) {
+    auto t = cast<RankedTensorType>(acc.value.getType());
+    SmallVector<int64_t> shape(t.getShape());
+    Value valid =
+        d < int64_t(acc.valid.size()) ? materialize(acc.valid[d], l) : Value();
+    if (valid)
+      count = count ? Value(arith::MulIOp::create(builder, l, count, valid))
+                    : valid;
+    else
+      staticCount *= shape[d];
+    if (keepdim)
+      shape[d] = 1;
+    else
+      shape.erase(shape.begin() + d);
+    acc.value = tile::ReduceOp::create(builder, l,
+                                       RankedTensorType::get(shape, accType),
+                                       acc.value, uint64_t(d), kind, valid);
+    if (d < int64_t(acc.valid.size())) {
+      if (keepdim)
+        acc.valid[d] = ValidCount();
+      else
+        acc.valid.erase(acc.valid.begin() + d);
+    }
+  }
+  if (fn == "mean") {
+    auto t = cast<RankedTensorType>(acc.value.getType());
+    Value n = indexConst(l, staticCount);
+    if (count)
+      n = arith::MulIOp::create(builder, l, count, n);
+    // An empty tile's mean is 0 / 0 = NaN, as torch's.
+    Value nf = castValue(n, accType, l);
+    acc.value = arith::DivFOp::create(builder, l, acc.value,
+                                      tile::SplatOp::create(builder, l, t, nf));
+  }
+  acc.value = castValue(acc.value, resultType, l);
+  return acc;
+}
+
+std::optional<Result> Generator::genReductionCall(const ast::CallExpr &e,
+                                                  llvm::StringRef fn,
+                                                  const ast::Expr *self) {
+  if (!isReduction(fn))
+    return std::nullopt;
+  const ast::Expr *input = self ? self : argument(e, 0, "input");
+  if (!input)
+    return fail(e.getRange(), "torch." + fn.str() + " needs a tile");
+  const ast::Expr *dimArg = argument(e, self ? 0 : 1, "dim");
+  if ((fn == "max" || fn == "min") && dimArg)
+    return fail(e.getRange(), "torch." + fn.str() +
+                                  " with a dimension returns values and "
+                                  "indices: use torch.a" +
+                                  fn.str() +
+                                  "(t, dim=...) for the "
+                                  "values");
+  Result v = genExpr(*input);
+  if (failed(v))
+    return failure();
+  return genReduction(fn, *v, dimArg, keyword(e, "keepdim"), e);
+}
+
+} // namespace dslc::mlirgen

@@ -1,0 +1,373 @@
+//===- GenShape.cpp - Tensor accesses, None, broadcasting -----------------===//
+//
+// How a subscript of a tensor becomes a tile access (tiles, shifted tiles,
+// `tile.index + k`, `:` over a static extent, constant slices, None), the
+// valid counts a loaded tile carries for reductions, subscripts of tile
+// values (`v[:, None]`), and torch's broadcasting between tiles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/MLIRGen/Generator.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+
+namespace dslc::mlirgen {
+
+std::pair<unsigned, Type> refShape(const SemValue &ref) {
+  if (auto t = dyn_cast<tile::RefType>(ref.value.getType()))
+    return {t.getRank(), t.getElementType()};
+  auto s = cast<comm::StackType>(ref.value.getType());
+  return {s.getRank(), s.getElementType()};
+}
+
+std::optional<int64_t> Generator::staticSize(const SemValue &ref, unsigned d) {
+  std::vector<std::string> names{ref.text};
+  for (const OutputDescription &o : desc.args)
+    if (o.isOutput && o.name == ref.text && !o.like.empty())
+      names.push_back(o.like);
+  for (const Constraint &c : desc.constraints)
+    if (c.dim == d && c.op == "==" &&
+        std::holds_alternative<int64_t>(c.value) &&
+        llvm::is_contained(names, c.param))
+      return std::get<int64_t>(c.value);
+  // -D 'P.size(d)=N' given but the size not read yet.
+  for (const std::string &name : names) {
+    std::string key = name + ".size(" + std::to_string(d) + ")";
+    auto def = options.defines.find(key);
+    int64_t n;
+    if (def == options.defines.end() ||
+        llvm::StringRef(def->second).trim().getAsInteger(0, n) || n < 0)
+      continue;
+    usedDefines.insert(key);
+    addConstraint({name, d, "==", n});
+    desc.constants[key] = std::to_string(n);
+    return n;
+  }
+  return std::nullopt;
+}
+
+FailureOr<Generator::Access> Generator::accessOf(const SemValue &ref,
+                                                 const ast::Expr &index) {
+  std::vector<const ast::Expr *> idx;
+  if (auto *tuple = ast::dyn_cast<ast::TupleExpr>(&index))
+    for (const ast::ExprPtr &x : tuple->getElements())
+      idx.push_back(x.get());
+  else
+    idx.push_back(&index);
+  return accessOfList(ref, idx, index);
+}
+
+LogicalResult Generator::accessSlice(const SemValue &ref, unsigned d,
+                                     const ast::SliceExpr &slice, Access &a) {
+  mlir::Location l = loc(slice);
+  if (slice.getStep())
+    return error(slice.getRange(), "a slice with a step is not supported in "
+                                   "a tile index");
+  auto bound = [&](const ast::Expr &x) {
+    return constIntOf(x, "a slice bound");
+  };
+  int64_t lower = 0;
+  std::optional<int64_t> upper;
+  if (const ast::Expr *x = slice.getLower()) {
+    auto c = bound(*x);
+    if (failed(c))
+      return failure();
+    lower = *c;
+  }
+  if (const ast::Expr *x = slice.getUpper()) {
+    auto c = bound(*x);
+    if (failed(c))
+      return failure();
+    upper = *c;
+  } else {
+    upper = staticSize(ref, d);
+    if (!upper)
+      return error(slice.getRange(),
+                   "':' needs the size of dimension " + std::to_string(d) +
+                       " of '" + ref.text + "' at compile time: pass -D '" +
+                       ref.text + ".size(" + std::to_string(d) +
+                       ")=N' (or hl.specialize it, or assert it equals a "
+                       "compile-time size), or index that dimension with a "
+                       "tile");
+  }
+  if (lower < 0 || *upper <= lower)
+    return error(slice.getRange(), "the slice [" + std::to_string(lower) + ":" +
+                                       std::to_string(*upper) +
+                                       "] is empty or negative");
+  a.offsets.push_back(indexConst(l, lower));
+  a.limits.push_back(indexConst(l, *upper));
+  a.dims.push_back(d);
+  a.shape.push_back(*upper - lower);
+  a.valid.push_back(ValidCount());
+  return success();
+}
+
+LogicalResult Generator::accessTile(const SemValue &ref, unsigned d,
+                                    const SemValue &t, const ast::Expr &where,
+                                    Access &a) {
+  mlir::Location l = loc(where);
+  a.offsets.push_back(t.begin);
+  a.limits.push_back(t.end);
+  a.dims.push_back(d);
+  a.shape.push_back(t.block);
+  // The elements that hold data: [begin, min(end, size)).
+  ValidCount valid;
+  valid.bounds.push_back(
+      {t.begin, t.end,
+       isa<tile::RefType>(ref.value.getType()) ? ref.value : Value(), d});
+  a.valid.push_back(valid);
+  return success();
+}
+
+FailureOr<Generator::Access>
+Generator::accessOfList(const SemValue &ref,
+                        const std::vector<const ast::Expr *> &idx,
+                        const ast::Expr &index) {
+  unsigned rank = refShape(ref).first;
+  unsigned indexed = llvm::count_if(idx, [](const ast::Expr *x) {
+    return !ast::isa<ast::NoneLiteralExpr>(*x);
+  });
+  if (indexed != rank)
+    return error(index.getRange(), "a " + std::to_string(rank) +
+                                       "-d tensor needs " +
+                                       std::to_string(rank) + " indices, got " +
+                                       std::to_string(indexed));
+  Access a;
+  mlir::Location l = loc(index);
+  unsigned d = 0;
+  for (const ast::Expr *x : idx) {
+    if (ast::isa<ast::NoneLiteralExpr>(*x)) {
+      a.unitDims.push_back(a.shape.size() + a.unitDims.size());
+      continue;
+    }
+    if (auto *slice = ast::dyn_cast<ast::SliceExpr>(x)) {
+      if (failed(accessSlice(ref, d++, *slice, a)))
+        return failure();
+      continue;
+    }
+    Result v = genExpr(*x);
+    if (failed(v))
+      return failure();
+    // `tile.index + k` indexes like the tile shifted by k.
+    if (v->kind == SemValue::Kind::TileData && v->indexTile)
+      v = *v->indexTile;
+    else if (v->kind == SemValue::Kind::TileData)
+      return error(x->getRange(),
+                   "indexing a tensor with a tile of computed indices (a "
+                   "gather) is not supported: index with a tile, `k + tile` "
+                   "or `tile.index + k`");
+    if (v->kind == SemValue::Kind::Tile) {
+      if (failed(accessTile(ref, d++, *v, *x, a)))
+        return failure();
+      continue;
+    }
+    auto i = toIndex(*v, *x);
+    if (failed(i))
+      return failure();
+    a.offsets.push_back(*i);
+    a.limits.push_back(arith::AddIOp::create(builder, l, *i, indexConst(l, 1)));
+    ++d;
+  }
+  if (a.dims.empty())
+    return error(index.getRange(),
+                 "index the tensor with at least one tile (scalar element "
+                 "access is not supported)");
+  if (failed(checkTileSize(a.shape, index.getRange())))
+    return failure();
+  return a;
+}
+
+Result Generator::genLoad(const SemValue &ref, const ast::Expr &index,
+                          const ast::Expr &where) {
+  auto access = accessOf(ref, index);
+  if (failed(access))
+    return failure();
+  return genAccessLoad(ref, *access, where);
+}
+
+Result Generator::genAccessLoad(const SemValue &ref, const Access &access,
+                                const ast::Expr &where) {
+  Type element = refShape(ref).second;
+  auto tileType = RankedTensorType::get(access.shape, element);
+  SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
+  t.value = tile::LoadOp::create(builder, loc(where), tileType, ref.value,
+                                 access.offsets, access.limits, access.dims,
+                                 TypedAttr());
+  t.valid = access.valid;
+  if (access.unitDims.empty())
+    return t;
+  // `x[None, :]`: unit dimensions inserted into the loaded tile.
+  SmallVector<int64_t> shape(access.shape.begin(), access.shape.end());
+  for (unsigned p : access.unitDims) {
+    shape.insert(shape.begin() + p, 1);
+    t.valid.insert(t.valid.begin() + p, ValidCount());
+  }
+  t.value = tile::ReshapeOp::create(
+      builder, loc(where), RankedTensorType::get(shape, element), t.value);
+  return t;
+}
+
+Result Generator::loadWhole(const SemValue &ref, const ast::Expr &where) {
+  auto type = cast<tile::RefType>(ref.value.getType());
+  Access a;
+  mlir::Location l = loc(where);
+  for (unsigned d = 0; d < type.getRank(); ++d) {
+    std::optional<int64_t> n = staticSize(ref, d);
+    if (!n)
+      return fail(where.getRange(),
+                  "'" + ref.text +
+                      "' is used as a tile, which needs its "
+                      "sizes at compile time: pass -D '" +
+                      ref.text + ".size(" + std::to_string(d) +
+                      ")=N' (or hl.specialize it, or assert it equals a "
+                      "compile-time size), or load a tile of it (" +
+                      ref.text + "[tile])");
+    a.offsets.push_back(indexConst(l, 0));
+    a.limits.push_back(indexConst(l, *n));
+    a.dims.push_back(d);
+    a.shape.push_back(*n);
+  }
+  if (failed(checkTileSize(a.shape, where.getRange())))
+    return failure();
+  SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
+  t.value = tile::LoadOp::create(
+      builder, l, RankedTensorType::get(a.shape, type.getElementType()),
+      ref.value, a.offsets, a.limits, a.dims, TypedAttr());
+  t.valid.assign(a.shape.size(), ValidCount());
+  return t;
+}
+
+Result Generator::asTile(const SemValue &v, const ast::Expr &where) {
+  if (v.kind == SemValue::Kind::TileData)
+    return v;
+  if (v.kind == SemValue::Kind::Ref)
+    return loadWhole(v, where);
+  return fail(where.getRange(),
+              std::string("expected a tile value, got ") + kindName(v.kind));
+}
+
+Result Generator::genTileSubscript(const SemValue &base,
+                                   const ast::SubscriptExpr &e) {
+  auto type = cast<RankedTensorType>(base.value.getType());
+  std::vector<const ast::Expr *> idx = elementsOf(e.getIndex());
+  SmallVector<int64_t> shape;
+  SmallVector<ValidCount, 4> valid;
+  unsigned d = 0;
+  for (const ast::Expr *x : idx) {
+    if (ast::isa<ast::NoneLiteralExpr>(*x)) {
+      shape.push_back(1);
+      valid.push_back(ValidCount());
+      continue;
+    }
+    auto *slice = ast::dyn_cast<ast::SliceExpr>(x);
+    if (!slice || slice->getLower() || slice->getUpper() || slice->getStep())
+      return fail(x->getRange(),
+                  "a tile value is indexed only with ':' and None (to insert "
+                  "a unit dimension, e.g. v[:, None])");
+    if (d >= unsigned(type.getRank()))
+      return fail(e.getIndex().getRange(),
+                  "the tile has " + std::to_string(type.getRank()) +
+                      " dimension(s): write one ':' for each");
+    shape.push_back(type.getDimSize(d));
+    valid.push_back(d < base.valid.size() ? base.valid[d] : ValidCount());
+    ++d;
+  }
+  if (d != unsigned(type.getRank()))
+    return fail(e.getIndex().getRange(),
+                "the tile has " + std::to_string(type.getRank()) +
+                    " dimension(s): write one ':' for each");
+  if (failed(checkTileSize(shape, e.getRange())))
+    return failure();
+  SemValue t = base;
+  t.indexTile.reset();
+  t.valid = valid;
+  if (ArrayRef<int64_t>(shape) != type.getShape())
+    t.value = tile::ReshapeOp::create(
+        builder, loc(e), RankedTensorType::get(shape, type.getElementType()),
+        base.value);
+  return t;
+}
+
+FailureOr<SmallVector<int64_t>>
+Generator::broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
+                          const ast::Expr &where) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> shape(rank);
+  for (size_t k = 0; k < rank; ++k) {
+    int64_t x = k < rank - a.size() ? 1 : a[k - (rank - a.size())];
+    int64_t y = k < rank - b.size() ? 1 : b[k - (rank - b.size())];
+    if (x != y && x != 1 && y != 1) {
+      auto text = [](ArrayRef<int64_t> s) {
+        std::string t = "[";
+        for (size_t i = 0; i < s.size(); ++i)
+          t += (i ? ", " : "") + std::to_string(s[i]);
+        return t + "]";
+      };
+      return error(where.getRange(),
+                   "tiles of shapes " + text(a) + " and " + text(b) +
+                       " do not broadcast (dimension " + std::to_string(k) +
+                       ": " + std::to_string(x) + " vs " + std::to_string(y) +
+                       "); insert unit dimensions with None, e.g. v[:, None]");
+    }
+    shape[k] = std::max(x, y);
+  }
+  return shape;
+}
+
+void Generator::broadcastTo(SemValue &v, ArrayRef<int64_t> shape,
+                            mlir::Location l) {
+  auto type = cast<RankedTensorType>(v.value.getType());
+  if (type.getShape() == shape)
+    return;
+  // Leading unit dimensions first (torch right-aligns shapes).
+  size_t lead = shape.size() - type.getRank();
+  if (lead) {
+    SmallVector<int64_t> padded(lead, 1);
+    padded.append(type.getShape().begin(), type.getShape().end());
+    type = RankedTensorType::get(padded, type.getElementType());
+    v.value = tile::ReshapeOp::create(builder, l, type, v.value);
+    v.valid.insert(v.valid.begin(), lead, ValidCount());
+  }
+  v.valid.resize(shape.size());
+  for (size_t k = 0; k < shape.size(); ++k)
+    if (type.getDimSize(k) != shape[k])
+      v.valid[k] = ValidCount(); // a repeated unit dimension is all valid
+  if (type.getShape() != shape)
+    v.value = tile::BroadcastOp::create(
+        builder, l, RankedTensorType::get(shape, type.getElementType()),
+        v.value);
+  v.indexTile.reset();
+}
+
+SmallVector<ValidCount, 4> Generator::mergeValid(ArrayRef<ValidCount> a,
+                                                 ArrayRef<ValidCount> b) {
+  SmallVector<ValidCount, 4> out(std::max(a.size(), b.size()));
+  for (size_t k = 0; k < out.size(); ++k)
+    for (ArrayRef<ValidCount> side : {a, b})
+      if (k < side.size())
+        for (const ValidCount::Bound &bound : side[k].bounds)
+          if (!llvm::is_contained(out[k].bounds, bound))
+            out[k].bounds.push_back(bound);
+  return out;
+}
+
+Value Generator::materialize(const ValidCount &v, mlir::Location l) {
+  Value count;
+  for (const ValidCount::Bound &b : v.bounds) {
+    Value last = b.end;
+    if (b.ref)
+      last = arith::MinSIOp::create(
+          builder, l, b.end,
+          tile::DimOp::create(builder, l, builder.getIndexType(), b.ref,
+                              uint64_t(b.dim)));
+    Value n = arith::MaxSIOp::create(
+        builder, l, arith::SubIOp::create(builder, l, last, b.begin),
+        indexConst(l, 0));
+    count = count ? Value(arith::MinSIOp::create(builder, l, count, n)) : n;
+  }
+  return count;
+}
+
+} // namespace dslc::mlirgen

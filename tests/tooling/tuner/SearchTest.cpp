@@ -1,0 +1,237 @@
+//===- SearchTest.cpp - Config space and search (no GPU) ------------------===//
+#include "tooling/tuner/Search.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <set>
+
+using namespace dslc::tune;
+
+namespace {
+std::vector<Tunable> llTunables() {
+  return {Tunable::blockSize(0, 1024), Tunable::numWarps(4)};
+}
+
+/// A dimension of a named tunable taking `values`, default values[def].
+Dimension dim(const char *name, std::vector<int64_t> values, int def) {
+  return {Tunable::named(name, values.at(def), values), values, def};
+}
+} // namespace
+
+TEST_CASE("kernel space: dimensions around the default", "[tuner]") {
+  KernelSpace s("k", llTunables());
+  REQUIRE(s.dims().size() == 3);
+  CHECK(s.dims()[0].tunable.kind == Tunable::Kind::BlockSize);
+  CHECK(s.dims()[0].tunable.label() == "block_sizes[0]");
+  CHECK(s.dims()[0].values ==
+        std::vector<int64_t>{128, 256, 512, 1024, 2048, 4096, 8192});
+  CHECK(s.dims()[0].values[s.dims()[0].defaultIndex] == 1024);
+  CHECK(s.dims()[1].tunable.kind == Tunable::Kind::NumWarps);
+  CHECK(s.dims()[1].values[s.dims()[1].defaultIndex] == 4);
+  CHECK(s.dims()[2].tunable.kind == Tunable::Kind::MaxCtas);
+  CHECK(s.dims()[2].values[s.dims()[2].defaultIndex] == 0);
+  KernelConfig def = s.config(s.defaultPoint());
+  CHECK(def.blockSizes == std::vector<int64_t>{1024});
+  CHECK(def.numWarps == 4);
+  CHECK(def.maxCtas == 0);
+  CHECK(def.toJson(true) == R"({"block_sizes":[1024],"num_warps":4})");
+}
+
+TEST_CASE("kernel space: tunables keep to their allowed values", "[tuner]") {
+  SpaceOptions o;
+  o.maxBlock = int64_t(1) << 24; // wider than the contract allows
+  KernelSpace s("k",
+                {Tunable::blockSize(0, dslc::contract::kMaxBlockSize),
+                 Tunable::named("unroll", 2, {1, 2, 4})},
+                o);
+  REQUIRE(s.dims().size() == 3);
+  // 2^20 times 2^k, never above the contract's largest block.
+  CHECK(s.dims()[0].values.back() == dslc::contract::kMaxBlockSize);
+  CHECK(s.dims()[0].values.size() == 4);
+  CHECK(s.dims()[1].values == std::vector<int64_t>{1, 2, 4});
+  CHECK(s.dims()[1].values[s.dims()[1].defaultIndex] == 2);
+  KernelConfig c = s.config({0, 2, 0});
+  CHECK(c.blockSizes == std::vector<int64_t>{int64_t(1) << 17});
+  CHECK(c.named.at("unroll") == 4);
+  CHECK(c.toJson(true) ==
+        R"({"block_sizes":[131072],"tunables":{"unroll":4}})");
+}
+
+TEST_CASE("kernel space: a kernel's own tunables, by choices or range",
+          "[tuner]") {
+  // Triton-style: a list of configs to try. Helion-style: a registered
+  // value with a range, tried at powers of two around the kernel's value.
+  Tunable stages = Tunable::named("num_stages", 3, {2, 3, 4});
+  Tunable chunk = Tunable::named("chunk", 256, {});
+  chunk.min = 128;
+  chunk.max = 1024;
+  Tunable fixed = Tunable::named("splits", 3, {});
+  fixed.min = 3;
+  fixed.max = 3;
+  KernelSpace s("k", {Tunable::numWarps(8), stages, chunk, fixed});
+  REQUIRE(s.dims().size() == 5); // + max_ctas
+  CHECK(s.dims()[1].values == std::vector<int64_t>{2, 3, 4});
+  CHECK(s.dims()[2].values == std::vector<int64_t>{128, 256, 512, 1024});
+  CHECK(s.dims()[2].values[s.dims()[2].defaultIndex] == 256);
+  CHECK(s.dims()[3].values == std::vector<int64_t>{3});
+  // Each is compiled: the configs carry them for dslc --config.
+  std::vector<KernelConfig> configs = s.compileConfigs();
+  CHECK(configs.size() == 4 * 3 * 4);
+  CHECK(
+      configs[0].toJson(true) ==
+      R"({"num_warps":4,"tunables":{"chunk":128,"num_stages":2,"splits":3}})");
+}
+
+TEST_CASE("kernel space: invalid points are left out", "[tuner]") {
+  KernelSpace s("k", llTunables());
+  for (const auto &p : s.points()) {
+    KernelConfig c = s.config(p);
+    int64_t threads = c.numWarps * 32;
+    CHECK(c.blockSizes[0] >= threads);
+    CHECK(c.blockSizes[0] <= threads * 64);
+  }
+  // 128 elements over 32 warps (1024 threads) is not a point.
+  std::vector<int> bad = {0, 3, 0};
+  CHECK(s.config(bad).blockSizes[0] == 128);
+  CHECK(s.config(bad).numWarps == 32);
+  CHECK_FALSE(s.valid(bad));
+  CHECK_FALSE(s.valid({0, 0}));
+  CHECK_FALSE(s.valid({99, 0, 0}));
+}
+
+TEST_CASE("kernel space: compile configs drop the grid cap", "[tuner]") {
+  KernelSpace s("k", llTunables());
+  auto configs = s.compileConfigs();
+  std::set<KernelConfig> uniq(configs.begin(), configs.end());
+  CHECK(uniq.size() == configs.size());
+  for (const auto &c : configs)
+    CHECK(c.maxCtas == 0);
+  CHECK(s.points().size() == configs.size() * 5); // five caps
+}
+
+TEST_CASE("search: exhaustive on a small space finds the minimum", "[tuner]") {
+  std::vector<Dimension> dims = {
+      {Tunable::blockSize(0, 512), {256, 512, 1024}, 1},
+      {Tunable::numWarps(4), {4, 8}, 0}};
+  KernelSpace a("a", dims), b("b", dims);
+  int calls = 0;
+  Evaluate eval = [&](const SearchPoint &p) -> std::optional<double> {
+    ++calls;
+    if (p.kernel == 1 && p.idx == std::vector<int>{2, 1})
+      return 1.0; // the best
+    if (p.kernel == 0 && p.idx[0] == 0)
+      return std::nullopt; // fails
+    return 10.0 + p.idx[0] + p.idx[1];
+  };
+  SearchResult r = search({a, b}, eval);
+  CHECK(r.exhaustive);
+  CHECK(r.totalPoints == 12);
+  CHECK(r.evaluated == 12);
+  CHECK(calls == 12); // once per point
+  REQUIRE(r.best);
+  CHECK(r.best->kernel == 1);
+  CHECK(r.best->idx == std::vector<int>{2, 1});
+  CHECK(r.bestUs == 1.0);
+  REQUIRE(r.bestPerKernel[0]);
+  CHECK(r.bestPerKernel[0]->idx == std::vector<int>{1, 0});
+  CHECK(r.bestUsPerKernel[0] == 11.0);
+}
+
+TEST_CASE("search: pattern search descends a bowl from the default",
+          "[tuner]") {
+  std::vector<int64_t> vals;
+  for (int i = 0; i < 12; ++i)
+    vals.push_back(i);
+  std::vector<Dimension> dims = {dim("x", vals, 1), dim("y", vals, 10),
+                                 dim("z", vals, 0)};
+  KernelSpace s("k", dims);
+  Evaluate eval = [&](const SearchPoint &p) -> std::optional<double> {
+    double x = p.idx[0] - 7, y = p.idx[1] - 3, z = p.idx[2] - 5;
+    return 5.0 + x * x + y * y + z * z;
+  };
+  SearchOptions o;
+  o.exhaustiveLimit = 64;
+  SearchResult r = search({s}, eval, o);
+  CHECK_FALSE(r.exhaustive);
+  REQUIRE(r.best);
+  CHECK(r.best->idx == std::vector<int>{7, 3, 5});
+  CHECK(r.evaluated < r.totalPoints / 4);
+}
+
+TEST_CASE("search: a failing default starts from the first working point",
+          "[tuner]") {
+  std::vector<int64_t> vals;
+  for (int i = 0; i < 10; ++i)
+    vals.push_back(i);
+  KernelSpace s("k",
+                std::vector<Dimension>{dim("x", vals, 5), dim("y", vals, 5)});
+  Evaluate eval = [&](const SearchPoint &p) -> std::optional<double> {
+    if (p.idx[0] >= 4)
+      return std::nullopt;
+    return 200.0 - 10 * p.idx[0] - 10 * p.idx[1];
+  };
+  SearchResult r = search({s}, eval);
+  REQUIRE(r.best);
+  CHECK(r.best->idx[0] == 3);
+  CHECK(r.best->idx[1] == 9);
+}
+
+TEST_CASE("search: the budget stops it with the best so far", "[tuner]") {
+  std::vector<int64_t> vals;
+  for (int i = 0; i < 10; ++i)
+    vals.push_back(i);
+  KernelSpace s("k",
+                std::vector<Dimension>{dim("x", vals, 0), dim("y", vals, 0)});
+  int calls = 0;
+  SearchOptions o;
+  o.outOfBudget = [&] { return calls >= 3; };
+  SearchResult r = search(
+      {s},
+      [&](const SearchPoint &p) -> std::optional<double> {
+        ++calls;
+        return 50.0 - p.idx[0] - p.idx[1];
+      },
+      o);
+  CHECK(r.budgetHit);
+  CHECK(calls == 3);
+  CHECK(r.best);
+}
+
+TEST_CASE("search: every kernel's default comes first, then the fastest "
+          "kernel is refined",
+          "[tuner]") {
+  // Three kernels of 100 points each (pattern search); a budget of 6
+  // evaluations. Kernel 2's default is the fastest: the early-stopped search
+  // must have measured it and refined it, not spent the budget on kernel 0
+  // (what happened at 64M elements on 2xH200: 4 points, all one-shot).
+  std::vector<int64_t> vals;
+  for (int i = 0; i < 10; ++i)
+    vals.push_back(i);
+  std::vector<KernelSpace> spaces;
+  for (const char *name : {"slow", "middle", "fast"})
+    spaces.emplace_back(
+        name, std::vector<Dimension>{dim("x", vals, 5), dim("y", vals, 5)});
+  std::vector<SearchPoint> seen;
+  SearchOptions o;
+  o.exhaustiveLimit = 64;
+  o.outOfBudget = [&] { return seen.size() >= 6; };
+  SearchResult r = search(
+      spaces,
+      [&](const SearchPoint &p) -> std::optional<double> {
+        seen.push_back(p);
+        double base = p.kernel == 0 ? 500 : p.kernel == 1 ? 300 : 100;
+        return base - p.idx[0];
+      },
+      o);
+  // The budget is checked between moves, so one move may finish past it.
+  REQUIRE(seen.size() >= 6);
+  CHECK(seen[0].kernel == 0);
+  CHECK(seen[1].kernel == 1);
+  CHECK(seen[2].kernel == 2);
+  for (size_t i = 3; i < seen.size(); ++i)
+    CHECK(seen[i].kernel == 2);
+  REQUIRE(r.best);
+  CHECK(r.best->kernel == 2);
+  CHECK(r.bestUs < 95);
+}

@@ -1,0 +1,63 @@
+//===- Timing.h - Timing kernel calls with CUDA events ----------*- C++ -*-===//
+//
+// The one measuring routine of the harness (collectives, NCCL, any kernel):
+// R repetitions of `iters` back-to-back calls, then of `graphReplays` calls
+// through CUDA graphs holding `callsPerGraph` calls each, every repetition
+// between two events on the first local rank's stream; before each phase a
+// `prepare` hook (refill, poison), after it a `check` hook.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DSLC_TOOLING_HARNESS_TIMING_H
+#define DSLC_TOOLING_HARNESS_TIMING_H
+
+#include "runtime/Communicator.h"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace dslc::run {
+
+struct RunOptions {
+  int iters = 10;        ///< back-to-back calls per repetition (0: none)
+  int graphReplays = 10; ///< calls through graphs per repetition (0: none)
+  /// Calls captured in one graph: the graph phase replays it
+  /// graphReplays / callsPerGraph times, so a launch's host cost (one
+  /// cudaGraphLaunch per local rank) is spread over that many calls and
+  /// short kernels are timed back to back on the GPU, not at the host's
+  /// launch rate.
+  int callsPerGraph = 1;
+  int repetitions = 5; ///< timed repetitions of each loop (>= 1)
+  uint32_t seed = 1;   ///< inputs
+};
+
+/// Per-call times of one phase, in microseconds.
+struct TimingStats {
+  std::vector<double> samplesUs; ///< one per repetition (time / calls)
+  double medianUs = 0;
+  double minUs = 0;
+  int callsPerSample = 0;
+  bool measured() const { return !samplesUs.empty(); }
+};
+
+/// Median and minimum of `samples`.
+TimingStats makeStats(std::vector<double> samples, int calls);
+
+struct PhaseHooks {
+  std::function<void()> callAll;           ///< one call on every local rank
+  std::function<void(int)> callOne;        ///< one call on local rank i
+  std::function<void()> wait;              ///< until every call finished
+  std::function<void()> prepare;           ///< before each phase
+  std::function<void(const char *)> check; ///< after each phase (its name)
+};
+
+/// Runs the eager phase (when o.iters > 0) and the graph phase (when
+/// o.graphReplays > 0); rt::Error from a call or a CUDA failure passes
+/// through (graphs and events are released on every path).
+void measurePhases(rt::Communicator &comm, const RunOptions &o,
+                   const PhaseHooks &hooks, TimingStats &eager,
+                   TimingStats &graph);
+
+} // namespace dslc::run
+
+#endif // DSLC_TOOLING_HARNESS_TIMING_H

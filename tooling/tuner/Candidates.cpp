@@ -1,0 +1,246 @@
+//===- Candidates.cpp - Compiling the tuner's candidates ahead ------------===//
+#include "tooling/tuner/Candidates.h"
+
+#include "runtime/Error.h"
+#include "runtime/Metadata.h"
+#include "tooling/harness/DslReference.h"
+#include "tooling/support/Files.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+namespace dslc::tune {
+
+using rt::ErrorCode;
+using rt::raise;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+void makeDir(const std::string &dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    raise(ErrorCode::Io,
+          fmt::format("cannot create {}: {}", dir, ec.message()));
+}
+
+std::string configDirName(const KernelConfig &c) {
+  std::string s;
+  for (size_t i = 0; i < c.blockSizes.size(); ++i)
+    s += fmt::format("{}bs{}", i ? "_" : "", c.blockSizes[i]);
+  if (c.numWarps > 0)
+    s += fmt::format("{}w{}", s.empty() ? "" : "_", c.numWarps);
+  for (const auto &[name, v] : c.named)
+    s += fmt::format("{}{}{}", s.empty() ? "" : "_", name, v);
+  return s.empty() ? "default" : s;
+}
+
+/// The dtype a kernel's results are in: its first floating output's, else
+/// its first floating input's (cache keys, tables).
+std::string dataDtype(const rt::KernelMetadata &md) {
+  for (bool outputs : {true, false})
+    for (const rt::ArgSpec &a : md.args)
+      if (a.isTensor() && a.isOutput == outputs && rt::isFloating(a.dtype))
+        return rt::dtypeName(a.dtype);
+  return "none";
+}
+
+/// The reference, compiled once for the first kernel's dtypes into
+/// DIR/reference/ref.cubin (rank-independent: it runs on one GPU).
+void compileManifestReference(Manifest &m, const CompileOptions &opts,
+                              bool retyped) {
+  makeDir(m.dir + "/reference");
+  rt::KernelMetadata md = rt::loadMetadataFile(
+      fmt::format("{}/probe/{}.r0.cubin.json", m.dir, m.kernels.at(0).name));
+  std::vector<std::string> extra = opts.extraArgs;
+  if (retyped) {
+    // The probe has the annotated dtypes; the candidates may be retyped.
+    for (rt::ArgSpec &a : md.args)
+      if (a.isTensor() && rt::isFloating(a.dtype) &&
+          a.dtype != rt::DType::Float64)
+        a.dtype = *rt::parseDType(m.dtype);
+  }
+  m.reference = opts.reference;
+  m.referenceCubin = "reference/ref.cubin";
+  run::compileReference(opts.dslc, opts.reference, md, m.worldSize,
+                        m.dir + "/" + m.referenceCubin, extra);
+  if (opts.log)
+    opts.log(fmt::format("reference {}: compiled into {}/{}", opts.reference,
+                         m.dir, m.referenceCubin));
+}
+
+} // namespace
+
+tooling::DslcCompile
+dslcCompile(const std::string &dslc, const std::string &file,
+            const std::string &kernel, int rank, int worldSize,
+            const KernelConfig *config, const std::string &signature,
+            const std::string &out, const std::vector<std::string> &extraArgs) {
+  tooling::DslcCompile c;
+  c.dslc = dslc;
+  c.file = file;
+  c.kernel = kernel;
+  c.out = out;
+  c.defines = {{"my_rank", std::to_string(rank)},
+               {"world_size", std::to_string(worldSize)}};
+  if (config)
+    c.config = config->toJson(/*forCompiler=*/true);
+  c.signature = signature;
+  c.extraArgs = extraArgs;
+  return c;
+}
+
+Manifest compileCandidates(const std::string &dslFile,
+                           const std::vector<std::string> &kernels,
+                           const std::string &collective, int worldSize,
+                           const std::string &dtype, const std::string &dir,
+                           const CompileOptions &opts) {
+  auto log = [&](const std::string &s) {
+    if (opts.log)
+      opts.log(s);
+  };
+  Manifest m;
+  m.dir = dir;
+  m.collective = collective;
+  m.worldSize = worldSize;
+  m.dtype = dtype;
+  makeDir(dir + "/probe");
+
+  // Probes: each kernel's defaults, and what its metadata says.
+  for (const std::string &spec : kernels) {
+    // "FILE.py:NAME" names a kernel of another file than --dsl.
+    std::string file = dslFile, k = spec;
+    size_t colon = spec.rfind(':');
+    if (colon != std::string::npos && colon > 3 &&
+        spec.compare(colon - 3, 3, ".py") == 0) {
+      file = spec.substr(0, colon);
+      k = spec.substr(colon + 1);
+    }
+    std::string out = fmt::format("{}/probe/{}.r0.cubin", dir, k);
+    tooling::DslcCompile probe = dslcCompile(opts.dslc, file, k, 0, worldSize,
+                                             nullptr, "", out, opts.extraArgs);
+    tooling::ProcessResult pr = tooling::runDslc(probe, opts.timeoutS);
+    if (!pr.ok())
+      raise(ErrorCode::InvalidArgument,
+            fmt::format("kernel {}: its default config does not compile "
+                        "(dslc {}):\n  {}\n{}",
+                        k, pr.describe(), tooling::displayCommand(probe.argv()),
+                        pr.output));
+    rt::KernelMetadata md = rt::loadMetadataFile(out + ".json");
+    if (m.dtype.empty())
+      m.dtype = dataDtype(md);
+    KernelInfo info;
+    info.name = k;
+    info.file = file;
+    info.sha256 = md.sourceSha256;
+    info.tunables = md.tunables;
+    info.spins = md.spins;
+    for (const rt::ArgSpec &a : md.args)
+      if (!a.isOutput && a.isTensor() && rt::isFloating(a.dtype) &&
+          a.dtype != rt::DType::Float64)
+        info.floatParams.push_back({a.name, a.rank});
+    m.spaces.emplace_back(k, info.tunables, opts.space);
+    info.space = m.spaces.back().dims();
+    m.kernels.push_back(info);
+    log(fmt::format(
+        "kernel {}: default {}, {} configs to compile "
+        "({} points with grid caps)",
+        k, m.spaces.back().config(m.spaces.back().defaultPoint()).brief(),
+        m.spaces.back().compileConfigs().size(),
+        m.spaces.back().points().size()));
+  }
+  m.set = contract::CandidatesManifest::setKey(m.kernels, opts.setName);
+  if (!opts.reference.empty())
+    compileManifestReference(m, opts, !dtype.empty());
+
+  // Every compile of every rank, in parallel.
+  struct Job {
+    size_t cand;
+    int rank;
+    tooling::DslcCompile compile;
+  };
+  std::vector<Job> jobs;
+  for (size_t k = 0; k < m.kernels.size(); ++k) {
+    const KernelInfo &info = m.kernels[k];
+    // No --dtype for a kernel with a reference: its annotated dtypes.
+    std::string signature = dtype.empty() ? "" : info.signature(dtype);
+    for (const KernelConfig &c : m.spaces[k].compileConfigs()) {
+      CompiledCandidate cc;
+      cc.kernel = static_cast<int>(k);
+      cc.config = c;
+      std::string sub = fmt::format("{}/{}", info.name, configDirName(c));
+      makeDir(dir + "/" + sub);
+      cc.cubin = sub + "/k.r{rank}.cubin";
+      cc.ok = true;
+      m.compiled.push_back(cc);
+      for (int r = 0; r < worldSize; ++r)
+        jobs.push_back(
+            {m.compiled.size() - 1, r,
+             dslcCompile(opts.dslc, info.file, info.name, r, worldSize, &c,
+                         signature,
+                         fmt::format("{}/{}/k.r{}.cubin", dir, sub, r),
+                         opts.extraArgs)});
+    }
+  }
+  std::mutex mu;
+  std::atomic<size_t> next{0}, done{0};
+  auto worker = [&] {
+    while (true) {
+      size_t j = next++;
+      if (j >= jobs.size())
+        return;
+      tooling::ProcessResult r =
+          tooling::runDslc(jobs[j].compile, opts.timeoutS);
+      std::lock_guard<std::mutex> lock(mu);
+      CompiledCandidate &cc = m.compiled[jobs[j].cand];
+      if (!r.ok() && cc.ok) {
+        cc.ok = false;
+        cc.reason =
+            fmt::format("dslc failed for rank {} ({}): {}", jobs[j].rank,
+                        r.describe(), tooling::lastLines(r.output));
+        log(fmt::format("skip {} {}: {}", m.kernels[cc.kernel].name,
+                        cc.config.brief(), cc.reason));
+      }
+      ++done;
+      if (opts.progress)
+        opts.progress(done, jobs.size());
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::max(1, opts.jobs); ++t)
+    threads.emplace_back(worker);
+  for (auto &t : threads)
+    t.join();
+  saveManifest(m);
+  return m;
+}
+
+void saveManifest(const Manifest &m) {
+  contract::Expected<bool> ok = tooling::writeFileAtomically(
+      contract::manifestFile(m.dir), contract::writeCandidatesManifest(m));
+  if (!ok)
+    raise(ErrorCode::Io, ok.error());
+}
+
+Manifest loadManifest(const std::string &dir) {
+  std::string path = contract::manifestFile(dir);
+  contract::Expected<contract::CandidatesManifest> read =
+      contract::readCandidatesManifest(rt::readFile(path), path);
+  if (!read)
+    raise(ErrorCode::Metadata, read.error());
+  Manifest m;
+  static_cast<contract::CandidatesManifest &>(m) = std::move(*read);
+  m.dir = dir;
+  for (const KernelInfo &k : m.kernels)
+    m.spaces.emplace_back(k.name, k.space);
+  return m;
+}
+
+} // namespace dslc::tune

@@ -1,0 +1,279 @@
+//===- Search.cpp - The tuner's config space and search -------------------===//
+#include "tooling/tuner/Search.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace dslc::tune {
+
+namespace {
+/// The default times 2^k around it, within the options' range and the
+/// tunable's own.
+Dimension blockDimension(const Tunable &t, const SpaceOptions &o) {
+  Dimension d;
+  d.tunable = t;
+  int64_t def = t.value;
+  for (int k = -o.blockDown; k <= o.blockUp; ++k) {
+    int64_t v = k < 0 ? def >> -k : def << k;
+    if (k < 0 && (v << -k) != def)
+      continue; // not a power-of-two multiple
+    if (v < o.minBlock || v > o.maxBlock || !t.check(v))
+      continue;
+    if (v == def)
+      d.defaultIndex = static_cast<int>(d.values.size());
+    d.values.push_back(v);
+  }
+  if (d.values.empty()) { // a default outside the range: keep it alone
+    d.values.push_back(def);
+    d.defaultIndex = 0;
+  }
+  return d;
+}
+
+/// A named tunable without choices: its value times 2^k, k = -2..2, that
+/// its range allows.
+std::vector<int64_t> rangeValues(const Tunable &t) {
+  std::vector<int64_t> values;
+  for (int k = -2; k <= 2 && t.value > 0; ++k) {
+    int64_t v = k < 0 ? t.value >> -k : t.value << k;
+    if (v >= 1 && (k >= 0 || (v << -k) == t.value) && t.check(v))
+      values.push_back(v);
+  }
+  return values;
+}
+
+/// `values` that the tunable allows, and its default.
+Dimension listDimension(const Tunable &t, std::vector<int64_t> values) {
+  values.erase(std::remove_if(values.begin(), values.end(),
+                              [&](int64_t v) { return !t.check(v); }),
+               values.end());
+  if (std::find(values.begin(), values.end(), t.value) == values.end())
+    values.push_back(t.value);
+  std::sort(values.begin(), values.end());
+  Dimension d;
+  d.tunable = t;
+  d.values = values;
+  d.defaultIndex = static_cast<int>(
+      std::find(values.begin(), values.end(), t.value) - values.begin());
+  return d;
+}
+} // namespace
+
+KernelSpace::KernelSpace(std::string kernel,
+                         const std::vector<Tunable> &tunables,
+                         const SpaceOptions &opts)
+    : kernel_(std::move(kernel)), opts_(opts) {
+  for (const Tunable &t : tunables) {
+    switch (t.kind) {
+    case Tunable::Kind::BlockSize:
+      dims_.push_back(blockDimension(t, opts));
+      break;
+    case Tunable::Kind::NumWarps:
+      dims_.push_back(listDimension(
+          t, std::vector<int64_t>(opts.warps.begin(), opts.warps.end())));
+      break;
+    case Tunable::Kind::Named:
+      // Its choices (Triton's configs), else powers of two around the
+      // kernel's value within its range (Helion's registered tunables).
+      dims_.push_back(
+          listDimension(t, t.choices.empty() ? rangeValues(t) : t.choices));
+      break;
+    case Tunable::Kind::MaxCtas:
+      break; // the runtime's cap: one dimension below
+    }
+  }
+  dims_.push_back(listDimension(Tunable::maxCtas(0), opts.ctaCaps));
+}
+
+KernelSpace::KernelSpace(std::string kernel, std::vector<Dimension> dims,
+                         const SpaceOptions &opts)
+    : kernel_(std::move(kernel)), dims_(std::move(dims)), opts_(opts) {}
+
+std::vector<int> KernelSpace::defaultPoint() const {
+  std::vector<int> p;
+  for (const Dimension &d : dims_)
+    p.push_back(d.defaultIndex);
+  return p;
+}
+
+bool KernelSpace::valid(const std::vector<int> &idx) const {
+  if (idx.size() != dims_.size())
+    return false;
+  for (size_t i = 0; i < idx.size(); ++i)
+    if (idx[i] < 0 || idx[i] >= static_cast<int>(dims_[i].values.size()))
+      return false;
+  if (idx == defaultPoint())
+    return true;
+  KernelConfig c = config(idx);
+  if (!c.blockSizes.empty() && c.numWarps > 0) {
+    int64_t threads = int64_t(c.numWarps) * 32;
+    int64_t b = c.blockSizes.front();
+    if (b < threads * opts_.minPerThread || b > threads * opts_.maxPerThread)
+      return false;
+  }
+  return true;
+}
+
+KernelConfig KernelSpace::config(const std::vector<int> &idx) const {
+  KernelConfig c;
+  for (size_t i = 0; i < dims_.size() && i < idx.size(); ++i)
+    c.set(dims_[i].tunable, dims_[i].values.at(idx[i]));
+  return c;
+}
+
+std::vector<std::vector<int>> KernelSpace::points() const {
+  std::vector<std::vector<int>> out;
+  std::vector<int> idx(dims_.size(), 0);
+  for (const Dimension &d : dims_)
+    if (d.values.empty())
+      return out;
+  while (true) {
+    if (valid(idx))
+      out.push_back(idx);
+    size_t i = dims_.size();
+    while (i > 0) {
+      --i;
+      if (++idx[i] < static_cast<int>(dims_[i].values.size()))
+        break;
+      idx[i] = 0;
+      if (i == 0)
+        return out;
+    }
+    if (dims_.empty())
+      return out;
+  }
+}
+
+std::vector<KernelConfig> KernelSpace::compileConfigs() const {
+  std::set<KernelConfig> seen;
+  std::vector<KernelConfig> out;
+  for (const auto &p : points()) {
+    KernelConfig c = config(p);
+    c.maxCtas = 0;
+    if (seen.insert(c).second)
+      out.push_back(c);
+  }
+  return out;
+}
+
+SearchResult search(const std::vector<KernelSpace> &spaces,
+                    const Evaluate &eval, const SearchOptions &opts) {
+  SearchResult res;
+  res.bestPerKernel.assign(spaces.size(), std::nullopt);
+  res.bestUsPerKernel.assign(spaces.size(), 0.0);
+  std::map<std::pair<int, std::vector<int>>, std::optional<double>> memo;
+  auto budget = [&] {
+    if (opts.outOfBudget && opts.outOfBudget()) {
+      res.budgetHit = true;
+      return true;
+    }
+    return false;
+  };
+  auto evalPoint = [&](const SearchPoint &p) -> std::optional<double> {
+    auto key = std::make_pair(p.kernel, p.idx);
+    auto it = memo.find(key);
+    if (it != memo.end())
+      return it->second;
+    std::optional<double> v = eval(p);
+    memo[key] = v;
+    ++res.evaluated;
+    if (v) {
+      auto &bk = res.bestPerKernel[p.kernel];
+      if (!bk || *v < res.bestUsPerKernel[p.kernel]) {
+        bk = p;
+        res.bestUsPerKernel[p.kernel] = *v;
+      }
+      if (!res.best || *v < res.bestUs) {
+        res.best = p;
+        res.bestUs = *v;
+      }
+    }
+    return v;
+  };
+
+  std::vector<std::vector<std::vector<int>>> all;
+  for (const KernelSpace &s : spaces) {
+    all.push_back(s.points());
+    res.totalPoints += all.back().size();
+  }
+  if (res.totalPoints <= opts.exhaustiveLimit) {
+    res.exhaustive = true;
+    // Defaults first, so an early budget stop still has the baseline.
+    for (size_t k = 0; k < spaces.size(); ++k)
+      if (!budget())
+        evalPoint({static_cast<int>(k), spaces[k].defaultPoint()});
+    for (size_t k = 0; k < spaces.size(); ++k)
+      for (const auto &idx : all[k]) {
+        if (budget())
+          return res;
+        evalPoint({static_cast<int>(k), idx});
+      }
+    return res;
+  }
+
+  // Every kernel's default first, so a search that the budget stops early
+  // (large sizes: seconds per point) still compares the kernels; then the
+  // pattern search refines the kernels in the order of their defaults'
+  // times, the most promising first.
+  std::vector<std::pair<double, size_t>> order;
+  for (size_t k = 0; k < spaces.size(); ++k) {
+    std::optional<double> v;
+    if (!budget())
+      v = evalPoint({static_cast<int>(k), spaces[k].defaultPoint()});
+    order.push_back({v ? *v : std::numeric_limits<double>::infinity(), k});
+  }
+  std::stable_sort(
+      order.begin(), order.end(),
+      [](const auto &a, const auto &b) { return a.first < b.first; });
+  for (const auto &[defaultUs, k] : order) {
+    const KernelSpace &s = spaces[k];
+    int kernel = static_cast<int>(k);
+    if (budget())
+      break;
+    SearchPoint cur{kernel, s.defaultPoint()};
+    std::optional<double> curUs = evalPoint(cur);
+    if (!curUs) {
+      // The default failed: start from the first point that works.
+      for (const auto &idx : all[k]) {
+        if (budget())
+          break;
+        SearchPoint p{kernel, idx};
+        if (auto v = evalPoint(p)) {
+          cur = p;
+          curUs = v;
+          break;
+        }
+      }
+      if (!curUs)
+        continue;
+    }
+    int step = 2;
+    while (step >= 1 && !budget()) {
+      std::optional<SearchPoint> bestNb;
+      double bestNbUs = *curUs * (1.0 - opts.minGain);
+      for (size_t d = 0; d < s.dims().size() && !budget(); ++d)
+        for (int dir : {-step, step}) {
+          SearchPoint nb = cur;
+          nb.idx[d] += dir;
+          if (!s.valid(nb.idx))
+            continue;
+          std::optional<double> v = evalPoint(nb);
+          if (v && *v < bestNbUs) {
+            bestNb = nb;
+            bestNbUs = *v;
+          }
+        }
+      if (bestNb) {
+        cur = *bestNb;
+        curUs = bestNbUs;
+      } else {
+        step /= 2;
+      }
+    }
+  }
+  return res;
+}
+
+} // namespace dslc::tune

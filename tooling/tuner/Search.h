@@ -1,0 +1,111 @@
+//===- Search.h - The tuner's config space and search -----------*- C++ -*-===//
+//
+// A KernelSpace is the grid of configs of one kernel: one dimension per
+// tunable of its metadata (typed records, contract/KernelConfig.h: block
+// size i, num_warps, a named tunable's choices) plus the runtime's grid cap
+// (max_ctas), each a short list of values around the kernel's own default,
+// within the tunable's allowed range. search() walks the union of several
+// kernels' spaces: every point when there are few (exhaustive), otherwise a
+// pattern search from each kernel's default (probe one step up and down along
+// every dimension, move to the best improvement, halve the step when none; a
+// move must win by `minGain` to count, so noise does not make it wander).
+// Evaluation is a callback, so all of this runs without a GPU.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DSLC_TOOLING_TUNER_SEARCH_H
+#define DSLC_TOOLING_TUNER_SEARCH_H
+
+#include "contract/Candidates.h"
+#include "contract/KernelConfig.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dslc::tune {
+
+using contract::KernelConfig;
+using contract::Tunable;
+/// One dimension of a space: a tunable and the values it takes here.
+using Dimension = contract::SpaceDimension;
+
+struct SpaceOptions {
+  /// Block sizes: the default times 2^k for k in [-blockDown, blockUp],
+  /// within [minBlock, maxBlock].
+  int blockDown = 3, blockUp = 3;
+  int64_t minBlock = 64, maxBlock = 1 << 16;
+  std::vector<int> warps = {4, 8, 16, 32};
+  /// Grid caps (0: none, i.e. the runtime's own grid).
+  std::vector<int64_t> ctaCaps = {0, 8, 16, 32, 64};
+  /// Each thread handles between minPerThread and maxPerThread elements of
+  /// the first block (others cannot compile well or waste threads).
+  int64_t minPerThread = 1, maxPerThread = 64;
+};
+
+class KernelSpace {
+public:
+  /// The space of a kernel whose metadata lists `tunables`.
+  KernelSpace(std::string kernel, const std::vector<Tunable> &tunables,
+              const SpaceOptions &opts = {});
+  /// From explicit dimensions (tests, and the run phase's manifest).
+  KernelSpace(std::string kernel, std::vector<Dimension> dims,
+              const SpaceOptions &opts = {});
+
+  const std::string &kernel() const { return kernel_; }
+  const std::vector<Dimension> &dims() const { return dims_; }
+  std::vector<int> defaultPoint() const;
+  bool valid(const std::vector<int> &idx) const;
+  KernelConfig config(const std::vector<int> &idx) const;
+  /// Every valid point, in lexicographic order of the indices.
+  std::vector<std::vector<int>> points() const;
+  /// The distinct configs to compile: every valid point's config without
+  /// max_ctas (the cap needs no recompilation).
+  std::vector<KernelConfig> compileConfigs() const;
+
+private:
+  std::string kernel_;
+  std::vector<Dimension> dims_;
+  SpaceOptions opts_;
+};
+
+struct SearchPoint {
+  int kernel = 0; ///< index into the spaces
+  std::vector<int> idx;
+  bool operator==(const SearchPoint &o) const {
+    return kernel == o.kernel && idx == o.idx;
+  }
+};
+
+struct SearchOptions {
+  /// Exhaustive when the spaces hold at most this many points together.
+  size_t exhaustiveLimit = 64;
+  /// A pattern-search move must be this much faster (fraction).
+  double minGain = 0.02;
+  /// Stop early when this returns true (time budget); may be empty.
+  std::function<bool()> outOfBudget;
+};
+
+/// Microseconds, or nullopt when the point failed (skipped).
+using Evaluate = std::function<std::optional<double>(const SearchPoint &)>;
+
+struct SearchResult {
+  std::optional<SearchPoint> best;
+  double bestUs = 0;
+  /// Best point and time of each kernel (nullopt: none worked).
+  std::vector<std::optional<SearchPoint>> bestPerKernel;
+  std::vector<double> bestUsPerKernel;
+  size_t evaluated = 0; ///< distinct points evaluated
+  size_t totalPoints = 0;
+  bool exhaustive = false;
+  bool budgetHit = false;
+};
+
+/// Searches the spaces; `eval` is called at most once per point.
+SearchResult search(const std::vector<KernelSpace> &spaces,
+                    const Evaluate &eval, const SearchOptions &opts = {});
+
+} // namespace dslc::tune
+
+#endif // DSLC_TOOLING_TUNER_SEARCH_H

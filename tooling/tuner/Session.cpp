@@ -1,0 +1,369 @@
+//===- Session.cpp - tuner compile and run --------------------------------===//
+#include "tooling/tuner/Session.h"
+
+#include "runtime/DType.h"
+#include "runtime/Error.h"
+#include "runtime/Rendezvous.h"
+#include "tooling/harness/DslReference.h"
+#include "tooling/support/Dslc.h"
+#include "tooling/tuner/Search.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <unistd.h>
+
+namespace dslc::tune {
+
+using Clock = std::chrono::steady_clock;
+
+bool isRankZero() {
+  auto env = rt::readProcessEnv();
+  return !env || env->rank == 0;
+}
+
+std::string absPath(const std::string &p) {
+  std::error_code ec;
+  std::filesystem::path a = std::filesystem::absolute(p, ec);
+  return ec ? p : a.string();
+}
+
+std::vector<Problem> problems(const TunerOptions &o, const Manifest &m) {
+  std::vector<Problem> out;
+  bool collective = !m.collective.empty();
+  if (collective &&
+      (!o.shapes.empty() || !o.sizeSpecs.empty() || !o.scalarSpecs.empty()))
+    rt::raise(
+        rt::ErrorCode::InvalidArgument,
+        fmt::format("the candidates in {} implement {}: give --sizes N,... "
+                    "(--shape, --size and --scalar are for kernels "
+                    "with a --reference)",
+                    m.dir, m.collective));
+  if (collective) {
+    for (int64_t n : o.sizes)
+      out.push_back({n, {}, formatSize(n), rt::sizeBucket(n), ""});
+    return out;
+  }
+  if (!o.sizes.empty())
+    rt::raise(rt::ErrorCode::InvalidArgument,
+              fmt::format("the candidates in {} are checked against {}: "
+                          "give their shapes with --shape NAME=AxB,... "
+                          "(--sizes is for collectives)",
+                          m.dir, m.reference));
+  std::vector<std::string> shapes = o.shapes;
+  if (shapes.empty())
+    shapes.push_back("");
+  for (const std::string &shape : shapes) {
+    Problem p;
+    for (const std::string &s : o.sizeSpecs)
+      if (auto ok = p.spec.addSize(s); !ok)
+        rt::raise(rt::ErrorCode::InvalidArgument, ok.error());
+    for (const std::string &s : o.scalarSpecs)
+      if (auto ok = p.spec.addScalar(s); !ok)
+        rt::raise(rt::ErrorCode::InvalidArgument, ok.error());
+    if (auto ok = p.spec.addSizes(shape); !ok)
+      rt::raise(rt::ErrorCode::InvalidArgument, ok.error());
+    if (p.spec.shapes.empty())
+      rt::raise(rt::ErrorCode::InvalidArgument,
+                "no shapes: give --shape NAME=AxB,... (once per problem)");
+    for (const auto &[name, dims] : p.spec.shapes)
+      p.n = std::max(p.n, tooling::numel(dims));
+    p.label = p.spec.text();
+    p.bucket = rt::sizeBucket(p.n);
+    p.shape = contract::shapeKey(p.spec.shapes);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+Manifest doCompile(const TunerOptions &o, const std::string &dir,
+                   Progress &prog) {
+  CompileOptions co;
+  co.dslc = tooling::findDslc(o.dslc);
+  co.extraArgs = o.dslcArgs;
+  co.jobs = o.jobs;
+  co.setName = o.set;
+  co.reference = o.reference;
+  co.log = [&](const std::string &s) { prog.log("tuner: " + s); };
+  bool started = false;
+  co.progress = [&](size_t, size_t total) {
+    if (!started) {
+      prog.start(total, "compile");
+      started = true;
+    }
+    prog.step("");
+  };
+  std::string collective =
+      o.collective.empty() && o.reference.empty() ? "all_reduce" : o.collective;
+  std::string dtype =
+      o.dtype.empty() && !collective.empty() ? "bfloat16" : o.dtype;
+  auto t0 = Clock::now();
+  Manifest m = compileCandidates(o.dsl, o.kernels, collective, o.worldSize,
+                                 dtype, dir, co);
+  prog.finish();
+  size_t ok = 0;
+  for (const auto &c : m.compiled)
+    ok += c.ok;
+  std::fprintf(stderr,
+               "tuner: compiled %zu of %zu candidate configs into %s in "
+               "%.1f s (key %s)\n",
+               ok, m.compiled.size(), dir.c_str(),
+               std::chrono::duration<double>(Clock::now() - t0).count(),
+               m.set.c_str());
+  return m;
+}
+
+WorkerOptions workerOptions(const TunerOptions &o, const Manifest &m) {
+  WorkerOptions wo;
+  wo.collective = m.collective;
+  if (!m.referenceCubin.empty())
+    wo.referenceCubin = absPath(m.dir) + "/" + m.referenceCubin;
+  wo.dtype = m.dtype;
+  wo.devices.assign(o.devices.begin(), o.devices.end());
+  wo.rendezvousBase = o.rendezvous;
+  wo.kernelTimeoutMs = o.kernelTimeoutMs;
+  wo.requestTimeoutS = o.candidateTimeoutS;
+  return wo;
+}
+
+DeviceInfo jobDevices(WorkerClient &worker, const Manifest &m) {
+  DeviceInfo di = worker.info();
+  if (di.worldSize != m.worldSize)
+    rt::raise(rt::ErrorCode::InvalidArgument,
+              fmt::format("the candidates in {} were compiled for world size "
+                          "{}, but this job has {} rank(s)",
+                          m.dir, m.worldSize, di.worldSize));
+  return di;
+}
+
+MeasureRequest baseRequest(const TunerOptions &o, const Problem &p) {
+  MeasureRequest base;
+  base.n = p.n;
+  base.maxN = p.n;
+  base.shapes = p.spec.shapes;
+  base.scalars = p.spec.scalars;
+  base.iters = o.iters;
+  base.graphReplays = o.replays;
+  base.repetitions = o.samples;
+  return base;
+}
+
+rt::TuningKey problemKey(const Manifest &m, const DeviceInfo &di,
+                         const Problem &p) {
+  rt::TuningKey key{m.collective, m.set,   di.device, di.driver,
+                    m.worldSize,  m.dtype, p.bucket};
+  key.shape = p.shape;
+  return key;
+}
+
+namespace {
+
+rt::KernelChoice choiceOf(const Manifest &m, const SearchPoint &p, double us,
+                          double eagerUs) {
+  rt::KernelChoice c;
+  const KernelInfo &k = m.kernels.at(p.kernel);
+  c.kernel = k.name;
+  c.file = k.file;
+  c.sha256 = k.sha256;
+  c.config = m.spaces.at(p.kernel).config(p.idx);
+  const CompiledCandidate *cc = m.find(p.kernel, c.config);
+  c.cubin = cc ? cc->cubin : "";
+  c.us = us;
+  c.eagerUs = eagerUs;
+  return c;
+}
+
+struct ProblemSummary {
+  Problem problem;
+  bool cached = false;
+  std::optional<rt::TuningValue> value;
+  size_t evaluated = 0, total = 0, skipped = 0;
+  bool exhaustive = false, budgetHit = false;
+  double seconds = 0;
+  std::string error;
+};
+
+/// What run measures for one problem: the worker and the search state.
+struct Tuning {
+  const TunerOptions &o;
+  const Manifest &m;
+  WorkerClient &worker;
+  Progress &prog;
+  bool rank0;
+  std::string absDir;
+};
+
+/// Searches the candidates for problem `p`; fills `s` (and the value).
+void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
+  const TunerOptions &o = t.o;
+  const Manifest &m = t.m;
+  auto t0 = Clock::now();
+  MeasureRequest base = baseRequest(o, p);
+  std::optional<MeasureReply> nccl;
+  if (!m.collective.empty()) {
+    nccl = t.worker.measure(base);
+    if (!nccl->ok && t.rank0)
+      t.prog.log(
+          fmt::format("tuner: {}: NCCL failed: {}", p.label, nccl->reason));
+  }
+  size_t total = 0;
+  for (const auto &sp : m.spaces)
+    total += sp.points().size();
+  t.prog.start(total, fmt::format("tune {}", p.label));
+  std::map<std::pair<int, std::vector<int>>, double> eagerOf;
+  Evaluate eval = [&](const SearchPoint &pt) -> std::optional<double> {
+    KernelConfig cfg = m.spaces[pt.kernel].config(pt.idx);
+    std::string label =
+        fmt::format("{} {}", m.kernels[pt.kernel].name, cfg.brief());
+    const CompiledCandidate *cc = m.find(pt.kernel, cfg);
+    std::string why;
+    std::optional<double> result;
+    if (!cc || !cc->ok) {
+      why = cc ? cc->reason : "not compiled (not in the manifest)";
+    } else {
+      MeasureRequest r = base;
+      r.cubin = t.absDir + "/" + cc->cubin;
+      r.maxCtas = cfg.maxCtas;
+      MeasureReply rep = t.worker.measure(r);
+      if (rep.ok) {
+        result = o.objective == "graph" ? rep.graphUs : rep.eagerUs;
+        eagerOf[{pt.kernel, pt.idx}] = rep.eagerUs;
+        label += fmt::format(": {:.2f} us", *result);
+      } else {
+        why = rep.reason + (rep.fatal ? " (worker restarted)" : "");
+      }
+    }
+    if (!result) {
+      ++s.skipped;
+      if (t.rank0)
+        t.prog.log(fmt::format("tuner: {}: skip {}: {}", p.label, label, why));
+    }
+    t.prog.step(label);
+    return result;
+  };
+  SearchOptions so;
+  so.exhaustiveLimit = static_cast<size_t>(o.exhaustiveLimit);
+  so.outOfBudget = [&] {
+    return o.budgetS > 0 &&
+           std::chrono::duration<double>(Clock::now() - t0).count() > o.budgetS;
+  };
+  SearchResult res = search(m.spaces, eval, so);
+  t.prog.finish();
+  s.evaluated = res.evaluated;
+  s.total = res.totalPoints;
+  s.exhaustive = res.exhaustive;
+  s.budgetHit = res.budgetHit;
+  s.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (!res.best) {
+    s.error = "no candidate worked";
+    return;
+  }
+  rt::TuningValue v;
+  v.pick = choiceOf(m, *res.best, res.bestUs,
+                    eagerOf[{res.best->kernel, res.best->idx}]);
+  for (size_t k = 0; k < m.kernels.size(); ++k)
+    if (res.bestPerKernel[k])
+      v.perKernel.push_back(choiceOf(
+          m, *res.bestPerKernel[k], res.bestUsPerKernel[k],
+          eagerOf[{res.bestPerKernel[k]->kernel, res.bestPerKernel[k]->idx}]));
+  bool ncclOk = nccl && nccl->ok;
+  v.ncclUs =
+      ncclOk ? (o.objective == "graph" ? nccl->graphUs : nccl->eagerUs) : 0;
+  v.ncclEagerUs = ncclOk ? nccl->eagerUs : 0;
+  v.size = p.n;
+  v.date = rt::isoDateNow();
+  v.candidates = t.absDir;
+  s.value = v;
+}
+
+/// The run's table; returns the number of problems without a result.
+int printRunTable(const TunerOptions &o, const Manifest &m,
+                  const std::vector<ProblemSummary> &summary,
+                  const std::string &cachePath) {
+  std::vector<std::vector<std::string>> table = {
+      {m.collective.empty() ? "shape" : "size", "dtype", "nccl us", "pick",
+       "config", "us", "speedup", "searched", "skipped", "time s"}};
+  int failures = 0;
+  for (const ProblemSummary &s : summary) {
+    std::string searched = s.cached
+                               ? "cached"
+                               : fmt::format("{}/{}{}{}", s.evaluated, s.total,
+                                             s.exhaustive ? " all" : " pattern",
+                                             s.budgetHit ? " (budget)" : "");
+    std::string skipped = s.cached ? "-" : std::to_string(s.skipped);
+    std::string secs = s.cached ? "-" : fmt::format("{:.1f}", s.seconds);
+    if (!s.value) {
+      ++failures;
+      table.push_back({s.problem.label, m.dtype, "-", "FAILED: " + s.error, "-",
+                       "-", "-", searched, skipped, secs});
+      continue;
+    }
+    const rt::TuningValue &v = *s.value;
+    table.push_back({s.problem.label, m.dtype,
+                     v.ncclUs > 0 ? fmt::format("{:.2f}", v.ncclUs) : "-",
+                     v.pick.kernel, v.pick.config.brief(),
+                     fmt::format("{:.2f}", v.pick.us),
+                     v.ncclUs > 0 && v.pick.us > 0
+                         ? fmt::format("{:.2f}x", v.ncclUs / v.pick.us)
+                         : "-",
+                     searched, skipped, secs});
+  }
+  std::printf("%s", renderTable(table).c_str());
+  std::printf("tuner: times are %s medians per call; cache %s\n",
+              o.objective == "graph" ? "CUDA-graph replay" : "back-to-back",
+              cachePath.c_str());
+  return failures;
+}
+
+} // namespace
+
+int doRun(const TunerOptions &o, const Manifest &m) {
+  std::vector<Problem> all = problems(o, m);
+  bool rank0 = isRankZero();
+  Progress prog(rank0 && !o.quiet && isatty(2));
+  WorkerClient worker(workerOptions(o, m));
+  DeviceInfo di = jobDevices(worker, m);
+  if (rank0)
+    std::fprintf(
+        stderr, "tuner: %s on %dx %s (%s), %s, %zu kernel(s), key %s\n",
+        m.collective.empty() ? ("checked against " + m.reference).c_str()
+                             : m.collective.c_str(),
+        di.worldSize, di.device.c_str(), di.driver.c_str(), m.dtype.c_str(),
+        m.kernels.size(), m.set.c_str());
+  rt::TuningCache cache(o.cacheDir);
+  Tuning t{o, m, worker, prog, rank0, absPath(m.dir)};
+  std::vector<ProblemSummary> summary;
+  for (const Problem &p : all) {
+    ProblemSummary s;
+    s.problem = p;
+    rt::TuningKey key = problemKey(m, di, p);
+    std::optional<rt::TuningValue> cached =
+        o.force ? std::nullopt : cache.lookup(key);
+    if (cached) {
+      s.cached = true;
+      s.value = cached;
+      if (rank0)
+        std::fprintf(stderr,
+                     "tuner: %s: cached (bucket 2^%d, tuned %s at %s): %s "
+                     "%s; --force re-tunes\n",
+                     p.label.c_str(), key.bucket, cached->date.c_str(),
+                     formatSize(cached->size).c_str(),
+                     cached->pick.kernel.c_str(),
+                     cached->pick.config.brief().c_str());
+    } else {
+      tuneProblem(t, p, s);
+      if (rank0 && s.value)
+        cache.store({{key, *s.value}});
+    }
+    summary.push_back(std::move(s));
+  }
+  worker.stop();
+  if (!rank0)
+    return 0;
+  return printRunTable(o, m, summary, cache.path()) ? 1 : 0;
+}
+
+} // namespace dslc::tune

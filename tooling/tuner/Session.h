@@ -1,0 +1,87 @@
+//===- Session.h - What tuner compile, run and bench do ---------*- C++ -*-===//
+//
+// The tuner's three jobs (docs/tuner.md, docs/benchmark.md) as functions
+// the main (tools/tuner) calls after parsing the command line:
+//   compile: every candidate config of every kernel, and the reference;
+//   run:     per problem (a collective's size N, or a kernel's shapes),
+//            the fastest checked candidate, stored in the tuning cache;
+//   bench:   NCCL (collectives), each kernel's tuned config and the pick.
+// A problem is a collective's total element count, or, for kernels checked
+// against a DSL reference, the tensors' shapes and the scalars' values.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DSLC_TOOLING_TUNER_SESSION_H
+#define DSLC_TOOLING_TUNER_SESSION_H
+
+#include "runtime/TuningCache.h"
+#include "tooling/harness/KernelPlan.h"
+#include "tooling/tuner/Candidates.h"
+#include "tooling/tuner/Report.h"
+#include "tooling/tuner/Worker.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dslc::tune {
+
+struct TunerOptions {
+  std::string dsl, dslc, out, candidates, cacheDir, csv, set;
+  std::vector<std::string> kernels, dslcArgs;
+  std::string collective; ///< empty: all_reduce unless --reference
+  std::string reference;  ///< FILE.py:NAME
+  int worldSize = 2;
+  std::string dtype; ///< empty: bfloat16 for collectives, else as annotated
+  std::vector<int64_t> sizes;
+  /// Kernels with a reference: one problem per --shape (each
+  /// "x=4x8192,w=8192"), with the --size and --scalar items of every one.
+  std::vector<std::string> shapes, sizeSpecs, scalarSpecs;
+  bool force = false;
+  double budgetS = 30;
+  int jobs = 2;
+  int samples = 5, iters = 20, replays = 20;
+  std::string objective = "graph";
+  std::vector<int64_t> devices;
+  int launch = 0;
+  std::string rendezvous;
+  int64_t kernelTimeoutMs = 2000;
+  double candidateTimeoutS = 120;
+  bool quiet = false;
+  int exhaustiveLimit = 64;
+};
+
+/// One thing tuned or benchmarked: a collective's N, or a kernel's shapes.
+struct Problem {
+  int64_t n = 0;         ///< N, or the largest input's element count
+  run::ProblemSpec spec; ///< shapes and scalars (kernels with a reference)
+  std::string label;     ///< "64K", "x=4x8192,w=8192"
+  /// The cache key's size parts: bucket and (kernels) shape.
+  int bucket = 0;
+  std::string shape;
+};
+
+/// The problems of the command line for manifest `m`. Throws
+/// rt::Error(InvalidArgument) for sizes given to a kernel with a reference
+/// or shapes given to a collective.
+std::vector<Problem> problems(const TunerOptions &o, const Manifest &m);
+
+/// `tuner compile`: returns the manifest written into `dir`.
+Manifest doCompile(const TunerOptions &o, const std::string &dir,
+                   Progress &prog);
+/// `tuner run`: the exit status (0 when every problem found a candidate).
+int doRun(const TunerOptions &o, const Manifest &m);
+/// `tuner bench`: the exit status (0 when every result was right).
+int doBench(const TunerOptions &o, const Manifest &m);
+
+// Shared by run and bench.
+bool isRankZero();
+std::string absPath(const std::string &p);
+WorkerOptions workerOptions(const TunerOptions &o, const Manifest &m);
+DeviceInfo jobDevices(WorkerClient &worker, const Manifest &m);
+MeasureRequest baseRequest(const TunerOptions &o, const Problem &p);
+rt::TuningKey problemKey(const Manifest &m, const DeviceInfo &di,
+                         const Problem &p);
+
+} // namespace dslc::tune
+
+#endif // DSLC_TOOLING_TUNER_SESSION_H
