@@ -7,7 +7,7 @@ config.name = "dslc"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".py", ".test"]
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "CMakeLists.txt",
-                   "fuzz_backend.py"]
+                   "fuzz_backend.py", "hostile_campaign.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.dslc_obj_root, "tests")
 
