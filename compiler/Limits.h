@@ -9,7 +9,7 @@
 // docs/compiler.md ("Options and their bounds", "What MLIRGen accepts")
 // and docs/language.md ("Limits"): world size (CompileOptions.h), source
 // size (SourceManager.h), expression height and nesting (Parser.h), stack
-// (CompilerStack.h), block and tile sizes, unrolled iterations
+// (CompilerStack.h), block and tile sizes, auto-unrolled iterations
 // (MLIRGen/Generator.h), elements per thread (Conversion/TileLayout.h).
 //
 //===----------------------------------------------------------------------===//
@@ -36,6 +36,12 @@ inline constexpr int64_t kMaxPerThreadWork = 16384;
 /// Measured: the examples at 128 ranks generate at most 1042 (the LL
 /// two-shot); 30 nested `range(2)` ran past 20 s and 2 GB.
 inline constexpr int64_t kMaxGeneratedStatements = 1 << 16;
+
+/// Loop bodies a kernel may get by unrolling (loops over tuples and peers,
+/// hl.static_range, and range loops whose body needs the loop variable at
+/// compile time), nested copies counted. The first bound an unrolled nest
+/// meets; kMaxGeneratedStatements then bounds what the bodies hold.
+inline constexpr int64_t kMaxUnrolledBodies = 1024;
 
 /// CTAs of a grid whose extents are constants (a tensor-sized grid is
 /// checked by the runtime at launch): CUDA's largest grid.x.

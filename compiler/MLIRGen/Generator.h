@@ -202,11 +202,6 @@ constexpr int64_t kMaxTileElements = 1 << 17;
 /// Most CTAs a kernel with per-CTA epochs may be launched with; its state
 /// buffer holds one 32-bit counter per CTA.
 constexpr int64_t kMaxEpochCtas = 4096;
-/// Most loop bodies a kernel may get by unrolling (loops over tuples and
-/// peers, hl.static_range, and range loops whose body needs the loop
-/// variable at compile time), nested copies counted: past it code size
-/// and compile time explode.
-constexpr int64_t kMaxUnrolledBodies = 1024;
 /// range loops over constants of at most this many iterations are unrolled
 /// (a loop over the peers issues their loads and polls together); longer
 /// ones stay scf.for unless the body needs the loop variable at compile
