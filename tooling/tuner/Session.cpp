@@ -148,6 +148,8 @@ MeasureRequest baseRequest(const TunerOptions &o, const Problem &p) {
   base.iters = o.iters;
   base.graphReplays = o.replays;
   base.repetitions = o.samples;
+  base.warmup = o.warmup;
+  base.l2Cold = o.l2Cold;
   return base;
 }
 
