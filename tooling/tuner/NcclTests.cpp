@@ -124,8 +124,12 @@ std::string ncclTestsTable(const std::string &title,
   Expected<double> f = busFactor(collective, world);
   double factor = f ? *f : 0;
   std::string out = "# " + title + "\n";
-  out += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}  {:>30}  {:>30}\n", "", "",
-                     "", "", "out-of-place", "in-place");
+  // Each side is 33 characters wide: "  time  algbw  busbw  #wrong".
+  out += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}{:^33}{:^33}", "", "", "",
+                     "", "out-of-place", "in-place");
+  while (out.back() == ' ')
+    out.pop_back();
+  out += "\n";
   out += fmt::format("# {:>10}  {:>12}  {:>8}  {:>6}", "size", "count", "type",
                      "redop");
   for (int side = 0; side < 2; ++side)
@@ -137,6 +141,8 @@ std::string ncclTestsTable(const std::string &title,
   for (int side = 0; side < 2; ++side)
     out += fmt::format("  {:>7}  {:>6}  {:>6}  {:>6}", "(us)", "(GB/s)",
                        "(GB/s)", "");
+  while (out.back() == ' ')
+    out.pop_back();
   out += "\n";
   int64_t wrongTotal = 0;
   for (const NcclTestsRow &r : rows) {
