@@ -71,12 +71,10 @@ template <typename T> T *need(T *p, const char *what) {
 }
 
 /// Copies `text` with its NUL into buf[len], or fails naming `what`.
-void copyOut(const std::string &text, char *buf, size_t len,
-             const char *what) {
+void copyOut(const std::string &text, char *buf, size_t len, const char *what) {
   if (text.size() + 1 > len)
-    raise(ErrorCode::InvalidArgument,
-          fmt::format("{} need {} bytes, {} given", what, text.size() + 1,
-                      len));
+    raise(ErrorCode::InvalidArgument, fmt::format("{} need {} bytes, {} given",
+                                                  what, text.size() + 1, len));
   std::memcpy(buf, text.c_str(), text.size() + 1);
 }
 

@@ -81,14 +81,13 @@ std::string writeMd(const dslc::rt::KernelMetadata &md) {
 }
 } // namespace
 
-TEST_CASE("C API: specialized sizes and fill shapes from metadata",
-          "[capi]") {
+TEST_CASE("C API: specialized sizes and fill shapes from metadata", "[capi]") {
   using namespace dslc::test;
-  KernelMetadata md = makeMd(
-      "ll",
-      json::array({tensor("x", "input", "bfloat16", 2, "read"), pad(),
-                   scratch(1, 4096)}),
-      json::array(), {{"param", "x"}, {"dim", 0}}, 1);
+  KernelMetadata md =
+      makeMd("ll",
+             json::array({tensor("x", "input", "bfloat16", 2, "read"), pad(),
+                          scratch(1, 4096)}),
+             json::array(), {{"param", "x"}, {"dim", 0}}, 1);
   md.constraints = {{"x", 1, "==", int64_t(2048)},
                     {"pad", 0, ">=", dslc::contract::NumTiles{}},
                     {"pad", 1, "==", int64_t(2)}};
@@ -101,7 +100,7 @@ TEST_CASE("C API: specialized sizes and fill shapes from metadata",
   CHECK(dslcMetadataSpecializedSizes(path.c_str(), tiny, sizeof tiny) ==
         DSLC_ERROR_INVALID_ARGUMENT);
   CHECK(std::string(dslcGetLastError()) ==
-        "the specialized sizes need 33 bytes, 8 given");
+        "the specialized sizes need 32 bytes, 8 given");
   CHECK(dslcMetadataSpecializedSizes("/nonexistent/k.json", buf, sizeof buf) ==
         DSLC_ERROR_IO);
 
@@ -135,8 +134,7 @@ TEST_CASE("C API: is a kernel in the tuning cache", "[capi]") {
           DSLC_OK);
   CHECK(found == 0); // no file: nothing tuned
   dslc::contract::TuningRecord r;
-  r.key = {"all_reduce", "set:k", "NVIDIA H200", "cuda", 2, "bfloat16", 12,
-           ""};
+  r.key = {"all_reduce", "set:k", "NVIDIA H200", "cuda", 2, "bfloat16", 12, ""};
   r.value.pick.kernel = "k";
   r.value.pick.sha256 = "abc";
   r.value.pick.config.blockSizes = {1024};
@@ -146,8 +144,7 @@ TEST_CASE("C API: is a kernel in the tuning cache", "[capi]") {
       << dslc::contract::serializeTuningCache({r});
   auto has = [&](const char *sha, int world, const char *dtype, int64_t n) {
     int f = -1;
-    REQUIRE(dslcTuningCacheHas(tmpl, "k", sha, world, dtype, n, &f) ==
-            DSLC_OK);
+    REQUIRE(dslcTuningCacheHas(tmpl, "k", sha, world, dtype, n, &f) == DSLC_OK);
     return f;
   };
   CHECK(has("abc", 2, "bfloat16", 4096) == 1);
