@@ -74,6 +74,8 @@ class Kernel:
                 f"(the tuner measures a kernel as that collective)")
         self._instances = {}
         self._by_name = {p.name: i for i, p in enumerate(self.params)}
+        if "torch" in sys.modules:
+            _eager_call()     # made now, not while torch.compile traces
 
     def __repr__(self):
         return f"<dslc.Kernel {self.name} from {self.source.origin}>"

@@ -202,6 +202,14 @@ class CacheTest(unittest.TestCase):
         with mock.patch.object(_locate, "compiler", lambda: None):
             self.assertEqual(k.compile(rank=0, world_size=2, a_shared=BF16),
                              cubin)
+            # another size, and the Helion-style call with torch's pad
+            # (more rows): the same cubin, found without a compiler
+            self.assertEqual(k.compile(rank=0, world_size=2,
+                                       a_shared=dslc.TensorSpec(
+                                           "bfloat16", (12345,))), cubin)
+            self.assertEqual(k.compile(dslc.TensorSpec("uint64", (2,)),
+                                       dslc.TensorSpec("int32", (8192, 2)),
+                                       BF16, rank=0, world_size=2), cubin)
             with self.assertRaisesRegex(dslc.RuntimeNotFoundError,
                                         "is not in the cache .* no dslc "
                                         "compiler was found"):
