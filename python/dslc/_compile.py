@@ -167,7 +167,7 @@ def compiler_has_shape_option(dslc):
 
 def _entries(family):
     """(folder, key.json content) of every complete cubin of a family, the
-    most specialized first."""
+    most specialized first, then the newest."""
     out = []
     try:
         names = sorted(os.listdir(family))
@@ -175,34 +175,40 @@ def _entries(family):
         return out
     for name in names:
         folder = os.path.join(family, name)
+        keyfile = os.path.join(folder, "key.json")
         if name.startswith(".") or not os.path.isfile(
                 os.path.join(folder, "k.cubin.json")) or not os.path.isfile(
                 os.path.join(folder, "k.cubin")):
             continue
         try:
-            with open(os.path.join(folder, "key.json")) as f:
+            with open(keyfile) as f:
                 key = json.load(f)
+            mtime = os.stat(keyfile).st_mtime_ns
         except (OSError, ValueError):
             continue
         if isinstance(key.get("specialized"), list):
-            out.append((folder, key))
-    out.sort(key=lambda e: -len(e[1]["specialized"]))
-    return out
+            out.append((folder, key, mtime))
+    out.sort(key=lambda e: (-len(e[1]["specialized"]), -e[2]))
+    return [(folder, key) for folder, key, _ in out]
 
 
 def lookup(req, dslc):
     """The cached cubin for req's shapes, or None: an entry of the family
-    whose specialized sizes the shapes have, made by this compiler (any
-    compiler when dslc is None)."""
+    whose specialized sizes the shapes have, made by this compiler. Without
+    a compiler (a carried cache), entries of the compiler that made the
+    family's newest entry come first, then any."""
     family = os.path.join(_locate.cache_dir(), "kernels", req.key_hash())
-    want = compiler_id(dslc) if dslc is not None else None
-    for folder, key in _entries(family):
-        if not specialization_matches(
-                [tuple(s) for s in key["specialized"]], req.shapes):
-            continue
-        if want is None or key.get("compiler") == want:
-            return os.path.join(folder, "k.cubin")
-    return None
+    entries = [(f, k) for f, k in _entries(family)
+               if specialization_matches([tuple(s) for s in k["specialized"]],
+                                         req.shapes)]
+    if dslc is not None:
+        want = compiler_id(dslc)
+        entries = [(f, k) for f, k in entries if k.get("compiler") == want]
+    elif entries:
+        newest = max(entries, key=lambda e: os.stat(
+            os.path.join(e[0], "key.json")).st_mtime_ns)[1].get("compiler")
+        entries.sort(key=lambda e: e[1].get("compiler") != newest)
+    return os.path.join(entries[0][0], "k.cubin") if entries else None
 
 
 def compile_kernel(req, log=None):
