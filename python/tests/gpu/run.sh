@@ -42,7 +42,7 @@ step() { # NAME NPROC LIMIT_S SCRIPT
   timeout "$limit" "${TORCHRUN[@]}" --nproc-per-node "$nproc" "$script" \
     >"$OUT/$name.log" 2>&1
   local rc=$?
-  grep -E "PASS|FAIL|SKIP|passed|KernelError|record|Error" "$OUT/$name.log" | tail -n 40
+  grep -E "PASS|FAIL|SKIP|passed|KernelError|record|Error|nccl_library|nccl_files_mapped|nccl_version" "$OUT/$name.log" | tail -n 40
   if [ $rc -eq 0 ]; then summary+=("PASS $name")
   else summary+=("FAIL $name (exit $rc, log $OUT/$name.log)"); status=1; fi
 }
