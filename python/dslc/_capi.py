@@ -11,9 +11,16 @@ with that soname already loaded in the process, so the runtime uses the
 libnccl that PyTorch loaded when torch is imported first; load() does that
 (or preloads $DSLC_NCCL_LIBRARY). nccl_library() says which file the
 runtime's NCCL calls resolve to.
+
+The hot calls (HOT: the collectives and the kernel launch) go through the
+_fastcall extension when it is built (python/dslc/_fastcall.c, stable ABI):
+hot(name) binds the address of the function ctypes loaded, so the process
+has one runtime library; without the extension hot(name) is the ctypes
+function. Both take the same Python values (ints, bytes, None).
 """
 
 import ctypes
+import importlib.machinery
 import importlib.util
 import os
 import sys
@@ -111,8 +118,13 @@ FUNCTIONS = {
                                     c_char_p, c_int64, P(c_int)]),
 }
 
+# C API functions the _fastcall extension calls (its FUNCTIONS).
+HOT = ("dslcAllReduce", "dslcReduceScatter", "dslcAllGather",
+       "dslcKernelLaunch")
+
 _lock = threading.Lock()
 _lib = None
+_fastcall = None     # the extension module; False when absent or off
 
 
 def _prepare_nccl():
@@ -164,6 +176,43 @@ def load(path=None):
                 "older than this package; rebuild it")
         _lib = lib
         return lib
+
+
+def fastcall():
+    """The _fastcall extension module, or None: not built (nor named by
+    $DSLC_FASTCALL), or turned off (DSLC_FASTCALL=0). A file that exists
+    but does not load is an error, not a silent fallback."""
+    global _fastcall
+    if _fastcall is None:
+        path = _locate.fastcall_extension()
+        if path is None:
+            _fastcall = False
+        else:
+            try:
+                loader = importlib.machinery.ExtensionFileLoader(
+                    "dslc._fastcall", path)
+                spec = importlib.util.spec_from_file_location(
+                    "dslc._fastcall", path, loader=loader)
+                mod = importlib.util.module_from_spec(spec)
+                loader.exec_module(mod)
+            except (ImportError, OSError) as e:
+                raise RuntimeNotFoundError(
+                    f"dslc: cannot load the fast-call extension {path}: {e} "
+                    "(rebuild it: cmake --build build --target "
+                    "dslc_fastcall; or DSLC_FASTCALL=0 for ctypes)") from None
+            _fastcall = mod
+    return _fastcall or None
+
+
+def hot(name, fast=True):
+    """The callable for hot C API function `name` (one of HOT) of the loaded
+    runtime: bound by the _fastcall extension when it is there and `fast`,
+    else the ctypes function. Pass handles as ints (`handle.value`)."""
+    fn = getattr(load(), name)
+    ext = fastcall() if fast else None
+    if ext is None:
+        return fn
+    return ext.bind(name, ctypes.cast(fn, c_void_p).value)
 
 
 def last_error():

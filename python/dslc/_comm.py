@@ -294,6 +294,8 @@ class Communicator:
         for k in list(self._kernels):
             k._release()
         if self._collectives is not None:
+            from . import _collectives  # it imports this module
+            _collectives.forget(self)
             lib.dslcCollectivesDestroy(self._collectives)
             self._collectives = None
         self._regions, self._starts, self._imported = [], [], {}

@@ -273,6 +273,7 @@ class _Instance:
         self.outputs = []       # (Fill, symmetric buffer tensor or None)
         self.staging = {}       # name -> symmetric copy of a plain input
         self.stream_dev = comm.device
+        self.launch_fn = _capi.hot("dslcKernelLaunch")   # ints: handles' .value
         self.margs = {a.name: a for a in _roles.bindable_args(self.md)}
         self._setup(values, shapes)
 
@@ -486,7 +487,7 @@ class _Instance:
                 x = sym
             results.append(x)
         stream = _torch.current_stream(self.stream_dev)
-        rc = self.lib.dslcKernelLaunch(self.handle, 0, self.args, stream)
+        rc = self.launch_fn(self.handle.value, 0, self.args.value, stream)
         if rc:
             _capi.check(rc, f"dslc: kernel {self.kernel.name}")
         # a symmetric output is the instance's buffer: hand out a copy

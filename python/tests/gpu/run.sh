@@ -29,6 +29,8 @@ if [ "$gpus" -lt 1 ]; then
 fi
 export DSLC_BUILD_DIR=$BUILD
 export DSLC_CACHE_DIR=${DSLC_CACHE_DIR:-$BUILD/python-gpu-cache}
+# The stable-ABI extension built here must load in torch's Python too.
+if [ -f "$BUILD/python/dslc/_fastcall.abi3.so" ]; then export DSLC_EXPECT_FASTCALL=1; fi
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 TORCHRUN=("$PY" -m torch.distributed.run --standalone)
 status=0
@@ -42,7 +44,7 @@ step() { # NAME NPROC LIMIT_S SCRIPT
   timeout "$limit" "${TORCHRUN[@]}" --nproc-per-node "$nproc" "$script" \
     >"$OUT/$name.log" 2>&1
   local rc=$?
-  grep -E "PASS|FAIL|SKIP|passed|KernelError|record|Error|nccl_library|nccl_files_mapped|nccl_version" "$OUT/$name.log" | tail -n 40
+  grep -E "PASS|FAIL|SKIP|passed|KernelError|record|Error|fastcall|nccl_library|nccl_files_mapped|nccl_version" "$OUT/$name.log" | tail -n 40
   if [ $rc -eq 0 ]; then summary+=("PASS $name")
   else summary+=("FAIL $name (exit $rc, log $OUT/$name.log)"); status=1; fi
 }

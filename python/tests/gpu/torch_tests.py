@@ -7,7 +7,10 @@ Cases (each rank prints PASS/FAIL per case; rank 0 ends with
 "N passed, N failed"; exit 0 only when every case passed on every rank):
   nccl-single-copy   one libnccl in the process, the one torch loaded
   all-reduce-eager   dslc.all_reduce == dist.all_reduce (bf16 tolerance),
-                     sizes 1 .. 1M, bf16 and f32; the dispatch choice printed
+                     sizes 1 .. 1M, bf16 and f32, through the _fastcall
+                     extension and through ctypes (the extension must be in
+                     use when DSLC_EXPECT_FASTCALL=1); the dispatch choice
+                     printed
   all-reduce-graph   captured in a CUDA graph, replayed on new inputs
   all-reduce-compile torch.compile(fullgraph=True) through the ops
                      dslc::inplace_all_reduce, dslc::reduce_scatter,
@@ -152,16 +155,28 @@ def nccl_single_copy(c):
 @case
 def all_reduce_eager(c):
     import torch
-    for dtype in (torch.bfloat16, torch.float32):
-        for n in (1, 7, 1024, 4099, 65536, 1 << 20):
-            x = rand(n, dtype, 10 * n + c.rank)
-            ref = x.clone()
-            c.dist.all_reduce(ref)
-            y = x.clone()
-            assert dslc.all_reduce(y) is y
-            close(y, ref, f"all_reduce {dtype} n={n}")
-            if c.rank == 0 and dtype == torch.bfloat16:
-                print(f"  n={n}: {dslc.choice('all_reduce', n, dtype)}")
+    from dslc import _capi, _collectives
+    coll = _collectives._get()
+    if os.environ.get("DSLC_EXPECT_FASTCALL") == "1":
+        assert coll.fast, "the _fastcall extension is built but not in use"
+    if c.rank == 0:
+        print(f"  fastcall: {_capi.fastcall()}")
+    try:
+        for fast in ((True, False) if coll.fast else (False,)):
+            coll.bind(fast)     # the extension's calls, then ctypes'
+            for dtype in (torch.bfloat16, torch.float32):
+                for n in (1, 7, 1024, 4099, 65536, 1 << 20):
+                    x = rand(n, dtype, 10 * n + c.rank)
+                    ref = x.clone()
+                    c.dist.all_reduce(ref)
+                    y = x.clone()
+                    assert dslc.all_reduce(y) is y
+                    close(y, ref, f"all_reduce {dtype} n={n} fast={fast}")
+                    if c.rank == 0 and dtype == torch.bfloat16 and fast:
+                        print(f"  n={n}: "
+                              f"{dslc.choice('all_reduce', n, dtype)}")
+    finally:
+        coll.bind(True)
     if os.environ.get("DSLC_EXPECT_KERNEL"):
         ch = dslc.choice("all_reduce", 1024, torch.bfloat16)
         assert ch.startswith("kernel"), ch
