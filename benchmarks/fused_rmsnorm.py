@@ -121,7 +121,7 @@ def call_specs(dslc, dtype, t, h):
 def precompile(args):
     python_path()
     import dslc
-    n = 0
+    n, cubins = 0, set()
     for h in args.hidden:
         ks = kernels(dslc, h)
         for t in args.tokens:
@@ -135,10 +135,13 @@ def precompile(args):
                               f"{h}, rank {r}: {e}", file=sys.stderr)
                         return 1
                     n += 1
+                    cubins.add(path)
                     if args.verbose:
                         print(path)
-    print(f"fused_rmsnorm: {n} kernel(s) in the cache "
-          f"({dslc.cache_dir()})")
+    # The cache keys only the sizes a kernel specializes on (H here), so
+    # the token counts share cubins.
+    print(f"fused_rmsnorm: {n} call(s) of world {args.world_size}, "
+          f"{len(cubins)} cubin(s) in the cache ({dslc.cache_dir()})")
     return 0
 
 
