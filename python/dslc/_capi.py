@@ -125,6 +125,7 @@ HOT = ("dslcAllReduce", "dslcReduceScatter", "dslcAllGather",
 _lock = threading.Lock()
 _lib = None
 _fastcall = None     # the extension module; False when absent or off
+FASTCALL_PYTHON = (3, 11)   # its Py_LIMITED_API (python/dslc/_fastcall.c)
 
 
 def _prepare_nccl():
@@ -180,12 +181,13 @@ def load(path=None):
 
 def fastcall():
     """The _fastcall extension module, or None: not built (nor named by
-    $DSLC_FASTCALL), or turned off (DSLC_FASTCALL=0). A file that exists
+    $DSLC_FASTCALL), turned off (DSLC_FASTCALL=0), or a Python older than
+    its stable ABI (3.11). A file that exists
     but does not load is an error, not a silent fallback."""
     global _fastcall
     if _fastcall is None:
         path = _locate.fastcall_extension()
-        if path is None:
+        if path is None or sys.version_info < FASTCALL_PYTHON:
             _fastcall = False
         else:
             try:

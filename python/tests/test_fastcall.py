@@ -206,6 +206,23 @@ class FastcallTest(unittest.TestCase):
             del _collectives._dtype_bytes[dtype]
 
 
+class ForgetTest(unittest.TestCase):
+    def test_destroyed_communicator_drops_the_hot_handle(self):
+        # Communicator.destroy calls forget before dslcCollectivesDestroy:
+        # the next call must make new collectives, not use the freed ones.
+        saved = _collectives._coll
+        try:
+            c = _collectives._Coll.__new__(_collectives._Coll)
+            c.comm = mine = object()
+            _collectives._coll = c
+            _collectives.forget(object())
+            self.assertIs(_collectives._coll, c)
+            _collectives.forget(mine)
+            self.assertIsNone(_collectives._coll)
+        finally:
+            _collectives._coll = saved
+
+
 class FakeTensor:
     """What the hot path reads of a torch.Tensor."""
 
