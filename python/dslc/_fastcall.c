@@ -37,9 +37,9 @@ typedef dslcStatus (*GatherFn)(dslcCollectives, int, const void *, void *,
 typedef dslcStatus (*LaunchFn)(dslcKernel, int, dslcArgs, void *);
 
 #define DSLC_SAME_TYPE(fnType, fn)                                             \
-  _Static_assert(__builtin_types_compatible_p(fnType, __typeof__(&fn)),       \
+  _Static_assert(__builtin_types_compatible_p(fnType, __typeof__(&fn)),        \
                  #fn "'s signature in runtime/CApi.h changed: update "         \
-                 "python/dslc/_fastcall.c and python/dslc/_capi.py")
+                     "python/dslc/_fastcall.c and python/dslc/_capi.py")
 DSLC_SAME_TYPE(ReduceFn, dslcAllReduce);
 DSLC_SAME_TYPE(ReduceFn, dslcReduceScatter);
 DSLC_SAME_TYPE(GatherFn, dslcAllGather);
@@ -54,8 +54,8 @@ static void wrongType(const char *fn, Py_ssize_t i, const char *param,
   PyObject *name = PyType_GetName(Py_TYPE(got));
   if (!name)
     return;
-  PyErr_Format(PyExc_TypeError, "%s: argument %zd (%s) must be %s, not %U",
-               fn, i + 1, param, want, name);
+  PyErr_Format(PyExc_TypeError, "%s: argument %zd (%s) must be %s, not %U", fn,
+               i + 1, param, want, name);
   Py_DECREF(name);
 }
 
@@ -108,8 +108,8 @@ static int toInt(PyObject *const *args, Py_ssize_t i, const char *fn,
     return -1;
   if (overflow || v < INT_MIN || v > INT_MAX) {
     PyErr_Format(PyExc_OverflowError,
-                 "%s: argument %zd (%s) is out of range for a C int", fn,
-                 i + 1, param);
+                 "%s: argument %zd (%s) is out of range for a C int", fn, i + 1,
+                 param);
     return -1;
   }
   *out = (int)v;
@@ -190,10 +190,9 @@ static PyObject *callReduce(PyObject *self, PyObject *const *args,
       toPointer(args, 7, fn, "stream", &stream) < 0)
     return NULL;
   dslcStatus rc;
-  Py_BEGIN_ALLOW_THREADS
-  rc = call((dslcCollectives)coll, local, send, recv, count, dtype, op, stream);
-  Py_END_ALLOW_THREADS
-  return PyLong_FromLong((long)rc);
+  Py_BEGIN_ALLOW_THREADS rc =
+      call((dslcCollectives)coll, local, send, recv, count, dtype, op, stream);
+  Py_END_ALLOW_THREADS return PyLong_FromLong((long)rc);
 }
 
 static PyObject *allReduce(PyObject *self, PyObject *const *args,
@@ -225,10 +224,9 @@ static PyObject *allGather(PyObject *self, PyObject *const *args,
       toPointer(args, 6, fn, "stream", &stream) < 0)
     return NULL;
   dslcStatus rc;
-  Py_BEGIN_ALLOW_THREADS
-  rc = call((dslcCollectives)coll, local, send, recv, count, dtype, stream);
-  Py_END_ALLOW_THREADS
-  return PyLong_FromLong((long)rc);
+  Py_BEGIN_ALLOW_THREADS rc =
+      call((dslcCollectives)coll, local, send, recv, count, dtype, stream);
+  Py_END_ALLOW_THREADS return PyLong_FromLong((long)rc);
 }
 
 /* dslcKernelLaunch(kernel, local, args, stream) */
@@ -245,10 +243,9 @@ static PyObject *kernelLaunch(PyObject *self, PyObject *const *args,
       toPointer(args, 3, fn, "stream", &stream) < 0)
     return NULL;
   dslcStatus rc;
-  Py_BEGIN_ALLOW_THREADS
-  rc = call((dslcKernel)kernel, local, (dslcArgs)kargs, stream);
-  Py_END_ALLOW_THREADS
-  return PyLong_FromLong((long)rc);
+  Py_BEGIN_ALLOW_THREADS rc =
+      call((dslcKernel)kernel, local, (dslcArgs)kargs, stream);
+  Py_END_ALLOW_THREADS return PyLong_FromLong((long)rc);
 }
 
 #define FASTCALL(f) ((PyCFunction)(void (*)(void))(f))
