@@ -68,6 +68,15 @@ template <typename T> T *need(T *p, const char *what) {
   return p;
 }
 
+/// Copies `s` into buf (truncated to len - 1 bytes, NUL-terminated).
+void copyString(const std::string &s, char *buf, size_t len) {
+  if (buf && len > 0) {
+    size_t n = std::min(len - 1, s.size());
+    std::memcpy(buf, s.data(), n);
+    buf[n] = 0;
+  }
+}
+
 void setTensor(dslcArgs a, const char *name, int position, void *data,
                const char *dtype, int rank, const int64_t *sizes,
                void *peers) {
@@ -286,8 +295,9 @@ dslcStatus dslcKernelErrorRecord(dslcKernel k, int local,
 dslcStatus dslcArgsCreate(dslcKernel k, int local, dslcArgs *out) {
   return guard([&] {
     need(out, "out");
-    const KernelMetadata &md = need(k, "kernel")->kernel->metadata(local);
-    *out = new dslcArgs_s{k, local, BoundArgs(md)};
+    // With the rank's teams: a peer table naming a rank outside its LSA
+    // team is refused when bound.
+    *out = new dslcArgs_s{k, local, need(k, "kernel")->kernel->args(local)};
   });
 }
 dslcStatus dslcArgsDestroy(dslcArgs a) {
@@ -420,14 +430,33 @@ dslcStatus dslcCollectivesChoice(dslcCollectives coll, const char *collective,
     DispatchChoice c = need(coll, "collectives")
                            ->coll->choose(needKind(collective), count,
                                           needDType(dtype));
-    std::string s = fmt::format(
-        "{}: {}", c.kind == DispatchChoice::Kind::Kernel ? "kernel" : "nccl",
-        c.reason);
-    if (buf && len > 0) {
-      size_t n = std::min(len - 1, s.size());
-      std::memcpy(buf, s.data(), n);
-      buf[n] = 0;
-    }
+    copyString(fmt::format("{}: {}", dispatchKindName(c.kind), c.reason),
+               buf, len);
+  });
+}
+dslcStatus dslcCollectivesLastCall(dslcCollectives coll, char *buf,
+                                   size_t len) {
+  return guard([&] {
+    const auto &last = need(coll, "collectives")->coll->lastCall();
+    copyString(last ? fmt::format("{}: {}", dispatchKindName(last->path),
+                                  last->describe())
+                    : std::string(),
+               buf, len);
+  });
+}
+dslcStatus dslcCommTeams(dslcComm c, int local, int *lsaSize, int *lsaRank,
+                         int *numNodes) {
+  return guard([&] {
+    const RankTeams &t = need(c, "comm")->comm->teams(local);
+    if (!t.known())
+      raise(ErrorCode::Nccl, fmt::format("rank {}: the LSA team is {}",
+                                         t.worldRank, t.describeLsa()));
+    if (lsaSize)
+      *lsaSize = t.lsaSize;
+    if (lsaRank)
+      *lsaRank = t.lsaRank;
+    if (numNodes)
+      *numNodes = t.numNodes();
   });
 }
 } // extern "C"
