@@ -85,7 +85,7 @@ public:
   const LocalRank &local(int i) const { return locals_.at(i); }
   int64_t hostTimeoutMs() const { return hostTimeoutMs_; }
   /// Local rank i's teams: which world ranks it can load from and store to
-  /// (ncclTeamWorld/ncclTeamLsa, queried on first use; Teams.cpp).
+  /// (NCCL's world team and ncclTeamLsa, queried on first use; Teams.cpp).
   const RankTeams &teams(int localIndex);
 
   /// All ranks of the world meet (an NCCL all-reduce of one int), bounded by

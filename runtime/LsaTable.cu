@@ -32,7 +32,13 @@ TeamDesc toDesc(ncclTeam_t t) {
 }
 } // namespace
 
-TeamDesc queryWorldTeam(ncclComm_t comm) { return toDesc(ncclTeamWorld(comm)); }
+TeamDesc queryWorldTeam(ncclComm_t comm, int rank) {
+  // What ncclTeamWorld(comm) returns, from calls every NCCL 2.x exports.
+  TeamDesc d;
+  DSLC_NCCL(rank, ncclCommCount(comm, &d.nRanks));
+  DSLC_NCCL(rank, ncclCommUserRank(comm, &d.rank));
+  return d;
+}
 TeamDesc queryLsaTeam(ncclComm_t comm) { return toDesc(ncclTeamLsa(comm)); }
 
 void enqueueFillPeerTable(ncclWindow_t win, size_t offset, int worldSize,

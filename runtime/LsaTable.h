@@ -21,9 +21,10 @@
 
 namespace dslc::rt {
 
-/// ncclTeamWorld(comm) and ncclTeamLsa(comm) (an empty LSA team when NCCL
-/// could not start its symmetric runtime).
-TeamDesc queryWorldTeam(ncclComm_t comm);
+/// The world team (ncclTeamWorld's answer, from ncclCommCount and
+/// ncclCommUserRank; `rank` names the rank in errors) and ncclTeamLsa(comm)
+/// (an empty team when NCCL could not start its symmetric runtime).
+TeamDesc queryWorldTeam(ncclComm_t comm, int rank);
 TeamDesc queryLsaTeam(ncclComm_t comm);
 
 /// Enqueues on `stream` the kernel that fills, for p < worldSize,

@@ -34,7 +34,7 @@ RankTeams makeRankTeams(int worldRank, int worldSize, const TeamDesc &world,
                         const TeamDesc &lsa) {
   if (world.nRanks != worldSize || world.rank != worldRank)
     raise(ErrorCode::Nccl,
-          fmt::format("rank {}: ncclTeamWorld says rank {} of {}, but the "
+          fmt::format("rank {}: NCCL's world team says rank {} of {}, but the "
                       "communicator has rank {} of {}",
                       worldRank, world.rank, world.nRanks, worldRank,
                       worldSize));
@@ -94,7 +94,7 @@ const RankTeams &Communicator::teams(int localIndex) {
     for (const LocalRank &r : locals_) {
       setDevice(r.device, r.rank);
       teams_.push_back(makeRankTeams(r.rank, worldSize_,
-                                     queryWorldTeam(r.comm),
+                                     queryWorldTeam(r.comm, r.rank),
                                      queryLsaTeam(r.comm)));
     }
   }

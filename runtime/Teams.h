@@ -9,7 +9,7 @@
 // worldSize / lsaSize nodes; NCCL's "rail" team is the ranks with the same
 // index in each node.
 //
-// RankTeams is what the runtime records per local rank (from ncclTeamWorld
+// RankTeams is what the runtime records per local rank (NCCL's world team
 // and ncclTeamLsa, queried once per communicator). The rest of this header
 // needs no GPU: the checks and the binding error take a RankTeams that the
 // unit tests fake.

@@ -115,7 +115,7 @@ TEST_CASE("teams: answers that are no team are NCCL errors", "[teams]") {
     FAIL("a world team of the wrong size passed");
   } catch (const Error &e) {
     CHECK(std::string(e.what()) ==
-          "rank 1: ncclTeamWorld says rank 1 of 2, but the communicator has "
+          "rank 1: NCCL's world team says rank 1 of 2, but the communicator has "
           "rank 1 of 4");
   }
 }
