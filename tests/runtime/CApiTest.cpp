@@ -64,3 +64,16 @@ TEST_CASE("C API: the contract's cache rule and size bucket", "[capi]") {
   CHECK(dslcSizeBucket(65535) == 15);
   CHECK(dslcSizeBucket(0) == 0);
 }
+
+TEST_CASE("C API: teams and the last call reject NULL handles", "[capi]") {
+  int size = -1;
+  CHECK(dslcCommTeams(nullptr, 0, &size, nullptr, nullptr) ==
+        DSLC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(dslcGetLastError()) == "comm is NULL");
+  CHECK(size == -1);
+  char buf[64] = "untouched";
+  CHECK(dslcCollectivesLastCall(nullptr, buf, sizeof buf) ==
+        DSLC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(dslcGetLastError()) == "collectives is NULL");
+  CHECK(std::string(buf) == "untouched");
+}
