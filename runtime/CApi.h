@@ -185,6 +185,32 @@ dslcStatus dslcCacheDir(const char *given, char *dir, size_t len);
  * rule): floor(log2(count)), 0 for count <= 1. */
 int dslcSizeBucket(int64_t count);
 
+/* The sizes a compiled kernel is specialized for (contract/Sizing.h,
+ * specializedSizes: its metadata's integer `==` constraints), as JSON
+ * `[["x", 1, 8192], ...]` into buf: what the Python package's compile
+ * cache keys a cubin on. Reads the metadata file; needs no GPU.
+ * DSLC_ERROR_INVALID_ARGUMENT when len bytes cannot hold the text. */
+dslcStatus dslcMetadataSpecializedSizes(const char *metadataPath, char *buf,
+                                        size_t len);
+/* The shape a caller allocates for argument `name` of the kernel whose
+ * metadata is at metadataPath, by the contract's rules (contract/Sizing.h)
+ * for worldSize ranks and a grid of numTiles tiles (dslcArgsNumTiles): a
+ * signal pad constrainedShape, an LL scratch llScratchBytes as a rank-1
+ * count of its dtype's elements. sizes holds maxRank entries; *rank
+ * receives the rank. Other roles: DSLC_ERROR_INVALID_ARGUMENT. Needs no
+ * GPU. */
+dslcStatus dslcMetadataFillShape(const char *metadataPath, const char *name,
+                                 int worldSize, int64_t numTiles,
+                                 int64_t *sizes, int maxRank, int *rank);
+/* Whether the tuning cache in cacheDir (NULL or "": dslcCacheDir's rule)
+ * holds a config for kernel `kernel` of the source with this sha256, for
+ * worldSize ranks, dtype and the size bucket of count
+ * (contract::tunedConfigOf, what `dslc --config-from-cache` reads): *found
+ * 1 or 0. A missing or damaged cache holds nothing. Needs no GPU. */
+dslcStatus dslcTuningCacheHas(const char *cacheDir, const char *kernel,
+                              const char *sha256, int worldSize,
+                              const char *dtype, int64_t count, int *found);
+
 #ifdef __cplusplus
 }
 #endif

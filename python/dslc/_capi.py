@@ -106,6 +106,11 @@ FUNCTIONS = {
     "dslcKernelCheckErrors": (Status, [Handle]),
     "dslcCacheDir": (Status, [c_char_p, c_char_p, c_size_t]),
     "dslcSizeBucket": (c_int, [c_int64]),
+    "dslcMetadataSpecializedSizes": (Status, [c_char_p, c_char_p, c_size_t]),
+    "dslcMetadataFillShape": (Status, [c_char_p, c_char_p, c_int, c_int64,
+                                       P(c_int64), c_int, P(c_int)]),
+    "dslcTuningCacheHas": (Status, [c_char_p, c_char_p, c_char_p, c_int,
+                                    c_char_p, c_int64, P(c_int)]),
 }
 
 _lock = threading.Lock()
@@ -201,6 +206,45 @@ def cache_dir(given=None):
 def size_bucket(n):
     """The tuning cache's size bucket of n elements (dslcSizeBucket)."""
     return load().dslcSizeBucket(int(n))
+
+
+def specialized_sizes(metadata_path):
+    """[(param, dim, size)]: the sizes a compiled kernel is specialized for
+    (the contract's rule, dslcMetadataSpecializedSizes: the metadata's
+    integer `==` constraints)."""
+    import json
+    size = 4096
+    while True:
+        buf = ctypes.create_string_buffer(size)
+        rc = load().dslcMetadataSpecializedSizes(metadata_path.encode(), buf,
+                                                 size)
+        if rc == STATUS["DSLC_ERROR_INVALID_ARGUMENT"] and size < (1 << 24):
+            size *= 16          # a kernel with very many specialized sizes
+            continue
+        check(rc, f"dslc: reading {metadata_path}")
+        return [(p, int(d), int(n)) for p, d, n in json.loads(buf.value)]
+
+
+def fill_shape(metadata_path, name, world, num_tiles):
+    """The shape the contract gives signal pad or LL scratch `name` of a
+    compiled kernel for `world` ranks and `num_tiles` tiles
+    (dslcMetadataFillShape)."""
+    sizes = (c_int64 * 8)()
+    rank = c_int(0)
+    call("dslcMetadataFillShape", metadata_path.encode(), name.encode(),
+         int(world), int(num_tiles), sizes, 8, ctypes.byref(rank))
+    return tuple(sizes[i] for i in range(rank.value))
+
+
+def tuning_cache_has(cache, kernel, sha256, world, dtype, count):
+    """Whether the tuning cache holds a config for this kernel (name and
+    source sha256), world size, dtype and count's size bucket
+    (dslcTuningCacheHas: the rule `dslc --config-from-cache` reads by)."""
+    found = c_int(0)
+    call("dslcTuningCacheHas", cache.encode() if cache else None,
+         kernel.encode(), sha256.encode(), int(world), dtype.encode(),
+         int(count), ctypes.byref(found))
+    return bool(found.value)
 
 
 def mapped_nccl_files():
