@@ -23,6 +23,11 @@
 // several GPUs, call prepare() first (instances are not made lazily then)
 // and wrap the per-rank calls in ncclGroupStart/End, as for NCCL.
 //
+// On a world that spans nodes (NCCL's LSA team smaller than the world,
+// runtime/Teams.h) no kernel runs on the whole world: each call goes either
+// to NCCL or hierarchically (kernels inside each node, NCCL across nodes;
+// runtime/Hierarchical.h), and lastCall() says which ran.
+//
 //===----------------------------------------------------------------------===//
 #ifndef DSLC_RUNTIME_COLLECTIVES_H
 #define DSLC_RUNTIME_COLLECTIVES_H

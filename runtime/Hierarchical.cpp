@@ -49,9 +49,9 @@ std::string HierarchicalPlan::describe(int numNodes) const {
     if (!s.empty())
       s += " -> ";
     s += fmt::format("{} of {} {}", collectiveName(st.kind), st.totalCount,
-                     st.inNode ? std::string("in node")
-                               : fmt::format("across {} nodes (NCCL)",
-                                             numNodes));
+                     st.inNode
+                         ? std::string("in node")
+                         : fmt::format("across {} nodes (NCCL)", numNodes));
   }
   return s;
 }
@@ -106,8 +106,8 @@ DispatchChoice decideHierarchy(HierarchyMode mode, const RankTeams &teams,
                                const std::vector<DispatchChoice> &nodeChoices,
                                const contract::HierarchyRecord *record) {
   DispatchChoice c; // NCCL unless said otherwise
-  std::string world = fmt::format("{} nodes of {} rank(s)", teams.numNodes(),
-                                  teams.lsaSize);
+  std::string world =
+      fmt::format("{} nodes of {} rank(s)", teams.numNodes(), teams.lsaSize);
   if (mode == HierarchyMode::Off) {
     c.reason = fmt::format("{}; DSLC_HIERARCHICAL=off", world);
     return c;
@@ -121,10 +121,9 @@ DispatchChoice decideHierarchy(HierarchyMode mode, const RankTeams &teams,
   bool allKernels = true;
   for (const DispatchChoice &n : nodeChoices) {
     allKernels &= n.kind == DispatchChoice::Kind::Kernel;
-    inNode += fmt::format("{}{}: {}", inNode.empty() ? "" : "; ",
-                          n.kind == DispatchChoice::Kind::Kernel ? "kernel"
-                                                                 : "nccl",
-                          n.reason);
+    inNode += fmt::format(
+        "{}{}: {}", inNode.empty() ? "" : "; ",
+        n.kind == DispatchChoice::Kind::Kernel ? "kernel" : "nccl", n.reason);
   }
   if (mode == HierarchyMode::On) {
     c.kind = DispatchChoice::Kind::Hierarchical;
@@ -150,11 +149,11 @@ DispatchChoice decideHierarchy(HierarchyMode mode, const RankTeams &teams,
     return c;
   }
   c.kind = DispatchChoice::Kind::Hierarchical;
-  c.reason = fmt::format(
-      "{}: {} (in node: {}){}", world, steps, inNode,
-      record ? fmt::format("; measured {:.2f} us vs NCCL {:.2f} us",
-                           record->hierarchicalUs, record->ncclUs)
-             : std::string());
+  c.reason =
+      fmt::format("{}: {} (in node: {}){}", world, steps, inNode,
+                  record ? fmt::format("; measured {:.2f} us vs NCCL {:.2f} us",
+                                       record->hierarchicalUs, record->ncclUs)
+                         : std::string());
   return c;
 }
 
@@ -168,8 +167,8 @@ Hierarchy::Hierarchy(Communicator &world, const CollectivesOptions &opts,
                       world.numLocal()));
   teams_ = world.teams(0);
   if (!teams_.known())
-    raise(ErrorCode::Nccl, fmt::format("rank {}: {}", teams_.worldRank,
-                                       teams_.describe()));
+    raise(ErrorCode::Nccl,
+          fmt::format("rank {}: {}", teams_.worldRank, teams_.describe()));
   // Every rank must see the same node size (NCCL makes it so; a mismatch
   // would split into communicators that never meet).
   int minL = world.allReduceMin({teams_.lsaSize});
@@ -209,8 +208,8 @@ Hierarchy::~Hierarchy() {
 
 DispatchChoice Hierarchy::choose(CollectiveKind kind, size_t totalCount,
                                  DType dtype, ReduceOp op) const {
-  HierarchicalPlan plan = planHierarchical(kind, totalCount, teams_.worldSize,
-                                           teams_.lsaSize);
+  HierarchicalPlan plan =
+      planHierarchical(kind, totalCount, teams_.worldSize, teams_.lsaSize);
   std::vector<DispatchChoice> nodeChoices;
   for (const HierarchicalStep &s : plan.steps)
     if (s.inNode)
@@ -245,8 +244,8 @@ void Hierarchy::prepare(CollectiveKind kind,
                         const std::vector<size_t> &totalCounts, DType dtype,
                         ReduceOp op) {
   for (size_t n : totalCounts) {
-    HierarchicalPlan plan = planHierarchical(kind, n, teams_.worldSize,
-                                             teams_.lsaSize);
+    HierarchicalPlan plan =
+        planHierarchical(kind, n, teams_.worldSize, teams_.lsaSize);
     if (!plan.ok())
       continue;
     ensureShard(plan.shardCount * dtypeSize(dtype));
@@ -259,8 +258,8 @@ void Hierarchy::prepare(CollectiveKind kind,
 bool Hierarchy::run(CollectiveKind kind, const void *send, void *recv,
                     size_t totalCount, DType dtype, ReduceOp op,
                     cudaStream_t stream) {
-  HierarchicalPlan plan = planHierarchical(kind, totalCount, teams_.worldSize,
-                                           teams_.lsaSize);
+  HierarchicalPlan plan =
+      planHierarchical(kind, totalCount, teams_.worldSize, teams_.lsaSize);
   if (!plan.ok())
     return false;
   size_t bytes = plan.shardCount * dtypeSize(dtype);
@@ -307,18 +306,17 @@ bool Hierarchy::run(CollectiveKind kind, const void *send, void *recv,
     }
     switch (s.kind) {
     case CollectiveKind::AllReduce:
-      DSLC_NCCL(rank, ncclAllReduce(from, to, s.totalCount,
-                                         ncclType(dtype), ncclOp(op),
-                                         rail.comm, stream));
+      DSLC_NCCL(rank, ncclAllReduce(from, to, s.totalCount, ncclType(dtype),
+                                    ncclOp(op), rail.comm, stream));
       break;
     case CollectiveKind::ReduceScatter:
       DSLC_NCCL(rank, ncclReduceScatter(from, to, s.totalCount / nodes,
-                                             ncclType(dtype), ncclOp(op),
-                                             rail.comm, stream));
+                                        ncclType(dtype), ncclOp(op), rail.comm,
+                                        stream));
       break;
     case CollectiveKind::AllGather:
       DSLC_NCCL(rank, ncclAllGather(from, to, s.totalCount / nodes,
-                                         ncclType(dtype), rail.comm, stream));
+                                    ncclType(dtype), rail.comm, stream));
       break;
     }
   }

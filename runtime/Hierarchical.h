@@ -7,11 +7,11 @@
 // the node's L ranks and NCCL on the "rail" (the M ranks with the same
 // index in their node):
 //
-//   all_reduce(N)      reduce_scatter(N) in node  -> NCCL all_reduce(N/L)
-//                      across nodes               -> all_gather(N) in node
+//   all_reduce(N)      reduce_scatter(N) in node -> NCCL all_reduce(N/L)
+//                      across nodes -> all_gather(N) in node
 //   reduce_scatter(N)  NCCL reduce_scatter(N) across nodes (each node gets
-//                      its block of N/M)          -> reduce_scatter(N/M) in node
-//   all_gather(N)      all_gather(N/M) in node    -> NCCL all_gather(N)
+//                      its block of N/M) -> reduce_scatter(N/M) in node
+//   all_gather(N)      all_gather(N/M) in node -> NCCL all_gather(N)
 //                      across nodes
 //
 // (N: the collective's total element count; world rank = node * L + index.)
@@ -92,8 +92,8 @@ public:
   /// Runs the plan's steps on `stream` (enqueue only). False when the call
   /// cannot go this way now (capturing without a large enough shard
   /// buffer): the caller uses NCCL.
-  bool run(CollectiveKind kind, const void *send, void *recv,
-           size_t totalCount, DType dtype, ReduceOp op, cudaStream_t stream);
+  bool run(CollectiveKind kind, const void *send, void *recv, size_t totalCount,
+           DType dtype, ReduceOp op, cudaStream_t stream);
   /// Makes the node's kernel instances and the shard buffer for these
   /// counts (collective).
   void prepare(CollectiveKind kind, const std::vector<size_t> &totalCounts,

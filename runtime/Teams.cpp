@@ -1,4 +1,4 @@
-//===- Teams.cpp - Which ranks can load and store each other's memory -----===//
+//===- Teams.cpp - Ranks that reach each other by load/store --------------===//
 #include "runtime/Teams.h"
 
 #include "runtime/Communicator.h"
@@ -122,8 +122,8 @@ Communicator::split(Communicator &parent, const std::vector<int> &colors,
   std::vector<ncclComm_t> comms(n, nullptr);
   parent.forEachGrouped([&](int i) {
     const LocalRank &l = parent.local(i);
-    DSLC_NCCL(l.rank, ncclCommSplit(l.comm, colors[i], keys[i], &comms[i],
-                                    nullptr));
+    DSLC_NCCL(l.rank,
+              ncclCommSplit(l.comm, colors[i], keys[i], &comms[i], nullptr));
   });
   // A non-blocking parent gives non-blocking children: wait until ready.
   auto start = std::chrono::steady_clock::now();

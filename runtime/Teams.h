@@ -1,4 +1,4 @@
-//===- Teams.h - Which ranks can load and store each other's memory -*- C++ -*-===//
+//===- Teams.h - Ranks that reach each other by load/store ------*- C++ -*-===//
 //
 // NCCL 2.28 names the ranks a rank reaches by plain loads and stores its LSA
 // team ("load/store accessible": the GPUs of one node joined by NVLink or

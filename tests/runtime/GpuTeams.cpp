@@ -124,8 +124,13 @@ void makeTunedDir(const std::string &kdir, const std::string &cache) {
   std::vector<TuningRecord> recs;
   for (int b : {13, 17}) {
     TuningRecord r;
-    r.key = {"all_reduce", "set:teams", prop.name, cudaVersionString(drv, rtv),
-             2,            "bfloat16",  b};
+    r.key = {"all_reduce",
+             "set:teams",
+             prop.name,
+             cudaVersionString(drv, rtv),
+             2,
+             "bfloat16",
+             b};
     r.value.pick.kernel = "one_shot_all_reduce_kernel";
     r.value.pick.cubin = "os/one_shot_all_reduce.r{rank}.cubin";
     r.value.pick.us = 2.0;
@@ -137,7 +142,9 @@ void makeTunedDir(const std::string &kdir, const std::string &cache) {
 
 struct Checker {
   int failures = 0;
-  void ok(const std::string &what) { std::printf("RESULT: %s\n", what.c_str()); }
+  void ok(const std::string &what) {
+    std::printf("RESULT: %s\n", what.c_str());
+  }
   void fail(const std::string &what) {
     std::printf("RESULT: FAILED %s\n", what.c_str());
     ++failures;
@@ -175,12 +182,12 @@ void checkPeerTables(Communicator &comm, int nodes, Checker &c) {
     SymmetricHeap heap(comm, 4 << 20);
     SymmetricBuffer b = heap.alloc(4096);
     std::vector<uint64_t> entries(comm.worldSize());
-    DSLC_CUDART(rank, cudaMemcpy(entries.data(), b.peers[0],
-                                 entries.size() * 8, cudaMemcpyDeviceToHost));
+    DSLC_CUDART(rank, cudaMemcpy(entries.data(), b.peers[0], entries.size() * 8,
+                                 cudaMemcpyDeviceToHost));
     bool right = entries[rank] == reinterpret_cast<uintptr_t>(b.local[0]) &&
                  (nodes == 2 ? entries[other] == 0 : entries[other] != 0);
-    std::string what = fmt::format("heap table [{:#x}, {:#x}]", entries[0],
-                                   entries[1]);
+    std::string what =
+        fmt::format("heap table [{:#x}, {:#x}]", entries[0], entries[1]);
     right ? c.ok(what + (nodes == 2 ? ": other node's entry is 0" : ""))
           : c.fail(what);
     tryBind(b.tensor(0, DType::BFloat16, {1024}), "heap peer table");

@@ -5,11 +5,11 @@
 // ranks and for one rank per host (distinct NCCL_HOSTID).
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/Teams.h"
 #include "runtime/Binding.h"
 #include "runtime/Error.h"
 #include "runtime/Hierarchical.h"
 #include "runtime/Kernel.h"
-#include "runtime/Teams.h"
 #include "tests/runtime/TestSupport.h"
 
 #include <catch2/catch.hpp>
@@ -114,9 +114,10 @@ TEST_CASE("teams: answers that are no team are NCCL errors", "[teams]") {
     makeRankTeams(1, 4, {2, 1, 1}, {2, 1, 1});
     FAIL("a world team of the wrong size passed");
   } catch (const Error &e) {
-    CHECK(std::string(e.what()) ==
-          "rank 1: NCCL's world team says rank 1 of 2, but the communicator has "
-          "rank 1 of 4");
+    CHECK(
+        std::string(e.what()) ==
+        "rank 1: NCCL's world team says rank 1 of 2, but the communicator has "
+        "rank 1 of 4");
   }
 }
 
@@ -300,8 +301,8 @@ TEST_CASE("teams: hierarchical plans compute the collective (host model of "
     auto ag = simulate(CollectiveKind::AllGather, n, world, L);
     for (int r = 0; r < world; ++r)
       for (size_t i = 0; i < n; ++i)
-        REQUIRE(ag[r][i] == static_cast<long>((i / (n / world)) * 1000 +
-                                              i % (n / world)));
+        REQUIRE(ag[r][i] ==
+                static_cast<long>((i / (n / world)) * 1000 + i % (n / world)));
   }
 }
 
