@@ -1,19 +1,25 @@
 //===- GpuTeams.cpp - Teams and hierarchical collectives on GPUs ----------===//
 //
-// Child scenario "mp-teams": one process per GPU, started either as one node
-// or as two "hosts" (a different NCCL_HOSTID per process, NCCL's P2P and SHM
-// transports off, sockets over loopback: tests/runtime/teams_two_nodes.sh).
-// $DSLC_TEST_EXPECT_NODES says which. Every rank checks:
+// Child scenario "mp-teams": one process per rank, started as one node of
+// two ranks, as two "hosts" of one rank (a different NCCL_HOSTID per
+// process, NCCL's P2P and SHM transports off, sockets over loopback), or as
+// two hosts of two ranks (four processes, two per GPU, one per GPU and host:
+// tests/runtime/teams_two_nodes.sh). $DSLC_TEST_EXPECT_NODES says how many
+// nodes. Every rank checks (2 and 3 in worlds of two):
 //   1. its LSA team (NCCL) is what the launch made it;
 //   2. a peer table naming a rank of another node is refused at bind time,
 //      naming both ranks (planted: a table for world rank 1 - rank);
 //   3. a symmetric heap on the world fills table entries of other nodes
 //      with 0, and binding that table is refused as well;
 //   4. the collectives (all-reduce, reduce-scatter, all-gather of bfloat16,
-//      results checked) with DSLC_HIERARCHICAL auto / on / off, with a
-//      kernel directory and tuning cache holding the runtime tests'
-//      one-shot all-reduce (world 2): one node runs that kernel, two nodes
-//      run plain NCCL (auto, off) or the hierarchical path (on).
+//      results checked) with DSLC_HIERARCHICAL auto / on / off, with kernel
+//      directories and a tuning cache holding, for world 2, the runtime
+//      tests' one-shot all-reduce and (when built) the dslc-compiled
+//      reduce-scatter and all-gather examples: one node runs those kernels;
+//      two hosts of one rank run NCCL (auto, off) or the hierarchical path
+//      with NCCL inside the node (on); two hosts of two ranks run the
+//      hierarchical path with the kernels inside each node (auto, on) or
+//      NCCL (off).
 // Lines starting "RESULT:" are what the script and the Catch2 test read.
 //
 //===----------------------------------------------------------------------===//
@@ -103,41 +109,87 @@ int64_t runOne(Communicator &comm, Collectives &coll, CollectiveKind kind,
   return bad;
 }
 
-/// A kernel directory holding the one-shot test kernel as a tuned
-/// all_reduce of bfloat16 for world 2 (buckets 13 and 17), and its cache.
-void makeTunedDir(const std::string &kdir, const std::string &cache) {
-  std::string src = kernelDir();
-  std::string cmd = fmt::format(
-      "mkdir -p '{0}/os' && cp '{1}'/one_shot_all_reduce.r*.cubin* '{0}/os/'",
-      kdir, src);
+/// Which collectives the tuned kernel directories cover (world 2,
+/// bfloat16, every size bucket): the one-shot test kernel always, the
+/// dslc-compiled reduce-scatter and all-gather examples when the build has
+/// them (configured with the compiler).
+struct Tuned {
+  std::string dirs; ///< ':'-separated, for CollectivesOptions::kernelDirs
+  bool reduceScatter = false, allGather = false;
+  bool covers(CollectiveKind k) const {
+    return k == CollectiveKind::AllReduce ||
+           (k == CollectiveKind::ReduceScatter ? reduceScatter : allGather);
+  }
+};
+
+/// One kernel directory (manifest + the cubins `files` copied in) whose
+/// cache records pick `cubin` at every size bucket of world 2.
+void addTunedDir(const std::string &root, const std::string &collective,
+                 const std::string &files, const std::string &cubin,
+                 std::vector<TuningRecord> &recs, Tuned &t) {
+  std::string dir = root + "/" + collective, src = kernelDir();
+  std::string cmd =
+      fmt::format("mkdir -p '{0}' && cp '{1}'/{2} '{0}/'", dir, src, files);
   if (std::system(cmd.c_str()) != 0)
-    raise(ErrorCode::Io, "cannot copy the test kernels from " + src);
-  std::ofstream(kdir + "/manifest.json")
-      << R"({"format":"dslc-tuner-candidates","version":2,)"
-         R"("collective":"all_reduce","world_size":2,"dtype":"bfloat16",)"
-         R"("set":"set:teams","kernels":[],"compiled":[]})";
+    raise(ErrorCode::Io, "cannot copy " + files + " from " + src);
+  std::string set = "set:teams-" + collective;
+  std::ofstream(dir + "/manifest.json") << fmt::format(
+      R"({{"format":"dslc-tuner-candidates","version":2,"collective":"{}",)"
+      R"("world_size":2,"dtype":"bfloat16","set":"{}","kernels":[],)"
+      R"("compiled":[]}})",
+      collective, set);
   cudaDeviceProp prop{};
   DSLC_CUDART(-1, cudaGetDeviceProperties(&prop, 0));
   int drv = 0, rtv = 0;
   DSLC_CUDART(-1, cudaDriverGetVersion(&drv));
   DSLC_CUDART(-1, cudaRuntimeGetVersion(&rtv));
-  std::vector<TuningRecord> recs;
-  for (int b : {13, 17}) {
+  for (int b = 0; b <= 30; ++b) {
     TuningRecord r;
-    r.key = {"all_reduce",
-             "set:teams",
-             prop.name,
-             cudaVersionString(drv, rtv),
-             2,
-             "bfloat16",
-             b};
-    r.value.pick.kernel = "one_shot_all_reduce_kernel";
-    r.value.pick.cubin = "os/one_shot_all_reduce.r{rank}.cubin";
+    r.key = {collective, set,        prop.name, cudaVersionString(drv, rtv),
+             2,          "bfloat16", b};
+    r.value.pick.kernel = cubin;
+    r.value.pick.cubin = cubin;
     r.value.pick.us = 2.0;
     r.value.ncclUs = 6.5;
     recs.push_back(r);
   }
+  t.dirs += (t.dirs.empty() ? "" : ":") + dir;
+}
+
+Tuned makeTunedDirs(const std::string &root, const std::string &cache) {
+  Tuned t;
+  std::vector<TuningRecord> recs;
+  addTunedDir(root, "all_reduce", "one_shot_all_reduce.r*.cubin*",
+              "one_shot_all_reduce.r{rank}.cubin", recs, t);
+  auto have = [](const std::string &f) {
+    return std::ifstream(kernelPath(f)).good();
+  };
+  if ((t.reduceScatter = have("dslc_reduce_scatter.r0.cubin")))
+    addTunedDir(root, "reduce_scatter", "dslc_reduce_scatter.r*.cubin*",
+                "dslc_reduce_scatter.r{rank}.cubin", recs, t);
+  if ((t.allGather = have("dslc_all_gather.r0.cubin")))
+    addTunedDir(root, "all_gather", "dslc_all_gather.r*.cubin*",
+                "dslc_all_gather.r{rank}.cubin", recs, t);
   TuningCache(cache).store(recs);
+  return t;
+}
+
+/// The path a call must take.
+DispatchChoice::Kind expectedPath(CollectiveKind kind, const std::string &mode,
+                                  int world, int nodes, const Tuned &t) {
+  using P = DispatchChoice::Kind;
+  using K = CollectiveKind;
+  int nodeSize = world / nodes;
+  if (nodes == 1) // one node: the tuned kernel (its world is 2)
+    return world == 2 && t.covers(kind) ? P::Kernel : P::Nccl;
+  if (mode == "off")
+    return P::Nccl;
+  if (mode == "on")
+    return P::Hierarchical;
+  // auto: kernels of the node's world (2) for every in-node step.
+  bool inNode =
+      kind == K::AllReduce ? t.reduceScatter && t.allGather : t.covers(kind);
+  return nodeSize == 2 && inNode ? P::Hierarchical : P::Nccl;
 }
 
 struct Checker {
@@ -202,26 +254,24 @@ void checkPeerTables(Communicator &comm, int nodes, Checker &c) {
 /// 4: the collectives in each mode.
 void checkCollectives(Communicator &comm, int nodes, Checker &c) {
   tooling::TempDir kdir("dslc-teams-k"), cache("dslc-teams-c");
-  makeTunedDir(kdir.path(), cache.path());
-  size_t w = static_cast<size_t>(comm.worldSize());
+  Tuned tuned = makeTunedDirs(kdir.path(), cache.path());
+  c.ok(fmt::format("tuned kernel directories: {}", tuned.dirs));
+  int world = comm.worldSize();
+  size_t w = static_cast<size_t>(world);
   using K = CollectiveKind;
-  using P = DispatchChoice::Kind;
   for (const char *mode : {"auto", "on", "off"}) {
     setenv("DSLC_HIERARCHICAL", mode, 1);
     CollectivesOptions o;
-    o.kernelDirs = kdir.path();
+    o.kernelDirs = tuned.dirs;
     o.cacheDir = cache.path();
     o.log = true;
     Collectives coll(comm, o);
     for (K kind : {K::AllReduce, K::ReduceScatter, K::AllGather})
-      for (size_t n : {w, size_t(8198), w * 65536}) {
+      for (size_t n : {w, w * 2049, w * 65536}) {
         int64_t bad = runOne(comm, coll, kind, n);
         const auto &last = coll.lastCall();
-        P want = P::Nccl;
-        if (nodes == 1 && kind == K::AllReduce && n != w)
-          want = P::Kernel; // tuned at buckets 13 and 17
-        if (nodes == 2 && std::string(mode) == "on")
-          want = P::Hierarchical;
+        DispatchChoice::Kind want =
+            expectedPath(kind, mode, world, nodes, tuned);
         std::string line = fmt::format("mode={} {}", mode,
                                        last ? last->describe() : "(no call)");
         if (bad)
@@ -246,12 +296,14 @@ int mpTeams() {
   }
   auto comm = Communicator::createFromEnv();
   Checker c;
+  int world = comm->worldSize();
   const RankTeams &t = comm->teams(0);
   std::string teams = "teams: " + t.describe();
-  t.numNodes() == nodes && comm->worldSize() == 2
+  t.numNodes() == nodes &&t.lsaSize *nodes == world
       ? c.ok(teams)
-      : c.fail(fmt::format("{} (expected {} node(s), world 2)", teams, nodes));
-  checkPeerTables(*comm, nodes, c);
+      : c.fail(fmt::format("{} (expected {} node(s))", teams, nodes));
+  if (world == 2) // the planted tables are the one-shot kernel's (world 2)
+    checkPeerTables(*comm, nodes, c);
   checkCollectives(*comm, nodes, c);
   std::printf("RESULT: %s\n", c.failures ? "FAILED" : "all checks passed");
   return c.failures ? 1 : 0;
@@ -261,6 +313,17 @@ std::map<std::string, std::string> twoHostsEnv(int rank) {
   return {{"NCCL_HOSTID", fmt::format("dslc-fake-host-{}", rank)},
           {"NCCL_P2P_DISABLE", "1"},
           {"NCCL_SHM_DISABLE", "1"},
+          {"NCCL_NET", "Socket"},
+          {"NCCL_IB_DISABLE", "1"},
+          {"NCCL_SOCKET_IFNAME", "lo"},
+          {"NCCL_NVLS_ENABLE", "0"},
+          {"DSLC_TEST_EXPECT_NODES", "2"}};
+}
+
+std::map<std::string, std::string> twoHostsOfTwoEnv(int rank) {
+  // Ranks 0, 1 on GPUs 0, 1 of host 0; ranks 2, 3 on GPUs 0, 1 of host 1.
+  // P2P stays on inside a host (NCCL never uses it between host ids).
+  return {{"NCCL_HOSTID", fmt::format("dslc-fake-host-{}", rank / 2)},
           {"NCCL_NET", "Socket"},
           {"NCCL_IB_DISABLE", "1"},
           {"NCCL_SOCKET_IFNAME", "lo"},
@@ -289,6 +352,8 @@ TEST_CASE("teams: two processes as two hosts (distinct NCCL_HOSTID) and as "
     }
   };
   check(runRanks("mp-teams", 2, 300, twoHostsEnv), "two hosts");
+  check(runRanks("mp-teams", 4, 300, twoHostsOfTwoEnv),
+        "two hosts of two GPUs");
   check(runRanks("mp-teams", 2, 300,
                  [](int) {
                    return std::map<std::string, std::string>{

@@ -134,10 +134,11 @@ step dslrun-2proc 90 "$BUILD/bin/dslrun" --cubin "$K" --launch 2 \
 # Teams: two processes as two hosts (a different NCCL_HOSTID each, NCCL over
 # loopback sockets: the LSA team is one rank, peer tables naming the other
 # rank are refused, the collectives run through NCCL or, with
-# DSLC_HIERARCHICAL=on, the hierarchical path), then as one node (the tuned
-# all-reduce runs the one-shot kernel). tests/runtime/teams_two_nodes.sh.
+# DSLC_HIERARCHICAL=on, the hierarchical path), four processes as two hosts
+# of two GPUs (hierarchical with the world-2 kernels inside each host), then
+# two as one node (the tuned kernels run). tests/runtime/teams_two_nodes.sh.
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-for mode in two-hosts one-node; do
+for mode in two-hosts two-hosts-x2 one-node; do
   if [ "${NGPU:-0}" -lt 2 ]; then
     record "teams-$mode" SKIP "needs 2 GPUs, ${NGPU:-0} visible"
   else

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Two processes, one GPU each, as two "hosts" or as one node: the runtime's
+# Processes, one GPU each, as two "hosts" or as one node: the runtime's
 # teams, the bind-time refusal of peer tables naming a rank of another node,
 # and the collectives' paths (tests/runtime/GpuTeams.cpp, child scenario
 # mp-teams, checks every result and prints RESULT lines).
 #
-# Usage: tests/runtime/teams_two_nodes.sh BUILD_DIR two-hosts|one-node
+# Usage: tests/runtime/teams_two_nodes.sh BUILD_DIR two-hosts|two-hosts-x2|one-node
 #   two-hosts: each process gets its own NCCL_HOSTID, NCCL's P2P and SHM
 #     transports are off and NCCL talks over sockets on loopback, so NCCL
 #     sees two hosts: the LSA team is one rank, all-reduce / reduce-scatter /
@@ -13,8 +13,15 @@
 #     network transport (via NET/Socket) and no P2P/SHM connection.
 #     ONE_GPU=1 runs both processes on GPU 0 (NCCL does not see one GPU
 #     twice across hosts), for a machine with one GPU.
-#   one-node: the same two processes as one node: the LSA team is both
-#     ranks, the tuned all-reduce runs the runtime tests' one-shot kernel.
+#   two-hosts-x2: four processes, ranks 0, 1 on GPUs 0, 1 of "host" 0 and
+#     ranks 2, 3 on GPUs 0, 1 of host 1 (P2P stays on; NCCL never uses it
+#     between host ids): the LSA teams are {0, 1} and {2, 3}, and the
+#     collectives run hierarchically with the tuned world-2 kernels inside
+#     each node (the dslc-compiled reduce-scatter and all-gather examples,
+#     when the build has them) and NCCL across.
+#   one-node: two processes as one node: the LSA team is both ranks, the
+#     tuned collectives run the kernels (one-shot all-reduce, and the
+#     dslc-compiled reduce-scatter / all-gather when built).
 # Exit: 0 passed, 1 failed, 77 skipped (not enough GPUs). Logs under $OUT.
 set -uo pipefail
 BUILD=${1:?usage: teams_two_nodes.sh BUILD_DIR two-hosts|one-node}
@@ -23,8 +30,8 @@ OUT=${OUT:-/tmp/dslc-runtime-gpu-logs}
 LIMIT_S=${LIMIT_S:-300}
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 BIN=$BUILD/bin/dslc-runtime-tests
-case $MODE in two-hosts | one-node) ;; *)
-  echo "teams_two_nodes.sh: mode '$MODE' is neither two-hosts nor one-node" >&2
+case $MODE in two-hosts | two-hosts-x2 | one-node) ;; *)
+  echo "teams_two_nodes.sh: mode '$MODE' is not two-hosts, two-hosts-x2 or one-node" >&2
   exit 2 ;;
 esac
 [ -x "$BIN" ] || { echo "teams_two_nodes.sh: no $BIN" >&2; exit 2; }
@@ -38,9 +45,12 @@ if [ "${ngpu:-0}" -lt "$need" ]; then
 fi
 dir=$(mktemp -d /tmp/dslc-teams-XXXXXX)
 trap 'rm -rf "$dir"' EXIT
+world=2
+[ "$MODE" = two-hosts-x2 ] && world=4
+ranks=$(seq 0 $((world - 1)))
 pids=()
-for r in 0 1; do
-  vars=(DSLC_RT_TEST_CHILD=mp-teams RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r
+for r in $ranks; do
+  vars=(DSLC_RT_TEST_CHILD=mp-teams RANK=$r WORLD_SIZE=$world LOCAL_RANK=$r
         DSLC_RENDEZVOUS="$dir/rendezvous.id" NCCL_DEBUG=INFO
         NCCL_DEBUG_SUBSYS=INIT,NET,ENV)
   if [ "$MODE" = two-hosts ]; then
@@ -48,6 +58,10 @@ for r in 0 1; do
            NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_NET=Socket
            NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo)
     [ "${ONE_GPU:-0}" = 1 ] && vars+=(CUDA_VISIBLE_DEVICES=0)
+  elif [ "$MODE" = two-hosts-x2 ]; then
+    # LOCAL_RANK modulo the visible GPUs picks GPU r % 2.
+    vars+=(DSLC_TEST_EXPECT_NODES=2 NCCL_HOSTID=dslc-fake-host-$((r / 2))
+           NCCL_NET=Socket NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo)
   else
     vars+=(DSLC_TEST_EXPECT_NODES=1)
   fi
@@ -55,7 +69,7 @@ for r in 0 1; do
   pids+=($!)
 done
 fail=0
-for r in 0 1; do
+for r in $ranks; do
   wait "${pids[$r]}"
   rc=$?
   log=$OUT/teams-$MODE.r$r.log
@@ -67,11 +81,11 @@ for r in 0 1; do
   if ! grep -q '^RESULT: all checks passed' "$log"; then
     echo "FAILED: rank $r did not pass every check"; fail=1
   fi
-  if [ "$MODE" = two-hosts ]; then
+  if [ "$MODE" != one-node ]; then
     if ! grep -q 'via NET/Socket' "$log"; then
       echo "FAILED: rank $r: NCCL did not connect through NET/Socket"; fail=1
     fi
-    if grep -Eq 'via (P2P|SHM)' "$log"; then
+    if [ "$MODE" = two-hosts ] && grep -Eq 'via (P2P|SHM)' "$log"; then
       echo "FAILED: rank $r: NCCL connected through P2P/SHM: not two hosts"
       fail=1
     fi
