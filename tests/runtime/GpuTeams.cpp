@@ -335,10 +335,10 @@ std::map<std::string, std::string> twoHostsOfTwoEnv(int rank) {
 
 using namespace dslc::test;
 
-TEST_CASE("teams: two processes as two hosts (distinct NCCL_HOSTID) and as "
-          "one node",
+TEST_CASE("teams: processes as two hosts (distinct NCCL_HOSTID) and as one "
+          "node",
           "[gpu][multinode]") {
-  if (!requireGpus(2, "teams (two processes as two hosts, then one node)"))
+  if (!requireGpus(2, "teams (two hosts of one and of two GPUs, one node)"))
     return;
   auto check = [](const std::vector<ChildResult> &rs, const char *what) {
     for (size_t r = 0; r < rs.size(); ++r) {
