@@ -70,6 +70,15 @@ template <typename T> T *need(T *p, const char *what) {
   return p;
 }
 
+/// Copies `s` into buf (truncated to len - 1 bytes, NUL-terminated).
+void copyString(const std::string &s, char *buf, size_t len) {
+  if (buf && len > 0) {
+    size_t n = std::min(len - 1, s.size());
+    std::memcpy(buf, s.data(), n);
+    buf[n] = 0;
+  }
+}
+
 /// Copies `text` with its NUL into buf[len], or fails naming `what`.
 void copyOut(const std::string &text, char *buf, size_t len, const char *what) {
   if (text.size() + 1 > len)
@@ -296,8 +305,9 @@ dslcStatus dslcKernelErrorRecord(dslcKernel k, int local,
 dslcStatus dslcArgsCreate(dslcKernel k, int local, dslcArgs *out) {
   return guard([&] {
     need(out, "out");
-    const KernelMetadata &md = need(k, "kernel")->kernel->metadata(local);
-    *out = new dslcArgs_s{k, local, BoundArgs(md)};
+    // With the rank's teams: a peer table naming a rank outside its LSA
+    // team is refused when bound.
+    *out = new dslcArgs_s{k, local, need(k, "kernel")->kernel->args(local)};
   });
 }
 dslcStatus dslcArgsDestroy(dslcArgs a) {
@@ -430,14 +440,33 @@ dslcStatus dslcCollectivesChoice(dslcCollectives coll, const char *collective,
     DispatchChoice c = need(coll, "collectives")
                            ->coll->choose(needKind(collective), count,
                                           needDType(dtype));
-    std::string s = fmt::format(
-        "{}: {}", c.kind == DispatchChoice::Kind::Kernel ? "kernel" : "nccl",
-        c.reason);
-    if (buf && len > 0) {
-      size_t n = std::min(len - 1, s.size());
-      std::memcpy(buf, s.data(), n);
-      buf[n] = 0;
-    }
+    copyString(fmt::format("{}: {}", dispatchKindName(c.kind), c.reason),
+               buf, len);
+  });
+}
+dslcStatus dslcCollectivesLastCall(dslcCollectives coll, char *buf,
+                                   size_t len) {
+  return guard([&] {
+    const auto &last = need(coll, "collectives")->coll->lastCall();
+    copyString(last ? fmt::format("{}: {}", dispatchKindName(last->path),
+                                  last->describe())
+                    : std::string(),
+               buf, len);
+  });
+}
+dslcStatus dslcCommTeams(dslcComm c, int local, int *lsaSize, int *lsaRank,
+                         int *numNodes) {
+  return guard([&] {
+    const RankTeams &t = need(c, "comm")->comm->teams(local);
+    if (!t.known())
+      raise(ErrorCode::Nccl, fmt::format("rank {}: the LSA team is {}",
+                                         t.worldRank, t.describeLsa()));
+    if (lsaSize)
+      *lsaSize = t.lsaSize;
+    if (lsaRank)
+      *lsaRank = t.lsaRank;
+    if (numNodes)
+      *numNodes = t.numNodes();
   });
 }
 } // extern "C"

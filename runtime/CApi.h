@@ -141,11 +141,22 @@ dslcStatus dslcCollectivesPrepare(dslcCollectives coll,
                                   const char *collective,
                                   const size_t *counts, size_t numCounts,
                                   const char *dtype);
-/* Where a call would go: writes "kernel: REASON" or "nccl: REASON" into
- * buf (truncated to len). */
+/* Where a call would go: writes "kernel: REASON", "nccl: REASON" or, on a
+ * world spanning nodes, "hierarchical: REASON" (kernels in each node, NCCL
+ * across nodes) into buf (truncated to len). */
 dslcStatus dslcCollectivesChoice(dslcCollectives coll, const char *collective,
                                  size_t count, const char *dtype, char *buf,
                                  size_t len);
+/* What the last call (of any collective) ran: "PATH: COLLECTIVE DTYPE of N:
+ * PATH (REASON)" with PATH kernel, nccl or hierarchical; "" before the
+ * first call. */
+dslcStatus dslcCollectivesLastCall(dslcCollectives coll, char *buf,
+                                   size_t len);
+/* Local rank `local`'s load/store (LSA) team from NCCL: its size, the
+ * rank's index in it and the number of such teams (nodes) in the world.
+ * Any out pointer may be NULL. DSLC_ERROR_NCCL when NCCL cannot tell. */
+dslcStatus dslcCommTeams(dslcComm comm, int local, int *lsaSize, int *lsaRank,
+                         int *numNodes);
 
 /* Additions for the Python package (python/dslc). */
 

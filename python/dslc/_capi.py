@@ -106,6 +106,8 @@ FUNCTIONS = {
                                         c_size_t, c_char_p]),
     "dslcCollectivesChoice": (Status, [Handle, c_char_p, c_size_t, c_char_p,
                                        c_char_p, c_size_t]),
+    "dslcCollectivesLastCall": (Status, [Handle, c_char_p, c_size_t]),
+    "dslcCommTeams": (Status, [Handle, c_int, P(c_int), P(c_int), P(c_int)]),
     "dslcNcclLibrary": (Status, [c_char_p, c_size_t, P(c_int)]),
     "dslcArgsNumTiles": (Status, [Handle, P(c_int64)]),
     "dslcKernelCheckErrors": (Status, [Handle]),

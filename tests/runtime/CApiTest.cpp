@@ -154,3 +154,16 @@ TEST_CASE("C API: is a kernel in the tuning cache", "[capi]") {
   CHECK(has("abc", 4, "bfloat16", 4096) == 0);
   CHECK(has("abc", 2, "float32", 4096) == 0);
 }
+
+TEST_CASE("C API: teams and the last call reject NULL handles", "[capi]") {
+  int size = -1;
+  CHECK(dslcCommTeams(nullptr, 0, &size, nullptr, nullptr) ==
+        DSLC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(dslcGetLastError()) == "comm is NULL");
+  CHECK(size == -1);
+  char buf[64] = "untouched";
+  CHECK(dslcCollectivesLastCall(nullptr, buf, sizeof buf) ==
+        DSLC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(dslcGetLastError()) == "collectives is NULL");
+  CHECK(std::string(buf) == "untouched");
+}

@@ -2,7 +2,8 @@
 # Runs every runtime GPU test on a machine with GPUs: the Catch2 [gpu] tests
 # (both process models, planted hang, dead peer, the harness's references
 # against NCCL), dslrun on the hand-written one-shot all-reduce in one
-# process and in two processes, and, when the build holds them (compiler
+# process and in two processes, two processes as two hosts and as one node
+# (teams_two_nodes.sh; skipped with fewer than 2 GPUs), and, when the build holds them (compiler
 # configured), every dslc-compiled collective example in bf16/f16/f32 (one
 # and two processes, 10,000-call repeats), the simulator/GPU differential
 # check (dslrun --inputs-from the build's dump) and the planted hang in a
@@ -123,11 +124,28 @@ ldd "$BUILD/bin/dslrun" | grep -i nccl
 KD="$BUILD/tests/runtime/kernels"
 K="$KD/one_shot_all_reduce.r{rank}.cubin"
 step unit 60 "$BUILD/bin/dslc-runtime-tests" "~[gpu]"
-step gpu 300 "$BUILD/bin/dslc-runtime-tests" "[gpu]" --durations yes
+# The [multinode] test runs as the teams-* steps below, with NCCL's logs.
+step gpu 300 "$BUILD/bin/dslc-runtime-tests" "[gpu]~[multinode]" --durations yes
 step dslrun-1proc 90 "$BUILD/bin/dslrun" --cubin "$K" \
   --sizes 1,7,8191,8192,8193,65539,1M,4M,16M,64M --iters 20 --graph-replays 100
 step dslrun-2proc 90 "$BUILD/bin/dslrun" --cubin "$K" --launch 2 \
   --sizes 1,8193,1M,16M --iters 20 --graph-replays 100
+
+# Teams: two processes as two hosts (a different NCCL_HOSTID each, NCCL over
+# loopback sockets: the LSA team is one rank, peer tables naming the other
+# rank are refused, the collectives run through NCCL or, with
+# DSLC_HIERARCHICAL=on, the hierarchical path), four processes as two hosts
+# of two GPUs (hierarchical with the world-2 kernels inside each host), then
+# two as one node (the tuned kernels run). tests/runtime/teams_two_nodes.sh.
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+for mode in two-hosts two-hosts-x2 one-node; do
+  if [ "${NGPU:-0}" -lt 2 ]; then
+    record "teams-$mode" SKIP "needs 2 GPUs, ${NGPU:-0} visible"
+  else
+    step "teams-$mode" 400 "$ROOT/tests/runtime/teams_two_nodes.sh" \
+      "$BUILD" "$mode"
+  fi
+done
 
 # The dslc-compiled examples (tests/runtime/CMakeLists.txt builds each for
 # every element type: kernels/dslc_NAME.r{rank}.cubin is bfloat16,
