@@ -79,6 +79,12 @@ struct Problem {
 /// rt::Error(InvalidArgument) for sizes given to a kernel with a reference
 /// or shapes given to a collective.
 std::vector<Problem> problems(const TunerOptions &o, const Manifest &m);
+/// For kernels with a reference: plans every problem against each kernel's
+/// compiled metadata and binds the reference (no GPU), so a shape the
+/// kernels cannot take (a missing size, a dimension the kernel was compiled
+/// for, a name it lacks) is one error before any measurement. Throws
+/// rt::Error(InvalidArgument) naming the shape. (problems() calls it.)
+void checkProblems(const Manifest &m, const std::vector<Problem> &ps);
 
 /// `tuner compile`: returns the manifest written into `dir`.
 Manifest doCompile(const TunerOptions &o, const std::string &dir,
