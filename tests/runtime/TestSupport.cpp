@@ -69,20 +69,20 @@ ChildResult runChild(const std::string &scenario,
   return runScenario(scenario, env, timeoutSec);
 }
 
-std::vector<ChildResult> runRanks(const std::string &scenario, int n,
-                                  int timeoutSec) {
+std::vector<ChildResult>
+runRanks(const std::string &scenario, int n, int timeoutSec,
+         const std::map<std::string, std::string> &extraEnv) {
   tooling::TempDir dir("dslc-rt-test");
   std::vector<ChildResult> results(n);
   std::vector<std::thread> ranks;
   for (int r = 0; r < n; ++r)
     ranks.emplace_back([&, r] {
-      results[r] =
-          runScenario(scenario,
-                      {{"RANK", std::to_string(r)},
-                       {"WORLD_SIZE", std::to_string(n)},
-                       {"LOCAL_RANK", std::to_string(r)},
-                       {"DSLC_RENDEZVOUS", dir.path() + "/rendezvous.id"}},
-                      timeoutSec);
+      std::map<std::string, std::string> env = extraEnv;
+      env["RANK"] = std::to_string(r);
+      env["WORLD_SIZE"] = std::to_string(n);
+      env["LOCAL_RANK"] = std::to_string(r);
+      env["DSLC_RENDEZVOUS"] = dir.path() + "/rendezvous.id";
+      results[r] = runScenario(scenario, std::move(env), timeoutSec);
     });
   for (std::thread &t : ranks)
     t.join();

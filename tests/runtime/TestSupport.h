@@ -32,12 +32,16 @@ ChildResult runChild(const std::string &scenario,
                      const std::map<std::string, std::string> &env,
                      int timeoutSec);
 /// Runs `n` children as ranks 0..n-1 of one job (RANK/WORLD_SIZE/LOCAL_RANK
-/// and a rendezvous file in a fresh temporary directory).
-std::vector<ChildResult> runRanks(const std::string &scenario, int n,
-                                  int timeoutSec);
+/// and a rendezvous file in a fresh temporary directory), with `extraEnv`.
+std::vector<ChildResult>
+runRanks(const std::string &scenario, int n, int timeoutSec,
+         const std::map<std::string, std::string> &extraEnv = {});
 
 /// Child entry point (GpuChildren.cpp); returns the exit code.
 int runChildScenario(const std::string &scenario);
+/// The dead-peer scenarios "fault-*" (FaultChildren.cpp); -1 when
+/// `scenario` is not one of them.
+int runFaultScenario(const std::string &scenario);
 
 } // namespace dslc::test
 

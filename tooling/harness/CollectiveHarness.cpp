@@ -346,6 +346,7 @@ CollectiveResult CollectiveHarness::runNccl(int64_t n, const RunOptions &o) {
           one(i);
         }
         DSLC_NCCL(-1, ncclGroupEnd());
+        comm_.settle(fmt::format("nccl {}", collectiveName(plan_.collective)));
       },
       one,
       [&] {

@@ -1,4 +1,5 @@
 //===- Bench.cpp - tuner bench --------------------------------------------===//
+#include "contract/AtomicFile.h"
 #include "runtime/DType.h"
 #include "runtime/Error.h"
 #include "tooling/tuner/Session.h"
@@ -177,10 +178,9 @@ int doBench(const TunerOptions &o, const Manifest &m) {
     std::string csv = csvHeader() + "\n";
     for (const BenchRow &r : b.rows)
       csv += csvLine(r) + "\n";
-    std::ofstream out(o.csv);
-    out << csv;
-    if (!out)
-      rt::raise(rt::ErrorCode::Io, "cannot write " + o.csv);
+    contract::Expected<bool> ok = contract::writeFileAtomically(o.csv, csv);
+    if (!ok)
+      rt::raise(rt::ErrorCode::Io, ok.error());
   }
   printBench(o, m, di, b.rows);
   return b.failures ? 1 : 0;
