@@ -364,8 +364,9 @@ Communicator::~Communicator() {
     // timeout aborts the communicators below.
     try {
       finalizeComms();
-    } catch (const Error &e) {
+    } catch (const std::exception &e) {
       std::fprintf(stderr, "dslc runtime: %s\n", e.what());
+      failed_ = true;
     }
   }
   for (LocalRank &l : locals_) {

@@ -133,7 +133,7 @@ void SymmetricHeap::release() {
     try {
       comm_.settle("symmetric window deregistration "
                    "(ncclCommWindowDeregister)");
-    } catch (const Error &e) {
+    } catch (const std::exception &e) {
       std::fprintf(stderr, "dslc runtime: %s\n", e.what());
     }
   }
