@@ -5,8 +5,8 @@
 // ready within the timeout. FaultTest.cpp runs the real thing on two GPUs.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/Error.h"
 #include "runtime/NcclAsync.h"
+#include "runtime/Error.h"
 
 #include <catch2/catch.hpp>
 
@@ -40,8 +40,7 @@ private:
 };
 } // namespace
 
-TEST_CASE("the host timeout: argument, environment, default",
-          "[nccl-async]") {
+TEST_CASE("the host timeout: argument, environment, default", "[nccl-async]") {
   {
     HostTimeoutEnv env(nullptr);
     CHECK(resolveHostTimeoutMs(-1) == kDefaultHostTimeoutMs);
@@ -87,7 +86,8 @@ TEST_CASE("pollUntilReady waits for every communicator", "[nccl-async]") {
   CHECK(polls[0] == 1);
   CHECK(polls[1] == 11);
   CHECK(polls[2] == 21);
-  pollUntilReady({}, [](size_t) { return ncclInProgress; }, "nothing", 1);
+  pollUntilReady(
+      {}, [](size_t) { return ncclInProgress; }, "nothing", 1);
 }
 
 TEST_CASE("pollUntilReady names the rank, the call and NCCL's error",

@@ -261,7 +261,7 @@ int runDslrun(const DslrunOptions &o) {
               comm->numLocal(),
               comm->singleProcess() ? "one process" : "one process per GPU",
               static_cast<long long>(kernel->timeoutMs()));
-  int status = dump        ? runDifferential(*dump, *comm, *kernel, tag)
+  int status = dump          ? runDifferential(*dump, *comm, *kernel, tag)
                : o.generic() ? runGeneric(o, *comm, *kernel, tag, tmp.path())
                              : runCollective(o, *comm, *kernel, tag);
   // The end is collective: a peer that died after its last call is an

@@ -4,7 +4,6 @@
 #ifndef DSLC_TOOLING_SUPPORT_FILES_H
 #define DSLC_TOOLING_SUPPORT_FILES_H
 
-
 #include <string>
 
 namespace dslc::tooling {
