@@ -88,6 +88,15 @@ std::string tuningCacheFile(const std::string &dir);
 /// Today in ISO 8601 (UTC), e.g. 2026-11-02T10:04:05Z.
 std::string isoDateNow();
 
+/// The config a record holds for one kernel: its entry in
+/// `value.perKernel` with this name and source sha256, or nullptr. Whether
+/// a kernel was tuned is whether a record of its world size, dtype and
+/// bucket has one (`dslc --config-from-cache` and the Python package's
+/// autotune both ask this).
+const KernelConfig *tunedConfigOf(const TuningValue &value,
+                                  const std::string &kernel,
+                                  const std::string &sha256);
+
 using WarningHandler = std::function<void(const std::string &)>;
 
 /// Parses cache text (`origin` names the file in messages). A file that is

@@ -7,19 +7,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fmt/format.h>
 
 using namespace dslc;
 using namespace dslc::sim;
-
-namespace {
-
-std::string fmt(const char *f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-} // namespace
 
 /// "E" for a 1-d buffer, "[i, j, ...] (E)" otherwise.
 std::string dslc::sim::elementText(const Buffer &b, int64_t flat) {
@@ -190,18 +181,20 @@ void Checker::reportWrong(const Buffer &b, const Check &c,
     outliers += ", " + std::to_string(c.nonFinite) + " not finite";
   if (c.outliers && !spec.bitwise && b.isFloat())
     outliers += ", " + std::to_string(c.outliers) + " beyond " +
-                fmt("%g", contract::kElementToleranceFactor) +
+                fmt::format("{:g}", contract::kElementToleranceFactor) +
                 " x the tolerance of their magnitude";
   std::string what = spec.kind == "user" ? "reference " + spec.userName
                                          : "the " + spec.kind + " reference";
-  reporter.error(
-      "mismatch@" + head,
-      head + "differs from " + what + ": " + std::to_string(c.mismatched) +
-          " of " + std::to_string(b.numel) +
-          " element(s) differ, relative error " + fmt("%.3g", c.relError) +
-          " (" + toleranceText(b.type, spec.bitwise, tol) + ")" + outliers +
-          ", worst element " + elementText(b, k) + note + ": got " +
-          fmt("%.6g", got) + ", expected " + fmt("%.6g", e.values[k]));
+  reporter.error("mismatch@" + head,
+                 head + "differs from " + what + ": " +
+                     std::to_string(c.mismatched) + " of " +
+                     std::to_string(b.numel) +
+                     " element(s) differ, relative error " +
+                     fmt::format("{:.3g}", c.relError) + " (" +
+                     toleranceText(b.type, spec.bitwise, tol) + ")" + outliers +
+                     ", worst element " + elementText(b, k) + note + ": got " +
+                     fmt::format("{:.6g}", got) + ", expected " +
+                     fmt::format("{:.6g}", e.values[k]));
 }
 
 std::string Checker::verdict(const std::string &requested) const {
@@ -235,6 +228,6 @@ std::string Checker::verdict(const std::string &requested) const {
   }
   return what + " (" + o.type.name() + ", " +
          toleranceText(o.type, spec.bitwise, tolerance(o.type, worldSize)) +
-         "): max relative error " + fmt("%.3g", worstRel) + ", max abs error " +
-         fmt("%.3g", worstAbs);
+         "): max relative error " + fmt::format("{:.3g}", worstRel) +
+         ", max abs error " + fmt::format("{:.3g}", worstAbs);
 }

@@ -206,6 +206,11 @@ private:
   /// Checks the elements `indices` (-1: masked) of `b` for races.
   void checkRaces(Task &task, mlir::Operation &op, Buffer &b,
                   const std::vector<int64_t> &indices, bool write);
+  /// The first slot's indices of a signal/wait (evaluated into `indices`)
+  /// and how many slots its extents cover.
+  int64_t slotRange(Task &task, mlir::ValueRange indexValues,
+                    llvm::ArrayRef<int64_t> extents,
+                    std::vector<int64_t> &indices);
   bool slotFlat(Task &task, mlir::Operation &op,
                 const std::vector<int64_t> &sizes,
                 const std::vector<int64_t> &indices,

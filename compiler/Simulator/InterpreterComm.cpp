@@ -83,6 +83,18 @@ Interpreter::Outcome Interpreter::execPeer(Task &task, Operation &op) {
   return Outcome::Next;
 }
 
+int64_t Interpreter::slotRange(Task &task, ValueRange indexValues,
+                               ArrayRef<int64_t> extents,
+                               std::vector<int64_t> &indices) {
+  indices.clear();
+  for (Value v : indexValues)
+    indices.push_back(getInt(task, v));
+  int64_t slots = 1;
+  for (int64_t e : extents)
+    slots *= e;
+  return slots;
+}
+
 bool Interpreter::slotFlat(Task &task, Operation &op,
                            const std::vector<int64_t> &sizes,
                            const std::vector<int64_t> &indices,
@@ -130,11 +142,8 @@ Interpreter::Outcome Interpreter::execSignal(Task &task, Operation &op) {
     padName = pad.ref->buffer->name;
   }
   std::vector<int64_t> indices;
-  for (Value v : signal.getIndices())
-    indices.push_back(getInt(task, v));
-  int64_t slots = 1;
-  for (int64_t e : signal.getExtents())
-    slots *= e;
+  int64_t slots =
+      slotRange(task, signal.getIndices(), signal.getExtents(), indices);
   if (task.slotDone.empty()) {
     // First attempt: the barrier before the flag, and the ordering check.
     if (signal.getHasPreviousMemAccess()) {
@@ -205,11 +214,8 @@ Interpreter::Outcome Interpreter::execWait(Task &task, Operation &op) {
   auto wait = cast<comm::WaitOp>(op);
   const RefVal &pad = *get(task, wait.getPad()).ref;
   std::vector<int64_t> indices;
-  for (Value v : wait.getIndices())
-    indices.push_back(getInt(task, v));
-  int64_t slots = 1;
-  for (int64_t e : wait.getExtents())
-    slots *= e;
+  int64_t slots =
+      slotRange(task, wait.getIndices(), wait.getExtents(), indices);
   if (task.slotDone.empty()) {
     task.slotDone.assign(slots, 0);
     if (wait.getUpdate() && releases(wait.getSem()))

@@ -22,18 +22,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fmt/format.h>
 #include <iostream>
 
 using namespace dslc;
 using namespace dslc::sim;
 
 namespace {
-
-std::string fmt(const char *f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 /// a * b, or INT64_MAX when it overflows (sizes come from the user).
 int64_t satMul(int64_t a, int64_t b) {
@@ -277,16 +272,16 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
   }
   int64_t planned = plannedHostBytes(binding, worldSize, options.calls, spec);
   if (planned > kMaxSimulatedHostBytes) {
-    diags.error(
-        kernel.getNameRange(),
-        "cannot simulate: the run needs about " +
-            fmt("%.1f", double(planned) / double(1 << 30)) +
-            " GiB on the host (every rank's buffers, every launch's "
-            "inputs and expected outputs), more than the simulator's " +
-            fmt("%.1f", double(kMaxSimulatedHostBytes) / double(1 << 30)) +
-            " GiB (kMaxSimulatedHostBytes, "
-            "compiler/Simulator/SimulationOptions.h): pass a smaller "
-            "--size N (or fewer --calls)");
+    diags.error(kernel.getNameRange(),
+                "cannot simulate: the run needs about " +
+                    fmt::format("{:.1f}", double(planned) / double(1 << 30)) +
+                    " GiB on the host (every rank's buffers, every launch's "
+                    "inputs and expected outputs), more than the simulator's " +
+                    fmt::format("{:.1f}", double(kMaxSimulatedHostBytes) /
+                                              double(1 << 30)) +
+                    " GiB (kMaxSimulatedHostBytes, "
+                    "compiler/Simulator/SimulationOptions.h): pass a smaller "
+                    "--size N (or fewer --calls)");
     return 1;
   }
   world.numCtas = options.ctas.value_or(std::max<int64_t>(binding.numTiles, 1));
@@ -333,7 +328,7 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
       << (ok ? "PASS" : "FAIL") << "\n";
   out << "steps: " << totals.steps << ", errors: " << reporter.getNumErrors()
       << ", warnings: " << reporter.getNumWarnings() << "\n";
-  out << "time: " << fmt("%.3f", seconds) << " s\n";
+  out << "time: " << fmt::format("{:.3f}", seconds) << " s\n";
   out.flush();
   return ok ? 0 : 1;
 }

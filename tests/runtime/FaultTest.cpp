@@ -25,9 +25,10 @@ constexpr int kHostTimeoutMs = 5000;
 constexpr double kSurvivorLimitS = 4.0 * kHostTimeoutMs / 1000 + 20;
 
 std::vector<ChildResult> runFault(const std::string &scenario) {
-  auto rs =
-      runRanks(scenario, 2, 120,
-               {{"DSLC_HOST_TIMEOUT_MS", std::to_string(kHostTimeoutMs)}});
+  auto rs = runRanks(scenario, 2, 120, [](int) {
+    return std::map<std::string, std::string>{
+        {"DSLC_HOST_TIMEOUT_MS", std::to_string(kHostTimeoutMs)}};
+  });
   for (int r = 0; r < 2; ++r)
     fmt::print("{}: rank {} ({:.1f} s, exit {}):\n{}\n", scenario, r,
                rs[r].seconds, rs[r].exitCode, rs[r].output);

@@ -175,6 +175,8 @@ int runChildScenario(const std::string &scenario) {
       return mpDeadPeer();
     if (scenario == "mp-work")
       return mpWork();
+    if (scenario == "mp-teams")
+      return mpTeams();
     if (int status = runFaultScenario(scenario); status >= 0)
       return status;
     std::printf("unknown child scenario '%s'\n", scenario.c_str());

@@ -2,6 +2,7 @@
 #ifndef DSLC_TESTS_RUNTIME_TESTSUPPORT_H
 #define DSLC_TESTS_RUNTIME_TESTSUPPORT_H
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,10 +33,13 @@ ChildResult runChild(const std::string &scenario,
                      const std::map<std::string, std::string> &env,
                      int timeoutSec);
 /// Runs `n` children as ranks 0..n-1 of one job (RANK/WORLD_SIZE/LOCAL_RANK
-/// and a rendezvous file in a fresh temporary directory), with `extraEnv`.
+/// and a rendezvous file in a fresh temporary directory).
+std::vector<ChildResult> runRanks(const std::string &scenario, int n,
+                                  int timeoutSec);
+/// The same with extra environment variables per rank.
 std::vector<ChildResult>
 runRanks(const std::string &scenario, int n, int timeoutSec,
-         const std::map<std::string, std::string> &extraEnv = {});
+         const std::function<std::map<std::string, std::string>(int)> &env);
 
 /// Child entry point (GpuChildren.cpp); returns the exit code.
 int runChildScenario(const std::string &scenario);
