@@ -23,12 +23,30 @@ namespace dslc {
 /// Per-thread work of one kernel: the sum, over every tile operation MLIRGen
 /// generates (unrolled loops over peers and constant ranges count each
 /// copy), of the elements one thread holds of its result (tile elements /
-/// threads, at least 1). Code size and compile time grow with it, faster
-/// than linearly for wide per-thread tiles. Measured (docs/robustness.md):
-/// the examples at their configs and 128 ranks cost at most 12352 (the
-/// two-shot); the one-shot at block 8192 and one warp costs 1280 at 2
-/// ranks, 4352 at 8 and about 16900 at 32 ranks (over 100 s).
+/// threads, at least 1), or, for an operation without a tile result (a
+/// store, an LL put), of the tile it consumes; LL operations weigh more
+/// (kLLWorkWeight). Code size and compile time grow with it, faster than
+/// linearly for wide per-thread tiles. Measured (docs/robustness.md): the
+/// one-shot at block 8192 and one warp costs 1280 at 2 ranks, 4352 at 8 and
+/// about 16900 at 32 ranks (over 100 s); the two-shot at its config passes
+/// the bound at 128 ranks (its stores to every peer: 24 s to compile before
+/// they were counted) and compiles at 127 (21 s of CPU on a loaded
+/// two-core machine); the other examples compile at 128 ranks.
 inline constexpr int64_t kMaxPerThreadWork = 16384;
+
+/// LL packet operations (hl.ll_put, hl.ll_get) pack or poll every packet a
+/// thread holds in unrolled code that costs the backend several times a
+/// plain tile operation of the same width: one holding E elements per
+/// thread counts E * clamp(E / kLLWorkStep, 1, kLLWorkWeight) toward
+/// kMaxPerThreadWork (and stores and LL puts, which make no tile, count the
+/// tile they consume). Measured on the LL two-shot (4 LL operations per
+/// peer; release build): block 8192 and one warp (256 elements per thread)
+/// at 2, 3, 4 and 8 ranks compiled in 4, 11, 30 and 93 s, now 9728 and
+/// 14592 (compiled) and 19456 and 38912 (an error in 0.1 s); block 4096 and
+/// one warp at 8 ranks took 27 s, now 19456 (an error); at its config
+/// (block 1024, 4 warps) it costs 7168 at 128 ranks (4.3 s).
+inline constexpr int64_t kLLWorkStep = 8;
+inline constexpr int64_t kLLWorkWeight = 4;
 
 /// Statements MLIRGen generates for one kernel, every unrolled copy of a
 /// loop body counted (`range` over constants and loops over peers are

@@ -463,6 +463,9 @@ void Collectives::nccl(CollectiveKind kind, int local, const void *send,
                                     ncclType(dtype), l.comm, stream));
     break;
   }
+  // Non-blocking communicators: the call is enqueued once NCCL says so.
+  comm_.settle(fmt::format("nccl {} of {} elements",
+                           collectiveName(kind), totalCount));
   ++ncclCalls_;
 }
 

@@ -2,6 +2,7 @@
 #include "runtime/Communicator.h"
 
 #include "runtime/Error.h"
+#include "runtime/NcclAsync.h"
 
 #include <fmt/format.h>
 
@@ -45,24 +46,7 @@ UniqueIdBytes Communicator::newUniqueId() {
   return bytes;
 }
 
-static int64_t defaultHostTimeout(int64_t requested) {
-  if (requested >= 0)
-    return requested;
-  if (const char *env = std::getenv("DSLC_HOST_TIMEOUT_MS")) {
-    char *end = nullptr;
-    long long v = std::strtoll(env, &end, 10);
-    if (end == env || *end || v < 0)
-      raise(ErrorCode::InvalidArgument,
-            fmt::format("DSLC_HOST_TIMEOUT_MS='{}' is not a non-negative "
-                        "integer",
-                        env));
-    return v;
-  }
-  return 60000;
-}
-
-void Communicator::setupLocals(CommOptions opts) {
-  hostTimeoutMs_ = defaultHostTimeout(opts.hostTimeoutMs);
+void Communicator::setupLocals() {
   for (LocalRank &l : locals_) {
     setDevice(l.device, l.rank);
     DSLC_CUDART(l.rank, cudaStreamCreateWithFlags(&l.stream,
@@ -96,16 +80,17 @@ Communicator::createAll(const std::vector<int> &devicesIn, CommOptions opts) {
             fmt::format("device {} does not exist ({} visible)", d, count));
   std::unique_ptr<Communicator> c(new Communicator());
   c->worldSize_ = static_cast<int>(devices.size());
-  std::vector<ncclComm_t> comms(devices.size());
-  DSLC_NCCL(-1, ncclCommInitAll(comms.data(), c->worldSize_, devices.data()));
+  c->hostTimeoutMs_ = resolveHostTimeoutMs(opts.hostTimeoutMs);
   for (size_t i = 0; i < devices.size(); ++i) {
     LocalRank l;
     l.rank = static_cast<int>(i);
     l.device = devices[i];
-    l.comm = comms[i];
     c->locals_.push_back(l);
   }
-  c->setupLocals(opts);
+  // ncclCommInitAll's equivalent (one id, every rank in one group), with
+  // non-blocking communicators.
+  c->initComms(newUniqueId());
+  c->setupLocals();
   return c;
 }
 
@@ -123,16 +108,15 @@ Communicator::createRank(int rank, int worldSize, int device,
           fmt::format("rank {}: device {} does not exist ({} visible)", rank,
                       device, count));
   setDevice(device, rank);
-  ncclUniqueId nid;
-  std::memcpy(&nid, id.data(), sizeof(nid));
   std::unique_ptr<Communicator> c(new Communicator());
   c->worldSize_ = worldSize;
+  c->hostTimeoutMs_ = resolveHostTimeoutMs(opts.hostTimeoutMs);
   LocalRank l;
   l.rank = rank;
   l.device = device;
-  DSLC_NCCL(rank, ncclCommInitRank(&l.comm, worldSize, nid, rank));
   c->locals_.push_back(l);
-  c->setupLocals(opts);
+  c->initComms(id);
+  c->setupLocals();
   return c;
 }
 
@@ -175,6 +159,95 @@ Communicator::createFromEnv(const std::string &rendezvousPath,
   if (env->rank == 0)
     std::remove(path.c_str());
   return c;
+}
+
+void Communicator::initComms(const UniqueIdBytes &id) {
+  ncclUniqueId nid;
+  std::memcpy(&nid, id.data(), sizeof(nid));
+  // NCCL may read a config until the communicator is ready: keep them alive.
+  std::vector<ncclConfig_t> configs(locals_.size(), nonBlockingCommConfig());
+  bool grouped = numLocal() > 1;
+  try {
+    if (grouped)
+      groupStart();
+    try {
+      for (size_t i = 0; i < locals_.size(); ++i) {
+        LocalRank &l = locals_[i];
+        setDevice(l.device, l.rank);
+        DSLC_NCCL(l.rank, ncclCommInitRankConfig(&l.comm, worldSize_, nid,
+                                                 l.rank, &configs[i]));
+      }
+    } catch (...) {
+      if (grouped)
+        (void)ncclGroupEnd();
+      throw;
+    }
+    if (grouped)
+      groupEnd();
+    settle(fmt::format("NCCL communicator initialization "
+                       "(ncclCommInitRankConfig, world of {})",
+                       worldSize_));
+  } catch (...) {
+    failed_ = true; // the destructor aborts whatever was created
+    throw;
+  }
+}
+
+void Communicator::settle(const std::string &what, int64_t timeoutMs) {
+  std::vector<ncclComm_t> comms;
+  std::vector<int> ranks;
+  for (const LocalRank &l : locals_)
+    if (l.comm) {
+      comms.push_back(l.comm);
+      ranks.push_back(l.rank);
+    }
+  try {
+    awaitComms(comms, ranks, what, timeoutMs < 0 ? hostTimeoutMs_ : timeoutMs);
+  } catch (...) {
+    failed_ = true;
+    throw;
+  }
+}
+
+void Communicator::finalizeComms() {
+  try {
+    bool grouped = numLocal() > 1;
+    if (grouped)
+      groupStart();
+    try {
+      for (LocalRank &l : locals_) {
+        setDevice(l.device, l.rank);
+        DSLC_NCCL(l.rank, ncclCommFinalize(l.comm));
+      }
+    } catch (...) {
+      if (grouped)
+        (void)ncclGroupEnd();
+      throw;
+    }
+    if (grouped)
+      groupEnd();
+  } catch (...) {
+    failed_ = true;
+    throw;
+  }
+  settle("NCCL communicator finalization (ncclCommFinalize)");
+  finalized_ = true;
+}
+
+void Communicator::finalize() {
+  if (finalized_)
+    return;
+  if (failed_)
+    raise(ErrorCode::Nccl,
+          fmt::format("rank {}: cannot finalize the NCCL communicator: an "
+                      "earlier operation failed (reported before); it is "
+                      "aborted instead",
+                      locals_.empty() ? -1 : locals_[0].rank));
+  // Every rank reached the end: a peer that died after its last collective
+  // is reported here, within the host timeout, not in a silent exit.
+  waitStreams("the end of the run");
+  barrier();
+  finalizeComms();
 }
 
 void Communicator::groupStart() { DSLC_NCCL(-1, ncclGroupStart()); }
@@ -232,6 +305,9 @@ void Communicator::waitStreams(const std::string &what, int64_t timeoutMs) {
   if (timeoutMs < 0)
     timeoutMs = hostTimeoutMs_;
   auto start = std::chrono::steady_clock::now();
+  // Non-blocking communicators: an NCCL call may still be enqueuing its work
+  // (ncclInProgress); its stream is not complete before it has.
+  settle(what, timeoutMs);
   std::vector<bool> done(locals_.size(), false);
   size_t remaining = locals_.size();
   int64_t polls = 0;
@@ -283,20 +359,15 @@ Communicator::~Communicator() {
     std::fprintf(stderr, "dslc runtime: rank %d: %s failed during teardown (%d)\n",
                  rank, call, err);
   };
-  if (!failed_) {
-    // Finalize collectively (grouped when one thread drives several ranks).
-    if (numLocal() > 1)
-      (void)ncclGroupStart();
-    for (LocalRank &l : locals_) {
-      (void)cudaSetDevice(l.device);
-      ncclResult_t r = ncclCommFinalize(l.comm);
-      if (r != ncclSuccess && r != ncclInProgress) {
-        warn(l.rank, "ncclCommFinalize", r);
-        failed_ = true;
-      }
+  if (!failed_ && !finalized_) {
+    // Not finalized by finalize(): finalize here, bounded; a failure or a
+    // timeout aborts the communicators below.
+    try {
+      finalizeComms();
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "dslc runtime: %s\n", e.what());
+      failed_ = true;
     }
-    if (numLocal() > 1)
-      (void)ncclGroupEnd();
   }
   for (LocalRank &l : locals_) {
     (void)cudaSetDevice(l.device);
@@ -309,7 +380,7 @@ Communicator::~Communicator() {
       (void)cudaFree(l.scratch);
     if (l.comm) {
       ncclResult_t r = failed_ ? ncclCommAbort(l.comm) : ncclCommDestroy(l.comm);
-      if (r != ncclSuccess)
+      if (r != ncclSuccess && r != ncclInProgress)
         warn(l.rank, failed_ ? "ncclCommAbort" : "ncclCommDestroy", r);
     }
   }

@@ -5,7 +5,10 @@
 // a multi-process job (createRank / createFromEnv, ncclCommInitRank). The
 // rest of the runtime works on its local ranks the same way in both models.
 // Every wait it does is bounded: a peer that died becomes an Error(Timeout)
-// naming the rank and what was waited for, not a hang.
+// naming the rank and what was waited for, not a hang. Its NCCL
+// communicators are non-blocking (runtime/NcclAsync.h): initialization,
+// window registration and finalization are bounded by the host timeout too,
+// and a communicator that failed is aborted, never finalized.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DSLC_RUNTIME_COMMUNICATOR_H
@@ -36,8 +39,10 @@ struct LocalRank {
 };
 
 struct CommOptions {
-  /// Bound on every host-side wait (barriers, synchronization), in ms.
-  /// Default: $DSLC_HOST_TIMEOUT_MS, else 60000.
+  /// Bound on every host-side wait (NCCL initialization, window
+  /// registration, barriers, synchronization, finalization), in ms; 0 waits
+  /// forever. Default: $DSLC_HOST_TIMEOUT_MS, else 60000
+  /// (resolveHostTimeoutMs, runtime/NcclAsync.h).
   int64_t hostTimeoutMs = -1;
 };
 
@@ -99,6 +104,17 @@ public:
   void waitStreams(const std::string &what, int64_t timeoutMs = -1);
   /// Throws when NCCL reports an asynchronous error on a local rank.
   void checkAsyncErrors(const std::string &what);
+  /// Waits until no local communicator has an NCCL call in progress (the
+  /// non-blocking mode's ncclInProgress), bounded by `timeoutMs` (the host
+  /// timeout when < 0). On an error or a timeout the communicator is marked
+  /// failed and the Error names `what`.
+  void settle(const std::string &what, int64_t timeoutMs = -1);
+  /// Ends the run collectively: waits for the streams, meets every rank
+  /// (barrier) and finalizes the communicators, each bounded by the host
+  /// timeout. Throws when a peer died (or anything failed before); the
+  /// destructor then aborts. Without it the destructor finalizes, bounded,
+  /// and only warns.
+  void finalize();
   /// After a fatal failure (kernel trap, dead peer): teardown aborts the
   /// NCCL communicators instead of finalizing them with the peers.
   void markFailed() { failed_ = true; }
@@ -112,13 +128,16 @@ public:
 
 private:
   Communicator() = default;
-  void setupLocals(CommOptions opts);
+  void initComms(const UniqueIdBytes &id);
+  void finalizeComms();
+  void setupLocals();
   void groupStart();
   void groupEnd();
 
   int worldSize_ = 0;
   int64_t hostTimeoutMs_ = 60000;
   bool failed_ = false;
+  bool finalized_ = false;
   std::vector<LocalRank> locals_;
   std::vector<RankTeams> teams_; ///< per local rank, filled by teams()
 };

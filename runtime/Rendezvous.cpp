@@ -1,6 +1,7 @@
 //===- Rendezvous.cpp - Process environment and unique-id files -----------===//
 #include "runtime/Rendezvous.h"
 
+#include "contract/AtomicFile.h"
 #include "runtime/Error.h"
 
 #include <fmt/format.h>
@@ -77,27 +78,13 @@ std::optional<ProcessEnv> readProcessEnv() {
 
 void writeUniqueIdFile(const std::string &path, const UniqueIdBytes &id,
                        int worldSize) {
-  std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out)
-      raise(ErrorCode::Io,
-            fmt::format("rendezvous: cannot create {}: {}", tmp,
-                        std::strerror(errno)));
-    out << kMagic << "\nworld_size " << worldSize << "\nid ";
-    for (unsigned char c : id)
-      out << fmt::format("{:02x}", c);
-    out << "\n";
-    out.flush();
-    if (!out)
-      raise(ErrorCode::Io, fmt::format("rendezvous: cannot write {}", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    raise(ErrorCode::Io, fmt::format("rendezvous: cannot rename {} to {}: {}",
-                                     tmp, path, std::strerror(err)));
-  }
+  std::string text = fmt::format("{}\nworld_size {}\nid ", kMagic, worldSize);
+  for (unsigned char c : id)
+    text += fmt::format("{:02x}", c);
+  text += "\n";
+  contract::Expected<bool> ok = contract::writeFileAtomically(path, text);
+  if (!ok)
+    raise(ErrorCode::Io, "rendezvous: " + ok.error());
 }
 
 UniqueIdBytes readUniqueIdFile(const std::string &path, int worldSize,

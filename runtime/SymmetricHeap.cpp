@@ -95,6 +95,10 @@ SymmetricHeap::SymmetricHeap(Communicator &comm, size_t bytesPerRank)
                 ncclCommWindowRegister(l.comm, base_[i], alloc_.capacity(),
                                        &windows_[i], NCCL_WIN_COLL_SYMMETRIC));
     });
+    // Registration is collective: bounded, a dead peer is an error.
+    comm.settle(fmt::format("symmetric window registration "
+                            "(ncclCommWindowRegister, {} bytes)",
+                            alloc_.capacity()));
     for (int i = 0; i < n; ++i) {
       const LocalRank &l = comm.local(i);
       if (!windows_[i])
@@ -137,6 +141,14 @@ void SymmetricHeap::release() {
     }
     if (comm_.numLocal() > 1)
       (void)ncclGroupEnd();
+    // Bounded like registration; on a failure the communicator is marked
+    // failed (settle) and aborted rather than finalized.
+    try {
+      comm_.settle("symmetric window deregistration "
+                   "(ncclCommWindowDeregister)");
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "dslc runtime: %s\n", e.what());
+    }
   }
   for (size_t i = 0; i < base_.size(); ++i) {
     if (!base_[i])

@@ -4,11 +4,10 @@
 #include "runtime/Communicator.h"
 #include "runtime/Error.h"
 #include "runtime/LsaTable.h"
+#include "runtime/NcclAsync.h"
 
 #include <fmt/format.h>
 
-#include <chrono>
-#include <thread>
 
 namespace dslc::rt {
 
@@ -125,27 +124,18 @@ Communicator::split(Communicator &parent, const std::vector<int> &colors,
     DSLC_NCCL(l.rank,
               ncclCommSplit(l.comm, colors[i], keys[i], &comms[i], nullptr));
   });
-  // A non-blocking parent gives non-blocking children: wait until ready.
-  auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < n; ++i) {
-    const LocalRank &l = parent.local(i);
-    for (;;) {
-      ncclResult_t state = ncclSuccess;
-      DSLC_NCCL(l.rank, ncclCommGetAsyncError(comms[i], &state));
-      if (state == ncclSuccess)
-        break;
-      if (state != ncclInProgress)
-        DSLC_NCCL(l.rank, state);
-      auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::steady_clock::now() - start)
-                        .count();
-      if (parent.hostTimeoutMs_ > 0 && waited >= parent.hostTimeoutMs_)
-        raise(ErrorCode::Timeout,
-              fmt::format("rank {}: ncclCommSplit did not finish within {} "
-                          "ms (a peer process may have died or hung)",
-                          l.rank, parent.hostTimeoutMs_));
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-    }
+  // A non-blocking parent gives non-blocking children: wait until ready,
+  // bounded (runtime/NcclAsync.h); on a failure abort what was made.
+  std::vector<int> ranks;
+  for (int i = 0; i < n; ++i)
+    ranks.push_back(parent.local(i).rank);
+  try {
+    awaitComms(comms, ranks, "ncclCommSplit", parent.hostTimeoutMs_);
+  } catch (...) {
+    for (ncclComm_t comm : comms)
+      if (comm)
+        (void)ncclCommAbort(comm);
+    throw;
   }
   std::unique_ptr<Communicator> c(new Communicator());
   for (int i = 0; i < n; ++i) {
@@ -156,9 +146,8 @@ Communicator::split(Communicator &parent, const std::vector<int> &colors,
     DSLC_NCCL(parent.local(i).rank, ncclCommCount(comms[i], &c->worldSize_));
     c->locals_.push_back(l);
   }
-  CommOptions opts;
-  opts.hostTimeoutMs = parent.hostTimeoutMs_;
-  c->setupLocals(opts);
+  c->hostTimeoutMs_ = parent.hostTimeoutMs_;
+  c->setupLocals();
   return c;
 }
 

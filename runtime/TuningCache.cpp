@@ -1,6 +1,7 @@
 //===- TuningCache.cpp - On-disk cache of tuned kernel configs ------------===//
 #include "runtime/TuningCache.h"
 
+#include "contract/AtomicFile.h"
 #include "runtime/Error.h"
 #include "runtime/Metadata.h"
 
@@ -110,33 +111,9 @@ void TuningCache::writeLocked(const std::vector<TuningRecord> &records,
                         aside));
   }
   std::string text = contract::serializeTuningCache(records);
-  std::string tmp = fmt::format("{}.tmp.{}", path_, getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    raise(ErrorCode::Io, fmt::format("tuning cache: cannot write {}: {}", tmp,
-                                     std::strerror(errno)));
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      int err = errno;
-      ::close(fd);
-      std::remove(tmp.c_str());
-      raise(ErrorCode::Io, fmt::format("tuning cache: cannot write {}: {}",
-                                       tmp, std::strerror(err)));
-    }
-    done += static_cast<size_t>(n);
-  }
-  ::fsync(fd);
-  ::close(fd);
-  if (std::rename(tmp.c_str(), path_.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    raise(ErrorCode::Io, fmt::format("tuning cache: cannot rename {} to {}: {}",
-                                     tmp, path_, std::strerror(err)));
-  }
+  contract::Expected<bool> ok = contract::writeFileAtomically(path_, text);
+  if (!ok)
+    raise(ErrorCode::Io, "tuning cache: " + ok.error());
 }
 
 void TuningCache::store(const std::vector<TuningRecord> &records) {

@@ -164,10 +164,16 @@ LogicalResult Generator::genConstantRange(const ast::ForStmt &s, int64_t start,
   }
   if (failed(reserveUnrolled(count, s, why)))
     return failure();
-  for (int64_t k = 0; k < count; ++k)
-    if (failed(
-            genLoopBody(s, s.getTarget(), SemValue::integer(start + k * step))))
+  // Step from value to value: each lies between start and the stop, so it
+  // fits in int64, where k * step need not (range(-2**63 + 1, 2**63 - 1,
+  // 2**62): 2 * 2**62 overflows).
+  int64_t value = start;
+  for (int64_t k = 0; k < count; ++k) {
+    if (failed(genLoopBody(s, s.getTarget(), SemValue::integer(value))))
       return failure();
+    if (k + 1 < count)
+      value += step;
+  }
   return success();
 }
 

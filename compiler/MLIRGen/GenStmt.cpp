@@ -8,6 +8,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace dslc::mlirgen {
@@ -101,10 +103,23 @@ LogicalResult Generator::genBlock(const ast::StmtList &body) {
 
 void WorkCounter::notifyOperationInserted(Operation *op,
                                           OpBuilder::InsertPoint) {
+  auto perThread = [&](Type t) -> int64_t {
+    auto tile = dyn_cast<RankedTensorType>(t);
+    if (!tile || !tile.hasStaticShape())
+      return 0;
+    return std::max<int64_t>(1, tile.getNumElements() / threads);
+  };
+  int64_t work = 0;
   for (Type t : op->getResultTypes())
-    if (auto tile = dyn_cast<RankedTensorType>(t))
-      if (tile.hasStaticShape())
-        total += std::max<int64_t>(1, tile.getNumElements() / threads);
+    work += perThread(t);
+  // An operation that makes no tile (a store, an LL put) works on the
+  // widest tile it consumes.
+  if (!work)
+    for (Value v : op->getOperands())
+      work = std::max(work, perThread(v.getType()));
+  if (isa<comm::LLPutOp, comm::LLGetOp>(op))
+    work *= std::clamp<int64_t>(work / kLLWorkStep, 1, kLLWorkWeight);
+  total += work;
 }
 
 LogicalResult Generator::genStmt(const ast::Stmt &s) {

@@ -3,6 +3,7 @@
 #include "compiler/Simulator/Dump.h"
 
 #include "compiler/Simulator/NpyFormat.h"
+#include "contract/AtomicFile.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -20,20 +21,11 @@ bool Dumper::writeFile(const std::string &name, const std::string &bytes,
   }
   llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, name);
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-  if (ec) {
-    error = "cannot write '" + std::string(path) + "': " + ec.message();
-    return false;
-  }
-  os << bytes;
-  os.close();
-  if (os.has_error()) {
-    error = "cannot write '" + std::string(path) + "'";
-    os.clear_error();
-    return false;
-  }
-  return true;
+  contract::Expected<bool> ok =
+      contract::writeFileAtomically(std::string(path), bytes);
+  if (!ok)
+    error = ok.error();
+  return static_cast<bool>(ok);
 }
 
 namespace {

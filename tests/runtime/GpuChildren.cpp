@@ -177,6 +177,8 @@ int runChildScenario(const std::string &scenario) {
       return mpWork();
     if (scenario == "mp-teams")
       return mpTeams();
+    if (int status = runFaultScenario(scenario); status >= 0)
+      return status;
     std::printf("unknown child scenario '%s'\n", scenario.c_str());
     return 2;
   } catch (const Error &e) {

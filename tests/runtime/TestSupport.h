@@ -43,6 +43,9 @@ runRanks(const std::string &scenario, int n, int timeoutSec,
 
 /// Child entry point (GpuChildren.cpp); returns the exit code.
 int runChildScenario(const std::string &scenario);
+/// The dead-peer scenarios "fault-*" (FaultChildren.cpp); -1 when
+/// `scenario` is not one of them.
+int runFaultScenario(const std::string &scenario);
 
 } // namespace dslc::test
 

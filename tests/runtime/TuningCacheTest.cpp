@@ -8,8 +8,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -222,5 +225,62 @@ TEST_CASE("tuning cache: concurrent writers lose nothing", "[cache]") {
     left += buf;
   pclose(ls);
   CHECK(left == "tuning.json\ntuning.json.lock\n");
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+// A tuner killed, or failing, while it writes the cache (issue 15): the old
+// cache stays whole. The child writes under RLIMIT_FSIZE, so the kernel
+// stops it (SIGXFSZ) or fails its write (EFBIG) partway through the file.
+TEST_CASE("tuning cache: a writer killed or failing midway leaves it intact",
+          "[cache]") {
+  std::string dir = tempDir();
+  {
+    TuningCache cache(dir);
+    cache.store({record(10, 2.5), record(16, 3.0)});
+  }
+  std::ifstream before(dir + "/tuning.json");
+  std::string old((std::istreambuf_iterator<char>(before)),
+                  std::istreambuf_iterator<char>());
+  REQUIRE(old.size() > 100);
+  for (bool killed : {true, false}) {
+    INFO((killed ? "killed (SIGXFSZ)" : "failing (EFBIG)"));
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      std::signal(SIGXFSZ, killed ? SIG_DFL : SIG_IGN);
+      struct rlimit rl = {old.size(), old.size()};
+      setrlimit(RLIMIT_FSIZE, &rl);
+      std::vector<TuningRecord> many;
+      for (int b = 0; b < 30; ++b)
+        many.push_back(record(b, 1.0 + b));
+      try {
+        TuningCache(dir).store(many);
+      } catch (const Error &e) {
+        bool named = e.code() == ErrorCode::Io &&
+                     std::string(e.what()).find("tuning cache: cannot write '" +
+                                                dir + "/tuning.json'") == 0;
+        _exit(named ? 3 : 4);
+      }
+      _exit(0);
+    }
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    if (killed) {
+      CHECK(WIFSIGNALED(status));
+      CHECK(WTERMSIG(status) == SIGXFSZ);
+    } else {
+      REQUIRE(WIFEXITED(status));
+      CHECK(WEXITSTATUS(status) == 3); // an Io error naming the file
+    }
+    std::ifstream after(dir + "/tuning.json");
+    std::string now((std::istreambuf_iterator<char>(after)),
+                    std::istreambuf_iterator<char>());
+    CHECK(now == old);
+    TuningCache cache(dir);
+    Warnings w;
+    cache.setWarningHandler(w.handler());
+    CHECK(cache.load().size() == 2);
+    CHECK(w.seen.empty());
+  }
   std::system(("rm -rf '" + dir + "'").c_str());
 }

@@ -125,11 +125,14 @@ KD="$BUILD/tests/runtime/kernels"
 K="$KD/one_shot_all_reduce.r{rank}.cubin"
 step unit 60 "$BUILD/bin/dslc-runtime-tests" "~[gpu]"
 # The [multinode] test runs as the teams-* steps below, with NCCL's logs.
-step gpu 300 "$BUILD/bin/dslc-runtime-tests" "[gpu]~[multinode]" --durations yes
+step gpu 420 "$BUILD/bin/dslc-runtime-tests" "[gpu]~[multinode]" --durations yes
 step dslrun-1proc 90 "$BUILD/bin/dslrun" --cubin "$K" \
   --sizes 1,7,8191,8192,8193,65539,1M,4M,16M,64M --iters 20 --graph-replays 100
 step dslrun-2proc 90 "$BUILD/bin/dslrun" --cubin "$K" --launch 2 \
   --sizes 1,8193,1M,16M --iters 20 --graph-replays 100
+# A peer killed while dslrun times the all-reduce: the survivor reports and
+# exits within the host timeout (kill_peer.sh, issue 15).
+step dslrun-kill-peer 90 bash "$ROOT/tests/runtime/kill_peer.sh" "$BUILD"
 
 # Teams: two processes as two hosts (a different NCCL_HOSTID each, NCCL over
 # loopback sockets: the LSA team is one rank, peer tables naming the other

@@ -261,11 +261,14 @@ int runDslrun(const DslrunOptions &o) {
               comm->numLocal(),
               comm->singleProcess() ? "one process" : "one process per GPU",
               static_cast<long long>(kernel->timeoutMs()));
-  if (dump)
-    return runDifferential(*dump, *comm, *kernel, tag);
-  if (o.generic())
-    return runGeneric(o, *comm, *kernel, tag, tmp.path());
-  return runCollective(o, *comm, *kernel, tag);
+  int status = dump          ? runDifferential(*dump, *comm, *kernel, tag)
+               : o.generic() ? runGeneric(o, *comm, *kernel, tag, tmp.path())
+                             : runCollective(o, *comm, *kernel, tag);
+  // The end is collective: a peer that died after its last call is an
+  // error here (within the host timeout), not a silent success.
+  kernel.reset();
+  comm->finalize();
+  return status;
 }
 
 } // namespace dslc::run

@@ -483,6 +483,9 @@ CollectiveResult CollectiveHarness::runNccl(int64_t n, const RunOptions &o) {
                 ncclAllGather(in, out, shape.input, type, l.comm, l.stream));
       break;
     }
+    // Non-blocking communicators: enqueued once NCCL says so (a no-op in
+    // a group, which callAll settles after ncclGroupEnd).
+    comm_.settle(fmt::format("nccl {}", collectiveName(plan_.collective)));
   };
   fillInputs(n, o.seed);
   return measure(
@@ -494,6 +497,7 @@ CollectiveResult CollectiveHarness::runNccl(int64_t n, const RunOptions &o) {
           one(i);
         }
         DSLC_NCCL(-1, ncclGroupEnd());
+        comm_.settle(fmt::format("nccl {}", collectiveName(plan_.collective)));
       },
       one,
       [&] {

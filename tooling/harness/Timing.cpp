@@ -100,6 +100,7 @@ void capture(Communicator &comm, GraphSet &g, int perGraph,
       }
       if (nl > 1)
         DSLC_NCCL(-1, ncclGroupEnd());
+      comm.settle("a call captured into a CUDA graph");
     }
   } catch (...) {
     failure = std::current_exception();

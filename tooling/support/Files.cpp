@@ -1,4 +1,4 @@
-//===- Files.cpp - Temporary directories and whole-file writes ------------===//
+//===- Files.cpp - Temporary directories ----------------------------------===//
 #include "tooling/support/Files.h"
 
 #include <fmt/format.h>
@@ -36,26 +36,6 @@ TempDir::~TempDir() {
     return;
   std::error_code ec;
   fs::remove_all(path_, ec);
-}
-
-contract::Expected<bool> writeFileAtomically(const std::string &path,
-                                             const std::string &text) {
-  std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out)
-      return contract::Failure{fmt::format("cannot write {}", tmp)};
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return contract::Failure{
-        fmt::format("cannot write {}: {}", path, ec.message())};
-  }
-  return true;
 }
 
 } // namespace dslc::tooling

@@ -1,8 +1,8 @@
-//===- Files.h - Temporary directories and whole-file writes ----*- C++ -*-===//
+//===- Files.h - Temporary directories --------------------------*- C++ -*-===//
+//
+// Whole-file writes: contract/AtomicFile.h.
 #ifndef DSLC_TOOLING_SUPPORT_FILES_H
 #define DSLC_TOOLING_SUPPORT_FILES_H
-
-#include "contract/Expected.h"
 
 #include <string>
 
@@ -25,11 +25,6 @@ private:
   std::string path_, error_;
   bool keep_ = false;
 };
-
-/// Writes `text` to `path` through a temporary file in the same directory
-/// and a rename, so readers see the old or the new file, never a torn one.
-contract::Expected<bool> writeFileAtomically(const std::string &path,
-                                             const std::string &text);
 
 } // namespace dslc::tooling
 

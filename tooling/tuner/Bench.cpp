@@ -1,4 +1,5 @@
 //===- Bench.cpp - tuner bench --------------------------------------------===//
+#include "contract/AtomicFile.h"
 #include "runtime/DType.h"
 #include "runtime/Error.h"
 #include "tooling/tuner/NcclTests.h"
@@ -239,10 +240,9 @@ void writeRows(const std::string &path, const std::vector<BenchRow> &rows) {
   std::string csv = csvHeader() + "\n";
   for (const BenchRow &r : rows)
     csv += csvLine(r) + "\n";
-  std::ofstream out(path);
-  out << csv;
-  if (!out)
-    rt::raise(rt::ErrorCode::Io, "cannot write " + path);
+  contract::Expected<bool> ok = contract::writeFileAtomically(path, csv);
+  if (!ok)
+    rt::raise(rt::ErrorCode::Io, ok.error());
 }
 
 size_t elementBytes(const Manifest &m) {

@@ -1,10 +1,10 @@
 //===- Candidates.cpp - Compiling the tuner's candidates ahead ------------===//
 #include "tooling/tuner/Candidates.h"
 
+#include "contract/AtomicFile.h"
 #include "runtime/Error.h"
 #include "runtime/Metadata.h"
 #include "tooling/harness/DslReference.h"
-#include "tooling/support/Files.h"
 
 #include <fmt/format.h>
 
@@ -223,7 +223,7 @@ Manifest compileCandidates(const std::string &dslFile,
 }
 
 void saveManifest(const Manifest &m) {
-  contract::Expected<bool> ok = tooling::writeFileAtomically(
+  contract::Expected<bool> ok = contract::writeFileAtomically(
       contract::manifestFile(m.dir), contract::writeCandidatesManifest(m));
   if (!ok)
     raise(ErrorCode::Io, ok.error());

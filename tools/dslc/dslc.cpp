@@ -13,6 +13,7 @@
 #include "compiler/Frontend/CompilerStack.h"
 #include "compiler/Frontend/Parser.h"
 #include "compiler/Pipeline/Backend.h"
+#include "contract/AtomicFile.h"
 #include "tools/dslc/Options.h"
 
 #include "llvm/Support/ErrorHandling.h"
@@ -131,15 +132,8 @@ int writeOutput(const std::string &path, const std::string &text) {
     std::cout << text << std::flush;
     return std::cout ? 0 : fail("cannot write to standard output");
   }
-  std::ofstream out(path, std::ios::binary);
-  if (!out)
-    return fail(
-        fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-  out << text;
-  out.close();
-  if (!out)
-    return fail(fmt::format("cannot write '{}'", path));
-  return 0;
+  contract::Expected<bool> ok = contract::writeFileAtomically(path, text);
+  return ok ? 0 : fail(ok.error());
 }
 
 void printErrorCount(const DiagnosticEngine &diags) {

@@ -91,3 +91,12 @@ def range_min_step(x: torch.Tensor[torch.float32, 1]):
     for t in hl.tile(x.size(0)):
         for i in range(0, x.size(0), -9223372036854775807 - 1):
             pass
+
+
+@helion.kernel(config=helion.Config(block_sizes=[64], num_warps=4))
+def range_values_near_limits(x: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        for i in range(-9223372036854775807, 9223372036854775807, 4611686018427387904):
+            out[t] = x[t] + i
+    return out
