@@ -29,7 +29,38 @@ std::optional<uint64_t> parseDecimal(std::string_view text) {
   return value;
 }
 
+std::string TensorShape::spelling(const std::string &name) const {
+  std::string text = (fromSimulation ? "--size " : "--shape ") + name + "=";
+  for (size_t d = 0; d < sizes.size(); ++d)
+    text += (d ? "x" : "") + std::to_string(sizes[d]);
+  return text;
+}
+
 namespace {
+
+/// A -D 'P.size(D)=N' and a --shape of P must agree on size D (-D would win
+/// silently otherwise).
+std::optional<std::string> checkShapeAgreement(const CompileOptions &options) {
+  for (const auto &[key, text] : options.defines) {
+    size_t dot = key.find(".size(");
+    if (dot == std::string::npos || key.back() != ')')
+      continue;
+    auto shape = options.shapes.find(key.substr(0, dot));
+    std::optional<uint64_t> dim = parseDecimal(
+        std::string_view(key).substr(dot + 6).substr(0, key.size() - dot - 7));
+    std::optional<uint64_t> value = parseDecimal(text);
+    if (shape == options.shapes.end() || !dim || !value ||
+        *dim >= shape->second.sizes.size())
+      continue;
+    int64_t given = shape->second.sizes[*dim];
+    if (*value != static_cast<uint64_t>(given))
+      return fmt::format("-D '{}={}' contradicts {} (whose size {} is {}); "
+                         "give one of them",
+                         key, text, shape->second.spelling(shape->first), *dim,
+                         given);
+  }
+  return std::nullopt;
+}
 
 /// A -D NAME=VALUE that names what a flag also sets (world_size and
 /// --world-size, my_rank/rank and --rank) must say the same number.
@@ -65,6 +96,8 @@ std::optional<std::string> checkCompileOptions(const CompileOptions &options) {
   for (const char *name : {"my_rank", "rank"})
     if (auto error = checkAgreement(options, name, options.rank, "--rank"))
       return error;
+  if (auto error = checkShapeAgreement(options))
+    return error;
   if (options.rank && options.worldSize && *options.rank >= *options.worldSize)
     return fmt::format("--rank={} is not below --world-size={}", *options.rank,
                        *options.worldSize);

@@ -283,7 +283,7 @@ Result Generator::tensorSize(const SemValue &ref, unsigned d,
       return fail(where.getRange(), "-D " + key +
                                         " must be a non-negative "
                                         "integer");
-    addConstraint({ref.text, d, "==", v->intValue});
+    compileSizeIn(ref.text, d, v->intValue);
     desc.constants[key] = std::to_string(v->intValue);
     return *v;
   }

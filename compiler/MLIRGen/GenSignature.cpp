@@ -426,6 +426,8 @@ LogicalResult Generator::buildSignature() {
     }
     desc.args.push_back(pd);
   }
+  if (ok && failed(checkShapes()))
+    ok = false;
   if (!ok)
     return failure();
 

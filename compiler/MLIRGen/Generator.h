@@ -251,6 +251,10 @@ private:
   std::set<std::string> usedDefines;
   /// Constexprs whose missing value was reported (once each).
   std::set<std::string> reportedUnbound;
+  /// Tensor sizes ("x.size(1)") needed at compile time whose value could
+  /// not be had (reported once): later needs of the same size fail
+  /// silently, so one mistake gives one error.
+  std::set<std::string> failedSizes;
   std::map<std::string, std::string> refDTypes; ///< value name -> dtype
   std::vector<std::string> argNames;
   bool inGrid = false;
@@ -314,6 +318,39 @@ private:
                                     const ast::Expr &where);
   Result genSpecialize(const ast::CallExpr &e);
 
+  // -- compile-time sizes (GenSizes.cpp) -------------------------------------
+  /// "x.size(1)": how -D and messages name a size.
+  static std::string sizeKey(const std::string &param, unsigned d);
+  /// Checks every --shape entry: a tensor parameter of that rank.
+  mlir::LogicalResult checkShapes();
+  /// The parameter an output is shaped like (torch.empty_like), else `name`.
+  std::string shapedLike(const std::string &name);
+  /// "--shape x=AxB" as given for tensor `name` (or the one it is shaped
+  /// like).
+  std::string shapeSpelling(const std::string &name);
+  /// Size `d` of tensor `name` as --shape gives it (an output's: that of
+  /// the parameter it is shaped like).
+  std::optional<int64_t> shapeSize(const std::string &name, unsigned d);
+  /// " or --shape x=AxB" with x's rank, for a missing size of tensor
+  /// `name` (of the tensor an output is shaped like); empty when --shape
+  /// cannot give it.
+  std::string shapeAdvice(const std::string &name);
+  /// Compiles size `d` of `param` in as `value`: a launch constraint `==`
+  /// (what the metadata says a kernel is specialized for).
+  void compileSizeIn(const std::string &param, unsigned d, int64_t value) {
+    addConstraint({param, d, "==", value});
+  }
+  /// Whether the compile-time value of size `d` of `ref` (or of the tensor
+  /// an output is shaped like) was needed and could not be had, reported.
+  bool sizeFailed(const SemValue &ref, unsigned d);
+  /// Records that size `d` of `name` (and of the tensor an output is shaped
+  /// like) could not be had.
+  void markSizeFailed(const std::string &name, unsigned d);
+  /// A plain tensor size (x.size(d) as a run-time scalar).
+  static bool isPlainSize(const SemValue &v) {
+    return v.kind == SemValue::Kind::Scalar && v.origin && v.origin->plain();
+  }
+
   // -- call arguments (GenArgs.cpp) -----------------------------------------
   const ast::Expr *keyword(const ast::CallExpr &e, llvm::StringRef name);
   /// The positional argument `position` or else keyword `name`.
@@ -374,6 +411,9 @@ private:
   /// constraint that also makes the size static; nullopt for other asserts.
   std::optional<mlir::LogicalResult> genSizeAssert(const ast::Expr &test,
                                                    SourceRange where);
+  /// `assert x.size(i) == y.size(j)`: both compiled in from --shape.
+  mlir::LogicalResult sizesAssertedEqual(const SemValue &a, const SemValue &b,
+                                         SourceRange where);
   mlir::LogicalResult genReturn(const ast::ReturnStmt &s);
   mlir::LogicalResult genAssign(const ast::Expr &target, SemValue value,
                                 SourceRange where);
@@ -416,7 +456,7 @@ private:
   struct Snapshot {
     std::vector<std::map<std::string, SemValue>> scopes;
     unsigned nextBlockSize;
-    std::set<std::string> usedDefines, reportedUnbound;
+    std::set<std::string> usedDefines, reportedUnbound, failedSizes;
     std::map<std::string, std::string> refDTypes;
     std::vector<std::string> argNames;
     KernelDescription desc;
