@@ -20,6 +20,10 @@ double unitRoundoff(DType t) {
     return unitRoundoffForMantissa(23);
   case DType::Float64:
     return unitRoundoffForMantissa(52);
+  case DType::Float8E4M3FN:
+    return unitRoundoffForMantissa(3);
+  case DType::Float8E5M2:
+    return unitRoundoffForMantissa(2);
   default:
     return 0;
   }

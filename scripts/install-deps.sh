@@ -10,6 +10,7 @@ packages=(
   libfmt-dev catch2 nlohmann-json3-dev
   libcli11-dev # the command lines of dslrun and tuner (tooling/support/Cli.h)
   gnuplot-nox  # scripts/plot-bench.py (PNG of benchmark CSVs)
+  python3-numpy  # tests: simulation dumps load with numpy.load
 )
 
 missing=()

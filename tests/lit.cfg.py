@@ -7,7 +7,7 @@ config.name = "dslc"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".py", ".test"]
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "CMakeLists.txt",
-                   "fuzz_backend.py"]
+                   "fuzz_backend.py", "hostile_campaign.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.dslc_obj_root, "tests")
 
@@ -25,6 +25,16 @@ for tool in ["dslrun", "tuner"]:
         llvm_config.add_tool_substitutions([tool], [config.dslc_tools_dir])
 config.substitutions.append(("%examples", os.path.join(config.dslc_src_root, "examples")))
 config.substitutions.append(("%python", "python3"))
+
+# Simulation dumps are checked with numpy.load where lit's Python has numpy
+# (python3-numpy, scripts/install-deps.sh): feature "numpy", %numpy-python.
+try:
+    import sys
+    import numpy  # noqa: F401
+    config.available_features.add("numpy")
+    config.substitutions.append(("%numpy-python", sys.executable))
+except ImportError:
+    pass
 
 # Every PTX the tests generate is assembled for sm_90 when ptxas exists.
 if config.ptxas and os.path.exists(config.ptxas):

@@ -81,7 +81,10 @@ std::string DiagnosticEngine::format(const Diagnostic &diag) const {
       diag.range.isValid() ? sourceManager.getBuffer(diag.range.begin.fileId)
                            : nullptr;
   if (!buf) {
-    out = fmt::format("{}: {}\n", getSeverityName(diag.severity), diag.message);
+    // Not about a place in the program (options, output files, the error
+    // limit): the form of the driver's own messages.
+    out = fmt::format("dslc: {}: {}\n", getSeverityName(diag.severity),
+                      diag.message);
     return out;
   }
   const Location &b = diag.range.begin;

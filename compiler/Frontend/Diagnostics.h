@@ -47,7 +47,7 @@ public:
                             std::ostream *os = nullptr);
 
   /// Reports a diagnostic at `range` (the caret line underlines it). An
-  /// invalid range prints as "error: message" with no location.
+  /// invalid range prints as "dslc: error: message" with no location.
   void report(SourceRange range, Severity severity, std::string message);
   void report(Location loc, Severity severity, std::string message) {
     report(SourceRange(loc), severity, std::move(message));

@@ -36,10 +36,31 @@ const ast::Expr *Generator::argument(const ast::CallExpr &e, size_t position,
   for (const ast::Argument &a : e.getArgs()) {
     if (a.kind != ast::Argument::Kind::Positional)
       continue;
-    if (i++ == position)
-      return a.value.get();
+    if (i++ != position)
+      continue;
+    // Python: "got multiple values for argument"; neither value is taken.
+    if (const ast::Expr *k = keyword(e, name))
+      if (reportedDoubleArguments.insert(k).second)
+        (void)error(k->getRange(),
+                    "argument '" + name.str() + "' is given twice: by " +
+                        "position (argument " + std::to_string(position + 1) +
+                        ") and by keyword");
+    return a.value.get();
   }
   return keyword(e, name);
+}
+
+LogicalResult Generator::checkCallArguments(const ast::CallExpr &e) {
+  for (const ast::Argument &a : e.getArgs())
+    if (a.kind == ast::Argument::Kind::Star ||
+        a.kind == ast::Argument::Kind::DoubleStar)
+      return error(a.range,
+                   std::string(a.kind == ast::Argument::Kind::Star
+                                   ? "'*' (unpacked positional)"
+                                   : "'**' (unpacked keyword)") +
+                       " arguments are not supported: dslc binds every "
+                       "argument at compile time; write them out");
+  return success();
 }
 
 LogicalResult

@@ -195,6 +195,9 @@ Result Generator::genPacket(const ast::CallExpr &e, bool isPut) {
       return fail(valueArg->getRange(),
                   std::string("hl.ll_put sends a tile value, got ") +
                       kindName(value->kind));
+    if (auto problem = comm::packetTileProblem(
+            cast<RankedTensorType>(value->value.getType()), packet))
+      return fail(valueArg->getRange(), "hl.ll_put: " + *problem);
     comm::LLPutOp::create(builder, l, value->value, scratch->value, *slot,
                           *flag, uint64_t(packet));
     return SemValue::none();
@@ -205,6 +208,8 @@ Result Generator::genPacket(const ast::CallExpr &e, bool isPut) {
   auto type = tileShapeOf(*shapeArg, dtypeToType(&ctx, *dtype));
   if (failed(type))
     return failure();
+  if (auto problem = comm::packetTileProblem(*type, packet))
+    return fail(e.getRange(), "hl.ll_get: " + *problem);
   SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
   t.value = comm::LLGetOp::create(builder, l, *type, scratch->value, *slot,
                                   *flag, uint64_t(packet));
@@ -322,6 +327,18 @@ Generator::signalSlots(const SemValue &pad, const ast::Expr &indexArg) {
       return failure();
     if (v->kind == SemValue::Kind::Int && v->intValue < 0)
       return error(idx[d]->getRange(), "a slot index cannot be negative");
+    // A constant slot past a dimension the kernel specialized (`_, world =
+    // pad.size(); hl.specialize(world)`) would write outside the pad.
+    if (v->kind == SemValue::Kind::Int)
+      for (const Constraint &c : desc.constraints)
+        if (c.param == pad.text && c.dim == d && c.op == "==" &&
+            std::holds_alternative<int64_t>(c.value) &&
+            v->intValue >= std::get<int64_t>(c.value))
+          return error(idx[d]->getRange(),
+                       "slot " + std::to_string(v->intValue) +
+                           " is outside dimension " + std::to_string(d) +
+                           " of '" + pad.text + "', specialized to size " +
+                           std::to_string(std::get<int64_t>(c.value)));
     // A grid tile's id indexes one row per tile: the pad needs that many.
     if (auto *attr = ast::dyn_cast<ast::AttributeExpr>(idx[d]))
       if (attr->getName() == "id" && pad.kind == SemValue::Kind::Ref) {

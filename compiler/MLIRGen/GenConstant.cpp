@@ -3,8 +3,10 @@
 #include "compiler/MLIRGen/Generator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 
@@ -188,54 +190,107 @@ Result Generator::genSpecialize(const ast::CallExpr &e) {
   return SemValue::integer(value);
 }
 
+/// `a ** b` for b >= 0 by squaring; nothing when a power overflows.
+static std::optional<int64_t> checkedPow(int64_t a, int64_t b) {
+  int64_t result = 1;
+  while (true) {
+    if (b & 1)
+      if (llvm::MulOverflow(result, a, result))
+        return std::nullopt;
+    b >>= 1;
+    if (b == 0)
+      return result;
+    if (llvm::MulOverflow(a, a, a))
+      return std::nullopt;
+  }
+}
+
+// Python integers do not overflow; dslc's constants are 64-bit, so a result
+// that does not fit is an error at the expression, never a wrapped value.
 std::optional<Result> Generator::foldIntegers(ast::BinaryOp op, int64_t a,
                                               int64_t b,
                                               const ast::Expr &where) {
   using BO = ast::BinaryOp;
+  std::string spelling = ast::getBinaryOpSpelling(op);
+  auto overflow = [&]() -> Result {
+    return fail(where.getRange(),
+                "integer overflow: " + std::to_string(a) + " " + spelling +
+                    " " + std::to_string(b) +
+                    " does not fit in 64 bits (constants are int64)");
+  };
+  int64_t r = 0;
   switch (op) {
   case BO::Add:
-    return SemValue::integer(a + b);
+    return llvm::AddOverflow(a, b, r) ? overflow() : SemValue::integer(r);
   case BO::Sub:
-    return SemValue::integer(a - b);
+    return llvm::SubOverflow(a, b, r) ? overflow() : SemValue::integer(r);
   case BO::Mul:
-    return SemValue::integer(a * b);
+    return llvm::MulOverflow(a, b, r) ? overflow() : SemValue::integer(r);
+  case BO::Div: {
+    // Python's true division: a float.
+    if (b == 0)
+      return fail(where.getRange(), "division by zero");
+    SemValue v = SemValue::ofKind(SemValue::Kind::Float);
+    v.floatValue = static_cast<double>(a) / static_cast<double>(b);
+    return v;
+  }
   case BO::FloorDiv:
   case BO::Mod: {
     if (b == 0)
       return fail(where.getRange(), "division by zero");
-    int64_t q = a / b, r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) {
+    if (b == -1) // INT64_MIN // -1 does not fit; x % -1 is 0.
+      return op == BO::Mod ? SemValue::integer(0)
+             : a == std::numeric_limits<int64_t>::min()
+                 ? overflow()
+                 : SemValue::integer(-a);
+    int64_t q = a / b, m = a % b;
+    if (m != 0 && ((m < 0) != (b < 0))) {
       q -= 1;
-      r += b;
+      m += b;
     }
-    return SemValue::integer(op == BO::FloorDiv ? q : r);
+    return SemValue::integer(op == BO::FloorDiv ? q : m);
   }
+  case BO::Pow: {
+    if (b < 0) { // Python: a float (and an error for 0 ** -1).
+      if (a == 0)
+        return fail(where.getRange(),
+                    "0 cannot be raised to a negative power");
+      SemValue v = SemValue::ofKind(SemValue::Kind::Float);
+      v.floatValue = std::pow(static_cast<double>(a), static_cast<double>(b));
+      return v;
+    }
+    std::optional<int64_t> p = checkedPow(a, b);
+    return p ? SemValue::integer(*p) : overflow();
+  }
+  case BO::LShift:
+  case BO::RShift:
+    if (b < 0)
+      return fail(where.getRange(), "negative shift count " +
+                                        std::to_string(b) + " in '" +
+                                        spelling + "'");
+    if (op == BO::RShift) // Arithmetic, as Python's: -1 >> 100 == -1.
+      return SemValue::integer(b >= 63 ? (a < 0 ? -1 : 0) : a >> b);
+    if (a == 0)
+      return SemValue::integer(0);
+    // a << b is a * 2**b (2**63 is not an int64).
+    if (b >= 63 || llvm::MulOverflow(a, int64_t(1) << b, r))
+      return overflow();
+    return SemValue::integer(r);
   case BO::BitAnd:
     return SemValue::integer(a & b);
   case BO::BitOr:
     return SemValue::integer(a | b);
   case BO::BitXor:
     return SemValue::integer(a ^ b);
-  case BO::LShift:
-    return SemValue::integer(a << (b & 63));
-  case BO::RShift:
-    return SemValue::integer(a >> (b & 63));
-  case BO::And:
-    return SemValue::integer(a && b);
+  case BO::And: // Python returns an operand: `2 and 3` is 3.
+    return SemValue::integer(a ? b : a);
   case BO::Or:
-    return SemValue::integer(a || b);
-  case BO::Pow:
-    if (b >= 0) {
-      int64_t r = 1;
-      for (int64_t k = 0; k < b; ++k)
-        if (__builtin_mul_overflow(r, a, &r))
-          return fail(where.getRange(), "integer power overflows 64 bits");
-      return SemValue::integer(r);
-    }
-    return std::nullopt; // a float, foldNumbers
-  default:
-    return std::nullopt; // '/' is a float, foldNumbers
+    return SemValue::integer(a ? a : b);
+  case BO::MatMul:
+    return fail(where.getRange(),
+                "operator '@' (matrix product) is not defined on integers");
   }
+  return std::nullopt;
 }
 
 std::optional<Result> Generator::foldNumbers(ast::BinaryOp op,
@@ -273,6 +328,7 @@ std::optional<Result> Generator::foldNumbers(ast::BinaryOp op,
   default:
     return std::nullopt;
   }
+  return std::nullopt;
 }
 
 } // namespace dslc::mlirgen

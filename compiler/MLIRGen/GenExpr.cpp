@@ -296,6 +296,8 @@ Result Generator::tensorSize(const SemValue &ref, unsigned d,
 
 Result Generator::genCall(const ast::CallExpr &e) {
   const ast::Expr &callee = e.getCallee();
+  if (failed(checkCallArguments(e)))
+    return failure();
   if (std::optional<Result> method = genMethodCall(e))
     return *method;
   std::optional<std::string> name = ast::getDottedName(callee);

@@ -1,5 +1,6 @@
 //===- GenLoops.cpp - for loops: hl.tile, hl.grid, range, tuples ----------===//
 
+#include "compiler/Limits.h"
 #include "compiler/MLIRGen/Generator.h"
 
 #include "dialects/Comm/CommDialect.h"
@@ -7,6 +8,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 
@@ -24,6 +28,8 @@ LogicalResult Generator::genForLoop(const ast::ForStmt &s) {
     return error(s.getRange(), "'for ... else' is not supported in kernels");
   const ast::Expr &iter = s.getIter();
   if (auto *call = ast::dyn_cast<ast::CallExpr>(&iter)) {
+    if (failed(checkCallArguments(*call)))
+      return failure();
     auto callee = ast::getDottedName(call->getCallee());
     if (callee && (*callee == "hl.tile" || *callee == "helion.language.tile"))
       return genTileLoop(s, *call, /*isGrid=*/false);
@@ -87,6 +93,9 @@ LogicalResult Generator::genRangeLoop(const ast::ForStmt &s,
                  "the step of a range must be a compile-time integer");
   if (step.intValue == 0)
     return error(call.getRange(), "range step must not be zero");
+  if (step.intValue == std::numeric_limits<int64_t>::min()) // |step| overflows
+    return error(call.getArgs()[2].value->getRange(),
+                 "range step must be above -2**63");
   for (const SemValue *bound : {&start, &stop})
     if (!isIndexLike(*bound))
       return error(call.getRange(), std::string("range takes integers, got ") +
@@ -362,6 +371,10 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
     Result v = genExpr(*extents[d]);
     if (failed(v))
       return failure();
+    if (v->kind == SemValue::Kind::Int && v->intValue < 0)
+      return error(extents[d]->getRange(),
+                   "a loop extent cannot be negative, got " +
+                       std::to_string(v->intValue));
     auto idx = toIndex(*v, *extents[d]);
     if (failed(idx))
       return failure();
@@ -502,18 +515,31 @@ LogicalResult Generator::genGridLoop(const ast::ForStmt &s,
     extentIndex.push_back(d.extentIndex);
     blocks.push_back(d.block);
   }
+  gridLoop = &s;
   auto grid = tile::GridOp::create(builder, l, extentIndex, blocks);
+  // Statements after the grid go after it, not into its body.
+  OpBuilder::InsertionGuard guard(builder);
   Block *body = builder.createBlock(&grid.getBody());
   for (size_t d = 0; d < dims.size(); ++d)
     body->addArgument(builder.getIndexType(), l);
-  OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(body);
   tile::YieldOp::create(builder, l);
   builder.setInsertionPointToStart(body);
+  int64_t constantCtas = 1; // of the dimensions with constant extents
   for (const TileDim &d : dims) {
     FailureOr<GridExtent> ge = gridExtent(d);
     if (failed(ge))
       return failure();
+    if (ge->constant) {
+      int64_t tiles = *ge->constant / d.block + (*ge->constant % d.block != 0);
+      if (llvm::MulOverflow(constantCtas, tiles, constantCtas) ||
+          constantCtas > kMaxGridCtas)
+        return error(d.extentExpr->getRange(),
+                     "the grid has more than " + std::to_string(kMaxGridCtas) +
+                         " CTAs (CUDA's largest grid): an extent of " +
+                         std::to_string(*ge->constant) + " in blocks of " +
+                         std::to_string(d.block));
+    }
     desc.grid.push_back(*ge);
   }
   scopes.emplace_back();

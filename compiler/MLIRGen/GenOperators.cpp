@@ -3,6 +3,9 @@
 #include "compiler/MLIRGen/Generator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 
@@ -47,14 +50,12 @@ derivedOrigin(ast::BinaryOp op, const SemValue &lhs, const SemValue &rhs) {
   int64_t k = constant->intValue;
   switch (op) {
   case BO::Add:
-    if (o.div != 1)
+    if (o.div != 1 || llvm::AddOverflow(o.add, k, o.add))
       return std::nullopt;
-    o.add += k;
     return o;
   case BO::Sub:
-    if (o.div != 1 || sized != &lhs)
+    if (o.div != 1 || sized != &lhs || llvm::SubOverflow(o.add, k, o.add))
       return std::nullopt;
-    o.add -= k;
     return o;
   case BO::FloorDiv:
     if (o.div != 1 || sized != &lhs || k <= 0)
@@ -340,6 +341,9 @@ Result Generator::scalarBinary(ast::BinaryOp op, const SemValue &lhs,
                                const SemValue &rhs, const ast::Expr &where) {
   using BO = ast::BinaryOp;
   mlir::Location l = loc(where);
+  if ((op == BO::FloorDiv || op == BO::Mod) &&
+      rhs.kind == SemValue::Kind::Int && rhs.intValue == 0)
+    return fail(where.getRange(), "division by zero");
   auto a = toIndex(lhs, where), b = toIndex(rhs, where);
   if (failed(a) || failed(b))
     return failure();
@@ -429,8 +433,14 @@ Result Generator::genUnary(const ast::UnaryExpr &e) {
       v->kind == SemValue::Kind::TileData || v->kind == SemValue::Kind::Ref;
   switch (e.getOp()) {
   case ast::UnaryOp::Neg:
-    if (v->kind == SemValue::Kind::Int)
+    if (v->kind == SemValue::Kind::Int) {
+      if (v->intValue == std::numeric_limits<int64_t>::min())
+        return fail(e.getRange(), "integer overflow: -(" +
+                                      std::to_string(v->intValue) +
+                                      ") does not fit in 64 bits "
+                                      "(constants are int64)");
       return SemValue::integer(-v->intValue);
+    }
     if (v->kind == SemValue::Kind::Float) {
       v->floatValue = -v->floatValue;
       return *v;

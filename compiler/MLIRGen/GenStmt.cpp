@@ -1,6 +1,7 @@
 //===- GenStmt.cpp - Statements -------------------------------------------===//
 
 #include "compiler/MLIRGen/Generator.h"
+#include "compiler/Limits.h"
 
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
@@ -64,15 +65,64 @@ LogicalResult Generator::genBlock(const ast::StmtList &body) {
       return success(ok); // the rest of the helper is not executed
     if (returned)
       return error(s->getRange(), "statement after 'return' is unreachable");
+    // Fatal bounds: past them, unrolling would go on for minutes.
+    if (++work.statements > kMaxGeneratedStatements) {
+      if (!workReported)
+        (void)error(s->getRange(),
+                    "the kernel unrolls to more than " +
+                        std::to_string(kMaxGeneratedStatements) +
+                        " statements here (loops over constant ranges and "
+                        "over peers are unrolled, and nested ones "
+                        "multiply): make the loop a run-time one or "
+                        "shorten it");
+      workReported = true;
+      return failure();
+    }
     if (failed(genStmt(*s))) {
       ok = false;
       poisonAssigned(*s);
+    }
+    if (work.total > kMaxPerThreadWork) {
+      if (!workReported)
+        (void)error(s->getRange(),
+                    "the kernel's per-thread work passes " +
+                        std::to_string(kMaxPerThreadWork) +
+                        " tile elements per thread here (each tile "
+                        "operation counts its elements / threads; unrolled "
+                        "loops over peers and constant ranges count every "
+                        "copy): use more warps, a smaller block or fewer "
+                        "ranks");
+      workReported = true;
+      return failure();
     }
   }
   return success(ok);
 }
 
+void WorkCounter::notifyOperationInserted(Operation *op,
+                                          OpBuilder::InsertPoint) {
+  for (Type t : op->getResultTypes())
+    if (auto tile = dyn_cast<RankedTensorType>(t))
+      if (tile.hasStaticShape())
+        total += std::max<int64_t>(1, tile.getNumElements() / threads);
+}
+
 LogicalResult Generator::genStmt(const ast::Stmt &s) {
+  // The grid loop is the kernel's body: after it only `return` (and pass or
+  // a docstring) may follow; a CTA-less statement or a second grid has no
+  // meaning on the GPU.
+  if (gridLoop && !inGrid && !ast::isa<ast::ReturnStmt>(&s) &&
+      !ast::isa<ast::PassStmt>(&s)) {
+    auto *e = ast::dyn_cast<ast::ExprStmt>(&s);
+    if (!e || !ast::isa<ast::StringLiteralExpr>(e->getExpr())) {
+      (void)error(s.getRange(),
+                  "a statement after the grid loop: the kernel's work is "
+                  "its top-level hl.tile/hl.grid loop, and only 'return' "
+                  "may follow it (a kernel has one grid)");
+      diags->note(gridLoop->getRange(), "the grid loop");
+      return failure();
+    }
+  }
   if (auto *e = ast::dyn_cast<ast::ExprStmt>(&s)) {
     // Docstrings and other bare strings are comments.
     if (ast::isa<ast::StringLiteralExpr>(e->getExpr()))

@@ -236,6 +236,9 @@ Value Generator::castValue(Value v, Type to, mlir::Location l) {
   if (fp8 && fromFloat && toFloat && !from.isF32() && !to.isF32() &&
       !(isFP8(from) && to.isF16()))
     return castValue(castValue(v, builder.getF32Type(), l), to, l);
+  // bf16 <-> f16: one width, neither extf nor truncf; through f32.
+  if (fromFloat && toFloat && fromBits == toBits)
+    return castValue(castValue(v, builder.getF32Type(), l), to, l);
   if (fromFloat && toFloat)
     return fromBits < toBits
                ? Value(arith::ExtFOp::create(builder, l, result, v))

@@ -106,6 +106,7 @@ OwningOpRef<ModuleOp> Generator::run() {
     desc.rank = *options.rank;
   if (failed(readConfig()))
     return nullptr;
+  work.threads = std::max<int64_t>(1, desc.numWarps) * 32;
   scanSymmetric(kernel.getBody());
   builder.setInsertionPointToEnd(result->getBody());
   func = func::FuncOp::create(builder, l, kernel.getName(),

@@ -60,26 +60,62 @@ bool onPeers(Value v) {
 
 } // namespace
 
+namespace {
+
+/// Whether the access facts (roles, where data moves) are those of a
+/// collective from `in` into `o`; otherwise Binding::why says why not.
+bool collectiveFacts(Binding &binding, const ArgBinding &in,
+                     const ArgBinding &o) {
+  if (in.contractRole != contract::Role::Input) {
+    binding.why = "the kernel never reads '" + in.name + "'";
+    return false;
+  }
+  std::string others;
+  bool moves = in.remoteRead || o.remoteWritten;
+  for (const ArgBinding &a : binding.args) {
+    if (a.kind != ArgBinding::Kind::Tensor)
+      continue;
+    moves |=
+        a.role == Role::Scratch || (a.role == Role::Workspace && a.symmetric);
+    if (&a != &in && a.contractRole == contract::Role::Input)
+      others += (others.empty() ? "'" : ", '") + a.name + "'";
+  }
+  if (!others.empty()) {
+    binding.why = "it reads inputs besides '" + in.name + "' (" + others +
+                  "): not a plain collective";
+    return false;
+  }
+  if (!moves) {
+    binding.why = "no data moves between ranks (no rank reads a peer's '" +
+                  in.name + "' or writes a peer's '" + o.name +
+                  "', no LL scratch or staging buffer)";
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
 bool dslc::sim::chooseCollective(const std::string &requested,
                                  const KernelDescription &desc,
                                  const SimulationOptions &options,
                                  unsigned worldSize, Binding &binding) {
   binding.collective.clear();
+  binding.why.clear();
   binding.input = binding.output = -1;
   // The result: the one output; the data: its `like`, else the one input of
   // its dtype.
+  int outputs = 0;
   for (size_t k = 0; k < binding.args.size(); ++k) {
     const ArgBinding &a = binding.args[k];
     if (a.kind != ArgBinding::Kind::Tensor || a.role != Role::Output)
       continue;
-    if (binding.output >= 0) {
-      binding.output = -1;
-      break;
-    }
-    binding.output = int(k);
+    binding.output = ++outputs == 1 ? int(k) : -1;
   }
-  if (binding.output < 0)
+  if (binding.output < 0) {
+    binding.why = "the kernel has " + std::to_string(outputs) + " outputs";
     return false;
+  }
   const ArgBinding &o = binding.args[binding.output];
   for (size_t k = 0; k < binding.args.size(); ++k) {
     const ArgBinding &a = binding.args[k];
@@ -98,8 +134,10 @@ bool dslc::sim::chooseCollective(const std::string &requested,
     }
     binding.input = int(k);
   }
-  if (binding.input < 0)
+  if (binding.input < 0) {
+    binding.why = "no single input has the output's dtype";
     return false;
+  }
   if (requested == "all-reduce" || requested == "reduce-scatter" ||
       requested == "all-gather") {
     binding.collective = requested;
@@ -108,6 +146,8 @@ bool dslc::sim::chooseCollective(const std::string &requested,
   if (requested != "auto")
     return false;
   const ArgBinding &in = binding.args[binding.input];
+  if (!collectiveFacts(binding, in, o))
+    return false;
   // 1. torch.empty_like(I).
   if (!o.like.empty()) {
     binding.collective = "all-reduce";
@@ -118,8 +158,12 @@ bool dslc::sim::chooseCollective(const std::string &requested,
     binding.collective = "all-gather";
     return true;
   }
-  if (o.sizes.size() != 1 || in.sizes.size() != 1)
+  if (o.sizes.size() != 1 || in.sizes.size() != 1) {
+    binding.why = "'" + o.name + "' has " + std::to_string(o.sizes.size()) +
+                  " dimension(s) and '" + in.name + "' " +
+                  std::to_string(in.sizes.size()) + ": no collective's shapes";
     return false;
+  }
   // 3. Both sizes known: their ratio.
   int64_t oSize = o.sizes[0];
   int64_t iSize = in.sizes[0] ? in.sizes[0] : options.defaultSize.value_or(0);
@@ -130,6 +174,12 @@ bool dslc::sim::chooseCollective(const std::string &requested,
       binding.collective = "reduce-scatter";
     else if (oSize == iSize * int64_t(worldSize))
       binding.collective = "all-gather";
+    else
+      binding.why = "'" + o.name + "' has " + std::to_string(oSize) +
+                    " element(s) and '" + in.name + "' " +
+                    std::to_string(iSize) +
+                    ": neither equal (all-reduce) nor a world size apart "
+                    "(reduce-scatter, all-gather)";
     return !binding.collective.empty();
   }
   // 4. Where the data moves.
@@ -283,8 +333,8 @@ void Binder::observeDataMovement() {
 bool Binder::applyExplicitSizes() {
   for (auto &[name, dims] : options.sizes) {
     if (!index.count(name)) {
-      error = "--size " + name + "=...: the kernel has no parameter '" + name +
-              "'";
+      error =
+          "--size " + name + "=...: the kernel has no parameter '" + name + "'";
       return false;
     }
     ArgBinding &a = binding.args[index[name]];
@@ -320,8 +370,8 @@ void Binder::applyFixedSizes() {
 bool Binder::sizeInputs(int64_t extent) {
   for (ArgBinding &a : binding.args) {
     if (a.kind == ArgBinding::Kind::IntScalar && !options.sizes.count(a.name)) {
-      error = "the int parameter '" + a.name +
-              "' needs a value: pass --size " + a.name + "=V";
+      error = "the int parameter '" + a.name + "' needs a value: pass --size " +
+              a.name + "=V";
       return false;
     }
     if (a.kind == ArgBinding::Kind::FloatScalar && !options.sizes.count(a.name))
@@ -335,8 +385,8 @@ bool Binder::sizeInputs(int64_t extent) {
         a.sizes[d] = extent;
         continue;
       }
-      error = "the " + std::to_string(a.sizes.size()) + "-d tensor '" +
-              a.name + "' needs its sizes: pass --size " + a.name + "=AxB";
+      error = "the " + std::to_string(a.sizes.size()) + "-d tensor '" + a.name +
+              "' needs its sizes: pass --size " + a.name + "=AxB";
       return false;
     }
   }

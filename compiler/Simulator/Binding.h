@@ -18,8 +18,11 @@
 // The collective (Binding::collective) decides the sizes of an output
 // nothing else sizes. With --reference all-reduce / reduce-scatter /
 // all-gather it is that one; with `auto` (and `none`, which checks nothing)
-// it is chosen for a kernel with one output O and one input I of O's dtype
-// (`chooseCollective`):
+// it is chosen for a kernel whose access facts are a collective's: one
+// output O, one input I of O's dtype that it reads, no other input it
+// reads, and data that moves between ranks (I read on peers, O written on
+// peers, or an LL scratch or a staging workspace); otherwise no reference
+// applies (Binding::why says which fact fails). Then (`chooseCollective`):
 //   1. O = torch.empty_like(I): all-reduce;
 //   2. O 2-d, I 1-d: all-gather into rows ([world size, N]);
 //   3. O's size fixed (--size O=..., a constraint) and I's known: by the
@@ -89,6 +92,8 @@ struct Binding {
   /// when the kernel has not exactly one of each).
   std::string collective;
   int input = -1, output = -1;
+  /// With `auto`: why no collective applies (when `collective` is empty).
+  std::string why;
 };
 
 /// Fills `binding` for the kernel `func` described by `desc`. On a problem

@@ -2,11 +2,14 @@
 
 #include "compiler/Simulator/Dump.h"
 
+#include "compiler/Simulator/NpyFormat.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+using namespace dslc;
 using namespace dslc::sim;
 
 bool Dumper::writeFile(const std::string &name, const std::string &bytes,
@@ -35,13 +38,17 @@ bool Dumper::writeFile(const std::string &name, const std::string &bytes,
 
 namespace {
 
-std::string encodeAll(const ElemType &type, const std::vector<double> &f,
-                      const std::vector<int64_t> &i) {
+/// A .npy file of the elements (as the GPU holds them) and sizes.
+std::string npyFile(const ElemType &type, const std::vector<int64_t> &sizes,
+                    const std::vector<double> &f,
+                    const std::vector<int64_t> &i) {
   size_t n = type.isFloat() ? f.size() : i.size();
-  std::string bytes(n * type.byteSize(), '\0');
+  std::string bytes = npy::header(npy::descrOf(type.name()), sizes);
+  size_t at = bytes.size();
+  bytes.resize(at + n * type.byteSize(), '\0');
   for (size_t k = 0; k < n; ++k)
     encode(type, type.isFloat() ? f[k] : 0, type.isFloat() ? 0 : i[k],
-           reinterpret_cast<unsigned char *>(&bytes[k * type.byteSize()]));
+           reinterpret_cast<unsigned char *>(&bytes[at + k * type.byteSize()]));
   return bytes;
 }
 
@@ -55,13 +62,17 @@ bool Dumper::writeManifest(const std::string &kernel, const Binding &binding,
   llvm::json::OStream j(os, 2);
   j.object([&] {
     j.attribute("format", "dslc-simulation");
+    j.attribute("version", int64_t(2));
     j.attribute("kernel", kernel);
     j.attribute("seed", int64_t(seed));
     j.attribute("world_size", int64_t(worldSize));
     j.attribute("launches", calls);
     j.attribute("reference", reference);
-    j.attribute("files", "r<RANK>.c<LAUNCH>.<NAME>.bin (inputs), "
-                         "r<RANK>.c<LAUNCH>.<NAME>.out.bin (outputs)");
+    j.attribute("files",
+                "r<RANK>.c<LAUNCH>.<NAME>.npy (inputs), "
+                "r<RANK>.c<LAUNCH>.<NAME>.out.npy (outputs): numpy .npy "
+                "files; bfloat16 and float8 elements are raw bits ('<u2', "
+                "'|u1': torch.from_numpy(a).view(torch.bfloat16))");
     j.attributeArray("params", [&] {
       for (const ArgBinding &a : binding.args)
         j.object([&] {
@@ -101,8 +112,8 @@ bool Dumper::writeInputs(const Binding &binding, const Inputs &inputs,
           continue;
         const InputData &d = inputs.get(c, r, k);
         if (!writeFile("r" + std::to_string(r) + ".c" + std::to_string(c) +
-                           "." + a.name + ".bin",
-                       encodeAll(a.type, d.f, d.i), error))
+                           "." + a.name + ".npy",
+                       npyFile(a.type, a.sizes, d.f, d.i), error))
           return false;
       }
   return true;
@@ -111,6 +122,7 @@ bool Dumper::writeInputs(const Binding &binding, const Inputs &inputs,
 bool Dumper::writeOutput(const Buffer &buffer, int64_t call,
                          std::string &error) {
   return writeFile("r" + std::to_string(buffer.rank) + ".c" +
-                       std::to_string(call) + "." + buffer.name + ".out.bin",
-                   encodeAll(buffer.type, buffer.f, buffer.i), error);
+                       std::to_string(call) + "." + buffer.name + ".out.npy",
+                   npyFile(buffer.type, buffer.sizes, buffer.f, buffer.i),
+                   error);
 }

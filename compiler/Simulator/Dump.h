@@ -1,11 +1,12 @@
 //===- Dump.h - Inputs and outputs of a simulation, for the GPU -*- C++ -*-===//
 //
-// --dump-dir DIR writes, per launch and rank, every input as the bytes the
-// GPU holds (`r<R>.c<K>.<name>.bin`, the element type's little-endian
-// encoding) and every output of the first schedule
-// (`r<R>.c<K>.<name>.out.bin`), plus `manifest.json` (kernel, seed, world
-// size, launches, and each parameter's role, dtype and sizes), so the same
-// inputs can be fed to the GPU and its outputs compared.
+// --dump-dir DIR writes, per launch and rank, every input
+// (`r<R>.c<K>.<name>.npy`) and every output of the first schedule
+// (`r<R>.c<K>.<name>.out.npy`) as .npy files of the bytes the GPU holds
+// (NpyFormat.h), plus `manifest.json` (format version 2: kernel, seed,
+// world size, launches, and each parameter's role, dtype and sizes), so the
+// same inputs can be fed to the GPU and its outputs compared, or loaded
+// with numpy and torch.
 //
 //===----------------------------------------------------------------------===//
 

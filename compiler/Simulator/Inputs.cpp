@@ -26,8 +26,7 @@ Inputs::Inputs(const Binding &binding, unsigned worldSize, int64_t calls,
         if (a.type.isFloat()) {
           d.f.resize(n);
           for (double &v : d.f)
-            v = roundFloat(a.type.kind,
-                           double(rng() >> 11) * 0x1.0p-52 - 1.0);
+            v = roundFloat(a.type.kind, double(rng() >> 11) * 0x1.0p-52 - 1.0);
         } else {
           d.i.resize(n);
           int64_t span = a.type.bits == 1 ? 2 : 201;

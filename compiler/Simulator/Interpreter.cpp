@@ -8,11 +8,13 @@
 
 #include "compiler/Simulator/Interpreter.h"
 #include "compiler/Simulator/InterpreterSupport.h"
+#include "compiler/Simulator/SimulationOptions.h"
 
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -50,17 +52,22 @@ StepResult Interpreter::step(Task &task) {
     frame.block = &entry;
     frame.it = entry.begin();
     task.frames.push_back(frame);
+    world.races->startCta(task.clock, task.rank, task.cta, int32_t(task.call));
   }
   while (true) {
     Frame &frame = task.frames.back();
     Operation &op = *frame.it;
+    if (!chargeWork(task, op))
+      return StepResult::Failed;
     switch (exec(task, op)) {
     case Outcome::Next:
+      retire(task, op);
       ++task.frames.back().it;
       continue;
     case Outcome::Jumped:
       continue;
     case Outcome::Yield:
+      retire(task, op);
       ++task.frames.back().it;
       return StepResult::Yielded;
     case Outcome::Again:
@@ -69,6 +76,9 @@ StepResult Interpreter::step(Task &task) {
       return StepResult::Blocked;
     case Outcome::Done:
       task.done = true;
+      flushStores(task, task.clock.self.clock);
+      world.races->endCta(task.clock);
+      task.values.shrink_and_clear();
       return StepResult::Done;
     case Outcome::Fail:
       return StepResult::Failed;
@@ -77,9 +87,12 @@ StepResult Interpreter::step(Task &task) {
 }
 
 Interpreter::Outcome Interpreter::exec(Task &task, Operation &op) {
-  if (op.getDialect() && op.getDialect()->getNamespace() ==
-                             arith::ArithDialect::getDialectNamespace())
-    return execArith(task, op);
+  if (Dialect *dialect = op.getDialect()) {
+    if (dialect->getNamespace() == arith::ArithDialect::getDialectNamespace())
+      return execArith(task, op);
+    if (dialect->getNamespace() == math::MathDialect::getDialectNamespace())
+      return execMath(task, op);
+  }
   return llvm::TypeSwitch<Operation *, Outcome>(&op)
       .Case<func::ReturnOp>([&](auto) {
         // Kernel end: the CTA advances its launch counter (comm.epoch).
@@ -95,29 +108,10 @@ Interpreter::Outcome Interpreter::exec(Task &task, Operation &op) {
         task.values[d.getResult()] = RtValue::ofInt(ref.ref->sizes[d.getDim()]);
         return Outcome::Next;
       })
-      .Case<tile::SplatOp>([&](tile::SplatOp s) {
-        auto tile = emptyTile(s.getType());
-        RtValue &v = get(task, s.getValue());
-        if (tile->type.isFloat())
-          std::fill(tile->f.begin(), tile->f.end(),
-                    roundTo(tile->type, v.kind == RtValue::Kind::Float
-                                            ? v.f
-                                            : double(v.i)));
-        else
-          std::fill(tile->i.begin(), tile->i.end(),
-                    wrapInt(tile->type, v.kind == RtValue::Kind::Float
-                                            ? int64_t(v.f)
-                                            : v.i));
-        task.values[s.getResult()] = RtValue::ofTile(tile);
-        return Outcome::Next;
-      })
-      .Case<tile::IotaOp>([&](tile::IotaOp iota) {
-        auto tile = emptyTile(iota.getType());
-        for (int64_t k = 0; k < tile->numel(); ++k)
-          tile->i[k] = k;
-        task.values[iota.getResult()] = RtValue::ofTile(tile);
-        return Outcome::Next;
-      })
+      .Case<tile::SplatOp>([&](auto) { return execSplat(task, op); })
+      .Case<tile::IotaOp>([&](auto) { return execIota(task, op); })
+      .Case<tile::BroadcastOp>([&](auto) { return execBroadcast(task, op); })
+      .Case<tile::ReshapeOp>([&](auto) { return execReshape(task, op); })
       .Case<tile::ReduceOp>([&](auto) { return execReduce(task, op); })
       .Case<tile::LoadOp>([&](auto) { return execLoad(task, op); })
       .Case<tile::StoreOp, comm::MulticastStoreOp>(
@@ -228,7 +222,9 @@ Interpreter::Outcome Interpreter::exitRegion(Task &task, Operation &term) {
       frame.it = frame.block->begin();
       return Outcome::Jumped;
     }
+    Operation *gridOp = frame.op;
     task.frames.pop_back();
+    retire(task, *gridOp);
     ++task.frames.back().it;
     return Outcome::Jumped;
   }
@@ -248,6 +244,67 @@ Interpreter::Outcome Interpreter::exitRegion(Task &task, Operation &term) {
   for (auto [res, v] : llvm::zip(loop.getResults(), yielded))
     task.values[res] = v;
   task.frames.pop_back();
+  retire(task, *loop);
   ++task.frames.back().it;
   return Outcome::Jumped;
+}
+
+bool Interpreter::chargeWork(Task &task, Operation &op) {
+  // An op costs kOpWork (its dispatch, about as long as that many
+  // elementwise operations) plus the elements of its tiles.
+  uint64_t cost = kOpWork;
+  for (Type t : op.getResultTypes())
+    if (auto tensor = dyn_cast<RankedTensorType>(t))
+      cost += uint64_t(tensor.getNumElements());
+  for (Value v : op.getOperands())
+    if (auto tensor = dyn_cast<RankedTensorType>(v.getType()))
+      cost += uint64_t(tensor.getNumElements());
+  // Multicast ops move their tile to or from every peer.
+  if (isa<comm::MulticastStoreOp, comm::MulticastLoadReduceOp>(op))
+    cost *= world.worldSize;
+  world.work += cost;
+  if (world.work <= uint64_t(kMaxSimulatedWork))
+    return true;
+  fail(task, op,
+       "the simulation exceeded " + std::to_string(kMaxSimulatedWork) +
+           " element operations (kMaxSimulatedWork, "
+           "compiler/Simulator/SimulationOptions.h): a loop runs far longer "
+           "than a kernel should, or the sizes are too large to simulate; "
+           "pass smaller --size values");
+  return false;
+}
+
+void Interpreter::retire(Task &task, Operation &op) {
+  auto it = world.deadAfter.find(&op);
+  if (it == world.deadAfter.end())
+    return;
+  for (Value v : it->second)
+    task.values.erase(v);
+}
+
+void World::computeLiveness() {
+  deadAfter.clear();
+  auto note = [&](Value v, Block &block) {
+    // The op of `block` that holds the value's last use.
+    Operation *last = nullptr;
+    for (Operation *user : v.getUsers()) {
+      Operation *inBlock = block.findAncestorOpInBlock(*user);
+      if (inBlock && (!last || last->isBeforeInBlock(inBlock)))
+        last = inBlock;
+    }
+    if (!last)
+      last = v.getDefiningOp();
+    // A terminator's operands are read when the region exits; the next
+    // iteration overwrites them.
+    if (last && !last->hasTrait<OpTrait::IsTerminator>())
+      deadAfter[last].push_back(v);
+  };
+  for (func::FuncOp f : funcs)
+    f.walk([&](Block *block) {
+      for (BlockArgument arg : block->getArguments())
+        note(arg, *block);
+      for (Operation &op : *block)
+        for (Value r : op.getResults())
+          note(r, *block);
+    });
 }

@@ -12,6 +12,7 @@
 #ifndef DSLC_COMPILER_SIMULATOR_INTERPRETER_H
 #define DSLC_COMPILER_SIMULATOR_INTERPRETER_H
 
+#include "compiler/Simulator/HappensBefore.h"
 #include "compiler/Simulator/Memory.h"
 #include "compiler/Simulator/Reporter.h"
 #include "compiler/Simulator/Values.h"
@@ -30,6 +31,8 @@ struct BlockedSlot {
   std::vector<int64_t> coords; ///< ll_get: the packet index of the scratch.
   int64_t expected = 0;
   int64_t current = 0;
+  /// The element of `pad` whose next write may unblock the task.
+  int64_t element = 0;
 };
 
 struct Frame {
@@ -41,6 +44,16 @@ struct Frame {
   int64_t iv = 0, ub = 0, step = 1;
 };
 
+/// A store to a data buffer that peers do not see yet (relaxed stores):
+/// the elements, converted to the buffer's type, and the CTA's clock.
+struct PendingStore {
+  Buffer *buffer = nullptr;
+  std::vector<int64_t> indices;
+  std::vector<double> f;
+  std::vector<int64_t> i;
+  uint32_t clock = 0;
+};
+
 /// One CTA of one rank in one launch.
 struct Task {
   unsigned rank = 0;
@@ -48,7 +61,9 @@ struct Task {
   int64_t call = 0;
   uint64_t priority = 0; ///< For the priority scheduling policy.
   bool started = false, done = false, blocked = false;
-  uint64_t blockedAtVersion = 0;
+  /// While blocked: where the task is registered in Buffer::watchers.
+  std::vector<std::pair<Buffer *, std::multimap<int64_t, uint32_t>::iterator>>
+      watches;
   std::vector<Frame> frames;
   llvm::DenseMap<mlir::Value, RtValue> values;
   /// Progress of the signal/wait the task is blocked on.
@@ -60,6 +75,10 @@ struct Task {
   /// stored so far.
   std::vector<uint32_t> packetWords;
   int64_t packetsStored = 0;
+  /// Happens-before: what this CTA is ordered after (HappensBefore.h).
+  CtaClock clock;
+  /// Relaxed stores: this CTA's stores no release has published yet.
+  std::vector<PendingStore> pendingStores;
   // Ordering hazards (Helion's memory semantics).
   bool accessSinceBarrier = false, accessSinceRelease = false;
   mlir::Operation *noBarrierWait = nullptr, *relaxedWait = nullptr;
@@ -73,15 +92,41 @@ struct World {
   /// Per rank: the kernel and the values of its arguments.
   std::vector<mlir::func::FuncOp> funcs;
   std::vector<std::vector<RtValue>> args;
-  /// Bumped by every write to a signal pad or LL scratch: blocked tasks
-  /// retry.
-  uint64_t padVersion = 0;
+  /// The race detector of this schedule.
+  RaceDetector *races = nullptr;
+  /// Relaxed stores: a CTA's stores to data buffers stay invisible to other
+  /// CTAs until a release of the CTA covers them (a signal with release
+  /// semantics after them, an ll_put) or the CTA ends.
+  bool relaxedStores = false;
+  /// Blocked tasks a write woke (Buffer::watchers), for the scheduler.
+  std::vector<uint32_t> woken;
   /// comm.epoch: per rank, per CTA index, the launches that CTA finished
   /// (the kernel's state buffer; kept across launches).
   std::vector<std::vector<uint32_t>> epochs;
+  /// Per op of every rank's kernel: the values whose last use it is (in
+  /// the block that defines them); a task drops them once the op is done,
+  /// so a long or unrolled body keeps only its live tiles.
+  llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Value, 2>>
+      deadAfter;
+  /// Dense constants, decoded once per op.
+  llvm::DenseMap<mlir::Operation *, std::shared_ptr<TileVal>> constants;
+  /// Fills deadAfter for `funcs`.
+  void computeLiveness();
   /// Set on an error the run cannot continue after.
   bool fatal = false;
   uint64_t steps = 0;
+  /// Elements the interpreted ops produced or moved (a measure of time),
+  /// bounded by kMaxSimulatedWork.
+  uint64_t work = 0;
+
+  /// Elements [lo, hi) of `b` were written: wake the tasks waiting on them.
+  void noteWrite(Buffer &b, int64_t lo, int64_t hi) {
+    if (b.watchers.empty())
+      return;
+    for (auto it = b.watchers.lower_bound(lo);
+         it != b.watchers.end() && it->first < hi; ++it)
+      woken.push_back(it->second);
+  }
 };
 
 enum class StepResult { Yielded, Blocked, Done, Failed };
@@ -100,6 +145,7 @@ private:
   enum class Outcome { Next, Yield, Again, Jumped, Block, Done, Fail };
   Outcome exec(Task &task, mlir::Operation &op);
   Outcome execArith(Task &task, mlir::Operation &op);
+  Outcome execConstant(Task &task, mlir::Operation &op);
   Outcome execLoad(Task &task, mlir::Operation &op);
   Outcome execStore(Task &task, mlir::Operation &op);
   Outcome execSignal(Task &task, mlir::Operation &op);
@@ -107,6 +153,11 @@ private:
   Outcome execStackView(Task &task, mlir::Operation &op);
   Outcome execPeer(Task &task, mlir::Operation &op);
   Outcome execMulticastLoadReduce(Task &task, mlir::Operation &op);
+  Outcome execMath(Task &task, mlir::Operation &op);
+  Outcome execSplat(Task &task, mlir::Operation &op);
+  Outcome execIota(Task &task, mlir::Operation &op);
+  Outcome execBroadcast(Task &task, mlir::Operation &op);
+  Outcome execReshape(Task &task, mlir::Operation &op);
   Outcome execReduce(Task &task, mlir::Operation &op);
   Outcome execEpoch(Task &task, mlir::Operation &op);
   Outcome execLLPut(Task &task, mlir::Operation &op);
@@ -118,6 +169,11 @@ private:
   Outcome enterGrid(Task &task, mlir::Operation &op);
   Outcome enterFor(Task &task, mlir::Operation &op);
   Outcome exitRegion(Task &task, mlir::Operation &terminator);
+  /// Counts `op`'s elements into World::work; false (reported) past the
+  /// bound.
+  bool chargeWork(Task &task, mlir::Operation &op);
+  /// `op` is done: drop the values it used last.
+  void retire(Task &task, mlir::Operation &op);
 
   /// Reads `n` elements of a tile (through load semantics) from `ref`.
   bool loadTile(Task &task, mlir::Operation &op, const RefVal &ref,
@@ -138,7 +194,25 @@ private:
                       llvm::ArrayRef<int64_t> shape,
                       std::vector<int64_t> &indices);
   void noteDataAccess(Task &task, mlir::Operation &op);
-  bool slotFlat(Task &task, mlir::Operation &op, const std::vector<int64_t> &sizes,
+  /// Writes a store's elements to memory (outputs: as written by the task's
+  /// launch) and wakes tasks waiting on them.
+  void commitStore(Task &task, const PendingStore &store);
+  /// Commits the task's relaxed stores made at clocks <= `upTo`.
+  void flushStores(Task &task, uint32_t upTo);
+  /// Overlays the task's own uncommitted stores to `b` on a load of
+  /// `indices`.
+  void forwardStores(const Task &task, const Buffer &b,
+                     const std::vector<int64_t> &indices, TileVal &out);
+  /// Checks the elements `indices` (-1: masked) of `b` for races.
+  void checkRaces(Task &task, mlir::Operation &op, Buffer &b,
+                  const std::vector<int64_t> &indices, bool write);
+  /// The first slot's indices of a signal/wait (evaluated into `indices`)
+  /// and how many slots its extents cover.
+  int64_t slotRange(Task &task, mlir::ValueRange indexValues,
+                    llvm::ArrayRef<int64_t> extents,
+                    std::vector<int64_t> &indices);
+  bool slotFlat(Task &task, mlir::Operation &op,
+                const std::vector<int64_t> &sizes,
                 const std::vector<int64_t> &indices,
                 llvm::ArrayRef<int64_t> extents, int64_t slot,
                 std::vector<int64_t> &coords, int64_t &flat,

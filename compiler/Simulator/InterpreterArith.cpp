@@ -27,76 +27,150 @@ ElemType elemTypeOf(Type t) {
   return ElemType::fromType(t);
 }
 
-/// Applies `f` (on doubles) or `g` (on int64) elementwise / on scalars.
-struct Elementwise {
-  static double fop(StringRef name, double a, double b) {
-    if (name == "arith.addf")
-      return a + b;
-    if (name == "arith.subf")
-      return a - b;
-    if (name == "arith.mulf")
-      return a * b;
-    if (name == "arith.divf")
-      return a / b;
-    if (name == "arith.remf")
-      return std::fmod(a, b);
-    if (name == "arith.maximumf" || name == "arith.maxnumf")
-      return std::isnan(a) && name == "arith.maxnumf" ? b : std::fmax(a, b);
-    if (name == "arith.minimumf" || name == "arith.minnumf")
-      return std::isnan(a) && name == "arith.minnumf" ? b : std::fmin(a, b);
-    return NAN;
-  }
-  static bool iop(StringRef name, int64_t a, int64_t b, int64_t &r) {
-    uint64_t ua = a, ub = b;
-    if (name == "arith.addi")
-      r = int64_t(ua + ub);
-    else if (name == "arith.subi")
-      r = int64_t(ua - ub);
-    else if (name == "arith.muli")
-      r = int64_t(ua * ub);
-    else if (name == "arith.andi")
-      r = a & b;
-    else if (name == "arith.ori")
-      r = a | b;
-    else if (name == "arith.xori")
-      r = a ^ b;
-    else if (name == "arith.maxsi")
-      r = std::max(a, b);
-    else if (name == "arith.minsi")
-      r = std::min(a, b);
-    else if (name == "arith.maxui")
-      r = int64_t(std::max(ua, ub));
-    else if (name == "arith.minui")
-      r = int64_t(std::min(ua, ub));
-    else if (name == "arith.shli")
-      r = b >= 64 ? 0 : int64_t(ua << b);
-    else if (name == "arith.shrsi")
-      r = b >= 64 ? (a < 0 ? -1 : 0) : a >> b;
-    else if (name == "arith.shrui")
-      r = b >= 64 ? 0 : int64_t(ua >> b);
-    else {
-      if (b == 0)
-        return false;
-      if (name == "arith.divsi")
-        r = a / b;
-      else if (name == "arith.divui")
-        r = int64_t(ua / ub);
-      else if (name == "arith.remsi")
-        r = a % b;
-      else if (name == "arith.remui")
-        r = int64_t(ua % ub);
-      else if (name == "arith.floordivsi")
-        r = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-      else if (name == "arith.ceildivsi")
-        r = a / b + ((a % b != 0) && ((a < 0) == (b < 0)));
-      else if (name == "arith.ceildivui")
-        r = int64_t(ua / ub + (ua % ub != 0));
-      else
-        return false;
-    }
-    return true;
-  }
-};
+/// A binary float op of the arith dialect, or null.
+double (*floatOp(StringRef name))(double, double) {
+  static const std::pair<const char *, double (*)(double, double)> table[] = {
+      {"arith.addf", [](double a, double b) { return a + b; }},
+      {"arith.subf", [](double a, double b) { return a - b; }},
+      {"arith.mulf", [](double a, double b) { return a * b; }},
+      {"arith.divf", [](double a, double b) { return a / b; }},
+      {"arith.remf", [](double a, double b) { return std::fmod(a, b); }},
+      {"arith.maximumf", [](double a, double b) { return maximumF(a, b); }},
+      {"arith.minimumf", [](double a, double b) { return minimumF(a, b); }},
+      // The number if one is NaN.
+      {"arith.maxnumf", [](double a, double b) { return std::fmax(a, b); }},
+      {"arith.minnumf", [](double a, double b) { return std::fmin(a, b); }},
+  };
+  for (auto &[op, f] : table)
+    if (name == op)
+      return f;
+  return nullptr;
+}
+
+/// A binary integer op on values of `bits` bits (stored sign-extended):
+/// unsigned ops see them zero-extended; shifts past the width give 0 (or
+/// the sign), as PTX clamps them; INT_MIN / -1 wraps. False for a division
+/// by zero (`r` untouched).
+using IntOp = bool (*)(int64_t a, int64_t b, uint64_t mask, int64_t &r);
+
+IntOp intOp(StringRef name) {
+  static const std::pair<const char *, IntOp>
+      table
+          [] =
+              {
+                  {"arith.addi",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     r = int64_t(uint64_t(a) + uint64_t(b));
+                     return true;
+                   }},
+                  {"arith.subi",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     r = int64_t(uint64_t(a) - uint64_t(b));
+                     return true;
+                   }},
+                  {"arith.muli",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     r = int64_t(uint64_t(a) * uint64_t(b));
+                     return true;
+                   }},
+                  {"arith.andi", [](int64_t a, int64_t b, uint64_t,
+                                    int64_t &r) { return r = a & b, true; }},
+                  {"arith.ori", [](int64_t a, int64_t b, uint64_t,
+                                   int64_t &r) { return r = a | b, true; }},
+                  {"arith.xori", [](int64_t a, int64_t b, uint64_t,
+                                    int64_t &r) { return r = a ^ b, true; }},
+                  {"arith.maxsi",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     return r = std::max(a, b), true;
+                   }},
+                  {"arith.minsi",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     return r = std::min(a, b), true;
+                   }},
+                  {"arith.maxui",
+                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+                     return r = (uint64_t(a) & m) >= (uint64_t(b) & m) ? a : b,
+                            true;
+                   }},
+                  {"arith.minui",
+                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+                     return r = (uint64_t(a) & m) <= (uint64_t(b) & m) ? a : b,
+                            true;
+                   }},
+                  {"arith.shli",
+                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+                     uint64_t s = uint64_t(b) & m;
+                     return r = s >= 64 ? 0 : int64_t(uint64_t(a) << s), true;
+                   }},
+                  {"arith.shrsi",
+                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+                     uint64_t s = uint64_t(b) & m;
+                     return r = s >= 64 ? (a < 0 ? -1 : 0) : a >> s, true;
+                   }},
+                  {"arith.shrui",
+                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+                     uint64_t s = uint64_t(b) & m;
+                     return r = s >= 64 ? 0 : int64_t((uint64_t(a) & m) >> s),
+                            true;
+                   }},
+                  {"arith.divsi",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     if (b == 0)
+                       return false;
+                     return r = b == -1 ? int64_t(0 - uint64_t(a)) : a / b,
+                            true;
+                   }},
+                  {"arith.remsi",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     if (b == 0)
+                       return false;
+                     return r = b == -1 ? 0 : a % b, true;
+                   }},
+                  {"arith.divui",
+                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+                     if ((uint64_t(b) & m) == 0)
+                       return false;
+                     return r = int64_t((uint64_t(a) & m) / (uint64_t(b) & m)),
+                            true;
+                   }},
+                  {"arith.remui",
+                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+                     if ((uint64_t(b) & m) == 0)
+                       return false;
+                     return r = int64_t((uint64_t(a) & m) % (uint64_t(b) & m)),
+                            true;
+                   }},
+                  {"arith.floordivsi",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     if (b == 0)
+                       return false;
+                     if (b == -1)
+                       return r = int64_t(0 - uint64_t(a)), true;
+                     return r = a / b - ((a % b != 0) && ((a < 0) != (b < 0))),
+                            true;
+                   }},
+                  {"arith.ceildivsi",
+                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+                     if (b == 0)
+                       return false;
+                     if (b == -1)
+                       return r = int64_t(0 - uint64_t(a)), true;
+                     return r = a / b + ((a % b != 0) && ((a < 0) == (b < 0))),
+                            true;
+                   }},
+                  {"arith.ceildivui",
+                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+                     uint64_t ua = uint64_t(a) & m, ub = uint64_t(b) & m;
+                     if (ub == 0)
+                       return false;
+                     return r = int64_t(ua / ub + (ua % ub != 0)), true;
+                   }},
+              };
+  for (auto &[op, f] : table)
+    if (name == op)
+      return f;
+  return nullptr;
+}
 
 bool cmpInt(arith::CmpIPredicate p, int64_t a, int64_t b) {
   uint64_t ua = a, ub = b;
@@ -164,37 +238,61 @@ bool cmpFloat(arith::CmpFPredicate p, double a, double b) {
   return false;
 }
 
+/// The tile of a dense constant.
+std::shared_ptr<TileVal> constantTile(Type type, DenseElementsAttr dense) {
+  auto tile = emptyTile(type);
+  auto decodeF = [](const APFloat &v) { return v.convertToDouble(); };
+  auto decodeI = [&](const APInt &v) {
+    return wrapInt(tile->type, tile->type.bits == 1 ? int64_t(v.getZExtValue())
+                                                    : v.getSExtValue());
+  };
+  if (dense.isSplat()) {
+    if (tile->type.isFloat())
+      std::fill(tile->f.begin(), tile->f.end(),
+                decodeF(dense.getSplatValue<APFloat>()));
+    else
+      std::fill(tile->i.begin(), tile->i.end(),
+                decodeI(dense.getSplatValue<APInt>()));
+    return tile;
+  }
+  int64_t k = 0;
+  if (tile->type.isFloat())
+    for (APFloat v : dense.getValues<APFloat>())
+      tile->f[k++] = decodeF(v);
+  else
+    for (APInt v : dense.getValues<APInt>())
+      tile->i[k++] = decodeI(v);
+  return tile;
+}
+
 } // namespace
+
+Interpreter::Outcome Interpreter::execConstant(Task &task, Operation &op) {
+  auto c = cast<arith::ConstantOp>(op);
+  Attribute value = c.getValue();
+  if (auto i = dyn_cast<IntegerAttr>(value)) {
+    ElemType t = ElemType::fromType(i.getType());
+    task.values[c.getResult()] =
+        RtValue::ofInt(wrapInt(t, t.bits == 1 ? i.getValue().getZExtValue()
+                                              : i.getValue().getSExtValue()));
+  } else if (auto f = dyn_cast<FloatAttr>(value)) {
+    task.values[c.getResult()] = RtValue::ofFloat(f.getValueAsDouble());
+  } else if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    // Decoded once per op (tiles are never changed in place).
+    std::shared_ptr<TileVal> &tile = world.constants[&op];
+    if (!tile)
+      tile = constantTile(c.getType(), dense);
+    task.values[c.getResult()] = RtValue::ofTile(tile);
+  } else {
+    return fail(task, op, "unsupported constant");
+  }
+  return Outcome::Next;
+}
 
 Interpreter::Outcome Interpreter::execArith(Task &task, Operation &op) {
   StringRef name = op.getName().getStringRef();
-  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
-    Attribute value = c.getValue();
-    if (auto i = dyn_cast<IntegerAttr>(value)) {
-      ElemType t = ElemType::fromType(i.getType());
-      task.values[c.getResult()] =
-          RtValue::ofInt(wrapInt(t, t.bits == 1 ? i.getValue().getZExtValue()
-                                                : i.getValue().getSExtValue()));
-    } else if (auto f = dyn_cast<FloatAttr>(value)) {
-      task.values[c.getResult()] = RtValue::ofFloat(f.getValueAsDouble());
-    } else if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-      auto tile = emptyTile(c.getType());
-      int64_t k = 0;
-      if (tile->type.isFloat())
-        for (APFloat v : dense.getValues<APFloat>())
-          tile->f[k++] = v.convertToDouble();
-      else
-        for (APInt v : dense.getValues<APInt>())
-          tile->i[k++] = wrapInt(tile->type, tile->type.bits == 1
-                                                 ? int64_t(v.getZExtValue())
-                                                 : v.getSExtValue());
-      task.values[c.getResult()] = RtValue::ofTile(tile);
-    } else {
-      return fail(task, op, "unsupported constant");
-    }
-    return Outcome::Next;
-  }
-
+  if (isa<arith::ConstantOp>(op))
+    return execConstant(task, op);
   if (op.getNumResults() != 1)
     return fail(task, op, "unsupported op '" + name.str() + "'");
   Type resultType = op.getResult(0).getType();
@@ -271,8 +369,10 @@ Interpreter::Outcome Interpreter::execArith(Task &task, Operation &op) {
       setF(k, roundTo(rt, double(u)));
     }
   } else if (isa<arith::FPToSIOp, arith::FPToUIOp>(op)) {
+    ElemType to = rt;
+    to.isUnsigned = isa<arith::FPToUIOp>(op);
     for (int64_t k = 0; k < n; ++k)
-      setI(k, wrapInt(rt, int64_t(std::trunc(fAt(*in[0], k)))));
+      setI(k, wrapInt(rt, toInteger(to, fAt(*in[0], k))));
   } else if (isa<arith::ExtUIOp, arith::IndexCastUIOp>(op)) {
     ElemType from = operandType(0);
     for (int64_t k = 0; k < n; ++k) {
@@ -285,20 +385,34 @@ Interpreter::Outcome Interpreter::execArith(Task &task, Operation &op) {
   } else if (isa<arith::ExtSIOp, arith::TruncIOp, arith::IndexCastOp>(op)) {
     for (int64_t k = 0; k < n; ++k)
       setI(k, wrapInt(rt, iAt(*in[0], k)));
-  } else if (op.getNumOperands() == 2 && rt.isFloat()) {
-    for (int64_t k = 0; k < n; ++k)
-      setF(k,
-           roundTo(rt, Elementwise::fop(name, fAt(*in[0], k), fAt(*in[1], k))));
-    if (!name.ends_with("f"))
-      return fail(task, op, "unsupported op '" + name.str() + "'");
-  } else if (op.getNumOperands() == 2) {
+  } else if (auto f = op.getNumOperands() == 2 && rt.isFloat() ? floatOp(name)
+                                                               : nullptr) {
+    bool tiles = isTile && in[0]->kind == RtValue::Kind::Tile &&
+                 in[1]->kind == RtValue::Kind::Tile &&
+                 in[0]->tile->type.isFloat() && in[1]->tile->type.isFloat();
+    if (tiles) { // the common case, without per-element dispatch
+      const double *a = in[0]->tile->f.data(), *b = in[1]->tile->f.data();
+      double *r = out->f.data();
+      if (rt.kind == ElemType::Kind::F32)
+        for (int64_t k = 0; k < n; ++k)
+          r[k] = static_cast<float>(f(a[k], b[k]));
+      else
+        for (int64_t k = 0; k < n; ++k)
+          r[k] = roundTo(rt, f(a[k], b[k]));
+    } else {
+      for (int64_t k = 0; k < n; ++k)
+        setF(k, roundTo(rt, f(fAt(*in[0], k), fAt(*in[1], k))));
+    }
+  } else if (auto g = op.getNumOperands() == 2 && !rt.isFloat() ? intOp(name)
+                                                                : nullptr) {
+    ElemType t = operandType(0);
+    uint64_t mask = t.bits >= 64 || t.kind == ElemType::Kind::Index
+                        ? ~uint64_t(0)
+                        : (uint64_t(1) << t.bits) - 1;
     for (int64_t k = 0; k < n; ++k) {
       int64_t r = 0;
-      if (!Elementwise::iop(name, iAt(*in[0], k), iAt(*in[1], k), r))
-        return fail(task, op,
-                    iAt(*in[1], k) == 0 && name.contains("div")
-                        ? "integer division by zero"
-                        : "unsupported op '" + name.str() + "'");
+      if (!g(iAt(*in[0], k), iAt(*in[1], k), mask, r))
+        return fail(task, op, "integer division by zero");
       setI(k, wrapInt(rt, r));
     }
   } else {
@@ -306,62 +420,5 @@ Interpreter::Outcome Interpreter::execArith(Task &task, Operation &op) {
   }
   if (isTile)
     task.values[op.getResult(0)] = RtValue::ofTile(out);
-  return Outcome::Next;
-}
-
-Interpreter::Outcome Interpreter::execReduce(Task &task, Operation &op) {
-  auto reduce = cast<tile::ReduceOp>(op);
-  const TileVal &in = *get(task, reduce.getInput()).tile;
-  int64_t dim = reduce.getDim();
-  std::vector<int64_t> outShape;
-  for (size_t d = 0; d < in.shape.size(); ++d)
-    if (int64_t(d) != dim)
-      outShape.push_back(in.shape[d]);
-  int64_t inner = 1, outer = 1, extent = in.shape[dim];
-  for (size_t d = dim + 1; d < in.shape.size(); ++d)
-    inner *= in.shape[d];
-  for (int64_t d = 0; d < dim; ++d)
-    outer *= in.shape[d];
-  Type resultType = reduce.getResult().getType();
-  ElemType rt = elemTypeOf(resultType);
-  std::vector<double> acc(outer * inner);
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t j = 0; j < inner; ++j) {
-      double a = 0;
-      for (int64_t e = 0; e < extent; ++e) {
-        int64_t k = (o * extent + e) * inner + j;
-        double v = in.type.isFloat() ? in.f[k] : double(in.i[k]);
-        switch (reduce.getKind()) {
-        case tile::ReduceKind::sum:
-          a = e ? a + v : v;
-          break;
-        case tile::ReduceKind::prod:
-          a = e ? a * v : v;
-          break;
-        case tile::ReduceKind::max:
-          a = e ? std::max(a, v) : v;
-          break;
-        case tile::ReduceKind::min:
-          a = e ? std::min(a, v) : v;
-          break;
-        }
-      }
-      acc[o * inner + j] = a;
-    }
-  if (isa<RankedTensorType>(resultType)) {
-    auto out = emptyTile(resultType);
-    for (size_t k = 0; k < acc.size(); ++k) {
-      if (rt.isFloat())
-        out->f[k] = roundTo(rt, acc[k]);
-      else
-        out->i[k] = wrapInt(rt, int64_t(acc[k]));
-    }
-    task.values[reduce.getResult()] = RtValue::ofTile(out);
-  } else if (rt.isFloat()) {
-    task.values[reduce.getResult()] = RtValue::ofFloat(roundTo(rt, acc[0]));
-  } else {
-    task.values[reduce.getResult()] =
-        RtValue::ofInt(wrapInt(rt, int64_t(acc[0])));
-  }
   return Outcome::Next;
 }

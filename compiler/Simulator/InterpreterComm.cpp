@@ -19,6 +19,14 @@ using namespace dslc::sim;
 
 namespace {
 
+bool acquires(comm::MemSem sem) {
+  return sem == comm::MemSem::acquire || sem == comm::MemSem::acq_rel;
+}
+
+bool releases(comm::MemSem sem) {
+  return sem == comm::MemSem::release || sem == comm::MemSem::acq_rel;
+}
+
 std::string joined(llvm::ArrayRef<int64_t> xs) {
   std::string s;
   for (size_t k = 0; k < xs.size(); ++k)
@@ -75,6 +83,18 @@ Interpreter::Outcome Interpreter::execPeer(Task &task, Operation &op) {
   return Outcome::Next;
 }
 
+int64_t Interpreter::slotRange(Task &task, ValueRange indexValues,
+                               ArrayRef<int64_t> extents,
+                               std::vector<int64_t> &indices) {
+  indices.clear();
+  for (Value v : indexValues)
+    indices.push_back(getInt(task, v));
+  int64_t slots = 1;
+  for (int64_t e : extents)
+    slots *= e;
+  return slots;
+}
+
 bool Interpreter::slotFlat(Task &task, Operation &op,
                            const std::vector<int64_t> &sizes,
                            const std::vector<int64_t> &indices,
@@ -122,11 +142,8 @@ Interpreter::Outcome Interpreter::execSignal(Task &task, Operation &op) {
     padName = pad.ref->buffer->name;
   }
   std::vector<int64_t> indices;
-  for (Value v : signal.getIndices())
-    indices.push_back(getInt(task, v));
-  int64_t slots = 1;
-  for (int64_t e : signal.getExtents())
-    slots *= e;
+  int64_t slots =
+      slotRange(task, signal.getIndices(), signal.getExtents(), indices);
   if (task.slotDone.empty()) {
     // First attempt: the barrier before the flag, and the ordering check.
     if (signal.getHasPreviousMemAccess()) {
@@ -148,7 +165,12 @@ Interpreter::Outcome Interpreter::execSignal(Task &task, Operation &op) {
     if (signal.getSem() != comm::MemSem::relaxed)
       task.accessSinceRelease = false;
     task.slotDone.assign(peers.size() * slots, 0);
+    world.races->beginSignal(task.clock, signal.getHasPreviousMemAccess());
+    // The release publishes the stores its barrier covers.
+    if (releases(signal.getSem()))
+      flushStores(task, task.clock.barrierClock);
   }
+  bool sys = signal.getScope() == comm::MemScope::sys;
   task.waitingOn.clear();
   bool all = true;
   for (size_t p = 0; p < peers.size(); ++p) {
@@ -167,13 +189,15 @@ Interpreter::Outcome Interpreter::execSignal(Task &task, Operation &op) {
         int64_t expected = wrapInt(b.type, *waitFor);
         if (b.i[flat] != expected) {
           all = false;
-          task.waitingOn.push_back({&b, coords, expected, b.i[flat]});
+          task.waitingOn.push_back({&b, coords, expected, b.i[flat], flat});
           continue;
         }
       }
       b.i[flat] = newValue;
       done = 1;
-      ++world.padVersion;
+      world.noteWrite(b, flat, flat + 1);
+      world.races->atomic(task.clock, b, flat, acquires(signal.getSem()),
+                          releases(signal.getSem()), sys);
     }
   }
   if (!all) {
@@ -182,6 +206,7 @@ Interpreter::Outcome Interpreter::execSignal(Task &task, Operation &op) {
   }
   task.slotDone.clear();
   task.blockedOp = nullptr;
+  task.clock.releasing.reset();
   return Outcome::Yield;
 }
 
@@ -189,13 +214,13 @@ Interpreter::Outcome Interpreter::execWait(Task &task, Operation &op) {
   auto wait = cast<comm::WaitOp>(op);
   const RefVal &pad = *get(task, wait.getPad()).ref;
   std::vector<int64_t> indices;
-  for (Value v : wait.getIndices())
-    indices.push_back(getInt(task, v));
-  int64_t slots = 1;
-  for (int64_t e : wait.getExtents())
-    slots *= e;
-  if (task.slotDone.empty())
+  int64_t slots =
+      slotRange(task, wait.getIndices(), wait.getExtents(), indices);
+  if (task.slotDone.empty()) {
     task.slotDone.assign(slots, 0);
+    if (wait.getUpdate() && releases(wait.getSem()))
+      flushStores(task, task.clock.barrierClock);
+  }
   Buffer &b = *pad.buffer;
   int64_t expected = wrapInt(b.type, wait.getSignal());
   task.waitingOn.clear();
@@ -211,12 +236,19 @@ Interpreter::Outcome Interpreter::execWait(Task &task, Operation &op) {
       return Outcome::Fail;
     if (b.i[flat] != expected) {
       all = false;
-      task.waitingOn.push_back({&b, coords, expected, b.i[flat]});
+      task.waitingOn.push_back({&b, coords, expected, b.i[flat], flat});
       continue;
     }
-    if (auto update = wait.getUpdate()) {
-      b.i[flat] = wrapInt(b.type, *update);
-      ++world.padVersion;
+    // A plain load acquires unless relaxed; a CAS update has the op's order.
+    comm::MemSem sem = wait.getSem();
+    bool update = wait.getUpdate().has_value();
+    world.races->atomic(task.clock, b, flat,
+                        update ? acquires(sem) : sem != comm::MemSem::relaxed,
+                        update && releases(sem),
+                        wait.getScope() == comm::MemScope::sys);
+    if (update) {
+      b.i[flat] = wrapInt(b.type, *wait.getUpdate());
+      world.noteWrite(b, flat, flat + 1);
     }
     done = 1;
   }
@@ -233,6 +265,7 @@ Interpreter::Outcome Interpreter::execWait(Task &task, Operation &op) {
   if (wait.getHasSubsequentMemAccess()) {
     task.accessSinceBarrier = false;
     task.noBarrierWait = nullptr;
+    world.races->barrier(task.clock);
   } else {
     task.noBarrierWait = &op;
   }
@@ -248,6 +281,8 @@ namespace {
 /// The 32-bit little-endian word at byte `offset` of an integer buffer.
 uint32_t readWord(const Buffer &b, int64_t offset) {
   int64_t eb = b.type.byteSize();
+  if (eb >= 4 && offset % 4 == 0) // one element holds the whole word
+    return uint32_t(uint64_t(b.i[offset / eb]) >> ((offset % eb) * 8));
   uint32_t word = 0;
   for (int64_t j = 0; j < 4; ++j) {
     int64_t o = offset + j;
@@ -259,6 +294,14 @@ uint32_t readWord(const Buffer &b, int64_t offset) {
 
 void writeWord(Buffer &b, int64_t offset, uint32_t word) {
   int64_t eb = b.type.byteSize();
+  if (eb >= 4 && offset % 4 == 0) {
+    unsigned shift = unsigned((offset % eb) * 8);
+    uint64_t element = static_cast<uint64_t>(b.i[offset / eb]);
+    element = (element & ~(uint64_t(0xffffffffu) << shift)) |
+              (uint64_t(word) << shift);
+    b.i[offset / eb] = wrapInt(b.type, int64_t(element));
+    return;
+  }
   for (int64_t j = 0; j < 4; ++j) {
     int64_t o = offset + j;
     unsigned shift = unsigned((o % eb) * 8);
@@ -318,8 +361,8 @@ Interpreter::Outcome Interpreter::execLLPut(Task &task, Operation &op) {
   uint32_t flag = static_cast<uint32_t>(getInt(task, put.getFlag()));
   int64_t packetBytes = put.getPacket();
   int64_t payload = packetBytes / 2;
-  int64_t eb = value.type.byteSize();
-  int64_t tileBytes = value.numel() * eb;
+  int64_t vb = value.type.byteSize();
+  int64_t tileBytes = value.numel() * vb;
   if (tileBytes % payload != 0)
     return fail(task, op,
                 "the tile holds " + std::to_string(tileBytes) +
@@ -330,27 +373,37 @@ Interpreter::Outcome Interpreter::execLLPut(Task &task, Operation &op) {
     if (!checkPackets(task, op, b, slot, count, packetBytes))
       return Outcome::Fail;
     noteDataAccess(task, op);
+    flushStores(task, task.clock.self.clock);
   }
-  std::vector<unsigned char> data(tileBytes);
-  for (int64_t k = 0; k < value.numel(); ++k)
-    encode(value.type, value.type.isFloat() ? value.f[k] : 0,
-           value.type.isFloat() ? 0 : value.i[k], data.data() + k * eb);
+  if (task.packetsStored == 0) {
+    // The tile's bytes as the GPU holds them, encoded once per put.
+    std::vector<unsigned char> data(tileBytes);
+    for (int64_t k = 0; k < value.numel(); ++k)
+      encode(value.type, value.type.isFloat() ? value.f[k] : 0,
+             value.type.isFloat() ? 0 : value.i[k], data.data() + k * vb);
+    task.packetWords.resize(tileBytes / 4);
+    std::memcpy(task.packetWords.data(), data.data(), tileBytes);
+  }
   int64_t end = std::min(count, task.packetsStored + kPacketsPerStep);
+  int64_t wordsPer = payload / 4;
   for (int64_t p = task.packetsStored; p < end; ++p) {
     int64_t base = (slot + p) * packetBytes;
-    for (int64_t j = 0; j < payload / 4; ++j) {
-      uint32_t word;
-      std::memcpy(&word, data.data() + p * payload + 4 * j, 4);
-      writeWord(b, base + 8 * j, word);
+    for (int64_t j = 0; j < wordsPer; ++j) {
+      writeWord(b, base + 8 * j, task.packetWords[p * wordsPer + j]);
       writeWord(b, base + 8 * j + 4, flag);
     }
   }
-  ++world.padVersion;
+  int64_t eb = b.type.byteSize();
+  int64_t lo = (slot + task.packetsStored) * packetBytes / eb;
+  int64_t hi = ((slot + end) * packetBytes + eb - 1) / eb;
+  world.races->packetWrite(task.clock, b, lo, hi, &op);
+  world.noteWrite(b, lo, hi);
   if (end < count) {
     task.packetsStored = end;
     return Outcome::Again;
   }
   task.packetsStored = 0;
+  task.packetWords.clear();
   return Outcome::Yield;
 }
 
@@ -362,9 +415,10 @@ Interpreter::Outcome Interpreter::execLLGet(Task &task, Operation &op) {
   int64_t packetBytes = llGet.getPacket();
   int64_t payload = packetBytes / 2;
   int64_t wordsPer = payload / 4;
-  auto out = emptyTile(llGet.getType());
-  int64_t eb = out->type.byteSize();
-  int64_t tileBytes = out->numel() * eb;
+  auto tileType = cast<RankedTensorType>(llGet.getType());
+  ElemType type = ElemType::fromType(tileType.getElementType());
+  int64_t eb = type.byteSize();
+  int64_t tileBytes = tileType.getNumElements() * eb;
   if (tileBytes % payload != 0)
     return fail(task, op,
                 "the tile holds " + std::to_string(tileBytes) +
@@ -379,6 +433,7 @@ Interpreter::Outcome Interpreter::execLLGet(Task &task, Operation &op) {
   }
   task.waitingOn.clear();
   bool all = true;
+  std::vector<std::pair<int64_t, int64_t>> seen;
   for (int64_t p = 0; p < count; ++p) {
     if (task.slotDone[p])
       continue;
@@ -392,18 +447,31 @@ Interpreter::Outcome Interpreter::execLLGet(Task &task, Operation &op) {
     }
     if (wrong) {
       all = false;
-      task.waitingOn.push_back(
-          {&b, {slot + p}, int64_t(flag), int64_t(*wrong)});
+      task.waitingOn.push_back({&b,
+                                {slot + p},
+                                int64_t(flag),
+                                int64_t(*wrong),
+                                base / int64_t(b.type.byteSize())});
       continue;
     }
     for (int64_t j = 0; j < wordsPer; ++j)
       task.packetWords[p * wordsPer + j] = readWord(b, base + 8 * j);
     task.slotDone[p] = 1;
+    // The packets seen now, as runs of elements (one race check each).
+    int64_t sb = b.type.byteSize();
+    int64_t lo = base / sb, hi = (base + packetBytes + sb - 1) / sb;
+    if (!seen.empty() && seen.back().second >= lo)
+      seen.back().second = hi;
+    else
+      seen.push_back({lo, hi});
   }
+  for (auto [lo, hi] : seen)
+    world.races->packetRead(task.clock, b, lo, hi, &op);
   if (!all) {
     task.blockedOp = &op;
     return Outcome::Block;
   }
+  auto out = emptyTile(tileType);
   std::vector<unsigned char> data(tileBytes);
   std::memcpy(data.data(), task.packetWords.data(), tileBytes);
   for (int64_t k = 0; k < out->numel(); ++k) {

@@ -12,6 +12,8 @@
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
 
+#include <unordered_map>
+
 using namespace mlir;
 using namespace dslc;
 using namespace dslc::sim;
@@ -38,6 +40,22 @@ void Interpreter::noteDataAccess(Task &task, Operation &op) {
                          " (no acquire): it may see data older than the flag");
     task.relaxedWait = nullptr;
   }
+}
+
+void Interpreter::checkRaces(Task &task, Operation &op, Buffer &b,
+                             const std::vector<int64_t> &indices, bool write) {
+  if (b.role == Role::Pad || b.role == Role::PeerTable)
+    return; // atomics and host-written tables
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  for (int64_t idx : indices) {
+    if (idx < 0)
+      continue;
+    if (!runs.empty() && runs.back().second == idx)
+      ++runs.back().second;
+    else
+      runs.push_back({idx, idx + 1});
+  }
+  world.races->access(task.clock, b, runs, write, &op);
 }
 
 bool Interpreter::elementIndices(Task &task, Operation &op, const RefVal &ref,
@@ -124,6 +142,7 @@ bool Interpreter::loadTile(Task &task, Operation &op, const RefVal &ref,
                        ": a missing or misplaced signal/wait lets this read "
                        "run before the peer's data is ready");
   }
+  checkRaces(task, op, b, indices, /*write=*/false);
   bool isFloat = out.type.isFloat();
   for (size_t k = 0; k < indices.size(); ++k) {
     int64_t idx = indices[k];
@@ -146,6 +165,9 @@ bool Interpreter::loadTile(Task &task, Operation &op, const RefVal &ref,
     else
       out.i[k] = b.isFloat() ? int64_t(b.f[idx]) : b.i[idx];
   }
+  // This CTA's own stores that peers cannot see yet (relaxed stores).
+  if (!task.pendingStores.empty())
+    forwardStores(task, b, indices, out);
   return true;
 }
 
@@ -158,22 +180,84 @@ bool Interpreter::storeTile(Task &task, Operation &op, const RefVal &ref,
                       indices))
     return false;
   Buffer &b = *ref.buffer;
+  checkRaces(task, op, b, indices, /*write=*/true);
+  // The stored elements, converted to the buffer's type.
+  PendingStore store;
+  store.buffer = &b;
+  store.clock = task.clock.self.clock;
   for (size_t k = 0; k < indices.size(); ++k) {
-    int64_t idx = indices[k];
-    if (idx < 0)
+    if (indices[k] < 0)
       continue;
+    store.indices.push_back(indices[k]);
     if (b.isFloat())
-      b.f[idx] = roundTo(b.type, value.type.isFloat() ? value.f[k]
-                                                      : double(value.i[k]));
+      store.f.push_back(roundTo(
+          b.type, value.type.isFloat() ? value.f[k] : double(value.i[k])));
     else
-      b.i[idx] = wrapInt(b.type, value.type.isFloat() ? int64_t(value.f[k])
-                                                      : value.i[k]);
+      store.i.push_back(wrapInt(
+          b.type, value.type.isFloat() ? int64_t(value.f[k]) : value.i[k]));
+  }
+  bool data = b.role == Role::Input || b.role == Role::Output ||
+              b.role == Role::Workspace;
+  if (world.relaxedStores && data)
+    task.pendingStores.push_back(std::move(store));
+  else
+    commitStore(task, store);
+  return true;
+}
+
+void Interpreter::commitStore(Task &task, const PendingStore &store) {
+  Buffer &b = *store.buffer;
+  int64_t lo = b.numel, hi = 0;
+  for (size_t k = 0; k < store.indices.size(); ++k) {
+    int64_t idx = store.indices[k];
+    lo = std::min(lo, idx);
+    hi = std::max(hi, idx + 1);
+    if (b.isFloat())
+      b.f[idx] = store.f[k];
+    else
+      b.i[idx] = store.i[k];
     if (b.role == Role::Output)
       b.writtenIn[idx] = task.call;
   }
-  if (b.role == Role::Pad)
-    ++world.padVersion;
-  return true;
+  if (lo < hi)
+    world.noteWrite(b, lo, hi);
+}
+
+void Interpreter::flushStores(Task &task, uint32_t upTo) {
+  auto &pending = task.pendingStores;
+  size_t kept = 0;
+  for (size_t k = 0; k < pending.size(); ++k) {
+    if (pending[k].clock <= upTo)
+      commitStore(task, pending[k]);
+    else
+      pending[kept++] = std::move(pending[k]);
+  }
+  pending.resize(kept);
+}
+
+void Interpreter::forwardStores(const Task &task, const Buffer &b,
+                                const std::vector<int64_t> &indices,
+                                TileVal &out) {
+  std::unordered_map<int64_t, size_t> position;
+  for (const PendingStore &store : task.pendingStores) {
+    if (store.buffer != &b)
+      continue;
+    if (position.empty())
+      for (size_t k = 0; k < indices.size(); ++k)
+        if (indices[k] >= 0)
+          position[indices[k]] = k;
+    for (size_t j = 0; j < store.indices.size(); ++j) {
+      auto it = position.find(store.indices[j]);
+      if (it == position.end())
+        continue;
+      double f = b.isFloat() ? store.f[j] : double(store.i[j]);
+      int64_t i = b.isFloat() ? int64_t(store.f[j]) : store.i[j];
+      if (out.type.isFloat())
+        out.f[it->second] = f;
+      else
+        out.i[it->second] = i;
+    }
+  }
 }
 
 Interpreter::Outcome Interpreter::execLoad(Task &task, Operation &op) {

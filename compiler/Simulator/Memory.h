@@ -12,6 +12,7 @@
 
 #include "compiler/Simulator/Numerics.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +36,10 @@ enum class Role {
 
 const char *roleName(Role role);
 
+/// What outputs and integer buffers hold before the kernel writes them
+/// (floats: NaN), wrapped to the element type.
+constexpr int64_t kPoisonInt = int64_t(0xdeaddeaddeaddeadull);
+
 struct Buffer {
   unsigned id = 0;
   unsigned rank = 0;
@@ -43,14 +48,17 @@ struct Buffer {
   ElemType type;
   std::vector<int64_t> sizes;
   int64_t numel = 0;
-  std::vector<double> f;      ///< Float buffers.
-  std::vector<int64_t> i;     ///< Integer buffers.
+  std::vector<double> f;  ///< Float buffers.
+  std::vector<int64_t> i; ///< Integer buffers.
   /// Outputs: the launch that last wrote each element (-1: none since the
   /// poisoning). A peer may write a buffer for its launch k before this
   /// rank starts launch k, or (a race) before this rank finishes launch k-1.
   std::vector<int64_t> writtenIn;
   /// Inputs: the launch whose data the buffer holds (-1: none yet).
   int64_t generation = -1;
+  /// Blocked tasks (scheduler ids) waiting for a write to an element: a
+  /// signal/wait slot or an LL packet. Writes to the element wake them.
+  std::multimap<int64_t, uint32_t> watchers;
 
   bool isFloat() const { return type.isFloat(); }
 };

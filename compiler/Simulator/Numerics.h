@@ -4,7 +4,10 @@
 // (integers). An ElemType says which, and rounds a computed value to what
 // the GPU would hold: bf16 and f16 are rounded to nearest even from the f32
 // result (as the GPU computes 16-bit float arithmetic in f32), f32 to
-// nearest even, integers wrap to their width.
+// nearest even, integers wrap to their width. The fp8 storage types
+// (f8E4M3FN, f8E5M2) round from f32 as PTX's cvt.rn.satfinite does: to
+// nearest even, magnitudes beyond the largest finite value (448, 57344;
+// infinities too) saturate to it, NaN stays NaN.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,9 +22,9 @@
 namespace dslc::sim {
 
 struct ElemType {
-  enum class Kind { BF16, F16, F32, F64, Int, Index };
+  enum class Kind { F8E4M3FN, F8E5M2, BF16, F16, F32, F64, Int, Index };
   Kind kind = Kind::F32;
-  unsigned bits = 32;    ///< Integers: 1, 8, 16, 32, 64.
+  unsigned bits = 32; ///< Integers: 1, 8, 16, 32, 64.
   bool isUnsigned = false;
 
   bool isFloat() const { return kind <= Kind::F64; }
@@ -37,9 +40,10 @@ struct ElemType {
 double roundFloat(ElemType::Kind kind, double value);
 int64_t wrapInt(const ElemType &type, int64_t value);
 
-/// Relative-L2 tolerance of a result of this type against a float64
-/// reference.
-double tolerance(const ElemType &type);
+/// The unit roundoff of a float type: half its ulp at 1.0 (bf16 2^-8, f16
+/// 2^-11, f32 2^-24, f64 2^-53, f8E4M3FN 2^-4, f8E5M2 2^-3); 0 for
+/// integers.
+double unitRoundoff(const ElemType &type);
 
 /// Encodes `value` (already rounded to `type`) as the bytes the GPU holds.
 void encode(const ElemType &type, double f, int64_t i, unsigned char *out);

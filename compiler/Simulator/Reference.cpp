@@ -2,6 +2,8 @@
 
 #include "compiler/Simulator/Reference.h"
 
+#include "contract/Tolerance.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
@@ -36,8 +38,8 @@ std::string mismatch(const std::string &kind, const ArgBinding &o,
   int64_t w = worldSize;
   if (kind == "all-reduce") {
     if (o.sizes != in.sizes)
-      return "'" + o.name + "' is " + shapeOf(o) + " and '" + in.name +
-             "' " + shapeOf(in);
+      return "'" + o.name + "' is " + shapeOf(o) + " and '" + in.name + "' " +
+             shapeOf(in);
     return "";
   }
   if (!o.like.empty())
@@ -67,8 +69,8 @@ std::string mismatch(const std::string &kind, const ArgBinding &o,
     return "";
   }
   if (o.sizes.size() != 1)
-    return "the output '" + o.name + "' has " +
-           std::to_string(o.sizes.size()) + " dimensions, not 1 or 2";
+    return "the output '" + o.name + "' has " + std::to_string(o.sizes.size()) +
+           " dimensions, not 1 or 2";
   if (o.sizes[0] != w * in.sizes[0])
     return "'" + o.name + "' has " + std::to_string(o.sizes[0]) +
            " element(s), not " + std::to_string(w) + " x " +
@@ -96,8 +98,10 @@ bool dslc::sim::chooseReference(const std::string &requested,
   bool automatic = requested == "auto";
   std::string kind = automatic ? binding.collective : requested;
   auto refuse = [&](const std::string &why) {
-    if (automatic)
-      return true; // nothing fits: "none"
+    if (automatic) { // nothing fits: "none"
+      spec.why = why;
+      return true;
+    }
     error = "--reference " + requested + " needs " + needs(requested) +
             ", but " + why;
     return false;
@@ -107,12 +111,13 @@ bool dslc::sim::chooseReference(const std::string &requested,
     for (const ArgBinding &a : binding.args)
       outputs += a.kind == ArgBinding::Kind::Tensor && a.role == Role::Output;
     if (outputs != 1)
-      return refuse("the kernel has " + std::to_string(outputs) +
-                    " outputs");
+      return refuse("the kernel has " + std::to_string(outputs) + " outputs");
     return refuse("no single input has the output's dtype");
   }
-  if (kind.empty())
+  if (kind.empty()) {
+    spec.why = binding.why;
     return true;
+  }
   const ArgBinding &o = binding.args[binding.output];
   const ArgBinding &in = binding.args[binding.input];
   std::string why = mismatch(kind, o, in, worldSize);
@@ -122,8 +127,11 @@ bool dslc::sim::chooseReference(const std::string &requested,
   bool communicates = llvm::any_of(binding.args, [](const ArgBinding &a) {
     return a.role == Role::PeerTable || a.role == Role::Scratch;
   });
-  if (automatic && !communicates)
+  if (automatic && !communicates) {
+    spec.why = "the kernel does not communicate (no peer table or LL "
+               "scratch)";
     return true;
+  }
   spec.kind = kind;
   spec.output = binding.output;
   spec.input = binding.input;
@@ -134,11 +142,10 @@ bool dslc::sim::chooseReference(const std::string &requested,
   return true;
 }
 
-std::vector<double> dslc::sim::computeReference(const ReferenceSpec &spec,
-                                                const Inputs &inputs,
-                                                int64_t call, unsigned rank,
-                                                unsigned worldSize) {
-  std::vector<double> ref;
+Expected dslc::sim::computeReference(const ReferenceSpec &spec,
+                                     const Inputs &inputs, int64_t call,
+                                     unsigned rank, unsigned worldSize) {
+  Expected e;
   auto valueAt = [](const InputData &d, size_t k) {
     return d.f.empty() ? double(d.i[k]) : d.f[k];
   };
@@ -150,37 +157,56 @@ std::vector<double> dslc::sim::computeReference(const ReferenceSpec &spec,
     for (unsigned p = 0; p < worldSize; ++p) {
       const InputData &d = inputs.get(call, p, spec.input);
       for (size_t k = 0; k < sizeOf(d); ++k)
-        ref.push_back(valueAt(d, k));
+        e.values.push_back(valueAt(d, k));
     }
-    return ref;
+    return e;
   }
   if (spec.kind != "all-reduce" && spec.kind != "reduce-scatter")
-    return ref;
+    return e;
   // All-reduce: all of I; reduce-scatter: slice `rank` of it.
   size_t n = size_t(spec.outputElements);
   size_t base = spec.kind == "reduce-scatter" ? size_t(rank) * n : 0;
-  ref.assign(n, 0.0);
+  e.values.assign(n, 0.0);
+  e.scale.assign(n, 0.0);
   for (unsigned p = 0; p < worldSize; ++p) {
     const InputData &d = inputs.get(call, p, spec.input);
-    for (size_t k = 0; k < n && base + k < sizeOf(d); ++k)
-      ref[k] += valueAt(d, base + k);
+    for (size_t k = 0; k < n && base + k < sizeOf(d); ++k) {
+      double v = valueAt(d, base + k);
+      e.values[k] += v;
+      e.scale[k] += v * v;
+    }
   }
-  return ref;
+  for (double &s : e.scale)
+    s = std::sqrt(s);
+  return e;
 }
 
-std::string dslc::sim::toleranceText(const ElemType &type, bool bitwise) {
+double dslc::sim::tolerance(const ElemType &type, unsigned worldSize) {
+  return contract::relativeTolerance(unitRoundoff(type), int(worldSize));
+}
+
+std::string dslc::sim::toleranceText(const ElemType &type, bool bitwise,
+                                     double tol) {
   if (bitwise)
     return "bitwise";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "tolerance %.0e", tolerance(type));
-  return buf;
+  return contract::toleranceText(type.isFloat() ? tol : 0);
 }
 
-Check dslc::sim::checkOutput(const Buffer &out, const std::vector<double> &ref,
-                             int64_t call, bool bitwise) {
-  Check c;
+namespace {
+
+/// Written-by-this-launch checks: unwritten, overwritten, NaN/poison.
+void checkWritten(const Buffer &out, const Expected *ref, int64_t call,
+                  Check &c) {
+  int64_t poison = wrapInt(out.type, kPoisonInt);
+  bool intPoison = !out.isFloat() && out.type.bits >= 32;
   for (int64_t k = 0; k < out.numel; ++k) {
     int64_t by = out.writtenIn[k];
+    bool bad =
+        out.isFloat() ? std::isnan(out.f[k]) : intPoison && out.i[k] == poison;
+    if (by == call && bad && (!ref || !std::isnan(ref->values[k]))) {
+      if (c.poisoned++ == 0)
+        c.firstPoisoned = k;
+    }
     if (by < call) {
       if (c.unwritten++ == 0)
         c.firstUnwritten = k;
@@ -191,30 +217,33 @@ Check dslc::sim::checkOutput(const Buffer &out, const std::vector<double> &ref,
       }
     }
   }
-  if (!ref.empty()) {
-    double num = 0, den = 0;
-    for (int64_t k = 0; k < out.numel; ++k) {
-      double v = out.isFloat() ? out.f[k] : double(out.i[k]);
-      double e = std::fabs(v - ref[k]);
-      if (std::isnan(v))
-        e = INFINITY;
-      bool same = v == ref[k] && std::signbit(v) == std::signbit(ref[k]);
-      c.mismatched += !same;
-      num += e * e;
-      den += ref[k] * ref[k];
-      // The worst element: the largest error, else (bitwise) the first
-      // that differs at all.
-      if (e > c.maxAbsError || c.worstIndex < 0 ||
-          (!same && c.maxAbsError == 0 && c.mismatched == 1)) {
-        c.maxAbsError = e;
-        c.worstIndex = k;
-      }
-    }
-    c.relError = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+} // namespace
+
+Check dslc::sim::checkOutput(const Buffer &out, const Expected *ref,
+                             int64_t call, bool bitwise, double tol) {
+  Check c;
+  checkWritten(out, ref, call, c);
+  if (ref) {
+    std::vector<double> ints;
+    if (!out.isFloat())
+      ints.assign(out.i.begin(), out.i.end());
+    const double *got = out.isFloat() ? out.f.data() : ints.data();
+    bool exact = bitwise || !out.isFloat();
+    contract::ToleranceCheck t = contract::checkWithTolerance(
+        got, ref->values.data(),
+        ref->scale.empty() ? nullptr : ref->scale.data(), out.numel,
+        exact ? 0 : tol);
+    c.mismatched = t.mismatched;
+    c.outliers = t.outliers;
+    c.nonFinite = t.nonFinite;
+    c.relError = t.relError;
+    c.maxAbsError = t.maxAbsError;
+    c.worstIndex = t.worst;
+    c.valuesOk = t.ok;
   }
-  bool valuesOk = ref.empty() || (bitwise || !out.isFloat()
-                                      ? c.mismatched == 0
-                                      : c.relError <= tolerance(out.type));
-  c.ok = c.unwritten == 0 && c.overwritten == 0 && valuesOk;
+  c.ok =
+      c.unwritten == 0 && c.overwritten == 0 && c.poisoned == 0 && c.valuesOk;
   return c;
 }

@@ -8,8 +8,8 @@ using namespace dslc::sim;
 
 std::string dslc::sim::where(mlir::Location loc) {
   if (auto flc = mlir::dyn_cast<mlir::FileLineColLoc>(loc))
-    return flc.getFilename().str() + ":" + std::to_string(flc.getLine()) +
-           ":" + std::to_string(flc.getColumn());
+    return flc.getFilename().str() + ":" + std::to_string(flc.getLine()) + ":" +
+           std::to_string(flc.getColumn());
   if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc))
     for (mlir::Location inner : fused.getLocations()) {
       std::string s = where(inner);

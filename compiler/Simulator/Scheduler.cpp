@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 
 using namespace dslc;
 using namespace dslc::sim;
@@ -22,114 +23,152 @@ const char *dslc::sim::policyName(Policy policy) {
   return "?";
 }
 
+namespace {
+
+/// The runnable candidates of a schedule: task ids, and for each rank whose
+/// next launch waits to be picked, `launchBase + rank`. Adding and removing
+/// are O(log n); a pick by the seeded generator or by priority is too.
+class RunQueue {
+public:
+  explicit RunQueue(size_t n) : pos(n, -1), priorityOf(n, 0) {}
+  bool contains(uint32_t id) const { return pos[id] >= 0; }
+  bool empty() const { return ids.empty(); }
+  void add(uint32_t id, uint64_t priority) {
+    if (contains(id))
+      return;
+    pos[id] = int64_t(ids.size());
+    ids.push_back(id);
+    priorityOf[id] = priority;
+    byPriority.insert({priority, id});
+  }
+  void remove(uint32_t id) {
+    if (!contains(id))
+      return;
+    size_t k = size_t(pos[id]);
+    pos[id] = -1;
+    if (k + 1 != ids.size()) {
+      ids[k] = ids.back();
+      pos[ids[k]] = int64_t(k);
+    }
+    ids.pop_back();
+    byPriority.erase({priorityOf[id], id});
+  }
+  uint32_t pickUniform(std::mt19937_64 &rng) const {
+    return ids[rng() % ids.size()];
+  }
+  uint32_t pickHighest() const { return byPriority.rbegin()->second; }
+
+private:
+  std::vector<uint32_t> ids;
+  std::vector<int64_t> pos; ///< Index in `ids`, -1 when not runnable.
+  std::vector<uint64_t> priorityOf;
+  std::set<std::pair<uint64_t, uint32_t>> byPriority;
+};
+
+/// Registers a blocked task with the buffers whose writes may unblock it:
+/// every slot a signal/wait still needs, the first packet an ll_get misses.
+void watch(Task &t, uint32_t id) {
+  for (BlockedSlot &b : t.waitingOn) {
+    t.watches.push_back({b.pad, b.pad->watchers.insert({b.element, id})});
+    if (llvm::isa<comm::LLGetOp>(t.blockedOp))
+      break;
+  }
+}
+
+void unwatch(Task &t) {
+  for (auto &[buffer, it] : t.watches)
+    buffer->watchers.erase(it);
+  t.watches.clear();
+}
+
+} // namespace
+
 ScheduleResult Scheduler::run() {
   ScheduleResult result;
   std::mt19937_64 rng(seed);
   Interpreter interp(world, reporter);
   unsigned ranks = world.worldSize;
-  // Per rank: the launch in flight (-1 before the first), CTAs left, and
-  // whether its next launch waits for the scheduler to pick it.
+  // Per rank: the launch in flight (-1 before the first) and CTAs left.
   std::vector<int64_t> call(ranks, -1), left(ranks, 0);
-  std::vector<uint8_t> launchPending(ranks, 1);
   std::vector<uint64_t> launchPriority(ranks);
   for (uint64_t &p : launchPriority)
     p = rng();
-  std::vector<Task> tasks;
-  std::vector<size_t> taskOf; // per rank: first task index of its launch
-  taskOf.assign(ranks, 0);
-  // Candidates: task index, or ~rank for a pending launch.
-  std::vector<int64_t> candidates;
+  // Task ids are stable: rank r's CTA c is task r * numCtas + c in every
+  // launch; the launch of rank r is candidate launchBase + r.
+  uint32_t numCtas = static_cast<uint32_t>(world.numCtas);
+  uint32_t launchBase = ranks * numCtas;
+  std::vector<Task> tasks(size_t(ranks) * numCtas);
+  RunQueue queue(size_t(launchBase) + ranks);
+  for (unsigned r = 0; r < ranks; ++r)
+    queue.add(launchBase + r, launchPriority[r]);
   int64_t last = -1;
 
   auto launch = [&](unsigned r) {
-    launchPending[r] = 0;
+    queue.remove(launchBase + r);
     ++call[r];
     onLaunch(world, r, call[r]);
-    // Reuse the rank's slots in `tasks` so indices stay stable.
-    if (call[r] == 0) {
-      taskOf[r] = tasks.size();
-      for (int64_t c = 0; c < world.numCtas; ++c)
-        tasks.emplace_back();
-    }
-    for (int64_t c = 0; c < world.numCtas; ++c) {
-      Task &t = tasks[taskOf[r] + c];
-      uint64_t priority = rng();
+    for (uint32_t c = 0; c < numCtas; ++c) {
+      uint32_t id = r * numCtas + c;
+      Task &t = tasks[id];
       t = Task();
       t.rank = r;
-      t.cta = static_cast<unsigned>(c);
+      t.cta = c;
       t.call = call[r];
-      t.priority = priority;
+      t.priority = rng();
+      queue.add(id, t.priority);
     }
     left[r] = world.numCtas;
   };
 
-  while (true) {
-    candidates.clear();
-    for (unsigned r = 0; r < ranks; ++r)
-      if (launchPending[r])
-        candidates.push_back(~int64_t(r));
-    for (size_t k = 0; k < tasks.size(); ++k) {
-      const Task &t = tasks[k];
-      if (t.done || (t.blocked && t.blockedAtVersion == world.padVersion))
-        continue;
-      candidates.push_back(int64_t(k));
-    }
-    if (candidates.empty()) {
-      bool finished = true;
-      for (unsigned r = 0; r < ranks; ++r)
-        finished &= call[r] == calls - 1 && left[r] == 0;
-      if (!finished) {
-        result.deadlock = true;
-        reportDeadlock(tasks, result.steps);
-      }
-      break;
-    }
-    int64_t pick = -1;
+  while (!queue.empty()) {
+    uint32_t pick = 0;
     switch (policy) {
     case Policy::Uniform:
-      pick = candidates[rng() % candidates.size()];
+      pick = queue.pickUniform(rng);
       break;
     case Policy::Sticky:
-      if (last >= 0 && rng() % 16 != 0 &&
-          std::find(candidates.begin(), candidates.end(), last) !=
-              candidates.end())
-        pick = last;
-      else
-        pick = candidates[rng() % candidates.size()];
+      pick = last >= 0 && rng() % 16 != 0 && queue.contains(uint32_t(last))
+                 ? uint32_t(last)
+                 : queue.pickUniform(rng);
       break;
-    case Policy::Priority: {
-      uint64_t best = 0;
-      for (int64_t c : candidates) {
-        uint64_t p = c < 0 ? launchPriority[~c] : tasks[c].priority;
-        if (pick == -1 || p > best)
-          pick = c, best = p;
-      }
+    case Policy::Priority:
+      pick = queue.pickHighest();
       break;
-    }
     }
     last = pick;
     ++result.steps;
     ++world.steps;
-    if (pick < 0) {
-      launch(static_cast<unsigned>(~pick));
+    if (pick >= launchBase) {
+      launch(pick - launchBase);
       continue;
     }
     Task &t = tasks[pick];
-    switch (interp.step(t)) {
+    StepResult step = interp.step(t);
+    // Tasks a write of this step unblocked become runnable again.
+    for (uint32_t id : world.woken) {
+      Task &w = tasks[id];
+      if (!w.blocked)
+        continue;
+      unwatch(w);
+      w.blocked = false;
+      queue.add(id, w.priority);
+    }
+    world.woken.clear();
+    switch (step) {
     case StepResult::Yielded:
-      t.blocked = false;
       break;
     case StepResult::Blocked:
       t.blocked = true;
-      t.blockedAtVersion = world.padVersion;
+      queue.remove(pick);
+      watch(t, pick);
       break;
     case StepResult::Done: {
-      t.blocked = false;
+      queue.remove(pick);
       unsigned r = t.rank;
       if (--left[r] == 0) {
         onFinish(world, r, call[r]);
         if (call[r] + 1 < calls)
-          launchPending[r] = 1;
+          queue.add(launchBase + r, launchPriority[r]);
       }
       break;
     }
@@ -142,6 +181,15 @@ ScheduleResult Scheduler::run() {
       return result;
     }
   }
+  bool finished = true;
+  for (unsigned r = 0; r < ranks; ++r)
+    finished &= call[r] == calls - 1 && left[r] == 0;
+  if (!finished) {
+    result.deadlock = true;
+    reportDeadlock(tasks, result.steps);
+  }
+  for (Task &t : tasks)
+    unwatch(t);
   return result;
 }
 
@@ -156,9 +204,11 @@ void Scheduler::reportDeadlock(const std::vector<Task> &tasks, uint64_t step) {
   std::vector<const Task *> order;
   for (const Task &t : tasks)
     order.push_back(&t);
-  std::stable_sort(order.begin(), order.end(), [](const Task *a, const Task *b) {
-    return std::make_pair(a->rank, a->cta) < std::make_pair(b->rank, b->cta);
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Task *a, const Task *b) {
+                     return std::make_pair(a->rank, a->cta) <
+                            std::make_pair(b->rank, b->cta);
+                   });
   for (const Task *tp : order) {
     const Task &t = *tp;
     if (t.done || !t.blockedOp)
@@ -168,14 +218,13 @@ void Scheduler::reportDeadlock(const std::vector<Task> &tasks, uint64_t step) {
       constexpr size_t kShown = 4;
       for (size_t k = 0; k < t.waitingOn.size() && k < kShown; ++k) {
         const BlockedSlot &b = t.waitingOn[k];
-        reporter.detail("rank " + std::to_string(t.rank) + " CTA " +
-                        std::to_string(t.cta) + " (launch " +
-                        std::to_string(t.call) + "): ll_get at " +
-                        where(t.blockedOp) + ": packet " +
-                        std::to_string(b.coords[0]) + " of '" + b.pad->name +
-                        "' on rank " + std::to_string(b.pad->rank) +
-                        ": expected flag " + std::to_string(b.expected) +
-                        ", current flag " + std::to_string(b.current));
+        reporter.detail(
+            "rank " + std::to_string(t.rank) + " CTA " + std::to_string(t.cta) +
+            " (launch " + std::to_string(t.call) + "): ll_get at " +
+            where(t.blockedOp) + ": packet " + std::to_string(b.coords[0]) +
+            " of '" + b.pad->name + "' on rank " + std::to_string(b.pad->rank) +
+            ": expected flag " + std::to_string(b.expected) +
+            ", current flag " + std::to_string(b.current));
       }
       if (t.waitingOn.size() > kShown)
         reporter.detail("rank " + std::to_string(t.rank) + " CTA " +
@@ -198,10 +247,9 @@ void Scheduler::reportDeadlock(const std::vector<Task> &tasks, uint64_t step) {
                       std::to_string(t.cta) + " (launch " +
                       std::to_string(t.call) + "): " + kind + " at " +
                       where(t.blockedOp) + ": slot [" + coords + "] of '" +
-                      b.pad->name + "' on rank " +
-                      std::to_string(b.pad->rank) + ": expected " +
-                      std::to_string(b.expected) + ", current " +
-                      std::to_string(b.current));
+                      b.pad->name + "' on rank " + std::to_string(b.pad->rank) +
+                      ": expected " + std::to_string(b.expected) +
+                      ", current " + std::to_string(b.current));
     }
   }
 }

@@ -19,18 +19,35 @@ namespace dslc {
 // Bounds of a simulation (docs/simulator.md, "Bounds"). The simulator keeps
 // every rank's memory and CTA state on the host and runs the CTAs of all
 // ranks interleaved on one thread, so time and memory grow with the ranks
-// times the elements and with the CTAs of all ranks. Measured with the
-// examples: 16 ranks at their default sizes take up to 9-14 s (two-shot,
-// 2.8 GB), 32 ranks 60 s and 10 GB; the one-shot with 16384 CTAs in all
-// takes 2 s, with 65536 95 s.
+// times the elements and with the CTAs of all ranks; the host bytes and the
+// work a run plans are bounded below, whatever the sizes. Measured: the
+// one-shot at its default size takes 1 s at 32 ranks, 5 s at 64, 9 s at
+// 100; the one-shot with 16384 CTAs in all takes 2 s, with 65536 95 s.
 
 /// Ranks simulated (--world-size with --simulate).
-inline constexpr int64_t kMaxSimulatedWorldSize = 16;
+inline constexpr int64_t kMaxSimulatedWorldSize = 128;
 /// CTAs of all ranks together (--ctas times the world size).
 inline constexpr int64_t kMaxSimulatedCtas = 16384;
 /// Elements of one tensor (the product of its sizes) times the world size,
 /// for --size N and --size NAME=AxB.
 inline constexpr int64_t kMaxSimulatedElements = int64_t(1) << 24;
+/// Work of one run (all schedules), in elementwise operations: every
+/// interpreted op costs kOpWork plus the elements of its tile operands and
+/// results (times the world size for multicast ops); the host's refill and
+/// check of a buffer cost kHostElementWork per element. With these weights
+/// every measured kernel runs 2e8 to 3.5e8 per second (a loop of 1-element
+/// tiles, the two-shots at 16 ranks, the one-shot at 100), so a run stops
+/// within about 20 s; every example at 64K elements x 8 ranks takes under
+/// 2e8, the one-shot at 100 ranks and its default size 4.1e9.
+inline constexpr int64_t kMaxSimulatedWork = int64_t(1) << 32;
+inline constexpr int64_t kOpWork = 64;
+inline constexpr int64_t kHostElementWork = 4;
+/// Host memory the simulator may plan for: every rank's buffers (8 bytes
+/// an element, 16 for outputs), every launch's inputs (8) and expected
+/// outputs (16, shared by ranks that expect the same). The run's other
+/// state (tiles in flight, race shadows) stays well below it; the two-shot
+/// at 16 ranks and its default size plans 1.9 GiB and peaks at 2.4 GB.
+inline constexpr int64_t kMaxSimulatedHostBytes = int64_t(5) << 29;
 /// --calls K and --schedules S.
 inline constexpr int64_t kMaxSimulatedCalls = 100;
 inline constexpr int64_t kMaxSimulatedSchedules = 1000;

@@ -10,16 +10,19 @@
 
 #include "compiler/MLIRGen/MLIRGen.h"
 #include "compiler/Simulator/Binding.h"
+#include "compiler/Simulator/Checker.h"
 #include "compiler/Simulator/Dump.h"
 #include "compiler/Simulator/Inputs.h"
 #include "compiler/Simulator/Reference.h"
 #include "compiler/Simulator/Scheduler.h"
+#include "compiler/Simulator/UserReference.h"
 
 #include "mlir/IR/Verifier.h"
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fmt/format.h>
 #include <iostream>
 
 using namespace dslc;
@@ -27,28 +30,44 @@ using namespace dslc::sim;
 
 namespace {
 
-constexpr int64_t kPoisonInt = int64_t(0xdeaddeaddeaddeadull);
-
-std::string fmt(const char *f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
+/// a * b, or INT64_MAX when it overflows (sizes come from the user).
+int64_t satMul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0)
+    return 0;
+  return a > INT64_MAX / b ? INT64_MAX : a * b;
 }
 
-/// "E" for a 1-d buffer, "[i, j, ...] (E)" otherwise.
-std::string elementText(const Buffer &b, int64_t flat) {
-  if (b.sizes.size() <= 1)
-    return std::to_string(flat);
-  std::vector<int64_t> idx(b.sizes.size());
-  int64_t rest = flat;
-  for (size_t d = b.sizes.size(); d-- > 0;) {
-    idx[d] = rest % b.sizes[d];
-    rest /= b.sizes[d];
+int64_t satAdd(int64_t a, int64_t b) {
+  return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/// The host bytes a run plans for (kMaxSimulatedHostBytes): buffers of
+/// every rank, every launch's inputs, the expected outputs.
+int64_t plannedHostBytes(const Binding &binding, unsigned worldSize,
+                         int64_t calls, const ReferenceSpec &spec) {
+  int64_t bytes = 0;
+  for (size_t k = 0; k < binding.args.size(); ++k) {
+    const ArgBinding &a = binding.args[k];
+    if (a.kind != ArgBinding::Kind::Tensor)
+      continue;
+    int64_t n = 1;
+    for (int64_t s : a.sizes)
+      n = satMul(n, s < 0 ? INT64_MAX : s);
+    int64_t all = satMul(n, worldSize);
+    bytes = satAdd(bytes, satMul(all, a.role == Role::Output ? 16 : 8));
+    if (a.role == Role::Input)
+      bytes = satAdd(bytes, satMul(satMul(all, calls), 8));
+    bool checked =
+        llvm::is_contained(spec.outputs, int(k)) || spec.output == int(k);
+    if (checked) // per rank for a reduce-scatter or a user reference
+      bytes = satAdd(bytes, satMul(satMul(spec.kind == "reduce-scatter" ||
+                                                  spec.kind == "user"
+                                              ? all
+                                              : n,
+                                          calls),
+                                   16));
   }
-  std::string s = "[";
-  for (size_t d = 0; d < idx.size(); ++d)
-    s += (d ? ", " : "") + std::to_string(idx[d]);
-  return s + "] (" + std::to_string(flat) + ")";
+  return bytes;
 }
 
 /// Allocates every rank's buffers and the kernel's argument values.
@@ -150,172 +169,60 @@ void printBinding(std::ostream &out, const KernelDescription &desc,
   out.flush();
 }
 
-/// Fills the inputs before every launch and checks every output after it,
-/// over all schedules.
-class Checker {
-public:
-  Checker(const Binding &binding, const ReferenceSpec &spec,
-          const Inputs &inputs, unsigned worldSize, int64_t calls,
-          Reporter &reporter, Dumper *dumper)
-      : binding(binding), spec(spec), inputs(inputs), worldSize(worldSize),
-        reporter(reporter), dumper(dumper), refs(calls) {
-    // refs[call][rank]: a reduce-scatter's differs by rank.
-    for (int64_t c = 0; c < calls; ++c)
-      for (unsigned r = 0; r < worldSize; ++r)
-        refs[c].push_back(computeReference(spec, inputs, c, r, worldSize));
-  }
-
-  void onLaunch(World &world, unsigned rank, int64_t call);
-  void onFinish(World &world, unsigned rank, int64_t call, int64_t schedule);
-  /// "all-reduce of 'x' (...): max relative error ..." or why not checked.
-  std::string verdict(const SimulationOptions &options) const;
-
-  unsigned mismatches = 0;
-  int64_t finishedLaunches = 0;
-  double worstRel = 0, worstAbs = 0;
-
-private:
-  /// Reports the worst element of an output that differs from the
-  /// reference.
-  void reportWrong(const Buffer &b, const Check &c, const std::string &head,
-                   int64_t call, unsigned rank);
-
-  const Binding &binding;
-  const ReferenceSpec &spec;
-  const Inputs &inputs;
-  unsigned worldSize;
-  Reporter &reporter;
-  Dumper *dumper;
-  std::vector<std::vector<std::vector<double>>> refs;
+struct Totals {
+  uint64_t steps = 0;
+  bool deadlock = false, failed = false;
 };
 
-void Checker::onLaunch(World &world, unsigned rank, int64_t call) {
-  for (unsigned k = 0; k < binding.args.size(); ++k) {
-    const ArgBinding &a = binding.args[k];
-    if (a.kind != ArgBinding::Kind::Tensor ||
-        (a.role != Role::Input && a.role != Role::Output))
-      continue;
-    Buffer *b = world.heap.lookup(rank, a.name);
-    if (a.role == Role::Input) {
-      const InputData &d = inputs.get(call, rank, k);
-      if (b->isFloat())
-        b->f = d.f;
-      else
-        b->i = d.i;
-      b->generation = call;
-      continue;
-    }
-    // Poison what this launch has not written yet: peers may already have
-    // stored their part of an all-gather's result into it.
-    int64_t poison = wrapInt(b->type, kPoisonInt);
-    for (int64_t e = 0; e < b->numel; ++e) {
-      if (b->writtenIn[e] == call)
-        continue;
-      if (b->isFloat())
-        b->f[e] = std::nan("");
-      else
-        b->i[e] = poison;
-      b->writtenIn[e] = -1;
-    }
+/// Runs the schedules (seeds seed, seed + 1, ...), each on fresh buffers,
+/// printing a line per schedule; stops after a deadlock or a fatal error
+/// (the next schedules would report the same).
+Totals runSchedules(std::ostream &out, const World &world,
+                    const Binding &binding, const SimulationOptions &options,
+                    Checker &checker, Reporter &reporter) {
+  Totals totals;
+  RaceLog raceLog;
+  uint64_t work = 0; // kMaxSimulatedWork covers all schedules
+  for (int64_t s = 0; s < options.schedules; ++s) {
+    World w;
+    w.worldSize = world.worldSize;
+    w.numCtas = world.numCtas;
+    w.funcs = world.funcs;
+    w.deadAfter = world.deadAfter;
+    allocate(w, binding);
+    w.work = work;
+    RaceDetector races(w.worldSize, uint32_t(w.numCtas), raceLog);
+    w.races = &races;
+    // Odd schedules delay stores until a release publishes them.
+    w.relaxedStores = s % 2 == 1;
+    Policy policy = static_cast<Policy>(s % 3);
+    uint64_t seed = options.seed + uint64_t(s);
+    Scheduler scheduler(
+        w, reporter, options.calls, seed, policy,
+        [&](World &wd, unsigned r, int64_t call) {
+          checker.onLaunch(wd, r, call);
+        },
+        [&](World &wd, unsigned r, int64_t call) {
+          checker.onFinish(wd, r, call, s);
+        });
+    ScheduleResult res = scheduler.run();
+    work = w.work;
+    raceLog.flush(reporter);
+    totals.steps += res.steps;
+    totals.deadlock |= res.deadlock;
+    totals.failed |= res.failed;
+    out << "schedule " << s << " (" << policyName(policy)
+        << (w.relaxedStores ? ", relaxed stores" : "") << ", seed " << seed
+        << "): " << res.steps << " steps, "
+        << (res.deadlock ? "deadlock"
+            : res.failed ? "stopped by an error"
+                         : "finished")
+        << "\n";
+    out.flush();
+    if (res.failed || res.deadlock)
+      break;
   }
-}
-
-void Checker::onFinish(World &world, unsigned rank, int64_t call,
-                       int64_t schedule) {
-  ++finishedLaunches;
-  int outputArg = spec.output;
-  for (const ArgBinding &a : binding.args) {
-    if (a.kind != ArgBinding::Kind::Tensor || a.role != Role::Output)
-      continue;
-    Buffer *b = world.heap.lookup(rank, a.name);
-    bool checked = outputArg >= 0 && binding.args[outputArg].name == a.name;
-    Check c =
-        checkOutput(*b, checked ? refs[call][rank] : std::vector<double>(),
-                    call, spec.bitwise);
-    std::string error;
-    if (dumper && schedule == 0 && !dumper->writeOutput(*b, call, error))
-      reporter.error("dump", error);
-    worstRel = std::max(worstRel, c.relError);
-    worstAbs = std::max(worstAbs, c.maxAbsError);
-    if (c.ok)
-      continue;
-    ++mismatches;
-    std::string head = "schedule " + std::to_string(schedule) + ", launch " +
-                       std::to_string(call) + ", rank " + std::to_string(rank) +
-                       ": '" + a.name + "' ";
-    if (c.unwritten)
-      reporter.error(
-          "unwritten@" + head,
-          head + "has " + std::to_string(c.unwritten) + " of " +
-              std::to_string(b->numel) + " element(s) " +
-              (a.remoteWritten ? "no rank had stored for this launch "
-                                 "when it finished"
-                               : "the kernel never wrote") +
-              " (first: element " + elementText(*b, c.firstUnwritten) + ")");
-    if (c.overwritten)
-      reporter.error(
-          "overwritten@" + head,
-          head + "has " + std::to_string(c.overwritten) + " of " +
-              std::to_string(b->numel) +
-              " element(s) already overwritten by launch " +
-              std::to_string(c.overwrittenBy) + " (first: element " +
-              elementText(*b, c.firstOverwritten) +
-              "): a peer started its next launch and stored into this "
-              "rank's buffer before this launch finished");
-    bool valuesWrong = spec.bitwise || !b->isFloat()
-                           ? c.mismatched > 0
-                           : c.relError > tolerance(b->type);
-    if (checked && valuesWrong)
-      reportWrong(*b, c, head, call, rank);
-  }
-}
-
-void Checker::reportWrong(const Buffer &b, const Check &c,
-                          const std::string &head, int64_t call,
-                          unsigned rank) {
-  int64_t k = c.worstIndex;
-  double got = b.isFloat() ? b.f[k] : double(b.i[k]);
-  std::string rowNote;
-  if (spec.kind == "all-gather") {
-    // Row p (S elements, S the shard's size) is rank p's shard.
-    int64_t shard =
-        std::max<int64_t>(spec.outputElements / int64_t(worldSize), 1);
-    rowNote = " (row " + std::to_string(k / shard) + ": rank " +
-              std::to_string(k / shard) + "'s '" +
-              binding.args[spec.input].name + "')";
-  }
-  reporter.error(
-      "mismatch@" + head,
-      head + "differs from the " + spec.kind +
-          " reference: " + std::to_string(c.mismatched) + " of " +
-          std::to_string(b.numel) + " element(s) differ, relative error " +
-          fmt("%.3g", c.relError) + " (" + toleranceText(b.type, spec.bitwise) +
-          "), worst element " + elementText(b, k) + rowNote + ": got " +
-          fmt("%.6g", got) + ", expected " + fmt("%.6g", refs[call][rank][k]));
-}
-
-std::string Checker::verdict(const SimulationOptions &options) const {
-  if (finishedLaunches == 0)
-    return "no launch finished";
-  if (spec.kind == "none") {
-    bool anyOutput = false;
-    for (const ArgBinding &a : binding.args)
-      anyOutput |= a.kind == ArgBinding::Kind::Tensor && a.role == Role::Output;
-    std::string verdict = options.reference == "none"
-                              ? "not checked (--reference none"
-                              : "not checked (no reference fits this kernel";
-    if (anyOutput)
-      verdict += "; every output element written: " +
-                 std::string(mismatches ? "no" : "yes");
-    return verdict + ")";
-  }
-  const ArgBinding &o = binding.args[spec.output];
-  // "into 'O'" unless O is the kernel's returned torch.empty_like.
-  return spec.kind + " of '" + binding.args[spec.input].name + "'" +
-         (o.like.empty() ? " into '" + o.name + "'" : "") + " (" +
-         o.type.name() + ", " + toleranceText(o.type, spec.bitwise) +
-         "): max relative error " + fmt("%.3g", worstRel) + ", max abs error " +
-         fmt("%.3g", worstAbs);
+  return totals;
 }
 
 } // namespace
@@ -336,6 +243,7 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
                      world))
     return 1;
   const KernelDescription &desc = descs[0];
+  world.computeLiveness();
 
   Binding binding;
   std::string error;
@@ -345,9 +253,35 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     return 1;
   }
   ReferenceSpec spec;
-  if (!chooseReference(options.reference, desc, binding, worldSize, spec,
-                       error)) {
+  std::unique_ptr<UserReference> userRef;
+  if (isUserReference(options.reference)) {
+    userRef = UserReference::load(ctx, options.reference, compile, binding,
+                                  worldSize, error);
+    if (!userRef) {
+      diags.error(kernel.getNameRange(), "cannot simulate: " + error);
+      return 1;
+    }
+    spec.kind = "user";
+    spec.userName = userRef->name();
+    spec.outputs = userRef->outputs();
+    spec.output = spec.outputs.front();
+  } else if (!chooseReference(options.reference, desc, binding, worldSize, spec,
+                              error)) {
     diags.error(kernel.getNameRange(), "cannot simulate: " + error);
+    return 1;
+  }
+  int64_t planned = plannedHostBytes(binding, worldSize, options.calls, spec);
+  if (planned > kMaxSimulatedHostBytes) {
+    diags.error(kernel.getNameRange(),
+                "cannot simulate: the run needs about " +
+                    fmt::format("{:.1f}", double(planned) / double(1 << 30)) +
+                    " GiB on the host (every rank's buffers, every launch's "
+                    "inputs and expected outputs), more than the simulator's " +
+                    fmt::format("{:.1f}", double(kMaxSimulatedHostBytes) /
+                                              double(1 << 30)) +
+                    " GiB (kMaxSimulatedHostBytes, "
+                    "compiler/Simulator/SimulationOptions.h): pass a smaller "
+                    "--size N (or fewer --calls)");
     return 1;
   }
   world.numCtas = options.ctas.value_or(std::max<int64_t>(binding.numTiles, 1));
@@ -378,49 +312,23 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
   Reporter reporter(out);
   Checker checker(binding, spec, inputs, worldSize, options.calls, reporter,
                   dumper ? &*dumper : nullptr);
-  uint64_t totalSteps = 0;
-  bool anyDeadlock = false, anyFailure = false;
-  for (int64_t s = 0; s < options.schedules; ++s) {
-    World w;
-    w.worldSize = worldSize;
-    w.numCtas = world.numCtas;
-    w.funcs = world.funcs;
-    allocate(w, binding);
-    Policy policy = static_cast<Policy>(s % 3);
-    uint64_t seed = options.seed + uint64_t(s);
-    Scheduler scheduler(
-        w, reporter, options.calls, seed, policy,
-        [&](World &wd, unsigned r, int64_t call) {
-          checker.onLaunch(wd, r, call);
-        },
-        [&](World &wd, unsigned r, int64_t call) {
-          checker.onFinish(wd, r, call, s);
-        });
-    ScheduleResult res = scheduler.run();
-    totalSteps += res.steps;
-    anyDeadlock |= res.deadlock;
-    anyFailure |= res.failed;
-    out << "schedule " << s << " (" << policyName(policy) << ", seed " << seed
-        << "): " << res.steps << " steps, "
-        << (res.deadlock ? "deadlock"
-            : res.failed ? "stopped by an error"
-                         : "finished")
-        << "\n";
-    out.flush();
-    if (res.failed || res.deadlock)
-      break; // the next schedules would report the same
-  }
-
+  // A user reference runs once per launch, on every rank's inputs.
+  for (int64_t c = 0; userRef && c < options.calls; ++c)
+    if (!userRef->run(inputs, c, checker, error)) {
+      diags.error(kernel.getNameRange(), "cannot simulate: " + error);
+      return 1;
+    }
+  Totals totals = runSchedules(out, world, binding, options, checker, reporter);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   bool ok = reporter.getNumErrors() == 0 && checker.mismatches == 0 &&
-            !anyDeadlock && !anyFailure;
-  out << "result: " << checker.verdict(options) << ": "
+            !totals.deadlock && !totals.failed;
+  out << "result: " << checker.verdict(options.reference) << ": "
       << (ok ? "PASS" : "FAIL") << "\n";
-  out << "steps: " << totalSteps << ", errors: " << reporter.getNumErrors()
+  out << "steps: " << totals.steps << ", errors: " << reporter.getNumErrors()
       << ", warnings: " << reporter.getNumWarnings() << "\n";
-  out << "time: " << fmt("%.3f", seconds) << " s\n";
+  out << "time: " << fmt::format("{:.3f}", seconds) << " s\n";
   out.flush();
   return ok ? 0 : 1;
 }

@@ -168,29 +168,46 @@ LogicalResult WaitOp::verify() {
   return success();
 }
 
-static LogicalResult verifyPacket(Operation *op, int64_t packet,
-                                  RankedTensorType tile) {
-  if (packet != 8 && packet != 16)
-    return op->emitOpError()
-           << "packet size must be 8 or 16 bytes, got " << packet;
-  if (!tile.hasStaticShape() || tile.getRank() != 1)
-    return op->emitOpError() << "packets carry a static 1-d tile, got " << tile;
+std::optional<std::string> dslc::comm::packetTileProblem(RankedTensorType tile,
+                                                         int64_t packet) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (packet != 8 && packet != 16) {
+    os << "packet size must be 8 or 16 bytes, got " << packet;
+    return text;
+  }
+  if (!tile.hasStaticShape() || tile.getRank() != 1) {
+    os << "packets carry a static 1-d tile, got '" << tile << "'";
+    return text;
+  }
   Type element = tile.getElementType();
   if (!element.isIntOrFloat() || (element.getIntOrFloatBitWidth() != 16 &&
-                                  element.getIntOrFloatBitWidth() != 32))
-    return op->emitOpError() << "packets carry 16- or 32-bit integer or float "
-                                "elements, got "
-                             << element;
-  if (tile.getNumElements() == 0)
-    return op->emitOpError() << "packets carry a non-empty tile, got " << tile;
+                                  element.getIntOrFloatBitWidth() != 32)) {
+    os << "packets carry 16- or 32-bit integer or float elements, got '"
+       << element << "'";
+    return text;
+  }
+  if (tile.getNumElements() == 0) {
+    os << "packets carry a non-empty tile, got '" << tile << "'";
+    return text;
+  }
   unsigned bits = element.getIntOrFloatBitWidth();
   int64_t payload = packet / 2;
   int64_t bytes = tile.getNumElements() * bits / 8;
-  if (bytes % payload != 0)
-    return op->emitOpError()
-           << "a tile of " << tile.getNumElements() << " elements (" << bytes
-           << " bytes) does not fill whole " << packet << "-byte packets ("
-           << payload << " data bytes each)";
+  if (bytes % payload != 0) {
+    os << "a tile of " << tile.getNumElements() << " elements (" << bytes
+       << " bytes) does not fill whole " << packet << "-byte packets ("
+       << payload << " data bytes each)";
+    return text;
+  }
+  return std::nullopt;
+}
+
+static LogicalResult verifyPacket(Operation *op, int64_t packet,
+                                  RankedTensorType tile) {
+  if (std::optional<std::string> problem =
+          dslc::comm::packetTileProblem(tile, packet))
+    return op->emitOpError() << *problem;
   return success();
 }
 

@@ -18,4 +18,15 @@
 #define GET_OP_CLASSES
 #include "dialects/Comm/CommOps.h.inc"
 
+#include <optional>
+#include <string>
+
+namespace dslc::comm {
+/// Why a tile cannot travel in `packet`-byte LL packets (comm.ll_put /
+/// comm.ll_get), or nothing: the verifier's rule, which MLIRGen checks
+/// first to report it at the program's line.
+std::optional<std::string> packetTileProblem(mlir::RankedTensorType tile,
+                                             int64_t packet);
+} // namespace dslc::comm
+
 #endif // DSLC_DIALECTS_COMM_COMMDIALECT_H

@@ -15,6 +15,8 @@ TEST_CASE("tolerance grows with the world size", "[tolerance]") {
   CHECK(unitRoundoff(DType::Float64) == std::ldexp(1.0, -53));
   CHECK(unitRoundoff(DType::Int32) == 0);
   CHECK(unitRoundoffForMantissa(3) == 1.0 / 16); // fp8 e4m3
+  CHECK(unitRoundoff(DType::Float8E4M3FN) == 1.0 / 16);
+  CHECK(unitRoundoff(DType::Float8E5M2) == 1.0 / 8);
   // bf16: 6.8e-3 at 2 ranks, 1.2e-2 at 8, 3.9e-2 at 100 (docs).
   CHECK(relativeTolerance(DType::BFloat16, 2) == Approx(6.77e-3).epsilon(1e-2));
   CHECK(relativeTolerance(DType::BFloat16, 8) == Approx(1.17e-2).epsilon(1e-2));

@@ -246,36 +246,62 @@ TEST_CASE("simulation dump: missing and wrongly sized files", "[simdump]") {
   }
   {
     DumpCopy c;
-    fs::remove(c.path("r1.c0.a_shared.bin"));
+    fs::remove(c.path("r1.c0.a_shared.npy"));
     CHECK(loadError(c.dir, ErrorCode::Io) ==
           "simulation dump: missing input file " + c.dir +
-              "/r1.c0.a_shared.bin (input 'a_shared')");
+              "/r1.c0.a_shared.npy (input 'a_shared')");
   }
   {
     DumpCopy c;
-    fs::remove(c.path("r0.c0.out.out.bin"));
+    fs::remove(c.path("r0.c0.out.out.npy"));
     CHECK(loadError(c.dir, ErrorCode::Io) ==
           "simulation dump: missing output file " + c.dir +
-              "/r0.c0.out.out.bin (output 'out')");
+              "/r0.c0.out.out.npy (output 'out')");
   }
   {
+    // The .npy header (128 bytes) and 10 bytes of data.
     DumpCopy c;
-    fs::resize_file(c.path("r0.c0.out.out.bin"), 10);
+    fs::resize_file(c.path("r0.c0.out.out.npy"), 138);
     CHECK(loadError(c.dir, ErrorCode::InvalidArgument) ==
           "simulation dump: output file " + c.dir +
-              "/r0.c0.out.out.bin holds 10 bytes, but 'out' is "
+              "/r0.c0.out.out.npy holds 10 bytes of data, but 'out' is "
               "bfloat16[100003] (100003 elements of 2 bytes = 200006 bytes)");
   }
   {
-    // The manifest says float32: every file is half the size it should be.
+    DumpCopy c;
+    fs::resize_file(c.path("r0.c0.out.out.npy"), 10);
+    CHECK(loadError(c.dir, ErrorCode::InvalidArgument) ==
+          "simulation dump: output file " + c.dir +
+              "/r0.c0.out.out.npy: the .npy header runs past the end of the "
+              "file");
+  }
+  {
+    DumpCopy c;
+    std::ofstream(c.path("r1.c0.a_shared.npy"), std::ios::trunc)
+        << "not numpy at all";
+    CHECK(loadError(c.dir, ErrorCode::InvalidArgument) ==
+          "simulation dump: input file " + c.dir +
+              "/r1.c0.a_shared.npy: not a .npy file (no \\x93NUMPY magic)");
+  }
+  {
+    // The manifest says float32: the files hold bf16 bits ('<u2').
     DumpCopy c;
     json m = c.manifest();
     setParam(m, "a_shared", "dtype", "float32");
     c.writeManifest(m.dump());
     CHECK_THAT(loadError(c.dir, ErrorCode::InvalidArgument),
-               Contains("r0.c0.a_shared.bin holds 200006 bytes, but "
-                        "'a_shared' is float32[100003] (100003 elements of 4 "
-                        "bytes = 400012 bytes)"));
+               Contains("r0.c0.a_shared.npy holds '<u2' [100003], but "
+                        "'a_shared' is float32[100003] (numpy '<f4', C "
+                        "order)"));
+  }
+  {
+    DumpCopy c;
+    json m = c.manifest();
+    setParam(m, "a_shared", "sizes", json::array({100002}));
+    c.writeManifest(m.dump());
+    CHECK_THAT(loadError(c.dir, ErrorCode::InvalidArgument),
+               Contains("r0.c0.a_shared.npy holds '<u2' [100003], but "
+                        "'a_shared' is bfloat16[100002]"));
   }
   {
     // Two launches: the files of launch 1 are missing.
@@ -284,7 +310,7 @@ TEST_CASE("simulation dump: missing and wrongly sized files", "[simdump]") {
     m["launches"] = 2;
     c.writeManifest(m.dump());
     CHECK_THAT(loadError(c.dir, ErrorCode::Io),
-               Contains("missing input file " + c.dir + "/r0.c1.a_shared.bin"));
+               Contains("missing input file " + c.dir + "/r0.c1.a_shared.npy"));
   }
   {
     DumpCopy c;
@@ -297,7 +323,8 @@ TEST_CASE("simulation dump: missing and wrongly sized files", "[simdump]") {
 
 TEST_CASE("simulation dump: malformed manifests", "[simdump]") {
   json good = json::parse(R"({
-    "format": "dslc-simulation", "kernel": "k", "seed": 3, "world_size": 2,
+    "format": "dslc-simulation", "version": 2, "kernel": "k", "seed": 3,
+    "world_size": 2,
     "launches": 1, "reference": "none",
     "params": [
       {"name": "t", "kind": "tensor", "role": "peer table", "dtype": "int64",
@@ -306,23 +333,31 @@ TEST_CASE("simulation dump: malformed manifests", "[simdump]") {
        "sizes": [4, 2]},
       {"name": "x", "kind": "tensor", "role": "input", "dtype": "float32",
        "sizes": [7]},
+      {"name": "s", "kind": "tensor", "role": "LL scratch", "dtype": "int64",
+       "sizes": [64]},
       {"name": "n", "kind": "scalar", "value": 5},
       {"name": "alpha", "kind": "scalar", "value": 0.5},
       {"name": "out", "kind": "tensor", "role": "output", "dtype": "float32",
        "sizes": [7]}]})");
   SimulationDump d = parseSimulationManifest(good.dump(), "/d");
   CHECK(d.manifest == "/d/manifest.json");
-  REQUIRE(d.params.size() == 6);
-  CHECK(d.params[3].role == DumpParam::Role::Scalar);
-  CHECK(d.params[3].intValue == 5);
-  CHECK_FALSE(d.params[3].isFloatScalar);
-  CHECK(d.params[4].isFloatScalar);
-  CHECK(d.params[4].floatValue == 0.5);
-  CHECK(d.inputPath(1, 0, "x") == "/d/r1.c0.x.bin");
-  CHECK(d.outputPath(0, 2, "out") == "/d/r0.c2.out.out.bin");
+  REQUIRE(d.params.size() == 7);
+  CHECK(d.params[3].role == DumpParam::Role::Scratch);
+  CHECK(d.params[4].role == DumpParam::Role::Scalar);
+  CHECK(d.params[4].intValue == 5);
+  CHECK_FALSE(d.params[4].isFloatScalar);
+  CHECK(d.params[5].isFloatScalar);
+  CHECK(d.params[5].floatValue == 0.5);
+  CHECK(d.inputPath(1, 0, "x") == "/d/r1.c0.x.npy");
+  CHECK(d.outputPath(0, 2, "out") == "/d/r0.c2.out.out.npy");
 
   const std::string at = "simulation manifest /d/manifest.json: ";
   json j = good;
+  j.erase("version");
+  CHECK(parseError(j) == at + "the dump is not of format version 2 (its "
+                              "files are not .npy): make it again with dslc "
+                              "FILE --simulate --dump-dir DIR");
+  j = good;
   j["format"] = "dslc-kernel";
   CHECK(parseError(j) == at + "'format' is \"dslc-kernel\", expected "
                               "\"dslc-simulation\" (a dump of dslc "
@@ -342,8 +377,8 @@ TEST_CASE("simulation dump: malformed manifests", "[simdump]") {
   j = good;
   j["params"][2]["role"] = "scratch";
   CHECK(parseError(j) == at + "params[2] 'x': unknown role \"scratch\" "
-                              "(expected input, output, signal pad or peer "
-                              "table)");
+                              "(expected input, output, signal pad, peer "
+                              "table, LL scratch or workspace)");
   j = good;
   j["params"][2]["dtype"] = "index";
   CHECK(parseError(j) ==
@@ -366,8 +401,8 @@ TEST_CASE("simulation dump: malformed manifests", "[simdump]") {
   j["params"][5]["name"] = "x";
   CHECK(parseError(j) == at + "params[5]: parameter 'x' appears twice");
   j = good;
-  j["params"][3]["value"] = "five";
-  CHECK(parseError(j) == at + "params[3] 'n': scalar 'value' must be a "
+  j["params"][4]["value"] = "five";
+  CHECK(parseError(j) == at + "params[4] 'n': scalar 'value' must be a "
                               "number, not \"five\"");
   j = good;
   j["params"][1]["kind"] = "tuple";

@@ -198,6 +198,65 @@ double seededElement(uint32_t seed, int rank, int64_t k, DType t,
   return t == DType::Float64 ? v : roundTo(static_cast<float>(v), t);
 }
 
+namespace {
+/// Exponent bias, stored mantissa bits and the largest finite code of an
+/// fp8 type (its positive finite codes 0 .. max are in increasing order).
+struct Fp8Format {
+  int bias, mantissa;
+  uint8_t maxFinite, nan;
+};
+
+Fp8Format fp8Format(DType t) {
+  if (t == DType::Float8E4M3FN)
+    return {7, 3, 0x7e, 0x7f};
+  if (t == DType::Float8E5M2)
+    return {15, 2, 0x7b, 0x7f};
+  unsupported(t);
+}
+} // namespace
+
+double fp8ToDouble(uint8_t bits, DType t) {
+  Fp8Format f = fp8Format(t);
+  bool negative = bits & 0x80;
+  int code = bits & 0x7f;
+  int exponent = code >> f.mantissa;
+  int mantissa = code & ((1 << f.mantissa) - 1);
+  double v;
+  if (code > f.maxFinite) // e4m3fn: 0x7f is NaN; e5m2: infinity, then NaNs
+    v = t == DType::Float8E5M2 && code == 0x7c ? INFINITY : NAN;
+  else if (exponent == 0) // subnormal
+    v = std::ldexp(mantissa, 1 - f.bias - f.mantissa);
+  else
+    v = std::ldexp(mantissa + (1 << f.mantissa),
+                   exponent - f.bias - f.mantissa);
+  return negative ? -v : v;
+}
+
+uint8_t doubleToFp8(double v, DType t) {
+  Fp8Format f = fp8Format(t);
+  if (std::isnan(v))
+    return f.nan;
+  uint8_t sign = std::signbit(v) ? 0x80 : 0;
+  double a = std::fabs(v);
+  // The largest code whose value is <= a (codes are ordered by value).
+  int lo = 0, hi = f.maxFinite;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (fp8ToDouble(static_cast<uint8_t>(mid), t) <= a)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  int code = lo;
+  if (code < f.maxFinite) {
+    double below = fp8ToDouble(static_cast<uint8_t>(code), t);
+    double above = fp8ToDouble(static_cast<uint8_t>(code + 1), t);
+    if (a - below > above - a || (a - below == above - a && (code & 1)))
+      ++code;
+  }
+  return sign | static_cast<uint8_t>(code);
+}
+
 double loadAny(const void *base, int64_t i, DType t) {
   const char *p = static_cast<const char *>(base) + i * rt::dtypeSize(t);
   auto get = [&](auto v) {
@@ -211,6 +270,9 @@ double loadAny(const void *base, int64_t i, DType t) {
     return loadElement(base, i, t);
   case DType::Float64:
     return get(double());
+  case DType::Float8E4M3FN:
+  case DType::Float8E5M2:
+    return fp8ToDouble(static_cast<uint8_t>(*p), t);
   case DType::Int8:
     return get(int8_t());
   case DType::UInt8:
@@ -241,6 +303,9 @@ void storeAny(void *base, int64_t i, DType t, double v) {
     return;
   case DType::Float64:
     return put(v);
+  case DType::Float8E4M3FN:
+  case DType::Float8E5M2:
+    return put(doubleToFp8(v, t));
   case DType::Int8:
     return put(static_cast<int8_t>(v));
   case DType::UInt8:

@@ -34,6 +34,13 @@ void storeElement(void *base, int64_t i, rt::DType t, float v);
 /// The raw bits of element `i` (2 or 4 bytes), for bitwise comparisons.
 uint32_t elementBits(const void *base, int64_t i, rt::DType t);
 
+/// fp8 storage types (float8_e4m3fn: bias 7, no infinity, NaN S.1111.111;
+/// float8_e5m2: bias 15, IEEE-like): the value of a byte, and a double
+/// rounded to nearest even and saturated to the largest finite value, as
+/// the GPU's cvt.rn.satfinite does (NaN stays NaN).
+double fp8ToDouble(uint8_t bits, rt::DType t);
+uint8_t doubleToFp8(double v, rt::DType t);
+
 /// Element `i` of a host buffer of any dtype, as a double (bool 0/1).
 double loadAny(const void *base, int64_t i, rt::DType t);
 /// Stores `v` into element `i` of any dtype (floats rounded to nearest

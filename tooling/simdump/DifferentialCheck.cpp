@@ -36,9 +36,11 @@ DifferentialResult runDifferentialCheck(Communicator &comm, Kernel &kernel,
     if (!p.isTensor() || p.role == DumpParam::Role::PeerTable)
       continue;
     size_t bytes = std::max<size_t>(p.bytes(), 16);
-    buffers[p.name] = p.role == DumpParam::Role::SignalPad
-                          ? heap->allocSignalPad(bytes)
-                          : heap->alloc(bytes, 256);
+    // Signal pads and LL scratches start zeroed, as in the simulator.
+    bool zeroed = p.role == DumpParam::Role::SignalPad ||
+                  p.role == DumpParam::Role::Scratch;
+    buffers[p.name] =
+        zeroed ? heap->allocSignalPad(bytes) : heap->alloc(bytes, 256);
   }
 
   // Inputs from the dump (launch 0), outputs poisoned (NaN for floats).

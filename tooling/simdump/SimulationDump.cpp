@@ -5,6 +5,7 @@
 #include "tooling/harness/ElementTypes.h"
 #include "tooling/support/Sizes.h"
 
+#include "compiler/Simulator/NpyFormat.h"
 #include "runtime/Error.h"
 
 #include <fmt/format.h>
@@ -31,6 +32,10 @@ const char *dumpRoleName(DumpParam::Role role) {
     return "signal pad";
   case DumpParam::Role::PeerTable:
     return "peer table";
+  case DumpParam::Role::Scratch:
+    return "LL scratch";
+  case DumpParam::Role::Workspace:
+    return "workspace";
   case DumpParam::Role::Scalar:
     return "scalar";
   }
@@ -52,12 +57,12 @@ const DumpParam *SimulationDump::find(const std::string &name) const {
 
 std::string SimulationDump::inputPath(int rank, int64_t launch,
                                       const std::string &name) const {
-  return fmt::format("{}/r{}.c{}.{}.bin", dir, rank, launch, name);
+  return fmt::format("{}/r{}.c{}.{}.npy", dir, rank, launch, name);
 }
 
 std::string SimulationDump::outputPath(int rank, int64_t launch,
                                        const std::string &name) const {
-  return fmt::format("{}/r{}.c{}.{}.out.bin", dir, rank, launch, name);
+  return fmt::format("{}/r{}.c{}.{}.out.npy", dir, rank, launch, name);
 }
 
 namespace {
@@ -69,9 +74,11 @@ std::string shapeText(const DumpParam &p) {
   return s + "]";
 }
 
-/// Checks that `path` exists and holds `p.bytes()` bytes.
-void checkDataFile(const std::string &path, const DumpParam &p,
-                   const char *what) {
+/// Reads the .npy file `path` of parameter `p` (its header only when
+/// `header` is set) and checks it: the parameter's numpy type, its sizes,
+/// C order, numel * element size bytes of data. Returns the data.
+std::vector<char> readDataFile(const std::string &path, const DumpParam &p,
+                               const char *what, bool header = false) {
   std::error_code ec;
   auto status = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(status))
@@ -87,27 +94,48 @@ void checkDataFile(const std::string &path, const DumpParam &p,
     raise(ErrorCode::Io, fmt::format("simulation dump: cannot read the size "
                                      "of {}: {}",
                                      path, ec.message()));
-  if (size != p.bytes())
-    raise(ErrorCode::InvalidArgument,
-          fmt::format("simulation dump: {} file {} holds {} bytes, but '{}' "
-                      "is {} ({} elements of {} bytes = {} bytes)",
-                      what, path, size, p.name, shapeText(p), p.numel(),
-                      dtypeSize(p.dtype), p.bytes()));
-}
-
-std::vector<char> readDataFile(const std::string &path, const DumpParam &p,
-                               const char *what) {
-  checkDataFile(path, p, what);
   std::ifstream in(path, std::ios::binary);
   if (!in)
     raise(ErrorCode::Io,
           fmt::format("simulation dump: cannot open {} file {}", what, path));
-  std::vector<char> data(p.bytes());
+  // The header is at most a few hundred bytes for our shapes.
+  std::vector<char> data(header ? std::min<uint64_t>(size, 4096) : size);
   in.read(data.data(), static_cast<std::streamsize>(data.size()));
   if (static_cast<uint64_t>(in.gcount()) != data.size())
     raise(ErrorCode::Io,
           fmt::format("simulation dump: short read of {} file {}", what, path));
+  npy::Header h;
+  std::string error;
+  if (!npy::parseHeader(data.data(), data.size(), h, error))
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("simulation dump: {} file {}: {}", what, path, error));
+  std::string descr = npy::descrOf(p.dtypeName);
+  if (h.descr != descr || h.fortranOrder || h.shape != p.sizes) {
+    std::string shape;
+    for (size_t d = 0; d < h.shape.size(); ++d)
+      shape += (d ? "x" : "") + std::to_string(h.shape[d]);
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("simulation dump: {} file {} holds '{}' [{}]{}, but "
+                      "'{}' is {} (numpy '{}', C order)",
+                      what, path, h.descr, shape,
+                      h.fortranOrder ? " in Fortran order" : "", p.name,
+                      shapeText(p), descr));
+  }
+  if (size - h.dataOffset != p.bytes())
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("simulation dump: {} file {} holds {} bytes of data, "
+                      "but '{}' is {} ({} elements of {} bytes = {} bytes)",
+                      what, path, size - h.dataOffset, p.name, shapeText(p),
+                      p.numel(), dtypeSize(p.dtype), p.bytes()));
+  if (header)
+    return {};
+  data.erase(data.begin(), data.begin() + std::ptrdiff_t(h.dataOffset));
   return data;
+}
+
+void checkDataFile(const std::string &path, const DumpParam &p,
+                   const char *what) {
+  readDataFile(path, p, what, /*header=*/true);
 }
 
 class ManifestParser {
@@ -181,9 +209,13 @@ public:
       p.role = DumpParam::Role::SignalPad;
     else if (role == "peer table")
       p.role = DumpParam::Role::PeerTable;
+    else if (role == "LL scratch")
+      p.role = DumpParam::Role::Scratch;
+    else if (role == "workspace")
+      p.role = DumpParam::Role::Workspace;
     else
       fail(fmt::format("{}unknown role \"{}\" (expected input, output, "
-                       "signal pad or peer table)",
+                       "signal pad, peer table, LL scratch or workspace)",
                        where, role));
     p.dtypeName = needString(j, "dtype", where);
     std::optional<DType> dt = parseDType(p.dtypeName);
@@ -223,6 +255,10 @@ public:
       fail(fmt::format("'format' is \"{}\", expected \"dslc-simulation\" "
                        "(a dump of dslc --simulate --dump-dir)",
                        format));
+    if (!j.contains("version") || !j["version"].is_number_integer() ||
+        j["version"].get<int64_t>() != 2)
+      fail("the dump is not of format version 2 (its files are not .npy): "
+           "make it again with dslc FILE --simulate --dump-dir DIR");
     d.kernel = needString(j, "kernel", "");
     d.worldSize = static_cast<int>(needInt(j, "world_size", "", 1));
     d.launches = needInt(j, "launches", "", 1);
@@ -443,9 +479,12 @@ void checkDumpMatchesKernel(const SimulationDump &dump,
                                      "addresses, the manifest gives {}",
                                      what, worldSize, shapeText(*p)));
     if (a.symmetric && p->role != DumpParam::Role::Input &&
-        p->role != DumpParam::Role::SignalPad)
+        p->role != DumpParam::Role::SignalPad &&
+        p->role != DumpParam::Role::Scratch &&
+        p->role != DumpParam::Role::Workspace)
       problems.push_back(fmt::format("{}: symmetric in the kernel, so it must "
-                                     "be an input or a signal pad, not a {}",
+                                     "be an input, a signal pad, an LL "
+                                     "scratch or a workspace, not a {}",
                                      what, dumpRoleName(p->role)));
   }
   for (const DumpParam &p : dump.params) {

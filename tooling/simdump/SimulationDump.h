@@ -1,12 +1,14 @@
 //===- SimulationDump.h - Read a dslc --simulate dump -----------*- C++ -*-===//
 //
 // `dslc FILE --simulate --world-size N --dump-dir DIR` writes DIR/manifest.json
-// (format "dslc-simulation": kernel, seed, world size, launches and every
-// parameter's role, dtype and sizes), each input of each launch and rank as
-// the bytes a GPU holds (r<R>.c<L>.<name>.bin) and the simulator's outputs
-// (r<R>.c<L>.<name>.out.bin). This file reads such a dump, checks it against
-// a kernel's metadata and compares a GPU output with the simulator's
-// (docs/runtime.md, "Differential check"). Nothing here needs a GPU.
+// (format "dslc-simulation", version 2: kernel, seed, world size, launches
+// and every parameter's role, dtype and sizes), each input of each launch
+// and rank (r<R>.c<L>.<name>.npy) and the simulator's outputs
+// (r<R>.c<L>.<name>.out.npy) as .npy files of the bytes a GPU holds
+// (compiler/Simulator/NpyFormat.h: numpy and torch load them). This file
+// reads such a dump, checks it against a kernel's metadata and compares a
+// GPU output with the simulator's (docs/runtime.md, "Differential check").
+// Nothing here needs a GPU.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DSLC_TOOLING_SIMDUMP_SIMULATIONDUMP_H
@@ -24,7 +26,17 @@ namespace dslc::run {
 /// One parameter of the manifest (an ABI-level name: a symmetric tensor's
 /// peer table appears as its own "X.peers" entry).
 struct DumpParam {
-  enum class Role { Input, Output, SignalPad, PeerTable, Scalar };
+  /// Scratch: an LL packet scratch and Workspace: a buffer the kernel
+  /// reads and writes (both zeroed once, not compared).
+  enum class Role {
+    Input,
+    Output,
+    SignalPad,
+    PeerTable,
+    Scratch,
+    Workspace,
+    Scalar
+  };
   std::string name;
   Role role = Role::Input;
   std::string dtypeName; ///< as the manifest spells it (tensors)
@@ -60,9 +72,10 @@ struct SimulationDump {
   std::string outputPath(int rank, int64_t launch,
                          const std::string &name) const;
   /// The bytes of an input (role Input) or of the simulator's output (role
-  /// Output) of `rank` in `launch`. Throws Error(Io) when the file is missing
-  /// or unreadable, Error(InvalidArgument) when its size is not
-  /// numel * element size.
+  /// Output) of `rank` in `launch`: the elements of its .npy file. Throws
+  /// Error(Io) when the file is missing or unreadable,
+  /// Error(InvalidArgument) when it is not a .npy file of the parameter's
+  /// type and sizes (C order).
   std::vector<char> readInput(int rank, int64_t launch,
                               const DumpParam &p) const;
   std::vector<char> readOutput(int rank, int64_t launch,

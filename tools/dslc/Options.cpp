@@ -156,9 +156,15 @@ cl::opt<MulticastMode, false, ChoiceParser<MulticastMode>> multicastMode(
                           "newer)")),
     cl::init(MulticastMode::Software), cl::cat(compileCategory));
 
-const std::string worldSizeHelp = llvm::formatv(
-    "Number of ranks to specialize for (at most {0}; {1} with --simulate)",
-    kMaxWorldSize, kMaxSimulatedWorldSize);
+const std::string worldSizeHelp =
+    kMaxSimulatedWorldSize < kMaxWorldSize
+        ? llvm::formatv("Number of ranks to specialize for (at most {0}; {1} "
+                        "with --simulate)",
+                        kMaxWorldSize, kMaxSimulatedWorldSize)
+              .str()
+        : llvm::formatv("Number of ranks to specialize for (at most {0})",
+                        kMaxWorldSize)
+              .str();
 cl::opt<std::string> worldSize("world-size", cl::value_desc("N"),
                                cl::desc(worldSizeHelp),
                                cl::cat(compileCategory));
@@ -205,35 +211,18 @@ cl::list<std::string>
                       "--config-from-cache: the size to look up)"),
              cl::cat(simulateCategory));
 
-enum class ReferenceKind { Auto, AllReduce, ReduceScatter, AllGather, None };
-const char *getReferenceName(ReferenceKind kind) {
-  switch (kind) {
-  case ReferenceKind::Auto:
-    return "auto";
-  case ReferenceKind::AllReduce:
-    return "all-reduce";
-  case ReferenceKind::ReduceScatter:
-    return "reduce-scatter";
-  case ReferenceKind::AllGather:
-    return "all-gather";
-  case ReferenceKind::None:
-    return "none";
-  }
-  return "auto";
-}
-cl::opt<ReferenceKind, false, ChoiceParser<ReferenceKind>> reference(
+/// A collective, or FILE.py:NAME (a reference kernel, docs/simulator.md);
+/// checked by readSimulationOptions.
+cl::opt<std::string> reference(
     "reference", cl::value_desc("KIND"),
-    cl::desc("The collective to check the outputs against"),
-    cl::values(clEnumValN(ReferenceKind::Auto, "auto",
-                          "from the kernel's inputs and outputs (default)"),
-               clEnumValN(ReferenceKind::AllReduce, "all-reduce",
-                          "every rank gets the sum over ranks"),
-               clEnumValN(ReferenceKind::ReduceScatter, "reduce-scatter",
-                          "rank r gets chunk r of the sum"),
-               clEnumValN(ReferenceKind::AllGather, "all-gather",
-                          "every rank gets every rank's input"),
-               clEnumValN(ReferenceKind::None, "none", "no check")),
-    cl::init(ReferenceKind::Auto), cl::cat(simulateCategory));
+    cl::desc("The collective to check the outputs against: auto (default: "
+             "from the kernel's inputs and outputs), all-reduce, "
+             "reduce-scatter, all-gather, none (no check), or FILE.py:NAME, "
+             "a reference kernel over every rank's data stacked"),
+    cl::init("auto"), cl::cat(simulateCategory));
+constexpr const char *kReferenceKinds[] = {"auto", "all-reduce",
+                                           "reduce-scatter", "all-gather",
+                                           "none"};
 
 cl::opt<std::string>
     calls("calls", cl::value_desc("K"),
@@ -544,7 +533,13 @@ Check readSimulationOptions(const Numbers &n, DriverOptions &opts) {
                                 *n.ctas, ranks, total, kMaxSimulatedCtas));
     s.ctas = static_cast<int64_t>(*n.ctas);
   }
-  s.reference = getReferenceName(reference);
+  if (!llvm::is_contained(kReferenceKinds, StringRef(reference)) &&
+      StringRef(reference).find(':') == StringRef::npos)
+    return fail(llvm::formatv("--reference: unknown value '{0}' (expected "
+                              "auto, all-reduce, reduce-scatter, all-gather, "
+                              "none or FILE.py:NAME, a reference kernel)",
+                              reference));
+  s.reference = reference;
   s.seed = n.seed.value_or(s.seed);
   s.calls = static_cast<int64_t>(n.calls.value_or(s.calls));
   s.schedules = static_cast<int64_t>(n.schedules.value_or(s.schedules));

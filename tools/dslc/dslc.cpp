@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Frontend/ASTPrinter.h"
+#include "compiler/Frontend/CompilerStack.h"
 #include "compiler/Frontend/Parser.h"
 #include "compiler/Pipeline/Backend.h"
 #include "tools/dslc/Options.h"
@@ -149,6 +150,8 @@ void printErrorCount(const DiagnosticEngine &diags) {
 
 } // namespace
 
+int compileFile(DriverOptions &opts);
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   llvm::setBugReportMsg("dslc crashed: this is a bug in dslc; please report "
@@ -159,7 +162,12 @@ int main(int argc, char **argv) {
   DriverOptions opts;
   if (!parseCommandLine(argc, argv, opts))
     return 1;
+  // Deep expressions need more stack than `ulimit -s` may give
+  // (compiler/Frontend/CompilerStack.h).
+  return runOnCompilerStack([&] { return compileFile(opts); });
+}
 
+int compileFile(DriverOptions &opts) {
   SourceManager sourceManager;
   std::string error;
   uint32_t fileId = sourceManager.addFile(opts.inputFile, error);

@@ -7,8 +7,8 @@ result usually still parses and reaches the later stages: names swapped,
 numbers changed to 0, -1 or huge values, keyword arguments dropped or
 renamed, statements deleted, duplicated or re-indented. Each mutant is
 compiled to PTX by the real dslc binary; every run must end with exit code 0
-or 1 (a diagnostic), never a signal, an internal error, an LLVM assertion
-or a time-out.
+or 1 (a diagnostic) within 20 s of CPU time and 4 GB, never a signal, an
+internal error, an LLVM assertion or an error line without file:line:col.
 
 Usage: fuzz_backend.py DSLC SEED_FILE... [--seconds S] [--seed N]
 (DSLC_FUZZ_SECONDS / DSLC_FUZZ_SEED override the defaults, 20 s and 1.)
@@ -72,23 +72,68 @@ def mutate(text, rng):
     return "\n".join(lines)
 
 
+# A diagnostic line: "FILE:LINE:COL: error: ..." for the program, "dslc:
+# error: ..." for the command line; an error line of any other shape has no
+# location.
+LOCATED = re.compile(r"^(\S.*:\d+:\d+: |dslc: )error: ")
+MEMORY_LIMIT = 4 << 30  # the robustness bar: no compilation over 4 GB
+
+
+def limit_memory():
+    """4 GB of address space, and SIGXCPU a little past the CPU bar so a
+    runaway does not hold the campaign."""
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT + 5, CPU_LIMIT + 5))
+
+
+CPU_LIMIT = 20  # seconds of CPU time: the bar, on a machine shared or not
+WALL_LIMIT = 120  # a hang
+
+
+def run_limited(cmd, cwd=None):
+    """Runs cmd under the memory limit; returns (status, output, cpu
+    seconds), status None after WALL_LIMIT (the process is killed)."""
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
+                                cwd=cwd, preexec_fn=limit_memory)
+        deadline = time.monotonic() + WALL_LIMIT
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                proc.kill()
+                os.wait4(proc.pid, 0)
+                return None, "", WALL_LIMIT
+            time.sleep(0.02)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read().decode("utf-8", "replace")
+        return proc.returncode, text, usage.ru_utime + usage.ru_stime
+
+
 def run(dslc, path, out_dir):
     cmd = [dslc, path, "--emit=ptx", "-o", os.path.join(out_dir, "k.ptx"),
            "-D", "my_rank=0", "-D", "world_size=2", "--world-size", "2"]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True,
-                              errors="replace", timeout=20)
-    except subprocess.TimeoutExpired:
-        return "time-out after 20 s", ""
-    output = proc.stdout + proc.stderr
-    if proc.returncode < 0:
-        return f"killed by signal {-proc.returncode}", output
-    if proc.returncode not in (0, 1):
-        return f"exit code {proc.returncode}", output
+    returncode, output, cpu = run_limited(cmd)
+    if returncode is None:
+        return f"no result after {WALL_LIMIT} s", output
+    if cpu > CPU_LIMIT:
+        return f"{cpu:.1f} s of CPU time (limit {CPU_LIMIT})", output
+    if returncode < 0:
+        return f"killed by signal {-returncode}", output
+    if returncode not in (0, 1):
+        return f"exit code {returncode}", output
     if BAD_OUTCOME.search(output):
         return "internal failure reported", output
-    if proc.returncode == 1 and "error" not in output:
+    if returncode == 1 and "error" not in output:
         return "exit code 1 without an error message", output
+    if "out of memory" in output:
+        return "over 4 GB", output
+    for line in output.splitlines():
+        if "error: " in line and not LOCATED.match(line):
+            return "an error without file:line:col", output
     return None, output
 
 

@@ -42,8 +42,6 @@ def shifted(x: torch.Tensor[torch.float32, 1], out: torch.Tensor[torch.float32, 
 
 @helion.kernel(config=helion.Config(block_sizes=[1024, 256], num_warps=4))
 def range_grid(x: torch.Tensor[torch.float32, 1], out: torch.Tensor[torch.float32, 1]):
-    for t in hl.tile(0, x.size(0)):
-        out[t] = x[t]
     for c in hl.tile(x.size(0)):
         for t in hl.tile([c.begin], c.end):
             out[t] = x[t]

@@ -35,7 +35,7 @@ def one_shot_all_reduce_kernel(
         stack_signalpad = hl.stacktensor_like(local_signal_pad, ptr_tile)
         hl.signal(
             stack_signalpad,
-            [tile_n.id, my_rank + 1],
+            [tile_n.id, tile_n.id * 0 + my_rank + 1],
             signal=1,
             wait_for=0,
             scope="sys",

@@ -1,0 +1,381 @@
+//===- HappensBefore.cpp - Data races found by vector clocks -------------===//
+
+#include "compiler/Simulator/HappensBefore.h"
+
+#include "compiler/Simulator/Reporter.h"
+
+#include "dialects/Comm/CommDialect.h"
+
+#include <algorithm>
+#include <tuple>
+
+using namespace dslc::sim;
+
+//===----------------------------------------------------------------------===//
+// VectorClock
+//===----------------------------------------------------------------------===//
+
+bool VectorClock::covers(const Epoch &e) const {
+  if (e.rank < completed.size() && e.launch < completed[e.rank])
+    return true;
+  auto it = std::lower_bound(
+      partial.begin(), partial.end(), e, [](const Entry &x, const Epoch &k) {
+        return std::tie(x.rank, x.cta) < std::tie(k.rank, k.cta);
+      });
+  if (it == partial.end() || it->rank != e.rank || it->cta != e.cta)
+    return false;
+  // Knowing a later launch of the CTA means knowing all of this one.
+  return it->launch > e.launch ||
+         (it->launch == e.launch && it->clock >= e.clock);
+}
+
+void VectorClock::set(const Epoch &e) {
+  if (e.rank < completed.size() && e.launch < completed[e.rank])
+    return;
+  auto it = std::lower_bound(
+      partial.begin(), partial.end(), e, [](const Entry &x, const Epoch &k) {
+        return std::tie(x.rank, x.cta) < std::tie(k.rank, k.cta);
+      });
+  if (it != partial.end() && it->rank == e.rank && it->cta == e.cta) {
+    if (std::tie(e.launch, e.clock) > std::tie(it->launch, it->clock)) {
+      it->launch = e.launch;
+      it->clock = e.clock;
+    }
+    return;
+  }
+  partial.insert(it, Entry{e.rank, e.cta, e.launch, e.clock});
+}
+
+void VectorClock::complete(unsigned rank, int32_t launches) {
+  if (rank >= completed.size())
+    completed.resize(rank + 1, 0);
+  completed[rank] = std::max(completed[rank], launches);
+  llvm::erase_if(partial, [&](const Entry &x) {
+    return x.rank == rank && x.launch < launches;
+  });
+}
+
+void VectorClock::join(const VectorClock &o) {
+  if (completed.size() < o.completed.size())
+    completed.resize(o.completed.size(), 0);
+  for (size_t r = 0; r < o.completed.size(); ++r)
+    completed[r] = std::max(completed[r], o.completed[r]);
+  llvm::SmallVector<Entry, 8> merged;
+  merged.reserve(partial.size() + o.partial.size());
+  const Entry *a = partial.begin(), *b = o.partial.begin();
+  auto key = [](const Entry &x) { return std::tie(x.rank, x.cta); };
+  auto keep = [&](const Entry &x) {
+    if (x.rank < completed.size() && x.launch < completed[x.rank])
+      return;
+    merged.push_back(x);
+  };
+  while (a != partial.end() || b != o.partial.end()) {
+    if (b == o.partial.end() || (a != partial.end() && key(*a) < key(*b))) {
+      keep(*a++);
+    } else if (a == partial.end() || key(*b) < key(*a)) {
+      keep(*b++);
+    } else {
+      keep(std::tie(a->launch, a->clock) >= std::tie(b->launch, b->clock) ? *a
+                                                                          : *b);
+      ++a, ++b;
+    }
+  }
+  partial = std::move(merged);
+}
+
+//===----------------------------------------------------------------------===//
+// RaceLog
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// "rank 0 CTA 2 (launch 1) reads it at f.py:3:4" or the host's access.
+std::string describe(const RaceAccess &a, uint32_t numCtas) {
+  const Epoch &e = a.epoch;
+  if (!a.op)
+    return a.write ? "rank " + std::to_string(e.rank) +
+                         "'s host refills it before launch " +
+                         std::to_string(e.launch)
+                   : "rank " + std::to_string(e.rank) +
+                         "'s host uses its result of launch " +
+                         std::to_string(e.launch);
+  (void)numCtas;
+  return "rank " + std::to_string(e.rank) + " CTA " + std::to_string(e.cta) +
+         " (launch " + std::to_string(e.launch) + ") " +
+         (a.write ? "writes" : "reads") + " it at " + where(a.op);
+}
+
+/// The part of an access that does not depend on the schedule.
+std::string site(const RaceAccess &a) {
+  if (!a.op)
+    return a.write ? "host refill" : "host result";
+  return (a.write ? "write at " : "read at ") + where(a.op);
+}
+
+std::string hint(const RaceAccess &x, const RaceAccess &y) {
+  const RaceAccess *host = !x.op ? &x : !y.op ? &y : nullptr;
+  if (!host && (llvm::isa<dslc::comm::LLPutOp>(x.op) ||
+                llvm::isa<dslc::comm::LLPutOp>(y.op)))
+    return "an ll_put may overwrite packets before a peer's ll_get has "
+           "read them (or two puts share packets): use a region per sender "
+           "and alternate regions by the flag's parity";
+  if (!host)
+    return "no signal -> wait (release -> acquire), CTA barrier or launch "
+           "boundary orders them";
+  const RaceAccess &cta = host == &x ? y : x;
+  int32_t hostLaunch = host->epoch.launch, launch = cta.epoch.launch;
+  if (host->write)
+    return launch < hostLaunch
+               ? "a peer still reads this input of launch " +
+                     std::to_string(launch) +
+                     " when its rank refills it for the next launch: a "
+                     "signal/wait round after the last read of peers' data "
+                     "is missing"
+               : "the read is not ordered after its rank made the data "
+                 "ready: a signal/wait before the read is missing (or the "
+                 "wait's barrier, hasSubsequentMemAccess)";
+  return launch > hostLaunch
+             ? "a peer's launch " + std::to_string(launch) +
+                   " stores into this output before its rank finished "
+                   "launch " +
+                   std::to_string(hostLaunch) +
+                   ": a signal/wait round at the end of the kernel is missing"
+             : "the store is not ordered before the end of the launch it "
+               "belongs to: a wait for a release (signal) after the store is "
+               "missing";
+}
+
+} // namespace
+
+void RaceLog::add(const Buffer &b, int64_t element, const RaceAccess &earlier,
+                  const RaceAccess &later, uint32_t numCtas) {
+  // Canonical order of the two sides: by their source sites.
+  const RaceAccess *x = &earlier, *y = &later;
+  std::string sx = site(*x), sy = site(*y);
+  if (sy < sx) {
+    std::swap(x, y);
+    std::swap(sx, sy);
+  }
+  std::string key = b.name + "|" + sx + "|" + sy;
+  if (printed.count(key))
+    return;
+  std::vector<int64_t> order = {int64_t(b.rank),        int64_t(x->epoch.rank),
+                                int64_t(x->epoch.cta),  x->epoch.launch,
+                                int64_t(y->epoch.rank), int64_t(y->epoch.cta),
+                                y->epoch.launch,        element};
+  auto it = pending.find(key);
+  if (it != pending.end() && it->second.order <= order)
+    return;
+  Race &r = pending[key];
+  r.order = order;
+  r.text = "data race on '" + b.name + "' of rank " + std::to_string(b.rank) +
+           " (element " + std::to_string(element) +
+           "): " + describe(*x, numCtas) + ", and " + describe(*y, numCtas) +
+           "; " + hint(*x, *y);
+}
+
+unsigned RaceLog::flush(Reporter &reporter) {
+  unsigned n = 0;
+  for (auto &[key, race] : pending) {
+    printed[key] = true;
+    reporter.error("race@" + key, race.text);
+    ++n;
+  }
+  pending.clear();
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// RaceDetector
+//===----------------------------------------------------------------------===//
+
+RaceDetector::RaceDetector(unsigned worldSize, uint32_t numCtas, RaceLog &log)
+    : worldSize(worldSize), numCtas(numCtas), log(log),
+      launchClock(worldSize, VectorClock(worldSize)),
+      endClock(worldSize, VectorClock(worldSize)) {}
+
+Epoch RaceDetector::hostEpoch(unsigned rank, int32_t launch,
+                              uint32_t clock) const {
+  return Epoch{rank, numCtas, launch, clock};
+}
+
+void RaceDetector::beginLaunch(unsigned rank, int32_t launch,
+                               const std::vector<Buffer *> &inputs) {
+  VectorClock &now = launchClock[rank];
+  now.set(hostEpoch(rank, launch, 1));
+  RaceAccess refill{hostEpoch(rank, launch, 1), nullptr, true};
+  for (Buffer *b : inputs)
+    check(now, refill, *b, 0, b->numel, nullptr);
+  endClock[rank] = VectorClock(worldSize);
+}
+
+void RaceDetector::endLaunch(unsigned rank, int32_t launch,
+                             const std::vector<Buffer *> &outputs) {
+  VectorClock now = endClock[rank];
+  now.join(launchClock[rank]);
+  now.set(hostEpoch(rank, launch, 2));
+  RaceAccess use{hostEpoch(rank, launch, 2), nullptr, false};
+  for (Buffer *b : outputs)
+    check(now, use, *b, 0, b->numel, nullptr);
+  now.complete(rank, launch + 1);
+  launchClock[rank] = std::move(now);
+}
+
+void RaceDetector::startCta(CtaClock &c, unsigned rank, uint32_t cta,
+                            int32_t launch) {
+  c.self = Epoch{rank, cta, launch, 1};
+  c.now = launchClock[rank];
+  c.now.set(c.self);
+  c.pending = VectorClock(worldSize);
+  c.hasPending = false;
+  c.releasing.reset();
+  // The kernel's start is a barrier: every thread starts after the launch.
+  c.atBarrier = c.now;
+  c.barrierClock = c.self.clock;
+  ++c.self.clock;
+  c.now.set(c.self);
+}
+
+void RaceDetector::endCta(const CtaClock &c) {
+  VectorClock &end = endClock[c.self.rank];
+  end.join(c.now);
+  if (c.hasPending)
+    end.join(c.pending);
+}
+
+void RaceDetector::barrier(CtaClock &c) {
+  if (c.hasPending) {
+    c.now.join(c.pending);
+    c.pending = VectorClock(worldSize);
+    c.hasPending = false;
+  }
+  c.atBarrier = c.now;
+  c.barrierClock = c.self.clock;
+  ++c.self.clock;
+  c.now.set(c.self);
+}
+
+void RaceDetector::beginSignal(CtaClock &c, bool withBarrier) {
+  if (withBarrier)
+    barrier(c);
+  c.releasing = std::make_shared<VectorClock>(c.atBarrier);
+}
+
+void RaceDetector::atomic(CtaClock &c, const Buffer &pad, int64_t flat,
+                          bool acquire, bool release, bool sysScope) {
+  SlotClock &s = slots[{pad.id, flat}];
+  unsigned rank = c.self.rank;
+  if (acquire && s.clock && (s.rank == rank || (s.sys && sysScope))) {
+    c.pending.join(*s.clock);
+    c.hasPending = true;
+  }
+  if (!release)
+    return;
+  ClockRef rel =
+      c.releasing ? c.releasing : std::make_shared<VectorClock>(c.atBarrier);
+  if (s.clock && s.sys == sysScope && (sysScope || s.rank == rank)) {
+    // A release sequence: an acquire of the new value also synchronizes
+    // with the releases before it.
+    auto joined = std::make_shared<VectorClock>(*s.clock);
+    joined->join(*rel);
+    s.clock = std::move(joined);
+  } else {
+    s.clock = rel;
+  }
+  s.sys = sysScope;
+  s.rank = rank;
+}
+
+RaceDetector::Shadow &RaceDetector::shadowOf(const Buffer &b) {
+  if (shadows.size() <= b.id)
+    shadows.resize(b.id + 1);
+  return shadows[b.id];
+}
+
+RaceDetector::Shadow::iterator RaceDetector::split(Shadow &s, int64_t lo,
+                                                   int64_t hi) {
+  auto boundary = [&](int64_t x) {
+    auto it = s.upper_bound(x);
+    if (it == s.begin())
+      return;
+    --it;
+    if (it->first == x || it->second.end <= x)
+      return;
+    Segment tail = it->second;
+    it->second.end = x;
+    s.emplace(x, std::move(tail));
+  };
+  boundary(lo);
+  boundary(hi);
+  int64_t pos = lo;
+  auto it = s.lower_bound(lo);
+  while (pos < hi) {
+    if (it == s.end() || it->first > pos) {
+      Segment gap;
+      gap.end = it == s.end() ? hi : std::min(hi, it->first);
+      it = s.emplace_hint(it, pos, std::move(gap));
+    }
+    pos = it->second.end;
+    ++it;
+  }
+  return s.lower_bound(lo);
+}
+
+void RaceDetector::check(const VectorClock &now, const RaceAccess &a, Buffer &b,
+                         int64_t lo, int64_t hi, ClockRef published) {
+  if (lo >= hi)
+    return;
+  Shadow &s = shadowOf(b);
+  for (auto it = split(s, lo, hi); it != s.end() && it->first < hi; ++it) {
+    Segment &seg = it->second;
+    if (seg.written && !now.covers(seg.write.epoch))
+      log.add(b, it->first, seg.write, a, numCtas);
+    if (a.write) {
+      for (const RaceAccess &r : seg.reads)
+        if (!now.covers(r.epoch))
+          log.add(b, it->first, r, a, numCtas);
+      continue;
+    }
+    // A read ordered after an earlier read stands for both.
+    llvm::erase_if(seg.reads,
+                   [&](const RaceAccess &r) { return now.covers(r.epoch); });
+    seg.reads.push_back(a);
+  }
+  if (!a.write)
+    return;
+  // Every segment of [lo, hi) now holds just this write: one segment.
+  auto first = s.lower_bound(lo);
+  s.erase(first, s.lower_bound(hi));
+  Segment w;
+  w.end = hi;
+  w.written = true;
+  w.write = a;
+  w.published = std::move(published);
+  s.emplace(lo, std::move(w));
+}
+
+void RaceDetector::access(const CtaClock &c, Buffer &b,
+                          const std::vector<std::pair<int64_t, int64_t>> &runs,
+                          bool write, mlir::Operation *op) {
+  RaceAccess a{c.self, op, write};
+  for (auto [lo, hi] : runs)
+    check(c.now, a, b, lo, hi, nullptr);
+}
+
+void RaceDetector::packetWrite(CtaClock &c, Buffer &b, int64_t lo, int64_t hi,
+                               mlir::Operation *op) {
+  check(c.now, RaceAccess{c.self, op, true}, b, lo, hi,
+        std::make_shared<VectorClock>(c.now));
+  // What the CTA does next is not part of this release.
+  ++c.self.clock;
+  c.now.set(c.self);
+}
+
+void RaceDetector::packetRead(CtaClock &c, Buffer &b, int64_t lo, int64_t hi,
+                              mlir::Operation *op) {
+  Shadow &s = shadowOf(b);
+  for (auto it = split(s, lo, hi); it != s.end() && it->first < hi; ++it)
+    if (it->second.published)
+      c.now.join(*it->second.published);
+  check(c.now, RaceAccess{c.self, op, false}, b, lo, hi, nullptr);
+}

@@ -1,0 +1,80 @@
+"""Broken: the one-shot all-reduce without its second signal/wait round.
+
+A rank that finishes its launch refills its input for the next launch while
+a peer may still read it. One launch is fine; from the second on, the refill
+races with the peers' reads of the previous launch.
+
+The one-shot all-reduce, as a Helion tile program.
+
+Each CTA owns one tile of the input. It tells every peer that its copy of the
+tile is ready (a flag in each peer's signal pad), waits until every peer has
+said the same, then reads the tile from every peer, sums and stores it. A
+second signal/wait round keeps any rank from reusing its buffer while a peer
+still reads it.
+
+The kernel body is the one of Helion's pull request #245 (examples/all_reduce.py),
+unchanged; dslc only needs the element type and rank of each tensor, given
+here in the annotations (or with --signature on the command line).
+
+Compile:  dslc examples/one_shot_all_reduce.py -D my_rank=0 -D world_size=2 --emit=cubin -o ar.cubin
+"""
+
+from __future__ import annotations
+
+import torch
+
+import helion
+import helion.language as hl
+
+
+@helion.kernel(
+    config=helion.Config(
+        block_sizes=[8192],
+        num_warps=32,
+    ),
+    static_shapes=True,
+)
+def one_shot_all_reduce_kernel(
+    signal_pad_addrs: torch.Tensor[torch.uint64, 1],
+    local_signal_pad: torch.Tensor[torch.int32, 2],
+    a_shared: torch.Tensor[torch.bfloat16, 1],
+    my_rank: hl.constexpr,
+    group_name: hl.constexpr,
+) -> torch.Tensor:
+    _, world_size = local_signal_pad.size()
+    world_size = hl.specialize(world_size)
+    out = torch.empty_like(a_shared)
+    N = out.size(0)
+    a_shared_tuple = torch.ops.symm_mem.get_remote_tensors(a_shared, group_name)
+
+    for tile_n in hl.tile(N):
+        # Sync all devices through signal_pad to make sure
+        # all previous writes to the shared tensor are visible
+        ptr_tile = signal_pad_addrs[:]
+        stack_signalpad = hl.stacktensor_like(local_signal_pad, ptr_tile)
+        hl.signal(
+            stack_signalpad,
+            [tile_n.id, my_rank],
+            signal=1,
+            wait_for=0,
+            scope="sys",
+            hasPreviousMemAccess=False,
+        )
+
+        for world in hl.tile(world_size, block_size=world_size):
+            hl.wait(
+                local_signal_pad,
+                [tile_n.id, world],
+                signal=1,
+                update=0,
+                scope="sys",
+            )
+
+        acc = hl.zeros([tile_n], dtype=a_shared.dtype, device=local_signal_pad.device)
+
+        for a in a_shared_tuple:
+            acc += a[tile_n]
+
+        out[tile_n] = acc
+
+    return out

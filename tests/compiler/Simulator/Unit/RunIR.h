@@ -1,0 +1,55 @@
+//===- RunIR.h - Run one function of Tile IR in the interpreter -*- C++ -*-===//
+//
+// For the simulator's unit tests: parses a module, binds the function's
+// !tile.ref arguments to host buffers and runs it as one CTA of one rank
+// (no communication) to the end.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DSLC_TESTS_SIMULATOR_RUNIR_H
+#define DSLC_TESTS_SIMULATOR_RUNIR_H
+
+#include "compiler/Simulator/Interpreter.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace dslc::sim::test {
+
+class RunIR {
+public:
+  /// Parses `ir`; its first func.func is the kernel.
+  explicit RunIR(const std::string &ir);
+  /// Reads the module from `path`.
+  static std::string readFile(const std::string &path);
+
+  /// Binds the next argument (a !tile.ref of `sizes`) to a buffer holding
+  /// `values` (floats or integers by the ref's element type), rounded to
+  /// its element type; empty values: zeros.
+  Buffer &bind(std::vector<int64_t> sizes, std::vector<double> values = {});
+  /// Binds the next argument (an index or integer scalar).
+  void bindInt(int64_t value);
+  /// Binds the next argument (a float scalar).
+  void bindFloat(double value);
+
+  /// Runs the kernel to its end; false when it failed (see report()).
+  bool run();
+  /// What the simulator printed (errors).
+  std::string report() const { return out.str(); }
+
+private:
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  World world;
+  std::ostringstream out;
+  std::vector<mlir::Type> argTypes;
+};
+
+} // namespace dslc::sim::test
+
+#endif // DSLC_TESTS_SIMULATOR_RUNIR_H
