@@ -65,7 +65,7 @@ std::optional<std::string> checkShapeAgreement(const CompileOptions &options) {
 /// A -D NAME=VALUE that names what a flag also sets (world_size and
 /// --world-size, my_rank/rank and --rank) must say the same number.
 std::optional<std::string> checkAgreement(const CompileOptions &options,
-                                          const char *name,
+                                          const std::string &name,
                                           std::optional<int64_t> flagValue,
                                           const char *flag) {
   auto it = options.defines.find(name);
@@ -80,21 +80,38 @@ std::optional<std::string> checkAgreement(const CompileOptions &options,
 
 } // namespace
 
+bool isRankName(std::string_view name) {
+  for (std::string_view n : kRankNames)
+    if (n == name)
+      return true;
+  return false;
+}
+
+bool isWorldSizeName(std::string_view name) {
+  for (std::string_view n : kWorldSizeNames)
+    if (n == name)
+      return true;
+  return false;
+}
+
 std::optional<std::string> checkCompileOptions(const CompileOptions &options) {
-  auto ws = options.defines.find("world_size");
-  if (ws != options.defines.end()) {
+  for (std::string_view name : kWorldSizeNames) {
+    auto ws = options.defines.find(std::string(name));
+    if (ws == options.defines.end())
+      continue;
     std::optional<uint64_t> value = parseDecimal(ws->second);
     if (isDecimal(ws->second) &&
         (!value || *value < 1 || *value > uint64_t(kMaxWorldSize)))
-      return fmt::format("-D world_size={}: the world size must be between "
+      return fmt::format("-D {}={}: the world size must be between "
                          "1 and {}",
-                         ws->second, kMaxWorldSize);
+                         name, ws->second, kMaxWorldSize);
+    if (auto error = checkAgreement(options, std::string(name),
+                                    options.worldSize, "--world-size"))
+      return error;
   }
-  if (auto error = checkAgreement(options, "world_size", options.worldSize,
-                                  "--world-size"))
-    return error;
-  for (const char *name : {"my_rank", "rank"})
-    if (auto error = checkAgreement(options, name, options.rank, "--rank"))
+  for (std::string_view name : kRankNames)
+    if (auto error =
+            checkAgreement(options, std::string(name), options.rank, "--rank"))
       return error;
   if (auto error = checkShapeAgreement(options))
     return error;

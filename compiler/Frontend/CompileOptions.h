@@ -29,6 +29,17 @@ namespace dslc {
 /// above one NVLink domain (72).
 inline constexpr int64_t kMaxWorldSize = 128;
 
+/// Constexpr names that mean this rank and the world size (dslc's examples
+/// write my_rank and world_size, Helion's RANK and WORLD_SIZE): such a
+/// constexpr takes --rank / --world-size when no -D gives it, and a -D of
+/// it must agree with the flag.
+inline constexpr std::string_view kRankNames[] = {"my_rank", "rank", "RANK",
+                                                  "MY_RANK"};
+inline constexpr std::string_view kWorldSizeNames[] = {"world_size",
+                                                       "WORLD_SIZE"};
+bool isRankName(std::string_view name);
+bool isWorldSizeName(std::string_view name);
+
 /// The largest --config text (inline or @FILE). A config is a few numbers.
 inline constexpr size_t kMaxConfigBytes = 1u << 20;
 

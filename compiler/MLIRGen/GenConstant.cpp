@@ -60,6 +60,11 @@ FailureOr<int64_t> Generator::toConstInt(const SemValue &v,
                                          const std::string &what) {
   if (v.kind == SemValue::Kind::Int)
     return v.intValue;
+  if (v.kind == SemValue::Kind::Scalar && v.known) {
+    for (const SemValue::ShapeKnown::Size &s : v.known->sizes)
+      compileSizeIn(s.param, s.dim, s.value);
+    return v.known->value;
+  }
   if (v.kind == SemValue::Kind::Unbound)
     return unboundError(v, where.getRange(), what);
   return error(where.getRange(),
@@ -138,7 +143,7 @@ Result Generator::genSpecialize(const ast::CallExpr &e) {
       break;
     }
   }
-  if (!text && varName == "world_size" && options.worldSize) {
+  if (!text && isWorldSizeName(varName) && options.worldSize) {
     text = std::to_string(*options.worldSize);
     source = "--world-size " + *text;
   }
@@ -146,7 +151,7 @@ Result Generator::genSpecialize(const ast::CallExpr &e) {
   if (!text && !shaped) {
     // One mistake, however many uses need the value.
     bool reported =
-        sizeFailed(*v, dim) || (varName == "world_size" &&
+        sizeFailed(*v, dim) || (isWorldSizeName(varName) &&
                                 !reportedUnbound.insert("world_size").second);
     markSizeFailed(param, dim);
     if (reported)
@@ -155,7 +160,7 @@ Result Generator::genSpecialize(const ast::CallExpr &e) {
                 "hl.specialize(" + name +
                     ") needs the value to compile for: pass -D " + name +
                     "=VALUE" +
-                    (varName == "world_size" ? " or --world-size N" : "") +
+                    (isWorldSizeName(varName) ? " or --world-size N" : "") +
                     shapeAdvice(param));
   }
   int64_t value;
@@ -183,7 +188,7 @@ Result Generator::genSpecialize(const ast::CallExpr &e) {
   } else {
     value = *shaped;
   }
-  if (varName == "world_size")
+  if (isWorldSizeName(varName))
     desc.worldSize = value;
   addConstraint({param, dim, "==", value});
   desc.constants[name] = std::to_string(value);

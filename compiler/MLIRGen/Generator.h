@@ -105,6 +105,20 @@ struct SemValue {
   std::string text;  ///< String, Module path, DType name, Ref/param name.
   mlir::Value value; ///< Scalar, Ref, Stack, TileData.
   std::optional<ScalarOrigin> origin;
+  /// A run-time integer scalar whose value --shape gives: a tensor size, or
+  /// integer arithmetic on such sizes and constants (D // WORLD_SIZE).
+  /// Where a compile-time integer is needed (a slice bound...), the sizes
+  /// it reads are compiled in (launch constraints) and `value` is used.
+  struct ShapeKnown {
+    int64_t value = 0;
+    struct Size {
+      std::string param;
+      unsigned dim;
+      int64_t value;
+    };
+    llvm::SmallVector<Size, 2> sizes;
+  };
+  std::optional<ShapeKnown> known;
   // Tile loop variables.
   mlir::Value id, begin, end;
   int64_t block = 1;
@@ -209,6 +223,11 @@ constexpr int64_t kMaxEpochCtas = 4096;
 constexpr int64_t kAutoUnrollIterations = 8;
 /// Deepest nesting of inlined helper calls.
 constexpr size_t kMaxCallDepth = 32;
+/// Why `@`, torch.addmm & co and hl.dot are errors.
+inline constexpr const char kNoMatmul[] =
+    "matrix multiplication is not supported: dslc kernels move, combine and "
+    "reduce data and have no tensor-core (wgmma/mma) lowering; run the "
+    "matmul with torch (cuBLAS) before or after the communication kernel";
 
 //===----------------------------------------------------------------------===//
 // The generator
@@ -430,6 +449,9 @@ private:
   /// constraint that also makes the size static; nullopt for other asserts.
   std::optional<mlir::LogicalResult> genSizeAssert(const ast::Expr &test,
                                                    SourceRange where);
+  /// The --shape value of a scalar `a op b` (SemValue::known), if any.
+  std::optional<SemValue::ShapeKnown>
+  foldKnown(ast::BinaryOp op, const SemValue &a, const SemValue &b);
   /// `assert x.size(i) == y.size(j)`: both compiled in from --shape.
   mlir::LogicalResult sizesAssertedEqual(const SemValue &a, const SemValue &b,
                                          SourceRange where);
@@ -628,10 +650,30 @@ private:
   // -- helper functions (GenHelpers.cpp) --------------------------------------
   /// The module-level def `name` when no local name shadows it.
   const ast::FunctionDef *helperNamed(const std::string &name);
+  /// One argument of an inlined call: a call's argument, or an element of
+  /// hl.triton_kernel's `args=` (a tuple, or a dict of keywords).
+  struct HelperArg {
+    const ast::Expr *value;
+    std::string keyword; ///< empty: positional
+    SourceRange range;
+  };
   mlir::LogicalResult
-  bindHelperArguments(const ast::CallExpr &e, const ast::FunctionDef &fn,
+  bindHelperArguments(const std::vector<HelperArg> &args, SourceRange callRange,
+                      const ast::FunctionDef &fn,
                       std::map<std::string, SemValue> &scope);
   Result genHelperCall(const ast::CallExpr &e, const ast::FunctionDef &fn);
+  /// Inlines `fn` called at `callRange` (`calleeRange`: the name) with
+  /// `args`.
+  Result inlineHelper(SourceRange callRange, SourceRange calleeRange,
+                      const std::vector<HelperArg> &args,
+                      const ast::FunctionDef &fn);
+  /// hl.triton_kernel(f, args=(...), output_like=None) with `f` a DSL def
+  /// of this file: inlined like f(...); else an error naming the DSL way.
+  Result genTritonKernel(const ast::CallExpr &e);
+  /// A call of a name that is host code (Module::getHostCode): an error
+  /// saying what in it is not DSL code; nullopt for other names.
+  std::optional<Result> hostCodeCall(const std::string &name,
+                                     SourceRange where);
   mlir::LogicalResult genHelperReturn(const ast::ReturnStmt &s);
   /// hl.triton_kernel & co, and Helion functions dslc does not have: an
   /// error naming what to write instead.
