@@ -67,6 +67,23 @@ FailureOr<int64_t> Generator::toConstInt(const SemValue &v,
   }
   if (v.kind == SemValue::Kind::Unbound)
     return unboundError(v, where.getRange(), what);
+  if (v.kind == SemValue::Kind::Scalar && !v.sizesRead.empty()) {
+    // Computed from tensor sizes: one error per missing size.
+    bool reported = false;
+    for (const auto &[param, dim] : v.sizesRead)
+      reported |= failedSizes.count(sizeKey(param, dim)) != 0;
+    for (const auto &[param, dim] : v.sizesRead)
+      markSizeFailed(param, dim);
+    if (reported)
+      return failure();
+    const auto &[param, dim] = v.sizesRead.front();
+    return error(where.getRange(),
+                 what + " must be a compile-time integer, got a run-time "
+                        "scalar computed from " +
+                     sizeKey(param, dim) + ": pass -D '" +
+                     sizeKey(param, dim) + "=N'" + shapeAdvice(param) +
+                     " (or hl.specialize it)");
+  }
   return error(where.getRange(),
                what + " must be a compile-time integer, got " +
                    kindName(v.kind) +

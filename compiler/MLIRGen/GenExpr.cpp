@@ -291,6 +291,7 @@ Result Generator::tensorSize(const SemValue &ref, unsigned d,
   s.value = tile::DimOp::create(builder, loc(where), builder.getIndexType(),
                                 ref.value, uint64_t(d));
   s.origin = ScalarOrigin{ref.text, d};
+  s.sizesRead.push_back({ref.text, d});
   if (std::optional<int64_t> n = shapeSize(ref.text, d))
     s.known = SemValue::ShapeKnown{*n, {{ref.text, d, *n}}};
   return s;

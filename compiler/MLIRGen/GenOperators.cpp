@@ -380,6 +380,8 @@ Result Generator::scalarBinary(ast::BinaryOp op, const SemValue &lhs,
   v.value = r;
   v.origin = derivedOrigin(op, lhs, rhs);
   v.known = foldKnown(op, lhs, rhs);
+  v.sizesRead = lhs.sizesRead;
+  v.sizesRead.append(rhs.sizesRead.begin(), rhs.sizesRead.end());
   return v;
 }
 

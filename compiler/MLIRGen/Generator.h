@@ -119,6 +119,9 @@ struct SemValue {
     llvm::SmallVector<Size, 2> sizes;
   };
   std::optional<ShapeKnown> known;
+  /// The tensor sizes (param, dim) a run-time integer scalar is computed
+  /// from, for the error where a compile-time integer is needed.
+  llvm::SmallVector<std::pair<std::string, unsigned>, 2> sizesRead;
   // Tile loop variables.
   mlir::Value id, begin, end;
   int64_t block = 1;
