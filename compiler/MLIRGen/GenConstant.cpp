@@ -78,11 +78,11 @@ FailureOr<int64_t> Generator::toConstInt(const SemValue &v,
       return failure();
     const auto &[param, dim] = v.sizesRead.front();
     return error(where.getRange(),
-                 what + " must be a compile-time integer, got a run-time "
-                        "scalar computed from " +
-                     sizeKey(param, dim) + ": pass -D '" +
-                     sizeKey(param, dim) + "=N'" + shapeAdvice(param) +
-                     " (or hl.specialize it)");
+                 what +
+                     " must be a compile-time integer, got a run-time "
+                     "scalar computed from " +
+                     sizeKey(param, dim) + ": pass -D '" + sizeKey(param, dim) +
+                     "=N'" + shapeAdvice(param) + " (or hl.specialize it)");
   }
   return error(where.getRange(),
                what + " must be a compile-time integer, got " +
