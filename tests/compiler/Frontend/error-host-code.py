@@ -9,7 +9,7 @@ import helion.language as hl
 
 
 def launcher(n):
-    # AST: host-code.py:[[@LINE+1]]:5: error: 'try' statements are not supported
+    # AST: error-host-code.py:[[@LINE+1]]:5: error: 'try' statements are not supported
     try:
         return [k for k in range(n)]
     except ValueError:
@@ -20,7 +20,7 @@ def launcher(n):
 def kernel(x: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
     out = torch.empty_like(x)
     for t in hl.tile(x.size(0)):
-        # CHECK: host-code.py:[[@LINE+1]]:9: error: 'with' statements are not supported
+        # CHECK: error-host-code.py:[[@LINE+1]]:9: error: 'with' statements are not supported
         with torch.no_grad():
             out[t] = x[t]
     return out
