@@ -109,6 +109,32 @@ CandidatesManifest manifestFromJson(const FieldReader &r, const json &j) {
     cc.reason = r.strOr(c, "reason", "", where);
     m.compiled.push_back(std::move(cc));
   }
+  if (j.contains("hierarchy")) {
+    const json &h = r.array(j, "hierarchy", "");
+    for (size_t i = 0; i < h.size(); ++i) {
+      std::string where = "hierarchy[" + std::to_string(i) + "]: ";
+      HierarchyRecord rec;
+      rec.worldSize = static_cast<int>(r.integer(h[i], "world_size", where));
+      rec.bucket = static_cast<int>(r.integer(h[i], "bucket", where));
+      std::string path = r.str(h[i], "path", where);
+      if (path != "hierarchical" && path != "nccl")
+        r.fail(where, "path '" + path +
+                          "' is neither 'hierarchical' nor 'nccl'");
+      rec.hierarchical = path == "hierarchical";
+      rec.hierarchicalUs = r.numberOr(h[i], "hierarchical_us", 0, where);
+      rec.ncclUs = r.numberOr(h[i], "nccl_us", 0, where);
+      if (rec.worldSize <= m.worldSize || rec.worldSize % m.worldSize != 0)
+        r.fail(where, "world_size " + std::to_string(rec.worldSize) +
+                          " is not a multiple (> 1) of the manifest's "
+                          "world size " +
+                          std::to_string(m.worldSize) +
+                          " (the size of a node)");
+      if (rec.bucket < 0)
+        r.fail(where, "bucket " + std::to_string(rec.bucket) +
+                          " is negative");
+      m.hierarchy.push_back(rec);
+    }
+  }
   return m;
 }
 } // namespace
@@ -127,6 +153,14 @@ const CompiledCandidate *CandidatesManifest::find(int kernel,
   for (const CompiledCandidate &c : compiled)
     if (c.kernel == kernel && c.config == config)
       return &c;
+  return nullptr;
+}
+
+const HierarchyRecord *CandidatesManifest::findHierarchy(int worldSize,
+                                                         int bucket) const {
+  for (const HierarchyRecord &h : hierarchy)
+    if (h.worldSize == worldSize && h.bucket == bucket)
+      return &h;
   return nullptr;
 }
 
@@ -164,6 +198,16 @@ std::string writeCandidatesManifest(const CandidatesManifest &m) {
          {"kernels", kernels},         {"compiled", compiled}};
   if (!m.reference.empty())
     j["reference"] = {{"name", m.reference}, {"cubin", m.referenceCubin}};
+  if (!m.hierarchy.empty()) {
+    json h = json::array();
+    for (const HierarchyRecord &r : m.hierarchy)
+      h.push_back({{"world_size", r.worldSize},
+                   {"bucket", r.bucket},
+                   {"path", r.hierarchical ? "hierarchical" : "nccl"},
+                   {"hierarchical_us", r.hierarchicalUs},
+                   {"nccl_us", r.ncclUs}});
+    j["hierarchy"] = h;
+  }
   return j.dump(1) + "\n";
 }
 

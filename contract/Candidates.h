@@ -49,6 +49,19 @@ struct CompiledCandidate {
   std::string reason; ///< why it failed
 };
 
+/// A measured choice for a world that spans nodes (docs/runtime.md,
+/// "Process models and teams"): for calls of this manifest's collective and
+/// dtype at size bucket `bucket` on a world of `worldSize` ranks made of
+/// nodes of the manifest's world size (its kernels run inside a node),
+/// whether the hierarchical path (kernels in the node, NCCL across nodes)
+/// or plain NCCL was faster, with both times (us; 0 when not measured).
+struct HierarchyRecord {
+  int worldSize = 0;
+  int bucket = 0;
+  bool hierarchical = false; ///< "path": "hierarchical" or "nccl"
+  double hierarchicalUs = 0, ncclUs = 0;
+};
+
 struct CandidatesManifest {
   /// The collective the kernels implement; empty for kernels checked
   /// against a reference (below).
@@ -61,7 +74,11 @@ struct CandidatesManifest {
   std::string set; ///< the tuning cache key's kernel field
   std::vector<CandidateKernel> kernels;
   std::vector<CompiledCandidate> compiled;
+  /// Optional ("hierarchy"): choices measured on worlds spanning nodes.
+  std::vector<HierarchyRecord> hierarchy;
 
+  /// The record for (worldSize, bucket), or null.
+  const HierarchyRecord *findHierarchy(int worldSize, int bucket) const;
   /// The compile of (kernel, config without max_ctas), or null.
   const CompiledCandidate *find(int kernel, KernelConfig config) const;
   /// The cache key's kernel field for these kernels: "<sha256>:<name>" for

@@ -88,4 +88,28 @@ Expected<int64_t> llScratchBytes(const KernelMetadata &md, int arg, int world,
   return (*bytes + 15) / 16 * 16;
 }
 
+std::vector<SpecializedSize> specializedSizes(const KernelMetadata &md) {
+  std::vector<SpecializedSize> out;
+  for (const Constraint &c : md.constraints) {
+    if (c.op != "==" || c.isNumTiles())
+      continue;
+    bool seen = std::any_of(out.begin(), out.end(), [&](const auto &s) {
+      return s.param == c.param && s.dim == c.dim;
+    });
+    if (!seen)
+      out.push_back({c.param, c.dim, std::get<int64_t>(c.value)});
+  }
+  return out;
+}
+
+std::string specializedSizesJson(const std::vector<SpecializedSize> &sizes) {
+  // Parameter names are Python identifiers: nothing to escape.
+  std::string s = "[";
+  for (size_t i = 0; i < sizes.size(); ++i)
+    s += (i ? ", [\"" : "[\"") + sizes[i].param + "\", " +
+         std::to_string(sizes[i].dim) + ", " + std::to_string(sizes[i].size) +
+         "]";
+  return s + "]";
+}
+
 } // namespace dslc::contract

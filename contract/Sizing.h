@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace dslc::contract {
@@ -48,6 +49,28 @@ std::vector<int64_t> constrainedShape(const KernelMetadata &md, int arg,
 /// packets. Fails on overflow or when the compiler recorded no packets.
 Expected<int64_t> llScratchBytes(const KernelMetadata &md, int arg, int world,
                                  int64_t tiles);
+
+/// A tensor size compiled into a kernel: size `dim` of argument `param` is
+/// `size` (hl.specialize, `-D 'P.size(d)=N'`, `--shape`, `assert P.size(d)
+/// == k`). Each is one of md.constraints' `==` constraints with an integer
+/// value; a `== num_tiles` constraint is not one (it follows the grid).
+struct SpecializedSize {
+  std::string param;
+  unsigned dim = 0;
+  int64_t size = 0;
+  bool operator==(const SpecializedSize &o) const {
+    return param == o.param && dim == o.dim && size == o.size;
+  }
+};
+
+/// The sizes a kernel is specialized for, in the order of md.constraints,
+/// each (param, dim) once: what a per-shape compile cache keys a cubin on
+/// (docs/kernel-abi.md). A call whose tensors have these sizes can use the
+/// cubin whatever its other sizes are.
+std::vector<SpecializedSize> specializedSizes(const KernelMetadata &md);
+
+/// `[["x", 1, 8192], ...]`: specializedSizes as JSON (the C API's text).
+std::string specializedSizesJson(const std::vector<SpecializedSize> &sizes);
 
 } // namespace dslc::contract
 

@@ -133,6 +133,15 @@ Expected<std::string> cacheDir(const std::string &dir) {
                  "and HOME is set (set DSLC_CACHE_DIR, or pass --cache-dir)"};
 }
 
+const KernelConfig *tunedConfigOf(const TuningValue &value,
+                                  const std::string &kernel,
+                                  const std::string &sha256) {
+  for (const KernelChoice &k : value.perKernel)
+    if (k.kernel == kernel && k.sha256 == sha256)
+      return &k.config;
+  return nullptr;
+}
+
 std::string tuningCacheFile(const std::string &dir) {
   return dir + "/tuning.json";
 }

@@ -62,6 +62,11 @@ struct TuningValue {
   int64_t size = 0;                    ///< element count measured
   std::string date;                    ///< ISO 8601, UTC
   std::string candidates;              ///< directory of the compiled candidates
+
+  /// Whether NCCL, measured in the same run, was at least as fast as the
+  /// kernel pick: the size then runs NCCL (the one rule of the runtime's
+  /// dispatch and of `tuner bench`'s pick row).
+  bool ncclWins() const { return ncclUs > 0 && pick.us >= ncclUs; }
 };
 
 struct TuningRecord {
@@ -87,6 +92,15 @@ std::string tuningCacheFile(const std::string &dir);
 
 /// Today in ISO 8601 (UTC), e.g. 2026-11-02T10:04:05Z.
 std::string isoDateNow();
+
+/// The config a record holds for one kernel: its entry in
+/// `value.perKernel` with this name and source sha256, or nullptr. Whether
+/// a kernel was tuned is whether a record of its world size, dtype and
+/// bucket has one (`dslc --config-from-cache` and the Python package's
+/// autotune both ask this).
+const KernelConfig *tunedConfigOf(const TuningValue &value,
+                                  const std::string &kernel,
+                                  const std::string &sha256);
 
 using WarningHandler = std::function<void(const std::string &)>;
 

@@ -101,9 +101,27 @@ void BoundArgs::setTensorAt(int idx, const TensorArg &t) {
   if (peers % 8)
     argError(*md_, fmt::format("{}: peer table {:#x} is not 8-byte aligned",
                                describe(spec), peers));
+  checkPeers(idx, t);
   ArgValue &v = values_[idx];
   v.kind = ArgValue::Kind::Tensor;
   v.tensor = t;
+}
+
+void BoundArgs::setTeams(const RankTeams &teams) { teams_ = teams; }
+
+void BoundArgs::checkPeers(int idx, const TensorArg &t) const {
+  const ArgSpec &spec = md_->args[idx];
+  bool table = (spec.symmetric && t.peers) ||
+               (spec.role == Role::PeerTable && t.data);
+  if (!teams_ || !table)
+    return;
+  // A table holds one entry per rank of the world the kernel was compiled
+  // for (the launch checks that it is the communicator's).
+  int entries = md_->worldSize ? static_cast<int>(*md_->worldSize)
+                               : teams_->worldSize;
+  std::string problem = lsaPeerTableProblem(*teams_, entries, describe(spec));
+  if (!problem.empty())
+    argError(*md_, problem);
 }
 
 void BoundArgs::setIntAt(int idx, int64_t value) {
@@ -175,6 +193,8 @@ void BoundArgs::check(int worldSize, int rank) const {
       argError(md, fmt::format("{} is symmetric: it needs a peer table of {} "
                                "addresses (got none)",
                                describe(spec), worldSize));
+    if (v.kind == ArgValue::Kind::Tensor)
+      checkPeers(static_cast<int>(i), v.tensor);
     if (spec.isOutput && !spec.like.empty()) {
       int like = md.findArg(spec.like);
       if (like >= 0 && values_[like].kind == ArgValue::Kind::Tensor &&

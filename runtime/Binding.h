@@ -12,8 +12,10 @@
 #define DSLC_RUNTIME_BINDING_H
 
 #include "runtime/Metadata.h"
+#include "runtime/Teams.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +55,14 @@ public:
   void setFloat(const std::string &name, double v);
   void setFloat(int position, double v);
 
+  /// The teams of the rank these arguments are for (Kernel::args sets them
+  /// from the communicator, runtime/Teams.h). From then on a peer table (a
+  /// symmetric tensor's table or a `peer_table` argument) whose entries
+  /// name a rank outside this rank's LSA team is refused when it is bound,
+  /// naming both ranks, and again by check().
+  void setTeams(const RankTeams &teams);
+  const std::optional<RankTeams> &teams() const { return teams_; }
+
   bool isBound(const std::string &name) const;
   const ArgValue &value(const std::string &name) const;
   const std::vector<ArgValue> &values() const { return values_; }
@@ -73,9 +83,11 @@ private:
   void setIntAt(int idx, int64_t v);
   void setFloatAt(int idx, double v);
   int64_t extent(const GridExtent &e) const;
+  void checkPeers(int idx, const TensorArg &t) const;
 
   const KernelMetadata *md_;
   std::vector<ArgValue> values_;
+  std::optional<RankTeams> teams_;
 };
 
 /// Values of the three hidden slots.

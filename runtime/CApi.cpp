@@ -1,6 +1,7 @@
 //===- CApi.cpp - C interface of the dslc runtime -------------------------===//
 #include "runtime/CApi.h"
 
+#include "contract/Sizing.h"
 #include "contract/TuningCache.h"
 
 #include "runtime/Collectives.h"
@@ -8,6 +9,7 @@
 #include "runtime/Error.h"
 #include "runtime/Kernel.h"
 #include "runtime/SymmetricHeap.h"
+#include "runtime/TuningCache.h"
 
 #include <fmt/format.h>
 
@@ -66,6 +68,23 @@ template <typename T> T *need(T *p, const char *what) {
   if (!p)
     raise(ErrorCode::InvalidArgument, fmt::format("{} is NULL", what));
   return p;
+}
+
+/// Copies `s` into buf (truncated to len - 1 bytes, NUL-terminated).
+void copyString(const std::string &s, char *buf, size_t len) {
+  if (buf && len > 0) {
+    size_t n = std::min(len - 1, s.size());
+    std::memcpy(buf, s.data(), n);
+    buf[n] = 0;
+  }
+}
+
+/// Copies `text` with its NUL into buf[len], or fails naming `what`.
+void copyOut(const std::string &text, char *buf, size_t len, const char *what) {
+  if (text.size() + 1 > len)
+    raise(ErrorCode::InvalidArgument, fmt::format("{} need {} bytes, {} given",
+                                                  what, text.size() + 1, len));
+  std::memcpy(buf, text.c_str(), text.size() + 1);
 }
 
 void setTensor(dslcArgs a, const char *name, int position, void *data,
@@ -286,8 +305,9 @@ dslcStatus dslcKernelErrorRecord(dslcKernel k, int local,
 dslcStatus dslcArgsCreate(dslcKernel k, int local, dslcArgs *out) {
   return guard([&] {
     need(out, "out");
-    const KernelMetadata &md = need(k, "kernel")->kernel->metadata(local);
-    *out = new dslcArgs_s{k, local, BoundArgs(md)};
+    // With the rank's teams: a peer table naming a rank outside its LSA
+    // team is refused when bound.
+    *out = new dslcArgs_s{k, local, need(k, "kernel")->kernel->args(local)};
   });
 }
 dslcStatus dslcArgsDestroy(dslcArgs a) {
@@ -420,14 +440,33 @@ dslcStatus dslcCollectivesChoice(dslcCollectives coll, const char *collective,
     DispatchChoice c = need(coll, "collectives")
                            ->coll->choose(needKind(collective), count,
                                           needDType(dtype));
-    std::string s = fmt::format(
-        "{}: {}", c.kind == DispatchChoice::Kind::Kernel ? "kernel" : "nccl",
-        c.reason);
-    if (buf && len > 0) {
-      size_t n = std::min(len - 1, s.size());
-      std::memcpy(buf, s.data(), n);
-      buf[n] = 0;
-    }
+    copyString(fmt::format("{}: {}", dispatchKindName(c.kind), c.reason),
+               buf, len);
+  });
+}
+dslcStatus dslcCollectivesLastCall(dslcCollectives coll, char *buf,
+                                   size_t len) {
+  return guard([&] {
+    const auto &last = need(coll, "collectives")->coll->lastCall();
+    copyString(last ? fmt::format("{}: {}", dispatchKindName(last->path),
+                                  last->describe())
+                    : std::string(),
+               buf, len);
+  });
+}
+dslcStatus dslcCommTeams(dslcComm c, int local, int *lsaSize, int *lsaRank,
+                         int *numNodes) {
+  return guard([&] {
+    const RankTeams &t = need(c, "comm")->comm->teams(local);
+    if (!t.known())
+      raise(ErrorCode::Nccl, fmt::format("rank {}: the LSA team is {}",
+                                         t.worldRank, t.describeLsa()));
+    if (lsaSize)
+      *lsaSize = t.lsaSize;
+    if (lsaRank)
+      *lsaRank = t.lsaRank;
+    if (numNodes)
+      *numNodes = t.numNodes();
   });
 }
 } // extern "C"
@@ -477,5 +516,68 @@ dslcStatus dslcCacheDir(const char *given, char *dir, size_t len) {
 int dslcSizeBucket(int64_t count) { return dslc::contract::sizeBucket(count); }
 dslcStatus dslcKernelCheckErrors(dslcKernel k) {
   return guard([&] { need(k, "kernel")->kernel->checkErrorRecords(); });
+}
+dslcStatus dslcMetadataSpecializedSizes(const char *metadataPath, char *buf,
+                                        size_t len) {
+  return guard([&] {
+    KernelMetadata md = loadMetadataFile(need(metadataPath, "metadataPath"));
+    copyOut(dslc::contract::specializedSizesJson(
+                dslc::contract::specializedSizes(md)),
+            need(buf, "buf"), len, "the specialized sizes");
+  });
+}
+dslcStatus dslcMetadataFillShape(const char *metadataPath, const char *name,
+                                 int world, int64_t tiles, int64_t *sizes,
+                                 int maxRank, int *rank) {
+  return guard([&] {
+    KernelMetadata md = loadMetadataFile(need(metadataPath, "metadataPath"));
+    int i = md.findArg(need(name, "name"));
+    if (i < 0)
+      raise(ErrorCode::InvalidArgument,
+            fmt::format("kernel {}: no argument '{}'", md.kernel, name));
+    if (world < 1 || tiles < 0)
+      raise(ErrorCode::InvalidArgument,
+            fmt::format("kernel {}: world size {} and tile count {} for '{}'",
+                        md.kernel, world, tiles, name));
+    const ArgSpec &arg = md.args[i];
+    std::vector<int64_t> shape;
+    if (arg.role == Role::SignalPad) {
+      shape = dslc::contract::constrainedShape(md, i, world, tiles);
+    } else if (arg.role == Role::Scratch) {
+      dslc::contract::Expected<int64_t> bytes =
+          dslc::contract::llScratchBytes(md, i, world, tiles);
+      if (!bytes)
+        raise(ErrorCode::Metadata, bytes.error());
+      int64_t es = static_cast<int64_t>(dtypeSize(arg.dtype));
+      shape = {(*bytes + es - 1) / es};
+    } else {
+      raise(ErrorCode::InvalidArgument,
+            fmt::format("kernel {}: '{}' is a {}, not a signal pad or an LL "
+                        "scratch (whose sizes the contract gives)",
+                        md.kernel, name, roleName(arg.role)));
+    }
+    if (static_cast<int>(shape.size()) > maxRank || !sizes)
+      raise(ErrorCode::InvalidArgument,
+            fmt::format("kernel {}: '{}' has rank {}, room for {} sizes given",
+                        md.kernel, name, shape.size(), maxRank));
+    std::copy(shape.begin(), shape.end(), sizes);
+    *need(rank, "rank") = static_cast<int>(shape.size());
+  });
+}
+dslcStatus dslcTuningCacheHas(const char *cacheDir, const char *kernel,
+                              const char *sha256, int worldSize,
+                              const char *dtype, int64_t count, int *found) {
+  return guard([&] {
+    *need(found, "found") = 0;
+    TuningCache cache(cacheDir ? cacheDir : "");
+    cache.setWarningHandler([](const std::string &) {});
+    int bucket = sizeBucket(count);
+    for (const TuningRecord &r : cache.load())
+      if (r.key.worldSize == worldSize && r.key.dtype == need(dtype, "dtype") &&
+          r.key.bucket == bucket &&
+          dslc::contract::tunedConfigOf(r.value, need(kernel, "kernel"),
+                                        need(sha256, "sha256")))
+        *found = 1;
+  });
 }
 } // extern "C"

@@ -141,11 +141,22 @@ dslcStatus dslcCollectivesPrepare(dslcCollectives coll,
                                   const char *collective,
                                   const size_t *counts, size_t numCounts,
                                   const char *dtype);
-/* Where a call would go: writes "kernel: REASON" or "nccl: REASON" into
- * buf (truncated to len). */
+/* Where a call would go: writes "kernel: REASON", "nccl: REASON" or, on a
+ * world spanning nodes, "hierarchical: REASON" (kernels in each node, NCCL
+ * across nodes) into buf (truncated to len). */
 dslcStatus dslcCollectivesChoice(dslcCollectives coll, const char *collective,
                                  size_t count, const char *dtype, char *buf,
                                  size_t len);
+/* What the last call (of any collective) ran: "PATH: COLLECTIVE DTYPE of N:
+ * PATH (REASON)" with PATH kernel, nccl or hierarchical; "" before the
+ * first call. */
+dslcStatus dslcCollectivesLastCall(dslcCollectives coll, char *buf,
+                                   size_t len);
+/* Local rank `local`'s load/store (LSA) team from NCCL: its size, the
+ * rank's index in it and the number of such teams (nodes) in the world.
+ * Any out pointer may be NULL. DSLC_ERROR_NCCL when NCCL cannot tell. */
+dslcStatus dslcCommTeams(dslcComm comm, int local, int *lsaSize, int *lsaRank,
+                         int *numNodes);
 
 /* Additions for the Python package (python/dslc). */
 
@@ -173,6 +184,32 @@ dslcStatus dslcCacheDir(const char *given, char *dir, size_t len);
 /* The tuning cache's size bucket of `count` elements (the contract's
  * rule): floor(log2(count)), 0 for count <= 1. */
 int dslcSizeBucket(int64_t count);
+
+/* The sizes a compiled kernel is specialized for (contract/Sizing.h,
+ * specializedSizes: its metadata's integer `==` constraints), as JSON
+ * `[["x", 1, 8192], ...]` into buf: what the Python package's compile
+ * cache keys a cubin on. Reads the metadata file; needs no GPU.
+ * DSLC_ERROR_INVALID_ARGUMENT when len bytes cannot hold the text. */
+dslcStatus dslcMetadataSpecializedSizes(const char *metadataPath, char *buf,
+                                        size_t len);
+/* The shape a caller allocates for argument `name` of the kernel whose
+ * metadata is at metadataPath, by the contract's rules (contract/Sizing.h)
+ * for worldSize ranks and a grid of numTiles tiles (dslcArgsNumTiles): a
+ * signal pad constrainedShape, an LL scratch llScratchBytes as a rank-1
+ * count of its dtype's elements. sizes holds maxRank entries; *rank
+ * receives the rank. Other roles: DSLC_ERROR_INVALID_ARGUMENT. Needs no
+ * GPU. */
+dslcStatus dslcMetadataFillShape(const char *metadataPath, const char *name,
+                                 int worldSize, int64_t numTiles,
+                                 int64_t *sizes, int maxRank, int *rank);
+/* Whether the tuning cache in cacheDir (NULL or "": dslcCacheDir's rule)
+ * holds a config for kernel `kernel` of the source with this sha256, for
+ * worldSize ranks, dtype and the size bucket of count
+ * (contract::tunedConfigOf, what `dslc --config-from-cache` reads): *found
+ * 1 or 0. A missing or damaged cache holds nothing. Needs no GPU. */
+dslcStatus dslcTuningCacheHas(const char *cacheDir, const char *kernel,
+                              const char *sha256, int worldSize,
+                              const char *dtype, int64_t count, int *found);
 
 #ifdef __cplusplus
 }

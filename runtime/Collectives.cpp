@@ -4,8 +4,10 @@
 #include "contract/Candidates.h"
 #include "runtime/Binding.h"
 #include "runtime/Error.h"
+#include "runtime/Hierarchical.h"
 #include "runtime/Kernel.h"
 #include "runtime/Metadata.h"
+#include "runtime/NcclTypes.h"
 #include "runtime/SymmetricHeap.h"
 
 #include <fmt/format.h>
@@ -30,6 +32,24 @@ std::optional<ReduceOp> parseReduceOp(const std::string &name) {
   if (name == "avg")
     return ReduceOp::Avg;
   return std::nullopt;
+}
+
+const char *dispatchKindName(DispatchChoice::Kind k) {
+  switch (k) {
+  case DispatchChoice::Kind::Nccl:
+    return "nccl";
+  case DispatchChoice::Kind::Kernel:
+    return "kernel";
+  case DispatchChoice::Kind::Hierarchical:
+    return "hierarchical";
+  }
+  return "nccl";
+}
+
+std::string Collectives::CallRecord::describe() const {
+  return fmt::format("{} {} of {}: {} ({})", collectiveName(kind),
+                     dtypeName(dtype), totalCount, dispatchKindName(path),
+                     reason);
 }
 
 std::string cudaVersionString(int driverVersion, int runtimeVersion) {
@@ -57,7 +77,7 @@ DispatchChoice decideDispatch(const std::optional<TuningValue> &entry,
     c.reason = "the cache entry names no kernel";
     return c;
   }
-  if (entry->ncclUs > 0 && entry->pick.us >= entry->ncclUs) {
+  if (entry->ncclWins()) {
     c.reason = fmt::format("NCCL measured faster ({:.2f} us vs {} {:.2f} us)",
                            entry->ncclUs, entry->pick.kernel, entry->pick.us);
     return c;
@@ -107,10 +127,10 @@ std::optional<KernelDirInfo> readKernelDir(const std::string &dir) {
   k.dtype = m->dtype;
   k.set = m->set;
   k.worldSize = m->worldSize;
+  k.hierarchy = m->hierarchy;
   return k;
 }
 
-namespace {
 ncclDataType_t ncclType(DType t) {
   switch (t) {
   case DType::BFloat16:
@@ -159,6 +179,7 @@ ncclRedOp_t ncclOp(ReduceOp op) {
   return ncclSum;
 }
 
+namespace {
 size_t envSize(const char *name, size_t fallback) {
   if (const char *v = std::getenv(name); v && *v)
     return static_cast<size_t>(std::strtoull(v, nullptr, 10));
@@ -205,7 +226,8 @@ Collectives::Collectives(Communicator &comm, CollectivesOptions opts)
       opts_.kernelDirs = d;
   if (opts_.stagingBytes == 0)
     opts_.stagingBytes = envSize("DSLC_STAGING_BYTES", size_t(256) << 20);
-  if (const char *l = std::getenv("DSLC_COLLECTIVES_LOG"); l && *l == '1')
+  if (const char *l = std::getenv("DSLC_COLLECTIVES_LOG");
+      l && (std::string(l) == "1" || std::string(l) == "info"))
     opts_.log = true;
   for (const std::string &d : splitDirs(opts_.kernelDirs))
     if (auto k = readKernelDir(d))
@@ -224,7 +246,31 @@ Collectives::Collectives(Communicator &comm, CollectivesOptions opts)
   DSLC_CUDART(l.rank, cudaRuntimeGetVersion(&rtv));
   device_ = prop.name;
   driver_ = cudaVersionString(drv, rtv);
-  if (!dirs_.empty())
+  // A world that spans nodes runs no kernel of its own (its peer tables
+  // would need ranks of other nodes): hierarchical or NCCL.
+  const RankTeams &teams = comm.teams(0);
+  bool spans = teams.known() && !teams.wholeWorld();
+  if (spans) {
+    HierarchyMode mode = hierarchyModeFromEnv();
+    std::string world = fmt::format("{} nodes of {} rank(s)",
+                                    teams.numNodes(), teams.lsaSize);
+    if (mode == HierarchyMode::Off)
+      flatReason_ = world + "; DSLC_HIERARCHICAL=off";
+    else if (comm.numLocal() != 1)
+      flatReason_ = world + "; one process drives several ranks (the "
+                            "hierarchical path needs one per process)";
+    else
+      hier_ = std::make_unique<Hierarchy>(comm, opts_, mode);
+  }
+  if (opts_.log)
+    std::fprintf(stderr, "dslc: collectives: %s; %s\n",
+                 teams.describe().c_str(),
+                 hier_ ? fmt::format("hierarchical mode {}",
+                                     hierarchyModeName(hier_->mode()))
+                             .c_str()
+                 : spans ? flatReason_.c_str()
+                         : "kernels run on the whole world");
+  if (!dirs_.empty() && !spans)
     heap_ = std::make_unique<SymmetricHeap>(comm, opts_.stagingBytes);
 }
 
@@ -234,11 +280,19 @@ Collectives::~Collectives() {
     if (inst)
       inst->kernel.reset();
   instances_.clear();
+  hier_.reset();
   heap_.reset();
 }
 
 DispatchChoice Collectives::choose(CollectiveKind kind, size_t totalCount,
                                    DType dtype, ReduceOp op) const {
+  if (hier_)
+    return hier_->choose(kind, totalCount, dtype, op);
+  if (!flatReason_.empty()) {
+    DispatchChoice c;
+    c.reason = flatReason_;
+    return c;
+  }
   std::string coll = collectiveName(kind);
   size_t bytes = totalCount * dtypeSize(dtype);
   for (const KernelDirInfo &d : dirs_) {
@@ -382,6 +436,8 @@ void Collectives::prepare(CollectiveKind kind,
                           ReduceOp op) {
   for (size_t n : totalCounts) {
     DispatchChoice c = choose(kind, n, dtype, op);
+    if (c.kind == DispatchChoice::Kind::Hierarchical)
+      hier_->prepare(kind, {n}, dtype, op);
     if (c.kind == DispatchChoice::Kind::Kernel)
       instance(c, kind, n, dtype, true);
   }
@@ -423,6 +479,15 @@ void Collectives::run(CollectiveKind kind, int local, const void *send,
   if (!stream)
     stream = l.stream;
   DispatchChoice c = choose(kind, totalCount, dtype, op);
+  if (c.kind == DispatchChoice::Kind::Hierarchical) {
+    if (hier_->run(kind, send, recv, totalCount, dtype, op, stream)) {
+      ++hierarchicalCalls_;
+      note(kind, totalCount, dtype, c.kind, c.reason);
+      return;
+    }
+    c.kind = DispatchChoice::Kind::Nccl;
+    c.reason = "not prepared (capturing: call prepare() first); " + c.reason;
+  }
   Instance *inst = nullptr;
   if (c.kind == DispatchChoice::Kind::Kernel) {
     cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
@@ -434,18 +499,9 @@ void Collectives::run(CollectiveKind kind, int local, const void *send,
                            : "not prepared (capturing, or several GPUs per "
                              "thread: call prepare() first)";
   }
-  if (opts_.log) {
-    std::string k = fmt::format("{}|{}|{}", collectiveName(kind), totalCount,
-                                dtypeName(dtype));
-    if (!logged_[k]) {
-      logged_[k] = true;
-      std::fprintf(stderr, "dslc: %s %s of %zu: %s (%s)\n",
-                   collectiveName(kind), dtypeName(dtype), totalCount,
-                   inst ? "kernel" : "NCCL", c.reason.c_str());
-    }
-  }
   if (!inst) {
     nccl(kind, local, send, recv, totalCount, dtype, op, stream);
+    note(kind, totalCount, dtype, DispatchChoice::Kind::Nccl, c.reason);
     return;
   }
   BoundArgs &b = inst->args[local];
@@ -455,6 +511,8 @@ void Collectives::run(CollectiveKind kind, int local, const void *send,
                sp % kPointerAlignment != 0;
   if (!inst->outputSymmetric && rp % kPointerAlignment != 0) {
     nccl(kind, local, send, recv, totalCount, dtype, op, stream);
+    note(kind, totalCount, dtype, DispatchChoice::Kind::Nccl,
+         "the output is not 16-byte aligned");
     return;
   }
   if (stage) {
@@ -476,6 +534,22 @@ void Collectives::run(CollectiveKind kind, int local, const void *send,
                                         inst->outBytes,
                                         cudaMemcpyDeviceToDevice, stream));
   ++kernelCalls_;
+  note(kind, totalCount, dtype, DispatchChoice::Kind::Kernel, c.reason);
+}
+
+void Collectives::note(CollectiveKind kind, size_t totalCount, DType dtype,
+                       DispatchChoice::Kind path, const std::string &reason) {
+  CallRecord r{kind, totalCount, dtype, path, reason};
+  if (opts_.log) {
+    std::string key = fmt::format("{}|{}|{}|{}", collectiveName(kind),
+                                  totalCount, dtypeName(dtype),
+                                  dispatchKindName(path));
+    if (!logged_[key]) {
+      logged_[key] = true;
+      std::fprintf(stderr, "dslc: %s\n", r.describe().c_str());
+    }
+  }
+  lastCall_ = std::move(r);
 }
 
 void Collectives::allReduce(int local, const void *send, void *recv,

@@ -23,10 +23,16 @@
 // several GPUs, call prepare() first (instances are not made lazily then)
 // and wrap the per-rank calls in ncclGroupStart/End, as for NCCL.
 //
+// On a world that spans nodes (NCCL's LSA team smaller than the world,
+// runtime/Teams.h) no kernel runs on the whole world: each call goes either
+// to NCCL or hierarchically (kernels inside each node, NCCL across nodes;
+// runtime/Hierarchical.h), and lastCall() says which ran.
+//
 //===----------------------------------------------------------------------===//
 #ifndef DSLC_RUNTIME_COLLECTIVES_H
 #define DSLC_RUNTIME_COLLECTIVES_H
 
+#include "contract/Candidates.h"
 #include "runtime/CollectivePlan.h"
 #include "runtime/Communicator.h"
 #include "runtime/DType.h"
@@ -43,6 +49,7 @@
 
 namespace dslc::rt {
 
+class Hierarchy;
 class Kernel;
 class SymmetricHeap;
 
@@ -52,12 +59,17 @@ std::optional<ReduceOp> parseReduceOp(const std::string &name);
 
 /// Where a call goes.
 struct DispatchChoice {
-  enum class Kind { Nccl, Kernel };
+  /// Hierarchical: on a world spanning nodes, kernels inside each node and
+  /// NCCL across nodes (runtime/Hierarchical.h).
+  enum class Kind { Nccl, Kernel, Hierarchical };
   Kind kind = Kind::Nccl;
   std::string reason; ///< why (for logs and tests)
   KernelChoice kernel; ///< Kernel: the tuned kernel and config
   std::string kernelDir; ///< Kernel: where its cubins are
 };
+
+/// "nccl", "kernel", "hierarchical".
+const char *dispatchKindName(DispatchChoice::Kind k);
 
 /// The dispatch decision, a pure function: `entry` is the cache record for
 /// the call's key (if any), `totalBytes` the bytes of the larger of input
@@ -77,6 +89,8 @@ struct KernelDirInfo {
   std::string dir;
   std::string collective, dtype, set;
   int worldSize = 0;
+  /// Choices the tuner measured on worlds of several such nodes.
+  std::vector<contract::HierarchyRecord> hierarchy;
 };
 /// Reads DIR/manifest.json (contract/Candidates.h); nullopt (and a warning
 /// on stderr naming the problem) when it is missing or damaged.
@@ -94,7 +108,8 @@ struct CollectivesOptions {
   int64_t timeoutMs = -1;
   /// Most kernel instances kept (each element count needs one).
   int maxInstances = 32;
-  /// Print one line per new dispatch decision ($DSLC_COLLECTIVES_LOG=1).
+  /// Print one line per new dispatch decision, and the teams at creation
+  /// ($DSLC_COLLECTIVES_LOG=1 or info).
   bool log = false;
 };
 
@@ -121,14 +136,33 @@ public:
   /// graph capture, or several GPUs per thread). Collective.
   void prepare(CollectiveKind kind, const std::vector<size_t> &totalCounts,
                DType dtype, ReduceOp op = ReduceOp::Sum);
-  /// Where a call of `totalCount` elements (the collective's N) goes.
+  /// Where a call of `totalCount` elements (the collective's N) goes. On a
+  /// world that spans nodes: Hierarchical or NCCL (runtime/Hierarchical.h).
   DispatchChoice choose(CollectiveKind kind, size_t totalCount, DType dtype,
                         ReduceOp op = ReduceOp::Sum) const;
+
+  /// What the last call did (on any local rank): the path that ran and why.
+  struct CallRecord {
+    CollectiveKind kind = CollectiveKind::AllReduce;
+    size_t totalCount = 0;
+    DType dtype = DType::Float32;
+    DispatchChoice::Kind path = DispatchChoice::Kind::Nccl;
+    std::string reason;
+    /// "all_reduce bfloat16 of 1024: hierarchical (REASON)".
+    std::string describe() const;
+  };
+  const std::optional<CallRecord> &lastCall() const { return lastCall_; }
+  /// The kernel directories read (their manifests).
+  const std::vector<KernelDirInfo> &kernelDirs() const { return dirs_; }
+  /// On a world spanning nodes (one rank per process, not
+  /// DSLC_HIERARCHICAL=off): the node and rail communicators; else null.
+  Hierarchy *hierarchy() { return hier_.get(); }
 
   Communicator &comm() { return comm_; }
   /// Calls that went to a kernel / to NCCL so far (all local ranks).
   size_t kernelCalls() const { return kernelCalls_; }
   size_t ncclCalls() const { return ncclCalls_; }
+  size_t hierarchicalCalls() const { return hierarchicalCalls_; }
 
   /// The instance of the communicator's default Collectives (made on first
   /// use with default options); released by releaseDefault (before the
@@ -146,6 +180,8 @@ private:
                      size_t totalCount, DType dtype, bool mayCreate);
   void setUp(Instance &inst, const DispatchChoice &c, CollectiveKind kind,
              size_t totalCount, DType dtype);
+  void note(CollectiveKind kind, size_t totalCount, DType dtype,
+            DispatchChoice::Kind path, const std::string &reason);
 
   Communicator &comm_;
   CollectivesOptions opts_;
@@ -155,7 +191,10 @@ private:
   std::unique_ptr<SymmetricHeap> heap_;
   std::map<std::string, std::unique_ptr<Instance>> instances_;
   std::map<std::string, bool> logged_;
-  size_t kernelCalls_ = 0, ncclCalls_ = 0;
+  size_t kernelCalls_ = 0, ncclCalls_ = 0, hierarchicalCalls_ = 0;
+  std::unique_ptr<Hierarchy> hier_;
+  std::string flatReason_; ///< non-empty: the world spans nodes, why flat
+  std::optional<CallRecord> lastCall_;
 };
 
 /// ncclAllReduce's counterpart on the communicator's default Collectives

@@ -12,6 +12,7 @@
 #define DSLC_RUNTIME_COMMUNICATOR_H
 
 #include "runtime/Rendezvous.h"
+#include "runtime/Teams.h"
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -59,6 +60,13 @@ public:
   createFromEnv(const std::string &rendezvousPath = "",
                 int64_t rendezvousTimeoutMs = 60000, CommOptions opts = {});
 
+  /// The communicator of the ranks whose color matches (ncclCommSplit,
+  /// collective over `parent`): colors[i] and keys[i] for local rank i; all
+  /// local ranks must share one color. Defined in Teams.cpp.
+  static std::unique_ptr<Communicator>
+  split(Communicator &parent, const std::vector<int> &colors,
+        const std::vector<int> &keys);
+
   static UniqueIdBytes newUniqueId();
   /// Visible CUDA devices; 0 (no throw) when there is no driver or GPU.
   static int deviceCount();
@@ -76,6 +84,9 @@ public:
   LocalRank &local(int i) { return locals_.at(i); }
   const LocalRank &local(int i) const { return locals_.at(i); }
   int64_t hostTimeoutMs() const { return hostTimeoutMs_; }
+  /// Local rank i's teams: which world ranks it can load from and store to
+  /// (NCCL's world team and ncclTeamLsa, queried on first use; Teams.cpp).
+  const RankTeams &teams(int localIndex);
 
   /// All ranks of the world meet (an NCCL all-reduce of one int), bounded by
   /// the host timeout.
@@ -109,6 +120,7 @@ private:
   int64_t hostTimeoutMs_ = 60000;
   bool failed_ = false;
   std::vector<LocalRank> locals_;
+  std::vector<RankTeams> teams_; ///< per local rank, filled by teams()
 };
 
 /// Makes `device` current, checked.

@@ -222,6 +222,12 @@ int Kernel::maxActivePerSm(int localIndex) const {
   return ranks_[localIndex].maxActivePerSm;
 }
 
+BoundArgs Kernel::args(int localIndex) const {
+  BoundArgs a(metadata(localIndex));
+  a.setTeams(comm_.teams(localIndex));
+  return a;
+}
+
 int64_t Kernel::gridFor(int localIndex, const BoundArgs &args) const {
   const PerRank &r = ranks_.at(localIndex);
   return planGridResident(r.md, args.numTiles(), r.resident);

@@ -58,7 +58,9 @@ public:
 
   const KernelMetadata &metadata(int localIndex = 0) const;
   /// Empty arguments for local rank `localIndex`.
-  BoundArgs args(int localIndex) const { return BoundArgs(metadata(localIndex)); }
+  /// Arguments for local rank `localIndex`, with its teams (peer tables
+  /// that need a rank outside its LSA team are refused when bound).
+  BoundArgs args(int localIndex) const;
 
   int64_t timeoutMs() const { return timeoutMs_; }
   void setTimeoutMs(int64_t ms);

@@ -1,13 +1,17 @@
 //===- LsaTable.h - Peer tables from NCCL's device API ----------*- C++ -*-===//
 //
 // The only device code of the runtime: a one-warp kernel that writes
-// ncclGetLsaPointer(window, offset, peer) for every peer into a device
-// table, and the host query of the LSA team (the ranks reachable by load and
-// store). Compiled by nvcc (LsaTable.cu) against nccl_device.h.
+// ncclGetLsaPointer(window, offset, lsaIndex) for every world rank of the
+// LSA team into a device table (entries of ranks outside it are 0), and the
+// host queries of NCCL's teams (ncclTeamWorld, ncclTeamLsa; runtime/Teams.h
+// says what the runtime does with them). Compiled by nvcc (LsaTable.cu)
+// against nccl_device.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DSLC_RUNTIME_LSATABLE_H
 #define DSLC_RUNTIME_LSATABLE_H
+
+#include "runtime/Teams.h"
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -17,20 +21,21 @@
 
 namespace dslc::rt {
 
-struct LsaTeam {
-  int nRanks = 0; ///< ranks in this rank's LSA team
-  int rank = 0;   ///< this rank's index in it
-};
+/// The world team (ncclTeamWorld's answer, from ncclCommCount and
+/// ncclCommUserRank; `rank` names the rank in errors) and ncclTeamLsa(comm)
+/// (an empty team when NCCL could not start its symmetric runtime).
+TeamDesc queryWorldTeam(ncclComm_t comm, int rank);
+TeamDesc queryLsaTeam(ncclComm_t comm);
 
-LsaTeam queryLsaTeam(ncclComm_t comm);
-
-/// Enqueues on `stream` the kernel that fills table[p] =
-/// ncclGetLsaPointer(win, offset, p) for p < nPeers, except table[selfIndex]
-/// = selfPtr (the ABI wants the rank's own entry to be the local address).
-/// The current device must be the window's. Checked; `rank` is for messages.
-void enqueueFillPeerTable(ncclWindow_t win, size_t offset, int nPeers,
-                          uint64_t *table, int selfIndex, void *selfPtr,
-                          cudaStream_t stream, int rank);
+/// Enqueues on `stream` the kernel that fills, for p < worldSize,
+/// table[p] = ncclGetLsaPointer(win, offset, p - lsaFirst) when world rank p
+/// is in the LSA team [lsaFirst, lsaFirst + lsaSize), 0 otherwise, except
+/// table[selfRank] = selfPtr (the ABI wants the rank's own entry to be the
+/// local address). The current device must be the window's. Checked;
+/// `selfRank` names the rank in messages.
+void enqueueFillPeerTable(ncclWindow_t win, size_t offset, int worldSize,
+                          int lsaFirst, int lsaSize, uint64_t *table,
+                          int selfRank, void *selfPtr, cudaStream_t stream);
 
 } // namespace dslc::rt
 

@@ -13,13 +13,27 @@ namespace dslc::rt {
 namespace {
 constexpr size_t kHeapGranularity = size_t(2) << 20;
 
-/// Reads back a peer table and checks it.
+/// Reads back a peer table and checks it: entry p is non-null and aligned
+/// when `teams` says p is a load/store peer (every p when null: tables made
+/// elsewhere), 0 otherwise (so a kernel bound to it anyway, which the
+/// binding check refuses, would fault on null rather than on a stray
+/// address); entry `rank` is the local address.
 void validateTable(const LocalRank &l, int worldSize, const void *table,
-                   const void *self, const char *what) {
+                   const void *self, const char *what,
+                   const RankTeams *teams) {
   std::vector<uint64_t> host(worldSize);
   DSLC_CUDART(l.rank, cudaMemcpy(host.data(), table, worldSize * 8,
                                  cudaMemcpyDeviceToHost));
   for (int p = 0; p < worldSize; ++p) {
+    bool peer = !teams || p == l.rank || teams->isLsaPeer(p);
+    if (!peer) {
+      if (host[p] != 0)
+        raise(ErrorCode::Internal,
+              fmt::format("rank {}: {}: peer table entry {} ({:#x}) is set, "
+                          "but rank {} is outside the LSA team ({})",
+                          l.rank, what, p, host[p], p, teams->describeLsa()));
+      continue;
+    }
     if (host[p] == 0)
       raise(ErrorCode::InvalidArgument,
             fmt::format("rank {}: {}: peer table entry {} is null", l.rank,
@@ -87,13 +101,12 @@ SymmetricHeap::SymmetricHeap(Communicator &comm, size_t bytesPerRank)
         raise(ErrorCode::Nccl,
               fmt::format("rank {}: ncclCommWindowRegister returned no window",
                           l.rank));
-      LsaTeam team = queryLsaTeam(l.comm);
-      if (team.nRanks != comm.worldSize() || team.rank != l.rank)
-        raise(ErrorCode::InvalidArgument,
-              fmt::format("rank {}: peer tables need every rank reachable by "
-                          "load/store, but this rank's LSA team has {} of the "
-                          "world's {} ranks (index {})",
-                          l.rank, team.nRanks, comm.worldSize(), team.rank));
+      const RankTeams &t = comm.teams(i);
+      if (!t.known())
+        raise(ErrorCode::Nccl,
+              fmt::format("rank {}: symmetric heap: the LSA team is {}, so "
+                          "no peer table can be filled",
+                          l.rank, t.describeLsa()));
     }
   } catch (...) {
     release();
@@ -180,14 +193,15 @@ SymmetricBuffer SymmetricHeap::alloc(size_t bytes, size_t align) {
       char *base = static_cast<char *>(base_[i]);
       buf.local[i] = base + buf.offset;
       buf.peers[i] = base + buf.tableOffset;
-      enqueueFillPeerTable(windows_[i], buf.offset, world,
-                           static_cast<uint64_t *>(buf.peers[i]), l.rank,
-                           buf.local[i], l.stream, l.rank);
+      const RankTeams &t = comm_.teams(i);
+      enqueueFillPeerTable(windows_[i], buf.offset, world, t.lsaFirst(),
+                           t.lsaSize, static_cast<uint64_t *>(buf.peers[i]),
+                           l.rank, buf.local[i], l.stream);
     });
     comm_.waitStreams("peer table fill");
     comm_.forEach([&](int i) {
       validateTable(comm_.local(i), world, buf.peers[i], buf.local[i],
-                    "symmetric heap");
+                    "symmetric heap", &comm_.teams(i));
     });
   } catch (...) {
     alloc_.release(buf.offset);
@@ -262,7 +276,7 @@ SymmetricBuffer importSymmetric(Communicator &comm,
                         "{}-byte aligned",
                         l.rank, local[i], kPointerAlignment));
     validateTable(l, comm.worldSize(), peerTables[i], local[i],
-                  "importSymmetric");
+                  "importSymmetric", nullptr);
   });
   return buf;
 }

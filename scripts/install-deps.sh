@@ -11,6 +11,7 @@ packages=(
   libcli11-dev # the command lines of dslrun and tuner (tooling/support/Cli.h)
   gnuplot-nox  # scripts/plot-bench.py (PNG of benchmark CSVs)
   python3-numpy  # tests: simulation dumps load with numpy.load
+  python3-dev  # python/dslc/_fastcall.c (stable-ABI extension; optional)
 )
 
 missing=()

@@ -20,18 +20,6 @@ std::string tunedDType(const KernelDescription &desc) {
   return "";
 }
 
-namespace {
-/// The config of `name`/`sha` in an entry's per_kernel list, if listed.
-const contract::KernelConfig *kernelConfig(const contract::TuningValue &v,
-                                           const std::string &name,
-                                           const std::string &sha) {
-  for (const contract::KernelChoice &k : v.perKernel)
-    if (k.kernel == name && k.sha256 == sha)
-      return &k.config;
-  return nullptr;
-}
-} // namespace
-
 std::optional<TunedConfig> findTunedConfig(const TunedConfigQuery &q,
                                            std::string &why) {
   contract::Expected<std::string> dir = contract::cacheDir(q.cacheDir);
@@ -63,7 +51,7 @@ std::optional<TunedConfig> findTunedConfig(const TunedConfigQuery &q,
     if (r.key.worldSize != q.worldSize || r.key.dtype != q.dtype)
       continue;
     const contract::KernelConfig *config =
-        kernelConfig(r.value, q.kernel, q.sourceSha256);
+        contract::tunedConfigOf(r.value, q.kernel, q.sourceSha256);
     if (!config)
       continue;
     ++matches;

@@ -8,7 +8,8 @@
     k = dslc.kernel("examples/one_shot_all_reduce.py")
     out = k(a_shared=x)                          # compiled on first call
 
-The package is pure Python over the runtime's C API (ctypes); torch is only
+The package is Python over the runtime's C API (ctypes; the hot calls
+through a small stable-ABI extension when it is built); torch is only
 imported when a function needs it. docs/python.md has the whole story.
 """
 
@@ -109,7 +110,8 @@ def runtime_info():
     """Where the pieces are and which NCCL the runtime uses: a dict with
     library, compiler, tuner, cache_dir, nccl_library, nccl_version,
     nccl_files_mapped (every libnccl file in the process: one is the goal),
-    torch_nccl_version (when torch is imported), devices."""
+    torch_nccl_version (when torch is imported), devices, fastcall (the
+    _fastcall extension's file, None when the hot calls use ctypes)."""
     import sys
     from . import _capi, _locate
     info = {"library": _locate.runtime_library(),
@@ -129,4 +131,6 @@ def runtime_info():
         except Exception as e:  # torch without NCCL
             info["torch_nccl_version"] = f"unavailable ({e})"
     info["devices"] = lib.dslcDeviceCount()
+    ext = _capi.fastcall()
+    info["fastcall"] = ext.__file__ if ext is not None else None
     return info

@@ -11,9 +11,16 @@ with that soname already loaded in the process, so the runtime uses the
 libnccl that PyTorch loaded when torch is imported first; load() does that
 (or preloads $DSLC_NCCL_LIBRARY). nccl_library() says which file the
 runtime's NCCL calls resolve to.
+
+The hot calls (HOT: the collectives and the kernel launch) go through the
+_fastcall extension when it is built (python/dslc/_fastcall.c, stable ABI):
+hot(name) binds the address of the function ctypes loaded, so the process
+has one runtime library; without the extension hot(name) is the ctypes
+function. Both take the same Python values (ints, bytes, None).
 """
 
 import ctypes
+import importlib.machinery
 import importlib.util
 import os
 import sys
@@ -99,15 +106,28 @@ FUNCTIONS = {
                                         c_size_t, c_char_p]),
     "dslcCollectivesChoice": (Status, [Handle, c_char_p, c_size_t, c_char_p,
                                        c_char_p, c_size_t]),
+    "dslcCollectivesLastCall": (Status, [Handle, c_char_p, c_size_t]),
+    "dslcCommTeams": (Status, [Handle, c_int, P(c_int), P(c_int), P(c_int)]),
     "dslcNcclLibrary": (Status, [c_char_p, c_size_t, P(c_int)]),
     "dslcArgsNumTiles": (Status, [Handle, P(c_int64)]),
     "dslcKernelCheckErrors": (Status, [Handle]),
     "dslcCacheDir": (Status, [c_char_p, c_char_p, c_size_t]),
     "dslcSizeBucket": (c_int, [c_int64]),
+    "dslcMetadataSpecializedSizes": (Status, [c_char_p, c_char_p, c_size_t]),
+    "dslcMetadataFillShape": (Status, [c_char_p, c_char_p, c_int, c_int64,
+                                       P(c_int64), c_int, P(c_int)]),
+    "dslcTuningCacheHas": (Status, [c_char_p, c_char_p, c_char_p, c_int,
+                                    c_char_p, c_int64, P(c_int)]),
 }
+
+# C API functions the _fastcall extension calls (its FUNCTIONS).
+HOT = ("dslcAllReduce", "dslcReduceScatter", "dslcAllGather",
+       "dslcKernelLaunch")
 
 _lock = threading.Lock()
 _lib = None
+_fastcall = None     # the extension module; False when absent or off
+FASTCALL_PYTHON = (3, 11)   # its Py_LIMITED_API (python/dslc/_fastcall.c)
 
 
 def _prepare_nccl():
@@ -161,6 +181,44 @@ def load(path=None):
         return lib
 
 
+def fastcall():
+    """The _fastcall extension module, or None: not built (nor named by
+    $DSLC_FASTCALL), turned off (DSLC_FASTCALL=0), or a Python older than
+    its stable ABI (3.11). A file that exists
+    but does not load is an error, not a silent fallback."""
+    global _fastcall
+    if _fastcall is None:
+        path = _locate.fastcall_extension()
+        if path is None or sys.version_info < FASTCALL_PYTHON:
+            _fastcall = False
+        else:
+            try:
+                loader = importlib.machinery.ExtensionFileLoader(
+                    "dslc._fastcall", path)
+                spec = importlib.util.spec_from_file_location(
+                    "dslc._fastcall", path, loader=loader)
+                mod = importlib.util.module_from_spec(spec)
+                loader.exec_module(mod)
+            except (ImportError, OSError) as e:
+                raise RuntimeNotFoundError(
+                    f"dslc: cannot load the fast-call extension {path}: {e} "
+                    "(rebuild it: cmake --build build --target "
+                    "dslc_fastcall; or DSLC_FASTCALL=0 for ctypes)") from None
+            _fastcall = mod
+    return _fastcall or None
+
+
+def hot(name, fast=True):
+    """The callable for hot C API function `name` (one of HOT) of the loaded
+    runtime: bound by the _fastcall extension when it is there and `fast`,
+    else the ctypes function. Pass handles as ints (`handle.value`)."""
+    fn = getattr(load(), name)
+    ext = fastcall() if fast else None
+    if ext is None:
+        return fn
+    return ext.bind(name, ctypes.cast(fn, c_void_p).value)
+
+
 def last_error():
     return load().dslcGetLastError().decode("utf-8", "replace")
 
@@ -199,6 +257,45 @@ def cache_dir(given=None):
 def size_bucket(n):
     """The tuning cache's size bucket of n elements (dslcSizeBucket)."""
     return load().dslcSizeBucket(int(n))
+
+
+def specialized_sizes(metadata_path):
+    """[(param, dim, size)]: the sizes a compiled kernel is specialized for
+    (the contract's rule, dslcMetadataSpecializedSizes: the metadata's
+    integer `==` constraints)."""
+    import json
+    size = 4096
+    while True:
+        buf = ctypes.create_string_buffer(size)
+        rc = load().dslcMetadataSpecializedSizes(metadata_path.encode(), buf,
+                                                 size)
+        if rc == STATUS["DSLC_ERROR_INVALID_ARGUMENT"] and size < (1 << 24):
+            size *= 16          # a kernel with very many specialized sizes
+            continue
+        check(rc, f"dslc: reading {metadata_path}")
+        return [(p, int(d), int(n)) for p, d, n in json.loads(buf.value)]
+
+
+def fill_shape(metadata_path, name, world, num_tiles):
+    """The shape the contract gives signal pad or LL scratch `name` of a
+    compiled kernel for `world` ranks and `num_tiles` tiles
+    (dslcMetadataFillShape)."""
+    sizes = (c_int64 * 8)()
+    rank = c_int(0)
+    call("dslcMetadataFillShape", metadata_path.encode(), name.encode(),
+         int(world), int(num_tiles), sizes, 8, ctypes.byref(rank))
+    return tuple(sizes[i] for i in range(rank.value))
+
+
+def tuning_cache_has(cache, kernel, sha256, world, dtype, count):
+    """Whether the tuning cache holds a config for this kernel (name and
+    source sha256), world size, dtype and count's size bucket
+    (dslcTuningCacheHas: the rule `dslc --config-from-cache` reads by)."""
+    found = c_int(0)
+    call("dslcTuningCacheHas", cache.encode() if cache else None,
+         kernel.encode(), sha256.encode(), int(world), dtype.encode(),
+         int(count), ctypes.byref(found))
+    return bool(found.value)
 
 
 def mapped_nccl_files():

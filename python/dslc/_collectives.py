@@ -12,6 +12,7 @@ takes a trailing underscore for an aten-style in-place op that must take
 """
 
 import ctypes
+import sys
 
 from . import _capi, _comm, _torch
 from .errors import InvalidArgumentError
@@ -23,7 +24,11 @@ _dtype_bytes = {}     # torch.dtype -> b"bfloat16"
 
 
 class _Coll:
-    """The communicator's Collectives handle and the hot-path callables."""
+    """The communicator's Collectives handle and the hot-path callables
+    (the _fastcall extension's, else ctypes': both take ints and bytes)."""
+
+    __slots__ = ("h", "hv", "comm", "device", "world", "stream", "fast",
+                 "all_reduce", "reduce_scatter", "all_gather")
 
     def __init__(self, comm):
         lib = _capi.load()
@@ -32,11 +37,20 @@ class _Coll:
                                               ctypes.byref(h)),
                     "dslc: creating the collectives")
         comm._collectives = h
-        self.h, self.comm, self.device = h, comm, comm.device
+        self.h, self.hv, self.comm, self.device = h, h.value, comm, \
+            comm.device
         self.world = comm.world_size
-        self.all_reduce = lib.dslcAllReduce
-        self.reduce_scatter = lib.dslcReduceScatter
-        self.all_gather = lib.dslcAllGather
+        self.stream = _torch.raw_stream_function()
+        self.bind(True)
+
+    def bind(self, fast):
+        """Calls through the _fastcall extension (when built) or, with
+        fast=False, through ctypes (benchmarks/dslc_overhead.py times
+        both)."""
+        self.all_reduce = _capi.hot("dslcAllReduce", fast)
+        self.reduce_scatter = _capi.hot("dslcReduceScatter", fast)
+        self.all_gather = _capi.hot("dslcAllGather", fast)
+        self.fast = bool(fast and _capi.fastcall())
 
 
 _coll = None
@@ -51,7 +65,15 @@ def _get():
     return _coll
 
 
-def _dtype(t, what=None):
+def forget(comm):
+    """Drops the hot path's handle of `comm`'s collectives (its destroy
+    calls this before dslcCollectivesDestroy)."""
+    global _coll
+    if _coll is not None and _coll.comm is comm:
+        _coll = None
+
+
+def _dtype(t):
     name = _dtype_bytes.get(t.dtype)
     if name is None:
         name = _torch.dtype_name(t.dtype).encode()
@@ -69,18 +91,26 @@ def _check_tensor(c, t, what):
                                    f"contiguous")
 
 
+def _unknown_op(what, op):
+    return InvalidArgumentError(f"dslc.{what}: unknown op '{op}' "
+                                f"(sum, prod, max, min, avg)")
+
+
 def _eager_all_reduce(t, op="sum"):
-    c = _coll if _coll is not None else _get()
-    if t.get_device() != c.device or not t.is_contiguous():
+    # The hot path (issue 13: within 1 us of the C call): module globals
+    # read once, one C call through _fastcall; every check stays, the
+    # messages are made only on failure.
+    c = _coll or _get()
+    dev = c.device
+    if t.get_device() != dev or not t.is_contiguous():
         _check_tensor(c, t, "all_reduce")
     opb = _OPS.get(op)
     if opb is None:
-        raise InvalidArgumentError(f"dslc.all_reduce: unknown op '{op}' "
-                                   f"(sum, prod, max, min, avg)")
+        raise _unknown_op("all_reduce", op)
     p = t.data_ptr()
-    rc = c.all_reduce(c.h, 0, p, p, t.numel(),
+    rc = c.all_reduce(c.hv, 0, p, p, t.numel(),
                       _dtype_bytes.get(t.dtype) or _dtype(t), opb,
-                      _torch.current_stream(c.device))
+                      c.stream(dev))
     if rc:
         _capi.check(rc, "dslc.all_reduce")
     return t
@@ -103,10 +133,10 @@ def _eager_reduce_scatter(t, op="sum", out=None):
     _check_tensor(c, out, "reduce_scatter")
     opb = _OPS.get(op)
     if opb is None:
-        raise InvalidArgumentError(f"dslc.reduce_scatter: unknown op '{op}'")
-    _capi.check(c.reduce_scatter(c.h, 0, t.data_ptr(), out.data_ptr(),
-                                 out.numel(), _dtype(t, "reduce_scatter"),
-                                 opb, _torch.current_stream(c.device)),
+        raise _unknown_op("reduce_scatter", op)
+    _capi.check(c.reduce_scatter(c.hv, 0, t.data_ptr(), out.data_ptr(),
+                                 out.numel(), _dtype(t), opb,
+                                 c.stream(c.device)),
                 "dslc.reduce_scatter")
     return out
 
@@ -123,16 +153,29 @@ def _eager_all_gather(t, out=None):
             f"dslc.all_gather: out is {out.dtype}{tuple(out.shape)}, "
             f"{t.dtype}{shape} needed")
     _check_tensor(c, out, "all_gather")
-    _capi.check(c.all_gather(c.h, 0, t.data_ptr(), out.data_ptr(),
-                             t.numel(), _dtype(t, "all_gather"),
-                             _torch.current_stream(c.device)),
+    _capi.check(c.all_gather(c.hv, 0, t.data_ptr(), out.data_ptr(),
+                             t.numel(), _dtype(t), c.stream(c.device)),
                 "dslc.all_gather")
     return out
 
 
-def _compiling():
-    t = _torch._torch
-    return t is not None and t.compiler.is_compiling()
+def _is_compiling_unbound():
+    """torch.compiler.is_compiling before dslc has looked it up: nothing
+    compiles without torch imported."""
+    if "torch" not in sys.modules:
+        return False
+    return _bind_is_compiling(_torch.torch())()
+
+
+# The one check per call: torch.compiler.is_compiling itself once bound
+# (Dynamo folds a call to it to True while tracing).
+_is_compiling = _is_compiling_unbound
+
+
+def _bind_is_compiling(torch):
+    global _is_compiling
+    _is_compiling = torch.compiler.is_compiling
+    return _is_compiling
 
 
 def all_reduce(t, op="sum"):
@@ -141,7 +184,7 @@ def all_reduce(t, op="sum"):
     stream; capturable in CUDA graphs (call once eagerly per size first, so
     the kernel instance exists: a captured call never allocates and would
     use NCCL)."""
-    if _compiling():
+    if _is_compiling():
         _torch._torch.ops.dslc.inplace_all_reduce(t, op)
         return t
     return _eager_all_reduce(t, op)
@@ -150,14 +193,14 @@ def all_reduce(t, op="sum"):
 def reduce_scatter(t, op="sum", out=None):
     """Rank r gets the reduction of dim-0 slice r of `t` (dim 0 a multiple
     of the world size); returns a new tensor (or `out`)."""
-    if _compiling() and out is None:
+    if out is None and _is_compiling():
         return _torch._torch.ops.dslc.reduce_scatter(t, op)
     return _eager_reduce_scatter(t, op, out)
 
 
 def all_gather(t, out=None):
     """Every rank's `t` concatenated along dim 0, in rank order."""
-    if _compiling() and out is None:
+    if out is None and _is_compiling():
         return _torch._torch.ops.dslc.all_gather(t)
     return _eager_all_gather(t, out)
 
@@ -189,6 +232,7 @@ def _register_ops():
     if _registered:
         return
     torch = _torch.torch("dslc's torch.library ops")
+    _bind_is_compiling(torch)
     lib_ops = torch.library
 
     @lib_ops.custom_op("dslc::inplace_all_reduce", mutates_args=("t",),

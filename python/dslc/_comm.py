@@ -80,6 +80,7 @@ class Communicator:
         self._regions = []          # sorted by start
         self._starts = []
         self._imported = {}         # local base address -> Region
+        self._address_tables = {}   # tuple of addresses -> device table
         self._kernels = weakref.WeakSet()
         self._collectives = None
 
@@ -204,6 +205,38 @@ class Communicator:
             r.tables[off] = table
         return table.data_ptr()
 
+    def table_of_addresses(self, ptrs, nbytes, what):
+        """Device address of a table holding `ptrs` (every rank's address of
+        one symmetric tensor of nbytes, e.g. the data_ptr()s of a tuple from
+        torch.ops.symm_mem.get_remote_tensors). Made once per set of
+        addresses and checked by the runtime (dslcBufferImport: world
+        entries, none null, 16-byte aligned, this rank's own)."""
+        ptrs = tuple(int(p) for p in ptrs)
+        table = self._address_tables.get(ptrs)
+        if table is not None:
+            return table.data_ptr()
+        if len(ptrs) != self.world_size:
+            raise InvalidArgumentError(
+                f"dslc: {what}: {len(ptrs)} addresses for a world of "
+                f"{self.world_size}")
+        if _torch.capturing():
+            raise InvalidArgumentError(
+                f"dslc: {what}: a new set of peer addresses needs a device "
+                f"table, which cannot be made during CUDA graph capture: "
+                f"call once before capturing")
+        t = _torch.torch()
+        table = t.tensor(list(ptrs), dtype=t.int64,
+                         device=t.device("cuda", self.device))
+        local = (ctypes.c_void_p * 1)(ptrs[self.rank])
+        dev = (ctypes.c_void_p * 1)(table.data_ptr())
+        b = _handle_out()
+        _capi.check(_capi.load().dslcBufferImport(
+            self._h, local, dev, max(int(nbytes), 1), ctypes.byref(b)),
+            f"dslc: {what}")
+        _capi.check(_capi.load().dslcBufferRelease(b))
+        self._address_tables[ptrs] = table
+        return table.data_ptr()
+
     def import_symm_mem(self, handle, tensor=None):
         """Registers PyTorch symmetric memory (a handle from
         torch.distributed._symmetric_memory.rendezvous) so that tensors in
@@ -261,9 +294,12 @@ class Communicator:
         for k in list(self._kernels):
             k._release()
         if self._collectives is not None:
+            from . import _collectives  # it imports this module
+            _collectives.forget(self)
             lib.dslcCollectivesDestroy(self._collectives)
             self._collectives = None
         self._regions, self._starts, self._imported = [], [], {}
+        self._address_tables = {}
         self._pending_free = []
         if self._heap is not None:
             lib.dslcHeapDestroy(self._heap)   # frees every buffer with it

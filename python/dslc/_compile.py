@@ -1,14 +1,26 @@
 """Compiling a kernel for one rank with the `dslc` binary, cached on disk.
 
-Cache entry: <cache_dir>/kernels/<key hash>/k.cubin (+ k.cubin.json, the
-metadata, and key.json, the key in full). The key holds what the cubin
-depends on: the source's sha256, the kernel name, rank, world size, the
---signature (dtype and rank of each tensor passed), the shapes passed, the
--D values, the config (given, or the tuning cache's content when it comes
-from there) and extra dslc arguments. key.json also records the compiler
-(the binary's sha256, and its --version line); an entry made by another
-compiler binary is rebuilt when a dslc binary is at hand, and used as is
-when none is (a cache carried to a machine without the compiler).
+Two levels (docs/python.md, "The compile cache"):
+
+  <cache_dir>/kernels/<family hash>/<specialization>/k.cubin
+                                                    k.cubin.json, key.json
+
+The family key is what every cubin of the kernel depends on: the source's
+sha256, the kernel name, rank, world size, the --signature (dtypes and
+ranks that differ from the annotations), the -D values, the config (given,
+or the tuning cache's content when it comes from there) and extra dslc
+arguments. Shapes are not in it. A compile passes the call's shapes
+(`--shape NAME=AxB`, when the compiler has the option); the cubin is then
+specialized for the few sizes the kernel needs at compile time, which its
+metadata lists (the contract's rule, read through the C API:
+dslcMetadataSpecializedSizes). The second level is those sizes: a call
+uses any cubin of the family whose specialized sizes its tensors have, so
+a shape-generic kernel is compiled once for every shape.
+
+key.json also records the compiler (the binary's sha256 and its --version
+line); an entry made by another compiler binary is rebuilt when a dslc
+binary is at hand, and used as is when none is (a cache carried to a
+machine without the compiler).
 """
 
 import hashlib
@@ -76,9 +88,10 @@ class CompileRequest:
         self.extra_args = list(extra_args)
 
     def key(self):
+        """The family key (no shapes)."""
         k = {"source_sha256": self.source.sha256, "kernel": self.source.name,
              "rank": self.rank, "world_size": self.world,
-             "signature": self.signature, "shapes": self.shapes,
+             "signature": self.signature,
              "defines": {n: repr(v) for n, v in self.defines.items()},
              "extra_args": self.extra_args}
         if self.config_from_cache_size is not None:
@@ -92,13 +105,17 @@ class CompileRequest:
         text = json.dumps(self.key(), sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
-    def argv(self, dslc, out):
+    def argv(self, dslc, out, with_shapes):
         a = [dslc, self.source.path, "-k", self.source.name, "--emit=cubin",
              "-o", out, "--world-size", str(self.world), "--rank",
              str(self.rank)]
         if self.signature:
             a += ["--signature", ",".join(f"{n}={t}" for n, t in
                                           self.signature.items())]
+        if with_shapes:
+            for n, shape in self.shapes.items():
+                if shape:
+                    a += ["--shape", f"{n}={'x'.join(map(str, shape))}"]
         for n, v in self.defines.items():
             v = int(v) if isinstance(v, bool) else v
             a += ["-D", f"{n}={v}"]
@@ -110,62 +127,160 @@ class CompileRequest:
         return a + self.extra_args
 
 
-def compile_kernel(req, log=None):
-    """Path of the cubin for `req` (compiled now, or from the cache)."""
-    folder = os.path.join(_locate.cache_dir(), "kernels", req.key_hash())
-    cubin = os.path.join(folder, "k.cubin")
-    dslc = _locate.compiler()
-    if os.path.isfile(cubin + ".json") and os.path.isfile(cubin):
-        if dslc is None:
-            return cubin
+def specialization_matches(specialized, shapes):
+    """Whether tensors of these shapes (name -> sizes, the call's) have
+    every specialized size [(param, dim, size)]; sizes of arguments the
+    call leaves out (filled by the package) are not compared."""
+    for param, dim, size in specialized:
+        shape = shapes.get(param)
+        if shape is None:
+            continue
+        if dim >= len(shape) or int(shape[dim]) != size:
+            return False
+    return True
+
+
+def specialization_name(specialized):
+    """The second-level folder of a cubin specialized for these sizes."""
+    if not specialized:
+        return "any"
+    text = json.dumps(sorted([list(s) for s in specialized]))
+    return "s-" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+_shape_options = {}
+
+
+def compiler_has_shape_option(dslc):
+    """Whether this dslc binary takes --shape NAME=AxB (memoized per
+    binary)."""
+    cid = compiler_id(dslc)
+    if cid not in _shape_options:
         try:
-            with open(os.path.join(folder, "key.json")) as f:
-                stored = json.load(f).get("compiler")
+            p = subprocess.run([dslc, "--help"], capture_output=True,
+                               text=True, timeout=60)
+            _shape_options[cid] = "--shape" in p.stdout + p.stderr
+        except (OSError, subprocess.SubprocessError):
+            _shape_options[cid] = False
+    return _shape_options[cid]
+
+
+def _entries(family):
+    """(folder, key.json content) of every complete cubin of a family, the
+    most specialized first, then the newest."""
+    out = []
+    try:
+        names = sorted(os.listdir(family))
+    except OSError:
+        return out
+    for name in names:
+        folder = os.path.join(family, name)
+        keyfile = os.path.join(folder, "key.json")
+        if name.startswith(".") or not os.path.isfile(
+                os.path.join(folder, "k.cubin.json")) or not os.path.isfile(
+                os.path.join(folder, "k.cubin")):
+            continue
+        try:
+            with open(keyfile) as f:
+                key = json.load(f)
+            mtime = os.stat(keyfile).st_mtime_ns
         except (OSError, ValueError):
-            stored = None
-        if stored == compiler_id(dslc):
-            return cubin
+            continue
+        if isinstance(key.get("specialized"), list):
+            out.append((folder, key, mtime))
+    out.sort(key=lambda e: (-len(e[1]["specialized"]), -e[2]))
+    return [(folder, key) for folder, key, _ in out]
+
+
+def lookup(req, dslc):
+    """The cached cubin for req's shapes, or None: an entry of the family
+    whose specialized sizes the shapes have, made by this compiler. Without
+    a compiler (a carried cache), entries of the compiler that made the
+    family's newest entry come first, then any."""
+    family = os.path.join(_locate.cache_dir(), "kernels", req.key_hash())
+    entries = [(f, k) for f, k in _entries(family)
+               if specialization_matches([tuple(s) for s in k["specialized"]],
+                                         req.shapes)]
+    if dslc is not None:
+        want = compiler_id(dslc)
+        entries = [(f, k) for f, k in entries if k.get("compiler") == want]
+    elif entries:
+        newest = max(entries, key=lambda e: os.stat(
+            os.path.join(e[0], "key.json")).st_mtime_ns)[1].get("compiler")
+        entries.sort(key=lambda e: e[1].get("compiler") != newest)
+    return os.path.join(entries[0][0], "k.cubin") if entries else None
+
+
+def compile_kernel(req, log=None):
+    """Path of the cubin for `req` (from the cache, or compiled now)."""
+    dslc = _locate.compiler()
+    hit = lookup(req, dslc)
+    if hit is not None:
+        return hit
+    family = os.path.join(_locate.cache_dir(), "kernels", req.key_hash())
     if dslc is None:
+        shapes = ", ".join(f"{n}={'x'.join(map(str, s))}"
+                           for n, s in req.shapes.items())
         raise RuntimeNotFoundError(
             f"dslc: kernel {req.source.name} (rank {req.rank} of "
-            f"{req.world}) is not in the cache {folder} and no dslc "
-            f"compiler was found ({_locate.searched()})")
-    parent = os.path.dirname(folder)
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".tmp-", dir=parent)
+            f"{req.world}; shapes {shapes or 'none'}) is not in the cache "
+            f"{family} and no dslc compiler was found ({_locate.searched()})")
+    os.makedirs(family, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".tmp-", dir=family)
     try:
-        argv = req.argv(dslc, os.path.join(tmp, "k.cubin"))
-        if log:
-            log(" ".join(argv))
-        try:
-            p = subprocess.run(argv, capture_output=True, text=True,
-                               timeout=600)
-        except subprocess.TimeoutExpired:
-            raise CompileError(f"dslc: compiling {req.source.name} took more "
-                               f"than 600 s: {' '.join(argv)}") from None
-        if p.returncode != 0:
-            text = req.source.map_paths((p.stderr + p.stdout).strip())
-            raise CompileError(
-                f"dslc could not compile kernel {req.source.name} for rank "
-                f"{req.rank} of {req.world}:\n{text}",
-                parse_diagnostics(text))
+        cubin = _run_compiler(req, dslc, tmp, log)
+        specialized = _capi.specialized_sizes(cubin + ".json")
+        folder = os.path.join(family, specialization_name(specialized))
         key = req.key()
+        key["specialized"] = [list(s) for s in specialized]
+        key["shapes"] = req.shapes      # what the compile was given
         key["compiler"] = compiler_id(dslc)
         key["compiler_version"] = compiler_version(dslc)
         key["source_file"] = req.source.origin
-        key["argv"] = [cubin if a == argv[argv.index("-o") + 1] else a
-                       for a in argv[1:]]
+        key["argv"] = [a.replace(tmp, folder) for a in
+                       req.argv(dslc, cubin, _shapes_given(dslc))[1:]]
         with open(os.path.join(tmp, "key.json"), "w") as f:
             json.dump(key, f, indent=1, sort_keys=True)
         try:
             os.replace(tmp, folder)     # atomic when folder is absent
-        except OSError:                 # another process made it first
+        except OSError:                 # a stale entry, or another process
             shutil.rmtree(folder, ignore_errors=True)
             os.replace(tmp, folder)
     finally:
         if os.path.isdir(tmp):
             shutil.rmtree(tmp, ignore_errors=True)
-    return cubin
+    if not specialization_matches(specialized, req.shapes):
+        wrong = [f"{p}.size({d}) == {n}" for p, d, n in specialized
+                 if not specialization_matches([(p, d, n)], req.shapes)]
+        raise CompileError(
+            f"dslc: kernel {req.source.name} is compiled in for "
+            f"{', '.join(wrong)} (its source or -D fixes the size), but the "
+            f"call's tensors have shapes {req.shapes}")
+    return os.path.join(folder, "k.cubin")
+
+
+def _shapes_given(dslc):
+    return compiler_has_shape_option(dslc)
+
+
+def _run_compiler(req, dslc, tmp, log):
+    out = os.path.join(tmp, "k.cubin")
+    argv = req.argv(dslc, out, _shapes_given(dslc))
+    if log:
+        log(" ".join(argv))
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True,
+                           timeout=600)
+    except subprocess.TimeoutExpired:
+        raise CompileError(f"dslc: compiling {req.source.name} took more "
+                           f"than 600 s: {' '.join(argv)}") from None
+    if p.returncode != 0:
+        text = req.source.map_paths((p.stderr + p.stdout).strip())
+        raise CompileError(
+            f"dslc could not compile kernel {req.source.name} for rank "
+            f"{req.rank} of {req.world}:\n{text}",
+            parse_diagnostics(text))
+    return out
 
 
 def size_bucket(n):
@@ -174,29 +289,19 @@ def size_bucket(n):
     return _capi.size_bucket(n)
 
 
-def is_tuned(source, collective, world, dtype, n):
-    """Whether the tuning cache holds this kernel (its sha256:name key) for
-    the collective, world size, dtype and size bucket of n."""
-    try:
-        with open(tuning_cache_path()) as f:
-            entries = json.load(f).get("entries", [])
-    except (OSError, ValueError):
-        return False
-    want = f"{source.sha256}:{source.name}"
-    for e in entries:
-        k = e.get("key", {})
-        if (k.get("kernel") == want and k.get("collective") == collective and
-                k.get("world_size") == world and k.get("dtype") == dtype and
-                k.get("bucket") == size_bucket(n)):
-            return True
-    return False
+def is_tuned(source, world, dtype, n):
+    """Whether the tuning cache holds this kernel (its name and source
+    sha256) for the world size, dtype and size bucket of n: the runtime's
+    dslcTuningCacheHas, the rule `dslc --config-from-cache` reads by."""
+    return _capi.tuning_cache_has(_locate.cache_dir(), source.name,
+                                  source.sha256, world, dtype, n)
 
 
 def autotune(source, collective, world, dtype, n, log=None):
     """Runs the tuner for this kernel at size n (every rank of the job runs
     it: the tuner's own multi-process mode, joined through the job's
     environment), unless the tuning cache already has the size's bucket."""
-    if is_tuned(source, collective, world, dtype, n):
+    if is_tuned(source, world, dtype, n):
         return
     tuner, dslc = _locate.tuner(), _locate.compiler()
     if tuner is None or dslc is None:

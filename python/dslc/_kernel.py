@@ -10,7 +10,8 @@ import sys
 
 from . import _capi, _comm, _compile, _roles, _torch
 from ._source import Source
-from .errors import InvalidArgumentError, KernelError, KernelRecord
+from .errors import (InvalidArgumentError, KernelError, KernelRecord,
+                     NeedsTorchError)
 
 _AUTO_CONSTEXPRS = {"my_rank": "rank", "rank": "rank",
                     "world_size": "world"}
@@ -27,6 +28,21 @@ class TensorSpec:
 def _is_tensor(v):
     return hasattr(v, "data_ptr") and hasattr(v, "dtype") and \
         hasattr(v, "shape")
+
+
+def _is_tensor_tuple(v):
+    return isinstance(v, (tuple, list)) and len(v) > 0 and all(
+        _is_tensor(t) or isinstance(t, TensorSpec) for t in v)
+
+
+def _annotated_as(p, dtype, rank):
+    """Whether parameter p's annotation already says this dtype and rank
+    (then --signature need not: the family key stays the same whether the
+    call passes the tensor or leaves it to the package). A table of
+    addresses is one whether torch calls it int64 or uint64."""
+    if p.kind != "tensor" or p.rank != rank:
+        return False
+    return p.dtype == dtype or {p.dtype, dtype} == {"int64", "uint64"}
 
 
 def _is_symm_handle(v):
@@ -58,6 +74,8 @@ class Kernel:
                 f"(the tuner measures a kernel as that collective)")
         self._instances = {}
         self._by_name = {p.name: i for i, p in enumerate(self.params)}
+        if "torch" in sys.modules:
+            _eager_call()     # made now, not while torch.compile traces
 
     def __repr__(self):
         return f"<dslc.Kernel {self.name} from {self.source.origin}>"
@@ -108,11 +126,18 @@ class Kernel:
             if v is None:
                 key.append(("-", p.name))
                 continue
+            if p.kind == "tuple" and _is_tensor_tuple(v):
+                if len(v) != world:
+                    raise InvalidArgumentError(
+                        f"kernel {self.name}: parameter '{p.name}' is a "
+                        f"tuple of every rank's copy; {len(v)} tensors "
+                        f"given for a world of {world}")
+                v = v[rank]             # this rank's copy: dtype and shape
             if isinstance(v, TensorSpec) or _is_tensor(v):
                 dt = v.dtype_name if isinstance(v, TensorSpec) else \
                     _torch.dtype_name(v.dtype)
                 shape = tuple(int(s) for s in v.shape)
-                if p.kind != "tuple":
+                if not _annotated_as(p, dt, len(shape)):
                     signature[p.name] = f"{dt}[{len(shape)}]"
                 shapes[p.name] = shape
                 key.append(("t", p.name, dt, shape))
@@ -190,6 +215,12 @@ class Kernel:
 
     # -- calls ---------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        t = _torch._torch
+        if t is not None and t.compiler.is_compiling():
+            return _eager_call()(self, *args, **kwargs)
+        return self._call(*args, **kwargs)
+
+    def _call(self, *args, **kwargs):
         comm = _comm.default()
         values = self._map_args(args, kwargs)
         signature, shapes, defines, key = self._request(
@@ -224,6 +255,7 @@ class _Instance:
     def __init__(self, kernel, comm, cubin, values, shapes):
         self.kernel, self.comm = kernel, comm
         self.lib = lib = _capi.load()
+        self.cubin = cubin
         with open(cubin + ".json") as f:
             self.md = json.load(f)
         self.origin_map = kernel.source.map_paths
@@ -241,6 +273,7 @@ class _Instance:
         self.outputs = []       # (Fill, symmetric buffer tensor or None)
         self.staging = {}       # name -> symmetric copy of a plain input
         self.stream_dev = comm.device
+        self.launch_fn = _capi.hot("dslcKernelLaunch")   # ints: handles' .value
         self.margs = {a.name: a for a in _roles.bindable_args(self.md)}
         self._setup(values, shapes)
 
@@ -267,6 +300,9 @@ class _Instance:
             self._bind_handle(arg, v)
             return
         what = f"kernel {self.kernel.name}: parameter '{name}'"
+        if _is_tensor_tuple(v):
+            self._bind_tuple(arg, v, what)
+            return
         if v.get_device() != self.comm.device:
             raise InvalidArgumentError(
                 f"{what} is on {v.device}, the communicator on cuda:"
@@ -289,6 +325,35 @@ class _Instance:
         if self.last.get(name) != state:
             self._set_tensor(name, ptr, dt, shape, peers)
             self.last[name] = state
+
+    def _bind_tuple(self, arg, copies, what):
+        """A tuple of every rank's copy of a symmetric tensor (what
+        torch.ops.symm_mem.get_remote_tensors returns): this rank's copy
+        and a device table of the copies' addresses (made once per set of
+        addresses, checked by the runtime)."""
+        if not arg.symmetric:
+            raise InvalidArgumentError(
+                f"{what} is not a tuple parameter of the compiled kernel; "
+                f"pass one tensor")
+        mine = copies[self.comm.rank]
+        ptrs = tuple(int(t.data_ptr()) for t in copies)
+        for t in copies:
+            if tuple(t.shape) != tuple(mine.shape) or t.dtype != mine.dtype:
+                raise InvalidArgumentError(
+                    f"{what}: the copies differ in shape or dtype "
+                    f"({tuple(t.shape)} {t.dtype} vs {tuple(mine.shape)} "
+                    f"{mine.dtype})")
+        if not mine.is_contiguous():
+            raise InvalidArgumentError(f"{what}: this rank's copy is not "
+                                       f"contiguous")
+        nbytes = mine.numel() * mine.element_size()
+        peers = self.comm.table_of_addresses(ptrs, nbytes, what)
+        state = (ptrs, tuple(mine.shape))
+        if self.last.get(arg.name) != state:
+            self._set_tensor(arg.name, ptrs[self.comm.rank],
+                             _torch.dtype_name(mine.dtype), tuple(mine.shape),
+                             peers)
+            self.last[arg.name] = state
 
     def _peers_or_staging(self, arg, v, what):
         stage = self.staging.get(arg.name)
@@ -365,21 +430,24 @@ class _Instance:
         _capi.check(self.lib.dslcArgsNumTiles(self.args, ctypes.byref(tiles)),
                     f"kernel {k.name}: counting tiles")
         self.num_tiles = tiles.value
+
+        def contract_shape(name):
+            return _capi.fill_shape(self.cubin + ".json", name, world,
+                                    self.num_tiles)
+
         for name, h in getattr(self, "handle_pads", {}).items():
             arg = self.margs[name]
-            t = _torch.torch()
-            shape = [max(self.num_tiles, 1), world] if arg.rank == 2 else \
-                [max(self.num_tiles, 1) * world]
+            shape = list(contract_shape(name))
             pad = h.get_signal_pad(h.rank, shape,
                                    dtype=_torch.torch_dtype(arg.dtype))
             self.keep.append(pad)
             self._set_tensor(name, pad.data_ptr(), arg.dtype, tuple(shape),
                              None)
             given[name] = tuple(shape)
-        fills = _roles.plan_fills(self.md, world, given, self.num_tiles,
+        fills = _roles.plan_fills(self.md, world, given, contract_shape,
                                   k.collective)
         for f in fills:
-            if f.arg.role == _roles.SIGNAL_PAD:
+            if f.arg.role in (_roles.SIGNAL_PAD, _roles.SCRATCH):
                 x, peers = self._alloc(f)
                 self.tables[f.name] = peers
                 self.keep.append(x)
@@ -419,7 +487,7 @@ class _Instance:
                 x = sym
             results.append(x)
         stream = _torch.current_stream(self.stream_dev)
-        rc = self.lib.dslcKernelLaunch(self.handle, 0, self.args, stream)
+        rc = self.launch_fn(self.handle.value, 0, self.args.value, stream)
         if rc:
             _capi.check(rc, f"dslc: kernel {self.kernel.name}")
         # a symmetric output is the instance's buffer: hand out a copy
@@ -454,6 +522,28 @@ class _Instance:
         if self.handle:
             self.lib.dslcKernelDestroy(self.handle)
             self.handle = None
+
+
+_eager = None
+
+
+def _eager_call():
+    """Kernel._call hidden from torch.compile (torch.compiler.disable),
+    what a call traced by dynamo runs: the traced function's graph breaks
+    there and the call runs eagerly (the launch goes to the stream all the
+    same). Eager calls skip the wrapper."""
+    global _eager
+    if _eager is None:
+        fn = Kernel._call
+        try:
+            t = _torch.torch()
+        except NeedsTorchError:
+            t = None
+        if t is not None and hasattr(t, "compiler") and \
+                hasattr(t.compiler, "disable"):
+            fn = t.compiler.disable(fn, recursive=True)
+        _eager = fn
+    return _eager
 
 
 def check_errors():

@@ -9,12 +9,18 @@ bin/dslc, bin/tuner):
   3. the folder above a `dslc` found on $PATH (bin/dslc -> lib/)
 Single files can be named directly: $DSLC_LIBRARY (the runtime library),
 $DSLC_COMPILER (dslc), $DSLC_TUNER (tuner).
+
+The fast-call extension (_fastcall.abi3.so, python/CMakeLists.txt): the
+file $DSLC_FASTCALL names ("0" turns it off), else BUILD/python/dslc/ of the
+first build folder above that has it, else none (ctypes for every call).
 """
 
 import os
 import shutil
 
 _LIB_NAME = "libdslc_runtime.so"
+_FASTCALL = os.path.join("python", "dslc", "_fastcall.abi3.so")
+FASTCALL_OFF = ("0", "off", "no", "false")
 
 
 def cache_dir():
@@ -57,6 +63,19 @@ def runtime_library():
         return env
     for d in _build_dirs():
         p = os.path.join(d, "lib", _LIB_NAME)
+        if os.path.isfile(p):
+            return p
+    return None
+
+
+def fastcall_extension():
+    """Path of the _fastcall extension, or None (not built, or turned off
+    with DSLC_FASTCALL=0)."""
+    env = os.environ.get("DSLC_FASTCALL")
+    if env:
+        return None if env.lower() in FASTCALL_OFF else env
+    for d in _build_dirs():
+        p = os.path.join(d, _FASTCALL)
         if os.path.isfile(p):
             return p
     return None

@@ -4,11 +4,12 @@ package allocates the ones the caller leaves out (docs/python.md,
 
 The roles are the metadata's: dslc decides every parameter's role once
 (docs/kernel-abi.md, "Roles") and writes it as "role"; nothing here guesses
-one. The sizes are the collective harness's (docs/runtime.md). Nothing here
-touches a GPU.
+one. Signal pads and LL scratch take the contract's sizes (contract/Sizing.h,
+through the runtime's dslcArgsFillShape: the caller passes them in);
+workspaces and collective outputs the collective plan's
+(runtime/CollectivePlan.h). Nothing here touches a GPU.
 """
 
-from . import _torch
 from .errors import InvalidArgumentError
 
 INPUT, OUTPUT, WORKSPACE = "input", "output", "workspace"
@@ -115,10 +116,6 @@ class Fill:
                 f"zero={self.zero}, table_of={self.table_of})")
 
 
-def _round_up(n, m):
-    return -(-n // m) * m
-
-
 def collective_output_shape(collective, n_in, world, rank):
     """Output shape of a collective on an input of n_in elements."""
     if collective == "all_reduce":
@@ -134,12 +131,13 @@ def collective_output_shape(collective, n_in, world, rank):
     raise InvalidArgumentError(f"unknown collective '{collective}'")
 
 
-def plan_fills(md, world, given, num_tiles=None, collective=None):
+def plan_fills(md, world, given, contract_shape=None, collective=None):
     """How to fill every bindable argument missing from `given` (name ->
-    shape of what the caller passed). num_tiles: the grid's tile count, for
-    signal pads (None: not known yet; pads are then left out and the call
-    is repeated with it). Raises InvalidArgumentError naming the argument
-    when one cannot be filled."""
+    shape of what the caller passed). contract_shape(name): the shape the
+    contract gives a signal pad or an LL scratch for the bound arguments
+    (the runtime's dslcArgsFillShape; None: not known yet, those are left
+    out and the call repeated with it). Raises InvalidArgumentError naming
+    the argument when one cannot be filled."""
     where = f"kernel {md.get('kernel', '?')}"
     args = bindable_args(md)
     inputs = [a for a in args if a.role == INPUT and a.name in given]
@@ -167,24 +165,16 @@ def plan_fills(md, world, given, num_tiles=None, collective=None):
         if a.role == UNUSED:
             fills.append(Fill(a, shape=(1,) * a.rank, zero=True))
             continue
-        if a.role == SIGNAL_PAD:
-            if num_tiles is None:
-                continue
-            rows = max(int(num_tiles), 1)
-            shape = (rows, world) if a.rank == 2 else (rows * world,)
-            fills.append(Fill(a, shape, symmetric=True, zero=True))
+        if a.role in (SIGNAL_PAD, SCRATCH):
+            if contract_shape is not None:
+                fills.append(Fill(a, tuple(contract_shape(a.name)),
+                                  symmetric=True, zero=True))
             continue
         if n is None:
             raise InvalidArgumentError(
                 f"{miss} ({a.role}) is sized from the data input, and no "
                 f"floating tensor was passed")
-        if a.role == SCRATCH:
-            block0 = int(md["grid"]["tiles"][0]["block"]) \
-                if md.get("grid", {}).get("tiles") else 1
-            elem = _torch.element_size(data.dtype)
-            fills.append(Fill(a, (world * _round_up(n, block0) * elem,),
-                              symmetric=True, zero=True))
-        elif a.role == WORKSPACE:
+        if a.role == WORKSPACE:
             shape = (world, n) if a.rank == 2 else (world * n,)
             fills.append(Fill(a, shape, symmetric=a.needs_symmetric,
                               zero=True))

@@ -70,6 +70,15 @@ def current_stream(device):
     return torch().cuda.current_stream(device).cuda_stream
 
 
+def raw_stream_function():
+    """A function device -> cudaStream_t (an int) of torch's current stream:
+    torch._C._cuda_getCurrentRawStream itself when torch has it."""
+    torch("torch's current stream")
+    if _raw_stream is not None:
+        return _raw_stream
+    return lambda device: _torch.cuda.current_stream(device).cuda_stream
+
+
 def capturing():
     t = torch()
     return t.cuda.is_current_stream_capturing()

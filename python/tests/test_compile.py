@@ -11,11 +11,13 @@ from unittest import mock
 
 import _support
 import dslc
-from dslc import _compile, _locate
+from dslc import _capi, _compile, _locate
 from dslc.errors import CompileError, InvalidArgumentError
 
 EXAMPLE = os.path.join(_support.REPO, "examples", "one_shot_all_reduce.py")
 BF16 = dslc.TensorSpec("bfloat16", (4096,))
+TUPLE_KERNELS = os.path.join(_support.REPO, "tests", "compiler", "MLIRGen",
+                             "Inputs", "helion_spelling.py")
 
 SMALL = '''
 import torch
@@ -57,8 +59,12 @@ class CacheTest(unittest.TestCase):
         with open(os.path.join(os.path.dirname(cubin), "key.json")) as f:
             key = json.load(f)
         self.assertEqual(key["source_sha256"], md["source"]["sha256"])
-        self.assertEqual(key["signature"], {"a_shared": "bfloat16[1]"})
-        self.assertEqual(key["shapes"], {"a_shared": [4096]})
+        self.assertEqual(key["signature"], {})   # the annotations say it
+        self.assertEqual(key["shapes"], {"a_shared": [4096]})  # as given
+        # the pad's columns and the table's length are the world size; no
+        # size of a_shared is compiled in
+        self.assertEqual(key["specialized"], [["local_signal_pad", 1, 2],
+                                              ["signal_pad_addrs", 0, 2]])
         self.assertRegex(key["compiler"], "^sha256 [0-9a-f]{16}$")
         self.assertIn("dslc version", key["compiler_version"])
         mtime = os.stat(cubin).st_mtime_ns
@@ -67,24 +73,115 @@ class CacheTest(unittest.TestCase):
         self.assertEqual(again, cubin)
         self.assertEqual(os.stat(cubin).st_mtime_ns, mtime)  # not rebuilt
 
-    def test_key_separates_rank_dtype_shape_config(self):
+    def test_key_separates_rank_dtype_config(self):
         k = dslc.kernel(EXAMPLE)
         paths = {k.compile(rank=0, world_size=2, a_shared=BF16),
                  k.compile(rank=1, world_size=2, a_shared=BF16),
                  k.compile(rank=0, world_size=2,
                            a_shared=dslc.TensorSpec("float32", (4096,))),
-                 k.compile(rank=0, world_size=2,
-                           a_shared=dslc.TensorSpec("bfloat16", (8192,))),
                  dslc.kernel(EXAMPLE, config={"block_sizes": [1024],
                                               "num_warps": 8})
                  .compile(rank=0, world_size=2, a_shared=BF16)}
-        self.assertEqual(len(paths), 5)
+        self.assertEqual(len(paths), 4)
         with open(k.compile(rank=0, world_size=2, a_shared=dslc.TensorSpec(
                 "float32", (4096,))) + ".json") as f:
             md = json.load(f)
         dtypes = {p["name"]: p.get("dtype") for p in md["params"]}
         self.assertEqual(dtypes["a_shared"], "float32")
         self.assertEqual(md["outputs"][0]["dtype"], "float32")
+
+    def test_shapes_key_only_what_the_kernel_specializes(self):
+        """A shape-generic kernel is compiled once for every shape; the
+        key is the family (no shapes) plus the sizes the metadata says the
+        cubin is specialized for."""
+        k = dslc.kernel(source=SMALL, name="scale")
+        first = k.compile(rank=0, world_size=1,
+                          x=dslc.TensorSpec("float32", (1000,)))
+        mtime = os.stat(first).st_mtime_ns
+        self.assertEqual(os.path.basename(os.path.dirname(first)), "any")
+        with open(os.path.join(os.path.dirname(first), "key.json")) as f:
+            key = json.load(f)
+        self.assertEqual(key["specialized"], [])
+        for n in (5, 4096, 1 << 20):
+            self.assertEqual(k.compile(rank=0, world_size=1, x=dslc.TensorSpec(
+                "float32", (n,))), first)
+        self.assertEqual(os.stat(first).st_mtime_ns, mtime)  # not rebuilt
+        # passing a tensor its annotation already types (or leaving it to
+        # the package) keeps the family: no --signature entry for it
+        one = dslc.kernel(EXAMPLE)
+        a = one.compile(rank=0, world_size=2, a_shared=BF16)
+        b = one.compile(dslc.TensorSpec("int64", (2,)),
+                        dslc.TensorSpec("int32", (1, 2)), BF16,
+                        rank=0, world_size=2)
+        self.assertEqual(a, b)
+
+    def test_size_fixed_by_the_source_is_the_second_level(self):
+        src = SMALL.replace("    out = torch.empty_like(x)",
+                            "    assert x.size(0) == 1000\n"
+                            "    out = torch.empty_like(x)")
+        k = dslc.kernel(source=src, name="scale")
+        cubin = k.compile(rank=0, world_size=1,
+                          x=dslc.TensorSpec("float32", (1000,)))
+        folder = os.path.dirname(cubin)
+        self.assertTrue(os.path.basename(folder).startswith("s-"))
+        with open(os.path.join(folder, "key.json")) as f:
+            self.assertEqual(json.load(f)["specialized"], [["x", 0, 1000]])
+        self.assertEqual(_capi.specialized_sizes(cubin + ".json"),
+                         [("x", 0, 1000)])
+        self.assertEqual(k.compile(rank=0, world_size=1, x=dslc.TensorSpec(
+            "float32", (1000,))), cubin)
+        # another size: dslc with --shape reports the assert at its line,
+        # an older dslc compiles it in and the package names the mismatch
+        with self.assertRaisesRegex(CompileError,
+                                    "x.size\\(0\\) == 1000") as cm:
+            k.compile(rank=0, world_size=1,
+                      x=dslc.TensorSpec("float32", (999,)))
+        self.assertIn("999", str(cm.exception))
+
+    def test_hl_specialize_with_shape_option(self):
+        if not _compile.compiler_has_shape_option(_support.compiler()):
+            self.skipTest("SKIPPED: this dslc has no --shape option")
+        src = SMALL.replace("    out = torch.empty_like(x)",
+                            "    n = hl.specialize(x.size(0))\n"
+                            "    out = torch.empty_like(x)")
+        k = dslc.kernel(source=src, name="scale")
+        spec = lambda n: dslc.TensorSpec("float32", (n,))  # noqa: E731
+        a = k.compile(rank=0, world_size=1, x=spec(1000))
+        b = k.compile(rank=0, world_size=1, x=spec(2000))
+        self.assertNotEqual(a, b)
+        self.assertEqual(os.path.dirname(os.path.dirname(a)),
+                         os.path.dirname(os.path.dirname(b)))  # one family
+        self.assertEqual(k.compile(rank=0, world_size=1, x=spec(1000)), a)
+        self.assertEqual(_capi.specialized_sizes(b + ".json"),
+                         [("x", 0, 2000)])
+
+    def test_tuple_parameter_signature_from_the_copies(self):
+        """A `tuple[torch.Tensor, ...]` parameter (every rank's copy, as
+        torch.ops.symm_mem.get_remote_tensors gives them) is typed by
+        --signature from the call's tensors; the count must be the world
+        size."""
+        k = dslc.kernel(TUPLE_KERNELS, "tuple_all_reduce")
+        self.assertEqual(k.params[2].kind, "tuple")
+        copies = tuple(dslc.TensorSpec("bfloat16", (3000,)) for _ in range(2))
+        args = (dslc.TensorSpec("uint64", (2,)),
+                dslc.TensorSpec("int32", (3, 2)), copies)
+        cubin = k.compile(*args, rank=1, world_size=2)
+        with open(os.path.join(os.path.dirname(cubin), "key.json")) as f:
+            key = json.load(f)
+        self.assertEqual(key["signature"], {
+            "pad": "int32[2]", "pad_ptrs": "uint64[1]",
+            "shared": "bfloat16[1]"})
+        self.assertEqual(key["shapes"]["shared"], [3000])
+        with open(cubin + ".json") as f:
+            md = json.load(f)
+        shared = next(p for p in md["params"] if p["name"] == "shared")
+        self.assertTrue(shared["symmetric"])
+        self.assertEqual(shared["dtype"], "bfloat16")
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "'shared' is a tuple of every rank's "
+                                    "copy; 3 tensors given for a world of 2"):
+            k.compile(args[0], args[1], copies + copies[:1], rank=1,
+                      world_size=2)
 
     def test_stale_compiler_rebuilds(self):
         k = dslc.kernel(EXAMPLE)
@@ -105,6 +202,14 @@ class CacheTest(unittest.TestCase):
         with mock.patch.object(_locate, "compiler", lambda: None):
             self.assertEqual(k.compile(rank=0, world_size=2, a_shared=BF16),
                              cubin)
+            # another size, and the Helion-style call with torch's pad
+            # (more rows): the same cubin, found without a compiler
+            self.assertEqual(k.compile(rank=0, world_size=2,
+                                       a_shared=dslc.TensorSpec(
+                                           "bfloat16", (12345,))), cubin)
+            self.assertEqual(k.compile(dslc.TensorSpec("uint64", (2,)),
+                                       dslc.TensorSpec("int32", (8192, 2)),
+                                       BF16, rank=0, world_size=2), cubin)
             with self.assertRaisesRegex(dslc.RuntimeNotFoundError,
                                         "is not in the cache .* no dslc "
                                         "compiler was found"):
@@ -151,24 +256,55 @@ class CacheTest(unittest.TestCase):
                          str(cm.exception))
 
     def test_tuning_cache_lookup(self):
+        """is_tuned asks the runtime (dslcTuningCacheHas): an entry whose
+        per_kernel list has this kernel name and source sha256, for the
+        world size, dtype and bucket: what dslc --config-from-cache reads."""
         k = dslc.kernel(EXAMPLE)
         src = k.source
-        self.assertFalse(_compile.is_tuned(src, "all_reduce", 2, "bfloat16",
-                                           4096))
+        self.assertFalse(_compile.is_tuned(src, 2, "bfloat16", 4096))
+        choice = {"kernel": src.name, "file": EXAMPLE, "sha256": src.sha256,
+                  "cubin": "k.r{rank}.cubin",
+                  "config": {"block_sizes": [1024], "num_warps": 4},
+                  "us": 3.0, "eager_us": 8.0}
         entry = {"key": {"collective": "all_reduce",
-                         "kernel": f"{src.sha256}:{src.name}",
+                         "kernel": f"set:{src.name}",
                          "device": "NVIDIA H200", "driver": "cuda",
                          "world_size": 2, "dtype": "bfloat16",
-                         "bucket": _compile.size_bucket(5000)}, "value": {}}
-        with open(os.path.join(self.tmp.name, "tuning.json"), "w") as f:
+                         "bucket": _compile.size_bucket(5000)},
+                 "value": {"pick": choice, "per_kernel": [choice],
+                           "nccl_us": 7.5, "nccl_eager_us": 11.0,
+                           "size": 5000, "date": "2026-12-01T00:00:00Z",
+                           "candidates": self.tmp.name}}
+        path = os.path.join(self.tmp.name, "tuning.json")
+        with open(path, "w") as f:
             json.dump({"format": "dslc-tuning-cache", "version": 1,
                        "entries": [entry]}, f)
-        self.assertTrue(_compile.is_tuned(src, "all_reduce", 2, "bfloat16",
-                                          4096))   # same bucket (2^12)
-        self.assertFalse(_compile.is_tuned(src, "all_reduce", 2, "bfloat16",
-                                           8192))
-        self.assertFalse(_compile.is_tuned(src, "all_reduce", 4, "bfloat16",
-                                           4096))
+        self.assertTrue(_compile.is_tuned(src, 2, "bfloat16", 4096))  # 2^12
+        self.assertFalse(_compile.is_tuned(src, 2, "bfloat16", 8192))
+        self.assertFalse(_compile.is_tuned(src, 4, "bfloat16", 4096))
+        self.assertFalse(_compile.is_tuned(src, 2, "float32", 4096))
+        other = dslc.kernel(source=SMALL, name="scale").source
+        self.assertFalse(_compile.is_tuned(other, 2, "bfloat16", 4096))
+        with open(path, "w") as f:
+            f.write("{damaged")
+        self.assertFalse(_compile.is_tuned(src, 2, "bfloat16", 4096))
+
+
+class SpecializationRuleTest(unittest.TestCase):
+    def test_matching(self):
+        m = _compile.specialization_matches
+        self.assertTrue(m([], {"x": (5, 7)}))
+        self.assertTrue(m([("x", 1, 7)], {"x": (5, 7)}))
+        self.assertFalse(m([("x", 1, 8)], {"x": (5, 7)}))
+        self.assertFalse(m([("x", 2, 7)], {"x": (5, 7)}))   # no such dim
+        # sizes of arguments the package fills in are not compared
+        self.assertTrue(m([("pad", 1, 2)], {"x": (5, 7)}))
+        self.assertEqual(_compile.specialization_name([]), "any")
+        self.assertEqual(
+            _compile.specialization_name([("x", 1, 7), ("w", 0, 7)]),
+            _compile.specialization_name([("w", 0, 7), ("x", 1, 7)]))
+        self.assertNotEqual(_compile.specialization_name([("x", 1, 7)]),
+                            _compile.specialization_name([("x", 1, 8)]))
 
 
 class ArgumentErrorTest(unittest.TestCase):

@@ -10,15 +10,30 @@ from unittest import mock
 
 import _support
 import dslc
-from dslc import _roles
+from dslc import _capi, _roles
 from dslc.errors import InvalidArgumentError
 
 
 def example_metadata(name, world=2, rank=0, **specs):
+    md, _ = example_with_path(name, world, rank, **specs)
+    return md
+
+
+def example_with_path(name, world=2, rank=0, **specs):
     k = dslc.kernel(os.path.join(_support.REPO, "examples", f"{name}.py"))
     cubin = k.compile(rank=rank, world_size=world, **specs)
     with open(cubin + ".json") as f:
-        return json.load(f)
+        return json.load(f), cubin + ".json"
+
+
+def contract(path, world, tiles):
+    """The contract's pad and scratch shapes (the runtime's
+    dslcMetadataFillShape), as the package passes them."""
+    return lambda name: _capi.fill_shape(path, name, world, tiles)
+
+
+def fixed(shape):
+    return lambda name: shape
 
 
 def by_name(fills):
@@ -43,8 +58,8 @@ class ExampleRolesTest(unittest.TestCase):
 
     def test_one_shot_pad_table_output(self):
         n = 20000
-        md = example_metadata("one_shot_all_reduce",
-                              a_shared=dslc.TensorSpec("bfloat16", (n,)))
+        md, path = example_with_path(
+            "one_shot_all_reduce", a_shared=dslc.TensorSpec("bfloat16", (n,)))
         roles = {a.name: a.role for a in _roles.bindable_args(md)}
         self.assertEqual(roles, {"signal_pad_addrs": "peer_table",
                                  "local_signal_pad": "signal_pad",
@@ -56,23 +71,53 @@ class ExampleRolesTest(unittest.TestCase):
         self.assertTrue(f["out"].per_call)
         self.assertFalse(f["out"].symmetric)
         tiles = -(-n // 8192)
-        f = by_name(_roles.plan_fills(md, 2, {"a_shared": (n,)}, tiles))
+        f = by_name(_roles.plan_fills(md, 2, {"a_shared": (n,)},
+                                      contract(path, 2, tiles)))
         pad = f["local_signal_pad"]
         self.assertEqual(pad.shape, (tiles, 2))
         self.assertTrue(pad.symmetric and pad.zero)
         self.assertEqual(f["signal_pad_addrs"].table_of, "local_signal_pad")
 
-    def test_ll_scratch_sized_from_data(self):
+    def test_ll_scratch_sized_by_the_contract(self):
         n = 65539
-        md = example_metadata("ll_one_shot_all_reduce",
-                              a=dslc.TensorSpec("bfloat16", (n,)))
-        f = by_name(_roles.plan_fills(md, 2, {"a": (n,)}, 64))
+        md, path = example_with_path("ll_one_shot_all_reduce",
+                                     a=dslc.TensorSpec("bfloat16", (n,)))
+        tiles = 64
+        f = by_name(_roles.plan_fills(md, 2, {"a": (n,)},
+                                      contract(path, 2, tiles)))
         s = f["scratch"]
         self.assertEqual(s.arg.role, "scratch")
-        block = md["grid"]["tiles"][0]["block"]
-        # 8 * world * roundUp(N, block0) * elemsize bytes of int64
-        self.assertEqual(s.shape, (2 * (-(-n // block) * block) * 2,))
+        packets = next(p for p in md["params"]
+                       if p["name"] == "scratch")["packets"]
+        # contract/Sizing.h llScratchBytes: 2 parities x puts x world x
+        # tiles x tile bytes, in int64 elements
+        want = 2 * packets["puts"] * 2 * tiles * packets["tile_bytes"]
+        self.assertEqual(s.shape, (-(-want // 16) * 16 // 8,))
         self.assertTrue(s.symmetric and s.zero)
+        with self.assertRaisesRegex(dslc.InvalidArgumentError,
+                                    "'a' is a input, not a signal pad"):
+            _capi.fill_shape(path, "a", 2, tiles)
+        with self.assertRaisesRegex(dslc.InvalidArgumentError,
+                                    "no argument 'nope'"):
+            _capi.fill_shape(path, "nope", 2, tiles)
+
+    def test_specialized_sizes_come_from_the_metadata(self):
+        _, path = example_with_path("ll_one_shot_all_reduce",
+                                    a=dslc.TensorSpec("bfloat16", (4096,)))
+        self.assertEqual(_capi.specialized_sizes(path), [])
+        md = {"format": "dslc-kernel"}
+        with open(path) as f:
+            md = json.load(f)
+        md.setdefault("constraints", []).extend([
+            {"param": "a", "dim": 0, "op": "==", "value": 4096},
+            {"param": "a", "dim": 0, "op": ">=", "value": 1}])
+        with tempfile.TemporaryDirectory() as d:
+            other = os.path.join(d, "k.cubin.json")
+            with open(other, "w") as f:
+                json.dump(md, f)
+            self.assertEqual(_capi.specialized_sizes(other), [("a", 0, 4096)])
+        with self.assertRaises(dslc.DslcError):
+            _capi.specialized_sizes(os.path.join(self.tmp.name, "none.json"))
 
     def test_two_shot_output_needs_the_collective(self):
         n = 4096
@@ -81,8 +126,8 @@ class ExampleRolesTest(unittest.TestCase):
         with self.assertRaisesRegex(InvalidArgumentError,
                                     "parameter 'out' is an output whose "
                                     "shape the metadata does not give"):
-            _roles.plan_fills(md, 2, {"a_shared": (n,)}, 1)
-        f = by_name(_roles.plan_fills(md, 2, {"a_shared": (n,)}, 1,
+            _roles.plan_fills(md, 2, {"a_shared": (n,)}, fixed((1, 2)))
+        f = by_name(_roles.plan_fills(md, 2, {"a_shared": (n,)}, fixed((1, 2)),
                                       collective="all_reduce"))
         self.assertEqual(f["out"].shape, (n,))
         self.assertTrue(f["out"].symmetric)  # marked symmetric by dslc
@@ -90,11 +135,10 @@ class ExampleRolesTest(unittest.TestCase):
 
     def test_multicast_workspace_is_symmetric(self):
         n = 5000
-        md = example_metadata("multicast_one_shot_all_reduce",
-                              a=dslc.TensorSpec("bfloat16", (n,)))
-        f = by_name(_roles.plan_fills(md, 4, {"a": (n,)}, 2)) \
-            if md.get("world_size") == 4 else \
-            by_name(_roles.plan_fills(md, 2, {"a": (n,)}, 2))
+        md, path = example_with_path("multicast_one_shot_all_reduce",
+                                     a=dslc.TensorSpec("bfloat16", (n,)))
+        f = by_name(_roles.plan_fills(md, 2, {"a": (n,)}, contract(path, 2,
+                                                                   2)))
         self.assertEqual(f["staging"].arg.role, "workspace")
         self.assertEqual(f["staging"].shape, (2, n))
         self.assertTrue(f["staging"].symmetric)
@@ -105,17 +149,17 @@ class ExampleRolesTest(unittest.TestCase):
     def test_all_gather_output_shape(self):
         n = 1000
         md = example_metadata("all_gather", x=dslc.TensorSpec("float16", (n,)))
-        f = by_name(_roles.plan_fills(md, 2, {"x": (n,)}, 1,
+        f = by_name(_roles.plan_fills(md, 2, {"x": (n,)}, fixed((1, 2)),
                                       collective="all_gather"))
         self.assertEqual(f["out"].shape, (2 * n,))
         md = example_metadata("reduce_scatter",
                               a_shared=dslc.TensorSpec("float16", (n,)))
-        f = by_name(_roles.plan_fills(md, 2, {"a_shared": (n,)}, 1,
+        f = by_name(_roles.plan_fills(md, 2, {"a_shared": (n,)}, fixed((1, 2)),
                                       collective="reduce_scatter"))
         self.assertEqual(f["out"].shape, (n // 2,))
         with self.assertRaisesRegex(InvalidArgumentError,
                                     "size 1001 is not a multiple"):
-            _roles.plan_fills(md, 2, {"a_shared": (1001,)}, 1,
+            _roles.plan_fills(md, 2, {"a_shared": (1001,)}, fixed((1, 2)),
                               collective="reduce_scatter")
 
     def test_missing_input_is_named(self):
@@ -124,7 +168,7 @@ class ExampleRolesTest(unittest.TestCase):
         with self.assertRaisesRegex(InvalidArgumentError,
                                     "parameter 'a_shared' \\(the kernel's "
                                     "input\\) was not passed"):
-            _roles.plan_fills(md, 2, {}, 1)
+            _roles.plan_fills(md, 2, {}, fixed((1, 2)))
 
 
 def handmade(params, outputs=()):
@@ -155,8 +199,10 @@ class HandMadeRolesTest(unittest.TestCase):
         self.assertEqual(args["n"].kind, "int")
         self.assertEqual(args["alpha"].kind, "float")
         f = by_name(_roles.plan_fills(md, 2, {"buf": (100,), "n": (),
-                                              "alpha": ()}, 3))
-        self.assertEqual(f["flags"].shape, (6,))  # rank-1 pad: rows * world
+                                              "alpha": ()}, fixed((6,))))
+        self.assertEqual(f["flags"].shape, (6,))  # the contract's, passed in
+        self.assertEqual(f["ws"].shape, (6,))
+        self.assertTrue(f["ws"].symmetric and f["ws"].zero)
         self.assertEqual(f["stage"].shape, (200,))
 
     def test_unknown_role_is_an_error(self):
@@ -195,11 +241,11 @@ class HandMadeRolesTest(unittest.TestCase):
         with self.assertRaisesRegex(InvalidArgumentError,
                                     "parameter 'idx' \\(the kernel's "
                                     "input\\) was not passed"):
-            _roles.plan_fills(md, 2, {"x": (8,), "n": ()}, 1)
+            _roles.plan_fills(md, 2, {"x": (8,), "n": ()}, fixed((1,)))
         with self.assertRaisesRegex(InvalidArgumentError,
                                     "parameter 'n' \\(a int scalar\\) was "
                                     "not passed"):
-            _roles.plan_fills(md, 2, {"x": (8,), "idx": (8,)}, 1)
+            _roles.plan_fills(md, 2, {"x": (8,), "idx": (8,)}, fixed((1,)))
 
 
 if __name__ == "__main__":

@@ -104,3 +104,38 @@ TEST_CASE("manifest: kernels checked against a reference",
   CHECK(readCandidatesManifest(writeCandidatesManifest(m), "m.json").error() ==
         "m.json: names neither a collective nor a reference");
 }
+
+TEST_CASE("manifest: choices across nodes (hierarchy)", "[contract][manifest]") {
+  CandidatesManifest m = manifest();
+  CHECK(writeCandidatesManifest(m).find("hierarchy") == std::string::npos);
+  m.hierarchy = {{4, 10, true, 21.5, 30.0}, {4, 24, false, 900, 640}};
+  std::string text = writeCandidatesManifest(m);
+  Expected<CandidatesManifest> back = readCandidatesManifest(text, "d/m.json");
+  REQUIRE(back);
+  REQUIRE(back->hierarchy.size() == 2);
+  const HierarchyRecord *small = back->findHierarchy(4, 10);
+  REQUIRE(small);
+  CHECK(small->hierarchical);
+  CHECK(small->hierarchicalUs == 21.5);
+  CHECK(small->ncclUs == 30.0);
+  REQUIRE(back->findHierarchy(4, 24));
+  CHECK_FALSE(back->findHierarchy(4, 24)->hierarchical);
+  CHECK_FALSE(back->findHierarchy(8, 10));
+  CHECK(writeCandidatesManifest(*back) == text);
+
+  auto fails = [&](const std::string &from, const std::string &to) {
+    std::string t = text;
+    size_t at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    t.replace(at, from.size(), to);
+    Expected<CandidatesManifest> r = readCandidatesManifest(t, "d/m.json");
+    REQUIRE_FALSE(r);
+    return r.error();
+  };
+  CHECK(fails("\"path\": \"nccl\"", "\"path\": \"ring\"") ==
+        "d/m.json: hierarchy[1]: path 'ring' is neither 'hierarchical' nor "
+        "'nccl'");
+  CHECK(fails("\"world_size\": 4", "\"world_size\": 3") ==
+        "d/m.json: hierarchy[0]: world_size 3 is not a multiple (> 1) of the "
+        "manifest's world size 2 (the size of a node)");
+}

@@ -77,6 +77,24 @@ TEST_CASE("sizing: pads take what the constraints say", "[contract][sizing]") {
   CHECK_FALSE(constrainedSize(md, 1, 0, 9));
 }
 
+TEST_CASE("sizing: specialized sizes are the integer == constraints",
+          "[contract][sizing]") {
+  KernelMetadata md;
+  md.kernel = "k";
+  md.args = {tensor("x", DType::BFloat16, 2, Role::Input),
+             tensor("pad", DType::Int32, 2, Role::SignalPad)};
+  CHECK(specializedSizes(md).empty());
+  CHECK(specializedSizesJson({}) == "[]");
+  md.constraints = {{"x", 1, "==", int64_t(8192)},
+                    {"x", 0, ">=", int64_t(1)},
+                    {"pad", 0, "==", NumTiles{}},
+                    {"pad", 1, "==", int64_t(2)},
+                    {"x", 1, "==", int64_t(8192)}};
+  std::vector<SpecializedSize> want = {{"x", 1, 8192}, {"pad", 1, 2}};
+  CHECK(specializedSizes(md) == want);
+  CHECK(specializedSizesJson(want) == R"([["x", 1, 8192], ["pad", 1, 2]])");
+}
+
 TEST_CASE("sizing: LL scratch bytes", "[contract][sizing]") {
   // Two parities x two regions x world senders x tiles x packet tile: for
   // the fused two-shot at N = 65539 on 2 ranks, 33 tiles of 4 KiB packets.

@@ -1,9 +1,14 @@
 //===- CApiTest.cpp - The C interface without a GPU -----------------------===//
 #include "runtime/CApi.h"
+#include "contract/MetadataJson.h"
+#include "contract/TuningCache.h"
+#include "tests/runtime/MetadataBuilder.h"
 #include "tests/runtime/TestSupport.h"
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <stdlib.h>
 #include <string>
 
 TEST_CASE("C API: errors are codes plus a message, never exceptions",
@@ -63,4 +68,102 @@ TEST_CASE("C API: the contract's cache rule and size bucket", "[capi]") {
   CHECK(dslcSizeBucket(65536) == 16);
   CHECK(dslcSizeBucket(65535) == 15);
   CHECK(dslcSizeBucket(0) == 0);
+}
+
+namespace {
+/// Writes `md` as dslc would beside a cubin; returns the path.
+std::string writeMd(const dslc::rt::KernelMetadata &md) {
+  char tmpl[] = "/tmp/dslc-capi-test-XXXXXX";
+  REQUIRE(mkdtemp(tmpl));
+  std::string path = std::string(tmpl) + "/k.cubin.json";
+  std::ofstream(path) << dslc::contract::writeMetadata(md);
+  return path;
+}
+} // namespace
+
+TEST_CASE("C API: specialized sizes and fill shapes from metadata", "[capi]") {
+  using namespace dslc::test;
+  KernelMetadata md =
+      makeMd("ll",
+             json::array({tensor("x", "input", "bfloat16", 2, "read"), pad(),
+                          scratch(1, 4096)}),
+             json::array(), {{"param", "x"}, {"dim", 0}}, 1);
+  md.constraints = {{"x", 1, "==", int64_t(2048)},
+                    {"pad", 0, ">=", dslc::contract::NumTiles{}},
+                    {"pad", 1, "==", int64_t(2)}};
+  std::string path = writeMd(md);
+  char buf[128];
+  REQUIRE(dslcMetadataSpecializedSizes(path.c_str(), buf, sizeof buf) ==
+          DSLC_OK);
+  CHECK(std::string(buf) == R"([["x", 1, 2048], ["pad", 1, 2]])");
+  char tiny[8];
+  CHECK(dslcMetadataSpecializedSizes(path.c_str(), tiny, sizeof tiny) ==
+        DSLC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(dslcGetLastError()) ==
+        "the specialized sizes need 32 bytes, 8 given");
+  CHECK(dslcMetadataSpecializedSizes("/nonexistent/k.json", buf, sizeof buf) ==
+        DSLC_ERROR_IO);
+
+  int64_t sizes[4] = {0};
+  int rank = -1;
+  REQUIRE(dslcMetadataFillShape(path.c_str(), "pad", 2, 7, sizes, 4, &rank) ==
+          DSLC_OK);
+  CHECK(rank == 2);
+  CHECK((sizes[0] == 7 && sizes[1] == 2));
+  // 2 parities x 1 put x 4 ranks x 7 tiles x 4096 bytes, as int64s
+  REQUIRE(dslcMetadataFillShape(path.c_str(), "scratch", 4, 7, sizes, 4,
+                                &rank) == DSLC_OK);
+  CHECK(rank == 1);
+  CHECK(sizes[0] == 2 * 4 * 7 * 4096 / 8);
+  CHECK(dslcMetadataFillShape(path.c_str(), "x", 2, 7, sizes, 4, &rank) ==
+        DSLC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(dslcGetLastError()) ==
+        "kernel ll: 'x' is a input, not a signal pad or an LL scratch (whose "
+        "sizes the contract gives)");
+  CHECK(dslcMetadataFillShape(path.c_str(), "pad", 2, 7, sizes, 1, &rank) ==
+        DSLC_ERROR_INVALID_ARGUMENT);
+  CHECK(dslcMetadataFillShape(path.c_str(), "pad", 0, 7, sizes, 4, &rank) ==
+        DSLC_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("C API: is a kernel in the tuning cache", "[capi]") {
+  char tmpl[] = "/tmp/dslc-capi-tune-XXXXXX";
+  REQUIRE(mkdtemp(tmpl));
+  int found = -1;
+  REQUIRE(dslcTuningCacheHas(tmpl, "k", "abc", 2, "bfloat16", 4096, &found) ==
+          DSLC_OK);
+  CHECK(found == 0); // no file: nothing tuned
+  dslc::contract::TuningRecord r;
+  r.key = {"all_reduce", "set:k", "NVIDIA H200", "cuda", 2, "bfloat16", 12, ""};
+  r.value.pick.kernel = "k";
+  r.value.pick.sha256 = "abc";
+  r.value.pick.config.blockSizes = {1024};
+  r.value.pick.config.numWarps = 4;
+  r.value.perKernel = {r.value.pick};
+  std::ofstream(std::string(tmpl) + "/tuning.json")
+      << dslc::contract::serializeTuningCache({r});
+  auto has = [&](const char *sha, int world, const char *dtype, int64_t n) {
+    int f = -1;
+    REQUIRE(dslcTuningCacheHas(tmpl, "k", sha, world, dtype, n, &f) == DSLC_OK);
+    return f;
+  };
+  CHECK(has("abc", 2, "bfloat16", 4096) == 1);
+  CHECK(has("abc", 2, "bfloat16", 8191) == 1); // same bucket
+  CHECK(has("abc", 2, "bfloat16", 8192) == 0);
+  CHECK(has("abd", 2, "bfloat16", 4096) == 0); // another source
+  CHECK(has("abc", 4, "bfloat16", 4096) == 0);
+  CHECK(has("abc", 2, "float32", 4096) == 0);
+}
+
+TEST_CASE("C API: teams and the last call reject NULL handles", "[capi]") {
+  int size = -1;
+  CHECK(dslcCommTeams(nullptr, 0, &size, nullptr, nullptr) ==
+        DSLC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(dslcGetLastError()) == "comm is NULL");
+  CHECK(size == -1);
+  char buf[64] = "untouched";
+  CHECK(dslcCollectivesLastCall(nullptr, buf, sizeof buf) ==
+        DSLC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(dslcGetLastError()) == "collectives is NULL");
+  CHECK(std::string(buf) == "untouched");
 }

@@ -175,6 +175,8 @@ int runChildScenario(const std::string &scenario) {
       return mpDeadPeer();
     if (scenario == "mp-work")
       return mpWork();
+    if (scenario == "mp-teams")
+      return mpTeams();
     std::printf("unknown child scenario '%s'\n", scenario.c_str());
     return 2;
   } catch (const Error &e) {

@@ -27,6 +27,10 @@ std::vector<uint32_t> readPad(rt::Communicator &comm,
 std::unique_ptr<rt::Kernel> loadOneShot(rt::Communicator &comm,
                                         int64_t timeoutMs = -1);
 
+/// Child scenario "mp-teams" (GpuTeams.cpp): teams, the peer-table check
+/// and the collectives' paths on one node or on two fake hosts.
+int mpTeams();
+
 } // namespace dslc::test
 
 #endif

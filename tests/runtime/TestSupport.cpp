@@ -71,18 +71,27 @@ ChildResult runChild(const std::string &scenario,
 
 std::vector<ChildResult> runRanks(const std::string &scenario, int n,
                                   int timeoutSec) {
+  return runRanks(scenario, n, timeoutSec,
+                  [](int) { return std::map<std::string, std::string>(); });
+}
+
+std::vector<ChildResult>
+runRanks(const std::string &scenario, int n, int timeoutSec,
+         const std::function<std::map<std::string, std::string>(int)> &env) {
   tooling::TempDir dir("dslc-rt-test");
   std::vector<ChildResult> results(n);
+  std::vector<std::map<std::string, std::string>> envs;
+  for (int r = 0; r < n; ++r) {
+    envs.push_back(env(r));
+    envs.back()["RANK"] = std::to_string(r);
+    envs.back()["WORLD_SIZE"] = std::to_string(n);
+    envs.back()["LOCAL_RANK"] = std::to_string(r);
+    envs.back()["DSLC_RENDEZVOUS"] = dir.path() + "/rendezvous.id";
+  }
   std::vector<std::thread> ranks;
   for (int r = 0; r < n; ++r)
     ranks.emplace_back([&, r] {
-      results[r] =
-          runScenario(scenario,
-                      {{"RANK", std::to_string(r)},
-                       {"WORLD_SIZE", std::to_string(n)},
-                       {"LOCAL_RANK", std::to_string(r)},
-                       {"DSLC_RENDEZVOUS", dir.path() + "/rendezvous.id"}},
-                      timeoutSec);
+      results[r] = runScenario(scenario, envs[r], timeoutSec);
     });
   for (std::thread &t : ranks)
     t.join();

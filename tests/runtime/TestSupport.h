@@ -2,6 +2,7 @@
 #ifndef DSLC_TESTS_RUNTIME_TESTSUPPORT_H
 #define DSLC_TESTS_RUNTIME_TESTSUPPORT_H
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,6 +36,10 @@ ChildResult runChild(const std::string &scenario,
 /// and a rendezvous file in a fresh temporary directory).
 std::vector<ChildResult> runRanks(const std::string &scenario, int n,
                                   int timeoutSec);
+/// The same with extra environment variables per rank.
+std::vector<ChildResult>
+runRanks(const std::string &scenario, int n, int timeoutSec,
+         const std::function<std::map<std::string, std::string>(int)> &env);
 
 /// Child entry point (GpuChildren.cpp); returns the exit code.
 int runChildScenario(const std::string &scenario);

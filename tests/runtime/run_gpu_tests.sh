@@ -2,7 +2,8 @@
 # Runs every runtime GPU test on a machine with GPUs: the Catch2 [gpu] tests
 # (both process models, planted hang, dead peer, the harness's references
 # against NCCL), dslrun on the hand-written one-shot all-reduce in one
-# process and in two processes, and, when the build holds them (compiler
+# process and in two processes, two processes as two hosts and as one node
+# (teams_two_nodes.sh; skipped with fewer than 2 GPUs), and, when the build holds them (compiler
 # configured), every dslc-compiled collective example in bf16/f16/f32 (one
 # and two processes, 10,000-call repeats), the simulator/GPU differential
 # check (dslrun --inputs-from the build's dump) and the planted hang in a
@@ -123,11 +124,28 @@ ldd "$BUILD/bin/dslrun" | grep -i nccl
 KD="$BUILD/tests/runtime/kernels"
 K="$KD/one_shot_all_reduce.r{rank}.cubin"
 step unit 60 "$BUILD/bin/dslc-runtime-tests" "~[gpu]"
-step gpu 300 "$BUILD/bin/dslc-runtime-tests" "[gpu]" --durations yes
+# The [multinode] test runs as the teams-* steps below, with NCCL's logs.
+step gpu 300 "$BUILD/bin/dslc-runtime-tests" "[gpu]~[multinode]" --durations yes
 step dslrun-1proc 90 "$BUILD/bin/dslrun" --cubin "$K" \
   --sizes 1,7,8191,8192,8193,65539,1M,4M,16M,64M --iters 20 --graph-replays 100
 step dslrun-2proc 90 "$BUILD/bin/dslrun" --cubin "$K" --launch 2 \
   --sizes 1,8193,1M,16M --iters 20 --graph-replays 100
+
+# Teams: two processes as two hosts (a different NCCL_HOSTID each, NCCL over
+# loopback sockets: the LSA team is one rank, peer tables naming the other
+# rank are refused, the collectives run through NCCL or, with
+# DSLC_HIERARCHICAL=on, the hierarchical path), four processes as two hosts
+# of two GPUs (hierarchical with the world-2 kernels inside each host), then
+# two as one node (the tuned kernels run). tests/runtime/teams_two_nodes.sh.
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+for mode in two-hosts two-hosts-x2 one-node; do
+  if [ "${NGPU:-0}" -lt 2 ]; then
+    record "teams-$mode" SKIP "needs 2 GPUs, ${NGPU:-0} visible"
+  else
+    step "teams-$mode" 400 "$ROOT/tests/runtime/teams_two_nodes.sh" \
+      "$BUILD" "$mode"
+  fi
+done
 
 # The dslc-compiled examples (tests/runtime/CMakeLists.txt builds each for
 # every element type: kernels/dslc_NAME.r{rank}.cubin is bfloat16,
@@ -250,6 +268,85 @@ if [ -f "$KD/dslc_missing_signal.r0.cubin" ]; then
 else
   echo "=== no planted-hang pair in $KD (configure with the compiler)"
   record dslc-planted-hang SKIP "no $KD/dslc_missing_signal.r0.cubin"
+fi
+
+# The fused examples (issue 12; cubins and references from the target
+# dslc_fused_kernels, tests/runtime/FusedKernels.cmake): every example at
+# FUSED_TOKENS x FUSED_HIDDEN in bf16 and f16, each shape one dslrun run
+# checked against the example's float64 DSL reference (fused_sweep.sh): in
+# world 1 on one GPU, and when two GPUs are present in world 2 driven by one
+# process and by two. Then 10,000 calls and 1,000 graph replays on a subset
+# (FUSED_REPEAT_TOKENS x hidden 5120, bf16), and the fp8 kernel's
+# differential check against the simulator's dump (every output of every
+# rank within 1 ulp of the simulator's, fp8 included, or within the
+# tolerance model). Steps: fused-NAME-DTYPE-wW-MODE, fused-repeat-NAME-wW,
+# fused-fp8-differential-wW-MODE. About 2 s per dslrun run; world 1 is 120
+# runs (4-5 min), world 2 twice that per process model: select with ONLY.
+FD="$KD/fused"
+FUSED_NAMES=${FUSED_NAMES:-fused_all_reduce_rmsnorm fused_all_reduce_rmsnorm_two_shot fused_all_reduce_rmsnorm_fp8 rmsnorm}
+FUSED_TOKENS=${FUSED_TOKENS:-1 7 128 1024 8192}
+FUSED_HIDDEN=${FUSED_HIDDEN:-4096 8192 5120}
+FUSED_DTYPES=${FUSED_DTYPES:-bfloat16 float16}
+FUSED_REPEAT_TOKENS=${FUSED_REPEAT_TOKENS:-7 1024}
+NGPU=${NGPU:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
+SWEEP="$ROOT/tests/runtime/fused_sweep.sh"
+fused_world_ok() { # NAME WORLD: true when this machine has WORLD GPUs
+  if [ "$NGPU" -lt "$2" ]; then
+    record "$1" SKIP "needs $2 GPU(s), $NGPU present"
+    return 1
+  fi
+}
+if [ ! -d "$FD" ]; then
+  record fused SKIP "no $FD (cmake --build BUILD --target dslc_fused_kernels)"
+else
+  for W in 1 2; do
+    modes=1proc
+    [ "$W" -gt 1 ] && modes="1proc 2proc"
+    for mode in $modes; do
+      for name in $FUSED_NAMES; do
+        for dt in $FUSED_DTYPES; do
+          s="fused-$name-$dt-w$W-$mode"
+          selected "$s" || continue
+          fused_world_ok "$s" "$W" || continue
+          step "$s" 600 "$SWEEP" "$BUILD" "$name" "$dt" "$W" "$mode" 20 100 \
+            "$FUSED_TOKENS" "$FUSED_HIDDEN"
+        done
+      done
+    done
+    for name in $FUSED_NAMES; do
+      s="fused-repeat-$name-w$W"
+      selected "$s" || continue
+      fused_world_ok "$s" "$W" || continue
+      step "$s" 600 "$SWEEP" "$BUILD" "$name" bfloat16 "$W" 1proc 10000 1000 \
+        "$FUSED_REPEAT_TOKENS" 5120
+    done
+    # fp8 differential: the simulator's inputs (33 x 5120, seed 7) on the
+    # GPU, every output compared element by element with the simulator's.
+    SIM="$FD/fused_all_reduce_rmsnorm_fp8.w$W.sim"
+    C="$FD/fused_all_reduce_rmsnorm_fp8.h5120.bfloat16.w$W.r{rank}.cubin"
+    for mode in $modes; do
+      s="fused-fp8-differential-w$W-$mode"
+      selected "$s" || continue
+      fused_world_ok "$s" "$W" || continue
+      if [ ! -f "$SIM/manifest.json" ] || [ ! -f "${C/\{rank\}/0}" ]; then
+        record "$s" FAIL "no $SIM/manifest.json or ${C/\{rank\}/0}"
+        continue
+      fi
+      extra=(--devices "$(seq -s, 0 $((W - 1)))")
+      [ "$mode" = 2proc ] && extra=(--launch "$W")
+      if step "$s" 120 "$BUILD/bin/dslrun" --cubin "$C" --inputs-from "$SIM" \
+        "${extra[@]}"; then
+        for ((r = 0; r < W; r++)); do
+          for o in out residual_out out_fp8; do
+            if ! grep -Eq "rank $r: output '$o' .*: ok$" "$OUT/$s.log"; then
+              echo "=== $s: FAILED: no passing verdict for rank $r output '$o'"
+              record "$s-verdicts" FAIL "no verdict for rank $r output '$o'"
+            fi
+          done
+        done
+      fi
+    done
+  done
 fi
 
 echo "=== summary"

@@ -44,10 +44,17 @@ void parallelChunks(int64_t n, std::vector<State> &states, F fn) {
 // The harness
 //===----------------------------------------------------------------------===//
 
+int l2ColdSets(size_t setBytes, size_t l2Bytes) {
+  if (setBytes == 0)
+    return kMaxRotatingSets;
+  size_t want = (2 * l2Bytes + setBytes - 1) / setBytes + 1;
+  return static_cast<int>(std::clamp<size_t>(want, 2, kMaxRotatingSets));
+}
+
 CollectiveHarness::CollectiveHarness(Communicator &comm, Kernel &kernel,
                                      Collective c, int64_t maxN,
-                                     SymmetricHeap *heap)
-    : comm_(comm), kernel_(&kernel) {
+                                     SymmetricHeap *heap, HarnessLayout layout)
+    : comm_(comm), kernel_(&kernel), layout_(layout) {
   plan_ = planCollective(kernel.metadata(0), c, comm.worldSize(), maxN);
   const KernelMetadata &md = kernel.metadata(0);
   if (!isHarnessFloat(plan_.dtype))
@@ -61,8 +68,15 @@ CollectiveHarness::CollectiveHarness(Communicator &comm, Kernel &kernel,
 
 CollectiveHarness::CollectiveHarness(Communicator &comm, Collective c,
                                      DType dtype, int64_t maxN,
-                                     SymmetricHeap *heap)
-    : comm_(comm) {
+                                     SymmetricHeap *heap, HarnessLayout layout)
+    : comm_(comm), layout_(layout) {
+  plan_ = ncclPlan(c, dtype, comm.worldSize(), maxN, layout);
+  allocate(heap);
+}
+
+CollectivePlan CollectiveHarness::ncclPlan(Collective c, DType dtype, int world,
+                                           int64_t maxN,
+                                           const HarnessLayout &layout) {
   if (!isHarnessFloat(dtype))
     raise(ErrorCode::InvalidArgument,
           fmt::format("{} harness: element type {} is not bfloat16, float16 "
@@ -72,54 +86,154 @@ CollectiveHarness::CollectiveHarness(Communicator &comm, Collective c,
     raise(ErrorCode::InvalidArgument,
           fmt::format("{} harness: largest size {} is not positive",
                       collectiveName(c), maxN));
-  plan_.collective = c;
-  plan_.world = comm.worldSize();
-  plan_.maxN = maxN;
-  plan_.dtype = dtype;
-  plan_.input = 0;
-  plan_.output = 1;
-  int64_t cap = c == Collective::AllReduce ? maxN : roundUp(maxN, plan_.world);
-  CollectiveShape shape = collectiveShape(c, cap, plan_.world);
+  CollectivePlan plan;
+  plan.collective = c;
+  plan.world = world;
+  plan.maxN = maxN;
+  plan.dtype = dtype;
+  plan.input = 0;
+  plan.output = 1;
+  int64_t cap = c == Collective::AllReduce ? maxN : roundUp(maxN, world);
+  CollectiveShape shape = collectiveShape(c, cap, world);
   ArgPlan in, out;
   in.role = ArgRole::Input;
   out.role = ArgRole::Output;
   in.dtype = out.dtype = dtype;
   in.rank = out.rank = 1;
-  in.inHeap = true; // as for kernels
+  in.inHeap = out.inHeap = layout.ncclWindow;
   in.bytes = static_cast<size_t>(shape.input) * dtypeSize(dtype);
   out.bytes = static_cast<size_t>(shape.output) * dtypeSize(dtype);
-  plan_.args = {in, out};
-  allocate(heap);
+  plan.args = {in, out};
+  return plan;
 }
 
-CollectiveHarness::~CollectiveHarness() = default;
+size_t CollectiveHarness::heapBytes(const CollectivePlan &plan,
+                                    const HarnessLayout &layout) {
+  size_t bytes = plan.heapBytes();
+  int extra = std::max(layout.rotatingSets, 1) - 1;
+  for (int arg : {plan.input, plan.output})
+    if (arg >= 0 && plan.args[arg].inHeap)
+      bytes += extra * static_cast<size_t>(roundUp(
+                           static_cast<int64_t>(plan.args[arg].bytes), 256));
+  return bytes;
+}
+
+CollectiveHarness::~CollectiveHarness() {
+  for (size_t i = 0; i < setTables_.size(); ++i)
+    if (setTables_[i]) {
+      (void)cudaSetDevice(comm_.local(static_cast<int>(i)).device);
+      (void)cudaFree(setTables_[i]);
+    }
+}
 
 void CollectiveHarness::allocate(SymmetricHeap *heap) {
+  if (layout_.rotatingSets < 1 || layout_.rotatingSets > kMaxRotatingSets)
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("{} harness: {} rotating sets (1..{})",
+                      collectiveName(plan_.collective), layout_.rotatingSets,
+                      kMaxRotatingSets));
+  size_t sets = static_cast<size_t>(layout_.rotatingSets);
+  inStride_ = static_cast<size_t>(
+      roundUp(static_cast<int64_t>(plan_.args[plan_.input].bytes), 256));
+  outStride_ = static_cast<size_t>(
+      roundUp(static_cast<int64_t>(plan_.args[plan_.output].bytes), 256));
   std::vector<ArgumentMemory::Need> needs;
-  for (const ArgPlan &p : plan_.args)
+  for (int j = 0; j < static_cast<int>(plan_.args.size()); ++j) {
+    const ArgPlan &p = plan_.args[j];
+    size_t bytes = j == plan_.input    ? inStride_ * sets
+                   : j == plan_.output ? outStride_ * sets
+                                       : p.bytes;
     // Pads, scratch and workspaces start zeroed on every rank; kernels
     // reset their own slots from there on.
-    needs.push_back({p.role != ArgRole::PeerTable, p.bytes, p.inHeap,
+    needs.push_back({p.role != ArgRole::PeerTable, bytes, p.inHeap,
                      p.role != ArgRole::Input && p.role != ArgRole::Output});
-  memory_ =
-      std::make_unique<ArgumentMemory>(comm_, heap, plan_.heapBytes(), needs);
+  }
+  memory_ = std::make_unique<ArgumentMemory>(comm_, heap,
+                                             heapBytes(plan_, layout_), needs);
+  makeSetTables();
+}
+
+/// Rotating sets of a symmetric input or output need their own peer
+/// tables: the world's addresses of set s are those of set 0 plus s
+/// strides (every rank's heap has the same layout).
+void CollectiveHarness::makeSetTables() {
+  int sets = layout_.rotatingSets;
+  if (sets == 1)
+    return;
+  int world = plan_.world;
+  setTables_.assign(comm_.numLocal(), nullptr);
+  comm_.forEach([&](int i) {
+    const LocalRank &l = comm_.local(i);
+    std::vector<uint64_t> host(2 * static_cast<size_t>(sets) * world, 0);
+    for (int side = 0; side < 2; ++side) {
+      int arg = side ? plan_.output : plan_.input;
+      size_t stride = side ? outStride_ : inStride_;
+      void *table = (*memory_)[arg].peers(i);
+      if (!table)
+        continue;
+      std::vector<uint64_t> base(world);
+      DSLC_CUDART(l.rank, cudaMemcpy(base.data(), table, world * 8,
+                                     cudaMemcpyDeviceToHost));
+      for (int s = 0; s < sets; ++s)
+        for (int p = 0; p < world; ++p)
+          host[(static_cast<size_t>(side) * sets + s) * world + p] =
+              base[p] + s * stride;
+    }
+    DSLC_CUDART(l.rank, cudaMalloc(&setTables_[i], host.size() * 8));
+    DSLC_CUDART(l.rank, cudaMemcpy(setTables_[i], host.data(), host.size() * 8,
+                                   cudaMemcpyHostToDevice));
+  });
+}
+
+void *CollectiveHarness::setLocal(int arg, int set, int i) const {
+  char *base = static_cast<char *>((*memory_)[arg].local(i));
+  if (arg == plan_.input)
+    return base + set * inStride_;
+  if (arg == plan_.output)
+    return base + set * outStride_;
+  return base;
+}
+
+void *CollectiveHarness::setPeers(int arg, int set, int i) const {
+  void *table = (*memory_)[arg].peers(i);
+  if (!table || set == 0 || (arg != plan_.input && arg != plan_.output))
+    return table;
+  size_t side = arg == plan_.output ? 1 : 0;
+  return static_cast<uint64_t *>(setTables_[i]) +
+         (side * layout_.rotatingSets + set) * plan_.world;
+}
+
+int CollectiveHarness::nextSet(bool advance) {
+  int s = static_cast<int>(callCount_ % layout_.rotatingSets);
+  if (advance)
+    ++callCount_;
+  touched_.resize(layout_.rotatingSets, 0);
+  touched_[s] = 1;
+  return s;
+}
+
+std::vector<char> CollectiveHarness::inputBytes(int64_t n, int i,
+                                                uint32_t seed) const {
+  CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
+  const LocalRank &l = comm_.local(i);
+  std::vector<char> host(static_cast<size_t>(shape.input) *
+                         dtypeSize(plan_.dtype));
+  std::vector<char> unused;
+  parallelChunks(shape.input, unused, [&](int64_t lo, int64_t hi, char &) {
+    for (int64_t k = lo; k < hi; ++k)
+      storeElement(host.data(), k, plan_.dtype,
+                   seededValue(seed, l.rank, k, plan_.dtype));
+  });
+  return host;
 }
 
 void CollectiveHarness::fillInputs(int64_t n, uint32_t seed) {
-  CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
-  const DeviceBuffer &in = (*memory_)[plan_.input];
-  size_t es = dtypeSize(plan_.dtype);
   comm_.forEach([&](int i) {
     const LocalRank &l = comm_.local(i);
-    std::vector<char> host(static_cast<size_t>(shape.input) * es);
-    std::vector<char> unused;
-    parallelChunks(shape.input, unused, [&](int64_t lo, int64_t hi, char &) {
-      for (int64_t k = lo; k < hi; ++k)
-        storeElement(host.data(), k, plan_.dtype,
-                     seededValue(seed, l.rank, k, plan_.dtype));
-    });
-    DSLC_CUDART(l.rank, cudaMemcpy(in.local(i), host.data(), host.size(),
-                                   cudaMemcpyHostToDevice));
+    std::vector<char> host = inputBytes(n, i, seed);
+    for (int set = 0; set < layout_.rotatingSets; ++set)
+      DSLC_CUDART(l.rank, cudaMemcpy(setLocal(plan_.input, set, i), host.data(),
+                                     host.size(), cudaMemcpyHostToDevice));
   });
   // Every rank's input must be in place before any rank reads it.
   comm_.barrier();
@@ -127,24 +241,30 @@ void CollectiveHarness::fillInputs(int64_t n, uint32_t seed) {
 
 void CollectiveHarness::poisonOutputs(int64_t n) {
   CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
-  const DeviceBuffer &out = (*memory_)[plan_.output];
   size_t bytes = static_cast<size_t>(shape.output) * dtypeSize(plan_.dtype);
   comm_.forEach([&](int i) {
     const LocalRank &l = comm_.local(i);
-    DSLC_CUDART(l.rank, cudaMemsetAsync(out.local(i), 0xff, bytes, l.stream));
+    for (int set = 0; set < layout_.rotatingSets; ++set)
+      DSLC_CUDART(l.rank, cudaMemsetAsync(setLocal(plan_.output, set, i), 0xff,
+                                          bytes, l.stream));
   });
   comm_.waitStreams("output poisoning");
+  touched_.assign(layout_.rotatingSets, 0);
   // Peers may store into this rank's output (symmetric outputs): the poison
   // must land everywhere before any rank's next call.
   comm_.barrier();
 }
 
-std::vector<BoundArgs> CollectiveHarness::makeArgs(int64_t n) {
+std::vector<BoundArgs> CollectiveHarness::makeArgs(int64_t n, int set) {
   std::vector<BoundArgs> all;
   for (int i = 0; i < comm_.numLocal(); ++i) {
     BoundArgs a = kernel_->args(i);
-    bindCollective(a, plan_, n, memory_->locals(i), memory_->peers(i),
-                   comm_.local(i).rank);
+    std::vector<void *> locals, peers;
+    for (int j = 0; j < static_cast<int>(plan_.args.size()); ++j) {
+      locals.push_back(setLocal(j, set, i));
+      peers.push_back(setPeers(j, set, i));
+    }
+    bindCollective(a, plan_, n, locals, peers, comm_.local(i).rank);
     all.push_back(std::move(a));
   }
   return all;
@@ -221,9 +341,24 @@ int64_t checkCollectiveOutput(Collective c, DType t, int world, int rank,
 
 void CollectiveHarness::check(int64_t n, CollectiveResult &res,
                               const char *phase) {
+  for (int set = 0; set < layout_.rotatingSets; ++set) {
+    if (layout_.rotatingSets > 1 &&
+        (set >= static_cast<int>(touched_.size()) || !touched_[set]))
+      continue; // not called since the poisoning
+    std::vector<void *> outs;
+    for (int i = 0; i < comm_.numLocal(); ++i)
+      outs.push_back(setLocal(plan_.output, set, i));
+    checkAt(n, outs, res,
+            layout_.rotatingSets > 1 ? fmt::format("{} (set {})", phase, set)
+                                     : std::string(phase));
+  }
+}
+
+void CollectiveHarness::checkAt(int64_t n, const std::vector<void *> &outs,
+                                CollectiveResult &res,
+                                const std::string &phase) {
   CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
   size_t es = dtypeSize(plan_.dtype);
-  const DeviceBuffer &out = (*memory_)[plan_.output];
   // All-reduce and all-gather results must be bitwise the same on every
   // rank (a user's replicas must not drift apart); with one process driving
   // several GPUs every local rank is compared with the first.
@@ -233,7 +368,7 @@ void CollectiveHarness::check(int64_t n, CollectiveResult &res,
     const LocalRank &l = comm_.local(i);
     setDevice(l.device, l.rank);
     std::vector<char> host(static_cast<size_t>(shape.output) * es);
-    DSLC_CUDART(l.rank, cudaMemcpy(host.data(), out.local(i), host.size(),
+    DSLC_CUDART(l.rank, cudaMemcpy(host.data(), outs[i], host.size(),
                                    cudaMemcpyDeviceToHost));
     std::string first;
     int64_t bad =
@@ -295,9 +430,10 @@ CollectiveResult CollectiveHarness::run(int64_t n, const RunOptions &o) {
           fmt::format("{} harness: made for NCCL only, it has no kernel",
                       collectiveName(plan_.collective)));
   CollectiveResult res = begin(n, o);
-  std::vector<BoundArgs> args;
+  std::vector<std::vector<BoundArgs>> args; // per rotating set
   try {
-    args = makeArgs(n);
+    for (int set = 0; set < layout_.rotatingSets; ++set)
+      args.push_back(makeArgs(n, set));
   } catch (const Error &e) {
     if (e.code() != ErrorCode::InvalidArgument)
       throw;
@@ -305,22 +441,34 @@ CollectiveResult CollectiveHarness::run(int64_t n, const RunOptions &o) {
     return res;
   }
   fillInputs(n, o.seed);
+  int last = comm_.numLocal() - 1;
   return measure(
-      n, o, [&] { kernel_->launchAll(args); },
-      [&](int i) { kernel_->launch(i, args[i]); },
+      n, o, [&] { kernel_->launchAll(args[nextSet(true)]); },
+      [&](int i) {
+        int set = nextSet(i == last);
+        kernel_->launch(i, args[set][i]);
+      },
       [&] { kernel_->synchronize(); }, std::move(res));
 }
 
+namespace {
+ncclDataType_t ncclType(DType t) {
+  return t == DType::BFloat16  ? ncclBfloat16
+         : t == DType::Float16 ? ncclFloat16
+                               : ncclFloat32;
+}
+} // namespace
+
 CollectiveResult CollectiveHarness::runNccl(int64_t n, const RunOptions &o) {
   CollectiveResult res = begin(n, o);
-  ncclDataType_t type = plan_.dtype == DType::BFloat16  ? ncclBfloat16
-                        : plan_.dtype == DType::Float16 ? ncclFloat16
-                                                        : ncclFloat32;
+  ncclDataType_t type = ncclType(plan_.dtype);
   CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
+  int last = comm_.numLocal() - 1;
   auto one = [&](int i) {
     const LocalRank &l = comm_.local(i);
-    const void *in = (*memory_)[plan_.input].local(i);
-    void *out = (*memory_)[plan_.output].local(i);
+    int set = nextSet(i == last);
+    const void *in = setLocal(plan_.input, set, i);
+    void *out = setLocal(plan_.output, set, i);
     switch (plan_.collective) {
     case Collective::AllReduce:
       DSLC_NCCL(l.rank, ncclAllReduce(in, out, shape.output, type, ncclSum,
@@ -353,6 +501,102 @@ CollectiveResult CollectiveHarness::runNccl(int64_t n, const RunOptions &o) {
             fmt::format("nccl {}", collectiveName(plan_.collective)));
       },
       std::move(res));
+}
+
+CollectiveResult CollectiveHarness::runNcclInPlace(int64_t n,
+                                                   const RunOptions &o) {
+  CollectiveResult res = begin(n, o);
+  ncclDataType_t type = ncclType(plan_.dtype);
+  CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
+  size_t es = dtypeSize(plan_.dtype);
+  // Where local rank i's data lives in set `set`: the buffer NCCL works in
+  // (the input for all-reduce and reduce-scatter, the output for
+  // all-gather), and the byte offset of its own part in it.
+  auto buffer = [&](int set, int i) -> char * {
+    return static_cast<char *>(setLocal(
+        plan_.collective == Collective::AllGather ? plan_.output : plan_.input,
+        set, i));
+  };
+  auto ownPart = [&](int i) -> size_t {
+    int rank = comm_.local(i).rank;
+    switch (plan_.collective) {
+    case Collective::AllReduce:
+      return 0;
+    case Collective::ReduceScatter:
+      return static_cast<size_t>(rank) * shape.output * es;
+    case Collective::AllGather:
+      return static_cast<size_t>(rank) * shape.input * es;
+    }
+    return 0;
+  };
+  int last = comm_.numLocal() - 1;
+  auto callOn = [&](int i, int set) {
+    const LocalRank &l = comm_.local(i);
+    char *buf = buffer(set, i);
+    switch (plan_.collective) {
+    case Collective::AllReduce:
+      DSLC_NCCL(l.rank, ncclAllReduce(buf, buf, shape.output, type, ncclSum,
+                                      l.comm, l.stream));
+      break;
+    case Collective::ReduceScatter:
+      DSLC_NCCL(l.rank, ncclReduceScatter(buf, buf + ownPart(i), shape.output,
+                                          type, ncclSum, l.comm, l.stream));
+      break;
+    case Collective::AllGather:
+      DSLC_NCCL(l.rank, ncclAllGather(buf + ownPart(i), buf, shape.input, type,
+                                      l.comm, l.stream));
+      break;
+    }
+  };
+  auto one = [&](int i) { callOn(i, nextSet(i == last)); };
+  auto all = [&](const std::function<void(int)> &f) {
+    DSLC_NCCL(-1, ncclGroupStart());
+    for (int i = 0; i < comm_.numLocal(); ++i) {
+      setDevice(comm_.local(i).device, comm_.local(i).rank);
+      f(i);
+    }
+    DSLC_NCCL(-1, ncclGroupEnd());
+  };
+  auto wait = [&] {
+    comm_.waitStreams(
+        fmt::format("nccl {} in place", collectiveName(plan_.collective)));
+  };
+  // Every set gets fresh data: the output poisoned (all-gather), then each
+  // rank's input at its own place.
+  auto refill = [&](uint32_t seed) {
+    comm_.forEach([&](int i) {
+      const LocalRank &l = comm_.local(i);
+      std::vector<char> host = inputBytes(n, i, seed);
+      for (int set = 0; set < layout_.rotatingSets; ++set) {
+        if (plan_.collective == Collective::AllGather)
+          DSLC_CUDART(l.rank,
+                      cudaMemset(buffer(set, i), 0xff,
+                                 static_cast<size_t>(shape.output) * es));
+        DSLC_CUDART(l.rank, cudaMemcpy(buffer(set, i) + ownPart(i), host.data(),
+                                       host.size(), cudaMemcpyHostToDevice));
+      }
+    });
+    comm_.barrier();
+  };
+  PhaseHooks h;
+  h.callAll = [&] { all(one); };
+  h.callOne = one;
+  h.wait = wait;
+  h.prepare = [&] { refill(o.seed); };
+  // The timed calls reduce their own results: check one call on fresh data.
+  h.check = [&](const char *phase) {
+    refill(o.seed);
+    all([&](int i) { callOn(i, 0); });
+    wait();
+    std::vector<void *> outs;
+    for (int i = 0; i < comm_.numLocal(); ++i)
+      outs.push_back(
+          buffer(0, i) +
+          (plan_.collective == Collective::ReduceScatter ? ownPart(i) : 0));
+    checkAt(n, outs, res, std::string(phase) + ", in place");
+  };
+  measurePhases(comm_, o, h, res.eager, res.graph);
+  return res;
 }
 
 CollectiveResult CollectiveHarness::measure(

@@ -74,6 +74,29 @@ int64_t checkCollectiveOutput(Collective c, rt::DType t, int world, int rank,
                               uint32_t seed, int64_t n, const void *out,
                               std::string *first);
 
+/// Where a harness puts the collective's input and output (its other
+/// buffers follow the plan).
+struct HarnessLayout {
+  /// NCCL-only harness: input and output in the symmetric heap's window
+  /// (registered NCCL_WIN_COLL_SYMMETRIC, where NCCL 2.27+ may run its
+  /// symmetric kernels) when true, else both cudaMalloc'ed (NCCL's ordinary
+  /// path). Ignored with a kernel (its plan decides).
+  bool ncclWindow = false;
+  /// Copies of the input and output used in turn, call after call (one
+  /// set per call, round robin; `tuner bench --l2-cold`): with the copies'
+  /// total above the L2 size, every call reads and writes lines the cache
+  /// no longer holds. 1: one set (the default).
+  int rotatingSets = 1;
+};
+
+/// Most rotating sets a harness allocates (bench's L2-cold mode).
+constexpr int kMaxRotatingSets = 1024;
+/// The rotating sets for L2-cold timing: enough copies of `setBytes` (one
+/// input and one output) to exceed twice `l2Bytes`, at least 2, at most
+/// kMaxRotatingSets (then the copies' total can stay below L2: small sizes
+/// are then only partly cold).
+int l2ColdSets(size_t setBytes, size_t l2Bytes);
+
 struct CollectiveResult {
   Collective collective = Collective::AllReduce;
   rt::DType dtype = rt::DType::BFloat16;
@@ -95,10 +118,18 @@ public:
   /// caller keeps it alive), otherwise from a heap of its own. Collective
   /// over the ranks. Throws Error(InvalidArgument) for an unfit kernel.
   CollectiveHarness(rt::Communicator &comm, rt::Kernel &kernel, Collective c,
-                    int64_t maxN, rt::SymmetricHeap *heap = nullptr);
+                    int64_t maxN, rt::SymmetricHeap *heap = nullptr,
+                    HarnessLayout layout = {});
   /// NCCL only (no kernel): runNccl() for `dtype`; run() throws.
   CollectiveHarness(rt::Communicator &comm, Collective c, rt::DType dtype,
-                    int64_t maxN, rt::SymmetricHeap *heap = nullptr);
+                    int64_t maxN, rt::SymmetricHeap *heap = nullptr,
+                    HarnessLayout layout = {});
+  /// Heap bytes per rank a harness of `plan` and `layout` needs.
+  static size_t heapBytes(const CollectivePlan &plan,
+                          const HarnessLayout &layout);
+  /// The NCCL-only harness's plan (input and output placed per `layout`).
+  static CollectivePlan ncclPlan(Collective c, rt::DType dtype, int world,
+                                 int64_t maxN, const HarnessLayout &layout);
   ~CollectiveHarness();
   CollectiveHarness(const CollectiveHarness &) = delete;
   CollectiveHarness &operator=(const CollectiveHarness &) = delete;
@@ -113,6 +144,13 @@ public:
   /// The same with ncclAllReduce (sum) / ncclReduceScatter (sum) /
   /// ncclAllGather on the same input and output buffers.
   CollectiveResult runNccl(int64_t n, const RunOptions &options);
+  /// NCCL in place, as nccl-tests calls it: all-reduce with the output the
+  /// input, reduce-scatter writing rank r's shard at its place in the input,
+  /// all-gather reading rank r's part from its place in the output. The
+  /// timed calls work on their own results (the data drifts, as in
+  /// nccl-tests); the result is checked on one call with fresh inputs after
+  /// each phase.
+  CollectiveResult runNcclInPlace(int64_t n, const RunOptions &options);
 
   const CollectivePlan &plan() const { return plan_; }
   rt::DType dtype() const { return plan_.dtype; }
@@ -121,10 +159,23 @@ public:
 
 private:
   void allocate(rt::SymmetricHeap *heap);
+  void makeSetTables();
   void fillInputs(int64_t n, uint32_t seed);
   void poisonOutputs(int64_t n);
-  std::vector<rt::BoundArgs> makeArgs(int64_t n);
+  /// Local rank i's address of argument `arg` in rotating set `set`, and
+  /// its peer table there (null for a plain buffer).
+  void *setLocal(int arg, int set, int i) const;
+  void *setPeers(int arg, int set, int i) const;
+  std::vector<rt::BoundArgs> makeArgs(int64_t n, int set);
   void check(int64_t n, CollectiveResult &res, const char *phase);
+  /// Checks the outputs at `outs` (one address per local rank).
+  void checkAt(int64_t n, const std::vector<void *> &outs,
+               CollectiveResult &res, const std::string &phase);
+  /// Rank i's input of N = `n` (seeded), as bytes.
+  std::vector<char> inputBytes(int64_t n, int i, uint32_t seed) const;
+  /// The rotating set of the next call (callOne(i) for the last local rank
+  /// and callAll() advance it).
+  int nextSet(bool advance);
   CollectiveResult measure(int64_t n, const RunOptions &o,
                            const std::function<void()> &callAll,
                            const std::function<void(int)> &callOne,
@@ -137,6 +188,14 @@ private:
   CollectivePlan plan_;
   uint32_t seed_ = 0;
   std::unique_ptr<ArgumentMemory> memory_; ///< one buffer per plan_.args
+  HarnessLayout layout_;
+  /// Bytes between rotating sets of the input and of the output.
+  size_t inStride_ = 0, outStride_ = 0;
+  /// Per local rank: the peer tables of every rotating set, input sets
+  /// then output sets (world entries each); empty with one set.
+  std::vector<void *> setTables_;
+  int64_t callCount_ = 0;     ///< calls made (round robin over the sets)
+  std::vector<char> touched_; ///< per set: called since the last poisoning
 };
 
 } // namespace dslc::run

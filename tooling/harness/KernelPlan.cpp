@@ -278,6 +278,25 @@ void planComm(const KernelMetadata &md, KernelPlan &plan, Problems &p) {
   }
 }
 
+/// The metadata's size constraints on the planned shapes (the runtime
+/// checks them again at launch): a shape a kernel was not compiled for
+/// (`-D H=4096` given x=7x8192) is named here, before any GPU work.
+void checkConstraints(const KernelMetadata &md, const KernelPlan &plan,
+                      Problems &p) {
+  for (const Constraint &c : md.constraints) {
+    int i = md.findArg(c.param);
+    if (i < 0 || !plan.args[i].isTensor || c.dim >= plan.args[i].shape.size())
+      continue;
+    int64_t actual = plan.args[i].shape[c.dim];
+    if (!c.holds(actual, plan.tiles))
+      p.add(fmt::format("'{}' of shape {}: dim {} is {}, but the kernel "
+                        "needs {} {}{}",
+                        c.param, tooling::formatShape(plan.args[i].shape),
+                        c.dim, actual, c.op, c.valueWith(plan.tiles),
+                        c.isNumTiles() ? " (num_tiles)" : ""));
+  }
+}
+
 } // namespace
 
 KernelPlan planKernel(const KernelMetadata &md, int world,
@@ -294,6 +313,8 @@ KernelPlan planKernel(const KernelMetadata &md, int world,
   planData(md, spec, plan, p);
   if (p.list.empty())
     planComm(md, plan, p);
+  if (p.list.empty())
+    checkConstraints(md, plan, p);
   for (PlannedArg &pa : plan.args) {
     if (!pa.isTensor)
       continue;

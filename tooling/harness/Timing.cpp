@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <memory>
 
 namespace dslc::run {
 
@@ -142,19 +143,24 @@ void measurePhases(Communicator &comm, const RunOptions &o, const PhaseHooks &h,
   if (o.graphReplays <= 0)
     return;
   h.prepare();
-  GraphSet g(comm);
   int perGraph = std::max(1, std::min(o.callsPerGraph, o.graphReplays));
   int replays = std::max(1, o.graphReplays / perGraph);
-  capture(comm, g, perGraph, h);
+  std::vector<std::unique_ptr<GraphSet>> graphs;
+  for (int k = 0; k < std::clamp(o.graphs, 1, reps); ++k) {
+    graphs.push_back(std::make_unique<GraphSet>(comm));
+    capture(comm, *graphs.back(), perGraph, h);
+  }
   EventChain ev(l0, reps + 1);
   for (int r = 0; r <= reps; ++r) {
-    if (r > 0)
+    if (r > 0) {
+      GraphSet &g = *graphs[(r - 1) % graphs.size()];
       for (int it = 0; it < replays; ++it)
         for (int i = 0; i < comm.numLocal(); ++i) {
           const LocalRank &l = comm.local(i);
           setDevice(l.device, l.rank);
           DSLC_CUDART(l.rank, cudaGraphLaunch(g.execs[i], l.stream));
         }
+    }
     setDevice(l0.device, l0.rank);
     DSLC_CUDART(l0.rank, cudaEventRecord(ev.events[r], l0.stream));
   }

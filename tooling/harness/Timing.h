@@ -27,6 +27,11 @@ struct RunOptions {
   /// short kernels are timed back to back on the GPU, not at the host's
   /// launch rate.
   int callsPerGraph = 1;
+  /// Distinct graphs captured for the graph phase; repetition r replays
+  /// graph r mod graphs. More than one when the calls rotate over buffer
+  /// sets (L2-cold): each graph then holds the next sets' calls, so a
+  /// replay does not find its buffers in L2 from the previous replay.
+  int graphs = 1;
   int repetitions = 5; ///< timed repetitions of each loop (>= 1)
   uint32_t seed = 1;   ///< inputs
 };

@@ -1,6 +1,8 @@
 //===- Report.cpp - Tables, CSV and progress of the tuner -----------------===//
 #include "tooling/tuner/Report.h"
 
+#include "tooling/tuner/NcclTests.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,17 +15,16 @@ namespace dslc::tune {
 
 double busBandwidthGBs(const std::string &collective, int64_t n,
                        size_t elemBytes, int world, double us) {
-  if (us <= 0 || world < 1)
+  Expected<double> factor = busFactor(collective, world);
+  if (us <= 0 || !factor)
     return 0;
   double alg = static_cast<double>(n) * elemBytes / (us * 1e-6) / 1e9;
-  double factor = collective == "all_reduce" ? 2.0 * (world - 1) / world
-                                             : double(world - 1) / world;
-  return alg * factor;
+  return alg * *factor;
 }
 
 std::string csvHeader() {
   return "source,collective,world,size,dtype,impl,config,mode,us,busbw_gbs,"
-         "ok,note";
+         "ok,note,procs,in_place";
 }
 
 namespace {
@@ -66,10 +67,11 @@ std::vector<std::string> splitCsv(const std::string &line) {
 } // namespace
 
 std::string csvLine(const BenchRow &r) {
-  return fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.2f},{},{}", r.source,
-                     r.collective, r.world, r.n, r.dtype, csvField(r.impl),
-                     csvField(r.config), r.mode, r.us, r.busGBs, r.ok ? 1 : 0,
-                     csvField(r.note));
+  return fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.2f},{},{},{},{}",
+                     r.source, r.collective, r.world, r.n, r.dtype,
+                     csvField(r.impl), csvField(r.config), r.mode, r.us,
+                     r.busGBs, r.ok ? 1 : 0, csvField(r.note), r.procs,
+                     r.inPlace ? 1 : 0);
 }
 
 std::vector<BenchRow> parseCsv(const std::string &text) {
@@ -96,8 +98,13 @@ std::vector<BenchRow> parseCsv(const std::string &text) {
     r.us = std::atof(f[8].c_str());
     r.busGBs = std::atof(f[9].c_str());
     r.ok = f[10] == "1";
+    r.wrong = r.ok ? 0 : -1;
     if (f.size() > 11)
       r.note = f[11];
+    if (f.size() > 13) {
+      r.procs = std::atoi(f[12].c_str());
+      r.inPlace = f[13] == "1";
+    }
     rows.push_back(r);
   }
   return rows;
@@ -137,61 +144,130 @@ std::string renderTable(const std::vector<std::vector<std::string>> &rows) {
   return out;
 }
 
-std::string benchTable(const std::vector<BenchRow> &rows,
-                       const std::string &mode) {
-  std::vector<std::string> impls; // in order of appearance, nccl first
+std::string BenchRow::label() const {
+  std::string l = impl;
+  if (procs > 1)
+    l += fmt::format(" ({} procs)", procs);
+  if (inPlace)
+    l += " in-place";
+  return l;
+}
+
+bool isNcclImpl(const std::string &impl) {
+  return impl == "nccl" || impl == "nccl_win";
+}
+
+namespace {
+/// Cells of one mode's out-of-place rows, by (size, dtype, label).
+struct RowIndex {
+  std::vector<std::string> labels; ///< NCCL's first, then in order
   std::set<std::pair<int64_t, std::string>> sizes;
   std::map<std::tuple<int64_t, std::string, std::string>, const BenchRow *> at;
-  for (const BenchRow &r : rows) {
-    if (r.mode != mode)
-      continue;
-    if (r.impl != "nccl" &&
-        std::find(impls.begin(), impls.end(), r.impl) == impls.end())
-      impls.push_back(r.impl);
-    sizes.insert({r.n, r.dtype});
-    at[{r.n, r.dtype, r.impl}] = &r;
+
+  RowIndex(const std::vector<BenchRow> &rows, const std::string &mode,
+           bool perGpuOnly = false) {
+    std::vector<std::string> nccl, other;
+    for (const BenchRow &r : rows) {
+      if (r.mode != mode || r.inPlace)
+        continue;
+      if (perGpuOnly && r.procs <= 1 && !isNcclImpl(r.impl))
+        continue;
+      std::vector<std::string> &list = isNcclImpl(r.impl) ? nccl : other;
+      if (std::find(list.begin(), list.end(), r.label()) == list.end())
+        list.push_back(r.label());
+      sizes.insert({r.n, r.dtype});
+      at[{r.n, r.dtype, r.label()}] = &r;
+    }
+    labels = nccl;
+    labels.insert(labels.end(), other.begin(), other.end());
   }
+  const BenchRow *find(int64_t n, const std::string &dtype,
+                       const std::string &label) const {
+    auto it = at.find({n, dtype, label});
+    return it == at.end() ? nullptr : it->second;
+  }
+  /// The fastest right result of size n among NCCL's or the others'.
+  const BenchRow *fastest(int64_t n, const std::string &dtype, bool nccl,
+                          bool perGpuOnly = false) const {
+    const BenchRow *best = nullptr;
+    for (const auto &[key, r] : at)
+      if (std::get<0>(key) == n && std::get<1>(key) == dtype &&
+          isNcclImpl(r->impl) == nccl && r->ok && r->us > 0 &&
+          (!perGpuOnly || r->procs > 1) && (!best || r->us < best->us))
+        best = r;
+    return best;
+  }
+};
+} // namespace
+
+std::string benchTable(const std::vector<BenchRow> &rows,
+                       const std::string &mode) {
+  RowIndex idx(rows, mode);
   std::vector<std::vector<std::string>> table;
-  std::vector<std::string> head = {"size", "dtype", "nccl us"};
-  for (const auto &i : impls)
-    head.push_back(i + " us");
+  std::vector<std::string> head = {"size", "dtype"};
+  for (const auto &l : idx.labels)
+    head.push_back(l + " us");
   head.push_back("speedup");
   head.push_back("best");
   table.push_back(head);
-  std::string speedupOf =
-      std::find(impls.begin(), impls.end(), "pick") != impls.end()
-          ? "pick"
-          : (impls.empty() ? "" : impls.front());
-  for (const auto &[n, dtype] : sizes) {
+  // The pick of this process (else of another model, else the first
+  // kernel) is compared with NCCL.
+  std::string speedupOf;
+  auto rankOf = [](const std::string &l) {
+    return l == "pick" ? 0 : l.rfind("pick", 0) == 0 ? 1 : 2;
+  };
+  for (const auto &l : idx.labels)
+    if (!isNcclImpl(l.substr(0, l.find(' '))) &&
+        (speedupOf.empty() || rankOf(l) < rankOf(speedupOf)))
+      speedupOf = l;
+  for (const auto &[n, dtype] : idx.sizes) {
     std::vector<std::string> line = {formatSize(n), dtype};
-    auto cell = [&](const std::string &impl) -> std::string {
-      auto it = at.find({n, dtype, impl});
-      if (it == at.end())
-        return "-";
-      return it->second->ok ? fmt::format("{:.2f}", it->second->us) : "FAIL";
-    };
-    line.push_back(cell("nccl"));
-    std::string best;
-    double bestUs = 0;
-    for (const auto &[key, r] : at)
-      if (std::get<0>(key) == n && std::get<1>(key) == dtype && r->ok &&
-          r->us > 0 && (best.empty() || r->us < bestUs)) {
-        best = r->impl;
-        bestUs = r->us;
-      }
-    for (const auto &i : impls)
-      line.push_back(cell(i));
-    auto nc = at.find({n, dtype, "nccl"});
-    auto pk = at.find({n, dtype, speedupOf});
-    if (nc != at.end() && pk != at.end() && nc->second->ok && pk->second->ok &&
-        pk->second->us > 0)
-      line.push_back(fmt::format("{:.2f}x", nc->second->us / pk->second->us));
+    for (const auto &l : idx.labels) {
+      const BenchRow *r = idx.find(n, dtype, l);
+      line.push_back(!r ? "-" : r->ok ? fmt::format("{:.2f}", r->us) : "FAIL");
+    }
+    const BenchRow *nc = idx.fastest(n, dtype, true);
+    const BenchRow *pk = idx.find(n, dtype, speedupOf);
+    if (nc && pk && pk->ok && pk->us > 0)
+      line.push_back(fmt::format("{:.2f}x", nc->us / pk->us));
     else
       line.push_back("-");
-    line.push_back(best.empty() ? "-" : best);
+    const BenchRow *best = idx.fastest(n, dtype, false);
+    if (!best || (nc && nc->us < best->us))
+      best = nc;
+    line.push_back(best ? best->label() : "-");
     table.push_back(line);
   }
   return renderTable(table);
+}
+
+std::string headlineTable(const std::vector<BenchRow> &rows) {
+  RowIndex idx(rows, "graph", /*perGpuOnly=*/true);
+  std::vector<std::vector<std::string>> table = {
+      {"size", "dtype", "pick us", "fastest NCCL us", "NCCL column",
+       "NCCL kernel", "NCCL / pick"}};
+  for (const auto &[n, dtype] : idx.sizes) {
+    const BenchRow *pk = nullptr;
+    for (const auto &[key, r] : idx.at)
+      if (std::get<0>(key) == n && std::get<1>(key) == dtype &&
+          r->impl == "pick" && r->procs > 1)
+        pk = r;
+    if (!pk || !pk->ok)
+      pk = idx.fastest(n, dtype, false, /*perGpuOnly=*/true);
+    if (!pk)
+      continue;
+    const BenchRow *nc = idx.fastest(n, dtype, true);
+    std::vector<std::string> line = {formatSize(n), dtype,
+                                     fmt::format("{:.2f}", pk->us)};
+    if (pk->impl != "pick")
+      line[2] += " (" + pk->impl + ")";
+    line.push_back(nc ? fmt::format("{:.2f}", nc->us) : "-");
+    line.push_back(nc ? nc->label() : "-");
+    line.push_back(nc && !nc->config.empty() ? nc->config : "-");
+    line.push_back(nc ? fmt::format("{:.2f}x", nc->us / pk->us) : "-");
+    table.push_back(line);
+  }
+  return table.size() > 1 ? renderTable(table) : "";
 }
 
 std::string Progress::bar(size_t done, size_t total, double seconds,

@@ -44,6 +44,16 @@ struct BenchRow {
   double busGBs = 0;
   bool ok = true; ///< result checked and right
   std::string note;
+  /// Processes of the run: 1 (one drives every GPU), the world size (one
+  /// per GPU), 0 unknown (files without the column).
+  int procs = 0;
+  bool inPlace = false; ///< NCCL in place (nccl-tests' in-place columns)
+  /// Elements wrong (nccl-tests' #wrong); -1 when the run failed otherwise
+  /// or the count is unknown (not in the CSV: `ok` and `note` are).
+  int64_t wrong = 0;
+  /// The column name in tables: the implementation, with " (N procs)" for
+  /// one process per GPU and " in-place".
+  std::string label() const;
 };
 
 std::string csvHeader();
@@ -54,11 +64,23 @@ std::vector<BenchRow> parseCsv(const std::string &text);
 /// A plain text table, columns padded, first row the header.
 std::string renderTable(const std::vector<std::vector<std::string>> &rows);
 
-/// The table of one mode: size | dtype | nccl | impls... | speedup | best.
-/// `pick` (if present among impls) is the one whose speedup over nccl is
-/// shown; failed results print as "FAIL".
+/// NCCL's rows: impl "nccl" (cudaMalloc buffers) or "nccl_win" (buffers
+/// in the symmetric window).
+bool isNcclImpl(const std::string &impl);
+
+/// The table of one mode (out-of-place rows): size | dtype | a column per
+/// implementation (NCCL's first) | speedup | best. `speedup` is the
+/// fastest NCCL column over `pick` (else the first kernel); failed results
+/// print as "FAIL".
 std::string benchTable(const std::vector<BenchRow> &rows,
                        const std::string &mode);
+
+/// The headline: graph rows of the one-process-per-GPU run (procs > 1),
+/// per size the pick (else the fastest kernel) against the fastest NCCL
+/// column of any process model, with the NCCL kernel that ran:
+/// size | dtype | pick us | fastest NCCL us | NCCL column | NCCL kernel |
+/// NCCL / pick. Empty when no such rows.
+std::string headlineTable(const std::vector<BenchRow> &rows);
 
 class Progress {
 public:

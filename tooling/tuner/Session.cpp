@@ -3,6 +3,7 @@
 
 #include "runtime/DType.h"
 #include "runtime/Error.h"
+#include "runtime/Metadata.h"
 #include "runtime/Rendezvous.h"
 #include "tooling/harness/DslReference.h"
 #include "tooling/support/Dslc.h"
@@ -76,7 +77,40 @@ std::vector<Problem> problems(const TunerOptions &o, const Manifest &m) {
     p.shape = contract::shapeKey(p.spec.shapes);
     out.push_back(std::move(p));
   }
+  checkProblems(m, out);
   return out;
+}
+
+void checkProblems(const Manifest &m, const std::vector<Problem> &ps) {
+  if (m.referenceCubin.empty())
+    return;
+  rt::KernelMetadata ref =
+      rt::loadMetadataFile(m.dir + "/" + m.referenceCubin + ".json");
+  for (size_t k = 0; k < m.kernels.size(); ++k) {
+    // The first compiled candidate: its metadata has the dtypes and
+    // constants every config of the kernel shares.
+    const CompiledCandidate *first = nullptr;
+    for (const CompiledCandidate &c : m.compiled)
+      if (c.kernel == static_cast<int>(k) && c.ok) {
+        first = &c;
+        break;
+      }
+    if (!first)
+      continue; // run reports the kernel's failed compiles
+    std::string cubin = first->cubin;
+    if (size_t at = cubin.find("{rank}"); at != std::string::npos)
+      cubin.replace(at, 6, "0");
+    rt::KernelMetadata md = rt::loadMetadataFile(m.dir + "/" + cubin + ".json");
+    for (const Problem &p : ps) {
+      try {
+        (void)run::bindReference(ref,
+                                 run::planKernel(md, m.worldSize, p.spec));
+      } catch (const rt::Error &e) {
+        rt::raise(rt::ErrorCode::InvalidArgument,
+                  fmt::format("--shape {}: {}", p.label, e.what()));
+      }
+    }
+  }
 }
 
 Manifest doCompile(const TunerOptions &o, const std::string &dir,
@@ -148,6 +182,8 @@ MeasureRequest baseRequest(const TunerOptions &o, const Problem &p) {
   base.iters = o.iters;
   base.graphReplays = o.replays;
   base.repetitions = o.samples;
+  base.warmup = o.warmup;
+  base.l2Cold = o.l2Cold;
   return base;
 }
 
@@ -302,9 +338,13 @@ int printRunTable(const TunerOptions &o, const Manifest &m,
       continue;
     }
     const rt::TuningValue &v = *s.value;
+    // The best kernel is cached either way; the runtime dispatches NCCL
+    // for this size when NCCL was at least as fast (TuningValue::ncclWins).
     table.push_back({s.problem.label, m.dtype,
                      v.ncclUs > 0 ? fmt::format("{:.2f}", v.ncclUs) : "-",
-                     v.pick.kernel, v.pick.config.brief(),
+                     v.ncclWins() ? "nccl (best kernel: " + v.pick.kernel + ")"
+                                  : v.pick.kernel,
+                     v.pick.config.brief(),
                      fmt::format("{:.2f}", v.pick.us),
                      v.ncclUs > 0 && v.pick.us > 0
                          ? fmt::format("{:.2f}x", v.ncclUs / v.pick.us)

@@ -20,6 +20,7 @@
 #include "tooling/tuner/Worker.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,20 @@ struct TunerOptions {
   double candidateTimeoutS = 120;
   bool quiet = false;
   int exhaustiveLimit = 64;
+  // tuner bench, nccl-tests' conventions (docs/benchmark.md).
+  /// -b/-e/-f: sizes in bytes (both 0: --sizes in elements).
+  int64_t minBytes = 0, maxBytes = 0, stepFactor = 2;
+  int warmup = -1; ///< -w: warm-up calls per phase (-1: min(3, calls))
+  /// -G: 1 = the nccl-tests tables show CUDA-graph times, 0 = eager.
+  int graphMode = 1;
+  bool l2Cold = false; ///< --l2-cold: rotating buffers above L2
+  /// --nccl-buffers: plain (cudaMalloc), window (symmetric window) or both.
+  std::string ncclBuffers = "both";
+  /// --process-models: one (one process drives every GPU), per-gpu (one
+  /// process per GPU, --launch), both (one run of each, merged); empty:
+  /// the model this process runs in.
+  std::string processModels;
+  std::string rowsOut; ///< internal: a child of `both` writes its rows here
 };
 
 /// One thing tuned or benchmarked: a collective's N, or a kernel's shapes.
@@ -64,6 +79,12 @@ struct Problem {
 /// rt::Error(InvalidArgument) for sizes given to a kernel with a reference
 /// or shapes given to a collective.
 std::vector<Problem> problems(const TunerOptions &o, const Manifest &m);
+/// For kernels with a reference: plans every problem against each kernel's
+/// compiled metadata and binds the reference (no GPU), so a shape the
+/// kernels cannot take (a missing size, a dimension the kernel was compiled
+/// for, a name it lacks) is one error before any measurement. Throws
+/// rt::Error(InvalidArgument) naming the shape. (problems() calls it.)
+void checkProblems(const Manifest &m, const std::vector<Problem> &ps);
 
 /// `tuner compile`: returns the manifest written into `dir`.
 Manifest doCompile(const TunerOptions &o, const std::string &dir,
@@ -72,6 +93,16 @@ Manifest doCompile(const TunerOptions &o, const std::string &dir,
 int doRun(const TunerOptions &o, const Manifest &m);
 /// `tuner bench`: the exit status (0 when every result was right).
 int doBench(const TunerOptions &o, const Manifest &m);
+/// `tuner bench --process-models both`: the one-process run here, then
+/// `launch` runs the per-GPU job (it gets the path its rank 0 writes its
+/// rows to, and returns the job's status); the rows merged, printed and
+/// written. The exit status.
+int doBenchBothModels(const TunerOptions &o, const Manifest &m,
+                      const std::function<int(const std::string &)> &launch);
+/// The sizes of -b/-e/-f as element counts for manifest `m` (nccl-tests'
+/// rounding); throws rt::Error(InvalidArgument) naming a size that holds
+/// no element per rank.
+std::vector<int64_t> sweepSizes(const TunerOptions &o, const Manifest &m);
 
 // Shared by run and bench.
 bool isRankZero();

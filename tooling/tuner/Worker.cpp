@@ -11,6 +11,7 @@
 #include "tooling/harness/CollectiveHarness.h"
 #include "tooling/harness/DslReference.h"
 #include "tooling/harness/KernelHarness.h"
+#include "tooling/tuner/NcclTests.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -22,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -90,6 +92,8 @@ bool WorkerClient::start(std::string &why) {
                                    std::to_string(opts_.kernelTimeoutMs),
                                    "--reference",
                                    opts_.referenceCubin};
+  if (opts_.ncclLog)
+    args.push_back("--nccl-log");
   if (!opts_.devices.empty()) {
     std::string d;
     for (size_t i = 0; i < opts_.devices.size(); ++i)
@@ -242,7 +246,11 @@ MeasureReply WorkerClient::measure(const MeasureRequest &req) {
          {"iters", req.iters},
          {"graph_replays", req.graphReplays},
          {"repetitions", req.repetitions},
-         {"seed", req.seed}};
+         {"seed", req.seed},
+         {"nccl_window", req.ncclWindow},
+         {"in_place", req.inPlace},
+         {"l2_cold", req.l2Cold},
+         {"warmup", req.warmup}};
   if (!req.shapes.empty() || !req.scalars.empty()) {
     r["shapes"] = req.shapes;
     r["scalars"] = req.scalars;
@@ -267,6 +275,9 @@ MeasureReply WorkerClient::measure(const MeasureRequest &req) {
   out.eagerMinUs = j.value("eager_min_us", 0.0);
   out.graphMinUs = j.value("graph_min_us", 0.0);
   out.mismatches = j.value("mismatches", int64_t(0));
+  out.ncclKernel = j.value("nccl_kernel", "");
+  out.sets = j.value("sets", 1);
+  out.note = j.value("note", "");
   if (out.fatal) {
     // It exits after a fatal reply; reap it.
     int st = 0;
@@ -302,6 +313,11 @@ struct WorkerState {
   std::unique_ptr<run::KernelHarness> kernelHarness;
   std::string cubin, problem;
   int64_t maxCtas = -1, maxN = 0;
+  run::HarnessLayout layout;
+  /// NCCL's TUNING log (WorkerOptions::ncclLog): the file and how much of
+  /// it has been read.
+  std::string ncclLogPath;
+  std::streamoff ncclLogRead = 0;
   float *agreeBuf = nullptr; ///< multi-process: 4 floats on the device
 
   void unload() {
@@ -312,6 +328,7 @@ struct WorkerState {
     cubin.clear();
     maxCtas = -1;
     maxN = 0;
+    layout = {};
   }
 };
 
@@ -377,6 +394,25 @@ void agree(WorkerState &s, json &reply) {
   reply["graph_min_us"] = v[4];
 }
 
+/// NCCL's log lines written since the last call.
+std::vector<std::string> newNcclLogLines(WorkerState &s) {
+  std::vector<std::string> lines;
+  if (s.ncclLogPath.empty())
+    return lines;
+  std::ifstream in(s.ncclLogPath);
+  if (!in)
+    return lines;
+  in.seekg(s.ncclLogRead);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (in.eof())
+      break; // a partial line: read it next time
+    lines.push_back(line);
+    s.ncclLogRead = in.tellg();
+  }
+  return lines;
+}
+
 /// The request's call counts; warm-up first (module load, graph
 /// instantiation, NCCL's first-call setup), then the measured run.
 std::pair<run::RunOptions, run::RunOptions> runOptions(const json &req) {
@@ -390,8 +426,10 @@ std::pair<run::RunOptions, run::RunOptions> runOptions(const json &req) {
   o.repetitions = req.value("repetitions", 5);
   o.seed = req.value("seed", 1u);
   run::RunOptions warm = o;
-  warm.iters = std::min(o.iters, 3);
-  warm.graphReplays = std::min(o.graphReplays, 3);
+  int w = req.value("warmup", -1);
+  warm.iters = w < 0 ? std::min(o.iters, 3) : std::min(o.iters, w);
+  warm.graphReplays =
+      w < 0 ? std::min(o.graphReplays, 3) : std::min(o.graphReplays, w);
   warm.repetitions = 1;
   warm.seed = o.seed + 1000;
   return {warm, o};
@@ -418,42 +456,113 @@ void ensureHeap(WorkerState &s, size_t need) {
   }
 }
 
+/// The layout a request asks for: NCCL's buffers, and for --l2-cold enough
+/// rotating sets to exceed twice the L2 size (from the device attribute).
+run::HarnessLayout requestLayout(WorkerState &s, const json &req,
+                                 const run::CollectivePlan &plan,
+                                 std::string &note) {
+  run::HarnessLayout layout;
+  layout.ncclWindow = req.value("nccl_window", false);
+  if (!req.value("l2_cold", false))
+    return layout;
+  const LocalRank &l = s.comm->local(0);
+  int l2 = 0;
+  DSLC_CUDART(l.rank,
+              cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, l.device));
+  size_t set = 0;
+  for (int arg : {plan.input, plan.output})
+    set += (plan.args[arg].bytes + 255) / 256 * 256;
+  layout.rotatingSets = run::l2ColdSets(set, static_cast<size_t>(l2));
+  size_t total = set * layout.rotatingSets;
+  note = fmt::format("l2-cold: {} sets of {} B", layout.rotatingSets, set);
+  if (total < 2 * static_cast<size_t>(l2))
+    note += fmt::format(" = {} B, under twice L2 ({} B): partly cold", total,
+                        2 * static_cast<size_t>(l2));
+  return layout;
+}
+
 json measureCollective(WorkerState &s, const json &req) {
   Communicator &comm = *s.comm;
   std::string cubin = req.value("cubin", "");
   int64_t maxCtas = req.value("max_ctas", int64_t(0));
   int64_t n = req.at("n").get<int64_t>();
   int64_t maxN = std::max(n, req.value("max_n", n));
+  bool inPlace = req.value("in_place", false);
+  if (inPlace && !cubin.empty())
+    return json{{"ok", false},
+                {"reason", "in place is measured for NCCL only (a kernel's "
+                           "binding has separate input and output)"}};
+  std::string note;
+  run::CollectivePlan plan;
+  if (cubin.empty()) {
+    plan = run::CollectiveHarness::ncclPlan(*s.collective, s.dtype,
+                                            comm.worldSize(), maxN, {});
+  } else if (s.cubin == cubin && s.maxCtas == maxCtas && s.kernel) {
+    plan = run::planCollective(s.kernel->metadata(0), *s.collective,
+                               comm.worldSize(), maxN);
+  } else {
+    s.unload();
+    loadKernel(s, cubin, maxCtas);
+    plan = run::planCollective(s.kernel->metadata(0), *s.collective,
+                               comm.worldSize(), maxN);
+  }
+  run::HarnessLayout layout = requestLayout(s, req, plan, note);
   // A kernel instance is reused for the same size only: per-CTA state (LL
   // epochs) must see the same grid on every launch, and the grid follows N.
   bool same = s.harness && s.cubin == cubin && s.maxCtas == maxCtas &&
-              s.maxN == maxN && maxN == n;
+              s.maxN == maxN && maxN == n &&
+              s.layout.ncclWindow == layout.ncclWindow &&
+              s.layout.rotatingSets == layout.rotatingSets;
   if (!same) {
-    s.unload();
+    s.harness.reset();
     if (cubin.empty()) {
+      s.unload();
+      ensureHeap(s, run::CollectiveHarness::heapBytes(
+                        run::CollectiveHarness::ncclPlan(*s.collective, s.dtype,
+                                                         comm.worldSize(), maxN,
+                                                         layout),
+                        layout));
       s.harness = std::make_unique<run::CollectiveHarness>(
-          comm, *s.collective, s.dtype, maxN, nullptr);
+          comm, *s.collective, s.dtype, maxN, s.heap.get(), layout);
     } else {
-      loadKernel(s, cubin, maxCtas);
-      ensureHeap(s, run::planCollective(s.kernel->metadata(0), *s.collective,
-                                        comm.worldSize(), maxN)
-                        .heapBytes());
+      ensureHeap(s, run::CollectiveHarness::heapBytes(plan, layout));
       s.harness = std::make_unique<run::CollectiveHarness>(
-          comm, *s.kernel, *s.collective, maxN, s.heap.get());
+          comm, *s.kernel, *s.collective, maxN, s.heap.get(), layout);
     }
     s.cubin = cubin;
     s.maxCtas = maxCtas;
     s.maxN = maxN;
+    s.layout = layout;
   }
   auto [warm, o] = runOptions(req);
+  if (layout.rotatingSets > 1)
+    o.graphs = o.repetitions; // each sample replays the next sets' graph
   auto runOnce = [&](const run::RunOptions &ro) {
-    return cubin.empty() ? s.harness->runNccl(n, ro) : s.harness->run(n, ro);
+    if (!cubin.empty())
+      return s.harness->run(n, ro);
+    return inPlace ? s.harness->runNcclInPlace(n, ro)
+                   : s.harness->runNccl(n, ro);
   };
-  run::CollectiveResult r = runOnce(warm);
+  (void)newNcclLogLines(s); // skip what the set-up logged
+  run::CollectiveResult r;
+  if (warm.iters > 0 || warm.graphReplays > 0)
+    r = runOnce(warm);
   if (r.ok())
     r = runOnce(o);
   json reply = timesReply(r.ok(), r.eager, r.graph);
   reply["mismatches"] = r.mismatches;
+  reply["sets"] = layout.rotatingSets;
+  if (!note.empty())
+    reply["note"] = note;
+  if (cubin.empty() && !s.ncclLogPath.empty()) {
+    // NCCL logs count * element size: N for all-reduce, N / world (the
+    // per-rank count) for reduce-scatter and all-gather.
+    std::string coll = run::collectiveName(*s.collective);
+    int64_t count = ncclTestsCount(coll, n, comm.worldSize());
+    reply["nccl_kernel"] =
+        ncclKernelsFor(newNcclLogLines(s), ncclFuncName(coll),
+                       count * static_cast<int64_t>(dtypeSize(s.dtype)));
+  }
   if (!r.error.empty())
     reply["reason"] = r.error;
   else if (r.mismatches)
@@ -529,6 +638,13 @@ int workerMain(int argc, char **argv) {
       if (auto d = parseDType(v))
         s.dtype = *d;
       ++i;
+    } else if (a == "--nccl-log") {
+      // Before NCCL reads its environment (the communicator below).
+      std::string dir = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+      s.ncclLogPath = fmt::format("{}/dslc-tuner-nccl.{}.log", dir, getpid());
+      setenv("NCCL_DEBUG", "INFO", 1);
+      setenv("NCCL_DEBUG_SUBSYS", "TUNING", 1);
+      setenv("NCCL_DEBUG_FILE", s.ncclLogPath.c_str(), 1);
     } else if (a == "--kernel-timeout-ms") {
       s.kernelTimeoutMs = std::atoll(v.c_str());
       ++i;
@@ -614,6 +730,8 @@ int workerMain(int argc, char **argv) {
     }
   }
   std::fflush(replyStream);
+  if (!s.ncclLogPath.empty())
+    std::remove(s.ncclLogPath.c_str());
   if (fatal) // a poisoned context: no teardown
     _exit(3);
   try {

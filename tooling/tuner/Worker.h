@@ -45,6 +45,12 @@ struct MeasureRequest {
   /// tensor shapes and scalar values (n and maxN are unused).
   std::map<std::string, std::vector<int64_t>> shapes;
   std::map<std::string, double> scalars;
+  /// NCCL (empty cubin): input and output in the symmetric window
+  /// (NCCL_WIN_COLL_SYMMETRIC) instead of cudaMalloc'ed; in place.
+  bool ncclWindow = false, inPlace = false;
+  /// Input and output rotate over copies whose total exceeds L2.
+  bool l2Cold = false;
+  int warmup = -1; ///< warm-up calls per phase (-1: min(3, calls); 0: none)
 };
 
 struct MeasureReply {
@@ -54,6 +60,13 @@ struct MeasureReply {
   double eagerUs = 0, graphUs = 0;       ///< medians
   double eagerMinUs = 0, graphMinUs = 0; ///< minimums
   int64_t mismatches = 0;
+  /// NCCL: the kernel(s) NCCL's TUNING log names for this call (when the
+  /// worker logs them, WorkerOptions::ncclLog), e.g. "symk
+  /// AllReduce_AGxLL_R ch 2" or "RING/LL ch 2".
+  std::string ncclKernel;
+  /// L2-cold: how many rotating sets, and a note when they stay below L2.
+  int sets = 1;
+  std::string note;
 };
 
 struct DeviceInfo {
@@ -74,6 +87,10 @@ struct WorkerOptions {
   std::string rendezvousBase;     ///< multi-process: base of rendezvous paths
   int64_t kernelTimeoutMs = 2000; ///< bound on each spin in a kernel
   double requestTimeoutS = 120;   ///< a worker silent longer is killed
+  /// Record which kernel NCCL runs: the worker sets NCCL_DEBUG=INFO,
+  /// NCCL_DEBUG_SUBSYS=TUNING and NCCL_DEBUG_FILE (a file of its own)
+  /// before NCCL starts, and reads NCCL's lines after each NCCL call.
+  bool ncclLog = false;
   bool verbose = false;
 };
 

@@ -16,6 +16,7 @@
 #include "runtime/TuningCache.h"
 #include "tooling/harness/JobLauncher.h"
 #include "tooling/support/Cli.h"
+#include "tooling/tuner/NcclTests.h"
 #include "tooling/tuner/Session.h"
 
 #include <fmt/format.h>
@@ -101,6 +102,39 @@ void addMeasureOptions(CLI::App &app, TunerOptions &o, bool tuning) {
   app.add_flag("--quiet", o.quiet, "no progress bar");
 }
 
+/// nccl-tests' spellings (docs/benchmark.md) and the baselines.
+void addBenchOptions(CLI::App &bench, TunerOptions &o) {
+  tooling::addSize(bench, "-b,--minbytes", o.minBytes,
+                   "smallest size in bytes (nccl-tests' -b; with -e and -f, "
+                   "instead of --sizes)",
+                   1);
+  tooling::addSize(bench, "-e,--maxbytes", o.maxBytes,
+                   "largest size in bytes (nccl-tests' -e)", 1);
+  tooling::addSize(bench, "-f,--stepfactor", o.stepFactor,
+                   "size multiplier from -b to -e (default 2)", 0);
+  tooling::addCount(bench, "-w,--warmup_iters", o.warmup,
+                    "warm-up calls per phase before timing (default 3)");
+  tooling::addCount(bench, "-n", o.iters,
+                    "calls per timed sample, eager and graph (nccl-tests' "
+                    "-n; --iters and --graph-replays apart)",
+                    1);
+  tooling::addCount(bench, "-G,--cudagraph", o.graphMode,
+                    "nccl-tests tables: N > 0 CUDA-graph times (N timed graph "
+                    "launches, as --samples N), 0 eager times (default 1)");
+  bench.add_flag("--l2-cold", o.l2Cold,
+                 "rotate the input and output over copies whose total "
+                 "exceeds twice the L2 size (cudaDevAttrL2CacheSize)");
+  tooling::addChoice(bench, "--nccl-buffers", o.ncclBuffers,
+                     {"plain", "window", "both"},
+                     "NCCL baselines: cudaMalloc'ed buffers, buffers in the "
+                     "symmetric window, or both columns (default both)");
+  tooling::addChoice(bench, "--process-models", o.processModels,
+                     {"one", "per-gpu", "both"},
+                     "one process for every GPU, one per GPU (--launch), or "
+                     "a run of each merged (default: as launched)");
+  bench.add_option("--rows-out", o.rowsOut)->group(""); // internal
+}
+
 struct Commands {
   CLI::App *compile = nullptr, *run = nullptr, *bench = nullptr;
 };
@@ -136,7 +170,45 @@ Commands buildCli(CLI::App &app, TunerOptions &o) {
   addProblemOptions(*c.bench, o);
   addMeasureOptions(*c.bench, o, false);
   c.bench->add_option("--csv", o.csv, "write the rows here")->type_name("FILE");
+  addBenchOptions(*c.bench, o);
   return c;
+}
+
+/// tuner bench: nccl-tests' options against each other and --sizes.
+std::optional<int> checkBenchOptions(CLI::App &bench, TunerOptions &o) {
+  bool bytes = bench.count("--minbytes") || bench.count("--maxbytes");
+  if (bytes && (!o.sizes.empty() || !o.shapes.empty()))
+    return tooling::usageError(bench, "give sizes in bytes (-b/-e/-f) or "
+                                      "elements (--sizes), not both");
+  if (!bytes && bench.count("--stepfactor"))
+    return tooling::usageError(bench, "-f/--stepfactor needs -b and/or -e");
+  if (bytes) {
+    if (!o.minBytes)
+      o.minBytes = o.maxBytes;
+    if (!o.maxBytes)
+      o.maxBytes = o.minBytes;
+    Expected<std::vector<int64_t>> sweep =
+        byteSweep(o.minBytes, o.maxBytes, o.stepFactor);
+    if (!sweep)
+      return tooling::usageError(bench, sweep.error());
+  } else if (o.sizes.empty() && o.shapes.empty() && o.sizeSpecs.empty()) {
+    o.sizes = *tooling::parseSizeList("1K..64M");
+  }
+  if (bench.count("-n") && !bench.count("--graph-replays"))
+    o.replays = o.iters;
+  if (o.graphMode > 0) {
+    if (bench.count("--cudagraph") && !bench.count("--samples"))
+      o.samples = o.graphMode;
+    o.graphMode = 1;
+  }
+  if (o.processModels == "per-gpu" && o.launch == 0 && !rt::readProcessEnv())
+    return tooling::usageError(bench, "--process-models per-gpu: give "
+                                      "--launch N (or start the ranks with "
+                                      "torchrun)");
+  if (o.processModels == "both" && o.launch > 0)
+    return tooling::usageError(bench, "--process-models both starts its own "
+                                      "per-GPU job: leave out --launch");
+  return std::nullopt;
 }
 
 /// Checks across options; nullopt or a usage error's status.
@@ -168,9 +240,10 @@ std::optional<int> checkOptions(CLI::App &app, const Commands &c,
     return tooling::usageError(used, "--sizes is needed (e.g. --sizes "
                                      "1K,64K,1M), or --shape for a kernel "
                                      "with a reference");
-  if (c.bench->parsed() && o.sizes.empty() && o.shapes.empty() &&
-      o.sizeSpecs.empty())
-    o.sizes = *tooling::parseSizeList("1K..64M");
+  if (c.bench->parsed()) {
+    if (auto status = checkBenchOptions(*c.bench, o))
+      return status;
+  }
   return std::nullopt;
 }
 
@@ -197,6 +270,44 @@ int oneShot(const TunerOptions &o) {
   return doRun(o, loadManifest(dir));
 }
 
+/// tuner bench --process-models both: the one-process run here, then the
+/// same command as a per-GPU job (`--launch W`), its rank 0 writing its
+/// rows for this process to merge.
+int benchBothModels(const TunerOptions &o, int argc, char **argv) {
+  Manifest m = loadManifest(o.candidates);
+  TunerOptions bo = o;
+  if (bo.minBytes)
+    bo.sizes = sweepSizes(bo, m);
+  if (m.worldSize == 1) { // one process per GPU is this one process
+    std::fprintf(stderr, "tuner: world size 1: the one-process and per-GPU "
+                         "models are the same run; measured once\n");
+    return doBench(bo, m);
+  }
+  return doBenchBothModels(bo, m, [&](const std::string &rowsFile) {
+    std::vector<std::string> args;
+    for (int i = 0; i < argc; ++i) {
+      std::string a = argv[i];
+      if (a == "--process-models" && i + 1 < argc) {
+        ++i;
+        continue;
+      }
+      if (a.rfind("--process-models=", 0) == 0)
+        continue;
+      args.push_back(a);
+    }
+    for (const char *extra :
+         {"--process-models", "per-gpu", "--quiet", "--rows-out"})
+      args.push_back(extra);
+    args.push_back(rowsFile);
+    std::vector<char *> cargs;
+    for (std::string &a : args)
+      cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    return run::launchJob("tuner", m.worldSize, static_cast<int>(args.size()),
+                          cargs.data());
+  });
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -219,12 +330,19 @@ int main(int argc, char **argv) {
       doCompile(o, o.out, prog);
       return 0;
     }
+    if (c.bench->parsed() && o.processModels == "both" && !rt::readProcessEnv())
+      return benchBothModels(o, argc, argv);
     if (o.launch > 0 && !rt::readProcessEnv())
       return run::launchJob("tuner", o.launch, argc, argv);
     if (c.run->parsed())
       return doRun(o, loadManifest(o.candidates));
-    if (c.bench->parsed())
-      return doBench(o, loadManifest(o.candidates));
+    if (c.bench->parsed()) {
+      Manifest m = loadManifest(o.candidates);
+      TunerOptions bo = o;
+      if (bo.minBytes)
+        bo.sizes = sweepSizes(bo, m);
+      return doBench(bo, m);
+    }
     return oneShot(o);
   } catch (const rt::Error &e) {
     std::fprintf(stderr, "tuner: error (%s): %s\n", rt::errorCodeName(e.code()),

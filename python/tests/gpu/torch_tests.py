@@ -7,7 +7,10 @@ Cases (each rank prints PASS/FAIL per case; rank 0 ends with
 "N passed, N failed"; exit 0 only when every case passed on every rank):
   nccl-single-copy   one libnccl in the process, the one torch loaded
   all-reduce-eager   dslc.all_reduce == dist.all_reduce (bf16 tolerance),
-                     sizes 1 .. 1M, bf16 and f32; the dispatch choice printed
+                     sizes 1 .. 1M, bf16 and f32, through the _fastcall
+                     extension and through ctypes (the extension must be in
+                     use when DSLC_EXPECT_FASTCALL=1); the dispatch choice
+                     printed
   all-reduce-graph   captured in a CUDA graph, replayed on new inputs
   all-reduce-compile torch.compile(fullgraph=True) through the ops
                      dslc::inplace_all_reduce, dslc::reduce_scatter,
@@ -20,8 +23,20 @@ Cases (each rank prints PASS/FAIL per case; rank 0 ends with
   kernel-symm-mem    the Helion way: torch symm_mem buffer, its signal pad
                      and signal_pad_ptrs_dev passed to the kernel (tensors,
                      and the handle itself)
+  kernel-tuple-symm-mem  a Helion-spelled kernel with a `tuple[torch.Tensor,
+                     ...]` parameter (tests/compiler/MLIRGen/Inputs/
+                     helion_spelling.py:tuple_all_reduce) on a torch
+                     symm_mem buffer: every rank's copy as a tuple, the pad
+                     and signal_pad_ptrs_dev; eager, CUDA graph and
+                     torch.compile
   kernel-ll-fused    examples/ll_one_shot_all_reduce.py (LL packets, epoch
                      state, packet scratch filled in), 5 calls in a row
+  fused-rmsnorm      examples/fused_all_reduce_rmsnorm.py (all-reduce +
+                     residual + RMSNorm, LL scratch sized by the contract)
+                     on torch tensors vs a float64 torch reference, two
+                     token counts from one cubin (the compile cache keys
+                     only H), eager, CUDA graph and torch.compile
+  rmsnorm            examples/rmsnorm.py (no communication) vs float64
   autotune           dslc.kernel(..., autotune=True) (needs a dslc and a
                      tuner that run here: else SKIP)
 
@@ -43,19 +58,53 @@ import dslc  # noqa: E402
 
 ONE_SHOT = os.path.join(REPO, "examples", "one_shot_all_reduce.py")
 LL_ONE_SHOT = os.path.join(REPO, "examples", "ll_one_shot_all_reduce.py")
+FUSED = os.path.join(REPO, "examples", "fused_all_reduce_rmsnorm.py")
+RMSNORM = os.path.join(REPO, "examples", "rmsnorm.py")
+TUPLE = os.path.join(REPO, "tests", "compiler", "MLIRGen", "Inputs",
+                     "helion_spelling.py")
 # (file, data parameter, sizes) of every kernel call below and in the
 # README example
 KERNEL_SIZES = [(ONE_SHOT, "a_shared", (4096, 8192, 100003)),  # 8192: README
-                (LL_ONE_SHOT, "a", (1024, 65539))]
+                (LL_ONE_SHOT, "a", (1024, 4096, 65539))]
+H = 2048                      # hidden size of the fused cases (-D H)
+TOKENS = (3, 32)              # token counts: one cubin for both
+TUPLE_N = 4096
+
+
+def fused_kernel():
+    return dslc.kernel(FUSED, "fused_all_reduce_rmsnorm_kernel",
+                       dslc_args=("-D", f"H={H}"))
+
+
+def rmsnorm_kernel():
+    return dslc.kernel(RMSNORM, "rmsnorm_kernel", dslc_args=("-D", f"H={H}"))
+
+
+def tuple_kernel():
+    return dslc.kernel(TUPLE, "tuple_all_reduce")
 
 
 def precompile(world):
+    S = dslc.TensorSpec
     for path, param, sizes in KERNEL_SIZES:
         k = dslc.kernel(path)
         for n in sizes:
             for r in range(world):
                 print(k.compile(rank=r, world_size=world, **{
-                    param: dslc.TensorSpec("bfloat16", (n,))}))
+                    param: S("bfloat16", (n,))}))
+    for r in range(world):
+        for t in TOKENS:
+            rows = S("bfloat16", (t, H))
+            print(fused_kernel().compile(rows, rows, S("bfloat16", (H,)),
+                                         rows, rows, rank=r,
+                                         world_size=world))
+            print(rmsnorm_kernel().compile(rows, rows, S("bfloat16", (H,)),
+                                           rows, rows, rank=r,
+                                           world_size=world))
+        copies = tuple(S("bfloat16", (TUPLE_N,)) for _ in range(world))
+        print(tuple_kernel().compile(S("uint64", (world,)),
+                                     S("int32", (64, world)), copies,
+                                     rank=r, world_size=world))
 
 
 CASES = []
@@ -106,16 +155,28 @@ def nccl_single_copy(c):
 @case
 def all_reduce_eager(c):
     import torch
-    for dtype in (torch.bfloat16, torch.float32):
-        for n in (1, 7, 1024, 4099, 65536, 1 << 20):
-            x = rand(n, dtype, 10 * n + c.rank)
-            ref = x.clone()
-            c.dist.all_reduce(ref)
-            y = x.clone()
-            assert dslc.all_reduce(y) is y
-            close(y, ref, f"all_reduce {dtype} n={n}")
-            if c.rank == 0 and dtype == torch.bfloat16:
-                print(f"  n={n}: {dslc.choice('all_reduce', n, dtype)}")
+    from dslc import _capi, _collectives
+    coll = _collectives._get()
+    if os.environ.get("DSLC_EXPECT_FASTCALL") == "1":
+        assert coll.fast, "the _fastcall extension is built but not in use"
+    if c.rank == 0:
+        print(f"  fastcall: {_capi.fastcall()}")
+    try:
+        for fast in ((True, False) if coll.fast else (False,)):
+            coll.bind(fast)     # the extension's calls, then ctypes'
+            for dtype in (torch.bfloat16, torch.float32):
+                for n in (1, 7, 1024, 4099, 65536, 1 << 20):
+                    x = rand(n, dtype, 10 * n + c.rank)
+                    ref = x.clone()
+                    c.dist.all_reduce(ref)
+                    y = x.clone()
+                    assert dslc.all_reduce(y) is y
+                    close(y, ref, f"all_reduce {dtype} n={n} fast={fast}")
+                    if c.rank == 0 and dtype == torch.bfloat16 and fast:
+                        print(f"  n={n}: "
+                              f"{dslc.choice('all_reduce', n, dtype)}")
+    finally:
+        coll.bind(True)
     if os.environ.get("DSLC_EXPECT_KERNEL"):
         ch = dslc.choice("all_reduce", 1024, torch.bfloat16)
         assert ch.startswith("kernel"), ch
@@ -259,6 +320,136 @@ def kernel_symm_mem(c):
     out = k(hdl, hdl, a)                 # the handle for pad and table
     close(out, ref, "handle as pad and table")
     dslc.synchronize()
+
+
+@case
+def kernel_tuple_symm_mem(c):
+    """Helion's spelling: the kernel reads every rank's copy through a
+    tuple parameter; the tuple is made from torch's symm_mem handle."""
+    import torch
+    import torch.distributed._symmetric_memory as symm_mem
+    k = tuple_kernel()
+    n, w = TUPLE_N, c.world
+    gname = c.dist.group.WORLD.group_name
+    a = symm_mem.empty(n, dtype=torch.bfloat16, device="cuda")
+    hdl = symm_mem.rendezvous(a, gname)
+    copies = tuple(hdl.get_buffer(r, (n,), torch.bfloat16) for r in range(w))
+    pad = hdl.get_signal_pad(hdl.rank, dtype=torch.int32).view(-1, w)
+    ptrs = dslc.peer_table(hdl.signal_pad_ptrs_dev, w)
+
+    def step(seed):
+        x = rand(n, torch.bfloat16, seed + c.rank)
+        ref = x.double()
+        c.dist.all_reduce(ref)
+        a.copy_(x)
+        c.dist.barrier()          # every rank's copy written
+        return ref
+
+    ref = step(5)
+    close(k(ptrs, pad, copies), ref, "tuple kernel eager")
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = k(ptrs, pad, copies)
+    for it in range(2):
+        ref = step(50 + it)
+        g.replay()
+        torch.cuda.synchronize()
+        close(out, ref, f"tuple kernel graph replay {it}")
+    f = torch.compile(lambda p, q, cs: k(p, q, cs) * 2)
+    ref = step(90)
+    close(f(ptrs, pad, copies), ref * 2, "tuple kernel under torch.compile")
+    dslc.synchronize()
+
+
+def fused_reference(c, x, residual, weight, eps=1e-6):
+    """float64: sum over ranks of x, + residual, rounded to x's dtype as
+    the kernel stores residual_out, then RMSNorm of the rounded value."""
+    import torch
+    every = torch.empty((c.world,) + tuple(x.shape), dtype=x.dtype,
+                        device=x.device)
+    c.dist.all_gather_into_tensor(every, x)
+    summed = every.double().sum(0) + residual.double()
+    res_out = summed.to(x.dtype)
+    v = res_out.double()
+    out = v * torch.rsqrt((v * v).mean(-1, keepdim=True) + eps) * \
+        weight.double()
+    return out, res_out
+
+
+@case
+def fused_rmsnorm(c):
+    import torch
+    k = fused_kernel()
+    cubins = set()
+    weight = rand(H, torch.bfloat16, 3)
+    for t in TOKENS:
+        for it in range(3):        # back to back: LL epochs carry over
+            x = rand(t * H, torch.bfloat16, 100 * t + 10 * it + c.rank)
+            x = x.view(t, H)
+            residual = rand(t * H, torch.bfloat16, 7 + it).view(t, H)
+            out = torch.empty_like(x)
+            res_out = torch.empty_like(x)
+            k(x, residual, weight, out, res_out)
+            ref_out, ref_res = fused_reference(c, x, residual, weight)
+            close(res_out, ref_res, f"fused residual_out T={t} call {it}")
+            close(out, ref_out, f"fused out T={t} call {it}", rtol=2e-2,
+                  atol=3e-2)
+        cubins.update(inst.cubin for inst in k._instances.values())
+    assert len(cubins) == 1, f"one cubin for every T (H fixed): {cubins}"
+    # CUDA graph: inputs written in place, replayed
+    t = TOKENS[-1]
+    x = torch.empty(t, H, dtype=torch.bfloat16, device="cuda")
+    residual = torch.empty_like(x)
+    out, res_out = torch.empty_like(x), torch.empty_like(x)
+    x.copy_(rand(t * H, torch.bfloat16, c.rank).view(t, H))
+    residual.copy_(rand(t * H, torch.bfloat16, 1).view(t, H))
+    k(x, residual, weight, out, res_out)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        k(x, residual, weight, out, res_out)
+    for it in range(3):
+        x.copy_(rand(t * H, torch.bfloat16, 500 + it + c.rank).view(t, H))
+        g.replay()
+        torch.cuda.synchronize()
+        ref_out, ref_res = fused_reference(c, x, residual, weight)
+        close(res_out, ref_res, f"fused graph replay {it} residual_out")
+        close(out, ref_out, f"fused graph replay {it} out", rtol=2e-2,
+              atol=3e-2)
+
+    # torch.compile: the kernel call is left to eager (a graph break),
+    # what surrounds it is compiled
+    def layer(h, res):
+        o, r = torch.empty_like(h), torch.empty_like(h)
+        k(h * 1, res, weight, o, r)
+        return o + 0, r
+    f = torch.compile(layer)
+    h = rand(t * H, torch.bfloat16, 900 + c.rank).view(t, H)
+    got_out, got_res = f(h, residual)
+    ref_out, ref_res = fused_reference(c, h, residual, weight)
+    close(got_res, ref_res, "fused under torch.compile residual_out")
+    close(got_out, ref_out, "fused under torch.compile out", rtol=2e-2,
+          atol=3e-2)
+    dslc.synchronize()
+
+
+@case
+def rmsnorm(c):
+    import torch
+    k = rmsnorm_kernel()
+    weight = rand(H, torch.bfloat16, 4)
+    for t in TOKENS:
+        x = rand(t * H, torch.bfloat16, 40 + t).view(t, H)
+        residual = rand(t * H, torch.bfloat16, 41 + t).view(t, H)
+        out, res_out = torch.empty_like(x), torch.empty_like(x)
+        k(x, residual, weight, out, res_out)
+        summed = (x.double() + residual.double()).to(x.dtype)
+        v = summed.double()
+        ref = v * torch.rsqrt((v * v).mean(-1, keepdim=True) + 1e-6) * \
+            weight.double()
+        close(res_out, summed, f"rmsnorm residual_out T={t}")
+        close(out, ref, f"rmsnorm out T={t}", rtol=2e-2, atol=3e-2)
 
 
 @case

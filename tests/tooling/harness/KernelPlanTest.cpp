@@ -168,6 +168,29 @@ TEST_CASE("kernel plan: every problem is listed in one error", "[harness]") {
         "--scalar eps=tiny: 'tiny' is not a number");
 }
 
+TEST_CASE("kernel plan: a shape the kernel was not compiled for is named "
+          "before any GPU work",
+          "[harness]") {
+  // As dslc writes for `H = hl.specialize(H)` with -D H=8192.
+  KernelMetadata md = fusedMd();
+  md.constraints.push_back({"x", 1, "==", int64_t(8192)});
+  md.constraints.push_back({"weight", 0, "==", int64_t(8192)});
+  md.constraints.push_back({"residual", 0, "<=", int64_t(64)});
+  KernelPlan ok = planKernel(
+      md, 2,
+      spec({"x=4x8192", "residual=4x8192", "weight=8192"}, {"eps=1e-6"}));
+  CHECK(ok.tiles == 4);
+  std::string e = planError(
+      md, spec({"x=4x4096", "residual=65x4096", "weight=4096"}, {"eps=1e-6"}));
+  CHECK(e == "kernel fused_ar_rmsnorm: cannot bind its arguments:\n"
+             "  'x' of shape 4x4096: dim 1 is 4096, but the kernel needs == "
+             "8192\n"
+             "  'weight' of shape 4096: dim 0 is 4096, but the kernel needs "
+             "== 8192\n"
+             "  'residual' of shape 65x4096: dim 0 is 65, but the kernel "
+             "needs <= 64");
+}
+
 TEST_CASE("kernel plan: every dslc-compiled example binds from its roles",
           "[harness]") {
 #ifndef DSLC_TEST_HAVE_DSLC

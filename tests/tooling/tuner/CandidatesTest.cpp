@@ -292,6 +292,14 @@ TEST_CASE("compile: a kernel checked against a DSL reference",
   t.sizes = {1024};
   CHECK_THROWS_WITH(problems(t, back),
                     Catch::Contains("give their shapes with --shape"));
+  // A shape the kernel cannot take is an error before any GPU work.
+  t.sizes.clear();
+  t.shapes = {"a_shared=8K,bogus=3"};
+  CHECK_THROWS_WITH(problems(t, back),
+                    Catch::Contains("--shape a_shared=8192,bogus=3: kernel "
+                                    "one_shot_all_reduce_kernel: cannot bind "
+                                    "its arguments:\n  --size bogus: the "
+                                    "kernel has no argument 'bogus'"));
   // A reference the kernel's names do not fit fails at compile time.
   o.reference = std::string(DSLC_TEST_SOURCE_DIR) +
                 "/tests/tools/dslrun/Inputs/references.py:no_such_ref";
