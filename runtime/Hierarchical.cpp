@@ -319,6 +319,10 @@ bool Hierarchy::run(CollectiveKind kind, const void *send, void *recv,
                                     ncclType(dtype), rail.comm, stream));
       break;
     }
+    // Non-blocking communicators: the call is enqueued only once the rail
+    // says so, and the next call on it must not come earlier.
+    railComm_->settle(fmt::format("nccl {} of {} elements across {} nodes",
+                                  collectiveName(s.kind), s.totalCount, nodes));
   }
   return true;
 }

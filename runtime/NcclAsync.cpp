@@ -85,8 +85,13 @@ void awaitComms(const std::vector<ncclComm_t> &comms,
   pollUntilReady(
       ranks,
       [&](size_t i) {
+        // A child of ncclCommSplit on a non-blocking parent is written by
+        // NCCL's init thread: until it appears the split is in progress.
+        ncclComm_t comm = __atomic_load_n(&comms[i], __ATOMIC_ACQUIRE);
+        if (!comm)
+          return ncclInProgress;
         ncclResult_t state = ncclSuccess;
-        ncclResult_t r = ncclCommGetAsyncError(comms[i], &state);
+        ncclResult_t r = ncclCommGetAsyncError(comm, &state);
         return r != ncclSuccess ? r : state;
       },
       what, timeoutMs);

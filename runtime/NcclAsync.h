@@ -45,7 +45,8 @@ void pollUntilReady(const std::vector<int> &ranks,
                     const std::function<ncclResult_t(size_t)> &query,
                     const std::string &what, int64_t timeoutMs);
 
-/// pollUntilReady over communicators (ncclCommGetAsyncError).
+/// pollUntilReady over communicators (ncclCommGetAsyncError); a null handle
+/// (a split child NCCL has not written yet) is in progress.
 void awaitComms(const std::vector<ncclComm_t> &comms,
                 const std::vector<int> &ranks, const std::string &what,
                 int64_t timeoutMs);

@@ -130,6 +130,18 @@ Communicator::split(Communicator &parent, const std::vector<int> &colors,
   for (int i = 0; i < n; ++i)
     ranks.push_back(parent.local(i).rank);
   try {
+    // The parent reports the split's progress (and a failure in it) first;
+    // then each child is polled (its handle may be written only then).
+    pollUntilReady(
+        ranks,
+        [&](size_t i) {
+          ncclResult_t state = ncclSuccess;
+          ncclResult_t r =
+              ncclCommGetAsyncError(parent.local(static_cast<int>(i)).comm,
+                                    &state);
+          return r != ncclSuccess ? r : state;
+        },
+        "ncclCommSplit (the parent communicator)", parent.hostTimeoutMs_);
     awaitComms(comms, ranks, "ncclCommSplit", parent.hostTimeoutMs_);
   } catch (...) {
     for (ncclComm_t comm : comms)
