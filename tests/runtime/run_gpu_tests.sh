@@ -142,7 +142,11 @@ step dslrun-kill-peer 90 bash "$ROOT/tests/runtime/kill_peer.sh" "$BUILD"
 # two as one node (the tuned kernels run). tests/runtime/teams_two_nodes.sh.
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 for mode in two-hosts two-hosts-x2 one-node; do
-  if [ "${NGPU:-0}" -lt 2 ]; then
+  if [ "$mode" = two-hosts ] && [ "${NGPU:-0}" -eq 1 ]; then
+    # Both processes on the one GPU (NCCL accepts it across host ids).
+    step "teams-$mode-one-gpu" 400 env ONE_GPU=1 \
+      "$ROOT/tests/runtime/teams_two_nodes.sh" "$BUILD" "$mode"
+  elif [ "${NGPU:-0}" -lt 2 ]; then
     record "teams-$mode" SKIP "needs 2 GPUs, ${NGPU:-0} visible"
   else
     step "teams-$mode" 400 "$ROOT/tests/runtime/teams_two_nodes.sh" \
