@@ -62,6 +62,11 @@ struct TuningValue {
   int64_t size = 0;                    ///< element count measured
   std::string date;                    ///< ISO 8601, UTC
   std::string candidates;              ///< directory of the compiled candidates
+
+  /// Whether NCCL, measured in the same run, was at least as fast as the
+  /// kernel pick: the size then runs NCCL (the one rule of the runtime's
+  /// dispatch and of `tuner bench`'s pick row).
+  bool ncclWins() const { return ncclUs > 0 && pick.us >= ncclUs; }
 };
 
 struct TuningRecord {

@@ -77,7 +77,7 @@ DispatchChoice decideDispatch(const std::optional<TuningValue> &entry,
     c.reason = "the cache entry names no kernel";
     return c;
   }
-  if (entry->ncclUs > 0 && entry->pick.us >= entry->ncclUs) {
+  if (entry->ncclWins()) {
     c.reason = fmt::format("NCCL measured faster ({:.2f} us vs {} {:.2f} us)",
                            entry->ncclUs, entry->pick.kernel, entry->pick.us);
     return c;

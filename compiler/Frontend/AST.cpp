@@ -187,5 +187,12 @@ const FunctionDef *Module::lookupFunction(const std::string &name) const {
   return nullptr;
 }
 
+const HostCode *Module::lookupHostCode(const std::string &name) const {
+  for (const HostCode &h : hostCode)
+    if (!h.name.empty() && h.name == name)
+      return &h;
+  return nullptr;
+}
+
 } // namespace ast
 } // namespace dslc

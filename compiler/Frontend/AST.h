@@ -768,12 +768,27 @@ private:
 
 /// One parsed file. Always produced, even after syntax errors (then it holds
 /// the statements that parsed).
+/// A top-level statement of the file that is not DSL code (the host side of
+/// a Helion file: a launcher with `raise`, `try`, `with`, comprehensions,
+/// ...). It is left out of the module; what it was is kept for the error
+/// when a kernel calls it.
+struct HostCode {
+  SourceRange range;
+  /// The def's name, empty for other statements.
+  std::string name;
+  /// The first thing that is not DSL code in it.
+  SourceRange firstProblem;
+  std::string problem;
+};
+
 class Module {
 public:
   Module(std::string fileName, uint32_t fileId,
-         std::optional<std::string> docstring, StmtList body)
+         std::optional<std::string> docstring, StmtList body,
+         std::vector<HostCode> hostCode = {})
       : fileName(std::move(fileName)), fileId(fileId),
-        docstring(std::move(docstring)), body(std::move(body)) {}
+        docstring(std::move(docstring)), body(std::move(body)),
+        hostCode(std::move(hostCode)) {}
   const std::string &getFileName() const { return fileName; }
   uint32_t getFileId() const { return fileId; }
   const std::optional<std::string> &getDocstring() const { return docstring; }
@@ -786,12 +801,17 @@ public:
   std::vector<const FunctionDef *> getKernels() const;
   /// The top-level def named `name`, or null.
   const FunctionDef *lookupFunction(const std::string &name) const;
+  /// Top-level statements left out as host code, in order.
+  const std::vector<HostCode> &getHostCode() const { return hostCode; }
+  /// The host-code def named `name`, or null.
+  const HostCode *lookupHostCode(const std::string &name) const;
 
 private:
   std::string fileName;
   uint32_t fileId;
   std::optional<std::string> docstring;
   StmtList body;
+  std::vector<HostCode> hostCode;
 };
 
 //===----------------------------------------------------------------------===//

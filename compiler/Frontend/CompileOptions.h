@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dslc {
 
@@ -27,6 +28,17 @@ namespace dslc {
 /// compiles in 19 s, at 256 the two-shot takes 117 s and 3.7 GB. 128 is
 /// above one NVLink domain (72).
 inline constexpr int64_t kMaxWorldSize = 128;
+
+/// Constexpr names that mean this rank and the world size (dslc's examples
+/// write my_rank and world_size, Helion's RANK and WORLD_SIZE): such a
+/// constexpr takes --rank / --world-size when no -D gives it, and a -D of
+/// it must agree with the flag.
+inline constexpr std::string_view kRankNames[] = {"my_rank", "rank", "RANK",
+                                                  "MY_RANK"};
+inline constexpr std::string_view kWorldSizeNames[] = {"world_size",
+                                                       "WORLD_SIZE"};
+bool isRankName(std::string_view name);
+bool isWorldSizeName(std::string_view name);
 
 /// The largest --config text (inline or @FILE). A config is a few numbers.
 inline constexpr size_t kMaxConfigBytes = 1u << 20;
@@ -44,6 +56,17 @@ struct ParamSignature {
   unsigned rank = 0;
 };
 
+/// The sizes of one tensor parameter, given to the compiler (--shape
+/// NAME=AxB, or --size NAME=AxB under --simulate).
+struct TensorShape {
+  std::vector<int64_t> sizes;
+  /// Given as --simulate's --size, which also gives int scalars' values and
+  /// outputs' sizes: an entry naming no tensor parameter is the simulator's
+  /// to check, not the compiler's.
+  bool fromSimulation = false;
+  /// "--shape x=7x4096" (or "--size x=7x4096"), as messages name it.
+  std::string spelling(const std::string &name) const;
+};
 
 struct CompileOptions {
   /// -D NAME=VALUE, as written (VALUE is a Python literal: 2, 1.5, True,
@@ -52,6 +75,12 @@ struct CompileOptions {
   /// --config: a JSON object (the text of @FILE when given that way), e.g.
   /// {"block_sizes": [8192], "num_warps": 32}; empty when not given.
   std::string configJSON;
+  /// --shape NAME=AxB by parameter name: sizes the kernel may compile in
+  /// where it needs one at compile time (hl.specialize(x.size(d)), `:` over
+  /// a dimension, `assert x.size(d) == ...`) and no -D gives it. Only the
+  /// sizes so used are compiled in (each a launch constraint `==`); the
+  /// others stay run-time sizes.
+  std::map<std::string, TensorShape> shapes;
   /// --signature entries by parameter name.
   std::map<std::string, ParamSignature> signature;
   MulticastMode multicast = MulticastMode::Software;
@@ -72,7 +101,8 @@ std::optional<uint64_t> parseDecimal(std::string_view text);
 /// world_size), the rank below it, and that -D world_size / -D my_rank /
 /// -D rank agree with --world-size / --rank when both are given (MLIRGen
 /// would otherwise take the -D for the program and the flag for the
-/// metadata). Returns an error message (no "error:" prefix) or nothing.
+/// metadata), and that -D 'x.size(d)=N' agrees with --shape x=... .
+/// Returns an error message (no "error:" prefix) or nothing.
 std::optional<std::string> checkCompileOptions(const CompileOptions &options);
 
 } // namespace dslc

@@ -26,6 +26,10 @@ DiagnosticEngine::DiagnosticEngine(const SourceManager &sourceManager,
 
 void DiagnosticEngine::report(SourceRange range, Severity severity,
                               std::string message) {
+  if (capture) {
+    capture->push_back({severity, range, std::move(message)});
+    return;
+  }
   if (stopped) {
     lastSuppressed = true;
     return;

@@ -70,6 +70,10 @@ public:
   /// 0 = unlimited.
   void setErrorLimit(unsigned limit) { errorLimit = limit; }
   void setOutput(std::ostream *stream) { os = stream; }
+  /// While `sink` is set, reports are appended there instead (neither
+  /// printed nor counted): the parser parses a top-level statement that may
+  /// be host code this way and replays them when it is DSL code.
+  void setCapture(std::vector<Diagnostic> *sink) { capture = sink; }
 
   /// Every diagnostic reported and not suppressed, in order (at most a few
   /// thousand are kept).
@@ -83,6 +87,7 @@ public:
 private:
   const SourceManager &sourceManager;
   std::ostream *os;
+  std::vector<Diagnostic> *capture = nullptr;
   std::vector<Diagnostic> collected;
   unsigned numErrors = 0;
   unsigned numWarnings = 0;

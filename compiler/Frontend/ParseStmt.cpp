@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 namespace dslc {
@@ -29,18 +30,66 @@ static std::optional<std::string> takeDocstring(StmtList &body) {
   return doc;
 }
 
-std::unique_ptr<Module> Parser::parseModule() {
+std::unique_ptr<Module> Parser::parseModule(bool allowHostCode) {
   StmtList body;
+  std::vector<HostCode> hostCode;
   while (!check(TokenKind::EndOfFile) && !diags.limitReached()) {
     if (check(TokenKind::Dedent) || check(TokenKind::Newline)) {
       consume();
       continue;
     }
-    parseStatement(body);
+    if (allowHostCode)
+      parseTopLevelStatement(body, hostCode);
+    else
+      parseStatement(body);
   }
   std::optional<std::string> doc = takeDocstring(body);
   return std::make_unique<Module>(sourceManager.getFileName(fileId), fileId,
-                                  std::move(doc), std::move(body));
+                                  std::move(doc), std::move(body),
+                                  std::move(hostCode));
+}
+
+void Parser::parseTopLevelStatement(StmtList &body,
+                                    std::vector<HostCode> &hostCode) {
+  size_t start = pos, before = body.size();
+  Location begin = tok().range.begin;
+  std::vector<Diagnostic> captured;
+  diags.setCapture(&captured);
+  parseStatement(body);
+  diags.setCapture(nullptr);
+  auto isError = [](const Diagnostic &d) {
+    return d.severity == Severity::Error;
+  };
+  bool failed = std::any_of(captured.begin(), captured.end(), isError);
+  // A kernel is DSL code whatever it holds: a def decorated with
+  // helion.kernel (or the like), parsed or not.
+  bool kernel = false;
+  std::string name;
+  for (size_t i = start; i < pos; ++i) {
+    const Token &t = tokens[i];
+    if (t.is(TokenKind::KwDef)) {
+      if (i + 1 < pos && tokens[i + 1].is(TokenKind::Identifier))
+        name = std::string(tokens[i + 1].text);
+      break;
+    }
+    if (!tokens[start].is(TokenKind::At))
+      break; // a def starts with '@' or 'def'
+    if (i >= start + 2 && t.is(TokenKind::Identifier) &&
+        tokens[i - 1].is(TokenKind::Dot) &&
+        tokens[i - 2].is(TokenKind::Identifier) &&
+        FunctionDef::isKernelDecoratorName(std::string(tokens[i - 2].text) +
+                                           "." + std::string(t.text)))
+      kernel = true;
+  }
+  if (!failed || kernel) {
+    for (Diagnostic &d : captured)
+      diags.report(d.range, d.severity, std::move(d.message));
+    return;
+  }
+  body.erase(body.begin() + before, body.end());
+  const Diagnostic &first =
+      *std::find_if(captured.begin(), captured.end(), isError);
+  hostCode.push_back({rangeFrom(begin), name, first.range, first.message});
 }
 
 void Parser::parseStatement(StmtList &out) {

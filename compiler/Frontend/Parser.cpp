@@ -14,10 +14,11 @@ namespace dslc {
 using namespace ast;
 
 std::unique_ptr<Module> parseFile(const SourceManager &sourceManager,
-                                  uint32_t fileId, DiagnosticEngine &diags) {
+                                  uint32_t fileId, DiagnosticEngine &diags,
+                                  bool allowHostCode) {
   Lexer lexer(sourceManager, fileId, diags);
   Parser parser(lexer, sourceManager, fileId, diags);
-  return parser.parseModule();
+  return parser.parseModule(allowHostCode);
 }
 
 Parser::Parser(Lexer &lexer, const SourceManager &sourceManager,

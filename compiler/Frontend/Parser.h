@@ -30,10 +30,14 @@
 namespace dslc {
 
 /// Lexes and parses buffer `fileId`. Always returns a module (holding what
-/// parsed); check diags.hasErrors() for success.
+/// parsed); check diags.hasErrors() for success. With `allowHostCode`, a
+/// top-level statement that is not DSL code (and is not a kernel) is no
+/// error: it is left out as host code (Module::getHostCode), as a Helion
+/// file's launcher and test code are; an error is reported if a kernel
+/// calls it. Without, the whole file must be DSL code (--emit=ast).
 std::unique_ptr<ast::Module> parseFile(const SourceManager &sourceManager,
-                                       uint32_t fileId,
-                                       DiagnosticEngine &diags);
+                                       uint32_t fileId, DiagnosticEngine &diags,
+                                       bool allowHostCode = false);
 
 class Parser {
 public:
@@ -46,7 +50,7 @@ public:
   Parser(Lexer &lexer, const SourceManager &sourceManager, uint32_t fileId,
          DiagnosticEngine &diags);
 
-  std::unique_ptr<ast::Module> parseModule();
+  std::unique_ptr<ast::Module> parseModule(bool allowHostCode = false);
 
 private:
   using ExprPtr = ast::ExprPtr;
@@ -76,6 +80,11 @@ private:
 
   // Recovery.
   void synchronize(size_t statementStart);
+  /// Parses one top-level statement with diagnostics captured: DSL code
+  /// goes to `body` (its warnings replayed); a statement with errors that
+  /// is no kernel goes to `hostCode`, a kernel's errors are replayed.
+  void parseTopLevelStatement(StmtList &body,
+                              std::vector<ast::HostCode> &hostCode);
   void skipBlock();
 
   // Statements.

@@ -60,8 +60,30 @@ FailureOr<int64_t> Generator::toConstInt(const SemValue &v,
                                          const std::string &what) {
   if (v.kind == SemValue::Kind::Int)
     return v.intValue;
+  if (v.kind == SemValue::Kind::Scalar && v.known) {
+    for (const SemValue::ShapeKnown::Size &s : v.known->sizes)
+      compileSizeIn(s.param, s.dim, s.value);
+    return v.known->value;
+  }
   if (v.kind == SemValue::Kind::Unbound)
     return unboundError(v, where.getRange(), what);
+  if (v.kind == SemValue::Kind::Scalar && !v.sizesRead.empty()) {
+    // Computed from tensor sizes: one error per missing size.
+    bool reported = false;
+    for (const auto &[param, dim] : v.sizesRead)
+      reported |= failedSizes.count(sizeKey(param, dim)) != 0;
+    for (const auto &[param, dim] : v.sizesRead)
+      markSizeFailed(param, dim);
+    if (reported)
+      return failure();
+    const auto &[param, dim] = v.sizesRead.front();
+    return error(where.getRange(),
+                 what +
+                     " must be a compile-time integer, got a run-time "
+                     "scalar computed from " +
+                     sizeKey(param, dim) + ": pass -D '" + sizeKey(param, dim) +
+                     "=N'" + shapeAdvice(param) + " (or hl.specialize it)");
+  }
   return error(where.getRange(),
                what + " must be a compile-time integer, got " +
                    kindName(v.kind) +
@@ -114,17 +136,19 @@ Result Generator::genSpecialize(const ast::CallExpr &e) {
     return failure();
   if (v->kind == SemValue::Kind::Int)
     return *v;
-  if (v->kind != SemValue::Kind::Scalar || !v->origin || !v->origin->plain())
+  if (!isPlainSize(*v))
     return fail(arg.getRange(), "hl.specialize takes a tensor size");
   // The static value: -D NAME (the variable it is assigned to, or the
   // tensor's dimension as PARAM.size(D)), or --world-size for a size that
-  // is then named world_size.
-  std::string dimKey =
-      v->origin->param + ".size(" + std::to_string(v->origin->dim) + ")";
-  std::optional<std::string> text;
+  // is then named world_size; else the tensor's --shape.
+  const std::string &param = v->origin->param;
+  unsigned dim = v->origin->dim;
+  std::string dimKey = sizeKey(param, dim);
+  std::optional<std::string> text, source;
   std::string varName;
   if (auto *n = ast::dyn_cast<ast::NameExpr>(&arg))
     varName = n->getName();
+  std::string name = varName.empty() ? dimKey : varName;
   for (const std::string &key : {varName, dimKey}) {
     if (key.empty())
       continue;
@@ -132,35 +156,60 @@ Result Generator::genSpecialize(const ast::CallExpr &e) {
     if (it != options.defines.end()) {
       usedDefines.insert(key);
       text = it->second;
+      source = "-D " + key + "=" + it->second;
       break;
     }
   }
-  if (!text && varName == "world_size" && options.worldSize)
+  if (!text && isWorldSizeName(varName) && options.worldSize) {
     text = std::to_string(*options.worldSize);
-  // A missing world size is one mistake, however many uses need it.
-  if (!text && varName == "world_size" &&
-      !reportedUnbound.insert("world_size").second)
-    return failure();
-  if (!text)
+    source = "--world-size " + *text;
+  }
+  std::optional<int64_t> shaped = shapeSize(param, dim);
+  if (!text && !shaped) {
+    // One mistake, however many uses need the value.
+    bool reported =
+        sizeFailed(*v, dim) || (isWorldSizeName(varName) &&
+                                !reportedUnbound.insert("world_size").second);
+    markSizeFailed(param, dim);
+    if (reported)
+      return failure();
     return fail(e.getRange(),
-                "hl.specialize(" + (varName.empty() ? dimKey : varName) +
-                    ") needs the value to compile for: pass -D " +
-                    (varName.empty() ? dimKey : varName) + "=VALUE" +
-                    (varName == "world_size" ? " or --world-size N" : ""));
-  auto value =
-      defineValue(varName.empty() ? dimKey : varName, *text, e.getRange());
-  if (failed(value))
-    return failure();
-  if (value->kind != SemValue::Kind::Int || value->intValue < 0)
-    return fail(e.getRange(), "a specialized size must be a non-negative "
-                              "integer, got '" +
-                                  *text + "'");
-  addConstraint({v->origin->param, v->origin->dim, "==", value->intValue});
-  if (varName == "world_size")
-    desc.worldSize = value->intValue;
-  desc.constants[varName.empty() ? dimKey : varName] =
-      std::to_string(value->intValue);
-  return *value;
+                "hl.specialize(" + name +
+                    ") needs the value to compile for: pass -D " + name +
+                    "=VALUE" +
+                    (isWorldSizeName(varName) ? " or --world-size N" : "") +
+                    shapeAdvice(param));
+  }
+  int64_t value;
+  if (text) {
+    auto given = defineValue(name, *text, e.getRange());
+    if (failed(given) || given->kind != SemValue::Kind::Int ||
+        given->intValue < 0) {
+      markSizeFailed(param, dim);
+      if (failed(given))
+        return failure();
+      return fail(e.getRange(), "a specialized size must be a non-negative "
+                                "integer, got '" +
+                                    *text + "'");
+    }
+    value = given->intValue;
+    // -D wins (later uses see its value); the contradiction is reported.
+    if (shaped && *shaped != value) {
+      addConstraint({param, dim, "==", value});
+      return fail(e.getRange(), "hl.specialize(" + name + "): " + *source +
+                                    " contradicts " + shapeSpelling(param) +
+                                    " (whose size " + std::to_string(dim) +
+                                    " is " + std::to_string(*shaped) +
+                                    "); give one of them");
+    }
+  } else {
+    value = *shaped;
+  }
+  if (isWorldSizeName(varName))
+    desc.worldSize = value;
+  addConstraint({param, dim, "==", value});
+  desc.constants[name] = std::to_string(value);
+  return SemValue::integer(value);
 }
 
 /// `a ** b` for b >= 0 by squaring; nothing when a power overflows.

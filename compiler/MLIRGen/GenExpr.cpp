@@ -283,7 +283,7 @@ Result Generator::tensorSize(const SemValue &ref, unsigned d,
       return fail(where.getRange(), "-D " + key +
                                         " must be a non-negative "
                                         "integer");
-    addConstraint({ref.text, d, "==", v->intValue});
+    compileSizeIn(ref.text, d, v->intValue);
     desc.constants[key] = std::to_string(v->intValue);
     return *v;
   }
@@ -291,6 +291,9 @@ Result Generator::tensorSize(const SemValue &ref, unsigned d,
   s.value = tile::DimOp::create(builder, loc(where), builder.getIndexType(),
                                 ref.value, uint64_t(d));
   s.origin = ScalarOrigin{ref.text, d};
+  s.sizesRead.push_back({ref.text, d});
+  if (std::optional<int64_t> n = shapeSize(ref.text, d))
+    s.known = SemValue::ShapeKnown{*n, {{ref.text, d, *n}}};
   return s;
 }
 
@@ -304,9 +307,13 @@ Result Generator::genCall(const ast::CallExpr &e) {
   if (!name)
     return fail(callee.getRange(), "only named functions can be called");
   std::string n = *name;
-  if (ast::isa<ast::NameExpr>(callee))
+  if (ast::isa<ast::NameExpr>(callee)) {
     if (const ast::FunctionDef *fn = helperNamed(n))
       return genHelperCall(e, *fn);
+    if (!lookup(n))
+      if (std::optional<Result> r = hostCodeCall(n, callee.getRange()))
+        return *r;
+  }
   if (llvm::StringRef(n).starts_with("helion.language."))
     n = "hl." + n.substr(16);
   if (std::optional<Result> r = genForeignCall(e, n))

@@ -28,10 +28,9 @@ const ast::FunctionDef *Generator::helperNamed(const std::string &name) {
   return nullptr;
 }
 
-LogicalResult
-Generator::bindHelperArguments(const ast::CallExpr &e,
-                               const ast::FunctionDef &fn,
-                               std::map<std::string, SemValue> &scope) {
+LogicalResult Generator::bindHelperArguments(
+    const std::vector<HelperArg> &args, SourceRange callRange,
+    const ast::FunctionDef &fn, std::map<std::string, SemValue> &scope) {
   const std::string &name = fn.getName();
   const std::vector<ast::Param> &params = fn.getParams();
   for (const ast::Param &p : params)
@@ -40,12 +39,9 @@ Generator::bindHelperArguments(const ast::CallExpr &e,
                                 "' takes *args or "
                                 "**kwargs, which dslc does not inline");
   size_t positional = 0;
-  for (const ast::Argument &a : e.getArgs()) {
-    if (a.kind == ast::Argument::Kind::Star ||
-        a.kind == ast::Argument::Kind::DoubleStar)
-      return error(a.range, "*args and **kwargs in a call are not supported");
+  for (const HelperArg &a : args) {
     const ast::Param *p = nullptr;
-    if (a.kind == ast::Argument::Kind::Positional) {
+    if (a.keyword.empty()) {
       if (positional >= params.size() || params[positional].keywordOnly)
         return error(a.range, name + "() takes " +
                                   std::to_string(params.size()) +
@@ -54,12 +50,12 @@ Generator::bindHelperArguments(const ast::CallExpr &e,
       p = &params[positional++];
     } else {
       auto it = llvm::find_if(
-          params, [&](const ast::Param &q) { return q.name == a.name; });
+          params, [&](const ast::Param &q) { return q.name == a.keyword; });
       if (it == params.end() || it->positionalOnly)
         return error(a.range, name +
                                   "() got an unexpected keyword argument "
                                   "'" +
-                                  a.name + "'");
+                                  a.keyword + "'");
       p = &*it;
     }
     if (scope.count(p->name))
@@ -74,8 +70,7 @@ Generator::bindHelperArguments(const ast::CallExpr &e,
     if (scope.count(p.name))
       continue;
     if (!p.defaultValue)
-      return error(e.getRange(),
-                   name + "() is missing argument '" + p.name + "'");
+      return error(callRange, name + "() is missing argument '" + p.name + "'");
     if (!isConstantSyntax(*p.defaultValue))
       return error(p.defaultValue->getRange(),
                    "the default of a helper's parameter must be a constant");
@@ -89,23 +84,38 @@ Generator::bindHelperArguments(const ast::CallExpr &e,
 
 Result Generator::genHelperCall(const ast::CallExpr &e,
                                 const ast::FunctionDef &fn) {
+  std::vector<HelperArg> args;
+  for (const ast::Argument &a : e.getArgs()) {
+    if (a.kind == ast::Argument::Kind::Star ||
+        a.kind == ast::Argument::Kind::DoubleStar)
+      return fail(a.range, "*args and **kwargs in a call are not supported");
+    args.push_back({a.value.get(),
+                    a.kind == ast::Argument::Kind::Keyword ? a.name : "",
+                    a.range});
+  }
+  return inlineHelper(e.getRange(), e.getCallee().getRange(), args, fn);
+}
+
+Result Generator::inlineHelper(SourceRange callRange, SourceRange calleeRange,
+                               const std::vector<HelperArg> &args,
+                               const ast::FunctionDef &fn) {
   const std::string &name = fn.getName();
   if (fn.isKernel())
-    return fail(e.getCallee().getRange(),
+    return fail(calleeRange,
                 "'" + name +
                     "' is a kernel; a kernel calls plain functions "
                     "(a def without the decorator), which dslc inlines");
   for (const CallFrame &f : calls)
     if (f.fn == &fn)
-      return fail(e.getRange(), "recursive call to '" + name +
-                                    "': helpers are inlined into the kernel, "
-                                    "so they cannot call themselves");
+      return fail(callRange, "recursive call to '" + name +
+                                 "': helpers are inlined into the kernel, "
+                                 "so they cannot call themselves");
   if (calls.size() >= kMaxCallDepth)
-    return fail(e.getRange(), "helper calls nest deeper than " +
-                                  std::to_string(kMaxCallDepth));
+    return fail(callRange, "helper calls nest deeper than " +
+                               std::to_string(kMaxCallDepth));
   std::map<std::string, SemValue> scope;
   unsigned errorsBefore = diags->getNumErrors();
-  LogicalResult bound = bindHelperArguments(e, fn, scope);
+  LogicalResult bound = bindHelperArguments(args, callRange, fn, scope);
   if (failed(bound))
     return failure();
   // The helper sees its parameters (and the modules), not the caller's
@@ -113,13 +123,13 @@ Result Generator::genHelperCall(const ast::CallExpr &e,
   std::vector<std::map<std::string, SemValue>> callerScopes;
   std::swap(scopes, callerScopes);
   scopes.push_back(std::move(scope));
-  calls.push_back({&fn, e.getRange(), std::nullopt, false, loopDepth});
+  calls.push_back({&fn, callRange, std::nullopt, false, loopDepth});
   LogicalResult body = genBlock(fn.getBody());
   CallFrame frame = calls.back();
   calls.pop_back();
   std::swap(scopes, callerScopes);
   if (failed(body) || diags->getNumErrors() > errorsBefore) {
-    diags->note(e.getRange(), "in call to '" + name + "'");
+    diags->note(callRange, "in call to '" + name + "'");
     return failure();
   }
   return frame.result ? *frame.result : SemValue::none();
@@ -146,17 +156,12 @@ LogicalResult Generator::genHelperReturn(const ast::ReturnStmt &s) {
 
 /// Helion functions dslc does not have, and what to write instead.
 static const std::pair<const char *, const char *> kUnsupported[] = {
-    {"hl.triton_kernel", "embeds Triton code, which dslc does not compile"},
     {"hl.inline_triton", "embeds Triton code, which dslc does not compile"},
     {"hl.inline_asm_elementwise",
      "embeds inline assembly, which dslc does not compile"},
     {"hl.barrier", "is a grid-wide barrier between top-level loops; a dslc "
                    "kernel has one top-level loop: synchronize CTAs with "
                    "hl.signal/hl.wait on a pad"},
-    {"hl.dot", "(matrix multiply) is not supported: dslc kernels move and "
-               "reduce data"},
-    {"hl.dot_scaled", "(matrix multiply) is not supported: dslc kernels move "
-                      "and reduce data"},
     {"hl.jagged_tile", "is not supported: loop with hl.tile over the longest "
                        "extent and mask with torch.where"},
     {"hl.associative_scan", "(a scan) is not supported"},
@@ -184,16 +189,135 @@ static const std::pair<const char *, const char *> kUnsupported[] = {
                       "wait_for"},
 };
 
+/// What to write instead of Triton code (hl.triton_kernel, hl.inline_triton).
+static const char kWriteInDSL[] =
+    "write it in the DSL as a plain def of this file (inlined; Helion's "
+    "symm_mem_sync is hl.signal to every peer's pad and hl.wait on the "
+    "local pad: docs/language.md, \"Helion's constructs\")";
+
+std::optional<Result> Generator::hostCodeCall(const std::string &name,
+                                              SourceRange where) {
+  const ast::HostCode *h = module.lookupHostCode(name);
+  if (!h)
+    return std::nullopt;
+  diags->error(where, "'" + name +
+                          "' is host code, not DSL code (dslc leaves it out "
+                          "of the kernels): " +
+                          h->problem);
+  diags->note(h->firstProblem, "here");
+  return failure();
+}
+
+Result Generator::genTritonKernel(const ast::CallExpr &e) {
+  if (failed(checkKeywords(e, "hl.triton_kernel",
+                           {"triton_source_or_fn", "args", "output_like"})))
+    return failure();
+  const ast::Expr *fnArg = argument(e, 0, "triton_source_or_fn");
+  const ast::Expr *argsArg = argument(e, 1, "args");
+  const ast::Expr *outArg = argument(e, 2, "output_like");
+  if (!fnArg || !argsArg)
+    return fail(e.getRange(), "hl.triton_kernel takes a function, args= "
+                              "and output_like=");
+  auto *fnName = ast::dyn_cast<ast::NameExpr>(fnArg);
+  const ast::FunctionDef *fn =
+      fnName ? helperNamed(fnName->getName()) : nullptr;
+  bool triton = false;
+  if (fn)
+    for (const ast::Decorator &d : fn->getDecorators())
+      if (const ast::Expr *x = d.expr.get()) {
+        if (auto *c = ast::dyn_cast<ast::CallExpr>(x))
+          x = &c->getCallee();
+        std::optional<std::string> dn = ast::getDottedName(*x);
+        triton |= dn && llvm::StringRef(*dn).starts_with("triton.");
+      }
+  if (!fn || triton) {
+    // One mistake, however many calls name the function.
+    if (fnName &&
+        !reportedUnbound.insert("hl.triton_kernel " + fnName->getName()).second)
+      return failure();
+    if (fnName && !fn)
+      if (std::optional<Result> r =
+              hostCodeCall(fnName->getName(), fnArg->getRange()))
+        return *r;
+    std::string what =
+        fn       ? "'" + fn->getName() + "' is a @triton.jit function"
+        : fnName ? "'" + fnName->getName() + "' is not a def of this file"
+        : ast::isa<ast::StringLiteralExpr>(*fnArg)
+            ? "Triton source in a string"
+            : "a function dslc cannot see";
+    return fail(fnArg->getRange(),
+                "hl.triton_kernel runs Triton code, which dslc does not "
+                "compile (" +
+                    what + "): " + kWriteInDSL +
+                    ", which hl.triton_kernel then inlines");
+  }
+  std::vector<HelperArg> args;
+  if (auto *d = ast::dyn_cast<ast::DictExpr>(argsArg)) {
+    for (size_t i = 0; i < d->getKeys().size(); ++i) {
+      auto *key = d->getKeys()[i]
+                      ? ast::dyn_cast<ast::StringLiteralExpr>(&*d->getKeys()[i])
+                      : nullptr;
+      if (!key)
+        return fail(d->getRange(), "the args= of hl.triton_kernel as a dict "
+                                   "maps parameter names (strings) to values");
+      args.push_back({&*d->getValues()[i], key->getValue(), key->getRange()});
+    }
+  } else {
+    const ast::ExprList *elements = nullptr;
+    if (auto *t = ast::dyn_cast<ast::TupleExpr>(argsArg))
+      elements = &t->getElements();
+    else if (auto *l = ast::dyn_cast<ast::ListExpr>(argsArg))
+      elements = &l->getElements();
+    if (!elements)
+      return fail(argsArg->getRange(),
+                  "the args= of hl.triton_kernel is written out: a tuple of "
+                  "the function's arguments, or a dict of them by name");
+    for (const ast::ExprPtr &x : *elements) {
+      if (ast::isa<ast::StarredExpr>(*x))
+        return fail(x->getRange(), "'*' in hl.triton_kernel's args= is not "
+                                   "supported: write the arguments out");
+      args.push_back({&*x, "", x->getRange()});
+    }
+  }
+  Result r = inlineHelper(e.getRange(), fnArg->getRange(), args, *fn);
+  if (succeeded(r) && outArg && !ast::isa<ast::NoneLiteralExpr>(*outArg) &&
+      r->kind == SemValue::Kind::None)
+    return fail(outArg->getRange(), "output_like= is given, but '" +
+                                        fn->getName() + "' returns nothing");
+  return r;
+}
+
+/// Matrix multiplications (kNoMatmul says why not).
+static const char *const kMatmuls[] = {
+    "hl.dot",          "hl.dot_scaled",
+    "torch.addmm",     "torch.mm",
+    "torch.matmul",    "torch.bmm",
+    "torch.baddbmm",   "torch.nn.functional.linear",
+    "torch._scaled_mm"};
+
 std::optional<Result> Generator::genForeignCall(const ast::CallExpr &e,
                                                 const std::string &n) {
+  if (n == "hl.triton_kernel")
+    return genTritonKernel(e);
+  if (llvm::is_contained(kMatmuls, n))
+    return fail(e.getCallee().getRange(), n + ": " + kNoMatmul);
+  if (n == "torch.promote_types") {
+    // The dtype of torch's promotion of two tensors' dtypes.
+    if (failed(checkKeywords(e, n, {})) || e.getArgs().size() != 2)
+      return fail(e.getRange(), "torch.promote_types takes two dtypes");
+    FailureOr<std::string> a = dtypeValue(*e.getArgs()[0].value);
+    FailureOr<std::string> b = dtypeValue(*e.getArgs()[1].value);
+    if (failed(a) || failed(b))
+      return Result(failure());
+    SemValue v = SemValue::ofKind(SemValue::Kind::DType);
+    v.text =
+        typeToDType(promotedType(dtypeToType(&ctx, *a), dtypeToType(&ctx, *b)));
+    return v;
+  }
   for (auto [name, why] : kUnsupported)
     if (n == name) {
       std::string advice = llvm::StringRef(why).starts_with("embeds")
-                               ? ": write it in the DSL as a plain def in "
-                                 "this file (it is inlined; a sync such as "
-                                 "symm_mem_sync is hl.signal to every peer "
-                                 "and hl.wait on the local pad, see "
-                                 "docs/language.md)"
+                               ? std::string(": ") + kWriteInDSL
                                : "";
       return fail(e.getRange(), n + " " + why + advice);
     }

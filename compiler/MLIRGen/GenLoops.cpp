@@ -235,17 +235,12 @@ bool Generator::speculate(llvm::function_ref<LogicalResult()> gen,
 }
 
 Generator::Snapshot Generator::snapshot() {
-  return Snapshot{scopes,
-                  nextBlockSize,
-                  usedDefines,
-                  reportedUnbound,
-                  refDTypes,
-                  argNames,
-                  desc,
-                  inGrid,
-                  returned,
-                  unrolledBodies,
-                  func.getBody().front().getNumArguments()};
+  return Snapshot{scopes,         nextBlockSize,
+                  usedDefines,    reportedUnbound,
+                  failedSizes,    refDTypes,
+                  argNames,       desc,
+                  inGrid,         returned,
+                  unrolledBodies, func.getBody().front().getNumArguments()};
 }
 
 void Generator::restore(const Snapshot &s) {
@@ -253,6 +248,7 @@ void Generator::restore(const Snapshot &s) {
   nextBlockSize = s.nextBlockSize;
   usedDefines = s.usedDefines;
   reportedUnbound = s.reportedUnbound;
+  failedSizes = s.failedSizes;
   refDTypes = s.refDTypes;
   argNames = s.argNames;
   desc = s.desc;

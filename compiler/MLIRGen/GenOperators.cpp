@@ -318,6 +318,8 @@ Result Generator::tileArith(ast::BinaryOp op, Value a, Value b, bool isFloat,
     r = op == BO::LShift ? Value(arith::ShLIOp::create(builder, l, a, b))
                          : Value(arith::ShRSIOp::create(builder, l, a, b));
     break;
+  case BO::MatMul:
+    return fail(where.getRange(), kNoMatmul);
   case BO::BitAnd:
   case BO::BitOr:
   case BO::BitXor:
@@ -377,7 +379,55 @@ Result Generator::scalarBinary(ast::BinaryOp op, const SemValue &lhs,
   SemValue v = SemValue::ofKind(SemValue::Kind::Scalar);
   v.value = r;
   v.origin = derivedOrigin(op, lhs, rhs);
+  v.known = foldKnown(op, lhs, rhs);
+  v.sizesRead = lhs.sizesRead;
+  v.sizesRead.append(rhs.sizesRead.begin(), rhs.sizesRead.end());
   return v;
+}
+
+/// The value of `a op b` when --shape gives both (or they are constants),
+/// with the sizes read; nullopt otherwise or when it does not fold exactly.
+std::optional<SemValue::ShapeKnown>
+Generator::foldKnown(ast::BinaryOp op, const SemValue &a, const SemValue &b) {
+  using BO = ast::BinaryOp;
+  auto known = [](const SemValue &v) -> std::optional<SemValue::ShapeKnown> {
+    if (v.kind == SemValue::Kind::Int)
+      return SemValue::ShapeKnown{v.intValue, {}};
+    if (v.kind == SemValue::Kind::Scalar)
+      return v.known;
+    return std::nullopt;
+  };
+  std::optional<SemValue::ShapeKnown> x = known(a), y = known(b);
+  if (!x || !y || (x->sizes.empty() && y->sizes.empty()))
+    return std::nullopt;
+  int64_t p = x->value, q = y->value, r = 0;
+  bool overflow = false;
+  switch (op) {
+  case BO::Add:
+    overflow = __builtin_add_overflow(p, q, &r);
+    break;
+  case BO::Sub:
+    overflow = __builtin_sub_overflow(p, q, &r);
+    break;
+  case BO::Mul:
+    overflow = __builtin_mul_overflow(p, q, &r);
+    break;
+  case BO::FloorDiv:
+  case BO::Mod: {
+    if (q == 0 || (p == INT64_MIN && q == -1))
+      return std::nullopt;
+    int64_t d = p / q - ((p % q != 0) && ((p < 0) != (q < 0)));
+    r = op == BO::FloorDiv ? d : p - d * q;
+    break;
+  }
+  default:
+    return std::nullopt;
+  }
+  if (overflow)
+    return std::nullopt;
+  x->value = r;
+  x->sizes.append(y->sizes.begin(), y->sizes.end());
+  return x;
 }
 
 Result Generator::floatScalarBinary(ast::BinaryOp op, const SemValue &lhs,

@@ -103,11 +103,32 @@ Result Generator::genOutputShaped(const ast::CallExpr &e, llvm::StringRef fn,
   if (dims.size() > 8)
     return fail(e.getRange(), "a tensor has at most 8 dimensions");
   // Each dimension: a constant or a size of a tensor parameter.
-  std::vector<SemValue> sizes;
+  // A shape may also be one value holding the sizes (x.size(), x.shape).
+  std::vector<std::pair<SemValue, const ast::Expr *>> values;
   for (const ast::Expr *d : dims) {
     Result v = genExpr(*d);
     if (failed(v))
       return failure();
+    if (v->kind == SemValue::Kind::Tuple && dims.size() == 1) {
+      for (const SemValue &x : v->elements)
+        values.push_back({x, d});
+      if (values.empty() || values.size() > 8)
+        return fail(d->getRange(), "a tensor has 1 to 8 dimensions");
+    } else {
+      values.push_back({*v, d});
+    }
+  }
+  std::vector<SemValue> sizes;
+  for (auto &[value, d] : values) {
+    std::optional<SemValue> v = value;
+    // Arithmetic on sizes --shape gives (m // world_size): compiled in.
+    if (v->kind == SemValue::Kind::Scalar && v->known &&
+        !(v->origin && v->origin->plain())) {
+      FailureOr<int64_t> n = toConstInt(*v, *d, "a dimension");
+      if (failed(n))
+        return failure();
+      v = SemValue::integer(*n);
+    }
     if (v->kind == SemValue::Kind::Int && v->intValue >= 0) {
       sizes.push_back(*v);
       continue;

@@ -34,17 +34,23 @@ std::optional<int64_t> Generator::staticSize(const SemValue &ref, unsigned d) {
       return std::get<int64_t>(c.value);
   // -D 'P.size(d)=N' given but the size not read yet.
   for (const std::string &name : names) {
-    std::string key = name + ".size(" + std::to_string(d) + ")";
+    std::string key = sizeKey(name, d);
     auto def = options.defines.find(key);
     int64_t n;
     if (def == options.defines.end() ||
         llvm::StringRef(def->second).trim().getAsInteger(0, n) || n < 0)
       continue;
     usedDefines.insert(key);
-    addConstraint({name, d, "==", n});
+    compileSizeIn(name, d, n);
     desc.constants[key] = std::to_string(n);
     return n;
   }
+  // Else the tensor's --shape.
+  for (const std::string &name : names)
+    if (std::optional<int64_t> n = shapeSize(name, d)) {
+      compileSizeIn(name, d, *n);
+      return n;
+    }
   return std::nullopt;
 }
 
@@ -83,14 +89,18 @@ LogicalResult Generator::accessSlice(const SemValue &ref, unsigned d,
     upper = *c;
   } else {
     upper = staticSize(ref, d);
-    if (!upper)
+    if (!upper && sizeFailed(ref, d))
+      return failure(); // reported where the size was first needed
+    if (!upper) {
+      markSizeFailed(ref.text, d);
       return error(slice.getRange(),
                    "':' needs the size of dimension " + std::to_string(d) +
                        " of '" + ref.text + "' at compile time: pass -D '" +
-                       ref.text + ".size(" + std::to_string(d) +
-                       ")=N' (or hl.specialize it, or assert it equals a "
+                       sizeKey(ref.text, d) + "=N'" + shapeAdvice(ref.text) +
+                       " (or hl.specialize it, or assert it equals a "
                        "compile-time size), or index that dimension with a "
                        "tile");
+    }
   }
   if (lower < 0 || *upper <= lower)
     return error(slice.getRange(), "the slice [" + std::to_string(lower) + ":" +
@@ -215,15 +225,19 @@ Result Generator::loadWhole(const SemValue &ref, const ast::Expr &where) {
   mlir::Location l = loc(where);
   for (unsigned d = 0; d < type.getRank(); ++d) {
     std::optional<int64_t> n = staticSize(ref, d);
-    if (!n)
+    if (!n && sizeFailed(ref, d))
+      return failure(); // reported where the size was first needed
+    if (!n) {
+      markSizeFailed(ref.text, d);
       return fail(where.getRange(),
                   "'" + ref.text +
                       "' is used as a tile, which needs its "
                       "sizes at compile time: pass -D '" +
-                      ref.text + ".size(" + std::to_string(d) +
-                      ")=N' (or hl.specialize it, or assert it equals a "
+                      sizeKey(ref.text, d) + "=N'" + shapeAdvice(ref.text) +
+                      " (or hl.specialize it, or assert it equals a "
                       "compile-time size), or load a tile of it (" +
                       ref.text + "[tile])");
+    }
     a.offsets.push_back(indexConst(l, 0));
     a.limits.push_back(indexConst(l, *n));
     a.dims.push_back(d);

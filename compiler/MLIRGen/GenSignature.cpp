@@ -15,6 +15,26 @@ using namespace mlir;
 
 namespace dslc::mlirgen {
 
+/// helion.Config keys that tune Triton code generation (pipelining,
+/// indexing, loop shapes, reduction loops...): accepted, with a warning that
+/// they have no effect in dslc.
+static const llvm::StringRef kIgnoredConfigKeys[] = {"num_stages",
+                                                     "indexing",
+                                                     "pid_type",
+                                                     "loop_orders",
+                                                     "range_unroll_factors",
+                                                     "reduction_loops",
+                                                     "l2_groupings",
+                                                     "flatten_loops",
+                                                     "range_warp_specializes",
+                                                     "range_num_stages",
+                                                     "range_multi_buffers",
+                                                     "range_flattens",
+                                                     "static_ranges",
+                                                     "num_sm_multiplier",
+                                                     "maxnreg",
+                                                     "load_eviction_policies"};
+
 LogicalResult Generator::readConfigCall(const ast::Expr &config) {
   auto *call = ast::dyn_cast<ast::CallExpr>(&config);
   if (!call)
@@ -48,9 +68,7 @@ LogicalResult Generator::readConfigCall(const ast::Expr &config) {
                      "num_warps must be an integer between 1 and " +
                          std::to_string(contract::kMaxNumWarps));
       desc.numWarps = lit->getValue();
-    } else if (a.name == "num_stages" || a.name == "indexing" ||
-               a.name == "pid_type" || a.name == "loop_orders" ||
-               a.name == "range_unroll_factors") {
+    } else if (llvm::is_contained(kIgnoredConfigKeys, a.name)) {
       diags->warning(a.range, "config key '" + a.name +
                                   "' has no effect in dslc and is ignored");
     } else {
@@ -146,10 +164,14 @@ LogicalResult Generator::checkSignatureNames() {
   return success(ok);
 }
 
-/// Whether an annotation names hl.constexpr.
+/// Whether an annotation names hl.constexpr (or hl.ProcessGroupName: a
+/// process group's name, compiled in like a constexpr; dslc's peers are the
+/// communicator the kernel is launched on).
 static bool isConstexprAnnotation(const std::optional<std::string> &annot) {
   return annot && (*annot == "hl.constexpr" || *annot == "helion.constexpr" ||
-                   *annot == "dslc.constexpr" || *annot == "constexpr");
+                   *annot == "dslc.constexpr" || *annot == "constexpr" ||
+                   *annot == "hl.ProcessGroupName" ||
+                   *annot == "helion.language.ProcessGroupName");
 }
 
 FailureOr<SemValue> Generator::constexprValue(const ast::Param &p) {
@@ -160,9 +182,9 @@ FailureOr<SemValue> Generator::constexprValue(const ast::Param &p) {
     usedDefines.insert(p.name);
     return defineValue(p.name, def->second, p.range);
   }
-  if ((p.name == "my_rank" || p.name == "rank") && options.rank)
+  if (isRankName(p.name) && options.rank)
     return SemValue::integer(*options.rank);
-  if (p.name == "world_size" && options.worldSize)
+  if (isWorldSizeName(p.name) && options.worldSize)
     return SemValue::integer(*options.worldSize);
   if (p.defaultValue) {
     if (!isConstantSyntax(*p.defaultValue))
@@ -236,13 +258,13 @@ LogicalResult Generator::checkRankAgreement(const ast::Param &p,
     }
     known = v.intValue;
   };
-  bool isRank = p.name == "my_rank" || p.name == "rank";
+  bool isRank = isRankName(p.name), isWorld = isWorldSizeName(p.name);
   if (v.kind == SemValue::Kind::Int && isRank)
     agree(desc.rank, "--rank");
-  if (v.kind == SemValue::Kind::Int && p.name == "world_size")
+  if (v.kind == SemValue::Kind::Int && isWorld)
     agree(desc.worldSize, "--world-size");
   if (v.kind == SemValue::Kind::Int && desc.rank && desc.worldSize &&
-      (isRank || p.name == "world_size") && *desc.rank >= *desc.worldSize) {
+      (isRank || isWorld) && *desc.rank >= *desc.worldSize) {
     diags->error(p.range, "rank " + std::to_string(*desc.rank) +
                               " is not below the world size " +
                               std::to_string(*desc.worldSize));
@@ -426,6 +448,8 @@ LogicalResult Generator::buildSignature() {
     }
     desc.args.push_back(pd);
   }
+  if (ok && failed(checkShapes()))
+    ok = false;
   if (!ok)
     return failure();
 

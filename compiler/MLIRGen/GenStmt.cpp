@@ -231,23 +231,63 @@ std::optional<LogicalResult> Generator::genSizeAssert(const ast::Expr &test,
     return std::nullopt;
   Result l = genExpr(*cmp->getOperands()[0]);
   Result r = genExpr(*cmp->getOperands()[1]);
-  if (failed(l) || failed(r))
+  if (failed(l) || failed(r)) {
+    // A size asserted equal to a value that failed (a failed
+    // hl.specialize, an unknown name) has no compile-time value either.
+    for (const Result &side : {l, r})
+      if (succeeded(side) && isPlainSize(*side))
+        markSizeFailed(side->origin->param, side->origin->dim);
     return LogicalResult(failure());
-  const SemValue *size = l->kind == SemValue::Kind::Scalar ? &*l : &*r;
+  }
+  const SemValue *size = isPlainSize(*l) ? &*l : &*r;
   const SemValue *value = size == &*l ? &*r : &*l;
-  if (size->kind != SemValue::Kind::Scalar || !size->origin ||
-      !size->origin->plain())
+  if (!isPlainSize(*size))
     return std::nullopt;
-  if (value->kind == SemValue::Kind::Scalar)
-    return error(where,
-                 "an assert between two run-time sizes cannot be checked: "
-                 "compile one of them in (-D '" +
-                     size->origin->param + ".size(" +
-                     std::to_string(size->origin->dim) + ")=N')");
+  const std::string &param = size->origin->param;
+  unsigned dim = size->origin->dim;
+  if (value->kind == SemValue::Kind::Unbound) {
+    markSizeFailed(param, dim);
+    return unboundError(*value, cmp->getRange());
+  }
+  if (isPlainSize(*value))
+    return sizesAssertedEqual(*size, *value, where);
   if (value->kind != SemValue::Kind::Int)
     return std::nullopt;
-  addConstraint(
-      {size->origin->param, size->origin->dim, "==", value->intValue});
+  // The asserted value is compiled in even when --shape contradicts it
+  // (reported), so later uses see one size.
+  compileSizeIn(param, dim, value->intValue);
+  if (std::optional<int64_t> shaped = shapeSize(param, dim))
+    if (*shaped != value->intValue)
+      return error(where, "assert " + sizeKey(param, dim) +
+                              " == " + std::to_string(value->intValue) +
+                              " fails for " + shapeSpelling(param));
+  return success();
+}
+
+LogicalResult Generator::sizesAssertedEqual(const SemValue &a,
+                                            const SemValue &b,
+                                            SourceRange where) {
+  const ScalarOrigin &x = *a.origin, &y = *b.origin;
+  std::optional<int64_t> sx = shapeSize(x.param, x.dim);
+  std::optional<int64_t> sy = shapeSize(y.param, y.dim);
+  if (!sx && !sy) {
+    markSizeFailed(x.param, x.dim);
+    markSizeFailed(y.param, y.dim);
+    return error(where, "an assert between two run-time sizes cannot be "
+                        "checked: compile one of them in (-D '" +
+                            sizeKey(x.param, x.dim) + "=N'" +
+                            shapeAdvice(x.param) + ")");
+  }
+  // Equal sizes: both compiled in as the one --shape gives (the first's
+  // when the shapes contradict the assert, reported).
+  int64_t v = sx ? *sx : *sy;
+  compileSizeIn(x.param, x.dim, v);
+  compileSizeIn(y.param, y.dim, v);
+  if (sx && sy && *sx != *sy)
+    return error(where, "assert " + sizeKey(x.param, x.dim) +
+                            " == " + sizeKey(y.param, y.dim) + " fails for " +
+                            shapeSpelling(x.param) + " and " +
+                            shapeSpelling(y.param));
   return success();
 }
 

@@ -105,6 +105,23 @@ struct SemValue {
   std::string text;  ///< String, Module path, DType name, Ref/param name.
   mlir::Value value; ///< Scalar, Ref, Stack, TileData.
   std::optional<ScalarOrigin> origin;
+  /// A run-time integer scalar whose value --shape gives: a tensor size, or
+  /// integer arithmetic on such sizes and constants (D // WORLD_SIZE).
+  /// Where a compile-time integer is needed (a slice bound...), the sizes
+  /// it reads are compiled in (launch constraints) and `value` is used.
+  struct ShapeKnown {
+    int64_t value = 0;
+    struct Size {
+      std::string param;
+      unsigned dim;
+      int64_t value;
+    };
+    llvm::SmallVector<Size, 2> sizes;
+  };
+  std::optional<ShapeKnown> known;
+  /// The tensor sizes (param, dim) a run-time integer scalar is computed
+  /// from, for the error where a compile-time integer is needed.
+  llvm::SmallVector<std::pair<std::string, unsigned>, 2> sizesRead;
   // Tile loop variables.
   mlir::Value id, begin, end;
   int64_t block = 1;
@@ -209,6 +226,11 @@ constexpr int64_t kMaxEpochCtas = 4096;
 constexpr int64_t kAutoUnrollIterations = 8;
 /// Deepest nesting of inlined helper calls.
 constexpr size_t kMaxCallDepth = 32;
+/// Why `@`, torch.addmm & co and hl.dot are errors.
+inline constexpr const char kNoMatmul[] =
+    "matrix multiplication is not supported: dslc kernels move, combine and "
+    "reduce data and have no tensor-core (wgmma/mma) lowering; run the "
+    "matmul with torch (cuBLAS) before or after the communication kernel";
 
 //===----------------------------------------------------------------------===//
 // The generator
@@ -262,6 +284,10 @@ private:
   std::set<const ast::Expr *> reportedDoubleArguments;
   /// Constexprs whose missing value was reported (once each).
   std::set<std::string> reportedUnbound;
+  /// Tensor sizes ("x.size(1)") needed at compile time whose value could
+  /// not be had (reported once): later needs of the same size fail
+  /// silently, so one mistake gives one error.
+  std::set<std::string> failedSizes;
   std::map<std::string, std::string> refDTypes; ///< value name -> dtype
   std::vector<std::string> argNames;
   bool inGrid = false;
@@ -329,6 +355,39 @@ private:
                                     const ast::Expr &where);
   Result genSpecialize(const ast::CallExpr &e);
 
+  // -- compile-time sizes (GenSizes.cpp) -------------------------------------
+  /// "x.size(1)": how -D and messages name a size.
+  static std::string sizeKey(const std::string &param, unsigned d);
+  /// Checks every --shape entry: a tensor parameter of that rank.
+  mlir::LogicalResult checkShapes();
+  /// The parameter an output is shaped like (torch.empty_like), else `name`.
+  std::string shapedLike(const std::string &name);
+  /// "--shape x=AxB" as given for tensor `name` (or the one it is shaped
+  /// like).
+  std::string shapeSpelling(const std::string &name);
+  /// Size `d` of tensor `name` as --shape gives it (an output's: that of
+  /// the parameter it is shaped like).
+  std::optional<int64_t> shapeSize(const std::string &name, unsigned d);
+  /// " or --shape x=AxB" with x's rank, for a missing size of tensor
+  /// `name` (of the tensor an output is shaped like); empty when --shape
+  /// cannot give it.
+  std::string shapeAdvice(const std::string &name);
+  /// Compiles size `d` of `param` in as `value`: a launch constraint `==`
+  /// (what the metadata says a kernel is specialized for).
+  void compileSizeIn(const std::string &param, unsigned d, int64_t value) {
+    addConstraint({param, d, "==", value});
+  }
+  /// Whether the compile-time value of size `d` of `ref` (or of the tensor
+  /// an output is shaped like) was needed and could not be had, reported.
+  bool sizeFailed(const SemValue &ref, unsigned d);
+  /// Records that size `d` of `name` (and of the tensor an output is shaped
+  /// like) could not be had.
+  void markSizeFailed(const std::string &name, unsigned d);
+  /// A plain tensor size (x.size(d) as a run-time scalar).
+  static bool isPlainSize(const SemValue &v) {
+    return v.kind == SemValue::Kind::Scalar && v.origin && v.origin->plain();
+  }
+
   // -- call arguments (GenArgs.cpp) -----------------------------------------
   const ast::Expr *keyword(const ast::CallExpr &e, llvm::StringRef name);
   /// The positional argument `position` or else keyword `name`; an error
@@ -393,6 +452,12 @@ private:
   /// constraint that also makes the size static; nullopt for other asserts.
   std::optional<mlir::LogicalResult> genSizeAssert(const ast::Expr &test,
                                                    SourceRange where);
+  /// The --shape value of a scalar `a op b` (SemValue::known), if any.
+  std::optional<SemValue::ShapeKnown>
+  foldKnown(ast::BinaryOp op, const SemValue &a, const SemValue &b);
+  /// `assert x.size(i) == y.size(j)`: both compiled in from --shape.
+  mlir::LogicalResult sizesAssertedEqual(const SemValue &a, const SemValue &b,
+                                         SourceRange where);
   mlir::LogicalResult genReturn(const ast::ReturnStmt &s);
   mlir::LogicalResult genAssign(const ast::Expr &target, SemValue value,
                                 SourceRange where);
@@ -435,7 +500,7 @@ private:
   struct Snapshot {
     std::vector<std::map<std::string, SemValue>> scopes;
     unsigned nextBlockSize;
-    std::set<std::string> usedDefines, reportedUnbound;
+    std::set<std::string> usedDefines, reportedUnbound, failedSizes;
     std::map<std::string, std::string> refDTypes;
     std::vector<std::string> argNames;
     KernelDescription desc;
@@ -588,10 +653,30 @@ private:
   // -- helper functions (GenHelpers.cpp) --------------------------------------
   /// The module-level def `name` when no local name shadows it.
   const ast::FunctionDef *helperNamed(const std::string &name);
+  /// One argument of an inlined call: a call's argument, or an element of
+  /// hl.triton_kernel's `args=` (a tuple, or a dict of keywords).
+  struct HelperArg {
+    const ast::Expr *value;
+    std::string keyword; ///< empty: positional
+    SourceRange range;
+  };
   mlir::LogicalResult
-  bindHelperArguments(const ast::CallExpr &e, const ast::FunctionDef &fn,
+  bindHelperArguments(const std::vector<HelperArg> &args, SourceRange callRange,
+                      const ast::FunctionDef &fn,
                       std::map<std::string, SemValue> &scope);
   Result genHelperCall(const ast::CallExpr &e, const ast::FunctionDef &fn);
+  /// Inlines `fn` called at `callRange` (`calleeRange`: the name) with
+  /// `args`.
+  Result inlineHelper(SourceRange callRange, SourceRange calleeRange,
+                      const std::vector<HelperArg> &args,
+                      const ast::FunctionDef &fn);
+  /// hl.triton_kernel(f, args=(...), output_like=None) with `f` a DSL def
+  /// of this file: inlined like f(...); else an error naming the DSL way.
+  Result genTritonKernel(const ast::CallExpr &e);
+  /// A call of a name that is host code (Module::getHostCode): an error
+  /// saying what in it is not DSL code; nullopt for other names.
+  std::optional<Result> hostCodeCall(const std::string &name,
+                                     SourceRange where);
   mlir::LogicalResult genHelperReturn(const ast::ReturnStmt &s);
   /// hl.triton_kernel & co, and Helion functions dslc does not have: an
   /// error naming what to write instead.

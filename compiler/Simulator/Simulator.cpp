@@ -115,8 +115,10 @@ bool generateRanks(mlir::MLIRContext &ctx, const ast::Module &module,
   for (unsigned r = 0; r < world.worldSize; ++r) {
     CompileOptions o = options;
     o.rank = r;
-    for (const char *name : {"my_rank", "rank", "world_size"})
-      o.defines.erase(name);
+    for (std::string_view name : kRankNames)
+      o.defines.erase(std::string(name));
+    for (std::string_view name : kWorldSizeNames)
+      o.defines.erase(std::string(name));
     DiagnosticEngine quiet(diags.getSourceManager(), nullptr);
     DiagnosticEngine &d = r == 0 ? diags : quiet;
     auto mod = generateKernel(ctx, module, kernel, o, d, descs[r]);

@@ -71,7 +71,8 @@ UserReference::load(MLIRContext &ctx, const std::string &spec,
     return nullptr;
   }
   DiagnosticEngine diags(ref->sources, &std::cerr);
-  std::unique_ptr<ast::Module> ast = parseFile(ref->sources, fileId, diags);
+  std::unique_ptr<ast::Module> ast = parseFile(ref->sources, fileId, diags,
+                                               /*allowHostCode=*/true);
   if (!ast || diags.hasErrors()) {
     error = "the reference '" + spec + "' has errors (above)";
     return nullptr;
@@ -93,9 +94,14 @@ UserReference::load(MLIRContext &ctx, const std::string &spec,
   CompileOptions o = options;
   o.rank.reset();
   o.worldSize = worldSize;
-  for (const char *n : {"my_rank", "rank", "world_size"})
-    o.defines.erase(n);
+  for (std::string_view n : kRankNames)
+    o.defines.erase(std::string(n));
+  for (std::string_view n : kWorldSizeNames)
+    o.defines.erase(std::string(n));
   o.signature.clear();
+  // The checked kernel's --size/--shape entries are a rank's; a stacked
+  // tensor's shape is [world_size, sizes of a rank's tensor...].
+  o.shapes.clear();
   for (const ast::Param &p : fn->getParams()) {
     int k = argNamed(binding, p.name);
     if (k < 0 || binding.args[k].kind != ArgBinding::Kind::Tensor ||
@@ -105,6 +111,9 @@ UserReference::load(MLIRContext &ctx, const std::string &spec,
     const ArgBinding &a = binding.args[k];
     o.signature[p.name] =
         ParamSignature{a.type.name(), unsigned(a.sizes.size() + 1)};
+    TensorShape stacked{{int64_t(worldSize)}, /*fromSimulation=*/true};
+    stacked.sizes.insert(stacked.sizes.end(), a.sizes.begin(), a.sizes.end());
+    o.shapes[p.name] = std::move(stacked);
   }
   KernelDescription desc;
   ref->module = generateKernel(ctx, *ast, *fn, o, diags, desc);

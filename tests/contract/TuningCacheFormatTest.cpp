@@ -153,3 +153,17 @@ TEST_CASE("cache: kernels tuned per shape", "[contract][cache]") {
   CHECK_FALSE(back[1].key == back[0].key);
   CHECK(r.key.str().find(", shape x=b2xb13") != std::string::npos);
 }
+
+TEST_CASE("the pick runs NCCL when NCCL was measured at least as fast",
+          "[tuning]") {
+  TuningValue v;
+  v.pick.kernel = "k";
+  v.pick.us = 2.0;
+  CHECK_FALSE(v.ncclWins()); // NCCL not measured: the kernel runs
+  v.ncclUs = 3.0;
+  CHECK_FALSE(v.ncclWins());
+  v.ncclUs = 2.0;
+  CHECK(v.ncclWins()); // a tie goes to NCCL
+  v.ncclUs = 1.0;
+  CHECK(v.ncclWins());
+}

@@ -84,8 +84,10 @@ struct Bench {
   }
 
   /// NCCL on the buffers `--nccl-buffers` names, out of place and in place;
-  /// the kernel NCCL ran goes into the config column.
-  void nccl(const Problem &p, const MeasureRequest &base) {
+  /// the kernel NCCL ran goes into the config column. Returns the first
+  /// out-of-place measurement (what the runtime's NCCL dispatch runs).
+  MeasureReply nccl(const Problem &p, const MeasureRequest &base) {
+    std::optional<MeasureReply> first;
     for (bool window : {false, true}) {
       if (o.ncclBuffers != "both" && (o.ncclBuffers == "window") != window)
         continue;
@@ -97,15 +99,19 @@ struct Bench {
         MeasureReply reply = worker.measure(r);
         emit(p, impl, reply.ncclKernel, reply, "", inPlace);
         prog.step(p.label + " " + impl + (inPlace ? " in place" : ""));
+        if (!inPlace && !first)
+          first = reply;
       }
     }
+    return first ? *first : MeasureReply{};
   }
 
   /// One problem: NCCL (collectives), each kernel, the pick.
   void problem(const Problem &p, const std::optional<rt::TuningRecord> &rec) {
     MeasureRequest base = baseRequest(o, p);
+    MeasureReply ncclReply;
     if (!m.collective.empty())
-      nccl(p, base);
+      ncclReply = nccl(p, base);
     std::map<std::string, MeasureReply> measured;
     auto measureChoice = [&](int k, const KernelConfig &cfg) {
       const CompiledCandidate *cc = m.find(k, cfg);
@@ -144,7 +150,15 @@ struct Bench {
            measureChoice(static_cast<int>(k), cfg), kn);
       prog.step(p.label + " " + m.kernels[k].name);
     }
-    if (rec)
+    // The pick is what the runtime dispatches for this size: NCCL when it
+    // was measured at least as fast as every kernel when tuned.
+    if (rec && rec->value.ncclWins() && !m.collective.empty())
+      emit(p, "pick",
+           fmt::format("nccl (tuned: {:.2f} us vs {} {:.2f} us)",
+                       rec->value.ncclUs, rec->value.pick.kernel,
+                       rec->value.pick.us),
+           ncclReply, note);
+    else if (rec)
       for (size_t k = 0; k < m.kernels.size(); ++k)
         if (m.kernels[k].name == rec->value.pick.kernel)
           emit(p, "pick",

@@ -338,9 +338,13 @@ int printRunTable(const TunerOptions &o, const Manifest &m,
       continue;
     }
     const rt::TuningValue &v = *s.value;
+    // The best kernel is cached either way; the runtime dispatches NCCL
+    // for this size when NCCL was at least as fast (TuningValue::ncclWins).
     table.push_back({s.problem.label, m.dtype,
                      v.ncclUs > 0 ? fmt::format("{:.2f}", v.ncclUs) : "-",
-                     v.pick.kernel, v.pick.config.brief(),
+                     v.ncclWins() ? "nccl (best kernel: " + v.pick.kernel + ")"
+                                  : v.pick.kernel,
+                     v.pick.config.brief(),
                      fmt::format("{:.2f}", v.pick.us),
                      v.ncclUs > 0 && v.pick.us > 0
                          ? fmt::format("{:.2f}x", v.ncclUs / v.pick.us)

@@ -124,6 +124,14 @@ cl::opt<std::string>
                       "~/.cache/dslc)"),
              cl::cat(compileCategory));
 
+cl::list<std::string> shapeList(
+    "shape", cl::value_desc("NAME=AxB"),
+    cl::desc("Sizes of a tensor parameter, compiled in where the kernel "
+             "needs one at compile time (hl.specialize(x.size(d)), ':', "
+             "assert x.size(d) == ...) and no -D gives it; each size used is "
+             "checked at launch (repeatable; the syntax of --size)"),
+    cl::cat(compileCategory));
+
 cl::list<std::string> signatureList(
     "signature", cl::CommaSeparated, cl::value_desc("NAME=DTYPE[RANK],..."),
     cl::desc("Element type and rank of parameters whose annotation does not "
@@ -394,10 +402,12 @@ readDims(StringRef list, uint64_t maxElements, bool &tooLarge) {
   return dims;
 }
 
-/// --size N or --size NAME=A[xB...]. A simulated tensor holds at most
-/// kMaxSimulatedElements over all `ranks`; a size to look up in the tuning
-/// cache (ranks = 0) fits in int64_t.
-Check readSize(StringRef text, int64_t ranks, std::optional<int64_t> &extent,
+/// `option` N or `option` NAME=A[xB...] (--size, --shape: one syntax).
+/// A simulated tensor holds at most kMaxSimulatedElements over all
+/// `ranks`; other sizes (ranks = 0) fit in int64_t. `extent` is null where
+/// the option takes NAME=A[xB...] only.
+Check readSize(StringRef option, StringRef text, int64_t ranks,
+               std::optional<int64_t> *extent,
                std::map<std::string, std::vector<int64_t>> &sizes) {
   auto [name, list] =
       text.contains('=') ? text.split('=') : std::make_pair(StringRef(), text);
@@ -409,21 +419,22 @@ Check readSize(StringRef text, int64_t ranks, std::optional<int64_t> &extent,
       readDims(list, maxElements, tooLarge);
   if (tooLarge && ranks)
     return fail(llvm::formatv(
-        "--size {0}: a simulated tensor holds at most {1} elements over "
-        "all {2} rank(s), i.e. {3} per rank",
-        text, kMaxSimulatedElements, ranks, maxElements));
+        "{0} {1}: a simulated tensor holds at most {2} elements over "
+        "all {3} rank(s), i.e. {4} per rank",
+        option, text, kMaxSimulatedElements, ranks, maxElements));
   if (tooLarge)
     return fail(
-        llvm::formatv("--size {0} is larger than {1}", text, maxElements));
+        llvm::formatv("{0} {1} is larger than {2}", option, text, maxElements));
   bool named = text.contains('=');
-  if (!dims || (named && !isIdentifier(name)) || (!named && dims->size() != 1))
-    return fail(llvm::formatv("--size expects N or NAME=A[xB...] with "
-                              "positive integers, got '{0}'",
-                              text));
+  if (!dims || (named && !isIdentifier(name)) ||
+      (!named && (!extent || dims->size() != 1)))
+    return fail(llvm::formatv("{0} expects {1}NAME=A[xB...] with "
+                              "positive integers, got '{2}'",
+                              option, extent ? "N or " : "", text));
   if (named)
     sizes[name.str()] = *dims;
   else
-    extent = dims->front();
+    *extent = dims->front();
   return std::nullopt;
 }
 
@@ -438,6 +449,12 @@ Check readCompileOptions(const Numbers &n, CompileOptions &c) {
   for (const std::string &s : signatureList)
     if (Check e = readSignature(s, c))
       return e;
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const std::string &text : shapeList)
+    if (Check e = readSize("--shape", text, 0, nullptr, shapes))
+      return e;
+  for (auto &[name, sizes] : shapes)
+    c.shapes[name] = TensorShape{std::move(sizes)};
   if (configText.getNumOccurrences())
     if (Check e = readConfig(configText, c.configJSON))
       return e;
@@ -451,17 +468,36 @@ Check readCompileOptions(const Numbers &n, CompileOptions &c) {
   return std::nullopt;
 }
 
+/// Under --simulate, --size NAME=AxB and --shape NAME=AxB say the same: the
+/// compiler compiles in the sizes it needs from either, and the simulator
+/// allocates the tensor with them. They must agree where both name a tensor.
+Check shareSimulatedShapes(CompileOptions &c, SimulationOptions &s) {
+  for (const auto &[name, shape] : c.shapes) {
+    auto [it, added] = s.sizes.emplace(name, shape.sizes);
+    if (!added && it->second != shape.sizes)
+      return fail(llvm::formatv(
+          "{0} contradicts {1}; give one of them", shape.spelling(name),
+          TensorShape{it->second, /*fromSimulation=*/true}.spelling(name)));
+  }
+  for (const auto &[name, sizes] : s.sizes)
+    c.shapes.emplace(name, TensorShape{sizes, /*fromSimulation=*/true});
+  if (std::optional<std::string> error = checkCompileOptions(c))
+    return fail(*error);
+  return std::nullopt;
+}
+
 /// --simulate's options; without --simulate only --size (for
 /// --config-from-cache) may be given.
 Check readSimulationOptions(const Numbers &n, DriverOptions &opts) {
   BackendOptions &b = opts.backend;
-  const CompileOptions &c = b.compile;
+  CompileOptions &c = b.compile;
   cl::Option *const simulationOnly[] = {&seed,  &ctas,      &reference,
                                         &calls, &schedules, &dumpDir};
   int64_t ranks = c.worldSize.value_or(1);
   SimulationOptions s;
   for (const std::string &text : sizeList)
-    if (Check e = readSize(text, simulate ? ranks : 0, s.defaultSize, s.sizes))
+    if (Check e = readSize("--size", text, simulate ? ranks : 0, &s.defaultSize,
+                           s.sizes))
       return e;
   if (b.cachedConfig)
     b.cachedConfig->size = s.defaultSize;
@@ -510,6 +546,8 @@ Check readSimulationOptions(const Numbers &n, DriverOptions &opts) {
   if (dumpDir.getNumOccurrences() && dumpDir.empty())
     return fail("--dump-dir needs a directory");
   s.dumpDir = dumpDir;
+  if (Check e = shareSimulatedShapes(c, s))
+    return e;
   opts.emit = EmitKind::Tile;
   b.simulation = std::move(s);
   return std::nullopt;

@@ -168,7 +168,11 @@ int compileFile(DriverOptions &opts) {
   if (fileId == 0)
     return fail(fmt::format("cannot read '{}': {}", opts.inputFile, error));
   DiagnosticEngine diags(sourceManager, &std::cerr);
-  std::unique_ptr<ast::Module> module = parseFile(sourceManager, fileId, diags);
+  // A Helion file's host code (launchers, tests) is left out, except for
+  // --emit=ast, which shows the whole file as DSL code.
+  std::unique_ptr<ast::Module> module =
+      parseFile(sourceManager, fileId, diags,
+                /*allowHostCode=*/opts.emit != EmitKind::AST);
   if (diags.hasErrors()) {
     printErrorCount(diags);
     return 1;

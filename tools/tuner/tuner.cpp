@@ -278,6 +278,11 @@ int benchBothModels(const TunerOptions &o, int argc, char **argv) {
   TunerOptions bo = o;
   if (bo.minBytes)
     bo.sizes = sweepSizes(bo, m);
+  if (m.worldSize == 1) { // one process per GPU is this one process
+    std::fprintf(stderr, "tuner: world size 1: the one-process and per-GPU "
+                         "models are the same run; measured once\n");
+    return doBench(bo, m);
+  }
   return doBenchBothModels(bo, m, [&](const std::string &rowsFile) {
     std::vector<std::string> args;
     for (int i = 0; i < argc; ++i) {
