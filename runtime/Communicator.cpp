@@ -166,24 +166,12 @@ void Communicator::initComms(const UniqueIdBytes &id) {
   std::memcpy(&nid, id.data(), sizeof(nid));
   // NCCL may read a config until the communicator is ready: keep them alive.
   std::vector<ncclConfig_t> configs(locals_.size(), nonBlockingCommConfig());
-  bool grouped = numLocal() > 1;
   try {
-    if (grouped)
-      groupStart();
-    try {
-      for (size_t i = 0; i < locals_.size(); ++i) {
-        LocalRank &l = locals_[i];
-        setDevice(l.device, l.rank);
-        DSLC_NCCL(l.rank, ncclCommInitRankConfig(&l.comm, worldSize_, nid,
-                                                 l.rank, &configs[i]));
-      }
-    } catch (...) {
-      if (grouped)
-        (void)ncclGroupEnd();
-      throw;
-    }
-    if (grouped)
-      groupEnd();
+    forEachGrouped([&](int i) {
+      LocalRank &l = locals_[i];
+      DSLC_NCCL(l.rank, ncclCommInitRankConfig(&l.comm, worldSize_, nid,
+                                               l.rank, &configs[i]));
+    });
     settle(fmt::format("NCCL communicator initialization "
                        "(ncclCommInitRankConfig, world of {})",
                        worldSize_));
@@ -211,21 +199,10 @@ void Communicator::settle(const std::string &what, int64_t timeoutMs) {
 
 void Communicator::finalizeComms() {
   try {
-    bool grouped = numLocal() > 1;
-    if (grouped)
-      groupStart();
-    try {
-      for (LocalRank &l : locals_) {
-        setDevice(l.device, l.rank);
-        DSLC_NCCL(l.rank, ncclCommFinalize(l.comm));
-      }
-    } catch (...) {
-      if (grouped)
-        (void)ncclGroupEnd();
-      throw;
-    }
-    if (grouped)
-      groupEnd();
+    forEachGrouped([&](int i) {
+      LocalRank &l = locals_[i];
+      DSLC_NCCL(l.rank, ncclCommFinalize(l.comm));
+    });
   } catch (...) {
     failed_ = true;
     throw;
