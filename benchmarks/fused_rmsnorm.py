@@ -56,8 +56,9 @@ os.environ.setdefault("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1")
 os.environ.setdefault("NVSHMEM_DISABLE_NVLS", "1")
 
 import argparse  # noqa: E402
-import statistics  # noqa: E402
 import sys  # noqa: E402
+
+from bench_timing import time_calls  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(REPO, "examples")
@@ -251,22 +252,6 @@ class Shape:
             return ""
         return (f"relative error out {e_out:.3g} residual_out {e_ro:.3g} "
                 f"(tolerance {tol:g})")
-
-
-def time_calls(torch, dist, fn, iters, reps, stream):
-    samples = []
-    for _ in range(reps):
-        dist.barrier()
-        torch.cuda.synchronize()
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record(stream)
-        for _ in range(iters):
-            fn()
-        stop.record(stream)
-        torch.cuda.synchronize()
-        samples.append(start.elapsed_time(stop) * 1000.0 / iters)
-    return statistics.median(samples)
 
 
 def measure(torch, dist, s, impl, mode, args, stream):

@@ -29,8 +29,9 @@ os.environ.setdefault("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1")
 os.environ.setdefault("NVSHMEM_DISABLE_NVLS", "1")
 
 import argparse  # noqa: E402
-import statistics  # noqa: E402
 import sys  # noqa: E402
+
+from bench_timing import time_calls  # noqa: E402
 
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
@@ -82,22 +83,6 @@ def rel_error(out, ref):
         return float("inf")
     return (torch.linalg.vector_norm(out - ref) /
             max(torch.linalg.vector_norm(ref).item(), 1e-30)).item()
-
-
-def time_calls(fn, iters, reps, stream):
-    samples = []
-    for _ in range(reps):
-        dist.barrier()
-        torch.cuda.synchronize()
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record(stream)
-        for _ in range(iters):
-            fn()
-        stop.record(stream)
-        torch.cuda.synchronize()
-        samples.append(start.elapsed_time(stop) * 1000.0 / iters)
-    return statistics.median(samples)
 
 
 def worker(rank, world, args, port):
@@ -196,11 +181,12 @@ def worker(rank, world, args, port):
                         with torch.cuda.graph(many):
                             for _ in range(args.iters):
                                 call()
-                        us = time_calls(many.replay, 1, args.reps,
+                        us = time_calls(torch, dist, many.replay, 1, args.reps,
                                         stream) / args.iters
                         del many
                     else:
-                        us = time_calls(run, args.iters, args.reps, stream)
+                        us = time_calls(torch, dist, run, args.iters,
+                                        args.reps, stream)
                     tgt.copy_(x)
                     del graph
                 except Exception as e:  # an op that does not take this size
