@@ -59,13 +59,20 @@ static void wrongType(const char *fn, Py_ssize_t i, const char *param,
   Py_DECREF(name);
 }
 
+static void raiseOutOfRange(const char *fn, Py_ssize_t i, const char *param,
+                            const char *range) {
+  PyErr_Format(PyExc_OverflowError, "%s: argument %zd (%s) is out of %s", fn,
+               i + 1, param, range);
+}
+
+/* Replaces a pending conversion error (OverflowError, ValueError) with
+   one naming the argument. */
 static void outOfRange(const char *fn, Py_ssize_t i, const char *param,
                        const char *range) {
   if (PyErr_ExceptionMatches(PyExc_OverflowError) ||
       PyErr_ExceptionMatches(PyExc_ValueError)) {
     PyErr_Clear();
-    PyErr_Format(PyExc_OverflowError, "%s: argument %zd (%s) is out of %s", fn,
-                 i + 1, param, range);
+    raiseOutOfRange(fn, i, param, range);
   }
 }
 
@@ -86,9 +93,7 @@ static int toPointer(PyObject *const *args, Py_ssize_t i, const char *fn,
     return -1;
   }
   if (sizeof(void *) < sizeof(v) && v > (unsigned long long)UINTPTR_MAX) {
-    PyErr_Format(PyExc_OverflowError,
-                 "%s: argument %zd (%s) is out of range for an address", fn,
-                 i + 1, param);
+    raiseOutOfRange(fn, i, param, "range for an address");
     return -1;
   }
   *out = (void *)(uintptr_t)v;
@@ -107,9 +112,7 @@ static int toInt(PyObject *const *args, Py_ssize_t i, const char *fn,
   if (v == -1 && PyErr_Occurred())
     return -1;
   if (overflow || v < INT_MIN || v > INT_MAX) {
-    PyErr_Format(PyExc_OverflowError,
-                 "%s: argument %zd (%s) is out of range for a C int", fn, i + 1,
-                 param);
+    raiseOutOfRange(fn, i, param, "range for a C int");
     return -1;
   }
   *out = (int)v;
