@@ -58,7 +58,7 @@ os.environ.setdefault("NVSHMEM_DISABLE_NVLS", "1")
 import argparse  # noqa: E402
 import sys  # noqa: E402
 
-from bench_timing import time_calls  # noqa: E402
+from bench_common import parse_sizes, time_calls  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(REPO, "examples")
@@ -77,20 +77,6 @@ TOL = {"bfloat16": 1e-2, "float16": 1e-3}
 EPS = 1e-6  # the examples' default eps
 HEADER = ("source,collective,world,size,dtype,impl,config,mode,us,busbw_gbs,"
           "ok,note")
-
-
-def parse_list(text):
-    """'1,8,128' or '1..8192' (powers of two) into ints."""
-    out = []
-    for item in text.split(","):
-        if ".." in item:
-            a, b = (int(x) for x in item.split(".."))
-            while a <= b:
-                out.append(a)
-                a *= 2
-        elif item:
-            out.append(int(item))
-    return out
 
 
 def python_path():
@@ -450,8 +436,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     args.dtype = DTYPES[args.dtype]
     try:
-        args.tokens = parse_list(args.tokens)
-        args.hidden = parse_list(args.hidden)
+        args.tokens = parse_sizes(args.tokens)
+        args.hidden = parse_sizes(args.hidden)
     except ValueError as e:
         ap.error(f"--tokens/--hidden: {e}")
     args.impls = [i for i in args.impls.split(",") if i]

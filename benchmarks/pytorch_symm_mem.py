@@ -31,7 +31,7 @@ os.environ.setdefault("NVSHMEM_DISABLE_NVLS", "1")
 import argparse  # noqa: E402
 import sys  # noqa: E402
 
-from bench_timing import time_calls  # noqa: E402
+from bench_common import parse_sizes, time_calls  # noqa: E402
 
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
@@ -43,24 +43,6 @@ DTYPES = {"bf16": torch.bfloat16, "bfloat16": torch.bfloat16,
 DTYPE_NAMES = {torch.bfloat16: "bfloat16", torch.float16: "float16",
                torch.float32: "float32"}
 TOL = {torch.bfloat16: 1e-2, torch.float16: 1e-3, torch.float32: 1e-5}
-
-
-def parse_size(s):
-    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(s[-1].upper(), 1)
-    return int(s[:-1] if mult != 1 else s) * mult
-
-
-def parse_sizes(text):
-    out = []
-    for item in text.split(","):
-        if ".." in item:
-            a, b = (parse_size(x) for x in item.split(".."))
-            while a <= b:
-                out.append(a)
-                a *= 2
-        elif item:
-            out.append(parse_size(item))
-    return out
 
 
 def inputs(n, rank, world, seed, dtype):
