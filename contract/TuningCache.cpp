@@ -111,6 +111,17 @@ std::string TuningKey::str() const {
          (shape.empty() ? "" : ", shape " + shape);
 }
 
+void putRecord(std::vector<TuningRecord> &records, TuningRecord record) {
+  bool replaced = false;
+  for (TuningRecord &o : records)
+    if (o.key == record.key) {
+      o = record;
+      replaced = true;
+    }
+  if (!replaced)
+    records.push_back(std::move(record));
+}
+
 int sizeBucket(int64_t count) {
   int b = 0;
   while (count > 1) {
@@ -194,14 +205,7 @@ std::vector<TuningRecord> parseTuningCache(const std::string &text,
       warn(where + " ignored: " + e.message);
       continue;
     }
-    bool replaced = false;
-    for (TuningRecord &o : out)
-      if (o.key == r.key) {
-        o = r;
-        replaced = true;
-      }
-    if (!replaced)
-      out.push_back(std::move(r));
+    putRecord(out, std::move(r));
   }
   return out;
 }

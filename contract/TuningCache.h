@@ -78,6 +78,10 @@ struct TuningRecord {
 /// bucket.
 int sizeBucket(int64_t count);
 
+/// Puts `record` into `records`: it replaces every record of its key, or is
+/// appended (one record per key, the latest wins).
+void putRecord(std::vector<TuningRecord> &records, TuningRecord record);
+
 /// The shape part of a key: each tensor's extents by their sizeBucket, in
 /// name order: {"x": {4, 8192}, "w": {8192}} -> "w=b13,x=b2xb13". Shapes
 /// whose extents share buckets share a result, as sizes do.

@@ -120,16 +120,8 @@ void TuningCache::store(const std::vector<TuningRecord> &records) {
   withLock([&] {
     bool damaged = false;
     std::vector<TuningRecord> all = readLocked(damaged);
-    for (const TuningRecord &r : records) {
-      bool replaced = false;
-      for (TuningRecord &o : all)
-        if (o.key == r.key) {
-          o = r;
-          replaced = true;
-        }
-      if (!replaced)
-        all.push_back(r);
-    }
+    for (const TuningRecord &r : records)
+      contract::putRecord(all, r);
     writeLocked(all, damaged);
   });
 }
