@@ -105,6 +105,12 @@ struct ArgSpec {
   std::string peerTableFor;
   /// Role Scratch.
   PacketScratch packets;
+  /// A parameter the compiler added, not the DSL source: the local signal
+  /// pad a peer table passed to Helion's symm_mem_sync points at (named
+  /// `TABLE.pad`). A caller never takes it from the user's arguments; it
+  /// binds it like any signal pad (docs/kernel-abi.md, "Implicit
+  /// parameters").
+  bool implicit = false;
   bool isOutput = false;
   std::string like; ///< outputs: the parameter whose shape they take
   /// Constexprs: the value as a JSON literal, when it has one.

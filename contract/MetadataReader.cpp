@@ -2,6 +2,7 @@
 #include "contract/JsonSupport.h"
 #include "contract/MetadataJson.h"
 
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -161,6 +162,11 @@ void Reader::readTensor(const json &p, ArgSpec &a,
   if (a.rank < 1 || a.rank > 8)
     fail(where, "rank " + std::to_string(a.rank) + " is outside 1..8");
   a.symmetric = boolean(p, "symmetric", false, where);
+  a.implicit = boolean(p, "implicit", false, where);
+  if (a.implicit && a.role != Role::SignalPad)
+    fail(where, "only a signal pad can be implicit (the local pad of a peer "
+                "table passed to symm_mem_sync), not role '" +
+                    std::string(roleName(a.role)) + "'");
   std::string access = str(p, "access", where);
   std::optional<Access> acc = parseAccess(access);
   if (!acc)
@@ -277,6 +283,13 @@ void Reader::checkPeerTables(const KernelMetadata &md) const {
     }
     if (a.isOutput && !a.like.empty())
       tensorArg(md, a.like, "outputs " + inQuotes(a.name) + ": like: ");
+    if (a.implicit &&
+        std::none_of(md.args.begin(), md.args.end(), [&](const ArgSpec &t) {
+          return t.role == Role::PeerTable && t.peerTableFor == a.name;
+        }))
+      fail("params " + inQuotes(a.name) + ": ",
+           "an implicit signal pad must be listed by a peer table "
+           "(peer_table_for), whose caller binds the pad with it");
   }
 }
 

@@ -56,6 +56,8 @@ json argToJson(const ArgSpec &a) {
   j["rank"] = a.rank;
   if (a.symmetric)
     j["symmetric"] = true;
+  if (a.implicit)
+    j["implicit"] = true;
   j["access"] = accessName(a.access);
   if (a.role == Role::PeerTable)
     j["peer_table_for"] = a.peerTableFor;

@@ -61,15 +61,20 @@ Result Generator::genStackTensor(const ast::CallExpr &e) {
     return fail(ptrArg->getRange(),
                 "dev_ptrs must be a 1-d uint64 tensor of peer addresses (or "
                 "a full slice of one, t[:])");
+  return stackOf(*like, *ptrs, loc(e));
+}
+
+SemValue Generator::stackOf(const SemValue &like, const SemValue &ptrs,
+                            mlir::Location l) {
   if (desc.worldSize)
-    addConstraint({ptrs->text, 0, "==", *desc.worldSize});
-  auto refType = cast<tile::RefType>(like->value.getType());
+    addConstraint({ptrs.text, 0, "==", *desc.worldSize});
+  auto refType = cast<tile::RefType>(like.value.getType());
   SemValue v = SemValue::ofKind(SemValue::Kind::Stack);
   v.value = comm::StackViewOp::create(
-      builder, loc(e),
+      builder, l,
       comm::StackType::get(&ctx, refType.getElementType(), refType.getRank()),
-      ptrs->value, like->value);
-  v.text = like->text;
+      ptrs.value, like.value);
+  v.text = like.text;
   return v;
 }
 
@@ -285,19 +290,24 @@ Result Generator::genSignalWait(const ast::CallExpr &e, bool isSignal) {
   if (failed(opts))
     return failure();
 
-  mlir::Location l = loc(e);
-  desc.spins |= !isSignal || opts->extra.has_value();
-  IntegerAttr extra =
-      opts->extra ? builder.getI64IntegerAttr(*opts->extra) : IntegerAttr();
-  if (isSignal)
-    comm::SignalOp::create(builder, l, pad->value, slots->indices,
-                           slots->extents, opts->signal, extra, opts->scope,
-                           opts->sem, opts->memAccess);
-  else
-    comm::WaitOp::create(builder, l, pad->value, slots->indices, slots->extents,
-                         opts->signal, extra, opts->scope, opts->sem,
-                         opts->memAccess);
+  emitSignalWait(isSignal, pad->value, *slots, *opts, loc(e));
   return SemValue::none();
+}
+
+void Generator::emitSignalWait(bool isSignal, Value pad,
+                               const SignalSlots &slots,
+                               const SignalOptions &opts, mlir::Location l) {
+  desc.spins |= !isSignal || opts.extra.has_value();
+  IntegerAttr extra =
+      opts.extra ? builder.getI64IntegerAttr(*opts.extra) : IntegerAttr();
+  if (isSignal)
+    comm::SignalOp::create(builder, l, pad, slots.indices, slots.extents,
+                           opts.signal, extra, opts.scope, opts.sem,
+                           opts.memAccess);
+  else
+    comm::WaitOp::create(builder, l, pad, slots.indices, slots.extents,
+                         opts.signal, extra, opts.scope, opts.sem,
+                         opts.memAccess);
 }
 
 FailureOr<Generator::SignalSlots>

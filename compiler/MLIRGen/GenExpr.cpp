@@ -307,6 +307,14 @@ Result Generator::genCall(const ast::CallExpr &e) {
   if (!name)
     return fail(callee.getRange(), "only named functions can be called");
   std::string n = *name;
+  if (isHelionSymmMemSync(callee)) {
+    std::vector<HelperArg> args;
+    for (const ast::Argument &a : e.getArgs())
+      args.push_back({a.value.get(),
+                      a.kind == ast::Argument::Kind::Keyword ? a.name : "",
+                      a.range});
+    return genSymmMemSync(e.getRange(), args);
+  }
   if (ast::isa<ast::NameExpr>(callee)) {
     if (const ast::FunctionDef *fn = helperNamed(n))
       return genHelperCall(e, *fn);

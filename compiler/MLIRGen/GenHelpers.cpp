@@ -191,9 +191,11 @@ static const std::pair<const char *, const char *> kUnsupported[] = {
 
 /// What to write instead of Triton code (hl.triton_kernel, hl.inline_triton).
 static const char kWriteInDSL[] =
-    "write it in the DSL as a plain def of this file (inlined; Helion's "
-    "symm_mem_sync is hl.signal to every peer's pad and hl.wait on the "
-    "local pad: docs/language.md, \"Helion's constructs\")";
+    "write it in the DSL as a plain def of this file (inlined; a sync is "
+    "hl.signal to every peer's pad and hl.wait on the local pad, and "
+    "Helion's own symm_mem_sync, imported from "
+    "helion.runtime.triton.dist_utils, is compiled as what it does: "
+    "docs/language.md, \"Helion's constructs\")";
 
 std::optional<Result> Generator::hostCodeCall(const std::string &name,
                                               SourceRange where) {
@@ -230,7 +232,8 @@ Result Generator::genTritonKernel(const ast::CallExpr &e) {
         std::optional<std::string> dn = ast::getDottedName(*x);
         triton |= dn && llvm::StringRef(*dn).starts_with("triton.");
       }
-  if (!fn || triton) {
+  bool helionSync = !fn && fnName && isHelionSymmMemSync(*fnArg);
+  if ((!fn || triton) && !helionSync) {
     // One mistake, however many calls name the function.
     if (fnName &&
         !reportedUnbound.insert("hl.triton_kernel " + fnName->getName()).second)
@@ -278,6 +281,12 @@ Result Generator::genTritonKernel(const ast::CallExpr &e) {
                                    "supported: write the arguments out");
       args.push_back({&*x, "", x->getRange()});
     }
+  }
+  if (helionSync) {
+    if (outArg && !ast::isa<ast::NoneLiteralExpr>(*outArg))
+      return fail(outArg->getRange(),
+                  "output_like= is given, but symm_mem_sync returns nothing");
+    return genSymmMemSync(e.getRange(), args);
   }
   Result r = inlineHelper(e.getRange(), fnArg->getRange(), args, *fn);
   if (succeeded(r) && outArg && !ast::isa<ast::NoneLiteralExpr>(*outArg) &&

@@ -240,10 +240,20 @@ Generator::Snapshot Generator::snapshot() {
                   failedSizes,    refDTypes,
                   argNames,       desc,
                   inGrid,         returned,
-                  unrolledBodies, func.getBody().front().getNumArguments()};
+                  unrolledBodies};
 }
 
 void Generator::restore(const Snapshot &s) {
+  // The arguments added since (outputs at the end, implicit pads after
+  // their tables): those whose names the snapshot does not have.
+  Block &entry = func.getBody().front();
+  llvm::BitVector added(entry.getNumArguments());
+  for (unsigned i = 0; i < argNames.size() && i < added.size(); ++i)
+    added[i] = !llvm::is_contained(s.argNames, argNames[i]);
+  if (added.any()) {
+    entry.eraseArguments(added);
+    func.setType(builder.getFunctionType(entry.getArgumentTypes(), {}));
+  }
   scopes = s.scopes;
   nextBlockSize = s.nextBlockSize;
   usedDefines = s.usedDefines;
@@ -255,11 +265,6 @@ void Generator::restore(const Snapshot &s) {
   inGrid = s.inGrid;
   returned = s.returned;
   unrolledBodies = s.unrolledBodies;
-  Block &entry = func.getBody().front();
-  if (entry.getNumArguments() > s.numArgs) {
-    entry.eraseArguments(s.numArgs, entry.getNumArguments() - s.numArgs);
-    func.setType(builder.getFunctionType(entry.getArgumentTypes(), {}));
-  }
 }
 
 LogicalResult Generator::genLoopBody(const ast::ForStmt &s,

@@ -19,6 +19,7 @@
 //   GenTile.cpp      tile values: zeros/full, empty_like, casts, accesses
 //   GenConstant.cpp  compile-time evaluation, hl.specialize
 //   GenArgs.cpp      call arguments and keyword helpers
+//   GenSymmMemSync.cpp Helion's symm_mem_sync and its implicit pad
 //   DTypes.cpp       dtype names <-> MLIR element types
 //
 //===----------------------------------------------------------------------===//
@@ -506,7 +507,6 @@ private:
     KernelDescription desc;
     bool inGrid, returned;
     int64_t unrolledBodies;
-    unsigned numArgs;
   };
   Snapshot snapshot();
   void restore(const Snapshot &s);
@@ -671,8 +671,29 @@ private:
                       const std::vector<HelperArg> &args,
                       const ast::FunctionDef &fn);
   /// hl.triton_kernel(f, args=(...), output_like=None) with `f` a DSL def
-  /// of this file: inlined like f(...); else an error naming the DSL way.
+  /// of this file: inlined like f(...); Helion's symm_mem_sync: the sync
+  /// (GenSymmMemSync.cpp); else an error naming the DSL way.
   Result genTritonKernel(const ast::CallExpr &e);
+
+  // -- Helion's symm_mem_sync (GenSymmMemSync.cpp) ---------------------------
+  /// Whether `callee` names symm_mem_sync as imported from Helion's
+  /// helion.runtime.triton.dist_utils (not a def or a value of that name).
+  bool isHelionSymmMemSync(const ast::Expr &callee);
+  /// symm_mem_sync(signal_pad_ptrs, block_id, rank, world_size,
+  /// hasPreviousMemAccess=False, hasSubsequentMemAccess=False), called
+  /// directly or through hl.triton_kernel: a signal to every peer's pad
+  /// through the table, then a wait on the local pad (an implicit
+  /// parameter, implicitPad).
+  Result genSymmMemSync(SourceRange callRange,
+                        const std::vector<HelperArg> &args);
+  /// The local signal pad `table` points at: a kernel parameter the
+  /// compiler adds after the table (named `TABLE.pad`, `implicit` in the
+  /// metadata), once per table.
+  SemValue implicitPad(const SemValue &table, int64_t world,
+                       mlir::Location l);
+  /// The flat index of the current tile of the kernel's grid (row-major
+  /// over its dimensions), in [0, number of tiles).
+  mlir::Value flatGridTileId(mlir::Location l);
   /// A call of a name that is host code (Module::getHostCode): an error
   /// saying what in it is not DSL code; nullopt for other names.
   std::optional<Result> hostCodeCall(const std::string &name,
@@ -702,11 +723,17 @@ private:
     bool memAccess = true; ///< hasPrevious/SubsequentMemAccess.
   };
   Result genSignalWait(const ast::CallExpr &e, bool isSignal);
+  /// The comm.signal / comm.wait of `slots` of `pad` (a ref or a stack).
+  void emitSignalWait(bool isSignal, mlir::Value pad, const SignalSlots &slots,
+                      const SignalOptions &opts, mlir::Location l);
   mlir::FailureOr<SignalSlots> signalSlots(const SemValue &pad,
                                            const ast::Expr &indexArg);
   mlir::FailureOr<SignalOptions> signalOptions(const ast::CallExpr &e,
                                                bool isSignal);
   Result genStackTensor(const ast::CallExpr &e);
+  /// hl.stacktensor_like(like, ptrs): the table's length is the world size.
+  SemValue stackOf(const SemValue &like, const SemValue &ptrs,
+                   mlir::Location l);
   Result genEpoch(const ast::CallExpr &e);
   Result genPacket(const ast::CallExpr &e, bool isPut);
   mlir::FailureOr<mlir::Value> packetFlag(const ast::Expr &flagArg,

@@ -94,6 +94,12 @@ class Kernel:
                 f"{len(args)} given")
         values = {p.name: v for p, v in zip(self.params, args)}
         for k, v in kwargs.items():
+            if k not in self._by_name and "." in k:
+                raise InvalidArgumentError(
+                    f"kernel {self.name}: '{k}' is a parameter dslc adds "
+                    f"(the signal pad a table passed to symm_mem_sync points "
+                    f"at): the package allocates it, or takes it from the "
+                    f"table's symmetric-memory handle; pass nothing for it")
             if k not in self._by_name:
                 raise InvalidArgumentError(
                     f"kernel {self.name} has no parameter '{k}' (its "
@@ -291,6 +297,19 @@ class _Instance:
             raise InvalidArgumentError(
                 f"kernel {self.kernel.name}: parameter '{name}' is not an "
                 f"argument of the compiled kernel")
+        if arg.implicit:
+            raise InvalidArgumentError(
+                f"kernel {self.kernel.name}: '{name}' is a signal pad dslc "
+                f"adds for symm_mem_sync, not an argument: pass nothing for "
+                f"it")
+        pad = self.margs.get(arg.table_of) if arg.table_of else None
+        if pad is not None and pad.implicit and not _is_symm_handle(v):
+            raise InvalidArgumentError(
+                f"kernel {self.kernel.name}: parameter '{name}' is the table "
+                f"of symm_mem_sync's signal pads, whose local pad ('{pad.name}')"
+                f" dslc binds with it: pass the symmetric-memory handle "
+                f"(symm_mem.rendezvous(...), its signal pads) or nothing "
+                f"(dslc allocates both), not a tensor of addresses")
         if isinstance(v, (bool, int, float)) and not _is_tensor(v):
             fn = self.lib.dslcArgsSetFloat if arg.kind == "float" else \
                 self.lib.dslcArgsSetInt
@@ -384,6 +403,10 @@ class _Instance:
                 target.role == _roles.SIGNAL_PAD else h.buffer_ptrs_dev
             self._set_tensor(arg.name, int(dev), "uint64", (world,), None)
             self.last[arg.name] = None
+            if target is not None and target.implicit:
+                # the local pad the table lists: this handle's own
+                self.handle_pads = getattr(self, "handle_pads", {})
+                self.handle_pads[target.name] = h
             return
         if arg.role == _roles.SIGNAL_PAD:
             self.handle_pads = getattr(self, "handle_pads", {})
@@ -414,6 +437,8 @@ class _Instance:
         for name, v in values.items():
             if _is_symm_handle(v):
                 given[name] = ()
+        for name in getattr(self, "handle_pads", {}):
+            given[name] = ()      # an implicit pad bound from its table's
         fills = _roles.plan_fills(self.md, world, given, None, k.collective)
         self.tables = {}
         for f in fills:

@@ -48,6 +48,9 @@ class Arg:
         self.access = spec.get("access", "write" if is_output else None)
         self.symmetric = bool(spec.get("symmetric", False))
         self.table_for = spec.get("peer_table_for")
+        # added by dslc (the local pad of a table passed to symm_mem_sync):
+        # never one of the caller's arguments (docs/kernel-abi.md)
+        self.implicit = bool(spec.get("implicit", False))
         self.like = spec.get("like")
         self.is_output = is_output
         self.role = None

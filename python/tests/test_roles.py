@@ -248,5 +248,149 @@ class HandMadeRolesTest(unittest.TestCase):
             _roles.plan_fills(md, 2, {"x": (8,), "idx": (8,)}, fixed((1,)))
 
 
+# The metadata dslc writes for a table passed to Helion's symm_mem_sync: the
+# local pad is a parameter the compiler adds ("implicit"), listed by it.
+def implicit_pad_metadata():
+    return handmade([
+        {"name": "tbl", "role": "peer_table", "dtype": "uint64", "rank": 1,
+         "access": "read", "peer_table_for": "tbl.pad"},
+        {"name": "tbl.pad", "role": "signal_pad", "dtype": "int32",
+         "rank": 2, "implicit": True, "access": "readwrite"},
+        {"name": "x", "role": "input", "dtype": "float32", "rank": 1,
+         "access": "read"}],
+        [{"name": "out", "dtype": "float32", "rank": 1, "like": "x"}])
+
+
+SYNC_SOURCE = """
+import torch
+import helion.language as hl
+from helion.runtime.triton.dist_utils import symm_mem_sync
+
+def k(tbl: torch.Tensor[torch.uint64, 1], x: torch.Tensor[torch.float32, 1],
+      rank: hl.constexpr, world_size: hl.constexpr):
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0), block_size=256):
+        hl.triton_kernel(symm_mem_sync, args=(tbl, None, rank, world_size,
+                                              False, True), output_like=None)
+        out[t] = x[t]
+    return out
+"""
+
+
+class FakeHandle:
+    """What the package reads of a torch symmetric-memory handle."""
+
+    def __init__(self, rank=0):
+        self.rank = rank
+        self.buffer_ptrs_dev = 0x1000
+        self.signal_pad_ptrs_dev = 0x2000
+
+
+class FakeTensor:
+    def __init__(self, shape=(2,)):
+        self.shape, self.dtype = shape, "uint64"
+
+    def data_ptr(self):
+        return 0x3000
+
+
+class FakeComm:
+    world_size, rank, device = 2, 0, 0
+
+
+def instance_for(md):
+    """A kernel instance bound to `md` without a GPU: the runtime's argument
+    setter is a mock."""
+    from dslc import _kernel
+    inst = object.__new__(_kernel._Instance)
+    inst.kernel = mock.Mock()
+    inst.kernel.name = md["kernel"]
+    inst.comm = FakeComm()
+    inst.lib = mock.Mock()
+    inst.lib.dslcArgsSetTensor.return_value = 0
+    inst.args = None
+    inst.last = {}
+    inst.margs = {a.name: a for a in _roles.bindable_args(md)}
+    return inst
+
+
+class ImplicitPadTest(unittest.TestCase):
+    def test_implicit_pad_is_filled_with_its_table(self):
+        md = implicit_pad_metadata()
+        args = {a.name: a for a in _roles.bindable_args(md)}
+        self.assertTrue(args["tbl.pad"].implicit)
+        self.assertFalse(args["tbl"].implicit)
+        self.assertEqual(args["tbl"].table_of, "tbl.pad")
+        self.assertTrue(args["tbl.pad"].needs_symmetric)
+        f = by_name(_roles.plan_fills(md, 2, {"x": (300,)}, fixed((2, 2))))
+        self.assertEqual(f["tbl.pad"].shape, (2, 2))
+        self.assertTrue(f["tbl.pad"].symmetric and f["tbl.pad"].zero)
+        self.assertEqual(f["tbl"].table_of, "tbl.pad")
+
+    def test_raw_table_for_an_implicit_pad_is_refused(self):
+        inst = instance_for(implicit_pad_metadata())
+        with self.assertRaisesRegex(
+                InvalidArgumentError,
+                "parameter 'tbl' is the table of symm_mem_sync's signal "
+                "pads, whose local pad \\('tbl.pad'\\) dslc binds with it: "
+                "pass the symmetric-memory handle .* or nothing \\(dslc "
+                "allocates both\\)"):
+            inst._bind_value("tbl", FakeTensor())
+        inst.lib.dslcArgsSetTensor.assert_not_called()
+
+    def test_implicit_pad_is_never_an_argument(self):
+        inst = instance_for(implicit_pad_metadata())
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "'tbl.pad' is a signal pad dslc adds for "
+                                    "symm_mem_sync, not an argument"):
+            inst._bind_value("tbl.pad", FakeTensor((2, 2)))
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "k.py")
+            with open(path, "w") as f:
+                f.write(SYNC_SOURCE)
+            k = dslc.kernel(path, "k")
+            with self.assertRaisesRegex(InvalidArgumentError,
+                                        "'tbl.pad' is a parameter dslc "
+                                        "adds"):
+                k._map_args((), {"tbl.pad": FakeTensor((2, 2))})
+
+    def test_handle_for_the_table_binds_its_own_signal_pad(self):
+        inst = instance_for(implicit_pad_metadata())
+        h = FakeHandle()
+        inst._bind_value("tbl", h)
+        # the table is the handle's table of signal pads ...
+        name, _, ptr = inst.lib.dslcArgsSetTensor.call_args[0][1:4]
+        self.assertEqual((name, ptr), (b"tbl", h.signal_pad_ptrs_dev))
+        # ... and the implicit pad is bound from the same handle's pad
+        self.assertIs(inst.handle_pads["tbl.pad"], h)
+
+    @unittest.skipIf(_support.compiler() is None or
+                     _support.runtime_library() is None,
+                     "SKIPPED: the dslc compiler or runtime is not built")
+    def test_compiled_symm_mem_sync_has_an_implicit_pad(self):
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(
+                os.environ, {"DSLC_CACHE_DIR": tmp,
+                             "DSLC_BUILD_DIR": _support.build_dir()}):
+            path = os.path.join(tmp, "k.py")
+            with open(path, "w") as f:
+                f.write(SYNC_SOURCE)
+            k = dslc.kernel(path, "k")
+            cubin = k.compile(x=dslc.TensorSpec("float32", (1000,)), rank=0,
+                              world_size=2)
+            with open(cubin + ".json") as f:
+                md = json.load(f)
+            args = {a.name: a for a in _roles.bindable_args(md)}
+            self.assertEqual([a for a in args], ["tbl", "tbl.pad", "x", "out"])
+            self.assertTrue(args["tbl.pad"].implicit)
+            self.assertEqual(args["tbl.pad"].role, "signal_pad")
+            self.assertEqual(args["tbl"].table_of, "tbl.pad")
+            tiles = -(-1000 // 256)
+            f = by_name(_roles.plan_fills(md, 2, {"x": (1000,)},
+                                          contract(cubin + ".json", 2,
+                                                   tiles)))
+            self.assertEqual(f["tbl.pad"].shape, (tiles, 2))
+            self.assertEqual(f["tbl"].table_of, "tbl.pad")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -60,9 +60,13 @@ KernelMetadata everyRole() {
       tensor("scratch", DType::Int64, 1, Role::Scratch, Access::ReadWrite);
   scratch.symmetric = true;
   scratch.packets = {2, 4096};
+  // The pad the table lists is one the compiler added (symm_mem_sync's).
+  ArgSpec pad =
+      tensor("pad", DType::Int32, 2, Role::SignalPad, Access::ReadWrite);
+  pad.implicit = true;
   md.args = {
       table,
-      tensor("pad", DType::Int32, 2, Role::SignalPad, Access::ReadWrite),
+      pad,
       a,
       scratch,
       tensor("staging", DType::BFloat16, 2, Role::InOut, Access::ReadWrite),
@@ -141,6 +145,7 @@ TEST_CASE("metadata: what is written is read back unchanged",
     CHECK(got->args[i].dtype == want.args[i].dtype);
     CHECK(got->args[i].rank == want.args[i].rank);
     CHECK(got->args[i].symmetric == want.args[i].symmetric);
+    CHECK(got->args[i].implicit == want.args[i].implicit);
     CHECK(got->args[i].peerTableFor == want.args[i].peerTableFor);
     CHECK(got->args[i].packets == want.args[i].packets);
     CHECK(got->args[i].isOutput == want.args[i].isOutput);
@@ -225,6 +230,23 @@ TEST_CASE("metadata: roles must agree with what the kernel does",
                          "\"float64\"")) ==
         "metadata t.json: params[8] 'alpha': a scalar is int64 or float32 "
         "(the ABI passes i64 and f32), not float64");
+}
+
+TEST_CASE("metadata: only a signal pad that a peer table lists is implicit",
+          "[contract][metadata]") {
+  CHECK(readError(edited("\"role\": \"input\"",
+                         "\"role\": \"input\", \"implicit\": true")) ==
+        "metadata t.json: params[2] 'a': only a signal pad can be implicit "
+        "(the local pad of a peer table passed to symm_mem_sync), not role "
+        "'input'");
+  CHECK(readError(edited("\"peer_table_for\": \"pad\"",
+                         "\"peer_table_for\": \"staging\"")) ==
+        "metadata t.json: params 'pad': an implicit signal pad must be listed "
+        "by a peer table (peer_table_for), whose caller binds the pad with "
+        "it");
+  CHECK(readError(edited("\"implicit\": true", "\"implicit\": 1")) ==
+        "metadata t.json: params[1] 'pad': field 'implicit' must be a "
+        "boolean");
 }
 
 TEST_CASE("metadata: the ABI slots are checked against the parameters",

@@ -123,6 +123,31 @@ TEST_CASE("collective plan: the examples' kernels, from their roles",
     for (int64_t n : {int64_t(1), int64_t(8192), int64_t(16385)})
       bindAndCheck(md, p, n);
   }
+  SECTION("Helion's all-reduce: symm_mem_sync's implicit pad is bound "
+          "like any pad, with its table") {
+    json implicitPad = pad("signal_pad_ptrs_dev.pad");
+    implicitPad["implicit"] = true;
+    KernelMetadata md = makeMd(
+        "one_shot_all_reduce_kernel",
+        json::array(
+            {table("signal_pad_ptrs_dev", "signal_pad_ptrs_dev.pad"),
+             implicitPad,
+             symmetric(tensor("a_shared", "input", "bfloat16", 1, "read"))}),
+        json::parse(
+            R"([{"name": "out", "dtype": "bfloat16", "rank": 1, "like": "a_shared"}])"),
+        json::parse(R"({"param": "out", "dim": 0})"), 8192);
+    CHECK(md.args[1].implicit);
+    CollectivePlan p = planCollective(md, Collective::AllReduce, 4, 16385);
+    CHECK(p.args[0].role == ArgRole::PeerTable);
+    CHECK(p.args[0].tableOf == 1);
+    CHECK(p.args[1].role == ArgRole::SignalPad);
+    CHECK(p.args[1].symmetric);
+    CHECK(p.input == 2);
+    CHECK(p.tiles == 3); // ceil(16385 / 8192)
+    CHECK(p.sizesOf(1, 16385) == std::vector<int64_t>{3, 4});
+    for (int64_t n : {int64_t(1), int64_t(8193), int64_t(16385)})
+      bindAndCheck(md, p, n);
+  }
   SECTION("reduce-scatter: input N, output N / W") {
     KernelMetadata md = makeMd(
         "rs",
