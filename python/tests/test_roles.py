@@ -263,9 +263,11 @@ def implicit_pad_metadata():
 
 SYNC_SOURCE = """
 import torch
+import helion
 import helion.language as hl
 from helion.runtime.triton.dist_utils import symm_mem_sync
 
+@helion.kernel()
 def k(tbl: torch.Tensor[torch.uint64, 1], x: torch.Tensor[torch.float32, 1],
       rank: hl.constexpr, world_size: hl.constexpr):
     out = torch.empty_like(x)

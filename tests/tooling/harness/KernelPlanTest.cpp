@@ -130,6 +130,43 @@ TEST_CASE("kernel plan: a fused kernel's 2-D inputs, scalar, pad and "
   CHECK(a.values()[5].f == Approx(1e-6));
 }
 
+TEST_CASE("kernel plan: symm_mem_sync's implicit pad is allocated and its "
+          "table filled, with no size given for them",
+          "[harness]") {
+  // Helion's one-shot all-reduce + bias + RMSNorm as dslc compiles it: the
+  // pad after the table is the compiler's (docs/kernel-abi.md, "Implicit
+  // parameters").
+  json implicitPad = pad("signal_pad_ptrs.pad");
+  implicitPad["implicit"] = true;
+  KernelMetadata md = makeMd(
+      "one_shot_allreduce_bias_rmsnorm_kernel",
+      json::array(
+          {symmetric(tensor("symm_mem_buffer", "inout", "bfloat16", 2,
+                            "readwrite")),
+           tensor("x", "input", "bfloat16", 2, "read"),
+           tensor("bias", "input", "bfloat16", 1, "read"),
+           tensor("weight", "input", "bfloat16", 1, "read"),
+           table("signal_pad_ptrs", "signal_pad_ptrs.pad"), implicitPad}),
+      json::parse(R"([{"name": "output", "dtype": "bfloat16", "rank": 2,
+                       "like": "x"}])"),
+      json::parse(R"({"param": "x", "dim": 0})"), 8);
+  KernelPlan p = planKernel(md, 4,
+                            spec({"symm_mem_buffer=24x512", "x=24x512",
+                                  "bias=512", "weight=512"}));
+  const PlannedArg &padArg = p.args[p.find("signal_pad_ptrs.pad")];
+  CHECK(p.tiles == 3);
+  CHECK(padArg.shape == std::vector<int64_t>{3, 4});
+  CHECK(padArg.fill == Fill::Zero);
+  CHECK(padArg.symmetric);
+  CHECK(p.args[p.find("signal_pad_ptrs")].tableOf ==
+        p.find("signal_pad_ptrs.pad"));
+  CHECK(p.inputs() == std::vector<int>{1, 2, 3});
+  BoundArgs a = bindFake(md, p);
+  // The table holds the pad's peer table.
+  CHECK(a.values()[4].tensor.data ==
+        reinterpret_cast<void *>(0x100000 * 6 + 0x8000));
+}
+
 TEST_CASE("kernel plan: every problem is listed in one error", "[harness]") {
   KernelMetadata md = fusedMd();
   std::string e = planError(md, spec({"x=4x8192x2", "bogus=3"}, {"epsilon=1"}));
