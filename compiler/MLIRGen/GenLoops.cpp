@@ -457,14 +457,10 @@ Generator::tileBlockSizes(const ast::CallExpr &call, size_t numDims,
       blocks.push_back(*v);
       continue;
     }
-    unsigned i = nextBlockSize++;
-    if (i >= blockSizes.size())
-      return error(call.getRange(),
-                   "this tile's block size is tunable but the config gives " +
-                       std::to_string(blockSizes.size()) +
-                       " block size(s); add one to block_sizes");
-    blocks.push_back(blockSizes[i]);
-    desc.tunables.push_back(contract::Tunable::blockSize(i, blockSizes[i]));
+    FailureOr<int64_t> block = takeBlockSize(call.getRange(), "this tile");
+    if (failed(block))
+      return failure();
+    blocks.push_back(*block);
   }
   return blocks;
 }

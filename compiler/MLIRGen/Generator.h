@@ -275,6 +275,11 @@ private:
   std::vector<std::map<std::string, SemValue>> scopes;
   std::vector<int64_t> blockSizes;
   unsigned nextBlockSize = 0;
+  /// Whether a config (the decorator's or --config) lists block sizes;
+  /// without one, tunable tiles take contract::kDefaultBlockSize.
+  bool configGivesBlockSizes = false;
+  /// The block sizes taken by default (for the warning that lists them).
+  std::vector<int64_t> defaultedBlockSizes;
   std::set<std::string> symmetricParams;
   /// Parameters annotated tuple[torch.Tensor, ...] (symmetric tensors
   /// seen as the tuple of their copies on every rank).
@@ -421,6 +426,13 @@ private:
   // -- setup (GenSignature.cpp) ---------------------------------------------
   mlir::LogicalResult readConfig();
   mlir::LogicalResult readConfigCall(const ast::Expr &config);
+  mlir::LogicalResult readDecoratorConfig(const ast::Expr &config);
+  /// The next tunable block size: the config's entry, or without a config
+  /// the default clamped into [lo, hi]; recorded as a tunable. `what` names
+  /// the construct in the error when a config lists too few.
+  mlir::FailureOr<int64_t> takeBlockSize(SourceRange where,
+                                         llvm::StringRef what, int64_t lo = 1,
+                                         int64_t hi = 0);
   void scanSymmetric(const ast::StmtList &body);
   void scanSymmetricExpr(const ast::Expr &e);
   /// What a tensor or scalar parameter's annotation or --signature says.

@@ -137,6 +137,17 @@ OwningOpRef<ModuleOp> Generator::run() {
                          kernel.getName() +
                          "' (it names no constexpr parameter and no "
                          "hl.specialize'd value)");
+  if (!defaultedBlockSizes.empty()) {
+    std::string list;
+    for (int64_t b : defaultedBlockSizes)
+      list += (list.empty() ? "" : ", ") + std::to_string(b);
+    diags->warning(kernel.getNameRange(),
+                   "no config gives kernel '" + kernel.getName() +
+                       "' its block sizes: dslc compiles block_sizes=[" + list +
+                       "], num_warps=" + std::to_string(desc.numWarps) +
+                       " (choose them with helion.Config(...), --config or "
+                       "`tuner`)");
+  }
   if (nextBlockSize < blockSizes.size())
     diags->warning(kernel.getNameRange(),
                    "the config gives " + std::to_string(blockSizes.size()) +
