@@ -100,6 +100,11 @@ Result Generator::genName(const ast::NameExpr &e) {
   if (SemValue *v = lookup(e.getName())) {
     if (v->kind == SemValue::Kind::Poison)
       return failure(); // its definition's error is reported
+    if (v->kind == SemValue::Kind::Unmerged) {
+      std::string message = v->text;
+      bind(e.getName(), SemValue::ofKind(SemValue::Kind::Poison));
+      return fail(e.getRange(), message);
+    }
     return *v;
   }
   for (const char *m : kModules)
