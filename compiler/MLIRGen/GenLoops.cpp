@@ -316,6 +316,7 @@ Generator::genRuntimeLoop(const ast::ForStmt &s, Value lb, Value ub, Value step,
     SemValue *v = lookup(name);
     if (v && v->kind == SemValue::Kind::Unmerged) { // an if's paths differ
       std::string message = v->text;
+      *v = SemValue::ofKind(SemValue::Kind::Poison); // one error
       scopes.pop_back();
       return error(s.getRange(), message);
     }
