@@ -2,7 +2,8 @@
 //
 // Private to compiler/MLIRGen. The generator walks a kernel's statements
 // once, evaluating what is known at compile time (constexprs, sizes made
-// static by hl.specialize, block sizes, tuple unrolling, `if` on constants)
+// static by hl.specialize, block sizes, tuple unrolling, `if` on constants;
+// `if` on run-time scalars is an scf.if, GenIf.cpp)
 // and emitting Tile/Comm/arith ops for the rest. Names are bound to semantic
 // values (SemValue): a tensor in memory, a stack tensor, a tile loop
 // variable, a tile value, a scalar, a constant...
