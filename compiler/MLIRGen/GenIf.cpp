@@ -71,7 +71,8 @@ std::string placeOf(SourceRange r) {
 
 /// "a tile value of shape [32, 64] and dtype float32", "a scalar (int64)".
 std::string describe(const SemValue &v) {
-  if (v.kind == SemValue::Kind::TileData) {
+  if (v.kind == SemValue::Kind::TileData &&
+      isa<RankedTensorType>(v.value.getType())) {
     auto t = cast<RankedTensorType>(v.value.getType());
     std::string shape;
     for (int64_t d : t.getShape())
@@ -158,16 +159,10 @@ LogicalResult Generator::genRuntimeIf(const ast::IfStmt &s,
 
   auto ifOp = scf::IfOp::create(builder, l, TypeRange{}, flag,
                                 /*withElseRegion=*/true);
-  // Each path's bindings of `names` after its branch.
-  struct Path {
-    Block *block;
-    const ast::StmtList *body;
-    std::map<std::string, SemValue> values;
-  };
-  Path paths[2] = {{ifOp.thenBlock(), &s.getThen(), {}},
-                   {ifOp.elseBlock(), &s.getElse(), {}}};
+  IfPath paths[2] = {{ifOp.thenBlock(), &s.getThen(), {}, {}},
+                     {ifOp.elseBlock(), &s.getElse(), {}, {}}};
   bool ok = true;
-  for (Path &p : paths) {
+  for (IfPath &p : paths) {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(p.block->getTerminator());
     scopes.emplace_back(); // names new in the branch
@@ -183,16 +178,7 @@ LogicalResult Generator::genRuntimeIf(const ast::IfStmt &s,
     return failure();
 
   // Merge: per name, bind the common value, or yield each path's value.
-  SmallVector<Value> yields[2];
-  struct Merged {
-    std::string name;
-    SemValue value;
-    unsigned first, count; ///< its results (the value, then valid counts)
-  };
-  std::vector<Merged> merged;
-  auto definedInIf = [&](Value v) {
-    return v && ifOp->isAncestor(v.getParentBlock()->getParentOp());
-  };
+  std::vector<std::pair<std::string, SemValue>> merged;
   auto site = [&](unsigned k, const std::string &n) {
     const ast::Stmt *a = lastAssignment(*paths[k].body, n);
     return a ? "line " + lineOf(a->getRange()) : std::string("before the 'if'");
@@ -212,7 +198,24 @@ LogicalResult Generator::genRuntimeIf(const ast::IfStmt &s,
       bind(n, a);
       continue;
     }
-    auto mismatch = [&]() {
+    // A path where an earlier failure or an earlier if left the name
+    // unusable: so it stays (with that if's message, or silent).
+    auto unusable = [](const SemValue &v) {
+      return v.kind == SemValue::Kind::Poison ||
+             v.kind == SemValue::Kind::Unmerged;
+    };
+    if (unusable(a) || unusable(b)) {
+      bool aFirst = a.kind == SemValue::Kind::Poison ||
+                    (unusable(a) && b.kind != SemValue::Kind::Poison);
+      bind(n, aFirst ? a : b);
+      continue;
+    }
+    bool tiles = a.kind == SemValue::Kind::TileData ||
+                 b.kind == SemValue::Kind::TileData;
+    if (!(isRuntime(a) || isNumber(a)) || !(isRuntime(b) || isNumber(b)) ||
+        (tiles &&
+         (a.kind != b.kind || a.value.getType() != b.value.getType() ||
+          !isa<RankedTensorType>(a.value.getType())))) {
       SemValue u = SemValue::ofKind(SemValue::Kind::Unmerged);
       u.text = "'" + n + "' has different types after the 'if' at " + where +
                ": " + describe(a) + " when the condition holds (" +
@@ -221,117 +224,123 @@ LogicalResult Generator::genRuntimeIf(const ast::IfStmt &s,
                "); a run-time 'if' merges tile values and scalars of one "
                "type: give it one on every path";
       bind(n, u);
-    };
-    bool tiles = a.kind == SemValue::Kind::TileData ||
-                 b.kind == SemValue::Kind::TileData;
-    if (!(isRuntime(a) || isNumber(a)) || !(isRuntime(b) || isNumber(b)) ||
-        (tiles && (a.kind != b.kind || a.value.getType() != b.value.getType()))) {
-      mismatch();
       continue;
     }
-    Merged m{n, tiles ? a : SemValue::ofKind(SemValue::Kind::Scalar),
-             unsigned(yields[0].size()), 1};
-    if (tiles) {
-      yields[0].push_back(a.value);
-      yields[1].push_back(b.value);
-      m.value.indexTile.reset();
-      // The valid counts: kept when both paths agree on bounds made before
-      // the if; otherwise each path's count is a result.
-      auto outside = [&](const ValidCount &c) {
-        return llvm::none_of(c.bounds, [&](const ValidCount::Bound &x) {
-          return definedInIf(x.begin) || definedInIf(x.end) ||
-                 definedInIf(x.ref);
-        });
-      };
-      bool agree = a.valid.size() == b.valid.size();
-      for (size_t d = 0; agree && d < a.valid.size(); ++d)
-        agree = a.valid[d].bounds == b.valid[d].bounds && outside(a.valid[d]);
-      if (!agree) {
-        auto shape = cast<RankedTensorType>(a.value.getType()).getShape();
-        m.value.valid.assign(shape.size(), ValidCount());
-        for (size_t d = 0; d < shape.size(); ++d) {
-          const ValidCount *c[2] = {d < a.valid.size() ? &a.valid[d] : nullptr,
-                                    d < b.valid.size() ? &b.valid[d] : nullptr};
-          if ((!c[0] || c[0]->all()) && (!c[1] || c[1]->all()))
-            continue;
-          for (unsigned k = 0; k < 2; ++k) {
-            OpBuilder::InsertionGuard guard(builder);
-            builder.setInsertionPoint(paths[k].block->getTerminator());
-            Value count = c[k] ? materialize(*c[k], l) : Value();
-            yields[k].push_back(count ? count : indexConst(l, shape[d]));
-          }
-          OpBuilder::InsertionGuard guard(builder);
-          builder.setInsertionPoint(ifOp);
-          m.value.valid[d].bounds.push_back(
-              {indexConst(l, 0), Value(), Value(), unsigned(d)});
-          ++m.count;
-        }
-      }
-      merged.push_back(std::move(m));
-      continue;
-    }
-    // Scalars and numbers: one type, f32 when either is a float.
-    auto isFloat = [](const SemValue &v) {
-      return v.kind == SemValue::Kind::Float ||
-             (v.kind == SemValue::Kind::Scalar &&
-              isa<FloatType>(v.value.getType()));
-    };
-    Type type = builder.getIndexType();
-    if (isFloat(a) || isFloat(b))
-      type = builder.getF32Type();
-    else if (a.kind == SemValue::Kind::Scalar &&
-             (b.kind != SemValue::Kind::Scalar ||
-              a.value.getType() == b.value.getType()))
-      type = a.value.getType();
-    else if (b.kind == SemValue::Kind::Scalar && a.kind != SemValue::Kind::Scalar)
-      type = b.value.getType();
-    for (unsigned k = 0; k < 2; ++k) {
-      const SemValue &v = k ? b : a;
-      OpBuilder::InsertionGuard guard(builder);
-      builder.setInsertionPoint(paths[k].block->getTerminator());
-      yields[k].push_back(
-          v.kind == SemValue::Kind::Scalar
-              ? castValue(v.value, type, l)
-              : Value(arith::ConstantOp::create(builder, l,
-                                                constantAttr(type, v))));
-    }
-    m.value.sizesRead = a.sizesRead;
-    m.value.sizesRead.append(b.sizesRead.begin(), b.sizesRead.end());
-    merged.push_back(std::move(m));
+    merged.emplace_back(n, tiles ? mergeIfTiles(a, b, paths, ifOp, l)
+                                 : mergeIfScalars(a, b, paths, l));
   }
 
-  if (yields[0].empty()) {
+  if (paths[0].yields.empty()) {
     if (s.getElse().empty())
       ifOp.getElseRegion().front().erase();
     return success();
   }
   // The scf.if with results: the branches move into it.
-  SmallVector<Type> types;
-  for (Value v : yields[0])
-    types.push_back(v.getType());
   builder.setInsertionPoint(ifOp);
-  auto result = scf::IfOp::create(builder, l, types, flag,
-                                  /*withElseRegion=*/true);
+  auto result = scf::IfOp::create(
+      builder, l, ValueRange(paths[0].yields).getTypes(), flag,
+      /*withElseRegion=*/true);
   for (unsigned k = 0; k < 2; ++k) {
     Region &into = k ? result.getElseRegion() : result.getThenRegion();
     into.takeBody(k ? ifOp.getElseRegion() : ifOp.getThenRegion());
     Block &block = into.front();
     block.getTerminator()->erase();
     builder.setInsertionPointToEnd(&block);
-    scf::YieldOp::create(builder, l, yields[k]);
+    scf::YieldOp::create(builder, l, paths[k].yields);
   }
   ifOp.erase();
   builder.setInsertionPointAfter(result);
-  for (Merged &m : merged) {
-    m.value.value = result.getResult(m.first);
-    unsigned r = m.first + 1;
-    for (ValidCount &c : m.value.valid)
+  // The merged values take the results in the order they were yielded.
+  unsigned r = 0;
+  for (auto &[n, v] : merged) {
+    v.value = result.getResult(r++);
+    for (ValidCount &c : v.valid)
       for (ValidCount::Bound &x : c.bounds)
         if (!x.end)
           x.end = result.getResult(r++);
-    bind(m.name, m.value);
+    bind(n, v);
   }
   return success();
+}
+
+SemValue Generator::mergeIfTiles(const SemValue &a, const SemValue &b,
+                                 IfPath (&paths)[2], Operation *ifOp,
+                                 mlir::Location l) {
+  SemValue m = a;
+  m.indexTile.reset();
+  m.value = Value();
+  paths[0].yields.push_back(a.value);
+  paths[1].yields.push_back(b.value);
+  // The valid counts: kept when both paths agree on bounds made before the
+  // if; otherwise each path's count is a result.
+  auto outside = [&](const ValidCount &c) {
+    return llvm::all_of(c.bounds, [&](const ValidCount::Bound &x) {
+      return llvm::none_of(std::initializer_list<Value>{x.begin, x.end, x.ref},
+                           [&](Value v) {
+                             return v && ifOp->isAncestor(
+                                             v.getParentBlock()->getParentOp());
+                           });
+    });
+  };
+  bool agree = a.valid.size() == b.valid.size();
+  for (size_t d = 0; agree && d < a.valid.size(); ++d)
+    agree = a.valid[d].bounds == b.valid[d].bounds && outside(a.valid[d]);
+  if (agree)
+    return m;
+  auto shape = cast<RankedTensorType>(a.value.getType()).getShape();
+  m.valid.assign(shape.size(), ValidCount());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const ValidCount *c[2] = {d < a.valid.size() ? &a.valid[d] : nullptr,
+                              d < b.valid.size() ? &b.valid[d] : nullptr};
+    if ((!c[0] || c[0]->all()) && (!c[1] || c[1]->all()))
+      continue;
+    for (unsigned k = 0; k < 2; ++k) {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPoint(paths[k].block->getTerminator());
+      Value count = c[k] ? materialize(*c[k], l) : Value();
+      paths[k].yields.push_back(count ? count : indexConst(l, shape[d]));
+    }
+    // [0, count): its end is the if's result.
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(ifOp);
+    m.valid[d].bounds.push_back(
+        {indexConst(l, 0), Value(), Value(), unsigned(d)});
+  }
+  return m;
+}
+
+SemValue Generator::mergeIfScalars(const SemValue &a, const SemValue &b,
+                                   IfPath (&paths)[2], mlir::Location l) {
+  auto isFloat = [](const SemValue &v) {
+    return v.kind == SemValue::Kind::Float ||
+           (v.kind == SemValue::Kind::Scalar &&
+            isa<FloatType>(v.value.getType()));
+  };
+  // f32 when either is a float; else the scalars' one type, or the
+  // scalar's type against a constant; else index.
+  Type type = builder.getIndexType();
+  if (isFloat(a) || isFloat(b))
+    type = builder.getF32Type();
+  else if (a.kind == SemValue::Kind::Scalar &&
+           (b.kind != SemValue::Kind::Scalar ||
+            a.value.getType() == b.value.getType()))
+    type = a.value.getType();
+  else if (b.kind == SemValue::Kind::Scalar && a.kind != SemValue::Kind::Scalar)
+    type = b.value.getType();
+  for (unsigned k = 0; k < 2; ++k) {
+    const SemValue &v = k ? b : a;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(paths[k].block->getTerminator());
+    paths[k].yields.push_back(
+        v.kind == SemValue::Kind::Scalar
+            ? castValue(v.value, type, l)
+            : Value(arith::ConstantOp::create(builder, l,
+                                              constantAttr(type, v))));
+  }
+  SemValue m = SemValue::ofKind(SemValue::Kind::Scalar);
+  m.sizesRead = a.sizesRead;
+  m.sizesRead.append(b.sizesRead.begin(), b.sizesRead.end());
+  return m;
 }
 
 } // namespace dslc::mlirgen

@@ -460,6 +460,25 @@ private:
   /// `if` on a run-time scalar: an scf.if whose results are the names the
   /// branches assign (Python's scoping).
   mlir::LogicalResult genRuntimeIf(const ast::IfStmt &s, const SemValue &cond);
+  /// One path of a run-time if: its block, its statements, the bindings
+  /// after it and the values it yields.
+  struct IfPath {
+    mlir::Block *block;
+    const ast::StmtList *body;
+    std::map<std::string, SemValue> values;
+    llvm::SmallVector<mlir::Value> yields;
+  };
+  /// Tile values `a` (then) and `b` (else) of one type as results of the
+  /// if `ifOp`: appends the tiles, then per dimension whose valid counts
+  /// differ each path's count, to the paths' yields. The merged value's
+  /// `value` and the counts' ends (null) are the if's results, in order.
+  SemValue mergeIfTiles(const SemValue &a, const SemValue &b,
+                        IfPath (&paths)[2], mlir::Operation *ifOp,
+                        mlir::Location l);
+  /// Scalars or numbers `a`, `b` (one of them run-time): one type (f32
+  /// when either is a float), appended to the paths' yields.
+  SemValue mergeIfScalars(const SemValue &a, const SemValue &b,
+                          IfPath (&paths)[2], mlir::Location l);
   /// A run-time scalar's truth value (i1): nonzero, as Python's bool().
   mlir::Value truthValue(const SemValue &v, mlir::Location l);
   /// `a op b` of numbers and run-time scalars, at least one run-time: an
