@@ -59,7 +59,9 @@ Result Generator::genExpr(const ast::Expr &e) {
       return failure();
     if (c->kind != SemValue::Kind::Int)
       return fail(ie.getCond().getRange(),
-                  "a conditional expression needs a compile-time condition");
+                  "a conditional expression needs a compile-time condition: "
+                  "on a run-time scalar, assign in an 'if' statement's "
+                  "branches; per element, use torch.where(mask, a, b)");
     return genExpr(c->intValue ? ie.getThen() : ie.getElse());
   }
   default:

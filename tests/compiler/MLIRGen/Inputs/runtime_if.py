@@ -215,3 +215,11 @@ def outside_grid(x: torch.Tensor[torch.float32, 1], n: int):
     for t in hl.tile(x.size(0)):
         out[t] = x[t]
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[64], num_warps=4))
+def conditional_expression(x: torch.Tensor[torch.float32, 1], n: int):
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        out[t] = x[t] if t.id < n else x[t] * 2.0
+    return out
