@@ -83,7 +83,7 @@ std::string describe(const SemValue &v) {
   if (v.kind == SemValue::Kind::Scalar) {
     Type t = v.value.getType();
     return std::string("a scalar (") +
-           (t.isIndex()       ? "int"
+           (t.isIndex()      ? "int"
             : t.isInteger(1) ? "bool"
                              : typeToDType(t)) +
            ")";
@@ -213,14 +213,12 @@ LogicalResult Generator::genRuntimeIf(const ast::IfStmt &s,
     bool tiles = a.kind == SemValue::Kind::TileData ||
                  b.kind == SemValue::Kind::TileData;
     if (!(isRuntime(a) || isNumber(a)) || !(isRuntime(b) || isNumber(b)) ||
-        (tiles &&
-         (a.kind != b.kind || a.value.getType() != b.value.getType() ||
-          !isa<RankedTensorType>(a.value.getType())))) {
+        (tiles && (a.kind != b.kind || a.value.getType() != b.value.getType() ||
+                   !isa<RankedTensorType>(a.value.getType())))) {
       SemValue u = SemValue::ofKind(SemValue::Kind::Unmerged);
       u.text = "'" + n + "' has different types after the 'if' at " + where +
-               ": " + describe(a) + " when the condition holds (" +
-               site(0, n) + ") and " + describe(b) + " when it does not (" +
-               site(1, n) +
+               ": " + describe(a) + " when the condition holds (" + site(0, n) +
+               ") and " + describe(b) + " when it does not (" + site(1, n) +
                "); a run-time 'if' merges tile values and scalars of one "
                "type: give it one on every path";
       bind(n, u);
@@ -237,9 +235,9 @@ LogicalResult Generator::genRuntimeIf(const ast::IfStmt &s,
   }
   // The scf.if with results: the branches move into it.
   builder.setInsertionPoint(ifOp);
-  auto result = scf::IfOp::create(
-      builder, l, ValueRange(paths[0].yields).getTypes(), flag,
-      /*withElseRegion=*/true);
+  auto result = scf::IfOp::create(builder, l,
+                                  ValueRange(paths[0].yields).getTypes(), flag,
+                                  /*withElseRegion=*/true);
   for (unsigned k = 0; k < 2; ++k) {
     Region &into = k ? result.getElseRegion() : result.getThenRegion();
     into.takeBody(k ? ifOp.getElseRegion() : ifOp.getThenRegion());
@@ -275,11 +273,10 @@ SemValue Generator::mergeIfTiles(const SemValue &a, const SemValue &b,
   // if; otherwise each path's count is a result.
   auto outside = [&](const ValidCount &c) {
     return llvm::all_of(c.bounds, [&](const ValidCount::Bound &x) {
-      return llvm::none_of(std::initializer_list<Value>{x.begin, x.end, x.ref},
-                           [&](Value v) {
-                             return v && ifOp->isAncestor(
-                                             v.getParentBlock()->getParentOp());
-                           });
+      return llvm::none_of(
+          std::initializer_list<Value>{x.begin, x.end, x.ref}, [&](Value v) {
+            return v && ifOp->isAncestor(v.getParentBlock()->getParentOp());
+          });
     });
   };
   bool agree = a.valid.size() == b.valid.size();
@@ -331,11 +328,10 @@ SemValue Generator::mergeIfScalars(const SemValue &a, const SemValue &b,
     const SemValue &v = k ? b : a;
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(paths[k].block->getTerminator());
-    paths[k].yields.push_back(
-        v.kind == SemValue::Kind::Scalar
-            ? castValue(v.value, type, l)
-            : Value(arith::ConstantOp::create(builder, l,
-                                              constantAttr(type, v))));
+    paths[k].yields.push_back(v.kind == SemValue::Kind::Scalar
+                                  ? castValue(v.value, type, l)
+                                  : Value(arith::ConstantOp::create(
+                                        builder, l, constantAttr(type, v))));
   }
   SemValue m = SemValue::ofKind(SemValue::Kind::Scalar);
   m.sizesRead = a.sizesRead;

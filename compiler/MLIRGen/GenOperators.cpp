@@ -651,9 +651,9 @@ Result Generator::genCompare(const ast::CompareExpr &e) {
     all &= *r;
   }
   if (!all) // a constant part is false: so is the chain
-    return mask ? binaryOp(ast::BinaryOp::BitAnd, *mask, SemValue::integer(0),
-                           e)
-                : Result(SemValue::integer(0));
+    return mask
+               ? binaryOp(ast::BinaryOp::BitAnd, *mask, SemValue::integer(0), e)
+               : Result(SemValue::integer(0));
   if (runtime && mask)
     return binaryOp(ast::BinaryOp::BitAnd, *mask, *runtime, e);
   if (runtime)
@@ -681,7 +681,7 @@ Result Generator::scalarCompare(ast::CompareOp op, const SemValue &a,
       return arith::ConstantOp::create(builder, l, constantAttr(f32, v));
     };
     using P = arith::CmpFPredicate;
-    P pred = op == CO::Eq    ? P::OEQ
+    P pred = op == CO::Eq      ? P::OEQ
              : op == CO::NotEq ? P::UNE
              : op == CO::Lt    ? P::OLT
              : op == CO::LtE   ? P::OLE
@@ -727,8 +727,7 @@ std::optional<Result> Generator::scalarLogic(ast::BinaryOp op,
     return fail(where.getRange(),
                 std::string("operator '") + ast::getBinaryOpSpelling(op) +
                     "' cannot combine " + kindName(a.kind) + " and " +
-                    kindName(b.kind) +
-                    " (for masks of tiles write & and |)");
+                    kindName(b.kind) + " (for masks of tiles write & and |)");
   // A constant left operand decides as in Python: `False and x` is False,
   // `True and x` is x.
   if (isNumber(a)) {

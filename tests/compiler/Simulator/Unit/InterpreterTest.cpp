@@ -281,10 +281,9 @@ TEST_CASE("scf.if takes one branch and yields its values", "[if]") {
   // For k = 0..3: acc += x[k] when k < n (an if with results inside a
   // loop, the loop's carried value through it); out[0] = acc; then an if
   // without else stores 7 into flag[0] only when n > 2.
-  RunIR r(kernel(
-      "%x: !tile.ref<f32, 1>, %out: !tile.ref<f32, 1>, %flag: "
-      "!tile.ref<f32, 1>, %n: index",
-      R"(
+  RunIR r(kernel("%x: !tile.ref<f32, 1>, %out: !tile.ref<f32, 1>, %flag: "
+                 "!tile.ref<f32, 1>, %n: index",
+                 R"(
   %z = arith.constant dense<0.0> : tensor<1xf32>
   %acc = scf.for %k = %c0 to %c4 step %c1 iter_args(%a = %z) -> (tensor<1xf32>) {
     %take = arith.cmpi slt, %k, %n : index
