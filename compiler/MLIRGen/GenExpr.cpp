@@ -59,7 +59,9 @@ Result Generator::genExpr(const ast::Expr &e) {
       return failure();
     if (c->kind != SemValue::Kind::Int)
       return fail(ie.getCond().getRange(),
-                  "a conditional expression needs a compile-time condition");
+                  "a conditional expression needs a compile-time condition: "
+                  "on a run-time scalar, assign in an 'if' statement's "
+                  "branches; per element, use torch.where(mask, a, b)");
     return genExpr(c->intValue ? ie.getThen() : ie.getElse());
   }
   default:
@@ -100,6 +102,11 @@ Result Generator::genName(const ast::NameExpr &e) {
   if (SemValue *v = lookup(e.getName())) {
     if (v->kind == SemValue::Kind::Poison)
       return failure(); // its definition's error is reported
+    if (v->kind == SemValue::Kind::Unmerged) {
+      std::string message = v->text;
+      bind(e.getName(), SemValue::ofKind(SemValue::Kind::Poison));
+      return fail(e.getRange(), message);
+    }
     return *v;
   }
   for (const char *m : kModules)

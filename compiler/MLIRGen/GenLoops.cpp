@@ -314,7 +314,13 @@ Generator::genRuntimeLoop(const ast::ForStmt &s, Value lb, Value ub, Value step,
   SmallVector<Value> yields;
   for (auto [i, name] : llvm::enumerate(carried)) {
     SemValue *v = lookup(name);
-    if (!v || v->value.getType() != inits[i].getType()) {
+    if (v && v->kind == SemValue::Kind::Unmerged) { // an if's paths differ
+      std::string message = v->text;
+      *v = SemValue::ofKind(SemValue::Kind::Poison); // one error
+      scopes.pop_back();
+      return error(s.getRange(), message);
+    }
+    if (!v || !v->value || v->value.getType() != inits[i].getType()) {
       scopes.pop_back();
       return error(s.getRange(),
                    "'" + name + "' changes its type inside the loop");

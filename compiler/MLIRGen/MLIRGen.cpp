@@ -55,6 +55,8 @@ const char *kindName(SemValue::Kind k) {
     return "a constexpr without a value";
   case SemValue::Kind::Poison:
     return "a value whose definition failed";
+  case SemValue::Kind::Unmerged:
+    return "a name some paths of an 'if' leave unassigned";
   }
   return "a value";
 }
