@@ -317,6 +317,8 @@ Result Generator::genCall(const ast::CallExpr &e) {
   if (ast::isa<ast::NameExpr>(callee)) {
     if (const ast::FunctionDef *fn = helperNamed(n))
       return genHelperCall(e, *fn);
+    if (std::optional<Result> r = genHelionRuntimeCall(e, n))
+      return *r;
     if (!lookup(n))
       if (std::optional<Result> r = hostCodeCall(n, callee.getRange()))
         return *r;

@@ -730,6 +730,19 @@ private:
   /// saying what in it is not DSL code; nullopt for other names.
   std::optional<Result> hostCodeCall(const std::string &name,
                                      SourceRange where);
+
+  // -- Helion's Triton runtime (GenTritonRuntime.cpp) ----------------------
+  /// The dotted path `from M import x` binds `name` to ("M.x"), if any.
+  std::optional<std::string> importedFromModule(const std::string &name) const;
+  /// Whether `fn` is decorated @triton.jit (or another triton.* decorator).
+  static bool isTritonJit(const ast::FunctionDef &fn);
+  /// A call of a device function of Helion's runtime dslc maps onto its
+  /// ops (triton_wait_signal); nullopt for other names.
+  std::optional<Result> genHelionRuntimeCall(const ast::CallExpr &e,
+                                             const std::string &n);
+  Result genTritonWaitSignal(const ast::CallExpr &e);
+  mlir::LogicalResult flatAddress(const ast::Expr &addr, SemValue &tensor,
+                                  mlir::Value &slot);
   mlir::LogicalResult genHelperReturn(const ast::ReturnStmt &s);
   /// hl.triton_kernel & co, and Helion functions dslc does not have: an
   /// error naming what to write instead.
