@@ -48,26 +48,9 @@ bool Generator::isHelionSymmMemSync(const ast::Expr &callee) {
   if (!dotted)
     return false;
   std::string first = dotted->substr(0, dotted->find('.'));
-  std::string rest = dotted->substr(first.size());
   if (lookup(first) || helperNamed(first))
     return false;
-  // The module-level import that binds `first` (the last one wins, as in
-  // Python), as a fully qualified name.
-  std::optional<std::string> qualified;
-  for (const ast::StmtPtr &s : module.getBody()) {
-    if (auto *from = ast::dyn_cast<ast::ImportFromStmt>(s.get())) {
-      if (from->getLevel() != 0)
-        continue;
-      for (const ast::ImportAlias &a : from->getNames())
-        if (a.getBoundName(/*fromImport=*/true) == first)
-          qualified = from->getModule() + "." + a.name + rest;
-    } else if (auto *imp = ast::dyn_cast<ast::ImportStmt>(s.get())) {
-      for (const ast::ImportAlias &a : imp->getNames())
-        if (a.getBoundName(/*fromImport=*/false) == first)
-          qualified = a.asName.empty() ? *dotted : a.name + rest;
-    }
-  }
-  return qualified == kHelionSyncPath;
+  return importedFromModule(*dotted) == kHelionSyncPath;
 }
 
 Value Generator::flatGridTileId(mlir::Location l) {
