@@ -419,6 +419,8 @@ bool Binder::sizeOutput(size_t k, int64_t extent) {
       a.sizes[0] = worldSize;
     if (a.sizes[1] == 0)
       a.sizes[1] = n;
+    binding.guessedOutputs.push_back(a.name + "=" + std::to_string(a.sizes[0]) +
+                                     "x" + std::to_string(a.sizes[1]));
     return true;
   }
   if (binding.output != int(k) || binding.collective == "all-reduce" ||

@@ -94,6 +94,10 @@ struct Binding {
   int input = -1, output = -1;
   /// With `auto`: why no collective applies (when `collective` is empty).
   std::string why;
+  /// Outputs whose sizes nothing gave (no --size, no constraint, not shaped
+  /// like a parameter) and the simulator chose: the run checks only that
+  /// much of them, so the driver warns with each (name and sizes chosen).
+  std::vector<std::string> guessedOutputs;
 };
 
 /// Fills `binding` for the kernel `func` described by `desc`. On a problem

@@ -254,6 +254,15 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     diags.error(kernel.getNameRange(), "cannot simulate: " + error);
     return 1;
   }
+  for (const std::string &g : binding.guessedOutputs)
+    diags.warning(kernel.getNameRange(),
+                  "the simulator chose the sizes of output '" +
+                      g.substr(0, g.find('=')) + "' (" +
+                      g.substr(g.find('=') + 1) +
+                      "): a caller passes it and nothing here gives its "
+                      "sizes, so only that much of it is checked; pass "
+                      "--size " +
+                      g.substr(0, g.find('=')) + "=AxB");
   ReferenceSpec spec;
   std::unique_ptr<UserReference> userRef;
   if (isUserReference(options.reference)) {
