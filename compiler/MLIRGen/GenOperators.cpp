@@ -70,6 +70,8 @@ derivedOrigin(ast::BinaryOp op, const SemValue &lhs, const SemValue &rhs) {
 Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
                            const ast::Expr &where) {
   using BO = ast::BinaryOp;
+  if (op == BO::MatMul)
+    return genMatmulOperator(lhs, rhs, where);
   if (lhs.kind == SemValue::Kind::Int && rhs.kind == SemValue::Kind::Int)
     if (std::optional<Result> folded =
             foldIntegers(op, lhs.intValue, rhs.intValue, where))
@@ -318,8 +320,6 @@ Result Generator::tileArith(ast::BinaryOp op, Value a, Value b, bool isFloat,
     r = op == BO::LShift ? Value(arith::ShLIOp::create(builder, l, a, b))
                          : Value(arith::ShRSIOp::create(builder, l, a, b));
     break;
-  case BO::MatMul:
-    return fail(where.getRange(), kNoMatmul);
   case BO::BitAnd:
   case BO::BitOr:
   case BO::BitXor:
