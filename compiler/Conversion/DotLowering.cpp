@@ -196,14 +196,23 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
                                                ArrayRef<int64_t>{v});
             }
           }
+          // Add acc piece by piece, so acc's registers free as the
+          // result's fill (a whole-vector add keeps both alive).
+          int64_t at0 = layout.position(o, c, 0);
+          if (Value acc = adaptor.getAcc())
+            piece = arith::AddFOp::create(
+                b, loc,
+                vector::ExtractStridedSliceOp::create(
+                    b, loc, acc, ArrayRef<int64_t>{at0},
+                    ArrayRef<int64_t>{layout.vec}, ArrayRef<int64_t>{1}),
+                piece);
           result = vector::InsertStridedSliceOp::create(
-              b, loc, piece, result,
-              ArrayRef<int64_t>{layout.position(o, c, 0)},
+              b, loc, piece, result, ArrayRef<int64_t>{at0},
               ArrayRef<int64_t>{1});
         }
       }
     }
-    if (Value acc = adaptor.getAcc())
+    if (Value acc = adaptor.getAcc(); acc && layout.replicated)
       result = arith::AddFOp::create(b, loc, acc, result);
     lower::ctaBarrier(b, loc);
     rewriter.replaceOp(op, result);

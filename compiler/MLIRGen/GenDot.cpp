@@ -157,7 +157,10 @@ std::optional<Result> Generator::genMatmulCall(const ast::CallExpr &e,
       accArg = argument(e, 2, "acc");
   }
   size_t most = isAddmm ? 3 : isDot ? 4 : 2;
-  if (!aArg || !bArg || (isAddmm && !accArg) || e.getArgs().size() > most)
+  size_t positional = llvm::count_if(e.getArgs(), [](const ast::Argument &x) {
+    return x.kind == ast::Argument::Kind::Positional;
+  });
+  if (!aArg || !bArg || (isAddmm && !accArg) || positional > most)
     return fail(e.getRange(), isAddmm ? n + " takes (input, mat1, mat2, "
                                             "beta=1, alpha=1)"
                               : isDot ? n + " takes (a, b, acc=None, "

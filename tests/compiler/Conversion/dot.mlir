@@ -21,7 +21,7 @@
 // CHECK-COUNT-8: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
 // CHECK-COUNT-16: llvm.load %{{.*}} {alignment = 32 : i64} : !llvm.ptr<3> -> vector<8xf32>
-// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<128xf32>
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<8xf32>
 // CHECK: nvvm.barrier0
 func.func @dot_acc(%a: !tile.ref<bf16, 2>, %b: !tile.ref<bf16, 2>,
                    %out: !tile.ref<f32, 2>)

@@ -82,7 +82,7 @@ def mistakes(
         for tile_k in hl.tile(K):
             x = a[tile_m, tile_k]
             y = b[tile_k, tile_n]
-            e1 = x @ x
+            e1 = y @ x
             e2 = hl.dot(x, c[tile_k, tile_n])
             e3 = torch.mm(v[tile_k], y)
             e4 = torch.bmm(x, y)
