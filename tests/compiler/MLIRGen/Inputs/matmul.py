@@ -8,7 +8,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16, 64, 32], num_warps=4))
+@helion.kernel(config=helion.Config(block_sizes=[8, 64, 32], num_warps=8))
 def addmm_kernel(
     a: torch.Tensor[torch.bfloat16, 2],
     b: torch.Tensor[torch.bfloat16, 2],
@@ -24,7 +24,7 @@ def addmm_kernel(
     return out
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16, 64, 32], num_warps=4))
+@helion.kernel(config=helion.Config(block_sizes=[8, 64, 16], num_warps=4))
 def dot_kernel(
     a: torch.Tensor[torch.float8_e4m3fn, 2],
     b: torch.Tensor[torch.float8_e4m3fn, 2],
