@@ -1,8 +1,8 @@
 """A plain matmul (Helion's core of the fused matmul examples) and its
 float64 reference (a sum over k of broadcast products), written in the DSL.
 
-Sizes that leave a tail in every dimension of [16, 64, 32] blocks, e.g.
---size a=40x50 --size b=50x72 (the simulator: --shape a=40x50 --shape
+Sizes that leave a tail in every dimension of [8, 64, 32] blocks, e.g.
+--size a=43x50 --size b=50x72 (the simulator: --shape a=43x50 --shape
 b=50x72).
 """
 
@@ -14,7 +14,7 @@ import helion
 import helion.language as hl
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16, 64, 32], num_warps=4))
+@helion.kernel(config=helion.Config(block_sizes=[8, 64, 32], num_warps=8))
 def matmul_kernel(
     a: torch.Tensor[torch.bfloat16, 2],
     b: torch.Tensor[torch.bfloat16, 2],
