@@ -70,7 +70,10 @@ derivedOrigin(ast::BinaryOp op, const SemValue &lhs, const SemValue &rhs) {
 Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
                            const ast::Expr &where) {
   using BO = ast::BinaryOp;
-  if (op == BO::MatMul)
+  auto isTileValue = [](const SemValue &v) {
+    return v.kind == SemValue::Kind::TileData || v.kind == SemValue::Kind::Ref;
+  };
+  if (op == BO::MatMul && (isTileValue(lhs) || isTileValue(rhs)))
     return genMatmulOperator(lhs, rhs, where);
   if (lhs.kind == SemValue::Kind::Int && rhs.kind == SemValue::Kind::Int)
     if (std::optional<Result> folded =
