@@ -30,6 +30,12 @@ inline constexpr int64_t kMaxNumWarps = 32;
 /// Threads per warp.
 inline constexpr int64_t kWarpSize = 32;
 
+/// The block size of a tunable tile when no config gives one (a kernel
+/// without `config=`, `config=None`, or a config chosen by host code when
+/// the file runs): Helion autotunes then; dslc compiles this value, which
+/// keeps a 2-D tile and a matmul's staging small, and `tuner` searches.
+inline constexpr int64_t kDefaultBlockSize = 64;
+
 bool isValidBlockSize(int64_t blockSize);
 bool isValidNumWarps(int64_t numWarps);
 

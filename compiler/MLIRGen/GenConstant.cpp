@@ -24,6 +24,8 @@ FailureOr<Value> Generator::toIndex(const SemValue &v, const ast::Expr &where) {
   case SemValue::Kind::Scalar:
     if (v.value.getType().isIndex())
       return v.value;
+    if (v.value.getType().isInteger(1)) // a bool is 0 or 1
+      return castValue(v.value, builder.getIndexType(), l);
     if (isa<IntegerType>(v.value.getType()))
       return Value(arith::IndexCastOp::create(builder, l,
                                               builder.getIndexType(), v.value));

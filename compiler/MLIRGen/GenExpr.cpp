@@ -59,7 +59,9 @@ Result Generator::genExpr(const ast::Expr &e) {
       return failure();
     if (c->kind != SemValue::Kind::Int)
       return fail(ie.getCond().getRange(),
-                  "a conditional expression needs a compile-time condition");
+                  "a conditional expression needs a compile-time condition: "
+                  "on a run-time scalar, assign in an 'if' statement's "
+                  "branches; per element, use torch.where(mask, a, b)");
     return genExpr(c->intValue ? ie.getThen() : ie.getElse());
   }
   default:
@@ -100,6 +102,11 @@ Result Generator::genName(const ast::NameExpr &e) {
   if (SemValue *v = lookup(e.getName())) {
     if (v->kind == SemValue::Kind::Poison)
       return failure(); // its definition's error is reported
+    if (v->kind == SemValue::Kind::Unmerged) {
+      std::string message = v->text;
+      bind(e.getName(), SemValue::ofKind(SemValue::Kind::Poison));
+      return fail(e.getRange(), message);
+    }
     return *v;
   }
   for (const char *m : kModules)
@@ -310,6 +317,8 @@ Result Generator::genCall(const ast::CallExpr &e) {
   if (ast::isa<ast::NameExpr>(callee)) {
     if (const ast::FunctionDef *fn = helperNamed(n))
       return genHelperCall(e, *fn);
+    if (std::optional<Result> r = genHelionRuntimeCall(e, n))
+      return *r;
     if (!lookup(n))
       if (std::optional<Result> r = hostCodeCall(n, callee.getRange()))
         return *r;
@@ -563,22 +572,16 @@ Result Generator::genRegisterBlockSize(const ast::CallExpr &e) {
       return fail(a.value->getRange(),
                   "hl.register_block_size takes sizes (max, or min and max)");
   }
-  unsigned i = nextBlockSize++;
-  if (i >= blockSizes.size())
-    return fail(e.getRange(),
-                "hl.register_block_size needs a block size but the config "
-                "gives " +
-                    std::to_string(blockSizes.size()) +
-                    " block size(s); add one to block_sizes");
-  int64_t block = blockSizes[i];
+  // Bounds known at compile time: (max) or (min, max).
   int64_t lo = bounds.size() == 2 ? bounds[0] : 1;
-  if (block < lo)
-    return fail(e.getRange(), "block_sizes[" + std::to_string(i) +
-                                  "] = " + std::to_string(block) +
-                                  " is below this block size's minimum " +
-                                  std::to_string(lo));
-  desc.tunables.push_back(contract::Tunable::blockSize(i, blockSizes[i]));
-  return SemValue::integer(block);
+  int64_t hi = bounds.empty() ? 0 : bounds.back();
+  if (e.getArgs().size() == 2 && bounds.size() == 1)
+    lo = 1, hi = 0; // one of the two is a run-time size: neither is used
+  FailureOr<int64_t> block =
+      takeBlockSize(e.getRange(), "hl.register_block_size", lo, hi);
+  if (failed(block))
+    return failure();
+  return SemValue::integer(*block);
 }
 
 Result Generator::genLen(const ast::CallExpr &e) {

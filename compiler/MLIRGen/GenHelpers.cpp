@@ -221,16 +221,7 @@ Result Generator::genTritonKernel(const ast::CallExpr &e) {
   auto *fnName = ast::dyn_cast<ast::NameExpr>(fnArg);
   const ast::FunctionDef *fn =
       fnName ? helperNamed(fnName->getName()) : nullptr;
-  bool triton = false;
-  if (fn)
-    for (const ast::Decorator &d : fn->getDecorators())
-      if (const ast::Expr *x = d.expr.get()) {
-        if (auto *c = ast::dyn_cast<ast::CallExpr>(x))
-          x = &c->getCallee();
-        std::optional<std::string> dn = ast::getDottedName(*x);
-        triton |= dn && llvm::StringRef(*dn).starts_with("triton.");
-      }
-  if (!fn || triton) {
+  if (!fn) {
     // One mistake, however many calls name the function.
     if (fnName &&
         !reportedUnbound.insert("hl.triton_kernel " + fnName->getName()).second)
@@ -240,8 +231,7 @@ Result Generator::genTritonKernel(const ast::CallExpr &e) {
               hostCodeCall(fnName->getName(), fnArg->getRange()))
         return *r;
     std::string what =
-        fn       ? "'" + fn->getName() + "' is a @triton.jit function"
-        : fnName ? "'" + fnName->getName() + "' is not a def of this file"
+        fnName ? "'" + fnName->getName() + "' is not a def of this file"
         : ast::isa<ast::StringLiteralExpr>(*fnArg)
             ? "Triton source in a string"
             : "a function dslc cannot see";
@@ -280,6 +270,15 @@ Result Generator::genTritonKernel(const ast::CallExpr &e) {
     }
   }
   Result r = inlineHelper(e.getRange(), fnArg->getRange(), args, *fn);
+  // A @triton.jit helper is compiled as DSL code: say so where it fails
+  // (Triton's own language, tl.*, is not DSL code).
+  if (failed(r) && isTritonJit(*fn))
+    diags->note(fn->getNameRange(),
+                "'" + fn->getName() +
+                    "' is a @triton.jit function: dslc compiles its body as "
+                    "DSL code (Helion's runtime triton_wait_signal is "
+                    "known; Triton's tl.* is not): " +
+                    kWriteInDSL);
   if (succeeded(r) && outArg && !ast::isa<ast::NoneLiteralExpr>(*outArg) &&
       r->kind == SemValue::Kind::None)
     return fail(outArg->getRange(), "output_like= is given, but '" +

@@ -314,7 +314,13 @@ Generator::genRuntimeLoop(const ast::ForStmt &s, Value lb, Value ub, Value step,
   SmallVector<Value> yields;
   for (auto [i, name] : llvm::enumerate(carried)) {
     SemValue *v = lookup(name);
-    if (!v || v->value.getType() != inits[i].getType()) {
+    if (v && v->kind == SemValue::Kind::Unmerged) { // an if's paths differ
+      std::string message = v->text;
+      *v = SemValue::ofKind(SemValue::Kind::Poison); // one error
+      scopes.pop_back();
+      return error(s.getRange(), message);
+    }
+    if (!v || !v->value || v->value.getType() != inits[i].getType()) {
       scopes.pop_back();
       return error(s.getRange(),
                    "'" + name + "' changes its type inside the loop");
@@ -457,14 +463,10 @@ Generator::tileBlockSizes(const ast::CallExpr &call, size_t numDims,
       blocks.push_back(*v);
       continue;
     }
-    unsigned i = nextBlockSize++;
-    if (i >= blockSizes.size())
-      return error(call.getRange(),
-                   "this tile's block size is tunable but the config gives " +
-                       std::to_string(blockSizes.size()) +
-                       " block size(s); add one to block_sizes");
-    blocks.push_back(blockSizes[i]);
-    desc.tunables.push_back(contract::Tunable::blockSize(i, blockSizes[i]));
+    FailureOr<int64_t> block = takeBlockSize(call.getRange(), "this tile");
+    if (failed(block))
+      return failure();
+    blocks.push_back(*block);
   }
   return blocks;
 }

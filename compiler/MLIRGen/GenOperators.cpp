@@ -101,6 +101,8 @@ Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
     return tilePow(lhs, rhs, where);
   if (tileish(lhs) || tileish(rhs))
     return indexArith(op, std::move(lhs), std::move(rhs), where);
+  if (std::optional<Result> logic = scalarLogic(op, lhs, rhs, where))
+    return *logic;
   // Run-time scalars.
   auto scalar = [](const SemValue &v) {
     return isNumber(v) ||
@@ -508,6 +510,13 @@ Result Generator::genUnary(const ast::UnaryExpr &e) {
       return SemValue::integer(!v->intValue);
     if (v->kind == SemValue::Kind::None)
       return SemValue::integer(1);
+    if (v->kind == SemValue::Kind::Scalar) { // a bool: not bool(x)
+      SemValue r = SemValue::ofKind(SemValue::Kind::Scalar);
+      r.value = arith::XOrIOp::create(
+          builder, loc(e), truthValue(*v, loc(e)),
+          arith::ConstantIntOp::create(builder, loc(e), 1, 1));
+      return r;
+    }
     if (tile)
       return fail(e.getRange(), "'not' of a tile: write ~mask for the "
                                 "elementwise negation of a bool tile");
@@ -600,7 +609,8 @@ compareConstants(ast::CompareOp op, const SemValue &a, const SemValue &b) {
 
 Result Generator::genCompare(const ast::CompareExpr &e) {
   bool all = true;
-  std::optional<SemValue> mask; // comparisons of tiles, and-ed
+  std::optional<SemValue> mask;    // comparisons of tiles, and-ed
+  std::optional<SemValue> runtime; // comparisons of run-time scalars, and-ed
   for (size_t i = 0; i < e.getOps().size(); ++i) {
     Result a = genExpr(*e.getOperands()[i]);
     Result b = genExpr(*e.getOperands()[i + 1]);
@@ -623,18 +633,123 @@ Result Generator::genCompare(const ast::CompareExpr &e) {
       continue;
     }
     std::optional<bool> r = compareConstants(op, *a, *b);
-    if (!r)
-      return fail(e.getRange(),
-                  "comparisons of scalars are evaluated at compile time and "
-                  "need constants (or dtypes/strings for == and !=); compare "
-                  "tiles for a mask");
+    if (!r) {
+      auto scalarish = [](const SemValue &v) {
+        return isNumber(v) || v.kind == SemValue::Kind::Scalar;
+      };
+      if (!scalarish(*a) || !scalarish(*b))
+        return fail(e.getRange(),
+                    std::string("cannot compare ") + kindName(a->kind) +
+                        " and " + kindName(b->kind) +
+                        ": comparisons take numbers, run-time scalars, "
+                        "tiles (a mask), or dtypes/strings for == and !=");
+      Result c = scalarCompare(op, *a, *b, e);
+      if (succeeded(c) && runtime)
+        c = scalarLogic(ast::BinaryOp::And, *runtime, *c, e).value();
+      if (failed(c))
+        return failure();
+      runtime = *c;
+      continue;
+    }
     all &= *r;
   }
+  if (!all) // a constant part is false: so is the chain
+    return mask
+               ? binaryOp(ast::BinaryOp::BitAnd, *mask, SemValue::integer(0), e)
+               : Result(SemValue::integer(0));
+  if (runtime && mask)
+    return binaryOp(ast::BinaryOp::BitAnd, *mask, *runtime, e);
+  if (runtime)
+    return *runtime;
   if (!mask)
     return SemValue::integer(all);
-  if (!all) // a constant part is false
-    return binaryOp(ast::BinaryOp::BitAnd, *mask, SemValue::integer(0), e);
   return *mask;
+}
+
+Result Generator::scalarCompare(ast::CompareOp op, const SemValue &a,
+                                const SemValue &b, const ast::Expr &where) {
+  using CO = ast::CompareOp;
+  mlir::Location l = loc(where);
+  if (op == CO::Is || op == CO::IsNot || op == CO::In || op == CO::NotIn)
+    return fail(where.getRange(),
+                std::string("operator '") + ast::getCompareOpSpelling(op) +
+                    "' on a run-time scalar: compare it with ==, !=, <, ...");
+  SemValue r = SemValue::ofKind(SemValue::Kind::Scalar);
+  if (isFloatScalar(a) || isFloatScalar(b)) {
+    // Python's float comparisons: false with a NaN, except !=.
+    Type f32 = builder.getF32Type();
+    auto value = [&](const SemValue &v) -> Value {
+      if (v.kind == SemValue::Kind::Scalar)
+        return castValue(v.value, f32, l);
+      return arith::ConstantOp::create(builder, l, constantAttr(f32, v));
+    };
+    using P = arith::CmpFPredicate;
+    P pred = op == CO::Eq      ? P::OEQ
+             : op == CO::NotEq ? P::UNE
+             : op == CO::Lt    ? P::OLT
+             : op == CO::LtE   ? P::OLE
+             : op == CO::Gt    ? P::OGT
+                               : P::OGE;
+    r.value = arith::CmpFOp::create(builder, l, pred, value(a), value(b));
+    return r;
+  }
+  // Integers (bools as 0/1) compare as signed 64-bit indices.
+  auto value = [&](const SemValue &v) -> FailureOr<Value> {
+    if (v.kind == SemValue::Kind::Scalar && v.value.getType().isInteger(1))
+      return castValue(v.value, builder.getIndexType(), l);
+    return toIndex(v, where);
+  };
+  auto x = value(a), y = value(b);
+  if (failed(x) || failed(y))
+    return failure();
+  using P = arith::CmpIPredicate;
+  P pred = op == CO::Eq      ? P::eq
+           : op == CO::NotEq ? P::ne
+           : op == CO::Lt    ? P::slt
+           : op == CO::LtE   ? P::sle
+           : op == CO::Gt    ? P::sgt
+                             : P::sge;
+  r.value = arith::CmpIOp::create(builder, l, pred, *x, *y);
+  return r;
+}
+
+std::optional<Result> Generator::scalarLogic(ast::BinaryOp op,
+                                             const SemValue &a,
+                                             const SemValue &b,
+                                             const ast::Expr &where) {
+  using BO = ast::BinaryOp;
+  using K = SemValue::Kind;
+  if (op != BO::And && op != BO::Or)
+    return std::nullopt;
+  if (a.kind != K::Scalar && b.kind != K::Scalar)
+    return std::nullopt;
+  auto operand = [](const SemValue &v) {
+    return isNumber(v) || v.kind == K::Scalar;
+  };
+  if (!operand(a) || !operand(b))
+    return fail(where.getRange(),
+                std::string("operator '") + ast::getBinaryOpSpelling(op) +
+                    "' cannot combine " + kindName(a.kind) + " and " +
+                    kindName(b.kind) + " (for masks of tiles write & and |)");
+  // A constant left operand decides as in Python: `False and x` is False,
+  // `True and x` is x.
+  if (isNumber(a)) {
+    bool truth = a.kind == K::Int ? a.intValue != 0 : a.floatValue != 0;
+    return (op == BO::And) == truth ? b : a;
+  }
+  // Otherwise the result is a bool: the truth values combined.
+  mlir::Location l = loc(where);
+  auto truth = [&](const SemValue &v) -> Value {
+    if (v.kind == K::Scalar)
+      return truthValue(v, l);
+    bool t = v.kind == K::Int ? v.intValue != 0 : v.floatValue != 0;
+    return arith::ConstantIntOp::create(builder, l, t, 1);
+  };
+  SemValue r = SemValue::ofKind(K::Scalar);
+  Value x = truth(a), y = truth(b);
+  r.value = op == BO::And ? Value(arith::AndIOp::create(builder, l, x, y))
+                          : Value(arith::OrIOp::create(builder, l, x, y));
+  return Result(r);
 }
 
 } // namespace dslc::mlirgen

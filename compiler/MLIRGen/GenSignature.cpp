@@ -49,6 +49,7 @@ LogicalResult Generator::readConfigCall(const ast::Expr &config) {
       if (!list)
         return error(a.value->getRange(), "block_sizes must be a list");
       blockSizes.clear();
+      configGivesBlockSizes = true;
       for (const ast::ExprPtr &el : list->getElements()) {
         auto *lit = ast::dyn_cast<ast::IntLiteralExpr>(el.get());
         if (!lit || !lit->fitsInt64() || lit->getValue() == 0)
@@ -78,10 +79,102 @@ LogicalResult Generator::readConfigCall(const ast::Expr &config) {
   return success();
 }
 
+/// The module-level assignments `name = ...` of the kernel's file.
+static std::vector<const ast::AssignStmt *>
+moduleAssignments(const ast::Module &module, const std::string &name) {
+  std::vector<const ast::AssignStmt *> found;
+  for (const ast::StmtPtr &s : module.getBody())
+    if (auto *a = ast::dyn_cast<ast::AssignStmt>(s.get()))
+      for (const ast::ExprPtr &t : a->getTargets())
+        if (auto *n = ast::dyn_cast<ast::NameExpr>(t.get());
+            n && n->getName() == name)
+          found.push_back(a);
+  return found;
+}
+
+LogicalResult Generator::readDecoratorConfig(const ast::Expr &config) {
+  if (ast::isa<ast::NoneLiteralExpr>(config))
+    return success(); // Helion autotunes; dslc compiles its defaults
+  if (ast::isa<ast::CallExpr>(config))
+    return readConfigCall(config);
+  // A name: the config a module-level assignment makes, when it is one
+  // written out; otherwise host code chooses it when the file runs.
+  std::string what = "config is";
+  if (auto *name = ast::dyn_cast<ast::NameExpr>(&config)) {
+    std::vector<const ast::AssignStmt *> defs =
+        moduleAssignments(module, name->getName());
+    if (defs.empty())
+      return error(config.getRange(), "unknown name '" + name->getName() +
+                                          "': config names a module-level "
+                                          "helion.Config(...)");
+    if (defs.size() == 1 && ast::isa<ast::CallExpr>(defs[0]->getValue()))
+      return readConfigCall(defs[0]->getValue());
+    if (defs.size() == 1 && ast::isa<ast::NoneLiteralExpr>(defs[0]->getValue()))
+      return success();
+    what = "config '" + name->getName() + "' is" +
+           (defs.size() > 1
+                ? " assigned " + std::to_string(defs.size()) + " times and"
+                : "");
+  }
+  diags->warning(config.getRange(),
+                 what + " computed by host code when the file runs; dslc "
+                        "compiles its default config instead (write "
+                        "helion.Config(...) or pass --config to choose one)");
+  return success();
+}
+
+FailureOr<int64_t> Generator::takeBlockSize(SourceRange where,
+                                            llvm::StringRef what, int64_t lo,
+                                            int64_t hi) {
+  unsigned i = nextBlockSize++;
+  int64_t block;
+  if (i < blockSizes.size()) {
+    block = blockSizes[i];
+  } else if (!configGivesBlockSizes) {
+    block = contract::kDefaultBlockSize;
+    if (hi >= lo && hi > 0)
+      block = std::min(block, hi);
+    block = std::max(block, lo);
+    if (!contract::isValidBlockSize(block))
+      return error(where, what.str() + " needs a block size: its minimum " +
+                              std::to_string(lo) +
+                              " is larger than the largest tile dimension, " +
+                              std::to_string(kMaxBlockSize));
+    defaultedBlockSizes.push_back(block);
+  } else {
+    return error(where, what.str() +
+                            " has a tunable block size but the config gives " +
+                            std::to_string(blockSizes.size()) +
+                            " block size(s); add one to block_sizes");
+  }
+  if (block < lo)
+    return error(where, "block_sizes[" + std::to_string(i) + "] = " +
+                            std::to_string(block) +
+                            " is below this block size's minimum " +
+                            std::to_string(lo));
+  desc.tunables.push_back(contract::Tunable::blockSize(i, block));
+  return block;
+}
+
 LogicalResult Generator::readConfig() {
   if (const ast::Expr *config = kernel.getDecoratorKeyword("config"))
-    if (failed(readConfigCall(*config)))
+    if (failed(readDecoratorConfig(*config)))
       return failure();
+  if (const ast::Expr *configs = kernel.getDecoratorKeyword("configs")) {
+    // Helion autotunes over a list; dslc compiles the first.
+    auto *list = ast::dyn_cast<ast::ListExpr>(configs);
+    if (!list || list->getElements().empty())
+      return error(configs->getRange(),
+                   "configs must be a list of helion.Config(...)");
+    if (list->getElements().size() > 1)
+      diags->warning(configs->getRange(),
+                     "configs lists " +
+                         std::to_string(list->getElements().size()) +
+                         " configs for Helion's autotuner; dslc compiles "
+                         "the first (the tuner searches: docs/tuner.md)");
+    if (failed(readConfigCall(*list->getElements()[0])))
+      return failure();
+  }
   if (options.configJSON.empty())
     return success();
   SourceRange where = kernel.getNameRange();
@@ -99,6 +192,7 @@ LogicalResult Generator::readConfig() {
       if (!array)
         return error(SourceRange(), "--config: block_sizes must be an array");
       blockSizes.clear();
+      configGivesBlockSizes = true;
       for (auto &v : *array) {
         auto n = v.getAsInteger();
         if (!n || !contract::isValidBlockSize(*n))

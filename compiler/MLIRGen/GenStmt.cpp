@@ -25,34 +25,31 @@ static void assignedTargets(const ast::Expr &t, std::set<std::string> &names) {
     for (const ast::ExprPtr &e : li->getElements())
       assignedTargets(*e, names);
 }
-void assignedNames(const ast::StmtList &body, std::set<std::string> &names) {
-  for (const ast::StmtPtr &s : body) {
-    if (auto *a = ast::dyn_cast<ast::AssignStmt>(s.get()))
-      for (const ast::ExprPtr &t : a->getTargets())
-        assignedTargets(*t, names);
-    else if (auto *a = ast::dyn_cast<ast::AugAssignStmt>(s.get()))
-      assignedTargets(a->getTarget(), names);
-    else if (auto *a = ast::dyn_cast<ast::AnnAssignStmt>(s.get()))
-      assignedTargets(a->getTarget(), names);
-    else if (auto *f = ast::dyn_cast<ast::ForStmt>(s.get())) {
-      assignedTargets(f->getTarget(), names);
-      assignedNames(f->getBody(), names);
-    } else if (auto *i = ast::dyn_cast<ast::IfStmt>(s.get())) {
-      assignedNames(i->getThen(), names);
-      assignedNames(i->getElse(), names);
-    }
-  }
-}
-
-void Generator::poisonAssigned(const ast::Stmt &s) {
-  std::set<std::string> names;
-  if (auto *f = ast::dyn_cast<ast::ForStmt>(&s)) {
+void assignedNames(const ast::Stmt &s, std::set<std::string> &names) {
+  if (auto *a = ast::dyn_cast<ast::AssignStmt>(&s))
+    for (const ast::ExprPtr &t : a->getTargets())
+      assignedTargets(*t, names);
+  else if (auto *a = ast::dyn_cast<ast::AugAssignStmt>(&s))
+    assignedTargets(a->getTarget(), names);
+  else if (auto *a = ast::dyn_cast<ast::AnnAssignStmt>(&s))
+    assignedTargets(a->getTarget(), names);
+  else if (auto *f = ast::dyn_cast<ast::ForStmt>(&s)) {
     assignedTargets(f->getTarget(), names);
     assignedNames(f->getBody(), names);
   } else if (auto *i = ast::dyn_cast<ast::IfStmt>(&s)) {
     assignedNames(i->getThen(), names);
     assignedNames(i->getElse(), names);
   }
+}
+void assignedNames(const ast::StmtList &body, std::set<std::string> &names) {
+  for (const ast::StmtPtr &s : body)
+    assignedNames(*s, names);
+}
+
+void Generator::poisonAssigned(const ast::Stmt &s) {
+  std::set<std::string> names;
+  if (ast::isa<ast::ForStmt>(&s) || ast::isa<ast::IfStmt>(&s))
+    assignedNames(s, names);
   for (const std::string &name : names)
     if (!lookup(name))
       bind(name, SemValue::ofKind(SemValue::Kind::Poison));
@@ -295,14 +292,33 @@ LogicalResult Generator::genIf(const ast::IfStmt &s) {
   Result c = genExpr(s.getCond());
   if (failed(c))
     return failure();
-  if (c->kind == SemValue::Kind::Int)
+  switch (c->kind) {
+  case SemValue::Kind::Int:
     return genBlock(c->intValue ? s.getThen() : s.getElse());
-  if (c->kind == SemValue::Kind::None)
+  case SemValue::Kind::Float:
+    return genBlock(c->floatValue != 0 ? s.getThen() : s.getElse());
+  case SemValue::Kind::None:
     return genBlock(s.getElse());
-  return error(s.getCond().getRange(),
-               std::string("'if' needs a compile-time condition (a "
-                           "constexpr or a specialized size), got ") +
-                   kindName(c->kind));
+  case SemValue::Kind::Scalar:
+    return genRuntimeIf(s, *c);
+  case SemValue::Kind::TileData:
+  case SemValue::Kind::Ref:
+  case SemValue::Kind::Tile:
+    return error(s.getCond().getRange(),
+                 std::string("the condition of an 'if' is ") +
+                     kindName(c->kind) +
+                     " (one value per element): an 'if' takes a compile-time "
+                     "or run-time scalar, the same for every thread; select "
+                     "elementwise with torch.where(mask, a, b), or mask the "
+                     "load/store");
+  case SemValue::Kind::Unbound:
+    return unboundError(*c, s.getCond().getRange());
+  default:
+    return error(s.getCond().getRange(),
+                 std::string("'if' needs a compile-time condition or a "
+                             "run-time scalar, got ") +
+                     kindName(c->kind));
+  }
 }
 
 LogicalResult Generator::genReturn(const ast::ReturnStmt &s) {

@@ -2,7 +2,8 @@
 //
 // Private to compiler/MLIRGen. The generator walks a kernel's statements
 // once, evaluating what is known at compile time (constexprs, sizes made
-// static by hl.specialize, block sizes, tuple unrolling, `if` on constants)
+// static by hl.specialize, block sizes, tuple unrolling, `if` on constants;
+// `if` on run-time scalars is an scf.if, GenIf.cpp)
 // and emitting Tile/Comm/arith ops for the rest. Names are bound to semantic
 // values (SemValue): a tensor in memory, a stack tensor, a tile loop
 // variable, a tile value, a scalar, a constant...
@@ -11,7 +12,8 @@
 // splits CodeGenFunction:
 //   MLIRGen.cpp      the entry point and the kernel function's attributes
 //   GenSignature.cpp config, -D values, parameters and their types
-//   GenStmt.cpp      blocks, assignments, stores, return/assert/if
+//   GenStmt.cpp      blocks, assignments, stores, return/assert
+//   GenIf.cpp        if: folded, or scf.if on a run-time scalar
 //   GenLoops.cpp     for loops: hl.tile/hl.grid, range, tuples, scf.for
 //   GenExpr.cpp      names, attributes, calls, subscripts
 //   GenOperators.cpp binary, unary and comparison operators
@@ -98,6 +100,10 @@ struct SemValue {
     /// The value of a statement that failed (its error is reported): uses
     /// fail silently, so one mistake gives one error.
     Poison,
+    /// A name that a run-time `if` leaves unassigned on some path, or with
+    /// values of different types: `text` is the error its first use
+    /// reports.
+    Unmerged,
   };
   Kind kind = Kind::None;
   int64_t intValue = 0;
@@ -196,6 +202,8 @@ std::optional<std::string> constantJSON(const SemValue &v);
 
 /// Adds the names assigned anywhere in `body` (loop targets included).
 void assignedNames(const ast::StmtList &body, std::set<std::string> &names);
+/// Adds the names statement `s` assigns (in its blocks too).
+void assignedNames(const ast::Stmt &s, std::set<std::string> &names);
 
 /// The elements of a list or tuple expression, or the expression itself:
 /// `hl.tile([m, n])`, `pad[[i, j]]`-style indices and tile shapes accept
@@ -276,6 +284,11 @@ private:
   std::vector<std::map<std::string, SemValue>> scopes;
   std::vector<int64_t> blockSizes;
   unsigned nextBlockSize = 0;
+  /// Whether a config (the decorator's or --config) lists block sizes;
+  /// without one, tunable tiles take contract::kDefaultBlockSize.
+  bool configGivesBlockSizes = false;
+  /// The block sizes taken by default (for the warning that lists them).
+  std::vector<int64_t> defaultedBlockSizes;
   std::set<std::string> symmetricParams;
   /// Parameters annotated tuple[torch.Tensor, ...] (symmetric tensors
   /// seen as the tuple of their copies on every rank).
@@ -422,6 +435,13 @@ private:
   // -- setup (GenSignature.cpp) ---------------------------------------------
   mlir::LogicalResult readConfig();
   mlir::LogicalResult readConfigCall(const ast::Expr &config);
+  mlir::LogicalResult readDecoratorConfig(const ast::Expr &config);
+  /// The next tunable block size: the config's entry, or without a config
+  /// the default clamped into [lo, hi]; recorded as a tunable. `what` names
+  /// the construct in the error when a config lists too few.
+  mlir::FailureOr<int64_t> takeBlockSize(SourceRange where,
+                                         llvm::StringRef what, int64_t lo = 1,
+                                         int64_t hi = 0);
   void scanSymmetric(const ast::StmtList &body);
   void scanSymmetricExpr(const ast::Expr &e);
   /// What a tensor or scalar parameter's annotation or --signature says.
@@ -449,6 +469,39 @@ private:
   mlir::LogicalResult genBlock(const ast::StmtList &body);
   mlir::LogicalResult genStmt(const ast::Stmt &s);
   mlir::LogicalResult genIf(const ast::IfStmt &s);
+  // -- run-time if (GenIf.cpp) ------------------------------------------------
+  /// `if` on a run-time scalar: an scf.if whose results are the names the
+  /// branches assign (Python's scoping).
+  mlir::LogicalResult genRuntimeIf(const ast::IfStmt &s, const SemValue &cond);
+  /// One path of a run-time if: its block, its statements, the bindings
+  /// after it and the values it yields.
+  struct IfPath {
+    mlir::Block *block;
+    const ast::StmtList *body;
+    std::map<std::string, SemValue> values;
+    llvm::SmallVector<mlir::Value> yields;
+  };
+  /// Tile values `a` (then) and `b` (else) of one type as results of the
+  /// if `ifOp`: appends the tiles, then per dimension whose valid counts
+  /// differ each path's count, to the paths' yields. The merged value's
+  /// `value` and the counts' ends (null) are the if's results, in order.
+  SemValue mergeIfTiles(const SemValue &a, const SemValue &b,
+                        IfPath (&paths)[2], mlir::Operation *ifOp,
+                        mlir::Location l);
+  /// Scalars or numbers `a`, `b` (one of them run-time): one type (f32
+  /// when either is a float), appended to the paths' yields.
+  SemValue mergeIfScalars(const SemValue &a, const SemValue &b,
+                          IfPath (&paths)[2], mlir::Location l);
+  /// A run-time scalar's truth value (i1): nonzero, as Python's bool().
+  mlir::Value truthValue(const SemValue &v, mlir::Location l);
+  /// `a op b` of numbers and run-time scalars, at least one run-time: an
+  /// i1 scalar.
+  Result scalarCompare(ast::CompareOp op, const SemValue &a, const SemValue &b,
+                       const ast::Expr &where);
+  /// `a and b`, `a or b` with a run-time scalar operand (a bool); nullopt
+  /// when neither operand is a run-time scalar.
+  std::optional<Result> scalarLogic(ast::BinaryOp op, const SemValue &a,
+                                    const SemValue &b, const ast::Expr &where);
   /// `assert x.size(d) == k` (k known at compile time): a launch
   /// constraint that also makes the size static; nullopt for other asserts.
   std::optional<mlir::LogicalResult> genSizeAssert(const ast::Expr &test,
@@ -694,6 +747,19 @@ private:
   /// saying what in it is not DSL code; nullopt for other names.
   std::optional<Result> hostCodeCall(const std::string &name,
                                      SourceRange where);
+
+  // -- Helion's Triton runtime (GenTritonRuntime.cpp) ----------------------
+  /// The dotted path `from M import x` binds `name` to ("M.x"), if any.
+  std::optional<std::string> importedFromModule(const std::string &name) const;
+  /// Whether `fn` is decorated @triton.jit (or another triton.* decorator).
+  static bool isTritonJit(const ast::FunctionDef &fn);
+  /// A call of a device function of Helion's runtime dslc maps onto its
+  /// ops (triton_wait_signal); nullopt for other names.
+  std::optional<Result> genHelionRuntimeCall(const ast::CallExpr &e,
+                                             const std::string &n);
+  Result genTritonWaitSignal(const ast::CallExpr &e);
+  mlir::LogicalResult flatAddress(const ast::Expr &addr, SemValue &tensor,
+                                  mlir::Value &slot);
   mlir::LogicalResult genHelperReturn(const ast::ReturnStmt &s);
   /// hl.triton_kernel & co, and Helion functions dslc does not have: an
   /// error naming what to write instead.

@@ -55,6 +55,8 @@ const char *kindName(SemValue::Kind k) {
     return "a constexpr without a value";
   case SemValue::Kind::Poison:
     return "a value whose definition failed";
+  case SemValue::Kind::Unmerged:
+    return "a name some paths of an 'if' leave unassigned";
   }
   return "a value";
 }
@@ -137,6 +139,17 @@ OwningOpRef<ModuleOp> Generator::run() {
                          kernel.getName() +
                          "' (it names no constexpr parameter and no "
                          "hl.specialize'd value)");
+  if (!defaultedBlockSizes.empty()) {
+    std::string list;
+    for (int64_t b : defaultedBlockSizes)
+      list += (list.empty() ? "" : ", ") + std::to_string(b);
+    diags->warning(kernel.getNameRange(),
+                   "no config gives kernel '" + kernel.getName() +
+                       "' its block sizes: dslc compiles block_sizes=[" + list +
+                       "], num_warps=" + std::to_string(desc.numWarps) +
+                       " (choose them with helion.Config(...), --config or "
+                       "`tuner`)");
+  }
   if (nextBlockSize < blockSizes.size())
     diags->warning(kernel.getNameRange(),
                    "the config gives " + std::to_string(blockSizes.size()) +

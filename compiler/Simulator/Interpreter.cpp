@@ -1,7 +1,7 @@
 //===- Interpreter.cpp - One CTA of one rank, step by step ----------------===//
 //
 // The step loop, the op dispatch and control flow (the function, tile.grid
-// and scf.for frames). The op families live in InterpreterArith.cpp,
+// scf.for and scf.if frames). The op families live in InterpreterArith.cpp,
 // InterpreterMemory.cpp and InterpreterComm.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -101,6 +101,7 @@ Interpreter::Outcome Interpreter::exec(Task &task, Operation &op) {
       })
       .Case<tile::GridOp>([&](auto) { return enterGrid(task, op); })
       .Case<scf::ForOp>([&](auto) { return enterFor(task, op); })
+      .Case<scf::IfOp>([&](auto) { return enterIf(task, op); })
       .Case<tile::YieldOp, scf::YieldOp>(
           [&](auto) { return exitRegion(task, op); })
       .Case<tile::DimOp>([&](tile::DimOp d) {
@@ -202,8 +203,35 @@ Interpreter::Outcome Interpreter::enterFor(Task &task, Operation &op) {
   return Outcome::Jumped;
 }
 
+Interpreter::Outcome Interpreter::enterIf(Task &task, Operation &op) {
+  auto branch = cast<scf::IfOp>(op);
+  Region &taken = get(task, branch.getCondition()).i ? branch.getThenRegion()
+                                                     : branch.getElseRegion();
+  if (taken.empty()) // no else
+    return Outcome::Next;
+  Frame frame;
+  frame.kind = Frame::Kind::If;
+  frame.op = &op;
+  frame.block = &taken.front();
+  frame.it = frame.block->begin();
+  task.frames.push_back(frame);
+  return Outcome::Jumped;
+}
+
 Interpreter::Outcome Interpreter::exitRegion(Task &task, Operation &term) {
   Frame &frame = task.frames.back();
+  if (frame.kind == Frame::Kind::If) {
+    Operation *branch = frame.op;
+    std::vector<RtValue> yielded; // copies: inserting may move the map
+    for (Value v : term.getOperands())
+      yielded.push_back(get(task, v));
+    for (auto [res, v] : llvm::zip(branch->getResults(), yielded))
+      task.values[res] = v;
+    task.frames.pop_back();
+    retire(task, *branch);
+    ++task.frames.back().it;
+    return Outcome::Jumped;
+  }
   if (frame.kind == Frame::Kind::Grid) {
     frame.iv += frame.step;
     if (frame.iv < frame.ub) {

@@ -36,7 +36,7 @@ struct BlockedSlot {
 };
 
 struct Frame {
-  enum class Kind { Func, Grid, For };
+  enum class Kind { Func, Grid, For, If };
   Kind kind = Kind::Func;
   mlir::Block *block = nullptr;
   mlir::Block::iterator it;
@@ -169,6 +169,7 @@ private:
                     int64_t slot, int64_t count, int64_t packetBytes);
   Outcome enterGrid(Task &task, mlir::Operation &op);
   Outcome enterFor(Task &task, mlir::Operation &op);
+  Outcome enterIf(Task &task, mlir::Operation &op);
   Outcome exitRegion(Task &task, mlir::Operation &terminator);
   /// Counts `op`'s elements into World::work; false (reported) past the
   /// bound.

@@ -276,3 +276,50 @@ TEST_CASE("integer ops at the operand's width", "[arith]") {
   CHECK(out.i == std::vector<int64_t>{0x0fffffff, 0x08000000, 1, -2147483648LL,
                                       0x3fffffff, 0x20000000});
 }
+
+TEST_CASE("scf.if takes one branch and yields its values", "[if]") {
+  // For k = 0..3: acc += x[k] when k < n (an if with results inside a
+  // loop, the loop's carried value through it); out[0] = acc; then an if
+  // without else stores 7 into flag[0] only when n > 2.
+  RunIR r(kernel("%x: !tile.ref<f32, 1>, %out: !tile.ref<f32, 1>, %flag: "
+                 "!tile.ref<f32, 1>, %n: index",
+                 R"(
+  %z = arith.constant dense<0.0> : tensor<1xf32>
+  %acc = scf.for %k = %c0 to %c4 step %c1 iter_args(%a = %z) -> (tensor<1xf32>) {
+    %take = arith.cmpi slt, %k, %n : index
+    %kn = arith.addi %k, %c1 : index
+    %r = scf.if %take -> (tensor<1xf32>) {
+      %v = tile.load %x[%k] limits[%kn] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<1xf32>
+      %s = arith.addf %a, %v : tensor<1xf32>
+      scf.yield %s : tensor<1xf32>
+    } else {
+      scf.yield %a : tensor<1xf32>
+    }
+    scf.yield %r : tensor<1xf32>
+  }
+  tile.store %acc, %out[%c0] limits[%c1] {dims = array<i64: 0>} : tensor<1xf32>, !tile.ref<f32, 1>
+  %big = arith.cmpi sgt, %n, %c2 : index
+  scf.if %big {
+    %seven = arith.constant dense<7.0> : tensor<1xf32>
+    tile.store %seven, %flag[%c0] limits[%c1] {dims = array<i64: 0>} : tensor<1xf32>, !tile.ref<f32, 1>
+  }
+)"));
+  SECTION("n = 2: two terms, no flag") {
+    r.bind({4}, {1, 10, 100, 1000});
+    Buffer &out = r.bind({1});
+    Buffer &flag = r.bind({1});
+    r.bindInt(2);
+    REQUIRE(r.run());
+    CHECK(out.f == std::vector<double>{11});
+    CHECK(flag.f == std::vector<double>{0});
+  }
+  SECTION("n = 3: three terms and the flag") {
+    r.bind({4}, {1, 10, 100, 1000});
+    Buffer &out = r.bind({1});
+    Buffer &flag = r.bind({1});
+    r.bindInt(3);
+    REQUIRE(r.run());
+    CHECK(out.f == std::vector<double>{111});
+    CHECK(flag.f == std::vector<double>{7});
+  }
+}
