@@ -54,9 +54,9 @@ void stage(OpBuilder &b, Location loc, const KernelInfo &info,
            ArrayRef<int64_t> shape, Value value, Value base) {
   if (!info.layout(shape).replicated)
     return lower::storeDistributed(b, loc, info, shape, value, base);
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      lower::threadId(b, loc),
-                                      lower::i64(b, loc, 0));
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            lower::threadId(b, loc), lower::i64(b, loc, 0));
   scf::IfOp::create(b, loc, first, [&](OpBuilder &b, Location loc) {
     LLVM::StoreOp::create(b, loc, value, base, /*alignment=*/4);
     scf::YieldOp::create(b, loc);
@@ -101,12 +101,12 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
       // element M*N - 1 again and do not store it.
       Value clamped =
           arith::MinUIOp::create(b, loc, e, lower::i64(b, loc, elements - 1));
-      Value row = arith::DivUIOp::create(b, loc, clamped,
-                                         lower::i64(b, loc, r.n));
+      Value row =
+          arith::DivUIOp::create(b, loc, clamped, lower::i64(b, loc, r.n));
       lhsRow.push_back(
           arith::MulIOp::create(b, loc, row, lower::i64(b, loc, r.k)));
-      rhsColumn.push_back(arith::RemUIOp::create(b, loc, clamped,
-                                                 lower::i64(b, loc, r.n)));
+      rhsColumn.push_back(
+          arith::RemUIOp::create(b, loc, clamped, lower::i64(b, loc, r.n)));
       inits.push_back(zero);
     }
     Value end = lower::i64(b, loc, r.k);
@@ -119,8 +119,8 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
     auto loop = scf::ForOp::create(
         b, loc, lower::i64(b, loc, 0), end, lower::i64(b, loc, 1), inits,
         [&](OpBuilder &b, Location loc, Value kk, ValueRange sums) {
-          Value rhsRow = arith::MulIOp::create(b, loc, kk,
-                                               lower::i64(b, loc, r.n));
+          Value rhsRow =
+              arith::MulIOp::create(b, loc, kk, lower::i64(b, loc, r.n));
           SmallVector<Value> next;
           for (int64_t s = 0; s < slots; ++s) {
             Value x = LLVM::LoadOp::create(
@@ -142,9 +142,9 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
         store(b, loc);
         continue;
       }
-      Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                       element[s],
-                                       lower::i64(b, loc, elements));
+      Value in =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, element[s],
+                                lower::i64(b, loc, elements));
       scf::IfOp::create(b, loc, in, [&](OpBuilder &b, Location loc) {
         store(b, loc);
         scf::YieldOp::create(b, loc);
@@ -182,8 +182,7 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
                 at(product, arith::AddIOp::create(b, loc, row, column)),
                 /*alignment=*/4 * layout.vec);
           } else {
-            piece = arith::ConstantOp::create(b, loc,
-                                              b.getZeroAttr(pieceType));
+            piece = arith::ConstantOp::create(b, loc, b.getZeroAttr(pieceType));
             for (int64_t v = 0; v < layout.vec; ++v) {
               Value column = arith::MinUIOp::create(
                   b, loc,
@@ -206,9 +205,9 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
                     b, loc, acc, ArrayRef<int64_t>{at0},
                     ArrayRef<int64_t>{layout.vec}, ArrayRef<int64_t>{1}),
                 piece);
-          result = vector::InsertStridedSliceOp::create(
-              b, loc, piece, result, ArrayRef<int64_t>{at0},
-              ArrayRef<int64_t>{1});
+          result = vector::InsertStridedSliceOp::create(b, loc, piece, result,
+                                                        ArrayRef<int64_t>{at0},
+                                                        ArrayRef<int64_t>{1});
         }
       }
     }
@@ -232,8 +231,8 @@ LogicalResult dslc::lower::checkDotFits(Operation *op) {
   int64_t bytes = r.total * 4;
   if (bytes <= kMaxSharedBytes)
     return success();
-  return op->emitError() << "a matmul of block sizes M=" << r.m << ", N="
-                         << r.n << ", K=" << r.k << " stages " << bytes
+  return op->emitError() << "a matmul of block sizes M=" << r.m << ", N=" << r.n
+                         << ", K=" << r.k << " stages " << bytes
                          << " bytes of f32 operands and product in shared "
                             "memory; at most "
                          << kMaxSharedBytes
@@ -258,9 +257,9 @@ void dslc::lower::widenDots(func::FuncOp func) {
         return v;
       return arith::ExtFOp::create(b, loc, t.clone(f32), v);
     };
-    Value dot = tile::DotOp::create(b, loc, resultType.clone(f32),
-                                    widen(op.getLhs()), widen(op.getRhs()),
-                                    op.getAcc(), op.getValidK());
+    Value dot =
+        tile::DotOp::create(b, loc, resultType.clone(f32), widen(op.getLhs()),
+                            widen(op.getRhs()), op.getAcc(), op.getValidK());
     if (resultType.getElementType() != f32)
       dot = arith::TruncFOp::create(b, loc, resultType, dot);
     op.replaceAllUsesWith(dot);

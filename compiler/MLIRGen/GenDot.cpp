@@ -40,8 +40,8 @@ Result Generator::genDot(llvm::StringRef fn, const SemValue &aIn,
       s += (d ? ", " : "") + std::to_string(t.getDimSize(d));
     return s + "]";
   };
-  for (auto [what, t] : {std::pair<const char *, RankedTensorType>{"a", at},
-                         {"b", bt}})
+  for (auto [what, t] :
+       {std::pair<const char *, RankedTensorType>{"a", at}, {"b", bt}})
     if (t.getRank() != 2)
       return fail(where.getRange(),
                   fn.str() + " multiplies 2-d tiles; " + what + " is " +
@@ -57,10 +57,10 @@ Result Generator::genDot(llvm::StringRef fn, const SemValue &aIn,
                     std::to_string(bt.getDimSize(0)) + " rows)");
   Type et = at.getElementType();
   if (et != bt.getElementType())
-    return fail(where.getRange(),
-                fn.str() + " of different dtypes (" + typeToDType(et) +
-                    " and " + typeToDType(bt.getElementType()) +
-                    "): convert one with .to(...)");
+    return fail(where.getRange(), fn.str() + " of different dtypes (" +
+                                      typeToDType(et) + " and " +
+                                      typeToDType(bt.getElementType()) +
+                                      "): convert one with .to(...)");
   if (!isDotInput(et))
     return fail(where.getRange(),
                 fn.str() + " of " + typeToDType(et) +
@@ -87,9 +87,9 @@ Result Generator::genDot(llvm::StringRef fn, const SemValue &aIn,
       return failure();
     auto ct = cast<RankedTensorType>(c->value.getType());
     if (ct.getShape() != ArrayRef<int64_t>(shape))
-      return fail(where.getRange(),
-                  fn.str() + ": the accumulator is " + shapeText(ct) +
-                      ", the product is " + shapeText(f32Tile));
+      return fail(where.getRange(), fn.str() + ": the accumulator is " +
+                                        shapeText(ct) + ", the product is " +
+                                        shapeText(f32Tile));
     if (!isa<FloatType>(ct.getElementType()))
       return fail(where.getRange(), fn.str() + ": the accumulator is " +
                                         typeToDType(ct.getElementType()) +
@@ -97,11 +97,10 @@ Result Generator::genDot(llvm::StringRef fn, const SemValue &aIn,
     acc = castValue(c->value, builder.getF32Type(), l);
     valid = mergeValid(valid, c->valid);
   }
-  SmallVector<ValidCount, 1> k =
-      mergeValid({validOf(*a, 1)}, {validOf(*b, 0)});
+  SmallVector<ValidCount, 1> k = mergeValid({validOf(*a, 1)}, {validOf(*b, 0)});
   Value validK = materialize(k.front(), l);
-  Value r = tile::DotOp::create(builder, l, f32Tile, a->value, b->value, acc,
-                                validK);
+  Value r =
+      tile::DotOp::create(builder, l, f32Tile, a->value, b->value, acc, validK);
   SemValue v = SemValue::ofKind(SemValue::Kind::TileData);
   v.value = castValue(r, resultType, l);
   v.valid = std::move(valid);
@@ -235,10 +234,10 @@ std::optional<Result> Generator::genMatmulCall(const ast::CallExpr &e,
     if (failed(f))
       return Result(failure());
     if (!isNumber(*f))
-      return fail(k->getRange(), n + ": " + names[i] +
-                                     "= must be a compile-time number");
-    factors[i] = f->kind == SemValue::Kind::Int ? double(f->intValue)
-                                                : f->floatValue;
+      return fail(k->getRange(),
+                  n + ": " + names[i] + "= must be a compile-time number");
+    factors[i] =
+        f->kind == SemValue::Kind::Int ? double(f->intValue) : f->floatValue;
   }
   double beta = factors[0], alpha = factors[1];
   auto accShape = cast<RankedTensorType>(c->value.getType()).getShape();

@@ -30,8 +30,8 @@ LogicalResult DotOp::verify() {
   }
   if (lhs.getDimSize(1) != rhs.getDimSize(0))
     return emitOpError() << "contracted dimensions differ: lhs " << lhs
-                         << " has K = " << lhs.getDimSize(1) << ", rhs "
-                         << rhs << " has K = " << rhs.getDimSize(0);
+                         << " has K = " << lhs.getDimSize(1) << ", rhs " << rhs
+                         << " has K = " << rhs.getDimSize(0);
   if (result.getDimSize(0) != lhs.getDimSize(0) ||
       result.getDimSize(1) != rhs.getDimSize(1))
     return emitOpError() << "result must be " << lhs.getDimSize(0) << "x"
@@ -55,9 +55,9 @@ LogicalResult DotOp::verify() {
     if (accType.getShape() != result.getShape() ||
         !accType.getElementType().isF32())
       return emitOpError() << "accumulator must be "
-                           << RankedTensorType::get(result.getShape(),
-                                                    Float32Type::get(
-                                                        getContext()))
+                           << RankedTensorType::get(
+                                  result.getShape(),
+                                  Float32Type::get(getContext()))
                            << " (f32, the result's shape), got " << accType;
   }
   return success();
