@@ -205,6 +205,8 @@ static LogicalResult checkAndReserve(func::FuncOp func, const KernelInfo &info) 
                          "convert the tile with arith.truncf";
       return WalkResult::interrupt();
     }
+    if (isa<tile::DotOp>(op) && failed(lower::checkDotFits(op)))
+      return WalkResult::interrupt();
     int64_t bytes = lower::sharedBytesNeeded(op, info);
     if (bytes > kMaxSharedBytes) {
       op->emitError() << "'" << op->getName() << "' needs " << bytes
@@ -250,6 +252,7 @@ struct DistributeTilesPass
       if (failed(decideMissingRoles(func)))
         return signalPassFailure();
       KernelInfo info = kernelInfo(func);
+      lower::widenDots(func);
       if (failed(checkAndReserve(func, info)))
         return signalPassFailure();
       // Every comm.epoch of a launch reads the same counter: read it once,
@@ -291,6 +294,7 @@ struct DistributeTilesPass
       populateGridLoweringPatterns(converter, patterns);
       populateMemoryLoweringPatterns(converter, patterns);
       populateReduceLoweringPatterns(converter, patterns);
+      populateDotLoweringPatterns(converter, patterns);
       populateShapeLoweringPatterns(converter, patterns);
       populateElementwiseLoweringPatterns(converter, patterns);
       populateCommLoweringPatterns(converter, patterns);

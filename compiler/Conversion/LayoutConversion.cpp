@@ -39,6 +39,8 @@ int64_t gatherSharedBytes(ArrayRef<int64_t> shape, Type element) {
 int64_t sharedBytesNeeded(Operation *op, const KernelInfo &info) {
   if (isa<tile::ReduceOp>(op))
     return reduceSharedBytes(op, info);
+  if (auto dot = dyn_cast<tile::DotOp>(op))
+    return dotSharedBytes(dot);
   if (auto reshape = dyn_cast<tile::ReshapeOp>(op)) {
     RankedTensorType in = reshape.getInput().getType();
     if (!info.layout(in.getShape()).replicated &&
@@ -113,20 +115,11 @@ Value distributeReplicated(OpBuilder &b, Location loc, const KernelInfo &info,
   return vector::FromElementsOp::create(b, loc, type, elements);
 }
 
-Value gatherDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
-                        ArrayRef<int64_t> shape, Value value,
-                        Operation *inModule) {
+void storeDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
+                      ArrayRef<int64_t> shape, Value value, Value base) {
   TileLayout layout = info.layout(shape);
   assert(!layout.replicated && "the input must be distributed");
-  auto valueType = cast<VectorType>(value.getType());
-  Type element = valueType.getElementType();
-  // i1 vectors are packed bits in LLVM's memory model: go through bytes.
-  bool isBool = element.isInteger(1);
-  Type memElement = memoryType(element);
-  if (isBool)
-    value = arith::ExtUIOp::create(
-        b, loc, VectorType::get(valueType.getShape(), memElement), value);
-  Value base = sharedWorkspace(b, loc, inModule);
+  Type memElement = cast<VectorType>(value.getType()).getElementType();
   Value tid = threadId(b, loc);
 
   for (int64_t o = 0; o < layout.outer; ++o)
@@ -164,7 +157,23 @@ Value gatherDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
           ArrayRef<int64_t>{piece.vec}, ArrayRef<int64_t>{1});
       storePiece(b, loc, piece, slice);
     }
+}
+
+Value gatherDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
+                        ArrayRef<int64_t> shape, Value value,
+                        Operation *inModule) {
+  auto valueType = cast<VectorType>(value.getType());
+  Type element = valueType.getElementType();
+  // i1 vectors are packed bits in LLVM's memory model: go through bytes.
+  bool isBool = element.isInteger(1);
+  Type memElement = memoryType(element);
+  if (isBool)
+    value = arith::ExtUIOp::create(
+        b, loc, VectorType::get(valueType.getShape(), memElement), value);
+  Value base = sharedWorkspace(b, loc, inModule);
+  storeDistributed(b, loc, info, shape, value, base);
   ctaBarrier(b, loc);
+  TileLayout layout = info.layout(shape);
   int64_t n = layout.outer * layout.inner;
   auto allType = VectorType::get({n}, memElement);
   Value all = LLVM::LoadOp::create(b, loc, allType, base, /*alignment=*/16);

@@ -104,6 +104,16 @@ void ctaBarrier(mlir::OpBuilder &b, mlir::Location loc);
 int64_t sharedBytesNeeded(mlir::Operation *op, const KernelInfo &info);
 /// The part of sharedBytesNeeded for tile.reduce (ReduceLowering.cpp).
 int64_t reduceSharedBytes(mlir::Operation *reduce, const KernelInfo &info);
+/// The part of sharedBytesNeeded for tile.dot (DotLowering.cpp): its
+/// staged f32 operands and product.
+int64_t dotSharedBytes(mlir::Operation *dot);
+/// Rejects (at the op) a tile.dot whose staging exceeds kMaxSharedBytes,
+/// naming its block sizes (DotLowering.cpp).
+mlir::LogicalResult checkDotFits(mlir::Operation *dot);
+/// Makes every tile.dot of `func` compute in f32 only: its inputs widened
+/// with arith.extf, a 16-bit result rounded with arith.truncf after it
+/// (DotLowering.cpp; the distribution runs it first).
+void widenDots(mlir::func::FuncOp func);
 /// Creates (or grows) the module's workspace to hold `bytes`.
 void reserveSharedWorkspace(mlir::ModuleOp module, int64_t bytes);
 /// The address (!llvm.ptr<3>) of the workspace of the module holding
@@ -181,6 +191,8 @@ void populateGridLoweringPatterns(TileTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
 void populateMemoryLoweringPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
+void populateDotLoweringPatterns(TileTypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
 void populateReduceLoweringPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
 void populateShapeLoweringPatterns(TileTypeConverter &converter,
@@ -262,5 +274,11 @@ mlir::Value gatherDistributed(mlir::OpBuilder &b, mlir::Location loc,
                               llvm::ArrayRef<int64_t> shape, mlir::Value value,
                               mlir::Operation *inModule);
 int64_t gatherSharedBytes(llvm::ArrayRef<int64_t> shape, mlir::Type element);
+/// Stores the per-thread vector `value` (of memory element type) of a
+/// distributed tile of `shape` row-major at `base` (shared memory), each
+/// thread its own pieces; no barrier.
+void storeDistributed(mlir::OpBuilder &b, mlir::Location loc,
+                      const KernelInfo &info, llvm::ArrayRef<int64_t> shape,
+                      mlir::Value value, mlir::Value base);
 
 } // namespace dslc::lower

@@ -295,20 +295,19 @@ Result Generator::genTritonKernel(const ast::CallExpr &e) {
   return r;
 }
 
-/// Matrix multiplications (kNoMatmul says why not).
+/// Matrix multiplications GenDot.cpp does not lower (kNoMatmul says what
+/// to write).
 static const char *const kMatmuls[] = {
-    "hl.dot",          "hl.dot_scaled",
-    "torch.addmm",     "torch.mm",
-    "torch.matmul",    "torch.bmm",
-    "torch.baddbmm",   "torch.nn.functional.linear",
-    "torch._scaled_mm"};
+    "hl.dot_scaled", "torch.nn.functional.linear", "torch._scaled_mm"};
 
 std::optional<Result> Generator::genForeignCall(const ast::CallExpr &e,
                                                 const std::string &n) {
   if (n == "hl.triton_kernel")
     return genTritonKernel(e);
+  if (std::optional<Result> r = genMatmulCall(e, n))
+    return *r;
   if (llvm::is_contained(kMatmuls, n))
-    return fail(e.getCallee().getRange(), n + ": " + kNoMatmul);
+    return fail(e.getCallee().getRange(), n + " " + kNoMatmul);
   if (n == "torch.promote_types") {
     // The dtype of torch's promotion of two tensors' dtypes.
     if (failed(checkKeywords(e, n, {})) || e.getArgs().size() != 2)

@@ -70,6 +70,11 @@ derivedOrigin(ast::BinaryOp op, const SemValue &lhs, const SemValue &rhs) {
 Result Generator::binaryOp(ast::BinaryOp op, SemValue lhs, SemValue rhs,
                            const ast::Expr &where) {
   using BO = ast::BinaryOp;
+  auto isTileValue = [](const SemValue &v) {
+    return v.kind == SemValue::Kind::TileData || v.kind == SemValue::Kind::Ref;
+  };
+  if (op == BO::MatMul && (isTileValue(lhs) || isTileValue(rhs)))
+    return genMatmulOperator(lhs, rhs, where);
   if (lhs.kind == SemValue::Kind::Int && rhs.kind == SemValue::Kind::Int)
     if (std::optional<Result> folded =
             foldIntegers(op, lhs.intValue, rhs.intValue, where))
@@ -320,8 +325,6 @@ Result Generator::tileArith(ast::BinaryOp op, Value a, Value b, bool isFloat,
     r = op == BO::LShift ? Value(arith::ShLIOp::create(builder, l, a, b))
                          : Value(arith::ShRSIOp::create(builder, l, a, b));
     break;
-  case BO::MatMul:
-    return fail(where.getRange(), kNoMatmul);
   case BO::BitAnd:
   case BO::BitOr:
   case BO::BitXor:

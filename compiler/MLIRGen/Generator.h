@@ -235,11 +235,12 @@ constexpr int64_t kMaxEpochCtas = 4096;
 constexpr int64_t kAutoUnrollIterations = 8;
 /// Deepest nesting of inlined helper calls.
 constexpr size_t kMaxCallDepth = 32;
-/// Why `@`, torch.addmm & co and hl.dot are errors.
+/// Why the matmuls other than hl.dot, torch.addmm / mm / matmul and `@`
+/// (GenDot.cpp) are errors.
 inline constexpr const char kNoMatmul[] =
-    "matrix multiplication is not supported: dslc kernels move, combine and "
-    "reduce data and have no tensor-core (wgmma/mma) lowering; run the "
-    "matmul with torch (cuBLAS) before or after the communication kernel";
+    "is not supported: write hl.dot(a, b, acc=...) (or torch.addmm / "
+    "torch.mm / a @ b) on 2-d tiles, with any scaling as tile arithmetic on "
+    "the f32 result";
 
 //===----------------------------------------------------------------------===//
 // The generator
@@ -702,6 +703,22 @@ private:
   /// The dimensions `dim=` names (None: all), normalized and checked.
   mlir::FailureOr<llvm::SmallVector<int64_t>>
   reductionDims(const ast::Expr *dimArg, int64_t rank);
+
+  // -- matrix multiplication (GenDot.cpp) -------------------------------------
+  /// hl.dot, torch.addmm / mm / matmul (and an error for bmm / baddbmm);
+  /// nullopt for other names.
+  std::optional<Result> genMatmulCall(const ast::CallExpr &e,
+                                      const std::string &n);
+  /// `a @ b` of two tiles (torch.matmul of 2-d tiles).
+  Result genMatmulOperator(const SemValue &lhs, const SemValue &rhs,
+                           const ast::Expr &where);
+  /// tile.dot of `a` [M, K] and `b` [K, N] (same element type), plus `acc`
+  /// when given (converted to f32), rounded to `resultType`; `fn` names the
+  /// spelling in errors. The result's valid counts are a's rows and b's
+  /// columns (and acc's).
+  Result genDot(llvm::StringRef fn, const SemValue &a, const SemValue &b,
+                const SemValue *acc, mlir::Type resultType,
+                const ast::Expr &where);
 
   // -- helper functions (GenHelpers.cpp) --------------------------------------
   /// The module-level def `name` when no local name shadows it.

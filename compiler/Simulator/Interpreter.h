@@ -159,6 +159,7 @@ private:
   Outcome execBroadcast(Task &task, mlir::Operation &op);
   Outcome execReshape(Task &task, mlir::Operation &op);
   Outcome execReduce(Task &task, mlir::Operation &op);
+  Outcome execDot(Task &task, mlir::Operation &op);
   Outcome execEpoch(Task &task, mlir::Operation &op);
   Outcome execLLPut(Task &task, mlir::Operation &op);
   Outcome execLLGet(Task &task, mlir::Operation &op);

@@ -1,10 +1,13 @@
 //===- InterpreterTile.cpp - Tile shapes and reductions -------------------===//
 //
-// tile.splat, tile.iota, tile.broadcast, tile.reshape and tile.reduce. A
+// tile.splat, tile.iota, tile.broadcast, tile.reshape, tile.reduce and
+// tile.dot. A
 // reduction combines in the element type (each combination rounded as the
 // GPU rounds it) in a pairwise tree, as the lowering combines a thread's
 // elements (ReduceLowering.cpp); positions at or past `valid` contribute
-// the identity.
+// the identity. A dot computes as DotLowering.cpp does: each product
+// element a chain of f32 FMAs over k < valid_k from zero, then added to the
+// f32 accumulator, rounded once to the result type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -217,5 +220,31 @@ Interpreter::Outcome Interpreter::execReduce(Task &task, Operation &op) {
     }
   if (out)
     task.values[reduce.getResult()] = RtValue::ofTile(out);
+  return Outcome::Next;
+}
+
+Interpreter::Outcome Interpreter::execDot(Task &task, Operation &op) {
+  auto dot = cast<tile::DotOp>(op);
+  const TileVal &a = *get(task, dot.getLhs()).tile;
+  const TileVal &b = *get(task, dot.getRhs()).tile;
+  const TileVal *acc =
+      dot.getAcc() ? get(task, dot.getAcc()).tile.get() : nullptr;
+  int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+  int64_t valid = k;
+  if (Value v = dot.getValidK())
+    valid = std::clamp<int64_t>(getInt(task, v), 0, k);
+  auto out = emptyTile(dot.getType());
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      // Tile elements are exact in f32 (the inputs are f32 or narrower).
+      float sum = 0;
+      for (int64_t kk = 0; kk < valid; ++kk)
+        sum = std::fma(static_cast<float>(a.f[i * k + kk]),
+                       static_cast<float>(b.f[kk * n + j]), sum);
+      if (acc)
+        sum = static_cast<float>(acc->f[i * n + j]) + sum;
+      out->f[i * n + j] = roundTo(out->type, sum);
+    }
+  task.values[dot.getResult()] = RtValue::ofTile(out);
   return Outcome::Next;
 }

@@ -196,4 +196,34 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
+def Tile_DotOp : Tile_Op<"dot", [Pure, AttrSizedOperandSegments]> {
+  let summary = "matrix product of two 2-d tiles, plus an accumulator";
+  let description = [{
+    `result = acc + lhs @ rhs` for `lhs : tensor<MxK>`, `rhs : tensor<KxN>`,
+    `acc, result : tensor<MxN>`. Both inputs have the same element type:
+    `f32`, `bf16`, `f16`, `f8E4M3FN` or `f8E5M2`. Each input element is
+    converted to f32 exactly; each element of the product is a chain of
+    f32 FMAs in order of increasing k starting from zero, then added to
+    `acc` (`f32`, when present); the sum is rounded once to the result's
+    element type (`f32`, `bf16` or `f16`).
+
+    With `valid_k` (index), only the first `valid_k` positions along K
+    contribute (the masked K tail of loaded tiles adds nothing whatever
+    values the tiles hold there); positions past the static K never do.
+
+    ```mlir
+    %c = tile.dot %a, %b acc %acc valid_k %n
+        : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+    %d = tile.dot %a, %b : tensor<16x16xf16>, tensor<16x8xf16> -> tensor<16x8xf16>
+    ```
+  }];
+  let arguments = (ins Tile_TileTensor:$lhs, Tile_TileTensor:$rhs,
+                   Optional<Tile_TileTensor>:$acc, Optional<Index>:$valid_k);
+  let results = (outs Tile_TileTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`acc` $acc^)? (`valid_k` $valid_k^)? attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) (`,` qualified(type($acc))^)? `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // DSLC_DIALECTS_TILE_TILEOPS_TD

@@ -716,3 +716,67 @@ func.func @slot_f64() attributes {tile.abi = [#tile.abi_slot<"n", scalar : f64, 
 
 // expected-error @+1 {{'tile.abi' must be an array of #tile.abi_slot, got ["x:ptr"]}}
 func.func @slot_strings() attributes {tile.abi = ["x:ptr"]}
+
+// -----
+
+func.func @dot_rank(%a: tensor<2x4x8xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{'tile.dot' op lhs must be a 2-d tile, got 'tensor<2x4x8xf32>' (rank 3)}}
+  %r = tile.dot %a, %b : tensor<2x4x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_k(%a: tensor<4x8xf32>, %b: tensor<16x4xf32>) {
+  // expected-error @+1 {{'tile.dot' op contracted dimensions differ: lhs 'tensor<4x8xf32>' has K = 8, rhs 'tensor<16x4xf32>' has K = 16}}
+  %r = tile.dot %a, %b : tensor<4x8xf32>, tensor<16x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_result_shape(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{'tile.dot' op result must be 4x4 (lhs rows x rhs columns), got 'tensor<4x8xf32>'}}
+  %r = tile.dot %a, %b : tensor<4x8xf32>, tensor<8x4xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @dot_int(%a: tensor<4x8xi8>, %b: tensor<8x4xi8>) {
+  // expected-error @+1 {{'tile.dot' op inputs must be f32, bf16, f16, f8E4M3FN or f8E5M2 tiles, got 'i8'}}
+  %r = tile.dot %a, %b : tensor<4x8xi8>, tensor<8x4xi8> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_mixed(%a: tensor<4x8xbf16>, %b: tensor<8x4xf16>) {
+  // expected-error @+1 {{'tile.dot' op inputs have different element types: 'bf16' and 'f16'}}
+  %r = tile.dot %a, %b : tensor<4x8xbf16>, tensor<8x4xf16> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_result_type(%a: tensor<4x8xbf16>, %b: tensor<8x4xbf16>) {
+  // expected-error @+1 {{'tile.dot' op result element type must be f32, bf16 or f16, got 'f8E4M3FN'}}
+  %r = tile.dot %a, %b : tensor<4x8xbf16>, tensor<8x4xbf16> -> tensor<4x4xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @dot_acc(%a: tensor<4x8xbf16>, %b: tensor<8x4xbf16>, %c: tensor<4x4xbf16>) {
+  // expected-error @+1 {{'tile.dot' op accumulator must be 'tensor<4x4xf32>' (f32, the result's shape), got 'tensor<4x4xbf16>'}}
+  %r = tile.dot %a, %b acc %c : tensor<4x8xbf16>, tensor<8x4xbf16>, tensor<4x4xbf16> -> tensor<4x4xbf16>
+  return
+}
+
+// -----
+
+func.func @dot_dynamic(%a: tensor<?x8xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{'tile.dot' op lhs shape must be static, got 'tensor<?x8xf32>'}}
+  %r = tile.dot %a, %b : tensor<?x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32>
+  return
+}

@@ -171,3 +171,31 @@ func.func @fp8(%a: !tile.ref<f8E4M3FN, 2>, %b: !tile.ref<f8E5M2, 1>,
       : tensor<64xf8E5M2>, !tile.ref<f8E5M2, 1>
   return
 }
+
+// Matrix products: with and without an accumulator and a valid K count,
+// every input type, 16-bit results.
+// CHECK-LABEL: func.func @dot_forms(
+// CHECK-SAME: %[[A:.*]]: tensor<64x32xbf16>, %[[B:.*]]: tensor<32x64xbf16>, %[[C:.*]]: tensor<64x64xf32>, %[[N:.*]]: index
+// CHECK: tile.dot %[[A]], %[[B]] acc %[[C]] valid_k %[[N]] : tensor<64x32xbf16>, tensor<32x64xbf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+// CHECK: tile.dot %[[A]], %[[B]] : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xbf16>
+// CHECK: tile.dot %{{.*}}, %{{.*}} valid_k %[[N]] : tensor<16x16xf8E4M3FN>, tensor<16x8xf8E4M3FN> -> tensor<16x8xf32>
+// CHECK: tile.dot %{{.*}}, %{{.*}} : tensor<16x16xf8E5M2>, tensor<16x8xf8E5M2> -> tensor<16x8xf16>
+// CHECK: tile.dot %{{.*}}, %{{.*}} acc %{{.*}} : tensor<4x1xf32>, tensor<1x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+// GENERIC: "tile.dot"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}> : (tensor<64x32xbf16>, tensor<32x64xbf16>, tensor<64x64xf32>, index) -> tensor<64x64xf32>
+// GENERIC: "tile.dot"(%{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 0, 0>}> : (tensor<64x32xbf16>, tensor<32x64xbf16>) -> tensor<64x64xbf16>
+func.func @dot_forms(%a: tensor<64x32xbf16>, %b: tensor<32x64xbf16>,
+                     %c: tensor<64x64xf32>, %n: index,
+                     %e: tensor<16x16xf8E4M3FN>, %f: tensor<16x8xf8E4M3FN>,
+                     %g: tensor<16x16xf8E5M2>, %h: tensor<16x8xf8E5M2>,
+                     %x: tensor<4x1xf32>, %y: tensor<1x4xf32>,
+                     %z: tensor<4x4xf32>) {
+  %0 = tile.dot %a, %b acc %c valid_k %n
+      : tensor<64x32xbf16>, tensor<32x64xbf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+  %1 = tile.dot %a, %b : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xbf16>
+  %2 = tile.dot %e, %f valid_k %n
+      : tensor<16x16xf8E4M3FN>, tensor<16x8xf8E4M3FN> -> tensor<16x8xf32>
+  %3 = tile.dot %g, %h : tensor<16x16xf8E5M2>, tensor<16x8xf8E5M2> -> tensor<16x8xf16>
+  %4 = tile.dot %x, %y acc %z
+      : tensor<4x1xf32>, tensor<1x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  return
+}
