@@ -5,6 +5,10 @@
 # / -D only. Each kernel is compiled to a cubin (ptxas: no spills allowed)
 # at worlds 2, 4 and 8 (first and last rank) and the table says what passed.
 # Usage: scripts/helion-examples.sh HELION_CHECKOUT [BUILD]
+# MATMUL_CONFIG='{"block_sizes":[8,64,32],"num_warps":8}' (say) compiles
+# the matmul examples with that config instead of theirs (their [64, 64, 32]
+# accumulators exceed dslc's per-thread tile limit: docs/language.md).
+# -D values @R and @W are the rank and the world size.
 # Exit status 0 only when every kernel compiled at every world.
 set -uo pipefail
 HELION=${1:?usage: scripts/helion-examples.sh HELION_CHECKOUT [BUILD]}
@@ -30,7 +34,7 @@ KERNELS=(
   "matmul_reduce_scatter.py matmul_reduce_scatter_kernel --signature a=$BF,b=$BF,symm_mem_buffer=$BF,signal_pad_ptrs=u64[1] --shape a=1024x$K --shape b=${K}x$H"
   "fp8_matmul_reduce_scatter.py fp8_matmul_reduce_scatter_kernel --signature a=$F8,b=$F8,scale_a=f32[2],scale_b=f32[2],symm_mem_buffer=$BF,signal_pad_ptrs=u64[1] --shape a=1024x$K --shape b=${K}x$H --shape scale_a=1024x1 --shape scale_b=1x$H"
   "fp8_scaled_all_gather_matmul.py helion_matmul_w_progress_fp8 --signature a=$F8,a_shared=$F8,scale_a=f32[2],b=$F8,scale_b=f32[2],progress=u32[1] --shape a=1024x$K --shape b=${K}x$H --shape scale_a=128x1 --shape scale_b=1x$H"
-  "two_dim_parallel_matmul.py two_dim_parallel_matmul_kernel --signature a_local=$BF,b_local=$BF,symm_mem_buf=$BF,signal_pad_ptrs=u64[1]"
+  "two_dim_parallel_matmul.py two_dim_parallel_matmul_kernel --signature a_local=$BF,b_local=$BF,symm_mem_buf=$BF,signal_pad_ptrs=u64[1] -D TP_RANK=@R -D TP_SIZE=@W"
 )
 status=0
 printf '| example | kernel | world 2 | world 4 | world 8 |\n|---|---|---|---|---|\n'
@@ -41,9 +45,15 @@ for entry in "${KERNELS[@]}"; do
     cell=ok
     for r in 0 $((w - 1)); do
       log=$OUT/${file%.py}.$kernel.w$w.r$r.log
-      # shellcheck disable=SC2086
       ptx=$OUT/${kernel}.w$w.r$r.ptx
-      if ! "$DSLC" "$EX/$file" -k "$kernel" $flags --world-size "$w" \
+      f=${flags//@R/$r}
+      f=${f//@W/$w}
+      cfg=()
+      if [ -n "${MATMUL_CONFIG:-}" ] && [[ $file == *matmul* ]]; then
+        cfg=(--config "$MATMUL_CONFIG")
+      fi
+      # shellcheck disable=SC2086
+      if ! "$DSLC" "$EX/$file" -k "$kernel" $f "${cfg[@]}" --world-size "$w" \
         --rank "$r" --emit=ptx -o "$ptx" >"$log" 2>&1; then
         cell="FAIL: $(grep -m1 'error:' "$log" | sed 's/^[^ ]*: error: //' | cut -c1-90)"
         status=1
