@@ -10,7 +10,7 @@
 // and docs/language.md ("Limits"): world size (CompileOptions.h), source
 // size (SourceManager.h), expression height and nesting (Parser.h), stack
 // (CompilerStack.h), block and tile sizes, auto-unrolled iterations
-// (MLIRGen/Generator.h), elements per thread (Conversion/TileLayout.h).
+// (MLIRGen/Generator.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef DSLC_COMPILER_LIMITS_H
@@ -33,6 +33,10 @@ namespace dslc {
 /// they were counted) and compiles at 127 (21 s of CPU on a loaded
 /// two-core machine); the other examples compile at 128 ranks.
 inline constexpr int64_t kMaxPerThreadWork = 16384;
+
+/// Most elements a thread may hold of one tile (a per-thread vector lives in
+/// registers; how a tile is spread is Conversion/TileLayout.h).
+inline constexpr int64_t kMaxElementsPerThread = 256;
 
 /// LL packet operations (hl.ll_put, hl.ll_get) pack or poll every packet a
 /// thread holds in unrolled code that costs the backend several times a

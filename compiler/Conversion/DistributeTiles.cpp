@@ -11,6 +11,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 
+#include "llvm/ADT/SetVector.h"
+
 namespace dslc {
 #define GEN_PASS_DEF_DISTRIBUTETILES
 #include "compiler/Conversion/Passes.h.inc"
@@ -134,14 +136,18 @@ static LogicalResult flattenSignature(func::FuncOp func) {
   return success();
 }
 
-/// Threads per CTA and the widest piece the kernel's tiles allow.
+/// Threads per CTA, the widest piece the kernel's tiles allow and the
+/// threads a row of its 2-d tiles is spread over.
 static KernelInfo kernelInfo(func::FuncOp func) {
   KernelInfo info;
   if (auto warps = func->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr))
     info.threads = warps.getInt() * 32;
   unsigned narrowest = 0;
+  llvm::SetVector<ArrayRef<int64_t>> shapes;
   auto visit = [&](Type t) {
     auto tensor = dyn_cast<RankedTensorType>(t);
+    if (tensor && tensor.getRank() >= 2 && tensor.hasStaticShape())
+      shapes.insert(tensor.getShape());
     if (!tensor || !tensor.getElementType().isIntOrFloat())
       return;
     unsigned bits = tensor.getElementType().getIntOrFloatBitWidth();
@@ -157,6 +163,8 @@ static KernelInfo kernelInfo(func::FuncOp func) {
       visit(t);
   });
   info.maxVec = 128 / (narrowest ? narrowest : 32);
+  info.rowThreads =
+      chooseRowThreads(shapes.getArrayRef(), info.threads, info.maxVec);
   return info;
 }
 
@@ -167,16 +175,15 @@ static bool computesWithFp8(Operation *op) {
           op) ||
       !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
     return false;
-  auto isFp8 = [](Type t) {
-    return tile::isFp8Type(getElementTypeOrSelf(t));
-  };
+  auto isFp8 = [](Type t) { return tile::isFp8Type(getElementTypeOrSelf(t)); };
   return llvm::any_of(op->getOperandTypes(), isFp8) ||
          llvm::any_of(op->getResultTypes(), isFp8);
 }
 
 /// Rejects what the distribution cannot lower, with the op's location, and
 /// reserves the module's shared workspace for the largest need of `func`.
-static LogicalResult checkAndReserve(func::FuncOp func, const KernelInfo &info) {
+static LogicalResult checkAndReserve(func::FuncOp func,
+                                     const KernelInfo &info) {
   int64_t shared = 0;
   WalkResult walk = func.walk([&](Operation *op) {
     for (Type t : op->getResultTypes()) {
@@ -210,9 +217,9 @@ static LogicalResult checkAndReserve(func::FuncOp func, const KernelInfo &info) 
     int64_t bytes = lower::sharedBytesNeeded(op, info);
     if (bytes > kMaxSharedBytes) {
       op->emitError() << "'" << op->getName() << "' needs " << bytes
-                      << " bytes of shared memory in a CTA of "
-                      << info.threads << " threads; at most "
-                      << kMaxSharedBytes << " are available";
+                      << " bytes of shared memory in a CTA of " << info.threads
+                      << " threads; at most " << kMaxSharedBytes
+                      << " are available";
       return WalkResult::interrupt();
     }
     shared = std::max(shared, bytes);
@@ -263,8 +270,8 @@ struct DistributeTilesPass
       Value epoch;
       if (!epochs.empty()) {
         OpBuilder b(&func.getBody().front(), func.getBody().front().begin());
-        epoch = comm::EpochOp::create(b, epochs.front().getLoc(),
-                                      b.getI32Type());
+        epoch =
+            comm::EpochOp::create(b, epochs.front().getLoc(), b.getI32Type());
         for (comm::EpochOp op : epochs) {
           op.replaceAllUsesWith(epoch);
           op.erase();

@@ -2,8 +2,8 @@
 //
 // `result = acc + lhs @ rhs` on 2-d tiles, in f32 FMAs (widenDots first
 // makes every input f32 and rounds a 16-bit result after the op):
-//  1. every thread stores its pieces of lhs [M, K] and rhs [K, N] row-major
-//     into the shared workspace (TileLayout.h: each element has one owner);
+//  1. the owners store lhs [M, K] and rhs [K, N] row-major into the shared
+//     workspace (storeDistributed: one writer per element);
 //     bar.sync;
 //  2. the M * N products are dealt out evenly: thread t computes elements
 //     t, t + T, t + 2T, ... (row-major), each a chain of FMAs over
@@ -48,21 +48,6 @@ struct DotRegions {
   }
 };
 
-/// Stores the per-thread vector `value` of a tile of `shape` row-major at
-/// `base`: a distributed tile by its owners, a replicated one by thread 0.
-void stage(OpBuilder &b, Location loc, const KernelInfo &info,
-           ArrayRef<int64_t> shape, Value value, Value base) {
-  if (!info.layout(shape).replicated)
-    return lower::storeDistributed(b, loc, info, shape, value, base);
-  Value first =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                            lower::threadId(b, loc), lower::i64(b, loc, 0));
-  scf::IfOp::create(b, loc, first, [&](OpBuilder &b, Location loc) {
-    LLVM::StoreOp::create(b, loc, value, base, /*alignment=*/4);
-    scf::YieldOp::create(b, loc);
-  });
-}
-
 struct DotOpLowering : TilePattern<tile::DotOp> {
   using TilePattern::TilePattern;
 
@@ -83,8 +68,8 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
     Value lhs = ws;
     Value rhs = at(ws, lower::i64(b, loc, r.rhs));
     Value product = at(ws, lower::i64(b, loc, r.product));
-    stage(b, loc, info, {r.m, r.k}, adaptor.getLhs(), lhs);
-    stage(b, loc, info, {r.k, r.n}, adaptor.getRhs(), rhs);
+    lower::storeDistributed(b, loc, info, {r.m, r.k}, adaptor.getLhs(), lhs);
+    lower::storeDistributed(b, loc, info, {r.k, r.n}, adaptor.getRhs(), rhs);
     lower::ctaBarrier(b, loc);
 
     // 2. This thread's products: elements tid + s * T, s < S.
@@ -152,67 +137,23 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
     }
     lower::ctaBarrier(b, loc);
 
-    // 3. The elements of this thread's layout of [M, N] (padding past N
-    // reads column N - 1), plus acc.
-    TileLayout layout = info.layout({r.m, r.n});
-    auto resultType = VectorType::get({layout.perThread()}, f32);
-    Value result;
-    if (layout.replicated) {
-      result = LLVM::LoadOp::create(b, loc, resultType, product,
-                                    /*alignment=*/16);
-    } else {
-      bool whole = r.n % layout.vec == 0;
-      auto pieceType = VectorType::get({layout.vec}, f32);
-      result = arith::ConstantOp::create(b, loc, b.getZeroAttr(resultType));
-      for (int64_t c = 0; c < layout.chunks; ++c) {
-        Value first = arith::MulIOp::create(
-            b, loc,
-            arith::AddIOp::create(b, loc, tid,
-                                  lower::i64(b, loc, c * layout.threads)),
-            lower::i64(b, loc, layout.vec));
-        for (int64_t o = 0; o < layout.outer; ++o) {
-          Value row = lower::i64(b, loc, o * r.n);
-          Value piece;
-          if (whole) {
-            // Pieces start at multiples of V: one aligned vector load.
-            Value column = arith::MinUIOp::create(
-                b, loc, first, lower::i64(b, loc, r.n - layout.vec));
-            piece = LLVM::LoadOp::create(
-                b, loc, pieceType,
-                at(product, arith::AddIOp::create(b, loc, row, column)),
-                /*alignment=*/4 * layout.vec);
-          } else {
-            piece = arith::ConstantOp::create(b, loc, b.getZeroAttr(pieceType));
-            for (int64_t v = 0; v < layout.vec; ++v) {
-              Value column = arith::MinUIOp::create(
-                  b, loc,
-                  arith::AddIOp::create(b, loc, first, lower::i64(b, loc, v)),
-                  lower::i64(b, loc, r.n - 1));
-              Value x = LLVM::LoadOp::create(
-                  b, loc, f32,
-                  at(product, arith::AddIOp::create(b, loc, row, column)));
-              piece = vector::InsertOp::create(b, loc, x, piece,
-                                               ArrayRef<int64_t>{v});
-            }
-          }
-          // Add acc piece by piece, so acc's registers free as the
-          // result's fill (a whole-vector add keeps both alive).
-          int64_t at0 = layout.position(o, c, 0);
-          if (Value acc = adaptor.getAcc())
-            piece = arith::AddFOp::create(
-                b, loc,
-                vector::ExtractStridedSliceOp::create(
-                    b, loc, acc, ArrayRef<int64_t>{at0},
-                    ArrayRef<int64_t>{layout.vec}, ArrayRef<int64_t>{1}),
-                piece);
-          result = vector::InsertStridedSliceOp::create(b, loc, piece, result,
-                                                        ArrayRef<int64_t>{at0},
-                                                        ArrayRef<int64_t>{1});
-        }
-      }
-    }
-    if (Value acc = adaptor.getAcc(); acc && layout.replicated)
-      result = arith::AddFOp::create(b, loc, acc, result);
+    // 3. The elements of this thread's layout of [M, N], plus acc, added
+    // piece by piece so acc's registers free as the result's fill (a
+    // whole-vector add keeps both alive).
+    Value acc = adaptor.getAcc();
+    Value result = lower::loadDistributed(
+        b, loc, info, {r.m, r.n}, f32, product,
+        [&](int64_t position, Value piece) -> Value {
+          if (!acc)
+            return piece;
+          int64_t n = cast<VectorType>(piece.getType()).getNumElements();
+          return arith::AddFOp::create(
+              b, loc,
+              vector::ExtractStridedSliceOp::create(
+                  b, loc, acc, ArrayRef<int64_t>{position},
+                  ArrayRef<int64_t>{n}, ArrayRef<int64_t>{1}),
+              piece);
+        });
     lower::ctaBarrier(b, loc);
     rewriter.replaceOp(op, result);
     return success();

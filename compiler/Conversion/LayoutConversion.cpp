@@ -1,13 +1,17 @@
 //===- LayoutConversion.cpp - tile values between layouts ----------------===//
 //
-// A tile is either distributed over a CTA's threads or replicated in every
-// thread (TileLayout.h). Going from replicated to distributed is a local
-// selection: each thread keeps the elements it owns. Going the other way
-// needs the other threads' elements: they meet in the module's shared
-// workspace, one array of addrspace(3) bytes sized to the largest need of
-// any op (reserveSharedWorkspace, called by the distribution before it
-// lowers a kernel). Every use of the workspace ends with a bar.sync, so the
-// next use cannot overwrite what a slower thread still reads.
+// Two tiles of the same elements may be spread differently over a CTA's
+// threads (TileLayout.h): a reshape that changes the last dimension, or the
+// rank across 2 (rank <= 1 tiles use one group of threads, rank >= 2 ones
+// the kernel's groups), or that deals another first dimension over the
+// groups. From a tile every thread holds whole, a thread of one group
+// keeps the elements it owns: a local selection. Any other change goes
+// through the module's shared workspace, one array of addrspace(3) bytes
+// sized to the largest need of any op (reserveSharedWorkspace, called by
+// the distribution before it lowers a kernel): the owners store the tile
+// row-major, and after a bar.sync each thread loads the elements of its
+// new layout. Every use of the workspace ends with a bar.sync, so the next
+// use cannot overwrite what a slower thread still reads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +21,7 @@
 #include "dialects/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -36,6 +41,14 @@ int64_t gatherSharedBytes(ArrayRef<int64_t> shape, Type element) {
   return llvm::alignTo(n * elementBytes(storageType(element)), 16);
 }
 
+LayoutChange layoutChange(const TileLayout &from, const TileLayout &to) {
+  if (from.sameDistribution(to))
+    return LayoutChange::None;
+  if (from.allReplicated() && to.groups() == 1)
+    return LayoutChange::Select;
+  return LayoutChange::Shared;
+}
+
 int64_t sharedBytesNeeded(Operation *op, const KernelInfo &info) {
   if (isa<tile::ReduceOp>(op))
     return reduceSharedBytes(op, info);
@@ -43,8 +56,9 @@ int64_t sharedBytesNeeded(Operation *op, const KernelInfo &info) {
     return dotSharedBytes(dot);
   if (auto reshape = dyn_cast<tile::ReshapeOp>(op)) {
     RankedTensorType in = reshape.getInput().getType();
-    if (!info.layout(in.getShape()).replicated &&
-        info.layout(reshape.getResult().getType().getShape()).replicated)
+    if (layoutChange(info.layout(in.getShape()),
+                     info.layout(reshape.getResult().getType().getShape())) ==
+        LayoutChange::Shared)
       return gatherSharedBytes(in.getShape(), in.getElementType());
   }
   return 0;
@@ -63,8 +77,8 @@ void reserveSharedWorkspace(ModuleOp module, int64_t bytes) {
   OpBuilder b(ctx);
   b.setInsertionPointToStart(module.getBody());
   LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false,
-                         LLVM::Linkage::Internal, kSharedWorkspace,
-                         Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+                         LLVM::Linkage::Internal, kSharedWorkspace, Attribute(),
+                         /*alignment=*/16, /*addrSpace=*/3);
 }
 
 Value sharedWorkspace(OpBuilder &b, Location loc, Operation *inModule) {
@@ -79,7 +93,7 @@ Value sharedWorkspace(OpBuilder &b, Location loc, Operation *inModule) {
 Value distributeReplicated(OpBuilder &b, Location loc, const KernelInfo &info,
                            ArrayRef<int64_t> shape, Value all) {
   TileLayout layout = info.layout(shape);
-  assert(!layout.replicated && "the result must be distributed");
+  assert(!layout.allReplicated() && "the result must be distributed");
   Type element = cast<VectorType>(all.getType()).getElementType();
   auto type = VectorType::get({layout.perThread()}, element);
   Value tid = threadId(b, loc);
@@ -97,54 +111,122 @@ Value distributeReplicated(OpBuilder &b, Location loc, const KernelInfo &info,
   for (int64_t o = 0; o < layout.outer; ++o)
     for (int64_t c = 0; c < layout.chunks; ++c)
       for (int64_t v = 0; v < layout.vec; ++v) {
-        // Element v of piece c is `all`'s element innerIndex(c, t, v) of row
-        // o in thread t: one candidate per thread that owns one.
+        // Element v of piece c of row o is `all`'s element (row, column) in
+        // thread t: one candidate per thread that owns one (a select only
+        // where two owners hold different elements).
         Value x;
+        int64_t last = -1;
         for (int64_t t = 0; t < layout.threads; ++t) {
-          int64_t g = layout.innerIndex(c, t, v);
-          if (g >= layout.inner)
-            break;
-          Value candidate = vector::ExtractOp::create(
-              b, loc, all, ArrayRef<int64_t>{o * layout.inner + g});
+          int64_t lane = t % layout.rowThreads, g = t / layout.rowThreads;
+          std::optional<int64_t> row = layout.row(o, g);
+          int64_t column = layout.innerIndex(c, lane, v);
+          if (!row || column >= layout.inner)
+            continue;
+          int64_t index = *row * layout.inner + column;
+          if (index == last)
+            continue;
+          Value candidate =
+              vector::ExtractOp::create(b, loc, all, ArrayRef<int64_t>{index});
           x = x ? arith::SelectOp::create(b, loc, threadIs(t), candidate, x)
                       .getResult()
                 : candidate;
+          last = index;
         }
         elements.push_back(x ? x : zero);
       }
   return vector::FromElementsOp::create(b, loc, type, elements);
 }
 
+/// This thread's row-major row of row `o` (i64), and whether it holds data
+/// (null when every group's row `o` does).
+static std::pair<Value, Value> rowOf(OpBuilder &b, Location loc,
+                                     const TileLayout &layout, int64_t o,
+                                     Value group) {
+  int64_t k = o % layout.rest;
+  if (!layout.split)
+    return {i64(b, loc, o), Value()};
+  // (r0 * G + group) * rest + k
+  Value i0 = arith::AddIOp::create(
+      b, loc, group, i64(b, loc, o / layout.rest * layout.groups()));
+  Value row = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, i0, i64(b, loc, layout.rest)),
+      i64(b, loc, k));
+  Value valid;
+  if (layout.raggedRows())
+    valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i0,
+                                  i64(b, loc, layout.dim0));
+  return {row, valid};
+}
+
 void storeDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
                       ArrayRef<int64_t> shape, Value value, Value base) {
   TileLayout layout = info.layout(shape);
-  assert(!layout.replicated && "the input must be distributed");
   Type memElement = cast<VectorType>(value.getType()).getElementType();
   Value tid = threadId(b, loc);
+  if (layout.allReplicated()) {
+    // Every thread holds the whole tile: thread 0 stores it.
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                        i64(b, loc, 0));
+    scf::IfOp::create(b, loc, first, [&](OpBuilder &b, Location loc) {
+      LLVM::StoreOp::create(b, loc, value, base, /*alignment=*/16);
+      scf::YieldOp::create(b, loc);
+    });
+    return;
+  }
+  auto [lane, group] = laneAndGroup(b, loc, layout);
+  // One writer per element: lane 0 of a replicated tile, group 0 of a tile
+  // every group holds.
+  Value writer;
+  auto require = [&](Value c) {
+    writer = writer ? arith::AndIOp::create(b, loc, writer, c).getResult() : c;
+  };
+  if (layout.replicated)
+    require(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                  i64(b, loc, 0)));
+  if (layout.groupReplicated())
+    require(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group,
+                                  i64(b, loc, 0)));
 
-  for (int64_t o = 0; o < layout.outer; ++o)
+  for (int64_t o = 0; o < layout.outer; ++o) {
+    auto [row, rowValid] = rowOf(b, loc, layout, o, group);
+    Value rowStart =
+        arith::MulIOp::create(b, loc, row, i64(b, loc, layout.inner));
+    Value valid = writer;
+    if (rowValid)
+      valid = valid ? arith::AndIOp::create(b, loc, valid, rowValid).getResult()
+                    : rowValid;
     for (int64_t c = 0; c < layout.chunks; ++c) {
-      // Piece c of row o starts at element o * inner + (c * T + tid) * V.
-      Value first = arith::MulIOp::create(
-          b, loc,
-          arith::AddIOp::create(b, loc, tid, i64(b, loc, c * layout.threads)),
-          i64(b, loc, layout.vec));
-      Value linear =
-          arith::AddIOp::create(b, loc, first, i64(b, loc, o * layout.inner));
-      Value remaining = arith::SubIOp::create(b, loc, i64(b, loc, layout.inner),
-                                              first);
+      // Piece c of the row starts at column (c * P + lane) * V.
+      Value first =
+          layout.replicated
+              ? i64(b, loc, 0)
+              : arith::MulIOp::create(
+                    b, loc,
+                    arith::AddIOp::create(b, loc, lane,
+                                          i64(b, loc, c * layout.rowThreads)),
+                    i64(b, loc, layout.vec))
+                    .getResult();
+      Value linear = arith::AddIOp::create(b, loc, first, rowStart);
+      Value remaining =
+          arith::SubIOp::create(b, loc, i64(b, loc, layout.inner), first);
       SmallVector<Value> lanes;
-      for (int64_t v = 0; v < layout.vec; ++v)
-        lanes.push_back(arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::sgt, remaining, i64(b, loc, v)));
+      for (int64_t v = 0; v < layout.vec; ++v) {
+        Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                         remaining, i64(b, loc, v));
+        lanes.push_back(valid ? arith::AndIOp::create(b, loc, in, valid) : in);
+      }
       Value mask = vector::FromElementsOp::create(
           b, loc, VectorType::get({layout.vec}, b.getI1Type()), lanes);
       // A whole piece is one vector store when its start is aligned: the
       // row starts of a row length that is not a multiple of V are not.
       Value full = arith::ConstantIntOp::create(b, loc, 0, 1);
-      if (o * layout.inner % layout.vec == 0)
+      if (layout.inner % layout.vec == 0 ||
+          (!layout.split && o * layout.inner % layout.vec == 0)) {
         full = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                      remaining, i64(b, loc, layout.vec));
+        if (valid)
+          full = arith::AndIOp::create(b, loc, full, valid);
+      }
       AccessPiece piece{layout.position(o, c, 0),
                         layout.vec,
                         elementPtr(b, loc, base, memElement, linear),
@@ -157,11 +239,89 @@ void storeDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
           ArrayRef<int64_t>{piece.vec}, ArrayRef<int64_t>{1});
       storePiece(b, loc, piece, slice);
     }
+  }
 }
 
-Value gatherDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
-                        ArrayRef<int64_t> shape, Value value,
-                        Operation *inModule) {
+Value loadDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
+                      ArrayRef<int64_t> shape, Type memElement, Value base,
+                      const std::function<Value(int64_t, Value)> &onPiece) {
+  TileLayout layout = info.layout(shape);
+  auto type = VectorType::get({layout.perThread()}, memElement);
+  int64_t bytes = elementBytes(memElement);
+  if (layout.allReplicated()) {
+    Value all = LLVM::LoadOp::create(b, loc, type, base, /*alignment=*/16);
+    return onPiece ? onPiece(0, all) : all;
+  }
+  auto [lane, group] = laneAndGroup(b, loc, layout);
+  auto at = [&](Value index) {
+    return elementPtr(b, loc, base, memElement, index);
+  };
+  auto pieceType = VectorType::get({layout.vec}, memElement);
+  Value result = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  // Padding (columns past the row, rows past d0) reads the last element in
+  // bounds: every load stays inside the tile.
+  bool whole = layout.inner % layout.vec == 0;
+  for (int64_t o = 0; o < layout.outer; ++o) {
+    auto [row, rowValid] = rowOf(b, loc, layout, o, group);
+    if (rowValid)
+      row = arith::MinUIOp::create(b, loc, row,
+                                   i64(b, loc, layout.dim0 * layout.rest - 1));
+    Value rowStart =
+        arith::MulIOp::create(b, loc, row, i64(b, loc, layout.inner));
+    for (int64_t c = 0; c < layout.chunks; ++c) {
+      Value piece;
+      if (layout.replicated) {
+        piece = LLVM::LoadOp::create(b, loc, pieceType, at(rowStart), bytes);
+      } else {
+        Value first = arith::MulIOp::create(
+            b, loc,
+            arith::AddIOp::create(b, loc, lane,
+                                  i64(b, loc, c * layout.rowThreads)),
+            i64(b, loc, layout.vec));
+        if (whole) {
+          // Pieces start at multiples of V: one aligned vector load.
+          Value column = arith::MinUIOp::create(
+              b, loc, first, i64(b, loc, layout.inner - layout.vec));
+          piece = LLVM::LoadOp::create(
+              b, loc, pieceType,
+              at(arith::AddIOp::create(b, loc, rowStart, column)),
+              std::min<int64_t>(16, layout.vec * bytes));
+        } else {
+          piece = arith::ConstantOp::create(b, loc, b.getZeroAttr(pieceType));
+          for (int64_t v = 0; v < layout.vec; ++v) {
+            Value column = arith::MinUIOp::create(
+                b, loc, arith::AddIOp::create(b, loc, first, i64(b, loc, v)),
+                i64(b, loc, layout.inner - 1));
+            Value x = LLVM::LoadOp::create(
+                b, loc, memElement,
+                at(arith::AddIOp::create(b, loc, rowStart, column)), bytes);
+            piece = vector::InsertOp::create(b, loc, x, piece,
+                                             ArrayRef<int64_t>{v});
+          }
+        }
+      }
+      int64_t position = layout.position(o, c, 0);
+      if (onPiece)
+        piece = onPiece(position, piece);
+      result = vector::InsertStridedSliceOp::create(b, loc, piece, result,
+                                                    ArrayRef<int64_t>{position},
+                                                    ArrayRef<int64_t>{1});
+    }
+  }
+  return result;
+}
+
+Value convertLayout(OpBuilder &b, Location loc, const KernelInfo &info,
+                    ArrayRef<int64_t> from, ArrayRef<int64_t> to, Value value,
+                    Operation *inModule) {
+  switch (layoutChange(info.layout(from), info.layout(to))) {
+  case LayoutChange::None:
+    return value;
+  case LayoutChange::Select:
+    return distributeReplicated(b, loc, info, to, value);
+  case LayoutChange::Shared:
+    break;
+  }
   auto valueType = cast<VectorType>(value.getType());
   Type element = valueType.getElementType();
   // i1 vectors are packed bits in LLVM's memory model: go through bytes.
@@ -171,16 +331,16 @@ Value gatherDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
     value = arith::ExtUIOp::create(
         b, loc, VectorType::get(valueType.getShape(), memElement), value);
   Value base = sharedWorkspace(b, loc, inModule);
-  storeDistributed(b, loc, info, shape, value, base);
+  storeDistributed(b, loc, info, from, value, base);
   ctaBarrier(b, loc);
-  TileLayout layout = info.layout(shape);
-  int64_t n = layout.outer * layout.inner;
-  auto allType = VectorType::get({n}, memElement);
-  Value all = LLVM::LoadOp::create(b, loc, allType, base, /*alignment=*/16);
+  Value result = loadDistributed(b, loc, info, to, memElement, base);
   ctaBarrier(b, loc);
   if (isBool)
-    all = arith::TruncIOp::create(b, loc, VectorType::get({n}, element), all);
-  return all;
+    result = arith::TruncIOp::create(
+        b, loc,
+        VectorType::get(cast<VectorType>(result.getType()).getShape(), element),
+        result);
+  return result;
 }
 
 } // namespace dslc::lower

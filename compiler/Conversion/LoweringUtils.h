@@ -33,9 +33,11 @@ enum class ErrorStatus : uint32_t {
 struct KernelInfo {
   int64_t threads = 128; ///< Threads per CTA.
   int64_t maxVec = 8;    ///< Elements per 16-byte piece of the narrowest type.
+  /// Threads a row of a tile of rank >= 2 is spread over (TileLayout.h).
+  int64_t rowThreads = 128;
 
   TileLayout layout(llvm::ArrayRef<int64_t> shape) const {
-    return TileLayout::get(shape, threads, maxVec);
+    return TileLayout::get(shape, threads, maxVec, rowThreads);
   }
 };
 
@@ -155,9 +157,9 @@ void boundedSpin(mlir::OpBuilder &b, mlir::Location loc,
 mlir::SmallVector<mlir::Value> boundedSpinWithValues(
     mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *inKernel,
     mlir::TypeRange types,
-    const std::function<std::tuple<mlir::Value, mlir::Value,
-                                   mlir::SmallVector<mlir::Value>>(
-        mlir::OpBuilder &, mlir::Location)> &attempt,
+    const std::function<
+        std::tuple<mlir::Value, mlir::Value, mlir::SmallVector<mlir::Value>>(
+            mlir::OpBuilder &, mlir::Location)> &attempt,
     const SpinSite &site);
 
 /// The kernel's per-CTA launch counter: &state[blockIdx.x] (i32).
@@ -234,7 +236,8 @@ struct TileAccess {
   llvm::ArrayRef<int64_t> dims;
   llvm::ArrayRef<int64_t> tileShape;
   mlir::Type elementType; ///< The memory type (fp8 and i1 as i8).
-  /// A store: a replicated tile (TileLayout.h) is written by thread 0 only.
+  /// A store: one writer per element (lane 0 of a replicated tile, group
+  /// 0 of a tile every group holds; TileLayout.h).
   bool writes = false;
 };
 
@@ -258,27 +261,46 @@ mlir::Value loadPiece(mlir::OpBuilder &b, mlir::Location loc,
 void storePiece(mlir::OpBuilder &b, mlir::Location loc,
                 const AccessPiece &piece, mlir::Value value);
 
-/// The per-thread vector of a distributed tile of `shape` (TileLayout.h)
-/// from `all`, the vector of every element of the tile (row-major) that
-/// each thread holds: a local selection by thread index.
+/// This thread's lane and group (i64) in `layout` (TileLayout.h).
+std::pair<mlir::Value, mlir::Value>
+laneAndGroup(mlir::OpBuilder &b, mlir::Location loc, const TileLayout &layout);
+
+/// How a tile's per-thread vector changes between two layouts of the same
+/// elements: not at all, by a local selection (from a tile every thread
+/// holds whole into one group), or through the shared workspace.
+enum class LayoutChange { None, Select, Shared };
+LayoutChange layoutChange(const TileLayout &from, const TileLayout &to);
+
+/// The per-thread vector of a tile of `shape` (TileLayout.h), not held
+/// whole by every thread and spread over one group, from `all`, the vector
+/// of every element of the tile (row-major) that each thread holds: a local
+/// selection by thread index.
 mlir::Value distributeReplicated(mlir::OpBuilder &b, mlir::Location loc,
                                  const KernelInfo &info,
                                  llvm::ArrayRef<int64_t> shape,
                                  mlir::Value all);
-/// The converse: every element of the distributed tile of `shape` whose
-/// per-thread vector is `value`, in every thread (row-major), gathered
-/// through the shared workspace between two bar.syncs. The workspace needs
-/// gatherSharedBytes(shape, element) bytes.
-mlir::Value gatherDistributed(mlir::OpBuilder &b, mlir::Location loc,
-                              const KernelInfo &info,
-                              llvm::ArrayRef<int64_t> shape, mlir::Value value,
-                              mlir::Operation *inModule);
+/// `value`, the per-thread vector of a tile of shape `from`, as that of the
+/// same elements in shape `to` (a reshape: the row-major order is the
+/// same). Through the workspace (LayoutChange::Shared) it takes
+/// gatherSharedBytes(from, element) bytes between two bar.syncs.
+mlir::Value convertLayout(mlir::OpBuilder &b, mlir::Location loc,
+                          const KernelInfo &info, llvm::ArrayRef<int64_t> from,
+                          llvm::ArrayRef<int64_t> to, mlir::Value value,
+                          mlir::Operation *inModule);
 int64_t gatherSharedBytes(llvm::ArrayRef<int64_t> shape, mlir::Type element);
-/// Stores the per-thread vector `value` (of memory element type) of a
-/// distributed tile of `shape` row-major at `base` (shared memory), each
-/// thread its own pieces; no barrier.
+/// Stores the per-thread vector `value` (of memory element type) of a tile
+/// of `shape` row-major at `base` (shared memory, 16-byte aligned), one
+/// writer per element; no barrier.
 void storeDistributed(mlir::OpBuilder &b, mlir::Location loc,
                       const KernelInfo &info, llvm::ArrayRef<int64_t> shape,
                       mlir::Value value, mlir::Value base);
+/// The converse: this thread's per-thread vector of a tile of `shape` stored
+/// row-major at `base` (elements of `memElement`); padding reads elements in
+/// bounds. `onPiece(position, piece)`, when given, rewrites each piece as it
+/// is loaded (so a sum with another vector frees registers as it goes).
+mlir::Value loadDistributed(
+    mlir::OpBuilder &b, mlir::Location loc, const KernelInfo &info,
+    llvm::ArrayRef<int64_t> shape, mlir::Type memElement, mlir::Value base,
+    const std::function<mlir::Value(int64_t, mlir::Value)> &onPiece = nullptr);
 
 } // namespace dslc::lower

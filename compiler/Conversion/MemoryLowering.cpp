@@ -28,9 +28,9 @@ namespace dslc::lower {
 /// and starts `sum t * stride` elements after row 0: one value per
 /// dimension instead of one per row (that a kernel would keep live from a
 /// load to the store of the same rows).
-static void rowBoundsAndStrides(OpBuilder &b, Location loc,
-                                const TileAccess &a, ArrayRef<Value> limits,
-                                int64_t innerDim, SmallVectorImpl<Value> &left,
+static void rowBoundsAndStrides(OpBuilder &b, Location loc, const TileAccess &a,
+                                ArrayRef<Value> limits, int64_t innerDim,
+                                SmallVectorImpl<Value> &left,
                                 SmallVectorImpl<Value> &strides) {
   int64_t rank = a.sizes.size();
   left.assign(rank, Value());
@@ -50,6 +50,17 @@ static void rowBoundsAndStrides(OpBuilder &b, Location loc,
   }
 }
 
+/// This thread's lane and group in a layout (TileLayout.h), as i64.
+std::pair<Value, Value> laneAndGroup(OpBuilder &b, Location loc,
+                                     const TileLayout &layout) {
+  Value tid = threadId(b, loc);
+  if (layout.groups() == 1)
+    return {tid, i64(b, loc, 0)};
+  Value p = i64(b, loc, layout.rowThreads);
+  return {arith::RemUIOp::create(b, loc, tid, p),
+          arith::DivUIOp::create(b, loc, tid, p)};
+}
+
 void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
                   const TileAccess &a,
                   const std::function<void(const AccessPiece &)> &fn) {
@@ -60,12 +71,13 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
   int64_t innerDim = a.dims.empty() ? rank - 1 : a.dims.back();
   int64_t innerExtent = a.tileShape.empty() ? 1 : a.tileShape.back();
   bool contiguous = innerDim == static_cast<int64_t>(rank) - 1;
-  Value tid = threadId(b, loc);
-  // A replicated tile is accessed whole by every thread (stores: thread 0).
-  Value tidOffset = layout.replicated
-                        ? i64(b, loc, 0)
-                        : arith::MulIOp::create(b, loc, tid,
-                                                i64(b, loc, layout.vec));
+  auto [lane, group] = laneAndGroup(b, loc, layout);
+  // A replicated tile is accessed whole by every lane (stores: lane 0); a
+  // tile every group holds is stored by group 0.
+  Value laneOffset =
+      layout.replicated
+          ? i64(b, loc, 0)
+          : arith::MulIOp::create(b, loc, lane, i64(b, loc, layout.vec));
 
   // Clamp each limit to the tensor's size, and the last tile dimension to
   // the tile's own extent (so a thread never touches a neighbour's tile).
@@ -78,12 +90,19 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
 
   unsigned elementBytes = a.elementType.getIntOrFloatBitWidth() / 8;
   int64_t align = std::min<int64_t>(16, layout.vec * elementBytes);
-  SmallVector<int64_t> leading(a.tileShape.begin(),
-                               a.tileShape.end() - (a.tileShape.empty() ? 0 : 1));
+  SmallVector<int64_t> leading(
+      a.tileShape.begin(), a.tileShape.end() - (a.tileShape.empty() ? 0 : 1));
   Value writer = arith::ConstantIntOp::create(b, loc, 1, 1);
-  if (layout.replicated && a.writes)
-    writer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                   i64(b, loc, 0));
+  if (a.writes) {
+    if (layout.replicated)
+      writer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                     i64(b, loc, 0));
+    if (layout.groupReplicated())
+      writer = arith::AndIOp::create(
+          b, loc, writer,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group,
+                                i64(b, loc, 0)));
+  }
 
   SmallVector<Value> left, strides;
   rowBoundsAndStrides(b, loc, a, limits, innerDim, left, strides);
@@ -96,34 +115,59 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
           b, loc, rowsValid,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, left[d],
                                 i64(b, loc, 0)));
+  // A first dimension dealt over the groups: this group's first index is
+  // `group`; index r0 * G + group is in bounds when it is below both the
+  // tensor's count and the tile's extent (signed: the count minus the
+  // group may be negative).
+  Value groupLeft;
+  SmallVector<Value> offsets(a.offsets.begin(), a.offsets.end());
+  if (layout.split) {
+    int64_t d = a.dims[0];
+    offsets[d] = arith::AddIOp::create(b, loc, offsets[d], group);
+    groupLeft = arith::SubIOp::create(
+        b, loc,
+        arith::MinUIOp::create(b, loc, left[d], i64(b, loc, layout.dim0)),
+        group);
+  }
   // Element index of piece c of row 0.
   SmallVector<Value> pieceStart, pieceLinear;
   for (int64_t c = 0; c < layout.chunks; ++c) {
     Value start =
-        arith::AddIOp::create(b, loc, a.offsets[innerDim],
-                              i64(b, loc, c * layout.threads * layout.vec));
-    start = arith::AddIOp::create(b, loc, start, tidOffset);
-    SmallVector<Value> coords(a.offsets.begin(), a.offsets.end());
+        arith::AddIOp::create(b, loc, offsets[innerDim],
+                              i64(b, loc, c * layout.rowThreads * layout.vec));
+    start = arith::AddIOp::create(b, loc, start, laneOffset);
+    SmallVector<Value> coords(offsets.begin(), offsets.end());
     coords[innerDim] = start;
     pieceStart.push_back(start);
     pieceLinear.push_back(linearIndex(b, loc, coords, a.sizes));
   }
 
   for (int64_t o = 0; o < layout.outer; ++o) {
-    // Tile indices of row `o` along the leading tile dimensions.
+    // Tile indices of row `o` along the leading tile dimensions (the first
+    // one relative to this group's first index when dealt).
     Value rowValid = rowsValid;
     Value rowOffset;
     int64_t rest = o;
     for (int64_t k = leading.size() - 1; k >= 0; --k) {
-      int64_t t = rest % leading[k];
-      rest /= leading[k];
+      bool dealt = k == 0 && layout.split;
+      int64_t extent = dealt ? layout.rows0 : leading[k];
+      int64_t t = rest % extent;
+      rest /= extent;
+      if (dealt)
+        t *= layout.groups();
+      int64_t d = a.dims[k];
+      if (dealt)
+        rowValid = arith::AndIOp::create(
+            b, loc, rowValid,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, groupLeft,
+                                  i64(b, loc, t)));
       if (!t)
         continue;
-      int64_t d = a.dims[k];
-      rowValid = arith::AndIOp::create(
-          b, loc, rowValid,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, left[d],
-                                i64(b, loc, t)));
+      if (!dealt)
+        rowValid = arith::AndIOp::create(
+            b, loc, rowValid,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, left[d],
+                                  i64(b, loc, t)));
       Value step = arith::MulIOp::create(b, loc, strides[d], i64(b, loc, t));
       rowOffset =
           rowOffset ? arith::AddIOp::create(b, loc, rowOffset, step) : step;
@@ -404,7 +448,8 @@ struct IotaOpLowering : TilePattern<tile::IotaOp> {
 void dslc::populateMemoryLoweringPatterns(TileTypeConverter &converter,
                                           RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<LoadOpLowering, StoreOpLowering, SplatOpLowering,
-               IotaOpLowering>(converter, ctx);
+  patterns
+      .add<LoadOpLowering, StoreOpLowering, SplatOpLowering, IotaOpLowering>(
+          converter, ctx);
   patterns.add<DimOpLowering>(converter, ctx);
 }

@@ -1,19 +1,25 @@
 //===- ReduceLowering.cpp - tile.reduce across a CTA's threads ------------===//
 //
-// Along a leading dimension every thread holds whole columns (TileLayout.h):
-// it combines its own rows. Along the last dimension of a distributed tile:
+// Along a leading dimension a thread holds whole columns (TileLayout.h): it
+// combines its own rows. A first dimension dealt over the groups is the
+// exception: the tile goes through the shared workspace and each thread
+// combines, in order of the first index, the column elements of its result.
+// Along the last dimension (P lanes of a group share each row):
 //  1. each thread combines its pieces; positions at or past `valid` or the
 //     static extent contribute the identity;
-//  2. each warp combines its lanes with 5 butterfly shuffles
-//     (shfl.sync.bfly), after which every lane holds the warp's value (the
-//     combinations are commutative, so all lanes compute the same bits);
-//  3. lane 0 of each warp writes its value into the shared workspace;
-//     after a bar.sync lane l of every warp reads warp l's value and the
-//     warp combines them with the same butterfly (so every thread ends with
-//     the same bits), and a second bar.sync frees the workspace.
-// The result is replicated: every thread holds the same value. A result
-// whose layout is distributed (the reduced dimension removed from a tile of
-// rank >= 2, leaving a last dimension > 1) is then selected locally.
+//  2. the lanes of a group within a warp combine with butterfly shuffles
+//     (shfl.sync.bfly, offsets below P), after which every lane holds the
+//     value (the combinations are commutative, so all lanes compute the
+//     same bits);
+//  3. when a group spans several warps, lane 0 of each warp writes its value
+//     into the shared workspace; after a bar.sync lane l of every warp
+//     reads the value of its group's warp l and the warp combines them with
+//     the same butterfly (so every thread ends with the same bits), and a
+//     second bar.sync frees the workspace.
+// The result is first computed in the layout of the input with the reduced
+// dimension kept as 1 (replicated within each group after a last-dimension
+// reduction), then converted to the result's layout (LayoutConversion.cpp)
+// when that differs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -155,8 +161,8 @@ Value shuffleXor(OpBuilder &b, Location loc, Value x, int32_t offset) {
     Value high64 = arith::ShLIOp::create(
         b, loc, arith::ExtUIOp::create(b, loc, intType, high),
         lower::i64(b, loc, 32));
-    result = arith::OrIOp::create(
-        b, loc, high64, arith::ExtUIOp::create(b, loc, intType, low));
+    result = arith::OrIOp::create(b, loc, high64,
+                                  arith::ExtUIOp::create(b, loc, intType, low));
   }
   return isa<FloatType>(type)
              ? Value(arith::BitcastOp::create(b, loc, type, result))
@@ -170,7 +176,7 @@ SmallVector<Value> combineOwn(OpBuilder &b, Location loc, const Combiner &comb,
                               const TileLayout &layout, Value input,
                               Value limit) {
   Value id = comb.identity(b, loc, comb.element);
-  bool ragged = layout.inner % (layout.threads * layout.vec) != 0;
+  bool ragged = layout.inner % (layout.rowThreads * layout.vec) != 0;
   // remaining[c] = limit - first index of piece c: lane v is in when
   // v < remaining[c] (signed: a negative count masks all).
   SmallVector<Value> remaining;
@@ -179,16 +185,17 @@ SmallVector<Value> combineOwn(OpBuilder &b, Location loc, const Combiner &comb,
     // outside [0, extent] is clamped first.
     Value end = lower::i64(b, loc, layout.inner);
     if (limit)
-      end = arith::MaxSIOp::create(
-          b, loc, arith::MinSIOp::create(b, loc, limit, end),
-          lower::i64(b, loc, 0));
+      end = arith::MaxSIOp::create(b, loc,
+                                   arith::MinSIOp::create(b, loc, limit, end),
+                                   lower::i64(b, loc, 0));
     end = arith::TruncIOp::create(b, loc, b.getI32Type(), end);
-    Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+    Value lane = arith::TruncIOp::create(
+        b, loc, b.getI32Type(), lower::laneAndGroup(b, loc, layout).first);
     for (int64_t c = 0; c < layout.chunks; ++c) {
       Value first = arith::MulIOp::create(
           b, loc,
-          arith::AddIOp::create(b, loc, tid,
-                                lower::i32(b, loc, c * layout.threads)),
+          arith::AddIOp::create(b, loc, lane,
+                                lower::i32(b, loc, c * layout.rowThreads)),
           lower::i32(b, loc, layout.vec));
       remaining.push_back(arith::SubIOp::create(b, loc, end, first));
     }
@@ -212,29 +219,31 @@ SmallVector<Value> combineOwn(OpBuilder &b, Location loc, const Combiner &comb,
   return rows;
 }
 
-/// Combines each row's value over the lanes of each warp (every lane gets
-/// the warp's value).
+/// Combines each row's value over the first `lanes` (a power of two, at
+/// most 32) lanes of each aligned run of that many in a warp (every lane
+/// gets the run's value).
 void combineWarp(OpBuilder &b, Location loc, const Combiner &comb,
-                 SmallVector<Value> &rows) {
-  for (int32_t offset = kWarpSize / 2; offset >= 1; offset /= 2)
+                 SmallVector<Value> &rows, int64_t lanes = kWarpSize) {
+  for (int32_t offset = lanes / 2; offset >= 1; offset /= 2)
     for (Value &row : rows)
       row = comb.combine(b, loc, row, shuffleXor(b, loc, row, offset));
 }
 
-/// Combines each row's per-warp value over the CTA's `warps` warps through
-/// the shared workspace (every thread gets the CTA's value).
+/// Combines each row's per-warp value over the `perGroup` consecutive warps
+/// of each group, of the CTA's `warps`, through the shared workspace (every
+/// thread gets its group's value).
 void combineWarps(OpBuilder &b, Location loc, const Combiner &comb,
-                  int64_t warps, SmallVector<Value> &rows,
+                  int64_t warps, int64_t perGroup, SmallVector<Value> &rows,
                   Operation *inModule) {
-  if (warps == 1)
+  if (perGroup == 1)
     return;
   Type element = comb.element;
   bool isBool = comb.isBool();
   Type memElement = lower::memoryType(element);
   Value base = lower::sharedWorkspace(b, loc, inModule);
   Value tid = lower::threadId(b, loc);
-  Value lane = arith::AndIOp::create(b, loc, tid,
-                                     lower::i64(b, loc, kWarpSize - 1));
+  Value lane =
+      arith::AndIOp::create(b, loc, tid, lower::i64(b, loc, kWarpSize - 1));
   Value warp =
       arith::ShRUIOp::create(b, loc, tid, lower::i64(b, loc, 5 /*log2 32*/));
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
@@ -245,26 +254,34 @@ void combineWarps(OpBuilder &b, Location loc, const Combiner &comb,
       Value index = arith::AddIOp::create(
           b, loc, warp, lower::i64(b, loc, int64_t(o) * warps));
       Value p = lower::elementPtr(b, loc, base, memElement, index);
-      Value v = isBool ? Value(arith::ExtUIOp::create(b, loc, memElement, row))
-                       : row;
+      Value v =
+          isBool ? Value(arith::ExtUIOp::create(b, loc, memElement, row)) : row;
       LLVM::StoreOp::create(b, loc, v, p);
     }
     scf::YieldOp::create(b, loc);
   });
   lower::ctaBarrier(b, loc);
-  // Lane l of every warp reads warp l's value (the identity past the last
-  // warp), and the warp combines them with the same butterfly: one load and
-  // five shuffles per row, and every thread of every warp ends with the
-  // same bits. (Every thread reading all warps' values would hold rows x
-  // warps values at once: 128 registers for 4 rows at 32 warps.)
-  Value inWarps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                        lane, lower::i64(b, loc, warps));
-  Value source = arith::MinUIOp::create(b, loc, lane,
-                                        lower::i64(b, loc, warps - 1));
+  // Lane l of every warp reads the value of its group's warp l (the
+  // identity past the group's last warp), and the warp combines them with
+  // the same butterfly: one load and five shuffles per row, and every
+  // thread of the group ends with the same bits. (Every thread reading all
+  // warps' values would hold rows x warps values at once: 128 registers for
+  // 4 rows at 32 warps.)
+  Value inWarps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
+                                        lower::i64(b, loc, perGroup));
+  Value source =
+      arith::MinUIOp::create(b, loc, lane, lower::i64(b, loc, perGroup - 1));
+  if (perGroup != warps)
+    source = arith::AddIOp::create(
+        b, loc, source,
+        arith::MulIOp::create(
+            b, loc,
+            arith::DivUIOp::create(b, loc, warp, lower::i64(b, loc, perGroup)),
+            lower::i64(b, loc, perGroup)));
   Value id = comb.identity(b, loc, element);
   for (auto [o, row] : llvm::enumerate(rows)) {
-    Value index = arith::AddIOp::create(
-        b, loc, source, lower::i64(b, loc, int64_t(o) * warps));
+    Value index = arith::AddIOp::create(b, loc, source,
+                                        lower::i64(b, loc, int64_t(o) * warps));
     Value p = lower::elementPtr(b, loc, base, memElement, index);
     Value v = LLVM::LoadOp::create(b, loc, memElement, p);
     if (isBool)
@@ -275,19 +292,23 @@ void combineWarps(OpBuilder &b, Location loc, const Combiner &comb,
   lower::ctaBarrier(b, loc);
 }
 
-/// A reduction along leading dimension `dim` of a tile of `shape` (per
-/// thread `input`): every thread combines its own rows. Rows at or past
-/// `valid` (i64, or null) contribute the identity.
+/// A reduction along leading dimension `dim` of a tile of `layout` (per
+/// thread `input`) that a thread holds whole: every thread combines its own
+/// rows. Rows at or past `valid` (i64, or null) contribute the identity.
+/// The result is the per-thread vector of the tile with `dim` kept as 1.
 Value reduceLeading(OpBuilder &b, Location loc, const Combiner &comb,
-                    const KernelInfo &info, ArrayRef<int64_t> shape,
+                    const TileLayout &layout, ArrayRef<int64_t> shape,
                     int64_t dim, Value input, Value valid) {
-  TileLayout layout = info.layout(shape);
+  // The thread's own extents of the leading dimensions.
+  SmallVector<int64_t> rows(shape.drop_back());
+  if (layout.split)
+    rows[0] = layout.rows0;
   int64_t width = layout.chunks * layout.vec;
-  int64_t before = 1, after = 1, extent = shape[dim];
+  int64_t before = 1, after = 1, extent = rows[dim];
   for (int64_t d = 0; d < dim; ++d)
-    before *= shape[d];
-  for (int64_t d = dim + 1; d + 1 < static_cast<int64_t>(shape.size()); ++d)
-    after *= shape[d];
+    before *= rows[d];
+  for (int64_t d = dim + 1; d < static_cast<int64_t>(rows.size()); ++d)
+    after *= rows[d];
   auto inputType = cast<VectorType>(input.getType());
   auto rowType = VectorType::get({width}, inputType.getElementType());
   auto resultType =
@@ -316,6 +337,61 @@ Value reduceLeading(OpBuilder &b, Location loc, const Combiner &comb,
   return result;
 }
 
+/// A reduction along a first dimension dealt over the groups: the tile goes
+/// row-major into the workspace, and every thread combines, for each
+/// element of its layout of `kept` (the input with the first dimension 1),
+/// the input's elements along the first dimension, in order. Indices at or
+/// past `valid` (i64, or null) contribute the identity.
+Value reduceDealt(OpBuilder &b, Location loc, const Combiner &comb,
+                  const KernelInfo &info, ArrayRef<int64_t> shape,
+                  ArrayRef<int64_t> kept, Value input, Value valid,
+                  Operation *inModule) {
+  Type element = comb.element;
+  Type memElement = lower::memoryType(element);
+  auto inputType = cast<VectorType>(input.getType());
+  if (comb.isBool())
+    input = arith::ExtUIOp::create(
+        b, loc, VectorType::get(inputType.getShape(), memElement), input);
+  Value base = lower::sharedWorkspace(b, loc, inModule);
+  lower::storeDistributed(b, loc, info, shape, input, base);
+  lower::ctaBarrier(b, loc);
+  int64_t sliceElements = 1;
+  for (int64_t d : kept)
+    sliceElements *= d;
+  SmallVector<Value> slices;
+  Value id;
+  for (int64_t e = 0; e < shape.front(); ++e) {
+    Value sliceBase = lower::elementPtr(b, loc, base, memElement,
+                                        lower::i64(b, loc, e * sliceElements));
+    Value slice =
+        lower::loadDistributed(b, loc, info, kept, memElement, sliceBase);
+    if (comb.isBool())
+      slice = arith::TruncIOp::create(
+          b, loc,
+          VectorType::get(cast<VectorType>(slice.getType()).getShape(),
+                          element),
+          slice);
+    if (valid) {
+      if (!id)
+        id = comb.identity(b, loc, slice.getType());
+      Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                       lower::i64(b, loc, e), valid);
+      slice = arith::SelectOp::create(b, loc, in, slice, id);
+    }
+    slices.push_back(slice);
+  }
+  Value result = comb.tree(b, loc, slices);
+  lower::ctaBarrier(b, loc);
+  return result;
+}
+
+/// The input's shape with dimension `dim` kept as 1.
+SmallVector<int64_t> keptShape(ArrayRef<int64_t> shape, int64_t dim) {
+  SmallVector<int64_t> kept(shape);
+  kept[dim] = 1;
+  return kept;
+}
+
 struct ReduceOpLowering : TilePattern<tile::ReduceOp> {
   using TilePattern::TilePattern;
 
@@ -332,51 +408,64 @@ struct ReduceOpLowering : TilePattern<tile::ReduceOp> {
     Value valid;
     if (op.getValid())
       valid = lower::toI64(rewriter, loc, adaptor.getValid());
-
-    if (dim + 1 < inputType.getRank()) {
-      // The last dimension stays: the result has the input's layout per
-      // row, whether keepdim or not.
-      rewriter.replaceOp(op, reduceLeading(rewriter, loc, comb, info, shape,
-                                           dim, input, valid));
-      return success();
-    }
-
     TileLayout layout = info.layout(shape);
-    SmallVector<Value> rows;
-    if (layout.replicated) {
-      // A last dimension of 1: the element itself, unless valid is 0.
-      Value id = comb.identity(rewriter, loc, comb.element);
-      for (int64_t o = 0; o < layout.outer; ++o) {
-        Value x = vector::ExtractOp::create(rewriter, loc, input,
-                                            ArrayRef<int64_t>{o});
-        if (valid)
-          x = arith::SelectOp::create(
-              rewriter, loc,
-              arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt,
-                                    valid, lower::i64(rewriter, loc, 0)),
-              x, id);
-        rows.push_back(x);
-      }
+    SmallVector<int64_t> kept = keptShape(shape, dim);
+
+    Value result;
+    if (dim + 1 < inputType.getRank()) {
+      result = dim == 0 && layout.split
+                   ? reduceDealt(rewriter, loc, comb, info, shape, kept, input,
+                                 valid, op)
+                   : reduceLeading(rewriter, loc, comb, layout, shape, dim,
+                                   input, valid);
     } else {
-      rows = combineOwn(rewriter, loc, comb, layout, input, valid);
-      combineWarp(rewriter, loc, comb, rows);
-      combineWarps(rewriter, loc, comb, info.threads / kWarpSize, rows, op);
+      result = reduceLast(rewriter, loc, comb, layout, input, valid, op);
     }
 
     auto resultTensor = dyn_cast<RankedTensorType>(op.getResult().getType());
     if (!resultTensor) {
-      rewriter.replaceOp(op, rows.front());
+      rewriter.replaceOp(op, vector::ExtractOp::create(rewriter, loc, result,
+                                                       ArrayRef<int64_t>{0}));
       return success();
     }
-    Value all = vector::FromElementsOp::create(
-        rewriter, loc,
+    rewriter.replaceOp(op, lower::convertLayout(rewriter, loc, info, kept,
+                                                resultTensor.getShape(), result,
+                                                op));
+    return success();
+  }
+
+  /// Along the last dimension: each row's value in every lane of its group
+  /// (the per-thread vector of the input with the last dimension 1).
+  Value reduceLast(OpBuilder &b, Location loc, const Combiner &comb,
+                   const TileLayout &layout, Value input, Value valid,
+                   Operation *op) const {
+    SmallVector<Value> rows;
+    if (layout.replicated) {
+      // A last dimension of 1: the element itself, unless valid is 0.
+      Value id = comb.identity(b, loc, comb.element);
+      for (int64_t o = 0; o < layout.outer; ++o) {
+        Value x =
+            vector::ExtractOp::create(b, loc, input, ArrayRef<int64_t>{o});
+        if (valid)
+          x = arith::SelectOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, valid,
+                                    lower::i64(b, loc, 0)),
+              x, id);
+        rows.push_back(x);
+      }
+    } else {
+      rows = combineOwn(b, loc, comb, layout, input, valid);
+      combineWarp(b, loc, comb, rows,
+                  std::min<int64_t>(layout.rowThreads, kWarpSize));
+      combineWarps(b, loc, comb, info.threads / kWarpSize,
+                   std::max<int64_t>(1, layout.rowThreads / kWarpSize), rows,
+                   op);
+    }
+    return vector::FromElementsOp::create(
+        b, loc,
         VectorType::get({static_cast<int64_t>(rows.size())}, comb.element),
         rows);
-    if (!info.layout(resultTensor.getShape()).replicated)
-      all = lower::distributeReplicated(rewriter, loc, info,
-                                        resultTensor.getShape(), all);
-    rewriter.replaceOp(op, all);
-    return success();
   }
 };
 
@@ -386,14 +475,26 @@ int64_t dslc::lower::reduceSharedBytes(Operation *op, const KernelInfo &info) {
   auto reduce = cast<tile::ReduceOp>(op);
   RankedTensorType input = reduce.getInput().getType();
   TileLayout layout = info.layout(input.getShape());
+  int64_t dim = reduce.getDim();
+  SmallVector<int64_t> kept = keptShape(input.getShape(), dim);
+  int64_t bytes = 0;
+  // The result's layout, when it differs from that of `kept`.
+  if (auto result = dyn_cast<RankedTensorType>(reduce.getResult().getType()))
+    if (layoutChange(info.layout(kept), info.layout(result.getShape())) ==
+        LayoutChange::Shared)
+      bytes = gatherSharedBytes(kept, input.getElementType());
+  if (dim + 1 != input.getRank()) {
+    if (dim == 0 && layout.split)
+      bytes = std::max(
+          bytes, gatherSharedBytes(input.getShape(), input.getElementType()));
+    return bytes;
+  }
   int64_t warps = info.threads / kWarpSize;
-  if (static_cast<int64_t>(reduce.getDim()) + 1 != input.getRank() ||
-      layout.replicated ||
-      warps == 1)
-    return 0;
-  int64_t bytes = std::max<unsigned>(
+  if (layout.replicated || layout.rowThreads <= kWarpSize)
+    return bytes;
+  int64_t elementBytes = std::max<unsigned>(
       1, storageType(input.getElementType()).getIntOrFloatBitWidth() / 8);
-  return layout.outer * warps * bytes;
+  return std::max(bytes, layout.outer * warps * elementBytes);
 }
 
 void dslc::populateReduceLoweringPatterns(TileTypeConverter &converter,

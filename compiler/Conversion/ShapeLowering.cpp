@@ -1,14 +1,16 @@
 //===- ShapeLowering.cpp - tile.broadcast and tile.reshape ---------------===//
 //
 // A broadcast repeats unit dimensions. Each thread already holds the input
-// elements it needs (TileLayout.h): a leading dimension is held whole, and
-// a broadcast last dimension comes from a replicated input. So a broadcast
+// elements it needs (TileLayout.h): a leading dimension other than the
+// first is held whole; a first dimension is dealt over the groups alike in
+// input and output, or is 1 in the input (held by every group); and a
+// broadcast last dimension comes from a replicated input. So a broadcast
 // is one shuffle of the per-thread vector with a static mask.
 //
 // A reshape inserts or removes unit dimensions. The per-thread vector is
-// unchanged unless the last dimension goes from > 1 to 1 (distributed to
-// replicated: a gather through the shared workspace) or from 1 to > 1
-// (replicated to distributed: a local selection), LayoutConversion.cpp.
+// unchanged unless the layouts differ (the last dimension goes from > 1 to
+// 1 or back, the rank crosses 2, another first dimension is dealt):
+// LayoutConversion.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,11 +53,19 @@ struct BroadcastOpLowering : TilePattern<tile::BroadcastOp> {
       return success();
     }
     TileLayout in = info.layout(from), out = info.layout(to);
-    ArrayRef<int64_t> fromLeading = from.drop_back();
-    ArrayRef<int64_t> toLeading = to.drop_back();
+    // The dimensions between the first and the last.
+    ArrayRef<int64_t> fromMiddle, toMiddle;
+    if (from.size() >= 2) {
+      fromMiddle = from.drop_front().drop_back();
+      toMiddle = to.drop_front().drop_back();
+    }
     SmallVector<int64_t> mask;
     for (int64_t o = 0; o < out.outer; ++o) {
-      int64_t row = sourceRow(o, fromLeading, toLeading);
+      // Row o holds the output's r0-th first index of this thread; the
+      // input holds the same one, or its only one.
+      int64_t r0 = o / out.rest;
+      int64_t row = (in.dim0 == 1 ? 0 : r0) * in.rest +
+                    sourceRow(o % out.rest, fromMiddle, toMiddle);
       for (int64_t c = 0; c < out.chunks; ++c)
         for (int64_t v = 0; v < out.vec; ++v)
           // A replicated input holds its row's one element; otherwise the
@@ -75,20 +85,9 @@ struct ReshapeOpLowering : TilePattern<tile::ReshapeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     ArrayRef<int64_t> from = op.getInput().getType().getShape();
     ArrayRef<int64_t> to = op.getResult().getType().getShape();
-    TileLayout in = info.layout(from), out = info.layout(to);
-    Value input = adaptor.getInput();
-    if (in.replicated == out.replicated) {
-      // The same last dimension (or both 1) and the same rows.
-      rewriter.replaceOp(op, input);
-      return success();
-    }
-    if (out.replicated) {
-      rewriter.replaceOp(op, lower::gatherDistributed(rewriter, op.getLoc(),
-                                                      info, from, input, op));
-      return success();
-    }
-    rewriter.replaceOp(op, lower::distributeReplicated(rewriter, op.getLoc(),
-                                                       info, to, input));
+    rewriter.replaceOp(op,
+                       lower::convertLayout(rewriter, op.getLoc(), info, from,
+                                            to, adaptor.getInput(), op));
     return success();
   }
 };

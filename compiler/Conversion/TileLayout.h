@@ -1,58 +1,115 @@
 //===- TileLayout.h - How a tile is spread over a CTA's threads -*- C++ -*-===//
 //
 // A tile value of shape [d0, ..., dn-1] is held by the T threads of a CTA.
-// The last dimension is cut into pieces of V contiguous elements (16 bytes
-// of the kernel's narrowest element type): thread t holds pieces
-// t, t + T, t + 2T, ... (C of them), so a warp's accesses are coalesced
-// and each piece is one 16-byte load or store. Leading dimensions are held
-// whole by every thread. Per thread, a tile is a vector of
-// O * C * V elements (O = d0 * ... * dn-2), ordered [o][c][v].
+// The threads form G groups of P consecutive threads (P * G = T; thread t
+// is lane t % P of group t / P). The last dimension is cut into pieces of V
+// contiguous elements (16 bytes of the kernel's narrowest element type):
+// lane l holds pieces l, l + P, l + 2P, ... (C of them), so neighbouring
+// lanes access neighbouring 16-byte pieces.
 //
-// A tile whose last dimension is 1, or a rank-0 tile, is replicated: every
-// thread holds all of its O elements (C = V = 1). A reduction along the last
-// dimension gives such a tile; it is loaded by every thread (same address)
-// and stored by thread 0 alone.
+// Rows (the leading dimensions) are held whole by every group, except that
+// a tile of rank >= 2 whose first dimension d0 is more than 1 deals its
+// first dimension over the groups: group g holds indices g, g + G, ...
+// (R0 = ceil(d0 / G) of them; past d0 a row is padding). Per thread, a tile
+// is a vector of O * C * V elements (O = R0 * d1 * ... * dn-2, R0 = d0
+// when not dealt), ordered [o][c][v].
+//
+// Tiles of rank <= 1 always have one group (P = T). A kernel chooses P for
+// its tiles of rank >= 2 (KernelInfo::rowThreads): P = T keeps every row
+// across the whole CTA (wide rows); a smaller P spreads narrow rows of a
+// 2-d tile over the groups, so a [64, 64] accumulator takes 32 elements
+// per thread instead of 512.
+//
+// A tile whose last dimension is 1, or a rank-0 tile, is replicated within
+// its group: every lane holds the group's rows (C = V = 1). A reduction
+// along the last dimension gives such a tile; it is loaded by every lane
+// (same address) and stored by lane 0 alone. A tile of rank >= 2 whose
+// first dimension is 1 is held whole by every group; group 0 stores it.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef DSLC_COMPILER_CONVERSION_TILELAYOUT_H
 #define DSLC_COMPILER_CONVERSION_TILELAYOUT_H
 
+#include "compiler/Limits.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include <cstdint>
+#include <optional>
 
 namespace dslc {
 
 struct TileLayout {
-  int64_t threads = 1; ///< T: threads per CTA.
-  int64_t vec = 1;     ///< V: contiguous elements per piece.
-  int64_t chunks = 1;  ///< C: pieces per thread along the last dimension.
-  int64_t outer = 1;   ///< O: product of the leading dimensions.
-  int64_t inner = 1;   ///< Size of the last dimension.
-  /// Every thread holds every element (last dimension 1, or rank 0).
+  int64_t threads = 1;    ///< T: threads per CTA.
+  int64_t rowThreads = 1; ///< P: threads (lanes) a row is spread over.
+  int64_t vec = 1;        ///< V: contiguous elements per piece.
+  int64_t chunks = 1;     ///< C: pieces per lane along the last dimension.
+  int64_t outer = 1;      ///< O: rows per thread.
+  int64_t inner = 1;      ///< Size of the last dimension.
+  int64_t dim0 = 1;       ///< Size of the first dimension (rank >= 2), else 1.
+  int64_t rest = 1;       ///< Product of dimensions 1 .. n-2 (rank >= 2).
+  int64_t rows0 = 1;      ///< R0: indices of the first dimension per thread.
+  /// The first dimension is dealt over the groups.
+  bool split = false;
+  /// Every lane of a group holds the group's elements (last dimension 1, or
+  /// rank 0).
   bool replicated = false;
 
+  int64_t groups() const { return threads / rowThreads; }
   int64_t perThread() const { return outer * chunks * vec; }
+  /// Every group holds the same elements (more than one group, no split).
+  bool groupReplicated() const { return groups() > 1 && !split; }
+  /// Every thread of the CTA holds every element.
+  bool allReplicated() const { return replicated && !split; }
+  /// Whether row `o` of group `group` may be padding (past d0).
+  bool raggedRows() const { return split && dim0 % groups() != 0; }
+
   /// Position in the per-thread vector of element v of piece c of row o.
   int64_t position(int64_t o, int64_t c, int64_t v) const {
     return (o * chunks + c) * vec + v;
   }
 
-  /// Index along the last dimension of element v of piece c held by thread
-  /// `tid` (at least `inner` for the padding of the last piece).
-  int64_t innerIndex(int64_t c, int64_t tid, int64_t v) const {
-    return replicated ? 0 : (c * threads + tid) * vec + v;
+  /// Index along the last dimension of element v of piece c held by lane
+  /// `lane` (at least `inner` for the padding of the last piece).
+  int64_t innerIndex(int64_t c, int64_t lane, int64_t v) const {
+    return replicated ? 0 : (c * rowThreads + lane) * vec + v;
   }
 
+  /// The index along the first dimension of row `o` of group `group`, with
+  /// rest = product of the dimensions between the first and the last.
+  int64_t firstIndex(int64_t o, int64_t group) const {
+    int64_t r0 = o / rest;
+    return split ? r0 * groups() + group : r0;
+  }
+
+  /// The row-major row (index over all leading dimensions) of row `o` of
+  /// group `group`, or nullopt for a padding row.
+  std::optional<int64_t> row(int64_t o, int64_t group) const {
+    int64_t i0 = firstIndex(o, group);
+    if (i0 >= dim0)
+      return std::nullopt;
+    return i0 * rest + o % rest;
+  }
+
+  /// Whether a per-thread vector of this layout holds, in every thread, the
+  /// same elements at the same positions as one of `other`'s (a reshape
+  /// between them is no change).
+  bool sameDistribution(const TileLayout &other) const;
+
   /// The layout of a tile of `shape` in a CTA of `threads` threads whose
-  /// pieces hold at most `maxVec` elements.
+  /// pieces hold at most `maxVec` elements and whose rows of tiles of rank
+  /// >= 2 are spread over `rowThreads` threads (a divisor of `threads`).
   static TileLayout get(llvm::ArrayRef<int64_t> shape, int64_t threads,
-                        int64_t maxVec);
+                        int64_t maxVec, int64_t rowThreads);
 };
 
-/// Most elements a thread may hold of one tile (a per-thread vector lives in
-/// registers).
-inline constexpr int64_t kMaxElementsPerThread = 256;
+/// The threads a row of the kernel's tiles of rank >= 2 is spread over, for
+/// tiles of `shapes` (static, rank >= 2) in a CTA of `threads` threads with
+/// pieces of `maxVec` elements: few enough that the narrowest row is not
+/// mostly padding, many enough that the groups do not outnumber the
+/// smallest dealt first dimension. `threads` when no shape calls for less.
+int64_t chooseRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
+                         int64_t threads, int64_t maxVec);
 
 } // namespace dslc
 

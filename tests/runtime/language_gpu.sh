@@ -8,6 +8,11 @@
 #                implicit pad parameter), as an all-reduce
 #   fused-helion the one-shot all-reduce + bias + RMSNorm in Helion's
 #                spelling vs its float64 DSL reference
+#   layouts2d-*  2-d tiles whose rows are dealt over groups of lanes
+#                (TileLayout.h): broadcasts, reductions along either
+#                dimension, reshapes across rank 2, a matmul at Helion's
+#                block sizes; run on the simulator's inputs and compared
+#                with its outputs (dslrun --inputs-from)
 # dslc does not run on the GPU machine: compile first where it does.
 # Usage: tests/runtime/language_gpu.sh compile BUILD   (needs BUILD/bin/dslc)
 #        tests/runtime/language_gpu.sh run BUILD       (needs BUILD/bin/dslrun)
@@ -24,6 +29,13 @@ MLG=$ROOT/tests/compiler/MLIRGen/Inputs
 NORM=(--signature symm_mem_buffer=bf16[2],x=bf16[2],bias=bf16[1],weight=bf16[1],signal_pad_ptrs=u64[1]
       --shape symm_mem_buffer=128x2048 --shape x=128x2048 --shape bias=2048
       --shape weight=2048 -D EPS=1e-5)
+# layouts2d.py's kernels and the simulator's sizes for them (tails in
+# every dimension).
+declare -A LAYOUTS=(
+  [row_col_stats]="--shape x=77x150 --shape w=150"
+  [masked_rows]="--shape x=37x45 --shape y=37x45"
+  [matmul_helion_blocks]="--shape a=100x70 --shape b=70x90 --shape bias=90 --size out=100x90"
+)
 
 if [ "$MODE" = compile ]; then
   set -e
@@ -40,6 +52,14 @@ if [ "$MODE" = compile ]; then
   "$C" "$MLG/helion_allreduce_bias_rmsnorm.py" -k one_shot_allreduce_bias_rmsnorm_ref \
     -D EPS=1e-5 -D world_size=1 --shape x=1x128x2048 --emit=cubin \
     -o "$D/norm_ref.cubin"
+  L=$SIM/layouts2d.py
+  for k in "${!LAYOUTS[@]}"; do
+    "$C" "$L" -k "$k" --emit=cubin -o "$D/$k.cubin"
+    rm -rf "$D/$k.sim"
+    # shellcheck disable=SC2086
+    "$C" "$L" -k "$k" --simulate --world-size 1 ${LAYOUTS[$k]} --seed 3 \
+      --schedules 1 --reference none --dump-dir "$D/$k.sim" >/dev/null
+  done
   du -sh "$D"
   exit 0
 fi
@@ -48,10 +68,11 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 mkdir -p "$OUT"
 R="$BUILD/bin/dslrun"
 status=0
-check() { # NAME CMD...: passes on exit 0 with "correct" in the output
+check() { # NAME CMD...: passes on exit 0 with $PASS_PATTERN ("correct")
   local name=$1
   shift
-  if timeout 120 "$@" >"$OUT/$name.log" 2>&1 && grep -q "correct" "$OUT/$name.log"; then
+  if timeout 120 "$@" >"$OUT/$name.log" 2>&1 &&
+    grep -q "${PASS_PATTERN:-correct}" "$OUT/$name.log"; then
     echo "PASS $name"
   else
     echo "FAIL $name (log: $OUT/$name.log)"
@@ -74,5 +95,9 @@ check symm-sync "$R" --cubin "$D/symm_sync.r{rank}.cubin" --devices 0 \
 check fused-helion "$R" --cubin "$D/norm.r{rank}.cubin" --devices 0 \
   --size symm_mem_buffer=128x2048 --size x=128x2048 --size bias=2048 \
   --size weight=2048 --reference-cubin "$D/norm_ref.cubin"
+for k in "${!LAYOUTS[@]}"; do
+  PASS_PATTERN="differential check passed" check "layouts2d-$k" "$R" --cubin "$D/$k.cubin" --devices 0 \
+    --inputs-from "$D/$k.sim"
+done
 echo "overall: $status"
 exit $status

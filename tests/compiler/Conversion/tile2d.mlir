@@ -38,19 +38,22 @@ func.func @rows_of_hidden(%x: !tile.ref<bf16, 2>, %out: !tile.ref<bf16, 2>, %t64
 
 // -----
 
-// A replicated tile ([4, 1]: one element per row, held by every thread) is
-// loaded by every thread from the same addresses (no thread offset), and
-// stored by thread 0 alone.
+// A replicated tile ([4, 1]: one element per row) at 4 warps: the kernel's
+// groups are its warps (TileLayout.h), group g holds row g; each lane of it
+// loads the same address (row g is in bounds when the rows left minus g
+// are more than 0), and lane 0 alone stores it.
 
 // CHECK-LABEL: func.func @replicated_rows(
-// CHECK-NOT: nvvm.read.ptx.sreg.tid.x
-// CHECK: llvm.load %arg0 {alignment = 4 : i64} : !llvm.ptr<1> -> vector<1xf32>
-// CHECK-COUNT-3: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<1xf32>
-// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
-// CHECK: %[[TID64:.*]] = arith.extui %[[TID]] : i32 to i64
-// CHECK: %[[T0:.*]] = arith.cmpi eq, %[[TID64]], %c0_i64 : i64
-// CHECK: arith.andi %[[T0]], %{{.*}} : i1
-// CHECK-COUNT-4: llvm.store %{{.*}} {alignment = 4 : i64} : vector<1xf32>, !llvm.ptr<1>
+// CHECK: %[[TID:.*]] = arith.extui %{{.*}} : i32 to i64
+// CHECK: %[[GROUP:.*]] = arith.divui %[[TID]], %c32_i64 : i64
+// CHECK: %[[LEFT:.*]] = arith.subi %{{.*}}, %[[GROUP]] : i64
+// CHECK: arith.muli %[[GROUP]], %arg2 : i64
+// CHECK: arith.cmpi sgt, %[[LEFT]], %c0_i64 : i64
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<1xf32>
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c32_i64 : i64
+// CHECK: arith.cmpi eq, %[[LANE]], %c0_i64 : i64
+// CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : vector<1xf32>, !llvm.ptr<1>
+// CHECK-NOT: llvm.store %{{.*}} : vector<1xf32>, !llvm.ptr<1>
 func.func @replicated_rows(%x: !tile.ref<f32, 2>, %out: !tile.ref<f32, 2>)
     attributes {tile.kernel, tile.num_warps = 4 : i64} {
   %c0 = arith.constant 0 : index

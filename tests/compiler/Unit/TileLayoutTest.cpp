@@ -2,13 +2,16 @@
 
 #include "compiler/Conversion/TileLayout.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <catch2/catch.hpp>
 
+using dslc::chooseRowThreads;
 using dslc::TileLayout;
 
 TEST_CASE("a bf16 tile of 8192 over 1024 threads: one 16-byte piece each",
           "[layout]") {
-  TileLayout l = TileLayout::get({8192}, 1024, 8);
+  TileLayout l = TileLayout::get({8192}, 1024, 8, 1024);
   CHECK(l.vec == 8);
   CHECK(l.chunks == 1);
   CHECK(l.outer == 1);
@@ -17,23 +20,23 @@ TEST_CASE("a bf16 tile of 8192 over 1024 threads: one 16-byte piece each",
 
 TEST_CASE("fewer threads take several pieces, ordered [o][c][v]",
           "[layout]") {
-  TileLayout l = TileLayout::get({8192}, 128, 8);
+  TileLayout l = TileLayout::get({8192}, 128, 8, 128);
   CHECK(l.chunks == 8);
   CHECK(l.perThread() == 64);
   CHECK(l.position(0, 3, 5) == 3 * 8 + 5);
 }
 
 TEST_CASE("a tile smaller than one piece per thread", "[layout]") {
-  TileLayout l = TileLayout::get({2}, 128, 8);
+  TileLayout l = TileLayout::get({2}, 128, 8, 128);
   CHECK(l.vec == 2); // a piece never spans more than the row
   CHECK(l.chunks == 1);
-  TileLayout odd = TileLayout::get({5}, 32, 8);
+  TileLayout odd = TileLayout::get({5}, 32, 8, 32);
   CHECK(odd.vec == 8); // rounded up to a power of two, masked
   CHECK(odd.chunks == 1);
 }
 
 TEST_CASE("leading dimensions are held whole by every thread", "[layout]") {
-  TileLayout l = TileLayout::get({4, 2048}, 256, 8);
+  TileLayout l = TileLayout::get({4, 2048}, 256, 8, 256);
   CHECK(l.outer == 4);
   CHECK(l.chunks == 1);
   CHECK(l.perThread() == 32);
@@ -41,14 +44,14 @@ TEST_CASE("leading dimensions are held whole by every thread", "[layout]") {
 }
 
 TEST_CASE("the piece count rounds up for a ragged last piece", "[layout]") {
-  TileLayout l = TileLayout::get({1000}, 64, 4);
+  TileLayout l = TileLayout::get({1000}, 64, 4, 64);
   CHECK(l.vec == 4);
   CHECK(l.chunks == 4); // 1000 / (64 * 4) = 3.9
 }
 
 TEST_CASE("a last dimension of 1 or rank 0 is replicated in every thread",
           "[layout]") {
-  TileLayout col = TileLayout::get({4, 1}, 256, 8);
+  TileLayout col = TileLayout::get({4, 1}, 256, 8, 256);
   CHECK(col.replicated);
   CHECK(col.outer == 4);
   CHECK(col.vec == 1);
@@ -56,25 +59,109 @@ TEST_CASE("a last dimension of 1 or rank 0 is replicated in every thread",
   CHECK(col.perThread() == 4); // every thread holds all 4 rows
   CHECK(col.position(3, 0, 0) == 3);
   CHECK(col.innerIndex(0, 200, 0) == 0); // the same element in every thread
-  TileLayout scalar = TileLayout::get({}, 1024, 8);
+  TileLayout scalar = TileLayout::get({}, 1024, 8, 1024);
   CHECK(scalar.replicated);
   CHECK(scalar.perThread() == 1);
-  TileLayout row = TileLayout::get({1, 8192}, 1024, 8);
+  TileLayout row = TileLayout::get({1, 8192}, 1024, 8, 1024);
   CHECK_FALSE(row.replicated); // a leading unit dimension is not
   CHECK(row.perThread() == 8);
 }
 
 TEST_CASE("the index along the last dimension of each held element",
           "[layout]") {
-  TileLayout l = TileLayout::get({4, 8192}, 256, 8);
+  TileLayout l = TileLayout::get({4, 8192}, 256, 8, 256);
   CHECK_FALSE(l.replicated);
   CHECK(l.chunks == 4);
   // Thread 3 holds pieces 3, 259, 515, 771: elements 24..31, 2072.., ...
   CHECK(l.innerIndex(0, 3, 0) == 24);
   CHECK(l.innerIndex(1, 3, 7) == (256 + 3) * 8 + 7);
   // fp8 as the narrowest type: 16-element pieces.
-  TileLayout fp8 = TileLayout::get({2048}, 128, 16);
+  TileLayout fp8 = TileLayout::get({2048}, 128, 16, 128);
   CHECK(fp8.vec == 16);
   CHECK(fp8.chunks == 1);
   CHECK(fp8.innerIndex(0, 127, 15) == 2047);
+}
+
+TEST_CASE("groups deal the first dimension of a 2-d tile", "[layout]") {
+  // [64, 64] f32 in 128 threads, rows over 4 lanes: 32 groups.
+  TileLayout l = TileLayout::get({64, 64}, 128, 8, 4);
+  CHECK(l.groups() == 32);
+  CHECK(l.split);
+  CHECK(l.rows0 == 2);
+  CHECK(l.chunks == 2);
+  CHECK(l.perThread() == 32); // not 512 as with one group
+  // Thread 37 is lane 1 of group 9: rows 9 and 41, columns 8..15, 40..47.
+  CHECK(l.row(0, 9) == 9);
+  CHECK(l.row(1, 9) == 41);
+  CHECK(l.innerIndex(0, 1, 0) == 8);
+  CHECK(l.innerIndex(1, 1, 0) == 40);
+  CHECK_FALSE(l.raggedRows());
+  // Fewer first indices than a multiple of the groups: padding rows.
+  TileLayout ragged = TileLayout::get({40, 64}, 128, 8, 4);
+  CHECK(ragged.raggedRows());
+  CHECK(ragged.rows0 == 2);
+  CHECK(ragged.row(1, 7) == 39);
+  CHECK_FALSE(ragged.row(1, 8).has_value());
+  // Middle dimensions are held whole: rows (r0, k) of [8, 3, 64].
+  TileLayout three = TileLayout::get({8, 3, 64}, 128, 8, 16);
+  CHECK(three.groups() == 8);
+  CHECK(three.rows0 == 1);
+  CHECK(three.outer == 3);
+  CHECK(three.row(2, 5) == 5 * 3 + 2);
+}
+
+TEST_CASE("rank 1, first dimension 1 and last dimension 1 under groups",
+          "[layout]") {
+  // Rank <= 1 always spreads over the whole CTA.
+  TileLayout flat = TileLayout::get({64}, 128, 8, 4);
+  CHECK(flat.groups() == 1);
+  CHECK(flat.rowThreads == 128);
+  // [1, 64]: every group holds the row.
+  TileLayout row = TileLayout::get({1, 64}, 128, 8, 4);
+  CHECK_FALSE(row.split);
+  CHECK(row.groupReplicated());
+  CHECK(row.perThread() == 16);
+  // [64, 1]: dealt rows, replicated over the lanes of a group.
+  TileLayout col = TileLayout::get({64, 1}, 128, 8, 4);
+  CHECK(col.split);
+  CHECK(col.replicated);
+  CHECK_FALSE(col.allReplicated());
+  CHECK(col.perThread() == 2);
+  TileLayout one = TileLayout::get({1, 1}, 128, 8, 4);
+  CHECK(one.allReplicated());
+}
+
+TEST_CASE("which reshapes keep the per-thread vector", "[layout]") {
+  auto L = [](llvm::ArrayRef<int64_t> shape, int64_t p) {
+    return TileLayout::get(shape, 128, 8, p);
+  };
+  // One group: only the replicated-ness matters.
+  CHECK(L({4, 2048}, 128).sameDistribution(L({4, 1, 2048}, 128)));
+  CHECK(L({1, 2048}, 128).sameDistribution(L({2048}, 128)));
+  CHECK_FALSE(L({64, 1}, 128).sameDistribution(L({64}, 128)));
+  // Groups: the rank crossing 2 or another dealt first dimension changes it.
+  CHECK(L({64, 64}, 4).sameDistribution(L({64, 1, 64}, 4)));
+  CHECK_FALSE(L({1, 64}, 4).sameDistribution(L({64}, 4)));
+  CHECK_FALSE(L({64, 64}, 4).sameDistribution(L({1, 64, 64}, 4)));
+  CHECK(L({1, 1}, 4).sameDistribution(L({}, 4)));
+}
+
+TEST_CASE("a kernel's row threads", "[layout]") {
+  using Shapes = llvm::SmallVector<llvm::ArrayRef<int64_t>>;
+  llvm::SmallVector<int64_t> acc{64, 64}, a{64, 32}, b{32, 64};
+  // Matmul blocks 64x64x32 in bf16 (V = 8): rows of 32 take 4 lanes.
+  CHECK(chooseRowThreads(Shapes{acc, a, b}, 128, 8) == 4);
+  // Wide rows keep the whole CTA on a row.
+  llvm::SmallVector<int64_t> wide{4, 8192};
+  CHECK(chooseRowThreads(Shapes{wide}, 128, 8) == 128);
+  // No more groups than the smallest first dimension.
+  llvm::SmallVector<int64_t> small{8, 64}, k{16, 64};
+  CHECK(chooseRowThreads(Shapes{small, k}, 128, 8) == 16);
+  // Only rank-1 tiles, or first dimensions of 1: one group.
+  llvm::SmallVector<int64_t> row{1, 64};
+  CHECK(chooseRowThreads(Shapes{row}, 128, 8) == 128);
+  CHECK(chooseRowThreads(Shapes{}, 128, 8) == 128);
+  // A CTA that is not a power of two keeps whole rows when no lane count
+  // divides it.
+  CHECK(chooseRowThreads(Shapes{acc}, 96, 8) == 8);
 }
