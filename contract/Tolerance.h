@@ -5,7 +5,10 @@
 // reference kernel, a simulator dump). Summing W values in a precision of
 // unit roundoff u (2^-8 bf16, 2^-11 f16, 2^-24 f32, 2^-53 f64; 2^-4 / 2^-3
 // for fp8 e4m3 / e5m2), in any order, rounding every partial sum, leaves a
-// relative error that grows as u * sqrt(W). A float result passes when
+// relative error that grows as u * sqrt(W). W is the world size for a
+// collective; a kernel whose outputs sum more terms inside one rank (a
+// matmul's K) passes that count (dslrun --sum-terms). A float result passes
+// when
 //   ||out - ref||_2 / ||scale||_2 <= tol = u * sqrt(W + 1)
 // and no element is off by more than kElementToleranceFactor * tol *
 // scale_k, where scale_k is the magnitude element k's rounding errors grow

@@ -1,21 +1,22 @@
 //===- DotLowering.cpp - tile.dot on CUDA cores through shared memory -----===//
 //
 // `result = acc + lhs @ rhs` on 2-d tiles, in f32 FMAs (widenDots first
-// makes every input f32 and rounds a 16-bit result after the op):
-//  1. the owners store lhs [M, K] and rhs [K, N] row-major into the shared
-//     workspace (storeDistributed: one writer per element);
-//     bar.sync;
-//  2. the M * N products are dealt out evenly: thread t computes elements
-//     t, t + T, t + 2T, ... (row-major), each a chain of FMAs over
-//     k < min(valid_k, K) in order of increasing k starting from 0 (a warp
-//     reads one or two lhs rows, broadcast, and consecutive rhs columns,
-//     so neither read has bank conflicts), and stores it into a third
-//     region of the workspace; bar.sync;
-//  3. every thread reads the elements its layout of [M, N] holds and adds
-//     them to acc; a last bar.sync frees the workspace.
-// The workspace holds (M*K + K*N + M*N) f32, each region 16-byte aligned;
-// more than kMaxSharedBytes is an error at the op naming its block sizes.
-// This is the CUDA-core path: no tensor cores (mma.sync / wgmma) yet.
+// makes fp8 inputs f32 and every result f32, rounding a 16-bit result after
+// the op):
+//  1. the owners store lhs [M, K] and rhs [K, N] row-major, in their own
+//     element type (f32, bf16 or f16), into the shared workspace
+//     (storeDistributed: one writer per element); bar.sync;
+//  2. each thread computes the elements of its own layout of [M, N]
+//     (TileLayout.h): a loop over k < min(valid_k, K), in order of
+//     increasing k, that reads lhs[row][k] for each of its rows and a
+//     16-byte piece rhs[k][columns] for each of its pieces (widened to f32
+//     exactly) and adds their products with FMAs into the thread's result,
+//     which starts as acc (or 0): an outer product per k in registers, and
+//     each element a chain of FMAs from acc;
+//  3. a last bar.sync frees the workspace.
+// The workspace holds M*K + K*N input elements, each region 16-byte
+// aligned; more than kMaxSharedBytes is an error at the op naming its block
+// sizes. This is the CUDA-core path: no tensor cores (mma.sync / wgmma).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,21 +33,36 @@ using namespace dslc;
 
 namespace {
 
-/// The f32 element offsets of the three workspace regions of a dot.
+/// The byte offsets of the two workspace regions of a dot.
 struct DotRegions {
   int64_t m, n, k;
-  int64_t lhs = 0, rhs, product, total;
+  Type element; ///< The inputs' element type in shared memory.
+  int64_t rhs, total;
 
   explicit DotRegions(tile::DotOp op)
       : m(op.getLhs().getType().getDimSize(0)),
         n(op.getRhs().getType().getDimSize(1)),
-        k(op.getLhs().getType().getDimSize(1)) {
-    // Four f32 are 16 bytes: each region starts 16-byte aligned.
-    rhs = llvm::alignTo(m * k, 4);
-    product = rhs + llvm::alignTo(k * n, 4);
-    total = product + llvm::alignTo(m * n, 4);
+        k(op.getLhs().getType().getDimSize(1)),
+        element(op.getLhs().getType().getElementType()) {
+    // fp8 is widened to f32 before the lowering (widenDots).
+    int64_t bytes =
+        tile::isFp8Type(element) ? 4 : element.getIntOrFloatBitWidth() / 8;
+    rhs = llvm::alignTo(m * k * bytes, 16);
+    total = rhs + llvm::alignTo(k * n * bytes, 16);
   }
 };
+
+/// `x` (a scalar or vector of bf16, f16 or f32) as f32, exactly.
+Value toF32(OpBuilder &b, Location loc, Value x) {
+  Type f32 = b.getF32Type();
+  Type type = x.getType();
+  if (auto v = dyn_cast<VectorType>(type)) {
+    if (v.getElementType().isF32())
+      return x;
+    return arith::ExtFOp::create(b, loc, VectorType::get(v.getShape(), f32), x);
+  }
+  return type.isF32() ? x : arith::ExtFOp::create(b, loc, f32, x).getResult();
+}
 
 struct DotOpLowering : TilePattern<tile::DotOp> {
   using TilePattern::TilePattern;
@@ -56,44 +72,62 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type f32 = rewriter.getF32Type();
-    if (op.getLhs().getType().getElementType() != f32 ||
-        op.getResult().getType().getElementType() != f32)
-      return rewriter.notifyMatchFailure(op, "widenDots makes dots f32");
     DotRegions r(op);
+    if (tile::isFp8Type(r.element) ||
+        op.getResult().getType().getElementType() != f32)
+      return rewriter.notifyMatchFailure(op, "widenDots runs first");
     OpBuilder &b = rewriter;
-    auto at = [&](Value base, Value index) {
-      return lower::elementPtr(b, loc, base, f32, index);
-    };
-    Value ws = lower::sharedWorkspace(b, loc, op);
-    Value lhs = ws;
-    Value rhs = at(ws, lower::i64(b, loc, r.rhs));
-    Value product = at(ws, lower::i64(b, loc, r.product));
+    Type e = r.element;
+    Value lhs = lower::sharedWorkspace(b, loc, op);
+    Value rhs = LLVM::GEPOp::create(
+        b, loc, lhs.getType(), b.getI8Type(), lhs,
+        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(r.rhs)});
     lower::storeDistributed(b, loc, info, {r.m, r.k}, adaptor.getLhs(), lhs);
     lower::storeDistributed(b, loc, info, {r.k, r.n}, adaptor.getRhs(), rhs);
     lower::ctaBarrier(b, loc);
 
-    // 2. This thread's products: elements tid + s * T, s < S.
-    int64_t elements = r.m * r.n;
-    int64_t slots = llvm::divideCeil(elements, info.threads);
-    Value tid = lower::threadId(b, loc);
-    SmallVector<Value> element, lhsRow, rhsColumn, inits;
-    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
-    for (int64_t s = 0; s < slots; ++s) {
-      Value e = arith::AddIOp::create(b, loc, tid,
-                                      lower::i64(b, loc, s * info.threads));
-      element.push_back(e);
-      // Past the last element (the last slot of some threads): compute
-      // element M*N - 1 again and do not store it.
-      Value clamped =
-          arith::MinUIOp::create(b, loc, e, lower::i64(b, loc, elements - 1));
-      Value row =
-          arith::DivUIOp::create(b, loc, clamped, lower::i64(b, loc, r.n));
+    // This thread's rows (their lhs offsets) and pieces (their first
+    // columns, clamped so padding reads inside the row).
+    TileLayout layout = info.layout({r.m, r.n});
+    auto [lane, group] = lower::laneAndGroup(b, loc, layout);
+    SmallVector<Value> lhsRow;
+    for (int64_t o = 0; o < layout.outer; ++o) {
+      int64_t i0 = layout.firstIndex(o, 0);
+      Value row = lower::i64(b, loc, i0 * layout.rest + o % layout.rest);
+      if (layout.split) {
+        row = arith::AddIOp::create(
+            b, loc, row,
+            arith::MulIOp::create(b, loc, group,
+                                  lower::i64(b, loc, layout.rest)));
+        if (layout.raggedRows())
+          row =
+              arith::MinUIOp::create(b, loc, row, lower::i64(b, loc, r.m - 1));
+      }
       lhsRow.push_back(
           arith::MulIOp::create(b, loc, row, lower::i64(b, loc, r.k)));
-      rhsColumn.push_back(
-          arith::RemUIOp::create(b, loc, clamped, lower::i64(b, loc, r.n)));
-      inits.push_back(zero);
     }
+    bool whole = r.n % layout.vec == 0;
+    SmallVector<Value> column;
+    for (int64_t c = 0; c < layout.chunks; ++c) {
+      Value first = layout.replicated
+                        ? lower::i64(b, loc, 0)
+                        : arith::MulIOp::create(
+                              b, loc,
+                              arith::AddIOp::create(
+                                  b, loc, lane,
+                                  lower::i64(b, loc, c * layout.rowThreads)),
+                              lower::i64(b, loc, layout.vec))
+                              .getResult();
+      if (whole)
+        first = arith::MinUIOp::create(b, loc, first,
+                                       lower::i64(b, loc, r.n - layout.vec));
+      column.push_back(first);
+    }
+
+    auto resultType = VectorType::get({layout.perThread()}, f32);
+    Value init = adaptor.getAcc();
+    if (!init)
+      init = arith::ConstantOp::create(b, loc, b.getZeroAttr(resultType));
     Value end = lower::i64(b, loc, r.k);
     if (Value valid = adaptor.getValidK()) {
       // Positions at or past valid_k (the masked tail) contribute nothing.
@@ -101,61 +135,65 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
                                        lower::i64(b, loc, 0));
       end = arith::MinSIOp::create(b, loc, v, end);
     }
+    int64_t bytes = e.getIntOrFloatBitWidth() / 8;
+    auto pieceType = VectorType::get({layout.vec}, e);
+    auto piece32 = VectorType::get({layout.vec}, f32);
     auto loop = scf::ForOp::create(
-        b, loc, lower::i64(b, loc, 0), end, lower::i64(b, loc, 1), inits,
+        b, loc, lower::i64(b, loc, 0), end, lower::i64(b, loc, 1),
+        ValueRange{init},
         [&](OpBuilder &b, Location loc, Value kk, ValueRange sums) {
+          auto at = [&](Value base, Value index) {
+            return lower::elementPtr(b, loc, base, e, index);
+          };
           Value rhsRow =
               arith::MulIOp::create(b, loc, kk, lower::i64(b, loc, r.n));
-          SmallVector<Value> next;
-          for (int64_t s = 0; s < slots; ++s) {
-            Value x = LLVM::LoadOp::create(
-                b, loc, f32,
-                at(lhs, arith::AddIOp::create(b, loc, lhsRow[s], kk)));
-            Value y = LLVM::LoadOp::create(
-                b, loc, f32,
-                at(rhs, arith::AddIOp::create(b, loc, rhsRow, rhsColumn[s])));
-            next.push_back(LLVM::FMAOp::create(b, loc, x, y, sums[s]));
+          SmallVector<Value> pieces;
+          for (int64_t c = 0; c < layout.chunks; ++c) {
+            Value start = arith::AddIOp::create(b, loc, rhsRow, column[c]);
+            Value p;
+            if (whole) {
+              p = LLVM::LoadOp::create(
+                  b, loc, pieceType, at(rhs, start),
+                  std::min<int64_t>(16, layout.vec * bytes));
+            } else {
+              p = arith::ConstantOp::create(b, loc, b.getZeroAttr(pieceType));
+              for (int64_t v = 0; v < layout.vec; ++v) {
+                Value col = arith::MinUIOp::create(
+                    b, loc,
+                    arith::AddIOp::create(b, loc, column[c],
+                                          lower::i64(b, loc, v)),
+                    lower::i64(b, loc, r.n - 1));
+                Value x = LLVM::LoadOp::create(
+                    b, loc, e,
+                    at(rhs, arith::AddIOp::create(b, loc, rhsRow, col)), bytes);
+                p = vector::InsertOp::create(b, loc, x, p,
+                                             ArrayRef<int64_t>{v});
+              }
+            }
+            pieces.push_back(toF32(b, loc, p));
           }
-          scf::YieldOp::create(b, loc, next);
-        });
-    for (int64_t s = 0; s < slots; ++s) {
-      auto store = [&](OpBuilder &b, Location loc) {
-        LLVM::StoreOp::create(b, loc, loop.getResult(s),
-                              at(product, element[s]), /*alignment=*/4);
-      };
-      if ((s + 1) * info.threads <= elements) {
-        store(b, loc);
-        continue;
-      }
-      Value in =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, element[s],
-                                lower::i64(b, loc, elements));
-      scf::IfOp::create(b, loc, in, [&](OpBuilder &b, Location loc) {
-        store(b, loc);
-        scf::YieldOp::create(b, loc);
-      });
-    }
-    lower::ctaBarrier(b, loc);
-
-    // 3. The elements of this thread's layout of [M, N], plus acc, added
-    // piece by piece so acc's registers free as the result's fill (a
-    // whole-vector add keeps both alive).
-    Value acc = adaptor.getAcc();
-    Value result = lower::loadDistributed(
-        b, loc, info, {r.m, r.n}, f32, product,
-        [&](int64_t position, Value piece) -> Value {
-          if (!acc)
-            return piece;
-          int64_t n = cast<VectorType>(piece.getType()).getNumElements();
-          return arith::AddFOp::create(
-              b, loc,
-              vector::ExtractStridedSliceOp::create(
-                  b, loc, acc, ArrayRef<int64_t>{position},
-                  ArrayRef<int64_t>{n}, ArrayRef<int64_t>{1}),
-              piece);
+          Value sum = sums[0];
+          for (int64_t o = 0; o < layout.outer; ++o) {
+            Value a = LLVM::LoadOp::create(
+                b, loc, e,
+                at(lhs, arith::AddIOp::create(b, loc, lhsRow[o], kk)), bytes);
+            Value as =
+                vector::BroadcastOp::create(b, loc, piece32, toF32(b, loc, a));
+            for (int64_t c = 0; c < layout.chunks; ++c) {
+              int64_t at0 = layout.position(o, c, 0);
+              Value old = vector::ExtractStridedSliceOp::create(
+                  b, loc, sum, ArrayRef<int64_t>{at0},
+                  ArrayRef<int64_t>{layout.vec}, ArrayRef<int64_t>{1});
+              Value next = LLVM::FMAOp::create(b, loc, as, pieces[c], old);
+              sum = vector::InsertStridedSliceOp::create(b, loc, next, sum,
+                                                         ArrayRef<int64_t>{at0},
+                                                         ArrayRef<int64_t>{1});
+            }
+          }
+          scf::YieldOp::create(b, loc, sum);
         });
     lower::ctaBarrier(b, loc);
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, loop.getResult(0));
     return success();
   }
 };
@@ -163,22 +201,21 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
 } // namespace
 
 int64_t dslc::lower::dotSharedBytes(Operation *op) {
-  return DotRegions(cast<tile::DotOp>(op)).total * 4;
+  return DotRegions(cast<tile::DotOp>(op)).total;
 }
 
 LogicalResult dslc::lower::checkDotFits(Operation *op) {
   auto dot = cast<tile::DotOp>(op);
   DotRegions r(dot);
-  int64_t bytes = r.total * 4;
-  if (bytes <= kMaxSharedBytes)
+  if (r.total <= kMaxSharedBytes)
     return success();
   return op->emitError() << "a matmul of block sizes M=" << r.m << ", N=" << r.n
-                         << ", K=" << r.k << " stages " << bytes
-                         << " bytes of f32 operands and product in shared "
-                            "memory; at most "
+                         << ", K=" << r.k << " stages " << r.total
+                         << " bytes of operands in shared memory; at most "
                          << kMaxSharedBytes
                          << " are available: use smaller block sizes "
-                            "(4 * (M*K + K*N + M*N) bytes must fit)";
+                            "((M*K + K*N) elements of the input type, fp8 "
+                            "as 4 bytes, must fit)";
 }
 
 void dslc::lower::widenDots(func::FuncOp func) {
@@ -187,14 +224,14 @@ void dslc::lower::widenDots(func::FuncOp func) {
   for (tile::DotOp op : dots) {
     Type f32 = Float32Type::get(op.getContext());
     RankedTensorType resultType = op.getResult().getType();
-    if (op.getLhs().getType().getElementType() == f32 &&
-        resultType.getElementType() == f32)
+    bool fp8 = tile::isFp8Type(op.getLhs().getType().getElementType());
+    if (!fp8 && resultType.getElementType() == f32)
       continue;
     OpBuilder b(op);
     Location loc = op.getLoc();
     auto widen = [&](Value v) -> Value {
       auto t = cast<RankedTensorType>(v.getType());
-      if (t.getElementType() == f32)
+      if (!fp8)
         return v;
       return arith::ExtFOp::create(b, loc, t.clone(f32), v);
     };

@@ -6,8 +6,8 @@
 // GPU rounds it) in a pairwise tree, as the lowering combines a thread's
 // elements (ReduceLowering.cpp); positions at or past `valid` contribute
 // the identity. A dot computes as DotLowering.cpp does: each product
-// element a chain of f32 FMAs over k < valid_k from zero, then added to the
-// f32 accumulator, rounded once to the result type.
+// element a chain of f32 FMAs over k < valid_k starting from the f32
+// accumulator (or zero), rounded once to the result type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -236,13 +236,12 @@ Interpreter::Outcome Interpreter::execDot(Task &task, Operation &op) {
   auto out = emptyTile(dot.getType());
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
-      // Tile elements are exact in f32 (the inputs are f32 or narrower).
-      float sum = 0;
+      // Tile elements are exact in f32 (the inputs are f32 or narrower);
+      // the chain of FMAs starts from acc.
+      float sum = acc ? static_cast<float>(acc->f[i * n + j]) : 0.0f;
       for (int64_t kk = 0; kk < valid; ++kk)
         sum = std::fma(static_cast<float>(a.f[i * k + kk]),
                        static_cast<float>(b.f[kk * n + j]), sum);
-      if (acc)
-        sum = static_cast<float>(acc->f[i * n + j]) + sum;
       out->f[i * n + j] = roundTo(out->type, sum);
     }
   task.values[dot.getResult()] = RtValue::ofTile(out);

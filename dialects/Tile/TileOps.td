@@ -202,10 +202,10 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AttrSizedOperandSegments]> {
     `result = acc + lhs @ rhs` for `lhs : tensor<MxK>`, `rhs : tensor<KxN>`,
     `acc, result : tensor<MxN>`. Both inputs have the same element type:
     `f32`, `bf16`, `f16`, `f8E4M3FN` or `f8E5M2`. Each input element is
-    converted to f32 exactly; each element of the product is a chain of
-    f32 FMAs in order of increasing k starting from zero, then added to
-    `acc` (`f32`, when present); the sum is rounded once to the result's
-    element type (`f32`, `bf16` or `f16`).
+    converted to f32 exactly; each element of the result is a chain of
+    f32 FMAs in order of increasing k starting from `acc` (`f32`, when
+    present; else zero), rounded once to the result's element type
+    (`f32`, `bf16` or `f16`).
 
     With `valid_k` (index), only the first `valid_k` positions along K
     contribute (the masked K tail of loaded tiles adds nothing whatever

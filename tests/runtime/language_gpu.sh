@@ -2,7 +2,8 @@
 # GPU checks of issue 16's language constructs on one GPU (world 1), each
 # a dslrun run against a DSL reference or as the collective it is:
 #   matmul       tile.dot (torch.addmm on CUDA cores) vs a float64 DSL
-#                reference (a sum over k of broadcast products), two shapes
+#                reference (a sum over k of broadcast products), three
+#                shapes, the tolerance grown with K (--sum-terms)
 #   runtime-if   scf.if with results on three paths vs a torch.where reference
 #   symm-sync    an all-reduce synchronized by Helion's symm_mem_sync (the
 #                implicit pad parameter), as an all-reduce
@@ -35,6 +36,8 @@ declare -A LAYOUTS=(
   [row_col_stats]="--shape x=77x150 --shape w=150"
   [masked_rows]="--shape x=37x45 --shape y=37x45"
   [matmul_helion_blocks]="--shape a=100x70 --shape b=70x90 --shape bias=90 --size out=100x90"
+  [ragged_groups]="--shape x=50x70"
+  [matmul_big_blocks]="--shape a=200x150 --shape b=150x300 --size out=200x300"
 )
 
 if [ "$MODE" = compile ]; then
@@ -84,7 +87,7 @@ for s in "43 50 72" "1001 777 515" "8 64 32"; do
   set -- $s
   check "matmul-$1x$2x$3" "$R" --cubin "$D/matmul.cubin" --devices 0 \
     --size "a=$1x$2" --size "b=$2x$3" --size "out=$1x$3" \
-    --reference-cubin "$D/matmul_ref.cubin"
+    --reference-cubin "$D/matmul_ref.cubin" --sum-terms "$2"
 done
 check runtime-if "$R" --cubin "$D/branchy.cubin" --devices 0 --size x=37x1000 \
   --scalar n=3 --reference-cubin "$D/branchy_ref.cubin"

@@ -153,6 +153,7 @@ ProblemSpec problemSpec(const DslrunOptions &o) {
   for (const std::string &s : o.scalarSpecs)
     if (contract::Expected<bool> ok = spec.addScalar(s); !ok)
       rt::raise(rt::ErrorCode::InvalidArgument, ok.error());
+  spec.sumTerms = o.sumTerms;
   return spec;
 }
 

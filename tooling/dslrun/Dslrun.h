@@ -29,6 +29,8 @@ struct DslrunOptions {
   std::string reference, referenceCubin;
   int iters = 10, graphReplays = 10, callsPerGraph = 20, repetitions = 5;
   int64_t seed = 1, timeoutMs = -1;
+  int sumTerms = 0; ///< ProblemSpec::sumTerms
+
   std::vector<int64_t> devices;
   int launch = 0;
   std::string rendezvous;

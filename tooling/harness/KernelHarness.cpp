@@ -54,7 +54,9 @@ OutputVerdict checkOutput(const KernelPlan &plan, int arg, int rank,
                                 head, bad, first);
     return v;
   }
-  double tol = contract::relativeTolerance(p.dtype, plan.world);
+  double tol = contract::relativeTolerance(
+      p.dtype, plan.spec.sumTerms > 0 ? static_cast<int>(plan.spec.sumTerms)
+                                      : plan.world);
   contract::ToleranceCheck c = contract::checkWithTolerance(
       values.data(), want->data(), nullptr, n, tol);
   v.ok = c.ok;

@@ -40,6 +40,10 @@ namespace dslc::run {
 struct ProblemSpec {
   std::map<std::string, std::vector<int64_t>> shapes;
   std::map<std::string, double> scalars;
+  /// Terms in the longest sum behind one output element (a matmul's K
+  /// times the world size...); 0: the world size. The tolerance against a
+  /// reference is u * sqrt(sumTerms + 1) (contract/Tolerance.h).
+  int64_t sumTerms = 0;
 
   /// Adds "NAME=AxB" (a tensor's shape; a single value may also be an
   /// int scalar's: planKernel decides by the kernel's metadata).

@@ -65,6 +65,12 @@ void addOptions(CLI::App &app, DslrunOptions &o) {
                  "the same reference, compiled already")
       ->type_name("FILE")
       ->group("Any kernel");
+  tooling::addCount(app, "--sum-terms", o.sumTerms,
+                    "terms in the longest sum behind one output element (a "
+                    "matmul's K): the tolerance against the reference is "
+                    "u * sqrt(N + 1) (default: the world size)",
+                    1)
+      ->group("Any kernel");
   app.add_option("--inputs-from", o.inputsFrom,
                  "a dslc --simulate --dump-dir DIR: run on its inputs, "
                  "compare with its outputs")
@@ -95,6 +101,10 @@ std::optional<int> checkOptions(const CLI::App &app, const DslrunOptions &o) {
   if (!o.reference.empty() && !o.referenceCubin.empty())
     return tooling::usageError(app, "give --reference or --reference-cubin, "
                                     "not both");
+  if (o.sumTerms && o.reference.empty() && o.referenceCubin.empty())
+    return tooling::usageError(app, "--sum-terms sets the tolerance against "
+                                    "--reference or --reference-cubin: give "
+                                    "one");
   if (o.generic() && (!o.collective.empty() || o.nccl))
     return tooling::usageError(
         app, "--collective and --nccl check a collective over --sizes; "

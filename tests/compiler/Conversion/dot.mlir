@@ -1,29 +1,24 @@
 // RUN: dslc-opt %s -split-input-file -dslc-distribute-tiles -canonicalize -cse | FileCheck %s
 
 // tile.dot of bf16 [16, 32] x [32, 64] with an f32 accumulator and a valid
-// K count, at 4 warps (128 threads, V = 8): the inputs are widened to f32
-// (exactly), each thread stores its pieces of A and B into the workspace
-// (A at byte 0, B at 2048, the product at 10240: 14336 bytes), bar.sync;
-// the 1024 products are 8 per thread (elements tid + 128 s), each an FMA
-// chain over k < min(valid_k, 32) reading A[row][k] and B[k][col] from
-// shared memory; they are stored to the product region, bar.sync; each
-// thread reads its layout's piece (rows of 32 and 64 take 8 lanes: 16
-// groups of 8 lanes, one row each, TileLayout.h: one aligned vector<8xf32>
-// load of 8 columns), adds the accumulator, bar.sync.
+// K count, at 4 warps (128 threads, V = 8): the owners store A and B into
+// the workspace in bf16 (A at byte 0, B at 1024: 5120 bytes), bar.sync;
+// rows of 32 and 64 take 8 lanes (16 groups of 8 lanes, TileLayout.h), so
+// each thread computes one row x 8 columns of the result: a loop over
+// k < min(valid_k, 32) that loads its B piece (one vector<8xbf16>) and its
+// A element, widens them to f32 and adds the outer product with a vector
+// FMA into the accumulator; bar.sync frees the workspace.
 
-// CHECK: llvm.mlir.global internal @__dslc_workspace() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<14336 x i8>
+// CHECK: llvm.mlir.global internal @__dslc_workspace() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<5120 x i8>
 // CHECK-LABEL: func.func @dot_acc(
-// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf32>, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
 // CHECK: %[[END:.*]] = arith.minsi %{{.*}}, %c32_i64 : i64
-// CHECK: scf.for %[[K:.*]] = %c0_i64 to %[[END]] step %c1_i64 iter_args(
-// CHECK-COUNT-8: llvm.intr.fma(%{{.*}}, %{{.*}}, %{{.*}}) : (f32, f32, f32) -> f32
+// CHECK: scf.for %[[K:.*]] = %c0_i64 to %[[END]] step %c1_i64 iter_args(%{{.*}}) -> (vector<8xf32>)
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xbf16>
+// CHECK: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<3> -> bf16
+// CHECK: llvm.intr.fma(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<8xf32>, vector<8xf32>, vector<8xf32>) -> vector<8xf32>
 // CHECK: scf.yield
-// CHECK-COUNT-8: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
-// CHECK: nvvm.barrier0
-// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf32>
-// CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr<3> -> vector<8xf32>
-// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<8xf32>
 // CHECK: nvvm.barrier0
 func.func @dot_acc(%a: !tile.ref<bf16, 2>, %b: !tile.ref<bf16, 2>,
                    %out: !tile.ref<f32, 2>)
@@ -42,19 +37,20 @@ func.func @dot_acc(%a: !tile.ref<bf16, 2>, %b: !tile.ref<bf16, 2>,
 
 // -----
 
-// Shapes that do not divide: [3, 5] x [5, 7] f32 at 1 warp (V = 4): the
-// 21 products take one slot per thread, the last lanes' slot is past the
-// end (not stored); pieces of 4 over 7 columns are read element by element
-// (column clamped to 6); a bf16 result is rounded after the op.
+// Shapes that do not divide: [3, 5] x [5, 7] f32 at 1 warp, with a bf16
+// result (V = 8): 2 groups of 16 lanes, 2 rows per thread of which row 3
+// (group 1's second) is padding: its A row is clamped to row 2; pieces of 8
+// over 7 columns are read element by element (column clamped to 6); a
+// bf16 result is rounded after the op.
 
 // CHECK-LABEL: func.func @dot_tails(
-// CHECK: scf.for
-// CHECK: llvm.intr.fma
-// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c21_i64 : i64
-// CHECK: scf.if %[[IN]] {
 // CHECK: nvvm.barrier0
+// CHECK: arith.minui %{{.*}}, %c2_i64 : i64
+// CHECK: scf.for %{{.*}} = %c0_i64 to %c5_i64 step %c1_i64 iter_args(%{{.*}}) -> (vector<16xf32>)
 // CHECK: arith.minui %{{.*}}, %c6_i64 : i64
-// CHECK: arith.truncf %{{.*}} : vector<{{[0-9]+}}xf32> to vector<{{[0-9]+}}xbf16>
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK: llvm.intr.fma
+// CHECK: arith.truncf %{{.*}} : vector<16xf32> to vector<16xbf16>
 func.func @dot_tails(%x: !tile.ref<f32, 2>, %out: !tile.ref<bf16, 2>)
     attributes {tile.kernel, tile.num_warps = 1 : i64} {
   %c0 = arith.constant 0 : index

@@ -70,3 +70,33 @@ def matmul_helion_blocks(
             acc = torch.addmm(acc, a[tile_m, tile_k], b[tile_k, tile_n])
         out[tile_m, tile_n] = acc + bias[tile_n].to(torch.float32)[None, :]
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[24, 32], num_warps=4))
+def ragged_groups(x: torch.Tensor[torch.float32, 2]) -> torch.Tensor:
+    # 24 rows over 16 groups of 8 lanes: group g holds rows g and g + 16,
+    # and the second row of groups 8..15 is padding.
+    M, N = x.size()
+    out = torch.empty([M, N], dtype=torch.float32, device=x.device)
+    for tile_m, tile_n in hl.tile([M, N]):
+        v = x[tile_m, tile_n]
+        total = torch.sum(v, dim=0, keepdim=True)  # [1, BN]
+        peak = torch.amax(v, dim=1, keepdim=True)  # [BM, 1]
+        out[tile_m, tile_n] = v * 2.0 - total * 0.125 + peak
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[128, 256, 64], num_warps=8))
+def matmul_big_blocks(
+    a: torch.Tensor[torch.bfloat16, 2],
+    b: torch.Tensor[torch.bfloat16, 2],
+) -> torch.Tensor:
+    M, K = a.size()
+    K2, N = b.size()
+    out = torch.empty([M, N], dtype=torch.bfloat16, device=a.device)
+    for tile_m, tile_n in hl.tile([M, N]):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for tile_k in hl.tile(K):
+            acc = torch.addmm(acc, a[tile_m, tile_k], b[tile_k, tile_n])
+        out[tile_m, tile_n] = acc.to(torch.bfloat16)
+    return out
