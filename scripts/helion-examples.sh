@@ -6,8 +6,7 @@
 # at worlds 2, 4 and 8 (first and last rank) and the table says what passed.
 # Usage: scripts/helion-examples.sh HELION_CHECKOUT [BUILD]
 # MATMUL_CONFIG='{"block_sizes":[8,64,32],"num_warps":8}' (say) compiles
-# the matmul examples with that config instead of theirs (their [64, 64, 32]
-# accumulators exceed dslc's per-thread tile limit: docs/language.md).
+# the matmul examples with that config instead of their own.
 # -D values @R and @W are the rank and the world size.
 # Exit status 0 only when every kernel compiled at every world.
 set -uo pipefail
