@@ -111,6 +111,38 @@ struct Combiner {
     llvm_unreachable("unknown reduction kind");
   }
 
+  /// The same tree as `tree`, built as the values come (`push` each in
+  /// order, then `finish`): at most log2(n) partial values are live, so a
+  /// long reduction whose values are loaded one by one keeps few in
+  /// registers. Level k of `pending` holds the combination of 2^k values.
+  struct Stream {
+    const Combiner &comb;
+    SmallVector<Value> pending; ///< null where a level is empty
+    void push(OpBuilder &b, Location loc, Value x) {
+      for (size_t k = 0;; ++k) {
+        if (k == pending.size()) {
+          pending.push_back(x);
+          return;
+        }
+        if (!pending[k]) {
+          pending[k] = x;
+          return;
+        }
+        x = comb.combine(b, loc, pending[k], x);
+        pending[k] = Value();
+      }
+    }
+    Value finish(OpBuilder &b, Location loc) {
+      // The odd values left at the end combine from the lowest level up,
+      // each as the right operand of the level above: `tree`'s carries.
+      Value acc;
+      for (Value v : pending)
+        if (v)
+          acc = acc ? comb.combine(b, loc, v, acc) : v;
+      return acc;
+    }
+  };
+
   /// Combines `values` pairwise (a balanced tree: short dependency chains).
   Value tree(OpBuilder &b, Location loc, SmallVector<Value> values) const {
     assert(!values.empty());
@@ -358,7 +390,7 @@ Value reduceDealt(OpBuilder &b, Location loc, const Combiner &comb,
   int64_t sliceElements = 1;
   for (int64_t d : kept)
     sliceElements *= d;
-  SmallVector<Value> slices;
+  Combiner::Stream stream{comb, {}};
   Value id;
   for (int64_t e = 0; e < shape.front(); ++e) {
     Value sliceBase = lower::elementPtr(b, loc, base, memElement,
@@ -378,9 +410,9 @@ Value reduceDealt(OpBuilder &b, Location loc, const Combiner &comb,
                                        lower::i64(b, loc, e), valid);
       slice = arith::SelectOp::create(b, loc, in, slice, id);
     }
-    slices.push_back(slice);
+    stream.push(b, loc, slice);
   }
-  Value result = comb.tree(b, loc, slices);
+  Value result = stream.finish(b, loc);
   lower::ctaBarrier(b, loc);
   return result;
 }
