@@ -35,11 +35,14 @@ namespace {
 /// How a tile maps onto packets for one thread.
 struct PacketPlan {
   TileLayout layout;
-  int64_t packetBytes;  ///< 8 or 16.
-  int64_t payload;      ///< Data bytes per packet (half the packet).
-  int64_t pieceBytes;   ///< Data bytes of one piece.
-  int64_t perPiece;     ///< Packets per piece.
+  int64_t packetBytes; ///< 8 or 16.
+  int64_t payload;     ///< Data bytes per packet (half the packet).
+  int64_t pieceBytes;  ///< Data bytes of one piece.
+  int64_t perPiece;    ///< Packets per piece.
   unsigned elementBytes;
+  int64_t packets; ///< Packets of the whole tile.
+  /// The tile's last piece holds fewer than perPiece packets.
+  bool partialPieces;
 };
 
 FailureOr<PacketPlan> planPackets(Operation *op, const KernelInfo &info,
@@ -56,6 +59,10 @@ FailureOr<PacketPlan> planPackets(Operation *op, const KernelInfo &info,
            << " bytes, not a whole number of " << plan.payload
            << "-byte packet payloads; use a larger tile";
   plan.perPiece = plan.pieceBytes / plan.payload;
+  // Whole packets (the verifier: packetTileProblem).
+  int64_t bytes = tile.getNumElements() * plan.elementBytes;
+  plan.packets = bytes / plan.payload;
+  plan.partialPieces = bytes % plan.pieceBytes != 0;
   return plan;
 }
 
@@ -68,9 +75,17 @@ std::pair<Value, Value> pieceStart(OpBuilder &b, Location loc,
   Value start = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, tid, lower::i64(b, loc, l.vec)),
       lower::i64(b, loc, c * l.threads * l.vec));
-  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                       start, lower::i64(b, loc, l.inner));
+  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, start,
+                                       lower::i64(b, loc, l.inner));
   return {start, inside};
+}
+
+/// Whether packet `index` (i64, counted from the tile's first) is one of
+/// the tile's.
+Value packetInside(OpBuilder &b, Location loc, const PacketPlan &plan,
+                   Value index) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index,
+                               lower::i64(b, loc, plan.packets));
 }
 
 /// Address (i64) of packet `slot + index` of `scratch`.
@@ -85,9 +100,9 @@ Value packetAddress(OpBuilder &b, Location loc, Value scratchPtr, Value slot,
 
 /// Traps (error record status 3) when packets [slot, slot + count) do not
 /// all fit in the scratch tensor, instead of writing past it.
-void checkPacketRange(OpBuilder &b, Location loc, Operation *op,
-                      Value scratch, tile::RefType scratchType, Value slot,
-                      int64_t count, int64_t packetBytes) {
+void checkPacketRange(OpBuilder &b, Location loc, Operation *op, Value scratch,
+                      tile::RefType scratchType, Value slot, int64_t count,
+                      int64_t packetBytes) {
   Value bytes = lower::i64(
       b, loc, scratchType.getElementType().getIntOrFloatBitWidth() / 8);
   for (unsigned d = 0; d < scratchType.getRank(); ++d)
@@ -99,18 +114,12 @@ void checkPacketRange(OpBuilder &b, Location loc, Operation *op,
   Value outside =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, end, capacity);
   scf::IfOp::create(b, loc, outside, [&](OpBuilder &b, Location loc) {
-    Value base =
-        LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
-                                 lower::field(b, loc, scratch, 0));
+    Value base = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
+                                          lower::field(b, loc, scratch, 0));
     lower::SpinSite site{ErrorStatus::SlotOutOfBounds, slot, capacity, base};
     lower::recordErrorAndTrap(b, loc, op, site, end);
     scf::YieldOp::create(b, loc);
   });
-}
-
-int64_t packetCount(RankedTensorType tile, int64_t packet) {
-  return tile.getNumElements() * tile.getElementType().getIntOrFloatBitWidth() /
-         8 / (packet / 2);
 }
 
 struct LLPutOpLowering : TilePattern<comm::LLPutOp> {
@@ -129,15 +138,14 @@ struct LLPutOpLowering : TilePattern<comm::LLPutOp> {
     Value flag = adaptor.getFlag();
     Value value = adaptor.getValue();
     checkPacketRange(rewriter, loc, op, adaptor.getScratch(),
-                     op.getScratch().getType(), slot,
-                     packetCount(tile, op.getPacket()), op.getPacket());
+                     op.getScratch().getType(), slot, plan->packets,
+                     op.getPacket());
     auto words = VectorType::get({plan->pieceBytes / 4}, rewriter.getI32Type());
     for (int64_t c = 0; c < plan->layout.chunks; ++c) {
       auto [start, inside] = pieceStart(rewriter, loc, *plan, c);
       scf::IfOp::create(rewriter, loc, inside, [&](OpBuilder &b, Location loc) {
         Value piece = vector::ExtractStridedSliceOp::create(
-            b, loc, value,
-            ArrayRef<int64_t>{plan->layout.position(0, c, 0)},
+            b, loc, value, ArrayRef<int64_t>{plan->layout.position(0, c, 0)},
             ArrayRef<int64_t>{plan->layout.vec}, ArrayRef<int64_t>{1});
         Value w = LLVM::BitcastOp::create(b, loc, words, piece);
         Value first = arith::DivUIOp::create(
@@ -147,25 +155,38 @@ struct LLPutOpLowering : TilePattern<comm::LLPutOp> {
             lower::i64(b, loc, plan->payload));
         int64_t wordsPerPacket = plan->payload / 4;
         for (int64_t k = 0; k < plan->perPiece; ++k) {
-          Value address =
-              packetAddress(b, loc, scratch, slot,
-                            arith::AddIOp::create(b, loc, first,
-                                                  lower::i64(b, loc, k)),
-                            plan->packetBytes);
-          SmallVector<Value> operands{address};
-          for (int64_t j = 0; j < wordsPerPacket; ++j) {
-            operands.push_back(vector::ExtractOp::create(
-                b, loc, w, ArrayRef<int64_t>{k * wordsPerPacket + j}));
-            operands.push_back(flag);
+          Value index =
+              arith::AddIOp::create(b, loc, first, lower::i64(b, loc, k));
+          auto store = [&](OpBuilder &b, Location loc) {
+            Value address =
+                packetAddress(b, loc, scratch, slot, index, plan->packetBytes);
+            SmallVector<Value> operands{address};
+            for (int64_t j = 0; j < wordsPerPacket; ++j) {
+              operands.push_back(vector::ExtractOp::create(
+                  b, loc, w, ArrayRef<int64_t>{k * wordsPerPacket + j}));
+              operands.push_back(flag);
+            }
+            if (plan->packetBytes == 16)
+              lower::asmStatement(
+                  b, loc, "st.volatile.global.v4.b32 [$0], {$1, $2, $3, $4};",
+                  "l,r,r,r,r", operands);
+            else
+              lower::asmStatement(b, loc,
+                                  "st.volatile.global.v2.b32 [$0], {$1, $2};",
+                                  "l,r,r", operands);
+          };
+          if (!plan->partialPieces) {
+            store(b, loc);
+            continue;
           }
-          if (plan->packetBytes == 16)
-            lower::asmStatement(
-                b, loc, "st.volatile.global.v4.b32 [$0], {$1, $2, $3, $4};",
-                "l,r,r,r,r", operands);
-          else
-            lower::asmStatement(b, loc,
-                                "st.volatile.global.v2.b32 [$0], {$1, $2};",
-                                "l,r,r", operands);
+          // The last piece of a tile that is not a whole number of pieces:
+          // only its packets inside the tile are written (the others are
+          // the next slots' packets, or past the scratch).
+          scf::IfOp::create(b, loc, packetInside(b, loc, *plan, index),
+                            [&](OpBuilder &b, Location loc) {
+                              store(b, loc);
+                              scf::YieldOp::create(b, loc);
+                            });
         }
         scf::YieldOp::create(b, loc);
       });
@@ -186,15 +207,14 @@ struct LLGetOpLowering : TilePattern<comm::LLGetOp> {
     auto plan = planPackets(op, info, tile, op.getPacket());
     if (failed(plan))
       return failure();
-    auto resultType =
-        cast<VectorType>(getTypeConverter()->convertType(tile));
+    auto resultType = cast<VectorType>(getTypeConverter()->convertType(tile));
     Type element = tile.getElementType();
     Value scratch = lower::field(rewriter, loc, adaptor.getScratch(), 0);
     Value slot = lower::toI64(rewriter, loc, adaptor.getSlot());
     Value flag = adaptor.getFlag();
     checkPacketRange(rewriter, loc, op, adaptor.getScratch(),
-                     op.getScratch().getType(), slot,
-                     packetCount(tile, op.getPacket()), op.getPacket());
+                     op.getScratch().getType(), slot, plan->packets,
+                     op.getPacket());
     Type i32 = rewriter.getI32Type();
     auto pieceType = VectorType::get({plan->layout.vec}, element);
     auto words = VectorType::get({plan->pieceBytes / 4}, i32);
@@ -218,18 +238,30 @@ struct LLGetOpLowering : TilePattern<comm::LLGetOp> {
             // them (independent loads, one round trip) and succeeds when
             // every flag word holds the flag; the spin returns the words of
             // the successful attempt.
-            Type fields =
-                plan->packetBytes == 16
-                    ? LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                       {i32, i32, i32, i32})
-                    : LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                       {i32, i32});
-            SmallVector<Value> addresses;
-            for (int64_t k = 0; k < plan->perPiece; ++k)
-              addresses.push_back(packetAddress(
-                  b, loc, scratch, slot,
-                  arith::AddIOp::create(b, loc, first, lower::i64(b, loc, k)),
-                  plan->packetBytes));
+            Type fields = plan->packetBytes == 16
+                              ? LLVM::LLVMStructType::getLiteral(
+                                    b.getContext(), {i32, i32, i32, i32})
+                              : LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                                 {i32, i32});
+            // A packet past the tile (in the last piece of a tile that is
+            // not a whole number of pieces) is not polled: its address is
+            // the piece's first packet's, and its flag counts as seen.
+            SmallVector<Value> addresses, inside;
+            for (int64_t k = 0; k < plan->perPiece; ++k) {
+              Value index =
+                  arith::AddIOp::create(b, loc, first, lower::i64(b, loc, k));
+              Value address = packetAddress(b, loc, scratch, slot, index,
+                                            plan->packetBytes);
+              if (plan->partialPieces && k > 0) {
+                Value in = packetInside(b, loc, *plan, index);
+                address = arith::SelectOp::create(b, loc, in, address,
+                                                  addresses.front());
+                inside.push_back(in);
+              } else {
+                inside.push_back(Value());
+              }
+              addresses.push_back(address);
+            }
             lower::SpinSite site{
                 ErrorStatus::PacketTimeout,
                 arith::AddIOp::create(b, loc, slot, first),
@@ -254,22 +286,27 @@ struct LLGetOpLowering : TilePattern<comm::LLGetOp> {
                                   "=r,=r,l", ValueRange{address}));
                   Value done = arith::ConstantIntOp::create(b, loc, 1, 1);
                   Value seen;
-                  for (Value packet : loaded)
+                  for (auto [packet, in] : llvm::zip(loaded, inside))
                     for (int64_t j = 0; j < wordsPerPacket; ++j) {
                       Value f = lower::field(b, loc, packet, 2 * j + 1);
                       Value ok = arith::CmpIOp::create(
                           b, loc, arith::CmpIPredicate::eq, f, flag);
+                      if (in)
+                        ok = arith::OrIOp::create(
+                            b, loc, ok,
+                            arith::XOrIOp::create(
+                                b, loc, in,
+                                arith::ConstantIntOp::create(b, loc, 1, 1)));
                       // Report the first flag word that is not there yet.
-                      seen = seen ? arith::SelectOp::create(b, loc, done, f,
-                                                            seen)
-                                  : f;
+                      seen =
+                          seen ? arith::SelectOp::create(b, loc, done, f, seen)
+                               : f;
                       done = arith::AndIOp::create(b, loc, done, ok);
                     }
-                  return std::make_tuple(
-                      done,
-                      Value(arith::ExtSIOp::create(b, loc, b.getI64Type(),
-                                                   seen)),
-                      loaded);
+                  return std::make_tuple(done,
+                                         Value(arith::ExtSIOp::create(
+                                             b, loc, b.getI64Type(), seen)),
+                                         loaded);
                 },
                 site);
             for (int64_t k = 0; k < plan->perPiece; ++k)
@@ -277,9 +314,8 @@ struct LLGetOpLowering : TilePattern<comm::LLGetOp> {
                 w = vector::InsertOp::create(
                     b, loc, lower::field(b, loc, got[k], 2 * j), w,
                     ArrayRef<int64_t>{k * wordsPerPacket + j});
-            scf::YieldOp::create(b, loc,
-                                 Value(LLVM::BitcastOp::create(
-                                     b, loc, pieceType, w)));
+            scf::YieldOp::create(
+                b, loc, Value(LLVM::BitcastOp::create(b, loc, pieceType, w)));
           },
           [&](OpBuilder &b, Location loc) {
             Value zero = arith::ConstantOp::create(
