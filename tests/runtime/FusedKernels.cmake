@@ -15,8 +15,9 @@
 # them with `cmake --build BUILD --target dslc_fused_kernels`. Included from
 # tests/runtime/CMakeLists.txt when dslc is built.
 
-set(DSLC_FUSED_HIDDEN 4096 5120 8192 CACHE STRING
-    "Hidden sizes the fused examples are compiled for (GPU checks)")
+set(DSLC_FUSED_HIDDEN 1000 4096 5120 8192 CACHE STRING
+    "Hidden sizes the fused examples are compiled for (GPU checks; 1000 is
+    not a whole number of 16-element pieces)")
 set(DSLC_FUSED_WORLDS 1 2 CACHE STRING
     "World sizes the fused examples are compiled for (GPU checks)")
 set(DSLC_FUSED_DTYPES bfloat16 float16)

@@ -299,7 +299,7 @@ fi
 FD="$KD/fused"
 FUSED_NAMES=${FUSED_NAMES:-fused_all_reduce_rmsnorm fused_all_reduce_rmsnorm_two_shot fused_all_reduce_rmsnorm_fp8 rmsnorm}
 FUSED_TOKENS=${FUSED_TOKENS:-1 7 128 1024 8192}
-FUSED_HIDDEN=${FUSED_HIDDEN:-4096 8192 5120}
+FUSED_HIDDEN=${FUSED_HIDDEN:-1000 4096 8192 5120}
 FUSED_DTYPES=${FUSED_DTYPES:-bfloat16 float16}
 FUSED_REPEAT_TOKENS=${FUSED_REPEAT_TOKENS:-7 1024}
 NGPU=${NGPU:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
