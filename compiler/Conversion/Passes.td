@@ -23,6 +23,25 @@ def DistributeTiles : Pass<"dslc-distribute-tiles", "mlir::ModuleOp"> {
   ];
 }
 
+def RollReductions : Pass<"dslc-roll-reductions", "mlir::ModuleOp"> {
+  let summary = "Loop over a whole-row dimension in chunks (reduction_loops)";
+  let description = [{
+    For every `tile.kernel` function with `tile.reduction_loops` (Helion's
+    config key: per reduced dimension, in order of the kernel's first
+    reduction over it, a chunk size R, or 0 to keep it whole): every tile
+    of that dimension D as its last dimension is computed R columns at a
+    time. Each store of such a tile and each reduction along D becomes a
+    loop over the D / R chunks (the last one masked) that recomputes what it
+    needs, loads included, at the chunk's offset; a reduction combines its
+    chunks' partial results. A thread then holds R columns of a row instead
+    of D. A kernel it cannot roll (a dimension-D tile used by an op other
+    than loads, elementwise ops, broadcasts, unit reshapes, stores and
+    reductions along D, or in nested regions, or memory written between a
+    load and the loop that recomputes it) is left whole, with a warning.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+}
+
 def LowerToLLVM : Pass<"dslc-lower-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower per-thread scf/arith/vector/func code to the LLVM dialect";
   let description = [{

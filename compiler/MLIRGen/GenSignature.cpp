@@ -23,7 +23,6 @@ static const llvm::StringRef kIgnoredConfigKeys[] = {"num_stages",
                                                      "pid_type",
                                                      "loop_orders",
                                                      "range_unroll_factors",
-                                                     "reduction_loops",
                                                      "l2_groupings",
                                                      "flatten_loops",
                                                      "range_warp_specializes",
@@ -34,6 +33,33 @@ static const llvm::StringRef kIgnoredConfigKeys[] = {"num_stages",
                                                      "num_sm_multiplier",
                                                      "maxnreg",
                                                      "load_eviction_policies"};
+
+/// A chunk size of reduction_loops, within the largest tile dimension.
+static bool isValidChunk(int64_t r) {
+  return r >= 1 && contract::isValidBlockSize(r);
+}
+
+LogicalResult Generator::readReductionLoops(const ast::Expr &value) {
+  auto *list = ast::dyn_cast<ast::ListExpr>(&value);
+  if (!list)
+    return error(value.getRange(),
+                 "reduction_loops must be a list of integers or None");
+  reductionLoops.clear();
+  for (const ast::ExprPtr &el : list->getElements()) {
+    if (ast::isa<ast::NoneLiteralExpr>(el.get())) {
+      reductionLoops.push_back(0);
+      continue;
+    }
+    auto *lit = ast::dyn_cast<ast::IntLiteralExpr>(el.get());
+    if (!lit || !lit->fitsInt64() || !isValidChunk(lit->getValue()))
+      return error(el->getRange(),
+                   "a reduction_loops entry is None or a chunk size from 1 "
+                   "to " +
+                       std::to_string(kMaxBlockSize));
+    reductionLoops.push_back(lit->getValue());
+  }
+  return success();
+}
 
 LogicalResult Generator::readConfigCall(const ast::Expr &config) {
   auto *call = ast::dyn_cast<ast::CallExpr>(&config);
@@ -69,6 +95,9 @@ LogicalResult Generator::readConfigCall(const ast::Expr &config) {
                      "num_warps must be an integer between 1 and " +
                          std::to_string(contract::kMaxNumWarps));
       desc.numWarps = lit->getValue();
+    } else if (a.name == "reduction_loops") {
+      if (failed(readReductionLoops(*a.value)))
+        return failure();
     } else if (llvm::is_contained(kIgnoredConfigKeys, a.name)) {
       diags->warning(a.range, "config key '" + a.name +
                                   "' has no effect in dslc and is ignored");
@@ -208,6 +237,25 @@ LogicalResult Generator::readConfig() {
                      "--config: num_warps must be between 1 and " +
                          std::to_string(contract::kMaxNumWarps));
       desc.numWarps = *n;
+    } else if (key == "reduction_loops") {
+      auto *array = value.getAsArray();
+      if (!array)
+        return error(SourceRange(),
+                     "--config: reduction_loops must be an array");
+      reductionLoops.clear();
+      for (auto &v : *array) {
+        auto n = v.getAsInteger();
+        if (v.getAsNull()) {
+          reductionLoops.push_back(0);
+          continue;
+        }
+        if (!n || !isValidChunk(*n))
+          return error(SourceRange(),
+                       "--config: reduction_loops entries are null or chunk "
+                       "sizes from 1 to " +
+                           std::to_string(kMaxBlockSize));
+        reductionLoops.push_back(*n);
+      }
     } else {
       diags->warning(where, "--config key '" + key.str() + "' is ignored");
     }

@@ -130,6 +130,9 @@ private:
   /// Whether a config (the decorator's or --config) lists block sizes;
   /// without one, tunable tiles take contract::kDefaultBlockSize.
   bool configGivesBlockSizes = false;
+  /// helion.Config's reduction_loops: a chunk size per reduced dimension, 0
+  /// for None (tile::kReductionLoopsAttr, Conversion/RollReductions.cpp).
+  std::vector<int64_t> reductionLoops;
   /// The block sizes taken by default (for the warning that lists them).
   std::vector<int64_t> defaultedBlockSizes;
   std::set<std::string> symmetricParams;
@@ -278,6 +281,8 @@ private:
   // -- setup (GenSignature.cpp) ---------------------------------------------
   mlir::LogicalResult readConfig();
   mlir::LogicalResult readConfigCall(const ast::Expr &config);
+  /// helion.Config(reduction_loops=[...]) into reductionLoops.
+  mlir::LogicalResult readReductionLoops(const ast::Expr &value);
   mlir::LogicalResult readDecoratorConfig(const ast::Expr &config);
   /// The next tunable block size: the config's entry, or without a config
   /// the default clamped into [lo, hi]; recorded as a tunable. `what` names

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/MLIRGen/MLIRGen.h"
+#include "compiler/Conversion/Passes.h"
 #include "compiler/MLIRGen/AccessAnalysis.h"
 #include "compiler/MLIRGen/Generator.h"
 
@@ -17,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
 using namespace dslc;
@@ -122,6 +124,9 @@ OwningOpRef<ModuleOp> Generator::run() {
   func::ReturnOp::create(builder, l);
   func->setAttr(tile::kKernelAttr, builder.getUnitAttr());
   func->setAttr(tile::kNumWarpsAttr, builder.getI64IntegerAttr(desc.numWarps));
+  if (llvm::any_of(reductionLoops, [](int64_t r) { return r > 0; }))
+    func->setAttr(tile::kReductionLoopsAttr,
+                  builder.getDenseI64ArrayAttr(reductionLoops));
   SmallVector<Attribute> names;
   for (const std::string &n : argNames)
     names.push_back(builder.getStringAttr(n));
@@ -160,6 +165,14 @@ OwningOpRef<ModuleOp> Generator::run() {
                 "a kernel needs a top-level 'for ... in hl.tile(...)' loop "
                 "(its grid)");
     return nullptr;
+  }
+  // reduction_loops: whole rows computed a chunk at a time, before anything
+  // (the simulator, --emit=tile, the lowering) reads the kernel.
+  if (func->hasAttr(tile::kReductionLoopsAttr)) {
+    PassManager pm(builder.getContext());
+    pm.addPass(createRollReductions());
+    if (failed(pm.run(*result)))
+      return nullptr;
   }
   return result;
 }

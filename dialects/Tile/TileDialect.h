@@ -41,6 +41,10 @@ namespace dslc::tile {
 inline constexpr llvm::StringLiteral kKernelAttr = "tile.kernel";
 /// Name of the integer attribute giving a kernel's warps per CTA.
 inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
+/// Optional kernel attribute (DenseI64ArrayAttr): Helion's reduction_loops,
+/// a chunk size per reduced dimension, 0 for none (RollReductions).
+inline constexpr llvm::StringLiteral kReductionLoopsAttr =
+    "tile.reduction_loops";
 /// Name of the array-of-strings attribute naming a kernel's parameters.
 inline constexpr llvm::StringLiteral kArgNamesAttr = "tile.arg_names";
 /// Name of the integer attribute giving the number of peers (world size).

@@ -9,11 +9,12 @@
 #                implicit pad parameter), as an all-reduce
 #   fused-helion the one-shot all-reduce + bias + RMSNorm in Helion's
 #                spelling vs its float64 DSL reference
-#   layouts2d-*  2-d tiles whose rows are dealt over groups of lanes
-#                (TileLayout.h): broadcasts, reductions along either
-#                dimension, reshapes across rank 2, a matmul at Helion's
-#                block sizes; run on the simulator's inputs and compared
-#                with its outputs (dslrun --inputs-from)
+#   differential-*  2-d tiles whose rows are dealt over groups of lanes
+#                (TileLayout.h: broadcasts, reductions along either
+#                dimension, reshapes across rank 2, matmuls at Helion's
+#                block sizes) and a row softmax under reduction_loops; run
+#                on the simulator's inputs and compared with its outputs
+#                (dslrun --inputs-from)
 # dslc does not run on the GPU machine: compile first where it does.
 # Usage: tests/runtime/language_gpu.sh compile BUILD   (needs BUILD/bin/dslc)
 #        tests/runtime/language_gpu.sh run BUILD       (needs BUILD/bin/dslrun)
@@ -30,14 +31,16 @@ MLG=$ROOT/tests/compiler/MLIRGen/Inputs
 NORM=(--signature symm_mem_buffer=bf16[2],x=bf16[2],bias=bf16[1],weight=bf16[1],signal_pad_ptrs=u64[1]
       --shape symm_mem_buffer=128x2048 --shape x=128x2048 --shape bias=2048
       --shape weight=2048 -D EPS=1e-5)
-# layouts2d.py's kernels and the simulator's sizes for them (tails in
-# every dimension).
-declare -A LAYOUTS=(
-  [row_col_stats]="--shape x=77x150 --shape w=150"
-  [masked_rows]="--shape x=37x45 --shape y=37x45"
-  [matmul_helion_blocks]="--shape a=100x70 --shape b=70x90 --shape bias=90 --size out=100x90"
-  [ragged_groups]="--shape x=50x70"
-  [matmul_big_blocks]="--shape a=200x150 --shape b=150x300 --size out=200x300"
+# Kernels checked against the simulator's dump (tests/compiler/Simulator/
+# Inputs/FILE:KERNEL) and the simulator's sizes for them (tails in every
+# dimension).
+declare -A DIFFERENTIAL=(
+  [layouts2d.py:row_col_stats]="--shape x=77x150 --shape w=150"
+  [layouts2d.py:masked_rows]="--shape x=37x45 --shape y=37x45"
+  [layouts2d.py:matmul_helion_blocks]="--shape a=100x70 --shape b=70x90 --shape bias=90 --size out=100x90"
+  [layouts2d.py:ragged_groups]="--shape x=50x70"
+  [layouts2d.py:matmul_big_blocks]="--shape a=200x150 --shape b=150x300 --size out=200x300"
+  [reduction-loops.py:softmax_rows]="--shape x=77x1000"
 )
 
 if [ "$MODE" = compile ]; then
@@ -55,13 +58,20 @@ if [ "$MODE" = compile ]; then
   "$C" "$MLG/helion_allreduce_bias_rmsnorm.py" -k one_shot_allreduce_bias_rmsnorm_ref \
     -D EPS=1e-5 -D world_size=1 --shape x=1x128x2048 --emit=cubin \
     -o "$D/norm_ref.cubin"
-  L=$SIM/layouts2d.py
-  for k in "${!LAYOUTS[@]}"; do
-    "$C" "$L" -k "$k" --emit=cubin -o "$D/$k.cubin"
+  for fk in "${!DIFFERENTIAL[@]}"; do
+    k=${fk#*:}
+    # The compile takes the --shape flags (sizes it specializes); --size
+    # (an output's shape) is the simulator's.
+    read -ra flags <<<"${DIFFERENTIAL[$fk]}"
+    shapes=()
+    for ((i = 0; i < ${#flags[@]}; i += 2)); do
+      [ "${flags[i]}" = --shape ] && shapes+=(--shape "${flags[i + 1]}")
+    done
+    "$C" "$SIM/${fk%%:*}" -k "$k" "${shapes[@]}" --emit=cubin -o "$D/$k.cubin"
     rm -rf "$D/$k.sim"
     # shellcheck disable=SC2086
-    "$C" "$L" -k "$k" --simulate --world-size 1 ${LAYOUTS[$k]} --seed 3 \
-      --schedules 1 --reference none --dump-dir "$D/$k.sim" >/dev/null
+    "$C" "$SIM/${fk%%:*}" -k "$k" --simulate --world-size 1 ${DIFFERENTIAL[$fk]} \
+      --seed 3 --schedules 1 --reference none --dump-dir "$D/$k.sim" >/dev/null
   done
   du -sh "$D"
   exit 0
@@ -98,9 +108,10 @@ check symm-sync "$R" --cubin "$D/symm_sync.r{rank}.cubin" --devices 0 \
 check fused-helion "$R" --cubin "$D/norm.r{rank}.cubin" --devices 0 \
   --size symm_mem_buffer=128x2048 --size x=128x2048 --size bias=2048 \
   --size weight=2048 --reference-cubin "$D/norm_ref.cubin"
-for k in "${!LAYOUTS[@]}"; do
-  PASS_PATTERN="differential check passed" check "layouts2d-$k" "$R" --cubin "$D/$k.cubin" --devices 0 \
-    --inputs-from "$D/$k.sim"
+for fk in "${!DIFFERENTIAL[@]}"; do
+  k=${fk#*:}
+  PASS_PATTERN="differential check passed" check "differential-$k" "$R" \
+    --cubin "$D/$k.cubin" --devices 0 --inputs-from "$D/$k.sim"
 done
 echo "overall: $status"
 exit $status
