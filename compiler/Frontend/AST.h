@@ -16,9 +16,10 @@
 //     as well):
 //         if (auto *call = ast::dyn_cast<ast::CallExpr>(&expr))
 //           if (ast::getDottedName(call->getCallee()) == "hl.tile") ...
-//   - Or derive from ExprVisitor<Derived, R> / StmtVisitor<Derived, R> and
-//     define visitCall(const CallExpr &), visitFor(const ForStmt &), ...;
-//     unimplemented visits fall back to visitExpr / visitStmt.
+//   - Or derive from ExprVisitor<Derived, R> / StmtVisitor<Derived, R>
+//     (ASTVisitor.h) and define visitCall(const CallExpr &),
+//     visitFor(const ForStmt &), ...; unimplemented visits fall back to
+//     visitExpr / visitStmt.
 //
 // Reporting at a node
 //   diags.error(node.getRange(), "message") on the DiagnosticEngine
@@ -766,8 +767,6 @@ private:
 // Module
 //===----------------------------------------------------------------------===//
 
-/// One parsed file. Always produced, even after syntax errors (then it holds
-/// the statements that parsed).
 /// A top-level statement of the file that is not DSL code (the host side of
 /// a Helion file: a launcher with `raise`, `try`, `with`, comprehensions,
 /// ...). It is left out of the module; what it was is kept for the error
@@ -781,6 +780,8 @@ struct HostCode {
   std::string problem;
 };
 
+/// One parsed file. Always produced, even after syntax errors (then it holds
+/// the statements that parsed).
 class Module {
 public:
   Module(std::string fileName, uint32_t fileId,
@@ -812,53 +813,6 @@ private:
   std::optional<std::string> docstring;
   StmtList body;
   std::vector<HostCode> hostCode;
-};
-
-//===----------------------------------------------------------------------===//
-// Visitors
-//===----------------------------------------------------------------------===//
-
-/// CRTP dispatch on expression kinds: define `R visitCall(const CallExpr &)`
-/// etc. in Derived; missing ones call `R visitExpr(const Expr &)`.
-template <typename Derived, typename R = void> class ExprVisitor {
-public:
-  R visit(const Expr &e) {
-    switch (e.getKind()) {
-#define DSLC_EXPR_DISPATCH(K, C)                                               \
-  case Expr::Kind::K:                                                          \
-    return static_cast<Derived *>(this)->visit##K(static_cast<const C &>(e));
-      DSLC_EXPR_NODES(DSLC_EXPR_DISPATCH)
-#undef DSLC_EXPR_DISPATCH
-    }
-    return static_cast<Derived *>(this)->visitExpr(e);
-  }
-  R visitExpr(const Expr &) { return R(); }
-#define DSLC_EXPR_DEFAULT(K, C)                                                \
-  R visit##K(const C &e) { return static_cast<Derived *>(this)->visitExpr(e); }
-  DSLC_EXPR_NODES(DSLC_EXPR_DEFAULT)
-#undef DSLC_EXPR_DEFAULT
-};
-
-/// CRTP dispatch on statement kinds: `R visitFor(const ForStmt &)`,
-/// `R visitFunctionDef(const FunctionDef &)`, ...; missing ones call
-/// `R visitStmt(const Stmt &)`.
-template <typename Derived, typename R = void> class StmtVisitor {
-public:
-  R visit(const Stmt &s) {
-    switch (s.getKind()) {
-#define DSLC_STMT_DISPATCH(K, C)                                               \
-  case Stmt::Kind::K:                                                          \
-    return static_cast<Derived *>(this)->visit##K(static_cast<const C &>(s));
-      DSLC_STMT_NODES(DSLC_STMT_DISPATCH)
-#undef DSLC_STMT_DISPATCH
-    }
-    return static_cast<Derived *>(this)->visitStmt(s);
-  }
-  R visitStmt(const Stmt &) { return R(); }
-#define DSLC_STMT_DEFAULT(K, C)                                                \
-  R visit##K(const C &s) { return static_cast<Derived *>(this)->visitStmt(s); }
-  DSLC_STMT_NODES(DSLC_STMT_DEFAULT)
-#undef DSLC_STMT_DEFAULT
 };
 
 } // namespace ast

@@ -377,49 +377,63 @@ Generator::signalOptions(const ast::CallExpr &e, bool isSignal) {
     return failure();
   if (!*signalValue)
     return error(e.getRange(), "'signal' cannot be None");
-  if (*scope != "gpu" && *scope != "sys")
-    return error(keyword(e, "scope")->getRange(),
-                 "scope must be \"gpu\" or \"sys\", got \"" + *scope + "\"");
-  std::optional<comm::MemSem> semantic;
-  for (auto [s, v] : {std::pair{"relaxed", comm::MemSem::relaxed},
-                      std::pair{"acquire", comm::MemSem::acquire},
-                      std::pair{"release", comm::MemSem::release},
-                      std::pair{"acq_rel", comm::MemSem::acq_rel}})
-    if (*sem == s)
-      semantic = v;
-  if (!semantic)
-    return error(keyword(e, "sem")->getRange(),
-                 "sem must be \"relaxed\", \"acquire\", \"release\" or "
-                 "\"acq_rel\", got \"" +
-                     *sem + "\"");
-  if (isSignal && *semantic == comm::MemSem::acquire)
-    return error(keyword(e, "sem")->getRange(),
-                 "a signal cannot have acquire semantics");
-  if (!isSignal && *semantic == comm::MemSem::release)
-    return error(keyword(e, "sem")->getRange(),
-                 "a wait cannot have release semantics");
-  // The older op= spelling must agree with the CAS/exchange choice.
-  if (!op->empty()) {
-    bool cas = *op == "atomic_cas";
-    bool plain = isSignal ? *op == "atomic_xchg" : *op == "ld";
-    if (!cas && !plain)
-      return error(keyword(e, "op")->getRange(),
-                   std::string("op must be ") +
-                       (isSignal ? "\"atomic_xchg\" or \"atomic_cas\""
-                                 : "\"ld\" or \"atomic_cas\"") +
-                       ", got \"" + *op + "\"");
-    if (cas && !*extra)
-      return error(keyword(e, "op")->getRange(),
-                   std::string("op=\"atomic_cas\" needs ") +
-                       (isSignal ? "wait_for" : "update"));
-  }
+  SyncSpelling spelling;
+  spelling.isSignal = isSignal;
+  spelling.scope = *scope;
+  spelling.sem = *sem;
+  spelling.op = *op;
+  spelling.scopeAt = keyword(e, "scope");
+  spelling.semAt = keyword(e, "sem");
+  spelling.opAt = keyword(e, "op");
+  spelling.hasExtra = extra->has_value();
   SignalOptions o;
+  if (failed(checkSync(e, spelling, o)))
+    return failure();
   o.signal = **signalValue;
   o.extra = *extra;
-  o.scope = *scope == "sys" ? comm::MemScope::sys : comm::MemScope::gpu;
-  o.sem = *semantic;
   o.memAccess = *memAccess;
   return o;
+}
+
+LogicalResult Generator::checkSync(const ast::CallExpr &e,
+                                   const SyncSpelling &s, SignalOptions &o) {
+  auto at = [&](const ast::Expr *x) { return (x ? *x : e).getRange(); };
+  if (s.scope != "gpu" && s.scope != "sys")
+    return error(at(s.scopeAt),
+                 "scope must be \"gpu\" or \"sys\", got \"" + s.scope + "\"");
+  std::optional<comm::MemSem> semantic;
+  for (auto [name, v] : {std::pair{"relaxed", comm::MemSem::relaxed},
+                         std::pair{"acquire", comm::MemSem::acquire},
+                         std::pair{"release", comm::MemSem::release},
+                         std::pair{"acq_rel", comm::MemSem::acq_rel}})
+    if (s.sem == name)
+      semantic = v;
+  if (!semantic)
+    return error(at(s.semAt),
+                 "sem must be \"relaxed\", \"acquire\", \"release\" or "
+                 "\"acq_rel\", got \"" +
+                     s.sem + "\"");
+  if (s.isSignal && *semantic == comm::MemSem::acquire)
+    return error(at(s.semAt), "a signal cannot have acquire semantics");
+  if (!s.isSignal && *semantic == comm::MemSem::release)
+    return error(at(s.semAt), "a wait cannot have release semantics");
+  // The op= spelling must agree with the CAS/exchange choice.
+  if (!s.op.empty()) {
+    bool cas = s.op == "atomic_cas";
+    bool plain = s.isSignal ? s.op == "atomic_xchg" : s.op == "ld";
+    if (!cas && !plain)
+      return error(at(s.opAt),
+                   std::string("op must be ") +
+                       (s.isSignal ? "\"atomic_xchg\" or \"atomic_cas\""
+                                   : "\"ld\" or \"atomic_cas\"") +
+                       ", got \"" + s.op + "\"");
+    if (cas && !s.hasExtra)
+      return error(at(s.opAt), std::string("op=\"atomic_cas\" needs ") +
+                                   (s.isSignal ? "wait_for" : "update"));
+  }
+  o.scope = s.scope == "sys" ? comm::MemScope::sys : comm::MemScope::gpu;
+  o.sem = *semantic;
+  return success();
 }
 
 } // namespace dslc::mlirgen

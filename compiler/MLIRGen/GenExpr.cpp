@@ -57,11 +57,14 @@ Result Generator::genExpr(const ast::Expr &e) {
     Result c = genExpr(ie.getCond());
     if (failed(c))
       return failure();
+    if (c->kind == SemValue::Kind::Scalar)
+      return genRuntimeIfExpr(ie, *c);
     if (c->kind != SemValue::Kind::Int)
       return fail(ie.getCond().getRange(),
-                  "a conditional expression needs a compile-time condition: "
-                  "on a run-time scalar, assign in an 'if' statement's "
-                  "branches; per element, use torch.where(mask, a, b)");
+                  "a conditional expression needs a compile-time condition "
+                  "or a run-time scalar, got " +
+                      std::string(kindName(c->kind)) +
+                      "; per element, use torch.where(mask, a, b)");
     return genExpr(c->intValue ? ie.getThen() : ie.getElse());
   }
   default:

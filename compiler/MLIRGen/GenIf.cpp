@@ -233,7 +233,19 @@ LogicalResult Generator::genRuntimeIf(const ast::IfStmt &s,
       ifOp.getElseRegion().front().erase();
     return success();
   }
-  // The scf.if with results: the branches move into it.
+  Operation *result = withResults(ifOp, paths, flag, l);
+  // The merged values take the results in the order they were yielded.
+  unsigned r = 0;
+  for (auto &[n, v] : merged) {
+    takeResults(result, v, r);
+    bind(n, v);
+  }
+  return success();
+}
+
+Operation *Generator::withResults(Operation *op, IfPath (&paths)[2], Value flag,
+                                  mlir::Location l) {
+  auto ifOp = cast<scf::IfOp>(op);
   builder.setInsertionPoint(ifOp);
   auto result = scf::IfOp::create(builder, l,
                                   ValueRange(paths[0].yields).getTypes(), flag,
@@ -248,17 +260,61 @@ LogicalResult Generator::genRuntimeIf(const ast::IfStmt &s,
   }
   ifOp.erase();
   builder.setInsertionPointAfter(result);
-  // The merged values take the results in the order they were yielded.
-  unsigned r = 0;
-  for (auto &[n, v] : merged) {
-    v.value = result.getResult(r++);
-    for (ValidCount &c : v.valid)
-      for (ValidCount::Bound &x : c.bounds)
-        if (!x.end)
-          x.end = result.getResult(r++);
-    bind(n, v);
+  return result;
+}
+
+void Generator::takeResults(Operation *ifOp, SemValue &v, unsigned &next) {
+  v.value = ifOp->getResult(next++);
+  for (ValidCount &c : v.valid)
+    for (ValidCount::Bound &x : c.bounds)
+      if (!x.end)
+        x.end = ifOp->getResult(next++);
+}
+
+Result Generator::genRuntimeIfExpr(const ast::IfElseExpr &e,
+                                   const SemValue &cond) {
+  const ast::Expr &condExpr = e.getCond();
+  if (!inGrid)
+    return fail(condExpr.getRange(),
+                "a conditional expression outside the tile loop needs a "
+                "compile-time condition, got a run-time scalar");
+  mlir::Location l = loc(e);
+  Value flag = truthValue(cond, loc(condExpr));
+  auto ifOp = scf::IfOp::create(builder, l, TypeRange{}, flag,
+                                /*withElseRegion=*/true);
+  IfPath paths[2] = {{ifOp.thenBlock(), nullptr, {}, {}},
+                     {ifOp.elseBlock(), nullptr, {}, {}}};
+  SemValue values[2];
+  for (unsigned k = 0; k < 2; ++k) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(paths[k].block->getTerminator());
+    Result v = genExpr(k ? e.getElse() : e.getThen());
+    if (failed(v)) {
+      ifOp.erase();
+      return failure();
+    }
+    values[k] = *v;
   }
-  return success();
+  const SemValue &a = values[0], &b = values[1];
+  bool tiles =
+      a.kind == SemValue::Kind::TileData || b.kind == SemValue::Kind::TileData;
+  if (!(isRuntime(a) || isNumber(a)) || !(isRuntime(b) || isNumber(b)) ||
+      (tiles && (a.kind != b.kind || a.value.getType() != b.value.getType()))) {
+    // Described before the branches (which define the values) go.
+    std::string what = "a conditional expression on a run-time condition "
+                       "gives one type on both paths (tiles of one shape "
+                       "and dtype, or scalars): got " +
+                       describe(a) + " and " + describe(b) +
+                       "; per element, use torch.where(mask, a, b)";
+    ifOp.erase();
+    return fail(e.getRange(), what);
+  }
+  SemValue m = tiles ? mergeIfTiles(a, b, paths, ifOp, l)
+                     : mergeIfScalars(a, b, paths, l);
+  Operation *result = withResults(ifOp, paths, flag, l);
+  unsigned r = 0;
+  takeResults(result, m, r);
+  return m;
 }
 
 SemValue Generator::mergeIfTiles(const SemValue &a, const SemValue &b,

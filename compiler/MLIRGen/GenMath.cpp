@@ -168,11 +168,34 @@ Result Generator::genWhere(const SemValue &cond, const SemValue &a,
   if (!getElementTypeOrSelf(c->value.getType()).isInteger(1))
     return fail(where.getRange(),
                 "torch.where needs a bool tile condition (a comparison)");
+  // Two numbers or scalars (torch.where(mask, 0.5, 3.0)): the first as a
+  // tile of the condition's shape, float32 when either is a float, else
+  // int64 (torch's result dtype).
+  SemValue first = a;
+  auto isTile = [](const SemValue &v) {
+    return v.kind == SemValue::Kind::TileData || v.kind == SemValue::Kind::Ref;
+  };
+  if (!isTile(a) && !isTile(b)) {
+    auto isFloat = [](const SemValue &v) {
+      return v.kind == SemValue::Kind::Float ||
+             (v.kind == SemValue::Kind::Scalar &&
+              isa<FloatType>(v.value.getType()));
+    };
+    Type element = isFloat(a) || isFloat(b) ? Type(builder.getF32Type())
+                                            : Type(builder.getI64Type());
+    auto shape = cast<RankedTensorType>(c->value.getType()).getShape();
+    FailureOr<Value> tile =
+        coerceTile(a, RankedTensorType::get(shape, element), where);
+    if (failed(tile))
+      return failure();
+    first = SemValue::ofKind(SemValue::Kind::TileData);
+    first.value = *tile;
+  }
   // The two branches, promoted and broadcast together, then with the
   // condition.
   SemValue picked;
   Result ab = combineTiles(
-      a, b, where,
+      first, b, where,
       [&](Value x, Value y, bool) -> FailureOr<Value> {
         picked = SemValue::ofKind(SemValue::Kind::TileData);
         picked.value = y;

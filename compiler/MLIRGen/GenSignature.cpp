@@ -177,8 +177,8 @@ FailureOr<int64_t> Generator::takeBlockSize(SourceRange where,
                             " block size(s); add one to block_sizes");
   }
   if (block < lo)
-    return error(where, "block_sizes[" + std::to_string(i) + "] = " +
-                            std::to_string(block) +
+    return error(where, "block_sizes[" + std::to_string(i) +
+                            "] = " + std::to_string(block) +
                             " is below this block size's minimum " +
                             std::to_string(lo));
   desc.tunables.push_back(contract::Tunable::blockSize(i, block));

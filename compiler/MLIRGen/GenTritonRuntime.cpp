@@ -122,9 +122,9 @@ LogicalResult Generator::flatAddress(const ast::Expr &addr, SemValue &tensor,
 }
 
 Result Generator::genTritonWaitSignal(const ast::CallExpr &e) {
-  static const llvm::StringRef names[] = {
-      "addr", "expect", "update", "sem", "scope", "op", "skip_sync",
-      "sync_before"};
+  static const llvm::StringRef names[] = {"addr",      "expect",     "update",
+                                          "sem",       "scope",      "op",
+                                          "skip_sync", "sync_before"};
   if (failed(checkKeywords(e, "triton_wait_signal", names)))
     return failure();
   const ast::Expr *args[8];
@@ -170,38 +170,34 @@ Result Generator::genTritonWaitSignal(const ast::CallExpr &e) {
       update->intValue < 0 || update->intValue > UINT32_MAX)
     return fail(e.getRange(), "triton_wait_signal's expect and update are "
                               "32-bit flag values");
-  std::optional<comm::MemSem> semantic;
-  if (sem->text == "acquire")
-    semantic = comm::MemSem::acquire;
-  else if (sem->text == "relaxed")
-    semantic = comm::MemSem::relaxed;
-  if (!semantic)
-    return fail(args[3]->getRange(), "a wait's sem is \"acquire\" or "
-                                     "\"relaxed\", got \"" +
-                                         sem->text + "\"");
-  if (scope->text != "gpu" && scope->text != "sys")
-    return fail(args[4]->getRange(), "scope must be \"gpu\" or \"sys\", got "
-                                     "\"" + scope->text + "\"");
-  if (op->text != "ld" && op->text != "atomic_cas")
-    return fail(args[5]->getRange(), "op must be \"ld\" or \"atomic_cas\", "
-                                     "got \"" + op->text + "\"");
+  SyncSpelling spelling;
+  spelling.scope = scope->text;
+  spelling.sem = sem->text;
+  spelling.op = op->text;
+  spelling.scopeAt = args[4];
+  spelling.semAt = args[3];
+  spelling.opAt = args[5];
+  spelling.hasExtra = true; // update is always passed
+  SignalOptions checked;
+  if (failed(checkSync(e, spelling, checked)))
+    return failure();
   SemValue pad;
   Value slot;
   if (failed(flatAddress(*args[0], pad, slot)))
     return failure();
   if (!cast<tile::RefType>(pad.value.getType()).getElementType().isInteger(32))
-    return fail(args[0]->getRange(), "a signal pad holds int32 or uint32 flags");
+    return fail(args[0]->getRange(),
+                "a signal pad holds int32 or uint32 flags");
   mlir::Location l = loc(e);
   desc.spins = true;
   // op="ld" polls (update unused); "atomic_cas" swaps expect for update.
   IntegerAttr swap = op->text == "atomic_cas"
                          ? builder.getI64IntegerAttr(update->intValue)
                          : IntegerAttr();
-  comm::WaitOp::create(
-      builder, l, pad.value, ValueRange{slot}, ArrayRef<int64_t>{1},
-      expect->intValue, swap,
-      scope->text == "sys" ? comm::MemScope::sys : comm::MemScope::gpu,
-      *semantic, /*has_subsequent_mem_access=*/skipSync->intValue == 0);
+  comm::WaitOp::create(builder, l, pad.value, ValueRange{slot},
+                       ArrayRef<int64_t>{1}, expect->intValue, swap,
+                       checked.scope, checked.sem,
+                       /*has_subsequent_mem_access=*/skipSync->intValue == 0);
   return SemValue::none();
 }
 

@@ -340,6 +340,16 @@ private:
   /// when either is a float), appended to the paths' yields.
   SemValue mergeIfScalars(const SemValue &a, const SemValue &b,
                           IfPath (&paths)[2], mlir::Location l);
+  /// `a if cond else b` on a run-time scalar: only the taken branch is
+  /// evaluated (an scf.if yielding one tile, or one scalar).
+  Result genRuntimeIfExpr(const ast::IfElseExpr &e, const SemValue &cond);
+  /// Replaces `ifOp` (an scf.if without results whose paths are `paths`)
+  /// by one yielding the paths' yields; returns it.
+  mlir::Operation *withResults(mlir::Operation *ifOp, IfPath (&paths)[2],
+                               mlir::Value flag, mlir::Location l);
+  /// Sets `v`'s value, then the ends of its valid counts left null by
+  /// mergeIfTiles, to results of `ifOp` from `next` on.
+  void takeResults(mlir::Operation *ifOp, SemValue &v, unsigned &next);
   /// A run-time scalar's truth value (i1): nonzero, as Python's bool().
   mlir::Value truthValue(const SemValue &v, mlir::Location l);
   /// `a op b` of numbers and run-time scalars, at least one run-time: an
@@ -661,6 +671,19 @@ private:
                                            const ast::Expr &indexArg);
   mlir::FailureOr<SignalOptions> signalOptions(const ast::CallExpr &e,
                                                bool isSignal);
+  /// A signal's or wait's memory options as written (hl.signal / hl.wait
+  /// keywords, triton_wait_signal's arguments), each with the expression
+  /// an error points at (null: the call).
+  struct SyncSpelling {
+    bool isSignal = false;
+    std::string scope, sem, op; ///< op empty: not given
+    const ast::Expr *scopeAt = nullptr, *semAt = nullptr, *opAt = nullptr;
+    bool hasExtra = false; ///< wait_for (signal) or update (wait) given
+  };
+  /// The one check of those options (scope, semantics against the
+  /// direction, op against the CAS/exchange choice) into `o`.
+  mlir::LogicalResult checkSync(const ast::CallExpr &e,
+                                const SyncSpelling &s, SignalOptions &o);
   Result genStackTensor(const ast::CallExpr &e);
   /// hl.stacktensor_like(like, ptrs): the table's length is the world size.
   SemValue stackOf(const SemValue &like, const SemValue &ptrs,

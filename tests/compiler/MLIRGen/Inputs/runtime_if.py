@@ -223,3 +223,34 @@ def conditional_expression(x: torch.Tensor[torch.float32, 1], n: int):
     for t in hl.tile(x.size(0)):
         out[t] = x[t] if t.id < n else x[t] * 2.0
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[64], num_warps=4))
+def conditional_scalar(x: torch.Tensor[torch.float32, 1], n: int):
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        scale = 0.5 if t.begin >= n else 3
+        out[t] = x[t] * scale
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 64], num_warps=4))
+def conditional_scalar_ref(x: torch.Tensor[torch.float32, 2], n: int):
+    """conditional_scalar per rank (x stacked on [world, N]), per element."""
+    out = torch.empty_like(x)
+    W, N = x.size()
+    for w, t in hl.tile([W, N]):
+        first = (t.index // 64) * 64
+        scale = torch.where(first >= n, 0.5, 3.0)
+        out[w, t] = x[w, t] * scale[None, :]
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[64], num_warps=4))
+def conditional_mistakes(x: torch.Tensor[torch.float32, 1], n: int):
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        y = x[t] if t.id < n else 1.0
+        z = x[t] if x[t] > 0.0 else x[t] * 2.0
+        out[t] = y + z
+    return out

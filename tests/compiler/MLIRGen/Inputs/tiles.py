@@ -140,3 +140,14 @@ def int_ops(x: torch.Tensor[torch.int32, 1], y: torch.Tensor[torch.float32, 1]):
         a = x[t]
         out[t] = a / 3 + (a % 5) + (y[t] % 2.0) + (a << 1) + a.sum()
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[64], num_warps=4))
+def where_numbers(x: torch.Tensor[torch.float32, 1], k: int):
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        big = x[t] > 0.5
+        # Both branches numbers (or a run-time scalar): a tile of the
+        # condition's shape, int64 unless either is a float.
+        out[t] = torch.where(big, 1, 2) + torch.where(big, k, 0.25)
+    return out
