@@ -41,6 +41,69 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx, const KernelInfo &info)
 
 namespace dslc::lower {
 
+TypedAttr reduceIdentity(tile::ReduceKind kind, Type element) {
+  Builder b(element.getContext());
+  if (auto f = dyn_cast<FloatType>(element)) {
+    const llvm::fltSemantics &sem = f.getFloatSemantics();
+    switch (kind) {
+    case tile::ReduceKind::sum:
+      return b.getFloatAttr(f, llvm::APFloat::getZero(sem));
+    case tile::ReduceKind::prod:
+      return b.getFloatAttr(f, llvm::APFloat::getOne(sem));
+    case tile::ReduceKind::max:
+      return b.getFloatAttr(f, llvm::APFloat::getInf(sem, /*Negative=*/true));
+    case tile::ReduceKind::min:
+      return b.getFloatAttr(f, llvm::APFloat::getInf(sem));
+    }
+  }
+  unsigned width = element.getIntOrFloatBitWidth();
+  bool isBool = width == 1;
+  llvm::APInt value;
+  switch (kind) {
+  case tile::ReduceKind::sum:
+    value = llvm::APInt::getZero(width);
+    break;
+  case tile::ReduceKind::prod:
+    value = llvm::APInt(width, 1);
+    break;
+  case tile::ReduceKind::max:
+    value = isBool ? llvm::APInt::getZero(width)
+                   : llvm::APInt::getSignedMinValue(width);
+    break;
+  case tile::ReduceKind::min:
+    value = isBool ? llvm::APInt::getAllOnes(width)
+                   : llvm::APInt::getSignedMaxValue(width);
+    break;
+  }
+  return b.getIntegerAttr(element, value);
+}
+
+Value reduceCombine(OpBuilder &b, Location loc, tile::ReduceKind kind,
+                    Value x, Value y) {
+  Type element = getElementTypeOrSelf(x.getType());
+  bool isFloat = isa<FloatType>(element);
+  bool isBool = element.isInteger(1);
+  switch (kind) {
+  case tile::ReduceKind::sum:
+    return isFloat ? Value(arith::AddFOp::create(b, loc, x, y))
+                   : Value(arith::AddIOp::create(b, loc, x, y));
+  case tile::ReduceKind::prod:
+    return isFloat ? Value(arith::MulFOp::create(b, loc, x, y))
+                   : Value(arith::MulIOp::create(b, loc, x, y));
+  case tile::ReduceKind::max:
+    if (isFloat)
+      return arith::MaximumFOp::create(b, loc, x, y);
+    return isBool ? Value(arith::MaxUIOp::create(b, loc, x, y))
+                  : Value(arith::MaxSIOp::create(b, loc, x, y));
+  case tile::ReduceKind::min:
+    if (isFloat)
+      return arith::MinimumFOp::create(b, loc, x, y);
+    return isBool ? Value(arith::MinUIOp::create(b, loc, x, y))
+                  : Value(arith::MinSIOp::create(b, loc, x, y));
+  }
+  llvm_unreachable("unknown reduction kind");
+}
+
 Type storageType(Type element) {
   if (tile::isFp8Type(element))
     return IntegerType::get(element.getContext(), 8);

@@ -4,6 +4,7 @@
 #define DSLC_COMPILER_CONVERSION_LOWERINGUTILS_H
 
 #include "compiler/Conversion/TileLayout.h"
+#include "dialects/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -62,6 +63,17 @@ private:
 
 /// Small builders for the LLVM-level code the patterns emit.
 namespace lower {
+/// The identity of reduction `kind` (0, 1, -inf / +inf, the integer
+/// extremes; for i1, max is "any" and min is "all") as an attribute of
+/// `element` (an integer or float type).
+mlir::TypedAttr reduceIdentity(dslc::tile::ReduceKind kind,
+                               mlir::Type element);
+/// `x kind y` (scalars or vectors/tensors of one type): addf/addi,
+/// mulf/muli, maximumf/minimumf (NaN propagating), signed max/min (unsigned
+/// for i1).
+mlir::Value reduceCombine(mlir::OpBuilder &b, mlir::Location loc,
+                          dslc::tile::ReduceKind kind, mlir::Value x,
+                          mlir::Value y);
 /// The type a tile element has in per-thread vectors and in memory: fp8
 /// (f8E4M3FN, f8E5M2) as i8, everything else unchanged.
 mlir::Type storageType(mlir::Type element);

@@ -42,44 +42,11 @@ struct Combiner {
   tile::ReduceKind kind;
   Type element; ///< The storage element type.
 
-  bool isFloat() const { return isa<FloatType>(element); }
-  /// Booleans compare unsigned (max is "any", min is "all").
+  /// Booleans travel as bytes through shared memory.
   bool isBool() const { return element.isInteger(1); }
 
   TypedAttr identityAttr() const {
-    Builder b(element.getContext());
-    if (auto f = dyn_cast<FloatType>(element)) {
-      const llvm::fltSemantics &sem = f.getFloatSemantics();
-      switch (kind) {
-      case tile::ReduceKind::sum:
-        return b.getFloatAttr(f, llvm::APFloat::getZero(sem));
-      case tile::ReduceKind::prod:
-        return b.getFloatAttr(f, llvm::APFloat::getOne(sem));
-      case tile::ReduceKind::max:
-        return b.getFloatAttr(f, llvm::APFloat::getInf(sem, /*Negative=*/true));
-      case tile::ReduceKind::min:
-        return b.getFloatAttr(f, llvm::APFloat::getInf(sem));
-      }
-    }
-    unsigned width = element.getIntOrFloatBitWidth();
-    llvm::APInt value;
-    switch (kind) {
-    case tile::ReduceKind::sum:
-      value = llvm::APInt::getZero(width);
-      break;
-    case tile::ReduceKind::prod:
-      value = llvm::APInt(width, 1);
-      break;
-    case tile::ReduceKind::max:
-      value = isBool() ? llvm::APInt::getZero(width)
-                       : llvm::APInt::getSignedMinValue(width);
-      break;
-    case tile::ReduceKind::min:
-      value = isBool() ? llvm::APInt::getAllOnes(width)
-                       : llvm::APInt::getSignedMaxValue(width);
-      break;
-    }
-    return b.getIntegerAttr(element, value);
+    return lower::reduceIdentity(kind, element);
   }
 
   /// The identity as a scalar, or splat over `type` when it is a vector.
@@ -90,25 +57,7 @@ struct Combiner {
   }
 
   Value combine(OpBuilder &b, Location loc, Value x, Value y) const {
-    switch (kind) {
-    case tile::ReduceKind::sum:
-      return isFloat() ? Value(arith::AddFOp::create(b, loc, x, y))
-                       : Value(arith::AddIOp::create(b, loc, x, y));
-    case tile::ReduceKind::prod:
-      return isFloat() ? Value(arith::MulFOp::create(b, loc, x, y))
-                       : Value(arith::MulIOp::create(b, loc, x, y));
-    case tile::ReduceKind::max:
-      if (isFloat())
-        return arith::MaximumFOp::create(b, loc, x, y);
-      return isBool() ? Value(arith::MaxUIOp::create(b, loc, x, y))
-                      : Value(arith::MaxSIOp::create(b, loc, x, y));
-    case tile::ReduceKind::min:
-      if (isFloat())
-        return arith::MinimumFOp::create(b, loc, x, y);
-      return isBool() ? Value(arith::MinUIOp::create(b, loc, x, y))
-                      : Value(arith::MinSIOp::create(b, loc, x, y));
-    }
-    llvm_unreachable("unknown reduction kind");
+    return lower::reduceCombine(b, loc, kind, x, y);
   }
 
   /// The same tree as `tree`, built as the values come (`push` each in

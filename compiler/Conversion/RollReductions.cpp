@@ -201,60 +201,11 @@ struct Roller {
 
   Value identity(OpBuilder &b, Location loc, tile::ReduceKind kind,
                  Type type) const {
-    Type element = getElementTypeOrSelf(type);
-    TypedAttr value;
-    if (auto f = dyn_cast<FloatType>(element)) {
-      const llvm::fltSemantics &sem = f.getFloatSemantics();
-      llvm::APFloat x = llvm::APFloat::getZero(sem);
-      if (kind == tile::ReduceKind::prod)
-        x = llvm::APFloat::getOne(sem);
-      if (kind == tile::ReduceKind::max)
-        x = llvm::APFloat::getInf(sem, /*Negative=*/true);
-      if (kind == tile::ReduceKind::min)
-        x = llvm::APFloat::getInf(sem);
-      value = b.getFloatAttr(f, x);
-    } else {
-      unsigned w = element.getIntOrFloatBitWidth();
-      llvm::APInt x = llvm::APInt::getZero(w);
-      if (kind == tile::ReduceKind::prod)
-        x = llvm::APInt(w, 1);
-      if (kind == tile::ReduceKind::max)
-        x = w == 1 ? llvm::APInt::getZero(w)
-                   : llvm::APInt::getSignedMinValue(w);
-      if (kind == tile::ReduceKind::min)
-        x = w == 1 ? llvm::APInt::getAllOnes(w)
-                   : llvm::APInt::getSignedMaxValue(w);
-      value = b.getIntegerAttr(element, x);
-    }
+    TypedAttr value = lower::reduceIdentity(kind, getElementTypeOrSelf(type));
     if (auto shaped = dyn_cast<ShapedType>(type))
       return arith::ConstantOp::create(b, loc,
                                        DenseElementsAttr::get(shaped, value));
     return arith::ConstantOp::create(b, loc, value);
-  }
-
-  Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
-                Value y) const {
-    bool isFloat = isa<FloatType>(getElementTypeOrSelf(x.getType()));
-    bool isBool = getElementTypeOrSelf(x.getType()).isInteger(1);
-    switch (kind) {
-    case tile::ReduceKind::sum:
-      return isFloat ? Value(arith::AddFOp::create(b, loc, x, y))
-                     : Value(arith::AddIOp::create(b, loc, x, y));
-    case tile::ReduceKind::prod:
-      return isFloat ? Value(arith::MulFOp::create(b, loc, x, y))
-                     : Value(arith::MulIOp::create(b, loc, x, y));
-    case tile::ReduceKind::max:
-      if (isFloat)
-        return arith::MaximumFOp::create(b, loc, x, y);
-      return isBool ? Value(arith::MaxUIOp::create(b, loc, x, y))
-                    : Value(arith::MaxSIOp::create(b, loc, x, y));
-    case tile::ReduceKind::min:
-      if (isFloat)
-        return arith::MinimumFOp::create(b, loc, x, y);
-      return isBool ? Value(arith::MinUIOp::create(b, loc, x, y))
-                    : Value(arith::MinSIOp::create(b, loc, x, y));
-    }
-    llvm_unreachable("unknown reduction kind");
   }
 
   /// Clones `op` for the chunk at column `first` (index) into `b`.
@@ -336,8 +287,9 @@ struct Roller {
               b, loc, reduce.getResult().getType(),
               map.lookup(reduce.getInput()), reduce.getDimAttr(),
               reduce.getKindAttr(), chunkValid);
-          scf::YieldOp::create(b, loc,
-                               combine(b, loc, reduce.getKind(), acc[0], part));
+          scf::YieldOp::create(
+              b, loc,
+              lower::reduceCombine(b, loc, reduce.getKind(), acc[0], part));
         });
     if (reduce)
       reduce.getResult().replaceAllUsesWith(loop.getResult(0));
