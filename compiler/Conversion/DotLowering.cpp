@@ -91,21 +91,10 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
     TileLayout layout = info.layout({r.m, r.n});
     auto [lane, group] = lower::laneAndGroup(b, loc, layout);
     SmallVector<Value> lhsRow;
-    for (int64_t o = 0; o < layout.outer; ++o) {
-      int64_t i0 = layout.firstIndex(o, 0);
-      Value row = lower::i64(b, loc, i0 * layout.rest + o % layout.rest);
-      if (layout.split) {
-        row = arith::AddIOp::create(
-            b, loc, row,
-            arith::MulIOp::create(b, loc, group,
-                                  lower::i64(b, loc, layout.rest)));
-        if (layout.raggedRows())
-          row =
-              arith::MinUIOp::create(b, loc, row, lower::i64(b, loc, r.m - 1));
-      }
-      lhsRow.push_back(
-          arith::MulIOp::create(b, loc, row, lower::i64(b, loc, r.k)));
-    }
+    for (int64_t o = 0; o < layout.outer; ++o)
+      lhsRow.push_back(arith::MulIOp::create(
+          b, loc, lower::rowInBounds(b, loc, layout, o, group),
+          lower::i64(b, loc, r.k)));
     bool whole = r.n % layout.vec == 0;
     SmallVector<Value> column;
     for (int64_t c = 0; c < layout.chunks; ++c) {

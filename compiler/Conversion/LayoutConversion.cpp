@@ -137,11 +137,9 @@ Value distributeReplicated(OpBuilder &b, Location loc, const KernelInfo &info,
   return vector::FromElementsOp::create(b, loc, type, elements);
 }
 
-/// This thread's row-major row of row `o` (i64), and whether it holds data
-/// (null when every group's row `o` does).
-static std::pair<Value, Value> rowOf(OpBuilder &b, Location loc,
-                                     const TileLayout &layout, int64_t o,
-                                     Value group) {
+std::pair<Value, Value> rowOf(OpBuilder &b, Location loc,
+                              const TileLayout &layout, int64_t o,
+                              Value group) {
   int64_t k = o % layout.rest;
   if (!layout.split)
     return {i64(b, loc, o), Value()};
@@ -156,6 +154,15 @@ static std::pair<Value, Value> rowOf(OpBuilder &b, Location loc,
     valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i0,
                                   i64(b, loc, layout.dim0));
   return {row, valid};
+}
+
+Value rowInBounds(OpBuilder &b, Location loc, const TileLayout &layout,
+                  int64_t o, Value group) {
+  auto [row, valid] = rowOf(b, loc, layout, o, group);
+  if (!valid)
+    return row;
+  return arith::MinUIOp::create(b, loc, row,
+                                i64(b, loc, layout.dim0 * layout.rest - 1));
 }
 
 void storeDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
@@ -262,10 +269,7 @@ Value loadDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
   // bounds: every load stays inside the tile.
   bool whole = layout.inner % layout.vec == 0;
   for (int64_t o = 0; o < layout.outer; ++o) {
-    auto [row, rowValid] = rowOf(b, loc, layout, o, group);
-    if (rowValid)
-      row = arith::MinUIOp::create(b, loc, row,
-                                   i64(b, loc, layout.dim0 * layout.rest - 1));
+    Value row = rowInBounds(b, loc, layout, o, group);
     Value rowStart =
         arith::MulIOp::create(b, loc, row, i64(b, loc, layout.inner));
     for (int64_t c = 0; c < layout.chunks; ++c) {

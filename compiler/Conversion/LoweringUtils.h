@@ -273,6 +273,18 @@ mlir::Value loadPiece(mlir::OpBuilder &b, mlir::Location loc,
 void storePiece(mlir::OpBuilder &b, mlir::Location loc,
                 const AccessPiece &piece, mlir::Value value);
 
+/// This thread's row-major row (i64, over the leading dimensions) of its
+/// row `o` in `layout`, and whether it holds data (i1; null when it always
+/// does: only a first dimension dealt over groups has padding rows).
+std::pair<mlir::Value, mlir::Value> rowOf(mlir::OpBuilder &b,
+                                          mlir::Location loc,
+                                          const TileLayout &layout, int64_t o,
+                                          mlir::Value group);
+/// The same row, a padding row clamped to the last one (for reads that
+/// must stay inside the tile).
+mlir::Value rowInBounds(mlir::OpBuilder &b, mlir::Location loc,
+                        const TileLayout &layout, int64_t o,
+                        mlir::Value group);
 /// This thread's lane and group (i64) in `layout` (TileLayout.h).
 std::pair<mlir::Value, mlir::Value>
 laneAndGroup(mlir::OpBuilder &b, mlir::Location loc, const TileLayout &layout);

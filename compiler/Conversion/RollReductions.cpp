@@ -349,7 +349,7 @@ struct RollReductionsPass : dslc::impl::RollReductionsBase<RollReductionsPass> {
         Block &body = grid.getBody().front();
         SmallVector<int64_t> extents = reducedExtents(body);
         for (auto [k, d] : llvm::enumerate(extents)) {
-          if (k >= chunks.size())
+          if (static_cast<int64_t>(k) >= chunks.size())
             break;
           int64_t r = chunks[k];
           if (r <= 0 || r >= d)

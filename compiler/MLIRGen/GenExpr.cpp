@@ -171,7 +171,6 @@ Result Generator::genAttribute(const ast::AttributeExpr &e) {
 Result Generator::genRefAttribute(const ast::AttributeExpr &e,
                                   const SemValue &base) {
   const std::string &name = e.getName();
-  mlir::Location l = loc(e);
   if (name == "dtype") {
     SemValue v = SemValue::ofKind(SemValue::Kind::DType);
     Type t = base.kind == SemValue::Kind::Ref

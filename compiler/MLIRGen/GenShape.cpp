@@ -117,7 +117,6 @@ LogicalResult Generator::accessSlice(const SemValue &ref, unsigned d,
 LogicalResult Generator::accessTile(const SemValue &ref, unsigned d,
                                     const SemValue &t, const ast::Expr &where,
                                     Access &a) {
-  mlir::Location l = loc(where);
   a.offsets.push_back(t.begin);
   a.limits.push_back(t.end);
   a.dims.push_back(d);
