@@ -96,7 +96,10 @@ struct Roller {
            op->hasTrait<OpTrait::Elementwise>();
   }
 
-  /// Whether `op` may write memory a recomputed load reads.
+  /// Whether `op` may write memory a recomputed load reads. Communication
+  /// other than naming a peer's tensor or reading the launch counter is a
+  /// synchronization point (a peer may write after it), whatever effects
+  /// it declares.
   static bool mayWrite(Operation *op) {
     if (isa<comm::CommDialect>(op->getDialect()))
       return !isa<comm::PeerOp, comm::EpochOp>(op);
@@ -135,16 +138,6 @@ struct Roller {
           return failure();
         }
       }
-    // A wide value used by a non-wide op other than a sink (a reshape to
-    // another last dimension...) cannot be chunked.
-    for (Operation &op : *block)
-      for (Value v : op.getResults())
-        if (isWide(v.getType()))
-          for (Operation *user : v.getUsers())
-            if (user->getBlock() != block) {
-              why = "a tile of the rolled dimension used in a nested region";
-              return failure();
-            }
     return sinks;
   }
 

@@ -121,6 +121,17 @@ bool isRuntime(const SemValue &v) {
   return v.kind == SemValue::Kind::TileData || v.kind == SemValue::Kind::Scalar;
 }
 
+/// Whether two paths' values merge into one result: tiles of one type, or
+/// scalars and numbers (mergeIfScalars picks their type).
+bool mergeable(const SemValue &a, const SemValue &b) {
+  if (!(isRuntime(a) || isNumber(a)) || !(isRuntime(b) || isNumber(b)))
+    return false;
+  if (a.kind != SemValue::Kind::TileData && b.kind != SemValue::Kind::TileData)
+    return true;
+  return a.kind == b.kind && a.value.getType() == b.value.getType() &&
+         isa<RankedTensorType>(a.value.getType());
+}
+
 } // namespace
 
 Value Generator::truthValue(const SemValue &v, mlir::Location l) {
@@ -212,9 +223,7 @@ LogicalResult Generator::genRuntimeIf(const ast::IfStmt &s,
     }
     bool tiles = a.kind == SemValue::Kind::TileData ||
                  b.kind == SemValue::Kind::TileData;
-    if (!(isRuntime(a) || isNumber(a)) || !(isRuntime(b) || isNumber(b)) ||
-        (tiles && (a.kind != b.kind || a.value.getType() != b.value.getType() ||
-                   !isa<RankedTensorType>(a.value.getType())))) {
+    if (!mergeable(a, b)) {
       SemValue u = SemValue::ofKind(SemValue::Kind::Unmerged);
       u.text = "'" + n + "' has different types after the 'if' at " + where +
                ": " + describe(a) + " when the condition holds (" + site(0, n) +
@@ -298,8 +307,7 @@ Result Generator::genRuntimeIfExpr(const ast::IfElseExpr &e,
   const SemValue &a = values[0], &b = values[1];
   bool tiles =
       a.kind == SemValue::Kind::TileData || b.kind == SemValue::Kind::TileData;
-  if (!(isRuntime(a) || isNumber(a)) || !(isRuntime(b) || isNumber(b)) ||
-      (tiles && (a.kind != b.kind || a.value.getType() != b.value.getType()))) {
+  if (!mergeable(a, b)) {
     // Described before the branches (which define the values) go.
     std::string what = "a conditional expression on a run-time condition "
                        "gives one type on both paths (tiles of one shape "
@@ -364,15 +372,10 @@ SemValue Generator::mergeIfTiles(const SemValue &a, const SemValue &b,
 
 SemValue Generator::mergeIfScalars(const SemValue &a, const SemValue &b,
                                    IfPath (&paths)[2], mlir::Location l) {
-  auto isFloat = [](const SemValue &v) {
-    return v.kind == SemValue::Kind::Float ||
-           (v.kind == SemValue::Kind::Scalar &&
-            isa<FloatType>(v.value.getType()));
-  };
   // f32 when either is a float; else the scalars' one type, or the
   // scalar's type against a constant; else index.
   Type type = builder.getIndexType();
-  if (isFloat(a) || isFloat(b))
+  if (isFloatScalar(a) || isFloatScalar(b))
     type = builder.getF32Type();
   else if (a.kind == SemValue::Kind::Scalar &&
            (b.kind != SemValue::Kind::Scalar ||

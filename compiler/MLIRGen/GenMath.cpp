@@ -176,13 +176,9 @@ Result Generator::genWhere(const SemValue &cond, const SemValue &a,
     return v.kind == SemValue::Kind::TileData || v.kind == SemValue::Kind::Ref;
   };
   if (!isTile(a) && !isTile(b)) {
-    auto isFloat = [](const SemValue &v) {
-      return v.kind == SemValue::Kind::Float ||
-             (v.kind == SemValue::Kind::Scalar &&
-              isa<FloatType>(v.value.getType()));
-    };
-    Type element = isFloat(a) || isFloat(b) ? Type(builder.getF32Type())
-                                            : Type(builder.getI64Type());
+    Type element = isFloatScalar(a) || isFloatScalar(b)
+                       ? Type(builder.getF32Type())
+                       : Type(builder.getI64Type());
     auto shape = cast<RankedTensorType>(c->value.getType()).getShape();
     FailureOr<Value> tile =
         coerceTile(a, RankedTensorType::get(shape, element), where);

@@ -12,11 +12,6 @@ using namespace mlir;
 namespace dslc::mlirgen {
 
 /// Whether a non-tile operand is a float (a constant or a run-time scalar).
-static bool isFloatScalar(const SemValue &v) {
-  return v.kind == SemValue::Kind::Float || (v.kind == SemValue::Kind::Scalar &&
-                                             isa<FloatType>(v.value.getType()));
-}
-
 bool Generator::isIndexLike(const SemValue &v) {
   return v.kind == SemValue::Kind::Int ||
          (v.kind == SemValue::Kind::Scalar &&

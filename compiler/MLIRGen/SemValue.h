@@ -170,6 +170,14 @@ inline bool isNumber(const SemValue &v) {
   return v.kind == SemValue::Kind::Int || v.kind == SemValue::Kind::Float;
 }
 
+/// A Float constant or a run-time float scalar (torch's promotion: it makes
+/// an integer operand float32).
+inline bool isFloatScalar(const SemValue &v) {
+  return v.kind == SemValue::Kind::Float ||
+         (v.kind == SemValue::Kind::Scalar &&
+          mlir::isa<mlir::FloatType>(v.value.getType()));
+}
+
 /// Whether `e` is written with literals only (numbers, strings, None, a
 /// dotted name such as torch.float32, operators and tuples of those): a
 /// constexpr default.
