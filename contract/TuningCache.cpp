@@ -104,6 +104,10 @@ bool TuningKey::operator==(const TuningKey &o) const {
          dtype == o.dtype && bucket == o.bucket && shape == o.shape;
 }
 
+std::string tuningDeviceName(const std::string &gpu, bool virtualWorld) {
+  return virtualWorld ? gpu + " (virtual world)" : gpu;
+}
+
 std::string TuningKey::str() const {
   return (collective.empty() ? std::string("kernel") : collective) + " " +
          kernel + " on " + std::to_string(worldSize) + "x " + device + " (" +

@@ -41,6 +41,12 @@ struct TuningKey {
   std::string str() const;
 };
 
+/// TuningKey::device of a GPU named `gpu` (cudaDeviceProp::name): the name
+/// itself, or with " (virtual world)" appended when every rank ran on that
+/// one GPU (Communicator::createVirtual), so that such times, which share
+/// one GPU's SMs and memory, never decide for a real world of that size.
+std::string tuningDeviceName(const std::string &gpu, bool virtualWorld);
+
 /// The best config of one kernel (part of a TuningValue).
 struct KernelChoice {
   std::string kernel; ///< DSL kernel name

@@ -164,6 +164,21 @@ dslcStatus dslcCommCreateFromEnv(const char *rendezvousFile, int64_t timeoutMs,
   });
 }
 
+dslcStatus dslcCommCreateVirtual(int worldSize, int device, dslcComm *out) {
+  return guard([&] {
+    need(out, "out");
+    auto c = std::make_unique<dslcComm_s>();
+    c->comm = Communicator::createVirtual(worldSize, device);
+    *out = c.release();
+  });
+}
+
+dslcStatus dslcCommIsVirtual(dslcComm c, int *out) {
+  return guard([&] {
+    *need(out, "out") = need(c, "comm")->comm->isVirtual() ? 1 : 0;
+  });
+}
+
 dslcStatus dslcCommDestroy(dslcComm comm) {
   return guard([&] { delete comm; });
 }

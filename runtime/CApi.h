@@ -8,6 +8,13 @@
  * "int32", ...). "local" indexes the ranks this process drives
  * (0 .. dslcCommNumLocal-1).
  *
+ * Streams: every `void *stream` argument is a cudaStream_t and means what it
+ * means to CUDA: NULL is the legacy default stream (PyTorch's default stream
+ * has the handle 0), cudaStreamPerThread the per-thread default stream.
+ * DSLC_RANK_STREAM names the rank's own (non-blocking) stream, which is
+ * unordered with the default stream: use it only for work you order
+ * yourself (dslcCommSynchronize, dslcKernelSynchronize).
+ *
  *===---------------------------------------------------------------------===*/
 #ifndef DSLC_RUNTIME_CAPI_H
 #define DSLC_RUNTIME_CAPI_H
@@ -20,6 +27,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The rank's own stream (dslcCommStream), as a stream argument. */
+#define DSLC_RANK_STREAM ((void *)(intptr_t)-1)
 
 typedef enum dslcStatus {
   DSLC_OK = 0,
@@ -55,6 +65,12 @@ dslcStatus dslcCommCreateRank(int rank, int worldSize, int device,
 /* rendezvousFile may be NULL (default path); timeoutMs bounds the wait. */
 dslcStatus dslcCommCreateFromEnv(const char *rendezvousFile,
                                  int64_t timeoutMs, dslcComm *out);
+/* A virtual world: worldSize ranks (1..32) all on `device`, driven by this
+ * process, without NCCL (docs/runtime.md, "Virtual world"): local i is rank
+ * i. Its collectives run dslc kernels only. */
+dslcStatus dslcCommCreateVirtual(int worldSize, int device, dslcComm *out);
+/* *out = 1 for a virtual world, else 0. */
+dslcStatus dslcCommIsVirtual(dslcComm comm, int *out);
 dslcStatus dslcCommDestroy(dslcComm comm);
 dslcStatus dslcCommWorldSize(dslcComm comm, int *out);
 dslcStatus dslcCommNumLocal(dslcComm comm, int *out);
@@ -92,9 +108,12 @@ dslcStatus dslcKernelName(dslcKernel kernel, const char **out);
 dslcStatus dslcKernelSetTimeoutMs(dslcKernel kernel, int64_t ms);
 dslcStatus dslcKernelGrid(dslcKernel kernel, int local, dslcArgs args,
                           int64_t *out);
-/* stream NULL: the rank's own stream. */
+/* stream: a cudaStream_t (NULL: the legacy default stream) or
+ * DSLC_RANK_STREAM. */
 dslcStatus dslcKernelLaunch(dslcKernel kernel, int local, dslcArgs args,
                             void *stream);
+/* Waits (bounded) for the ranks' own streams and for this kernel's launches
+ * on other streams since the last call, then checks the error records. */
 dslcStatus dslcKernelSynchronize(dslcKernel kernel);
 dslcStatus dslcKernelErrorRecord(dslcKernel kernel, int local,
                                  DslcErrorRecord *out);
@@ -118,7 +137,7 @@ dslcStatus dslcArgsCheck(dslcArgs args);
  * $DSLC_KERNEL_DIR); cacheDir: the tuning cache (NULL: the default);
  * stagingBytes: per rank (0: $DSLC_STAGING_BYTES or 256 MiB). Creation is
  * collective. dtype: "bfloat16", "float32", ...; op: "sum", "prod", "max",
- * "min", "avg" (non-sums go to NCCL). stream NULL: the rank's stream.
+ * "min", "avg" (non-sums go to NCCL). stream: as for dslcKernelLaunch.
  * send == recv is allowed. Capturable into CUDA graphs (see prepare). */
 typedef struct dslcCollectives_s *dslcCollectives;
 dslcStatus dslcCollectivesCreate(dslcComm comm, const char *kernelDirs,

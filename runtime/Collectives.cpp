@@ -244,7 +244,7 @@ Collectives::Collectives(Communicator &comm, CollectivesOptions opts)
   int drv = 0, rtv = 0;
   DSLC_CUDART(l.rank, cudaDriverGetVersion(&drv));
   DSLC_CUDART(l.rank, cudaRuntimeGetVersion(&rtv));
-  device_ = prop.name;
+  device_ = contract::tuningDeviceName(prop.name, comm.isVirtual());
   driver_ = cudaVersionString(drv, rtv);
   // A world that spans nodes runs no kernel of its own (its peer tables
   // would need ranks of other nodes): hierarchical or NCCL.
@@ -448,6 +448,14 @@ void Collectives::nccl(CollectiveKind kind, int local, const void *send,
                        cudaStream_t stream) {
   const LocalRank &l = comm_.local(local);
   size_t world = static_cast<size_t>(comm_.worldSize());
+  if (comm_.isVirtual())
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("collectives: {} {} of {} elements would go to "
+                      "NCCL, but a virtual world (every rank on one GPU) has "
+                      "no NCCL communicator: no dslc kernel takes this call "
+                      "(choice: {})",
+                      collectiveName(kind), dtypeName(dtype), totalCount,
+                      choose(kind, totalCount, dtype, op).reason));
   switch (kind) {
   case CollectiveKind::AllReduce:
     DSLC_NCCL(l.rank, ncclAllReduce(send, recv, totalCount, ncclType(dtype),
@@ -479,8 +487,7 @@ void Collectives::run(CollectiveKind kind, int local, const void *send,
   if (totalCount == 0)
     return;
   const LocalRank &l = comm_.local(local);
-  if (!stream)
-    stream = l.stream;
+  stream = l.resolve(stream);
   DispatchChoice c = choose(kind, totalCount, dtype, op);
   if (c.kind == DispatchChoice::Kind::Hierarchical) {
     if (hier_->run(kind, send, recv, totalCount, dtype, op, stream)) {

@@ -198,7 +198,8 @@ private:
 };
 
 /// ncclAllReduce's counterpart on the communicator's default Collectives
-/// (local rank `local`; stream null: the rank's stream).
+/// (local rank `local`; `stream` as CUDA means it, kRankStream for the rank's
+/// own stream).
 void allReduce(Communicator &comm, const void *send, void *recv, size_t count,
                DType dtype, ReduceOp op, cudaStream_t stream, int local = 0);
 void reduceScatter(Communicator &comm, const void *send, void *recv,

@@ -1,11 +1,13 @@
 //===- Communicator.cpp - NCCL communicator over the local GPUs -----------===//
 #include "runtime/Communicator.h"
 
+#include "runtime/CudaDriver.h"
 #include "runtime/Error.h"
 #include "runtime/NcclAsync.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +28,11 @@ void Communicator::applySafeEnvironment() {
   setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0);
   setenv("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1", 0);
   setenv("NVSHMEM_DISABLE_NVLS", "1", 0);
+}
+
+void Communicator::reserveVirtualWorldQueues() {
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS",
+         std::to_string(kMaxVirtualWorld).c_str(), /*overwrite=*/0);
 }
 
 int Communicator::deviceCount() {
@@ -161,6 +168,81 @@ Communicator::createFromEnv(const std::string &rendezvousPath,
   return c;
 }
 
+namespace {
+/// Whether `device`'s primary context exists (then CUDA has read
+/// CUDA_DEVICE_MAX_CONNECTIONS already).
+bool primaryContextActive(int device) {
+  const DriverApi &cu = driver();
+  CUdevice dev = 0;
+  DSLC_CU(-1, cu.cuDeviceGet(&dev, device));
+  unsigned flags = 0;
+  int active = 0;
+  DSLC_CU(-1, cu.cuDevicePrimaryCtxGetState(dev, &flags, &active));
+  return active != 0;
+}
+
+/// The hardware work queues the ranks' streams will get on `device`:
+/// CUDA_DEVICE_MAX_CONNECTIONS, set to kMaxVirtualWorld here when unset and
+/// still unread, else CUDA's default of 8.
+int virtualWorldQueues(int device) {
+  constexpr const char *kVar = "CUDA_DEVICE_MAX_CONNECTIONS";
+  if (!primaryContextActive(device))
+    Communicator::reserveVirtualWorldQueues();
+  const char *v = std::getenv(kVar);
+  if (!v)
+    return 8;
+  char *end = nullptr;
+  long n = std::strtol(v, &end, 10);
+  if (end == v || *end || n < 1)
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("{}='{}' is not a positive integer", kVar, v));
+  return static_cast<int>(std::min<long>(n, kMaxVirtualWorld));
+}
+} // namespace
+
+std::unique_ptr<Communicator>
+Communicator::createVirtual(int worldSize, int device, CommOptions opts) {
+  if (worldSize < 1 || worldSize > kMaxVirtualWorld)
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("a virtual world of {} ranks: the size must be 1..{} "
+                      "(one hardware queue of the GPU per rank)",
+                      worldSize, kMaxVirtualWorld));
+  int count = deviceCount();
+  if (count < 1)
+    raise(ErrorCode::NoDevice,
+          fmt::format("a virtual world of {} ranks needs a GPU; none is "
+                      "visible",
+                      worldSize));
+  if (device < 0 || device >= count)
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("a virtual world on device {}: it does not exist ({} "
+                      "visible)",
+                      device, count));
+  int queues = virtualWorldQueues(device);
+  if (worldSize > queues)
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("a virtual world of {} ranks on device {} needs a "
+                      "hardware queue per rank's stream, and this process "
+                      "has {} (CUDA_DEVICE_MAX_CONNECTIONS, read when the "
+                      "GPU's context was made): ranks sharing a queue would "
+                      "wait for each other's spinning kernels; set "
+                      "CUDA_DEVICE_MAX_CONNECTIONS={} before the first CUDA "
+                      "call, or use at most {} ranks",
+                      worldSize, device, queues, kMaxVirtualWorld, queues));
+  std::unique_ptr<Communicator> c(new Communicator());
+  c->worldSize_ = worldSize;
+  c->virtual_ = true;
+  c->hostTimeoutMs_ = resolveHostTimeoutMs(opts.hostTimeoutMs);
+  for (int r = 0; r < worldSize; ++r) {
+    LocalRank l;
+    l.rank = r;
+    l.device = device;
+    c->locals_.push_back(l);
+  }
+  c->setupLocals();
+  return c;
+}
+
 void Communicator::initComms(const UniqueIdBytes &id) {
   ncclUniqueId nid;
   std::memcpy(&nid, id.data(), sizeof(nid));
@@ -214,6 +296,11 @@ void Communicator::finalizeComms() {
 void Communicator::finalize() {
   if (finalized_)
     return;
+  if (virtual_ && !failed_) {
+    waitStreams("the end of the run");
+    finalized_ = true;
+    return;
+  }
   if (failed_)
     raise(ErrorCode::Nccl,
           fmt::format("rank {}: cannot finalize the NCCL communicator: an "
@@ -231,6 +318,12 @@ void Communicator::groupStart() { DSLC_NCCL(-1, ncclGroupStart()); }
 void Communicator::groupEnd() { DSLC_NCCL(-1, ncclGroupEnd()); }
 
 void Communicator::barrier() {
+  if (virtual_) {
+    // Every rank is this process's: once every rank's stream has drained,
+    // every rank has reached the barrier.
+    waitStreams("barrier");
+    return;
+  }
   forEachGrouped([&](int i) {
     LocalRank &l = locals_[i];
     DSLC_NCCL(l.rank, ncclAllReduce(l.scratch, l.scratch, 1, ncclInt32,
@@ -244,6 +337,8 @@ int Communicator::allReduceMin(const std::vector<int> &perLocal) {
     raise(ErrorCode::InvalidArgument,
           fmt::format("allReduceMin: {} values for {} local ranks",
                       perLocal.size(), locals_.size()));
+  if (virtual_) // every rank's value is here
+    return *std::min_element(perLocal.begin(), perLocal.end());
   forEach([&](int i) {
     LocalRank &l = locals_[i];
     DSLC_CUDART(l.rank, cudaMemcpy(l.scratch, &perLocal[i], sizeof(int),
@@ -265,6 +360,8 @@ int Communicator::allReduceMin(const std::vector<int> &perLocal) {
 
 void Communicator::checkAsyncErrors(const std::string &what) {
   for (LocalRank &l : locals_) {
+    if (!l.comm) // a virtual world's rank
+      continue;
     ncclResult_t async = ncclSuccess;
     ncclResult_t r = ncclCommGetAsyncError(l.comm, &async);
     if (r == ncclSuccess && (async == ncclSuccess || async == ncclInProgress))
@@ -336,7 +433,7 @@ Communicator::~Communicator() {
     std::fprintf(stderr, "dslc runtime: rank %d: %s failed during teardown (%d)\n",
                  rank, call, err);
   };
-  if (!failed_ && !finalized_) {
+  if (!failed_ && !finalized_ && !virtual_) {
     // Not finalized by finalize(): finalize here, bounded; a failure or a
     // timeout aborts the communicators below.
     try {

@@ -4,6 +4,11 @@
 // GPU driven by this one process (createAll, ncclCommInitAll), or one GPU of
 // a multi-process job (createRank / createFromEnv, ncclCommInitRank). The
 // rest of the runtime works on its local ranks the same way in both models.
+// A third model needs no NCCL: a virtual world (createVirtual) of W ranks on
+// one GPU in one process, each rank with its own stream, buffers and
+// kernels, so multi-rank kernels run on a machine with one GPU (docs/
+// runtime.md, "Virtual world"); its barrier is the host waiting for every
+// rank's stream.
 // Every wait it does is bounded: a peer that died becomes an Error(Timeout)
 // naming the rank and what was waited for, not a hang. Its NCCL
 // communicators are non-blocking (runtime/NcclAsync.h): initialization,
@@ -27,6 +32,19 @@
 
 namespace dslc::rt {
 
+/// The largest virtual world: CUDA's most hardware work queues per device
+/// (CUDA_DEVICE_MAX_CONNECTIONS), one per rank's stream.
+constexpr int kMaxVirtualWorld = 32;
+
+/// The name of "the rank's own stream" (LocalRank::stream) wherever the
+/// runtime takes a stream. Every other handle means what it means to CUDA:
+/// nullptr (0) is the legacy default stream, which is also PyTorch's default
+/// stream, and cudaStreamPerThread the per-thread one. A null stream never
+/// stands for the rank's own stream: that stream is non-blocking, so work on
+/// it is unordered with the caller's default-stream work.
+inline const cudaStream_t kRankStream =
+    reinterpret_cast<cudaStream_t>(~uintptr_t(0));
+
 /// One rank driven by this process.
 struct LocalRank {
   int rank = 0;
@@ -36,6 +54,11 @@ struct LocalRank {
   ncclComm_t comm = nullptr;
   cudaStream_t stream = nullptr; ///< the rank's stream (non-blocking)
   int *scratch = nullptr;        ///< device int for barriers
+
+  /// The CUDA stream a caller's `s` names (kRankStream: this rank's own).
+  cudaStream_t resolve(cudaStream_t s) const {
+    return s == kRankStream ? stream : s;
+  }
 };
 
 struct CommOptions {
@@ -64,6 +87,16 @@ public:
   static std::unique_ptr<Communicator>
   createFromEnv(const std::string &rendezvousPath = "",
                 int64_t rendezvousTimeoutMs = 60000, CommOptions opts = {});
+  /// A virtual world: ranks 0..worldSize-1 all on `device`, driven by this
+  /// process, with no NCCL communicator (1 <= worldSize <=
+  /// kMaxVirtualWorld). Each rank has its own non-blocking stream; its
+  /// kernels' CTAs share the GPU (Kernel::load gives each rank 1/worldSize
+  /// of the co-resident CTAs). Sets CUDA_DEVICE_MAX_CONNECTIONS so that the
+  /// ranks' streams get hardware queues of their own, and refuses a world
+  /// larger than the queues (ranks behind one queue would wait for each
+  /// other's spinning kernels).
+  static std::unique_ptr<Communicator>
+  createVirtual(int worldSize, int device = 0, CommOptions opts = {});
 
   /// The communicator of the ranks whose color matches (ncclCommSplit,
   /// collective over `parent`): colors[i] and keys[i] for local rank i; all
@@ -78,12 +111,21 @@ public:
   /// Sets NCCL_NVLS_ENABLE=0 (and the PyTorch/NVSHMEM equivalents) unless
   /// already set: the runtime never uses NVLink multicast.
   static void applySafeEnvironment();
+  /// Sets CUDA_DEVICE_MAX_CONNECTIONS to kMaxVirtualWorld unless set, so
+  /// that a virtual world made later in this process has a hardware queue
+  /// per rank. Effective only before the process's first CUDA context
+  /// (createVirtual does it itself when it comes first).
+  static void reserveVirtualWorldQueues();
 
   ~Communicator();
   Communicator(const Communicator &) = delete;
   Communicator &operator=(const Communicator &) = delete;
 
   int worldSize() const { return worldSize_; }
+  /// A virtual world (createVirtual): every rank on one device, no NCCL.
+  bool isVirtual() const { return virtual_; }
+  /// Local ranks sharing local rank i's device (1 but in a virtual world).
+  int ranksPerDevice() const { return virtual_ ? numLocal() : 1; }
   int numLocal() const { return static_cast<int>(locals_.size()); }
   bool singleProcess() const { return numLocal() == worldSize_; }
   LocalRank &local(int i) { return locals_.at(i); }
@@ -135,6 +177,7 @@ private:
   void groupEnd();
 
   int worldSize_ = 0;
+  bool virtual_ = false;
   int64_t hostTimeoutMs_ = 60000;
   bool failed_ = false;
   bool finalized_ = false;
@@ -153,7 +196,7 @@ template <typename Fn> void Communicator::forEach(Fn fn) {
 }
 
 template <typename Fn> void Communicator::forEachGrouped(Fn fn, bool group) {
-  bool grouped = group && numLocal() > 1;
+  bool grouped = group && numLocal() > 1 && !virtual_;
   if (grouped)
     groupStart();
   try {

@@ -48,6 +48,8 @@ const DriverApi &driver() {
       lookup(api.cuOccupancyMaxActiveBlocksPerMultiprocessor,
              "cuOccupancyMaxActiveBlocksPerMultiprocessor");
       lookup(api.cuLaunchKernel, "cuLaunchKernel");
+      lookup(api.cuDeviceGet, "cuDeviceGet");
+      lookup(api.cuDevicePrimaryCtxGetState, "cuDevicePrimaryCtxGetState");
       try {
         lookup(api.cuFuncGetParamInfo, "cuFuncGetParamInfo", 12040);
       } catch (const Error &) {

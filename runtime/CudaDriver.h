@@ -25,6 +25,8 @@ struct DriverApi {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, unsigned, CUstream,
                              void **, void **);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDevicePrimaryCtxGetState)(CUdevice, unsigned *, int *);
   /// Optional (CUDA 12.4+ drivers): null when the driver lacks it.
   CUresult (*cuFuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *);
 };

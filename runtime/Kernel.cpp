@@ -7,9 +7,11 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 namespace dslc::rt {
 
@@ -95,14 +97,18 @@ Kernel::loadImages(Communicator &comm, const std::vector<std::string> &images,
       k->loadRank(i, images.size() == 1 ? images[0] : images[i],
                   metadata.size() == 1 ? metadata[0] : metadata[i]);
     // Rank-specialized cubins can differ in registers and so in occupancy;
-    // every rank launches the grid the tightest rank can hold.
+    // every rank launches the grid the tightest rank can hold. Ranks that
+    // share a GPU (a virtual world) share its co-resident CTAs.
     std::vector<int> resident;
     for (int i = 0; i < n; ++i)
       resident.push_back(k->ranks_[i].maxActivePerSm *
                          comm.local(i).numSms);
     int agreed = comm.allReduceMin(resident);
+    int share = agreed / comm.ranksPerDevice();
+    if (share < 1 && k->ranks_[0].md.spins)
+      raise(ErrorCode::InvalidArgument, k->coResidencyProblem(agreed));
     for (int i = 0; i < n; ++i)
-      k->ranks_[i].resident = agreed;
+      k->ranks_[i].resident = share;
   } catch (...) {
     k->release();
     k->ranks_.clear();
@@ -166,9 +172,29 @@ void Kernel::loadRank(int i, const std::string &image, KernelMetadata md) {
                                     cudaHostAllocMapped |
                                         cudaHostAllocPortable));
   r.record = static_cast<DslcErrorRecord *>(rec);
+  DSLC_CUDART(l.rank, cudaEventCreateWithFlags(&r.foreignDone,
+                                               cudaEventDisableTiming));
   std::memset(r.record, 0, sizeof(DslcErrorRecord));
   DSLC_CUDART(l.rank, cudaHostGetDevicePointer(&r.recordDevice, rec, 0));
   DSLC_CUDART(l.rank, cudaDeviceSynchronize());
+}
+
+std::string Kernel::coResidencyProblem(int64_t resident) const {
+  const PerRank &r = ranks_[0];
+  const LocalRank &l = comm_.local(0);
+  int regs = 0, shared = 0;
+  (void)driver().cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS,
+                                    r.function);
+  (void)driver().cuFuncGetAttribute(
+      &shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, r.function);
+  return fmt::format(
+      "kernel {} waits for its peers, so every rank's CTAs must be resident "
+      "on the GPU at once, but a virtual world of {} ranks on device {} "
+      "cannot hold one CTA per rank: {} SMs x {} CTAs per SM ({} threads, "
+      "{} registers per thread, {} bytes of shared memory per CTA) = {} "
+      "CTAs; use a smaller world or smaller CTAs (num_warps)",
+      r.md.kernel, comm_.worldSize(), l.device, l.numSms, r.maxActivePerSm,
+      r.md.threadsPerCta(), regs, shared, resident);
 }
 
 void Kernel::checkSignature(const PerRank &r, int rank) const {
@@ -252,11 +278,56 @@ void Kernel::launch(int localIndex, const BoundArgs &args,
   hidden.errorRecord = r.recordDevice;
   hidden.state = r.state;
   ParamBuffer params = packParams(args, hidden);
+  cudaStream_t s = l.resolve(stream);
   setDevice(l.device, l.rank);
   DSLC_CU(l.rank, driver().cuLaunchKernel(
                       r.function, static_cast<unsigned>(grid), 1, 1,
-                      static_cast<unsigned>(md.threadsPerCta()), 1, 1, 0,
-                      stream ? stream : l.stream, params.pointers(), nullptr));
+                      static_cast<unsigned>(md.threadsPerCta()), 1, 1, 0, s,
+                      params.pointers(), nullptr));
+  if (s == l.stream)
+    return;
+  // The caller's stream: synchronize() must wait for this launch too.
+  cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+  DSLC_CUDART(l.rank, cudaStreamIsCapturing(s, &cap));
+  if (cap != cudaStreamCaptureStatusNone)
+    return;
+  DSLC_CUDART(l.rank, cudaEventRecord(r.foreignDone, s));
+  r.foreignPending = true;
+}
+
+void Kernel::waitForeignLaunches(int64_t timeoutMs) {
+  auto start = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < ranks_.size(); ++i) {
+    PerRank &r = ranks_[i];
+    const LocalRank &l = comm_.local(static_cast<int>(i));
+    while (r.foreignPending) {
+      setDevice(l.device, l.rank);
+      cudaError_t st = cudaEventQuery(r.foreignDone);
+      if (st == cudaSuccess) {
+        r.foreignPending = false;
+        break;
+      }
+      if (st != cudaErrorNotReady) {
+        r.foreignPending = false;
+        checkCudart(st,
+                    fmt::format("cudaEventQuery (kernel {}: waiting for its "
+                                "launch on the caller's stream)",
+                                r.md.kernel)
+                        .c_str(),
+                    l.rank);
+      }
+      auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+      if (timeoutMs > 0 && waited >= timeoutMs)
+        raise(ErrorCode::Timeout,
+              fmt::format("rank {}: kernel {}: its launch on the caller's "
+                          "stream did not finish within {} ms (that stream "
+                          "may be blocked by other work, or a peer died)",
+                          l.rank, r.md.kernel, timeoutMs));
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  }
 }
 
 void Kernel::launchAll(const std::vector<BoundArgs> &args) {
@@ -299,6 +370,7 @@ void Kernel::synchronize() {
   const std::string what = fmt::format("kernel {}", ranks_.empty() ? "?" : ranks_[0].md.kernel);
   try {
     comm_.waitStreams(what, host);
+    waitForeignLaunches(host);
   } catch (const Error &e) {
     comm_.markFailed();
     std::string records = collectRecords();
@@ -342,6 +414,8 @@ void Kernel::release() {
       (void)cudaFree(r.state);
     if (r.record)
       (void)cudaFreeHost(r.record);
+    if (r.foreignDone)
+      (void)cudaEventDestroy(r.foreignDone);
     r = PerRank();
   }
   (void)cudaGetLastError();

@@ -69,15 +69,18 @@ public:
   int64_t gridFor(int localIndex, const BoundArgs &args) const;
   int maxActivePerSm(int localIndex) const;
 
-  /// Checks `args` and enqueues the kernel on `stream` (the rank's own
-  /// stream when null). Capturable.
+  /// Checks `args` and enqueues the kernel on `stream`: kRankStream is the
+  /// rank's own stream, any other handle is CUDA's (nullptr: the legacy
+  /// default stream, PyTorch's default). Capturable.
   void launch(int localIndex, const BoundArgs &args,
-              cudaStream_t stream = nullptr);
+              cudaStream_t stream = kRankStream);
   /// launch() on every local rank, each on its own stream.
   void launchAll(const std::vector<BoundArgs> &args);
-  /// Waits (bounded) for every local rank's stream, then checks the error
-  /// records: a timed-out spin becomes Error(KernelTimeout) with the
-  /// record's message; a peer that stopped answering, Error(Timeout).
+  /// Waits (bounded) for every local rank's stream and for the launches
+  /// made on other streams since the last synchronize() (an event recorded
+  /// after each), then checks the error records: a timed-out spin becomes
+  /// Error(KernelTimeout) with the record's message; a peer that stopped
+  /// answering, Error(Timeout).
   void synchronize();
   /// Throws Error(KernelTimeout) when a rank's error record is set.
   void checkErrorRecords();
@@ -96,11 +99,19 @@ private:
     void *state = nullptr;
     DslcErrorRecord *record = nullptr; ///< host-mapped
     void *recordDevice = nullptr;
+    /// Recorded after each launch on a stream other than the rank's own
+    /// (not while that stream is capturing); synchronize() waits for it.
+    cudaEvent_t foreignDone = nullptr;
+    bool foreignPending = false;
   };
   explicit Kernel(Communicator &comm) : comm_(comm) {}
   void loadRank(int i, const std::string &image, KernelMetadata md);
   void checkSignature(const PerRank &r, int rank) const;
   std::string collectRecords() const;
+  /// Why `resident` co-resident CTAs cannot give every rank of a virtual
+  /// world one: the sizes that decide it.
+  std::string coResidencyProblem(int64_t resident) const;
+  void waitForeignLaunches(int64_t timeoutMs);
   void release();
 
   Communicator &comm_;

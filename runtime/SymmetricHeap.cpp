@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <cstdio>
 
 namespace dslc::rt {
@@ -84,6 +85,28 @@ SymmetricHeap::SymmetricHeap(Communicator &comm, size_t bytesPerRank)
   int n = comm.numLocal();
   base_.assign(n, nullptr);
   windows_.assign(n, nullptr);
+  if (comm.isVirtual()) {
+    // One GPU: W regions of one allocation (sizes checked: W <= 32 and the
+    // capacity was rounded from a size_t, so only the product can wrap).
+    size_t cap = alloc_.capacity();
+    if (cap > SIZE_MAX / static_cast<size_t>(n))
+      raise(ErrorCode::OutOfMemory,
+            fmt::format("symmetric heap: {} ranks x {} bytes overflows", n,
+                        cap));
+    setDevice(comm.local(0).device, 0);
+    cudaError_t err = cudaMalloc(&virtualBlock_, cap * n);
+    if (err == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      raise(ErrorCode::OutOfMemory,
+            fmt::format("symmetric heap: a virtual world of {} ranks needs "
+                        "{} x {} bytes on device {}, which it does not have",
+                        n, n, cap, comm.local(0).device));
+    }
+    DSLC_CUDART(0, err);
+    for (int i = 0; i < n; ++i)
+      base_[i] = static_cast<char *>(virtualBlock_) + cap * i;
+    return;
+  }
   try {
     comm.forEach([&](int i) {
       const LocalRank &l = comm.local(i);
@@ -121,6 +144,14 @@ SymmetricHeap::SymmetricHeap(Communicator &comm, size_t bytesPerRank)
 SymmetricHeap::~SymmetricHeap() { release(); }
 
 void SymmetricHeap::release() {
+  if (virtualBlock_) {
+    (void)cudaSetDevice(comm_.local(0).device);
+    (void)cudaFree(virtualBlock_);
+    virtualBlock_ = nullptr;
+    base_.clear();
+    windows_.clear();
+    return;
+  }
   bool anyWindow = false;
   for (ncclWindow_t w : windows_)
     anyWindow |= w != nullptr;
@@ -199,18 +230,13 @@ SymmetricBuffer SymmetricHeap::alloc(size_t bytes, size_t align) {
   int n = comm_.numLocal();
   buf.local.resize(n);
   buf.peers.resize(n);
+  for (int i = 0; i < n; ++i) {
+    char *base = static_cast<char *>(base_[i]);
+    buf.local[i] = base + buf.offset;
+    buf.peers[i] = base + buf.tableOffset;
+  }
   try {
-    comm_.forEach([&](int i) {
-      const LocalRank &l = comm_.local(i);
-      char *base = static_cast<char *>(base_[i]);
-      buf.local[i] = base + buf.offset;
-      buf.peers[i] = base + buf.tableOffset;
-      const RankTeams &t = comm_.teams(i);
-      enqueueFillPeerTable(windows_[i], buf.offset, world, t.lsaFirst(),
-                           t.lsaSize, static_cast<uint64_t *>(buf.peers[i]),
-                           l.rank, buf.local[i], l.stream);
-    });
-    comm_.waitStreams("peer table fill");
+    fillPeerTables(buf);
     comm_.forEach([&](int i) {
       validateTable(comm_.local(i), world, buf.peers[i], buf.local[i],
                     "symmetric heap", &comm_.teams(i));
@@ -221,6 +247,30 @@ SymmetricBuffer SymmetricHeap::alloc(size_t bytes, size_t align) {
     throw;
   }
   return buf;
+}
+
+void SymmetricHeap::fillPeerTables(const SymmetricBuffer &buf) {
+  int world = comm_.worldSize();
+  if (comm_.isVirtual()) {
+    // Every rank's region is in this process: the tables come from here.
+    std::vector<uint64_t> table(world);
+    for (int p = 0; p < world; ++p)
+      table[p] = reinterpret_cast<uintptr_t>(buf.local[p]);
+    comm_.forEach([&](int i) {
+      DSLC_CUDART(i, cudaMemcpy(buf.peers[i], table.data(),
+                                world * sizeof(uint64_t),
+                                cudaMemcpyHostToDevice));
+    });
+    return;
+  }
+  comm_.forEach([&](int i) {
+    const LocalRank &l = comm_.local(i);
+    const RankTeams &t = comm_.teams(i);
+    enqueueFillPeerTable(windows_[i], buf.offset, world, t.lsaFirst(),
+                         t.lsaSize, static_cast<uint64_t *>(buf.peers[i]),
+                         l.rank, buf.local[i], l.stream);
+  });
+  comm_.waitStreams("peer table fill");
 }
 
 void SymmetricHeap::zero(const SymmetricBuffer &buf) {

@@ -9,6 +9,10 @@
 // and carved from the heap too. Signal pads are buffers zeroed on every rank
 // before any rank can signal into them.
 //
+// In a virtual world (Communicator::createVirtual) the heap is one device
+// allocation carved into one region per rank, with no NCCL window; peer
+// tables hold the regions' addresses, written from the host.
+//
 // importSymmetric() wraps peer tables made elsewhere (PyTorch symmetric
 // memory's buffer_ptrs_dev / signal_pad_ptrs_dev) after checking them.
 //
@@ -77,8 +81,11 @@ private:
 
   Communicator &comm_;
   RangeAllocator alloc_;
+  void fillPeerTables(const SymmetricBuffer &buf);
+
   std::vector<void *> base_;
   std::vector<ncclWindow_t> windows_;
+  void *virtualBlock_ = nullptr; ///< a virtual world's regions, one block
 };
 
 /// Wraps addresses and peer tables made elsewhere (one per local rank,

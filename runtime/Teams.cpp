@@ -89,7 +89,13 @@ std::string lsaPeerTableProblem(const RankTeams &t, int entries,
 
 const RankTeams &Communicator::teams(int localIndex) {
   (void)local(localIndex); // range check
-  if (teams_.empty()) {
+  if (teams_.empty() && virtual_) {
+    // One GPU: every rank loads from and stores to every other's memory.
+    for (const LocalRank &r : locals_)
+      teams_.push_back(makeRankTeams(r.rank, worldSize_,
+                                     {worldSize_, r.rank, 1},
+                                     {worldSize_, r.rank, 1}));
+  } else if (teams_.empty()) {
     for (const LocalRank &r : locals_) {
       setDevice(r.device, r.rank);
       teams_.push_back(makeRankTeams(r.rank, worldSize_,
@@ -104,6 +110,10 @@ std::unique_ptr<Communicator>
 Communicator::split(Communicator &parent, const std::vector<int> &colors,
                     const std::vector<int> &keys) {
   int n = parent.numLocal();
+  if (parent.isVirtual())
+    raise(ErrorCode::InvalidArgument,
+          "Communicator::split: a virtual world has no NCCL communicator to "
+          "split");
   if (static_cast<int>(colors.size()) != n ||
       static_cast<int>(keys.size()) != n)
     raise(ErrorCode::InvalidArgument,

@@ -60,6 +60,8 @@ FUNCTIONS = {
     "dslcCommCreateAll": (Status, [c_int, P(c_int), P(Handle)]),
     "dslcCommCreateRank": (Status, [c_int, c_int, c_int, c_void_p, P(Handle)]),
     "dslcCommCreateFromEnv": (Status, [c_char_p, c_int64, P(Handle)]),
+    "dslcCommCreateVirtual": (Status, [c_int, c_int, P(Handle)]),
+    "dslcCommIsVirtual": (Status, [Handle, P(c_int)]),
     "dslcCommDestroy": (Status, [Handle]),
     "dslcCommWorldSize": (Status, [Handle, P(c_int)]),
     "dslcCommNumLocal": (Status, [Handle, P(c_int)]),

@@ -4,7 +4,8 @@
 // dispatch decision is a pure function (no GPU). The [gpu] tests need two
 // GPUs and print why they are skipped otherwise: NCCL fallback (eager,
 // in place, captured in a CUDA graph) and the kernel path with the runtime
-// tests' hand-written one-shot all-reduce, tuned by a hand-made cache entry.
+// tests' hand-written one-shot all-reduce, tuned by a hand-made cache entry
+// (also in a virtual world of two ranks on one GPU).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/Collectives.h"
@@ -240,10 +241,11 @@ TEST_CASE("collectives: NCCL fallback, eager, in place and in a graph",
   std::system(("rm -rf '" + cache + "'").c_str());
 }
 
-TEST_CASE("collectives: a tuned kernel, eager, in place and in a graph",
-          "[gpu]") {
-  if (!haveGpus(2, "collectives tuned kernel"))
-    return;
+namespace {
+/// The runtime tests' one-shot all-reduce (world 2) tuned by a hand-made
+/// cache entry, through Collectives on `comm` (two GPUs, or a virtual
+/// world of two ranks on one, which has no NCCL to fall back on).
+void tunedKernelCase(std::unique_ptr<Communicator> (*make)()) {
   std::string src = testKernelDir();
   if (access((src + "/one_shot_all_reduce.r0.cubin").c_str(), R_OK) != 0) {
     WARN("SKIPPED collectives tuned kernel: no test kernels in " + src +
@@ -259,16 +261,18 @@ TEST_CASE("collectives: a tuned kernel, eager, in place and in a graph",
       << R"({"format":"dslc-tuner-candidates","version":2,)"
          R"("collective":"all_reduce","world_size":2,"dtype":"bfloat16",)"
          R"("set":"set:test","kernels":[],"compiled":[]})";
-  auto comm = Communicator::createAll({0, 1});
+  auto comm = make();
   cudaDeviceProp prop{};
   DSLC_CUDART(0, cudaGetDeviceProperties(&prop, 0));
   int drv = 0, rtv = 0;
   DSLC_CUDART(0, cudaDriverGetVersion(&drv));
   DSLC_CUDART(0, cudaRuntimeGetVersion(&rtv));
+  std::string device =
+      dslc::contract::tuningDeviceName(prop.name, comm->isVirtual());
   std::vector<TuningRecord> recs;
   for (int b : {12, 13, 16}) {
     TuningRecord r;
-    r.key = {"all_reduce", "set:test", prop.name, cudaVersionString(drv, rtv),
+    r.key = {"all_reduce", "set:test", device, cudaVersionString(drv, rtv),
              2,            "bfloat16", b};
     r.value = tuned(2.0, 6.5);
     r.value.pick.kernel = "one_shot_all_reduce_kernel";
@@ -289,7 +293,7 @@ TEST_CASE("collectives: a tuned kernel, eager, in place and in a graph",
     // Not tuned at 2^20: NCCL.
     CHECK(coll.choose(CollectiveKind::AllReduce, 1 << 20, DType::BFloat16)
               .kind == DispatchChoice::Kind::Nccl);
-    // Several GPUs per thread: prepare first.
+    // Several ranks per thread: prepare first.
     coll.prepare(CollectiveKind::AllReduce, {5000, 4096, 65536},
                  DType::BFloat16);
     CHECK(runAllReduce(*comm, coll, 5000, false, false) == 0);
@@ -297,9 +301,31 @@ TEST_CASE("collectives: a tuned kernel, eager, in place and in a graph",
     CHECK(runAllReduce(*comm, coll, 65536, false, true) == 0);
     CHECK(coll.kernelCalls() == 6);
     CHECK(coll.ncclCalls() == 0);
-    // Unprepared size, several GPUs per thread: NCCL.
-    CHECK(runAllReduce(*comm, coll, 8191, false, false) == 0);
-    CHECK(coll.ncclCalls() == 2);
+    if (comm->isVirtual()) {
+      // An unprepared size would go to NCCL, which a virtual world lacks.
+      CHECK_THROWS_WITH(runAllReduce(*comm, coll, 8191, false, false),
+                        Catch::Contains("a virtual world (every rank on one "
+                                        "GPU) has no NCCL communicator"));
+    } else {
+      // Unprepared size, several GPUs per thread: NCCL.
+      CHECK(runAllReduce(*comm, coll, 8191, false, false) == 0);
+      CHECK(coll.ncclCalls() == 2);
+    }
   }
   std::system(fmt::format("rm -rf '{}' '{}'", kdir, cache).c_str());
+}
+} // namespace
+
+TEST_CASE("collectives: a tuned kernel, eager, in place and in a graph",
+          "[gpu]") {
+  if (!haveGpus(2, "collectives tuned kernel"))
+    return;
+  tunedKernelCase([] { return Communicator::createAll({0, 1}); });
+}
+
+TEST_CASE("collectives: a tuned kernel in a virtual world of two ranks",
+          "[gpu]") {
+  if (!haveGpus(1, "collectives tuned kernel (virtual world)"))
+    return;
+  tunedKernelCase([] { return Communicator::createVirtual(2); });
 }

@@ -11,8 +11,12 @@
 #include "tests/runtime/TestSupport.h"
 #include "tooling/harness/CollectiveHarness.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <unistd.h>
 
 namespace dslc::test {
@@ -51,6 +55,81 @@ std::vector<uint32_t> readPad(Communicator &comm, const SymmetricBuffer &pad,
   DSLC_CUDART(l.rank, cudaMemcpy(v.data(), pad.local[local], v.size() * 4,
                                  cudaMemcpyDeviceToHost));
   return v;
+}
+
+std::string peerReadWrite(Communicator &comm) {
+  int world = comm.worldSize();
+  SymmetricHeap heap(comm, 8 << 20);
+  const int64_t n = 100003;
+  SymmetricBuffer buf = heap.alloc(2 * n * sizeof(int32_t));
+  std::string problems;
+  auto problem = [&](const std::string &what) {
+    problems += (problems.empty() ? "" : "; ") + what;
+  };
+  // Same offset everywhere; own table entry is the local address.
+  for (int i = 0; i < comm.numLocal(); ++i) {
+    std::vector<uint64_t> table(world);
+    setDevice(comm.local(i).device, comm.local(i).rank);
+    DSLC_CUDART(i, cudaMemcpy(table.data(), buf.peers[i], world * 8,
+                              cudaMemcpyDeviceToHost));
+    int rank = comm.local(i).rank;
+    if (table[rank] != reinterpret_cast<uintptr_t>(buf.local[i]))
+      problem(fmt::format("rank {}: own table entry is not its address",
+                          rank));
+    for (int p = 0; p < world; ++p)
+      if (table[p] == 0)
+        problem(fmt::format("rank {}: table entry {} is null", rank, p));
+  }
+  auto kernel = Kernel::load(comm, kernelPath("peer_rw.cubin"));
+  std::vector<void *> outs(comm.numLocal());
+  std::vector<BoundArgs> args;
+  comm.forEach([&](int i) {
+    int rank = comm.local(i).rank;
+    std::vector<int32_t> host(n);
+    for (int64_t k = 0; k < n; ++k)
+      host[k] = static_cast<int32_t>(rank * 7919 + k);
+    DSLC_CUDART(rank, cudaMemcpy(buf.local[i], host.data(), n * 4,
+                                 cudaMemcpyHostToDevice));
+    DSLC_CUDART(rank, cudaMalloc(&outs[i], n * 4));
+    BoundArgs a = kernel->args(i);
+    a.setTensor("buf", buf.tensor(i, DType::Int32, {2, n}));
+    a.setInt("rank", rank);
+    a.setInt("world", world);
+    a.setTensor("out", TensorArg{outs[i], DType::Int32, {n}});
+    args.push_back(std::move(a));
+  });
+  comm.barrier();
+  // A grid-stride kernel without spins: its tiles, up to max_ctas.
+  int64_t grid = kernel->gridFor(0, args[0]);
+  if (grid != std::min<int64_t>((n + 255) / 256, 1024))
+    problem(fmt::format("grid {} for {} tiles", grid, (n + 255) / 256));
+  kernel->launchAll(args);
+  kernel->synchronize();
+  comm.barrier();
+  comm.forEach([&](int i) {
+    int rank = comm.local(i).rank;
+    int next = (rank + 1) % world, prev = (rank + world - 1) % world;
+    std::vector<int32_t> out(n), inbox(n);
+    DSLC_CUDART(rank, cudaMemcpy(out.data(), outs[i], n * 4,
+                                 cudaMemcpyDeviceToHost));
+    DSLC_CUDART(rank, cudaMemcpy(inbox.data(),
+                                 static_cast<int32_t *>(buf.local[i]) + n,
+                                 n * 4, cudaMemcpyDeviceToHost));
+    int64_t badRead = 0, badWrite = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      badRead += out[k] != static_cast<int32_t>(next * 7919 + k);
+      badWrite += inbox[k] != static_cast<int32_t>(prev * 1000003 + k);
+    }
+    if (badRead || badWrite)
+      problem(fmt::format("rank {}: {} wrong peer reads, {} wrong peer "
+                          "writes of {}",
+                          rank, badRead, badWrite, n));
+    DSLC_CUDART(rank, cudaFree(outs[i]));
+  });
+  heap.free(buf);
+  if (heap.used() != 0)
+    problem(fmt::format("{} heap bytes in use after free", heap.used()));
+  return problems;
 }
 
 std::unique_ptr<Kernel> loadOneShot(Communicator &comm, int64_t timeoutMs) {
@@ -163,6 +242,57 @@ int mpWork() {
   return failures ? 1 : 0;
 }
 
+/// The virtual world's size for the virtual-* scenarios
+/// ($DSLC_VIRTUAL_WORLD, default 8).
+int virtualWorldSize() {
+  const char *w = std::getenv("DSLC_VIRTUAL_WORLD");
+  return w ? std::atoi(w) : 8;
+}
+
+int virtualHang() {
+  auto comm = Communicator::createVirtual(virtualWorldSize());
+  // The last rank never signals: its peers time out on its slot.
+  return expectHang(*comm, comm->worldSize() - 1, true);
+}
+
+/// A rank whose kernel is never launched (a dead peer in one process): the
+/// others' bounded waits report it, nothing hangs.
+int virtualMissingRank() {
+  auto comm = Communicator::createVirtual(virtualWorldSize());
+  int missing = comm->worldSize() - 1;
+  SymmetricHeap heap(*comm, 1 << 20);
+  PingPong p = makePingPong(*comm, heap, 1, -1, 1000);
+  auto start = std::chrono::steady_clock::now();
+  try {
+    for (int i = 0; i < comm->numLocal(); ++i)
+      if (comm->local(i).rank != missing)
+        p.kernel->launch(i, p.args[i]);
+    p.kernel->synchronize();
+    std::printf("RESULT: no error after %.0f ms\n", msSince(start));
+    return 1;
+  } catch (const Error &e) {
+    std::printf("RESULT: error (%s) after %.0f ms (rank %d never "
+                "launched):\n%s\n",
+                errorCodeName(e.code()), msSince(start), missing, e.what());
+    std::fflush(stdout);
+    return e.code() == ErrorCode::KernelTimeout ? 0 : 1;
+  }
+}
+
+/// More ranks than CUDA_DEVICE_MAX_CONNECTIONS gives hardware queues.
+int virtualQueues() {
+  try {
+    auto comm = Communicator::createVirtual(virtualWorldSize());
+    std::printf("RESULT: a virtual world of %d ranks was made\n",
+                comm->worldSize());
+    return 1;
+  } catch (const Error &e) {
+    std::printf("RESULT: error (%s): %s\n", errorCodeName(e.code()),
+                e.what());
+    return e.code() == ErrorCode::InvalidArgument ? 0 : 1;
+  }
+}
+
 } // namespace
 
 int runChildScenario(const std::string &scenario) {
@@ -177,6 +307,12 @@ int runChildScenario(const std::string &scenario) {
       return mpWork();
     if (scenario == "mp-teams")
       return mpTeams();
+    if (scenario == "virtual-hang")
+      return virtualHang();
+    if (scenario == "virtual-missing-rank")
+      return virtualMissingRank();
+    if (scenario == "virtual-queues")
+      return virtualQueues();
     if (int status = runFaultScenario(scenario); status >= 0)
       return status;
     std::printf("unknown child scenario '%s'\n", scenario.c_str());

@@ -7,6 +7,7 @@
 #include "runtime/SymmetricHeap.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace dslc::test {
@@ -22,6 +23,11 @@ PingPong makePingPong(rt::Communicator &comm, rt::SymmetricHeap &heap,
 /// The pad's slots on local rank `local`.
 std::vector<uint32_t> readPad(rt::Communicator &comm,
                               const rt::SymmetricBuffer &pad, int local);
+
+/// peer_rw on every local rank over a symmetric buffer: the peer tables
+/// and every rank's reads from and writes to its neighbours' memory
+/// checked; "" when right, else what was wrong.
+std::string peerReadWrite(rt::Communicator &comm);
 
 /// The one-shot all-reduce test kernel, one cubin per rank.
 std::unique_ptr<rt::Kernel> loadOneShot(rt::Communicator &comm,

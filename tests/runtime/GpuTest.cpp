@@ -40,68 +40,7 @@ TEST_CASE("symmetric heap: peer tables, peer read and write", "[gpu]") {
   if (!requireGpus(1, "symmetric heap peer read/write"))
     return;
   auto comm = Communicator::createAll();
-  int world = comm->worldSize();
-  SymmetricHeap heap(*comm, 8 << 20);
-  const int64_t n = 100003;
-  SymmetricBuffer buf = heap.alloc(2 * n * sizeof(int32_t));
-  // Same offset everywhere; own table entry is the local address.
-  for (int i = 0; i < comm->numLocal(); ++i) {
-    std::vector<uint64_t> table(world);
-    DSLC_CUDART(i, cudaSetDevice(comm->local(i).device));
-    DSLC_CUDART(i, cudaMemcpy(table.data(), buf.peers[i], world * 8,
-                              cudaMemcpyDeviceToHost));
-    CHECK(table[i] == reinterpret_cast<uintptr_t>(buf.local[i]));
-    for (int p = 0; p < world; ++p)
-      CHECK(table[p] != 0);
-  }
-  auto kernel = Kernel::load(*comm, kernelPath("peer_rw.cubin"));
-  std::vector<void *> outs(comm->numLocal());
-  std::vector<BoundArgs> args;
-  comm->forEach([&](int i) {
-    int rank = comm->local(i).rank;
-    std::vector<int32_t> host(n);
-    for (int64_t k = 0; k < n; ++k)
-      host[k] = static_cast<int32_t>(rank * 7919 + k);
-    DSLC_CUDART(rank, cudaMemcpy(buf.local[i], host.data(), n * 4,
-                                 cudaMemcpyHostToDevice));
-    DSLC_CUDART(rank, cudaMalloc(&outs[i], n * 4));
-    BoundArgs a = kernel->args(i);
-    a.setTensor("buf", buf.tensor(i, DType::Int32, {2, n}));
-    a.setInt("rank", rank);
-    a.setInt("world", world);
-    TensorArg out;
-    out.data = outs[i];
-    out.dtype = DType::Int32;
-    out.sizes = {n};
-    a.setTensor("out", out);
-    args.push_back(std::move(a));
-  });
-  comm->barrier();
-  CHECK(kernel->gridFor(0, args[0]) == std::min<int64_t>((n + 255) / 256, 1024));
-  kernel->launchAll(args);
-  kernel->synchronize();
-  comm->barrier();
-  comm->forEach([&](int i) {
-    int rank = comm->local(i).rank;
-    int next = (rank + 1) % world, prev = (rank + world - 1) % world;
-    std::vector<int32_t> out(n), inbox(n);
-    DSLC_CUDART(rank, cudaMemcpy(out.data(), outs[i], n * 4,
-                                 cudaMemcpyDeviceToHost));
-    DSLC_CUDART(rank, cudaMemcpy(inbox.data(),
-                                 static_cast<int32_t *>(buf.local[i]) + n,
-                                 n * 4, cudaMemcpyDeviceToHost));
-    int64_t badRead = 0, badWrite = 0;
-    for (int64_t k = 0; k < n; ++k) {
-      badRead += out[k] != static_cast<int32_t>(next * 7919 + k);
-      badWrite += inbox[k] != static_cast<int32_t>(prev * 1000003 + k);
-    }
-    INFO("rank " << rank);
-    CHECK(badRead == 0);
-    CHECK(badWrite == 0);
-    DSLC_CUDART(rank, cudaFree(outs[i]));
-  });
-  heap.free(buf);
-  CHECK(heap.used() == 0);
+  CHECK(peerReadWrite(*comm) == "");
 }
 
 TEST_CASE("symmetric heap: bounds, alignment, misuse and imported tables",

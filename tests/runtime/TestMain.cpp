@@ -12,6 +12,8 @@
 
 int main(int argc, char **argv) {
   dslc::rt::Communicator::applySafeEnvironment();
+  // The virtual-world tests run after others have made the CUDA context.
+  dslc::rt::Communicator::reserveVirtualWorldQueues();
   if (const char *child = std::getenv("DSLC_RT_TEST_CHILD"))
     return dslc::test::runChildScenario(child);
   return dslc::test::gpuRunStatus(Catch::Session().run(argc, argv), argc, argv);

@@ -34,8 +34,8 @@ std::string compileDsl(const DslrunOptions &o, rt::Communicator &comm,
     c.file = o.dsl;
     c.kernel = o.kernelName;
     c.out = rt::expandRankPattern(pattern, rank);
-    c.defines = {{"my_rank", std::to_string(rank)},
-                 {"world_size", std::to_string(comm.worldSize())}};
+    c.rank = rank;
+    c.worldSize = comm.worldSize();
     c.extraArgs = o.dslcArgs;
     std::fprintf(stderr, "dslrun: %s\n",
                  tooling::displayCommand(c.argv()).c_str());
@@ -249,8 +249,11 @@ int runDslrun(const DslrunOptions &o) {
   std::string tag = env ? fmt::format("[rank {}] ", env->rank) : "";
   std::vector<int> devices(o.devices.begin(), o.devices.end());
   std::unique_ptr<rt::Communicator> comm =
-      env ? rt::Communicator::createFromEnv(o.rendezvous)
-          : rt::Communicator::createAll(devices);
+      o.virtualWorld
+          ? rt::Communicator::createVirtual(o.virtualWorld,
+                                            devices.empty() ? 0 : devices[0])
+      : env ? rt::Communicator::createFromEnv(o.rendezvous)
+            : rt::Communicator::createAll(devices);
   std::string cubin =
       o.dsl.empty() ? o.cubin : compileDsl(o, *comm, tmp.path());
   rt::KernelOptions kopts;
@@ -260,7 +263,14 @@ int runDslrun(const DslrunOptions &o) {
               "spin timeout %lld ms\n",
               tag.c_str(), kernel->metadata().kernel.c_str(), comm->worldSize(),
               comm->numLocal(),
-              comm->singleProcess() ? "one process" : "one process per GPU",
+              comm->isVirtual()
+                  ? fmt::format("a virtual world on GPU {} (every rank on "
+                                "one GPU: times share its SMs and memory and "
+                                "say nothing of NVLink)",
+                                comm->local(0).device)
+                        .c_str()
+              : comm->singleProcess() ? "one process"
+                                      : "one process per GPU",
               static_cast<long long>(kernel->timeoutMs()));
   int status = dump          ? runDifferential(*dump, *comm, *kernel, tag)
                : o.generic() ? runGeneric(o, *comm, *kernel, tag, tmp.path())

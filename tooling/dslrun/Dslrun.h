@@ -33,6 +33,9 @@ struct DslrunOptions {
 
   std::vector<int64_t> devices;
   int launch = 0;
+  /// > 0: a virtual world of this many ranks on one GPU (--devices' first,
+  /// else 0), no NCCL.
+  int virtualWorld = 0;
   std::string rendezvous;
   bool nccl = false;
 

@@ -459,7 +459,18 @@ ncclDataType_t ncclType(DType t) {
 }
 } // namespace
 
+void CollectiveHarness::requireNccl() const {
+  if (comm_.isVirtual())
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("{} harness: NCCL's {} cannot run in a virtual world "
+                      "(every rank on one GPU: NCCL refuses two ranks on one "
+                      "device)",
+                      collectiveName(plan_.collective),
+                      collectiveName(plan_.collective)));
+}
+
 CollectiveResult CollectiveHarness::runNccl(int64_t n, const RunOptions &o) {
+  requireNccl();
   CollectiveResult res = begin(n, o);
   ncclDataType_t type = ncclType(plan_.dtype);
   CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);
@@ -509,6 +520,7 @@ CollectiveResult CollectiveHarness::runNccl(int64_t n, const RunOptions &o) {
 
 CollectiveResult CollectiveHarness::runNcclInPlace(int64_t n,
                                                    const RunOptions &o) {
+  requireNccl();
   CollectiveResult res = begin(n, o);
   ncclDataType_t type = ncclType(plan_.dtype);
   CollectiveShape shape = collectiveShape(plan_.collective, n, plan_.world);

@@ -182,6 +182,8 @@ private:
                            const std::function<void()> &wait,
                            CollectiveResult res);
   CollectiveResult begin(int64_t n, const RunOptions &o);
+  /// Throws when NCCL cannot run here (a virtual world).
+  void requireNccl() const;
 
   rt::Communicator &comm_;
   rt::Kernel *kernel_ = nullptr;

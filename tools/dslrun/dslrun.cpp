@@ -88,6 +88,11 @@ void addOptions(CLI::App &app, DslrunOptions &o) {
   tooling::addSizeList(app, "--devices", o.devices, "GPUs (one process)", 0);
   tooling::addCount(app, "--launch", o.launch,
                     "start N processes, one per GPU");
+  tooling::addCount(app, "--virtual-world", o.virtualWorld,
+                    "run N ranks in this process on one GPU (the first of "
+                    "--devices, else 0), without NCCL: every rank's own "
+                    "buffers, stream and cubin; times share one GPU",
+                    1);
   app.add_option("--rendezvous", o.rendezvous, "rendezvous file (--launch)")
       ->type_name("FILE");
 }
@@ -109,6 +114,10 @@ std::optional<int> checkOptions(const CLI::App &app, const DslrunOptions &o) {
     return tooling::usageError(
         app, "--collective and --nccl check a collective over --sizes; "
              "--size, --scalar and --reference check any kernel");
+  if (o.virtualWorld && (o.launch || o.nccl || o.devices.size() > 1))
+    return tooling::usageError(
+        app, "--virtual-world runs every rank in this process on one GPU "
+             "without NCCL: no --launch, no --nccl, at most one --devices");
   if (!o.inputsFrom.empty() && o.generic())
     return tooling::usageError(app, "--inputs-from takes every argument from "
                                     "the dump: no --size, --scalar or "
