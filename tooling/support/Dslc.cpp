@@ -18,6 +18,14 @@ std::vector<std::string> DslcCompile::argv() const {
     a.push_back("-D");
     a.push_back(name + "=" + value);
   }
+  if (rank) {
+    a.push_back("--rank");
+    a.push_back(std::to_string(*rank));
+  }
+  if (worldSize) {
+    a.push_back("--world-size");
+    a.push_back(std::to_string(*worldSize));
+  }
   a.push_back("--emit=cubin");
   a.push_back("-o");
   a.push_back(out);

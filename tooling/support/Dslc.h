@@ -22,6 +22,10 @@ struct DslcCompile {
   std::string dslc = "dslc";
   std::string file, kernel, out;
   std::vector<std::pair<std::string, std::string>> defines; ///< -D N=V
+  /// --rank R and --world-size W: dslc gives them to whichever constexprs
+  /// the kernel spells them with (my_rank/rank/RANK, world_size/
+  /// WORLD_SIZE), so the tools need not know its spelling.
+  std::optional<int> rank, worldSize;
   std::string config;    ///< --config JSON ("": the kernel's own)
   std::string signature; ///< --signature N=DTYPE[RANK],... ("": none)
   std::vector<std::string> extraArgs;

@@ -74,6 +74,10 @@ struct Bench {
       b.inPlace = inPlace;
       if (m.collective.empty())
         b.note = "shape " + p.label + (b.note.empty() ? "" : "; " + b.note);
+      if (o.virtualWorld) // not a multi-GPU time: say so in every row
+        b.note = fmt::format("virtual world: {} ranks on one GPU{}",
+                             o.virtualWorld,
+                             b.note.empty() ? "" : "; " + b.note);
       rows.push_back(b);
     }
     if (!r.ok) {
@@ -110,7 +114,7 @@ struct Bench {
   void problem(const Problem &p, const std::optional<rt::TuningRecord> &rec) {
     MeasureRequest base = baseRequest(o, p);
     MeasureReply ncclReply;
-    if (!m.collective.empty())
+    if (!m.collective.empty() && !o.virtualWorld)
       ncclReply = nccl(p, base);
     std::map<std::string, MeasureReply> measured;
     auto measureChoice = [&](int k, const KernelConfig &cfg) {

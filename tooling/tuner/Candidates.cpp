@@ -88,8 +88,8 @@ dslcCompile(const std::string &dslc, const std::string &file,
   c.file = file;
   c.kernel = kernel;
   c.out = out;
-  c.defines = {{"my_rank", std::to_string(rank)},
-               {"world_size", std::to_string(worldSize)}};
+  c.rank = rank;
+  c.worldSize = worldSize;
   if (config)
     c.config = config->toJson(/*forCompiler=*/true);
   c.signature = signature;
@@ -149,12 +149,14 @@ Manifest compileCandidates(const std::string &dslFile,
     m.spaces.emplace_back(k, info.tunables, opts.space);
     info.space = m.spaces.back().dims();
     m.kernels.push_back(info);
+    const KernelSpace &space = m.spaces.back();
     log(fmt::format(
         "kernel {}: default {}, {} configs to compile "
         "({} points with grid caps)",
-        k, m.spaces.back().config(m.spaces.back().defaultPoint()).brief(),
-        m.spaces.back().compileConfigs().size(),
-        m.spaces.back().points().size()));
+        k, space.config(space.defaultPoint()).brief(),
+        space.compileConfigs().size(), space.points().size()));
+    for (const auto &[why, count] : space.droppedPoints())
+      log(fmt::format("kernel {}: {} point(s) left out: {}", k, count, why));
   }
   m.set = contract::CandidatesManifest::setKey(m.kernels, opts.setName);
   if (!opts.reference.empty())

@@ -1,6 +1,8 @@
 //===- Search.cpp - The tuner's config space and search -------------------===//
 #include "tooling/tuner/Search.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -9,9 +11,10 @@
 namespace dslc::tune {
 
 namespace {
-/// The default times 2^k around it, within the options' range and the
-/// tunable's own.
-Dimension blockDimension(const Tunable &t, const SpaceOptions &o) {
+/// The default times 2^k around it, within the tunable's range and the
+/// options' (their least block only for a kernel's only block size: a
+/// tile's rows may be few).
+Dimension blockDimension(const Tunable &t, const SpaceOptions &o, bool only) {
   Dimension d;
   d.tunable = t;
   int64_t def = t.value;
@@ -19,7 +22,7 @@ Dimension blockDimension(const Tunable &t, const SpaceOptions &o) {
     int64_t v = k < 0 ? def >> -k : def << k;
     if (k < 0 && (v << -k) != def)
       continue; // not a power-of-two multiple
-    if (v < o.minBlock || v > o.maxBlock || !t.check(v))
+    if (v < 1 || v > o.maxBlock || (only && v < o.minBlock) || !t.check(v))
       continue;
     if (v == def)
       d.defaultIndex = static_cast<int>(d.values.size());
@@ -65,10 +68,13 @@ KernelSpace::KernelSpace(std::string kernel,
                          const std::vector<Tunable> &tunables,
                          const SpaceOptions &opts)
     : kernel_(std::move(kernel)), opts_(opts) {
+  size_t blocks = std::count_if(
+      tunables.begin(), tunables.end(),
+      [](const Tunable &t) { return t.kind == Tunable::Kind::BlockSize; });
   for (const Tunable &t : tunables) {
     switch (t.kind) {
     case Tunable::Kind::BlockSize:
-      dims_.push_back(blockDimension(t, opts));
+      dims_.push_back(blockDimension(t, opts, blocks == 1));
       break;
     case Tunable::Kind::NumWarps:
       dims_.push_back(listDimension(
@@ -99,21 +105,43 @@ std::vector<int> KernelSpace::defaultPoint() const {
 }
 
 bool KernelSpace::valid(const std::vector<int> &idx) const {
+  return dropReason(idx).empty();
+}
+
+std::string KernelSpace::dropReason(const std::vector<int> &idx) const {
   if (idx.size() != dims_.size())
-    return false;
+    return "not a point of the space";
   for (size_t i = 0; i < idx.size(); ++i)
     if (idx[i] < 0 || idx[i] >= static_cast<int>(dims_[i].values.size()))
-      return false;
+      return "not a point of the space";
   if (idx == defaultPoint())
-    return true;
+    return "";
   KernelConfig c = config(idx);
-  if (!c.blockSizes.empty() && c.numWarps > 0) {
+  // One block size is one tile over the CTA's threads; with several, which
+  // of them share a tile is the kernel's business: dslc refuses what does
+  // not fit (and the compile failure is logged).
+  if (c.blockSizes.size() == 1 && c.numWarps > 0) {
     int64_t threads = int64_t(c.numWarps) * 32;
     int64_t b = c.blockSizes.front();
-    if (b < threads * opts_.minPerThread || b > threads * opts_.maxPerThread)
-      return false;
+    if (b < threads * opts_.minPerThread)
+      return fmt::format("fewer than {} element(s) per thread (a block of "
+                         "elements below threads)",
+                         opts_.minPerThread);
+    if (b > threads * opts_.maxPerThread)
+      return fmt::format("more than {} elements per thread",
+                         opts_.maxPerThread);
   }
-  return true;
+  return "";
+}
+
+std::map<std::string, size_t> KernelSpace::droppedPoints() const {
+  std::map<std::string, size_t> reasons;
+  forEachIndex([&](const std::vector<int> &idx) {
+    std::string why = dropReason(idx);
+    if (!why.empty())
+      ++reasons[why];
+  });
+  return reasons;
 }
 
 KernelConfig KernelSpace::config(const std::vector<int> &idx) const {
@@ -123,15 +151,14 @@ KernelConfig KernelSpace::config(const std::vector<int> &idx) const {
   return c;
 }
 
-std::vector<std::vector<int>> KernelSpace::points() const {
-  std::vector<std::vector<int>> out;
+void KernelSpace::forEachIndex(
+    const std::function<void(const std::vector<int> &)> &fn) const {
   std::vector<int> idx(dims_.size(), 0);
   for (const Dimension &d : dims_)
     if (d.values.empty())
-      return out;
+      return;
   while (true) {
-    if (valid(idx))
-      out.push_back(idx);
+    fn(idx);
     size_t i = dims_.size();
     while (i > 0) {
       --i;
@@ -139,11 +166,20 @@ std::vector<std::vector<int>> KernelSpace::points() const {
         break;
       idx[i] = 0;
       if (i == 0)
-        return out;
+        return;
     }
     if (dims_.empty())
-      return out;
+      return;
   }
+}
+
+std::vector<std::vector<int>> KernelSpace::points() const {
+  std::vector<std::vector<int>> out;
+  forEachIndex([&](const std::vector<int> &idx) {
+    if (valid(idx))
+      out.push_back(idx);
+  });
+  return out;
 }
 
 std::vector<KernelConfig> KernelSpace::compileConfigs() const {

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,10 @@ public:
   const std::vector<Dimension> &dims() const { return dims_; }
   std::vector<int> defaultPoint() const;
   bool valid(const std::vector<int> &idx) const;
+  /// Why the point at `idx` is not tried ("" when it is).
+  std::string dropReason(const std::vector<int> &idx) const;
+  /// The points left out, counted by reason (for the log).
+  std::map<std::string, size_t> droppedPoints() const;
   KernelConfig config(const std::vector<int> &idx) const;
   /// Every valid point, in lexicographic order of the indices.
   std::vector<std::vector<int>> points() const;
@@ -65,6 +70,10 @@ public:
   std::vector<KernelConfig> compileConfigs() const;
 
 private:
+  /// Calls `fn` on every index vector of the space, valid or not.
+  void forEachIndex(
+      const std::function<void(const std::vector<int> &)> &fn) const;
+
   std::string kernel_;
   std::vector<Dimension> dims_;
   SpaceOptions opts_;

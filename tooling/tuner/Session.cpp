@@ -157,6 +157,7 @@ WorkerOptions workerOptions(const TunerOptions &o, const Manifest &m) {
     wo.referenceCubin = absPath(m.dir) + "/" + m.referenceCubin;
   wo.dtype = m.dtype;
   wo.devices.assign(o.devices.begin(), o.devices.end());
+  wo.virtualWorld = o.virtualWorld;
   wo.rendezvousBase = o.rendezvous;
   wo.kernelTimeoutMs = o.kernelTimeoutMs;
   wo.requestTimeoutS = o.candidateTimeoutS;
@@ -239,7 +240,8 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
   auto t0 = Clock::now();
   MeasureRequest base = baseRequest(o, p);
   std::optional<MeasureReply> nccl;
-  if (!m.collective.empty()) {
+  // A virtual world has no NCCL: its kernels are tuned against each other.
+  if (!m.collective.empty() && !o.virtualWorld) {
     nccl = t.worker.measure(base);
     if (!nccl->ok && t.rank0)
       t.prog.log(

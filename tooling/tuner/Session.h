@@ -44,6 +44,9 @@ struct TunerOptions {
   std::string objective = "graph";
   std::vector<int64_t> devices;
   int launch = 0;
+  /// > 0: a virtual world of this many ranks on one GPU (no NCCL, no NCCL
+  /// baselines; times labelled and cached under a virtual device name).
+  int virtualWorld = 0;
   std::string rendezvous;
   int64_t kernelTimeoutMs = 2000;
   double candidateTimeoutS = 120;

@@ -94,6 +94,10 @@ bool WorkerClient::start(std::string &why) {
                                    opts_.referenceCubin};
   if (opts_.ncclLog)
     args.push_back("--nccl-log");
+  if (opts_.virtualWorld > 0) {
+    args.push_back("--virtual-world");
+    args.push_back(std::to_string(opts_.virtualWorld));
+  }
   if (!opts_.devices.empty()) {
     std::string d;
     for (size_t i = 0; i < opts_.devices.size(); ++i)
@@ -625,6 +629,7 @@ int workerMain(int argc, char **argv) {
     return 2;
   WorkerState s;
   std::vector<int> devices;
+  int virtualWorld = 0;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     std::string v = i + 1 < argc ? argv[i + 1] : "";
@@ -645,6 +650,9 @@ int workerMain(int argc, char **argv) {
       setenv("NCCL_DEBUG", "INFO", 1);
       setenv("NCCL_DEBUG_SUBSYS", "TUNING", 1);
       setenv("NCCL_DEBUG_FILE", s.ncclLogPath.c_str(), 1);
+    } else if (a == "--virtual-world") {
+      virtualWorld = std::atoi(v.c_str());
+      ++i;
     } else if (a == "--kernel-timeout-ms") {
       s.kernelTimeoutMs = std::atoll(v.c_str());
       ++i;
@@ -676,7 +684,10 @@ int workerMain(int argc, char **argv) {
     }
     try {
       if (!s.comm) {
-        if (readProcessEnv())
+        if (virtualWorld > 0)
+          s.comm = Communicator::createVirtual(
+              virtualWorld, devices.empty() ? 0 : devices[0]);
+        else if (readProcessEnv())
           s.comm = Communicator::createFromEnv(
               std::getenv("DSLC_RENDEZVOUS") ? std::getenv("DSLC_RENDEZVOUS")
                                              : "");
@@ -691,7 +702,8 @@ int workerMain(int argc, char **argv) {
         DSLC_CUDART(l.rank, cudaDriverGetVersion(&drv));
         DSLC_CUDART(l.rank, cudaRuntimeGetVersion(&rtv));
         sendReply({{"ok", true},
-                   {"device", prop.name},
+                   {"device", contract::tuningDeviceName(
+                                  prop.name, s.comm->isVirtual())},
                    {"driver", cudaVersionString(drv, rtv)},
                    {"world_size", s.comm->worldSize()},
                    {"num_local", s.comm->numLocal()},

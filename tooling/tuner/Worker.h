@@ -84,6 +84,7 @@ struct WorkerOptions {
   std::string referenceCubin;
   std::string dtype = "bfloat16";
   std::vector<int> devices;       ///< one process: the GPUs (empty: all)
+  int virtualWorld = 0; ///< > 0: that many ranks on devices[0] (else 0)
   std::string rendezvousBase;     ///< multi-process: base of rendezvous paths
   int64_t kernelTimeoutMs = 2000; ///< bound on each spin in a kernel
   double requestTimeoutS = 120;   ///< a worker silent longer is killed

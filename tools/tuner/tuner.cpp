@@ -93,6 +93,11 @@ void addMeasureOptions(CLI::App &app, TunerOptions &o, bool tuning) {
                      "the median minimized (default graph)");
   tooling::addSizeList(app, "--devices", o.devices, "GPUs (one process)", 0);
   tooling::addCount(app, "--launch", o.launch, "one process per GPU");
+  tooling::addCount(app, "--virtual-world", o.virtualWorld,
+                    "run N ranks in one process on one GPU (the first of "
+                    "--devices, else 0), without NCCL: times are labelled "
+                    "and cached apart from a real world's",
+                    1);
   app.add_option("--rendezvous", o.rendezvous, "rendezvous file")
       ->type_name("FILE");
   tooling::addSize(app, "--kernel-timeout-ms", o.kernelTimeoutMs,
@@ -244,6 +249,13 @@ std::optional<int> checkOptions(CLI::App &app, const Commands &c,
     if (auto status = checkBenchOptions(*c.bench, o))
       return status;
   }
+  if (o.virtualWorld &&
+      (o.launch || o.devices.size() > 1 ||
+       (!o.processModels.empty() && o.processModels != "one")))
+    return tooling::usageError(used, "--virtual-world runs every rank in one "
+                                     "process on one GPU: no --launch, no "
+                                     "--process-models per-gpu|both, at most "
+                                     "one --devices");
   return std::nullopt;
 }
 

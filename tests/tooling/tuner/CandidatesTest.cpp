@@ -112,8 +112,8 @@ TEST_CASE("dslc argument vectors", "[tuner]") {
                   "/o/k.r1.cubin", {"--x=y"})
           .argv();
   CHECK(argv == std::vector<std::string>{
-                    "/b/dslc", "ex 1.py", "-k", "k", "-D", "my_rank=1", "-D",
-                    "world_size=2", "--emit=cubin", "-o", "/o/k.r1.cubin",
+                    "/b/dslc", "ex 1.py", "-k", "k", "--rank", "1",
+                    "--world-size", "2", "--emit=cubin", "-o", "/o/k.r1.cubin",
                     "--config",
                     "{\"block_sizes\":[2048],\"num_warps\":8,"
                     "\"tunables\":{\"unroll\":4}}",

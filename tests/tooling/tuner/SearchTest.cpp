@@ -100,6 +100,34 @@ TEST_CASE("kernel space: invalid points are left out", "[tuner]") {
   CHECK_FALSE(s.valid({99, 0, 0}));
 }
 
+TEST_CASE("kernel space: left-out points are counted by reason",
+          "[tuner]") {
+  KernelSpace s("k", llTunables());
+  size_t all = 1, dropped = 0;
+  for (const Dimension &d : s.dims())
+    all *= d.values.size();
+  for (const auto &[why, n] : s.droppedPoints())
+    dropped += n;
+  CHECK(dropped > 0);
+  CHECK(dropped + s.points().size() == all);
+  CHECK(s.dropReason({0, 3, 0}) ==
+        "fewer than 1 element(s) per thread (a block of elements below "
+        "threads)");
+  CHECK(s.droppedPoints().count(s.dropReason({0, 3, 0})) == 1);
+}
+
+TEST_CASE("kernel space: several block sizes (a 2-d tile) are all tried",
+          "[tuner]") {
+  // Rows x columns, as Helion's RMSNorm writes it: the per-thread rule of
+  // a single block does not apply, and a block of 4 rows may shrink to 1.
+  KernelSpace s("k", {Tunable::blockSize(0, 4), Tunable::blockSize(1, 4096),
+                      Tunable::numWarps(8)});
+  CHECK(s.dims()[0].values == std::vector<int64_t>{1, 2, 4, 8, 16, 32});
+  CHECK(s.dims()[1].values.size() == 7);
+  CHECK(s.droppedPoints().empty());
+  CHECK(s.compileConfigs().size() == 6 * 7 * s.dims()[2].values.size());
+}
+
 TEST_CASE("kernel space: compile configs drop the grid cap", "[tuner]") {
   KernelSpace s("k", llTunables());
   auto configs = s.compileConfigs();
