@@ -113,6 +113,7 @@ class Kernel:
     def _request(self, values, rank, world):
         """(CompileRequest, instance key, shapes of tensors passed)."""
         signature, shapes, defines, key = {}, {}, {}, []
+        passed = {}                     # tensor parameter -> dtype given
         for p in self.params:
             v = values.get(p.name)
             if p.kind == "constexpr":
@@ -143,6 +144,7 @@ class Kernel:
                 dt = v.dtype_name if isinstance(v, TensorSpec) else \
                     _torch.dtype_name(v.dtype)
                 shape = tuple(int(s) for s in v.shape)
+                passed[p.name] = dt
                 if not _annotated_as(p, dt, len(shape)):
                     signature[p.name] = f"{dt}[{len(shape)}]"
                 shapes[p.name] = shape
@@ -156,8 +158,38 @@ class Kernel:
                     f"kernel {self.name}: parameter '{p.name}' got a "
                     f"{type(v).__name__}; expected a tensor, a number or a "
                     f"symmetric-memory handle")
+        self._check_dtypes(passed)
         self._follow_data_dtype(values, signature)
         return signature, shapes, defines, tuple(key)
+
+    def _check_dtypes(self, passed):
+        """The kernel is compiled for the dtype its data is passed in: the
+        parameters annotated with one floating dtype are retyped together.
+        A call that passes them in different dtypes, or passes an integer
+        tensor for one, would compile a kernel mixing types its source
+        never mixes: refused, naming the parameters."""
+        first = {}                      # annotated dtype -> (param, given)
+        explicit = _signature_names(self.dslc_args)
+        for p in self.params:
+            dt = passed.get(p.name)
+            if dt is None or p.dtype not in _roles.FLOATING or \
+                    p.name in explicit:
+                continue
+            if dt not in _roles.FLOATING:
+                raise InvalidArgumentError(
+                    f"kernel {self.name}: parameter '{p.name}' is annotated "
+                    f"{p.dtype}, but a {dt} tensor was given (pass a "
+                    f"floating tensor: .to(torch.{p.dtype}))")
+            name, given = first.setdefault(p.dtype, (p.name, dt))
+            if given != dt:
+                raise InvalidArgumentError(
+                    f"kernel {self.name}: parameters '{name}' and "
+                    f"'{p.name}' are both annotated {p.dtype}, but '{name}' "
+                    f"was given as {given} and '{p.name}' as {dt}: the "
+                    f"kernel is compiled for its data's dtype, so pass them "
+                    f"in one dtype (convert with .to()), or retype them "
+                    f"explicitly with dslc_args=('--signature', "
+                    f"'{p.name}={dt}[{p.rank}]')")
 
     def _follow_data_dtype(self, values, signature):
         """Parameters left out whose annotation has the data's annotated
@@ -253,6 +285,18 @@ class Kernel:
         for inst in self._instances.values():
             inst.release()
         self._instances.clear()
+
+
+def _signature_names(dslc_args):
+    """The parameters a user's --signature in dslc_args retypes."""
+    names, args = set(), list(dslc_args)
+    for i, a in enumerate(args):
+        text = a[len("--signature="):] if a.startswith("--signature=") else \
+            args[i + 1] if a == "--signature" and i + 1 < len(args) else None
+        for item in (text or "").split(","):
+            if "=" in item:
+                names.add(item.split("=", 1)[0].strip())
+    return names
 
 
 class _Instance:

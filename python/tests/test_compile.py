@@ -336,6 +336,26 @@ class ArgumentErrorTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "unknown dtype 'bf17'"):
             dslc.TensorSpec("bf17", (4,))
 
+    def test_mixed_dtypes_are_refused(self):
+        """Issue 25: the data's dtype retypes every parameter annotated
+        with it; passing them in different dtypes would compile a kernel
+        that mixes types the source never mixes."""
+        k = dslc.kernel(os.path.join(_support.REPO, "examples",
+                                     "rmsnorm.py"), "rmsnorm_kernel")
+        rows = lambda dt: dslc.TensorSpec(dt, (4, 256))  # noqa: E731
+        with self.assertRaisesRegex(
+                InvalidArgumentError,
+                "parameters 'x' and 'weight' are both annotated bfloat16, "
+                "but 'x' was given as float16 and 'weight' as bfloat16"):
+            k.compile(rows("float16"), rows("float16"),
+                      dslc.TensorSpec("bfloat16", (256,)), rank=0,
+                      world_size=1)
+        with self.assertRaisesRegex(
+                InvalidArgumentError,
+                "parameter 'x' is annotated bfloat16, but a int32 tensor "
+                "was given"):
+            k.compile(x=rows("int32"), rank=0, world_size=1)
+
     def test_parameters_from_annotations(self):
         k = dslc.kernel(EXAMPLE)
         got = [(p.name, p.kind, p.dtype, p.rank) for p in k.params]
