@@ -42,3 +42,29 @@ def time_calls(torch, dist, fn, iters, reps, stream):
         torch.cuda.synchronize()
         samples.append(start.elapsed_time(stop) * 1000.0 / iters)
     return statistics.median(samples)
+
+
+# The H200's HBM3e bandwidth by its datasheet (bytes/s): no kernel moves
+# data between HBM and the SMs faster (the best copy measured here: 4.25).
+HBM_PEAK_BYTES_PER_S = 4.8e12
+
+
+def floor_us(l2_bytes, hbm_bytes, peak=HBM_PEAK_BYTES_PER_S):
+    """The least time a call that moves `hbm_bytes` through memory can take:
+    what cannot be served by the L2 (`l2_bytes` of reads left by the call
+    before and as many of writes held back; generous) at the peak
+    bandwidth, in us."""
+    return max(0, hbm_bytes - 2 * l2_bytes) / peak * 1e6
+
+
+def below_floor(us, l2_bytes, hbm_bytes, what):
+    """'' when `us` is physically possible for `what`, else why not: a time
+    below the floor means the call was not timed (it ran on another stream,
+    or not at all) and must fail the benchmark, never be printed."""
+    floor = floor_us(l2_bytes, hbm_bytes)
+    if us >= floor:
+        return ""
+    return (f"{what}: {us:.2f} us is below the physical floor {floor:.2f} us "
+            f"({hbm_bytes / 2**20:.1f} MiB at "
+            f"{HBM_PEAK_BYTES_PER_S / 1e12:.1f} TB/s beyond the L2): the "
+            f"timing did not cover the work")

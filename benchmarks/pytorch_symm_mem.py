@@ -31,7 +31,7 @@ os.environ.setdefault("NVSHMEM_DISABLE_NVLS", "1")
 import argparse  # noqa: E402
 import sys  # noqa: E402
 
-from bench_common import parse_sizes, time_calls  # noqa: E402
+from bench_common import below_floor, parse_sizes, time_calls  # noqa: E402
 
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
@@ -171,6 +171,13 @@ def worker(rank, world, args, port):
                                         args.reps, stream)
                     tgt.copy_(x)
                     del graph
+                    # Every all-reduce reads its n elements and writes n.
+                    floor = below_floor(
+                        us, torch.cuda.get_device_properties(dev)
+                        .L2_cache_size, 2 * n * x.element_size(),
+                        f"{impl} {mode}")
+                    if floor:
+                        ok, note = False, floor
                 except Exception as e:  # an op that does not take this size
                     ok = False
                     note = f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"

@@ -20,6 +20,9 @@ Cases (each rank prints PASS/FAIL per case; rank 0 ends with
   kernel-one-shot    examples/one_shot_all_reduce.py on dslc.empty and on
                      a plain tensor (staged), pads from the metadata
   kernel-graph       the kernel captured in a CUDA graph
+  stream-order       a kernel and dslc.all_reduce on torch's default stream
+                     (and a side stream, set_stream, a graph) after ~5 ms of
+                     torch work that writes their input: read at once, exact
   kernel-symm-mem    the Helion way: torch symm_mem buffer, its signal pad
                      and signal_pad_ptrs_dev passed to the kernel (tensors,
                      and the handle itself)
@@ -297,6 +300,70 @@ def kernel_graph(c):
         g.replay()
         torch.cuda.synchronize()
         close(out, ref, f"kernel graph replay {it}")
+
+
+@case
+def stream_order(c):
+    """Issue 23: a kernel and a collective called on torch's default stream
+    (handle 0) run in its order. The input is written at the end of ~5 ms of
+    default-stream work and the result is read right away, without a
+    synchronize: 100 trials, then a side stream (with torch.cuda.stream),
+    torch.cuda.set_stream and a CUDA graph holding the same sequence."""
+    import torch
+    k = dslc.kernel(ONE_SHOT)
+    n = 8192
+    a = dslc.empty(n, torch.bfloat16)
+    y = torch.empty(n, dtype=torch.bfloat16, device="cuda")
+    cycles = 10_000_000            # ~5 ms at the H200's clock
+
+    def body(t):
+        torch.cuda._sleep(cycles)
+        a.fill_(c.rank + 1 + t % 5)       # small integers: exact in bf16
+        y.fill_(2 * c.rank + t % 3)
+        return k(a_shared=a), dslc.all_reduce(y)
+
+    def want(t):
+        return (sum(r + 1 + t % 5 for r in range(c.world)),
+                sum(2 * r + t % 3 for r in range(c.world)))
+
+    def check(t, out, red, where):
+        wk, wc = want(t)
+        bad_k = int((out != wk).sum())       # reads on the current stream
+        bad_c = int((red != wc).sum())
+        if bad_k or bad_c:
+            raise AssertionError(
+                f"{where} trial {t}: {bad_k} kernel and {bad_c} all_reduce "
+                f"elements of {n} wrong (want {wk} and {wc}): launched out "
+                f"of the caller's stream order")
+
+    body(0)                     # warm-up: compiles and makes the instances
+    torch.cuda.synchronize()
+    assert torch.cuda.current_stream().cuda_stream == 0
+    for t in range(100):
+        check(t, *body(t), "default stream")
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for t in range(20):
+            check(t, *body(t), "side stream")
+    torch.cuda.current_stream().wait_stream(s)
+    prev = torch.cuda.current_stream()
+    torch.cuda.set_stream(s)
+    try:
+        for t in range(20):
+            check(t, *body(t), "torch.cuda.set_stream")
+    finally:
+        torch.cuda.set_stream(prev)
+    prev.wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out, red = body(3)
+    for t in range(10):
+        g.replay()
+        check(3, out, red, "CUDA graph replay")
+        a.zero_()
+        y.zero_()
+    dslc.synchronize()
 
 
 @case
