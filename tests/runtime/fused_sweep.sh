@@ -9,14 +9,15 @@
 # Usage: fused_sweep.sh BUILD NAME DTYPE WORLD MODE ITERS GRAPH "TOKENS" "HIDDEN"
 #   NAME    an example of FusedKernels.cmake (fused_all_reduce_rmsnorm, ...)
 #   DTYPE   bfloat16 | float16
-#   WORLD   ranks (1 or 2, as compiled)
-#   MODE    1proc (one process drives WORLD GPUs) | 2proc (dslrun --launch WORLD)
+#   WORLD   ranks (as compiled: DSLC_FUSED_WORLDS)
+#   MODE    1proc (one process drives WORLD GPUs) | 2proc (dslrun --launch
+#           WORLD) | vw (a virtual world: WORLD ranks on GPU 0, one process)
 #   ITERS, GRAPH  dslrun --iters / --graph-replays (one sample each)
 #   TOKENS, HIDDEN  lists, e.g. "1 7 128 1024 8192" "4096 8192 5120"
 # Logs each run under $OUT/fused-logs/. Exit 0 when every shape passed.
 set -uo pipefail
 if [ $# -ne 9 ]; then
-  sed -n '2,17p' "$0" >&2
+  sed -n '2,18p' "$0" >&2
   exit 2
 fi
 BUILD=$1 NAME=$2 DTYPE=$3 WORLD=$4 MODE=$5 ITERS=$6 GRAPH=$7 TOKENS=$8 HIDDEN=$9
@@ -29,6 +30,7 @@ outputs=(out residual_out)
 [[ $NAME == *fp8* ]] && outputs+=(out_fp8)
 proc=(--devices "$(seq -s, 0 $((WORLD - 1)))")
 [ "$MODE" = 2proc ] && proc=(--launch "$WORLD")
+[ "$MODE" = vw ] && proc=(--virtual-world "$WORLD")
 
 failed=0
 for h in $HIDDEN; do

@@ -15,6 +15,9 @@
 #                block sizes) and a row softmax under reduction_loops; run
 #                on the simulator's inputs and compared with its outputs
 #                (dslrun --inputs-from)
+# With DSLC_VIRTUAL_WORLD=2,4,8 (in both phases) symm-sync and fused-helion
+# also run at each of those world sizes in a virtual world (every rank on
+# GPU 0, dslrun --virtual-world W): steps symm-sync-vwW, fused-helion-vwW.
 # dslc does not run on the GPU machine: compile first where it does.
 # Usage: tests/runtime/language_gpu.sh compile BUILD   (needs BUILD/bin/dslc)
 #        tests/runtime/language_gpu.sh run BUILD       (needs BUILD/bin/dslrun)
@@ -34,6 +37,7 @@ NORM=(--signature symm_mem_buffer=bf16[2],x=bf16[2],bias=bf16[1],weight=bf16[1],
 # Kernels checked against the simulator's dump (tests/compiler/Simulator/
 # Inputs/FILE:KERNEL) and the simulator's sizes for them (tails in every
 # dimension).
+VWORLDS=$(echo "${DSLC_VIRTUAL_WORLD:-}" | tr ',' ' ')
 declare -A DIFFERENTIAL=(
   [layouts2d.py:row_col_stats]="--shape x=77x150 --shape w=150"
   [layouts2d.py:masked_rows]="--shape x=37x45 --shape y=37x45"
@@ -58,6 +62,17 @@ if [ "$MODE" = compile ]; then
   "$C" "$MLG/helion_allreduce_bias_rmsnorm.py" -k one_shot_allreduce_bias_rmsnorm_ref \
     -D EPS=1e-5 -D world_size=1 --shape x=1x128x2048 --emit=cubin \
     -o "$D/norm_ref.cubin"
+  for W in $VWORLDS; do
+    for ((r = 0; r < W; r++)); do
+      "$C" "$MLG/helion_all_reduce.py" --signature signal_pad_ptrs_dev=u64[1],a_shared=bf16[1] \
+        --world-size "$W" --rank "$r" --emit=cubin -o "$D/symm_sync.w$W.r$r.cubin"
+      "$C" "$MLG/helion_allreduce_bias_rmsnorm.py" -k one_shot_allreduce_bias_rmsnorm_kernel \
+        "${NORM[@]}" --world-size "$W" --rank "$r" --emit=cubin -o "$D/norm.w$W.r$r.cubin"
+    done
+    "$C" "$MLG/helion_allreduce_bias_rmsnorm.py" -k one_shot_allreduce_bias_rmsnorm_ref \
+      -D EPS=1e-5 -D world_size="$W" --shape x="${W}x128x2048" --emit=cubin \
+      -o "$D/norm_ref.w$W.cubin"
+  done
   for fk in "${!DIFFERENTIAL[@]}"; do
     k=${fk#*:}
     # The compile takes the --shape flags (sizes it specializes); --size
@@ -108,6 +123,14 @@ check symm-sync "$R" --cubin "$D/symm_sync.r{rank}.cubin" --devices 0 \
 check fused-helion "$R" --cubin "$D/norm.r{rank}.cubin" --devices 0 \
   --size symm_mem_buffer=128x2048 --size x=128x2048 --size bias=2048 \
   --size weight=2048 --reference-cubin "$D/norm_ref.cubin"
+for W in $VWORLDS; do
+  check "symm-sync-vw$W" "$R" --cubin "$D/symm_sync.w$W.r{rank}.cubin" \
+    --virtual-world "$W" --collective all_reduce --sizes 1,8193,1M \
+    --iters 20 --graph-replays 20
+  check "fused-helion-vw$W" "$R" --cubin "$D/norm.w$W.r{rank}.cubin" \
+    --virtual-world "$W" --size symm_mem_buffer=128x2048 --size x=128x2048 \
+    --size bias=2048 --size weight=2048 --reference-cubin "$D/norm_ref.w$W.cubin"
+done
 for fk in "${!DIFFERENTIAL[@]}"; do
   k=${fk#*:}
   PASS_PATTERN="differential check passed" check "differential-$k" "$R" \
