@@ -110,6 +110,17 @@ TEST_CASE("streams: a kernel launched on the null stream is ordered with the "
   CHECK(failed == 0);
   // synchronize() waits for the launches on the caller's stream too.
   p.kernel->synchronize();
+  // The control: launched on the rank's own (non-blocking) stream, as a
+  // null stream was before issue 23, the kernel reads the input before the
+  // caller's work writes it. A test that cannot see that proves nothing.
+  int unordered = 0;
+  for (int t = 0; t < 20; ++t)
+    unordered += p.trial(1000 + t, nullptr, kRankStream) != 0;
+  p.kernel->synchronize();
+  fmt::print("stream order: 0 of 100 wrong on the null stream; {} of 20 "
+             "wrong on the rank's own stream (the old meaning of null)\n",
+             unordered);
+  CHECK(unordered > 0);
 }
 
 TEST_CASE("streams: side streams, the per-thread stream and kRankStream",

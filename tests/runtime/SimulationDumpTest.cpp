@@ -501,6 +501,29 @@ TEST_CASE("simulation dump: output comparison and ulps", "[simdump]") {
   CHECK(c.maxUlp == OutputComparison::kUlpInfinite);
   CHECK_FALSE(c.acceptable());
 
+  // fp8 is a floating format: an output quantized from a value 1 ulp off
+  // may land 1 fp8 ulp off (seen at world 4 on the GPU: 43 vs 44).
+  CHECK(ulpDistance(DType::Float8E4M3FN, 43, 44) == 1);
+  CHECK(ulpDistance(DType::Float8E4M3FN, 0x01, 0x81) == 2);
+  CHECK(ulpDistance(DType::Float8E4M3FN, 0x7f, 0x7e) ==
+        OutputComparison::kUlpInfinite); // NaN
+  CHECK(ulpDistance(DType::Float8E4M3FN, 0x79, 0x7a) == 1); // 288 vs 320
+  CHECK(ulpDistance(DType::Float8E5M2, 0x7c, 0x7b) == 1);   // inf vs max
+  CHECK(ulpDistance(DType::Float8E5M2, 0x7d, 0x7c) ==
+        OutputComparison::kUlpInfinite); // NaN
+  std::vector<uint8_t> f8s = {0x38, 43, 0xb0}, f8g = {0x38, 44, 0xb0};
+  c = compareOutputs(DType::Float8E4M3FN, f8g.data(), f8s.data(), 3, 4);
+  CHECK(c.acceptable());
+  p.dtypeName = "float8_e4m3fn";
+  p.dtype = DType::Float8E4M3FN;
+  p.sizes = {3};
+  CHECK_THAT(formatVerdict(0, p, c),
+             Contains("first at element 1: GPU 0.375 (0x2c), simulator "
+                      "0.34375 (0x2b): within 1 ulp: ok"));
+  f8g[1] = 46;
+  c = compareOutputs(DType::Float8E4M3FN, f8g.data(), f8s.data(), 3, 4);
+  CHECK(c.maxUlp == 3);
+
   // Integers must be bitwise equal.
   std::vector<int32_t> is = {1, -2, 3}, ig = {1, -1, 3};
   c = compareOutputs(DType::Int32, ig.data(), is.data(), 3);

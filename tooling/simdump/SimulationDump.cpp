@@ -292,14 +292,23 @@ private:
   std::string origin_;
 };
 
-bool isFloatDType(DType t) {
-  return t == DType::BFloat16 || t == DType::Float16 || t == DType::Float32 ||
-         t == DType::Float64;
+bool isFp8(DType t) {
+  return t == DType::Float8E4M3FN || t == DType::Float8E5M2;
 }
+
+/// Floating formats, fp8 storage included: their outputs compare by ulps
+/// (an fp8 output quantized from a value 1 ulp off may land 1 fp8 ulp off).
+bool isFloatDType(DType t) { return isFloating(t) || isFp8(t); }
 
 /// Exponent and mantissa widths of a float dtype.
 void floatLayout(DType t, int &expBits, int &mantBits) {
   switch (t) {
+  case DType::Float8E4M3FN:
+    expBits = 4, mantBits = 3;
+    return;
+  case DType::Float8E5M2:
+    expBits = 5, mantBits = 2;
+    return;
   case DType::BFloat16:
     expBits = 8, mantBits = 7;
     return;
@@ -316,6 +325,8 @@ void floatLayout(DType t, int &expBits, int &mantBits) {
 }
 
 bool isNaNBits(DType t, uint64_t bits) {
+  if (t == DType::Float8E4M3FN) // no infinities: only S.1111.111 is NaN
+    return (bits & 0x7f) == 0x7f;
   int e, m;
   floatLayout(t, e, m);
   uint64_t expMask = ((uint64_t(1) << e) - 1) << m;
@@ -331,6 +342,9 @@ uint64_t loadBits(const unsigned char *p, size_t width) {
 }
 
 std::string valueText(DType t, uint64_t bits) {
+  if (isFp8(t))
+    return fmt::format("{} ({:#x})",
+                       fp8ToDouble(static_cast<uint8_t>(bits), t), bits);
   switch (t) {
   case DType::BFloat16:
   case DType::Float32: {
