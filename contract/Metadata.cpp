@@ -2,6 +2,7 @@
 #include "contract/Metadata.h"
 
 #include <array>
+#include <cstdlib>
 #include <utility>
 
 namespace dslc::contract {
@@ -156,6 +157,16 @@ Expected<bool> checkSlotShape(const AbiSlot &slot) {
     return Failure{"a slot of kind '" + kind + "' must be named '" +
                    canonicalSlotName(slot) + "'"};
   return true;
+}
+
+std::optional<double> ArgSpec::scalarDefault() const {
+  if (kind != Kind::Scalar || !value)
+    return std::nullopt;
+  char *end = nullptr;
+  double v = std::strtod(value->c_str(), &end);
+  if (end == value->c_str() || *end)
+    return std::nullopt;
+  return v;
 }
 
 ArgSpec ArgSpec::output(std::string name, DType dtype, int rank,

@@ -113,8 +113,12 @@ struct ArgSpec {
   bool implicit = false;
   bool isOutput = false;
   std::string like; ///< outputs: the parameter whose shape they take
-  /// Constexprs: the value as a JSON literal, when it has one.
+  /// Constexprs: the value as a JSON literal, when it has one. Scalars:
+  /// the source's default (`eps: float = 1e-5`), which a caller binds when
+  /// the scalar is not given.
   std::optional<std::string> value;
+  /// A scalar's default as a number (nullopt: none, or not a scalar).
+  std::optional<double> scalarDefault() const;
 
   static ArgSpec output(std::string name, DType dtype, int rank,
                         std::string like);

@@ -218,6 +218,13 @@ ArgSpec Reader::readParam(const json &p, const std::string &where0) const {
       fail(where, "a scalar is int64 or float32 (the ABI passes i64 and "
                   "f32), not " +
                       dtype);
+    if (p.contains("value")) { // its default
+      const json &v = p.at("value");
+      if (!v.is_number() || (a.dtype == DType::Int64 && !v.is_number_integer()))
+        fail(where, std::string("a scalar's default 'value' must be ") +
+                        (a.dtype == DType::Int64 ? "an integer" : "a number"));
+      a.value = v.dump();
+    }
     return a;
   }
   readTensor(p, a, where);

@@ -51,8 +51,11 @@ json argToJson(const ArgSpec &a) {
     return j;
   }
   j["dtype"] = dtypeName(a.dtype);
-  if (a.kind == ArgSpec::Kind::Scalar)
+  if (a.kind == ArgSpec::Kind::Scalar) {
+    if (a.value) // its default in the source
+      j["value"] = literal(*a.value);
     return j;
+  }
   j["rank"] = a.rank;
   if (a.symmetric)
     j["symmetric"] = true;

@@ -339,6 +339,27 @@ FailureOr<SemValue> Generator::constexprValue(const ast::Param &p) {
   return v;
 }
 
+FailureOr<SemValue> Generator::scalarDefault(const ast::Param &p,
+                                             contract::DType dtype) {
+  const ast::Expr &e = *p.defaultValue;
+  std::string what = "the default of scalar '" + p.name + "'";
+  if (!isConstantSyntax(e))
+    return error(e.getRange(), what + " must be a number");
+  FailureOr<SemValue> v = genExpr(e);
+  if (failed(v))
+    return failure();
+  bool isFloat = contract::isFloating(dtype);
+  if (v->kind == SemValue::Kind::Int && isFloat)
+    return SemValue::floating(static_cast<double>(v->intValue));
+  if ((v->kind == SemValue::Kind::Float && isFloat) ||
+      (v->kind == SemValue::Kind::Int && !isFloat))
+    return v;
+  return error(e.getRange(), what + " must be " +
+                                 (isFloat ? "a number" : "an integer") +
+                                 " (the parameter is " +
+                                 contract::dtypeName(dtype) + ")");
+}
+
 bool isConstantSyntax(const ast::Expr &e) {
   using K = ast::Expr::Kind;
   switch (e.getKind()) {
@@ -573,6 +594,16 @@ LogicalResult Generator::buildSignature() {
     if (type->isScalar) {
       pd.kind = ParamDescription::Kind::Scalar;
       argTypes.push_back(dtypeToType(&ctx, type->dtype));
+      // The source's default (`eps: float = 1e-5`): every caller binds it
+      // when the scalar is not given (metadata "value").
+      if (p.defaultValue) {
+        FailureOr<SemValue> def = scalarDefault(p, pd.dtype);
+        if (failed(def)) {
+          ok = false;
+          continue;
+        }
+        pd.value = constantJSON(*def);
+      }
       desc.args.push_back(pd);
       continue;
     }

@@ -302,6 +302,10 @@ private:
   mlir::LogicalResult buildSignature();
   mlir::LogicalResult checkSignatureNames();
   mlir::FailureOr<SemValue> constexprValue(const ast::Param &p);
+  /// A run-time scalar's default: a constant of its type (ints widen to
+  /// floats), else a located error.
+  mlir::FailureOr<SemValue> scalarDefault(const ast::Param &p,
+                                          contract::DType dtype);
   mlir::LogicalResult checkRankAgreement(const ast::Param &p,
                                          const SemValue &v);
   mlir::FailureOr<ParamType> paramType(const ast::Param &p);

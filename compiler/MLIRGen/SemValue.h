@@ -129,6 +129,12 @@ struct SemValue {
     s.intValue = v;
     return s;
   }
+  static SemValue floating(double v) {
+    SemValue s;
+    s.kind = Kind::Float;
+    s.floatValue = v;
+    return s;
+  }
   static SemValue ofKind(Kind k) {
     SemValue s;
     s.kind = k;

@@ -8,6 +8,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <cmath>
 #include <map>
 
 using namespace mlir;
@@ -234,6 +235,8 @@ private:
   bool applyExplicitSizes();
   void applyFixedSizes();
   bool sizeInputs(int64_t extent);
+  /// A scalar's value: --scalar, --size NAME=V, else the source's default.
+  bool bindScalar(ArgBinding &a);
   bool sizeOutput(size_t k, int64_t extent);
   bool sizeGrid();
   bool sizeScratch(ArgBinding &a);
@@ -331,6 +334,22 @@ void Binder::observeDataMovement() {
 }
 
 bool Binder::applyExplicitSizes() {
+  for (const auto &[name, v] : options.scalars) {
+    if (!index.count(name)) {
+      error = "--scalar " + name + "=...: the kernel has no parameter '" +
+              name + "'";
+      return false;
+    }
+    if (binding.args[index[name]].kind == ArgBinding::Kind::Tensor) {
+      error = "--scalar " + name + "=...: '" + name +
+              "' is a tensor: give its sizes with --size " + name + "=AxB";
+      return false;
+    }
+    if (options.sizes.count(name)) {
+      error = "'" + name + "' is given by both --size and --scalar";
+      return false;
+    }
+  }
   for (auto &[name, dims] : options.sizes) {
     if (!index.count(name)) {
       error =
@@ -367,15 +386,35 @@ void Binder::applyFixedSizes() {
   }
 }
 
+bool Binder::bindScalar(ArgBinding &a) {
+  bool isInt = a.kind == ArgBinding::Kind::IntScalar;
+  std::optional<double> v;
+  if (auto s = options.scalars.find(a.name); s != options.scalars.end())
+    v = s->second;
+  else if (options.sizes.count(a.name))
+    return true; // --size NAME=V, applied already
+  else if (int d = descArg(a.name); d >= 0)
+    v = desc.args[d].scalarDefault(); // the source's default
+  if (!v) {
+    error = "the " + std::string(isInt ? "int" : "float") + " parameter '" +
+            a.name + "' has no value and no default in the source: pass " +
+            "--scalar " + a.name + "=V";
+    return false;
+  }
+  if (isInt && (*v != std::floor(*v) || std::fabs(*v) > 9.0e15)) {
+    error = "--scalar " + a.name + "=" + std::to_string(*v) + ": '" + a.name +
+            "' is an int parameter";
+    return false;
+  }
+  a.floatValue = *v;
+  a.intValue = static_cast<int64_t>(*v);
+  return true;
+}
+
 bool Binder::sizeInputs(int64_t extent) {
   for (ArgBinding &a : binding.args) {
-    if (a.kind == ArgBinding::Kind::IntScalar && !options.sizes.count(a.name)) {
-      error = "the int parameter '" + a.name + "' needs a value: pass --size " +
-              a.name + "=V";
+    if (a.kind != ArgBinding::Kind::Tensor && !bindScalar(a))
       return false;
-    }
-    if (a.kind == ArgBinding::Kind::FloatScalar && !options.sizes.count(a.name))
-      a.floatValue = 1.0;
     if (a.kind != ArgBinding::Kind::Tensor || a.role != Role::Input)
       continue;
     for (size_t d = 0; d < a.sizes.size(); ++d) {

@@ -61,6 +61,9 @@ struct SimulationOptions {
   /// sizes of one tensor (or the value of an int scalar).
   std::optional<int64_t> defaultSize;
   std::map<std::string, std::vector<int64_t>> sizes;
+  /// --scalar NAME=V: a scalar parameter's value (a float or an int);
+  /// scalars neither here nor in `sizes` take the source's default.
+  std::map<std::string, double> scalars;
   /// --reference: auto, all-reduce, reduce-scatter, all-gather or none.
   std::string reference = "auto";
   /// --dump-dir: where the simulator writes inputs, outputs and a manifest.

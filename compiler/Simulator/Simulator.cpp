@@ -155,8 +155,12 @@ void printBinding(std::ostream &out, const KernelDescription &desc,
       << options.schedules << " schedule(s), seed " << options.seed << "\n";
   for (const ArgBinding &a : binding.args) {
     out << "  " << a.name << ": ";
-    if (a.kind != ArgBinding::Kind::Tensor) {
+    if (a.kind == ArgBinding::Kind::IntScalar) {
       out << "scalar " << a.intValue << "\n";
+      continue;
+    }
+    if (a.kind == ArgBinding::Kind::FloatScalar) {
+      out << "scalar " << a.floatValue << "\n";
       continue;
     }
     out << roleName(a.role) << " " << a.type.name() << "[";

@@ -478,8 +478,14 @@ class _Instance:
             if name in self.margs:
                 self._bind_value(name, v)
         given = dict(shapes)
+        for a in self.margs.values():
+            if a.role == _roles.SCALAR and a.name not in values and \
+                    a.default is not None:
+                self._bind_value(a.name, a.default)   # the source's default
+                given[a.name] = ()
         for name, v in values.items():
-            if _is_symm_handle(v):
+            if _is_symm_handle(v) or (isinstance(v, (bool, int, float)) and
+                                      not _is_tensor(v)):
                 given[name] = ()
         for name in getattr(self, "handle_pads", {}):
             given[name] = ()      # an implicit pad bound from its table's

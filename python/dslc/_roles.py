@@ -52,6 +52,10 @@ class Arg:
         # never one of the caller's arguments (docs/kernel-abi.md)
         self.implicit = bool(spec.get("implicit", False))
         self.like = spec.get("like")
+        # a scalar's default in the source (`eps: float = 1e-5`), bound
+        # when the caller passes none
+        self.default = spec.get("value") if self.kind in ("int", "float") \
+            else None
         self.is_output = is_output
         self.role = None
         self.table_of = None     # peer tables: the argument they list
@@ -157,8 +161,12 @@ def plan_fills(md, world, given, contract_shape=None, collective=None):
             continue
         miss = f"{where}: parameter '{a.name}'"
         if a.role == SCALAR:
-            raise InvalidArgumentError(f"{miss} (a {a.kind} scalar) was not "
-                                       f"passed")
+            if a.default is not None:
+                continue        # the caller binds the source's default
+            article = "an" if a.kind == "int" else "a"
+            raise InvalidArgumentError(f"{miss} ({article} {a.kind} scalar) "
+                                       f"was not passed and has no default "
+                                       f"in the source")
         if a.role == INPUT:
             raise InvalidArgumentError(f"{miss} (the kernel's input) was not "
                                        f"passed")

@@ -205,6 +205,25 @@ class HandMadeRolesTest(unittest.TestCase):
         self.assertTrue(f["ws"].symmetric and f["ws"].zero)
         self.assertEqual(f["stage"].shape, (200,))
 
+    def test_scalar_defaults_from_the_metadata(self):
+        """Issue 25: a scalar the caller leaves out takes the source's
+        default (metadata "value"); without one it is an error."""
+        md = handmade([
+            {"name": "buf", "dtype": "float32", "rank": 1,
+             "access": "read", "role": "input"},
+            {"name": "eps", "dtype": "float32", "role": "scalar",
+             "value": 1e-05},
+            {"name": "n", "dtype": "int64", "role": "scalar"}])
+        args = {a.name: a for a in _roles.bindable_args(md)}
+        self.assertEqual(args["eps"].default, 1e-05)
+        self.assertIsNone(args["n"].default)
+        self.assertEqual(_roles.plan_fills(md, 1, {"buf": (8,), "n": ()}),
+                         [])
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "parameter 'n' \\(an int scalar\\) was "
+                                    "not passed and has no default"):
+            _roles.plan_fills(md, 1, {"buf": (8,)})
+
     def test_unknown_role_is_an_error(self):
         md = handmade([{"name": "x", "dtype": "float32", "rank": 1,
                         "role": "mystery"}])
@@ -243,7 +262,7 @@ class HandMadeRolesTest(unittest.TestCase):
                                     "input\\) was not passed"):
             _roles.plan_fills(md, 2, {"x": (8,), "n": ()}, fixed((1,)))
         with self.assertRaisesRegex(InvalidArgumentError,
-                                    "parameter 'n' \\(a int scalar\\) was "
+                                    "parameter 'n' \\(an int scalar\\) was "
                                     "not passed"):
             _roles.plan_fills(md, 2, {"x": (8,), "idx": (8,)}, fixed((1,)))
 

@@ -174,9 +174,11 @@ void planData(const KernelMetadata &md, const ProblemSpec &spec,
         pa.scalar = s->second;
       else if (z != spec.shapes.end() && z->second.size() == 1)
         pa.scalar = static_cast<double>(z->second[0]);
+      else if (std::optional<double> def = a.scalarDefault())
+        pa.scalar = *def; // the source's default
       else
-        p.add(fmt::format("scalar '{}' ({}) has no value: give --scalar "
-                          "{}=V",
+        p.add(fmt::format("scalar '{}' ({}) has no value and no default in "
+                          "the source: give --scalar {}=V",
                           a.name, argKindName(a), a.name));
       if (a.isIntScalar() && pa.scalar != std::floor(pa.scalar))
         p.add(fmt::format("int scalar '{}' given {}", a.name, pa.scalar));

@@ -27,8 +27,11 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <memory>
 #include <unistd.h>
 
 using namespace dslc;
@@ -210,6 +213,12 @@ cl::list<std::string>
                       "value of an int scalar (repeatable; with "
                       "--config-from-cache: the size to look up)"),
              cl::cat(simulateCategory));
+
+cl::list<std::string>
+    scalarList("scalar", cl::value_desc("NAME=V"),
+               cl::desc("The value of a scalar parameter, float or int "
+                        "(repeatable; default: the source's default)"),
+               cl::cat(simulateCategory));
 
 /// A collective, or FILE.py:NAME (a reference kernel, docs/simulator.md);
 /// checked by readSimulationOptions.
@@ -486,18 +495,42 @@ Check shareSimulatedShapes(CompileOptions &c, SimulationOptions &s) {
   return std::nullopt;
 }
 
+/// --scalar NAME=V: a finite number.
+Check readScalar(const std::string &text, std::map<std::string, double> &out) {
+  size_t eq = text.find('=');
+  std::string name = text.substr(0, eq);
+  if (eq == std::string::npos || name.empty() || eq + 1 == text.size())
+    return fail(llvm::formatv("--scalar {0}: give NAME=V", text));
+  std::string value = text.substr(eq + 1);
+  char *end = nullptr;
+  double v = std::strtod(value.c_str(), &end);
+  if (end == value.c_str() || *end || !std::isfinite(v))
+    return fail(llvm::formatv("--scalar {0}: '{1}' is not a finite number",
+                              text, value));
+  if (!out.emplace(name, v).second)
+    return fail(llvm::formatv("--scalar {0}: '{1}' is given twice", text,
+                              name));
+  return std::nullopt;
+}
+
 /// --simulate's options; without --simulate only --size (for
 /// --config-from-cache) may be given.
 Check readSimulationOptions(const Numbers &n, DriverOptions &opts) {
   BackendOptions &b = opts.backend;
   CompileOptions &c = b.compile;
-  cl::Option *const simulationOnly[] = {&seed,  &ctas,      &reference,
-                                        &calls, &schedules, &dumpDir};
+  // cl::list's operator& gives its storage: std::addressof gives the list.
+  cl::Option *const simulationOnly[] = {&seed,      &ctas,
+                                        &reference, &calls,
+                                        &schedules, &dumpDir,
+                                        std::addressof(scalarList)};
   int64_t ranks = c.worldSize.value_or(1);
   SimulationOptions s;
   for (const std::string &text : sizeList)
     if (Check e = readSize("--size", text, simulate ? ranks : 0, &s.defaultSize,
                            s.sizes))
+      return e;
+  for (const std::string &text : scalarList)
+    if (Check e = readScalar(text, s.scalars))
       return e;
   if (b.cachedConfig)
     b.cachedConfig->size = s.defaultSize;

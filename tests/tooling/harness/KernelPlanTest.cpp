@@ -179,7 +179,23 @@ TEST_CASE("kernel plan: every problem is listed in one error", "[harness]") {
              "residual=AxB\n"
              "  input 'weight' (bfloat16, rank 1) has no size: give --size "
              "weight=N\n"
-             "  scalar 'eps' (float) has no value: give --scalar eps=V");
+             "  scalar 'eps' (float) has no value and no default in the "
+             "source: give --scalar eps=V");
+  // The source's default binds a scalar the command line leaves out.
+  KernelMetadata withDefault = fusedMd();
+  for (ArgSpec &a : withDefault.args)
+    if (a.name == "eps")
+      a.value = "1e-05";
+  KernelPlan d = planKernel(withDefault, 2,
+                            spec({"x=4x8192", "residual=4x8192", "weight=8192",
+                                  "out=4x8192", "residual_out=4x8192"}));
+  CHECK(d.args[d.find("eps")].scalar == 1e-5);
+  KernelPlan given = planKernel(
+      withDefault, 2,
+      spec({"x=4x8192", "residual=4x8192", "weight=8192", "out=4x8192",
+            "residual_out=4x8192"},
+           {"eps=0.25"}));
+  CHECK(given.args[given.find("eps")].scalar == 0.25);
   KernelMetadata n =
       makeMd("k",
              json::array({tensor("a", "input", "float32", 1, "read"),
