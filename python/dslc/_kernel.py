@@ -8,7 +8,7 @@ import json
 import os
 import sys
 
-from . import _capi, _comm, _compile, _roles, _torch
+from . import _capi, _kernel_op, _comm, _compile, _roles, _torch
 from ._source import Source
 from .errors import (InvalidArgumentError, KernelError, KernelRecord,
                      NeedsTorchError)
@@ -74,8 +74,10 @@ class Kernel:
                 f"(the tuner measures a kernel as that collective)")
         self._instances = {}
         self._by_name = {p.name: i for i, p in enumerate(self.params)}
+        _kernel_op.key_of(self)
         if "torch" in sys.modules:
             _eager_call()     # made now, not while torch.compile traces
+            _kernel_op.register()
 
     def __repr__(self):
         return f"<dslc.Kernel {self.name} from {self.source.origin}>"
@@ -255,12 +257,32 @@ class Kernel:
     def __call__(self, *args, **kwargs):
         t = _torch._torch
         if t is not None and t.compiler.is_compiling():
+            # one op in the traced graph (fullgraph holds); arguments the
+            # op cannot carry run eagerly (a graph break)
+            out = _kernel_op.call(self, self._map_args(args, kwargs))
+            if out is not _kernel_op.NOT_TRACEABLE:
+                return out
             return _eager_call()(self, *args, **kwargs)
         return self._call(*args, **kwargs)
 
-    def _call(self, *args, **kwargs):
+    def rank_and_world(self):
         comm = _comm.default()
-        values = self._map_args(args, kwargs)
+        return comm.rank, comm.world_size
+
+    def _call(self, *args, **kwargs):
+        return self._call_values(self._map_args(args, kwargs))
+
+    def _call_values(self, values):
+        comm = _comm.default()
+        t = _torch._torch
+        if t is not None and t.is_grad_enabled():
+            for name, v in values.items():
+                if _is_tensor(v) and v.requires_grad:
+                    raise InvalidArgumentError(
+                        f"kernel {self.name}: parameter '{name}' requires "
+                        f"grad, but dslc kernels are forward-only (no "
+                        f"backward is defined): call under torch.no_grad() "
+                        f"or pass .detach()")
         signature, shapes, defines, key = self._request(
             values, comm.rank, comm.world_size)
         inst = self._instances.get(key)

@@ -20,6 +20,9 @@ Cases (each rank prints PASS/FAIL per case; rank 0 ends with
   kernel-one-shot    examples/one_shot_all_reduce.py on dslc.empty and on
                      a plain tensor (staged), pads from the metadata
   kernel-graph       the kernel captured in a CUDA graph
+  user-kernel-compile  a user's kernel (source string) eager and under
+                     torch.compile(fullgraph=True) (one custom op), its
+                     scalar's default, grad refused
   stream-order       a kernel and dslc.all_reduce on torch's default stream
                      (and a side stream, set_stream, a graph) after ~5 ms of
                      torch work that writes their input: read at once, exact
@@ -89,6 +92,9 @@ def tuple_kernel():
 
 def precompile(world):
     S = dslc.TensorSpec
+    for r in range(world):
+        rows = S("bfloat16", (37, 1000))
+        print(user_kernel().compile(rows, rows, rank=r, world_size=world))
     for path, param, sizes in KERNEL_SIZES:
         k = dslc.kernel(path)
         for n in sizes:
@@ -364,6 +370,66 @@ def stream_order(c):
         a.zero_()
         y.zero_()
     dslc.synchronize()
+
+
+USER_KERNEL = '''
+import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(config=helion.Config(block_sizes=[2, 512], num_warps=4))
+def silu_gate_scale(
+    x: torch.Tensor[torch.bfloat16, 2],
+    gate: torch.Tensor[torch.bfloat16, 2],
+    alpha: float = 0.5,
+) -> torch.Tensor:
+    out = torch.empty_like(x)
+    for tm, tn in hl.tile([x.size(0), x.size(1)]):
+        g = gate[tm, tn].to(torch.float32)
+        y = x[tm, tn].to(torch.float32) * (g * torch.sigmoid(g)) * alpha
+        out[tm, tn] = y.to(x.dtype)
+    return out
+'''
+
+
+def user_kernel():
+    return dslc.kernel(source=USER_KERNEL, name="silu_gate_scale")
+
+
+@case
+def user_kernel_compile(c):
+    """Issue 25: a user's kernel (not an example) is one custom op,
+    dslc::kernel_call, so torch.compile(fullgraph=True) holds around it;
+    its float scalar takes the source's default when not passed; a tensor
+    that requires grad is refused (kernels are forward-only)."""
+    import torch
+    k = user_kernel()
+    x = rand(37 * 1000, torch.bfloat16, 60 + c.rank).view(37, 1000)
+    g = rand(37 * 1000, torch.bfloat16, 61 + c.rank).view(37, 1000)
+
+    def ref(x, g, alpha):
+        gf = g.double()
+        return (x.double() * gf * torch.sigmoid(gf) * alpha).to(x.dtype)
+
+    close(k(x, g), ref(x, g, 0.5), "user kernel eager (default alpha)")
+    close(k(x, g, 0.25), ref(x, g, 0.25), "user kernel eager (alpha 0.25)")
+
+    def layer(x, g):
+        return k(x * 2, g, 0.25) + 1
+
+    f = torch.compile(layer, fullgraph=True)
+    for it in range(3):
+        xi = rand(37 * 1000, torch.bfloat16, 70 + it).view(37, 1000)
+        close(f(xi, g), ref(xi * 2, g, 0.25).float() + 1,
+              f"user kernel under torch.compile(fullgraph=True) call {it}",
+              rtol=2e-2, atol=3e-2)
+    try:
+        k(x.float().requires_grad_().to(torch.bfloat16), g)
+    except dslc.InvalidArgumentError as e:
+        assert "forward-only" in str(e), e
+    else:
+        raise AssertionError("a tensor requiring grad was accepted")
 
 
 @case
