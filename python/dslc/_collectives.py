@@ -271,7 +271,9 @@ def _register_ops():
 
 
 def register_ops():
-    """Registers dslc::inplace_all_reduce, dslc::reduce_scatter and
-    dslc::all_gather with torch.library (dslc.init does it when torch is
-    present)."""
+    """Registers dslc::inplace_all_reduce, dslc::reduce_scatter,
+    dslc::all_gather and dslc::kernel_call (every dslc.kernel call) with
+    torch.library (dslc.init does it when torch is present)."""
     _register_ops()
+    from . import _kernel_op
+    _kernel_op.register()

@@ -6,9 +6,12 @@ registry of Kernel objects), its tensor arguments by name and its numbers
 by name, and returns the outputs the kernel allocates. Its fake (meta)
 implementation compiles the kernel (or finds it in the disk cache: no GPU)
 and shapes the outputs from the metadata by the contract's rules
-(_roles.plan_fills), so the traced graph knows them. Every tensor argument
-is declared mutable: a kernel may write any of them (outputs passed in,
-in-place updates), and functionalization keeps that correct.
+(_roles.plan_fills), so the traced graph knows them. The op is functional
+(Inductor does not functionalize a mutated list of tensors): the tensor
+arguments the kernel writes (metadata access) are written as copies,
+returned after the outputs and copied back into the caller's tensors by
+the traced code, a mutation torch.compile orders like any in-place op
+(one extra copy of those tensors under torch.compile).
 
 Kernels are forward-only: no backward is registered, so autograd through
 them raises (Kernel.__call__ refuses inputs that require grad up front).
@@ -67,38 +70,76 @@ def split_values(values):
     return tn, tv, inames, ivals, fn, fv
 
 
+def _names(text):
+    """Names joined with ',' (identifiers): the op's schema takes no list
+    of strings."""
+    return text.split(",") if text else []
+
+
 def _values(tn, tv, inames, ivals, fn, fv):
+    tn, inames, fn = (_names(n) if isinstance(n, str) else n
+                      for n in (tn, inames, fn))
     values = dict(zip(tn, tv))
     values.update(zip(inames, ivals))
     values.update(zip(fn, fv))
     return values
 
 
+def written(kernel, values):
+    """Names of the tensor arguments the compiled kernel writes (metadata
+    access write/readwrite): compiled for these values (or found in the
+    disk cache), no GPU. Called by the op's implementations, never by
+    traced code."""
+    md, _ = _metadata(kernel, values)
+    return {p["name"] for p in md.get("params", [])
+            if p.get("access") in ("write", "readwrite") and
+            _is_tensor(values.get(p["name"]))}
+
+
 def call(kernel, values):
     """The kernel's call through dslc::kernel_call (while tracing), or
-    NOT_TRACEABLE when its arguments cannot go through the op."""
+    NOT_TRACEABLE when its arguments cannot go through the op. The op is
+    functional: after the outputs it returns one tensor per tensor
+    argument, the updated copy of one the kernel writes or an empty tensor;
+    the copies are written back here, a mutation torch.compile orders like
+    any in-place op."""
     parts = split_values(values)
     if parts is None:
         return NOT_TRACEABLE
-    register()
     tn, tv, inames, ivals, fn, fv = parts
-    outs = _torch._torch.ops.dslc.kernel_call(key_of(kernel), tn, tv, inames,
-                                               ivals, fn, fv)
+    res = _torch._torch.ops.dslc.kernel_call(
+        key_of(kernel), ",".join(tn), tv, ",".join(inames), ivals,
+        ",".join(fn), fv)
+    outs, updated = res[:len(res) - len(tv)], res[len(res) - len(tv):]
+    for t, u in zip(tv, updated):
+        if u.shape == t.shape:      # shapes are static: no data branch
+            t.copy_(u)
     if not outs:
         return None
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def fake_outputs(kernel, values):
-    """Empty tensors shaped as the call's outputs (fake mode: no GPU work),
-    from the compiled kernel's metadata."""
+def _metadata(kernel, values):
     import json
-    comm_rank, world = kernel.rank_and_world()
-    signature, shapes, defines, _ = kernel._request(values, comm_rank, world)
-    cubin = kernel._compile(values, signature, shapes, defines, comm_rank,
-                            world)
+    rank, world = kernel.rank_and_world()
+    signature, shapes, defines, _ = kernel._request(values, rank, world)
+    cubin = kernel._compile(values, signature, shapes, defines, rank, world)
     with open(cubin + ".json") as f:
-        md = json.load(f)
+        return json.load(f), shapes
+
+
+def _updated(tensor_names, values, written_names, fresh):
+    """Per tensor argument: `fresh(t)` when the kernel writes it, else an
+    empty tensor (a shape no argument of the call has... unless empty)."""
+    return [fresh(values[n]) if n in written_names else values[n].new_empty(0)
+            for n in tensor_names]
+
+
+def fake_outputs(kernel, values, tensor_names):
+    """The op's results in fake mode (no GPU work): the call's outputs,
+    shaped from the compiled kernel's metadata, then the updated copies."""
+    md, shapes = _metadata(kernel, values)
+    _, world = kernel.rank_and_world()
     given = dict(shapes)
     for name, v in values.items():
         if not _is_tensor(v):
@@ -109,7 +150,16 @@ def fake_outputs(kernel, values):
         if f.per_call:
             outs.append(like.new_empty(
                 f.shape, dtype=_torch.torch_dtype(f.arg.dtype)))
-    return outs
+    return outs + _updated(tensor_names, values, written(kernel, values),
+                           lambda t: t.new_empty(t.shape))
+
+
+def values_of(values, originals, t):
+    """The written copy that stands for the caller's tensor `t`."""
+    for n, o in originals.items():
+        if o is t:
+            return values[n]
+    raise AssertionError("dslc::kernel_call: a written tensor was lost")
 
 
 def register():
@@ -120,28 +170,34 @@ def register():
     torch = _torch.torch("dslc::kernel_call")
     from typing import List
 
-    @torch.library.custom_op("dslc::kernel_call", mutates_args=("tensors",),
+    @torch.library.custom_op("dslc::kernel_call", mutates_args=(),
                              device_types="cuda")
-    def _kernel_call(key: str, tensor_names: List[str],
-                     tensors: List[torch.Tensor], int_names: List[str],
-                     ints: List[int], float_names: List[str],
+    def _kernel_call(key: str, tensor_names: str,
+                     tensors: List[torch.Tensor], int_names: str,
+                     ints: List[int], float_names: str,
                      floats: List[float]) -> List[torch.Tensor]:
         k = _kernels.get(key)
         if k is None:
             raise InvalidArgumentError(
                 f"dslc::kernel_call: no kernel {key} in this process")
-        out = k._call_values(_values(tensor_names, tensors, int_names, ints,
-                                     float_names, floats))
-        if out is None:
-            return []
-        # outputs never alias an argument (the op returns new tensors)
-        return [o.clone() if any(o is t for t in tensors) else o
-                for o in (out if isinstance(out, tuple) else (out,))]
+        values = _values(tensor_names, tensors, int_names, ints, float_names,
+                         floats)
+        names = _names(tensor_names)
+        originals = dict(values)
+        writes = written(k, values)
+        for n in writes:          # the op is functional: write copies
+            values[n] = values[n].clone()
+        out = k._call_values(values)
+        outs = [] if out is None else \
+            list(out if isinstance(out, tuple) else (out,))
+        return outs + _updated(names, originals, writes,
+                               lambda t: values_of(values, originals, t))
 
     @_kernel_call.register_fake
     def _(key, tensor_names, tensors, int_names, ints, float_names, floats):
         return fake_outputs(_kernels[key],
                             _values(tensor_names, tensors, int_names, ints,
-                                    float_names, floats))
+                                    float_names, floats),
+                            _names(tensor_names))
 
     _registered = True
