@@ -311,13 +311,31 @@ int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
                           options.cubinVia == CubinRoute::Ptxas
                               ? AssemblerRoute::Ptxas
                               : AssemblerRoute::Auto,
-                          /*verbose=*/false, error);
+                          /*verbose=*/true, error);
   }
   if (!cubin) {
     diags.error(kernel.getNameRange(), "assembling the kernel for " +
                                            std::string(options.arch.name) +
                                            " failed: " + error);
     return 1;
+  }
+  if (SpillReport spills = parseSpills(cubin->log); spills.any()) {
+    contract::KernelConfig config;
+    for (const contract::Tunable &t : desc.tunables)
+      config.set(t, t.value);
+    std::string message =
+        "kernel '" + options.kernel + "' spills registers to local memory: " +
+        std::to_string(spills.storeBytes) + " bytes of spill stores and " +
+        std::to_string(spills.loadBytes) + " bytes of spill loads per " +
+        "thread with config " + config.brief() + " on " +
+        options.arch.name +
+        " (smaller blocks, more warps or reduction_loops keep it in "
+        "registers)";
+    if (options.spillsAreErrors) {
+      diags.error(kernel.getNameRange(), message + " [--Werror-spills]");
+      return 1;
+    }
+    diags.warning(kernel.getNameRange(), message);
   }
   llvm::StringRef bytes(cubin->cubin.data(), cubin->cubin.size());
   return writeWithMetadata(bytes, true, metadata);

@@ -71,6 +71,9 @@ struct BackendOptions {
   /// kernel; 0 = unbounded; unset = the runtime's default.
   std::optional<uint64_t> timeoutMs;
   CubinRoute cubinVia = CubinRoute::NvJitLink;
+  /// --Werror-spills: a cubin whose assembler reports register spills is
+  /// an error (by default a warning naming the bytes and the config).
+  bool spillsAreErrors = false;
   std::optional<CachedConfigRequest> cachedConfig;
   /// --simulate: run the kernel on the CPU for compile.worldSize ranks
   /// instead of compiling it (compiler/Simulator, docs/simulator.md).

@@ -178,6 +178,32 @@ std::string dslc::findPtxas() {
   return "";
 }
 
+dslc::SpillReport dslc::parseSpills(const std::string &log) {
+  // ptxas -v and nvJitLink -verbose: "N bytes stack frame, S bytes spill
+  // stores, L bytes spill loads", one line per function.
+  SpillReport r;
+  llvm::StringRef rest(log);
+  while (!rest.empty()) {
+    auto [line, tail] = rest.split('\n');
+    rest = tail;
+    size_t stores = line.find(" bytes spill stores");
+    size_t loads = line.find(" bytes spill loads");
+    auto number = [&](size_t end) -> int64_t {
+      size_t begin = line.rfind(' ', end - 1);
+      begin = begin == llvm::StringRef::npos ? 0 : begin + 1;
+      int64_t v = 0;
+      if (line.slice(begin, end).getAsInteger(10, v))
+        return 0;
+      return v;
+    };
+    if (stores != llvm::StringRef::npos)
+      r.storeBytes = std::max(r.storeBytes, number(stores));
+    if (loads != llvm::StringRef::npos)
+      r.loadBytes = std::max(r.loadBytes, number(loads));
+  }
+  return r;
+}
+
 std::optional<CubinResult>
 dslc::assembleCubin(const std::string &ptx, const std::string &arch,
                     AssemblerRoute route, bool verbose, std::string &error) {

@@ -32,6 +32,14 @@ std::optional<CubinResult> assembleCubin(const std::string &ptx,
 /// Path of the ptxas executable, or empty.
 std::string findPtxas();
 
+/// What the assembler's resource report (verbose log) says of spills: the
+/// largest spill stores and loads of any function, in bytes per thread.
+struct SpillReport {
+  int64_t storeBytes = 0, loadBytes = 0;
+  bool any() const { return storeBytes > 0 || loadBytes > 0; }
+};
+SpillReport parseSpills(const std::string &log);
+
 } // namespace dslc
 
 #endif // DSLC_COMPILER_TARGET_CUBINASSEMBLER_H

@@ -189,6 +189,12 @@ cl::opt<CubinRoute, false, ChoiceParser<CubinRoute>> cubinVia(
                clEnumValN(CubinRoute::Ptxas, "ptxas", "the ptxas executable")),
     cl::init(CubinRoute::NvJitLink), cl::cat(compileCategory));
 
+cl::opt<bool> werrorSpills(
+    "Werror-spills",
+    cl::desc("Register spills in the cubin are an error (default: a "
+             "warning naming the bytes and the config)"),
+    cl::cat(compileCategory));
+
 //===- Simulation ---------------------------------------------------------===//
 
 cl::opt<bool> simulate("simulate",
@@ -628,6 +634,7 @@ Check readOptions(DriverOptions &opts) {
                               b.arch.name));
   b.timeoutMs = n.timeoutMs;
   b.cubinVia = cubinVia;
+  b.spillsAreErrors = werrorSpills;
   if (configFromCache || cacheDir.getNumOccurrences()) {
     if (!b.compile.configJSON.empty())
       return fail("--config and --config-from-cache both give the config; "
