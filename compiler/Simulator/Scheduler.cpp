@@ -5,6 +5,7 @@
 #include "dialects/Comm/CommDialect.h"
 
 #include <algorithm>
+#include <climits>
 #include <random>
 #include <set>
 
@@ -194,6 +195,7 @@ ScheduleResult Scheduler::run() {
 }
 
 void Scheduler::reportDeadlock(const std::vector<Task> &tasks, uint64_t step) {
+  std::vector<BlockedLine> slots;
   unsigned blocked = 0;
   for (const Task &t : tasks)
     blocked += !t.done;
@@ -243,13 +245,56 @@ void Scheduler::reportDeadlock(const std::vector<Task> &tasks, uint64_t step) {
       std::string coords;
       for (size_t k = 0; k < b.coords.size(); ++k)
         coords += (k ? ", " : "") + std::to_string(b.coords[k]);
-      reporter.detail("rank " + std::to_string(t.rank) + " CTA " +
-                      std::to_string(t.cta) + " (launch " +
-                      std::to_string(t.call) + "): " + kind + " at " +
-                      where(t.blockedOp) + ": slot [" + coords + "] of '" +
-                      b.pad->name + "' on rank " + std::to_string(b.pad->rank) +
-                      ": expected " + std::to_string(b.expected) +
-                      ", current " + std::to_string(b.current));
+      std::string what = kind + " at " + where(t.blockedOp);
+      std::string pad = "'" + b.pad->name + "'";
+      std::string values = "expected " + std::to_string(b.expected) +
+                           ", current " + std::to_string(b.current);
+      slots.push_back(
+          {what + " on " + pad + ": " + values, t.rank, t.cta,
+           "rank " + std::to_string(t.rank) + " CTA " + std::to_string(t.cta) +
+               " (launch " + std::to_string(t.call) + "): " + what +
+               ": slot [" + coords + "] of " + pad + " on rank " +
+               std::to_string(b.pad->rank) + ": " + values});
     }
   }
+  reportBlockedSlots(slots);
+}
+
+void Scheduler::reportBlockedSlots(const std::vector<BlockedLine> &slots) {
+  // The first few in full; the rest grouped by what blocks them (one wait
+  // of a kernel over many tiles and ranks is one line, not hundreds).
+  constexpr size_t kShown = 8;
+  for (size_t k = 0; k < slots.size() && k < kShown; ++k)
+    reporter.detail(slots[k].text);
+  if (slots.size() <= kShown)
+    return;
+  struct Group {
+    size_t count = 0;
+    unsigned rankLo = ~0u, rankHi = 0;
+    int64_t ctaLo = INT64_MAX, ctaHi = 0;
+  };
+  std::vector<std::pair<std::string, Group>> groups;
+  for (size_t k = kShown; k < slots.size(); ++k) {
+    const BlockedLine &l = slots[k];
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto &g) { return g.first == l.key; });
+    if (it == groups.end())
+      it = groups.insert(groups.end(), {l.key, Group()});
+    Group &g = it->second;
+    ++g.count;
+    g.rankLo = std::min(g.rankLo, l.rank);
+    g.rankHi = std::max(g.rankHi, l.rank);
+    g.ctaLo = std::min(g.ctaLo, l.cta);
+    g.ctaHi = std::max(g.ctaHi, l.cta);
+  }
+  auto range = [](auto lo, auto hi) {
+    return lo == hi ? std::to_string(lo)
+                    : std::to_string(lo) + "-" + std::to_string(hi);
+  };
+  reporter.detail(std::to_string(slots.size() - kShown) +
+                  " more blocked slot(s):");
+  for (const auto &[key, g] : groups)
+    reporter.detail("  " + std::to_string(g.count) + " x " + key + " (ranks " +
+                    range(g.rankLo, g.rankHi) + ", CTAs " +
+                    range(g.ctaLo, g.ctaHi) + ")");
 }

@@ -45,6 +45,15 @@ public:
 
 private:
   void reportDeadlock(const std::vector<Task> &tasks, uint64_t step);
+  /// One blocked wait/signal slot of a deadlock report: its line, and what
+  /// groups it with others (the op, its location, the pad, the values).
+  struct BlockedLine {
+    std::string key;
+    unsigned rank = 0;
+    int64_t cta = 0;
+    std::string text;
+  };
+  void reportBlockedSlots(const std::vector<BlockedLine> &slots);
 
   World &world;
   Reporter &reporter;
