@@ -27,8 +27,8 @@ Result Generator::genRemoteTensors(const ast::CallExpr &e) {
     return failure();
   if (!desc.worldSize)
     return fail(e.getRange(),
-                "get_remote_tensors needs the world size at compile time: "
-                "pass --world-size N or -D world_size=N");
+                "get_remote_tensors needs the world size at compile time: " +
+                    worldSizeHint());
   auto refType = cast<tile::RefType>(t->value.getType());
   SemValue v = SemValue::ofKind(SemValue::Kind::PeerList);
   v.value = comm::StackViewOp::create(

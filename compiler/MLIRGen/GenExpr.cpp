@@ -714,8 +714,23 @@ FailureOr<int64_t> Generator::peerCount(const SemValue &list,
   return error(where.getRange(),
                "'" + list.text +
                    "' holds one tensor per rank: its length is the world "
-                   "size, which is not known here: pass --world-size N or "
-                   "-D world_size=N");
+                   "size, which is not known here: " +
+                   worldSizeHint());
+}
+
+std::string Generator::worldSizeHint() const {
+  // A -D in a world-size spelling that the kernel has no parameter for
+  // sets nothing: say so instead of asking for it again.
+  for (std::string_view name : kWorldSizeNames) {
+    auto d = options.defines.find(std::string(name));
+    if (d != options.defines.end() && !usedDefines.count(d->first))
+      return "-D " + d->first + "=" + d->second +
+             " names no parameter of kernel '" + kernel.getName() +
+             "', so it sets nothing; pass --world-size " + d->second +
+             " (the launch's world size, whatever the kernel calls it)";
+  }
+  return "pass --world-size N (or -D NAME=N for the kernel's world-size "
+         "constexpr)";
 }
 
 } // namespace dslc::mlirgen

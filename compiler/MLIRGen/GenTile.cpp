@@ -19,20 +19,41 @@ LogicalResult Generator::checkTileSize(ArrayRef<int64_t> shape,
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d <= 0 || n > kMaxTileElements / d)
-      return error(where, "a tile of more than " +
+      return error(where, "a tile of shape " + shapeText(shape) +
+                              " (more than " +
                               std::to_string(kMaxTileElements) +
-                              " elements does not fit a CTA");
+                              " elements) does not fit a CTA, with " +
+                              configText() + ": lower the block sizes");
     n *= d;
   }
   int64_t threads = desc.numWarps * 32;
   if (n / threads > kMaxElementsPerThread)
-    return error(where, "a tile of " + std::to_string(n) + " elements puts " +
+    return error(where, "a tile of shape " + shapeText(shape) + " (" +
+                            std::to_string(n) + " elements) puts " +
                             std::to_string(n / threads) +
                             " in each of the CTA's " + std::to_string(threads) +
                             " threads (at most " +
-                            std::to_string(kMaxElementsPerThread) +
-                            "): raise num_warps or lower the block size");
+                            std::to_string(kMaxElementsPerThread) + "), with " +
+                            configText() +
+                            ": raise num_warps or lower the block sizes");
   return success();
+}
+
+std::string Generator::shapeText(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (size_t k = 0; k < shape.size(); ++k)
+    s += (k ? ", " : "") + std::to_string(shape[k]);
+  return s + "]";
+}
+
+std::string Generator::configText() const {
+  std::string s = "block_sizes=[";
+  for (size_t k = 0; k < blockSizes.size(); ++k)
+    s += (k ? ", " : "") + std::to_string(blockSizes[k]);
+  s += "], num_warps=" + std::to_string(desc.numWarps);
+  if (!defaultedBlockSizes.empty())
+    s += " (dslc's defaults: no config gives the block sizes)";
+  return s;
 }
 
 /// `tile.to(dtype)`: the tile converted to another element type.
@@ -279,9 +300,13 @@ FailureOr<Value> Generator::coerceTile(SemValue v, RankedTensorType type,
         return failure();
       if (ArrayRef<int64_t>(*shape) != type.getShape())
         return error(where.getRange(),
-                     "a tile of " + std::to_string(t.getNumElements()) +
-                         " elements does not fit a place of " +
-                         std::to_string(type.getNumElements()));
+                     "a tile of shape " + shapeText(t.getShape()) +
+                         " does not fit the shape " +
+                         shapeText(type.getShape()) +
+                         " it is stored into: dslc broadcasts as torch does "
+                         "(a size-1 dimension stretches, a missing leading "
+                         "one is added) and drops no dimension; index the "
+                         "tile or reshape it to fit");
       broadcastTo(v, type.getShape(), l);
     }
     return castTile(v.value, type.getElementType(), l);

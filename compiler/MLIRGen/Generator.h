@@ -302,6 +302,12 @@ private:
   mlir::LogicalResult buildSignature();
   mlir::LogicalResult checkSignatureNames();
   mlir::FailureOr<SemValue> constexprValue(const ast::Param &p);
+  /// How to give the world size when the kernel needs it and has none.
+  std::string worldSizeHint() const;
+  /// "[A, B]" for messages.
+  static std::string shapeText(llvm::ArrayRef<int64_t> shape);
+  /// "block_sizes=[...], num_warps=N" of the kernel being compiled.
+  std::string configText() const;
   /// A run-time scalar's default: a constant of its type (ints widen to
   /// floats), else a located error.
   mlir::FailureOr<SemValue> scalarDefault(const ast::Param &p,
