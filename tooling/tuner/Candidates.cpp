@@ -60,6 +60,8 @@ void compileManifestReference(Manifest &m, const CompileOptions &opts,
   rt::KernelMetadata md = rt::loadMetadataFile(
       fmt::format("{}/probe/{}.r0.cubin.json", m.dir, m.kernels.at(0).name));
   std::vector<std::string> extra = opts.extraArgs;
+  extra.insert(extra.end(), opts.referenceArgs.begin(),
+               opts.referenceArgs.end());
   if (retyped) {
     // The probe has the annotated dtypes; the candidates may be retyped.
     for (rt::ArgSpec &a : md.args)
@@ -108,6 +110,9 @@ Manifest compileCandidates(const std::string &dslFile,
   };
   Manifest m;
   m.dir = dir;
+  std::vector<std::string> kernelArgs = opts.extraArgs;
+  kernelArgs.insert(kernelArgs.end(), opts.kernelArgs.begin(),
+                    opts.kernelArgs.end());
   m.collective = collective;
   m.worldSize = worldSize;
   m.dtype = dtype;
@@ -125,7 +130,7 @@ Manifest compileCandidates(const std::string &dslFile,
     }
     std::string out = fmt::format("{}/probe/{}.r0.cubin", dir, k);
     tooling::DslcCompile probe = dslcCompile(opts.dslc, file, k, 0, worldSize,
-                                             nullptr, "", out, opts.extraArgs);
+                                             nullptr, "", out, kernelArgs);
     tooling::ProcessResult pr = tooling::runDslc(probe, opts.timeoutS);
     if (!pr.ok())
       raise(ErrorCode::InvalidArgument,
@@ -188,7 +193,7 @@ Manifest compileCandidates(const std::string &dslFile,
              dslcCompile(opts.dslc, info.file, info.name, r, worldSize, &c,
                          signature,
                          fmt::format("{}/{}/k.r{}.cubin", dir, sub, r),
-                         opts.extraArgs)});
+                         kernelArgs)});
     }
   }
   std::mutex mu;

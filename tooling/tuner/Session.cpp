@@ -118,6 +118,8 @@ Manifest doCompile(const TunerOptions &o, const std::string &dir,
   CompileOptions co;
   co.dslc = tooling::findDslc(o.dslc);
   co.extraArgs = o.dslcArgs;
+  co.kernelArgs = o.kernelArgs;
+  co.referenceArgs = o.referenceArgs;
   co.jobs = o.jobs;
   co.setName = o.set;
   co.reference = o.reference;

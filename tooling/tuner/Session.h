@@ -29,6 +29,8 @@ namespace dslc::tune {
 struct TunerOptions {
   std::string dsl, dslc, out, candidates, cacheDir, csv, set;
   std::vector<std::string> kernels, dslcArgs;
+  /// dslc arguments for the candidates only / the reference only.
+  std::vector<std::string> kernelArgs, referenceArgs;
   std::string collective; ///< empty: all_reduce unless --reference
   std::string reference;  ///< FILE.py:NAME
   int worldSize = 2;

@@ -54,7 +54,15 @@ void addKernelOptions(CLI::App &app, TunerOptions &o) {
   app.add_option("--dslc", o.dslc,
                  "the compiler (default: next to tuner, else on PATH)")
       ->type_name("PATH");
-  app.add_option("--dslc-arg", o.dslcArgs, "passed to every dslc call")
+  app.add_option("--dslc-arg", o.dslcArgs,
+                 "passed to every dslc call (candidates and reference)")
+      ->type_name("ARG");
+  app.add_option("--kernel-arg", o.kernelArgs,
+                 "passed to the candidates' dslc calls only (--signature, "
+                 "--config, ...)")
+      ->type_name("ARG");
+  app.add_option("--reference-arg", o.referenceArgs,
+                 "passed to the reference's dslc call only")
       ->type_name("ARG");
   tooling::addCount(app, "-j,--jobs", o.jobs, "parallel compiles", 1);
   app.add_option("--set", o.set, "cache key of a kernel set")
@@ -230,6 +238,17 @@ std::optional<int> checkOptions(CLI::App &app, const Commands &c,
                                      "FILE) or -k FILE.py:KERNEL is needed");
   if (compiles && !o.collective.empty() && !o.reference.empty())
     return tooling::usageError(used, "give --collective or --reference");
+  if (!o.reference.empty())
+    for (const std::string &a : o.dslcArgs)
+      for (const char *kernelOnly : {"--signature", "--config", "--shape"})
+        if (a == kernelOnly || a.rfind(std::string(kernelOnly) + "=", 0) == 0)
+          return tooling::usageError(
+              used, fmt::format("--dslc-arg {} would reach the reference "
+                                "too (its tensors are stacked: another "
+                                "signature and shape); give it with "
+                                "--kernel-arg (and the reference's own with "
+                                "--reference-arg)",
+                                a));
   if (!o.dtype.empty()) {
     auto d = rt::parseDType(o.dtype);
     if (!d || !rt::isFloating(*d))
@@ -331,7 +350,8 @@ int main(int argc, char **argv) {
                "shape, caches it, benchmarks it (docs/tuner.md)",
                "tuner");
   Commands c = buildCli(app, o);
-  if (auto status = tooling::parseCommandLine(app, argc, argv, {"--dslc-arg"}))
+  if (auto status = tooling::parseCommandLine(
+          app, argc, argv, {"--dslc-arg", "--kernel-arg", "--reference-arg"}))
     return *status;
   if (auto status = checkOptions(app, c, o))
     return *status;
