@@ -159,6 +159,16 @@ Expected<bool> checkSlotShape(const AbiSlot &slot) {
   return true;
 }
 
+std::string SameSize::problem(int64_t size, int64_t asSize) const {
+  if (size == asSize)
+    return "";
+  return "'" + param + "' dim " + std::to_string(dim) + " is " +
+         std::to_string(size) + ", but '" + as + "' dim " +
+         std::to_string(asDim) + " is " + std::to_string(asSize) +
+         ": the kernel indexes both with one tile (at " + where +
+         "), so their sizes must be equal";
+}
+
 std::optional<double> ArgSpec::scalarDefault() const {
   if (kind != Kind::Scalar || !value)
     return std::nullopt;

@@ -199,6 +199,25 @@ struct Constraint {
   bool holds(int64_t size, int64_t numTiles) const;
 };
 
+/// Two tensor dimensions that one tile indexes (`gate[tm, tn]` with `tn` a
+/// tile over `x.size(1)`): their sizes must be equal at launch, or the
+/// kernel would read or write part of one tensor with masked tails and
+/// answer a wrong number without a word.
+struct SameSize {
+  std::string param; ///< the tensor indexed
+  unsigned dim = 0;
+  std::string as; ///< the tensor whose size the tile runs over
+  unsigned asDim = 0;
+  std::string where; ///< the access, FILE:LINE:COL (messages)
+
+  bool operator==(const SameSize &o) const {
+    return param == o.param && dim == o.dim && as == o.as && asDim == o.asDim;
+  }
+  /// "'gate' dim 1 must equal 'x' dim 1 (one tile indexes both at WHERE)"
+  /// for sizes `size` and `asSize`; empty when they are equal.
+  std::string problem(int64_t size, int64_t asSize) const;
+};
+
 struct KernelMetadata {
   std::string origin; ///< the file it was read from (messages; not written)
   int version = kMetadataVersion;
@@ -226,6 +245,8 @@ struct KernelMetadata {
   std::vector<ArgSpec> args;
   std::vector<ArgSpec> constexprs;
   std::vector<Constraint> constraints;
+  /// Tensor dimensions that must have equal sizes ("same_sizes").
+  std::vector<SameSize> sameSizes;
   std::vector<AbiSlot> abi;
 
   int64_t threadsPerCta() const { return numWarps * kWarpSize; }

@@ -41,6 +41,7 @@ private:
   void checkAbiComplete(const KernelMetadata &md) const;
   void readGrid(const json &root, KernelMetadata &md) const;
   void readConstraints(const json &root, KernelMetadata &md) const;
+  void readSameSizes(const json &root, KernelMetadata &md) const;
   /// Index of tensor argument `name`, or a failure at `where`.
   int tensorArg(const KernelMetadata &md, const std::string &name,
                 const std::string &where) const;
@@ -479,6 +480,35 @@ void Reader::readConstraints(const json &root, KernelMetadata &md) const {
   }
 }
 
+void Reader::readSameSizes(const json &root, KernelMetadata &md) const {
+  if (!root.contains("same_sizes"))
+    return;
+  const json &ss = array(root, "same_sizes", "");
+  for (size_t i = 0; i < ss.size(); ++i) {
+    std::string where = "same_sizes[" + std::to_string(i) + "]: ";
+    const json &e = ss[i];
+    if (!e.is_object())
+      fail(where, "not an object");
+    SameSize s;
+    auto dimOf = [&](const std::string &param, const char *key) {
+      int idx = tensorArg(md, param, where);
+      int64_t d = integer(e, key, where);
+      if (d < 0 || d >= md.args[idx].rank)
+        fail(where, std::string(key) + " " + std::to_string(d) +
+                        " outside the rank " +
+                        std::to_string(md.args[idx].rank) + " of '" + param +
+                        "'");
+      return static_cast<unsigned>(d);
+    };
+    s.param = str(e, "param", where);
+    s.dim = dimOf(s.param, "dim");
+    s.as = str(e, "as", where);
+    s.asDim = dimOf(s.as, "as_dim");
+    s.where = strOr(e, "where", "", where);
+    md.sameSizes.push_back(s);
+  }
+}
+
 KernelMetadata Reader::read(const std::string &text,
                             const std::string &origin) {
   json root = detail::parseObject(text, *this);
@@ -491,6 +521,7 @@ KernelMetadata Reader::read(const std::string &text,
   readAbi(root, md);
   readGrid(root, md);
   readConstraints(root, md);
+  readSameSizes(root, md);
   return md;
 }
 

@@ -135,6 +135,16 @@ std::string writeMetadata(const KernelMetadata &md) {
         {{"param", c.param}, {"dim", c.dim}, {"op", c.op}, {"value", v}});
   }
   j["constraints"] = constraints;
+  if (!md.sameSizes.empty()) {
+    json same = json::array();
+    for (const SameSize &s : md.sameSizes)
+      same.push_back({{"param", s.param},
+                      {"dim", s.dim},
+                      {"as", s.as},
+                      {"as_dim", s.asDim},
+                      {"where", s.where}});
+    j["same_sizes"] = same;
+  }
   j["abi"] = abiToJson(md.abi);
   return j.dump(2) + "\n";
 }

@@ -206,6 +206,14 @@ void BoundArgs::check(int worldSize, int rank) const {
                                  spec.like));
     }
   }
+  for (const SameSize &s : md.sameSizes) {
+    const ArgValue &a = values_[md.findArg(s.param)];
+    const ArgValue &b = values_[md.findArg(s.as)];
+    std::string why = s.problem(a.tensor.sizes.at(s.dim),
+                                b.tensor.sizes.at(s.asDim));
+    if (!why.empty())
+      argError(md, why);
+  }
   int64_t tiles = numTiles();
   for (const Constraint &c : md.constraints) {
     int idx = md.findArg(c.param);

@@ -26,6 +26,7 @@ using contract::Constraint;
 using contract::GridExtent;
 using contract::KernelMetadata;
 using contract::Role;
+using contract::SameSize;
 using contract::roleName;
 using contract::SlotKind;
 using contract::SlotType;

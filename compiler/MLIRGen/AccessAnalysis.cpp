@@ -62,6 +62,19 @@ LogicalResult describeParamAccess(func::FuncOp kernel,
   }
   for (contract::ArgSpec &c : desc.constexprs)
     c.role = contract::Role::Constexpr;
+  // Equal sizes bind inputs and outputs only: scratch, pads, staging and
+  // workspaces are sized by the contract (an LL scratch or a staging
+  // buffer may hold more than the data).
+  auto isData = [&](const std::string &name) {
+    int idx = desc.findArg(name);
+    if (idx < 0)
+      return false;
+    contract::Role r = desc.args[idx].role;
+    return r == contract::Role::Input || r == contract::Role::Output;
+  };
+  llvm::erase_if(desc.sameSizes, [&](const contract::SameSize &s) {
+    return !isData(s.param) || !isData(s.as);
+  });
   return success();
 }
 

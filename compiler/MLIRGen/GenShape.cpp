@@ -114,6 +114,29 @@ LogicalResult Generator::accessSlice(const SemValue &ref, unsigned d,
   return success();
 }
 
+void Generator::recordSameSize(const SemValue &ref, unsigned d,
+                               const SemValue &t, const ast::Expr &where) {
+  if (!t.extentOrigin || !t.extentOrigin->plain())
+    return;
+  // Only a parameter itself: a view's dimensions are not its tensor's.
+  auto arg = dyn_cast<BlockArgument>(ref.value);
+  if (!arg || arg.getOwner() != &func.getBody().front())
+    return;
+  const ScalarOrigin &o = *t.extentOrigin;
+  if (o.param == ref.text && o.dim == d)
+    return;
+  SourceRange r = where.getRange();
+  contract::SameSize s{ref.text, d, o.param, o.dim,
+                       module.getFileName() + ":" +
+                           std::to_string(r.begin.line) + ":" +
+                           std::to_string(r.begin.column)};
+  for (const contract::SameSize &known : desc.sameSizes)
+    if (known == s || (known.param == s.as && known.dim == s.asDim &&
+                       known.as == s.param && known.asDim == s.dim))
+      return;
+  desc.sameSizes.push_back(std::move(s));
+}
+
 LogicalResult Generator::accessTile(const SemValue &ref, unsigned d,
                                     const SemValue &t, const ast::Expr &where,
                                     Access &a) {
@@ -162,6 +185,8 @@ Generator::accessOfList(const SemValue &ref,
     // `tile.index + k` indexes like the tile shifted by k.
     if (v->kind == SemValue::Kind::TileData && v->indexTile)
       v = *v->indexTile;
+    else if (v->kind == SemValue::Kind::Tile)
+      recordSameSize(ref, d, *v, *x); // the tile itself, not shifted
     else if (v->kind == SemValue::Kind::TileData)
       return error(x->getRange(),
                    "indexing a tensor with a tile of computed indices (a "

@@ -757,6 +757,10 @@ private:
   mlir::LogicalResult accessTile(const SemValue &ref, unsigned d,
                                  const SemValue &t, const ast::Expr &where,
                                  Access &a);
+  /// A parameter's dimension `d` indexed by tile `t` over another
+  /// parameter's size: the two sizes must be equal (metadata same_sizes).
+  void recordSameSize(const SemValue &ref, unsigned d, const SemValue &t,
+                      const ast::Expr &where);
   /// The size of dimension `d` of a tensor when it is known at compile time
   /// (hl.specialize, or a constant dimension of torch.empty).
   std::optional<int64_t> staticSize(const SemValue &ref, unsigned d);

@@ -233,6 +233,8 @@ private:
   bool collectArguments();
   void observeDataMovement();
   bool applyExplicitSizes();
+  /// Unknown sizes from the metadata's same_sizes and the known ones.
+  void applySameSizes();
   void applyFixedSizes();
   bool sizeInputs(int64_t extent);
   /// A scalar's value: --scalar, --size NAME=V, else the source's default.
@@ -374,6 +376,27 @@ bool Binder::applyExplicitSizes() {
     }
   }
   return true;
+}
+
+void Binder::applySameSizes() {
+  // A size one side of a relation has (given or fixed) sizes the other,
+  // before any guess: out[tm, tn] over a's rows and b's columns is a x b.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const contract::SameSize &s : desc.sameSizes) {
+      if (!index.count(s.param) || !index.count(s.as))
+        continue;
+      ArgBinding &a = binding.args[index[s.param]];
+      ArgBinding &b = binding.args[index[s.as]];
+      if (s.dim >= a.sizes.size() || s.asDim >= b.sizes.size())
+        continue;
+      int64_t &x = a.sizes[s.dim], &y = b.sizes[s.asDim];
+      if ((x == 0) != (y == 0)) {
+        (x == 0 ? x : y) = x == 0 ? y : x;
+        changed = true;
+      }
+    }
+  }
 }
 
 void Binder::applyFixedSizes() {
@@ -567,6 +590,21 @@ bool Binder::checkConstraints() {
       return false;
     }
   }
+  // Dimensions one tile indexes must agree (the runtime checks the same at
+  // launch): a mismatch would read or write masked tails silently.
+  for (const contract::SameSize &s : desc.sameSizes) {
+    if (!index.count(s.param) || !index.count(s.as))
+      continue;
+    const ArgBinding &a = binding.args[index[s.param]];
+    const ArgBinding &b = binding.args[index[s.as]];
+    if (s.dim >= a.sizes.size() || s.asDim >= b.sizes.size())
+      continue;
+    std::string why = s.problem(a.sizes[s.dim], b.sizes[s.asDim]);
+    if (!why.empty()) {
+      error = why;
+      return false;
+    }
+  }
   return true;
 }
 
@@ -579,6 +617,7 @@ bool Binder::run() {
   if (!applyExplicitSizes())
     return false;
   applyFixedSizes();
+  applySameSizes();
   // `none` checks nothing but sizes the outputs as `auto` would.
   chooseCollective(options.reference == "none" ? "auto" : options.reference,
                    desc, options, worldSize, binding);

@@ -216,3 +216,25 @@ TEST_CASE("grid: extents with add and div (a grid over ceil(N / 2))",
                                  "(num_tiles)") != std::string::npos);
   CHECK(planGrid(md, a.numTiles(), 2, 132) == 2);
 }
+
+TEST_CASE("binding: dimensions one tile indexes must have equal sizes",
+          "[binding]") {
+  // same_sizes (issue 25): 'out' dim 0 is indexed by the tile over
+  // 'a_shared' dim 0. A mismatch is refused at launch, naming both.
+  KernelMetadata md = oneShot();
+  md.sameSizes.push_back({"out", 0, "a_shared", 0, "k.py:12:9"});
+  BoundArgs a(md);
+  bindAll(a, 8193, 2);
+  CHECK_NOTHROW(a.check(2, 0));
+  a.setTensor("out", tensor(0x5000, DType::BFloat16, {8192}));
+  // (the output's `like` check speaks first when it applies: drop it)
+  for (ArgSpec &s : md.args)
+    s.like.clear();
+  BoundArgs b(md);
+  bindAll(b, 8193, 2);
+  b.setTensor("out", tensor(0x5000, DType::BFloat16, {8192}));
+  CHECK(checkError(b, 2, 0).find("'out' dim 0 is 8192, but 'a_shared' dim 0 "
+                                 "is 8193: the kernel indexes both with one "
+                                 "tile (at k.py:12:9), so their sizes must "
+                                 "be equal") != std::string::npos);
+}

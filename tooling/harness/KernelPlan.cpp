@@ -297,6 +297,16 @@ void checkConstraints(const KernelMetadata &md, const KernelPlan &plan,
                         c.dim, actual, c.op, c.valueWith(plan.tiles),
                         c.isNumTiles() ? " (num_tiles)" : ""));
   }
+  for (const SameSize &s : md.sameSizes) {
+    int a = md.findArg(s.param), b = md.findArg(s.as);
+    if (a < 0 || b < 0 || s.dim >= plan.args[a].shape.size() ||
+        s.asDim >= plan.args[b].shape.size())
+      continue;
+    std::string why =
+        s.problem(plan.args[a].shape[s.dim], plan.args[b].shape[s.asDim]);
+    if (!why.empty())
+      p.add(why);
+  }
 }
 
 } // namespace
