@@ -169,8 +169,9 @@ void ReadSet::prune(const VectorClock &now) {
       return r.tick < base->serial && base->covers(r.access.epoch);
     });
   }
-  llvm::ArrayRef<ClockEntry> components = now.components();
-  if (index.empty() || reads.size() <= components.size()) {
+  llvm::ArrayRef<ClockEntry> components = now.fewComponents();
+  if (index.empty() || now.hasManyComponents() ||
+      reads.size() <= components.size()) {
     removeIf(
         [&](const Read &r) { return now.componentsCover(r.access.epoch); });
     return;
@@ -203,7 +204,8 @@ void ReadSet::add(const RaceAccess &a, uint64_t tick) {
 //===----------------------------------------------------------------------===//
 
 RaceDetector::RaceDetector(unsigned worldSize, uint32_t numCtas, RaceLog &log)
-    : worldSize(worldSize), numCtas(numCtas), log(log), endClock(worldSize) {
+    : worldSize(worldSize), numCtas(numCtas), log(log),
+      space(worldSize, uint64_t(numCtas) + 1), endClock(worldSize) {
   for (unsigned r = 0; r < worldSize; ++r)
     launchClock.push_back(freeze(r, LaunchClock(worldSize)));
 }
@@ -225,7 +227,7 @@ void RaceDetector::beginLaunch(unsigned rank, int32_t launch,
   LaunchClock next = *launchClock[rank];
   next.set(hostEpoch(rank, launch, 1));
   launchClock[rank] = freeze(rank, std::move(next));
-  VectorClock now(launchClock[rank]);
+  VectorClock now(launchClock[rank], space);
   RaceAccess refill{hostEpoch(rank, launch, 1), nullptr, true};
   for (Buffer *b : inputs)
     check(now, refill, *b, 0, b->numel, nullptr);
@@ -239,7 +241,7 @@ void RaceDetector::endLaunch(unsigned rank, int32_t launch,
   end.set(hostEpoch(rank, launch, 2));
   LaunchClockRef ended = freeze(rank, std::move(end));
   RaceAccess use{hostEpoch(rank, launch, 2), nullptr, false};
-  VectorClock now(ended);
+  VectorClock now(ended, space);
   for (Buffer *b : outputs)
     check(now, use, *b, 0, b->numel, nullptr);
   LaunchClock next = *ended;
@@ -250,9 +252,9 @@ void RaceDetector::endLaunch(unsigned rank, int32_t launch,
 void RaceDetector::startCta(CtaClock &c, unsigned rank, uint32_t cta,
                             int32_t launch) {
   c.self = Epoch{rank, cta, launch, 1};
-  c.now = VectorClock(launchClock[rank]);
+  c.now = VectorClock(launchClock[rank], space);
   c.now.set(c.self);
-  c.pending.clear();
+  c.pending = VectorClock(space);
   c.hasPending = false;
   c.releasing.reset();
   // The kernel's start is a barrier: every thread starts after the launch.

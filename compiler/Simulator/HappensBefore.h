@@ -197,6 +197,7 @@ private:
   unsigned worldSize;
   uint32_t numCtas;
   RaceLog &log;
+  ClockSpace space;
   /// Numbers launch clocks and reads in the order they are made.
   uint64_t serial = 0;
   std::vector<LaunchClockRef> launchClock; ///< Per rank: its launch's start.

@@ -127,7 +127,12 @@ void LaunchClock::join(llvm::ArrayRef<ClockEntry> sorted) {
 
 bool VectorClock::componentsCover(const Epoch &e) const {
   const ClockEntry *x = findEntry(entries, e);
-  return x && entryCovers(*x, e);
+  if (x && entryCovers(*x, e))
+    return true;
+  if (!many)
+    return false;
+  std::optional<Stamp> t = trie::lookup(many, *space, space->key(e.rank, e.cta));
+  return t && entryCovers(ClockEntry{e.rank, e.cta, t->launch, t->clock}, e);
 }
 
 bool VectorClock::covers(const Epoch &e) const {
@@ -152,11 +157,15 @@ void VectorClock::set(const Epoch &e) {
     return;
   }
   entries.insert(it, entry);
+  if (entries.size() > kListedComponents || entries.size() > 2 * pruned + 16)
+    prune();
 }
 
 void VectorClock::join(const VectorClock &o) {
   if (&o == this)
     return;
+  if (!space)
+    space = o.space;
   // Launch clocks: the newer of each owner's.
   for (const LaunchClockRef &b : o.bases) {
     auto it = llvm::lower_bound(bases, b->owner,
@@ -177,7 +186,9 @@ void VectorClock::join(const VectorClock &o) {
                 [](const ClockEntry &) { return true; });
     entries = std::move(merged);
   }
-  if (entries.size() > 2 * pruned + 16)
+  if (o.many)
+    many = trie::join(many, o.many, *space);
+  if (entries.size() > kListedComponents || entries.size() > 2 * pruned + 16)
     prune();
 }
 
@@ -193,6 +204,13 @@ void VectorClock::prune() {
            (*it)->covers(Epoch{x.rank, x.cta, x.launch, x.clock});
   });
   pruned = entries.size();
+  if (entries.size() <= kListedComponents || !space)
+    return;
+  for (const ClockEntry &x : entries)
+    many = trie::insert(many, *space, space->key(x.rank, x.cta),
+                        Stamp{x.launch, x.clock});
+  entries.clear();
+  pruned = 0;
 }
 
 //===----------------------------------------------------------------------===//
@@ -209,6 +227,17 @@ void ClockBuilder::add(const VectorClock &c) {
       *it = b;
   }
   entries.insert(entries.end(), c.entries.begin(), c.entries.end());
+  if (!c.many)
+    return;
+  // Clocks that learned from one another share most of their tries: each
+  // node is gathered once (and kept alive, so that its address stays its).
+  const ClockSpace &space = *c.space;
+  if (tries.empty() || tries.back() != c.many)
+    tries.push_back(c.many);
+  trie::forEachNew(c.many, space, seen, [&](uint64_t key, Stamp t) {
+    entries.push_back({uint32_t(key / space.stride),
+                       uint32_t(key % space.stride), t.launch, t.clock});
+  });
 }
 
 LaunchClock ClockBuilder::build(const LaunchClock &start) {

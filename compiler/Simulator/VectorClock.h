@@ -23,6 +23,8 @@
 #ifndef DSLC_COMPILER_SIMULATOR_VECTORCLOCK_H
 #define DSLC_COMPILER_SIMULATOR_VECTORCLOCK_H
 
+#include "compiler/Simulator/ComponentTrie.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/IntrusiveRefCntPtr.h"
 #include "llvm/ADT/SmallVector.h"
@@ -83,7 +85,10 @@ using LaunchClockRef = llvm::IntrusiveRefCntPtr<const LaunchClock>;
 class VectorClock {
 public:
   VectorClock() = default;
-  explicit VectorClock(LaunchClockRef base) { bases.push_back(std::move(base)); }
+  explicit VectorClock(const ClockSpace &space) : space(&space) {}
+  VectorClock(LaunchClockRef base, const ClockSpace &space) : space(&space) {
+    bases.push_back(std::move(base));
+  }
 
   /// Whether event `e` happened before what this clock knows.
   bool covers(const Epoch &e) const;
@@ -93,24 +98,33 @@ public:
   void clear() {
     bases.clear();
     entries.clear();
+    many.reset();
     pruned = 0;
   }
 
   /// The launch clocks it holds (by owner) and the components learned since
   /// (by rank and CTA): covers() is whether either knows the event.
   llvm::ArrayRef<LaunchClockRef> launchClocks() const { return bases; }
-  llvm::ArrayRef<ClockEntry> components() const { return entries; }
+  /// The components, when they are few (no trie): a list by rank and CTA.
+  llvm::ArrayRef<ClockEntry> fewComponents() const { return entries; }
+  bool hasManyComponents() const { return bool(many); }
   /// Whether the components alone know `e`.
   bool componentsCover(const Epoch &e) const;
 
 private:
   friend class ClockBuilder;
-  /// Drops components their rank's launch clock covers, once the list has
-  /// doubled since the last time (so joins stay linear in what they bring).
+  /// Components beyond this many move from the list to the trie.
+  static constexpr size_t kListedComponents = 64;
+  /// Drops listed components their rank's launch clock covers, once the
+  /// list has doubled since the last time (so joins stay linear in what
+  /// they bring); moves a list still long into the trie.
   void prune();
 
+  const ClockSpace *space = nullptr;
   llvm::SmallVector<LaunchClockRef, 2> bases; ///< By owner, one each.
   llvm::SmallVector<ClockEntry, 4> entries;   ///< By (rank, cta), one each.
+  /// More components (a key may also be listed: the later stamp counts).
+  TrieRef many;
   size_t pruned = 0;
 };
 
@@ -124,11 +138,16 @@ public:
   void clear() {
     bases.clear();
     entries.clear();
+    seen.clear();
+    tries.clear();
   }
 
 private:
   llvm::SmallVector<LaunchClockRef, 4> bases; ///< The newest per owner.
   std::vector<ClockEntry> entries;
+  /// Trie nodes already gathered, kept alive by `tries`.
+  llvm::DenseSet<const TrieNode *> seen;
+  std::vector<TrieRef> tries;
 };
 
 } // namespace dslc::sim
