@@ -242,8 +242,8 @@ Generator::genZippedPeerLoop(const ast::ForStmt &s, const ast::CallExpr &call,
         return make(
             [&] {
               SemValue i = SemValue::ofKind(SemValue::Kind::Scalar);
-              i.value = arith::AddIOp::create(builder, l, p,
-                                              indexConst(l, start));
+              i.value =
+                  arith::AddIOp::create(builder, l, p, indexConst(l, start));
               return i;
             },
             [&](const SemValue &list) { return peer(list, p, iter); });
@@ -373,11 +373,10 @@ bool Generator::speculate(llvm::function_ref<LogicalResult()> gen,
 }
 
 Generator::Snapshot Generator::snapshot() {
-  return Snapshot{scopes,         nextBlockSize, usedDefines,
-                  reportedUnbound, failedSizes,   refDTypes,
-                  argNames,       desc,          inGrid,
-                  returned,       workReported,  unrolledBodies,
-                  work.total,     work.statements};
+  return Snapshot{scopes,      nextBlockSize,  usedDefines,  reportedUnbound,
+                  failedSizes, refDTypes,      argNames,     desc,
+                  inGrid,      returned,       workReported, unrolledBodies,
+                  work.total,  work.statements};
 }
 
 void Generator::restore(const Snapshot &s) {

@@ -35,6 +35,7 @@
 #include "compiler/Limits.h"
 #include "compiler/MLIRGen/KernelDescription.h"
 #include "compiler/MLIRGen/SemValue.h"
+#include "compiler/MLIRGen/WorkCounter.h"
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
 
@@ -87,19 +88,6 @@ inline constexpr const char kNoMatmul[] =
 //===----------------------------------------------------------------------===//
 // The generator
 //===----------------------------------------------------------------------===//
-
-/// Counts the per-thread work (kMaxPerThreadWork, compiler/Limits.h) of the
-/// operations MLIRGen inserts.
-class WorkCounter : public mlir::OpBuilder::Listener {
-public:
-  int64_t threads = 128;
-  int64_t total = 0;
-  /// Statements generated (kMaxGeneratedStatements), unrolled copies
-  /// included.
-  int64_t statements = 0;
-  void notifyOperationInserted(mlir::Operation *op,
-                               mlir::OpBuilder::InsertPoint) override;
-};
 
 class Generator {
 public:
@@ -427,15 +415,13 @@ private:
   Snapshot snapshot();
   void restore(const Snapshot &s);
   /// Runs `gen` with diagnostics held back. True when it succeeded and
-  /// `accept` (if any) takes it: its ops and state are kept and its warnings
-  /// replayed. Otherwise everything it made is rolled back and `firstError`
-  /// holds its first error, if it failed.
+  /// `accept` (if any) takes it: its ops, state and warnings are kept.
+  /// Otherwise it is all rolled back, `firstError` its first error, if any.
   bool speculate(llvm::function_ref<mlir::LogicalResult()> gen,
                  std::optional<Diagnostic> &firstError,
                  llvm::function_ref<bool()> accept = nullptr);
-  /// A loop over every rank's copy (`for x in get_remote_tensors(...)`, or
-  /// enumerate/zip of such): unrolled, `itemAt(p)` the p-th item, or a loop
-  /// over the peer table (`item(p)`) past kMaxAutoUnrolledWork.
+  /// A loop over every rank's copy: unrolled (item p: `itemAt(p)`), or past
+  /// kMaxAutoUnrolledWork a loop over the peer table (`item(p)`).
   mlir::LogicalResult
   genPeerLoop(const ast::ForStmt &s, int64_t peers,
               llvm::function_ref<SemValue(mlir::Value)> item,

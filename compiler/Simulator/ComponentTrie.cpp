@@ -99,8 +99,8 @@ std::optional<Stamp> trie::lookup(const TrieRef &root, const ClockSpace &space,
   return std::nullopt;
 }
 
-TrieRef trie::insert(const TrieRef &root, const ClockSpace &space,
-                     uint64_t key, Stamp stamp) {
+TrieRef trie::insert(const TrieRef &root, const ClockSpace &space, uint64_t key,
+                     Stamp stamp) {
   return insertAt(root.get(), space.levels - 1, key, stamp);
 }
 

@@ -131,7 +131,8 @@ uint64_t readerKey(uint32_t rank, uint32_t cta) {
 
 void ReadSet::remove(size_t k) {
   if (!index.empty())
-    index.erase(readerKey(reads[k].access.epoch.rank, reads[k].access.epoch.cta));
+    index.erase(
+        readerKey(reads[k].access.epoch.rank, reads[k].access.epoch.cta));
   if (k + 1 != reads.size()) {
     reads[k] = reads.back();
     if (!index.empty()) {
@@ -157,9 +158,8 @@ void ReadSet::prune(const VectorClock &now) {
   // A launch clock knows only reads made before it; the newest of a rank's
   // knows all its older ones did.
   for (const LaunchClockRef &base : now.launchClocks()) {
-    auto *seen = llvm::find_if(checked, [&](const auto &c) {
-      return c.first == base->owner;
-    });
+    auto *seen = llvm::find_if(
+        checked, [&](const auto &c) { return c.first == base->owner; });
     if (seen == checked.end())
       seen = checked.insert(checked.end(), {base->owner, 0});
     if (base->serial <= seen->second)

@@ -202,7 +202,7 @@ private:
   uint64_t serial = 0;
   std::vector<LaunchClockRef> launchClock; ///< Per rank: its launch's start.
   std::vector<ClockBuilder> endClock;      ///< Per rank: its CTAs that ended.
-  std::vector<Shadow> shadows;          ///< By buffer id.
+  std::vector<Shadow> shadows;             ///< By buffer id.
   /// By (pad buffer id, slot).
   llvm::DenseMap<std::pair<unsigned, int64_t>, SlotClock> slots;
 };

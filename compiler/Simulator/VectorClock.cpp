@@ -131,7 +131,8 @@ bool VectorClock::componentsCover(const Epoch &e) const {
     return true;
   if (!many)
     return false;
-  std::optional<Stamp> t = trie::lookup(many, *space, space->key(e.rank, e.cta));
+  std::optional<Stamp> t =
+      trie::lookup(many, *space, space->key(e.rank, e.cta));
   return t && entryCovers(ClockEntry{e.rank, e.cta, t->launch, t->clock}, e);
 }
 
