@@ -34,6 +34,27 @@ namespace dslc {
 /// two-core machine); the other examples compile at 128 ranks.
 inline constexpr int64_t kMaxPerThreadWork = 16384;
 
+/// Per-thread work (as kMaxPerThreadWork counts it) the copies of a loop
+/// dslc unrolls on its own may have: a loop over peers (`for t in
+/// get_remote_tensors(...)`, enumerate/zip of it, `peers[r]` in a range) or
+/// a range of at most kAutoUnrollIterations. Past it the loop stays a loop
+/// (scf.for, over the peer table for peers), compiled once. Unrolled, every
+/// copy's loads are in flight together, but the backend's time grows
+/// faster than the code: the one-shot at 64 elements per thread (block
+/// 8192, 4 warps, 128 per copy) compiled to a cubin in 1.4, 3.8 and 11 s at
+/// 8, 16 and 32 ranks, 63 s at 64 (1.8 MB of PTX); now 0.2 s at 64 and 128.
+/// Within it, worlds up to 16 at that config stay unrolled as before.
+inline constexpr int64_t kMaxAutoUnrolledWork = 2048;
+
+/// Per-thread work the unrolled copies of one loop may have (loops over
+/// constants that need their variable at compile time, hl.static_range,
+/// loops over tuples, loops over peers that stay unrolled). Measured: the
+/// one-shot summing its peers in an hl.static_range at 64 elements per
+/// thread compiled to a cubin in 7.7 s at 32 ranks (4096) and 47 s at 64
+/// (8192); now an error at the loop. Checked copy by copy, so the error
+/// comes before the rest is generated.
+inline constexpr int64_t kMaxUnrolledLoopWork = 4096;
+
 /// Most elements a thread may hold of one tile (a per-thread vector lives in
 /// registers; how a tile is spread is Conversion/TileLayout.h).
 inline constexpr int64_t kMaxElementsPerThread = 256;

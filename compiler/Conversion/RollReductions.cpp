@@ -79,6 +79,8 @@ struct Roller {
 
   /// Whether `op` (with a wide result) can be recomputed per chunk.
   bool isRollable(Operation *op) const {
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      return isRollableLoop(loop);
     if (op->getNumRegions() || op->getNumResults() != 1)
       return false;
     if (auto load = dyn_cast<tile::LoadOp>(op))
@@ -94,6 +96,19 @@ struct Roller {
     // Elementwise arithmetic, math, comparisons, selects, conversions.
     return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
            op->hasTrait<OpTrait::Elementwise>();
+  }
+
+  /// A loop that only computes (a sum over the peers' rows: loads and
+  /// arithmetic carried in its iteration values), recomputed per chunk with
+  /// chunk-wide iteration values.
+  bool isRollableLoop(scf::ForOp loop) const {
+    bool ok = true;
+    loop.getBody()->walk([&](Operation *op) {
+      if (mayWrite(op) || (touchesWide(op) && !isa<scf::YieldOp>(op) &&
+                           (isa<scf::ForOp>(op) || !isRollable(op))))
+        ok = false;
+    });
+    return ok;
   }
 
   /// Whether `op` may write memory a recomputed load reads. Communication
@@ -127,9 +142,13 @@ struct Roller {
         return failure();
       }
     }
-    // Nested regions must not use the block's wide values.
+    // Nested regions must not use the block's wide values (but a rollable
+    // loop computes with them).
     for (Operation &op : *block)
       for (Region &region : op.getRegions()) {
+        if (auto loop = dyn_cast<scf::ForOp>(op);
+            loop && touchesWide(&op) && isRollableLoop(loop))
+          continue;
         bool uses = false;
         region.walk([&](Operation *inner) { uses |= touchesWide(inner); });
         if (uses) {
@@ -153,9 +172,12 @@ struct Roller {
       Operation *def = v.getDefiningOp();
       if (!def || def->getBlock() != block || !found.insert(def))
         continue;
-      for (Value o : def->getOperands())
-        if (isWide(o.getType()))
-          work.push_back(o);
+      // A loop's body may use the block's wide values too.
+      def->walk([&](Operation *inner) {
+        for (Value o : inner->getOperands())
+          if (isWide(o.getType()))
+            work.push_back(o);
+      });
     }
     SmallVector<Operation *> ops(found.begin(), found.end());
     llvm::sort(
@@ -181,13 +203,14 @@ struct Roller {
   /// Whether memory may change between a load of `slice` and `sink`.
   bool loadsStale(ArrayRef<Operation *> slice, Operation *sink) const {
     for (Operation *op : slice) {
-      auto load = dyn_cast<tile::LoadOp>(op);
-      if (!load)
-        continue;
-      for (Operation *o = op->getNextNode(); o && o != sink;
-           o = o->getNextNode())
-        if (mayClobber(o, load))
-          return true;
+      // The loads of a rollable loop (which writes nothing) count from it.
+      SmallVector<tile::LoadOp> loads;
+      op->walk([&](tile::LoadOp load) { loads.push_back(load); });
+      for (tile::LoadOp load : loads)
+        for (Operation *o = op->getNextNode(); o && o != sink;
+             o = o->getNextNode())
+          if (mayClobber(o, load))
+            return true;
     }
     return false;
   }
@@ -204,6 +227,33 @@ struct Roller {
   /// Clones `op` for the chunk at column `first` (index) into `b`.
   void cloneChunk(OpBuilder &b, Operation *op, IRMapping &map,
                   Value first) const {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      SmallVector<Value> inits;
+      for (Value init : loop.getInitArgs())
+        inits.push_back(map.lookupOrDefault(init));
+      auto chunk = scf::ForOp::create(
+          b, loop.getLoc(), map.lookupOrDefault(loop.getLowerBound()),
+          map.lookupOrDefault(loop.getUpperBound()),
+          map.lookupOrDefault(loop.getStep()), inits,
+          [&](OpBuilder &b, Location, Value iv, ValueRange args) {
+            map.map(loop.getInductionVar(), iv);
+            for (auto [old, now] : llvm::zip(loop.getRegionIterArgs(), args))
+              map.map(old, now);
+            // Its scalar and index ops are cloned as they are.
+            for (Operation &inner : loop.getBody()->without_terminator())
+              if (touchesWide(&inner))
+                cloneChunk(b, &inner, map, first);
+              else
+                b.clone(inner, map);
+            SmallVector<Value> yields;
+            for (Value y : loop.getBody()->getTerminator()->getOperands())
+              yields.push_back(map.lookupOrDefault(y));
+            scf::YieldOp::create(b, loop.getLoc(), yields);
+          });
+      for (auto [old, now] : llvm::zip(loop.getResults(), chunk.getResults()))
+        map.map(old, now);
+      return;
+    }
     if (auto c = dyn_cast<arith::ConstantOp>(op)) {
       auto dense = cast<DenseElementsAttr>(c.getValue());
       auto type = cast<ShapedType>(chunkType(c.getType()));

@@ -523,12 +523,16 @@ Generator::sequenceItems(const SemValue &v, const ast::Expr &where) {
 Result Generator::genSequenceBuiltin(const ast::CallExpr &e,
                                      const std::string &n) {
   std::vector<std::vector<SemValue>> inputs;
+  bool copy = (n == "list" || n == "tuple") && e.getArgs().size() == 1;
   for (const ast::Argument &a : e.getArgs()) {
     if (a.kind != ast::Argument::Kind::Positional)
       continue;
     Result v = genExpr(*a.value);
     if (failed(v))
       return failure();
+    // Still every rank's copy: loops over it roll like loops over peers.
+    if (copy && v->kind == SemValue::Kind::PeerList)
+      return *v;
     auto items = sequenceItems(*v, *a.value);
     if (failed(items))
       return failure();
@@ -670,6 +674,19 @@ Result Generator::genSubscript(const ast::SubscriptExpr &e) {
 
 Result Generator::genTupleItem(const ast::SubscriptExpr &e,
                                const SemValue &base) {
+  if (base.kind == SemValue::Kind::PeerList) {
+    // A peer chosen at run time (`peers[r]` in a loop over the ranks): an
+    // index into the peer table, which must hold it (the simulator checks).
+    Result v = genExpr(e.getIndex());
+    if (failed(v))
+      return failure();
+    if (v->kind == SemValue::Kind::Scalar && !v->known) {
+      auto index = toIndex(*v, e.getIndex());
+      if (failed(index))
+        return failure();
+      return peer(base, *index, e);
+    }
+  }
   auto k = constIntOf(e.getIndex(), "a tuple index");
   if (failed(k))
     return failure();
@@ -692,12 +709,17 @@ Result Generator::genTupleItem(const ast::SubscriptExpr &e,
 
 SemValue Generator::peer(const SemValue &list, int64_t p,
                          const ast::Expr &where) {
+  return peer(list, indexConst(loc(where), p), where);
+}
+
+SemValue Generator::peer(const SemValue &list, Value p,
+                         const ast::Expr &where) {
   auto st = cast<comm::StackType>(list.value.getType());
   SemValue r = SemValue::ofKind(SemValue::Kind::Ref);
   r.value = comm::PeerOp::create(
       builder, loc(where),
       tile::RefType::get(&ctx, st.getElementType(), st.getRank()), list.value,
-      indexConst(loc(where), p));
+      p);
   // Every copy has the parameter's dtype and sizes.
   r.text = list.text;
   return r;

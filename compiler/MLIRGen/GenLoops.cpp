@@ -40,26 +40,29 @@ LogicalResult Generator::genForLoop(const ast::ForStmt &s) {
     if (callee && (*callee == "hl.static_range" ||
                    *callee == "helion.language.static_range"))
       return genRangeLoop(s, *call, /*forceUnroll=*/true);
+    if (callee && (*callee == "enumerate" || *callee == "zip"))
+      if (auto r = genZippedPeerLoop(s, *call, *callee == "enumerate"))
+        return *r;
   }
   Result it = genExpr(iter);
   if (failed(it))
     return failure();
   if (it->kind == SemValue::Kind::PeerList) {
     auto n = peerCount(*it, iter);
-    if (failed(n) || failed(reserveUnrolled(*n, s, std::nullopt)))
+    if (failed(n))
       return failure();
-    for (int64_t p = 0; p < *n; ++p)
-      if (failed(genLoopBody(s, s.getTarget(), peer(*it, p, iter))))
-        return failure();
-    return success();
+    const SemValue &list = *it;
+    return genPeerLoop(
+        s, *n, [&](Value p) { return peer(list, p, iter); },
+        [&](int64_t p) { return peer(list, p, iter); });
   }
   if (it->kind == SemValue::Kind::Tuple) {
-    if (failed(reserveUnrolled(it->elements.size(), s, std::nullopt)))
+    const std::vector<SemValue> elements = it->elements;
+    if (failed(reserveUnrolled(elements.size(), s, std::nullopt)))
       return failure();
-    for (const SemValue &el : it->elements)
-      if (failed(genLoopBody(s, s.getTarget(), el)))
-        return failure();
-    return success();
+    return genUnrolled(s, elements.size(), [&](int64_t k) {
+      return genLoopBody(s, s.getTarget(), elements[k]);
+    });
   }
   return error(iter.getRange(),
                std::string("a kernel loops over hl.tile, hl.grid, range or "
@@ -139,13 +142,20 @@ LogicalResult Generator::genConstantRange(const ast::ForStmt &s, int64_t start,
                                           int64_t step, int64_t count,
                                           bool forceUnroll) {
   // A loop over constants stays an scf.for unless it is short
-  // (kAutoUnrollIterations) or its body needs the loop variable as a
-  // compile-time value (a tuple index, an `if`, a shape...): the body is
-  // generated once with a run-time variable, quietly; if that fails, the
-  // loop is unrolled (bounded by kMaxUnrolledBodies).
+  // (kAutoUnrollIterations) with copies within kMaxAutoUnrolledWork, or its
+  // body needs the loop variable as a compile-time value (a tuple index, an
+  // `if`, a shape...): the body is generated once with a run-time variable,
+  // quietly; if that fails, the loop is unrolled (bounded by
+  // kMaxUnrolledBodies and kMaxUnrolledLoopWork).
   std::optional<Diagnostic> why;
-  if (!forceUnroll && count > kAutoUnrollIterations) {
+  if (!forceUnroll && count > 1) {
     mlir::Location l = loc(s.getIter());
+    int64_t before = work.total;
+    auto keep = [&] {
+      int64_t body = std::max<int64_t>(work.total - before, 1);
+      return count > kAutoUnrollIterations ||
+             body > kMaxAutoUnrolledWork / count;
+    };
     bool kept = speculate(
         [&]() -> LogicalResult {
           return genRuntimeLoop(
@@ -158,9 +168,11 @@ LogicalResult Generator::genConstantRange(const ast::ForStmt &s, int64_t start,
                 return v;
               });
         },
-        why);
+        why, keep);
     if (kept)
       return success();
+    if (count <= kAutoUnrollIterations)
+      why.reset(); // unrolled for being short, whatever the body needs
   }
   if (failed(reserveUnrolled(count, s, why)))
     return failure();
@@ -168,11 +180,135 @@ LogicalResult Generator::genConstantRange(const ast::ForStmt &s, int64_t start,
   // fits in int64, where k * step need not (range(-2**63 + 1, 2**63 - 1,
   // 2**62): 2 * 2**62 overflows).
   int64_t value = start;
-  for (int64_t k = 0; k < count; ++k) {
+  return genUnrolled(s, count, [&](int64_t k) {
     if (failed(genLoopBody(s, s.getTarget(), SemValue::integer(value))))
       return failure();
     if (k + 1 < count)
       value += step;
+    return success();
+  });
+}
+
+std::optional<LogicalResult>
+Generator::genZippedPeerLoop(const ast::ForStmt &s, const ast::CallExpr &call,
+                             bool enumerate) {
+  // Only names bound to peer lists: looking them up has no side effects, so
+  // anything else is generated as before.
+  std::vector<SemValue> lists;
+  const ast::Expr *startArg = nullptr;
+  for (const ast::Argument &a : call.getArgs()) {
+    if (a.kind == ast::Argument::Kind::Keyword && enumerate &&
+        a.name == "start" && !startArg) {
+      startArg = a.value.get();
+      continue;
+    }
+    auto *name = ast::dyn_cast<ast::NameExpr>(a.value.get());
+    SemValue *v = name ? lookup(name->getName()) : nullptr;
+    if (a.kind != ast::Argument::Kind::Positional || !v ||
+        v->kind != SemValue::Kind::PeerList)
+      return std::nullopt;
+    lists.push_back(*v);
+  }
+  if (lists.empty() || (enumerate && lists.size() != 1))
+    return std::nullopt;
+  int64_t start = 0;
+  if (startArg) {
+    auto c = constIntOf(*startArg, "enumerate's start");
+    if (failed(c))
+      return failure();
+    start = *c;
+  }
+  const ast::Expr &iter = s.getIter();
+  int64_t peers = std::numeric_limits<int64_t>::max();
+  for (const SemValue &list : lists) {
+    auto n = peerCount(list, iter);
+    if (failed(n))
+      return failure();
+    peers = std::min(peers, *n);
+  }
+  // enumerate: (index, copy); zip: a copy of each list.
+  auto make = [&](auto index, auto copy) {
+    SemValue t = SemValue::ofKind(SemValue::Kind::Tuple);
+    if (enumerate)
+      t.elements.push_back(index());
+    for (const SemValue &list : lists)
+      t.elements.push_back(copy(list));
+    return t;
+  };
+  mlir::Location l = loc(iter);
+  return genPeerLoop(
+      s, peers,
+      [&](Value p) {
+        return make(
+            [&] {
+              SemValue i = SemValue::ofKind(SemValue::Kind::Scalar);
+              i.value =
+                  arith::AddIOp::create(builder, l, p, indexConst(l, start));
+              return i;
+            },
+            [&](const SemValue &list) { return peer(list, p, iter); });
+      },
+      [&](int64_t p) {
+        return make([&] { return SemValue::integer(start + p); },
+                    [&](const SemValue &list) { return peer(list, p, iter); });
+      });
+}
+
+LogicalResult
+Generator::genPeerLoop(const ast::ForStmt &s, int64_t peers,
+                       llvm::function_ref<SemValue(Value)> item,
+                       llvm::function_ref<SemValue(int64_t)> itemAt) {
+  // Unrolled, the copies' loads from every peer are in flight together; but
+  // a wide world of wide bodies makes code the backend takes minutes over
+  // (a one-shot at 64 ranks, 64 elements per thread: 1.8 MB of PTX, 54 s).
+  // The body is generated once as a loop over the peer table and kept when
+  // its copies would pass kMaxAutoUnrolledWork; a body that needs the peer
+  // at compile time is unrolled.
+  const ast::Expr &iter = s.getIter();
+  mlir::Location l = loc(iter);
+  std::optional<Diagnostic> why;
+  int64_t before = work.total;
+  auto loop = [&]() -> LogicalResult {
+    return genRuntimeLoop(s, indexConst(l, 0), indexConst(l, peers),
+                          indexConst(l, 1), item);
+  };
+  auto wide = [&] {
+    int64_t body = std::max<int64_t>(work.total - before, 1);
+    return body > kMaxAutoUnrolledWork / peers;
+  };
+  if (peers > 1 && speculate(loop, why, wide))
+    return success();
+  if (failed(reserveUnrolled(peers, s, std::nullopt)))
+    return failure();
+  return genUnrolled(s, peers, [&](int64_t p) {
+    return genLoopBody(s, s.getTarget(), itemAt(p));
+  });
+}
+
+LogicalResult
+Generator::genUnrolled(const ast::ForStmt &s, int64_t copies,
+                       llvm::function_ref<LogicalResult(int64_t)> genCopy) {
+  int64_t before = work.total;
+  for (int64_t k = 0; k < copies; ++k) {
+    if (failed(genCopy(k)))
+      return failure();
+    if (work.total - before <= kMaxUnrolledLoopWork || workReported)
+      continue;
+    // The backend's time grows faster than the copies' code: stop here.
+    std::string blocks;
+    for (int64_t b : blockSizes)
+      blocks += (blocks.empty() ? "" : ", ") + std::to_string(b);
+    workReported = true;
+    return error(
+        s.getRange(),
+        "this loop is unrolled into " + std::to_string(copies) +
+            " copies whose per-thread work passes " +
+            std::to_string(kMaxUnrolledLoopWork) +
+            " tile elements per thread at copy " + std::to_string(k + 1) +
+            " (kMaxUnrolledLoopWork, compiler/Limits.h; config block_sizes=[" +
+            blocks + "], num_warps=" + std::to_string(work.threads / 32) +
+            "): iterate at run time (over the peers or a range, not "
+            "hl.static_range), or use more warps or a smaller block");
   }
   return success();
 }
@@ -198,7 +334,8 @@ LogicalResult Generator::reserveUnrolled(int64_t copies, const ast::ForStmt &s,
 }
 
 bool Generator::speculate(llvm::function_ref<LogicalResult()> gen,
-                          std::optional<Diagnostic> &firstError) {
+                          std::optional<Diagnostic> &firstError,
+                          llvm::function_ref<bool()> accept) {
   Block *block = builder.getInsertionBlock();
   Block::iterator point = builder.getInsertionPoint();
   Operation *before = point == block->begin() ? nullptr : &*std::prev(point);
@@ -209,7 +346,8 @@ bool Generator::speculate(llvm::function_ref<LogicalResult()> gen,
   diags = &quiet;
   LogicalResult result = gen();
   diags = outer;
-  if (succeeded(result) && !quiet.hasErrors()) {
+  bool ok = succeeded(result) && !quiet.hasErrors();
+  if (ok && (!accept || accept())) {
     for (const Diagnostic &d : quiet.getDiagnostics())
       diags->report(d.range, d.severity, d.message);
     return true;
@@ -227,7 +365,7 @@ bool Generator::speculate(llvm::function_ref<LogicalResult()> gen,
   builder.setInsertionPoint(block, stop ? Block::iterator(stop) : block->end());
   restore(saved);
   for (const Diagnostic &d : quiet.getDiagnostics())
-    if (d.severity == Severity::Error) {
+    if (!ok && d.severity == Severity::Error) {
       firstError = d;
       break;
     }
@@ -235,12 +373,10 @@ bool Generator::speculate(llvm::function_ref<LogicalResult()> gen,
 }
 
 Generator::Snapshot Generator::snapshot() {
-  return Snapshot{scopes,         nextBlockSize,
-                  usedDefines,    reportedUnbound,
-                  failedSizes,    refDTypes,
-                  argNames,       desc,
-                  inGrid,         returned,
-                  unrolledBodies};
+  return Snapshot{scopes,      nextBlockSize,  usedDefines,  reportedUnbound,
+                  failedSizes, refDTypes,      argNames,     desc,
+                  inGrid,      returned,       workReported, unrolledBodies,
+                  work.total,  work.statements};
 }
 
 void Generator::restore(const Snapshot &s) {
@@ -265,6 +401,9 @@ void Generator::restore(const Snapshot &s) {
   inGrid = s.inGrid;
   returned = s.returned;
   unrolledBodies = s.unrolledBodies;
+  workReported = s.workReported;
+  work.total = s.workTotal;
+  work.statements = s.workStatements;
 }
 
 LogicalResult Generator::genLoopBody(const ast::ForStmt &s,

@@ -35,6 +35,7 @@
 #include "compiler/Limits.h"
 #include "compiler/MLIRGen/KernelDescription.h"
 #include "compiler/MLIRGen/SemValue.h"
+#include "compiler/MLIRGen/WorkCounter.h"
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
 
@@ -87,19 +88,6 @@ inline constexpr const char kNoMatmul[] =
 //===----------------------------------------------------------------------===//
 // The generator
 //===----------------------------------------------------------------------===//
-
-/// Counts the per-thread work (kMaxPerThreadWork, compiler/Limits.h) of the
-/// operations MLIRGen inserts.
-class WorkCounter : public mlir::OpBuilder::Listener {
-public:
-  int64_t threads = 128;
-  int64_t total = 0;
-  /// Statements generated (kMaxGeneratedStatements), unrolled copies
-  /// included.
-  int64_t statements = 0;
-  void notifyOperationInserted(mlir::Operation *op,
-                               mlir::OpBuilder::InsertPoint) override;
-};
 
 class Generator {
 public:
@@ -418,6 +406,11 @@ private:
   /// error names `why` the loop is unrolled.
   mlir::LogicalResult reserveUnrolled(int64_t copies, const ast::ForStmt &s,
                                       const std::optional<Diagnostic> &why);
+  /// Generates copy k of an unrolled loop for k < copies, refused at the
+  /// loop once the copies pass kMaxUnrolledLoopWork (compiler/Limits.h).
+  mlir::LogicalResult
+  genUnrolled(const ast::ForStmt &s, int64_t copies,
+              llvm::function_ref<mlir::LogicalResult(int64_t)> genCopy);
   /// Generator state that speculative generation may change.
   struct Snapshot {
     std::vector<std::map<std::string, SemValue>> scopes;
@@ -426,16 +419,27 @@ private:
     std::map<std::string, std::string> refDTypes;
     std::vector<std::string> argNames;
     KernelDescription desc;
-    bool inGrid, returned;
-    int64_t unrolledBodies;
+    bool inGrid, returned, workReported;
+    int64_t unrolledBodies, workTotal, workStatements;
   };
   Snapshot snapshot();
   void restore(const Snapshot &s);
-  /// Runs `gen` with diagnostics held back. True when it succeeded: its ops
-  /// and state are kept and its warnings replayed. Otherwise everything it
-  /// made is rolled back and `firstError` holds its first error.
+  /// Runs `gen` with diagnostics held back. True when it succeeded and
+  /// `accept` (if any) takes it: its ops, state and warnings are kept.
+  /// Otherwise it is all rolled back, `firstError` its first error, if any.
   bool speculate(llvm::function_ref<mlir::LogicalResult()> gen,
-                 std::optional<Diagnostic> &firstError);
+                 std::optional<Diagnostic> &firstError,
+                 llvm::function_ref<bool()> accept = nullptr);
+  /// A loop over every rank's copy: unrolled (item p: `itemAt(p)`), or past
+  /// kMaxAutoUnrolledWork a loop over the peer table (`item(p)`).
+  mlir::LogicalResult
+  genPeerLoop(const ast::ForStmt &s, int64_t peers,
+              llvm::function_ref<SemValue(mlir::Value)> item,
+              llvm::function_ref<SemValue(int64_t)> itemAt);
+  /// enumerate/zip of named peer lists; nullopt for other arguments.
+  std::optional<mlir::LogicalResult>
+  genZippedPeerLoop(const ast::ForStmt &s, const ast::CallExpr &call,
+                    bool enumerate);
   mlir::LogicalResult genTileLoop(const ast::ForStmt &s,
                                   const ast::CallExpr &call, bool isGrid);
   mlir::FailureOr<std::vector<int64_t>>
@@ -497,6 +501,7 @@ private:
   Result genTupleItem(const ast::SubscriptExpr &e, const SemValue &base);
   /// Rank `p`'s copy in a PeerList (a tensor with the list's name).
   SemValue peer(const SemValue &list, int64_t p, const ast::Expr &where);
+  SemValue peer(const SemValue &list, mlir::Value p, const ast::Expr &where);
   /// The length of a PeerList: the world size (an error, once, when it is
   /// not known).
   mlir::FailureOr<int64_t> peerCount(const SemValue &list,

@@ -7,81 +7,10 @@
 #include "dialects/Comm/CommDialect.h"
 
 #include <algorithm>
+#include <cassert>
 #include <tuple>
 
 using namespace dslc::sim;
-
-//===----------------------------------------------------------------------===//
-// VectorClock
-//===----------------------------------------------------------------------===//
-
-bool VectorClock::covers(const Epoch &e) const {
-  if (e.rank < completed.size() && e.launch < completed[e.rank])
-    return true;
-  auto it = std::lower_bound(
-      partial.begin(), partial.end(), e, [](const Entry &x, const Epoch &k) {
-        return std::tie(x.rank, x.cta) < std::tie(k.rank, k.cta);
-      });
-  if (it == partial.end() || it->rank != e.rank || it->cta != e.cta)
-    return false;
-  // Knowing a later launch of the CTA means knowing all of this one.
-  return it->launch > e.launch ||
-         (it->launch == e.launch && it->clock >= e.clock);
-}
-
-void VectorClock::set(const Epoch &e) {
-  if (e.rank < completed.size() && e.launch < completed[e.rank])
-    return;
-  auto it = std::lower_bound(
-      partial.begin(), partial.end(), e, [](const Entry &x, const Epoch &k) {
-        return std::tie(x.rank, x.cta) < std::tie(k.rank, k.cta);
-      });
-  if (it != partial.end() && it->rank == e.rank && it->cta == e.cta) {
-    if (std::tie(e.launch, e.clock) > std::tie(it->launch, it->clock)) {
-      it->launch = e.launch;
-      it->clock = e.clock;
-    }
-    return;
-  }
-  partial.insert(it, Entry{e.rank, e.cta, e.launch, e.clock});
-}
-
-void VectorClock::complete(unsigned rank, int32_t launches) {
-  if (rank >= completed.size())
-    completed.resize(rank + 1, 0);
-  completed[rank] = std::max(completed[rank], launches);
-  llvm::erase_if(partial, [&](const Entry &x) {
-    return x.rank == rank && x.launch < launches;
-  });
-}
-
-void VectorClock::join(const VectorClock &o) {
-  if (completed.size() < o.completed.size())
-    completed.resize(o.completed.size(), 0);
-  for (size_t r = 0; r < o.completed.size(); ++r)
-    completed[r] = std::max(completed[r], o.completed[r]);
-  llvm::SmallVector<Entry, 8> merged;
-  merged.reserve(partial.size() + o.partial.size());
-  const Entry *a = partial.begin(), *b = o.partial.begin();
-  auto key = [](const Entry &x) { return std::tie(x.rank, x.cta); };
-  auto keep = [&](const Entry &x) {
-    if (x.rank < completed.size() && x.launch < completed[x.rank])
-      return;
-    merged.push_back(x);
-  };
-  while (a != partial.end() || b != o.partial.end()) {
-    if (b == o.partial.end() || (a != partial.end() && key(*a) < key(*b))) {
-      keep(*a++);
-    } else if (a == partial.end() || key(*b) < key(*a)) {
-      keep(*b++);
-    } else {
-      keep(std::tie(a->launch, a->clock) >= std::tie(b->launch, b->clock) ? *a
-                                                                          : *b);
-      ++a, ++b;
-    }
-  }
-  partial = std::move(merged);
-}
 
 //===----------------------------------------------------------------------===//
 // RaceLog
@@ -186,13 +115,107 @@ unsigned RaceLog::flush(Reporter &reporter) {
 }
 
 //===----------------------------------------------------------------------===//
+// ReadSet
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Reads are indexed by reader once there are more than this many.
+constexpr size_t kIndexedReads = 8;
+
+uint64_t readerKey(uint32_t rank, uint32_t cta) {
+  return uint64_t(rank) << 32 | cta;
+}
+
+} // namespace
+
+void ReadSet::remove(size_t k) {
+  if (!index.empty())
+    index.erase(
+        readerKey(reads[k].access.epoch.rank, reads[k].access.epoch.cta));
+  if (k + 1 != reads.size()) {
+    reads[k] = reads.back();
+    if (!index.empty()) {
+      const Epoch &e = reads[k].access.epoch;
+      index[readerKey(e.rank, e.cta)] = uint32_t(k);
+    }
+  }
+  reads.pop_back();
+}
+
+template <typename Pred> void ReadSet::removeIf(Pred pred) {
+  for (size_t k = 0; k < reads.size();) {
+    if (pred(reads[k]))
+      remove(k);
+    else
+      ++k;
+  }
+}
+
+void ReadSet::prune(const VectorClock &now) {
+  if (reads.empty())
+    return;
+  // A launch clock knows only reads made before it; the newest of a rank's
+  // knows all its older ones did.
+  for (const LaunchClockRef &base : now.launchClocks()) {
+    auto *seen = llvm::find_if(
+        checked, [&](const auto &c) { return c.first == base->owner; });
+    if (seen == checked.end())
+      seen = checked.insert(checked.end(), {base->owner, 0});
+    if (base->serial <= seen->second)
+      continue;
+    seen->second = base->serial;
+    removeIf([&](const Read &r) {
+      return r.tick < base->serial && base->covers(r.access.epoch);
+    });
+  }
+  llvm::ArrayRef<ClockEntry> components = now.fewComponents();
+  if (index.empty() || now.hasManyComponents() ||
+      reads.size() <= components.size()) {
+    removeIf(
+        [&](const Read &r) { return now.componentsCover(r.access.epoch); });
+    return;
+  }
+  for (const ClockEntry &x : components) {
+    auto it = index.find(readerKey(x.rank, x.cta));
+    if (it != index.end() && entryCovers(x, reads[it->second].access.epoch))
+      remove(it->second);
+  }
+}
+
+void ReadSet::add(const RaceAccess &a, uint64_t tick) {
+  reads.push_back({a, tick});
+  if (!index.empty()) {
+    bool fresh =
+        index.insert({readerKey(a.epoch.rank, a.epoch.cta), reads.size() - 1})
+            .second;
+    assert(fresh && "a reader's earlier read is covered by its clock");
+    (void)fresh;
+    return;
+  }
+  if (reads.size() > kIndexedReads)
+    for (size_t k = 0; k < reads.size(); ++k)
+      index[readerKey(reads[k].access.epoch.rank, reads[k].access.epoch.cta)] =
+          uint32_t(k);
+}
+
+//===----------------------------------------------------------------------===//
 // RaceDetector
 //===----------------------------------------------------------------------===//
 
 RaceDetector::RaceDetector(unsigned worldSize, uint32_t numCtas, RaceLog &log)
     : worldSize(worldSize), numCtas(numCtas), log(log),
-      launchClock(worldSize, VectorClock(worldSize)),
-      endClock(worldSize, VectorClock(worldSize)) {}
+      space(worldSize, uint64_t(numCtas) + 1), endClock(worldSize) {
+  for (unsigned r = 0; r < worldSize; ++r)
+    launchClock.push_back(freeze(r, LaunchClock(worldSize)));
+}
+
+LaunchClockRef RaceDetector::freeze(unsigned rank, LaunchClock c) {
+  auto *shared = new LaunchClock(std::move(c));
+  shared->owner = rank;
+  shared->serial = ++serial;
+  return LaunchClockRef(shared);
+}
 
 Epoch RaceDetector::hostEpoch(unsigned rank, int32_t launch,
                               uint32_t clock) const {
@@ -201,32 +224,37 @@ Epoch RaceDetector::hostEpoch(unsigned rank, int32_t launch,
 
 void RaceDetector::beginLaunch(unsigned rank, int32_t launch,
                                const std::vector<Buffer *> &inputs) {
-  VectorClock &now = launchClock[rank];
-  now.set(hostEpoch(rank, launch, 1));
+  LaunchClock next = *launchClock[rank];
+  next.set(hostEpoch(rank, launch, 1));
+  launchClock[rank] = freeze(rank, std::move(next));
+  VectorClock now(launchClock[rank], space);
   RaceAccess refill{hostEpoch(rank, launch, 1), nullptr, true};
   for (Buffer *b : inputs)
     check(now, refill, *b, 0, b->numel, nullptr);
-  endClock[rank] = VectorClock(worldSize);
+  endClock[rank].clear();
 }
 
 void RaceDetector::endLaunch(unsigned rank, int32_t launch,
                              const std::vector<Buffer *> &outputs) {
-  VectorClock now = endClock[rank];
-  now.join(launchClock[rank]);
-  now.set(hostEpoch(rank, launch, 2));
+  LaunchClock end = endClock[rank].build(*launchClock[rank]);
+  endClock[rank].clear();
+  end.set(hostEpoch(rank, launch, 2));
+  LaunchClockRef ended = freeze(rank, std::move(end));
   RaceAccess use{hostEpoch(rank, launch, 2), nullptr, false};
+  VectorClock now(ended, space);
   for (Buffer *b : outputs)
     check(now, use, *b, 0, b->numel, nullptr);
-  now.complete(rank, launch + 1);
-  launchClock[rank] = std::move(now);
+  LaunchClock next = *ended;
+  next.complete(rank, launch + 1);
+  launchClock[rank] = freeze(rank, std::move(next));
 }
 
 void RaceDetector::startCta(CtaClock &c, unsigned rank, uint32_t cta,
                             int32_t launch) {
   c.self = Epoch{rank, cta, launch, 1};
-  c.now = launchClock[rank];
+  c.now = VectorClock(launchClock[rank], space);
   c.now.set(c.self);
-  c.pending = VectorClock(worldSize);
+  c.pending = VectorClock(space);
   c.hasPending = false;
   c.releasing.reset();
   // The kernel's start is a barrier: every thread starts after the launch.
@@ -237,16 +265,16 @@ void RaceDetector::startCta(CtaClock &c, unsigned rank, uint32_t cta,
 }
 
 void RaceDetector::endCta(const CtaClock &c) {
-  VectorClock &end = endClock[c.self.rank];
-  end.join(c.now);
+  ClockBuilder &end = endClock[c.self.rank];
+  end.add(c.now);
   if (c.hasPending)
-    end.join(c.pending);
+    end.add(c.pending);
 }
 
 void RaceDetector::barrier(CtaClock &c) {
   if (c.hasPending) {
     c.now.join(c.pending);
-    c.pending = VectorClock(worldSize);
+    c.pending.clear();
     c.hasPending = false;
   }
   c.atBarrier = c.now;
@@ -331,15 +359,13 @@ void RaceDetector::check(const VectorClock &now, const RaceAccess &a, Buffer &b,
     if (seg.written && !now.covers(seg.write.epoch))
       log.add(b, it->first, seg.write, a, numCtas);
     if (a.write) {
-      for (const RaceAccess &r : seg.reads)
-        if (!now.covers(r.epoch))
-          log.add(b, it->first, r, a, numCtas);
+      for (size_t k = 0; k < seg.reads.size(); ++k)
+        if (!now.covers(seg.reads[k].epoch))
+          log.add(b, it->first, seg.reads[k], a, numCtas);
       continue;
     }
-    // A read ordered after an earlier read stands for both.
-    llvm::erase_if(seg.reads,
-                   [&](const RaceAccess &r) { return now.covers(r.epoch); });
-    seg.reads.push_back(a);
+    seg.reads.prune(now);
+    seg.reads.add(a, ++serial);
   }
   if (!a.write)
     return;

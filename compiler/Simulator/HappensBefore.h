@@ -27,8 +27,9 @@
 //     outputs the host reads when it finishes.
 //
 // Clocks: one component per (rank, CTA index) per launch and one per rank's
-// host, stored compactly (VectorClock): per rank the number of launches
-// known complete, plus the few CTA clocks known inside later launches.
+// host, stored so that copies and joins cost the components learned, not
+// the CTAs of the world (VectorClock.h): each rank's launch clock is built
+// once per launch and shared by every clock derived from it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,8 +37,10 @@
 #define DSLC_COMPILER_SIMULATOR_HAPPENSBEFORE_H
 
 #include "compiler/Simulator/Memory.h"
+#include "compiler/Simulator/VectorClock.h"
 
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <map>
@@ -48,38 +51,6 @@
 namespace dslc::sim {
 
 class Reporter;
-
-/// An event: CTA `cta` of rank `rank` (cta == number of CTAs: the rank's
-/// host) in launch `launch`, at that CTA's clock `clock`.
-struct Epoch {
-  uint32_t rank = 0, cta = 0;
-  int32_t launch = 0;
-  uint32_t clock = 0;
-};
-
-class VectorClock {
-public:
-  VectorClock() = default;
-  explicit VectorClock(unsigned worldSize) : completed(worldSize, 0) {}
-
-  /// Whether event `e` happened before what this clock knows.
-  bool covers(const Epoch &e) const;
-  void join(const VectorClock &other);
-  /// Raises the component of e's (rank, CTA) to e's launch and clock.
-  void set(const Epoch &e);
-  /// Every event of `rank` in launches before `launches` is known.
-  void complete(unsigned rank, int32_t launches);
-
-private:
-  struct Entry {
-    uint32_t rank, cta;
-    int32_t launch;
-    uint32_t clock;
-  };
-  std::vector<int32_t> completed;
-  /// Sorted by (rank, cta); launch >= completed[rank].
-  llvm::SmallVector<Entry, 8> partial;
-};
 
 using ClockRef = std::shared_ptr<const VectorClock>;
 
@@ -103,6 +74,43 @@ struct RaceAccess {
   Epoch epoch;
   mlir::Operation *op = nullptr; ///< Null: the host.
   bool write = false;
+};
+
+/// The reads of one element range that no later read is ordered after (a
+/// later read ordered after an earlier one stands for both), at most one
+/// per CTA and host. Each remembers when it was made (`tick`, from the
+/// counter launch clocks are numbered by), so that dropping the reads a new
+/// read's clock covers costs what that clock learned, not the readers:
+///   - a launch clock covers only reads older than itself, and a rank's
+///     newer launch clock covers all an older one does: the reads are
+///     checked against each rank's launch clock once, when a newer one
+///     comes;
+///   - the clock's own components are looked up by CTA.
+class ReadSet {
+public:
+  /// Drops the reads `now` covers.
+  void prune(const VectorClock &now);
+  /// Adds a read (after prune(), which dropped its CTA's earlier one).
+  void add(const RaceAccess &a, uint64_t tick);
+  void clear() { *this = ReadSet(); }
+  size_t size() const { return reads.size(); }
+  const RaceAccess &operator[](size_t k) const { return reads[k].access; }
+
+private:
+  struct Read {
+    RaceAccess access;
+    uint64_t tick;
+  };
+  template <typename Pred> void removeIf(Pred pred);
+  void remove(size_t k);
+
+  llvm::SmallVector<Read, 2> reads;
+  /// Position of each reader's read, by rank << 32 | CTA, once there are
+  /// more than a few.
+  llvm::DenseMap<uint64_t, uint32_t> index;
+  /// Per rank: the newest launch clock of that rank the reads older than it
+  /// were checked against.
+  llvm::SmallVector<std::pair<unsigned, uint64_t>, 2> checked;
 };
 
 /// Races found in a run, reported once per pair of accesses (by source
@@ -167,7 +175,7 @@ private:
     bool written = false;
     RaceAccess write;
     ClockRef published; ///< LL packets: the put's release.
-    llvm::SmallVector<RaceAccess, 2> reads;
+    ReadSet reads;
   };
   using Shadow = std::map<int64_t, Segment>;
   struct SlotClock {
@@ -183,14 +191,20 @@ private:
   void check(const VectorClock &now, const RaceAccess &a, Buffer &b, int64_t lo,
              int64_t hi, ClockRef published);
   Epoch hostEpoch(unsigned rank, int32_t launch, uint32_t clock) const;
+  /// Shares `c` as rank `rank`'s launch clock.
+  LaunchClockRef freeze(unsigned rank, LaunchClock c);
 
   unsigned worldSize;
   uint32_t numCtas;
   RaceLog &log;
-  std::vector<VectorClock> launchClock; ///< Per rank: its launch's start.
-  std::vector<VectorClock> endClock;    ///< Per rank: its CTAs that ended.
-  std::vector<Shadow> shadows;          ///< By buffer id.
-  std::map<std::pair<unsigned, int64_t>, SlotClock> slots;
+  ClockSpace space;
+  /// Numbers launch clocks and reads in the order they are made.
+  uint64_t serial = 0;
+  std::vector<LaunchClockRef> launchClock; ///< Per rank: its launch's start.
+  std::vector<ClockBuilder> endClock;      ///< Per rank: its CTAs that ended.
+  std::vector<Shadow> shadows;             ///< By buffer id.
+  /// By (pad buffer id, slot).
+  llvm::DenseMap<std::pair<unsigned, int64_t>, SlotClock> slots;
 };
 
 } // namespace dslc::sim

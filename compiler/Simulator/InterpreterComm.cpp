@@ -47,13 +47,14 @@ Interpreter::Outcome Interpreter::execStackView(Task &task, Operation &op) {
   for (int64_t p = 0; p < table.sizes[0]; ++p) {
     uint64_t address = static_cast<uint64_t>(t.i[p]);
     Buffer *peer = world.heap.resolve(address);
-    std::ostringstream hex;
-    hex << std::hex << address;
-    if (!peer)
+    if (!peer) {
+      std::ostringstream hex;
+      hex << std::hex << address;
       return fail(task, op,
                   "entry " + std::to_string(p) + " of the address table '" +
                       t.name + "' is 0x" + hex.str() +
                       ", which is not the address of a buffer");
+    }
     if (peer->numel < like.buffer->numel ||
         peer->type.kind != like.buffer->type.kind)
       return fail(task, op,
@@ -129,18 +130,14 @@ bool Interpreter::slotFlat(Task &task, Operation &op,
 Interpreter::Outcome Interpreter::execSignal(Task &task, Operation &op) {
   auto signal = cast<comm::SignalOp>(op);
   RtValue &pad = get(task, signal.getPad());
-  std::vector<Buffer *> peers;
-  std::vector<int64_t> sizes;
-  std::string padName;
-  if (pad.kind == RtValue::Kind::Stack) {
-    peers = pad.stack->peers;
-    sizes = pad.stack->sizes;
-    padName = pad.stack->name;
-  } else {
-    peers = {pad.ref->buffer};
-    sizes = pad.ref->sizes;
-    padName = pad.ref->buffer->name;
-  }
+  bool isStack = pad.kind == RtValue::Kind::Stack;
+  llvm::ArrayRef<Buffer *> peers =
+      isStack ? llvm::ArrayRef<Buffer *>(pad.stack->peers)
+              : llvm::ArrayRef<Buffer *>(pad.ref->buffer);
+  const std::vector<int64_t> &sizes =
+      isStack ? pad.stack->sizes : pad.ref->sizes;
+  const std::string &padName =
+      isStack ? pad.stack->name : pad.ref->buffer->name;
   std::vector<int64_t> indices;
   int64_t slots =
       slotRange(task, signal.getIndices(), signal.getExtents(), indices);

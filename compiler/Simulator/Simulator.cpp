@@ -177,6 +177,8 @@ void printBinding(std::ostream &out, const KernelDescription &desc,
 
 struct Totals {
   uint64_t steps = 0;
+  uint64_t work = 0; ///< Counted against kMaxSimulatedWork.
+
   bool deadlock = false, failed = false;
 };
 
@@ -213,6 +215,7 @@ Totals runSchedules(std::ostream &out, const World &world,
         });
     ScheduleResult res = scheduler.run();
     work = w.work;
+    totals.work = work;
     raceLog.flush(reporter);
     totals.steps += res.steps;
     totals.deadlock |= res.deadlock;
@@ -343,7 +346,10 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
       << (ok ? "PASS" : "FAIL") << "\n";
   out << "steps: " << totals.steps << ", errors: " << reporter.getNumErrors()
       << ", warnings: " << reporter.getNumWarnings() << "\n";
-  out << "time: " << fmt::format("{:.3f}", seconds) << " s\n";
+  out << "time: " << fmt::format("{:.3f}", seconds) << " s (work "
+      << fmt::format("{:.2g}", double(totals.work)) << " of "
+      << fmt::format("{:.2g}", double(kMaxSimulatedWork))
+      << " element operations)\n";
   out.flush();
   return ok ? 0 : 1;
 }

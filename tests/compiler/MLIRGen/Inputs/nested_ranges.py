@@ -4,7 +4,11 @@ tests/compiler/MLIRGen/unroll-bound.test:
                           innermost statement: past kMaxUnrolledBodies)
   nested_ranges.py wide   a 1000-iteration hl.static_range whose body holds
                           100 statements (1000 bodies, 100000 statements:
-                          past kMaxGeneratedStatements only)"""
+                          past kMaxGeneratedStatements only)
+for tests/compiler/MLIRGen/per-thread-work.test:
+  nested_ranges.py straight  40 statements without a loop, each a load and
+                          an add of 256 elements per thread (block 8192,
+                          one warp): past kMaxPerThreadWork at the 33rd"""
 import sys
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "nest"
@@ -16,6 +20,14 @@ lines = [
     "    for t in hl.tile(x.size(0)):",
     "        k = 0",
 ]
+if mode == "straight":
+    lines[4] = ("@helion.kernel(config=helion.Config(block_sizes=[8192], "
+                "num_warps=1))")
+    lines[-1] = "        y = x[t]"
+    lines += ["        y = y + x[t]"] * 40
+    lines += ["        out[t] = y", "    return out"]
+    print("\n".join(lines))
+    sys.exit(0)
 if mode == "nest":
     indent = "        "
     for i in range(30):
