@@ -31,6 +31,8 @@ unsigned accessOf(Value ref) {
       bits |= use.getOperandNumber() == 0 ? kRead : accessOf(view.getResult());
     } else if (auto peer = dyn_cast<comm::PeerOp>(op)) {
       bits |= accessOf(peer.getResult());
+    } else if (auto view = dyn_cast<tile::ViewOp>(op)) {
+      bits |= accessOf(view.getResult());
     } else if (isa<tile::DimOp>(op)) {
       continue;
     } else if (isa<tile::LoadOp, comm::LLGetOp, comm::MulticastLoadReduceOp>(
@@ -77,6 +79,7 @@ Role roleFromAccess(Access access) {
 /// The kernel argument `v` is, through a peer's copy and a stack view of
 /// it, or null.
 BlockArgument underlyingArg(Value v, Block &entry) {
+  v = tile::viewedTensor(v);
   if (auto peer = v.getDefiningOp<comm::PeerOp>())
     v = peer.getStack();
   if (auto view = v.getDefiningOp<comm::StackViewOp>())

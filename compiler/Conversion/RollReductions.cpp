@@ -169,8 +169,8 @@ struct Roller {
   /// or wait, a packet, an op with unknown effects) may.
   static bool mayClobber(Operation *o, tile::LoadOp load) {
     if (auto store = dyn_cast<tile::StoreOp>(o)) {
-      auto a = dyn_cast<BlockArgument>(store.getRef());
-      auto b = dyn_cast<BlockArgument>(load.getRef());
+      auto a = dyn_cast<BlockArgument>(tile::viewedTensor(store.getRef()));
+      auto b = dyn_cast<BlockArgument>(tile::viewedTensor(load.getRef()));
       if (a && b && a != b && isa<func::FuncOp>(a.getOwner()->getParentOp()) &&
           isa<func::FuncOp>(b.getOwner()->getParentOp()))
         return false;

@@ -407,3 +407,81 @@ std::optional<Result> Generator::genHelionFunction(const ast::CallExpr &e,
 }
 
 } // namespace dslc::mlirgen
+
+namespace dslc::mlirgen {
+
+Result Generator::genCallableCall(const ast::CallExpr &e, const SemValue &f) {
+  std::vector<HelperArg> args;
+  for (const ast::Argument &a : e.getArgs())
+    args.push_back({a.value.get(),
+                    a.kind == ast::Argument::Kind::Keyword ? a.name : "",
+                    a.range});
+  if (f.function)
+    return inlineHelper(e.getRange(), e.getCallee().getRange(), args,
+                        *f.function);
+  const ast::LambdaExpr &lambda = *f.lambda;
+  if (lambdaDepth >= kMaxCallDepth)
+    return fail(e.getRange(), "lambda calls nest deeper than " +
+                                  std::to_string(kMaxCallDepth));
+  // Bind the parameters as Python does, the arguments evaluated here.
+  const auto &params = lambda.getParams();
+  std::map<std::string, SemValue> scope;
+  size_t positional = 0;
+  for (const HelperArg &a : args) {
+    const ast::LambdaExpr::Param *p = nullptr;
+    if (a.keyword.empty()) {
+      if (positional >= params.size())
+        return fail(a.range, "the lambda takes " +
+                                 std::to_string(params.size()) +
+                                 " argument(s) but more were given");
+      p = &params[positional++];
+    } else {
+      auto it = llvm::find_if(params, [&](const ast::LambdaExpr::Param &q) {
+        return q.name == a.keyword;
+      });
+      if (it == params.end())
+        return fail(a.range, "the lambda has no parameter '" + a.keyword + "'");
+      p = &*it;
+    }
+    if (scope.count(p->name))
+      return fail(a.range,
+                  "the lambda got multiple values for '" + p->name + "'");
+    Result v = genExpr(*a.value);
+    if (failed(v))
+      return failure();
+    scope[p->name] = *v;
+  }
+  for (const ast::LambdaExpr::Param &p : params) {
+    if (scope.count(p.name))
+      continue;
+    if (!p.defaultValue)
+      return fail(e.getRange(), "the lambda is missing argument '" + p.name +
+                                    "'");
+    Result v = genExpr(*p.defaultValue);
+    if (failed(v))
+      return failure();
+    scope[p.name] = *v;
+  }
+  // A lambda of the file's top level sees its parameters and the modules; one
+  // written in the kernel sees the kernel's names too (Python's closure).
+  unsigned errorsBefore = diags->getNumErrors();
+  std::vector<std::map<std::string, SemValue>> callerScopes;
+  if (f.isolated)
+    std::swap(scopes, callerScopes);
+  scopes.push_back(std::move(scope));
+  ++lambdaDepth;
+  Result r = genExpr(lambda.getBody());
+  --lambdaDepth;
+  scopes.pop_back();
+  if (f.isolated)
+    std::swap(scopes, callerScopes);
+  if (failed(r) || diags->getNumErrors() > errorsBefore) {
+    diags->note(e.getRange(), "in call to the lambda at line " +
+                                  std::to_string(lambda.getLoc().line) +
+                                  (f.text.empty() ? "" : " ('" + f.text + "')"));
+    return failure();
+  }
+  return r;
+}
+
+} // namespace dslc::mlirgen

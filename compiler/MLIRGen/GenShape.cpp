@@ -135,8 +135,24 @@ Generator::accessOfList(const SemValue &ref,
                         const std::vector<const ast::Expr *> &idx,
                         const ast::Expr &index) {
   unsigned rank = refShape(ref).first;
-  unsigned indexed = llvm::count_if(idx, [](const ast::Expr *x) {
-    return !ast::isa<ast::NoneLiteralExpr>(*x);
+  // A name bound to a tuple of tiles (`for tile in hl.tile([m, n])`)
+  // indexes one dimension per tile.
+  std::vector<std::pair<const ast::Expr *, std::optional<SemValue>>> entries;
+  for (const ast::Expr *x : idx) {
+    if (auto *name = ast::dyn_cast<ast::NameExpr>(x))
+      if (SemValue *v = lookup(name->getName()))
+        if (v->kind == SemValue::Kind::Tuple && !v->elements.empty() &&
+            llvm::all_of(v->elements, [](const SemValue &t) {
+              return t.kind == SemValue::Kind::Tile;
+            })) {
+          for (const SemValue &t : v->elements)
+            entries.push_back({x, t});
+          continue;
+        }
+    entries.push_back({x, std::nullopt});
+  }
+  unsigned indexed = llvm::count_if(entries, [](const auto &x) {
+    return !ast::isa<ast::NoneLiteralExpr>(*x.first);
   });
   if (indexed != rank)
     return error(index.getRange(), "a " + std::to_string(rank) +
@@ -146,7 +162,7 @@ Generator::accessOfList(const SemValue &ref,
   Access a;
   mlir::Location l = loc(index);
   unsigned d = 0;
-  for (const ast::Expr *x : idx) {
+  for (const auto &[x, given] : entries) {
     if (ast::isa<ast::NoneLiteralExpr>(*x)) {
       a.unitDims.push_back(a.shape.size() + a.unitDims.size());
       continue;
@@ -156,7 +172,7 @@ Generator::accessOfList(const SemValue &ref,
         return failure();
       continue;
     }
-    Result v = genExpr(*x);
+    Result v = given ? Result(*given) : genExpr(*x);
     if (failed(v))
       return failure();
     // `tile.index + k` indexes like the tile shifted by k.
@@ -179,10 +195,14 @@ Generator::accessOfList(const SemValue &ref,
     a.limits.push_back(arith::AddIOp::create(builder, l, *i, indexConst(l, 1)));
     ++d;
   }
-  if (a.dims.empty())
-    return error(index.getRange(),
-                 "index the tensor with at least one tile (scalar element "
-                 "access is not supported)");
+  if (a.dims.empty()) {
+    // One element (x[i, j] with scalar indices): a one-element tile of
+    // the last dimension, read as a scalar (genLoad) or stored from one.
+    a.dims.push_back(rank - 1);
+    a.shape.push_back(1);
+    a.valid.push_back(ValidCount());
+    a.element = true;
+  }
   if (failed(checkTileSize(a.shape, index.getRange())))
     return failure();
   return a;
@@ -193,7 +213,15 @@ Result Generator::genLoad(const SemValue &ref, const ast::Expr &index,
   auto access = accessOf(ref, index);
   if (failed(access))
     return failure();
-  return genAccessLoad(ref, *access, where);
+  Result t = genAccessLoad(ref, *access, where);
+  if (failed(t) || !access->element)
+    return t;
+  // The element as a scalar of the tensor's dtype.
+  SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
+  s.value = tile::ReduceOp::create(builder, loc(where),
+                                   refShape(ref).second, t->value, uint64_t(0),
+                                   tile::ReduceKind::sum, Value());
+  return s;
 }
 
 Result Generator::genAccessLoad(const SemValue &ref, const Access &access,

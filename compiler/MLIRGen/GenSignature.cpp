@@ -505,11 +505,14 @@ Generator::tupleParamType(const ast::Param &p, const ast::Expr &annotation) {
 }
 
 FailureOr<Generator::ParamType> Generator::paramType(const ast::Param &p) {
-  if (p.annotation) {
+  // `X | None` typed as X (None is -D NAME=None, GenParams.cpp).
+  const ast::Expr *annotation =
+      p.annotation ? &unwrapOptional(*p.annotation) : nullptr;
+  if (annotation) {
     bool isTuple, fixed;
-    (void)tupleElement(*p.annotation, isTuple, fixed);
+    (void)tupleElement(*annotation, isTuple, fixed);
     if (isTuple)
-      return tupleParamType(p, *p.annotation);
+      return tupleParamType(p, *annotation);
   }
   // Tensors: `torch.Tensor[dtype, rank]`, or --signature.
   auto sig = options.signature.find(p.name);
@@ -517,9 +520,9 @@ FailureOr<Generator::ParamType> Generator::paramType(const ast::Param &p) {
     return ParamType{sig->second.dtype, sig->second.rank,
                      sig->second.rank == 0};
   std::optional<std::string> annot =
-      p.annotation ? ast::getDottedName(*p.annotation) : std::nullopt;
-  if (p.annotation)
-    if (auto *sub = ast::dyn_cast<ast::SubscriptExpr>(p.annotation.get()))
+      annotation ? ast::getDottedName(*annotation) : std::nullopt;
+  if (annotation)
+    if (auto *sub = ast::dyn_cast<ast::SubscriptExpr>(annotation))
       return tensorAnnotation(p, *sub);
   if (annot && (*annot == "int" || *annot == "float"))
     return ParamType{*annot == "int" ? "int64" : "float32", 0, true};
@@ -545,7 +548,30 @@ LogicalResult Generator::buildSignature() {
     }
     ParamDescription pd;
     pd.name = p.name;
-    if (isConstexprAnnotation(p.annotation ? ast::getDottedName(*p.annotation)
+    ParamCategory category = paramCategory(p);
+    // A function, or a tensor compiled as None: a compile-time value.
+    std::optional<FailureOr<SemValue>> fixed;
+    if (category == ParamCategory::Callable)
+      fixed = callableParam(p);
+    else if (category == ParamCategory::OptionalTensor &&
+             !options.signature.count(p.name) &&
+             !ast::isa<ast::SubscriptExpr>(unwrapOptional(*p.annotation)))
+      fixed = optionalTensorParam(p);
+    else if (category == ParamCategory::OptionalTensor &&
+             options.defines.count(p.name))
+      fixed = optionalTensorParam(p); // -D NAME=None
+    if (fixed) {
+      if (failed(*fixed)) {
+        ok = false;
+        continue;
+      }
+      pd.kind = ParamDescription::Kind::Constexpr;
+      desc.constexprs.push_back(pd);
+      constants.emplace_back(p.name, **fixed);
+      continue;
+    }
+    if (category == ParamCategory::Constexpr ||
+        isConstexprAnnotation(p.annotation ? ast::getDottedName(*p.annotation)
                                            : std::nullopt)) {
       pd.kind = ParamDescription::Kind::Constexpr;
       FailureOr<SemValue> v = constexprValue(p);

@@ -301,3 +301,122 @@ FailureOr<Value> Generator::coerceTile(SemValue v, RankedTensorType type,
 }
 
 } // namespace dslc::mlirgen
+
+namespace dslc::mlirgen {
+
+Result Generator::reshapeTile(const SemValue &v, ArrayRef<int64_t> shape,
+                              const ast::Expr &where) {
+  auto type = cast<RankedTensorType>(v.value.getType());
+  SmallVector<int64_t> from, to;
+  SmallVector<unsigned> fromDims;
+  for (auto [d, n] : llvm::enumerate(type.getShape()))
+    if (n != 1) {
+      from.push_back(n);
+      fromDims.push_back(d);
+    }
+  for (int64_t n : shape)
+    if (n != 1)
+      to.push_back(n);
+  auto text = [](ArrayRef<int64_t> s) {
+    std::string t = "[";
+    for (size_t i = 0; i < s.size(); ++i)
+      t += (i ? ", " : "") + std::to_string(s[i]);
+    return t + "]";
+  };
+  if (from != to)
+    return fail(where.getRange(),
+                "reshaping a tile of shape " + text(type.getShape()) + " to " +
+                    text(shape) +
+                    " is not supported: a tile's reshape inserts or removes "
+                    "dimensions of size 1 (the others stay, in order)");
+  if (failed(checkTileSize(shape, where.getRange())))
+    return failure();
+  SemValue t = v;
+  t.indexTile.reset();
+  t.valid.assign(shape.size(), ValidCount());
+  unsigned k = 0;
+  for (auto [d, n] : llvm::enumerate(shape))
+    if (n != 1) {
+      unsigned src = fromDims[k++];
+      if (src < v.valid.size())
+        t.valid[d] = v.valid[src];
+    }
+  if (shape != type.getShape())
+    t.value = tile::ReshapeOp::create(
+        builder, loc(where), RankedTensorType::get(shape, type.getElementType()),
+        v.value);
+  return t;
+}
+
+Result Generator::genTileReshape(const ast::CallExpr &e, const SemValue &v) {
+  auto type = cast<RankedTensorType>(v.value.getType());
+  std::vector<const ast::Expr *> dims;
+  for (const ast::Argument &a : e.getArgs())
+    if (a.kind == ast::Argument::Kind::Positional)
+      dims.push_back(a.value.get());
+  if (dims.size() == 1 && (ast::isa<ast::ListExpr>(*dims[0]) ||
+                           ast::isa<ast::TupleExpr>(*dims[0])))
+    dims = elementsOf(*dims[0]);
+  SmallVector<int64_t> shape;
+  std::optional<size_t> inferred;
+  for (const ast::Expr *d : dims) {
+    Result s = genExpr(*d);
+    if (failed(s))
+      return failure();
+    if (s->kind == SemValue::Kind::Tile) {
+      shape.push_back(s->block); // reshape([tile_m, 1]): the tile's block
+      continue;
+    }
+    FailureOr<int64_t> n = toConstInt(*s, *d, "a tile's size");
+    if (failed(n))
+      return failure();
+    if (*n == -1 && !inferred) {
+      inferred = shape.size();
+      shape.push_back(1);
+      continue;
+    }
+    if (*n < 1)
+      return fail(d->getRange(), "a tile's size must be positive");
+    shape.push_back(*n);
+  }
+  if (inferred) {
+    int64_t known = 1;
+    for (int64_t n : shape)
+      known *= n;
+    shape[*inferred] = type.getNumElements() / known;
+  }
+  return reshapeTile(v, shape, e);
+}
+
+Result Generator::genTileSqueeze(const ast::CallExpr &e, const SemValue &v,
+                                 bool unsqueeze) {
+  auto type = cast<RankedTensorType>(v.value.getType());
+  int64_t rank = type.getRank();
+  const ast::Expr *dimArg = argument(e, 0, "dim");
+  SmallVector<int64_t> shape(type.getShape());
+  if (!dimArg) {
+    if (unsqueeze)
+      return fail(e.getRange(), "unsqueeze takes a dimension");
+    SmallVector<int64_t> kept;
+    for (int64_t n : shape)
+      if (n != 1)
+        kept.push_back(n);
+    return reshapeTile(v, kept, e);
+  }
+  FailureOr<int64_t> d = constIntOf(*dimArg, "a dimension");
+  if (failed(d))
+    return failure();
+  int64_t limit = unsqueeze ? rank + 1 : rank;
+  int64_t dd = *d < 0 ? *d + limit : *d;
+  if (dd < 0 || dd >= limit)
+    return fail(dimArg->getRange(), "dimension " + std::to_string(*d) +
+                                        " is out of range for a " +
+                                        std::to_string(rank) + "-d tile");
+  if (unsqueeze)
+    shape.insert(shape.begin() + dd, 1);
+  else if (shape[dd] == 1)
+    shape.erase(shape.begin() + dd);
+  return reshapeTile(v, shape, e);
+}
+
+} // namespace dslc::mlirgen

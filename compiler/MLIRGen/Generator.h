@@ -300,6 +300,20 @@ private:
     bool isTuple = false; ///< tuple[torch.Tensor, ...]: the peers' copies
   };
   mlir::LogicalResult buildSignature();
+  // -- parameter kinds (GenParams.cpp) ---------------------------------------
+  enum class ParamCategory {
+    Value,          ///< a tensor or a scalar (paramType)
+    Constexpr,      ///< str, bool, list[...]: compiled in like hl.constexpr
+    Callable,       ///< a function (a lambda default): inlined where called
+    OptionalTensor, ///< torch.Tensor | None
+  };
+  ParamCategory paramCategory(const ast::Param &p);
+  /// X of `X | None` / `Optional[X]`, else `a`.
+  static const ast::Expr &unwrapOptional(const ast::Expr &a);
+  /// The function a Callable parameter's default gives.
+  mlir::FailureOr<SemValue> callableParam(const ast::Param &p);
+  /// None for a `torch.Tensor | None` parameter --signature does not type.
+  mlir::FailureOr<SemValue> optionalTensorParam(const ast::Param &p);
   mlir::LogicalResult checkSignatureNames();
   mlir::FailureOr<SemValue> constexprValue(const ast::Param &p);
   mlir::LogicalResult checkRankAgreement(const ast::Param &p,
@@ -356,6 +370,13 @@ private:
   /// i1 scalar.
   Result scalarCompare(ast::CompareOp op, const SemValue &a, const SemValue &b,
                        const ast::Expr &where);
+  /// The --shape value (0 or 1) of `a op b` of integers, if any.
+  std::optional<SemValue::ShapeKnown>
+  foldKnownCompare(ast::CompareOp op, const SemValue &a, const SemValue &b);
+  /// `a == b`, `a != b` of tuples (x.shape == y.shape): elementwise, an
+  /// integer constant or a run-time bool.
+  Result compareTuples(ast::CompareOp op, const SemValue &a, const SemValue &b,
+                       const ast::Expr &where);
   /// `a and b`, `a or b` with a run-time scalar operand (a bool); nullopt
   /// when neither operand is a run-time scalar.
   std::optional<Result> scalarLogic(ast::BinaryOp op, const SemValue &a,
@@ -371,6 +392,9 @@ private:
   mlir::LogicalResult sizesAssertedEqual(const SemValue &a, const SemValue &b,
                                          SourceRange where);
   mlir::LogicalResult genReturn(const ast::ReturnStmt &s);
+  /// Whether `s` does device work (a loop, an hl.* call): not allowed after
+  /// the grid loop, where code is host code.
+  static bool isDeviceCode(const ast::Stmt &s);
   mlir::LogicalResult genAssign(const ast::Expr &target, SemValue value,
                                 SourceRange where);
   /// Binds the names of an assignment target whose value failed to Poison.
@@ -539,10 +563,29 @@ private:
                                     const ast::Expr *self);
   Result genUnaryMath(llvm::StringRef fn, const SemValue &arg,
                       const ast::Expr &where);
+  /// math.sqrt(x) & co. of Python's math module (numbers folded).
+  std::optional<Result> genPythonMathCall(const ast::CallExpr &e,
+                                          llvm::StringRef fn);
   mlir::Value emitUnaryMath(llvm::StringRef fn, mlir::Value x,
                             mlir::Location l);
   Result genMinMax2(bool isMax, const SemValue &a, const SemValue &b,
                     const ast::Expr &where);
+  // -- activations (GenActivations.cpp) -------------------------------------
+  /// torch.nn.functional.X / torch.softmax & co.; nullopt for other names.
+  std::optional<Result> genActivationCall(const ast::CallExpr &e,
+                                          llvm::StringRef fn,
+                                          const ast::Expr *self);
+  /// `v` as a float tile to compute with (16-bit widened to f32);
+  /// `resultType` its dtype.
+  mlir::FailureOr<SemValue> computeTile(const SemValue &v,
+                                        mlir::Type &resultType,
+                                        llvm::StringRef fn,
+                                        const ast::Expr &where);
+  Result genSoftmax(const ast::CallExpr &where, const SemValue &x,
+                    const ast::Expr &dimArg, bool logSoftmax);
+  Result genSilu(const SemValue &x, const ast::Expr &where);
+  Result genGelu(const SemValue &x, bool tanhApproximation,
+                 const ast::Expr &where);
   Result genClamp(const SemValue &x, const ast::Expr *lo, const ast::Expr *hi,
                   const ast::Expr &where);
   Result genWhere(const SemValue &cond, const SemValue &a, const SemValue &b,
@@ -557,6 +600,11 @@ private:
   Result genReduction(llvm::StringRef fn, const SemValue &arg,
                       const ast::Expr *dimArg, const ast::Expr *keepArg,
                       const ast::Expr &where);
+  /// `fn` (sum, mean, amax, ...) of tile value `input` along `dims`
+  /// (normalized, distinct), keeping them as 1 when `keepdim`.
+  Result reduceTile(llvm::StringRef fn, const SemValue &input,
+                    llvm::ArrayRef<int64_t> dims, bool keepdim,
+                    const ast::Expr &where);
   /// The dimensions `dim=` names (None: all), normalized and checked.
   mlir::FailureOr<llvm::SmallVector<int64_t>>
   reductionDims(const ast::Expr *dimArg, int64_t rank);
@@ -592,6 +640,11 @@ private:
                       const ast::FunctionDef &fn,
                       std::map<std::string, SemValue> &scope);
   Result genHelperCall(const ast::CallExpr &e, const ast::FunctionDef &fn);
+  /// A call of a function value (a lambda, or a def passed as a value):
+  /// inlined, a lambda's body evaluated with its parameters bound.
+  Result genCallableCall(const ast::CallExpr &e, const SemValue &f);
+  /// Lambda calls being inlined (kMaxCallDepth).
+  unsigned lambdaDepth = 0;
   /// Inlines `fn` called at `callRange` (`calleeRange`: the name) with
   /// `args`.
   Result inlineHelper(SourceRange callRange, SourceRange calleeRange,
@@ -696,6 +749,42 @@ private:
   Result genLoadReduce(const ast::CallExpr &e, const SemValue &stack,
                        const ast::SubscriptExpr &sub);
 
+  // -- host code (GenHost.cpp) ------------------------------------------------
+  /// view, reshape, view_as, flatten, contiguous, numel, new_empty & co.
+  static bool isViewMethod(llvm::StringRef method);
+  /// The sizes of a tensor, or of a view (its viewSizes).
+  mlir::FailureOr<std::vector<SemValue>> refSizes(const SemValue &ref,
+                                                  const ast::Expr &where);
+  /// The product of sizes (a constant, or a run-time scalar).
+  Result productOf(const std::vector<SemValue> &sizes, const ast::Expr &where);
+  /// A value host code computes at `e` (Kind::Host).
+  Result hostValue(const ast::Expr &e);
+  /// Whether `v` is a tensor that code outside the loop computes with
+  /// (then the computation is host code).
+  bool isHostTensor(const SemValue &v) const;
+  /// The error for a host-computed value `v` read by the kernel at `where`.
+  mlir::LogicalResult hostValueUsed(const SemValue &v, const ast::Expr &where);
+  /// x.view / reshape / view_as / flatten / contiguous / numel: a tile.view
+  /// (or the count).
+  Result genView(const ast::CallExpr &e, const SemValue &ref,
+                 llvm::StringRef method);
+  /// x.new_empty / new_zeros (an output, or in the loop a tile).
+  Result genNewTensor(const ast::CallExpr &e, const SemValue &ref,
+                      llvm::StringRef method);
+  /// The view and new-tensor methods of a tensor; nullopt for others.
+  std::optional<Result> genRefMethod(const ast::CallExpr &e,
+                                     const SemValue &ref,
+                                     llvm::StringRef method);
+  /// float(x), int(x) of numbers and run-time scalars.
+  Result genNumberCast(const ast::CallExpr &e, bool toFloat);
+  /// torch.broadcast_tensors of tensors of one shape.
+  Result genBroadcastTensors(const ast::CallExpr &e);
+  /// A name the file binds to a constant at its top level (or Helion's
+  /// helion._testing HALF_DTYPE & co.); nullopt for other names.
+  std::optional<Result> moduleConstant(const std::string &name);
+  /// Module constants being evaluated (a cycle is an unknown name).
+  std::set<std::string> evaluatingConstants;
+
   // -- outputs (GenOutputs.cpp) ----------------------------------------------
   /// Adds an output parameter the runtime binds after the inputs.
   SemValue addOutput(tile::RefType type, const std::string &dtype,
@@ -704,9 +793,14 @@ private:
   /// torch.empty_like(x) / torch.zeros_like(x) (`zeros`): an output shaped
   /// like a tensor, or a tile like a tile value.
   Result genOutputLike(const ast::CallExpr &e, llvm::StringRef fn, bool zeros);
-  /// torch.empty(shape) / torch.zeros(shape) outside the tile loop.
+  /// torch.empty(shape) / torch.zeros(shape) outside the tile loop (and
+  /// x.new_empty(shape), whose dtype defaults to x's).
   Result genOutputShaped(const ast::CallExpr &e, llvm::StringRef fn,
-                         bool zeros);
+                         bool zeros, const std::string &dtype = "float32");
+  /// An output of `sizes` (constants and run-time scalars).
+  Result makeOutput(const ast::CallExpr &e, llvm::StringRef fn,
+                    std::vector<std::pair<SemValue, const ast::Expr *>> values,
+                    bool zeros, const std::string &dtype);
 
   // -- tiles (GenTile.cpp) --------------------------------------------------
   /// hl.zeros / hl.full / torch.zeros / torch.full inside the tile loop:
@@ -720,6 +814,15 @@ private:
   /// The fill of a tile: `valueArg`'s value, or `constantFill`.
   Result fillValue(const ast::Expr *valueArg, int64_t constantFill);
   Result genCast(const ast::CallExpr &e, const ast::Expr &value);
+  /// v.view(...) / v.reshape(...) of a tile value: unit dimensions
+  /// inserted or removed (tile.reshape).
+  Result genTileReshape(const ast::CallExpr &e, const SemValue &v);
+  /// v.squeeze(d) / v.unsqueeze(d) of a tile value.
+  Result genTileSqueeze(const ast::CallExpr &e, const SemValue &v,
+                        bool unsqueeze);
+  /// `v` as `shape`: the same dimensions other than 1, in order.
+  Result reshapeTile(const SemValue &v, llvm::ArrayRef<int64_t> shape,
+                     const ast::Expr &where);
   /// x.float(), x.half(), x.bfloat16(), x.int(), x.bool().
   Result genCastTo(const ast::CallExpr &e, const ast::Expr &value,
                    llvm::StringRef dtype);
@@ -737,6 +840,8 @@ private:
     llvm::SmallVector<int64_t> dims, shape;
     llvm::SmallVector<ValidCount, 4> valid;
     llvm::SmallVector<unsigned> unitDims;
+    /// Every index is a scalar: one element (a one-element tile).
+    bool element = false;
   };
   mlir::FailureOr<Access> accessOf(const SemValue &ref, const ast::Expr &index);
   mlir::FailureOr<Access>

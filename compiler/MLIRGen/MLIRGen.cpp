@@ -59,6 +59,10 @@ const char *kindName(SemValue::Kind k) {
     return "a value whose definition failed";
   case SemValue::Kind::Unmerged:
     return "a name some paths of an 'if' leave unassigned";
+  case SemValue::Kind::Callable:
+    return "a function";
+  case SemValue::Kind::Host:
+    return "a tensor host code computes";
   }
   return "a value";
 }

@@ -109,6 +109,7 @@ Interpreter::Outcome Interpreter::exec(Task &task, Operation &op) {
         task.values[d.getResult()] = RtValue::ofInt(ref.ref->sizes[d.getDim()]);
         return Outcome::Next;
       })
+      .Case<tile::ViewOp>([&](auto) { return execView(task, op); })
       .Case<tile::SplatOp>([&](auto) { return execSplat(task, op); })
       .Case<tile::IotaOp>([&](auto) { return execIota(task, op); })
       .Case<tile::BroadcastOp>([&](auto) { return execBroadcast(task, op); })

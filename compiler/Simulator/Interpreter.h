@@ -148,6 +148,8 @@ private:
   Outcome execConstant(Task &task, mlir::Operation &op);
   Outcome execLoad(Task &task, mlir::Operation &op);
   Outcome execStore(Task &task, mlir::Operation &op);
+  /// tile.view: the same buffer with other sizes (no more elements).
+  Outcome execView(Task &task, mlir::Operation &op);
   Outcome execSignal(Task &task, mlir::Operation &op);
   Outcome execWait(Task &task, mlir::Operation &op);
   Outcome execStackView(Task &task, mlir::Operation &op);

@@ -346,3 +346,27 @@ Interpreter::Outcome Interpreter::execMulticastLoadReduce(Task &task,
   task.values[load.getResult()] = RtValue::ofTile(out);
   return Outcome::Yield;
 }
+
+Interpreter::Outcome Interpreter::execView(Task &task, Operation &op) {
+  auto view = cast<tile::ViewOp>(op);
+  const RefVal &from = *get(task, view.getRef()).ref;
+  auto ref = std::make_shared<RefVal>();
+  ref->buffer = from.buffer;
+  int64_t have = 1, want = 1;
+  for (int64_t s : from.sizes)
+    have *= s;
+  std::string sizes;
+  for (Value s : view.getSizes()) {
+    ref->sizes.push_back(getInt(task, s));
+    want *= ref->sizes.back();
+    sizes += (sizes.empty() ? "" : "x") + std::to_string(ref->sizes.back());
+  }
+  if (llvm::any_of(ref->sizes, [](int64_t s) { return s < 0; }) ||
+      want > have)
+    return fail(task, op,
+                "a view of '" + from.buffer->name + "' as " + sizes +
+                    " holds more elements than the tensor's " +
+                    std::to_string(have));
+  task.values[view.getResult()] = RtValue::ofRef(ref);
+  return Outcome::Next;
+}

@@ -274,6 +274,26 @@ LogicalResult DimOp::verify() {
   return success();
 }
 
+Value dslc::tile::viewedTensor(Value ref) {
+  while (auto view = ref.getDefiningOp<ViewOp>())
+    ref = view.getRef();
+  return ref;
+}
+
+LogicalResult ViewOp::verify() {
+  RefType from = getRef().getType(), to = getResult().getType();
+  if (from.getElementType() != to.getElementType())
+    return emitOpError() << "changes the element type from "
+                         << from.getElementType() << " to "
+                         << to.getElementType()
+                         << ": a view keeps its tensor's element type";
+  if (getSizes().size() != to.getRank())
+    return emitOpError() << "gives " << getSizes().size() << " size(s) for "
+                         << to << ": expected one per dimension ("
+                         << to.getRank() << ")";
+  return success();
+}
+
 LogicalResult GridOp::verify() {
   if (auto outer = (*this)->getParentOfType<GridOp>()) {
     InFlightDiagnostic diag =

@@ -62,6 +62,9 @@ RoleAttr getArgRole(mlir::FunctionOpInterface func, unsigned index);
 /// The ABI slots of a flattened kernel (its `tile.abi`), as the contract
 /// has them; empty when it has none.
 std::vector<contract::AbiSlot> getAbiSlots(mlir::Operation *func);
+/// The tensor `ref` is a view of (through tile.view ops), or `ref` itself:
+/// the memory an access of `ref` touches belongs to it.
+mlir::Value viewedTensor(mlir::Value ref);
 /// Most dimensions of a tile value (the lowering's limit).
 inline constexpr int64_t kMaxTileRank = 4;
 

@@ -21,6 +21,28 @@ def Tile_DimOp : Tile_Op<"dim", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_ViewOp : Tile_Op<"view", [Pure]> {
+  let summary = "the same memory seen as a contiguous tensor of other sizes";
+  let description = [{
+    `x.view(...)`, `x.reshape(...)` of a contiguous row-major tensor: the
+    result starts at the same address and is row-major with `sizes` (one per
+    result dimension). Element `i` in row-major order of the result is
+    element `i` of `ref` in row-major order. The result must not hold more
+    elements than `ref`: the lowering makes every size 0 when it would (so
+    every access is masked off), and the simulator reports it.
+
+    ```mlir
+    %flat = tile.view %x [%n] : !tile.ref<bf16, 2> -> !tile.ref<bf16, 1>
+    ```
+  }];
+  let arguments = (ins Tile_RefType:$ref, Variadic<Index>:$sizes);
+  let results = (outs Tile_RefType:$result);
+  let assemblyFormat = [{
+    $ref `[` $sizes `]` attr-dict `:` qualified(type($ref)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_GridOp : Tile_Op<"grid", [SingleBlockImplicitTerminator<"YieldOp">,
                                    RecursiveMemoryEffects]> {
   let summary = "a grid of tiles, one CTA per tile";
