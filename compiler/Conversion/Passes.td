@@ -38,6 +38,9 @@ def RollReductions : Pass<"dslc-roll-reductions", "mlir::ModuleOp"> {
     than loads, elementwise ops, broadcasts, unit reshapes, stores and
     reductions along D, or in nested regions, or memory written between a
     load and the loop that recomputes it) is left whole, with a warning.
+    `tile.auto_reduction_loops` (pairs D, R, which MLIRGen sets for rows too
+    wide for the registers) gives the chunk of a dimension D that
+    `tile.reduction_loops` leaves whole.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
 }

@@ -336,27 +336,46 @@ struct RollReductionsPass : dslc::impl::RollReductionsBase<RollReductionsPass> {
     getOperation().walk([&](func::FuncOp func) {
       auto chunks =
           func->getAttrOfType<DenseI64ArrayAttr>(tile::kReductionLoopsAttr);
-      if (!chunks)
+      auto automatic = func->getAttrOfType<DenseI64ArrayAttr>(
+          tile::kAutoReductionLoopsAttr);
+      if (!chunks && !automatic)
         return;
+      // The chunk of extent d: the config's for the k-th reduced
+      // dimension, else the automatic one for rows too wide to hold.
+      auto chunkOf = [&](size_t k, int64_t d) -> std::pair<int64_t, bool> {
+        if (chunks && k < chunks.size() && chunks[k] > 0)
+          return {chunks[k], false};
+        for (size_t i = 0; automatic && i + 1 < automatic.size(); i += 2)
+          if (automatic[i] == d)
+            return {automatic[i + 1], true};
+        return {0, false};
+      };
       func.walk([&](tile::GridOp grid) {
         Block &body = grid.getBody().front();
         SmallVector<int64_t> extents = reducedExtents(body);
         for (auto [k, d] : llvm::enumerate(extents)) {
-          if (static_cast<int64_t>(k) >= chunks.size())
-            break;
-          int64_t r = chunks[k];
+          auto [r, isAutomatic] = chunkOf(k, d);
           if (r <= 0 || r >= d)
             continue;
           Roller roller{d, r, &body};
           std::string why;
-          if (failed(roller.run(why)))
-            grid.emitWarning()
-                << "reduction_loops[" << k << "] = " << r
-                << " is not applied to the dimension of " << d << ": " << why
-                << "; the rows are computed whole";
+          if (failed(roller.run(why))) {
+            if (isAutomatic)
+              grid.emitWarning()
+                  << "rows of " << d
+                  << " columns do not fit the registers and cannot be "
+                     "computed in chunks of "
+                  << r << ": " << why;
+            else
+              grid.emitWarning()
+                  << "reduction_loops[" << k << "] = " << r
+                  << " is not applied to the dimension of " << d << ": "
+                  << why << "; the rows are computed whole";
+          }
         }
       });
       func->removeAttr(tile::kReductionLoopsAttr);
+      func->removeAttr(tile::kAutoReductionLoopsAttr);
     });
   }
 };

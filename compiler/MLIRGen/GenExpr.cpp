@@ -192,6 +192,16 @@ Result Generator::genAttribute(const ast::AttributeExpr &e) {
   case SemValue::Kind::Tile:
     return genTileAttribute(e, *base);
   case SemValue::Kind::TileData:
+    if (name == "T" || name == "mT") { // reversed dimensions / the last two
+      int64_t rank = cast<RankedTensorType>(base->value.getType()).getRank();
+      SmallVector<int64_t> perm =
+          llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      if (name == "T")
+        std::reverse(perm.begin(), perm.end());
+      else if (rank >= 2)
+        std::swap(perm[rank - 1], perm[rank - 2]);
+      return transposeTile(*base, perm, e);
+    }
     if (name == "dtype") {
       SemValue v = SemValue::ofKind(SemValue::Kind::DType);
       Type t = cast<RankedTensorType>(base->value.getType()).getElementType();
@@ -414,6 +424,8 @@ Result Generator::genCall(const ast::CallExpr &e) {
     llvm::StringRef fn = llvm::StringRef(n).drop_front(6);
     if (std::optional<Result> r = genActivationCall(e, fn, nullptr))
       return *r;
+    if (std::optional<Result> r = genTransposeCall(e, fn, nullptr))
+      return *r;
     if (std::optional<Result> r = genReductionCall(e, fn, nullptr))
       return *r;
     if (std::optional<Result> r = genMathCall(e, fn, nullptr))
@@ -545,6 +557,12 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
     }
   if (method == "to")
     return genCast(e, attr->getBase());
+  if (method == "t" || method == "transpose" || method == "permute" ||
+      method == "swapaxes") {
+    std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
+    if (!dotted || !isModulePath(*dotted))
+      return genTransposeCall(e, method, &attr->getBase());
+  }
   if (method == "softmax" || method == "log_softmax") {
     std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
     if (!dotted || !isModulePath(*dotted))
@@ -690,6 +708,7 @@ Result Generator::genSequenceBuiltin(const ast::CallExpr &e,
 Result Generator::genRegisterBlockSize(const ast::CallExpr &e) {
   // hl.register_block_size(max) or (min, max): the config's next block size.
   std::vector<int64_t> bounds;
+  int64_t hint = 0; // the largest size --shape gives
   for (const ast::Argument &a : e.getArgs()) {
     Result v = genExpr(*a.value);
     if (failed(v))
@@ -699,14 +718,18 @@ Result Generator::genRegisterBlockSize(const ast::CallExpr &e) {
     else if (v->kind != SemValue::Kind::Scalar)
       return fail(a.value->getRange(),
                   "hl.register_block_size takes sizes (max, or min and max)");
+    else if (v->known)
+      hint = v->known->value;
   }
+  if (!bounds.empty())
+    hint = bounds.back();
   // Bounds known at compile time: (max) or (min, max).
   int64_t lo = bounds.size() == 2 ? bounds[0] : 1;
   int64_t hi = bounds.empty() ? 0 : bounds.back();
   if (e.getArgs().size() == 2 && bounds.size() == 1)
     lo = 1, hi = 0; // one of the two is a run-time size: neither is used
   FailureOr<int64_t> block =
-      takeBlockSize(e.getRange(), "hl.register_block_size", lo, hi);
+      takeBlockSize(e.getRange(), "hl.register_block_size", lo, hi, hint);
   if (failed(block))
     return failure();
   return SemValue::integer(*block);

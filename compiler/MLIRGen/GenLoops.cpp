@@ -393,7 +393,15 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
     }
     extents.push_back({*v, x});
   }
-  auto blocks = tileBlockSizes(call, extents.size(), isGrid);
+  // The extents --shape gives: the largest sensible block (Helion clamps
+  // its default block size to them).
+  SmallVector<int64_t> hints;
+  for (const auto &[v, x] : extents)
+    hints.push_back(v.kind == SemValue::Kind::Int ? v.intValue
+                    : v.kind == SemValue::Kind::Scalar && v.known
+                        ? v.known->value
+                        : 0);
+  auto blocks = tileBlockSizes(call, extents.size(), isGrid, hints);
   if (failed(blocks))
     return failure();
 
@@ -451,7 +459,7 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
 
 FailureOr<std::vector<int64_t>>
 Generator::tileBlockSizes(const ast::CallExpr &call, size_t numDims,
-                          bool isGrid) {
+                          bool isGrid, ArrayRef<int64_t> hints) {
   // block_size= (an int, a list, or None = tunable).
   std::vector<int64_t> blocks;
   const ast::Expr *blockArg = keyword(call, "block_size");
@@ -484,7 +492,8 @@ Generator::tileBlockSizes(const ast::CallExpr &call, size_t numDims,
       blocks.push_back(*v);
       continue;
     }
-    FailureOr<int64_t> block = takeBlockSize(call.getRange(), "this tile");
+    FailureOr<int64_t> block = takeBlockSize(
+        call.getRange(), "this tile", 1, 0, d < hints.size() ? hints[d] : 0);
     if (failed(block))
       return failure();
     blocks.push_back(*block);

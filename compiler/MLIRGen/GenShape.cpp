@@ -106,6 +106,8 @@ LogicalResult Generator::accessSlice(const SemValue &ref, unsigned d,
     return error(slice.getRange(), "the slice [" + std::to_string(lower) + ":" +
                                        std::to_string(*upper) +
                                        "] is empty or negative");
+  if (!slice.getLower() && !slice.getUpper() && inGrid)
+    fullRowExtents.insert(*upper); // a reduction dimension, in Helion's words
   a.offsets.push_back(indexConst(l, lower));
   a.limits.push_back(indexConst(l, *upper));
   a.dims.push_back(d);

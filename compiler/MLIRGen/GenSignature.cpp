@@ -152,15 +152,50 @@ LogicalResult Generator::readDecoratorConfig(const ast::Expr &config) {
   return success();
 }
 
+int64_t Generator::helionDefaultBlock(size_t numBlocks,
+                                      const std::set<int64_t> &fullRows,
+                                      int64_t hint) {
+  // Helion's BlockSizeSpec default: by the number of tiled dimensions and
+  // the product of the reduction dimensions (powers of two).
+  double reduction = 1;
+  for (int64_t d : fullRows)
+    reduction *= double(llvm::PowerOf2Ceil(d));
+  int64_t block;
+  if (numBlocks <= 2 && reduction <= 128) {
+    block = 32;
+  } else if (numBlocks >= 3 && reduction > 1) {
+    auto perDim = int64_t(std::pow(32768.0 / reduction, 1.0 / numBlocks));
+    block = perDim >= 1 ? int64_t(llvm::bit_floor(uint64_t(perDim))) : 1;
+  } else if (reduction <= 256) {
+    block = 16;
+  } else {
+    block = 1;
+  }
+  if (hint > 0)
+    block = std::min<int64_t>(block, llvm::PowerOf2Ceil(hint));
+  return std::max<int64_t>(block, 1);
+}
+
 FailureOr<int64_t> Generator::takeBlockSize(SourceRange where,
                                             llvm::StringRef what, int64_t lo,
-                                            int64_t hi) {
+                                            int64_t hi, int64_t hint) {
   unsigned i = nextBlockSize++;
   int64_t block;
   if (i < blockSizes.size()) {
     block = blockSizes[i];
+  } else if (!configGivesBlockSizes && probe) {
+    // Indexed, so that a speculative body rolled back and generated again
+    // records its block sizes once.
+    size_t k = i - blockSizes.size();
+    if (probe->hints.size() <= k)
+      probe->hints.resize(k + 1);
+    probe->hints[k] = hint;
+    block = std::max<int64_t>(lo, 1);
   } else if (!configGivesBlockSizes) {
-    block = contract::kDefaultBlockSize;
+    size_t k = i - blockSizes.size();
+    block = helionDefaults && k < helionDefaults->size()
+                ? (*helionDefaults)[k]
+                : contract::kDefaultBlockSize;
     if (hi >= lo && hi > 0)
       block = std::min(block, hi);
     block = std::max(block, lo);

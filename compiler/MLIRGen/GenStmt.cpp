@@ -104,7 +104,11 @@ void WorkCounter::notifyOperationInserted(Operation *op,
     auto tile = dyn_cast<RankedTensorType>(t);
     if (!tile || !tile.hasStaticShape())
       return 0;
-    return std::max<int64_t>(1, tile.getNumElements() / threads);
+    int64_t n = tile.getNumElements();
+    if (rolled && tile.getRank() >= 1)
+      if (auto it = rolled->find(tile.getShape().back()); it != rolled->end())
+        n = n / it->first * it->second;
+    return std::max<int64_t>(1, n / threads);
   };
   int64_t work = 0;
   for (Type t : op->getResultTypes())

@@ -17,14 +17,33 @@ LogicalResult Generator::checkTileSize(ArrayRef<int64_t> shape,
                             " dimensions: tiles have at most " +
                             std::to_string(tile::kMaxTileRank));
   int64_t n = 1;
+  bool tooMany = false;
   for (int64_t d : shape) {
-    if (d <= 0 || n > kMaxTileElements / d)
-      return error(where, "a tile of more than " +
-                              std::to_string(kMaxTileElements) +
-                              " elements does not fit a CTA");
-    n *= d;
+    if (d <= 0)
+      return error(where, "a tile dimension must be positive");
+    tooMany |= n > kMaxTileElements / d;
+    if (!tooMany)
+      n *= d;
   }
   int64_t threads = desc.numWarps * 32;
+  // Whole rows of a `:` dimension that do not fit: computed a chunk at a
+  // time (RollReductions), as Helion's reduction loops do.
+  if ((tooMany || n / threads > kMaxElementsPerThread) && !shape.empty() &&
+      fullRowExtents.count(shape.back())) {
+    int64_t rows = 1;
+    for (int64_t d : shape.drop_back())
+      rows *= d;
+    int64_t chunk = llvm::PowerOf2Ceil(shape.back());
+    while (chunk > 1 && rows * chunk / threads > kAutoRollElementsPerThread)
+      chunk /= 2;
+    int64_t &r = autoRollChunks[shape.back()];
+    r = r ? std::min(r, chunk) : chunk;
+    return success();
+  }
+  if (tooMany)
+    return error(where, "a tile of more than " +
+                            std::to_string(kMaxTileElements) +
+                            " elements does not fit a CTA");
   if (n / threads > kMaxElementsPerThread)
     return error(where, "a tile of " + std::to_string(n) + " elements puts " +
                             std::to_string(n / threads) +
@@ -417,6 +436,94 @@ Result Generator::genTileSqueeze(const ast::CallExpr &e, const SemValue &v,
   else if (shape[dd] == 1)
     shape.erase(shape.begin() + dd);
   return reshapeTile(v, shape, e);
+}
+
+} // namespace dslc::mlirgen
+
+namespace dslc::mlirgen {
+
+Result Generator::transposeTile(const SemValue &v,
+                                ArrayRef<int64_t> permutation,
+                                const ast::Expr &where) {
+  auto type = cast<RankedTensorType>(v.value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : permutation)
+    shape.push_back(type.getDimSize(p));
+  if (failed(checkTileSize(shape, where.getRange())))
+    return failure();
+  SemValue t = v;
+  t.indexTile.reset();
+  t.valid.assign(shape.size(), ValidCount());
+  for (auto [k, p] : llvm::enumerate(permutation))
+    if (size_t(p) < v.valid.size())
+      t.valid[k] = v.valid[p];
+  if (!llvm::equal(permutation, llvm::seq<int64_t>(0, shape.size())))
+    t.value = tile::TransposeOp::create(
+        builder, loc(where), RankedTensorType::get(shape, type.getElementType()),
+        v.value, permutation);
+  return t;
+}
+
+std::optional<Result> Generator::genTransposeCall(const ast::CallExpr &e,
+                                                  llvm::StringRef fn,
+                                                  const ast::Expr *self) {
+  if (fn != "t" && fn != "transpose" && fn != "permute" && fn != "swapaxes")
+    return std::nullopt;
+  const ast::Expr *input = self ? self : argument(e, 0, "input");
+  if (!input)
+    return fail(e.getRange(), "torch." + fn.str() + " needs a tile");
+  Result v = genExpr(*input);
+  if (failed(v))
+    return failure();
+  Result t = asTile(*v, e);
+  if (failed(t))
+    return failure();
+  int64_t rank = cast<RankedTensorType>(t->value.getType()).getRank();
+  SmallVector<int64_t> dims;
+  size_t first = self ? 0 : 1;
+  for (size_t i = first; i < e.getArgs().size(); ++i) {
+    const ast::Argument &a = e.getArgs()[i];
+    if (a.kind != ast::Argument::Kind::Positional)
+      continue;
+    Result d = genExpr(*a.value);
+    if (failed(d))
+      return failure();
+    std::vector<SemValue> items = d->kind == SemValue::Kind::Tuple
+                                      ? d->elements
+                                      : std::vector<SemValue>{*d};
+    for (const SemValue &x : items) {
+      FailureOr<int64_t> k = toConstInt(x, *a.value, "a dimension");
+      if (failed(k))
+        return failure();
+      int64_t kk = *k < 0 ? *k + rank : *k;
+      if (kk < 0 || kk >= rank)
+        return fail(a.value->getRange(), "dimension " + std::to_string(*k) +
+                                             " is out of range for a " +
+                                             std::to_string(rank) +
+                                             "-d tile");
+      dims.push_back(kk);
+    }
+  }
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  if (fn == "t") {
+    if (rank > 2 || !dims.empty())
+      return fail(e.getRange(), "t() transposes a tile of at most 2 "
+                                "dimensions: use transpose(a, b)");
+    std::reverse(perm.begin(), perm.end());
+  } else if (fn == "transpose" || fn == "swapaxes") {
+    if (dims.size() != 2)
+      return fail(e.getRange(), fn.str() + " takes two dimensions");
+    std::swap(perm[dims[0]], perm[dims[1]]);
+  } else {
+    SmallVector<int64_t> sorted(dims);
+    llvm::sort(sorted);
+    if (int64_t(dims.size()) != rank ||
+        !llvm::equal(sorted, llvm::seq<int64_t>(0, rank)))
+      return fail(e.getRange(), "permute takes a permutation of the tile's " +
+                                    std::to_string(rank) + " dimensions");
+    perm = dims;
+  }
+  return transposeTile(*t, perm, e);
 }
 
 } // namespace dslc::mlirgen

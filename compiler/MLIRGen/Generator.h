@@ -67,6 +67,9 @@ constexpr int64_t kMaxTileElements = 1 << 17;
 // The most tile elements one thread may hold is kMaxElementsPerThread
 // (compiler/Limits.h); the most dimensions of a tile
 // tile::kMaxTileRank (dialects/Tile/TileDialect.h).
+/// Elements per thread of the chunks of rows too wide for the registers
+/// (`x[rows, :]` of a wide dimension, computed a chunk at a time).
+constexpr int64_t kAutoRollElementsPerThread = 32;
 /// Most CTAs a kernel with per-CTA epochs may be launched with; its state
 /// buffer holds one 32-bit counter per CTA.
 constexpr int64_t kMaxEpochCtas = 4096;
@@ -94,6 +97,9 @@ class WorkCounter : public mlir::OpBuilder::Listener {
 public:
   int64_t threads = 128;
   int64_t total = 0;
+  /// Whole-row extents computed a chunk at a time (extent -> chunk): their
+  /// tiles count as one chunk.
+  const std::map<int64_t, int64_t> *rolled = nullptr;
   /// Statements generated (kMaxGeneratedStatements), unrolled copies
   /// included.
   int64_t statements = 0;
@@ -135,6 +141,37 @@ private:
   std::vector<int64_t> reductionLoops;
   /// The block sizes taken by default (for the warning that lists them).
   std::vector<int64_t> defaultedBlockSizes;
+  /// Extents of dimensions loaded whole (`x[rows, :]`): Helion's reduction
+  /// dimensions.
+  std::set<int64_t> fullRowExtents;
+  /// Whole-row extents too wide for the registers, and the chunk each is
+  /// computed in (tile::kAutoReductionLoopsAttr).
+  std::map<int64_t, int64_t> autoRollChunks;
+
+public:
+  /// What a first, quiet generation learns for Helion's default config
+  /// (no config gives the block sizes): the tunable block sizes taken,
+  /// with the extents they tile (0: unknown), and the whole-row extents.
+  struct DefaultProbe {
+    std::vector<int64_t> hints;
+    std::set<int64_t> fullRows;
+  };
+  /// Generates quietly with every tunable block size 1, to learn `probe`.
+  void setProbe(DefaultProbe *p) { probe = p; }
+  /// The block sizes Helion's default config gives (from a probe).
+  void setDefaultBlockSizes(std::vector<int64_t> sizes) {
+    helionDefaults = std::move(sizes);
+  }
+  /// Helion's default block size for `numBlocks` tunables and reduction
+  /// dimensions of `fullRows` extents (its config spec's rule), clamped to
+  /// a block's extent `hint` (0: unknown).
+  static int64_t helionDefaultBlock(size_t numBlocks,
+                                    const std::set<int64_t> &fullRows,
+                                    int64_t hint);
+
+private:
+  DefaultProbe *probe = nullptr;
+  std::optional<std::vector<int64_t>> helionDefaults;
   std::set<std::string> symmetricParams;
   /// Parameters annotated tuple[torch.Tensor, ...] (symmetric tensors
   /// seen as the tuple of their copies on every rank).
@@ -289,7 +326,7 @@ private:
   /// the construct in the error when a config lists too few.
   mlir::FailureOr<int64_t> takeBlockSize(SourceRange where,
                                          llvm::StringRef what, int64_t lo = 1,
-                                         int64_t hi = 0);
+                                         int64_t hi = 0, int64_t hint = 0);
   void scanSymmetric(const ast::StmtList &body);
   void scanSymmetricExpr(const ast::Expr &e);
   /// What a tensor or scalar parameter's annotation or --signature says.
@@ -452,8 +489,11 @@ private:
                  std::optional<Diagnostic> &firstError);
   mlir::LogicalResult genTileLoop(const ast::ForStmt &s,
                                   const ast::CallExpr &call, bool isGrid);
+  /// The block size of each dimension of an hl.tile loop; `hints` are the
+  /// extents when known (0: unknown).
   mlir::FailureOr<std::vector<int64_t>>
-  tileBlockSizes(const ast::CallExpr &call, size_t numDims, bool isGrid);
+  tileBlockSizes(const ast::CallExpr &call, size_t numDims, bool isGrid,
+                 llvm::ArrayRef<int64_t> hints);
   SemValue makeTile(const TileDim &dim, mlir::Value id, bool isGrid);
   mlir::FailureOr<GridExtent> gridExtent(const TileDim &dim);
   /// The kernel's grid; `shift` is the begin of hl.tile(begin, end).
@@ -820,6 +860,14 @@ private:
   /// v.squeeze(d) / v.unsqueeze(d) of a tile value.
   Result genTileSqueeze(const ast::CallExpr &e, const SemValue &v,
                         bool unsqueeze);
+  /// `v` with its dimensions permuted (result dim k = input dim perm[k]).
+  Result transposeTile(const SemValue &v, llvm::ArrayRef<int64_t> permutation,
+                       const ast::Expr &where);
+  /// x.t(), x.transpose(a, b), x.permute(...), torch.transpose & co.;
+  /// nullopt for other names.
+  std::optional<Result> genTransposeCall(const ast::CallExpr &e,
+                                         llvm::StringRef fn,
+                                         const ast::Expr *self);
   /// `v` as `shape`: the same dimensions other than 1, in order.
   Result reshapeTile(const SemValue &v, llvm::ArrayRef<int64_t> shape,
                      const ast::Expr &where);

@@ -160,6 +160,7 @@ private:
   Outcome execIota(Task &task, mlir::Operation &op);
   Outcome execBroadcast(Task &task, mlir::Operation &op);
   Outcome execReshape(Task &task, mlir::Operation &op);
+  Outcome execTranspose(Task &task, mlir::Operation &op);
   Outcome execReduce(Task &task, mlir::Operation &op);
   Outcome execDot(Task &task, mlir::Operation &op);
   Outcome execEpoch(Task &task, mlir::Operation &op);

@@ -87,6 +87,39 @@ Interpreter::Outcome Interpreter::execReshape(Task &task, Operation &op) {
   return Outcome::Next;
 }
 
+Interpreter::Outcome Interpreter::execTranspose(Task &task, Operation &op) {
+  auto transpose = cast<tile::TransposeOp>(op);
+  const TileVal &in = *get(task, transpose.getInput()).tile;
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  auto out = std::make_shared<TileVal>(in);
+  auto type = cast<RankedTensorType>(transpose.getType());
+  out->shape.assign(type.getShape().begin(), type.getShape().end());
+  size_t rank = in.shape.size();
+  // Row-major strides of the input, in the order of the result's dims.
+  std::vector<int64_t> inStride(rank, 1), stride(rank);
+  for (size_t d = rank; d-- > 1;)
+    inStride[d - 1] = inStride[d] * in.shape[d];
+  for (size_t k = 0; k < rank; ++k)
+    stride[k] = inStride[perm[k]];
+  std::vector<int64_t> j(rank, 0);
+  for (int64_t n = 0; n < out->numel(); ++n) {
+    int64_t from = 0;
+    for (size_t k = 0; k < rank; ++k)
+      from += j[k] * stride[k];
+    if (in.type.isFloat())
+      out->f[n] = in.f[from];
+    else
+      out->i[n] = in.i[from];
+    for (size_t k = rank; k-- > 0;) { // the next result index, row-major
+      if (++j[k] < out->shape[k])
+        break;
+      j[k] = 0;
+    }
+  }
+  task.values[transpose.getResult()] = RtValue::ofTile(out);
+  return Outcome::Next;
+}
+
 namespace {
 
 /// How tile.reduce combines two elements of `type`, and its identity.

@@ -525,6 +525,43 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
+LogicalResult TransposeOp::verify() {
+  RankedTensorType input = getInput().getType();
+  RankedTensorType result = getResult().getType();
+  if (failed(verifyTileShape(*this, "input tile", input)) ||
+      failed(verifyTileShape(*this, "result tile", result)))
+    return failure();
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "element type " << result.getElementType()
+                         << " of the result differs from the input's "
+                         << input.getElementType();
+  ArrayRef<int64_t> perm = getPermutation();
+  SmallVector<bool> seen(input.getRank(), false);
+  if (int64_t(perm.size()) != input.getRank() ||
+      result.getRank() != input.getRank())
+    return emitOpError() << "permutation " << listStr(perm) << " of " << input
+                         << " to " << result << ": expected one entry per "
+                         << "dimension";
+  for (auto [k, p] : llvm::enumerate(perm)) {
+    if (p < 0 || p >= input.getRank() || seen[p])
+      return emitOpError() << listStr(perm) << " is not a permutation of "
+                           << "the " << input.getRank() << " dimensions";
+    seen[p] = true;
+    if (result.getDimSize(k) != input.getDimSize(p))
+      return emitOpError() << "result dimension " << k << " of " << result
+                           << " must be input dimension " << p << " of "
+                           << input;
+  }
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  if (llvm::equal(getPermutation(),
+                  llvm::seq<int64_t>(0, getPermutation().size())))
+    return getInput();
+  return {};
+}
+
 OpFoldResult BroadcastOp::fold(FoldAdaptor) {
   if (getInput().getType() == getType())
     return getInput();

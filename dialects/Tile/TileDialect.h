@@ -45,6 +45,11 @@ inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
 /// a chunk size per reduced dimension, 0 for none (RollReductions).
 inline constexpr llvm::StringLiteral kReductionLoopsAttr =
     "tile.reduction_loops";
+/// Optional kernel attribute (DenseI64ArrayAttr of pairs D, R): whole rows
+/// of extent D that do not fit a CTA's registers, computed R columns at a
+/// time where reduction_loops gives no chunk for D (RollReductions).
+inline constexpr llvm::StringLiteral kAutoReductionLoopsAttr =
+    "tile.auto_reduction_loops";
 /// Name of the array-of-strings attribute naming a kernel's parameters.
 inline constexpr llvm::StringLiteral kArgNamesAttr = "tile.arg_names";
 /// Name of the integer attribute giving the number of peers (world size).

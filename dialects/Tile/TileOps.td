@@ -218,6 +218,25 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
+def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
+  let summary = "permutes the dimensions of a tile";
+  let description = [{
+    Result dimension `k` is input dimension `permutation[k]`: result element
+    `j` is input element `i` with `i[permutation[k]] = j[k]` (`x.T`,
+    `x.transpose(0, 1)`, `x.permute(...)`).
+
+    ```mlir
+    %t = tile.transpose %x [1, 0] : tensor<16x64xbf16> -> tensor<64x16xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_TileTensor:$input,
+                   DenseI64ArrayAttr:$permutation);
+  let results = (outs Tile_TileTensor:$result);
+  let assemblyFormat = "$input $permutation attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 def Tile_DotOp : Tile_Op<"dot", [Pure, AttrSizedOperandSegments]> {
   let summary = "matrix product of two 2-d tiles, plus an accumulator";
   let description = [{
