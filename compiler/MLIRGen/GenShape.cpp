@@ -23,6 +23,19 @@ std::pair<unsigned, Type> refShape(const SemValue &ref) {
 }
 
 std::optional<int64_t> Generator::staticSize(const SemValue &ref, unsigned d) {
+  // A view's size: a constant, or computed from sizes --shape gives (then
+  // compiled in).
+  if (!ref.viewSizes.empty()) {
+    const SemValue &size = ref.viewSizes[d];
+    if (size.kind == SemValue::Kind::Int)
+      return size.intValue;
+    if (size.kind == SemValue::Kind::Scalar && size.known) {
+      for (const SemValue::ShapeKnown::Size &s : size.known->sizes)
+        compileSizeIn(s.param, s.dim, s.value);
+      return size.known->value;
+    }
+    return std::nullopt;
+  }
   std::vector<std::string> names{ref.text};
   for (const OutputDescription &o : desc.args)
     if (o.isOutput && o.name == ref.text && !o.like.empty())

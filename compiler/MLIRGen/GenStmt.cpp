@@ -63,7 +63,7 @@ LogicalResult Generator::genBlock(const ast::StmtList &body) {
     if (!calls.empty() && calls.back().returned)
       return success(ok); // the rest of the helper is not executed
     if (returned)
-      return error(s->getRange(), "statement after 'return' is unreachable");
+      return success(ok); // not executed, as in Python
     // Fatal bounds: past them, unrolling would go on for minutes.
     if (++work.statements > kMaxGeneratedStatements) {
       if (!workReported)
