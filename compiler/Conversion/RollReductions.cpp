@@ -342,24 +342,25 @@ struct RollReductionsPass : dslc::impl::RollReductionsBase<RollReductionsPass> {
         return;
       // The chunk of extent d: the config's for the k-th reduced
       // dimension, else the automatic one for rows too wide to hold.
-      auto chunkOf = [&](size_t k, int64_t d) -> std::pair<int64_t, bool> {
+      // (chunk, automatic, required).
+      auto chunkOf = [&](size_t k, int64_t d) -> std::tuple<int64_t, bool, bool> {
         if (chunks && k < chunks.size() && chunks[k] > 0)
-          return {chunks[k], false};
-        for (size_t i = 0; automatic && i + 1 < automatic.size(); i += 2)
+          return {chunks[k], false, false};
+        for (size_t i = 0; automatic && i + 2 < automatic.size(); i += 3)
           if (automatic[i] == d)
-            return {automatic[i + 1], true};
-        return {0, false};
+            return {automatic[i + 1], true, automatic[i + 2] != 0};
+        return {0, false, false};
       };
       func.walk([&](tile::GridOp grid) {
         Block &body = grid.getBody().front();
         SmallVector<int64_t> extents = reducedExtents(body);
         for (auto [k, d] : llvm::enumerate(extents)) {
-          auto [r, isAutomatic] = chunkOf(k, d);
+          auto [r, isAutomatic, required] = chunkOf(k, d);
           if (r <= 0 || r >= d)
             continue;
           Roller roller{d, r, &body};
           std::string why;
-          if (failed(roller.run(why))) {
+          if (failed(roller.run(why)) && (!isAutomatic || required)) {
             if (isAutomatic)
               grid.emitWarning()
                   << "rows of " << d

@@ -105,8 +105,8 @@ void WorkCounter::notifyOperationInserted(Operation *op,
     if (!tile || !tile.hasStaticShape())
       return 0;
     int64_t n = tile.getNumElements();
-    if (rolled && tile.getRank() >= 1)
-      if (auto it = rolled->find(tile.getShape().back()); it != rolled->end())
+    if (tile.getRank() >= 1)
+      if (auto it = rolled.find(tile.getShape().back()); it != rolled.end())
         n = n / it->first * it->second;
     return std::max<int64_t>(1, n / threads);
   };

@@ -28,7 +28,8 @@ LogicalResult Generator::checkTileSize(ArrayRef<int64_t> shape,
   int64_t threads = desc.numWarps * 32;
   // Whole rows of a `:` dimension that do not fit: computed a chunk at a
   // time (RollReductions), as Helion's reduction loops do.
-  if ((tooMany || n / threads > kMaxElementsPerThread) && !shape.empty() &&
+  bool mustRoll = tooMany || n / threads > kMaxElementsPerThread;
+  if ((mustRoll || n / threads > kAutoRollAbove) && !shape.empty() &&
       fullRowExtents.count(shape.back())) {
     int64_t rows = 1;
     for (int64_t d : shape.drop_back())
@@ -36,8 +37,10 @@ LogicalResult Generator::checkTileSize(ArrayRef<int64_t> shape,
     int64_t chunk = llvm::PowerOf2Ceil(shape.back());
     while (chunk > 1 && rows * chunk / threads > kAutoRollElementsPerThread)
       chunk /= 2;
-    int64_t &r = autoRollChunks[shape.back()];
-    r = r ? std::min(r, chunk) : chunk;
+    AutoRoll &r = autoRollChunks[shape.back()];
+    r.chunk = r.chunk ? std::min(r.chunk, chunk) : chunk;
+    r.required |= mustRoll;
+    work.rolled[shape.back()] = r.chunk;
     return success();
   }
   if (tooMany)

@@ -67,8 +67,10 @@ constexpr int64_t kMaxTileElements = 1 << 17;
 // The most tile elements one thread may hold is kMaxElementsPerThread
 // (compiler/Limits.h); the most dimensions of a tile
 // tile::kMaxTileRank (dialects/Tile/TileDialect.h).
-/// Elements per thread of the chunks of rows too wide for the registers
-/// (`x[rows, :]` of a wide dimension, computed a chunk at a time).
+/// Whole rows (`x[rows, :]`) of more elements per thread than this are
+/// computed a chunk at a time (RollReductions), in chunks of at most
+/// kAutoRollElementsPerThread per thread.
+constexpr int64_t kAutoRollAbove = 64;
 constexpr int64_t kAutoRollElementsPerThread = 32;
 /// Most CTAs a kernel with per-CTA epochs may be launched with; its state
 /// buffer holds one 32-bit counter per CTA.
@@ -97,9 +99,9 @@ class WorkCounter : public mlir::OpBuilder::Listener {
 public:
   int64_t threads = 128;
   int64_t total = 0;
-  /// Whole-row extents computed a chunk at a time (extent -> chunk): their
-  /// tiles count as one chunk.
-  const std::map<int64_t, int64_t> *rolled = nullptr;
+  /// Whole-row extents computed a chunk at a time (extent -> its chunk):
+  /// their tiles count as one chunk.
+  std::map<int64_t, int64_t> rolled;
   /// Statements generated (kMaxGeneratedStatements), unrolled copies
   /// included.
   int64_t statements = 0;
@@ -144,9 +146,14 @@ private:
   /// Extents of dimensions loaded whole (`x[rows, :]`): Helion's reduction
   /// dimensions.
   std::set<int64_t> fullRowExtents;
-  /// Whole-row extents too wide for the registers, and the chunk each is
-  /// computed in (tile::kAutoReductionLoopsAttr).
-  std::map<int64_t, int64_t> autoRollChunks;
+  /// Whole-row extents too wide for the registers, the chunk each is
+  /// computed in (tile::kAutoReductionLoopsAttr), and whether a tile of
+  /// them would not fit at all unrolled.
+  struct AutoRoll {
+    int64_t chunk = 0;
+    bool required = false;
+  };
+  std::map<int64_t, AutoRoll> autoRollChunks;
 
 public:
   /// What a first, quiet generation learns for Helion's default config

@@ -115,7 +115,6 @@ OwningOpRef<ModuleOp> Generator::run() {
   if (failed(readConfig()))
     return nullptr;
   work.threads = std::max<int64_t>(1, desc.numWarps) * 32;
-  work.rolled = &autoRollChunks;
   scanSymmetric(kernel.getBody());
   builder.setInsertionPointToEnd(result->getBody());
   func = func::FuncOp::create(builder, l, kernel.getName(),
@@ -135,7 +134,7 @@ OwningOpRef<ModuleOp> Generator::run() {
   if (!autoRollChunks.empty()) {
     SmallVector<int64_t> pairs;
     for (auto [d, r] : autoRollChunks)
-      pairs.append({d, r});
+      pairs.append({d, r.chunk, r.required});
     func->setAttr(tile::kAutoReductionLoopsAttr,
                   builder.getDenseI64ArrayAttr(pairs));
   }

@@ -45,9 +45,10 @@ inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
 /// a chunk size per reduced dimension, 0 for none (RollReductions).
 inline constexpr llvm::StringLiteral kReductionLoopsAttr =
     "tile.reduction_loops";
-/// Optional kernel attribute (DenseI64ArrayAttr of pairs D, R): whole rows
-/// of extent D that do not fit a CTA's registers, computed R columns at a
-/// time where reduction_loops gives no chunk for D (RollReductions).
+/// Optional kernel attribute (DenseI64ArrayAttr of triples D, R, required):
+/// whole rows of extent D too wide for a CTA's registers, computed R columns
+/// at a time where reduction_loops gives no chunk for D (RollReductions);
+/// `required` (1) when a tile of them would not fit at all unrolled.
 inline constexpr llvm::StringLiteral kAutoReductionLoopsAttr =
     "tile.auto_reduction_loops";
 /// Name of the array-of-strings attribute naming a kernel's parameters.

@@ -720,8 +720,56 @@ func.func @slot_strings() attributes {tile.abi = ["x:ptr"]}
 // -----
 
 func.func @dot_rank(%a: tensor<2x4x8xf32>, %b: tensor<8x4xf32>) {
-  // expected-error @+1 {{'tile.dot' op lhs must be a 2-d tile, got 'tensor<2x4x8xf32>' (rank 3)}}
+  // expected-error @+1 {{'tile.dot' op lhs 'tensor<2x4x8xf32>', rhs 'tensor<8x4xf32>' and result 'tensor<4x4xf32>' must have one rank}}
   %r = tile.dot %a, %b : tensor<2x4x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_rank4(%a: tensor<2x2x4x8xf32>, %b: tensor<2x2x8x4xf32>) {
+  // expected-error @+1 {{'tile.dot' op lhs must be a 2-d tile (or 3-d, batched), got 'tensor<2x2x4x8xf32>' (rank 4)}}
+  %r = tile.dot %a, %b : tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32> -> tensor<2x2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_batches(%a: tensor<2x4x8xf32>, %b: tensor<3x8x4xf32>) {
+  // expected-error @+1 {{'tile.dot' op batch dimensions differ: lhs 'tensor<2x4x8xf32>', rhs 'tensor<3x8x4xf32>', result 'tensor<2x4x4xf32>'}}
+  %r = tile.dot %a, %b : tensor<2x4x8xf32>, tensor<3x8x4xf32> -> tensor<2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @view_element(%x: !tile.ref<f32, 2>, %n: index) {
+  // expected-error @+1 {{'tile.view' op changes the element type from 'f32' to 'f16': a view keeps its tensor's element type}}
+  %v = tile.view %x [%n] : !tile.ref<f32, 2> -> !tile.ref<f16, 1>
+  return
+}
+
+// -----
+
+func.func @view_sizes(%x: !tile.ref<f32, 2>, %n: index) {
+  // expected-error @+1 {{'tile.view' op gives 1 size(s) for '!tile.ref<f32, 2>': expected one per dimension (2)}}
+  %v = tile.view %x [%n] : !tile.ref<f32, 2> -> !tile.ref<f32, 2>
+  return
+}
+
+// -----
+
+func.func @transpose_not_permutation(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'tile.transpose' op [0, 0] is not a permutation of the 2 dimensions}}
+  %t = tile.transpose %x [0, 0] : tensor<4x8xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'tile.transpose' op result dimension 0 of 'tensor<4x8xf32>' must be input dimension 1 of 'tensor<4x8xf32>'}}
+  %t = tile.transpose %x [1, 0] : tensor<4x8xf32> -> tensor<4x8xf32>
   return
 }
 
