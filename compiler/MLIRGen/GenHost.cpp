@@ -174,11 +174,20 @@ Result Generator::genView(const ast::CallExpr &e, const SemValue &ref,
   Result count = productOf(sizes, e);
   if (failed(count))
     return failure();
-  if (count->kind == SemValue::Kind::Int && numel->kind == SemValue::Kind::Int &&
-      count->intValue != numel->intValue)
-    return fail(e.getRange(), "a view of " + std::to_string(numel->intValue) +
-                                  " elements as " +
-                                  std::to_string(count->intValue));
+  auto known = [](const SemValue &v) -> std::optional<int64_t> {
+    if (v.kind == SemValue::Kind::Int)
+      return v.intValue;
+    if (v.kind == SemValue::Kind::Scalar && v.known)
+      return v.known->value;
+    return std::nullopt;
+  };
+  std::optional<int64_t> have = known(*numel), want = known(*count);
+  if (have && want && *have != *want)
+    return fail(e.getRange(), "a view of a tensor of " + std::to_string(*have) +
+                                  " elements (by its sizes here) as " +
+                                  std::to_string(*want) +
+                                  " elements: the sizes must multiply to the "
+                                  "tensor's count");
   mlir::Location l = loc(e);
   SmallVector<Value> operands;
   for (const SemValue &s : sizes) {

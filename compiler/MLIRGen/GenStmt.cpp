@@ -398,7 +398,8 @@ LogicalResult Generator::genReturn(const ast::ReturnStmt &s) {
     auto isTensor = [&](const std::string &name) {
       SemValue *x = lookup(name);
       return x && (x->kind == SemValue::Kind::Ref ||
-                   x->kind == SemValue::Kind::None);
+                   x->kind == SemValue::Kind::None ||
+                   x->kind == SemValue::Kind::Poison); // reported
     };
     std::vector<const ast::Expr *> parts = elementsOf(*v);
     if (!ast::isa<ast::TupleExpr>(*v) && !ast::isa<ast::ListExpr>(*v))
