@@ -190,6 +190,9 @@ Result Generator::makeOutput(
   for (auto [d, s] : llvm::enumerate(sizes))
     if (s.kind == SemValue::Kind::Int)
       addConstraint({out.text, unsigned(d), "==", s.intValue});
+  // The kernel knows its output's sizes as made (a `:` over one of them
+  // needs it at compile time: out[b, h, tile, :] of q.size(2)).
+  out.viewSizes = std::move(sizes);
   return out;
 }
 

@@ -128,9 +128,10 @@ struct SemValue {
   /// A tile value equal to `tile.index + k` (unit stride): the tile it
   /// indexes, shifted by k. Subscripting a tensor with it is that tile.
   std::shared_ptr<SemValue> indexTile;
-  /// A view (`x.view(...)`, `x.reshape(...)`) of tensor `text`: its sizes
-  /// (integer constants or run-time index scalars); empty for a tensor
-  /// seen as it is.
+  /// The sizes the kernel knows a tensor by (integer constants or run-time
+  /// index scalars): a view's (`x.view(...)`, `x.reshape(...)` of tensor
+  /// `text`) or an output's as torch.empty made it; empty for a parameter
+  /// seen as it is (its sizes are tile.dim).
   std::vector<SemValue> viewSizes;
   // Callables.
   const ast::LambdaExpr *lambda = nullptr;
