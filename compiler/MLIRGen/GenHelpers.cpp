@@ -366,15 +366,32 @@ std::optional<Result> Generator::genHelionFunction(const ast::CallExpr &e,
     if (base->kind != SemValue::Kind::Ref)
       return fail(tensor->getRange(), n + " takes a tensor");
     std::vector<const ast::Expr *> idx = elementsOf(*index);
-    if (!store) {
-      auto access = accessOfList(*base, idx, *index);
-      if (failed(access))
+    // extra_mask: only the elements it allows are accessed (a load reads
+    // zeros elsewhere), element by element (GenGather.cpp).
+    std::optional<SemValue> extraMask;
+    if (const ast::Expr *m = keyword(e, "extra_mask")) {
+      Result mv = genExpr(*m);
+      if (failed(mv))
         return failure();
-      return genAccessLoad(*base, *access, e);
+      if (mv->kind != SemValue::Kind::None)
+        extraMask = *mv;
     }
-    Result v = genExpr(*value);
-    if (failed(v) || failed(storeTo(*base, idx, *index, *v, e)))
+    const SemValue *mask = extraMask ? &*extraMask : nullptr;
+    auto access = accessOfList(*base, idx, *index, /*forceGather=*/mask);
+    if (failed(access))
       return failure();
+    if (!store)
+      return access->gather ? genGatherLoad(*base, access->entries, mask, e)
+                            : genAccessLoad(*base, *access, e);
+    Result v = genExpr(*value);
+    if (failed(v))
+      return failure();
+    if (access->gather) {
+      if (failed(genScatterStore(*base, access->entries, *v, e, mask)))
+        return failure();
+    } else if (failed(storeAccess(*base, *access, *index, *v, e))) {
+      return failure();
+    }
     return SemValue::none();
   }
   if (n == "hl.arange") {

@@ -148,11 +148,12 @@ LogicalResult Generator::accessTile(const SemValue &ref, unsigned d,
 FailureOr<Generator::Access>
 Generator::accessOfList(const SemValue &ref,
                         const std::vector<const ast::Expr *> &idx,
-                        const ast::Expr &index) {
+                        const ast::Expr &index, bool forceGather) {
   unsigned rank = refShape(ref).first;
-  // A name bound to a tuple of tiles (`for tile in hl.tile([m, n])`)
-  // indexes one dimension per tile.
-  std::vector<std::pair<const ast::Expr *, std::optional<SemValue>>> entries;
+  // The indices, evaluated: a name bound to a tuple of tiles (`for tile in
+  // hl.tile([m, n])`) indexes one dimension per tile.
+  std::vector<IndexEntry> entries;
+  bool gather = forceGather;
   for (const ast::Expr *x : idx) {
     if (auto *name = ast::dyn_cast<ast::NameExpr>(x))
       if (SemValue *v = lookup(name->getName()))
@@ -161,49 +162,62 @@ Generator::accessOfList(const SemValue &ref,
               return t.kind == SemValue::Kind::Tile;
             })) {
           for (const SemValue &t : v->elements)
-            entries.push_back({x, t});
+            entries.push_back({x, nullptr, false, t});
           continue;
         }
-    entries.push_back({x, std::nullopt});
+    IndexEntry e{x, ast::dyn_cast<ast::SliceExpr>(x),
+                 ast::isa<ast::NoneLiteralExpr>(*x), std::nullopt};
+    if (!e.slice && !e.none) {
+      Result v = genExpr(*x);
+      if (failed(v))
+        return failure();
+      e.value = *v;
+      gather |= isGatherIndex(*v);
+    }
+    entries.push_back(std::move(e));
   }
-  unsigned indexed = llvm::count_if(entries, [](const auto &x) {
-    return !ast::isa<ast::NoneLiteralExpr>(*x.first);
-  });
+  unsigned indexed = llvm::count_if(
+      entries, [](const IndexEntry &x) { return !x.none; });
   if (indexed != rank)
     return error(index.getRange(), "a " + std::to_string(rank) +
                                        "-d tensor needs " +
                                        std::to_string(rank) + " indices, got " +
                                        std::to_string(indexed));
   Access a;
+  if (gather) { // computed indices: tile.gather / tile.scatter (GenGather.cpp)
+    a.gather = true;
+    a.entries = std::move(entries);
+    return a;
+  }
   mlir::Location l = loc(index);
   unsigned d = 0;
-  for (const auto &[x, given] : entries) {
-    if (ast::isa<ast::NoneLiteralExpr>(*x)) {
+  for (const IndexEntry &e : entries) {
+    const ast::Expr *x = e.expr;
+    if (e.none) {
       a.unitDims.push_back(a.shape.size() + a.unitDims.size());
       continue;
     }
-    if (auto *slice = ast::dyn_cast<ast::SliceExpr>(x)) {
-      if (failed(accessSlice(ref, d++, *slice, a)))
+    if (e.slice) {
+      if (failed(accessSlice(ref, d++, *e.slice, a)))
         return failure();
       continue;
     }
-    Result v = given ? Result(*given) : genExpr(*x);
-    if (failed(v))
-      return failure();
+    SemValue v = *e.value;
     // `tile.index + k` indexes like the tile shifted by k.
-    if (v->kind == SemValue::Kind::TileData && v->indexTile)
-      v = *v->indexTile;
-    else if (v->kind == SemValue::Kind::TileData)
+    if (v.kind == SemValue::Kind::TileData && v.indexTile)
+      v = *v.indexTile;
+    else if (v.kind == SemValue::Kind::TileData)
       return error(x->getRange(),
-                   "indexing a tensor with a tile of computed indices (a "
-                   "gather) is not supported: index with a tile, `k + tile` "
-                   "or `tile.index + k`");
-    if (v->kind == SemValue::Kind::Tile) {
-      if (failed(accessTile(ref, d++, *v, *x, a)))
+                   "a tensor is indexed with integer tiles (a gather); this "
+                   "tile holds " +
+                       typeToDType(getElementTypeOrSelf(v.value.getType())) +
+                       " values");
+    if (v.kind == SemValue::Kind::Tile) {
+      if (failed(accessTile(ref, d++, v, *x, a)))
         return failure();
       continue;
     }
-    auto i = toIndex(*v, *x);
+    auto i = toIndex(v, *x);
     if (failed(i))
       return failure();
     a.offsets.push_back(*i);
@@ -228,6 +242,8 @@ Result Generator::genLoad(const SemValue &ref, const ast::Expr &index,
   auto access = accessOf(ref, index);
   if (failed(access))
     return failure();
+  if (access->gather)
+    return genGatherLoad(ref, access->entries, nullptr, where);
   Result t = genAccessLoad(ref, *access, where);
   if (failed(t) || !access->element)
     return t;

@@ -496,28 +496,37 @@ LogicalResult Generator::storeTo(const SemValue &base,
                                  const std::vector<const ast::Expr *> &idx,
                                  const ast::Expr &index, SemValue value,
                                  const ast::Expr &where) {
-  Type elementType = refShape(base).second;
   auto access = accessOfList(base, idx, index);
   if (failed(access))
     return failure();
-  if (!access->unitDims.empty())
+  if (access->gather)
+    return genScatterStore(base, access->entries, value, where);
+  return storeAccess(base, *access, index, std::move(value), where);
+}
+
+LogicalResult Generator::storeAccess(const SemValue &base,
+                                     const Access &access,
+                                     const ast::Expr &index, SemValue value,
+                                     const ast::Expr &where) {
+  Type elementType = refShape(base).second;
+  if (!access.unitDims.empty())
     return error(index.getRange(), "None in the index of a store: store a "
                                    "tile of the indexed shape");
-  auto type = RankedTensorType::get(access->shape, elementType);
+  auto type = RankedTensorType::get(access.shape, elementType);
   auto tileValue = coerceTile(value, type, where);
   if (failed(tileValue))
     return failure();
   mlir::Location l = loc(where);
   if (base.kind == SemValue::Kind::Ref) {
-    tile::StoreOp::create(builder, l, *tileValue, base.value, access->offsets,
-                          access->limits, access->dims);
+    tile::StoreOp::create(builder, l, *tileValue, base.value, access.offsets,
+                          access.limits, access.dims);
   } else {
     auto mode = options.multicast == MulticastMode::NVLS
                     ? comm::MulticastMode::nvls
                     : comm::MulticastMode::software;
     comm::MulticastStoreOp::create(builder, l, *tileValue, base.value,
-                                   access->offsets, access->limits,
-                                   access->dims, mode);
+                                   access.offsets, access.limits,
+                                   access.dims, mode);
   }
   return success();
 }

@@ -890,7 +890,19 @@ private:
   /// A tile access of a tensor: per tensor dimension an offset and a limit;
   /// the dimensions indexed by tiles or slices (`dims`) give the tile's
   /// shape and valid counts; `unitDims` are result positions of None.
+  /// One index of a subscript, evaluated (a slice and None are kept as
+  /// written).
+  struct IndexEntry {
+    const ast::Expr *expr = nullptr;
+    const ast::SliceExpr *slice = nullptr;
+    bool none = false;
+    std::optional<SemValue> value;
+  };
   struct Access {
+    /// Computed indices (an integer tile): the access is a gather or
+    /// scatter of `entries` (GenGather.cpp); the rest is unset.
+    bool gather = false;
+    std::vector<IndexEntry> entries;
     llvm::SmallVector<mlir::Value> offsets, limits;
     llvm::SmallVector<int64_t> dims, shape;
     llvm::SmallVector<ValidCount, 4> valid;
@@ -899,9 +911,38 @@ private:
     bool element = false;
   };
   mlir::FailureOr<Access> accessOf(const SemValue &ref, const ast::Expr &index);
+  /// The access `idx` makes; a gather when an index is an integer tile
+  /// (or `forceGather`: a load or store with extra_mask).
   mlir::FailureOr<Access>
   accessOfList(const SemValue &ref, const std::vector<const ast::Expr *> &idx,
-               const ast::Expr &index);
+               const ast::Expr &index, bool forceGather = false);
+  /// Stores `value` at `access` (a tile access) of `base`.
+  mlir::LogicalResult storeAccess(const SemValue &base, const Access &access,
+                                  const ast::Expr &index, SemValue value,
+                                  const ast::Expr &where);
+  // -- gathers (GenGather.cpp) ------------------------------------------------
+  /// Whether `v` indexes a tensor element by element (an integer tile that
+  /// is not tile.index + k).
+  static bool isGatherIndex(const SemValue &v);
+  /// A gather's result shape, valid counts, index tiles (one per tensor
+  /// dimension, i64, of that shape) and mask.
+  struct Gather {
+    llvm::SmallVector<int64_t> shape;
+    llvm::SmallVector<ValidCount, 4> valid;
+    llvm::SmallVector<mlir::Value> indices;
+    mlir::Value mask;
+  };
+  mlir::FailureOr<Gather> gatherOf(const SemValue &ref,
+                                   llvm::ArrayRef<IndexEntry> entries,
+                                   const SemValue *extraMask,
+                                   const ast::Expr &where);
+  Result genGatherLoad(const SemValue &ref, llvm::ArrayRef<IndexEntry> entries,
+                       const SemValue *extraMask, const ast::Expr &where);
+  mlir::LogicalResult genScatterStore(const SemValue &ref,
+                                      llvm::ArrayRef<IndexEntry> entries,
+                                      const SemValue &value,
+                                      const ast::Expr &where,
+                                      const SemValue *extraMask = nullptr);
   mlir::LogicalResult accessSlice(const SemValue &ref, unsigned d,
                                   const ast::SliceExpr &slice, Access &a);
   mlir::LogicalResult accessTile(const SemValue &ref, unsigned d,

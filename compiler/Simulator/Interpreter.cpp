@@ -119,6 +119,8 @@ Interpreter::Outcome Interpreter::exec(Task &task, Operation &op) {
       .Case<tile::ReduceOp>([&](auto) { return execReduce(task, op); })
       .Case<tile::DotOp>([&](auto) { return execDot(task, op); })
       .Case<tile::LoadOp>([&](auto) { return execLoad(task, op); })
+      .Case<tile::GatherOp>([&](auto) { return execGather(task, op); })
+      .Case<tile::ScatterOp>([&](auto) { return execScatter(task, op); })
       .Case<tile::StoreOp, comm::MulticastStoreOp>(
           [&](auto) { return execStore(task, op); })
       .Case<comm::MulticastLoadReduceOp>(

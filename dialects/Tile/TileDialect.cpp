@@ -403,6 +403,48 @@ LogicalResult LoadOp::verify() {
   return success();
 }
 
+/// What tile.gather and tile.scatter share: one index tile per dimension
+/// of the ref, integer, of the data tile's shape; the mask i1 of that shape.
+static LogicalResult verifyIndexed(Operation *op, RefType ref,
+                                   RankedTensorType data, ValueRange indices,
+                                   Value mask) {
+  if (failed(verifyTileShape(op, "tile", data)))
+    return failure();
+  if (data.getElementType() != ref.getElementType())
+    return op->emitOpError() << "element type " << data.getElementType()
+                             << " differs from the ref's "
+                             << ref.getElementType();
+  if (indices.size() != ref.getRank())
+    return op->emitOpError() << "has " << indices.size()
+                             << " index tile(s) for " << ref
+                             << ": expected one per dimension ("
+                             << ref.getRank() << ")";
+  for (Value v : indices) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getShape() != data.getShape() ||
+        !isa<IntegerType, IndexType>(t.getElementType()))
+      return op->emitOpError() << "index tile " << t
+                               << " must be integers of the shape of " << data;
+  }
+  if (mask) {
+    auto t = cast<RankedTensorType>(mask.getType());
+    if (t.getShape() != data.getShape() || !t.getElementType().isInteger(1))
+      return op->emitOpError()
+             << "mask " << t << " must be i1 of the shape of " << data;
+  }
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  return verifyIndexed(*this, getRef().getType(), getResult().getType(),
+                       getIndices(), getMask());
+}
+
+LogicalResult ScatterOp::verify() {
+  return verifyIndexed(*this, getRef().getType(), getValue().getType(),
+                       getIndices(), getMask());
+}
+
 LogicalResult StoreOp::verify() {
   RefType ref = getRef().getType();
   return verifyTileAccess(*this, "ref", ref.getElementType(), ref.getRank(),

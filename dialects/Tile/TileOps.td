@@ -118,6 +118,48 @@ def Tile_StoreOp : Tile_Op<"store", [AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
+def Tile_GatherOp : Tile_Op<"gather", [AttrSizedOperandSegments,
+                                       MemoryEffects<[MemRead]>]> {
+  let summary = "loads a tile element by element at computed indices";
+  let description = [{
+    Result element `e` reads `ref[indices[0][e], ..., indices[r-1][e]]`:
+    one index tile per dimension of `ref`, each of the result's shape (a
+    gather: `weight[idx, tile_e]`, `hl.load(x, [i], extra_mask=m)`). An
+    element whose index is negative or reaches its dimension's size, or
+    whose `mask` element is false, is not read: it is zero.
+
+    ```mlir
+    %r = tile.gather %w[%rows, %cols] mask %m : tensor<16x64xi1>
+        : !tile.ref<f32, 2>, tensor<16x64xi64>, tensor<16x64xi64> -> tensor<16x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_RefType:$ref, Variadic<Tile_TileTensor>:$indices,
+                   Optional<Tile_TileTensor>:$mask);
+  let results = (outs Tile_TileTensor:$result);
+  let assemblyFormat = [{
+    $ref `[` $indices `]` (`mask` $mask^ `:` type($mask))? attr-dict `:` qualified(type($ref)) `,` type($indices) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ScatterOp : Tile_Op<"scatter", [AttrSizedOperandSegments,
+                                         MemoryEffects<[MemWrite]>]> {
+  let summary = "stores a tile element by element at computed indices";
+  let description = [{
+    The converse of `tile.gather`: element `e` of `value` is written to
+    `ref[indices[0][e], ..., indices[r-1][e]]` unless an index is out of
+    bounds or `mask` is false there. Two elements with one address: one of
+    them is written.
+  }];
+  let arguments = (ins Tile_TileTensor:$value, Tile_RefType:$ref,
+                   Variadic<Tile_TileTensor>:$indices,
+                   Optional<Tile_TileTensor>:$mask);
+  let assemblyFormat = [{
+    $value `,` $ref `[` $indices `]` (`mask` $mask^ `:` type($mask))? attr-dict `:` qualified(type($value)) `,` qualified(type($ref)) `,` type($indices)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_SplatOp : Tile_Op<"splat", [Pure]> {
   let summary = "a tile whose elements all equal a scalar";
   let arguments = (ins AnyType:$value);

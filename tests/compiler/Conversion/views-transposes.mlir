@@ -74,3 +74,31 @@ func.func @batched(%a: !tile.ref<f32, 3> {tile.role = #tile.role<input>}, %b: !t
   tile.store %d, %out[%c0, %c0, %c0] limits [%c2, %c4, %c4] {dims = array<i64: 0, 1, 2>} : tensor<2x4x4xf32>, !tile.ref<f32, 3>
   return
 }
+
+// -----
+
+// tile.gather: per element of the thread's vector (a [32] i64 index tile
+// at 1 warp: one element per thread), the index checked against the
+// tensor's size (unsigned: negative is out) and the mask, then one scalar
+// load under that condition (a zero otherwise). tile.scatter stores the
+// same way.
+
+// CHECK-LABEL: func.func @gather_scatter(
+// CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : i64
+// CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: } else {
+// CHECK: scf.yield %{{.*}} : f32
+// CHECK: scf.if %{{.*}} {
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+func.func @gather_scatter(%x: !tile.ref<f32, 1> {tile.role = #tile.role<inout>}, %i: !tile.ref<i64, 1> {tile.role = #tile.role<input>})
+    attributes {tile.kernel, tile.num_warps = 1 : i64, tile.arg_names = ["x", "i"]} {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %idx = tile.load %i[%c0] limits [%c32] {dims = array<i64: 0>} : !tile.ref<i64, 1> -> tensor<32xi64>
+  %zero = arith.constant dense<0> : tensor<32xi64>
+  %m = arith.cmpi sgt, %idx, %zero : tensor<32xi64>
+  %v = tile.gather %x[%idx] mask %m : tensor<32xi1> : !tile.ref<f32, 1>, tensor<32xi64> -> tensor<32xf32>
+  tile.scatter %v, %x[%idx] : tensor<32xf32>, !tile.ref<f32, 1>, tensor<32xi64>
+  return
+}

@@ -828,3 +828,27 @@ func.func @dot_dynamic(%a: tensor<?x8xf32>, %b: tensor<8x4xf32>) {
   %r = tile.dot %a, %b : tensor<?x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32>
   return
 }
+
+// -----
+
+func.func @gather_indices(%x: !tile.ref<f32, 2>, %i: tensor<8xi64>) {
+  // expected-error @+1 {{'tile.gather' op has 1 index tile(s) for '!tile.ref<f32, 2>': expected one per dimension (2)}}
+  %r = tile.gather %x[%i] : !tile.ref<f32, 2>, tensor<8xi64> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_index_shape(%x: !tile.ref<f32, 1>, %i: tensor<4xi64>) {
+  // expected-error @+1 {{'tile.gather' op index tile 'tensor<4xi64>' must be integers of the shape of 'tensor<8xf32>'}}
+  %r = tile.gather %x[%i] : !tile.ref<f32, 1>, tensor<4xi64> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_mask(%x: !tile.ref<f32, 1>, %i: tensor<8xi64>, %v: tensor<8xf32>, %m: tensor<8xi8>) {
+  // expected-error @+1 {{'tile.scatter' op mask 'tensor<8xi8>' must be i1 of the shape of 'tensor<8xf32>'}}
+  tile.scatter %v, %x[%i] mask %m : tensor<8xi8> : tensor<8xf32>, !tile.ref<f32, 1>, tensor<8xi64>
+  return
+}

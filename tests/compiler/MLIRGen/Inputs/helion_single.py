@@ -108,3 +108,14 @@ def optional_bias(x: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
         else:
             out[t] = x[t] + bias[t]
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[16, 32], num_warps=4))
+def gathers(idx: torch.Tensor, w: torch.Tensor, x: torch.Tensor):
+    n = idx.size(0)
+    out = torch.empty([n, w.size(1)], dtype=w.dtype, device=w.device)
+    for tb, te in hl.tile([n, w.size(1)]):
+        rows = idx[tb]
+        out[tb, te] = w[rows, te] + hl.load(x, [rows * 2], extra_mask=rows > 0)[:, None]
+        w[rows, te] = out[tb, te]
+    return out

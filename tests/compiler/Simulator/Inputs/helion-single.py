@@ -209,3 +209,66 @@ def first_scaled_ref(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
             out.dtype
         )
     return out
+
+
+@helion.kernel()
+def embed(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """weight[x[tb], te]: a gather (rows past weight's, e.g. negative
+    indices, read zeros)."""
+    n = x.size(0)
+    _, e = weight.size()
+    out = torch.empty([n, e], dtype=weight.dtype, device=weight.device)
+    for tb, te in hl.tile([n, e]):
+        out[tb, te] = weight[x[tb], te]
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def embed_ref(x: torch.Tensor, weight: torch.Tensor, out: torch.Tensor):
+    """A one-hot product over weight's rows."""
+    W, N = x.size()
+    V = hl.specialize(weight.size(1))
+    E = hl.specialize(weight.size(2))
+    for w, n in hl.tile([W, N]):
+        hot = (x[w, n][:, :, None] == hl.arange(V)[None, None, :]).to(
+            torch.float64
+        )
+        rows = weight[w, :, :].to(torch.float64)
+        out[w, n, :] = torch.sum(hot[:, :, :, None] * rows[:, None, :, :], dim=2).to(
+            out.dtype
+        )
+    return out
+
+
+@helion.kernel()
+def concat_masked(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Helion's concat2d_dim1: hl.load with extra_mask on both sides of
+    x.size(1), the shifted index negative for the x part."""
+    assert x.size(0) == y.size(0)
+    out = torch.empty(
+        [x.size(0), x.size(1) + y.size(1)], dtype=x.dtype, device=x.device
+    )
+    for tile0, tile1 in hl.tile(out.size()):
+        x_part = hl.load(
+            x, [tile0, tile1], extra_mask=(tile1.index < x.size(1))[None, :]
+        )
+        y_part = hl.load(
+            y,
+            [tile0, tile1.index - x.size(1)],
+            extra_mask=(tile1.index >= x.size(1))[None, :],
+        )
+        out[tile0, tile1] = torch.where(
+            (tile1.index < x.size(1))[None, :], x_part, y_part
+        )
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def concat_masked_ref(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor):
+    W, M, N1 = x.size()
+    N1 = hl.specialize(N1)
+    N2 = hl.specialize(y.size(2))
+    for w, m in hl.tile([W, M]):
+        out[w, m, 0:N1] = x[w, m, :]
+        out[w, m, N1 : N1 + N2] = y[w, m, :]
+    return out
