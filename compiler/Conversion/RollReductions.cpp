@@ -89,8 +89,9 @@ struct Roller {
     }
     if (isa<tile::BroadcastOp, tile::SplatOp>(op))
       return true;
-    if (auto reshape = dyn_cast<tile::ReshapeOp>(op))
-      return isWide(reshape.getInput().getType());
+    if (auto reshape = dyn_cast<tile::ReshapeOp>(op)) // unit dims only
+      return isWide(reshape.getInput().getType()) &&
+             isWide(reshape.getResult().getType());
     // Elementwise arithmetic, math, comparisons, selects, conversions.
     return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
            op->hasTrait<OpTrait::Elementwise>();

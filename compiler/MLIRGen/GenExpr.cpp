@@ -192,6 +192,13 @@ Result Generator::genAttribute(const ast::AttributeExpr &e) {
   case SemValue::Kind::Tile:
     return genTileAttribute(e, *base);
   case SemValue::Kind::TileData:
+    if (name == "shape") { // the static shape, as a tuple of integers
+      SemValue t = SemValue::ofKind(SemValue::Kind::Tuple);
+      for (int64_t d :
+           cast<RankedTensorType>(base->value.getType()).getShape())
+        t.elements.push_back(SemValue::integer(d));
+      return t;
+    }
     if (name == "T" || name == "mT") { // reversed dimensions / the last two
       int64_t rank = cast<RankedTensorType>(base->value.getType()).getRank();
       SmallVector<int64_t> perm =
@@ -465,6 +472,13 @@ Result Generator::genCall(const ast::CallExpr &e) {
     return genSequenceBuiltin(e, n);
   if (n == "hl.register_block_size")
     return genRegisterBlockSize(e);
+  if (n == "hl.split" || n == "hl.join")
+    return genSplitJoin(e, n == "hl.join");
+  if (n == "hl.register_tunable")
+    return genRegisterTunable(e);
+  if (n == "helion.next_power_of_2" || n == "helion.cdiv" ||
+      n == "triton.next_power_of_2" || n == "triton.cdiv")
+    return genHelionIntFunction(e, llvm::StringRef(n).rsplit('.').second);
   if (llvm::StringRef(n).starts_with("torch.") ||
       llvm::StringRef(n).starts_with("hl."))
     return fail(callee.getRange(),
@@ -502,6 +516,35 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
                                          " has no method '" + method + "'");
     }
   }
+  if (method == "expand" || method == "expand_as") {
+    Result base = genExpr(attr->getBase());
+    if (failed(base))
+      return failure();
+    if (base->kind == SemValue::Kind::TileData)
+      return genTileExpand(e, *base, method == "expand_as");
+    if (isHostTensor(*base))
+      return hostValue(e);
+    return fail(callee.getRange(), std::string(kindName(base->kind)) +
+                                       " has no method '" + method + "'");
+  }
+  if (method == "to" && !inGrid) {
+    // Outside the loop: a tensor converted to its own dtype is itself;
+    // another dtype is a new tensor host code makes.
+    Result base = genExpr(attr->getBase());
+    if (failed(base))
+      return failure();
+    if (base->kind == SemValue::Kind::Ref) {
+      const ast::Expr *dtypeArg = argument(e, 0, "dtype");
+      FailureOr<std::string> dt =
+          dtypeArg ? dtypeValue(*dtypeArg) : FailureOr<std::string>(failure());
+      std::string own = refDTypes.count(base->text)
+                            ? refDTypes[base->text]
+                            : typeToDType(refShape(*base).second);
+      if (succeeded(dt) && *dt == own)
+        return *base;
+      return hostValue(e);
+    }
+  }
   if (method == "squeeze" || method == "unsqueeze") {
     Result base = genExpr(attr->getBase());
     if (failed(base))
@@ -523,6 +566,31 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
         return failure();
       if (isHostTensor(*base))
         return hostValue(e);
+    }
+  }
+  // A tile value's size(): its static shape (or one extent).
+  if (method == "size") {
+    std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
+    if (!dotted || !isModulePath(*dotted) ) {
+      if (auto *n = ast::dyn_cast<ast::NameExpr>(&attr->getBase()))
+        if (SemValue *v = lookup(n->getName()))
+          if (v->kind == SemValue::Kind::TileData) {
+            auto shape = cast<RankedTensorType>(v->value.getType()).getShape();
+            if (e.getArgs().empty()) {
+              SemValue t = SemValue::ofKind(SemValue::Kind::Tuple);
+              for (int64_t d : shape)
+                t.elements.push_back(SemValue::integer(d));
+              return Result(t);
+            }
+            FailureOr<int64_t> d =
+                constIntOf(*e.getArgs()[0].value, "a dimension");
+            if (failed(d))
+              return Result(failure());
+            int64_t dd = *d < 0 ? *d + int64_t(shape.size()) : *d;
+            if (dd < 0 || dd >= int64_t(shape.size()))
+              return fail(e.getRange(), "dimension out of range");
+            return Result(SemValue::integer(shape[dd]));
+          }
     }
   }
   // Methods on tensors: x.size(d), x.dim(), x.element_size().

@@ -173,10 +173,6 @@ static const std::pair<const char *, const char *> kUnsupported[] = {
     {"hl.randint", "is not supported"},
     {"hl.device_print", "is not supported: run the kernel with --simulate "
                         "and --dump-dir to look at its values"},
-    {"hl.register_tunable", "is not supported: tunables are block sizes "
-                            "(hl.register_block_size) and num_warps"},
-    {"hl.split", "is not supported"},
-    {"hl.join", "is not supported"},
     {"hl.atomic_add", "(atomics) is not supported: combine with stores and "
                       "a signal, or a reduction"},
     {"hl.atomic_and", "(atomics) is not supported"},

@@ -354,6 +354,64 @@ Result Generator::genBroadcastTensors(const ast::CallExpr &e) {
   return out;
 }
 
+Result Generator::genHelionIntFunction(const ast::CallExpr &e,
+                                       llvm::StringRef fn) {
+  // helion.next_power_of_2(n), helion.cdiv(a, b) of integers known now
+  // (constants, or sizes --shape gives: then compiled in).
+  std::vector<int64_t> args;
+  for (const ast::Argument &a : e.getArgs()) {
+    Result v = genExpr(*a.value);
+    if (failed(v))
+      return failure();
+    FailureOr<int64_t> n = toConstInt(*v, *a.value, fn.str() + "'s argument");
+    if (failed(n))
+      return failure();
+    args.push_back(*n);
+  }
+  if (fn == "next_power_of_2" && args.size() == 1)
+    return SemValue::integer(args[0] <= 1 ? 1
+                                          : int64_t(llvm::PowerOf2Ceil(args[0])));
+  if (fn == "cdiv" && args.size() == 2 && args[1] > 0)
+    return SemValue::integer((args[0] + args[1] - 1) / args[1]);
+  return fail(e.getRange(), "helion." + fn.str() +
+                                " takes one integer (next_power_of_2) or two, "
+                                "the second positive (cdiv)");
+}
+
+Result Generator::genRegisterTunable(const ast::CallExpr &e) {
+  // hl.register_tunable(name, Fragment(low, high, default=low)): the
+  // fragment's default (Helion's default config), which dslc's tuner does
+  // not search.
+  const ast::Expr *nameArg = argument(e, 0, "name");
+  const ast::Expr *fragment = argument(e, 1, "fragment");
+  auto *call = fragment ? ast::dyn_cast<ast::CallExpr>(fragment) : nullptr;
+  if (!nameArg || !call)
+    return fail(e.getRange(), "hl.register_tunable takes (name, "
+                              "PowerOfTwoFragment(low, high, default) or "
+                              "IntegerFragment(...))");
+  std::vector<int64_t> bounds;
+  for (const ast::Argument &a : call->getArgs()) {
+    FailureOr<int64_t> n = constIntOf(*a.value, "a fragment bound");
+    if (failed(n))
+      return failure();
+    bounds.push_back(*n);
+  }
+  if (bounds.size() < 2 || bounds.size() > 3 || bounds[0] > bounds[1])
+    return fail(fragment->getRange(),
+                "the fragment takes (low, high) or (low, high, default)");
+  int64_t value = std::clamp(bounds.size() == 3 ? bounds[2] : bounds[0],
+                             bounds[0], bounds[1]);
+  std::string name = "tunable";
+  if (auto *s = ast::dyn_cast<ast::StringLiteralExpr>(nameArg))
+    name = s->getValue();
+  diags->warning(e.getRange(), "hl.register_tunable('" + name +
+                                   "'): dslc compiles its default, " +
+                                   std::to_string(value) +
+                                   " (Helion's default config; dslc's tuner "
+                                   "searches block sizes and num_warps)");
+  return SemValue::integer(value);
+}
+
 std::optional<Result> Generator::moduleConstant(const std::string &name) {
   // Helion's test constants (helion._testing, on a CUDA device).
   if (std::optional<std::string> full = importedFromModule(name)) {

@@ -11,6 +11,8 @@
 
 #include "compiler/MLIRGen/Generator.h"
 
+#include "dialects/Tile/TileDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -123,6 +125,28 @@ Result Generator::genUnaryMath(llvm::StringRef fn, const SemValue &arg,
     SemValue f = SemValue::ofKind(SemValue::Kind::Float);
     f.floatValue = *foldUnary(fn, x);
     return f;
+  }
+  // A run-time scalar (a loaded element, a float parameter): the same
+  // function on a one-element tile, read back.
+  if (arg.kind == SemValue::Kind::Scalar) {
+    Type element = arg.value.getType();
+    Type f = isa<FloatType>(element) && !element.isIndex() ? element
+                                                           : builder.getF32Type();
+    if (fn == "abs" || fn == "neg" || fn == "relu")
+      f = element.isIndex() ? builder.getI64Type() : element;
+    auto type = RankedTensorType::get({1}, f);
+    SemValue one = SemValue::ofKind(SemValue::Kind::TileData);
+    one.value = tile::SplatOp::create(builder, l, type,
+                                      castValue(arg.value, f, l));
+    Result r = genUnaryMath(fn, one, where);
+    if (failed(r))
+      return failure();
+    SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
+    auto rt = cast<RankedTensorType>(r->value.getType());
+    s.value = tile::ReduceOp::create(builder, l, rt.getElementType(), r->value,
+                                     uint64_t(0), tile::ReduceKind::sum,
+                                     Value());
+    return s;
   }
   Result t = asTile(arg, where);
   if (failed(t))

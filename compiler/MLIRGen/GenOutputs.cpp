@@ -118,10 +118,15 @@ Result Generator::genOutputShaped(const ast::CallExpr &e, llvm::StringRef fn,
   // A shape may also be one value holding the sizes (x.size(), x.shape).
   std::vector<std::pair<SemValue, const ast::Expr *>> values;
   for (const ast::Expr *d : dims) {
-    Result v = genExpr(*d);
+    // `[n, *w.shape]`: the starred sizes in place.
+    bool starred = ast::isa<ast::StarredExpr>(*d);
+    Result v = genExpr(starred ? ast::cast<ast::StarredExpr>(*d).getValue()
+                               : *d);
     if (failed(v))
       return failure();
-    if (v->kind == SemValue::Kind::Tuple && dims.size() == 1) {
+    if (starred && v->kind != SemValue::Kind::Tuple)
+      return fail(d->getRange(), "a starred dimension must be a tuple of sizes");
+    if (v->kind == SemValue::Kind::Tuple && (dims.size() == 1 || starred)) {
       for (const SemValue &x : v->elements)
         values.push_back({x, d});
       if (values.empty() || values.size() > 8)

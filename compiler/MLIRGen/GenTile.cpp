@@ -330,39 +330,56 @@ Result Generator::reshapeTile(const SemValue &v, ArrayRef<int64_t> shape,
                               const ast::Expr &where) {
   auto type = cast<RankedTensorType>(v.value.getType());
   SmallVector<int64_t> from, to;
-  SmallVector<unsigned> fromDims;
+  SmallVector<unsigned> fromDims, toDims;
   for (auto [d, n] : llvm::enumerate(type.getShape()))
     if (n != 1) {
       from.push_back(n);
       fromDims.push_back(d);
     }
-  for (int64_t n : shape)
-    if (n != 1)
+  for (auto [d, n] : llvm::enumerate(shape))
+    if (n != 1) {
       to.push_back(n);
+      toDims.push_back(d);
+    }
   auto text = [](ArrayRef<int64_t> s) {
     std::string t = "[";
     for (size_t i = 0; i < s.size(); ++i)
       t += (i ? ", " : "") + std::to_string(s[i]);
     return t + "]";
   };
-  if (from != to)
+  int64_t count = 1;
+  for (int64_t n : shape)
+    count *= n;
+  if (count != type.getNumElements())
     return fail(where.getRange(),
                 "reshaping a tile of shape " + text(type.getShape()) + " to " +
-                    text(shape) +
-                    " is not supported: a tile's reshape inserts or removes "
-                    "dimensions of size 1 (the others stay, in order)");
+                    text(shape) + ": the element counts differ");
   if (failed(checkTileSize(shape, where.getRange())))
     return failure();
   SemValue t = v;
   t.indexTile.reset();
   t.valid.assign(shape.size(), ValidCount());
-  unsigned k = 0;
-  for (auto [d, n] : llvm::enumerate(shape))
-    if (n != 1) {
-      unsigned src = fromDims[k++];
+  // The dimensions other than 1 that stay (a common prefix) keep their
+  // valid counts; a split or merged one must have none.
+  size_t same = 0;
+  while (same < from.size() && same < to.size() && from[same] == to[same])
+    ++same;
+  for (size_t k = 0; k < from.size(); ++k) {
+    unsigned src = fromDims[k];
+    bool masked = src < v.valid.size() && !v.valid[src].all();
+    if (k < same && k < toDims.size()) {
       if (src < v.valid.size())
-        t.valid[d] = v.valid[src];
+        t.valid[toDims[k]] = v.valid[src];
+    } else if (masked) {
+      return fail(where.getRange(),
+                  "reshaping a tile of shape " + text(type.getShape()) +
+                      " to " + text(shape) +
+                      " splits or merges dimension " + std::to_string(src) +
+                      ", which has a masked tail (a tile's rows past the "
+                      "tensor's end): reshape a tile loaded whole along it "
+                      "(`:`) instead");
     }
+  }
   if (shape != type.getShape())
     t.value = tile::ReshapeOp::create(
         builder, loc(where), RankedTensorType::get(shape, type.getElementType()),
@@ -527,6 +544,149 @@ std::optional<Result> Generator::genTransposeCall(const ast::CallExpr &e,
     perm = dims;
   }
   return transposeTile(*t, perm, e);
+}
+
+} // namespace dslc::mlirgen
+
+namespace dslc::mlirgen {
+
+Result Generator::genTileExpand(const ast::CallExpr &e, const SemValue &v,
+                                bool asOther) {
+  auto type = cast<RankedTensorType>(v.value.getType());
+  SmallVector<int64_t> shape;
+  if (asOther) {
+    const ast::Expr *other = argument(e, 0, "other");
+    Result o = other ? genExpr(*other) : Result(failure());
+    if (!other || failed(o))
+      return other ? Result(failure())
+                   : fail(e.getRange(), "expand_as takes a tile");
+    Result t = asTile(*o, *other);
+    if (failed(t))
+      return failure();
+    auto ot = cast<RankedTensorType>(t->value.getType()).getShape();
+    shape.assign(ot.begin(), ot.end());
+  } else {
+    std::vector<const ast::Expr *> dims;
+    for (const ast::Argument &a : e.getArgs())
+      if (a.kind == ast::Argument::Kind::Positional)
+        dims.push_back(a.value.get());
+    if (dims.size() == 1 && (ast::isa<ast::ListExpr>(*dims[0]) ||
+                             ast::isa<ast::TupleExpr>(*dims[0])))
+      dims = elementsOf(*dims[0]);
+    size_t lead = dims.size() >= size_t(type.getRank())
+                      ? dims.size() - type.getRank()
+                      : 0;
+    for (auto [k, d] : llvm::enumerate(dims)) {
+      Result s = genExpr(*d);
+      if (failed(s))
+        return failure();
+      if (s->kind == SemValue::Kind::Tile) {
+        shape.push_back(s->block);
+        continue;
+      }
+      FailureOr<int64_t> n = toConstInt(*s, *d, "an expanded size");
+      if (failed(n))
+        return failure();
+      if (*n == -1 && k >= lead) // -1: the tile's own extent
+        n = type.getDimSize(k - lead);
+      shape.push_back(*n);
+    }
+  }
+  auto out = broadcastShape(type.getShape(), shape, e);
+  if (failed(out) || ArrayRef<int64_t>(*out) != ArrayRef<int64_t>(shape))
+    return failed(out) ? Result(failure())
+                       : fail(e.getRange(), "expand: the tile does not "
+                                            "broadcast to that shape");
+  if (failed(checkTileSize(shape, e.getRange())))
+    return failure();
+  SemValue t = v;
+  broadcastTo(t, shape, loc(e));
+  return t;
+}
+
+} // namespace dslc::mlirgen
+
+namespace dslc::mlirgen {
+
+Result Generator::genSplitJoin(const ast::CallExpr &e, bool join) {
+  // hl.split(x): x[..., 0] and x[..., 1] of a last dimension of 2, each the
+  // sum along it of x where the index is that half (the other half zero:
+  // exact); hl.join(a, b): a and b stacked as a new last dimension of 2,
+  // chosen by the index.
+  mlir::Location l = loc(e);
+  std::vector<SemValue> in;
+  for (const ast::Argument &a : e.getArgs()) {
+    Result v = genExpr(*a.value);
+    if (failed(v))
+      return failure();
+    Result t = asTile(*v, *a.value);
+    if (failed(t))
+      return failure();
+    in.push_back(*t);
+  }
+  if (in.size() != (join ? 2u : 1u))
+    return fail(e.getRange(), join ? "hl.join takes two tiles"
+                                   : "hl.split takes one tile");
+  auto type = cast<RankedTensorType>(in[0].value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  if (!join) {
+    if (shape.empty() || shape.back() != 2)
+      return fail(e.getRange(), "hl.split splits a last dimension of 2");
+  } else {
+    if (cast<RankedTensorType>(in[1].value.getType()) != type)
+      return fail(e.getRange(), "hl.join takes two tiles of one type");
+    shape.push_back(2);
+    if (failed(checkTileSize(shape, e.getRange())))
+      return failure();
+  }
+  // The index along the last dimension of 2, broadcast.
+  auto iotaType = RankedTensorType::get({2}, builder.getI32Type());
+  SemValue half = SemValue::ofKind(SemValue::Kind::TileData);
+  half.value = tile::IotaOp::create(builder, l, iotaType);
+  SmallVector<int64_t> full = join ? shape : SmallVector<int64_t>(type.getShape());
+  broadcastTo(half, full, l);
+  auto isFirst = [&]() -> Value {
+    Value zero = arith::ConstantOp::create(
+        builder, l,
+        DenseElementsAttr::get(RankedTensorType::get(full, builder.getI32Type()),
+                               builder.getI32IntegerAttr(0)));
+    return arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq,
+                                 half.value, zero);
+  };
+  if (join) {
+    SemValue a = in[0], b = in[1];
+    for (SemValue *x : {&a, &b}) {
+      SmallVector<int64_t> unit(type.getShape());
+      unit.push_back(1);
+      x->value = tile::ReshapeOp::create(
+          builder, l, RankedTensorType::get(unit, type.getElementType()),
+          x->value);
+      x->valid.push_back(ValidCount());
+      broadcastTo(*x, shape, l);
+    }
+    SemValue r = a;
+    r.value = arith::SelectOp::create(builder, l, isFirst(), a.value, b.value);
+    r.valid = mergeValid(a.valid, b.valid);
+    return r;
+  }
+  Value first = isFirst();
+  Value zero = arith::ConstantOp::create(
+      builder, l,
+      DenseElementsAttr::get(type, cast<TypedAttr>(builder.getZeroAttr(
+                                        type.getElementType()))));
+  SemValue out = SemValue::ofKind(SemValue::Kind::Tuple);
+  for (bool takeFirst : {true, false}) {
+    SemValue part = in[0];
+    part.indexTile.reset();
+    part.value = takeFirst
+                     ? arith::SelectOp::create(builder, l, first, in[0].value, zero)
+                     : arith::SelectOp::create(builder, l, first, zero, in[0].value);
+    Result r = reduceTile("sum", part, {type.getRank() - 1}, false, e);
+    if (failed(r))
+      return failure();
+    out.elements.push_back(*r);
+  }
+  return out;
 }
 
 } // namespace dslc::mlirgen

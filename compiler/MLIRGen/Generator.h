@@ -826,6 +826,15 @@ private:
   Result genNumberCast(const ast::CallExpr &e, bool toFloat);
   /// torch.broadcast_tensors of tensors of one shape.
   Result genBroadcastTensors(const ast::CallExpr &e);
+  /// helion.next_power_of_2 / helion.cdiv of integers known now.
+  Result genHelionIntFunction(const ast::CallExpr &e, llvm::StringRef fn);
+  /// hl.register_tunable: the fragment's default, with a warning.
+  Result genRegisterTunable(const ast::CallExpr &e);
+  /// hl.split (a last dimension of 2 into two tiles) and hl.join.
+  Result genSplitJoin(const ast::CallExpr &e, bool join);
+  /// t.expand(...), t.expand_as(u) of a tile value: broadcast.
+  Result genTileExpand(const ast::CallExpr &e, const SemValue &v,
+                       bool asOther);
   /// A name the file binds to a constant at its top level (or Helion's
   /// helion._testing HALF_DTYPE & co.); nullopt for other names.
   std::optional<Result> moduleConstant(const std::string &name);

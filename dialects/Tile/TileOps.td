@@ -236,11 +236,12 @@ def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
 }
 
 def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
-  let summary = "inserts or removes unit dimensions of a tile";
+  let summary = "the same elements in the same order, another shape";
   let description = [{
-    The result holds the same elements in the same order; only dimensions
-    of extent 1 are inserted or removed (`x[:, None]`, `w[None, :]`), so
-    the dimensions other than 1 are the same, in the same order.
+    The result holds the same elements in the same (row-major) order:
+    unit dimensions inserted or removed (`x[:, None]`, `w[None, :]`), or
+    dimensions split and merged (`x.reshape([b, t, 2, d // 2])`). The
+    element count is the same.
 
     ```mlir
     %r = tile.reshape %x : tensor<8192xf32> -> tensor<1x8192xf32>

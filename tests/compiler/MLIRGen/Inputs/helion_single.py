@@ -77,7 +77,7 @@ def bad_views(x: torch.Tensor) -> torch.Tensor:
     bad = x.view(3, 5)
     for t in hl.tile(x.size(0)):
         v = x[t, :]
-        out[t, :] = v.reshape([4, 2, 4])
+        out[t, :] = v.reshape([4, 3])
     return out
 
 
@@ -118,4 +118,15 @@ def gathers(idx: torch.Tensor, w: torch.Tensor, x: torch.Tensor):
         rows = idx[tb]
         out[tb, te] = w[rows, te] + hl.load(x, [rows * 2], extra_mask=rows > 0)[:, None]
         w[rows, te] = out[tb, te]
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[4], num_warps=4))
+def reshapes(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        v = x[t, :].reshape([t, 2, 4])
+        out[t, :] = v.reshape([t, 8])
+        w = x[t, :].reshape([2, 2, 8])
+        out[t, :] = w.reshape([t, 8])
     return out

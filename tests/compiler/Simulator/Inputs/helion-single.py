@@ -272,3 +272,35 @@ def concat_masked_ref(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor):
         out[w, m, 0:N1] = x[w, m, :]
         out[w, m, N1 : N1 + N2] = y[w, m, :]
     return out
+
+
+@helion.kernel()
+def swap_pairs(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    """Rows reshaped to [rows, H, 2] and back (a reshape that splits and
+    merges the last dimension), hl.split / hl.join, expand, and a run-time
+    scalar through torch.exp."""
+    m, n = x.size()
+    half = hl.specialize(n) // 2
+    out = torch.empty_like(x)
+    for tm in hl.tile(m):
+        pairs = x[tm, :].reshape([tm, half, 2])
+        a, b = hl.split(pairs)
+        swapped = hl.join(b, a).reshape([tm, 2 * half])
+        scale = torch.exp(s[0])
+        ones = hl.full([tm, 1], 1.0, dtype=x.dtype).expand(-1, 2 * half)
+        out[tm, :] = swapped * ones * scale
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def swap_pairs_ref(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    W, M, N = x.size()
+    H = hl.specialize(N) // 2
+    out = torch.empty_like(x)
+    xv = x.view(W, M, H, 2)
+    ov = out.view(W, M, H, 2)
+    for w, m in hl.tile([W, M]):
+        scale = torch.exp(s[w, 0:1].to(torch.float64))
+        ov[w, m, :, 0] = (xv[w, m, :, 1].to(torch.float64) * scale).to(out.dtype)
+        ov[w, m, :, 1] = (xv[w, m, :, 0].to(torch.float64) * scale).to(out.dtype)
+    return out
