@@ -1,27 +1,32 @@
 #!/usr/bin/env bash
-# Compiles every kernel of Helion's examples/distributed/ (a checkout of
-# pytorch/helion, not part of this repository) as written: each file whole,
-# its host code left out, tensors typed by --signature and sizes by --shape
-# / -D only. Each kernel is compiled to a cubin (ptxas: no spills allowed)
-# at worlds 2, 4 and 8 (first and last rank) and the table says what passed.
+# Compiles Helion's own examples (a checkout of pytorch/helion, not part of
+# this repository) as written: each file whole, its host code left out,
+# tensors typed by --signature and sizes by --shape / -D only.
+#  - examples/distributed/: each kernel to a cubin (ptxas: no spills
+#    allowed) at worlds 2, 4 and 8 (first and last rank).
+#  - examples/ (the single-GPU kernels of scripts/helion-single-gpu.txt,
+#    typed and sized as each file's main() makes them): each kernel at
+#    Helion's default config (no config: the block sizes of its config
+#    spec's rule, 4 warps) and at 8 warps, to a cubin, spills counted.
 # Usage: scripts/helion-examples.sh HELION_CHECKOUT [BUILD]
+# PART=distributed|single runs one table (default: both).
 # MATMUL_CONFIG='{"block_sizes":[8,64,32],"num_warps":8}' (say) compiles
-# the matmul examples with that config instead of their own.
+# the distributed matmul examples with that config instead of their own.
 # -D values @R and @W are the rank and the world size.
-# Exit status 0 only when every kernel compiled at every world.
+# Exit status 0 only when every kernel of the tables run compiled without
+# spills.
 set -uo pipefail
 HELION=${1:?usage: scripts/helion-examples.sh HELION_CHECKOUT [BUILD]}
 BUILD=${2:-build}
 DSLC=$BUILD/bin/dslc
 PTXAS=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 EX=$HELION/examples/distributed
+PART=${PART:-all}
 [ -d "$EX" ] || { echo "no examples/distributed in $HELION" >&2; exit 2; }
 [ -x "$DSLC" ] || { echo "no $DSLC: build the dslc target" >&2; exit 2; }
 OUT=${OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
-# Tokens, hidden size (N of the matmuls) and K: H=4096 makes Helion's
-# RMSNorm kernels spill (they hold whole rows; Helion's reduction_loops
-# config key, which would loop over them, has no effect in dslc).
+# Tokens, hidden size (N of the matmuls) and K.
 T=${T:-128} H=${H:-4096} K=${K:-1024}
 BF="bf16[2]" F8="float8_e4m3fn[2]"
 # file kernel flags...
@@ -35,43 +40,96 @@ KERNELS=(
   "fp8_scaled_all_gather_matmul.py helion_matmul_w_progress_fp8 --signature a=$F8,a_shared=$F8,scale_a=f32[2],b=$F8,scale_b=f32[2],progress=u32[1] --shape a=1024x$K --shape b=${K}x$H --shape scale_a=128x1 --shape scale_b=1x$H"
   "two_dim_parallel_matmul.py two_dim_parallel_matmul_kernel --signature a_local=$BF,b_local=$BF,symm_mem_buf=$BF,signal_pad_ptrs=u64[1] -D TP_RANK=@R -D TP_SIZE=@W"
 )
-status=0
-printf '| example | kernel | world 2 | world 4 | world 8 |\n|---|---|---|---|---|\n'
-for entry in "${KERNELS[@]}"; do
-  read -r file kernel flags <<<"$entry"
-  row="| \`$file\` | \`$kernel\` |"
-  for w in 2 4 8; do
-    cell=ok
-    for r in 0 $((w - 1)); do
-      log=$OUT/${file%.py}.$kernel.w$w.r$r.log
-      ptx=$OUT/${kernel}.w$w.r$r.ptx
-      f=${flags//@R/$r}
-      f=${f//@W/$w}
-      cfg=()
-      if [ -n "${MATMUL_CONFIG:-}" ] && [[ $file == *matmul* ]]; then
-        cfg=(--config "$MATMUL_CONFIG")
-      fi
-      # shellcheck disable=SC2086
-      if ! "$DSLC" "$EX/$file" -k "$kernel" $f "${cfg[@]}" --world-size "$w" \
-        --rank "$r" --emit=ptx -o "$ptx" >"$log" 2>&1; then
-        cell="FAIL: $(grep -m1 'error:' "$log" | sed 's/^[^ ]*: error: //' | cut -c1-90)"
-        status=1
-        break
-      fi
-      if ! "$PTXAS" -arch=sm_90 -v "$ptx" -o "${ptx%.ptx}.cubin" >>"$log" 2>&1; then
-        cell="FAIL: ptxas (see $log)"
-        status=1
-        break
-      fi
-      spill=$(grep -Eo '[0-9]+ bytes spill stores' "$log" | awk '{s += $1} END {print s + 0}')
-      if [ "$spill" -gt 0 ]; then
-        cell="spills $spill B (rank $r)"
-        status=1
-      fi
+distributed_table() {
+  printf '| example | kernel | world 2 | world 4 | world 8 |\n|---|---|---|---|---|\n'
+  for entry in "${KERNELS[@]}"; do
+    read -r file kernel flags <<<"$entry"
+    row="| \`$file\` | \`$kernel\` |"
+    for w in 2 4 8; do
+      cell=ok
+      for r in 0 $((w - 1)); do
+        log=$OUT/${file%.py}.$kernel.w$w.r$r.log
+        ptx=$OUT/${kernel}.w$w.r$r.ptx
+        f=${flags//@R/$r}
+        f=${f//@W/$w}
+        cfg=()
+        if [ -n "${MATMUL_CONFIG:-}" ] && [[ $file == *matmul* ]]; then
+          cfg=(--config "$MATMUL_CONFIG")
+        fi
+        # shellcheck disable=SC2086
+        if ! "$DSLC" "$EX/$file" -k "$kernel" $f "${cfg[@]}" --world-size "$w" \
+          --rank "$r" --emit=ptx -o "$ptx" >"$log" 2>&1; then
+          cell="FAIL: $(grep -m1 'error:' "$log" | sed 's/^[^ ]*: error: //' | cut -c1-90)"
+          status=1
+          break
+        fi
+        if ! "$PTXAS" -arch=sm_90 -v "$ptx" -o "${ptx%.ptx}.cubin" >>"$log" 2>&1; then
+          cell="FAIL: ptxas (see $log)"
+          status=1
+          break
+        fi
+        spill=$(grep -Eo '[0-9]+ bytes spill stores' "$log" | awk '{s += $1} END {print s + 0}')
+        if [ "$spill" -gt 0 ]; then
+          cell="spills $spill B (rank $r)"
+          status=1
+        fi
+      done
+      row="$row $cell |"
     done
-    row="$row $cell |"
+    echo "$row"
   done
-  echo "$row"
-done
+}
+
+# A cell: "ok" or "spills N B" (ptxas), or the first error.
+compile_cell() { # FILE KERNEL LOG PTX FLAGS...
+  local file=$1 kernel=$2 log=$3 ptx=$4
+  shift 4
+  if ! "$DSLC" "$HELION/examples/$file" -k "$kernel" "$@" --emit=ptx \
+    -o "$ptx" >"$log" 2>&1; then
+    echo "FAIL: $(grep -m1 'error:' "$log" | sed 's/^[^ ]*: error: //' | cut -c1-90)"
+    return 1
+  fi
+  if ! "$PTXAS" -arch=sm_90 -v "$ptx" -o "${ptx%.ptx}.cubin" >>"$log" 2>&1; then
+    echo "FAIL: ptxas (see $log)"
+    return 1
+  fi
+  local spill
+  spill=$(grep -Eo '[0-9]+ bytes spill stores' "$log" | awk '{s += $1} END {print s + 0}')
+  if [ "$spill" -gt 0 ]; then
+    echo "spills $spill B"
+    return 1
+  fi
+  echo ok
+}
+
+single_table() {
+  local list
+  list=$(dirname "$0")/helion-single-gpu.txt
+  printf '| example | kernel | Helion default config | 8 warps |\n|---|---|---|---|\n'
+  local file kernel flags passed=0 total=0
+  while read -r file kernel flags; do
+    case "$file" in '' | '#'*) continue ;; esac
+    total=$((total + 1))
+    local row="| \`$file\` | \`$kernel\` |" good=1 cell
+    # shellcheck disable=SC2086
+    cell=$(compile_cell "$file" "$kernel" "$OUT/$kernel.default.log" \
+      "$OUT/$kernel.default.ptx" $flags) || good=0
+    row="$row $cell |"
+    # shellcheck disable=SC2086
+    cell=$(compile_cell "$file" "$kernel" "$OUT/$kernel.w8.log" \
+      "$OUT/$kernel.w8.ptx" $flags --config '{"num_warps": 8}') || good=0
+    echo "$row $cell |"
+    passed=$((passed + good))
+    [ $good = 1 ] || status=1
+  done <"$list"
+  echo "single-GPU kernels compiled without spills at both configs: $passed of $total"
+}
+
+status=0
+if [ "$PART" != single ]; then distributed_table; fi
+if [ "$PART" != distributed ]; then
+  [ -d "$HELION/examples" ] || { echo "no examples in $HELION" >&2; exit 2; }
+  single_table
+fi
 echo "logs: $OUT"
 exit $status

@@ -31,12 +31,15 @@ unsigned accessOf(Value ref) {
       bits |= use.getOperandNumber() == 0 ? kRead : accessOf(view.getResult());
     } else if (auto peer = dyn_cast<comm::PeerOp>(op)) {
       bits |= accessOf(peer.getResult());
+    } else if (auto view = dyn_cast<tile::ViewOp>(op)) {
+      bits |= accessOf(view.getResult());
     } else if (isa<tile::DimOp>(op)) {
       continue;
-    } else if (isa<tile::LoadOp, comm::LLGetOp, comm::MulticastLoadReduceOp>(
-                   op)) {
+    } else if (isa<tile::LoadOp, tile::GatherOp, comm::LLGetOp,
+                   comm::MulticastLoadReduceOp>(op)) {
       bits |= kRead;
-    } else if (isa<tile::StoreOp, comm::LLPutOp, comm::MulticastStoreOp>(op)) {
+    } else if (isa<tile::StoreOp, tile::ScatterOp, comm::LLPutOp,
+                   comm::MulticastStoreOp>(op)) {
       bits |= kWrite;
     } else {
       // Signal and wait read and write their slots.
@@ -77,6 +80,7 @@ Role roleFromAccess(Access access) {
 /// The kernel argument `v` is, through a peer's copy and a stack view of
 /// it, or null.
 BlockArgument underlyingArg(Value v, Block &entry) {
+  v = tile::viewedTensor(v);
   if (auto peer = v.getDefiningOp<comm::PeerOp>())
     v = peer.getStack();
   if (auto view = v.getDefiningOp<comm::StackViewOp>())

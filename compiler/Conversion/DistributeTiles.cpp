@@ -300,6 +300,7 @@ struct DistributeTilesPass
       RewritePatternSet patterns(ctx);
       populateGridLoweringPatterns(converter, patterns);
       populateMemoryLoweringPatterns(converter, patterns);
+      populateGatherLoweringPatterns(converter, patterns);
       populateReduceLoweringPatterns(converter, patterns);
       populateDotLoweringPatterns(converter, patterns);
       populateShapeLoweringPatterns(converter, patterns);

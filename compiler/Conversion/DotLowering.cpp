@@ -1,6 +1,7 @@
 //===- DotLowering.cpp - tile.dot on CUDA cores through shared memory -----===//
 //
-// `result = acc + lhs @ rhs` on 2-d tiles, in f32 FMAs (widenDots first
+// `result = acc + lhs @ rhs` on 2-d tiles (3-d: a batch of them, row b * M
+// + m of the result reading rhs matrix b), in f32 FMAs (widenDots first
 // makes fp8 inputs f32 and every result f32, rounding a 16-bit result after
 // the op):
 //  1. the owners store lhs [M, K] and rhs [K, N] row-major, in their own
@@ -35,20 +36,31 @@ namespace {
 
 /// The byte offsets of the two workspace regions of a dot.
 struct DotRegions {
-  int64_t m, n, k;
+  int64_t batches, m, n, k;
   Type element; ///< The inputs' element type in shared memory.
   int64_t rhs, total;
 
   explicit DotRegions(tile::DotOp op)
-      : m(op.getLhs().getType().getDimSize(0)),
-        n(op.getRhs().getType().getDimSize(1)),
-        k(op.getLhs().getType().getDimSize(1)),
-        element(op.getLhs().getType().getElementType()) {
+      : element(op.getLhs().getType().getElementType()) {
+    RankedTensorType lhsType = op.getLhs().getType();
+    int64_t b = lhsType.getRank() - 2; // a batch dimension first, or none
+    batches = b ? lhsType.getDimSize(0) : 1;
+    m = lhsType.getDimSize(b);
+    k = lhsType.getDimSize(b + 1);
+    n = op.getRhs().getType().getDimSize(b + 1);
     // fp8 is widened to f32 before the lowering (widenDots).
     int64_t bytes =
         tile::isFp8Type(element) ? 4 : element.getIntOrFloatBitWidth() / 8;
-    rhs = llvm::alignTo(m * k * bytes, 16);
-    total = rhs + llvm::alignTo(k * n * bytes, 16);
+    rhs = llvm::alignTo(batches * m * k * bytes, 16);
+    total = rhs + llvm::alignTo(batches * k * n * bytes, 16);
+  }
+  bool batched() const { return batches > 1; }
+  /// The shapes of the operands and the result ([B,] ...).
+  SmallVector<int64_t> shape(int64_t rows, int64_t columns,
+                             bool hasBatch) const {
+    if (hasBatch)
+      return {batches, rows, columns};
+    return {rows, columns};
   }
 };
 
@@ -82,19 +94,29 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
     Value rhs = LLVM::GEPOp::create(
         b, loc, lhs.getType(), b.getI8Type(), lhs,
         ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(r.rhs)});
-    lower::storeDistributed(b, loc, info, {r.m, r.k}, adaptor.getLhs(), lhs);
-    lower::storeDistributed(b, loc, info, {r.k, r.n}, adaptor.getRhs(), rhs);
+    bool hasBatch = op.getLhs().getType().getRank() == 3;
+    lower::storeDistributed(b, loc, info, r.shape(r.m, r.k, hasBatch),
+                            adaptor.getLhs(), lhs);
+    lower::storeDistributed(b, loc, info, r.shape(r.k, r.n, hasBatch),
+                            adaptor.getRhs(), rhs);
     lower::ctaBarrier(b, loc);
 
-    // This thread's rows (their lhs offsets) and pieces (their first
-    // columns, clamped so padding reads inside the row).
-    TileLayout layout = info.layout({r.m, r.n});
+    // This thread's rows (their lhs offsets; in a batch, row b * M + m of
+    // the result reads rhs matrix b) and pieces (their first columns,
+    // clamped so padding reads inside the row).
+    TileLayout layout = info.layout(r.shape(r.m, r.n, hasBatch));
     auto [lane, group] = lower::laneAndGroup(b, loc, layout);
-    SmallVector<Value> lhsRow;
-    for (int64_t o = 0; o < layout.outer; ++o)
-      lhsRow.push_back(arith::MulIOp::create(
-          b, loc, lower::rowInBounds(b, loc, layout, o, group),
-          lower::i64(b, loc, r.k)));
+    SmallVector<Value> lhsRow, rhsMatrix;
+    for (int64_t o = 0; o < layout.outer; ++o) {
+      Value row = lower::rowInBounds(b, loc, layout, o, group);
+      lhsRow.push_back(
+          arith::MulIOp::create(b, loc, row, lower::i64(b, loc, r.k)));
+      if (hasBatch)
+        rhsMatrix.push_back(arith::MulIOp::create(
+            b, loc,
+            arith::DivUIOp::create(b, loc, row, lower::i64(b, loc, r.m)),
+            lower::i64(b, loc, r.k * r.n)));
+    }
     bool whole = r.n % layout.vec == 0;
     SmallVector<Value> column;
     for (int64_t c = 0; c < layout.chunks; ++c) {
@@ -134,35 +156,47 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
           auto at = [&](Value base, Value index) {
             return lower::elementPtr(b, loc, base, e, index);
           };
-          Value rhsRow =
+          Value kRow =
               arith::MulIOp::create(b, loc, kk, lower::i64(b, loc, r.n));
-          SmallVector<Value> pieces;
-          for (int64_t c = 0; c < layout.chunks; ++c) {
-            Value start = arith::AddIOp::create(b, loc, rhsRow, column[c]);
-            Value p;
-            if (whole) {
-              p = LLVM::LoadOp::create(
-                  b, loc, pieceType, at(rhs, start),
-                  std::min<int64_t>(16, layout.vec * bytes));
-            } else {
-              p = arith::ConstantOp::create(b, loc, b.getZeroAttr(pieceType));
-              for (int64_t v = 0; v < layout.vec; ++v) {
-                Value col = arith::MinUIOp::create(
-                    b, loc,
-                    arith::AddIOp::create(b, loc, column[c],
-                                          lower::i64(b, loc, v)),
-                    lower::i64(b, loc, r.n - 1));
-                Value x = LLVM::LoadOp::create(
-                    b, loc, e,
-                    at(rhs, arith::AddIOp::create(b, loc, rhsRow, col)), bytes);
-                p = vector::InsertOp::create(b, loc, x, p,
-                                             ArrayRef<int64_t>{v});
+          // The pieces of rhs row k (of matrix `matrix` in a batch).
+          auto piecesAt = [&](Value rhsRow) {
+            SmallVector<Value> pieces;
+            for (int64_t c = 0; c < layout.chunks; ++c) {
+              Value start = arith::AddIOp::create(b, loc, rhsRow, column[c]);
+              Value p;
+              if (whole) {
+                p = LLVM::LoadOp::create(
+                    b, loc, pieceType, at(rhs, start),
+                    std::min<int64_t>(16, layout.vec * bytes));
+              } else {
+                p = arith::ConstantOp::create(b, loc,
+                                              b.getZeroAttr(pieceType));
+                for (int64_t v = 0; v < layout.vec; ++v) {
+                  Value col = arith::MinUIOp::create(
+                      b, loc,
+                      arith::AddIOp::create(b, loc, column[c],
+                                            lower::i64(b, loc, v)),
+                      lower::i64(b, loc, r.n - 1));
+                  Value x = LLVM::LoadOp::create(
+                      b, loc, e,
+                      at(rhs, arith::AddIOp::create(b, loc, rhsRow, col)),
+                      bytes);
+                  p = vector::InsertOp::create(b, loc, x, p,
+                                               ArrayRef<int64_t>{v});
+                }
               }
+              pieces.push_back(toF32(b, loc, p));
             }
-            pieces.push_back(toF32(b, loc, p));
-          }
+            return pieces;
+          };
+          SmallVector<Value> pieces;
+          if (!hasBatch)
+            pieces = piecesAt(kRow);
           Value sum = sums[0];
           for (int64_t o = 0; o < layout.outer; ++o) {
+            if (hasBatch)
+              pieces = piecesAt(
+                  arith::AddIOp::create(b, loc, rhsMatrix[o], kRow));
             Value a = LLVM::LoadOp::create(
                 b, loc, e,
                 at(lhs, arith::AddIOp::create(b, loc, lhsRow[o], kk)), bytes);
@@ -198,7 +232,11 @@ LogicalResult dslc::lower::checkDotFits(Operation *op) {
   DotRegions r(dot);
   if (r.total <= kMaxSharedBytes)
     return success();
-  return op->emitError() << "a matmul of block sizes M=" << r.m << ", N=" << r.n
+  return op->emitError() << "a matmul of block sizes "
+                         << (r.batched() ? "B=" + std::to_string(r.batches) +
+                                               ", "
+                                         : std::string())
+                         << "M=" << r.m << ", N=" << r.n
                          << ", K=" << r.k << " stages " << r.total
                          << " bytes of operands in shared memory; at most "
                          << kMaxSharedBytes

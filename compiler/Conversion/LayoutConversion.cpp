@@ -54,6 +54,10 @@ int64_t sharedBytesNeeded(Operation *op, const KernelInfo &info) {
     return reduceSharedBytes(op, info);
   if (auto dot = dyn_cast<tile::DotOp>(op))
     return dotSharedBytes(dot);
+  if (auto transpose = dyn_cast<tile::TransposeOp>(op)) {
+    RankedTensorType in = transpose.getInput().getType();
+    return gatherSharedBytes(in.getShape(), in.getElementType());
+  }
   if (auto reshape = dyn_cast<tile::ReshapeOp>(op)) {
     RankedTensorType in = reshape.getInput().getType();
     if (layoutChange(info.layout(in.getShape()),

@@ -205,6 +205,9 @@ void populateGridLoweringPatterns(TileTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
 void populateMemoryLoweringPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
+/// tile.gather and tile.scatter (GatherLowering.cpp).
+void populateGatherLoweringPatterns(TileTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns);
 void populateDotLoweringPatterns(TileTypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
 void populateReduceLoweringPatterns(TileTypeConverter &converter,

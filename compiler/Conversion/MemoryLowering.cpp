@@ -400,6 +400,44 @@ struct DimOpLowering : OpConversionPattern<tile::DimOp> {
   }
 };
 
+/// A view: the tensor's address with the new sizes; every size 0 when the
+/// view would hold more elements than the tensor (all its accesses masked).
+struct ViewOpLowering : OpConversionPattern<tile::ViewOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ViewOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type type = getTypeConverter()->convertType(op.getResult().getType());
+    Value from = adaptor.getRef();
+    int64_t fromRank = op.getRef().getType().getRank();
+    Value have = lower::i64(rewriter, loc, 1);
+    for (int64_t d = 0; d < fromRank; ++d)
+      have = arith::MulIOp::create(rewriter, loc, have,
+                                   lower::field(rewriter, loc, from, 1 + d));
+    SmallVector<Value> sizes;
+    Value want = lower::i64(rewriter, loc, 1);
+    for (Value s : op.getSizes()) {
+      sizes.push_back(lower::toI64(rewriter, loc, s));
+      want = arith::MulIOp::create(rewriter, loc, want, sizes.back());
+    }
+    Value fits = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sle,
+                                       want, have);
+    Value zero = lower::i64(rewriter, loc, 0);
+    Value s = LLVM::UndefOp::create(rewriter, loc, type);
+    s = LLVM::InsertValueOp::create(rewriter, loc, s,
+                                    lower::field(rewriter, loc, from, 0),
+                                    ArrayRef<int64_t>{0});
+    for (auto [d, size] : llvm::enumerate(sizes))
+      s = LLVM::InsertValueOp::create(
+          rewriter, loc, s,
+          arith::SelectOp::create(rewriter, loc, fits, size, zero),
+          ArrayRef<int64_t>{int64_t(d) + 1});
+    rewriter.replaceOp(op, s);
+    return success();
+  }
+};
+
 struct SplatOpLowering : TilePattern<tile::SplatOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -451,5 +489,5 @@ void dslc::populateMemoryLoweringPatterns(TileTypeConverter &converter,
   patterns
       .add<LoadOpLowering, StoreOpLowering, SplatOpLowering, IotaOpLowering>(
           converter, ctx);
-  patterns.add<DimOpLowering>(converter, ctx);
+  patterns.add<DimOpLowering, ViewOpLowering>(converter, ctx);
 }

@@ -38,6 +38,10 @@ def RollReductions : Pass<"dslc-roll-reductions", "mlir::ModuleOp"> {
     than loads, elementwise ops, broadcasts, unit reshapes, stores and
     reductions along D, or in nested regions, or memory written between a
     load and the loop that recomputes it) is left whole, with a warning.
+    `tile.auto_reduction_loops` (triples D, R, required, which MLIRGen sets
+    for rows too wide for the registers) gives the chunk of a dimension D
+    that `tile.reduction_loops` leaves whole; a failed automatic roll warns
+    only when `required` (the rows would not fit at all).
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
 }

@@ -91,8 +91,9 @@ struct Roller {
     }
     if (isa<tile::BroadcastOp, tile::SplatOp>(op))
       return true;
-    if (auto reshape = dyn_cast<tile::ReshapeOp>(op))
-      return isWide(reshape.getInput().getType());
+    if (auto reshape = dyn_cast<tile::ReshapeOp>(op)) // unit dims only
+      return isWide(reshape.getInput().getType()) &&
+             isWide(reshape.getResult().getType());
     // Elementwise arithmetic, math, comparisons, selects, conversions.
     return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
            op->hasTrait<OpTrait::Elementwise>();
@@ -191,8 +192,8 @@ struct Roller {
   /// or wait, a packet, an op with unknown effects) may.
   static bool mayClobber(Operation *o, tile::LoadOp load) {
     if (auto store = dyn_cast<tile::StoreOp>(o)) {
-      auto a = dyn_cast<BlockArgument>(store.getRef());
-      auto b = dyn_cast<BlockArgument>(load.getRef());
+      auto a = dyn_cast<BlockArgument>(tile::viewedTensor(store.getRef()));
+      auto b = dyn_cast<BlockArgument>(tile::viewedTensor(load.getRef()));
       if (a && b && a != b && isa<func::FuncOp>(a.getOwner()->getParentOp()) &&
           isa<func::FuncOp>(b.getOwner()->getParentOp()))
         return false;
@@ -386,27 +387,47 @@ struct RollReductionsPass : dslc::impl::RollReductionsBase<RollReductionsPass> {
     getOperation().walk([&](func::FuncOp func) {
       auto chunks =
           func->getAttrOfType<DenseI64ArrayAttr>(tile::kReductionLoopsAttr);
-      if (!chunks)
+      auto automatic = func->getAttrOfType<DenseI64ArrayAttr>(
+          tile::kAutoReductionLoopsAttr);
+      if (!chunks && !automatic)
         return;
+      // The chunk of extent d: the config's for the k-th reduced
+      // dimension, else the automatic one for rows too wide to hold.
+      // (chunk, automatic, required).
+      auto chunkOf = [&](size_t k, int64_t d) -> std::tuple<int64_t, bool, bool> {
+        if (chunks && k < chunks.size() && chunks[k] > 0)
+          return {chunks[k], false, false};
+        for (size_t i = 0; automatic && i + 2 < automatic.size(); i += 3)
+          if (automatic[i] == d)
+            return {automatic[i + 1], true, automatic[i + 2] != 0};
+        return {0, false, false};
+      };
       func.walk([&](tile::GridOp grid) {
         Block &body = grid.getBody().front();
         SmallVector<int64_t> extents = reducedExtents(body);
         for (auto [k, d] : llvm::enumerate(extents)) {
-          if (static_cast<int64_t>(k) >= chunks.size())
-            break;
-          int64_t r = chunks[k];
+          auto [r, isAutomatic, required] = chunkOf(k, d);
           if (r <= 0 || r >= d)
             continue;
           Roller roller{d, r, &body};
           std::string why;
-          if (failed(roller.run(why)))
-            grid.emitWarning()
-                << "reduction_loops[" << k << "] = " << r
-                << " is not applied to the dimension of " << d << ": " << why
-                << "; the rows are computed whole";
+          if (failed(roller.run(why)) && (!isAutomatic || required)) {
+            if (isAutomatic)
+              grid.emitWarning()
+                  << "rows of " << d
+                  << " columns do not fit the registers and cannot be "
+                     "computed in chunks of "
+                  << r << ": " << why;
+            else
+              grid.emitWarning()
+                  << "reduction_loops[" << k << "] = " << r
+                  << " is not applied to the dimension of " << d << ": "
+                  << why << "; the rows are computed whole";
+          }
         }
       });
       func->removeAttr(tile::kReductionLoopsAttr);
+      func->removeAttr(tile::kAutoReductionLoopsAttr);
     });
   }
 };

@@ -128,6 +128,114 @@ std::optional<std::string> getDottedName(const Expr &expr) {
   return std::nullopt;
 }
 
+void walkExprs(const Expr &e, const std::function<void(const Expr &)> &fn) {
+  fn(e);
+  auto sub = [&](const Expr *x) {
+    if (x)
+      walkExprs(*x, fn);
+  };
+  switch (e.getKind()) {
+  case Expr::Kind::Unary:
+    sub(&cast<UnaryExpr>(e).getOperand());
+    break;
+  case Expr::Kind::Binary:
+    sub(&cast<BinaryExpr>(e).getLHS());
+    sub(&cast<BinaryExpr>(e).getRHS());
+    break;
+  case Expr::Kind::Compare:
+    for (const ExprPtr &x : cast<CompareExpr>(e).getOperands())
+      sub(x.get());
+    break;
+  case Expr::Kind::IfElse:
+    sub(&cast<IfElseExpr>(e).getCond());
+    sub(&cast<IfElseExpr>(e).getThen());
+    sub(&cast<IfElseExpr>(e).getElse());
+    break;
+  case Expr::Kind::Call:
+    sub(&cast<CallExpr>(e).getCallee());
+    for (const Argument &a : cast<CallExpr>(e).getArgs())
+      sub(a.value.get());
+    break;
+  case Expr::Kind::Attribute:
+    sub(&cast<AttributeExpr>(e).getBase());
+    break;
+  case Expr::Kind::Subscript:
+    sub(&cast<SubscriptExpr>(e).getBase());
+    sub(&cast<SubscriptExpr>(e).getIndex());
+    break;
+  case Expr::Kind::Slice:
+    sub(cast<SliceExpr>(e).getLower());
+    sub(cast<SliceExpr>(e).getUpper());
+    sub(cast<SliceExpr>(e).getStep());
+    break;
+  case Expr::Kind::Tuple:
+    for (const ExprPtr &x : cast<TupleExpr>(e).getElements())
+      sub(x.get());
+    break;
+  case Expr::Kind::List:
+    for (const ExprPtr &x : cast<ListExpr>(e).getElements())
+      sub(x.get());
+    break;
+  case Expr::Kind::Dict:
+    for (const ExprPtr &x : cast<DictExpr>(e).getKeys())
+      sub(x.get());
+    for (const ExprPtr &x : cast<DictExpr>(e).getValues())
+      sub(x.get());
+    break;
+  case Expr::Kind::Starred:
+    sub(&cast<StarredExpr>(e).getValue());
+    break;
+  case Expr::Kind::Lambda:
+    for (const LambdaExpr::Param &p : cast<LambdaExpr>(e).getParams())
+      sub(p.defaultValue.get());
+    sub(&cast<LambdaExpr>(e).getBody());
+    break;
+  default:
+    break;
+  }
+}
+
+void walkExprs(const StmtList &body,
+               const std::function<void(const Expr &)> &fn) {
+  for (const StmtPtr &s : body) {
+    auto sub = [&](const Expr *x) {
+      if (x)
+        walkExprs(*x, fn);
+    };
+    if (auto *x = dyn_cast<ExprStmt>(s.get())) {
+      sub(&x->getExpr());
+    } else if (auto *a = dyn_cast<AssignStmt>(s.get())) {
+      for (const ExprPtr &t : a->getTargets())
+        sub(t.get());
+      sub(&a->getValue());
+    } else if (auto *a = dyn_cast<AugAssignStmt>(s.get())) {
+      sub(&a->getTarget());
+      sub(&a->getValue());
+    } else if (auto *a = dyn_cast<AnnAssignStmt>(s.get())) {
+      sub(&a->getTarget());
+      sub(a->getValue());
+    } else if (auto *f = dyn_cast<ForStmt>(s.get())) {
+      sub(&f->getTarget());
+      sub(&f->getIter());
+      walkExprs(f->getBody(), fn);
+      walkExprs(f->getElse(), fn);
+    } else if (auto *w = dyn_cast<WhileStmt>(s.get())) {
+      sub(&w->getCond());
+      walkExprs(w->getBody(), fn);
+      walkExprs(w->getElse(), fn);
+    } else if (auto *i = dyn_cast<IfStmt>(s.get())) {
+      sub(&i->getCond());
+      walkExprs(i->getThen(), fn);
+      walkExprs(i->getElse(), fn);
+    } else if (auto *r = dyn_cast<ReturnStmt>(s.get())) {
+      sub(r->getValue());
+    } else if (auto *a = dyn_cast<AssertStmt>(s.get())) {
+      sub(&a->getTest());
+      sub(a->getMessage());
+    }
+  }
+}
+
 std::string ImportAlias::getBoundName(bool fromImport) const {
   if (!asName.empty())
     return asName;

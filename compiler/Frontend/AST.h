@@ -45,6 +45,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -108,7 +109,8 @@ template <typename To, typename From> const To *cast(const From *node) {
   X(Tuple, TupleExpr)                                                          \
   X(List, ListExpr)                                                            \
   X(Dict, DictExpr)                                                            \
-  X(Starred, StarredExpr)
+  X(Starred, StarredExpr)                                                      \
+  X(Lambda, LambdaExpr)
 
 class Expr;
 using ExprPtr = std::unique_ptr<Expr>;
@@ -441,10 +443,34 @@ private:
   ExprPtr value;
 };
 
+/// `lambda a, b=1: body`: parameters with optional defaults (no `*args`
+/// or annotations, as in Python), and one expression.
+class LambdaExpr : public Expr {
+public:
+  struct Param {
+    std::string name;
+    SourceRange nameRange;
+    ExprPtr defaultValue; ///< May be null.
+  };
+  LambdaExpr(SourceRange range, std::vector<Param> params, ExprPtr body)
+      : Expr(Kind::Lambda, range, heightOf(body) + 1),
+        params(std::move(params)), body(std::move(body)) {}
+  const std::vector<Param> &getParams() const { return params; }
+  const Expr &getBody() const { return *body; }
+  DSLC_EXPR_CLASSOF(Lambda)
+private:
+  std::vector<Param> params;
+  ExprPtr body;
+};
+
 #undef DSLC_EXPR_CLASSOF
 
 /// "a.b.c" for a NameExpr/AttributeExpr chain, std::nullopt otherwise.
 std::optional<std::string> getDottedName(const Expr &expr);
+
+/// Calls `fn` on `e` and on every expression inside it (pre-order; a
+/// lambda's body included).
+void walkExprs(const Expr &e, const std::function<void(const Expr &)> &fn);
 
 //===----------------------------------------------------------------------===//
 // Statements
@@ -814,6 +840,11 @@ private:
   StmtList body;
   std::vector<HostCode> hostCode;
 };
+
+/// Calls `fn` on every expression of the statements `body` (nested blocks
+/// included; not the bodies of nested defs).
+void walkExprs(const StmtList &body,
+               const std::function<void(const Expr &)> &fn);
 
 } // namespace ast
 } // namespace dslc

@@ -386,6 +386,19 @@ public:
       expr(cast<StarredExpr>(e).getValue());
       close();
       return;
+    case Expr::Kind::Lambda: {
+      const auto &l = cast<LambdaExpr>(e);
+      std::string header = "lambda " + loc;
+      for (const LambdaExpr::Param &p : l.getParams())
+        header += " " + p.name + (p.defaultValue ? "=" : "");
+      open(header);
+      for (const LambdaExpr::Param &p : l.getParams())
+        if (p.defaultValue)
+          expr(*p.defaultValue);
+      expr(l.getBody());
+      close();
+      return;
+    }
     }
   }
 

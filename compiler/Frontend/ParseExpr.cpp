@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 namespace dslc {
 
 using namespace ast;
@@ -124,10 +126,8 @@ ExprPtr Parser::parseStarOrTest(bool allowStar) {
 }
 
 ExprPtr Parser::parseTest() {
-  if (check(TokenKind::KwLambda)) {
-    errorAt(tok(), "lambda expressions are not supported");
-    return nullptr;
-  }
+  if (check(TokenKind::KwLambda))
+    return parseLambda();
   if (check(TokenKind::KwYield) || check(TokenKind::KwAwait)) {
     errorAt(tok(),
             fmt::format("{} expressions are not supported", describe(tok())));
@@ -542,6 +542,7 @@ ExprPtr Parser::parseAtom() {
   case TokenKind::LBrace:
     return parseDictDisplay();
   case TokenKind::KwLambda:
+    return parseLambda();
   case TokenKind::KwYield:
   case TokenKind::KwAwait:
     errorAt(t, fmt::format("{} expressions are not supported", describe(t)));
@@ -550,6 +551,55 @@ ExprPtr Parser::parseAtom() {
     errorExpected("expression");
     return nullptr;
   }
+}
+
+ExprPtr Parser::parseLambda() {
+  NestingGuard guard(*this);
+  if (!guard.ok)
+    return nullptr;
+  Location begin = tok().range.begin;
+  consume(); // lambda
+  std::vector<LambdaExpr::Param> params;
+  std::set<std::string> seen;
+  while (!check(TokenKind::Colon)) {
+    if (check(TokenKind::Star) || check(TokenKind::DoubleStar)) {
+      errorAt(tok(), "'*' and '**' parameters of a lambda are not supported: "
+                     "name each parameter");
+      return nullptr;
+    }
+    if (!check(TokenKind::Identifier)) {
+      errorExpected("lambda parameter name or ':'");
+      return nullptr;
+    }
+    const Token &nameTok = consume();
+    LambdaExpr::Param p;
+    p.name = std::string(nameTok.text);
+    p.nameRange = nameTok.range;
+    if (!seen.insert(p.name).second) {
+      diags.error(nameTok.range,
+                  fmt::format("duplicate parameter '{}'", p.name));
+      return nullptr;
+    }
+    if (accept(TokenKind::Equal)) {
+      p.defaultValue = parseTest();
+      if (!p.defaultValue)
+        return nullptr;
+    } else if (!params.empty() && params.back().defaultValue) {
+      diags.error(p.nameRange, "parameter without a default follows "
+                               "parameter with a default");
+      return nullptr;
+    }
+    params.push_back(std::move(p));
+    if (!accept(TokenKind::Comma))
+      break;
+  }
+  if (!expect(TokenKind::Colon, "':' after the lambda's parameters"))
+    return nullptr;
+  ExprPtr body = parseTest();
+  if (!body)
+    return nullptr;
+  return checkHeight(std::make_unique<LambdaExpr>(
+      rangeFrom(begin), std::move(params), std::move(body)));
 }
 
 ExprPtr Parser::parseParenthesized() {

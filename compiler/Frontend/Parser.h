@@ -121,6 +121,7 @@ private:
   ExprPtr parsePower();
   ExprPtr parsePrimary();
   ExprPtr parseAtom();
+  ExprPtr parseLambda(); ///< `lambda a, b=1: body`
   ExprPtr parseParenthesized();
   ExprPtr parseListDisplay();
   ExprPtr parseDictDisplay();

@@ -117,6 +117,9 @@ Result Generator::genLoadReduce(const ast::CallExpr &e, const SemValue &stack,
   auto access = accessOfList(stack, rest, sub.getIndex());
   if (failed(access))
     return failure();
+  if (access->gather)
+    return fail(sub.getIndex().getRange(),
+                "a stack tensor is read at tiles, not at computed indices");
   auto mode = options.multicast == MulticastMode::NVLS
                   ? comm::MulticastMode::nvls
                   : comm::MulticastMode::software;

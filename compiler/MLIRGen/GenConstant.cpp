@@ -123,9 +123,35 @@ FailureOr<SemValue> Generator::defineValue(const std::string &name,
     v.text = *dtype;
     return v;
   }
+  if (t == "None")
+    return SemValue::none();
+  // [a, b] or (a, b): a list of the values above (list[int] parameters).
+  if (t.size() >= 2 && ((t.front() == '[' && t.back() == ']') ||
+                        (t.front() == '(' && t.back() == ')'))) {
+    SemValue list = SemValue::ofKind(SemValue::Kind::Tuple);
+    llvm::StringRef rest = t.drop_front().drop_back().trim();
+    int depth = 0;
+    size_t start = 0;
+    for (size_t k = 0; k <= rest.size(); ++k) {
+      char c = k < rest.size() ? rest[k] : ',';
+      depth += (c == '[' || c == '(') - (c == ']' || c == ')');
+      if (c != ',' || depth)
+        continue;
+      llvm::StringRef item = rest.slice(start, k).trim();
+      start = k + 1;
+      if (item.empty() && k == rest.size())
+        break; // a trailing comma, or []
+      FailureOr<SemValue> v = defineValue(name, item.str(), where);
+      if (failed(v))
+        return failure();
+      list.elements.push_back(*v);
+    }
+    return list;
+  }
   diags->error(where, "-D " + name + "=" + text +
-                          ": value must be an integer, float, True/False, a "
-                          "quoted string or a dtype");
+                          ": value must be an integer, float, True/False, "
+                          "None, a quoted string, a dtype or a list of those "
+                          "([1, 2])");
   return failure();
 }
 
@@ -138,8 +164,21 @@ Result Generator::genSpecialize(const ast::CallExpr &e) {
     return failure();
   if (v->kind == SemValue::Kind::Int)
     return *v;
+  if (v->kind == SemValue::Kind::Unbound)
+    return unboundError(*v, arg.getRange());
+  // Arithmetic on sizes --shape gives: those sizes compiled in.
+  if (v->kind == SemValue::Kind::Scalar && !isPlainSize(*v) &&
+      (v->known || !v->sizesRead.empty())) {
+    FailureOr<int64_t> n = toConstInt(*v, arg, "hl.specialize's value");
+    if (failed(n))
+      return failure();
+    return SemValue::integer(*n);
+  }
   if (!isPlainSize(*v))
-    return fail(arg.getRange(), "hl.specialize takes a tensor size");
+    return fail(arg.getRange(),
+                "hl.specialize takes a tensor size (or an int parameter, "
+                "then compiled in from -D NAME=VALUE), got " +
+                    std::string(kindName(v->kind)));
   // The static value: -D NAME (the variable it is assigned to, or the
   // tensor's dimension as PARAM.size(D)), or --world-size for a size that
   // is then named world_size; else the tensor's --shape.

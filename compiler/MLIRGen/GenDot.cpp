@@ -1,7 +1,8 @@
-//===- GenDot.cpp - Matrix multiplication of 2-d tiles --------------------===//
+//===- GenDot.cpp - Matrix multiplication of 2-d (and batched) tiles ------===//
 //
 // hl.dot(a, b, acc=None, out_dtype=None), torch.addmm(acc, a, b, beta=,
-// alpha=), torch.mm(a, b), torch.matmul(a, b) and `a @ b` on 2-d tiles, as
+// alpha=), torch.mm(a, b), torch.matmul(a, b) and `a @ b` on 2-d tiles, and
+// torch.bmm / torch.baddbmm (and the others) on 3-d ones (a batch), as
 // tile.dot: products accumulated in f32 from the f32 accumulator. The
 // masked K tail of loaded tiles is passed as valid_k, so it adds nothing.
 // Result dtypes follow Helion and torch: hl.dot gives acc's dtype, else
@@ -40,21 +41,31 @@ Result Generator::genDot(llvm::StringRef fn, const SemValue &aIn,
       s += (d ? ", " : "") + std::to_string(t.getDimSize(d));
     return s + "]";
   };
+  // 2-d tiles, or 3-d ones: a batch of matrices (torch.bmm).
+  int64_t rank = at.getRank();
   for (auto [what, t] :
        {std::pair<const char *, RankedTensorType>{"a", at}, {"b", bt}})
-    if (t.getRank() != 2)
+    if (t.getRank() != 2 && t.getRank() != 3)
       return fail(where.getRange(),
-                  fn.str() + " multiplies 2-d tiles; " + what + " is " +
-                      std::to_string(t.getRank()) + "-d " + shapeText(t) +
-                      (t.getRank() == 3 ? " (for a batch, loop over it and "
-                                          "multiply its 2-d tiles)"
-                                        : ""));
-  if (at.getDimSize(1) != bt.getDimSize(0))
+                  fn.str() + " multiplies 2-d tiles (or 3-d: a batch); " +
+                      what + " is " + std::to_string(t.getRank()) + "-d " +
+                      shapeText(t));
+  if (bt.getRank() != rank)
+    return fail(where.getRange(), fn.str() + ": a is " + shapeText(at) +
+                                      " and b is " + shapeText(bt) +
+                                      ": both 2-d, or both a batch (3-d)");
+  int64_t q = rank - 2; // the batch dimension's count
+  if (q && at.getDimSize(0) != bt.getDimSize(0))
+    return fail(where.getRange(), fn.str() + ": the batches differ: a is " +
+                                      shapeText(at) + ", b is " +
+                                      shapeText(bt));
+  if (at.getDimSize(q + 1) != bt.getDimSize(q))
     return fail(where.getRange(),
                 fn.str() + ": the inner dimensions differ: a is " +
                     shapeText(at) + ", b is " + shapeText(bt) + " (a's " +
-                    std::to_string(at.getDimSize(1)) + " columns against b's " +
-                    std::to_string(bt.getDimSize(0)) + " rows)");
+                    std::to_string(at.getDimSize(q + 1)) +
+                    " columns against b's " + std::to_string(bt.getDimSize(q)) +
+                    " rows)");
   Type et = at.getElementType();
   if (et != bt.getElementType())
     return fail(where.getRange(), fn.str() + " of different dtypes (" +
@@ -71,7 +82,9 @@ Result Generator::genDot(llvm::StringRef fn, const SemValue &aIn,
                                       typeToDType(resultType) +
                                       ": the result dtype must be float32, "
                                       "bfloat16 or float16");
-  SmallVector<int64_t> shape{at.getDimSize(0), bt.getDimSize(1)};
+  SmallVector<int64_t> shape{at.getDimSize(q), bt.getDimSize(q + 1)};
+  if (q)
+    shape.insert(shape.begin(), at.getDimSize(0));
   if (failed(checkTileSize(shape, where.getRange())))
     return failure();
   mlir::Location l = loc(where);
@@ -79,7 +92,10 @@ Result Generator::genDot(llvm::StringRef fn, const SemValue &aIn,
   auto validOf = [](const SemValue &v, size_t d) {
     return d < v.valid.size() ? v.valid[d] : ValidCount();
   };
-  SmallVector<ValidCount, 4> valid{validOf(*a, 0), validOf(*b, 1)};
+  SmallVector<ValidCount, 4> valid{validOf(*a, q), validOf(*b, q + 1)};
+  if (q)
+    valid.insert(valid.begin(),
+                 mergeValid({validOf(*a, 0)}, {validOf(*b, 0)}).front());
   Value acc;
   if (accIn) {
     Result c = asTile(*accIn, where);
@@ -97,7 +113,8 @@ Result Generator::genDot(llvm::StringRef fn, const SemValue &aIn,
     acc = castValue(c->value, builder.getF32Type(), l);
     valid = mergeValid(valid, c->valid);
   }
-  SmallVector<ValidCount, 1> k = mergeValid({validOf(*a, 1)}, {validOf(*b, 0)});
+  SmallVector<ValidCount, 1> k =
+      mergeValid({validOf(*a, q + 1)}, {validOf(*b, q)});
   Value validK = materialize(k.front(), l);
   Value r =
       tile::DotOp::create(builder, l, f32Tile, a->value, b->value, acc, validK);
@@ -126,13 +143,12 @@ Result Generator::genMatmulOperator(const SemValue &lhs, const SemValue &rhs,
 
 std::optional<Result> Generator::genMatmulCall(const ast::CallExpr &e,
                                                const std::string &n) {
-  if (n == "torch.bmm" || n == "torch.baddbmm")
-    return fail(e.getCallee().getRange(),
-                n + ": batched matmuls of 3-d tiles are not supported; loop "
-                    "over the batch (hl.tile or a for loop) and multiply its "
-                    "2-d tiles with hl.dot(a, b, acc=...) or torch.addmm");
-  bool isDot = n == "hl.dot", isAddmm = n == "torch.addmm";
-  bool isMm = n == "torch.mm" || n == "torch.matmul";
+  // bmm and baddbmm are mm and addmm of 3-d tiles (a batch); bmm may give
+  // an out_dtype (Helion's attention passes it as the third argument).
+  bool isDot = n == "hl.dot";
+  bool isAddmm = n == "torch.addmm" || n == "torch.baddbmm";
+  bool isMm = n == "torch.mm" || n == "torch.matmul" || n == "torch.bmm";
+  bool isBmm = n == "torch.bmm";
   if (!isDot && !isAddmm && !isMm)
     return std::nullopt;
   llvm::SmallVector<llvm::StringRef, 4> keys;
@@ -140,6 +156,8 @@ std::optional<Result> Generator::genMatmulCall(const ast::CallExpr &e,
     keys = {"mat1", "mat2", "acc", "out_dtype"};
   else if (isAddmm)
     keys = {"input", "mat1", "mat2", "beta", "alpha"};
+  else if (isBmm)
+    keys = {"input", "mat2", "out_dtype"};
   else
     keys = {"input", "mat2"};
   if (failed(checkKeywords(e, n, keys)))
@@ -155,7 +173,7 @@ std::optional<Result> Generator::genMatmulCall(const ast::CallExpr &e,
     if (isDot)
       accArg = argument(e, 2, "acc");
   }
-  size_t most = isAddmm ? 3 : isDot ? 4 : 2;
+  size_t most = isAddmm ? 3 : isDot ? 4 : isBmm ? 3 : 2;
   size_t positional = llvm::count_if(e.getArgs(), [](const ast::Argument &x) {
     return x.kind == ast::Argument::Kind::Positional;
   });
@@ -186,11 +204,30 @@ std::optional<Result> Generator::genMatmulCall(const ast::CallExpr &e,
   if (failed(bt))
     return Result(failure());
   Type et = cast<RankedTensorType>(at->value.getType()).getElementType();
+  bool batch = n == "torch.bmm" || n == "torch.baddbmm";
+  for (const SemValue *t : {&*at, &*bt})
+    if (batch && cast<RankedTensorType>(t->value.getType()).getRank() != 3)
+      return fail(e.getRange(),
+                  n + " multiplies 3-d tiles (a batch of matrices), got a " +
+                      std::to_string(cast<RankedTensorType>(
+                                         t->value.getType())
+                                         .getRank()) +
+                      "-d tile: use " +
+                      (n == "torch.bmm" ? "torch.mm" : "torch.addmm") +
+                      " for 2-d tiles");
   if (isMm) {
-    if (isFP8(et))
+    Type result = et;
+    if (const ast::Expr *outArg = isBmm ? argument(e, 2, "out_dtype") : nullptr)
+      if (!ast::isa<ast::NoneLiteralExpr>(*outArg)) {
+        FailureOr<std::string> d = dtypeValue(*outArg);
+        if (failed(d))
+          return Result(failure());
+        result = dtypeToType(&ctx, *d);
+      }
+    if (isFP8(result))
       return fail(e.getRange(), n + " of fp8 tiles: use hl.dot(a, b) (its "
                                     "result is float32)");
-    return genDot(n, *at, *bt, nullptr, et, e);
+    return genDot(n, *at, *bt, nullptr, result, e);
   }
   auto accTile = [&]() -> FailureOr<SemValue> {
     Result c = asTile(*acc, *accArg);
@@ -243,9 +280,11 @@ std::optional<Result> Generator::genMatmulCall(const ast::CallExpr &e,
   auto accShape = cast<RankedTensorType>(c->value.getType()).getShape();
   auto aShape = cast<RankedTensorType>(at->value.getType()).getShape();
   auto bShape = cast<RankedTensorType>(bt->value.getType()).getShape();
-  bool fullAcc = accShape.size() == 2 && aShape.size() == 2 &&
-                 bShape.size() == 2 && accShape[0] == aShape[0] &&
-                 accShape[1] == bShape[1];
+  size_t r = aShape.size();
+  bool fullAcc = accShape.size() == r && bShape.size() == r &&
+                 accShape[r - 2] == aShape[r - 2] &&
+                 accShape[r - 1] == bShape[r - 1] &&
+                 (r == 2 || accShape[0] == aShape[0]);
   if (beta == 1 && alpha == 1 && fullAcc)
     return genDot(n, *at, *bt, &*c, result, e);
   // The general form: the product in f32, scaled and added as tile

@@ -7,6 +7,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace mlir;
 
 namespace dslc::mlirgen {
@@ -52,6 +55,11 @@ Result Generator::genExpr(const ast::Expr &e) {
     return genSequence(ast::cast<ast::TupleExpr>(e).getElements());
   case K::List:
     return genSequence(ast::cast<ast::ListExpr>(e).getElements());
+  case K::Lambda: {
+    SemValue f = SemValue::ofKind(SemValue::Kind::Callable);
+    f.lambda = &ast::cast<ast::LambdaExpr>(e);
+    return f;
+  }
   case K::IfElse: {
     auto &ie = ast::cast<ast::IfElseExpr>(e);
     Result c = genExpr(ie.getCond());
@@ -75,6 +83,17 @@ Result Generator::genExpr(const ast::Expr &e) {
 Result Generator::genSequence(const ast::ExprList &elements) {
   SemValue t = SemValue::ofKind(SemValue::Kind::Tuple);
   for (const ast::ExprPtr &el : elements) {
+    // `[n, *w.shape]`: the starred sequence's items in place.
+    if (auto *star = ast::dyn_cast<ast::StarredExpr>(el.get())) {
+      Result v = genExpr(star->getValue());
+      if (failed(v))
+        return failure();
+      auto items = sequenceItems(*v, star->getValue());
+      if (failed(items))
+        return failure();
+      t.elements.insert(t.elements.end(), items->begin(), items->end());
+      continue;
+    }
     Result v = genExpr(*el);
     if (failed(v))
       return failure();
@@ -110,6 +129,11 @@ Result Generator::genName(const ast::NameExpr &e) {
       bind(e.getName(), SemValue::ofKind(SemValue::Kind::Poison));
       return fail(e.getRange(), message);
     }
+    if (v->kind == SemValue::Kind::Host && inGrid) {
+      SemValue host = *v;
+      bind(e.getName(), SemValue::ofKind(SemValue::Kind::Poison));
+      return hostValueUsed(host, e);
+    }
     return *v;
   }
   for (const char *m : kModules)
@@ -127,6 +151,8 @@ Result Generator::genName(const ast::NameExpr &e) {
           v.text = a.name == "helion.language" ? "hl" : a.name;
           return v;
         }
+  if (std::optional<Result> c = moduleConstant(e.getName()))
+    return *c;
   return fail(e.getRange(), "unknown name '" + e.getName() + "'");
 }
 
@@ -138,6 +164,18 @@ Result Generator::genAttribute(const ast::AttributeExpr &e) {
   switch (base->kind) {
   case SemValue::Kind::Module: {
     std::string path = base->text + "." + name;
+    if (base->text == "math") { // Python's constants
+      SemValue f = SemValue::ofKind(SemValue::Kind::Float);
+      f.floatValue = name == "pi"    ? M_PI
+                     : name == "e"   ? M_E
+                     : name == "tau" ? 2 * M_PI
+                     : name == "inf" ? std::numeric_limits<double>::infinity()
+                     : name == "nan" ? std::numeric_limits<double>::quiet_NaN()
+                                     : 0;
+      if (name == "pi" || name == "e" || name == "tau" || name == "inf" ||
+          name == "nan")
+        return f;
+    }
     if (base->text == "torch" || base->text == "tl")
       if (auto dt = canonicalDType(name)) {
         SemValue v = SemValue::ofKind(SemValue::Kind::DType);
@@ -154,6 +192,23 @@ Result Generator::genAttribute(const ast::AttributeExpr &e) {
   case SemValue::Kind::Tile:
     return genTileAttribute(e, *base);
   case SemValue::Kind::TileData:
+    if (name == "shape") { // the static shape, as a tuple of integers
+      SemValue t = SemValue::ofKind(SemValue::Kind::Tuple);
+      for (int64_t d :
+           cast<RankedTensorType>(base->value.getType()).getShape())
+        t.elements.push_back(SemValue::integer(d));
+      return t;
+    }
+    if (name == "T" || name == "mT") { // reversed dimensions / the last two
+      int64_t rank = cast<RankedTensorType>(base->value.getType()).getRank();
+      SmallVector<int64_t> perm =
+          llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      if (name == "T")
+        std::reverse(perm.begin(), perm.end());
+      else if (rank >= 2)
+        std::swap(perm[rank - 1], perm[rank - 2]);
+      return transposeTile(*base, perm, e);
+    }
     if (name == "dtype") {
       SemValue v = SemValue::ofKind(SemValue::Kind::DType);
       Type t = cast<RankedTensorType>(base->value.getType()).getElementType();
@@ -195,13 +250,10 @@ Result Generator::genRefAttribute(const ast::AttributeExpr &e,
       SemValue tuple = SemValue::ofKind(SemValue::Kind::Tuple);
       if (base.kind != SemValue::Kind::Ref)
         return fail(e.getRange(), "shape of a stack tensor");
-      unsigned rank = cast<tile::RefType>(base.value.getType()).getRank();
-      for (unsigned d = 0; d < rank; ++d) {
-        Result s = tensorSize(base, d, e);
-        if (failed(s))
-          return failure();
-        tuple.elements.push_back(*s);
-      }
+      auto sizes = refSizes(base, e);
+      if (failed(sizes))
+        return failure();
+      tuple.elements = *sizes;
       return tuple;
     }
     return v; // method, resolved by genCall
@@ -255,13 +307,11 @@ Result Generator::genSizeCall(const ast::CallExpr &e, const SemValue &ref,
     return fail(callee.getRange(), "size() of a stack tensor");
   unsigned rank = cast<tile::RefType>(ref.value.getType()).getRank();
   if (e.getArgs().empty()) {
+    auto sizes = refSizes(ref, e);
+    if (failed(sizes))
+      return failure();
     SemValue tuple = SemValue::ofKind(SemValue::Kind::Tuple);
-    for (unsigned d = 0; d < rank; ++d) {
-      Result s = tensorSize(ref, d, e);
-      if (failed(s))
-        return failure();
-      tuple.elements.push_back(*s);
-    }
+    tuple.elements = *sizes;
     return tuple;
   }
   if (e.getArgs().size() != 1)
@@ -280,6 +330,8 @@ Result Generator::genSizeCall(const ast::CallExpr &e, const SemValue &ref,
 
 Result Generator::tensorSize(const SemValue &ref, unsigned d,
                              const ast::Expr &where) {
+  if (!ref.viewSizes.empty())
+    return ref.viewSizes[d]; // a view's sizes are what it was given
   // `-D 'x.size(1)=8192'` compiles the size in (checked at launch).
   std::string key = ref.text + ".size(" + std::to_string(d) + ")";
   auto def = options.defines.find(key);
@@ -313,8 +365,17 @@ Result Generator::genCall(const ast::CallExpr &e) {
   if (std::optional<Result> method = genMethodCall(e))
     return *method;
   std::optional<std::string> name = ast::getDottedName(callee);
-  if (!name)
-    return fail(callee.getRange(), "only named functions can be called");
+  if (!name || (ast::isa<ast::NameExpr>(callee) && lookup(*name) &&
+                lookup(*name)->kind == SemValue::Kind::Callable)) {
+    // A function value: a lambda, or a parameter defaulting to one.
+    Result f = genExpr(callee);
+    if (failed(f))
+      return failure();
+    if (f->kind != SemValue::Kind::Callable)
+      return fail(callee.getRange(), std::string(kindName(f->kind)) +
+                                         " is not callable");
+    return genCallableCall(e, *f);
+  }
   std::string n = *name;
   if (isHelionSymmMemSync(callee)) {
     std::vector<HelperArg> args;
@@ -333,6 +394,14 @@ Result Generator::genCall(const ast::CallExpr &e) {
       if (std::optional<Result> r = hostCodeCall(n, callee.getRange()))
         return *r;
   }
+  // A module imported under another name (`import torch.nn.functional as
+  // F`, `from torch import nn`): its full path.
+  std::string first = n.substr(0, n.find('.'));
+  if (!llvm::is_contained(kModules, first) && !lookup(first))
+      if (std::optional<std::string> full = importedFromModule(n))
+        if (llvm::StringRef(*full).starts_with("torch.") ||
+            llvm::StringRef(*full).starts_with("helion.language."))
+          n = *full;
   if (llvm::StringRef(n).starts_with("helion.language."))
     n = "hl." + n.substr(16);
   if (std::optional<Result> r = genForeignCall(e, n))
@@ -341,8 +410,29 @@ Result Generator::genCall(const ast::CallExpr &e) {
     return *r;
   if (std::optional<Result> made = genMakeTensor(e, n))
     return *made;
+  if (llvm::StringRef(n).starts_with("math.") && !lookup("math"))
+    return genPythonMathCall(e, llvm::StringRef(n).drop_front(5)).value();
+  if (n == "torch.broadcast_tensors")
+    return genBroadcastTensors(e);
+  if ((n == "float" || n == "int") && !lookup(n))
+    return genNumberCast(e, n == "float");
+  // torch functions of tensors outside the loop: host code.
+  if (!inGrid && llvm::StringRef(n).starts_with("torch.") &&
+      !llvm::StringRef(n).starts_with("torch.ops.") &&
+      n != "torch.promote_types")
+    for (const ast::Argument &a : e.getArgs()) {
+      Result v = genExpr(*a.value);
+      if (failed(v))
+        return failure();
+      if (isHostTensor(*v))
+        return hostValue(e);
+    }
   if (llvm::StringRef(n).starts_with("torch.")) {
     llvm::StringRef fn = llvm::StringRef(n).drop_front(6);
+    if (std::optional<Result> r = genActivationCall(e, fn, nullptr))
+      return *r;
+    if (std::optional<Result> r = genTransposeCall(e, fn, nullptr))
+      return *r;
     if (std::optional<Result> r = genReductionCall(e, fn, nullptr))
       return *r;
     if (std::optional<Result> r = genMathCall(e, fn, nullptr))
@@ -382,6 +472,13 @@ Result Generator::genCall(const ast::CallExpr &e) {
     return genSequenceBuiltin(e, n);
   if (n == "hl.register_block_size")
     return genRegisterBlockSize(e);
+  if (n == "hl.split" || n == "hl.join")
+    return genSplitJoin(e, n == "hl.join");
+  if (n == "hl.register_tunable")
+    return genRegisterTunable(e);
+  if (n == "helion.next_power_of_2" || n == "helion.cdiv" ||
+      n == "triton.next_power_of_2" || n == "triton.cdiv")
+    return genHelionIntFunction(e, llvm::StringRef(n).rsplit('.').second);
   if (llvm::StringRef(n).starts_with("torch.") ||
       llvm::StringRef(n).starts_with("hl."))
     return fail(callee.getRange(),
@@ -400,6 +497,102 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
   if (!attr)
     return std::nullopt;
   const std::string &method = attr->getName();
+  // Views and new tensors (GenHost.cpp).
+  if (isViewMethod(method)) {
+    std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
+    if (!dotted || !isModulePath(*dotted)) {
+      Result base = genExpr(attr->getBase());
+      if (failed(base))
+        return failure();
+      if (base->kind == SemValue::Kind::Ref)
+        if (std::optional<Result> r = genRefMethod(e, *base, method))
+          return *r;
+      if (base->kind == SemValue::Kind::Host)
+        return hostValue(e);
+      if (base->kind == SemValue::Kind::TileData &&
+          (method == "view" || method == "reshape"))
+        return genTileReshape(e, *base);
+      return fail(callee.getRange(), std::string(kindName(base->kind)) +
+                                         " has no method '" + method + "'");
+    }
+  }
+  if (method == "expand" || method == "expand_as") {
+    Result base = genExpr(attr->getBase());
+    if (failed(base))
+      return failure();
+    if (base->kind == SemValue::Kind::TileData)
+      return genTileExpand(e, *base, method == "expand_as");
+    if (isHostTensor(*base))
+      return hostValue(e);
+    return fail(callee.getRange(), std::string(kindName(base->kind)) +
+                                       " has no method '" + method + "'");
+  }
+  if (method == "to" && !inGrid) {
+    // Outside the loop: a tensor converted to its own dtype is itself;
+    // another dtype is a new tensor host code makes.
+    Result base = genExpr(attr->getBase());
+    if (failed(base))
+      return failure();
+    if (base->kind == SemValue::Kind::Ref) {
+      const ast::Expr *dtypeArg = argument(e, 0, "dtype");
+      FailureOr<std::string> dt =
+          dtypeArg ? dtypeValue(*dtypeArg) : FailureOr<std::string>(failure());
+      std::string own = refDTypes.count(base->text)
+                            ? refDTypes[base->text]
+                            : typeToDType(refShape(*base).second);
+      if (succeeded(dt) && *dt == own)
+        return *base;
+      return hostValue(e);
+    }
+  }
+  if (method == "squeeze" || method == "unsqueeze") {
+    Result base = genExpr(attr->getBase());
+    if (failed(base))
+      return failure();
+    if (base->kind == SemValue::Kind::TileData)
+      return genTileSqueeze(e, *base, method == "unsqueeze");
+    if (isHostTensor(*base))
+      return hostValue(e);
+    return fail(callee.getRange(), std::string(kindName(base->kind)) +
+                                       " has no method '" + method + "'");
+  }
+  // Outside the loop, what a tensor's methods compute is host code.
+  if (!inGrid && method != "size" && method != "dim" &&
+      method != "element_size") {
+    std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
+    if (!dotted || !isModulePath(*dotted)) {
+      Result base = genExpr(attr->getBase());
+      if (failed(base))
+        return failure();
+      if (isHostTensor(*base))
+        return hostValue(e);
+    }
+  }
+  // A tile value's size(): its static shape (or one extent).
+  if (method == "size") {
+    std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
+    if (!dotted || !isModulePath(*dotted) ) {
+      if (auto *n = ast::dyn_cast<ast::NameExpr>(&attr->getBase()))
+        if (SemValue *v = lookup(n->getName()))
+          if (v->kind == SemValue::Kind::TileData) {
+            auto shape = cast<RankedTensorType>(v->value.getType()).getShape();
+            if (e.getArgs().empty()) {
+              SemValue t = SemValue::ofKind(SemValue::Kind::Tuple);
+              for (int64_t d : shape)
+                t.elements.push_back(SemValue::integer(d));
+              return Result(t);
+            }
+            FailureOr<int64_t> d =
+                constIntOf(*e.getArgs()[0].value, "a dimension");
+            if (failed(d))
+              return Result(failure());
+            int64_t dd = *d < 0 ? *d + int64_t(shape.size()) : *d;
+            if (dd < 0 || dd >= int64_t(shape.size()))
+              return fail(e.getRange(), "dimension out of range");
+            return Result(SemValue::integer(shape[dd]));
+          }
+    }
+  }
   // Methods on tensors: x.size(d), x.dim(), x.element_size().
   if (method == "size" || method == "dim" || method == "element_size") {
     Result base = genExpr(attr->getBase());
@@ -432,6 +625,17 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
     }
   if (method == "to")
     return genCast(e, attr->getBase());
+  if (method == "t" || method == "transpose" || method == "permute" ||
+      method == "swapaxes") {
+    std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
+    if (!dotted || !isModulePath(*dotted))
+      return genTransposeCall(e, method, &attr->getBase());
+  }
+  if (method == "softmax" || method == "log_softmax") {
+    std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
+    if (!dotted || !isModulePath(*dotted))
+      return genActivationCall(e, method, &attr->getBase());
+  }
   if (isReduction(method) || isUnaryMath(method) || method == "clamp" ||
       method == "clip" || method == "maximum" || method == "minimum" ||
       method == "pow") {
@@ -576,6 +780,7 @@ Result Generator::genSequenceBuiltin(const ast::CallExpr &e,
 Result Generator::genRegisterBlockSize(const ast::CallExpr &e) {
   // hl.register_block_size(max) or (min, max): the config's next block size.
   std::vector<int64_t> bounds;
+  int64_t hint = 0; // the largest size --shape gives
   for (const ast::Argument &a : e.getArgs()) {
     Result v = genExpr(*a.value);
     if (failed(v))
@@ -585,14 +790,18 @@ Result Generator::genRegisterBlockSize(const ast::CallExpr &e) {
     else if (v->kind != SemValue::Kind::Scalar)
       return fail(a.value->getRange(),
                   "hl.register_block_size takes sizes (max, or min and max)");
+    else if (v->known)
+      hint = v->known->value;
   }
+  if (!bounds.empty())
+    hint = bounds.back();
   // Bounds known at compile time: (max) or (min, max).
   int64_t lo = bounds.size() == 2 ? bounds[0] : 1;
   int64_t hi = bounds.empty() ? 0 : bounds.back();
   if (e.getArgs().size() == 2 && bounds.size() == 1)
     lo = 1, hi = 0; // one of the two is a run-time size: neither is used
   FailureOr<int64_t> block =
-      takeBlockSize(e.getRange(), "hl.register_block_size", lo, hi);
+      takeBlockSize(e.getRange(), "hl.register_block_size", lo, hi, hint);
   if (failed(block))
     return failure();
   return SemValue::integer(*block);
@@ -659,8 +868,12 @@ Result Generator::genSubscript(const ast::SubscriptExpr &e) {
     if (auto *slice = ast::dyn_cast<ast::SliceExpr>(&e.getIndex()))
       if (!slice->getLower() && !slice->getUpper() && !slice->getStep())
         return *base;
+    if (!inGrid)
+      return hostValue(e); // a slice of a tensor before the loop
     return genLoad(*base, e.getIndex(), e);
   }
+  if (base->kind == SemValue::Kind::Host)
+    return hostValue(e);
   if (base->kind == SemValue::Kind::TileData)
     return genTileSubscript(*base, e);
   if (base->kind == SemValue::Kind::Stack)

@@ -173,10 +173,6 @@ static const std::pair<const char *, const char *> kUnsupported[] = {
     {"hl.randint", "is not supported"},
     {"hl.device_print", "is not supported: run the kernel with --simulate "
                         "and --dump-dir to look at its values"},
-    {"hl.register_tunable", "is not supported: tunables are block sizes "
-                            "(hl.register_block_size) and num_warps"},
-    {"hl.split", "is not supported"},
-    {"hl.join", "is not supported"},
     {"hl.atomic_add", "(atomics) is not supported: combine with stores and "
                       "a signal, or a reduction"},
     {"hl.atomic_and", "(atomics) is not supported"},
@@ -366,15 +362,32 @@ std::optional<Result> Generator::genHelionFunction(const ast::CallExpr &e,
     if (base->kind != SemValue::Kind::Ref)
       return fail(tensor->getRange(), n + " takes a tensor");
     std::vector<const ast::Expr *> idx = elementsOf(*index);
-    if (!store) {
-      auto access = accessOfList(*base, idx, *index);
-      if (failed(access))
+    // extra_mask: only the elements it allows are accessed (a load reads
+    // zeros elsewhere), element by element (GenGather.cpp).
+    std::optional<SemValue> extraMask;
+    if (const ast::Expr *m = keyword(e, "extra_mask")) {
+      Result mv = genExpr(*m);
+      if (failed(mv))
         return failure();
-      return genAccessLoad(*base, *access, e);
+      if (mv->kind != SemValue::Kind::None)
+        extraMask = *mv;
     }
-    Result v = genExpr(*value);
-    if (failed(v) || failed(storeTo(*base, idx, *index, *v, e)))
+    const SemValue *mask = extraMask ? &*extraMask : nullptr;
+    auto access = accessOfList(*base, idx, *index, /*forceGather=*/mask);
+    if (failed(access))
       return failure();
+    if (!store)
+      return access->gather ? genGatherLoad(*base, access->entries, mask, e)
+                            : genAccessLoad(*base, *access, e);
+    Result v = genExpr(*value);
+    if (failed(v))
+      return failure();
+    if (access->gather) {
+      if (failed(genScatterStore(*base, access->entries, *v, e, mask)))
+        return failure();
+    } else if (failed(storeAccess(*base, *access, *index, *v, e))) {
+      return failure();
+    }
     return SemValue::none();
   }
   if (n == "hl.arange") {
@@ -404,6 +417,84 @@ std::optional<Result> Generator::genHelionFunction(const ast::CallExpr &e,
     return t;
   }
   return std::nullopt;
+}
+
+} // namespace dslc::mlirgen
+
+namespace dslc::mlirgen {
+
+Result Generator::genCallableCall(const ast::CallExpr &e, const SemValue &f) {
+  std::vector<HelperArg> args;
+  for (const ast::Argument &a : e.getArgs())
+    args.push_back({a.value.get(),
+                    a.kind == ast::Argument::Kind::Keyword ? a.name : "",
+                    a.range});
+  if (f.function)
+    return inlineHelper(e.getRange(), e.getCallee().getRange(), args,
+                        *f.function);
+  const ast::LambdaExpr &lambda = *f.lambda;
+  if (lambdaDepth >= kMaxCallDepth)
+    return fail(e.getRange(), "lambda calls nest deeper than " +
+                                  std::to_string(kMaxCallDepth));
+  // Bind the parameters as Python does, the arguments evaluated here.
+  const auto &params = lambda.getParams();
+  std::map<std::string, SemValue> scope;
+  size_t positional = 0;
+  for (const HelperArg &a : args) {
+    const ast::LambdaExpr::Param *p = nullptr;
+    if (a.keyword.empty()) {
+      if (positional >= params.size())
+        return fail(a.range, "the lambda takes " +
+                                 std::to_string(params.size()) +
+                                 " argument(s) but more were given");
+      p = &params[positional++];
+    } else {
+      auto it = llvm::find_if(params, [&](const ast::LambdaExpr::Param &q) {
+        return q.name == a.keyword;
+      });
+      if (it == params.end())
+        return fail(a.range, "the lambda has no parameter '" + a.keyword + "'");
+      p = &*it;
+    }
+    if (scope.count(p->name))
+      return fail(a.range,
+                  "the lambda got multiple values for '" + p->name + "'");
+    Result v = genExpr(*a.value);
+    if (failed(v))
+      return failure();
+    scope[p->name] = *v;
+  }
+  for (const ast::LambdaExpr::Param &p : params) {
+    if (scope.count(p.name))
+      continue;
+    if (!p.defaultValue)
+      return fail(e.getRange(), "the lambda is missing argument '" + p.name +
+                                    "'");
+    Result v = genExpr(*p.defaultValue);
+    if (failed(v))
+      return failure();
+    scope[p.name] = *v;
+  }
+  // A lambda of the file's top level sees its parameters and the modules; one
+  // written in the kernel sees the kernel's names too (Python's closure).
+  unsigned errorsBefore = diags->getNumErrors();
+  std::vector<std::map<std::string, SemValue>> callerScopes;
+  if (f.isolated)
+    std::swap(scopes, callerScopes);
+  scopes.push_back(std::move(scope));
+  ++lambdaDepth;
+  Result r = genExpr(lambda.getBody());
+  --lambdaDepth;
+  scopes.pop_back();
+  if (f.isolated)
+    std::swap(scopes, callerScopes);
+  if (failed(r) || diags->getNumErrors() > errorsBefore) {
+    diags->note(e.getRange(), "in call to the lambda at line " +
+                                  std::to_string(lambda.getLoc().line) +
+                                  (f.text.empty() ? "" : " ('" + f.text + "')"));
+    return failure();
+  }
+  return r;
 }
 
 } // namespace dslc::mlirgen

@@ -513,44 +513,68 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
       extentArg = endArg;
     }
   }
-  std::vector<const ast::Expr *> extents = elementsOf(*extentArg);
-  if (extents.empty())
+  std::vector<const ast::Expr *> extentExprs = elementsOf(*extentArg);
+  if (extentExprs.empty())
     return error(extentArg->getRange(), "hl.tile needs at least one extent");
-  auto blocks = tileBlockSizes(call, extents.size(), isGrid);
+  // The extents' values; one expression may hold them all
+  // (hl.tile(x.size()), hl.tile(out.shape)).
+  std::vector<std::pair<SemValue, const ast::Expr *>> extents;
+  for (const ast::Expr *x : extentExprs) {
+    Result v = genExpr(*x);
+    if (failed(v))
+      return failure();
+    if (v->kind == SemValue::Kind::Tuple && extentExprs.size() == 1) {
+      for (const SemValue &el : v->elements)
+        extents.push_back({el, x});
+      if (extents.empty())
+        return error(x->getRange(), "hl.tile needs at least one extent");
+      continue;
+    }
+    extents.push_back({*v, x});
+  }
+  // The extents --shape gives: the largest sensible block (Helion clamps
+  // its default block size to them).
+  SmallVector<int64_t> hints;
+  for (const auto &[v, x] : extents)
+    hints.push_back(v.kind == SemValue::Kind::Int ? v.intValue
+                    : v.kind == SemValue::Kind::Scalar && v.known
+                        ? v.known->value
+                        : 0);
+  auto blocks = tileBlockSizes(call, extents.size(), isGrid, hints);
   if (failed(blocks))
     return failure();
 
   std::vector<TileDim> dims(extents.size());
   for (size_t d = 0; d < extents.size(); ++d) {
-    dims[d].extentExpr = extents[d];
+    const auto &[v, x] = extents[d];
+    dims[d].extentExpr = x;
     dims[d].block = (*blocks)[d];
-    Result v = genExpr(*extents[d]);
-    if (failed(v))
-      return failure();
-    if (v->kind == SemValue::Kind::Int && v->intValue < 0)
-      return error(extents[d]->getRange(),
-                   "a loop extent cannot be negative, got " +
-                       std::to_string(v->intValue));
-    auto idx = toIndex(*v, *extents[d]);
+    if (v.kind == SemValue::Kind::Int && v.intValue < 0)
+      return error(x->getRange(), "a loop extent cannot be negative, got " +
+                                      std::to_string(v.intValue));
+    auto idx = toIndex(v, *x);
     if (failed(idx))
       return failure();
-    dims[d].extent = *v;
+    dims[d].extent = v;
     dims[d].extentIndex = *idx;
   }
-  // Names for the per-dimension tile variables.
+  // Names for the per-dimension tile variables; one name for several
+  // dimensions is the tuple of their tiles (`for tile in hl.tile([m, n])`).
   std::vector<const ast::Expr *> targets;
-  if (extents.size() == 1) {
+  if (extents.size() == 1 || ast::isa<ast::NameExpr>(s.getTarget())) {
     targets.push_back(&s.getTarget());
   } else if (auto *tuple = ast::dyn_cast<ast::TupleExpr>(&s.getTarget())) {
     for (const ast::ExprPtr &e : tuple->getElements())
       targets.push_back(e.get());
   }
-  if (targets.size() != extents.size())
-    return error(s.getTarget().getRange(),
-                 "a " + std::to_string(extents.size()) +
-                     "-d tile loop needs as many loop variables");
-  for (size_t d = 0; d < extents.size(); ++d)
-    dims[d].target = targets[d];
+  if (targets.size() != 1 || extents.size() == 1) {
+    if (targets.size() != extents.size())
+      return error(s.getTarget().getRange(),
+                   "a " + std::to_string(extents.size()) +
+                       "-d tile loop needs as many loop variables");
+    for (size_t d = 0; d < extents.size(); ++d)
+      dims[d].target = targets[d];
+  }
   if (!inGrid) {
     int64_t shift = 0;
     if (beginArg) {
@@ -574,7 +598,7 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
 
 FailureOr<std::vector<int64_t>>
 Generator::tileBlockSizes(const ast::CallExpr &call, size_t numDims,
-                          bool isGrid) {
+                          bool isGrid, ArrayRef<int64_t> hints) {
   // block_size= (an int, a list, or None = tunable).
   std::vector<int64_t> blocks;
   const ast::Expr *blockArg = keyword(call, "block_size");
@@ -607,7 +631,8 @@ Generator::tileBlockSizes(const ast::CallExpr &call, size_t numDims,
       blocks.push_back(*v);
       continue;
     }
-    FailureOr<int64_t> block = takeBlockSize(call.getRange(), "this tile");
+    FailureOr<int64_t> block = takeBlockSize(
+        call.getRange(), "this tile", 1, 0, d < hints.size() ? hints[d] : 0);
     if (failed(block))
       return failure();
     blocks.push_back(*block);
@@ -648,6 +673,15 @@ FailureOr<GridExtent> Generator::gridExtent(const TileDim &dim) {
              isa<BlockArgument>(extent.value)) {
     unsigned n = cast<BlockArgument>(extent.value).getArgNumber();
     ge.scalar = argNames[n];
+  } else if (extent.kind == SemValue::Kind::Scalar &&
+             !extent.sizesRead.empty()) {
+    // Computed from several sizes (x.numel(), b * m): the launch sizes its
+    // tiles from one size or a constant, so --shape compiles it in.
+    FailureOr<int64_t> n =
+        toConstInt(extent, *dim.extentExpr, "the grid's extent");
+    if (failed(n))
+      return failure();
+    ge.constant = *n;
   } else {
     return error(dim.extentExpr->getRange(),
                  "the grid's extent must be a tensor size, a scalar "
@@ -696,6 +730,7 @@ LogicalResult Generator::genGridLoop(const ast::ForStmt &s,
   }
   scopes.emplace_back();
   inGrid = true;
+  SemValue tiles = SemValue::ofKind(SemValue::Kind::Tuple);
   for (size_t d = 0; d < dims.size(); ++d) {
     SemValue t = makeTile(dims[d], body->getArgument(d), isGrid);
     if (shift) {
@@ -708,11 +743,21 @@ LogicalResult Generator::genGridLoop(const ast::ForStmt &s,
       t = *shifted;
     }
     t.gridTile = true;
+    if (!dims[d].target) {
+      tiles.elements.push_back(t);
+      continue;
+    }
     if (failed(genAssign(*dims[d].target, t, s.getRange()))) {
       inGrid = false;
       scopes.pop_back();
       return failure();
     }
+  }
+  if (!tiles.elements.empty() &&
+      failed(genAssign(s.getTarget(), tiles, s.getRange()))) {
+    inGrid = false;
+    scopes.pop_back();
+    return failure();
   }
   LogicalResult r = genBlock(s.getBody());
   inGrid = false;

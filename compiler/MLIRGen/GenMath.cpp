@@ -11,6 +11,8 @@
 
 #include "compiler/MLIRGen/Generator.h"
 
+#include "dialects/Tile/TileDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -22,7 +24,9 @@ namespace dslc::mlirgen {
 
 /// The unary functions, torch.NAME(x) and x.NAME().
 static const char *const kUnaryMath[] = {
-    "rsqrt", "sqrt", "exp", "log", "abs", "sigmoid", "tanh", "relu", "neg"};
+    "rsqrt", "sqrt", "exp",  "log", "abs",   "sigmoid", "tanh", "relu",
+    "neg",   "exp2", "log2", "log10", "log1p", "expm1", "sin",  "cos",
+    "tan",   "erf",  "atan"};
 
 bool isUnaryMath(llvm::StringRef name) {
   return llvm::is_contained(kUnaryMath, name);
@@ -48,6 +52,21 @@ static std::optional<double> foldUnary(llvm::StringRef fn, double x) {
     return x > 0 ? x : 0;
   if (fn == "neg")
     return -x;
+  static const std::pair<const char *, double (*)(double)> kMore[] = {
+      {"exp2", [](double v) { return std::exp2(v); }},
+      {"log2", [](double v) { return std::log2(v); }},
+      {"log10", [](double v) { return std::log10(v); }},
+      {"log1p", [](double v) { return std::log1p(v); }},
+      {"expm1", [](double v) { return std::expm1(v); }},
+      {"sin", [](double v) { return std::sin(v); }},
+      {"cos", [](double v) { return std::cos(v); }},
+      {"tan", [](double v) { return std::tan(v); }},
+      {"erf", [](double v) { return std::erf(v); }},
+      {"atan", [](double v) { return std::atan(v); }},
+  };
+  for (auto &[name, f] : kMore)
+    if (fn == name)
+      return f(x);
   return std::nullopt;
 }
 
@@ -63,6 +82,26 @@ Value Generator::emitUnaryMath(llvm::StringRef fn, Value x, mlir::Location l) {
     return math::LogOp::create(builder, l, x);
   if (fn == "tanh")
     return math::TanhOp::create(builder, l, x);
+  if (fn == "exp2")
+    return math::Exp2Op::create(builder, l, x);
+  if (fn == "log2")
+    return math::Log2Op::create(builder, l, x);
+  if (fn == "log10")
+    return math::Log10Op::create(builder, l, x);
+  if (fn == "log1p")
+    return math::Log1pOp::create(builder, l, x);
+  if (fn == "expm1")
+    return math::ExpM1Op::create(builder, l, x);
+  if (fn == "sin")
+    return math::SinOp::create(builder, l, x);
+  if (fn == "cos")
+    return math::CosOp::create(builder, l, x);
+  if (fn == "tan")
+    return math::TanOp::create(builder, l, x);
+  if (fn == "erf")
+    return math::ErfOp::create(builder, l, x);
+  if (fn == "atan")
+    return math::AtanOp::create(builder, l, x);
   Value one = arith::ConstantOp::create(
       builder, l,
       cast<TypedAttr>(DenseElementsAttr::get(
@@ -86,6 +125,28 @@ Result Generator::genUnaryMath(llvm::StringRef fn, const SemValue &arg,
     SemValue f = SemValue::ofKind(SemValue::Kind::Float);
     f.floatValue = *foldUnary(fn, x);
     return f;
+  }
+  // A run-time scalar (a loaded element, a float parameter): the same
+  // function on a one-element tile, read back.
+  if (arg.kind == SemValue::Kind::Scalar) {
+    Type element = arg.value.getType();
+    Type f = isa<FloatType>(element) && !element.isIndex() ? element
+                                                           : builder.getF32Type();
+    if (fn == "abs" || fn == "neg" || fn == "relu")
+      f = element.isIndex() ? builder.getI64Type() : element;
+    auto type = RankedTensorType::get({1}, f);
+    SemValue one = SemValue::ofKind(SemValue::Kind::TileData);
+    one.value = tile::SplatOp::create(builder, l, type,
+                                      castValue(arg.value, f, l));
+    Result r = genUnaryMath(fn, one, where);
+    if (failed(r))
+      return failure();
+    SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
+    auto rt = cast<RankedTensorType>(r->value.getType());
+    s.value = tile::ReduceOp::create(builder, l, rt.getElementType(), r->value,
+                                     uint64_t(0), tile::ReduceKind::sum,
+                                     Value());
+    return s;
   }
   Result t = asTile(arg, where);
   if (failed(t))
@@ -328,6 +389,68 @@ std::optional<Result> Generator::genMathCall(const ast::CallExpr &e,
     return binaryOp(ast::BinaryOp::Pow, *a, *b, e);
   }
   return std::nullopt;
+}
+
+std::optional<Result> Generator::genPythonMathCall(const ast::CallExpr &e,
+                                                   llvm::StringRef fn) {
+  // Python's math module: functions of numbers, folded; of run-time
+  // scalars, computed in f32.
+  static const char *const kFolded[] = {"ceil", "floor", "trunc"};
+  bool rounding = llvm::is_contained(kFolded, fn);
+  if (!isUnaryMath(fn) && !rounding && fn != "pow" && fn != "isqrt")
+    return fail(e.getCallee().getRange(),
+                "math." + fn.str() + " is not supported in a dslc kernel");
+  if (e.getArgs().size() != (fn == "pow" ? 2u : 1u))
+    return fail(e.getRange(), "math." + fn.str() + " takes " +
+                                  (fn == "pow" ? "two numbers" : "one number"));
+  Result x = genExpr(*e.getArgs()[0].value);
+  if (failed(x))
+    return failure();
+  if (fn == "pow") {
+    Result y = genExpr(*e.getArgs()[1].value);
+    if (failed(y))
+      return failure();
+    if (!isNumber(*x) || !isNumber(*y))
+      return fail(e.getRange(), "math.pow takes numbers");
+    auto d = [](const SemValue &v) {
+      return v.kind == SemValue::Kind::Int ? double(v.intValue) : v.floatValue;
+    };
+    SemValue f = SemValue::ofKind(SemValue::Kind::Float);
+    f.floatValue = std::pow(d(*x), d(*y));
+    return Result(f);
+  }
+  if (isNumber(*x)) {
+    double v = x->kind == SemValue::Kind::Int ? double(x->intValue)
+                                              : x->floatValue;
+    if (rounding || fn == "isqrt") {
+      double r = fn == "ceil"    ? std::ceil(v)
+                 : fn == "floor" ? std::floor(v)
+                 : fn == "trunc" ? std::trunc(v)
+                                 : std::floor(std::sqrt(v));
+      if (!std::isfinite(r) || std::abs(r) >= 9.2e18)
+        return fail(e.getRange(), "math." + fn.str() + " overflows");
+      return Result(SemValue::integer(int64_t(r)));
+    }
+    SemValue f = SemValue::ofKind(SemValue::Kind::Float);
+    f.floatValue = *foldUnary(fn, v);
+    return Result(f);
+  }
+  if (x->kind == SemValue::Kind::Scalar && !rounding && fn != "isqrt" &&
+      fn != "sigmoid" && fn != "relu") {
+    mlir::Location l = loc(e);
+    SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
+    Value f = castValue(x->value, builder.getF32Type(), l);
+    if (fn == "abs")
+      s.value = math::AbsFOp::create(builder, l, f);
+    else if (fn == "neg")
+      s.value = arith::NegFOp::create(builder, l, f);
+    else
+      s.value = emitUnaryMath(fn, f, l);
+    return Result(s);
+  }
+  return fail(e.getArgs()[0].value->getRange(),
+              "math." + fn.str() + " takes a number (a tile uses torch." +
+                  fn.str() + ")");
 }
 
 } // namespace dslc::mlirgen

@@ -472,6 +472,8 @@ Result Generator::genBinary(const ast::BinaryExpr &e) {
   Result b = genExpr(e.getRHS());
   if (failed(b))
     return failure();
+  if (isHostTensor(*a) || isHostTensor(*b))
+    return hostValue(e); // arithmetic on tensors outside the loop
   return binaryOp(e.getOp(), *a, *b, e);
 }
 
@@ -479,6 +481,8 @@ Result Generator::genUnary(const ast::UnaryExpr &e) {
   Result v = genExpr(e.getOperand());
   if (failed(v))
     return failure();
+  if (isHostTensor(*v) && e.getOp() != ast::UnaryOp::Not)
+    return hostValue(e);
   bool tile =
       v->kind == SemValue::Kind::TileData || v->kind == SemValue::Kind::Ref;
   switch (e.getOp()) {
@@ -612,6 +616,12 @@ Result Generator::genCompare(const ast::CompareExpr &e) {
     if (failed(a) || failed(b))
       return failure();
     ast::CompareOp op = e.getOps()[i];
+    // `x is None`: decided by what x is (a tensor, a tile, None...).
+    if ((op == ast::CompareOp::Is || op == ast::CompareOp::IsNot) &&
+        (a->kind == SemValue::Kind::None || b->kind == SemValue::Kind::None)) {
+      all &= *compareConstants(op, *a, *b);
+      continue;
+    }
     auto tileish = [](const SemValue &v) {
       return v.kind == SemValue::Kind::TileData ||
              v.kind == SemValue::Kind::Ref;
@@ -625,6 +635,22 @@ Result Generator::genCompare(const ast::CompareExpr &e) {
       if (failed(m))
         return failure();
       mask = *m;
+      continue;
+    }
+    if (a->kind == SemValue::Kind::Tuple && b->kind == SemValue::Kind::Tuple &&
+        (op == ast::CompareOp::Eq || op == ast::CompareOp::NotEq)) {
+      Result c = compareTuples(op, *a, *b, e);
+      if (failed(c))
+        return failure();
+      if (c->kind == SemValue::Kind::Int) {
+        all &= c->intValue != 0;
+        continue;
+      }
+      if (runtime)
+        c = scalarLogic(ast::BinaryOp::And, *runtime, *c, e).value();
+      if (failed(c))
+        return failure();
+      runtime = *c;
       continue;
     }
     std::optional<bool> r = compareConstants(op, *a, *b);
@@ -659,6 +685,62 @@ Result Generator::genCompare(const ast::CompareExpr &e) {
   if (!mask)
     return SemValue::integer(all);
   return *mask;
+}
+
+Result Generator::compareTuples(ast::CompareOp op, const SemValue &a,
+                                const SemValue &b, const ast::Expr &where) {
+  bool eq = op == ast::CompareOp::Eq;
+  if (a.elements.size() != b.elements.size())
+    return SemValue::integer(!eq);
+  // Python: equal when every pair is (a size compared with itself is).
+  SemValue all = SemValue::integer(1);
+  for (auto [x, y] : llvm::zip(a.elements, b.elements)) {
+    if (x.kind == SemValue::Kind::Scalar && y.kind == SemValue::Kind::Scalar &&
+        x.value == y.value)
+      continue;
+    SemValue pair;
+    if (x.kind == SemValue::Kind::Tuple && y.kind == SemValue::Kind::Tuple) {
+      Result r = compareTuples(ast::CompareOp::Eq, x, y, where);
+      if (failed(r))
+        return failure();
+      pair = *r;
+    } else if (std::optional<bool> r =
+                   compareConstants(ast::CompareOp::Eq, x, y)) {
+      pair = SemValue::integer(*r);
+    } else if ((isNumber(x) || x.kind == SemValue::Kind::Scalar) &&
+               (isNumber(y) || y.kind == SemValue::Kind::Scalar)) {
+      Result r = scalarCompare(ast::CompareOp::Eq, x, y, where);
+      if (failed(r))
+        return failure();
+      pair = *r;
+    } else {
+      return fail(where.getRange(), std::string("cannot compare ") +
+                                        kindName(x.kind) + " and " +
+                                        kindName(y.kind) + " in tuples");
+    }
+    if (pair.kind == SemValue::Kind::Int) {
+      if (!pair.intValue)
+        return SemValue::integer(!eq);
+      continue;
+    }
+    if (all.kind == SemValue::Kind::Int) {
+      all = pair;
+      continue;
+    }
+    Result both = scalarLogic(ast::BinaryOp::And, all, pair, where).value();
+    if (failed(both))
+      return failure();
+    all = *both;
+  }
+  if (eq || all.kind == SemValue::Kind::Int)
+    return eq ? all : SemValue::integer(!all.intValue);
+  SemValue r = SemValue::ofKind(SemValue::Kind::Scalar);
+  mlir::Location l = loc(where);
+  r.value = arith::XOrIOp::create(builder, l, truthValue(all, l),
+                                  arith::ConstantIntOp::create(builder, l, 1, 1));
+  if (all.known)
+    r.known = SemValue::ShapeKnown{!all.known->value, all.known->sizes};
+  return r;
 }
 
 Result Generator::scalarCompare(ast::CompareOp op, const SemValue &a,
@@ -705,6 +787,9 @@ Result Generator::scalarCompare(ast::CompareOp op, const SemValue &a,
            : op == CO::Gt    ? P::sgt
                              : P::sge;
   r.value = arith::CmpIOp::create(builder, l, pred, *x, *y);
+  r.known = foldKnownCompare(op, a, b);
+  r.sizesRead = a.sizesRead;
+  r.sizesRead.append(b.sizesRead.begin(), b.sizesRead.end());
   return r;
 }
 
@@ -744,7 +829,49 @@ std::optional<Result> Generator::scalarLogic(ast::BinaryOp op,
   Value x = truth(a), y = truth(b);
   r.value = op == BO::And ? Value(arith::AndIOp::create(builder, l, x, y))
                           : Value(arith::OrIOp::create(builder, l, x, y));
+  // Both truths known from --shape: so is the result's.
+  auto known = [](const SemValue &v) -> std::optional<SemValue::ShapeKnown> {
+    if (v.kind == K::Int)
+      return SemValue::ShapeKnown{v.intValue != 0, {}};
+    if (v.kind == K::Scalar && v.known)
+      return SemValue::ShapeKnown{v.known->value != 0, v.known->sizes};
+    return std::nullopt;
+  };
+  r.sizesRead = a.sizesRead;
+  r.sizesRead.append(b.sizesRead.begin(), b.sizesRead.end());
+  std::optional<SemValue::ShapeKnown> p = known(a), q = known(b);
+  if (p && q) {
+    r.known = SemValue::ShapeKnown{
+        op == BO::And ? p->value && q->value : p->value || q->value, p->sizes};
+    r.known->sizes.append(q->sizes.begin(), q->sizes.end());
+  }
   return Result(r);
+}
+
+std::optional<SemValue::ShapeKnown>
+Generator::foldKnownCompare(ast::CompareOp op, const SemValue &a,
+                            const SemValue &b) {
+  using CO = ast::CompareOp;
+  auto known = [](const SemValue &v) -> std::optional<SemValue::ShapeKnown> {
+    if (v.kind == SemValue::Kind::Int)
+      return SemValue::ShapeKnown{v.intValue, {}};
+    if (v.kind == SemValue::Kind::Scalar && v.known)
+      return v.known;
+    return std::nullopt;
+  };
+  std::optional<SemValue::ShapeKnown> x = known(a), y = known(b);
+  if (!x || !y || (x->sizes.empty() && y->sizes.empty()))
+    return std::nullopt;
+  int64_t p = x->value, q = y->value;
+  bool r = op == CO::Eq      ? p == q
+           : op == CO::NotEq ? p != q
+           : op == CO::Lt    ? p < q
+           : op == CO::LtE   ? p <= q
+           : op == CO::Gt    ? p > q
+                             : p >= q;
+  x->value = r;
+  x->sizes.append(y->sizes.begin(), y->sizes.end());
+  return x;
 }
 
 } // namespace dslc::mlirgen

@@ -62,6 +62,19 @@ Result Generator::genOutputLike(const ast::CallExpr &e, llvm::StringRef fn,
     return fail(arg->getRange(),
                 fn.str() + " takes a tensor parameter or a tile value, got " +
                     kindName(like->kind));
+  if (!inGrid && !like->viewSizes.empty()) {
+    // Like a view: shaped by the view's sizes.
+    std::string dtype = refDTypes.count(like->text)
+                            ? refDTypes[like->text]
+                            : typeToDType(refShape(*like).second);
+    auto chosen = dtypeArgument(e, ~size_t(0), dtype);
+    if (failed(chosen))
+      return failure();
+    std::vector<std::pair<SemValue, const ast::Expr *>> values;
+    for (const SemValue &s : like->viewSizes)
+      values.push_back({s, arg});
+    return makeOutput(e, fn, std::move(values), zeros, *chosen);
+  }
   if (inGrid)
     return fail(e.getRange(),
                 fn.str() + " of a tensor makes an output: call it before the "
@@ -93,7 +106,7 @@ static std::vector<const ast::Expr *> shapeArguments(const ast::CallExpr &e) {
 }
 
 Result Generator::genOutputShaped(const ast::CallExpr &e, llvm::StringRef fn,
-                                  bool zeros) {
+                                  bool zeros, const std::string &dflt) {
   std::vector<const ast::Expr *> dims = shapeArguments(e);
   if (dims.empty())
     if (const ast::Expr *size = keyword(e, "size"))
@@ -102,14 +115,18 @@ Result Generator::genOutputShaped(const ast::CallExpr &e, llvm::StringRef fn,
     return fail(e.getRange(), fn.str() + " needs a shape");
   if (dims.size() > 8)
     return fail(e.getRange(), "a tensor has at most 8 dimensions");
-  // Each dimension: a constant or a size of a tensor parameter.
   // A shape may also be one value holding the sizes (x.size(), x.shape).
   std::vector<std::pair<SemValue, const ast::Expr *>> values;
   for (const ast::Expr *d : dims) {
-    Result v = genExpr(*d);
+    // `[n, *w.shape]`: the starred sizes in place.
+    bool starred = ast::isa<ast::StarredExpr>(*d);
+    Result v = genExpr(starred ? ast::cast<ast::StarredExpr>(*d).getValue()
+                               : *d);
     if (failed(v))
       return failure();
-    if (v->kind == SemValue::Kind::Tuple && dims.size() == 1) {
+    if (starred && v->kind != SemValue::Kind::Tuple)
+      return fail(d->getRange(), "a starred dimension must be a tuple of sizes");
+    if (v->kind == SemValue::Kind::Tuple && (dims.size() == 1 || starred)) {
       for (const SemValue &x : v->elements)
         values.push_back({x, d});
       if (values.empty() || values.size() > 8)
@@ -118,6 +135,18 @@ Result Generator::genOutputShaped(const ast::CallExpr &e, llvm::StringRef fn,
       values.push_back({*v, d});
     }
   }
+  auto dtype = dtypeArgument(e, ~size_t(0), dflt);
+  if (failed(dtype))
+    return failure();
+  return makeOutput(e, fn, std::move(values), zeros, *dtype);
+}
+
+Result Generator::makeOutput(
+    const ast::CallExpr &e, llvm::StringRef fn,
+    std::vector<std::pair<SemValue, const ast::Expr *>> values, bool zeros,
+    const std::string &dtype) {
+  // Each dimension: a constant, a size of a tensor parameter, or another
+  // run-time integer (the caller then passes the output).
   std::vector<SemValue> sizes;
   for (auto &[value, d] : values) {
     std::optional<SemValue> v = value;
@@ -135,38 +164,40 @@ Result Generator::genOutputShaped(const ast::CallExpr &e, llvm::StringRef fn,
     }
     if (v->kind == SemValue::Kind::Unbound)
       return unboundError(*v, d->getRange());
-    if (v->kind != SemValue::Kind::Scalar || !v->origin || !v->origin->plain())
+    if (v->kind != SemValue::Kind::Scalar ||
+        isa<FloatType>(v->value.getType()))
       return fail(d->getRange(),
                   "a dimension of " + fn.str() +
-                      " must be a tensor size (x.size(d)) or a non-negative "
-                      "constant, got " +
+                      " must be a non-negative integer (a constant, a tensor "
+                      "size or a run-time integer), got " +
                       kindName(v->kind));
     sizes.push_back(*v);
   }
   // `like`: every dimension is the same dimension of one parameter.
   std::string like;
   const SemValue &first = sizes.front();
-  if (first.kind == SemValue::Kind::Scalar) {
+  if (first.kind == SemValue::Kind::Scalar && first.origin &&
+      first.origin->plain()) {
     like = first.origin->param;
     for (auto [d, s] : llvm::enumerate(sizes))
-      if (s.kind != SemValue::Kind::Scalar || s.origin->param != like ||
-          s.origin->dim != d)
+      if (s.kind != SemValue::Kind::Scalar || !s.origin || !s.origin->plain() ||
+          s.origin->param != like || s.origin->dim != d)
         like.clear();
     if (SemValue *p = lookup(like))
-      if (p->kind != SemValue::Kind::Ref ||
+      if (p->kind != SemValue::Kind::Ref || !p->viewSizes.empty() ||
           cast<tile::RefType>(p->value.getType()).getRank() != sizes.size())
         like.clear();
   }
-  auto dtype = dtypeArgument(e, ~size_t(0), "float32");
-  if (failed(dtype))
-    return failure();
   if (zeros)
     warnNotZeroed(e, fn);
-  auto type = tile::RefType::get(&ctx, dtypeToType(&ctx, *dtype), sizes.size());
-  SemValue out = addOutput(type, *dtype, like, e);
+  auto type = tile::RefType::get(&ctx, dtypeToType(&ctx, dtype), sizes.size());
+  SemValue out = addOutput(type, dtype, like, e);
   for (auto [d, s] : llvm::enumerate(sizes))
     if (s.kind == SemValue::Kind::Int)
       addConstraint({out.text, unsigned(d), "==", s.intValue});
+  // The kernel knows its output's sizes as made (a `:` over one of them
+  // needs it at compile time: out[b, h, tile, :] of q.size(2)).
+  out.viewSizes = std::move(sizes);
   return out;
 }
 

@@ -84,6 +84,15 @@ Result Generator::genReduction(llvm::StringRef fn, const SemValue &arg,
       return fail(keepArg->getRange(), "keepdim must be True or False");
     keepdim = k->intValue != 0;
   }
+  return reduceTile(fn, *input, *dims, keepdim, where);
+}
+
+Result Generator::reduceTile(llvm::StringRef fn, const SemValue &input,
+                             llvm::ArrayRef<int64_t> dims, bool keepdim,
+                             const ast::Expr &where) {
+  Type element =
+      cast<RankedTensorType>(input.value.getType()).getElementType();
+  bool isFloat = isa<FloatType>(element);
   tile::ReduceKind kind = fn == "sum" || fn == "mean"   ? tile::ReduceKind::sum
                           : fn == "prod"                ? tile::ReduceKind::prod
                           : fn == "amax" || fn == "max" ? tile::ReduceKind::max
@@ -100,13 +109,13 @@ Result Generator::genReduction(llvm::StringRef fn, const SemValue &arg,
       isFloat || kind == tile::ReduceKind::sum || kind == tile::ReduceKind::prod
           ? (isFloat ? element : accType)
           : element;
-  SemValue acc = *input;
+  SemValue acc = input;
   acc.indexTile.reset();
   acc.value = castValue(acc.value, accType, l);
   Value count; // mean: the number of elements reduced
   int64_t staticCount = 1;
   // Reduce the highest dimensions first so the others keep their index.
-  SmallVector<int64_t> order(*dims);
+  SmallVector<int64_t> order(dims);
   llvm::sort(order, std::greater<int64_t>());
   for (int64_t d : order) {
     auto t = cast<RankedTensorType>(acc.value.getType());

@@ -23,6 +23,19 @@ std::pair<unsigned, Type> refShape(const SemValue &ref) {
 }
 
 std::optional<int64_t> Generator::staticSize(const SemValue &ref, unsigned d) {
+  // A view's size: a constant, or computed from sizes --shape gives (then
+  // compiled in).
+  if (!ref.viewSizes.empty()) {
+    const SemValue &size = ref.viewSizes[d];
+    if (size.kind == SemValue::Kind::Int)
+      return size.intValue;
+    if (size.kind == SemValue::Kind::Scalar && size.known) {
+      for (const SemValue::ShapeKnown::Size &s : size.known->sizes)
+        compileSizeIn(s.param, s.dim, s.value);
+      return size.known->value;
+    }
+    return std::nullopt;
+  }
   std::vector<std::string> names{ref.text};
   for (const OutputDescription &o : desc.args)
     if (o.isOutput && o.name == ref.text && !o.like.empty())
@@ -106,6 +119,8 @@ LogicalResult Generator::accessSlice(const SemValue &ref, unsigned d,
     return error(slice.getRange(), "the slice [" + std::to_string(lower) + ":" +
                                        std::to_string(*upper) +
                                        "] is empty or negative");
+  if (!slice.getLower() && !slice.getUpper() && inGrid)
+    fullRowExtents.insert(*upper); // a reduction dimension, in Helion's words
   a.offsets.push_back(indexConst(l, lower));
   a.limits.push_back(indexConst(l, *upper));
   a.dims.push_back(d);
@@ -156,58 +171,92 @@ LogicalResult Generator::accessTile(const SemValue &ref, unsigned d,
 FailureOr<Generator::Access>
 Generator::accessOfList(const SemValue &ref,
                         const std::vector<const ast::Expr *> &idx,
-                        const ast::Expr &index) {
+                        const ast::Expr &index, bool forceGather) {
   unsigned rank = refShape(ref).first;
-  unsigned indexed = llvm::count_if(idx, [](const ast::Expr *x) {
-    return !ast::isa<ast::NoneLiteralExpr>(*x);
-  });
+  // The indices, evaluated: a name bound to a tuple of tiles (`for tile in
+  // hl.tile([m, n])`) indexes one dimension per tile.
+  std::vector<IndexEntry> entries;
+  bool gather = forceGather;
+  for (const ast::Expr *x : idx) {
+    if (auto *name = ast::dyn_cast<ast::NameExpr>(x))
+      if (SemValue *v = lookup(name->getName()))
+        if (v->kind == SemValue::Kind::Tuple && !v->elements.empty() &&
+            llvm::all_of(v->elements, [](const SemValue &t) {
+              return t.kind == SemValue::Kind::Tile;
+            })) {
+          for (const SemValue &t : v->elements)
+            entries.push_back({x, nullptr, false, t});
+          continue;
+        }
+    IndexEntry e{x, ast::dyn_cast<ast::SliceExpr>(x),
+                 ast::isa<ast::NoneLiteralExpr>(*x), std::nullopt};
+    if (!e.slice && !e.none) {
+      Result v = genExpr(*x);
+      if (failed(v))
+        return failure();
+      e.value = *v;
+      gather |= isGatherIndex(*v);
+    }
+    entries.push_back(std::move(e));
+  }
+  unsigned indexed = llvm::count_if(
+      entries, [](const IndexEntry &x) { return !x.none; });
   if (indexed != rank)
     return error(index.getRange(), "a " + std::to_string(rank) +
                                        "-d tensor needs " +
                                        std::to_string(rank) + " indices, got " +
                                        std::to_string(indexed));
   Access a;
+  if (gather) { // computed indices: tile.gather / tile.scatter (GenGather.cpp)
+    a.gather = true;
+    a.entries = std::move(entries);
+    return a;
+  }
   mlir::Location l = loc(index);
   unsigned d = 0;
-  for (const ast::Expr *x : idx) {
-    if (ast::isa<ast::NoneLiteralExpr>(*x)) {
+  for (const IndexEntry &e : entries) {
+    const ast::Expr *x = e.expr;
+    if (e.none) {
       a.unitDims.push_back(a.shape.size() + a.unitDims.size());
       continue;
     }
-    if (auto *slice = ast::dyn_cast<ast::SliceExpr>(x)) {
-      if (failed(accessSlice(ref, d++, *slice, a)))
+    if (e.slice) {
+      if (failed(accessSlice(ref, d++, *e.slice, a)))
         return failure();
       continue;
     }
-    Result v = genExpr(*x);
-    if (failed(v))
-      return failure();
+    SemValue v = *e.value;
     // `tile.index + k` indexes like the tile shifted by k.
-    if (v->kind == SemValue::Kind::TileData && v->indexTile)
-      v = *v->indexTile;
-    else if (v->kind == SemValue::Kind::Tile)
-      recordSameSize(ref, d, *v, *x); // the tile itself, not shifted
-    else if (v->kind == SemValue::Kind::TileData)
+    if (v.kind == SemValue::Kind::TileData && v.indexTile)
+      v = *v.indexTile;
+    else if (v.kind == SemValue::Kind::Tile)
+      recordSameSize(ref, d, v, *x); // the tile itself, not shifted
+    else if (v.kind == SemValue::Kind::TileData)
       return error(x->getRange(),
-                   "indexing a tensor with a tile of computed indices (a "
-                   "gather) is not supported: index with a tile, `k + tile` "
-                   "or `tile.index + k`");
-    if (v->kind == SemValue::Kind::Tile) {
-      if (failed(accessTile(ref, d++, *v, *x, a)))
+                   "a tensor is indexed with integer tiles (a gather); this "
+                   "tile holds " +
+                       typeToDType(getElementTypeOrSelf(v.value.getType())) +
+                       " values");
+    if (v.kind == SemValue::Kind::Tile) {
+      if (failed(accessTile(ref, d++, v, *x, a)))
         return failure();
       continue;
     }
-    auto i = toIndex(*v, *x);
+    auto i = toIndex(v, *x);
     if (failed(i))
       return failure();
     a.offsets.push_back(*i);
     a.limits.push_back(arith::AddIOp::create(builder, l, *i, indexConst(l, 1)));
     ++d;
   }
-  if (a.dims.empty())
-    return error(index.getRange(),
-                 "index the tensor with at least one tile (scalar element "
-                 "access is not supported)");
+  if (a.dims.empty()) {
+    // One element (x[i, j] with scalar indices): a one-element tile of
+    // the last dimension, read as a scalar (genLoad) or stored from one.
+    a.dims.push_back(rank - 1);
+    a.shape.push_back(1);
+    a.valid.push_back(ValidCount());
+    a.element = true;
+  }
   if (failed(checkTileSize(a.shape, index.getRange())))
     return failure();
   return a;
@@ -218,7 +267,17 @@ Result Generator::genLoad(const SemValue &ref, const ast::Expr &index,
   auto access = accessOf(ref, index);
   if (failed(access))
     return failure();
-  return genAccessLoad(ref, *access, where);
+  if (access->gather)
+    return genGatherLoad(ref, access->entries, nullptr, where);
+  Result t = genAccessLoad(ref, *access, where);
+  if (failed(t) || !access->element)
+    return t;
+  // The element as a scalar of the tensor's dtype.
+  SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
+  s.value = tile::ReduceOp::create(builder, loc(where),
+                                   refShape(ref).second, t->value, uint64_t(0),
+                                   tile::ReduceKind::sum, Value());
+  return s;
 }
 
 Result Generator::genAccessLoad(const SemValue &ref, const Access &access,

@@ -152,15 +152,50 @@ LogicalResult Generator::readDecoratorConfig(const ast::Expr &config) {
   return success();
 }
 
+int64_t Generator::helionDefaultBlock(size_t numBlocks,
+                                      const std::set<int64_t> &fullRows,
+                                      int64_t hint) {
+  // Helion's BlockSizeSpec default: by the number of tiled dimensions and
+  // the product of the reduction dimensions (powers of two).
+  double reduction = 1;
+  for (int64_t d : fullRows)
+    reduction *= double(llvm::PowerOf2Ceil(d));
+  int64_t block;
+  if (numBlocks <= 2 && reduction <= 128) {
+    block = 32;
+  } else if (numBlocks >= 3 && reduction > 1) {
+    auto perDim = int64_t(std::pow(32768.0 / reduction, 1.0 / numBlocks));
+    block = perDim >= 1 ? int64_t(llvm::bit_floor(uint64_t(perDim))) : 1;
+  } else if (reduction <= 256) {
+    block = 16;
+  } else {
+    block = 1;
+  }
+  if (hint > 0)
+    block = std::min<int64_t>(block, llvm::PowerOf2Ceil(hint));
+  return std::max<int64_t>(block, 1);
+}
+
 FailureOr<int64_t> Generator::takeBlockSize(SourceRange where,
                                             llvm::StringRef what, int64_t lo,
-                                            int64_t hi) {
+                                            int64_t hi, int64_t hint) {
   unsigned i = nextBlockSize++;
   int64_t block;
   if (i < blockSizes.size()) {
     block = blockSizes[i];
+  } else if (!configGivesBlockSizes && probe) {
+    // Indexed, so that a speculative body rolled back and generated again
+    // records its block sizes once.
+    size_t k = i - blockSizes.size();
+    if (probe->hints.size() <= k)
+      probe->hints.resize(k + 1);
+    probe->hints[k] = hint;
+    block = std::max<int64_t>(lo, 1);
   } else if (!configGivesBlockSizes) {
-    block = contract::kDefaultBlockSize;
+    size_t k = i - blockSizes.size();
+    block = helionDefaults && k < helionDefaults->size()
+                ? (*helionDefaults)[k]
+                : contract::kDefaultBlockSize;
     if (hi >= lo && hi > 0)
       block = std::min(block, hi);
     block = std::max(block, lo);
@@ -526,11 +561,14 @@ Generator::tupleParamType(const ast::Param &p, const ast::Expr &annotation) {
 }
 
 FailureOr<Generator::ParamType> Generator::paramType(const ast::Param &p) {
-  if (p.annotation) {
+  // `X | None` typed as X (None is -D NAME=None, GenParams.cpp).
+  const ast::Expr *annotation =
+      p.annotation ? &unwrapOptional(*p.annotation) : nullptr;
+  if (annotation) {
     bool isTuple, fixed;
-    (void)tupleElement(*p.annotation, isTuple, fixed);
+    (void)tupleElement(*annotation, isTuple, fixed);
     if (isTuple)
-      return tupleParamType(p, *p.annotation);
+      return tupleParamType(p, *annotation);
   }
   // Tensors: `torch.Tensor[dtype, rank]`, or --signature.
   auto sig = options.signature.find(p.name);
@@ -538,9 +576,9 @@ FailureOr<Generator::ParamType> Generator::paramType(const ast::Param &p) {
     return ParamType{sig->second.dtype, sig->second.rank,
                      sig->second.rank == 0};
   std::optional<std::string> annot =
-      p.annotation ? ast::getDottedName(*p.annotation) : std::nullopt;
-  if (p.annotation)
-    if (auto *sub = ast::dyn_cast<ast::SubscriptExpr>(p.annotation.get()))
+      annotation ? ast::getDottedName(*annotation) : std::nullopt;
+  if (annotation)
+    if (auto *sub = ast::dyn_cast<ast::SubscriptExpr>(annotation))
       return tensorAnnotation(p, *sub);
   if (annot && (*annot == "int" || *annot == "float"))
     return ParamType{*annot == "int" ? "int64" : "float32", 0, true};
@@ -566,7 +604,30 @@ LogicalResult Generator::buildSignature() {
     }
     ParamDescription pd;
     pd.name = p.name;
-    if (isConstexprAnnotation(p.annotation ? ast::getDottedName(*p.annotation)
+    ParamCategory category = paramCategory(p);
+    // A function, or a tensor compiled as None: a compile-time value.
+    std::optional<FailureOr<SemValue>> fixed;
+    if (category == ParamCategory::Callable)
+      fixed = callableParam(p);
+    else if (category == ParamCategory::OptionalTensor &&
+             !options.signature.count(p.name) &&
+             !ast::isa<ast::SubscriptExpr>(unwrapOptional(*p.annotation)))
+      fixed = optionalTensorParam(p);
+    else if (category == ParamCategory::OptionalTensor &&
+             options.defines.count(p.name))
+      fixed = optionalTensorParam(p); // -D NAME=None
+    if (fixed) {
+      if (failed(*fixed)) {
+        ok = false;
+        continue;
+      }
+      pd.kind = ParamDescription::Kind::Constexpr;
+      desc.constexprs.push_back(pd);
+      constants.emplace_back(p.name, **fixed);
+      continue;
+    }
+    if (category == ParamCategory::Constexpr ||
+        isConstexprAnnotation(p.annotation ? ast::getDottedName(*p.annotation)
                                            : std::nullopt)) {
       pd.kind = ParamDescription::Kind::Constexpr;
       FailureOr<SemValue> v = constexprValue(p);

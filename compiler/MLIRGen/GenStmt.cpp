@@ -63,7 +63,7 @@ LogicalResult Generator::genBlock(const ast::StmtList &body) {
     if (!calls.empty() && calls.back().returned)
       return success(ok); // the rest of the helper is not executed
     if (returned)
-      return error(s->getRange(), "statement after 'return' is unreachable");
+      return success(ok); // not executed, as in Python
     // Fatal bounds: past them, unrolling would go on for minutes.
     if (++work.statements > kMaxGeneratedStatements) {
       if (!workReported)
@@ -104,7 +104,11 @@ void WorkCounter::notifyOperationInserted(Operation *op,
     auto tile = dyn_cast<RankedTensorType>(t);
     if (!tile || !tile.hasStaticShape())
       return 0;
-    return std::max<int64_t>(1, tile.getNumElements() / threads);
+    int64_t n = tile.getNumElements();
+    if (tile.getRank() >= 1)
+      if (auto it = rolled.find(tile.getShape().back()); it != rolled.end())
+        n = n / it->first * it->second;
+    return std::max<int64_t>(1, n / threads);
   };
   int64_t work = 0;
   for (Type t : op->getResultTypes())
@@ -123,17 +127,17 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
   // The grid loop is the kernel's body: after it only `return` (and pass or
   // a docstring) may follow; a CTA-less statement or a second grid has no
   // meaning on the GPU.
-  if (gridLoop && !inGrid && !ast::isa<ast::ReturnStmt>(&s) &&
-      !ast::isa<ast::PassStmt>(&s)) {
-    auto *e = ast::dyn_cast<ast::ExprStmt>(&s);
-    if (!e || !ast::isa<ast::StringLiteralExpr>(e->getExpr())) {
-      (void)error(s.getRange(),
-                  "a statement after the grid loop: the kernel's work is "
-                  "its top-level hl.tile/hl.grid loop, and only 'return' "
-                  "may follow it (a kernel has one grid)");
-      diags->note(gridLoop->getRange(), "the grid loop");
-      return failure();
-    }
+  // After the grid loop: host code (Helion runs it as PyTorch on the
+  // kernel's outputs). Device work there (a second loop, hl.*) would need
+  // a second grid.
+  if (gridLoop && !inGrid && calls.empty() && isDeviceCode(s)) {
+    (void)error(s.getRange(),
+                "a statement after the grid loop: the kernel's work is its "
+                "top-level hl.tile/hl.grid loop, and only host code (PyTorch "
+                "on its outputs) and 'return' may follow it (a kernel has "
+                "one grid; write a second kernel for more device work)");
+    diags->note(gridLoop->getRange(), "the grid loop");
+    return failure();
   }
   if (auto *e = ast::dyn_cast<ast::ExprStmt>(&s)) {
     // Docstrings and other bare strings are comments.
@@ -188,6 +192,20 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
     Result t = genExpr(a->getTest());
     if (failed(t))
       return failure();
+    // A condition on sizes --shape gives: those sizes are compiled in
+    // (launch checks) and the assert decided now, as Helion's host does.
+    if (t->kind == SemValue::Kind::Scalar &&
+        (t->known || !t->sizesRead.empty())) {
+      FailureOr<int64_t> v =
+          toConstInt(*t, a->getTest(), "the condition of an assert on sizes");
+      if (failed(v))
+        return failure();
+      t = SemValue::integer(*v);
+    }
+    if (t->kind == SemValue::Kind::Tuple || t->kind == SemValue::Kind::String)
+      t = SemValue::integer(t->kind == SemValue::Kind::Tuple
+                                ? !t->elements.empty()
+                                : !t->text.empty()); // Python's truth
     if (t->kind == SemValue::Kind::Int) {
       if (!t->intValue)
         return error(a->getRange(), "assertion is false at compile time");
@@ -208,6 +226,35 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
     return error(s.getRange(), "nested functions are not supported: define "
                                "the helper at the top level of the file");
   return error(s.getRange(), "this statement is not supported in a kernel");
+}
+
+bool Generator::isDeviceCode(const ast::Stmt &s) {
+  if (ast::isa<ast::ForStmt>(s) || ast::isa<ast::WhileStmt>(s))
+    return true;
+  bool device = false;
+  ast::StmtList one;
+  auto visit = [&](const ast::Expr &e) {
+    auto *call = ast::dyn_cast<ast::CallExpr>(&e);
+    std::optional<std::string> callee =
+        call ? ast::getDottedName(call->getCallee()) : std::nullopt;
+    if (callee && (llvm::StringRef(*callee).starts_with("hl.") ||
+                   llvm::StringRef(*callee).starts_with("helion.language.")))
+      device = true;
+  };
+  if (auto *i = ast::dyn_cast<ast::IfStmt>(&s)) {
+    ast::walkExprs(i->getCond(), visit);
+    for (const ast::StmtList *b : {&i->getThen(), &i->getElse()})
+      for (const ast::StmtPtr &x : *b)
+        device |= isDeviceCode(*x);
+    return device;
+  }
+  if (auto *x = ast::dyn_cast<ast::ExprStmt>(&s))
+    ast::walkExprs(x->getExpr(), visit);
+  else if (auto *a = ast::dyn_cast<ast::AssignStmt>(&s))
+    ast::walkExprs(a->getValue(), visit);
+  else if (auto *a = ast::dyn_cast<ast::AugAssignStmt>(&s))
+    ast::walkExprs(a->getValue(), visit);
+  return device;
 }
 
 std::optional<LogicalResult> Generator::genSizeAssert(const ast::Expr &test,
@@ -321,27 +368,53 @@ LogicalResult Generator::genIf(const ast::IfStmt &s) {
   }
 }
 
+/// Whether `e` names a tensor as it is or viewed (`out`, `out.view(...)`,
+/// `inv_rms.reshape(-1, 1)`): then returning it returns that memory.
+static bool isTensorOrView(const ast::Expr &e,
+                           llvm::function_ref<bool(const std::string &)> ref) {
+  if (auto *name = ast::dyn_cast<ast::NameExpr>(&e))
+    return ref(name->getName());
+  auto *call = ast::dyn_cast<ast::CallExpr>(&e);
+  auto *attr = call ? ast::dyn_cast<ast::AttributeExpr>(&call->getCallee())
+                    : nullptr;
+  if (!attr)
+    return false;
+  llvm::StringRef m = attr->getName();
+  return (m == "view" || m == "reshape" || m == "view_as" ||
+          m == "contiguous" || m == "flatten") &&
+         isTensorOrView(attr->getBase(), ref);
+}
+
 LogicalResult Generator::genReturn(const ast::ReturnStmt &s) {
   if (!calls.empty())
     return genHelperReturn(s);
   if (inGrid)
     return error(s.getRange(), "'return' inside a tile loop");
+  // What a kernel returns is host code: its outputs are the tensors it
+  // made (torch.empty & co.), returned by dslc in the order made. A
+  // returned view of a tensor is that tensor; anything else host code
+  // computes from them is left to the caller (a warning says what).
   if (const ast::Expr *v = s.getValue()) {
-    Result value = genExpr(*v);
-    if (failed(value))
-      return failure();
-    auto isOutput = [&](const SemValue &x) {
-      return x.kind == SemValue::Kind::Ref &&
-             llvm::any_of(desc.args, [&](const OutputDescription &o) {
-               return o.isOutput && o.name == x.text;
-             });
+    auto isTensor = [&](const std::string &name) {
+      SemValue *x = lookup(name);
+      return x && (x->kind == SemValue::Kind::Ref ||
+                   x->kind == SemValue::Kind::None ||
+                   x->kind == SemValue::Kind::Poison); // reported
     };
-    bool ok = value->kind == SemValue::Kind::None || isOutput(*value) ||
-              (value->kind == SemValue::Kind::Tuple &&
-               llvm::all_of(value->elements, isOutput));
-    if (!ok)
-      return error(v->getRange(), "a kernel returns the tensors it made with "
-                                  "torch.empty_like (or nothing)");
+    std::vector<const ast::Expr *> parts = elementsOf(*v);
+    if (!ast::isa<ast::TupleExpr>(*v) && !ast::isa<ast::ListExpr>(*v))
+      parts = {v};
+    for (const ast::Expr *part : parts) {
+      if (ast::isa<ast::NoneLiteralExpr>(*part) ||
+          isTensorOrView(*part, isTensor))
+        continue;
+      diags->warning(part->getRange(),
+                     "host code: the kernel returns a value computed from "
+                     "its tensors after its loop, which Helion computes with "
+                     "PyTorch; dslc's kernel returns its outputs (the "
+                     "tensors it made, in that order) and leaves this to "
+                     "the caller");
+    }
   }
   returned = true;
   return success();
@@ -394,6 +467,19 @@ LogicalResult Generator::genStore(const ast::SubscriptExpr &target,
   Result base = genExpr(target.getBase());
   if (failed(base))
     return failure();
+  if (!inGrid && (base->kind == SemValue::Kind::Ref ||
+                  base->kind == SemValue::Kind::Host)) {
+    if (!gridLoop)
+      return error(target.getRange(),
+                   "a store before the kernel's loop is host code (PyTorch "
+                   "writing a tensor before the kernel runs): do it before "
+                   "calling the kernel");
+    diags->warning(target.getRange(),
+                   "host code: a store after the kernel's loop, which Helion "
+                   "runs with PyTorch on the kernel's outputs; dslc's kernel "
+                   "ends at its loop and leaves this to the caller");
+    return success();
+  }
   if (base->kind != SemValue::Kind::Ref && base->kind != SemValue::Kind::Stack)
     return error(target.getBase().getRange(),
                  std::string("cannot store into ") + kindName(base->kind));
@@ -410,28 +496,37 @@ LogicalResult Generator::storeTo(const SemValue &base,
                                  const std::vector<const ast::Expr *> &idx,
                                  const ast::Expr &index, SemValue value,
                                  const ast::Expr &where) {
-  Type elementType = refShape(base).second;
   auto access = accessOfList(base, idx, index);
   if (failed(access))
     return failure();
-  if (!access->unitDims.empty())
+  if (access->gather)
+    return genScatterStore(base, access->entries, value, where);
+  return storeAccess(base, *access, index, std::move(value), where);
+}
+
+LogicalResult Generator::storeAccess(const SemValue &base,
+                                     const Access &access,
+                                     const ast::Expr &index, SemValue value,
+                                     const ast::Expr &where) {
+  Type elementType = refShape(base).second;
+  if (!access.unitDims.empty())
     return error(index.getRange(), "None in the index of a store: store a "
                                    "tile of the indexed shape");
-  auto type = RankedTensorType::get(access->shape, elementType);
+  auto type = RankedTensorType::get(access.shape, elementType);
   auto tileValue = coerceTile(value, type, where);
   if (failed(tileValue))
     return failure();
   mlir::Location l = loc(where);
   if (base.kind == SemValue::Kind::Ref) {
-    tile::StoreOp::create(builder, l, *tileValue, base.value, access->offsets,
-                          access->limits, access->dims);
+    tile::StoreOp::create(builder, l, *tileValue, base.value, access.offsets,
+                          access.limits, access.dims);
   } else {
     auto mode = options.multicast == MulticastMode::NVLS
                     ? comm::MulticastMode::nvls
                     : comm::MulticastMode::software;
     comm::MulticastStoreOp::create(builder, l, *tileValue, base.value,
-                                   access->offsets, access->limits,
-                                   access->dims, mode);
+                                   access.offsets, access.limits,
+                                   access.dims, mode);
   }
   return success();
 }

@@ -68,6 +68,11 @@ constexpr int64_t kMaxTileElements = 1 << 17;
 // The most tile elements one thread may hold is kMaxElementsPerThread
 // (compiler/Limits.h); the most dimensions of a tile
 // tile::kMaxTileRank (dialects/Tile/TileDialect.h).
+/// Whole rows (`x[rows, :]`) of more elements per thread than this are
+/// computed a chunk at a time (RollReductions), in chunks of at most
+/// kAutoRollElementsPerThread per thread.
+constexpr int64_t kAutoRollAbove = 64;
+constexpr int64_t kAutoRollElementsPerThread = 32;
 /// Most CTAs a kernel with per-CTA epochs may be launched with; its state
 /// buffer holds one 32-bit counter per CTA.
 constexpr int64_t kMaxEpochCtas = 4096;
@@ -123,6 +128,42 @@ private:
   std::vector<int64_t> reductionLoops;
   /// The block sizes taken by default (for the warning that lists them).
   std::vector<int64_t> defaultedBlockSizes;
+  /// Extents of dimensions loaded whole (`x[rows, :]`): Helion's reduction
+  /// dimensions.
+  std::set<int64_t> fullRowExtents;
+  /// Whole-row extents too wide for the registers, the chunk each is
+  /// computed in (tile::kAutoReductionLoopsAttr), and whether a tile of
+  /// them would not fit at all unrolled.
+  struct AutoRoll {
+    int64_t chunk = 0;
+    bool required = false;
+  };
+  std::map<int64_t, AutoRoll> autoRollChunks;
+
+public:
+  /// What a first, quiet generation learns for Helion's default config
+  /// (no config gives the block sizes): the tunable block sizes taken,
+  /// with the extents they tile (0: unknown), and the whole-row extents.
+  struct DefaultProbe {
+    std::vector<int64_t> hints;
+    std::set<int64_t> fullRows;
+  };
+  /// Generates quietly with every tunable block size 1, to learn `probe`.
+  void setProbe(DefaultProbe *p) { probe = p; }
+  /// The block sizes Helion's default config gives (from a probe).
+  void setDefaultBlockSizes(std::vector<int64_t> sizes) {
+    helionDefaults = std::move(sizes);
+  }
+  /// Helion's default block size for `numBlocks` tunables and reduction
+  /// dimensions of `fullRows` extents (its config spec's rule), clamped to
+  /// a block's extent `hint` (0: unknown).
+  static int64_t helionDefaultBlock(size_t numBlocks,
+                                    const std::set<int64_t> &fullRows,
+                                    int64_t hint);
+
+private:
+  DefaultProbe *probe = nullptr;
+  std::optional<std::vector<int64_t>> helionDefaults;
   std::set<std::string> symmetricParams;
   /// Parameters annotated tuple[torch.Tensor, ...] (symmetric tensors
   /// seen as the tuple of their copies on every rank).
@@ -277,7 +318,7 @@ private:
   /// the construct in the error when a config lists too few.
   mlir::FailureOr<int64_t> takeBlockSize(SourceRange where,
                                          llvm::StringRef what, int64_t lo = 1,
-                                         int64_t hi = 0);
+                                         int64_t hi = 0, int64_t hint = 0);
   void scanSymmetric(const ast::StmtList &body);
   void scanSymmetricExpr(const ast::Expr &e);
   /// What a tensor or scalar parameter's annotation or --signature says.
@@ -288,6 +329,20 @@ private:
     bool isTuple = false; ///< tuple[torch.Tensor, ...]: the peers' copies
   };
   mlir::LogicalResult buildSignature();
+  // -- parameter kinds (GenParams.cpp) ---------------------------------------
+  enum class ParamCategory {
+    Value,          ///< a tensor or a scalar (paramType)
+    Constexpr,      ///< str, bool, list[...]: compiled in like hl.constexpr
+    Callable,       ///< a function (a lambda default): inlined where called
+    OptionalTensor, ///< torch.Tensor | None
+  };
+  ParamCategory paramCategory(const ast::Param &p);
+  /// X of `X | None` / `Optional[X]`, else `a`.
+  static const ast::Expr &unwrapOptional(const ast::Expr &a);
+  /// The function a Callable parameter's default gives.
+  mlir::FailureOr<SemValue> callableParam(const ast::Param &p);
+  /// None for a `torch.Tensor | None` parameter --signature does not type.
+  mlir::FailureOr<SemValue> optionalTensorParam(const ast::Param &p);
   mlir::LogicalResult checkSignatureNames();
   mlir::FailureOr<SemValue> constexprValue(const ast::Param &p);
   /// How to give the world size when the kernel needs it and has none.
@@ -354,6 +409,13 @@ private:
   /// i1 scalar.
   Result scalarCompare(ast::CompareOp op, const SemValue &a, const SemValue &b,
                        const ast::Expr &where);
+  /// The --shape value (0 or 1) of `a op b` of integers, if any.
+  std::optional<SemValue::ShapeKnown>
+  foldKnownCompare(ast::CompareOp op, const SemValue &a, const SemValue &b);
+  /// `a == b`, `a != b` of tuples (x.shape == y.shape): elementwise, an
+  /// integer constant or a run-time bool.
+  Result compareTuples(ast::CompareOp op, const SemValue &a, const SemValue &b,
+                       const ast::Expr &where);
   /// `a and b`, `a or b` with a run-time scalar operand (a bool); nullopt
   /// when neither operand is a run-time scalar.
   std::optional<Result> scalarLogic(ast::BinaryOp op, const SemValue &a,
@@ -369,6 +431,9 @@ private:
   mlir::LogicalResult sizesAssertedEqual(const SemValue &a, const SemValue &b,
                                          SourceRange where);
   mlir::LogicalResult genReturn(const ast::ReturnStmt &s);
+  /// Whether `s` does device work (a loop, an hl.* call): not allowed after
+  /// the grid loop, where code is host code.
+  static bool isDeviceCode(const ast::Stmt &s);
   mlir::LogicalResult genAssign(const ast::Expr &target, SemValue value,
                                 SourceRange where);
   /// Binds the names of an assignment target whose value failed to Poison.
@@ -442,8 +507,11 @@ private:
                     bool enumerate);
   mlir::LogicalResult genTileLoop(const ast::ForStmt &s,
                                   const ast::CallExpr &call, bool isGrid);
+  /// The block size of each dimension of an hl.tile loop; `hints` are the
+  /// extents when known (0: unknown).
   mlir::FailureOr<std::vector<int64_t>>
-  tileBlockSizes(const ast::CallExpr &call, size_t numDims, bool isGrid);
+  tileBlockSizes(const ast::CallExpr &call, size_t numDims, bool isGrid,
+                 llvm::ArrayRef<int64_t> hints);
   SemValue makeTile(const TileDim &dim, mlir::Value id, bool isGrid);
   mlir::FailureOr<GridExtent> gridExtent(const TileDim &dim);
   /// The kernel's grid; `shift` is the begin of hl.tile(begin, end).
@@ -554,10 +622,29 @@ private:
                                     const ast::Expr *self);
   Result genUnaryMath(llvm::StringRef fn, const SemValue &arg,
                       const ast::Expr &where);
+  /// math.sqrt(x) & co. of Python's math module (numbers folded).
+  std::optional<Result> genPythonMathCall(const ast::CallExpr &e,
+                                          llvm::StringRef fn);
   mlir::Value emitUnaryMath(llvm::StringRef fn, mlir::Value x,
                             mlir::Location l);
   Result genMinMax2(bool isMax, const SemValue &a, const SemValue &b,
                     const ast::Expr &where);
+  // -- activations (GenActivations.cpp) -------------------------------------
+  /// torch.nn.functional.X / torch.softmax & co.; nullopt for other names.
+  std::optional<Result> genActivationCall(const ast::CallExpr &e,
+                                          llvm::StringRef fn,
+                                          const ast::Expr *self);
+  /// `v` as a float tile to compute with (16-bit widened to f32);
+  /// `resultType` its dtype.
+  mlir::FailureOr<SemValue> computeTile(const SemValue &v,
+                                        mlir::Type &resultType,
+                                        llvm::StringRef fn,
+                                        const ast::Expr &where);
+  Result genSoftmax(const ast::CallExpr &where, const SemValue &x,
+                    const ast::Expr &dimArg, bool logSoftmax);
+  Result genSilu(const SemValue &x, const ast::Expr &where);
+  Result genGelu(const SemValue &x, bool tanhApproximation,
+                 const ast::Expr &where);
   Result genClamp(const SemValue &x, const ast::Expr *lo, const ast::Expr *hi,
                   const ast::Expr &where);
   Result genWhere(const SemValue &cond, const SemValue &a, const SemValue &b,
@@ -572,6 +659,11 @@ private:
   Result genReduction(llvm::StringRef fn, const SemValue &arg,
                       const ast::Expr *dimArg, const ast::Expr *keepArg,
                       const ast::Expr &where);
+  /// `fn` (sum, mean, amax, ...) of tile value `input` along `dims`
+  /// (normalized, distinct), keeping them as 1 when `keepdim`.
+  Result reduceTile(llvm::StringRef fn, const SemValue &input,
+                    llvm::ArrayRef<int64_t> dims, bool keepdim,
+                    const ast::Expr &where);
   /// The dimensions `dim=` names (None: all), normalized and checked.
   mlir::FailureOr<llvm::SmallVector<int64_t>>
   reductionDims(const ast::Expr *dimArg, int64_t rank);
@@ -607,6 +699,11 @@ private:
                       const ast::FunctionDef &fn,
                       std::map<std::string, SemValue> &scope);
   Result genHelperCall(const ast::CallExpr &e, const ast::FunctionDef &fn);
+  /// A call of a function value (a lambda, or a def passed as a value):
+  /// inlined, a lambda's body evaluated with its parameters bound.
+  Result genCallableCall(const ast::CallExpr &e, const SemValue &f);
+  /// Lambda calls being inlined (kMaxCallDepth).
+  unsigned lambdaDepth = 0;
   /// Inlines `fn` called at `callRange` (`calleeRange`: the name) with
   /// `args`.
   Result inlineHelper(SourceRange callRange, SourceRange calleeRange,
@@ -711,6 +808,51 @@ private:
   Result genLoadReduce(const ast::CallExpr &e, const SemValue &stack,
                        const ast::SubscriptExpr &sub);
 
+  // -- host code (GenHost.cpp) ------------------------------------------------
+  /// view, reshape, view_as, flatten, contiguous, numel, new_empty & co.
+  static bool isViewMethod(llvm::StringRef method);
+  /// The sizes of a tensor, or of a view (its viewSizes).
+  mlir::FailureOr<std::vector<SemValue>> refSizes(const SemValue &ref,
+                                                  const ast::Expr &where);
+  /// The product of sizes (a constant, or a run-time scalar).
+  Result productOf(const std::vector<SemValue> &sizes, const ast::Expr &where);
+  /// A value host code computes at `e` (Kind::Host).
+  Result hostValue(const ast::Expr &e);
+  /// Whether `v` is a tensor that code outside the loop computes with
+  /// (then the computation is host code).
+  bool isHostTensor(const SemValue &v) const;
+  /// The error for a host-computed value `v` read by the kernel at `where`.
+  mlir::LogicalResult hostValueUsed(const SemValue &v, const ast::Expr &where);
+  /// x.view / reshape / view_as / flatten / contiguous / numel: a tile.view
+  /// (or the count).
+  Result genView(const ast::CallExpr &e, const SemValue &ref,
+                 llvm::StringRef method);
+  /// x.new_empty / new_zeros (an output, or in the loop a tile).
+  Result genNewTensor(const ast::CallExpr &e, const SemValue &ref,
+                      llvm::StringRef method);
+  /// The view and new-tensor methods of a tensor; nullopt for others.
+  std::optional<Result> genRefMethod(const ast::CallExpr &e,
+                                     const SemValue &ref,
+                                     llvm::StringRef method);
+  /// float(x), int(x) of numbers and run-time scalars.
+  Result genNumberCast(const ast::CallExpr &e, bool toFloat);
+  /// torch.broadcast_tensors of tensors of one shape.
+  Result genBroadcastTensors(const ast::CallExpr &e);
+  /// helion.next_power_of_2 / helion.cdiv of integers known now.
+  Result genHelionIntFunction(const ast::CallExpr &e, llvm::StringRef fn);
+  /// hl.register_tunable: the fragment's default, with a warning.
+  Result genRegisterTunable(const ast::CallExpr &e);
+  /// hl.split (a last dimension of 2 into two tiles) and hl.join.
+  Result genSplitJoin(const ast::CallExpr &e, bool join);
+  /// t.expand(...), t.expand_as(u) of a tile value: broadcast.
+  Result genTileExpand(const ast::CallExpr &e, const SemValue &v,
+                       bool asOther);
+  /// A name the file binds to a constant at its top level (or Helion's
+  /// helion._testing HALF_DTYPE & co.); nullopt for other names.
+  std::optional<Result> moduleConstant(const std::string &name);
+  /// Module constants being evaluated (a cycle is an unknown name).
+  std::set<std::string> evaluatingConstants;
+
   // -- outputs (GenOutputs.cpp) ----------------------------------------------
   /// Adds an output parameter the runtime binds after the inputs.
   SemValue addOutput(tile::RefType type, const std::string &dtype,
@@ -719,9 +861,14 @@ private:
   /// torch.empty_like(x) / torch.zeros_like(x) (`zeros`): an output shaped
   /// like a tensor, or a tile like a tile value.
   Result genOutputLike(const ast::CallExpr &e, llvm::StringRef fn, bool zeros);
-  /// torch.empty(shape) / torch.zeros(shape) outside the tile loop.
+  /// torch.empty(shape) / torch.zeros(shape) outside the tile loop (and
+  /// x.new_empty(shape), whose dtype defaults to x's).
   Result genOutputShaped(const ast::CallExpr &e, llvm::StringRef fn,
-                         bool zeros);
+                         bool zeros, const std::string &dtype = "float32");
+  /// An output of `sizes` (constants and run-time scalars).
+  Result makeOutput(const ast::CallExpr &e, llvm::StringRef fn,
+                    std::vector<std::pair<SemValue, const ast::Expr *>> values,
+                    bool zeros, const std::string &dtype);
 
   // -- tiles (GenTile.cpp) --------------------------------------------------
   /// hl.zeros / hl.full / torch.zeros / torch.full inside the tile loop:
@@ -735,6 +882,23 @@ private:
   /// The fill of a tile: `valueArg`'s value, or `constantFill`.
   Result fillValue(const ast::Expr *valueArg, int64_t constantFill);
   Result genCast(const ast::CallExpr &e, const ast::Expr &value);
+  /// v.view(...) / v.reshape(...) of a tile value: unit dimensions
+  /// inserted or removed (tile.reshape).
+  Result genTileReshape(const ast::CallExpr &e, const SemValue &v);
+  /// v.squeeze(d) / v.unsqueeze(d) of a tile value.
+  Result genTileSqueeze(const ast::CallExpr &e, const SemValue &v,
+                        bool unsqueeze);
+  /// `v` with its dimensions permuted (result dim k = input dim perm[k]).
+  Result transposeTile(const SemValue &v, llvm::ArrayRef<int64_t> permutation,
+                       const ast::Expr &where);
+  /// x.t(), x.transpose(a, b), x.permute(...), torch.transpose & co.;
+  /// nullopt for other names.
+  std::optional<Result> genTransposeCall(const ast::CallExpr &e,
+                                         llvm::StringRef fn,
+                                         const ast::Expr *self);
+  /// `v` as `shape`: the same dimensions other than 1, in order.
+  Result reshapeTile(const SemValue &v, llvm::ArrayRef<int64_t> shape,
+                     const ast::Expr &where);
   /// x.float(), x.half(), x.bfloat16(), x.int(), x.bool().
   Result genCastTo(const ast::CallExpr &e, const ast::Expr &value,
                    llvm::StringRef dtype);
@@ -747,16 +911,59 @@ private:
   /// A tile access of a tensor: per tensor dimension an offset and a limit;
   /// the dimensions indexed by tiles or slices (`dims`) give the tile's
   /// shape and valid counts; `unitDims` are result positions of None.
+  /// One index of a subscript, evaluated (a slice and None are kept as
+  /// written).
+  struct IndexEntry {
+    const ast::Expr *expr = nullptr;
+    const ast::SliceExpr *slice = nullptr;
+    bool none = false;
+    std::optional<SemValue> value;
+  };
   struct Access {
+    /// Computed indices (an integer tile): the access is a gather or
+    /// scatter of `entries` (GenGather.cpp); the rest is unset.
+    bool gather = false;
+    std::vector<IndexEntry> entries;
     llvm::SmallVector<mlir::Value> offsets, limits;
     llvm::SmallVector<int64_t> dims, shape;
     llvm::SmallVector<ValidCount, 4> valid;
     llvm::SmallVector<unsigned> unitDims;
+    /// Every index is a scalar: one element (a one-element tile).
+    bool element = false;
   };
   mlir::FailureOr<Access> accessOf(const SemValue &ref, const ast::Expr &index);
+  /// The access `idx` makes; a gather when an index is an integer tile
+  /// (or `forceGather`: a load or store with extra_mask).
   mlir::FailureOr<Access>
   accessOfList(const SemValue &ref, const std::vector<const ast::Expr *> &idx,
-               const ast::Expr &index);
+               const ast::Expr &index, bool forceGather = false);
+  /// Stores `value` at `access` (a tile access) of `base`.
+  mlir::LogicalResult storeAccess(const SemValue &base, const Access &access,
+                                  const ast::Expr &index, SemValue value,
+                                  const ast::Expr &where);
+  // -- gathers (GenGather.cpp) ------------------------------------------------
+  /// Whether `v` indexes a tensor element by element (an integer tile that
+  /// is not tile.index + k).
+  static bool isGatherIndex(const SemValue &v);
+  /// A gather's result shape, valid counts, index tiles (one per tensor
+  /// dimension, i64, of that shape) and mask.
+  struct Gather {
+    llvm::SmallVector<int64_t> shape;
+    llvm::SmallVector<ValidCount, 4> valid;
+    llvm::SmallVector<mlir::Value> indices;
+    mlir::Value mask;
+  };
+  mlir::FailureOr<Gather> gatherOf(const SemValue &ref,
+                                   llvm::ArrayRef<IndexEntry> entries,
+                                   const SemValue *extraMask,
+                                   const ast::Expr &where);
+  Result genGatherLoad(const SemValue &ref, llvm::ArrayRef<IndexEntry> entries,
+                       const SemValue *extraMask, const ast::Expr &where);
+  mlir::LogicalResult genScatterStore(const SemValue &ref,
+                                      llvm::ArrayRef<IndexEntry> entries,
+                                      const SemValue &value,
+                                      const ast::Expr &where,
+                                      const SemValue *extraMask = nullptr);
   mlir::LogicalResult accessSlice(const SemValue &ref, unsigned d,
                                   const ast::SliceExpr &slice, Access &a);
   mlir::LogicalResult accessTile(const SemValue &ref, unsigned d,

@@ -59,6 +59,10 @@ const char *kindName(SemValue::Kind k) {
     return "a value whose definition failed";
   case SemValue::Kind::Unmerged:
     return "a name some paths of an 'if' leave unassigned";
+  case SemValue::Kind::Callable:
+    return "a function";
+  case SemValue::Kind::Host:
+    return "a tensor host code computes";
   }
   return "a value";
 }
@@ -127,6 +131,15 @@ OwningOpRef<ModuleOp> Generator::run() {
   if (llvm::any_of(reductionLoops, [](int64_t r) { return r > 0; }))
     func->setAttr(tile::kReductionLoopsAttr,
                   builder.getDenseI64ArrayAttr(reductionLoops));
+  if (!autoRollChunks.empty()) {
+    SmallVector<int64_t> pairs;
+    for (auto [d, r] : autoRollChunks)
+      pairs.append({d, r.chunk, r.required});
+    func->setAttr(tile::kAutoReductionLoopsAttr,
+                  builder.getDenseI64ArrayAttr(pairs));
+  }
+  if (probe)
+    probe->fullRows = fullRowExtents;
   SmallVector<Attribute> names;
   for (const std::string &n : argNames)
     names.push_back(builder.getStringAttr(n));
@@ -150,8 +163,9 @@ OwningOpRef<ModuleOp> Generator::run() {
       list += (list.empty() ? "" : ", ") + std::to_string(b);
     diags->warning(kernel.getNameRange(),
                    "no config gives kernel '" + kernel.getName() +
-                       "' its block sizes: dslc compiles block_sizes=[" + list +
-                       "], num_warps=" + std::to_string(desc.numWarps) +
+                       "' its block sizes: dslc compiles Helion's default, "
+                       "block_sizes=[" +
+                       list + "], num_warps=" + std::to_string(desc.numWarps) +
                        " (choose them with helion.Config(...), --config or "
                        "`tuner`)");
   }
@@ -168,7 +182,8 @@ OwningOpRef<ModuleOp> Generator::run() {
   }
   // reduction_loops: whole rows computed a chunk at a time, before anything
   // (the simulator, --emit=tile, the lowering) reads the kernel.
-  if (func->hasAttr(tile::kReductionLoopsAttr)) {
+  if (func->hasAttr(tile::kReductionLoopsAttr) ||
+      func->hasAttr(tile::kAutoReductionLoopsAttr)) {
     PassManager pm(builder.getContext());
     pm.addPass(createRollReductions());
     if (failed(pm.run(*result)))
@@ -185,6 +200,24 @@ OwningOpRef<ModuleOp> dslc::generateKernel(MLIRContext &context,
                                            const CompileOptions &options,
                                            dslc::DiagnosticEngine &diags,
                                            KernelDescription &description) {
+  // Without a config, Helion's default block sizes depend on how many the
+  // kernel takes and on its whole-row dimensions: a first, quiet
+  // generation learns them.
+  mlirgen::Generator::DefaultProbe probe;
+  {
+    dslc::DiagnosticEngine quiet(diags.getSourceManager(), nullptr);
+    KernelDescription scratch;
+    mlirgen::Generator first(context, module, kernel, options, quiet, scratch);
+    first.setProbe(&probe);
+    (void)first.run();
+  }
   mlirgen::Generator gen(context, module, kernel, options, diags, description);
+  if (!probe.hints.empty()) {
+    std::vector<int64_t> sizes;
+    for (int64_t hint : probe.hints)
+      sizes.push_back(mlirgen::Generator::helionDefaultBlock(
+          probe.hints.size(), probe.fullRows, hint));
+    gen.setDefaultBlockSizes(std::move(sizes));
+  }
   return gen.run();
 }

@@ -81,6 +81,13 @@ struct SemValue {
     /// values of different types: `text` is the error its first use
     /// reports.
     Unmerged,
+    /// A function value: a `lambda` (a parameter's default, or written in
+    /// the kernel) or a def of the file; calling it inlines it.
+    Callable,
+    /// A tensor that host code computes (PyTorch on the caller's side in
+    /// Helion: `losses.mean()` after the loop, `w.to(x.dtype)` before it):
+    /// `text` says what; the kernel cannot use it.
+    Host,
   };
   Kind kind = Kind::None;
   int64_t intValue = 0;
@@ -121,6 +128,18 @@ struct SemValue {
   /// A tile value equal to `tile.index + k` (unit stride): the tile it
   /// indexes, shifted by k. Subscripting a tensor with it is that tile.
   std::shared_ptr<SemValue> indexTile;
+  /// The sizes the kernel knows a tensor by (integer constants or run-time
+  /// index scalars): a view's (`x.view(...)`, `x.reshape(...)` of tensor
+  /// `text`) or an output's as torch.empty made it; empty for a parameter
+  /// seen as it is (its sizes are tile.dim).
+  std::vector<SemValue> viewSizes;
+  // Callables.
+  const ast::LambdaExpr *lambda = nullptr;
+  const ast::FunctionDef *function = nullptr;
+  /// A lambda that sees only its parameters and the modules (a
+  /// parameter's default, defined at the top of the file), not the names
+  /// of the code that calls it.
+  bool isolated = false;
 
   static SemValue none() { return {}; }
   static SemValue integer(int64_t v) {

@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <cstdint>
+#include <map>
 
 namespace dslc::mlirgen {
 
@@ -23,6 +24,9 @@ class WorkCounter : public mlir::OpBuilder::Listener {
 public:
   int64_t threads = 128;
   int64_t total = 0;
+  /// Whole-row extents computed a chunk at a time (extent -> its chunk):
+  /// their tiles count as one chunk.
+  std::map<int64_t, int64_t> rolled;
   /// Statements generated (kMaxGeneratedStatements), unrolled copies
   /// included.
   int64_t statements = 0;

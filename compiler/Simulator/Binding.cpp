@@ -44,8 +44,9 @@ std::string shapeText(const std::vector<int64_t> &sizes) {
   return s;
 }
 
-/// The argument `v` is, through a peer's copy or a stack view of it.
+/// The argument `v` is, through a view, a peer's copy or a stack view of it.
 Value underlyingArg(Value v) {
+  v = tile::viewedTensor(v);
   if (auto peer = v.getDefiningOp<comm::PeerOp>())
     v = peer.getStack();
   if (auto view = v.getDefiningOp<comm::StackViewOp>())

@@ -109,13 +109,18 @@ Interpreter::Outcome Interpreter::exec(Task &task, Operation &op) {
         task.values[d.getResult()] = RtValue::ofInt(ref.ref->sizes[d.getDim()]);
         return Outcome::Next;
       })
+      .Case<tile::ViewOp>([&](auto) { return execView(task, op); })
       .Case<tile::SplatOp>([&](auto) { return execSplat(task, op); })
       .Case<tile::IotaOp>([&](auto) { return execIota(task, op); })
       .Case<tile::BroadcastOp>([&](auto) { return execBroadcast(task, op); })
       .Case<tile::ReshapeOp>([&](auto) { return execReshape(task, op); })
+      .Case<tile::TransposeOp>(
+          [&](auto) { return execTranspose(task, op); })
       .Case<tile::ReduceOp>([&](auto) { return execReduce(task, op); })
       .Case<tile::DotOp>([&](auto) { return execDot(task, op); })
       .Case<tile::LoadOp>([&](auto) { return execLoad(task, op); })
+      .Case<tile::GatherOp>([&](auto) { return execGather(task, op); })
+      .Case<tile::ScatterOp>([&](auto) { return execScatter(task, op); })
       .Case<tile::StoreOp, comm::MulticastStoreOp>(
           [&](auto) { return execStore(task, op); })
       .Case<comm::MulticastLoadReduceOp>(

@@ -148,6 +148,8 @@ private:
   Outcome execConstant(Task &task, mlir::Operation &op);
   Outcome execLoad(Task &task, mlir::Operation &op);
   Outcome execStore(Task &task, mlir::Operation &op);
+  /// tile.view: the same buffer with other sizes (no more elements).
+  Outcome execView(Task &task, mlir::Operation &op);
   Outcome execSignal(Task &task, mlir::Operation &op);
   Outcome execWait(Task &task, mlir::Operation &op);
   Outcome execStackView(Task &task, mlir::Operation &op);
@@ -158,6 +160,7 @@ private:
   Outcome execIota(Task &task, mlir::Operation &op);
   Outcome execBroadcast(Task &task, mlir::Operation &op);
   Outcome execReshape(Task &task, mlir::Operation &op);
+  Outcome execTranspose(Task &task, mlir::Operation &op);
   Outcome execReduce(Task &task, mlir::Operation &op);
   Outcome execDot(Task &task, mlir::Operation &op);
   Outcome execEpoch(Task &task, mlir::Operation &op);
@@ -183,6 +186,17 @@ private:
                 const std::vector<int64_t> &limits,
                 llvm::ArrayRef<int64_t> dims, TileVal &out, double otherF,
                 int64_t otherI);
+  /// A tile's elements read from (written to) `indices` of `ref`'s buffer
+  /// (-1: not read, `other`; not written): the race, uninitialized-read
+  /// and relaxed-store checks of every access.
+  void loadIndices(Task &task, mlir::Operation &op, const RefVal &ref,
+                   const std::vector<int64_t> &indices, TileVal &out,
+                   double otherF, int64_t otherI);
+  void storeIndices(Task &task, mlir::Operation &op, const RefVal &ref,
+                    const std::vector<int64_t> &indices, const TileVal &value);
+  /// tile.gather / tile.scatter: element by element at computed indices.
+  Outcome execGather(Task &task, mlir::Operation &op);
+  Outcome execScatter(Task &task, mlir::Operation &op);
   bool storeTile(Task &task, mlir::Operation &op, const RefVal &ref,
                  const std::vector<int64_t> &offsets,
                  const std::vector<int64_t> &limits,

@@ -129,6 +129,13 @@ bool Interpreter::loadTile(Task &task, Operation &op, const RefVal &ref,
   std::vector<int64_t> indices;
   if (!elementIndices(task, op, ref, offsets, limits, dims, out.shape, indices))
     return false;
+  loadIndices(task, op, ref, indices, out, otherF, otherI);
+  return true;
+}
+
+void Interpreter::loadIndices(Task &task, Operation &op, const RefVal &ref,
+                              const std::vector<int64_t> &indices, TileVal &out,
+                              double otherF, int64_t otherI) {
   Buffer &b = *ref.buffer;
   if (b.role == Role::Input && b.generation != task.call) {
     std::string held =
@@ -168,7 +175,6 @@ bool Interpreter::loadTile(Task &task, Operation &op, const RefVal &ref,
   // This CTA's own stores that peers cannot see yet (relaxed stores).
   if (!task.pendingStores.empty())
     forwardStores(task, b, indices, out);
-  return true;
 }
 
 bool Interpreter::storeTile(Task &task, Operation &op, const RefVal &ref,
@@ -179,6 +185,13 @@ bool Interpreter::storeTile(Task &task, Operation &op, const RefVal &ref,
   if (!elementIndices(task, op, ref, offsets, limits, dims, value.shape,
                       indices))
     return false;
+  storeIndices(task, op, ref, indices, value);
+  return true;
+}
+
+void Interpreter::storeIndices(Task &task, Operation &op, const RefVal &ref,
+                               const std::vector<int64_t> &indices,
+                               const TileVal &value) {
   Buffer &b = *ref.buffer;
   checkRaces(task, op, b, indices, /*write=*/true);
   // The stored elements, converted to the buffer's type.
@@ -202,7 +215,6 @@ bool Interpreter::storeTile(Task &task, Operation &op, const RefVal &ref,
     task.pendingStores.push_back(std::move(store));
   else
     commitStore(task, store);
-  return true;
 }
 
 void Interpreter::commitStore(Task &task, const PendingStore &store) {
@@ -344,5 +356,84 @@ Interpreter::Outcome Interpreter::execMulticastLoadReduce(Task &task,
     for (double &v : out->f)
       v = roundTo(out->type, v);
   task.values[load.getResult()] = RtValue::ofTile(out);
+  return Outcome::Yield;
+}
+
+Interpreter::Outcome Interpreter::execView(Task &task, Operation &op) {
+  auto view = cast<tile::ViewOp>(op);
+  const RefVal &from = *get(task, view.getRef()).ref;
+  auto ref = std::make_shared<RefVal>();
+  ref->buffer = from.buffer;
+  int64_t have = 1, want = 1;
+  for (int64_t s : from.sizes)
+    have *= s;
+  std::string sizes;
+  for (Value s : view.getSizes()) {
+    ref->sizes.push_back(getInt(task, s));
+    want *= ref->sizes.back();
+    sizes += (sizes.empty() ? "" : "x") + std::to_string(ref->sizes.back());
+  }
+  if (llvm::any_of(ref->sizes, [](int64_t s) { return s < 0; }) ||
+      want > have)
+    return fail(task, op,
+                "a view of '" + from.buffer->name + "' as " + sizes +
+                    " holds more elements than the tensor's " +
+                    std::to_string(have));
+  task.values[view.getResult()] = RtValue::ofRef(ref);
+  return Outcome::Next;
+}
+
+/// The element indices of a gather or scatter: per element, the row-major
+/// index of its indices, or -1 where one is outside the tensor or the mask
+/// is false.
+static std::vector<int64_t>
+indexedElements(const RefVal &ref, const std::vector<const TileVal *> &indices,
+                const TileVal *mask, int64_t n) {
+  size_t rank = ref.sizes.size();
+  std::vector<int64_t> out(n, -1);
+  for (int64_t k = 0; k < n; ++k) {
+    if (mask && !mask->i[k])
+      continue;
+    int64_t flat = 0;
+    bool in = true;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t i = indices[d]->i[k];
+      in &= i >= 0 && i < ref.sizes[d];
+      flat = flat * ref.sizes[d] + i;
+    }
+    if (in)
+      out[k] = flat;
+  }
+  return out;
+}
+
+Interpreter::Outcome Interpreter::execGather(Task &task, Operation &op) {
+  auto gather = cast<tile::GatherOp>(op);
+  std::vector<const TileVal *> indices;
+  for (Value v : gather.getIndices())
+    indices.push_back(get(task, v).tile.get());
+  const TileVal *mask =
+      gather.getMask() ? get(task, gather.getMask()).tile.get() : nullptr;
+  auto out = emptyTile(gather.getType());
+  const RefVal &ref = *get(task, gather.getRef()).ref;
+  noteDataAccess(task, op);
+  loadIndices(task, op, ref, indexedElements(ref, indices, mask, out->numel()),
+              *out, 0, 0);
+  task.values[gather.getResult()] = RtValue::ofTile(out);
+  return Outcome::Yield;
+}
+
+Interpreter::Outcome Interpreter::execScatter(Task &task, Operation &op) {
+  auto scatter = cast<tile::ScatterOp>(op);
+  std::vector<const TileVal *> indices;
+  for (Value v : scatter.getIndices())
+    indices.push_back(get(task, v).tile.get());
+  const TileVal *mask =
+      scatter.getMask() ? get(task, scatter.getMask()).tile.get() : nullptr;
+  const TileVal &value = *get(task, scatter.getValue()).tile;
+  const RefVal &ref = *get(task, scatter.getRef()).ref;
+  noteDataAccess(task, op);
+  storeIndices(task, op, ref,
+               indexedElements(ref, indices, mask, value.numel()), value);
   return Outcome::Yield;
 }

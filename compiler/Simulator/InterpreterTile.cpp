@@ -87,6 +87,39 @@ Interpreter::Outcome Interpreter::execReshape(Task &task, Operation &op) {
   return Outcome::Next;
 }
 
+Interpreter::Outcome Interpreter::execTranspose(Task &task, Operation &op) {
+  auto transpose = cast<tile::TransposeOp>(op);
+  const TileVal &in = *get(task, transpose.getInput()).tile;
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  auto out = std::make_shared<TileVal>(in);
+  auto type = cast<RankedTensorType>(transpose.getType());
+  out->shape.assign(type.getShape().begin(), type.getShape().end());
+  size_t rank = in.shape.size();
+  // Row-major strides of the input, in the order of the result's dims.
+  std::vector<int64_t> inStride(rank, 1), stride(rank);
+  for (size_t d = rank; d-- > 1;)
+    inStride[d - 1] = inStride[d] * in.shape[d];
+  for (size_t k = 0; k < rank; ++k)
+    stride[k] = inStride[perm[k]];
+  std::vector<int64_t> j(rank, 0);
+  for (int64_t n = 0; n < out->numel(); ++n) {
+    int64_t from = 0;
+    for (size_t k = 0; k < rank; ++k)
+      from += j[k] * stride[k];
+    if (in.type.isFloat())
+      out->f[n] = in.f[from];
+    else
+      out->i[n] = in.i[from];
+    for (size_t k = rank; k-- > 0;) { // the next result index, row-major
+      if (++j[k] < out->shape[k])
+        break;
+      j[k] = 0;
+    }
+  }
+  task.values[transpose.getResult()] = RtValue::ofTile(out);
+  return Outcome::Next;
+}
+
 namespace {
 
 /// How tile.reduce combines two elements of `type`, and its identity.
@@ -229,21 +262,28 @@ Interpreter::Outcome Interpreter::execDot(Task &task, Operation &op) {
   const TileVal &b = *get(task, dot.getRhs()).tile;
   const TileVal *acc =
       dot.getAcc() ? get(task, dot.getAcc()).tile.get() : nullptr;
-  int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+  // [batches,] m x k times [batches,] k x n.
+  size_t r = a.shape.size();
+  int64_t batches = r == 3 ? a.shape[0] : 1;
+  int64_t m = a.shape[r - 2], k = a.shape[r - 1], n = b.shape[r - 1];
   int64_t valid = k;
   if (Value v = dot.getValidK())
     valid = std::clamp<int64_t>(getInt(task, v), 0, k);
   auto out = emptyTile(dot.getType());
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      // Tile elements are exact in f32 (the inputs are f32 or narrower);
-      // the chain of FMAs starts from acc.
-      float sum = acc ? static_cast<float>(acc->f[i * n + j]) : 0.0f;
-      for (int64_t kk = 0; kk < valid; ++kk)
-        sum = std::fma(static_cast<float>(a.f[i * k + kk]),
-                       static_cast<float>(b.f[kk * n + j]), sum);
-      out->f[i * n + j] = roundTo(out->type, sum);
-    }
+  for (int64_t q = 0; q < batches; ++q) {
+    const double *pa = a.f.data() + q * m * k, *pb = b.f.data() + q * k * n;
+    int64_t base = q * m * n;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        // Tile elements are exact in f32 (the inputs are f32 or narrower);
+        // the chain of FMAs starts from acc.
+        float sum = acc ? static_cast<float>(acc->f[base + i * n + j]) : 0.0f;
+        for (int64_t kk = 0; kk < valid; ++kk)
+          sum = std::fma(static_cast<float>(pa[i * k + kk]),
+                         static_cast<float>(pb[kk * n + j]), sum);
+        out->f[base + i * n + j] = roundTo(out->type, sum);
+      }
+  }
   task.values[dot.getResult()] = RtValue::ofTile(out);
   return Outcome::Next;
 }

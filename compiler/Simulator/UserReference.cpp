@@ -156,7 +156,9 @@ bool UserReference::bindParams(const Binding &binding, std::string &error) {
   }
   // What the reference stores into: its outputs.
   llvm::DenseSet<Value> written;
-  func.walk([&](tile::StoreOp store) { written.insert(store.getRef()); });
+  func.walk([&](tile::StoreOp store) {
+    written.insert(tile::viewedTensor(store.getRef()));
+  });
   int kernelOutputs = 0, refOutputs = 0;
   for (const ArgBinding &a : binding.args)
     kernelOutputs +=

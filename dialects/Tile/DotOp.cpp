@@ -1,6 +1,6 @@
 //===- DotOp.cpp - tile.dot verifier --------------------------------------===//
 //
-// The rules of `result = acc + lhs @ rhs` on 2-d tiles (TileOps.td says
+// The rules of `result = acc + lhs @ rhs` on 2-d tiles (or 3-d: a batch) (TileOps.td says
 // what the op computes).
 //
 //===----------------------------------------------------------------------===//
@@ -19,23 +19,35 @@ LogicalResult DotOp::verify() {
   RankedTensorType lhs = getLhs().getType();
   RankedTensorType rhs = getRhs().getType();
   RankedTensorType result = getResult().getType();
+  int64_t rank = lhs.getRank();
   for (auto [what, t] : {std::pair<StringRef, RankedTensorType>{"lhs", lhs},
                          {"rhs", rhs},
                          {"result", result}}) {
-    if (t.getRank() != 2)
-      return emitOpError() << what << " must be a 2-d tile, got " << t
-                           << " (rank " << t.getRank() << ")";
+    if (t.getRank() != 2 && t.getRank() != 3)
+      return emitOpError() << what << " must be a 2-d tile (or 3-d, batched), "
+                           << "got " << t << " (rank " << t.getRank() << ")";
+    if (t.getRank() != rank)
+      return emitOpError() << "lhs " << lhs << ", rhs " << rhs
+                           << " and result " << result
+                           << " must have one rank";
     if (!t.hasStaticShape())
       return emitOpError() << what << " shape must be static, got " << t;
   }
-  if (lhs.getDimSize(1) != rhs.getDimSize(0))
+  // [B,] M x K times [B,] K x N: b is the batch's offset.
+  int64_t b = rank - 2;
+  if (b && (rhs.getDimSize(0) != lhs.getDimSize(0) ||
+            result.getDimSize(0) != lhs.getDimSize(0)))
+    return emitOpError() << "batch dimensions differ: lhs " << lhs << ", rhs "
+                         << rhs << ", result " << result;
+  if (lhs.getDimSize(b + 1) != rhs.getDimSize(b))
     return emitOpError() << "contracted dimensions differ: lhs " << lhs
-                         << " has K = " << lhs.getDimSize(1) << ", rhs " << rhs
-                         << " has K = " << rhs.getDimSize(0);
-  if (result.getDimSize(0) != lhs.getDimSize(0) ||
-      result.getDimSize(1) != rhs.getDimSize(1))
-    return emitOpError() << "result must be " << lhs.getDimSize(0) << "x"
-                         << rhs.getDimSize(1) << " (lhs rows x rhs columns), "
+                         << " has K = " << lhs.getDimSize(b + 1) << ", rhs "
+                         << rhs << " has K = " << rhs.getDimSize(b);
+  if (result.getDimSize(b) != lhs.getDimSize(b) ||
+      result.getDimSize(b + 1) != rhs.getDimSize(b + 1))
+    return emitOpError() << "result must be " << lhs.getDimSize(b) << "x"
+                         << rhs.getDimSize(b + 1)
+                         << " (lhs rows x rhs columns), "
                          << "got " << result;
   Type a = lhs.getElementType();
   if (!isDotInputType(a))

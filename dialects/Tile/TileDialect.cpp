@@ -274,6 +274,26 @@ LogicalResult DimOp::verify() {
   return success();
 }
 
+Value dslc::tile::viewedTensor(Value ref) {
+  while (auto view = ref.getDefiningOp<ViewOp>())
+    ref = view.getRef();
+  return ref;
+}
+
+LogicalResult ViewOp::verify() {
+  RefType from = getRef().getType(), to = getResult().getType();
+  if (from.getElementType() != to.getElementType())
+    return emitOpError() << "changes the element type from "
+                         << from.getElementType() << " to "
+                         << to.getElementType()
+                         << ": a view keeps its tensor's element type";
+  if (getSizes().size() != to.getRank())
+    return emitOpError() << "gives " << getSizes().size() << " size(s) for "
+                         << to << ": expected one per dimension ("
+                         << to.getRank() << ")";
+  return success();
+}
+
 LogicalResult GridOp::verify() {
   if (auto outer = (*this)->getParentOfType<GridOp>()) {
     InFlightDiagnostic diag =
@@ -383,6 +403,48 @@ LogicalResult LoadOp::verify() {
   return success();
 }
 
+/// What tile.gather and tile.scatter share: one index tile per dimension
+/// of the ref, integer, of the data tile's shape; the mask i1 of that shape.
+static LogicalResult verifyIndexed(Operation *op, RefType ref,
+                                   RankedTensorType data, ValueRange indices,
+                                   Value mask) {
+  if (failed(verifyTileShape(op, "tile", data)))
+    return failure();
+  if (data.getElementType() != ref.getElementType())
+    return op->emitOpError() << "element type " << data.getElementType()
+                             << " differs from the ref's "
+                             << ref.getElementType();
+  if (indices.size() != ref.getRank())
+    return op->emitOpError() << "has " << indices.size()
+                             << " index tile(s) for " << ref
+                             << ": expected one per dimension ("
+                             << ref.getRank() << ")";
+  for (Value v : indices) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getShape() != data.getShape() ||
+        !isa<IntegerType, IndexType>(t.getElementType()))
+      return op->emitOpError() << "index tile " << t
+                               << " must be integers of the shape of " << data;
+  }
+  if (mask) {
+    auto t = cast<RankedTensorType>(mask.getType());
+    if (t.getShape() != data.getShape() || !t.getElementType().isInteger(1))
+      return op->emitOpError()
+             << "mask " << t << " must be i1 of the shape of " << data;
+  }
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  return verifyIndexed(*this, getRef().getType(), getResult().getType(),
+                       getIndices(), getMask());
+}
+
+LogicalResult ScatterOp::verify() {
+  return verifyIndexed(*this, getRef().getType(), getValue().getType(),
+                       getIndices(), getMask());
+}
+
 LogicalResult StoreOp::verify() {
   RefType ref = getRef().getType();
   return verifyTileAccess(*this, "ref", ref.getElementType(), ref.getRank(),
@@ -489,20 +551,48 @@ LogicalResult ReshapeOp::verify() {
     return emitOpError() << "element type " << result.getElementType()
                          << " of the result differs from the input's "
                          << input.getElementType();
-  auto nonUnit = [](ArrayRef<int64_t> shape) {
-    SmallVector<int64_t> dims;
-    llvm::copy_if(shape, std::back_inserter(dims),
-                  [](int64_t d) { return d != 1; });
-    return dims;
-  };
-  SmallVector<int64_t> from = nonUnit(input.getShape());
-  SmallVector<int64_t> to = nonUnit(result.getShape());
-  if (from != to)
-    return emitOpError() << "can only insert or remove unit dimensions: the "
-                            "other dimensions of "
-                         << input << " " << listStr(from) << " and of "
-                         << result << " " << listStr(to) << " differ";
+  if (input.getNumElements() != result.getNumElements())
+    return emitOpError() << "changes the element count: " << input << " has "
+                         << input.getNumElements() << ", " << result
+                         << " has " << result.getNumElements();
   return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  RankedTensorType input = getInput().getType();
+  RankedTensorType result = getResult().getType();
+  if (failed(verifyTileShape(*this, "input tile", input)) ||
+      failed(verifyTileShape(*this, "result tile", result)))
+    return failure();
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "element type " << result.getElementType()
+                         << " of the result differs from the input's "
+                         << input.getElementType();
+  ArrayRef<int64_t> perm = getPermutation();
+  SmallVector<bool> seen(input.getRank(), false);
+  if (int64_t(perm.size()) != input.getRank() ||
+      result.getRank() != input.getRank())
+    return emitOpError() << "permutation " << listStr(perm) << " of " << input
+                         << " to " << result << ": expected one entry per "
+                         << "dimension";
+  for (auto [k, p] : llvm::enumerate(perm)) {
+    if (p < 0 || p >= input.getRank() || seen[p])
+      return emitOpError() << listStr(perm) << " is not a permutation of "
+                           << "the " << input.getRank() << " dimensions";
+    seen[p] = true;
+    if (result.getDimSize(k) != input.getDimSize(p))
+      return emitOpError() << "result dimension " << k << " of " << result
+                           << " must be input dimension " << p << " of "
+                           << input;
+  }
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  if (llvm::equal(getPermutation(),
+                  llvm::seq<int64_t>(0, getPermutation().size())))
+    return getInput();
+  return {};
 }
 
 OpFoldResult BroadcastOp::fold(FoldAdaptor) {

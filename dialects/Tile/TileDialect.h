@@ -45,6 +45,12 @@ inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
 /// a chunk size per reduced dimension, 0 for none (RollReductions).
 inline constexpr llvm::StringLiteral kReductionLoopsAttr =
     "tile.reduction_loops";
+/// Optional kernel attribute (DenseI64ArrayAttr of triples D, R, required):
+/// whole rows of extent D too wide for a CTA's registers, computed R columns
+/// at a time where reduction_loops gives no chunk for D (RollReductions);
+/// `required` (1) when a tile of them would not fit at all unrolled.
+inline constexpr llvm::StringLiteral kAutoReductionLoopsAttr =
+    "tile.auto_reduction_loops";
 /// Name of the array-of-strings attribute naming a kernel's parameters.
 inline constexpr llvm::StringLiteral kArgNamesAttr = "tile.arg_names";
 /// Name of the integer attribute giving the number of peers (world size).
@@ -62,6 +68,9 @@ RoleAttr getArgRole(mlir::FunctionOpInterface func, unsigned index);
 /// The ABI slots of a flattened kernel (its `tile.abi`), as the contract
 /// has them; empty when it has none.
 std::vector<contract::AbiSlot> getAbiSlots(mlir::Operation *func);
+/// The tensor `ref` is a view of (through tile.view ops), or `ref` itself:
+/// the memory an access of `ref` touches belongs to it.
+mlir::Value viewedTensor(mlir::Value ref);
 /// Most dimensions of a tile value (the lowering's limit).
 inline constexpr int64_t kMaxTileRank = 4;
 

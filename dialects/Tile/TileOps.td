@@ -21,6 +21,28 @@ def Tile_DimOp : Tile_Op<"dim", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_ViewOp : Tile_Op<"view", [Pure]> {
+  let summary = "the same memory seen as a contiguous tensor of other sizes";
+  let description = [{
+    `x.view(...)`, `x.reshape(...)` of a contiguous row-major tensor: the
+    result starts at the same address and is row-major with `sizes` (one per
+    result dimension). Element `i` in row-major order of the result is
+    element `i` of `ref` in row-major order. The result must not hold more
+    elements than `ref`: the lowering makes every size 0 when it would (so
+    every access is masked off), and the simulator reports it.
+
+    ```mlir
+    %flat = tile.view %x [%n] : !tile.ref<bf16, 2> -> !tile.ref<bf16, 1>
+    ```
+  }];
+  let arguments = (ins Tile_RefType:$ref, Variadic<Index>:$sizes);
+  let results = (outs Tile_RefType:$result);
+  let assemblyFormat = [{
+    $ref `[` $sizes `]` attr-dict `:` qualified(type($ref)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_GridOp : Tile_Op<"grid", [SingleBlockImplicitTerminator<"YieldOp">,
                                    RecursiveMemoryEffects]> {
   let summary = "a grid of tiles, one CTA per tile";
@@ -92,6 +114,48 @@ def Tile_StoreOp : Tile_Op<"store", [AttrSizedOperandSegments,
                    DenseI64ArrayAttr:$dims);
   let assemblyFormat = [{
     $value `,` $ref `[` $offsets `]` `limits` `[` $limits `]` attr-dict `:` qualified(type($value)) `,` qualified(type($ref))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_GatherOp : Tile_Op<"gather", [AttrSizedOperandSegments,
+                                       MemoryEffects<[MemRead]>]> {
+  let summary = "loads a tile element by element at computed indices";
+  let description = [{
+    Result element `e` reads `ref[indices[0][e], ..., indices[r-1][e]]`:
+    one index tile per dimension of `ref`, each of the result's shape (a
+    gather: `weight[idx, tile_e]`, `hl.load(x, [i], extra_mask=m)`). An
+    element whose index is negative or reaches its dimension's size, or
+    whose `mask` element is false, is not read: it is zero.
+
+    ```mlir
+    %r = tile.gather %w[%rows, %cols] mask %m : tensor<16x64xi1>
+        : !tile.ref<f32, 2>, tensor<16x64xi64>, tensor<16x64xi64> -> tensor<16x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_RefType:$ref, Variadic<Tile_TileTensor>:$indices,
+                   Optional<Tile_TileTensor>:$mask);
+  let results = (outs Tile_TileTensor:$result);
+  let assemblyFormat = [{
+    $ref `[` $indices `]` (`mask` $mask^ `:` type($mask))? attr-dict `:` qualified(type($ref)) `,` type($indices) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ScatterOp : Tile_Op<"scatter", [AttrSizedOperandSegments,
+                                         MemoryEffects<[MemWrite]>]> {
+  let summary = "stores a tile element by element at computed indices";
+  let description = [{
+    The converse of `tile.gather`: element `e` of `value` is written to
+    `ref[indices[0][e], ..., indices[r-1][e]]` unless an index is out of
+    bounds or `mask` is false there. Two elements with one address: one of
+    them is written.
+  }];
+  let arguments = (ins Tile_TileTensor:$value, Tile_RefType:$ref,
+                   Variadic<Tile_TileTensor>:$indices,
+                   Optional<Tile_TileTensor>:$mask);
+  let assemblyFormat = [{
+    $value `,` $ref `[` $indices `]` (`mask` $mask^ `:` type($mask))? attr-dict `:` qualified(type($value)) `,` qualified(type($ref)) `,` type($indices)
   }];
   let hasVerifier = 1;
 }
@@ -172,11 +236,12 @@ def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
 }
 
 def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
-  let summary = "inserts or removes unit dimensions of a tile";
+  let summary = "the same elements in the same order, another shape";
   let description = [{
-    The result holds the same elements in the same order; only dimensions
-    of extent 1 are inserted or removed (`x[:, None]`, `w[None, :]`), so
-    the dimensions other than 1 are the same, in the same order.
+    The result holds the same elements in the same (row-major) order:
+    unit dimensions inserted or removed (`x[:, None]`, `w[None, :]`), or
+    dimensions split and merged (`x.reshape([b, t, 2, d // 2])`). The
+    element count is the same.
 
     ```mlir
     %r = tile.reshape %x : tensor<8192xf32> -> tensor<1x8192xf32>
@@ -194,6 +259,25 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
   let hasVerifier = 1;
   let hasFolder = 1;
   let hasCanonicalizer = 1;
+}
+
+def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
+  let summary = "permutes the dimensions of a tile";
+  let description = [{
+    Result dimension `k` is input dimension `permutation[k]`: result element
+    `j` is input element `i` with `i[permutation[k]] = j[k]` (`x.T`,
+    `x.transpose(0, 1)`, `x.permute(...)`).
+
+    ```mlir
+    %t = tile.transpose %x [1, 0] : tensor<16x64xbf16> -> tensor<64x16xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_TileTensor:$input,
+                   DenseI64ArrayAttr:$permutation);
+  let results = (outs Tile_TileTensor:$result);
+  let assemblyFormat = "$input $permutation attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Tile_DotOp : Tile_Op<"dot", [Pure, AttrSizedOperandSegments]> {

@@ -14,8 +14,8 @@ f(a=1, 2)
 f(a=1, a=2)
 # CHECK: error-syntax.py:[[@LINE+1]]:8: error: comprehensions are not supported
 x = [i for i in y]
-# CHECK: error-syntax.py:[[@LINE+1]]:5: error: lambda expressions are not supported
-x = lambda: 1
+# CHECK: error-syntax.py:[[@LINE+1]]:12: error: '*' and '**' parameters of a lambda are not supported: name each parameter
+x = lambda *a: 1
 # CHECK: error-syntax.py:[[@LINE+1]]:4: error: assignment expressions (':=') are not supported
 (x := 1)
 # CHECK: error-syntax.py:[[@LINE+1]]:13: error: duplicate parameter 'a'

@@ -605,16 +605,8 @@ func.func @broadcast_rank5(%x: tensor<1x1x1x1xf32>) {
 // -----
 
 func.func @reshape_count(%x: tensor<8192xf32>) {
-  // expected-error @+1 {{'tile.reshape' op can only insert or remove unit dimensions: the other dimensions of 'tensor<8192xf32>' [8192] and of 'tensor<2x4096xf32>' [2, 4096] differ}}
-  %r = tile.reshape %x : tensor<8192xf32> -> tensor<2x4096xf32>
-  return
-}
-
-// -----
-
-func.func @reshape_order(%x: tensor<4x8xf32>) {
-  // expected-error @+1 {{'tile.reshape' op can only insert or remove unit dimensions: the other dimensions of 'tensor<4x8xf32>' [4, 8] and of 'tensor<8x1x4xf32>' [8, 4] differ}}
-  %r = tile.reshape %x : tensor<4x8xf32> -> tensor<8x1x4xf32>
+  // expected-error @+1 {{'tile.reshape' op changes the element count: 'tensor<8192xf32>' has 8192, 'tensor<2x2048xf32>' has 4096}}
+  %r = tile.reshape %x : tensor<8192xf32> -> tensor<2x2048xf32>
   return
 }
 
@@ -720,8 +712,56 @@ func.func @slot_strings() attributes {tile.abi = ["x:ptr"]}
 // -----
 
 func.func @dot_rank(%a: tensor<2x4x8xf32>, %b: tensor<8x4xf32>) {
-  // expected-error @+1 {{'tile.dot' op lhs must be a 2-d tile, got 'tensor<2x4x8xf32>' (rank 3)}}
+  // expected-error @+1 {{'tile.dot' op lhs 'tensor<2x4x8xf32>', rhs 'tensor<8x4xf32>' and result 'tensor<4x4xf32>' must have one rank}}
   %r = tile.dot %a, %b : tensor<2x4x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_rank4(%a: tensor<2x2x4x8xf32>, %b: tensor<2x2x8x4xf32>) {
+  // expected-error @+1 {{'tile.dot' op lhs must be a 2-d tile (or 3-d, batched), got 'tensor<2x2x4x8xf32>' (rank 4)}}
+  %r = tile.dot %a, %b : tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32> -> tensor<2x2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_batches(%a: tensor<2x4x8xf32>, %b: tensor<3x8x4xf32>) {
+  // expected-error @+1 {{'tile.dot' op batch dimensions differ: lhs 'tensor<2x4x8xf32>', rhs 'tensor<3x8x4xf32>', result 'tensor<2x4x4xf32>'}}
+  %r = tile.dot %a, %b : tensor<2x4x8xf32>, tensor<3x8x4xf32> -> tensor<2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @view_element(%x: !tile.ref<f32, 2>, %n: index) {
+  // expected-error @+1 {{'tile.view' op changes the element type from 'f32' to 'f16': a view keeps its tensor's element type}}
+  %v = tile.view %x [%n] : !tile.ref<f32, 2> -> !tile.ref<f16, 1>
+  return
+}
+
+// -----
+
+func.func @view_sizes(%x: !tile.ref<f32, 2>, %n: index) {
+  // expected-error @+1 {{'tile.view' op gives 1 size(s) for '!tile.ref<f32, 2>': expected one per dimension (2)}}
+  %v = tile.view %x [%n] : !tile.ref<f32, 2> -> !tile.ref<f32, 2>
+  return
+}
+
+// -----
+
+func.func @transpose_not_permutation(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'tile.transpose' op [0, 0] is not a permutation of the 2 dimensions}}
+  %t = tile.transpose %x [0, 0] : tensor<4x8xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'tile.transpose' op result dimension 0 of 'tensor<4x8xf32>' must be input dimension 1 of 'tensor<4x8xf32>'}}
+  %t = tile.transpose %x [1, 0] : tensor<4x8xf32> -> tensor<4x8xf32>
   return
 }
 
@@ -778,5 +818,29 @@ func.func @dot_acc(%a: tensor<4x8xbf16>, %b: tensor<8x4xbf16>, %c: tensor<4x4xbf
 func.func @dot_dynamic(%a: tensor<?x8xf32>, %b: tensor<8x4xf32>) {
   // expected-error @+1 {{'tile.dot' op lhs shape must be static, got 'tensor<?x8xf32>'}}
   %r = tile.dot %a, %b : tensor<?x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @gather_indices(%x: !tile.ref<f32, 2>, %i: tensor<8xi64>) {
+  // expected-error @+1 {{'tile.gather' op has 1 index tile(s) for '!tile.ref<f32, 2>': expected one per dimension (2)}}
+  %r = tile.gather %x[%i] : !tile.ref<f32, 2>, tensor<8xi64> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_index_shape(%x: !tile.ref<f32, 1>, %i: tensor<4xi64>) {
+  // expected-error @+1 {{'tile.gather' op index tile 'tensor<4xi64>' must be integers of the shape of 'tensor<8xf32>'}}
+  %r = tile.gather %x[%i] : !tile.ref<f32, 1>, tensor<4xi64> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_mask(%x: !tile.ref<f32, 1>, %i: tensor<8xi64>, %v: tensor<8xf32>, %m: tensor<8xi8>) {
+  // expected-error @+1 {{'tile.scatter' op mask 'tensor<8xi8>' must be i1 of the shape of 'tensor<8xf32>'}}
+  tile.scatter %v, %x[%i] mask %m : tensor<8xi8> : tensor<8xf32>, !tile.ref<f32, 1>, tensor<8xi64>
   return
 }

@@ -199,3 +199,19 @@ func.func @dot_forms(%a: tensor<64x32xbf16>, %b: tensor<32x64xbf16>,
       : tensor<4x1xf32>, tensor<1x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
   return
 }
+
+// CHECK-LABEL: func.func @views_and_transposes(
+// CHECK: tile.view %{{.*}}[%{{.*}}] : !tile.ref<bf16, 2> -> !tile.ref<bf16, 1>
+// CHECK: tile.transpose %{{.*}} [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
+// CHECK: tile.dot %{{.*}}, %{{.*}} acc %{{.*}} : tensor<2x4x8xbf16>, tensor<2x8x4xbf16>, tensor<2x4x4xf32> -> tensor<2x4x4xf32>
+// GENERIC: "tile.view"(%{{.*}}, %{{.*}}) : (!tile.ref<bf16, 2>, index) -> !tile.ref<bf16, 1>
+// GENERIC: "tile.transpose"(%{{.*}}) <{permutation = array<i64: 1, 0>}> : (tensor<4x8xf32>) -> tensor<8x4xf32>
+func.func @views_and_transposes(%x: !tile.ref<bf16, 2>, %n: index,
+                                %t: tensor<4x8xf32>, %a: tensor<2x4x8xbf16>,
+                                %b: tensor<2x8x4xbf16>, %c: tensor<2x4x4xf32>) {
+  %flat = tile.view %x [%n] : !tile.ref<bf16, 2> -> !tile.ref<bf16, 1>
+  %tt = tile.transpose %t [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
+  %d = tile.dot %a, %b acc %c
+      : tensor<2x4x8xbf16>, tensor<2x8x4xbf16>, tensor<2x4x4xf32> -> tensor<2x4x4xf32>
+  return
+}

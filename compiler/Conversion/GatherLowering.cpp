@@ -1,0 +1,196 @@
+//===- GatherLowering.cpp - tile.gather and tile.scatter -----------------===//
+//
+// A gather or scatter addresses every element on its own: its index tiles
+// have the data tile's shape, so in each thread they hold, at each position
+// of the per-thread vector, the indices of the element at that position
+// (TileLayout.h). Per position: the row-major element index over the
+// tensor's sizes, a bounds check (every index in [0, size)) and the mask,
+// then one scalar load (a zero where not read) or store under that
+// condition. Padding positions (rows past the first dimension's extent,
+// columns past the last) are neither read nor written, and a scatter of a
+// tile several threads hold is written by one of them (lane 0 of a
+// replicated tile, group 0 of a tile every group holds).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Conversion/LoweringUtils.h"
+
+#include "dialects/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace dslc;
+
+namespace {
+
+/// The per-position conditions and addresses of one gather or scatter.
+struct IndexedAccess {
+  SmallVector<Value> ok;      ///< i1 per position: read / write it
+  SmallVector<Value> address; ///< per position (clamped to element 0)
+};
+
+/// Whether position (o, c, v) of this thread holds an element of the tile
+/// (not padding), and, for a store, whether this thread writes it.
+Value holdsElement(OpBuilder &b, Location loc, const TileLayout &layout,
+                   int64_t o, int64_t c, int64_t v, Value lane, Value group,
+                   bool writes) {
+  auto i64 = [&](int64_t x) { return lower::i64(b, loc, x); };
+  Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
+  auto require = [&](Value x) { ok = arith::AndIOp::create(b, loc, ok, x); };
+  if (auto [row, rowValid] = lower::rowOf(b, loc, layout, o, group); rowValid)
+    require(rowValid);
+  if (!layout.replicated) {
+    Value column = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(
+            b, loc,
+            arith::AddIOp::create(b, loc, lane, i64(c * layout.rowThreads)),
+            i64(layout.vec)),
+        i64(v));
+    require(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column,
+                                  i64(layout.inner)));
+  } else if (writes) {
+    require(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                  i64(0)));
+  }
+  if (writes && layout.groupReplicated())
+    require(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group, i64(0)));
+  return ok;
+}
+
+IndexedAccess indexedAccess(OpBuilder &b, Location loc, const KernelInfo &info,
+                            RankedTensorType tile, Value ref,
+                            ValueRange indices, Value mask, Type memElement,
+                            bool writes) {
+  TileLayout layout = info.layout(tile.getShape());
+  auto [lane, group] = lower::laneAndGroup(b, loc, layout);
+  int64_t rank = indices.size();
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(lower::field(b, loc, ref, 1 + d));
+  Value base = lower::field(b, loc, ref, 0);
+  Value zero = lower::i64(b, loc, 0);
+  IndexedAccess a;
+  for (int64_t o = 0; o < layout.outer; ++o)
+    for (int64_t c = 0; c < layout.chunks; ++c)
+      for (int64_t v = 0; v < layout.vec; ++v) {
+        int64_t p = layout.position(o, c, v);
+        Value ok = holdsElement(b, loc, layout, o, c, v, lane, group, writes);
+        if (mask)
+          ok = arith::AndIOp::create(
+              b, loc, ok,
+              vector::ExtractOp::create(b, loc, mask, ArrayRef<int64_t>{p}));
+        SmallVector<Value> coords;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value i = vector::ExtractOp::create(b, loc, indices[d],
+                                              ArrayRef<int64_t>{p});
+          if (i.getType().isIndex())
+            i = arith::IndexCastOp::create(b, loc, b.getI64Type(), i);
+          else if (i.getType().getIntOrFloatBitWidth() < 64)
+            i = arith::ExtSIOp::create(b, loc, b.getI64Type(), i);
+          // Unsigned: a negative index is past the size too.
+          ok = arith::AndIOp::create(
+              b, loc, ok,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i,
+                                    sizes[d]));
+          coords.push_back(i);
+        }
+        Value linear = lower::linearIndex(b, loc, coords, sizes);
+        linear = arith::SelectOp::create(b, loc, ok, linear, zero);
+        a.ok.push_back(ok);
+        a.address.push_back(lower::elementPtr(b, loc, base, memElement, linear));
+      }
+  return a;
+}
+
+struct GatherOpLowering : TilePattern<tile::GatherOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType tile = op.getResult().getType();
+    auto resultType = cast<VectorType>(getTypeConverter()->convertType(tile));
+    Type element = resultType.getElementType();
+    bool isBool = element.isInteger(1);
+    Type memElement = lower::memoryType(element);
+    IndexedAccess a =
+        indexedAccess(rewriter, loc, info, tile, adaptor.getRef(),
+                      adaptor.getIndices(), adaptor.getMask(), memElement,
+                      /*writes=*/false);
+    unsigned bytes = memElement.getIntOrFloatBitWidth() / 8;
+    Value zero =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(memElement));
+    SmallVector<Value> elements;
+    for (auto [ok, address] : llvm::zip(a.ok, a.address)) {
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, ok,
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(
+                b, loc,
+                LLVM::LoadOp::create(b, loc, memElement, address, bytes)
+                    .getResult());
+          },
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(b, loc, zero);
+          });
+      elements.push_back(ifOp.getResult(0));
+    }
+    Value result = vector::FromElementsOp::create(
+        rewriter, loc, VectorType::get(resultType.getShape(), memElement),
+        elements);
+    if (isBool)
+      result = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ne, result,
+          lower::splatConstant(
+              rewriter, loc, cast<VectorType>(result.getType()),
+              rewriter.getIntegerAttr(memElement, 0)));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ScatterOpLowering : TilePattern<tile::ScatterOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::ScatterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType tile = op.getValue().getType();
+    Value value = adaptor.getValue();
+    auto valueType = cast<VectorType>(value.getType());
+    Type memElement = lower::memoryType(valueType.getElementType());
+    if (valueType.getElementType().isInteger(1))
+      value = arith::ExtUIOp::create(
+          rewriter, loc, VectorType::get(valueType.getShape(), memElement),
+          value);
+    IndexedAccess a =
+        indexedAccess(rewriter, loc, info, tile, adaptor.getRef(),
+                      adaptor.getIndices(), adaptor.getMask(), memElement,
+                      /*writes=*/true);
+    unsigned bytes = memElement.getIntOrFloatBitWidth() / 8;
+    for (auto [p, ok] : llvm::enumerate(a.ok)) {
+      Value x = vector::ExtractOp::create(rewriter, loc, value,
+                                          ArrayRef<int64_t>{int64_t(p)});
+      Value address = a.address[p];
+      scf::IfOp::create(rewriter, loc, ok, [&](OpBuilder &b, Location loc) {
+        LLVM::StoreOp::create(b, loc, x, address, bytes);
+        scf::YieldOp::create(b, loc);
+      });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void dslc::populateGatherLoweringPatterns(TileTypeConverter &converter,
+                                          RewritePatternSet &patterns) {
+  patterns.add<GatherOpLowering, ScatterOpLowering>(converter,
+                                                    patterns.getContext());
+}

@@ -1,0 +1,91 @@
+"""The plain-Python parts of python/tests/gpu/helion_examples.py (the GPU
+program that runs Helion's examples with dslc): how a kernel's host code is
+split around its loop, how its parameters are taken, and that without torch
+it says it skipped."""
+
+import ast
+import importlib.util
+import io
+import os
+import unittest
+from contextlib import redirect_stdout
+
+_PATH = os.path.join(os.path.dirname(__file__), "gpu", "helion_examples.py")
+_spec = importlib.util.spec_from_file_location("helion_examples", _PATH)
+hx = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(hx)
+
+_KERNEL = '''
+@helion.kernel()
+def rms(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-5,
+        mode: str = "a", flag: bool = False, bias: torch.Tensor | None = None,
+        chunk: int = 4, fn: Callable = lambda v: v):
+    """doc"""
+    m, n = x.size()
+    chunk = hl.specialize(chunk)
+    block = hl.register_block_size(m)
+    out = torch.empty_like(x)
+    rstd = x.new_empty([m], dtype=torch.float32)
+    for t in hl.tile(m, block_size=block):
+        out[t, :] = x[t, :] * eps
+    return out, rstd.reshape(-1, 1)
+'''
+
+
+class HostSplit(unittest.TestCase):
+    def test_host_function(self):
+        src = hx.host_function_source(_KERNEL, "rms")
+        tree = ast.parse(src)
+        fdef = tree.body[0]
+        self.assertEqual([a.arg for a in fdef.args.kwonlyargs], ["__dslc_ctx__"])
+        self.assertEqual(fdef.decorator_list, [])
+        self.assertIn("__dslc_args__ = dict(locals())", src)
+        self.assertIn("__dslc_ctx__.made(torch.empty_like(x))", src)
+        self.assertIn("__dslc_ctx__.made(x.new_empty([m], dtype=torch.float32))",
+                      src)
+        self.assertIn("block = __dslc_ctx__.block_size(m)", src)
+        self.assertIn("__dslc_ctx__.launch(__dslc_args__)", src)
+        self.assertIn("return (out, rstd.reshape(-1, 1))", src)
+        self.assertNotIn("hl.tile", src)
+        self.assertNotIn('"""doc"""', src)
+        # The launch comes after the outputs are made and before the return.
+        self.assertLess(src.index(".made(torch.empty_like"), src.index(".launch("))
+        self.assertLess(src.index(".launch("), src.index("return"))
+
+    def test_no_loop(self):
+        with self.assertRaises(ValueError):
+            hx.host_function_source(
+                "def k(x):\n    for i in range(3):\n        pass\n", "k")
+
+    def test_parameter_kinds(self):
+        kinds = hx.parameter_kinds(_KERNEL, "rms")
+        self.assertEqual(kinds, {"x": "value", "weight": "value",
+                                 "eps": "value", "mode": "define",
+                                 "flag": "define", "bias": "optional",
+                                 "chunk": "define", "fn": "callable"})
+
+    def test_define_text(self):
+        self.assertEqual(hx.define_text(True), "True")
+        self.assertEqual(hx.define_text("batchmean"), "'batchmean'")
+        self.assertEqual(hx.define_text([4096]), "[4096]")
+        self.assertEqual(hx.define_text(None), "None")
+        with self.assertRaises(hx.Skip):
+            hx.define_text(object())
+
+
+class WithoutTorch(unittest.TestCase):
+    def test_skips(self):
+        try:
+            import torch  # noqa: F401
+            self.skipTest("torch is installed here")
+        except ImportError:
+            pass
+        out = io.StringIO()
+        with redirect_stdout(out):
+            rc = hx.main(["nothing.py"])
+        self.assertEqual(rc, hx.SKIP_EXIT)
+        self.assertIn("SKIPPED: PyTorch is not installed", out.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()

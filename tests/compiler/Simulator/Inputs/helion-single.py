@@ -1,0 +1,306 @@
+"""Single-GPU kernels written the way Helion's examples/ are (issue 26):
+host code around the tile loop (views, numel, shapes compared, outputs made
+from computed sizes, a value returned that host code computes), parameters
+Helion specializes on (str, bool, Optional tensors, a lambda epilogue), the
+torch functions Helion lowers (softmax, gelu, silu, transposes, batched
+matmuls) and Helion's default config. Each kernel has a reference over every
+rank's inputs stacked on a leading [world, ...] dimension (docs/simulator.md,
+"User references"), written without the construct it checks.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import torch
+
+import helion
+from helion._testing import HALF_DTYPE
+import helion.language as hl
+
+
+@helion.kernel()
+def flat_silu(x: torch.Tensor) -> torch.Tensor:
+    """x viewed flat: a 1-d grid over x.numel() (Helion's swiglu)."""
+    out = torch.empty_like(x)
+    n = x.numel()
+    x_flat = x.view(-1)
+    out_flat = out.view(-1)
+    for t in hl.tile(n):
+        v = x_flat[t].to(torch.float32)
+        out_flat[t] = torch.nn.functional.silu(v).to(out.dtype)
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def flat_silu_ref(x: torch.Tensor) -> torch.Tensor:
+    W, M, N = x.size()
+    N = hl.specialize(N)
+    out = torch.empty_like(x)
+    for w, m in hl.tile([W, M]):
+        v = x[w, m, :].to(torch.float64)
+        out[w, m, :] = (v / (1.0 + torch.exp(-v))).to(out.dtype)
+    return out
+
+
+@helion.kernel()
+def rows_softmax_gelu(x: torch.Tensor, mode: str = "softmax") -> torch.Tensor:
+    """Whole rows (Helion's default block size for them is 1); `mode` is a
+    compile-time string."""
+    m, n = x.size()
+    out = torch.empty_like(x)
+    for tm in hl.tile(m):
+        if mode == "softmax":
+            out[tm, :] = torch.nn.functional.softmax(x[tm, :], dim=1)
+        elif mode == "log_softmax":
+            out[tm, :] = torch.log_softmax(x[tm, :], dim=-1)
+        else:
+            out[tm, :] = torch.nn.functional.gelu(x[tm, :], approximate="tanh")
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def rows_softmax_gelu_ref(
+    x: torch.Tensor, mode: hl.constexpr = "softmax"
+) -> torch.Tensor:
+    W, M, N = x.size()
+    N = hl.specialize(N)
+    out = torch.empty_like(x)
+    for w, m in hl.tile([W, M]):
+        v = x[w, m, :].to(torch.float64)
+        if mode == "softmax":
+            e = torch.exp(v - torch.amax(v, dim=-1, keepdim=True))
+            r = e / torch.sum(e, dim=-1, keepdim=True)
+        elif mode == "log_softmax":
+            s = v - torch.amax(v, dim=-1, keepdim=True)
+            r = s - torch.log(torch.sum(torch.exp(s), dim=-1, keepdim=True))
+        else:
+            c = math.sqrt(2.0 / math.pi)
+            r = 0.5 * v * (1.0 + torch.tanh(c * (v + 0.044715 * v * v * v)))
+        out[w, m, :] = r.to(out.dtype)
+    return out
+
+
+@helion.kernel()
+def transposed(x: torch.Tensor) -> torch.Tensor:
+    """out = x.T, tile by tile (tile.transpose)."""
+    m, n = x.size()
+    out = torch.empty([n, m], dtype=x.dtype, device=x.device)
+    for tm, tn in hl.tile([m, n]):
+        out[tn, tm] = x[tm, tn].T
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[], num_warps=4))
+def transposed_ref(x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    """Column j of x is row j of out."""
+    W, M, N = x.size()
+    M = hl.specialize(M)
+    for w, j in hl.grid([W, N]):
+        out[w, j, :] = x[w, :, j]
+    return out
+
+
+@helion.kernel(static_shapes=True)
+def batched_matmul(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+    """Helion's bmm: 3-d tiles multiplied with torch.baddbmm."""
+    b, m, k = A.size()
+    b, k, n = B.size()
+    out = torch.empty(
+        [b, m, n], device=A.device, dtype=torch.promote_types(A.dtype, B.dtype)
+    )
+    for tile_b, tile_m, tile_n in hl.tile([b, m, n]):
+        acc = hl.zeros([tile_b, tile_m, tile_n], dtype=torch.float32)
+        for tile_k in hl.tile(k):
+            acc = torch.baddbmm(
+                acc, A[tile_b, tile_m, tile_k], B[tile_b, tile_k, tile_n]
+            )
+        out[tile_b, tile_m, tile_n] = acc
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[], num_warps=4))
+def batched_matmul_ref(A: torch.Tensor, B: torch.Tensor, out: torch.Tensor):
+    """One matrix at a time, with 2-d hl.dot."""
+    W, Bt, M, K = A.size()
+    N = hl.specialize(B.size(3))
+    M = hl.specialize(M)
+    K = hl.specialize(K)
+    for w, b in hl.grid([W, Bt]):
+        out[w, b, :, :] = hl.dot(
+            A[w, b, :, :].to(torch.float32), B[w, b, :, :].to(torch.float32)
+        ).to(out.dtype)
+    return out
+
+
+@helion.kernel(static_shapes=True)
+def epilogue_scale(
+    x: torch.Tensor,
+    bias: torch.Tensor | None = None,
+    double: bool = False,
+    epilogue: Callable[[torch.Tensor, tuple[torch.Tensor, ...]], torch.Tensor] = (
+        lambda acc, tile: acc * 3.0
+    ),
+) -> torch.Tensor:
+    """A lambda epilogue (its default), a bool and an Optional tensor."""
+    m, n = x.size()
+    out = torch.empty_like(x)
+    for tile_m, tile_n in hl.tile([m, n]):
+        v = x[tile_m, tile_n].to(torch.float32)
+        if bias is not None:
+            v = v + bias[tile_n].to(torch.float32)
+        if double:
+            v = v * 2
+        out[tile_m, tile_n] = epilogue(v, (tile_m, tile_n)).to(out.dtype)
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def epilogue_scale_ref(x: torch.Tensor) -> torch.Tensor:
+    """x * 3 (no bias, double=False)."""
+    W, M, N = x.size()
+    N = hl.specialize(N)
+    out = torch.empty_like(x)
+    for w, m in hl.tile([W, M]):
+        out[w, m, :] = (x[w, m, :].to(torch.float64) * 3.0).to(out.dtype)
+    return out
+
+
+@helion.kernel()
+def wide_row_sum(x: torch.Tensor) -> torch.Tensor:
+    """Rows too wide to hold (x[tm, :] of 20000 columns at 4 warps, 156 per
+    thread): computed 4096 columns at a time. The kernel returns host code
+    (out.sum())."""
+    m, _ = x.size()
+    out = torch.empty([m], dtype=torch.float32, device=x.device)
+    for tm in hl.tile(m):
+        out[tm] = x[tm, :].to(torch.float32).sum(-1)
+    return out.reshape(-1, 1), out.sum()
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def wide_row_sum_ref(x: torch.Tensor, out: torch.Tensor):
+    W, M, N = x.size()
+    N = hl.specialize(N)
+    for w, m in hl.tile([W, M]):
+        out[w, m] = torch.sum(x[w, m, :].to(torch.float64), dim=-1).to(out.dtype)
+    return out
+
+
+@helion.kernel()
+def first_scaled(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """A scalar element (x[0]) read in the loop; shapes asserted equal."""
+    assert x.shape == y.shape, "shapes differ"
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        out[t] = y[t] * x[0]
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1], num_warps=4))
+def first_scaled_ref(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    W, N = x.size()
+    N = hl.specialize(N)
+    out = torch.empty_like(x)
+    for w in hl.tile(W):
+        first = x[w, 0:1]
+        out[w, :] = (y[w, :].to(torch.float64) * first.to(torch.float64)).to(
+            out.dtype
+        )
+    return out
+
+
+@helion.kernel()
+def embed(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """weight[x[tb], te]: a gather (rows past weight's, e.g. negative
+    indices, read zeros)."""
+    n = x.size(0)
+    _, e = weight.size()
+    out = torch.empty([n, e], dtype=weight.dtype, device=weight.device)
+    for tb, te in hl.tile([n, e]):
+        out[tb, te] = weight[x[tb], te]
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def embed_ref(x: torch.Tensor, weight: torch.Tensor, out: torch.Tensor):
+    """A one-hot product over weight's rows."""
+    W, N = x.size()
+    V = hl.specialize(weight.size(1))
+    E = hl.specialize(weight.size(2))
+    for w, n in hl.tile([W, N]):
+        hot = (x[w, n][:, :, None] == hl.arange(V)[None, None, :]).to(
+            torch.float64
+        )
+        rows = weight[w, :, :].to(torch.float64)
+        out[w, n, :] = torch.sum(hot[:, :, :, None] * rows[:, None, :, :], dim=2).to(
+            out.dtype
+        )
+    return out
+
+
+@helion.kernel()
+def concat_masked(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Helion's concat2d_dim1: hl.load with extra_mask on both sides of
+    x.size(1), the shifted index negative for the x part."""
+    assert x.size(0) == y.size(0)
+    out = torch.empty(
+        [x.size(0), x.size(1) + y.size(1)], dtype=x.dtype, device=x.device
+    )
+    for tile0, tile1 in hl.tile(out.size()):
+        x_part = hl.load(
+            x, [tile0, tile1], extra_mask=(tile1.index < x.size(1))[None, :]
+        )
+        y_part = hl.load(
+            y,
+            [tile0, tile1.index - x.size(1)],
+            extra_mask=(tile1.index >= x.size(1))[None, :],
+        )
+        out[tile0, tile1] = torch.where(
+            (tile1.index < x.size(1))[None, :], x_part, y_part
+        )
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def concat_masked_ref(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor):
+    W, M, N1 = x.size()
+    N1 = hl.specialize(N1)
+    N2 = hl.specialize(y.size(2))
+    for w, m in hl.tile([W, M]):
+        out[w, m, 0:N1] = x[w, m, :]
+        out[w, m, N1 : N1 + N2] = y[w, m, :]
+    return out
+
+
+@helion.kernel()
+def swap_pairs(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    """Rows reshaped to [rows, H, 2] and back (a reshape that splits and
+    merges the last dimension), hl.split / hl.join, expand, and a run-time
+    scalar through torch.exp."""
+    m, n = x.size()
+    half = hl.specialize(n) // 2
+    out = torch.empty_like(x)
+    for tm in hl.tile(m):
+        pairs = x[tm, :].reshape([tm, half, 2])
+        a, b = hl.split(pairs)
+        swapped = hl.join(b, a).reshape([tm, 2 * half])
+        scale = torch.exp(s[0])
+        ones = hl.full([tm, 1], 1.0, dtype=x.dtype).expand(-1, 2 * half)
+        out[tm, :] = swapped * ones * scale
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def swap_pairs_ref(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
+    W, M, N = x.size()
+    H = hl.specialize(N) // 2
+    out = torch.empty_like(x)
+    xv = x.view(W, M, H, 2)
+    ov = out.view(W, M, H, 2)
+    for w, m in hl.tile([W, M]):
+        scale = torch.exp(s[w, 0:1].to(torch.float64))
+        ov[w, m, :, 0] = (xv[w, m, :, 1].to(torch.float64) * scale).to(out.dtype)
+        ov[w, m, :, 1] = (xv[w, m, :, 0].to(torch.float64) * scale).to(out.dtype)
+    return out
