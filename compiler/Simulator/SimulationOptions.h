@@ -21,8 +21,9 @@ namespace dslc {
 // ranks interleaved on one thread, so time and memory grow with the ranks
 // times the elements and with the CTAs of all ranks; the host bytes and the
 // work a run plans are bounded below, whatever the sizes. Measured: the
-// one-shot at its default size takes 1 s at 32 ranks, 5 s at 64, 9 s at
-// 100; the one-shot with 16384 CTAs in all takes 2 s, with 65536 95 s.
+// one-shot at its default size takes 3 s at 64 ranks; the one-shot with
+// 16384 CTAs in all, each holding a tile, 5 s (issue 30: the race
+// detector's cost no longer grows with the CTAs squared).
 
 /// Ranks simulated (--world-size with --simulate).
 inline constexpr int64_t kMaxSimulatedWorldSize = 128;
@@ -44,8 +45,9 @@ inline constexpr int64_t kMaxSimulatedElements = int64_t(1) << 24;
 /// "Cost"), so a run ends within about 10 s of CPU: any run within the
 /// driver's bounds (8 ranks x 64K elements, 16384 CTAs, 100 calls)
 /// finishes or stops at this bound in that time. Every example at 64K
-/// elements x 8 ranks takes under 8e8 (10 calls: under 4e9), the one-shot
-/// at 100 ranks and its default size 4.1e9.
+/// elements x 8 ranks takes under 6e8 (10 calls: under 4.2e9); the
+/// one-shot at its default size 1.8e9 at 64 ranks, and at 100 ranks it
+/// stops in its third schedule (7 s; it took 12 s before steps counted).
 inline constexpr int64_t kMaxSimulatedWork = int64_t(1) << 32;
 inline constexpr int64_t kOpWork = 64;
 inline constexpr int64_t kHostElementWork = 8;
