@@ -285,14 +285,18 @@ Interpreter::Outcome Interpreter::exitRegion(Task &task, Operation &term) {
 
 bool Interpreter::chargeWork(Task &task, Operation &op) {
   // An op costs kOpWork (its dispatch, about as long as that many
-  // elementwise operations) plus the elements of its tiles.
-  uint64_t cost = kOpWork;
+  // elementwise operations) plus the elements of its tiles, LL packet ops
+  // kLLElementWork each (packed, polled and race-checked word by word).
+  uint64_t elements = 0;
   for (Type t : op.getResultTypes())
     if (auto tensor = dyn_cast<RankedTensorType>(t))
-      cost += uint64_t(tensor.getNumElements());
+      elements += uint64_t(tensor.getNumElements());
   for (Value v : op.getOperands())
     if (auto tensor = dyn_cast<RankedTensorType>(v.getType()))
-      cost += uint64_t(tensor.getNumElements());
+      elements += uint64_t(tensor.getNumElements());
+  if (isa<comm::LLPutOp, comm::LLGetOp>(op))
+    elements *= kLLElementWork;
+  uint64_t cost = kOpWork + elements;
   // Multicast ops move their tile to or from every peer.
   if (isa<comm::MulticastStoreOp, comm::MulticastLoadReduceOp>(op))
     cost *= world.worldSize;
@@ -303,8 +307,9 @@ bool Interpreter::chargeWork(Task &task, Operation &op) {
        "the simulation exceeded " + std::to_string(kMaxSimulatedWork) +
            " element operations (kMaxSimulatedWork, "
            "compiler/Simulator/SimulationOptions.h): a loop runs far longer "
-           "than a kernel should, or the sizes are too large to simulate; "
-           "pass smaller --size values");
+           "than a kernel should, or the run is too large to simulate; "
+           "pass smaller --size values, fewer --calls or --schedules, or "
+           "fewer CTAs (--ctas, larger blocks)");
   return false;
 }
 

@@ -118,6 +118,9 @@ struct World {
   /// Elements the interpreted ops produced or moved (a measure of time),
   /// bounded by kMaxSimulatedWork.
   uint64_t work = 0;
+  /// What a scheduler step adds to `work` (stepWork in
+  /// SimulationOptions.h, by the CTAs that hold tiles).
+  uint64_t stepWork = 0;
 
   /// Elements [lo, hi) of `b` were written: wake the tasks waiting on them.
   void noteWrite(Buffer &b, int64_t lo, int64_t hi) {

@@ -28,10 +28,12 @@ namespace {
 
 /// The runnable candidates of a schedule: task ids, and for each rank whose
 /// next launch waits to be picked, `launchBase + rank`. Adding and removing
-/// are O(log n); a pick by the seeded generator or by priority is too.
+/// are O(1), O(log n) when `byPriority` orders them (the priority policy);
+/// a pick by the seeded generator or by priority is too.
 class RunQueue {
 public:
-  explicit RunQueue(size_t n) : pos(n, -1), priorityOf(n, 0) {}
+  RunQueue(size_t n, bool ordered)
+      : pos(n, -1), priorityOf(n, 0), ordered(ordered) {}
   bool contains(uint32_t id) const { return pos[id] >= 0; }
   bool empty() const { return ids.empty(); }
   void add(uint32_t id, uint64_t priority) {
@@ -40,7 +42,8 @@ public:
     pos[id] = int64_t(ids.size());
     ids.push_back(id);
     priorityOf[id] = priority;
-    byPriority.insert({priority, id});
+    if (ordered)
+      byPriority.insert({priority, id});
   }
   void remove(uint32_t id) {
     if (!contains(id))
@@ -52,7 +55,8 @@ public:
       pos[ids[k]] = int64_t(k);
     }
     ids.pop_back();
-    byPriority.erase({priorityOf[id], id});
+    if (ordered)
+      byPriority.erase({priorityOf[id], id});
   }
   uint32_t pickUniform(std::mt19937_64 &rng) const {
     return ids[rng() % ids.size()];
@@ -63,6 +67,7 @@ private:
   std::vector<uint32_t> ids;
   std::vector<int64_t> pos; ///< Index in `ids`, -1 when not runnable.
   std::vector<uint64_t> priorityOf;
+  bool ordered;
   std::set<std::pair<uint64_t, uint32_t>> byPriority;
 };
 
@@ -99,7 +104,7 @@ ScheduleResult Scheduler::run() {
   uint32_t numCtas = static_cast<uint32_t>(world.numCtas);
   uint32_t launchBase = ranks * numCtas;
   std::vector<Task> tasks(size_t(ranks) * numCtas);
-  RunQueue queue(size_t(launchBase) + ranks);
+  RunQueue queue(size_t(launchBase) + ranks, policy == Policy::Priority);
   for (unsigned r = 0; r < ranks; ++r)
     queue.add(launchBase + r, launchPriority[r]);
   int64_t last = -1;
@@ -139,6 +144,8 @@ ScheduleResult Scheduler::run() {
     last = pick;
     ++result.steps;
     ++world.steps;
+    world.work += world.stepWork; // the switch to a CTA whose state is cold
+
     if (pick >= launchBase) {
       launch(pick - launchBase);
       continue;

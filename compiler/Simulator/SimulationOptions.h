@@ -21,8 +21,9 @@ namespace dslc {
 // ranks interleaved on one thread, so time and memory grow with the ranks
 // times the elements and with the CTAs of all ranks; the host bytes and the
 // work a run plans are bounded below, whatever the sizes. Measured: the
-// one-shot at its default size takes 1 s at 32 ranks, 5 s at 64, 9 s at
-// 100; the one-shot with 16384 CTAs in all takes 2 s, with 65536 95 s.
+// one-shot at its default size takes 3 s at 64 ranks; the one-shot with
+// 16384 CTAs in all, each holding a tile, 5 s (issue 30: the race
+// detector's cost no longer grows with the CTAs squared).
 
 /// Ranks simulated (--world-size with --simulate).
 inline constexpr int64_t kMaxSimulatedWorldSize = 128;
@@ -33,15 +34,32 @@ inline constexpr int64_t kMaxSimulatedCtas = 16384;
 inline constexpr int64_t kMaxSimulatedElements = int64_t(1) << 24;
 /// Work of one run (all schedules), in elementwise operations: every
 /// interpreted op costs kOpWork plus the elements of its tile operands and
-/// results (times the world size for multicast ops); the host's refill and
-/// check of a buffer cost kHostElementWork per element. With these weights
-/// every measured kernel runs 2e8 to 3.5e8 per second (a loop of 1-element
-/// tiles, the two-shots at 16 ranks, the one-shot at 100), so a run stops
-/// within about 20 s; every example at 64K elements x 8 ranks takes under
-/// 2e8, the one-shot at 100 ranks and its default size 4.1e9.
+/// results (kLLElementWork each for an LL put or get, which packs, polls
+/// and race-checks them word by word; times the world size for multicast
+/// ops); every scheduler step stepWork(CTAs of all ranks that hold tiles),
+/// the switch to a CTA whose state is out of cache (measured: about 1 us a
+/// step with a few such CTAs, CTAs without tiles included, up to 10 us with
+/// 16384 that all hold tiles, picked at random); the host's refill and
+/// check of a buffer kHostElementWork per element. With these weights every measured kernel runs 4.5e8 to 5e9 a
+/// second of CPU on the loaded two-core machine (docs/simulator.md,
+/// "Cost"), so a run ends within about 10 s of CPU: any run within the
+/// driver's bounds (8 ranks x 64K elements, 16384 CTAs, 100 calls)
+/// finishes or stops at this bound in that time. Every example at 64K
+/// elements x 8 ranks takes under 6e8 (10 calls: under 4.2e9); the
+/// one-shot at its default size 1.8e9 at 64 ranks, and at 100 ranks it
+/// stops in its third schedule (7 s; it took 12 s before steps counted).
 inline constexpr int64_t kMaxSimulatedWork = int64_t(1) << 32;
 inline constexpr int64_t kOpWork = 64;
-inline constexpr int64_t kHostElementWork = 4;
+inline constexpr int64_t kHostElementWork = 8;
+inline constexpr int64_t kLLElementWork = 2;
+/// A step's work with kMaxSimulatedCtas CTAs that hold tiles, in
+/// proportion below (but at least kMinStepWork).
+inline constexpr int64_t kStepWork = 4096;
+inline constexpr int64_t kMinStepWork = 1024;
+inline int64_t stepWork(int64_t busyCtasOfAllRanks) {
+  int64_t w = kStepWork * busyCtasOfAllRanks / kMaxSimulatedCtas;
+  return w > kMinStepWork ? w : kMinStepWork;
+}
 /// Host memory the simulator may plan for: every rank's buffers (8 bytes
 /// an element, 16 for outputs), every launch's inputs (8) and expected
 /// outputs (16, shared by ranks that expect the same). The run's other

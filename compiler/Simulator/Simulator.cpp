@@ -199,6 +199,7 @@ Totals runSchedules(std::ostream &out, const World &world,
     w.deadAfter = world.deadAfter;
     allocate(w, binding);
     w.work = work;
+    w.stepWork = world.stepWork;
     RaceDetector races(w.worldSize, uint32_t(w.numCtas), raceLog);
     w.races = &races;
     // Odd schedules delay stores until a release publishes them.
@@ -303,6 +304,9 @@ int dslc::simulate(mlir::MLIRContext &ctx, const ast::Module &module,
     return 1;
   }
   world.numCtas = options.ctas.value_or(std::max<int64_t>(binding.numTiles, 1));
+  // The CTAs that hold tiles make the steps slow (their state out of cache).
+  world.stepWork = uint64_t(
+      stepWork(int64_t(worldSize) * std::min(world.numCtas, binding.numTiles)));
   if (desc.maxCtas && world.numCtas > *desc.maxCtas) {
     diags.error(
         kernel.getNameRange(),
