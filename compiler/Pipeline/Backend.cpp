@@ -271,7 +271,29 @@ void Stages::completeMetadata(mlir::ModuleOp mod,
   }
 }
 
+/// Instructions the target lacks, each an error at its DSL line (LLVM would
+/// abort on them). False when one was found.
+bool supportedByArch(mlir::ModuleOp mod, const GpuArch &arch) {
+  bool ok = true;
+  if (!arch.hasFp8Convert())
+    mod.walk([&](mlir::Operation *op) {
+      if (mlir::isa<mlir::NVVM::ConvertF32x2ToF8x2Op,
+                    mlir::NVVM::ConvertF8x2ToF16x2Op>(op)) {
+        mlir::emitError(op->getLoc())
+            << "fp8 conversions need sm_89 or newer, and --arch is "
+            << arch.name << ": compile this kernel for sm_89/sm_90 or "
+            << "keep its data in bf16/f16";
+        ok = false;
+        return mlir::WalkResult::interrupt();
+      }
+      return mlir::WalkResult::advance();
+    });
+  return ok;
+}
+
 int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
+  if (!supportedByArch(mod, options.arch))
+    return 1;
   completeMetadata(mod, desc);
   NVPTXOptions target;
   target.arch = options.arch;

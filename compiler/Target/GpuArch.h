@@ -27,6 +27,8 @@ struct GpuArch {
 
   /// multimem.st / multimem.ld_reduce (--multicast=nvls) need sm_90.
   bool hasMultimem() const { return smVersion >= 90; }
+  /// cvt to and from fp8 (e4m3x2 / e5m2x2) needs sm_89.
+  bool hasFp8Convert() const { return smVersion >= 89; }
   /// The LLVM subtarget feature of ptxVersion, e.g. "+ptx84".
   std::string getPtxFeature() const;
   /// "8.4".
