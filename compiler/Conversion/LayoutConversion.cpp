@@ -3,9 +3,8 @@
 // Two tiles of the same elements may be spread differently over a CTA's
 // threads (TileLayout.h): a reshape that changes the last dimension, or the
 // rank across 2 (rank <= 1 tiles use one group of threads, rank >= 2 ones
-// the kernel's groups), or that deals another first dimension over the
-// groups. From a tile every thread holds whole, a thread of one group
-// keeps the elements it owns: a local selection. Any other change goes
+// the kernel's groups), or that changes the rows dealt over the groups.
+// From a tile every thread holds whole, a thread of one group keeps the elements it owns: a local selection. Any other change goes
 // through the module's shared workspace, one array of addrspace(3) bytes
 // sized to the largest need of any op (reserveSharedWorkspace, called by
 // the distribution before it lowers a kernel): the owners store the tile
@@ -54,6 +53,16 @@ int64_t sharedBytesNeeded(Operation *op, const KernelInfo &info) {
     return reduceSharedBytes(op, info);
   if (auto dot = dyn_cast<tile::DotOp>(op))
     return dotSharedBytes(dot);
+  if (auto broadcast = dyn_cast<tile::BroadcastOp>(op)) {
+    RankedTensorType in = broadcast.getInput().getType();
+    if (in.getShape() != broadcast.getResult().getType().getShape() &&
+        !broadcastShuffle(
+            info.layout(in.getShape()),
+            info.layout(broadcast.getResult().getType().getShape()),
+            in.getShape(), broadcast.getResult().getType().getShape()))
+      return gatherSharedBytes(in.getShape(), in.getElementType());
+    return 0;
+  }
   if (auto transpose = dyn_cast<tile::TransposeOp>(op)) {
     RankedTensorType in = transpose.getInput().getType();
     return gatherSharedBytes(in.getShape(), in.getElementType());
@@ -317,6 +326,78 @@ Value loadDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
     }
   }
   return result;
+}
+
+SmallVector<Value> rowIndices(OpBuilder &b, Location loc,
+                              const TileLayout &layout, ArrayRef<int64_t> shape,
+                              int64_t o, Value group) {
+  int64_t leading = shape.empty() ? 0 : shape.size() - 1;
+  SmallVector<Value> indices(leading);
+  // The dimensions after the dealt ones: from o % rest, at compile time.
+  int64_t s = layout.split ? layout.dealtDims : leading;
+  int64_t k = layout.split ? o % layout.rest : o;
+  for (int64_t d = leading - 1; d >= s; --d) {
+    indices[d] = i64(b, loc, k % shape[d]);
+    k /= shape[d];
+  }
+  if (!layout.split)
+    return indices;
+  // The dealt ones: from r0 * G + group, clamped to the tile's last.
+  Value i0 = arith::AddIOp::create(
+      b, loc, group, i64(b, loc, o / layout.rest * layout.groups()));
+  if (layout.raggedRows())
+    i0 = arith::MinUIOp::create(b, loc, i0, i64(b, loc, layout.dim0 - 1));
+  for (int64_t d = s - 1; d >= 0; --d) {
+    indices[d] = d ? arith::RemUIOp::create(b, loc, i0, i64(b, loc, shape[d]))
+                         .getResult()
+                   : i0;
+    if (d)
+      i0 = arith::DivUIOp::create(b, loc, i0, i64(b, loc, shape[d]));
+  }
+  return indices;
+}
+
+Value loadStrided(OpBuilder &b, Location loc, const KernelInfo &info,
+                  ArrayRef<int64_t> shape, Type memElement, Value base,
+                  ArrayRef<int64_t> strides, int64_t offset) {
+  TileLayout layout = info.layout(shape);
+  auto [lane, group] = laneAndGroup(b, loc, layout);
+  int64_t rank = shape.size();
+  SmallVector<Value> elements;
+  for (int64_t o = 0; o < layout.outer; ++o) {
+    // The row's indices along the leading dimensions, as an offset.
+    SmallVector<Value> indices = rowIndices(b, loc, layout, shape, o, group);
+    Value rowOffset = i64(b, loc, offset);
+    for (auto [k, j] : llvm::enumerate(indices))
+      rowOffset = arith::AddIOp::create(
+          b, loc, rowOffset,
+          arith::MulIOp::create(b, loc, j, i64(b, loc, strides[k])));
+    for (int64_t c = 0; c < layout.chunks; ++c)
+      for (int64_t v = 0; v < layout.vec; ++v) {
+        Value linear = rowOffset;
+        if (rank && !layout.replicated) {
+          Value column = arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(
+                  b, loc,
+                  arith::AddIOp::create(b, loc, lane,
+                                        i64(b, loc, c * layout.rowThreads)),
+                  i64(b, loc, layout.vec)),
+              i64(b, loc, v));
+          column = arith::MinUIOp::create(b, loc, column,
+                                          i64(b, loc, layout.inner - 1));
+          linear = arith::AddIOp::create(
+              b, loc, linear,
+              arith::MulIOp::create(b, loc, column,
+                                    i64(b, loc, strides[rank - 1])));
+        }
+        elements.push_back(LLVM::LoadOp::create(
+            b, loc, memElement, elementPtr(b, loc, base, memElement, linear),
+            elementBytes(memElement)));
+      }
+  }
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({layout.perThread()}, memElement), elements);
 }
 
 Value convertLayout(OpBuilder &b, Location loc, const KernelInfo &info,

@@ -278,7 +278,7 @@ void storePiece(mlir::OpBuilder &b, mlir::Location loc,
 
 /// This thread's row-major row (i64, over the leading dimensions) of its
 /// row `o` in `layout`, and whether it holds data (i1; null when it always
-/// does: only a first dimension dealt over groups has padding rows).
+/// does: only dimensions dealt over groups have padding rows).
 std::pair<mlir::Value, mlir::Value> rowOf(mlir::OpBuilder &b,
                                           mlir::Location loc,
                                           const TileLayout &layout, int64_t o,
@@ -288,6 +288,14 @@ std::pair<mlir::Value, mlir::Value> rowOf(mlir::OpBuilder &b,
 mlir::Value rowInBounds(mlir::OpBuilder &b, mlir::Location loc,
                         const TileLayout &layout, int64_t o,
                         mlir::Value group);
+/// This thread's indices (i64) along the leading dimensions of `shape` of
+/// its row `o` in `layout` (a padding row clamped to the last): constants
+/// for the dimensions held whole.
+llvm::SmallVector<mlir::Value> rowIndices(mlir::OpBuilder &b,
+                                          mlir::Location loc,
+                                          const TileLayout &layout,
+                                          llvm::ArrayRef<int64_t> shape,
+                                          int64_t o, mlir::Value group);
 /// This thread's lane and group (i64) in `layout` (TileLayout.h).
 std::pair<mlir::Value, mlir::Value>
 laneAndGroup(mlir::OpBuilder &b, mlir::Location loc, const TileLayout &layout);
@@ -329,5 +337,15 @@ mlir::Value loadDistributed(
     mlir::OpBuilder &b, mlir::Location loc, const KernelInfo &info,
     llvm::ArrayRef<int64_t> shape, mlir::Type memElement, mlir::Value base,
     const std::function<mlir::Value(int64_t, mlir::Value)> &onPiece = nullptr);
+
+/// This thread's per-thread vector of a tile of `shape` whose element at
+/// coordinates (i0, ..., in-1) is element `offset + sum ik * strides[k]` of
+/// `base` (shared memory, elements of `memElement`): one scalar load per
+/// element, padding clamped into the tile. A transpose permutes the
+/// strides, a broadcast zeroes those of its unit dimensions.
+mlir::Value loadStrided(mlir::OpBuilder &b, mlir::Location loc,
+                        const KernelInfo &info, llvm::ArrayRef<int64_t> shape,
+                        mlir::Type memElement, mlir::Value base,
+                        llvm::ArrayRef<int64_t> strides, int64_t offset = 0);
 
 } // namespace dslc::lower

@@ -61,6 +61,47 @@ std::pair<Value, Value> laneAndGroup(OpBuilder &b, Location loc,
           arith::DivUIOp::create(b, loc, tid, p)};
 }
 
+/// Row `o` of a tile that deals its first S > 1 leading dimensions over
+/// the groups (TileLayout.h): the indices of the others are constants, those
+/// of the dealt ones come from the run-time index r0 * G + group. Each must
+/// be below its dimension's count (and a padding row is never valid):
+/// `rowValid`; the row's element offset from row 0: `rowOffset`.
+static void dealtRow(OpBuilder &b, Location loc, const TileLayout &layout,
+                     const TileAccess &a, ArrayRef<int64_t> leading,
+                     ArrayRef<Value> left, ArrayRef<Value> strides, int64_t o,
+                     Value group, Value &rowValid, Value &rowOffset) {
+  auto add = [&](int64_t d, Value t, arith::CmpIPredicate inBounds) {
+    rowValid = arith::AndIOp::create(
+        b, loc, rowValid, arith::CmpIOp::create(b, loc, inBounds, left[d], t));
+    Value step = arith::MulIOp::create(b, loc, strides[d], t);
+    rowOffset =
+        rowOffset ? arith::AddIOp::create(b, loc, rowOffset, step) : step;
+  };
+  int64_t s = layout.dealtDims;
+  int64_t k = o % layout.rest;
+  for (int64_t d = leading.size() - 1; d >= s; --d) {
+    int64_t t = k % leading[d];
+    k /= leading[d];
+    if (t)
+      add(a.dims[d], i64(b, loc, t), arith::CmpIPredicate::ugt);
+  }
+  Value i0 = arith::AddIOp::create(
+      b, loc, group, i64(b, loc, o / layout.rest * layout.groups()));
+  if (layout.raggedRows())
+    rowValid = arith::AndIOp::create(
+        b, loc, rowValid,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i0,
+                              i64(b, loc, layout.dim0)));
+  for (int64_t d = s - 1; d >= 0; --d) {
+    Value t = d ? arith::RemUIOp::create(b, loc, i0, i64(b, loc, leading[d]))
+                      .getResult()
+                : i0;
+    if (d)
+      i0 = arith::DivUIOp::create(b, loc, i0, i64(b, loc, leading[d]));
+    add(a.dims[d], t, arith::CmpIPredicate::ugt);
+  }
+}
+
 void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
                   const TileAccess &a,
                   const std::function<void(const AccessPiece &)> &fn) {
@@ -118,10 +159,11 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
   // A first dimension dealt over the groups: this group's first index is
   // `group`; index r0 * G + group is in bounds when it is below both the
   // tensor's count and the tile's extent (signed: the count minus the
-  // group may be negative).
+  // group may be negative). Several dealt dimensions: dealtRow.
   Value groupLeft;
   SmallVector<Value> offsets(a.offsets.begin(), a.offsets.end());
-  if (layout.split) {
+  bool dealtRows = layout.split && layout.dealtDims > 1;
+  if (layout.split && !dealtRows) {
     int64_t d = a.dims[0];
     offsets[d] = arith::AddIOp::create(b, loc, offsets[d], group);
     groupLeft = arith::SubIOp::create(
@@ -147,30 +189,35 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
     // one relative to this group's first index when dealt).
     Value rowValid = rowsValid;
     Value rowOffset;
-    int64_t rest = o;
-    for (int64_t k = leading.size() - 1; k >= 0; --k) {
-      bool dealt = k == 0 && layout.split;
-      int64_t extent = dealt ? layout.rows0 : leading[k];
-      int64_t t = rest % extent;
-      rest /= extent;
-      if (dealt)
-        t *= layout.groups();
-      int64_t d = a.dims[k];
-      if (dealt)
-        rowValid = arith::AndIOp::create(
-            b, loc, rowValid,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, groupLeft,
-                                  i64(b, loc, t)));
-      if (!t)
-        continue;
-      if (!dealt)
-        rowValid = arith::AndIOp::create(
-            b, loc, rowValid,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, left[d],
-                                  i64(b, loc, t)));
-      Value step = arith::MulIOp::create(b, loc, strides[d], i64(b, loc, t));
-      rowOffset =
-          rowOffset ? arith::AddIOp::create(b, loc, rowOffset, step) : step;
+    if (dealtRows)
+      dealtRow(b, loc, layout, a, leading, left, strides, o, group, rowValid,
+               rowOffset);
+    else {
+      int64_t rest = o;
+      for (int64_t k = leading.size() - 1; k >= 0; --k) {
+        bool dealt = k == 0 && layout.split;
+        int64_t extent = dealt ? layout.rows0 : leading[k];
+        int64_t t = rest % extent;
+        rest /= extent;
+        if (dealt)
+          t *= layout.groups();
+        int64_t d = a.dims[k];
+        if (dealt)
+          rowValid = arith::AndIOp::create(
+              b, loc, rowValid,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, groupLeft,
+                                    i64(b, loc, t)));
+        if (!t)
+          continue;
+        if (!dealt)
+          rowValid = arith::AndIOp::create(
+              b, loc, rowValid,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, left[d],
+                                    i64(b, loc, t)));
+        Value step = arith::MulIOp::create(b, loc, strides[d], i64(b, loc, t));
+        rowOffset =
+            rowOffset ? arith::AddIOp::create(b, loc, rowOffset, step) : step;
+      }
     }
     for (int64_t c = 0; c < layout.chunks; ++c) {
       Value start = pieceStart[c];

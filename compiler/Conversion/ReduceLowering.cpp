@@ -280,10 +280,15 @@ void combineWarps(OpBuilder &b, Location loc, const Combiner &comb,
 Value reduceLeading(OpBuilder &b, Location loc, const Combiner &comb,
                     const TileLayout &layout, ArrayRef<int64_t> shape,
                     int64_t dim, Value input, Value valid) {
-  // The thread's own extents of the leading dimensions.
+  // The thread's own extents of the leading dimensions: the dealt ones
+  // (TileLayout.h) as one of R0 indices, which `dim` is not.
   SmallVector<int64_t> rows(shape.drop_back());
-  if (layout.split)
-    rows[0] = layout.rows0;
+  if (layout.split) {
+    assert(dim >= layout.dealtDims && "dealt dimensions use the workspace");
+    rows.erase(rows.begin(), rows.begin() + layout.dealtDims);
+    rows.insert(rows.begin(), layout.rows0);
+    dim -= layout.dealtDims - 1;
+  }
   int64_t width = layout.chunks * layout.vec;
   int64_t before = 1, after = 1, extent = rows[dim];
   for (int64_t d = 0; d < dim; ++d)
@@ -318,13 +323,14 @@ Value reduceLeading(OpBuilder &b, Location loc, const Combiner &comb,
   return result;
 }
 
-/// A reduction along a first dimension dealt over the groups: the tile goes
-/// row-major into the workspace, and every thread combines, for each
-/// element of its layout of `kept` (the input with the first dimension 1),
-/// the input's elements along the first dimension, in order. Indices at or
-/// past `valid` (i64, or null) contribute the identity.
+/// A reduction along leading dimension `dim` of a tile whose rows are
+/// dealt over the groups: the tile goes row-major into the workspace, and
+/// every thread combines, for each element of its layout of `kept` (the
+/// input with dimension `dim` 1), the input's elements along `dim`, in
+/// order. Indices at or past `valid` (i64, or null) contribute the
+/// identity.
 Value reduceDealt(OpBuilder &b, Location loc, const Combiner &comb,
-                  const KernelInfo &info, ArrayRef<int64_t> shape,
+                  const KernelInfo &info, ArrayRef<int64_t> shape, int64_t dim,
                   ArrayRef<int64_t> kept, Value input, Value valid,
                   Operation *inModule) {
   Type element = comb.element;
@@ -336,16 +342,26 @@ Value reduceDealt(OpBuilder &b, Location loc, const Combiner &comb,
   Value base = lower::sharedWorkspace(b, loc, inModule);
   lower::storeDistributed(b, loc, info, shape, input, base);
   lower::ctaBarrier(b, loc);
-  int64_t sliceElements = 1;
-  for (int64_t d : kept)
-    sliceElements *= d;
+  // Row-major strides of the input; index e along `dim` is the slice of
+  // `kept` at e * strides[dim], contiguous when `dim` has only unit
+  // dimensions before it.
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d > 0; --d)
+    strides[d - 1] = strides[d] * shape[d];
+  bool contiguous = llvm::all_of(shape.take_front(dim),
+                                 [](int64_t n) { return n == 1; });
   Combiner::Stream stream{comb, {}};
   Value id;
-  for (int64_t e = 0; e < shape.front(); ++e) {
-    Value sliceBase = lower::elementPtr(b, loc, base, memElement,
-                                        lower::i64(b, loc, e * sliceElements));
-    Value slice =
-        lower::loadDistributed(b, loc, info, kept, memElement, sliceBase);
+  for (int64_t e = 0; e < shape[dim]; ++e) {
+    Value slice;
+    if (contiguous) {
+      Value sliceBase = lower::elementPtr(
+          b, loc, base, memElement, lower::i64(b, loc, e * strides[dim]));
+      slice = lower::loadDistributed(b, loc, info, kept, memElement, sliceBase);
+    } else {
+      slice = lower::loadStrided(b, loc, info, kept, memElement, base, strides,
+                                 e * strides[dim]);
+    }
     if (comb.isBool())
       slice = arith::TruncIOp::create(
           b, loc,
@@ -394,9 +410,9 @@ struct ReduceOpLowering : TilePattern<tile::ReduceOp> {
 
     Value result;
     if (dim + 1 < inputType.getRank()) {
-      result = dim == 0 && layout.split
-                   ? reduceDealt(rewriter, loc, comb, info, shape, kept, input,
-                                 valid, op)
+      result = layout.split && dim < layout.dealtDims
+                   ? reduceDealt(rewriter, loc, comb, info, shape, dim, kept,
+                                 input, valid, op)
                    : reduceLeading(rewriter, loc, comb, layout, shape, dim,
                                    input, valid);
     } else {
@@ -465,7 +481,7 @@ int64_t dslc::lower::reduceSharedBytes(Operation *op, const KernelInfo &info) {
         LayoutChange::Shared)
       bytes = gatherSharedBytes(kept, input.getElementType());
   if (dim + 1 != input.getRank()) {
-    if (dim == 0 && layout.split)
+    if (layout.split && dim < layout.dealtDims)
       bytes = std::max(
           bytes, gatherSharedBytes(input.getShape(), input.getElementType()));
     return bytes;

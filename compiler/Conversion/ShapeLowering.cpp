@@ -1,18 +1,17 @@
 //===- ShapeLowering.cpp - tile.broadcast and tile.reshape ---------------===//
 //
-// A broadcast repeats unit dimensions. Each thread already holds the input
-// elements it needs (TileLayout.h): a leading dimension other than the
-// first is held whole; a first dimension is dealt over the groups alike in
-// input and output, or is 1 in the input (held by every group); and a
-// broadcast last dimension comes from a replicated input. So a broadcast
-// is one shuffle of the per-thread vector with a static mask.
+// A broadcast repeats unit dimensions. Where each thread already holds the
+// input elements it needs at the same position whatever its group
+// (TileLayout.h: rows every group holds, or rows dealt alike; a broadcast
+// last dimension from a replicated input), it is one shuffle of the
+// per-thread vector with a static mask (broadcastShuffle decides); else
+// it goes through the shared workspace like a transpose.
 //
 // A transpose permutes dimensions through the shared workspace.
 //
-// A reshape inserts or removes unit dimensions. The per-thread vector is
-// unchanged unless the layouts differ (the last dimension goes from > 1 to
-// 1 or back, the rank crosses 2, another first dimension is dealt):
-// LayoutConversion.cpp.
+// A reshape keeps the row-major order. The per-thread vector is unchanged
+// unless the layouts differ (the last dimension changes, the rank crosses
+// 2, other rows are dealt): LayoutConversion.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,18 +28,41 @@ using namespace dslc;
 
 namespace {
 
-/// Row `o` of the result's leading dimensions `to` as a row of the input's
-/// leading dimensions `from` (same rank; a unit input dimension is index 0).
-int64_t sourceRow(int64_t o, ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
-  SmallVector<int64_t> coords(to.size());
-  for (int64_t k = to.size() - 1; k >= 0; --k) {
-    coords[k] = o % to[k];
-    o /= to[k];
-  }
-  int64_t row = 0;
-  for (size_t k = 0; k < from.size(); ++k)
-    row = row * from[k] + (from[k] == 1 ? 0 : coords[k]);
-  return row;
+/// Row-major strides of `shape`.
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d > 0; --d)
+    strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+/// Goes through the shared workspace: the owners store `value` (a tile of
+/// `from`) row-major, and after a bar.sync each thread loads its elements
+/// of a tile of `to` from their positions by `strides` (in the order of
+/// `to`'s dimensions), then bar.sync.
+Value throughWorkspace(OpBuilder &b, Location loc, const KernelInfo &info,
+                       ArrayRef<int64_t> from, ArrayRef<int64_t> to,
+                       ArrayRef<int64_t> strides, Value value, Operation *op) {
+  auto valueType = cast<VectorType>(value.getType());
+  Type element = valueType.getElementType();
+  bool isBool = element.isInteger(1);
+  Type memElement = lower::memoryType(element);
+  if (isBool)
+    value = arith::ExtUIOp::create(
+        b, loc, VectorType::get(valueType.getShape(), memElement), value);
+  Value base = lower::sharedWorkspace(b, loc, op);
+  lower::storeDistributed(b, loc, info, from, value, base);
+  lower::ctaBarrier(b, loc);
+  Value result =
+      lower::loadStrided(b, loc, info, to, memElement, base, strides);
+  lower::ctaBarrier(b, loc);
+  if (isBool)
+    result = arith::TruncIOp::create(
+        b, loc,
+        VectorType::get(cast<VectorType>(result.getType()).getShape(),
+                        element),
+        result);
+  return result;
 }
 
 struct BroadcastOpLowering : TilePattern<tile::BroadcastOp> {
@@ -56,27 +78,17 @@ struct BroadcastOpLowering : TilePattern<tile::BroadcastOp> {
       rewriter.replaceOp(op, input);
       return success();
     }
-    TileLayout in = info.layout(from), out = info.layout(to);
-    // The dimensions between the first and the last.
-    ArrayRef<int64_t> fromMiddle, toMiddle;
-    if (from.size() >= 2) {
-      fromMiddle = from.drop_front().drop_back();
-      toMiddle = to.drop_front().drop_back();
+    if (std::optional<SmallVector<int64_t>> mask =
+            broadcastShuffle(info.layout(from), info.layout(to), from, to)) {
+      rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, input, input, *mask);
+      return success();
     }
-    SmallVector<int64_t> mask;
-    for (int64_t o = 0; o < out.outer; ++o) {
-      // Row o holds the output's r0-th first index of this thread; the
-      // input holds the same one, or its only one.
-      int64_t r0 = o / out.rest;
-      int64_t row = (in.dim0 == 1 ? 0 : r0) * in.rest +
-                    sourceRow(o % out.rest, fromMiddle, toMiddle);
-      for (int64_t c = 0; c < out.chunks; ++c)
-        for (int64_t v = 0; v < out.vec; ++v)
-          // A replicated input holds its row's one element; otherwise the
-          // last dimensions are equal and so are the layouts of a row.
-          mask.push_back(in.replicated ? row : in.position(row, c, v));
-    }
-    rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, input, input, mask);
+    SmallVector<int64_t> strides = rowMajorStrides(from);
+    for (auto [d, n] : llvm::enumerate(from))
+      if (n == 1)
+        strides[d] = 0;
+    rewriter.replaceOp(op, throughWorkspace(rewriter, op.getLoc(), info, from,
+                                            to, strides, input, op));
     return success();
   }
 };
@@ -106,82 +118,16 @@ struct TransposeOpLowering : TilePattern<tile::TransposeOp> {
   LogicalResult
   matchAndRewrite(tile::TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     ArrayRef<int64_t> from = op.getInput().getType().getShape();
     ArrayRef<int64_t> to = op.getResult().getType().getShape();
     ArrayRef<int64_t> perm = op.getPermutation();
-    Value value = adaptor.getInput();
-    auto valueType = cast<VectorType>(value.getType());
-    Type element = valueType.getElementType();
-    bool isBool = element.isInteger(1);
-    Type memElement = lower::memoryType(element);
-    if (isBool)
-      value = arith::ExtUIOp::create(
-          rewriter, loc, VectorType::get(valueType.getShape(), memElement),
-          value);
-    Value base = lower::sharedWorkspace(rewriter, loc, op);
-    lower::storeDistributed(rewriter, loc, info, from, value, base);
-    lower::ctaBarrier(rewriter, loc);
     // Input strides in the order of the result's dimensions.
-    int64_t rank = from.size();
-    SmallVector<int64_t> inStride(rank, 1), stride(rank);
-    for (int64_t d = rank - 1; d > 0; --d)
-      inStride[d - 1] = inStride[d] * from[d];
-    for (int64_t k = 0; k < rank; ++k)
-      stride[k] = inStride[perm[k]];
-    TileLayout layout = info.layout(to);
-    auto [lane, group] = lower::laneAndGroup(rewriter, loc, layout);
-    auto i64 = [&](int64_t v) { return lower::i64(rewriter, loc, v); };
-    SmallVector<Value> elements;
-    for (int64_t o = 0; o < layout.outer; ++o) {
-      // The row's indices along the result's leading dimensions.
-      Value row = lower::rowInBounds(rewriter, loc, layout, o, group);
-      SmallVector<Value> j(rank);
-      for (int64_t k = rank - 2; k >= 0; --k) {
-        j[k] = arith::RemUIOp::create(rewriter, loc, row, i64(to[k]));
-        row = arith::DivUIOp::create(rewriter, loc, row, i64(to[k]));
-      }
-      Value rowOffset = i64(0);
-      for (int64_t k = 0; k + 1 < rank; ++k)
-        rowOffset = arith::AddIOp::create(
-            rewriter, loc, rowOffset,
-            arith::MulIOp::create(rewriter, loc, j[k], i64(stride[k])));
-      for (int64_t c = 0; c < layout.chunks; ++c)
-        for (int64_t v = 0; v < layout.vec; ++v) {
-          Value column =
-              layout.replicated
-                  ? i64(0)
-                  : arith::AddIOp::create(
-                        rewriter, loc,
-                        arith::MulIOp::create(
-                            rewriter, loc,
-                            arith::AddIOp::create(
-                                rewriter, loc, lane,
-                                i64(c * layout.rowThreads)),
-                            i64(layout.vec)),
-                        i64(v))
-                        .getResult();
-          column = arith::MinUIOp::create(rewriter, loc, column,
-                                          i64(layout.inner - 1));
-          Value linear = arith::AddIOp::create(
-              rewriter, loc, rowOffset,
-              arith::MulIOp::create(rewriter, loc, column,
-                                    i64(stride[rank - 1])));
-          elements.push_back(LLVM::LoadOp::create(
-              rewriter, loc, memElement,
-              lower::elementPtr(rewriter, loc, base, memElement, linear),
-              memElement.getIntOrFloatBitWidth() / 8));
-        }
-    }
-    lower::ctaBarrier(rewriter, loc);
-    Value result = vector::FromElementsOp::create(
-        rewriter, loc, VectorType::get({layout.perThread()}, memElement),
-        elements);
-    if (isBool)
-      result = arith::TruncIOp::create(
-          rewriter, loc, VectorType::get({layout.perThread()}, element),
-          result);
-    rewriter.replaceOp(op, result);
+    SmallVector<int64_t> inStride = rowMajorStrides(from), strides;
+    for (int64_t p : perm)
+      strides.push_back(inStride[p]);
+    rewriter.replaceOp(op, throughWorkspace(rewriter, op.getLoc(), info, from,
+                                            to, strides, adaptor.getInput(),
+                                            op));
     return success();
   }
 };

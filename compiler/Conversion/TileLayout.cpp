@@ -33,8 +33,13 @@ TileLayout TileLayout::get(llvm::ArrayRef<int64_t> shape, int64_t threads,
          "rowThreads divides the CTA");
   layout.inner = shape.empty() ? 1 : shape.back();
   if (shape.size() >= 2) {
+    // The fewest leading dimensions that give every group an index.
+    int64_t n = shape.size() - 1, s = 1;
     layout.dim0 = shape.front();
-    for (size_t i = 1; i + 1 < shape.size(); ++i)
+    while (s < n && layout.dim0 < layout.groups())
+      layout.dim0 *= shape[s++];
+    layout.dealtDims = s;
+    for (int64_t i = s; i < n; ++i)
       layout.rest *= shape[i];
   }
   layout.split = layout.groups() > 1 && layout.dim0 > 1;
@@ -55,24 +60,77 @@ TileLayout TileLayout::get(llvm::ArrayRef<int64_t> shape, int64_t threads,
 
 int64_t dslc::chooseRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
                                int64_t threads, int64_t maxVec) {
-  int64_t minInner = 0, minDim0 = 0;
+  int64_t minInner = 0, minRows = 0;
   for (llvm::ArrayRef<int64_t> shape : shapes) {
-    if (shape.size() < 2 || shape.front() <= 1)
+    if (shape.size() < 2)
       continue;
-    minDim0 = minDim0 ? std::min(minDim0, shape.front()) : shape.front();
+    int64_t rows = 1;
+    for (int64_t d : shape.drop_back())
+      rows *= d;
+    if (rows <= 1)
+      continue;
+    minRows = minRows ? std::min(minRows, rows) : rows;
     if (shape.back() > 1)
       minInner = minInner ? std::min(minInner, shape.back()) : shape.back();
   }
-  if (!minDim0)
+  if (!minRows)
     return threads;
   // Lanes that cover the narrowest row with whole pieces.
   int64_t forColumns = static_cast<int64_t>(llvm::bit_floor(
       static_cast<uint64_t>(std::max<int64_t>(1, minInner / maxVec))));
-  // Lanes that leave no more groups than the smallest first dimension.
+  // Lanes that leave no more groups than the fewest rows.
   int64_t forRows = static_cast<int64_t>(
-      llvm::PowerOf2Ceil(llvm::divideCeil(threads, minDim0)));
+      llvm::PowerOf2Ceil(llvm::divideCeil(threads, minRows)));
   int64_t p = std::max(forColumns, forRows);
   if (p >= threads || threads % p != 0)
     return threads;
   return p;
+}
+
+std::optional<llvm::SmallVector<int64_t>>
+dslc::broadcastShuffle(const TileLayout &in, const TileLayout &out,
+                       llvm::ArrayRef<int64_t> from,
+                       llvm::ArrayRef<int64_t> to) {
+  int64_t rank = to.size();
+  // A broadcast last dimension reads the replicated input's one column;
+  // else input and output share the last dimension, the lanes and so the
+  // pieces: element (c, v) of a row is at (c, v) in both.
+  if (!in.replicated && (in.inner != out.inner || in.vec != out.vec ||
+                         in.rowThreads != out.rowThreads))
+    return std::nullopt;
+  // The input row (row-major over `from`'s leading dimensions) of output
+  // row `r`: unit input dimensions take index 0.
+  auto sourceRow = [&](int64_t r) {
+    llvm::SmallVector<int64_t> coords(rank > 1 ? rank - 1 : 0);
+    for (int64_t k = rank - 2; k >= 0; --k) {
+      coords[k] = r % to[k];
+      r /= to[k];
+    }
+    int64_t row = 0;
+    for (int64_t k = 0; k + 1 < rank; ++k)
+      row = row * from[k] + (from[k] == 1 ? 0 : coords[k]);
+    return row;
+  };
+  llvm::SmallVector<int64_t> mask;
+  for (int64_t o = 0; o < out.outer; ++o) {
+    // The input row this position reads, the same in every group that
+    // holds an output row there.
+    std::optional<int64_t> held;
+    for (int64_t g = 0; g < out.groups(); ++g) {
+      std::optional<int64_t> r = out.row(o, g);
+      if (!r)
+        continue;
+      auto [position, holder] = in.holder(sourceRow(*r));
+      if (in.split && holder != g)
+        return std::nullopt;
+      if (held && *held != position)
+        return std::nullopt;
+      held = position;
+    }
+    int64_t row = held.value_or(0);
+    for (int64_t c = 0; c < out.chunks; ++c)
+      for (int64_t v = 0; v < out.vec; ++v)
+        mask.push_back(in.replicated ? row : in.position(row, c, v));
+  }
+  return mask;
 }

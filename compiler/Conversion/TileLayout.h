@@ -7,12 +7,17 @@
 // lane l holds pieces l, l + P, l + 2P, ... (C of them), so neighbouring
 // lanes access neighbouring 16-byte pieces.
 //
-// Rows (the leading dimensions) are held whole by every group, except that
-// a tile of rank >= 2 whose first dimension d0 is more than 1 deals its
-// first dimension over the groups: group g holds indices g, g + G, ...
-// (R0 = ceil(d0 / G) of them; past d0 a row is padding). Per thread, a tile
-// is a vector of O * C * V elements (O = R0 * d1 * ... * dn-2, R0 = d0
-// when not dealt), ordered [o][c][v].
+// The rows of a tile of rank >= 2 are its leading dimensions. With more
+// than one group, the first S of them, flattened row-major (D0 = d0 * ...
+// * dS-1 indices), are dealt over the groups: group g holds indices g,
+// g + G, ... (R0 = ceil(D0 / G) of them; past D0 a row is padding), each
+// with the other leading dimensions whole (REST = dS * ... * dn-2 rows).
+// S is the fewest leading dimensions whose D0 reaches G, so [B, M, N]
+// deals B when B >= G (as [B, M * N] would) and B * M otherwise (as
+// [B * M, N]), and leading unit dimensions change nothing. A tile with
+// D0 = 1 is held whole by every group. Per thread, a tile is a vector of
+// O * C * V elements (O = R0 * REST, R0 = D0 when not dealt), ordered
+// [o][c][v].
 //
 // Tiles of rank <= 1 always have one group (P = T). A kernel chooses P for
 // its tiles of rank >= 2 (KernelInfo::rowThreads): P = T keeps every row
@@ -34,6 +39,7 @@
 #include "compiler/Limits.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include <cstdint>
 #include <optional>
 
@@ -46,10 +52,11 @@ struct TileLayout {
   int64_t chunks = 1;     ///< C: pieces per lane along the last dimension.
   int64_t outer = 1;      ///< O: rows per thread.
   int64_t inner = 1;      ///< Size of the last dimension.
-  int64_t dim0 = 1;       ///< Size of the first dimension (rank >= 2), else 1.
-  int64_t rest = 1;       ///< Product of dimensions 1 .. n-2 (rank >= 2).
-  int64_t rows0 = 1;      ///< R0: indices of the first dimension per thread.
-  /// The first dimension is dealt over the groups.
+  int64_t dealtDims = 1; ///< S: leading dimensions dealt (rank >= 2).
+  int64_t dim0 = 1;      ///< D0: product of the first S dimensions.
+  int64_t rest = 1;      ///< REST: product of dimensions S .. n-2.
+  int64_t rows0 = 1;     ///< R0: indices of the first S dimensions per thread.
+  /// The first S dimensions are dealt over the groups.
   bool split = false;
   /// Every lane of a group holds the group's elements (last dimension 1, or
   /// rank 0).
@@ -61,7 +68,7 @@ struct TileLayout {
   bool groupReplicated() const { return groups() > 1 && !split; }
   /// Every thread of the CTA holds every element.
   bool allReplicated() const { return replicated && !split; }
-  /// Whether row `o` of group `group` may be padding (past d0).
+  /// Whether row `o` of group `group` may be padding (past D0).
   bool raggedRows() const { return split && dim0 % groups() != 0; }
 
   /// Position in the per-thread vector of element v of piece c of row o.
@@ -75,8 +82,8 @@ struct TileLayout {
     return replicated ? 0 : (c * rowThreads + lane) * vec + v;
   }
 
-  /// The index along the first dimension of row `o` of group `group`, with
-  /// rest = product of the dimensions between the first and the last.
+  /// The index over the first S dimensions (flattened) of row `o` of
+  /// group `group`.
   int64_t firstIndex(int64_t o, int64_t group) const {
     int64_t r0 = o / rest;
     return split ? r0 * groups() + group : r0;
@@ -89,6 +96,15 @@ struct TileLayout {
     if (i0 >= dim0)
       return std::nullopt;
     return i0 * rest + o % rest;
+  }
+
+  /// Where row-major row `r` is held: the thread's row index o and the
+  /// group (any group when not dealt: 0).
+  std::pair<int64_t, int64_t> holder(int64_t r) const {
+    int64_t i0 = r / rest, k = r % rest;
+    if (!split)
+      return {r, 0};
+    return {i0 / groups() * rest + k, i0 % groups()};
   }
 
   /// Whether a per-thread vector of this layout holds, in every thread, the
@@ -106,10 +122,18 @@ struct TileLayout {
 /// The threads a row of the kernel's tiles of rank >= 2 is spread over, for
 /// tiles of `shapes` (static, rank >= 2) in a CTA of `threads` threads with
 /// pieces of `maxVec` elements: few enough that the narrowest row is not
-/// mostly padding, many enough that the groups do not outnumber the
-/// smallest dealt first dimension. `threads` when no shape calls for less.
+/// mostly padding, many enough that the groups do not outnumber the rows
+/// of the tile with the fewest. `threads` when no shape calls for less.
 int64_t chooseRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
                          int64_t threads, int64_t maxVec);
+
+/// The static shuffle of the per-thread vector of a tile of shape `from`
+/// (layout `in`) that gives that of its broadcast to `to` (layout `out`),
+/// when every thread holds the input elements it needs at positions that
+/// do not depend on its group; else none.
+std::optional<llvm::SmallVector<int64_t>>
+broadcastShuffle(const TileLayout &in, const TileLayout &out,
+                 llvm::ArrayRef<int64_t> from, llvm::ArrayRef<int64_t> to);
 
 } // namespace dslc
 

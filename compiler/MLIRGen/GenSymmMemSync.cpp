@@ -32,9 +32,10 @@ using namespace mlir;
 
 namespace dslc::mlirgen {
 
-/// Where Helion defines symm_mem_sync.
-static const char kHelionSyncPath[] =
-    "helion.runtime.triton.dist_utils.symm_mem_sync";
+/// Where Helion defines symm_mem_sync (v1.4.0 and later releases).
+static const char *const kHelionSyncPaths[] = {
+    "helion.runtime.triton.dist_utils.symm_mem_sync",
+    "helion.runtime.dist_utils.symm_mem_sync"};
 
 /// symm_mem_sync's parameters, in order; the last two default to False.
 static const char *const kSyncParams[] = {
@@ -50,7 +51,7 @@ bool Generator::isHelionSymmMemSync(const ast::Expr &callee) {
   std::string first = dotted->substr(0, dotted->find('.'));
   if (lookup(first) || helperNamed(first))
     return false;
-  return importedFromModule(*dotted) == kHelionSyncPath;
+  return llvm::is_contained(kHelionSyncPaths, importedFromModule(*dotted));
 }
 
 Value Generator::flatGridTileId(mlir::Location l) {

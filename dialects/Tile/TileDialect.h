@@ -72,7 +72,7 @@ std::vector<contract::AbiSlot> getAbiSlots(mlir::Operation *func);
 /// the memory an access of `ref` touches belongs to it.
 mlir::Value viewedTensor(mlir::Value ref);
 /// Most dimensions of a tile value (the lowering's limit).
-inline constexpr int64_t kMaxTileRank = 4;
+inline constexpr int64_t kMaxTileRank = 6;
 
 /// Whether `type` is an element type of tensors in memory: an integer of
 /// 1, 8, 16, 32 or 64 bits, bf16, f16, f32, f64, or one of the fp8 storage

@@ -52,12 +52,14 @@ func.func @transposed(%x: !tile.ref<f32, 2> {tile.role = #tile.role<input>}, %ou
 
 // A batched tile.dot ([2, 4, 8] x [2, 8, 4]): both operands staged (2 *
 // (4*8 + 8*4) f32 = 512 bytes); a row b * 4 + m of the result reads rhs
-// matrix b, at offset (row / 4) * 32 elements.
+// matrix b, at offset (row / 4) * 32 elements (row / 4 is also the batch
+// index the loads compute: the rows of [2, 4, 8] are dealt like those of
+// [8, 8]).
 
 // CHECK: llvm.mlir.global internal @__dslc_workspace() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<512 x i8>
 // CHECK-LABEL: func.func @batched(
-// CHECK: nvvm.barrier0
 // CHECK: arith.divui %{{.*}}, %c4_i64 : i64
+// CHECK: nvvm.barrier0
 // CHECK: arith.muli %{{.*}}, %c32_i64 : i64
 // CHECK: scf.for
 // CHECK: llvm.intr.fma

@@ -87,7 +87,7 @@ TEST_CASE("groups deal the first dimension of a 2-d tile", "[layout]") {
   TileLayout l = TileLayout::get({64, 64}, 128, 8, 4);
   CHECK(l.groups() == 32);
   CHECK(l.split);
-  CHECK(l.rows0 == 2);
+  CHECK(l.outer == 2);
   CHECK(l.chunks == 2);
   CHECK(l.perThread() == 32); // not 512 as with one group
   // Thread 37 is lane 1 of group 9: rows 9 and 41, columns 8..15, 40..47.
@@ -99,15 +99,30 @@ TEST_CASE("groups deal the first dimension of a 2-d tile", "[layout]") {
   // Fewer first indices than a multiple of the groups: padding rows.
   TileLayout ragged = TileLayout::get({40, 64}, 128, 8, 4);
   CHECK(ragged.raggedRows());
-  CHECK(ragged.rows0 == 2);
+  CHECK(ragged.outer == 2);
   CHECK(ragged.row(1, 7) == 39);
   CHECK_FALSE(ragged.row(1, 8).has_value());
-  // Middle dimensions are held whole: rows (r0, k) of [8, 3, 64].
+  // Middle dimensions are held whole when the first one gives every group
+  // an index: rows (r0, k) of [8, 3, 64].
   TileLayout three = TileLayout::get({8, 3, 64}, 128, 8, 16);
   CHECK(three.groups() == 8);
+  CHECK(three.dealtDims == 1);
   CHECK(three.rows0 == 1);
   CHECK(three.outer == 3);
   CHECK(three.row(2, 5) == 5 * 3 + 2);
+  CHECK(three.holder(5 * 3 + 2) == std::pair<int64_t, int64_t>{2, 5});
+  // Else the first dimensions are flattened until they do: [2, 12, 64]
+  // deals its 24 rows like [24, 64], and leading unit dimensions change
+  // nothing.
+  TileLayout batch = TileLayout::get({2, 12, 64}, 128, 8, 16);
+  CHECK(batch.dealtDims == 2);
+  CHECK(batch.dim0 == 24);
+  CHECK(batch.rows0 == 3);
+  CHECK(batch.row(1, 5) == 13);
+  CHECK(batch.holder(13) == std::pair<int64_t, int64_t>{1, 5});
+  CHECK(batch.sameDistribution(TileLayout::get({24, 64}, 128, 8, 16)));
+  CHECK(TileLayout::get({1, 24, 64}, 128, 8, 16)
+            .sameDistribution(TileLayout::get({24, 64}, 128, 8, 16)));
 }
 
 TEST_CASE("rank 1, first dimension 1 and last dimension 1 under groups",
@@ -139,10 +154,13 @@ TEST_CASE("which reshapes keep the per-thread vector", "[layout]") {
   CHECK(L({4, 2048}, 128).sameDistribution(L({4, 1, 2048}, 128)));
   CHECK(L({1, 2048}, 128).sameDistribution(L({2048}, 128)));
   CHECK_FALSE(L({64, 1}, 128).sameDistribution(L({64}, 128)));
-  // Groups: the rank crossing 2 or another dealt first dimension changes it.
+  // Groups: the rank crossing 2 changes it, leading unit dimensions do not
+  // (the rows are the leading dimensions flattened).
   CHECK(L({64, 64}, 4).sameDistribution(L({64, 1, 64}, 4)));
   CHECK_FALSE(L({1, 64}, 4).sameDistribution(L({64}, 4)));
-  CHECK_FALSE(L({64, 64}, 4).sameDistribution(L({1, 64, 64}, 4)));
+  CHECK(L({64, 64}, 4).sameDistribution(L({1, 64, 64}, 4)));
+  CHECK(L({2, 32, 64}, 4).sameDistribution(L({64, 64}, 4)));
+  CHECK_FALSE(L({64, 2, 64}, 4).sameDistribution(L({128, 64}, 4)));
   CHECK(L({1, 1}, 4).sameDistribution(L({}, 4)));
 }
 
@@ -157,6 +175,11 @@ TEST_CASE("a kernel's row threads", "[layout]") {
   // No more groups than the smallest first dimension.
   llvm::SmallVector<int64_t> small{8, 64}, k{16, 64};
   CHECK(chooseRowThreads(Shapes{small, k}, 128, 8) == 16);
+  // The rows of a 3-d tile are its leading dimensions flattened: [16, 16,
+  // 16] has 256 rows of 2 pieces.
+  llvm::SmallVector<int64_t> batch{16, 16, 16}, unitBatch{1, 8, 64};
+  CHECK(chooseRowThreads(Shapes{batch}, 128, 8) == 2);
+  CHECK(chooseRowThreads(Shapes{unitBatch}, 128, 8) == 16);
   // Only rank-1 tiles, or first dimensions of 1: one group.
   llvm::SmallVector<int64_t> row{1, 64};
   CHECK(chooseRowThreads(Shapes{row}, 128, 8) == 128);
@@ -164,4 +187,98 @@ TEST_CASE("a kernel's row threads", "[layout]") {
   // A CTA that is not a power of two keeps whole rows when no lane count
   // divides it.
   CHECK(chooseRowThreads(Shapes{acc}, 96, 8) == 8);
+}
+
+namespace {
+
+/// The row-major element index of `shape` that position `p` of the
+/// per-thread vector holds in thread (lane, group), or nullopt for padding.
+std::optional<int64_t> heldElement(const TileLayout &l, int64_t p,
+                                   int64_t lane, int64_t group) {
+  int64_t v = p % l.vec, c = p / l.vec % l.chunks, o = p / l.vec / l.chunks;
+  std::optional<int64_t> row = l.row(o, group);
+  int64_t column = l.innerIndex(c, lane, v);
+  if (!row || column >= l.inner)
+    return std::nullopt;
+  return *row * l.inner + column;
+}
+
+/// Row-major index in `from` of the element of `to` at index `e` that a
+/// broadcast reads (unit dimensions of `from` take index 0).
+int64_t broadcastSource(llvm::ArrayRef<int64_t> from,
+                        llvm::ArrayRef<int64_t> to, int64_t e) {
+  llvm::SmallVector<int64_t> coords(to.size());
+  for (int64_t k = to.size() - 1; k >= 0; --k) {
+    coords[k] = e % to[k];
+    e /= to[k];
+  }
+  int64_t index = 0;
+  for (size_t k = 0; k < from.size(); ++k)
+    index = index * from[k] + (from[k] == 1 ? 0 : coords[k]);
+  return index;
+}
+
+} // namespace
+
+TEST_CASE("a broadcast's shuffle gives every thread the elements it holds",
+          "[layout]") {
+  struct Case {
+    llvm::SmallVector<int64_t> from, to;
+    int64_t threads, rowThreads;
+    bool shuffles;
+  };
+  const Case cases[] = {
+      {{64, 1}, {64, 64}, 128, 4, true},
+      {{1, 64}, {64, 64}, 128, 4, true},
+      {{1}, {256}, 128, 128, true},
+      {{4, 4, 1}, {4, 4, 64}, 128, 32, true},
+      {{4, 1, 64}, {4, 4, 64}, 128, 32, true},
+      // [1, 8, 64] deals its 8 rows as [2, 8, 64] deals rows m of each b.
+      {{1, 8, 64}, {2, 8, 64}, 32, 4, true},
+      {{2, 8, 1}, {2, 8, 64}, 32, 4, true},
+      {{1, 1, 1, 32}, {1, 4, 1, 32}, 128, 16, true},
+      {{1, 4, 1, 32, 1}, {1, 4, 1, 32, 2}, 128, 64, true},
+      // 4 rows in groups 0..3 cannot feed the 12 rows of 8 groups, nor 2
+      // rows in groups 0 and 1 the 8 rows of 8 groups.
+      {{1, 4, 64}, {3, 4, 64}, 32, 4, false},
+      {{1, 1, 2, 32}, {1, 4, 2, 32}, 128, 16, false},
+  };
+  for (const Case &k : cases) {
+    TileLayout in = TileLayout::get(k.from, k.threads, 8, k.rowThreads);
+    TileLayout out = TileLayout::get(k.to, k.threads, 8, k.rowThreads);
+    auto mask = dslc::broadcastShuffle(in, out, k.from, k.to);
+    CHECK(mask.has_value() == k.shuffles);
+    if (!mask)
+      continue;
+    REQUIRE(static_cast<int64_t>(mask->size()) == out.perThread());
+    for (int64_t t = 0; t < k.threads; ++t) {
+      int64_t lane = t % out.rowThreads, group = t / out.rowThreads;
+      for (int64_t p = 0; p < out.perThread(); ++p) {
+        std::optional<int64_t> e = heldElement(out, p, lane, group);
+        if (!e)
+          continue;
+        std::optional<int64_t> source =
+            heldElement(in, (*mask)[p], lane, group);
+        REQUIRE(source.has_value());
+        CHECK(*source == broadcastSource(k.from, k.to, *e));
+      }
+    }
+  }
+}
+
+TEST_CASE("every row is held where holder() says", "[layout]") {
+  const llvm::SmallVector<int64_t> shapes[] = {
+      {40, 64}, {8, 3, 64}, {2, 12, 64}, {1, 4, 1, 32, 2}, {3, 5, 7, 16}};
+  for (const auto &shape : shapes)
+    for (int64_t p : {128, 16, 4}) {
+      TileLayout l = TileLayout::get(shape, 128, 8, p);
+      for (int64_t g = 0; g < l.groups(); ++g)
+        for (int64_t o = 0; o < l.outer; ++o)
+          if (std::optional<int64_t> r = l.row(o, g)) {
+            auto [at, holder] = l.holder(*r);
+            CHECK(at == o);
+            if (l.split)
+              CHECK(holder == g);
+          }
+    }
 }

@@ -540,9 +540,9 @@ func.func @reduce_fp8(%x: tensor<16xf8E4M3FN>) {
 
 // -----
 
-func.func @reduce_rank5(%x: tensor<1x1x1x1x16xf32>) {
-  // expected-error @+1 {{'tile.reduce' op input tile has rank 5; tiles have at most 4 dimensions}}
-  %r = tile.reduce sum %x, 4 : tensor<1x1x1x1x16xf32> -> tensor<1x1x1x1xf32>
+func.func @reduce_rank7(%x: tensor<1x1x1x1x1x1x16xf32>) {
+  // expected-error @+1 {{'tile.reduce' op input tile has rank 7; tiles have at most 6 dimensions}}
+  %r = tile.reduce sum %x, 6 : tensor<1x1x1x1x1x1x16xf32> -> tensor<1x1x1x1x1x1xf32>
   return
 }
 
@@ -596,9 +596,9 @@ func.func @broadcast_dynamic(%x: tensor<?x1xf32>) {
 
 // -----
 
-func.func @broadcast_rank5(%x: tensor<1x1x1x1xf32>) {
-  // expected-error @+1 {{'tile.broadcast' op result tile has rank 5; tiles have at most 4 dimensions}}
-  %r = tile.broadcast %x : tensor<1x1x1x1xf32> -> tensor<1x1x1x1x8xf32>
+func.func @broadcast_rank7(%x: tensor<1x1x1x1x1x1xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op result tile has rank 7; tiles have at most 6 dimensions}}
+  %r = tile.broadcast %x : tensor<1x1x1x1x1x1xf32> -> tensor<1x1x1x1x1x1x8xf32>
   return
 }
 
@@ -628,9 +628,9 @@ func.func @reshape_dynamic(%x: tensor<8xf32>) {
 
 // -----
 
-func.func @reshape_rank5(%x: tensor<8xf32>) {
-  // expected-error @+1 {{'tile.reshape' op result tile has rank 5; tiles have at most 4 dimensions}}
-  %r = tile.reshape %x : tensor<8xf32> -> tensor<1x1x1x1x8xf32>
+func.func @reshape_rank7(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'tile.reshape' op result tile has rank 7; tiles have at most 6 dimensions}}
+  %r = tile.reshape %x : tensor<8xf32> -> tensor<1x1x1x1x1x1x8xf32>
   return
 }
 
@@ -644,9 +644,9 @@ func.func @load_fp8_mismatch(%a: !tile.ref<f8E4M3FN, 1>, %i: index) {
 
 // -----
 
-func.func @load_rank5(%a: !tile.ref<f32, 5>, %i: index) {
-  // expected-error @+1 {{'tile.load' op tile has rank 5; tiles have at most 4 dimensions}}
-  %x = tile.load %a[%i, %i, %i, %i, %i] limits [%i, %i, %i, %i, %i] {dims = array<i64: 0, 1, 2, 3, 4>} : !tile.ref<f32, 5> -> tensor<1x1x1x1x16xf32>
+func.func @load_rank7(%a: !tile.ref<f32, 7>, %i: index) {
+  // expected-error @+1 {{'tile.load' op tile has rank 7; tiles have at most 6 dimensions}}
+  %x = tile.load %a[%i, %i, %i, %i, %i, %i, %i] limits [%i, %i, %i, %i, %i, %i, %i] {dims = array<i64: 0, 1, 2, 3, 4, 5, 6>} : !tile.ref<f32, 7> -> tensor<1x1x1x1x1x1x16xf32>
   return
 }
 
