@@ -13,15 +13,13 @@ json configToJson(const KernelConfig &c, bool forCompiler) {
     j["max_ctas"] = c.maxCtas;
   if (!c.named.empty())
     j["tunables"] = c.named;
-  return j;
-}
-
-Expected<KernelConfig> configFromJson(const json &j) {
-  try {
-    return FieldReader("config: ").config(j, "");
-  } catch (const ReadError &e) {
-    return Failure{e.message};
+  if (!c.reductionLoops.empty()) {
+    json loops = json::array();
+    for (int64_t r : c.reductionLoops)
+      loops.push_back(r ? json(r) : json(nullptr));
+    j["reduction_loops"] = loops;
   }
+  return j;
 }
 
 json tunableToJson(const Tunable &t) {
@@ -176,22 +174,50 @@ KernelConfig FieldReader::config(const json &c,
   if (!c.is_object())
     fail(where, "a config must be a JSON object");
   KernelConfig k;
-  if (c.contains("block_sizes")) {
-    const json &b = array(c, "block_sizes", where);
-    for (const json &v : b) {
-      if (!v.is_number_integer())
-        fail(where, "block_sizes must hold integers");
-      k.blockSizes.push_back(v.get<int64_t>());
-    }
-  }
-  k.numWarps = integerOr(c, "num_warps", 0, where);
-  k.maxCtas = integerOr(c, "max_ctas", 0, where);
-  if (c.contains("tunables")) {
-    const json &named = object(c, "tunables", where);
-    for (auto it = named.begin(); it != named.end(); ++it) {
-      if (!it.value().is_number_integer())
-        fail(where, "tunable '" + it.key() + "' must be an integer");
-      k.named[it.key()] = it.value().get<int64_t>();
+  for (auto it = c.begin(); it != c.end(); ++it) {
+    const std::string &key = it.key();
+    const json &v = it.value();
+    switch (classifyConfigKey(key)) {
+    case ConfigKey::BlockSizes:
+      for (const json &b : array(c, "block_sizes", where)) {
+        if (!b.is_number_integer())
+          fail(where, "block_sizes must hold integers");
+        k.blockSizes.push_back(b.get<int64_t>());
+      }
+      break;
+    case ConfigKey::NumWarps:
+      k.numWarps = integer(c, "num_warps", where);
+      break;
+    case ConfigKey::MaxCtas:
+      k.maxCtas = integer(c, "max_ctas", where);
+      break;
+    case ConfigKey::ReductionLoops:
+      for (const json &r : array(c, "reduction_loops", where)) {
+        if (r.is_null()) {
+          k.reductionLoops.push_back(0);
+          continue;
+        }
+        if (!r.is_number_integer() || r.get<int64_t>() < 1)
+          fail(where, "reduction_loops entries are null or chunk sizes from "
+                      "1 to " +
+                          std::to_string(kMaxBlockSize));
+        k.reductionLoops.push_back(r.get<int64_t>());
+      }
+      break;
+    case ConfigKey::Tunables:
+      object(c, "tunables", where);
+      for (auto t = v.begin(); t != v.end(); ++t) {
+        if (!t.value().is_number_integer())
+          fail(where, "tunable '" + t.key() + "' must be an integer");
+        k.named[t.key()] = t.value().get<int64_t>();
+      }
+      break;
+    case ConfigKey::HelionOnly:
+      break; // accepted; readConfig() lists them
+    case ConfigKey::Unknown:
+      fail(where, "unknown config key '" + key + "' (dslc reads " +
+                      honouredConfigKeys() +
+                      "; Helion's Triton-only keys are accepted and ignored)");
     }
   }
   Expected<bool> ok = validate(k);

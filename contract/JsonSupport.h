@@ -22,7 +22,6 @@ namespace dslc::contract::detail {
 using json = nlohmann::ordered_json;
 
 json configToJson(const KernelConfig &config, bool forCompiler);
-Expected<KernelConfig> configFromJson(const json &j);
 json tunableToJson(const Tunable &t);
 
 /// Thrown inside the contract's readers only (never across the library's
@@ -62,7 +61,8 @@ public:
   /// A tunable record ({"kind", "index"|"name", "value", "min", "max",
   /// "choices"}), its value checked against its range.
   Tunable tunable(const json &t, const std::string &where) const;
-  /// A config object, validated.
+  /// A config object, validated: the one reader of configs (the key
+  /// policy of classifyConfigKey).
   KernelConfig config(const json &c, const std::string &where) const;
 
 private:

@@ -143,11 +143,77 @@ std::string KernelConfig::toJson(bool forCompiler) const {
 }
 
 Expected<KernelConfig> KernelConfig::fromJson(const std::string &text) {
+  Expected<ConfigReading> r = readConfig(text);
+  if (!r)
+    return Failure{r.error().rfind("config '", 0) == 0 ? r.error()
+                                                       : "config: " + r.error()};
+  return std::move(r->config);
+}
+
+/// Helion's config keys that tune Triton's code generation (pipelining,
+/// indexing, loop shapes, eviction...): no effect in dslc.
+static const char *const kHelionOnlyKeys[] = {"num_stages",
+                                              "indexing",
+                                              "pid_type",
+                                              "loop_orders",
+                                              "range_unroll_factors",
+                                              "l2_groupings",
+                                              "flatten_loops",
+                                              "range_warp_specializes",
+                                              "range_num_stages",
+                                              "range_multi_buffers",
+                                              "range_flattens",
+                                              "static_ranges",
+                                              "num_sm_multiplier",
+                                              "maxnreg",
+                                              "load_eviction_policies"};
+
+struct KeyName {
+  ConfigKey key;
+  const char *name;
+};
+static const KeyName kHonouredKeys[] = {
+    {ConfigKey::BlockSizes, "block_sizes"},
+    {ConfigKey::NumWarps, "num_warps"},
+    {ConfigKey::ReductionLoops, "reduction_loops"},
+    {ConfigKey::MaxCtas, "max_ctas"},
+    {ConfigKey::Tunables, "tunables"},
+};
+
+ConfigKey classifyConfigKey(const std::string &key) {
+  for (const KeyName &k : kHonouredKeys)
+    if (key == k.name)
+      return k.key;
+  for (const char *k : kHelionOnlyKeys)
+    if (key == k)
+      return ConfigKey::HelionOnly;
+  return ConfigKey::Unknown;
+}
+
+std::string honouredConfigKeys() {
+  std::string list;
+  for (const KeyName &k : kHonouredKeys)
+    list += (list.empty() ? "" : ", ") + std::string(k.name);
+  return list;
+}
+
+Expected<ConfigReading> readConfig(const std::string &text) {
   detail::json j =
       detail::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded())
     return Failure{"config '" + text + "' is not valid JSON"};
-  return detail::configFromJson(j);
+  ConfigReading reading;
+  try {
+    reading.config = detail::FieldReader("").config(j, "");
+  } catch (const detail::ReadError &e) {
+    return Failure{e.message};
+  }
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    reading.keys.push_back(it.key());
+    if (classifyConfigKey(it.key()) == ConfigKey::HelionOnly)
+      reading.ignoredKeys.push_back(it.key());
+  }
+  return reading;
 }
 
 std::string KernelConfig::brief() const {
@@ -167,12 +233,20 @@ std::string KernelConfig::brief() const {
     add("ctas=" + std::to_string(maxCtas));
   for (const auto &[name, value] : named)
     add(name + "=" + std::to_string(value));
+  if (!reductionLoops.empty()) {
+    std::string r = "rl=";
+    for (size_t i = 0; i < reductionLoops.size(); ++i)
+      r += (i ? "x" : "") + (reductionLoops[i] ? std::to_string(reductionLoops[i])
+                                               : std::string("none"));
+    add(r);
+  }
   return s.empty() ? "default" : s;
 }
 
 bool KernelConfig::operator<(const KernelConfig &o) const {
-  return std::tie(blockSizes, numWarps, maxCtas, named) <
-         std::tie(o.blockSizes, o.numWarps, o.maxCtas, o.named);
+  return std::tie(blockSizes, numWarps, maxCtas, named, reductionLoops) <
+         std::tie(o.blockSizes, o.numWarps, o.maxCtas, o.named,
+                  o.reductionLoops);
 }
 
 Expected<bool> validate(const KernelConfig &c) {
@@ -187,6 +261,11 @@ Expected<bool> validate(const KernelConfig &c) {
   if (c.maxCtas < 0)
     return Failure{"max_ctas " + std::to_string(c.maxCtas) +
                    " is negative (0: no cap)"};
+  for (int64_t r : c.reductionLoops)
+    if (r != 0 && !isValidBlockSize(r))
+      return Failure{"reduction_loops entries are null or chunk sizes from 1 "
+                     "to " +
+                     std::to_string(kMaxBlockSize)};
   return true;
 }
 

@@ -75,38 +75,82 @@ struct Tunable {
 const char *tunableKindName(Tunable::Kind kind);
 std::optional<Tunable::Kind> parseTunableKind(const std::string &name);
 
-/// A kernel configuration: what dslc's --config takes (block_sizes,
-/// num_warps, named tunables) plus the runtime's grid cap (max_ctas).
+/// A kernel configuration: what dslc's --config and a decorator's
+/// helion.Config(...) take (block_sizes, num_warps, reduction_loops, named
+/// tunables) plus the runtime's grid cap (max_ctas).
 struct KernelConfig {
   std::vector<int64_t> blockSizes;
   int64_t numWarps = 0; ///< 0: the kernel's default
   int64_t maxCtas = 0;  ///< 0: no cap
   std::map<std::string, int64_t> named;
+  /// Helion's reduction_loops: per whole-row dimension (in the order the
+  /// kernel meets them) a chunk size, or 0 (None) to keep the row whole.
+  std::vector<int64_t> reductionLoops;
 
   /// The value `t` has in this config (0 when unset).
   int64_t get(const Tunable &t) const;
   /// Sets the value of `t` (block sizes grow as needed, new slots 0).
   void set(const Tunable &t, int64_t value);
 
-  /// {"block_sizes":[...],"num_warps":N,"max_ctas":M,"tunables":{...}}
-  /// (keys left out when unset). `forCompiler` leaves max_ctas out (dslc
+  /// {"block_sizes":[...],"num_warps":N,"reduction_loops":[...],
+  /// "max_ctas":M,"tunables":{...}} (keys left out when unset). `forCompiler` leaves max_ctas out (dslc
   /// ignores it with a warning: the cap is applied by the runtime at load).
   std::string toJson(bool forCompiler = false) const;
-  /// Parses that form and validates every value (validate()).
+  /// Parses that form and validates every value: readConfig() without its
+  /// list of ignored keys.
   static Expected<KernelConfig> fromJson(const std::string &text);
   /// "bs=1024 w=4 ctas=16" (for tables and logs).
   std::string brief() const;
 
   bool operator==(const KernelConfig &o) const {
     return blockSizes == o.blockSizes && numWarps == o.numWarps &&
-           maxCtas == o.maxCtas && named == o.named;
+           maxCtas == o.maxCtas && named == o.named &&
+           reductionLoops == o.reductionLoops;
   }
   bool operator<(const KernelConfig &o) const;
 };
 
 /// The one validation of a config: every block size in 1..kMaxBlockSize,
-/// num_warps 0 (default) or in 1..kMaxNumWarps, max_ctas >= 0.
+/// num_warps 0 (default) or in 1..kMaxNumWarps, max_ctas >= 0, every
+/// reduction_loops entry 0 (None) or a chunk in 1..kMaxBlockSize.
 Expected<bool> validate(const KernelConfig &config);
+
+/// What a key of a config object is to dslc. One policy for every reader
+/// (helion.Config(...) in a decorator, --config, tuning records, metadata):
+/// keys dslc honours are read, Helion's keys that tune only Triton's code
+/// generation are accepted and reported as ignored, anything else is an
+/// error naming the key.
+enum class ConfigKey {
+  BlockSizes,     ///< block_sizes (the compiler)
+  NumWarps,       ///< num_warps (the compiler)
+  ReductionLoops, ///< reduction_loops (the compiler)
+  MaxCtas,        ///< max_ctas (the runtime, at load)
+  Tunables,       ///< tunables: named values the tuner searches
+  HelionOnly,     ///< a helion.Config key for Triton only (num_stages, ...)
+  Unknown,
+};
+ConfigKey classifyConfigKey(const std::string &key);
+/// The keys dslc honours, for messages: "block_sizes, num_warps, ...".
+std::string honouredConfigKeys();
+
+/// A config as read: the values, every key present (in the order
+/// written) and those of them dslc accepts but does not act on
+/// (HelionOnly).
+struct ConfigReading {
+  KernelConfig config;
+  std::vector<std::string> keys;
+  std::vector<std::string> ignoredKeys;
+
+  bool has(const std::string &key) const {
+    for (const std::string &k : keys)
+      if (k == key)
+        return true;
+    return false;
+  }
+};
+/// The one reader of a config object's JSON text. Messages name the key
+/// ("num_warps 64 is outside 1..32", "unknown config key 'x' ...").
+Expected<ConfigReading> readConfig(const std::string &text);
 
 } // namespace dslc::contract
 

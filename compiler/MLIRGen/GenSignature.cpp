@@ -7,6 +7,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include "contract/KernelConfig.h"
+
 #include "llvm/Support/JSON.h"
 #include <cmath>
 #include <cstdlib>
@@ -15,49 +17,77 @@ using namespace mlir;
 
 namespace dslc::mlirgen {
 
-/// helion.Config keys that tune Triton code generation (pipelining,
-/// indexing, loop shapes, reduction loops...): accepted, with a warning that
-/// they have no effect in dslc.
-static const llvm::StringRef kIgnoredConfigKeys[] = {"num_stages",
-                                                     "indexing",
-                                                     "pid_type",
-                                                     "loop_orders",
-                                                     "range_unroll_factors",
-                                                     "l2_groupings",
-                                                     "flatten_loops",
-                                                     "range_warp_specializes",
-                                                     "range_num_stages",
-                                                     "range_multi_buffers",
-                                                     "range_flattens",
-                                                     "static_ranges",
-                                                     "num_sm_multiplier",
-                                                     "maxnreg",
-                                                     "load_eviction_policies"};
-
-/// A chunk size of reduction_loops, within the largest tile dimension.
-static bool isValidChunk(int64_t r) {
-  return r >= 1 && contract::isValidBlockSize(r);
+/// A helion.Config(...) keyword value as JSON: literals (ints, floats,
+/// strings, booleans, None, negated numbers) and lists or tuples of them.
+static std::optional<llvm::json::Value> literalToJson(const ast::Expr &e) {
+  if (auto *i = ast::dyn_cast<ast::IntLiteralExpr>(&e))
+    return i->fitsInt64() ? std::optional<llvm::json::Value>(
+                                int64_t(i->getValue()))
+                          : std::nullopt;
+  if (auto *f = ast::dyn_cast<ast::FloatLiteralExpr>(&e))
+    return llvm::json::Value(f->getValue());
+  if (auto *str = ast::dyn_cast<ast::StringLiteralExpr>(&e))
+    return llvm::json::Value(str->getValue());
+  if (auto *b = ast::dyn_cast<ast::BoolLiteralExpr>(&e))
+    return llvm::json::Value(b->getValue());
+  if (ast::isa<ast::NoneLiteralExpr>(&e))
+    return llvm::json::Value(nullptr);
+  if (auto *u = ast::dyn_cast<ast::UnaryExpr>(&e);
+      u && u->getOp() == ast::UnaryOp::Neg)
+    if (auto v = literalToJson(u->getOperand())) {
+      if (auto n = v->getAsInteger())
+        return llvm::json::Value(-*n);
+      if (auto d = v->getAsNumber())
+        return llvm::json::Value(-*d);
+    }
+  const ast::ExprList *elements = nullptr;
+  if (auto *l = ast::dyn_cast<ast::ListExpr>(&e))
+    elements = &l->getElements();
+  else if (auto *t = ast::dyn_cast<ast::TupleExpr>(&e))
+    elements = &t->getElements();
+  if (!elements)
+    return std::nullopt;
+  llvm::json::Array array;
+  for (const ast::ExprPtr &el : *elements) {
+    std::optional<llvm::json::Value> v = literalToJson(*el);
+    if (!v)
+      return std::nullopt;
+    array.push_back(std::move(*v));
+  }
+  return llvm::json::Value(std::move(array));
 }
 
-LogicalResult Generator::readReductionLoops(const ast::Expr &value) {
-  auto *list = ast::dyn_cast<ast::ListExpr>(&value);
-  if (!list)
-    return error(value.getRange(),
-                 "reduction_loops must be a list of integers or None");
-  reductionLoops.clear();
-  for (const ast::ExprPtr &el : list->getElements()) {
-    if (ast::isa<ast::NoneLiteralExpr>(el.get())) {
-      reductionLoops.push_back(0);
-      continue;
-    }
-    auto *lit = ast::dyn_cast<ast::IntLiteralExpr>(el.get());
-    if (!lit || !lit->fitsInt64() || !isValidChunk(lit->getValue()))
-      return error(el->getRange(),
-                   "a reduction_loops entry is None or a chunk size from 1 "
-                   "to " +
-                       std::to_string(kMaxBlockSize));
-    reductionLoops.push_back(lit->getValue());
+static std::string jsonText(llvm::json::Value value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << value;
+  return text;
+}
+
+LogicalResult Generator::applyConfig(const contract::ConfigReading &reading,
+                                     SourceRange where,
+                                     llvm::StringRef source) {
+  const contract::KernelConfig &c = reading.config;
+  if (reading.has("block_sizes")) {
+    blockSizes = c.blockSizes;
+    configGivesBlockSizes = true;
   }
+  if (reading.has("num_warps"))
+    desc.numWarps = c.numWarps;
+  if (reading.has("reduction_loops"))
+    reductionLoops = c.reductionLoops;
+  for (const char *runtimeOnly : {"max_ctas", "tunables"})
+    if (reading.has(runtimeOnly))
+      diags->warning(where, source.str() + " key '" + runtimeOnly +
+                                "' is not read by the compiler (" +
+                                (llvm::StringRef(runtimeOnly) == "max_ctas"
+                                     ? "the runtime caps the grid at load"
+                                     : "hl.register_tunable compiles its "
+                                       "default") +
+                                ")");
+  for (const std::string &key : reading.ignoredKeys)
+    diags->warning(where, source.str() + " key '" + key +
+                              "' has no effect in dslc and is ignored");
   return success();
 }
 
@@ -67,43 +97,26 @@ LogicalResult Generator::readConfigCall(const ast::Expr &config) {
     return error(config.getRange(),
                  "config must be helion.Config(block_sizes=[...], "
                  "num_warps=...)");
+  // Each keyword is read on its own by the one config reader (contract::
+  // readConfig), so that its message points at the keyword.
   for (const ast::Argument &a : call->getArgs()) {
     if (a.kind != ast::Argument::Kind::Keyword)
       return error(a.range, "helion.Config takes keyword arguments only");
-    if (a.name == "block_sizes") {
-      auto *list = ast::dyn_cast<ast::ListExpr>(a.value.get());
-      if (!list)
-        return error(a.value->getRange(), "block_sizes must be a list");
-      blockSizes.clear();
-      configGivesBlockSizes = true;
-      for (const ast::ExprPtr &el : list->getElements()) {
-        auto *lit = ast::dyn_cast<ast::IntLiteralExpr>(el.get());
-        if (!lit || !lit->fitsInt64() || lit->getValue() == 0)
-          return error(el->getRange(),
-                       "a block size must be a positive integer literal");
-        if (!contract::isValidBlockSize(lit->getValue()))
-          return error(el->getRange(),
-                       "block size " + std::to_string(lit->getValue()) +
-                           " is larger than the largest tile dimension, " +
-                           std::to_string(kMaxBlockSize));
-        blockSizes.push_back(lit->getValue());
-      }
-    } else if (a.name == "num_warps") {
-      auto *lit = ast::dyn_cast<ast::IntLiteralExpr>(a.value.get());
-      if (!lit || !contract::isValidNumWarps(lit->getValue()))
-        return error(a.value->getRange(),
-                     "num_warps must be an integer between 1 and " +
-                         std::to_string(contract::kMaxNumWarps));
-      desc.numWarps = lit->getValue();
-    } else if (a.name == "reduction_loops") {
-      if (failed(readReductionLoops(*a.value)))
-        return failure();
-    } else if (llvm::is_contained(kIgnoredConfigKeys, a.name)) {
-      diags->warning(a.range, "config key '" + a.name +
-                                  "' has no effect in dslc and is ignored");
-    } else {
-      return error(a.range, "unknown config key '" + a.name + "'");
-    }
+    std::optional<llvm::json::Value> value = literalToJson(*a.value);
+    bool honoured =
+        contract::classifyConfigKey(a.name) != contract::ConfigKey::HelionOnly;
+    if (!value && honoured)
+      return error(a.value->getRange(),
+                   "config values are literals: '" + a.name +
+                       "' must be an integer, None or a list of them");
+    llvm::json::Object one;
+    one[a.name] = value ? std::move(*value) : llvm::json::Value(nullptr);
+    contract::Expected<contract::ConfigReading> reading =
+        contract::readConfig(jsonText(std::move(one)));
+    if (!reading)
+      return error(a.range, reading.error());
+    if (failed(applyConfig(*reading, a.range, "helion.Config")))
+      return failure();
   }
   return success();
 }
@@ -241,61 +254,11 @@ LogicalResult Generator::readConfig() {
   }
   if (options.configJSON.empty())
     return success();
-  SourceRange where = kernel.getNameRange();
-  auto parsed = llvm::json::parse(options.configJSON);
-  if (!parsed) {
-    std::string msg = llvm::toString(parsed.takeError());
-    return error(SourceRange(), "--config is not valid JSON: " + msg);
-  }
-  auto *object = parsed->getAsObject();
-  if (!object)
-    return error(SourceRange(), "--config must be a JSON object");
-  for (auto &[key, value] : *object) {
-    if (key == "block_sizes") {
-      auto *array = value.getAsArray();
-      if (!array)
-        return error(SourceRange(), "--config: block_sizes must be an array");
-      blockSizes.clear();
-      configGivesBlockSizes = true;
-      for (auto &v : *array) {
-        auto n = v.getAsInteger();
-        if (!n || !contract::isValidBlockSize(*n))
-          return error(SourceRange(),
-                       "--config: block sizes must be integers from 1 to " +
-                           std::to_string(kMaxBlockSize));
-        blockSizes.push_back(*n);
-      }
-    } else if (key == "num_warps") {
-      auto n = value.getAsInteger();
-      if (!n || !contract::isValidNumWarps(*n))
-        return error(SourceRange(),
-                     "--config: num_warps must be between 1 and " +
-                         std::to_string(contract::kMaxNumWarps));
-      desc.numWarps = *n;
-    } else if (key == "reduction_loops") {
-      auto *array = value.getAsArray();
-      if (!array)
-        return error(SourceRange(),
-                     "--config: reduction_loops must be an array");
-      reductionLoops.clear();
-      for (auto &v : *array) {
-        auto n = v.getAsInteger();
-        if (v.getAsNull()) {
-          reductionLoops.push_back(0);
-          continue;
-        }
-        if (!n || !isValidChunk(*n))
-          return error(SourceRange(),
-                       "--config: reduction_loops entries are null or chunk "
-                       "sizes from 1 to " +
-                           std::to_string(kMaxBlockSize));
-        reductionLoops.push_back(*n);
-      }
-    } else {
-      diags->warning(where, "--config key '" + key.str() + "' is ignored");
-    }
-  }
-  return success();
+  contract::Expected<contract::ConfigReading> reading =
+      contract::readConfig(options.configJSON);
+  if (!reading)
+    return error(SourceRange(), "--config: " + reading.error());
+  return applyConfig(*reading, kernel.getNameRange(), "--config");
 }
 
 void Generator::scanSymmetricExpr(const ast::Expr &e) {

@@ -310,8 +310,11 @@ private:
   // -- setup (GenSignature.cpp) ---------------------------------------------
   mlir::LogicalResult readConfig();
   mlir::LogicalResult readConfigCall(const ast::Expr &config);
-  /// helion.Config(reduction_loops=[...]) into reductionLoops.
-  mlir::LogicalResult readReductionLoops(const ast::Expr &value);
+  /// A config read by contract::readConfig (a decorator keyword or
+  /// --config, named by `source` in warnings at `where`) into the block
+  /// sizes, num_warps and reduction_loops the kernel is generated with.
+  mlir::LogicalResult applyConfig(const contract::ConfigReading &reading,
+                                  SourceRange where, llvm::StringRef source);
   mlir::LogicalResult readDecoratorConfig(const ast::Expr &config);
   /// The next tunable block size: the config's entry, or without a config
   /// the default clamped into [lo, hi]; recorded as a tunable. `what` names

@@ -66,6 +66,47 @@ TEST_CASE("config: JSON both ways", "[contract][config]") {
   CHECK(configError("[1]") == "config: a config must be a JSON object");
 }
 
+TEST_CASE("config: one reader, one key policy", "[contract][config]") {
+  // reduction_loops is a config key like any other: read, validated,
+  // written back and shown.
+  Expected<ConfigReading> r = readConfig(
+      R"({"block_sizes":[32],"reduction_loops":[null,256],"num_stages":3,)"
+      R"("indexing":"block_ptr"})");
+  REQUIRE(r);
+  CHECK(r->config.reductionLoops == std::vector<int64_t>{0, 256});
+  CHECK(r->config.brief() == "bs=32 rl=nonex256");
+  CHECK(r->keys == std::vector<std::string>{"block_sizes", "reduction_loops",
+                                            "num_stages", "indexing"});
+  CHECK(r->has("reduction_loops"));
+  CHECK_FALSE(r->has("num_warps"));
+  // Helion's Triton-only keys are accepted and listed, not applied.
+  CHECK(r->ignoredKeys == std::vector<std::string>{"num_stages", "indexing"});
+  CHECK(r->config.toJson() ==
+        R"({"block_sizes":[32],"reduction_loops":[null,256]})");
+  Expected<KernelConfig> back = KernelConfig::fromJson(r->config.toJson());
+  REQUIRE(back);
+  CHECK(*back == r->config);
+
+  // Anything else is an error naming the key, in every reader.
+  Expected<ConfigReading> unknown = readConfig(R"({"num_warp":4})");
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().rfind("unknown config key 'num_warp' (dslc reads "
+                              "block_sizes, num_warps, reduction_loops, "
+                              "max_ctas, tunables",
+                              0) == 0);
+  CHECK(configError(R"({"reduction_loops":[0]})") ==
+        "config: reduction_loops entries are null or chunk sizes from 1 to "
+        "1048576");
+  CHECK(configError(R"({"reduction_loops":[2097152]})") ==
+        "config: reduction_loops entries are null or chunk sizes from 1 to "
+        "1048576");
+  CHECK(configError(R"({"reduction_loops":4})") ==
+        "config: field 'reduction_loops' must be an array");
+  CHECK(classifyConfigKey("max_ctas") == ConfigKey::MaxCtas);
+  CHECK(classifyConfigKey("range_num_stages") == ConfigKey::HelionOnly);
+  CHECK(classifyConfigKey("nope") == ConfigKey::Unknown);
+}
+
 TEST_CASE("config: tunables are typed records", "[contract][config]") {
   Tunable b = Tunable::blockSize(1, 256);
   CHECK(b.label() == "block_sizes[1]");
