@@ -6,8 +6,21 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+void dslc::buildTilePipeline(mlir::OpPassManager &pm) {
+  pm.addPass(createRollReductions());
+}
+
+mlir::LogicalResult dslc::runTilePipeline(mlir::ModuleOp module) {
+  mlir::PassManager pm(module->getContext());
+  buildTilePipeline(pm);
+  return pm.run(module);
+}
+
 void dslc::buildDslcPipeline(mlir::OpPassManager &pm,
                              const DslcPipelineOptions &options) {
+  // Hand-written Tile IR (dslc-opt, dslc-translate) gets what dslc's
+  // driver ran right after MLIRGen.
+  buildTilePipeline(pm);
   // MLIRGen's output holds constant arithmetic and repeated index math from
   // unrolled loops, and tile.reshape of a reduction that canonicalization
   // folds into a keepdim reduction: fold once before the per-thread copies.
@@ -31,4 +44,9 @@ void dslc::registerDslcPipeline() {
       "The passes dslc runs from Tile IR (--emit=tile) to LLVM/NVVM IR "
       "(--emit=llvm)",
       buildDslcPipeline);
+  mlir::PassPipelineRegistration<>(
+      "dslc-tile-pipeline",
+      "The passes dslc runs on MLIRGen's output before --emit=tile, the "
+      "simulator and the lowering read it",
+      buildTilePipeline);
 }

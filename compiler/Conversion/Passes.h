@@ -41,13 +41,23 @@ struct DslcPipelineOptions
       llvm::cl::init(true)};
 };
 
+/// The tile-level pipeline: what runs on MLIRGen's output before anything
+/// reads it (dslc --emit=tile, the simulator, the lowering):
+/// -dslc-roll-reductions (a kernel's reduction_loops, then their
+/// attributes dropped, so running it twice changes nothing).
+void buildTilePipeline(mlir::OpPassManager &pm);
+/// Runs the tile-level pipeline on `module` (dslc's driver and the
+/// simulator, right after MLIRGen). Diagnostics go to the context.
+mlir::LogicalResult runTilePipeline(mlir::ModuleOp module);
+
 /// Appends the passes from Tile/Comm IR to the LLVM dialect to `pm` (on
-/// builtin.module): [canonicalize, cse], -dslc-distribute-tiles,
-/// -dslc-lower-to-llvm, [canonicalize, cse].
+/// builtin.module): the tile-level pipeline, [canonicalize, cse],
+/// -dslc-distribute-tiles, -dslc-lower-to-llvm, [canonicalize, cse].
 void buildDslcPipeline(mlir::OpPassManager &pm,
                        const DslcPipelineOptions &options);
 /// Registers buildDslcPipeline as "dslc-pipeline"
-/// (`--dslc-pipeline='cleanup=false'`).
+/// (`--dslc-pipeline='cleanup=false'`) and buildTilePipeline as
+/// "dslc-tile-pipeline".
 void registerDslcPipeline();
 
 /// Bytes of the shared-memory workspace a lowered module declares (0 when

@@ -7,7 +7,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/MLIRGen/MLIRGen.h"
-#include "compiler/Conversion/Passes.h"
 #include "compiler/MLIRGen/AccessAnalysis.h"
 #include "compiler/MLIRGen/Generator.h"
 
@@ -18,7 +17,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
 using namespace dslc;
@@ -179,15 +177,6 @@ OwningOpRef<ModuleOp> Generator::run() {
                 "a kernel needs a top-level 'for ... in hl.tile(...)' loop "
                 "(its grid)");
     return nullptr;
-  }
-  // reduction_loops: whole rows computed a chunk at a time, before anything
-  // (the simulator, --emit=tile, the lowering) reads the kernel.
-  if (func->hasAttr(tile::kReductionLoopsAttr) ||
-      func->hasAttr(tile::kAutoReductionLoopsAttr)) {
-    PassManager pm(builder.getContext());
-    pm.addPass(createRollReductions());
-    if (failed(pm.run(*result)))
-      return nullptr;
   }
   return result;
 }

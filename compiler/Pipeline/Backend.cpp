@@ -17,28 +17,19 @@
 #include "compiler/Pipeline/ConfigFromCache.h"
 #include "compiler/Simulator/Simulator.h"
 #include "compiler/Target/CubinAssembler.h"
-#include "compiler/Target/NVPTXEmitter.h"
+#include "compiler/Target/TargetStage.h"
 
 #include "contract/MetadataJson.h"
 
-#include "dialects/Comm/CommDialect.h"
+#include "dialects/Registration.h"
 #include "dialects/Tile/TileDialect.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -233,6 +224,8 @@ int Stages::run(mlir::MLIRContext &ctx, const CompileOptions &compile) {
                 "internal error: dslc generated invalid IR for this kernel");
     return 1;
   }
+  if (mlir::failed(runTilePipeline(*mod)))
+    return 1;
   if (options.emit == EmitKind::Tile)
     return write(options.outputPath, printed(*mod), false);
   if (int rc = toLLVMDialect(mod))
@@ -271,77 +264,32 @@ void Stages::completeMetadata(mlir::ModuleOp mod,
   }
 }
 
-/// Instructions the target lacks, each an error at its DSL line (LLVM would
-/// abort on them). False when one was found.
-bool supportedByArch(mlir::ModuleOp mod, const GpuArch &arch) {
-  bool ok = true;
-  if (!arch.hasFp8Convert())
-    mod.walk([&](mlir::Operation *op) {
-      if (mlir::isa<mlir::NVVM::ConvertF32x2ToF8x2Op,
-                    mlir::NVVM::ConvertF8x2ToF16x2Op>(op)) {
-        mlir::emitError(op->getLoc())
-            << "fp8 conversions need sm_89 or newer, and --arch is "
-            << arch.name << ": compile this kernel for sm_89/sm_90 or "
-            << "keep its data in bf16/f16";
-        ok = false;
-        return mlir::WalkResult::interrupt();
-      }
-      return mlir::WalkResult::advance();
-    });
-  return ok;
-}
-
 int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
-  if (!supportedByArch(mod, options.arch))
-    return 1;
   completeMetadata(mod, desc);
-  NVPTXOptions target;
-  target.arch = options.arch;
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule;
-  {
-    mlir::TimingScope t = timing.nest("LLVM IR (-O3)");
-    llvmModule = translateToLLVMIR(mod, llvmContext, target);
-  }
-  if (!llvmModule)
-    return 1;
-  if (options.emit == EmitKind::LLVMIR) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    llvmModule->print(os, nullptr);
-    return write(options.outputPath, text, false);
-  }
-
+  TargetRequest request;
+  request.arch = options.arch;
+  request.output = options.emit == EmitKind::LLVMIR ? TargetOutput::LLVMIR
+                   : options.emit == EmitKind::PTX  ? TargetOutput::PTX
+                                                    : TargetOutput::Cubin;
+  request.route = options.cubinVia == CubinRoute::Ptxas
+                      ? AssemblerRoute::Ptxas
+                      : AssemblerRoute::Auto;
+  request.verbose = true; // the resource report: spills
   std::string error;
-  std::optional<std::string> ptx;
-  {
-    mlir::TimingScope t = timing.nest("PTX");
-    ptx = emitPTX(*llvmModule, target, error);
-  }
-  if (!ptx) {
-    diags.error(SourceRange(), "PTX generation failed: " + error);
+  std::optional<TargetArtifact> artifact =
+      runTargetStage(mod, request, timing, error);
+  if (!artifact) {
+    if (!error.empty())
+      diags.error(kernel.getNameRange(), error);
     return 1;
   }
+  if (options.emit == EmitKind::LLVMIR)
+    return write(options.outputPath, artifact->bytes, false);
   std::string metadata = contract::writeMetadata(desc);
   if (options.emit == EmitKind::PTX)
-    return writeWithMetadata(*ptx, false, metadata);
-
-  std::optional<CubinResult> cubin;
-  {
-    mlir::TimingScope t = timing.nest("cubin");
-    cubin = assembleCubin(*ptx, options.arch.name,
-                          options.cubinVia == CubinRoute::Ptxas
-                              ? AssemblerRoute::Ptxas
-                              : AssemblerRoute::Auto,
-                          /*verbose=*/true, error);
-  }
-  if (!cubin) {
-    diags.error(kernel.getNameRange(), "assembling the kernel for " +
-                                           std::string(options.arch.name) +
-                                           " failed: " + error);
-    return 1;
-  }
-  if (SpillReport spills = parseSpills(cubin->log); spills.any()) {
+    return writeWithMetadata(artifact->bytes, false, metadata);
+  if (SpillReport spills = parseSpills(artifact->assemblerLog);
+      spills.any()) {
     contract::KernelConfig config;
     for (const contract::Tunable &t : desc.tunables)
       config.set(t, t.value);
@@ -359,8 +307,7 @@ int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
     }
     diags.warning(kernel.getNameRange(), message);
   }
-  llvm::StringRef bytes(cubin->cubin.data(), cubin->cubin.size());
-  return writeWithMetadata(bytes, true, metadata);
+  return writeWithMetadata(artifact->bytes, true, metadata);
 }
 
 struct EmitName {
@@ -400,11 +347,7 @@ int dslc::runBackend(const ast::Module &module, DiagnosticEngine &diags,
   }
 
   mlir::MLIRContext ctx;
-  ctx.loadDialect<tile::TileDialect, comm::CommDialect,
-                  mlir::arith::ArithDialect, mlir::func::FuncDialect,
-                  mlir::scf::SCFDialect, mlir::vector::VectorDialect,
-                  mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
-                  mlir::math::MathDialect, mlir::cf::ControlFlowDialect>();
+  loadDslcDialects(ctx);
   // Diagnostics point at the DSL source; the IR dump is for --emit=tile.
   ctx.printOpOnDiagnostic(false);
   DiagnosticBridge bridge(ctx, diags, module.getFileId());

@@ -8,6 +8,7 @@
 
 #include "compiler/Simulator/Simulator.h"
 
+#include "compiler/Conversion/Passes.h"
 #include "compiler/MLIRGen/MLIRGen.h"
 #include "compiler/Simulator/Binding.h"
 #include "compiler/Simulator/Checker.h"
@@ -134,6 +135,8 @@ bool generateRanks(mlir::MLIRContext &ctx, const ast::Module &module,
                   "internal error: dslc generated invalid IR for this kernel");
       return false;
     }
+    if (mlir::failed(runTilePipeline(*mod)))
+      return false;
     auto func = mod->lookupSymbol<mlir::func::FuncOp>(kernel.getName());
     if (!func) {
       diags.error(kernel.getNameRange(), "internal error: no kernel function");

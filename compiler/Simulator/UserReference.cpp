@@ -3,6 +3,7 @@
 #include "compiler/Simulator/UserReference.h"
 
 #include "compiler/Frontend/Parser.h"
+#include "compiler/Conversion/Passes.h"
 #include "compiler/MLIRGen/MLIRGen.h"
 #include "compiler/Simulator/Reporter.h"
 
@@ -124,6 +125,10 @@ UserReference::load(MLIRContext &ctx, const std::string &spec,
   if (failed(verify(*ref->module))) {
     error = "internal error: dslc generated invalid IR for the reference '" +
             spec + "'";
+    return nullptr;
+  }
+  if (failed(runTilePipeline(*ref->module))) {
+    error = "the reference '" + spec + "' has errors (above)";
     return nullptr;
   }
   ref->func = ref->module->lookupSymbol<func::FuncOp>(name);

@@ -11,26 +11,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Conversion/Passes.h"
-#include "compiler/Target/CubinAssembler.h"
-#include "compiler/Target/NVPTXEmitter.h"
-#include "dialects/Comm/CommDialect.h"
+#include "compiler/Target/TargetStage.h"
+#include "dialects/Registration.h"
 #include "dialects/Tile/TileDialect.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -84,11 +74,7 @@ int main(int argc, char **argv) {
                 getGpuArchNames());
 
   mlir::MLIRContext ctx;
-  ctx.loadDialect<tile::TileDialect, comm::CommDialect,
-                  mlir::arith::ArithDialect, mlir::func::FuncDialect,
-                  mlir::scf::SCFDialect, mlir::vector::VectorDialect,
-                  mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
-                  mlir::math::MathDialect, mlir::cf::ControlFlowDialect>();
+  loadDslcDialects(ctx);
   llvm::SourceMgr sources;
   mlir::SourceMgrDiagnosticHandler handler(sources, &ctx);
   std::string error;
@@ -115,33 +101,19 @@ int main(int argc, char **argv) {
   module->walk(
       [](mlir::LLVM::LLVMFuncOp f) { f->removeAttr(tile::kAbiAttr); });
 
-  NVPTXOptions target;
-  target.arch = *gpuArch;
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateToLLVMIR(*module, llvmContext, target);
-  if (!llvmModule)
-    return 1;
-  if (emit == Emit::LLVMIR) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    llvmModule->print(os, nullptr);
-    return write(text, false) ? 0 : 1;
-  }
-  std::optional<std::string> ptx = emitPTX(*llvmModule, target, error);
-  if (!ptx)
-    return fail("PTX generation failed: " + error);
-  if (emit == Emit::PTX)
-    return write(*ptx, false) ? 0 : 1;
-  if (output == "-")
+  TargetRequest request;
+  request.arch = *gpuArch;
+  request.output = emit == Emit::LLVMIR ? TargetOutput::LLVMIR
+                   : emit == Emit::PTX  ? TargetOutput::PTX
+                                        : TargetOutput::Cubin;
+  request.route = viaPtxas ? AssemblerRoute::Ptxas : AssemblerRoute::Auto;
+  if (request.output == TargetOutput::Cubin && output == "-")
     return fail("--emit=cubin writes a binary file; give -o FILE");
-  std::optional<CubinResult> cubin =
-      assembleCubin(*ptx, gpuArch->name, viaPtxas ? AssemblerRoute::Ptxas
-                                         : AssemblerRoute::Auto,
-                    /*verbose=*/false, error);
-  if (!cubin)
-    return fail("assembling for " + arch + " failed: " + error);
-  return write(llvm::StringRef(cubin->cubin.data(), cubin->cubin.size()), true)
-             ? 0
-             : 1;
+  mlir::DefaultTimingManager timingManager;
+  mlir::TimingScope timing = timingManager.getRootScope();
+  std::optional<TargetArtifact> artifact =
+      runTargetStage(*module, request, timing, error);
+  if (!artifact)
+    return error.empty() ? 1 : fail(error);
+  return write(artifact->bytes, artifact->binary) ? 0 : 1;
 }
