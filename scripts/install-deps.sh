@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   cmake ninja-build ccache g++ python3
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  clang-format-22  # scripts/check-format.sh (ctest `format`)
+  git  # scripts/check-format.sh and check-citations.py list tracked files
   libzstd-dev zlib1g-dev
   libfmt-dev catch2 nlohmann-json3-dev
   libcli11-dev # the command lines of dslrun and tuner (tooling/support/Cli.h)

@@ -1,6 +1,7 @@
 //===- CommLowering.cpp - stacks, signal and wait to PTX -----------------===//
 //
-// The memory semantics are Helion's, spelled in PTX (DESIGN.md):
+// The memory semantics are Helion's, spelled in PTX (docs/compiler.md,
+// "Memory semantics"):
 //   signal: bar.sync (with has_previous_mem_access), then per slot and peer
 //           atom.<sem>.<scope>.global.exch, or a bounded CAS loop
 //           wait_for -> signal;

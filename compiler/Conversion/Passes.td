@@ -13,7 +13,8 @@ def DistributeTiles : Pass<"dslc-distribute-tiles", "mlir::ModuleOp"> {
     then the hidden timeout/error/state slots), turns `tile.grid` into a
     grid-stride loop over tiles, distributes every tile value over the CTA's
     threads (16-byte contiguous pieces per thread, masked tails), and lowers
-    signal/wait/packets to PTX with the memory semantics of DESIGN.md. The
+    signal/wait/packets to PTX with the memory semantics of docs/compiler.md.
+    The
     result holds scf, arith, vector, llvm and nvvm ops.
   }];
   let dependentDialects = [

@@ -1,6 +1,6 @@
 //===- CollectivesTest.cpp - Dispatch decisions; collectives on GPUs ------===//
 //
-// Built into dslc-tuner-tests (tests/tools/tuner/CMakeLists.txt). The
+// Built into dslc-tuner-tests (tests/tooling/tuner/CMakeLists.txt). The
 // dispatch decision is a pure function (no GPU). The [gpu] tests need two
 // GPUs and print why they are skipped otherwise: NCCL fallback (eager,
 // in place, captured in a CUDA graph) and the kernel path with the runtime

@@ -1,6 +1,6 @@
 //===- TuningCacheTest.cpp - The on-disk tuning cache (no GPU) ------------===//
 //
-// Built into dslc-tuner-tests (tests/tools/tuner/CMakeLists.txt).
+// Built into dslc-tuner-tests (tests/tooling/tuner/CMakeLists.txt).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/Error.h"

@@ -14,7 +14,7 @@
 #include "compiler/Frontend/Parser.h"
 #include "compiler/Pipeline/Backend.h"
 #include "contract/AtomicFile.h"
-#include "tools/dslc/Options.h"
+#include "compiler/Driver/DriverOptions.h"
 
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/InitLLVM.h"

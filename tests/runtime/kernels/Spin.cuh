@@ -1,5 +1,5 @@
 // Bounded spins and signals for the hand-written test kernels, as
-// docs/kernel-abi.md and DESIGN.md "Memory semantics" spell them.
+// docs/kernel-abi.md and docs/compiler.md "Memory semantics" spell them.
 #pragma once
 
 #include "runtime/ErrorRecord.h"
