@@ -395,9 +395,10 @@ struct RollReductionsPass : dslc::impl::RollReductionsBase<RollReductionsPass> {
       // dimension, else the automatic one for rows too wide to hold.
       // (chunk, automatic, required).
       auto chunkOf = [&](size_t k, int64_t d) -> std::tuple<int64_t, bool, bool> {
-        if (chunks && k < chunks.size() && chunks[k] > 0)
+        if (chunks && k < size_t(chunks.size()) && chunks[k] > 0)
           return {chunks[k], false, false};
-        for (size_t i = 0; automatic && i + 2 < automatic.size(); i += 3)
+        for (size_t i = 0; automatic && i + 2 < size_t(automatic.size());
+             i += 3)
           if (automatic[i] == d)
             return {automatic[i + 1], true, automatic[i + 2] != 0};
         return {0, false, false};
