@@ -19,11 +19,23 @@ namespace dslc::mlirgen {
 
 SemValue Generator::addOutput(tile::RefType type, const std::string &dtype,
                               const std::string &like, const ast::Expr &where) {
-  std::string outName = "out";
+  // Named as the kernel names it (the variable assigned, which `return`
+  // gives back), unless that name is taken (a parameter reassigned, a
+  // second output in one statement): then out, out1, ...
+  auto taken = [&](const std::string &name) {
+    return llvm::is_contained(argNames, name) ||
+           llvm::any_of(desc.args, [&](const OutputDescription &o) {
+             return o.name == name;
+           });
+  };
+  std::string outName = outputNameHint;
+  outputNameHint.clear();
   unsigned k = 0;
-  while (llvm::any_of(
-      desc.args, [&](const OutputDescription &o) { return o.name == outName; }))
-    outName = "out" + std::to_string(++k);
+  if (outName.empty() || outName == "_" || taken(outName)) {
+    outName = "out";
+    while (taken(outName))
+      outName = "out" + std::to_string(++k);
+  }
   Block &entry = func.getBody().front();
   BlockArgument arg = entry.addArgument(type, loc(where));
   argNames.push_back(outName);

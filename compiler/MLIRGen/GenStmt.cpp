@@ -146,7 +146,13 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
     return success(succeeded(genExpr(e->getExpr())));
   }
   if (auto *a = ast::dyn_cast<ast::AssignStmt>(&s)) {
+    // `y = torch.empty_like(x)`: the output the call makes is named y.
+    outputNameHint.clear();
+    if (a->getTargets().size() == 1)
+      if (auto *n = ast::dyn_cast<ast::NameExpr>(a->getTargets()[0].get()))
+        outputNameHint = n->getName();
     Result v = genExpr(a->getValue());
+    outputNameHint.clear();
     for (const ast::ExprPtr &t : a->getTargets())
       if (failed(v) || failed(genAssign(*t, *v, a->getRange()))) {
         for (const ast::ExprPtr &target : a->getTargets())

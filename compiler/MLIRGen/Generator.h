@@ -126,6 +126,9 @@ private:
   /// helion.Config's reduction_loops: a chunk size per reduced dimension, 0
   /// for None (tile::kReductionLoopsAttr, Conversion/RollReductions.cpp).
   std::vector<int64_t> reductionLoops;
+  /// The variable a statement `NAME = <call>` assigns while the call is
+  /// generated: an output the call makes takes its name (addOutput).
+  std::string outputNameHint;
   /// The block sizes taken by default (for the warning that lists them).
   std::vector<int64_t> defaultedBlockSizes;
   /// Extents of dimensions loaded whole (`x[rows, :]`): Helion's reduction
