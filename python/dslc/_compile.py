@@ -31,7 +31,8 @@ import subprocess
 import tempfile
 
 from . import _capi, _locate
-from .errors import CompileError, RuntimeNotFoundError, parse_diagnostics
+from .errors import (CompileError, InvalidArgumentError,
+                     RuntimeNotFoundError, parse_diagnostics)
 
 _compiler_ids = {}
 
@@ -319,3 +320,81 @@ def autotune(source, collective, world, dtype, n, log=None):
         raise CompileError(
             f"dslc: tuning {source.name} at size {n} failed (exit "
             f"{p.returncode}):\n{source.map_paths((p.stderr + p.stdout).strip())}")
+
+
+def resolve_reference(source, reference):
+    """reference='FILE.py:NAME' (FILE relative to the kernel's own file,
+    or a kernel NAME of the same file) as the tuner takes it; None stays
+    None."""
+    if reference is None:
+        return None
+    if not isinstance(reference, str) or not reference.strip():
+        raise InvalidArgumentError(
+            f"dslc.kernel({source.name}): reference= is 'FILE.py:NAME' or "
+            f"the NAME of a kernel in the same file, got {reference!r}")
+    path, sep, name = reference.rpartition(":")
+    home = source.origin if source.origin and os.path.isfile(
+        source.origin) else source.path
+    if not sep:
+        path, name = source.path, reference
+    elif not os.path.isabs(path) and home:
+        path = os.path.join(os.path.dirname(home), path)
+    if not path or not os.path.exists(path):
+        raise InvalidArgumentError(
+            f"dslc.kernel({source.name}): reference {reference!r}: no file "
+            f"{path!r} (a kernel given as source text names its reference "
+            f"with an absolute FILE.py:NAME)")
+    return f"{path}:{name}"
+
+
+def tuner_shape_args(shapes, scalars):
+    """--shape NAME=AxB,... (one problem: every tensor of the call) and
+    --scalar NAME=V, the tuner's spelling of one call."""
+    argv = []
+    if shapes:
+        argv += ["--shape", ",".join(
+            f"{k}={'x'.join(str(int(d)) for d in v) or '1'}"
+            for k, v in sorted(shapes.items()))]
+    for k, v in sorted(scalars.items()):
+        argv += ["--scalar", f"{k}={v}"]
+    return argv
+
+
+def autotune_with_reference(source, reference, world, dtype, n, *, shapes,
+                            signature, defines, scalars, extra_args=(),
+                            log=None):
+    """Any kernel: the tuner's compile + run at this call's shapes, each
+    config checked against the DSL reference (docs/tuner.md), unless the
+    cache already has the size's bucket. The kernel's dtypes (--signature)
+    and constexprs (-D) reach the candidates only; the reference keeps its
+    own annotations."""
+    if is_tuned(source, world, dtype, n):
+        return
+    tuner, dslc = _locate.tuner(), _locate.compiler()
+    if tuner is None or dslc is None:
+        raise RuntimeNotFoundError(
+            f"dslc: autotune needs the tuner and dslc binaries "
+            f"({_locate.searched()})")
+    if source.path is None:
+        raise InvalidArgumentError(
+            f"dslc.kernel({source.name}): autotune=True with reference= "
+            f"needs a kernel from a file (the tuner reads it)")
+    argv = [tuner, "-k", f"{source.path}:{source.name}", "--reference",
+            reference, "--world-size", str(world), "--dslc", dslc,
+            "--cache-dir", _locate.cache_dir(), "--quiet"]
+    argv += tuner_shape_args(shapes, scalars)
+    for name, value in sorted(defines.items()):
+        argv += ["--dslc-arg=-D", f"--dslc-arg={name}={value}"]
+    if signature:
+        argv += ["--kernel-arg=--signature", "--kernel-arg=" + ",".join(
+            f"{k}={v}" for k, v in sorted(signature.items()))]
+    for a in extra_args:
+        argv.append(f"--kernel-arg={a}")
+    if log:
+        log(" ".join(argv))
+    p = subprocess.run(argv, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise CompileError(
+            f"dslc: tuning {source.name} at its call's shapes failed (exit "
+            f"{p.returncode}):\n"
+            f"{source.map_paths((p.stderr + p.stdout).strip())}")

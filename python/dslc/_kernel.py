@@ -49,29 +49,40 @@ def _is_symm_handle(v):
     return hasattr(v, "buffer_ptrs_dev") and hasattr(v, "signal_pad_ptrs_dev")
 
 
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= int(s)
+    return n
+
+
 class Kernel:
     """A DSL kernel; call it like the Helion kernel it is. See
     docs/python.md."""
 
     def __init__(self, source, *, config=None, autotune=False,
-                 collective=None, timeout_ms=None, dslc_args=(),
-                 verbose=None):
+                 collective=None, reference=None, timeout_ms=None,
+                 dslc_args=(), verbose=None):
         self.source = source
         self.name = source.name
         self.params = source.params
         self.config = config
         self.autotune = autotune
         self.collective = collective
+        self.reference = _compile.resolve_reference(source, reference)
         self.timeout_ms = -1 if timeout_ms is None else int(timeout_ms)
         self.dslc_args = tuple(dslc_args)
         self.verbose = bool(os.environ.get("DSLC_VERBOSE")) \
             if verbose is None else verbose
-        if autotune and collective not in ("all_reduce", "reduce_scatter",
-                                           "all_gather"):
+        if autotune and self.reference is None and collective not in (
+                "all_reduce", "reduce_scatter", "all_gather"):
             raise InvalidArgumentError(
                 f"dslc.kernel({self.name}): autotune=True needs "
                 f"collective='all_reduce' | 'reduce_scatter' | 'all_gather' "
-                f"(the tuner measures a kernel as that collective)")
+                f"(the tuner measures a kernel as that collective) or "
+                f"reference='FILE.py:NAME' (any kernel: a DSL kernel "
+                f"computing the same, which the tuner checks every config "
+                f"against at the call's shapes)")
         self._instances = {}
         self._by_name = {p.name: i for i, p in enumerate(self.params)}
         _kernel_op.key_of(self)
@@ -226,7 +237,20 @@ class Kernel:
 
     def _compile(self, values, signature, shapes, defines, rank, world):
         from_cache = None
-        if self.autotune:
+        if self.autotune and self.reference is not None:
+            # Any kernel: tuned at this call's shapes against its reference;
+            # the cache's entry is keyed by the largest input's size.
+            dt, _ = self._data_of(values)
+            n = max((_numel(s) for s in shapes.values()), default=1)
+            scalars = {p.name: values[p.name] for p in self.params
+                       if p.kind == "scalar" and
+                       isinstance(values.get(p.name), (int, float))}
+            _compile.autotune_with_reference(
+                self.source, self.reference, world, dt, n, shapes=shapes,
+                signature=signature, defines=defines, scalars=scalars,
+                extra_args=self.dslc_args, log=self._log)
+            from_cache = n
+        elif self.autotune:
             dt, n = self._data_of(values)
             _compile.autotune(self.source, self.collective, world, dt, n,
                               log=self._log)
@@ -672,8 +696,8 @@ def synchronize():
 
 
 def kernel(target=None, name=None, *, source=None, config=None,
-           autotune=False, collective=None, timeout_ms=None, dslc_args=(),
-           verbose=None):
+           autotune=False, collective=None, reference=None, timeout_ms=None,
+           dslc_args=(), verbose=None):
     """A DSL kernel callable on torch tensors.
 
     dslc.kernel("file.py", "name")          a kernel of a file
@@ -682,7 +706,8 @@ def kernel(target=None, name=None, *, source=None, config=None,
                                             is the DSL kernel
     """
     opts = dict(config=config, autotune=autotune, collective=collective,
-                timeout_ms=timeout_ms, dslc_args=dslc_args, verbose=verbose)
+                reference=reference, timeout_ms=timeout_ms,
+                dslc_args=dslc_args, verbose=verbose)
     if source is not None:
         return Kernel(Source.from_string(source, name), **opts)
     if isinstance(target, (str, os.PathLike)):
