@@ -45,6 +45,11 @@ Cases (each rank prints PASS/FAIL per case; rank 0 ends with
   rmsnorm            examples/rmsnorm.py (no communication) vs float64
   autotune           dslc.kernel(..., autotune=True) (needs a dslc and a
                      tuner that run here: else SKIP)
+  user-kernel-autotune  a user's kernel (tests/examples/Inputs/
+                     silu_gate_scale.py) with autotune=True and its DSL
+                     reference at the call's shapes, then called under
+                     torch.compile(fullgraph=True) (world 1; needs a dslc
+                     and a tuner that run here: else SKIP)
 
 --precompile --world-size W: compile every kernel these cases use into the
 cache ($DSLC_CACHE_DIR) for every rank, without a GPU or torch (for a
@@ -618,6 +623,42 @@ def autotune(c):
     ref = x.clone()
     c.dist.all_reduce(ref)
     close(k(a=x), ref, "autotuned LL one-shot")
+
+
+@case
+def user_kernel_autotune(c):
+    """Issue 25: any kernel tuned from Python (the tuner's any-kernel mode
+    against its DSL reference, at this call's shapes), then one custom op
+    under torch.compile(fullgraph=True), checked against torch."""
+    import subprocess
+    import torch
+    from dslc import _locate
+    if c.world != 1:
+        return "SKIP: the reference is written for one rank's data"
+    for t in (_locate.compiler(), _locate.tuner()):
+        try:
+            ok = t is not None and subprocess.run(
+                [t, "--help"], capture_output=True).returncode in (0, 1, 2)
+        except OSError:
+            ok = False
+        if not ok:
+            return "SKIP: needs a dslc and a tuner that run on this machine"
+    path = os.path.join(REPO, "tests", "examples", "Inputs",
+                        "silu_gate_scale.py")
+    k = dslc.kernel(path, "silu_gate_scale", autotune=True,
+                    reference="silu_gate_scale_ref", verbose=True)
+    x = rand(2048 * 4096, torch.bfloat16, 80).view(2048, 4096)
+    g = rand(2048 * 4096, torch.bfloat16, 81).view(2048, 4096)
+
+    def ref(x, g, alpha):
+        gf = g.double()
+        return (x.double() * gf * torch.sigmoid(gf) * alpha).to(x.dtype)
+
+    close(k(x, g, 0.25), ref(x, g, 0.25), "autotuned user kernel eager")
+    f = torch.compile(lambda x, g: k(x, g, 0.25) * 2, fullgraph=True)
+    close(f(x, g), ref(x, g, 0.25).float() * 2,
+          "autotuned user kernel under torch.compile(fullgraph=True)",
+          rtol=2e-2, atol=3e-2)
 
 
 def main():
