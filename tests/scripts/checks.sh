@@ -34,8 +34,8 @@ expect 0 "check-format passes a formatted file" bash "$root/scripts/check-format
 repo=$tmp/repo
 mkdir -p "$repo/docs" "$repo/src" "$repo/scripts"
 git -C "$repo" init -q
-printf '# Guide\nSee docs/other.md and src/a.cpp.\n' >"$repo/docs/guide.md"
-printf '# Other\n' >"$repo/docs/other.md"
+printf 'Guide: see docs/other.md and src/a.cpp.\n' >"$repo/docs/guide.md"
+printf 'Other.\n' >"$repo/docs/other.md"
 printf '// Spelled in docs/guide.md.\nint a;\n' >"$repo/src/a.cpp"
 git -C "$repo" add -A
 expect 0 "check-citations passes when every cited file exists" \
