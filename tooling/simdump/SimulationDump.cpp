@@ -1,6 +1,7 @@
 //===- SimulationDump.cpp - Read a dslc --simulate dump -------------------===//
 #include "tooling/simdump/SimulationDump.h"
 
+#include "contract/Numerics.h"
 #include "contract/Tolerance.h"
 #include "tooling/harness/ElementTypes.h"
 #include "tooling/support/Sizes.h"
@@ -20,6 +21,8 @@
 namespace dslc::run {
 
 using namespace dslc::rt;
+using contract::isFloatFormat;
+using contract::isFp8;
 using nlohmann::json;
 
 const char *dumpRoleName(DumpParam::Role role) {
@@ -292,48 +295,6 @@ private:
   std::string origin_;
 };
 
-bool isFp8(DType t) {
-  return t == DType::Float8E4M3FN || t == DType::Float8E5M2;
-}
-
-/// Floating formats, fp8 storage included: their outputs compare by ulps
-/// (an fp8 output quantized from a value 1 ulp off may land 1 fp8 ulp off).
-bool isFloatDType(DType t) { return isFloating(t) || isFp8(t); }
-
-/// Exponent and mantissa widths of a float dtype.
-void floatLayout(DType t, int &expBits, int &mantBits) {
-  switch (t) {
-  case DType::Float8E4M3FN:
-    expBits = 4, mantBits = 3;
-    return;
-  case DType::Float8E5M2:
-    expBits = 5, mantBits = 2;
-    return;
-  case DType::BFloat16:
-    expBits = 8, mantBits = 7;
-    return;
-  case DType::Float16:
-    expBits = 5, mantBits = 10;
-    return;
-  case DType::Float32:
-    expBits = 8, mantBits = 23;
-    return;
-  default:
-    expBits = 11, mantBits = 52;
-    return;
-  }
-}
-
-bool isNaNBits(DType t, uint64_t bits) {
-  if (t == DType::Float8E4M3FN) // no infinities: only S.1111.111 is NaN
-    return (bits & 0x7f) == 0x7f;
-  int e, m;
-  floatLayout(t, e, m);
-  uint64_t expMask = ((uint64_t(1) << e) - 1) << m;
-  uint64_t mantMask = (uint64_t(1) << m) - 1;
-  return (bits & expMask) == expMask && (bits & mantMask) != 0;
-}
-
 uint64_t loadBits(const unsigned char *p, size_t width) {
   uint64_t v = 0;
   for (size_t i = 0; i < width; ++i) // little-endian, as the GPU stores it
@@ -343,8 +304,8 @@ uint64_t loadBits(const unsigned char *p, size_t width) {
 
 std::string valueText(DType t, uint64_t bits) {
   if (isFp8(t))
-    return fmt::format("{} ({:#x})",
-                       fp8ToDouble(static_cast<uint8_t>(bits), t), bits);
+    return fmt::format("{} ({:#x})", fp8ToDouble(static_cast<uint8_t>(bits), t),
+                       bits);
   switch (t) {
   case DType::BFloat16:
   case DType::Float32: {
@@ -354,14 +315,9 @@ std::string valueText(DType t, uint64_t bits) {
     std::memcpy(&f, &u, 4);
     return fmt::format("{} ({:#x})", f, bits);
   }
-  case DType::Float16: {
-    int sign = (bits >> 15) & 1, exp = (bits >> 10) & 0x1f;
-    int mant = bits & 0x3ff;
-    double v = exp == 0    ? std::ldexp(mant, -24)
-               : exp == 31 ? (mant ? NAN : INFINITY)
-                           : std::ldexp(mant + 1024, exp - 25);
-    return fmt::format("{} ({:#x})", sign ? -v : v, bits);
-  }
+  case DType::Float16:
+    return fmt::format("{} ({:#x})",
+                       double(halfToFloat(static_cast<uint16_t>(bits))), bits);
   case DType::Float64: {
     double d;
     std::memcpy(&d, &bits, 8);
@@ -474,7 +430,7 @@ void checkDumpMatchesKernel(const SimulationDump &dump,
                                      "manifest",
                                      what, output ? "an output" : "an input",
                                      dumpRoleName(p->role)));
-    bool dtypeOk = isFloatDType(a.dtype) || isFloatDType(p->dtype)
+    bool dtypeOk = isFloatFormat(a.dtype) || isFloatFormat(p->dtype)
                        ? a.dtype == p->dtype
                        : dtypeSize(a.dtype) == dtypeSize(p->dtype);
     if (!dtypeOk)
@@ -487,7 +443,7 @@ void checkDumpMatchesKernel(const SimulationDump &dump,
                                      what, a.rank, p->sizes.size(),
                                      shapeText(*p)));
     if (p->role == DumpParam::Role::PeerTable &&
-        (dtypeSize(p->dtype) != 8 || isFloatDType(p->dtype) ||
+        (dtypeSize(p->dtype) != 8 || isFloatFormat(p->dtype) ||
          p->sizes != std::vector<int64_t>{worldSize}))
       problems.push_back(fmt::format("{}: a peer table must hold {} 64-bit "
                                      "addresses, the manifest gives {}",
@@ -525,25 +481,10 @@ void checkDumpMatchesKernel(const SimulationDump &dump,
   raise(ErrorCode::InvalidArgument, msg);
 }
 
-uint64_t ulpDistance(DType dtype, uint64_t a, uint64_t b) {
-  if (a == b)
-    return 0;
-  if (!isFloatDType(dtype))
-    return OutputComparison::kUlpInfinite;
-  if (isNaNBits(dtype, a) || isNaNBits(dtype, b))
-    return OutputComparison::kUlpInfinite;
-  unsigned width = static_cast<unsigned>(dtypeSize(dtype)) * 8;
-  uint64_t signBit = uint64_t(1) << (width - 1);
-  uint64_t ma = a & (signBit - 1), mb = b & (signBit - 1);
-  if ((a & signBit) == (b & signBit))
-    return ma > mb ? ma - mb : mb - ma;
-  return ma + mb; // across zero: both magnitudes (+0 and -0 are 0 apart)
-}
-
 bool OutputComparison::acceptable(uint64_t maxUlpAllowed) const {
   if (differing == 0)
     return true;
-  if (!isFloatDType(dtype))
+  if (!isFloatFormat(dtype))
     return false;
   return maxUlp <= maxUlpAllowed || withinTolerance;
 }
@@ -591,7 +532,7 @@ OutputComparison compareOutputs(DType dtype, const void *got,
       c.worstElement = k;
     }
   }
-  if (c.maxUlp > 1 && isFloatDType(dtype))
+  if (c.maxUlp > 1 && isFloatFormat(dtype))
     toleranceOf(c, got, expected, n, worldSize);
   return c;
 }
@@ -609,8 +550,8 @@ std::string formatVerdict(int rank, const DumpParam &p,
   std::string model = fmt::format("relative error {:.2e}, {}", c.relError,
                                   contract::toleranceText(c.tolerance));
   std::string verdict =
-      !isFloatDType(c.dtype) ? "FAILED (integers must be bitwise equal)"
-      : c.maxUlp <= 1        ? "within 1 ulp: ok"
+      !isFloatFormat(c.dtype) ? "FAILED (integers must be bitwise equal)"
+      : c.maxUlp <= 1         ? "within 1 ulp: ok"
       : c.withinTolerance
           ? fmt::format("more than 1 ulp, within the tolerance model ({}): ok",
                         model)

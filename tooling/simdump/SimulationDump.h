@@ -14,6 +14,7 @@
 #ifndef DSLC_TOOLING_SIMDUMP_SIMULATIONDUMP_H
 #define DSLC_TOOLING_SIMDUMP_SIMULATIONDUMP_H
 
+#include "contract/Numerics.h"
 #include "runtime/DType.h"
 #include "runtime/Metadata.h"
 
@@ -119,7 +120,7 @@ struct OutputComparison {
   bool withinTolerance = false;
   double relError = 0, tolerance = 0;
 
-  static constexpr uint64_t kUlpInfinite = ~uint64_t(0);
+  static constexpr uint64_t kUlpInfinite = contract::kUlpInfinite;
   bool bitwiseEqual() const { return differing == 0; }
   /// Integers: bitwise equal. Floats: no element more than `maxUlpAllowed`
   /// ulps away, or the whole output within the tolerance model (reductions
@@ -133,10 +134,8 @@ OutputComparison compareOutputs(rt::DType dtype, const void *got,
                                 const void *expected, int64_t n,
                                 int worldSize = 1);
 
-/// Distance in ulps between two floats of `dtype` given as raw bits (the
-/// number of representable values between them); kUlpInfinite when either is
-/// a NaN with different bits. Integers: 0 or kUlpInfinite.
-uint64_t ulpDistance(rt::DType dtype, uint64_t a, uint64_t b);
+/// Distance in ulps between two values given as raw bits (the contract's).
+using contract::ulpDistance;
 
 /// One line: "rank R: output 'out' (bfloat16[100003]): bitwise equal to the
 /// simulator" or the count of differing elements, max ulp, the first one and
