@@ -77,8 +77,7 @@ bool collectiveFacts(Binding &binding, const ArgBinding &in,
   for (const ArgBinding &a : binding.args) {
     if (a.kind != ArgBinding::Kind::Tensor)
       continue;
-    moves |=
-        a.role == Role::Scratch || (a.role == Role::Workspace && a.symmetric);
+    moves |= a.role == Role::Scratch || (a.role == Role::InOut && a.symmetric);
     if (&a != &in && a.contractRole == contract::Role::Input)
       others += (others.empty() ? "'" : ", '") + a.name + "'";
   }
@@ -199,19 +198,18 @@ bool dslc::sim::chooseCollective(const std::string &requested,
 
 namespace {
 
-/// The simulator's buffer role for the compiler's parameter role.
+/// The buffer role of a parameter: its own, but unused tensors (filled
+/// with seeded values, as inputs) and a symmetric tensor's `X.peers` (a
+/// peer table).
 Role bufferRole(contract::Role role) {
   switch (role) {
-  case contract::Role::Output:
-    return Role::Output;
-  case contract::Role::InOut:
-    return Role::Workspace;
-  case contract::Role::Scratch:
-    return Role::Scratch;
-  case contract::Role::SignalPad:
-    return Role::Pad;
-  case contract::Role::PeerTable:
-  case contract::Role::Peers:
+  case Role::Output:
+  case Role::InOut:
+  case Role::Scratch:
+  case Role::SignalPad:
+  case Role::PeerTable:
+    return role;
+  case Role::Peers:
     return Role::PeerTable;
   default:
     return Role::Input;
@@ -467,9 +465,9 @@ bool Binder::sizeOutput(size_t k, int64_t extent) {
   if (!llvm::is_contained(a.sizes, int64_t(0)))
     return true;
   if (a.sizes.size() > 2) {
-    error = "the " + std::to_string(a.sizes.size()) + "-d " + roleName(a.role) +
-            " '" + a.name + "' needs its sizes: pass --size " + a.name +
-            "=AxBx...";
+    error = "the " + std::to_string(a.sizes.size()) + "-d " +
+            contract::dumpRoleName(a.role) + " '" + a.name +
+            "' needs its sizes: pass --size " + a.name + "=AxBx...";
     return false;
   }
   // The data it is made from: the collective's input, else N.
@@ -629,7 +627,7 @@ bool Binder::run() {
   for (size_t k = 0; k < binding.args.size(); ++k) {
     const ArgBinding &a = binding.args[k];
     if (a.kind == ArgBinding::Kind::Tensor &&
-        (a.role == Role::Output || a.role == Role::Workspace) &&
+        (a.role == Role::Output || a.role == Role::InOut) &&
         !sizeOutput(k, extent))
       return false;
   }

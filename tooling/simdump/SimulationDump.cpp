@@ -6,11 +6,10 @@
 #include "tooling/harness/ElementTypes.h"
 #include "tooling/support/Sizes.h"
 
-#include "compiler/Simulator/NpyFormat.h"
+#include "contract/NpyFormat.h"
 #include "runtime/Error.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -23,49 +22,15 @@ namespace dslc::run {
 using namespace dslc::rt;
 using contract::isFloatFormat;
 using contract::isFp8;
-using nlohmann::json;
-
-const char *dumpRoleName(DumpParam::Role role) {
-  switch (role) {
-  case DumpParam::Role::Input:
-    return "input";
-  case DumpParam::Role::Output:
-    return "output";
-  case DumpParam::Role::SignalPad:
-    return "signal pad";
-  case DumpParam::Role::PeerTable:
-    return "peer table";
-  case DumpParam::Role::Scratch:
-    return "LL scratch";
-  case DumpParam::Role::Workspace:
-    return "workspace";
-  case DumpParam::Role::Scalar:
-    return "scalar";
-  }
-  return "?";
-}
-
-int64_t DumpParam::numel() const { return tooling::numel(sizes); }
-
-uint64_t DumpParam::bytes() const {
-  return static_cast<uint64_t>(numel()) * dtypeSize(dtype);
-}
-
-const DumpParam *SimulationDump::find(const std::string &name) const {
-  for (const DumpParam &p : params)
-    if (p.name == name)
-      return &p;
-  return nullptr;
-}
 
 std::string SimulationDump::inputPath(int rank, int64_t launch,
                                       const std::string &name) const {
-  return fmt::format("{}/r{}.c{}.{}.npy", dir, rank, launch, name);
+  return dir + "/" + contract::dumpInputFile(rank, launch, name);
 }
 
 std::string SimulationDump::outputPath(int rank, int64_t launch,
                                        const std::string &name) const {
-  return fmt::format("{}/r{}.c{}.{}.out.npy", dir, rank, launch, name);
+  return dir + "/" + contract::dumpOutputFile(rank, launch, name);
 }
 
 namespace {
@@ -141,160 +106,6 @@ void checkDataFile(const std::string &path, const DumpParam &p,
   readDataFile(path, p, what, /*header=*/true);
 }
 
-class ManifestParser {
-public:
-  explicit ManifestParser(std::string origin) : origin_(std::move(origin)) {}
-
-  [[noreturn]] void fail(const std::string &what) const {
-    raise(ErrorCode::Metadata,
-          fmt::format("simulation manifest {}: {}", origin_, what));
-  }
-
-  const json &need(const json &obj, const char *key,
-                   const std::string &where) const {
-    auto it = obj.find(key);
-    if (it == obj.end())
-      fail(fmt::format("{}missing '{}'", where, key));
-    return *it;
-  }
-
-  std::string needString(const json &obj, const char *key,
-                         const std::string &where) const {
-    const json &v = need(obj, key, where);
-    if (!v.is_string())
-      fail(
-          fmt::format("{}'{}' must be a string, not {}", where, key, v.dump()));
-    return v.get<std::string>();
-  }
-
-  int64_t needInt(const json &obj, const char *key, const std::string &where,
-                  int64_t min) const {
-    const json &v = need(obj, key, where);
-    if (!v.is_number_integer() || v.get<int64_t>() < min)
-      fail(fmt::format("{}'{}' must be an integer >= {}, not {}", where, key,
-                       min, v.dump()));
-    return v.get<int64_t>();
-  }
-
-  DumpParam parseParam(const json &j, size_t index) const {
-    std::string where = fmt::format("params[{}]: ", index);
-    if (!j.is_object())
-      fail(fmt::format("{}must be an object, not {}", where, j.dump()));
-    DumpParam p;
-    p.name = needString(j, "name", where);
-    if (p.name.empty())
-      fail(where + "empty 'name'");
-    where = fmt::format("params[{}] '{}': ", index, p.name);
-    std::string kind = needString(j, "kind", where);
-    if (kind == "scalar") {
-      p.role = DumpParam::Role::Scalar;
-      const json &v = need(j, "value", where);
-      if (!v.is_number())
-        fail(fmt::format("{}scalar 'value' must be a number, not {}", where,
-                         v.dump()));
-      p.isFloatScalar = v.is_number_float();
-      if (p.isFloatScalar)
-        p.floatValue = v.get<double>();
-      else
-        p.intValue = v.get<int64_t>();
-      return p;
-    }
-    if (kind != "tensor")
-      fail(fmt::format("{}'kind' must be \"tensor\" or \"scalar\", not "
-                       "\"{}\"",
-                       where, kind));
-    std::string role = needString(j, "role", where);
-    if (role == "input")
-      p.role = DumpParam::Role::Input;
-    else if (role == "output")
-      p.role = DumpParam::Role::Output;
-    else if (role == "signal pad")
-      p.role = DumpParam::Role::SignalPad;
-    else if (role == "peer table")
-      p.role = DumpParam::Role::PeerTable;
-    else if (role == "LL scratch")
-      p.role = DumpParam::Role::Scratch;
-    else if (role == "workspace")
-      p.role = DumpParam::Role::Workspace;
-    else
-      fail(fmt::format("{}unknown role \"{}\" (expected input, output, "
-                       "signal pad, peer table, LL scratch or workspace)",
-                       where, role));
-    p.dtypeName = needString(j, "dtype", where);
-    std::optional<DType> dt = parseDType(p.dtypeName);
-    if (!dt)
-      fail(fmt::format("{}dtype \"{}\" has no runtime equivalent", where,
-                       p.dtypeName));
-    p.dtype = *dt;
-    const json &sizes = need(j, "sizes", where);
-    if (!sizes.is_array())
-      fail(fmt::format("{}'sizes' must be an array, not {}", where,
-                       sizes.dump()));
-    for (size_t d = 0; d < sizes.size(); ++d) {
-      if (!sizes[d].is_number_integer() || sizes[d].get<int64_t>() < 0)
-        fail(fmt::format("{}sizes[{}] must be a non-negative integer, not {}",
-                         where, d, sizes[d].dump()));
-      p.sizes.push_back(sizes[d].get<int64_t>());
-    }
-    if (p.role == DumpParam::Role::PeerTable)
-      p.tableOf = needString(j, "table_of", where);
-    return p;
-  }
-
-  SimulationDump parse(const std::string &text, const std::string &dir) const {
-    json j;
-    try {
-      j = json::parse(text);
-    } catch (const json::exception &e) {
-      fail(fmt::format("not valid JSON: {}", e.what()));
-    }
-    if (!j.is_object())
-      fail("the top level must be an object");
-    SimulationDump d;
-    d.dir = dir;
-    d.manifest = origin_;
-    std::string format = needString(j, "format", "");
-    if (format != "dslc-simulation")
-      fail(fmt::format("'format' is \"{}\", expected \"dslc-simulation\" "
-                       "(a dump of dslc --simulate --dump-dir)",
-                       format));
-    if (!j.contains("version") || !j["version"].is_number_integer() ||
-        j["version"].get<int64_t>() != 2)
-      fail("the dump is not of format version 2 (its files are not .npy): "
-           "make it again with dslc FILE --simulate --dump-dir DIR");
-    d.kernel = needString(j, "kernel", "");
-    d.worldSize = static_cast<int>(needInt(j, "world_size", "", 1));
-    d.launches = needInt(j, "launches", "", 1);
-    d.seed = static_cast<uint64_t>(needInt(j, "seed", "", 0));
-    if (j.contains("reference") && j["reference"].is_string())
-      d.reference = j["reference"].get<std::string>();
-    const json &params = need(j, "params", "");
-    if (!params.is_array() || params.empty())
-      fail("'params' must be a non-empty array");
-    std::set<std::string> seen;
-    for (size_t i = 0; i < params.size(); ++i) {
-      DumpParam p = parseParam(params[i], i);
-      if (!seen.insert(p.name).second)
-        fail(
-            fmt::format("params[{}]: parameter '{}' appears twice", i, p.name));
-      d.params.push_back(std::move(p));
-    }
-    for (const DumpParam &p : d.params) {
-      if (p.role != DumpParam::Role::PeerTable)
-        continue;
-      const DumpParam *of = d.find(p.tableOf);
-      if (!of || !of->isTensor() || of->role == DumpParam::Role::PeerTable)
-        fail(fmt::format("peer table '{}': table_of '{}' is not a tensor "
-                         "parameter of the manifest",
-                         p.name, p.tableOf));
-    }
-    return d;
-  }
-
-private:
-  std::string origin_;
-};
-
 uint64_t loadBits(const unsigned char *p, size_t width) {
   uint64_t v = 0;
   for (size_t i = 0; i < width; ++i) // little-endian, as the GPU stores it
@@ -350,7 +161,16 @@ std::vector<char> SimulationDump::readOutput(int rank, int64_t launch,
 
 SimulationDump parseSimulationManifest(const std::string &text,
                                        const std::string &dir) {
-  return ManifestParser(dir + "/manifest.json").parse(text, dir);
+  std::string origin = dir + "/manifest.json";
+  contract::Expected<contract::DumpManifest> m =
+      contract::parseManifest(text, origin);
+  if (!m)
+    raise(ErrorCode::Metadata, m.error());
+  SimulationDump d;
+  static_cast<contract::DumpManifest &>(d) = std::move(*m);
+  d.dir = dir;
+  d.manifest = origin;
+  return d;
 }
 
 SimulationDump loadSimulationDump(const std::string &dir) {
@@ -451,7 +271,7 @@ void checkDumpMatchesKernel(const SimulationDump &dump,
     if (a.symmetric && p->role != DumpParam::Role::Input &&
         p->role != DumpParam::Role::SignalPad &&
         p->role != DumpParam::Role::Scratch &&
-        p->role != DumpParam::Role::Workspace)
+        p->role != DumpParam::Role::InOut)
       problems.push_back(fmt::format("{}: symmetric in the kernel, so it must "
                                      "be an input, a signal pad, an LL "
                                      "scratch or a workspace, not a {}",
