@@ -1,0 +1,487 @@
+//===- BindingPlan.cpp - How every argument of a kernel is bound ----------===//
+#include "contract/BindingPlan.h"
+
+#include "contract/Sizing.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace dslc::contract {
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+const char *collectiveName(CollectiveKind c) {
+  switch (c) {
+  case CollectiveKind::AllReduce:
+    return "all_reduce";
+  case CollectiveKind::ReduceScatter:
+    return "reduce_scatter";
+  case CollectiveKind::AllGather:
+    return "all_gather";
+  }
+  return "?";
+}
+
+std::optional<CollectiveKind> parseCollective(const std::string &name) {
+  std::string s;
+  for (char ch : name)
+    if (ch != '_' && ch != '-')
+      s += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  for (CollectiveKind c :
+       {CollectiveKind::AllReduce, CollectiveKind::ReduceScatter,
+        CollectiveKind::AllGather}) {
+    std::string want;
+    for (const char *p = collectiveName(c); *p; ++p)
+      if (*p != '_')
+        want += *p;
+    if (s == want)
+      return c;
+  }
+  return std::nullopt;
+}
+
+Expected<CollectiveShape> collectiveCounts(CollectiveKind c, int64_t n,
+                                           int world) {
+  if (n < 1)
+    return Failure{
+        fmt::format("{}: size {} is not positive", collectiveName(c), n)};
+  CollectiveShape s;
+  s.total = n;
+  if (c == CollectiveKind::AllReduce) {
+    s.input = s.output = n;
+    return s;
+  }
+  if (n % world != 0)
+    return Failure{fmt::format(
+        "{}: size {} is not a multiple of the world size {} (N is the total "
+        "element count: every rank {} N / world elements)",
+        collectiveName(c), n, world,
+        c == CollectiveKind::ReduceScatter ? "receives" : "sends")};
+  s.input = c == CollectiveKind::ReduceScatter ? n : n / world;
+  s.output = c == CollectiveKind::ReduceScatter ? n / world : n;
+  return s;
+}
+
+std::vector<int64_t> collectiveArgShape(CollectiveKind c, Role role, int rank,
+                                        int64_t n, int world) {
+  bool gather = c == CollectiveKind::AllGather;
+  bool scatter = c == CollectiveKind::ReduceScatter;
+  switch (role) {
+  case Role::Input:
+    return {gather ? n / world : n};
+  case Role::Output: {
+    int64_t out = scatter ? n / world : n;
+    if (rank == 2)
+      return {world, out / world};
+    return {out};
+  }
+  case Role::InOut:
+    if (rank == 2)
+      return {world, n};
+    return {world * n};
+  case Role::Unused:
+    return std::vector<int64_t>(rank, 1);
+  default:
+    return {};
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Pieces
+//===----------------------------------------------------------------------===//
+
+const char *fillName(Fill f) {
+  switch (f) {
+  case Fill::Seeded:
+    return "random";
+  case Fill::Poison:
+    return "poisoned";
+  case Fill::ZeroOnce:
+    return "zeroed once";
+  case Fill::PeerTable:
+    return "peer addresses";
+  case Fill::Scalar:
+    return "by value";
+  }
+  return "?";
+}
+
+int64_t ArgBinding::numel() const {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  return n;
+}
+
+Role bindingRole(const ArgSpec &a) {
+  return a.isOutput ? Role::Output : a.role;
+}
+
+Expected<std::vector<int64_t>> commShape(const KernelMetadata &md, int arg,
+                                         int world, int64_t tiles) {
+  const ArgSpec &a = md.args.at(arg);
+  switch (a.role) {
+  case Role::SignalPad:
+    return constrainedShape(md, arg, world, tiles);
+  case Role::PeerTable:
+    return std::vector<int64_t>{world};
+  case Role::Scratch: {
+    Expected<int64_t> bytes = llScratchBytes(md, arg, world, tiles);
+    if (!bytes)
+      return Failure{bytes.error()};
+    return std::vector<int64_t>{*bytes /
+                                static_cast<int64_t>(dtypeSize(a.dtype))};
+  }
+  default:
+    return std::vector<int64_t>{};
+  }
+}
+
+int64_t checkedBytes(const std::vector<int64_t> &shape, DType t) {
+  int64_t n = static_cast<int64_t>(dtypeSize(t));
+  for (int64_t s : shape)
+    if (s < 0 || (s > 0 && n > (int64_t(1) << 50) / s))
+      return -1;
+    else
+      n *= s;
+  return n;
+}
+
+size_t heapBytesFor(const std::vector<size_t> &bytes, int world) {
+  auto roundUp = [](size_t v) { return (v + 255) / 256 * 256; };
+  size_t total = size_t(4) << 20; // slack: peer tables, alignment
+  for (size_t b : bytes)
+    total += roundUp(b) + roundUp(static_cast<size_t>(world) * 8);
+  return total;
+}
+
+std::vector<SizeProblem>
+checkSizes(const KernelMetadata &md,
+           const std::vector<std::vector<int64_t>> &shapes, int64_t tiles) {
+  std::vector<SizeProblem> out;
+  for (const Constraint &c : md.constraints) {
+    int i = md.findArg(c.param);
+    if (i < 0 || !md.args[i].isTensor() || c.dim >= shapes[i].size())
+      continue;
+    int64_t actual = shapes[i][c.dim];
+    if (!c.holds(actual, tiles))
+      out.push_back({&c, nullptr, i, actual, ""});
+  }
+  // Dimensions one tile indexes must agree (the runtime checks the same at
+  // launch): a mismatch would read or write masked tails silently.
+  for (const SameSize &s : md.sameSizes) {
+    int a = md.findArg(s.param), b = md.findArg(s.as);
+    if (a < 0 || b < 0 || s.dim >= shapes[a].size() ||
+        s.asDim >= shapes[b].size())
+      continue;
+    std::string why = s.problem(shapes[a][s.dim], shapes[b][s.asDim]);
+    if (!why.empty())
+      out.push_back({nullptr, &s, a, shapes[a][s.dim], why});
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// BindingPlan
+//===----------------------------------------------------------------------===//
+
+std::vector<int> BindingPlan::inputs() const {
+  std::vector<int> out;
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].fill == Fill::Seeded)
+      out.push_back(static_cast<int>(i));
+  return out;
+}
+
+std::vector<int> BindingPlan::outputs() const {
+  std::vector<int> out;
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].isOutput())
+      out.push_back(static_cast<int>(i));
+  return out;
+}
+
+int BindingPlan::find(const std::string &name) const {
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].name == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+size_t BindingPlan::heapBytes() const {
+  std::vector<size_t> bytes;
+  for (const ArgBinding &p : args)
+    if (p.inHeap)
+      bytes.push_back(p.bytes);
+  return heapBytesFor(bytes, world);
+}
+
+namespace {
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s;
+}
+
+/// Plans one kernel for one request, collecting every problem.
+class Planner {
+public:
+  Planner(const KernelMetadata &md, const BindingRequest &req,
+          BindingPlan &plan)
+      : md(md), req(req), plan(plan) {}
+
+  void checkNames();
+  void planData();
+  /// The grid's tile count, then pads, tables and scratch. Fails (without
+  /// the list) when the tile count overflows.
+  Expected<bool> planComm();
+  void checkConstraints();
+  void sizeBytes();
+  std::vector<std::string> problems;
+
+private:
+  bool shapeFromRequest(const ArgSpec &a, std::vector<int64_t> &shape);
+  std::vector<int64_t> fixedShape(int arg) const;
+  void planScalar(const ArgSpec &a, ArgBinding &pa);
+  void planTensor(int i);
+  void add(std::string what) { problems.push_back(std::move(what)); }
+
+  const KernelMetadata &md;
+  const BindingRequest &req;
+  BindingPlan &plan;
+};
+
+void Planner::checkNames() {
+  for (const auto &[name, shape] : req.shapes)
+    if (md.findArg(name) < 0)
+      add(fmt::format("--size {}: the kernel has no argument '{}'", name,
+                      name));
+  for (const auto &[name, v] : req.scalars) {
+    int i = md.findArg(name);
+    if (i < 0 || md.args[i].isTensor())
+      add(fmt::format("--scalar {}: the kernel has no scalar '{}'", name,
+                      name));
+  }
+}
+
+/// A tensor's shape from the request (rank checked).
+bool Planner::shapeFromRequest(const ArgSpec &a, std::vector<int64_t> &shape) {
+  auto it = req.shapes.find(a.name);
+  if (it == req.shapes.end())
+    return false;
+  if (static_cast<int>(it->second.size()) != a.rank) {
+    add(fmt::format("--size {}={}: '{}' has rank {}, the size has {} "
+                    "extent(s)",
+                    a.name, shapeText(it->second), a.name, a.rank,
+                    it->second.size()));
+    return false;
+  }
+  shape = it->second;
+  return true;
+}
+
+/// A shape every dimension of which the constraints fix (==), or empty.
+std::vector<int64_t> Planner::fixedShape(int arg) const {
+  std::vector<int64_t> shape;
+  for (int d = 0; d < md.args[arg].rank; ++d) {
+    std::optional<int64_t> v;
+    for (const Constraint &c : md.constraints)
+      if (c.param == md.args[arg].name && static_cast<int>(c.dim) == d &&
+          c.op == "==" && !c.isNumTiles())
+        v = c.valueWith(0);
+    if (!v)
+      return {};
+    shape.push_back(*v);
+  }
+  return shape;
+}
+
+void Planner::planScalar(const ArgSpec &a, ArgBinding &pa) {
+  pa.fill = Fill::Scalar;
+  auto s = req.scalars.find(a.name);
+  auto z = req.shapes.find(a.name);
+  if (s != req.scalars.end())
+    pa.scalar = s->second;
+  else if (z != req.shapes.end() && z->second.size() == 1)
+    pa.scalar = static_cast<double>(z->second[0]);
+  else if (std::optional<double> def = a.scalarDefault())
+    pa.scalar = *def; // the source's default
+  else
+    add(fmt::format("scalar '{}' ({}) has no value and no default in the "
+                    "source: give --scalar {}=V",
+                    a.name, argKindName(a), a.name));
+  if (a.isIntScalar() && pa.scalar != std::floor(pa.scalar))
+    add(fmt::format("int scalar '{}' given {}", a.name, pa.scalar));
+}
+
+void Planner::planTensor(int i) {
+  const ArgSpec &a = md.args[i];
+  ArgBinding &pa = plan.args[i];
+  switch (pa.role) {
+  case Role::Input:
+    pa.fill = Fill::Seeded;
+    if (!shapeFromRequest(a, pa.shape))
+      add(fmt::format("input '{}' ({}, rank {}) has no size: give --size "
+                      "{}={}",
+                      a.name, dtypeName(a.dtype), a.rank, a.name,
+                      a.rank == 2 ? "AxB" : "N"));
+    return;
+  case Role::Output:
+  case Role::InOut:
+  case Role::Unused:
+    pa.fill = pa.role == Role::Output ? Fill::Poison : Fill::ZeroOnce;
+    if (shapeFromRequest(a, pa.shape))
+      return;
+    pa.shape = fixedShape(i);
+    if (!pa.shape.empty() || a.rank == 0)
+      return;
+    if (pa.role == Role::Unused)
+      pa.shape.assign(a.rank, 1);
+    else if (!(a.isOutput && !a.like.empty())) // else from `like`, later
+      add(fmt::format("{} '{}' ({}, rank {}) has no size: give --size {}=...",
+                      pa.role == Role::Output ? "output" : "inout", a.name,
+                      dtypeName(a.dtype), a.rank, a.name));
+    return;
+  default:
+    pa.fill = pa.role == Role::PeerTable ? Fill::PeerTable : Fill::ZeroOnce;
+    return;
+  }
+}
+
+/// Role, fill and shape of every tensor that nothing but the request,
+/// `like` or constraints sizes; scalars' values.
+void Planner::planData() {
+  for (size_t i = 0; i < md.args.size(); ++i) {
+    const ArgSpec &a = md.args[i];
+    ArgBinding &pa = plan.args[i];
+    pa.name = a.name;
+    pa.dtype = a.dtype;
+    pa.role = bindingRole(a);
+    pa.isTensor = a.isTensor();
+    pa.symmetric = a.symmetric;
+    if (a.isTensor())
+      planTensor(static_cast<int>(i));
+    else
+      planScalar(a, pa);
+  }
+  for (size_t i = 0; i < md.args.size(); ++i) {
+    const ArgSpec &a = md.args[i];
+    ArgBinding &pa = plan.args[i];
+    if (a.isOutput && pa.shape.empty() && !a.like.empty()) {
+      int like = md.findArg(a.like);
+      if (like >= 0)
+        pa.shape = plan.args[like].shape;
+    }
+  }
+}
+
+Expected<bool> Planner::planComm() {
+  Expected<int64_t> tiles =
+      numTiles(md, [&](const GridExtent &e) -> Expected<int64_t> {
+        int arg = md.findArg(e.param ? *e.param : e.scalar.value_or(""));
+        if (arg < 0)
+          return int64_t(0);
+        const ArgBinding &pa = plan.args[arg];
+        if (!pa.isTensor)
+          return static_cast<int64_t>(pa.scalar);
+        return e.dim < pa.shape.size() ? pa.shape[e.dim] : 0;
+      });
+  if (!tiles)
+    return Failure{tiles.error()};
+  plan.tiles = std::max<int64_t>(*tiles, 1);
+  for (size_t i = 0; i < md.args.size(); ++i) {
+    ArgBinding &pa = plan.args[i];
+    if (pa.role == Role::PeerTable) {
+      pa.tableOf = md.findArg(md.args[i].peerTableFor);
+      if (pa.tableOf >= 0)
+        plan.args[pa.tableOf].symmetric = true;
+    }
+    if (pa.role != Role::SignalPad && pa.role != Role::PeerTable &&
+        pa.role != Role::Scratch)
+      continue;
+    Expected<std::vector<int64_t>> shape =
+        commShape(md, static_cast<int>(i), plan.world, plan.tiles);
+    if (!shape)
+      add(shape.error());
+    else
+      pa.shape = *shape;
+  }
+  return true;
+}
+
+/// The metadata's size constraints on the planned shapes (the runtime
+/// checks them again at launch): a shape a kernel was not compiled for
+/// (`-D H=4096` given x=7x8192) is named here, before any GPU work.
+void Planner::checkConstraints() {
+  std::vector<std::vector<int64_t>> shapes;
+  for (const ArgBinding &pa : plan.args)
+    shapes.push_back(pa.shape);
+  for (const SizeProblem &p : checkSizes(md, shapes, plan.tiles)) {
+    if (!p.constraint) {
+      add(p.why);
+      continue;
+    }
+    const Constraint &c = *p.constraint;
+    add(fmt::format("'{}' of shape {}: dim {} is {}, but the kernel needs {} "
+                    "{}{}",
+                    c.param, shapeText(plan.args[p.arg].shape), c.dim, p.actual,
+                    c.op, c.valueWith(plan.tiles),
+                    c.isNumTiles() ? " (num_tiles)" : ""));
+  }
+}
+
+void Planner::sizeBytes() {
+  for (ArgBinding &pa : plan.args) {
+    if (!pa.isTensor)
+      continue;
+    int64_t bytes = checkedBytes(pa.shape, pa.dtype);
+    if (bytes < 0)
+      add(fmt::format("'{}' of shape {} is too large", pa.name,
+                      shapeText(pa.shape)));
+    pa.bytes = static_cast<size_t>(std::max<int64_t>(bytes, 16));
+    pa.inHeap =
+        pa.symmetric || (pa.role != Role::Output && pa.role != Role::PeerTable);
+  }
+}
+
+} // namespace
+
+Expected<BindingPlan> planBinding(const KernelMetadata &md,
+                                  const BindingRequest &req) {
+  BindingPlan plan;
+  plan.kernel = md.kernel;
+  plan.world = req.world;
+  plan.args.resize(md.args.size());
+  Planner p(md, req, plan);
+  if (req.world < 1)
+    p.problems.push_back(
+        fmt::format("world size {} is not positive", req.world));
+  p.checkNames();
+  p.planData();
+  if (p.problems.empty()) {
+    Expected<bool> ok = p.planComm();
+    if (!ok)
+      return Failure{ok.error()};
+  }
+  if (p.problems.empty())
+    p.checkConstraints();
+  p.sizeBytes();
+  if (p.problems.empty())
+    return plan;
+  std::string msg =
+      fmt::format("kernel {}: cannot bind its arguments:", md.kernel);
+  for (const std::string &s : p.problems)
+    msg += "\n  " + s;
+  return Failure{msg};
+}
+
+} // namespace dslc::contract

@@ -1,0 +1,159 @@
+//===- BindingPlan.h - How every argument of a kernel is bound --*- C++ -*-===//
+//
+// The one decision, from a kernel's metadata, a world size and the shapes
+// and scalar values a caller gives, of what every bindable argument is and
+// how it is allocated, sized and filled. It follows the roles the compiler
+// wrote (docs/kernel-abi.md, "Roles") and the sizing rules of
+// contract/Sizing.h:
+//
+//   role              shape                          fill
+//   input             given                          seeded, per rank
+//   output            given, else its `like`'s,      poisoned before each
+//                     else fixed by constraints      launch; checked
+//   inout             given, else constraints        zeroed once (workspace)
+//   signal_pad        contract::constrainedShape     zeroed once
+//   peer_table of X   [world]                        X's peer addresses
+//   scratch           contract::llScratchBytes       zeroed once
+//   unused            given, else 1s                 zeroed once
+//   scalar            given (an int scalar also as   by value
+//                     a one-extent shape), else the
+//                     source's default
+//
+// Symmetric (in the symmetric heap with a peer table): marked symmetric, or
+// the target of a peer table. In the heap: symmetric ones and everything
+// but outputs and peer tables. A collective (all_reduce, reduce_scatter,
+// all_gather) sizes its data, workspaces and unused buffers from its total
+// element count N (collectiveCounts, collectiveArgShape).
+//
+// The runtime's collectives (runtime/CollectivePlan.h), the harness
+// (tooling/harness/KernelPlan.h), the simulator (compiler/Simulator/
+// Binding.h) and the Python package (runtime/CApi.h, dslcBindingPlan) adapt
+// it. No CUDA, no MLIR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DSLC_CONTRACT_BINDINGPLAN_H
+#define DSLC_CONTRACT_BINDINGPLAN_H
+
+#include "contract/Expected.h"
+#include "contract/Metadata.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dslc::contract {
+
+enum class CollectiveKind { AllReduce, ReduceScatter, AllGather };
+
+/// "all_reduce", "reduce_scatter", "all_gather".
+const char *collectiveName(CollectiveKind c);
+/// Accepts those names, with '-' for '_' or without the separator.
+std::optional<CollectiveKind> parseCollective(const std::string &name);
+
+/// Element counts per rank of one call with `total` = N elements. Fails
+/// when N < 1, or when reduce_scatter / all_gather get an N that is not a
+/// multiple of the world size.
+struct CollectiveShape {
+  int64_t total = 0;  ///< N
+  int64_t input = 0;  ///< elements of each rank's input
+  int64_t output = 0; ///< elements of each rank's output
+};
+Expected<CollectiveShape> collectiveCounts(CollectiveKind c, int64_t n,
+                                           int world);
+
+/// The shape a collective gives a tensor of role `role` and rank `rank`
+/// for a call with N = `n` (a valid collectiveCounts): input [N / world] for
+/// an all_gather, else [N]; output [N], [N / world] for a reduce_scatter,
+/// [world * (N / world)] or [world, N / world] for an all_gather; inout
+/// [world * N] or [world, N]; unused 1s. Empty for other roles.
+std::vector<int64_t> collectiveArgShape(CollectiveKind c, Role role, int rank,
+                                        int64_t n, int world);
+
+/// How an argument is filled.
+enum class Fill { Seeded, Poison, ZeroOnce, PeerTable, Scalar };
+/// "random", "poisoned", "zeroed once", "peer addresses", "by value".
+const char *fillName(Fill f);
+
+/// The decision for one bindable argument.
+struct ArgBinding {
+  std::string name;
+  Role role = Role::Input; ///< outputs: Role::Output
+  DType dtype = DType::Float32;
+  bool isTensor = true;
+  std::vector<int64_t> shape;
+  size_t bytes = 0;       ///< per rank (at least 16 for tensors)
+  bool symmetric = false; ///< in the heap with a peer table
+  bool inHeap = false;    ///< symmetric heap (else plain device memory)
+  int tableOf = -1;       ///< peer tables: the argument listed
+  Fill fill = Fill::ZeroOnce;
+  double scalar = 0; ///< scalars
+
+  int64_t numel() const;
+  bool isOutput() const { return role == Role::Output; }
+};
+
+/// What a caller gives: shapes of tensors (and one-extent values of int
+/// scalars), scalar values, optionally the collective the kernel is.
+struct BindingRequest {
+  int world = 1;
+  std::map<std::string, std::vector<int64_t>> shapes;
+  std::map<std::string, double> scalars;
+};
+
+struct BindingPlan {
+  std::string kernel;
+  int world = 1;
+  std::vector<ArgBinding> args; ///< one per metadata.args
+  int64_t tiles = 0;            ///< the grid's tile count (>= 1)
+
+  std::vector<int> inputs() const;  ///< Fill::Seeded arguments
+  std::vector<int> outputs() const; ///< outputs (checked)
+  int find(const std::string &name) const;
+  /// Bytes per rank of symmetric heap the plan needs (with slack).
+  size_t heapBytes() const;
+};
+
+/// The role by which an argument is bound: Role::Output for outputs, else
+/// its metadata role.
+Role bindingRole(const ArgSpec &a);
+
+/// The shape the contract gives a communication buffer (signal pad, peer
+/// table, LL scratch in elements of its dtype) of argument `arg` for
+/// `world` ranks and `tiles` tiles; empty for other roles.
+Expected<std::vector<int64_t>> commShape(const KernelMetadata &md, int arg,
+                                         int world, int64_t tiles);
+
+/// numel(shape) * the size of `t`, or -1 when it is negative or passes
+/// 2^50 bytes.
+int64_t checkedBytes(const std::vector<int64_t> &shape, DType t);
+
+/// Bytes per rank of symmetric heap for buffers of `bytes` each (with
+/// slack for alignment and peer tables of `world` entries).
+size_t heapBytesFor(const std::vector<size_t> &bytes, int world);
+
+/// A size the kernel does not accept: a constraint or a same_sizes rule
+/// broken by the shapes planned.
+struct SizeProblem {
+  const Constraint *constraint = nullptr; ///< or
+  const SameSize *same = nullptr;
+  int arg = -1;       ///< the argument checked (constraint) or indexed
+  int64_t actual = 0; ///< its size
+  std::string why;    ///< same_sizes: SameSize::problem's text
+};
+/// md.constraints and md.sameSizes over `shapes` (one per argument; too
+/// short ones are skipped) for a grid of `tiles` tiles.
+std::vector<SizeProblem>
+checkSizes(const KernelMetadata &md,
+           const std::vector<std::vector<int64_t>> &shapes, int64_t tiles);
+
+/// Plans every argument of any kernel for `req`. The failure names the
+/// kernel and lists every problem, one a line: "kernel K: cannot bind its
+/// arguments:\n  input 'x' (...) has no size: give --size x=N".
+Expected<BindingPlan> planBinding(const KernelMetadata &md,
+                                  const BindingRequest &req);
+
+} // namespace dslc::contract
+
+#endif // DSLC_CONTRACT_BINDINGPLAN_H
