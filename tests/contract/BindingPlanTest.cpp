@@ -1,0 +1,168 @@
+//===- BindingPlanTest.cpp - Every argument's binding decision ------------===//
+#include "contract/BindingPlan.h"
+
+#include <catch2/catch.hpp>
+
+using namespace dslc::contract;
+
+namespace {
+ArgSpec tensor(std::string name, DType t, int rank, Role role) {
+  ArgSpec a;
+  a.name = std::move(name);
+  a.dtype = t;
+  a.rank = rank;
+  a.role = role;
+  return a;
+}
+
+ArgSpec scalar(std::string name, DType t) {
+  ArgSpec a;
+  a.name = std::move(name);
+  a.kind = ArgSpec::Kind::Scalar;
+  a.dtype = t;
+  a.role = Role::Scalar;
+  return a;
+}
+
+/// One tensor of every role, a grid of blocks of 256 over x.
+KernelMetadata everyRole() {
+  KernelMetadata md;
+  md.kernel = "k";
+  ArgSpec table = tensor("tbl", DType::UInt64, 1, Role::PeerTable);
+  table.peerTableFor = "pad";
+  ArgSpec scratch = tensor("ll", DType::Int64, 1, Role::Scratch);
+  scratch.packets = {1, 256 * 2};
+  ArgSpec sym = tensor("x", DType::BFloat16, 1, Role::Input);
+  sym.symmetric = true;
+  md.args = {table,
+             tensor("pad", DType::Int32, 2, Role::SignalPad),
+             sym,
+             tensor("ws", DType::BFloat16, 2, Role::InOut),
+             scratch,
+             tensor("none", DType::Float32, 2, Role::Unused),
+             scalar("n", DType::Int64),
+             ArgSpec::output("out", DType::BFloat16, 1, "x")};
+  GridExtent g;
+  g.param = "x";
+  g.block = 256;
+  md.grid = {g};
+  return md;
+}
+} // namespace
+
+TEST_CASE("every role's fill, shape, heap and symmetry", "[binding]") {
+  KernelMetadata md = everyRole();
+  BindingRequest req;
+  req.world = 4;
+  req.shapes = {{"x", {1000}}, {"ws", {4, 1000}}, {"n", {7}}};
+  Expected<BindingPlan> plan = planBinding(md, req);
+  REQUIRE(plan);
+  const BindingPlan &p = *plan;
+  CHECK(p.tiles == 4);
+  auto arg = [&](const char *name) { return p.args.at(p.find(name)); };
+  CHECK(arg("tbl").fill == Fill::PeerTable);
+  CHECK(arg("tbl").shape == std::vector<int64_t>{4});
+  CHECK(arg("tbl").tableOf == p.find("pad"));
+  CHECK_FALSE(arg("tbl").inHeap);
+  CHECK(arg("pad").fill == Fill::ZeroOnce);
+  CHECK(arg("pad").shape == std::vector<int64_t>{4, 4}); // tiles x world
+  CHECK(arg("pad").symmetric); // the target of a peer table
+  CHECK(arg("x").fill == Fill::Seeded);
+  CHECK(arg("x").symmetric);
+  CHECK(arg("ws").fill == Fill::ZeroOnce);
+  CHECK(arg("ll").fill == Fill::ZeroOnce);
+  // 2 parities x 1 put x 4 senders x 4 tiles x 512 bytes, in int64s.
+  CHECK(arg("ll").shape == std::vector<int64_t>{2 * 4 * 4 * 512 / 8});
+  CHECK(arg("none").shape == std::vector<int64_t>{1, 1});
+  CHECK(arg("n").fill == Fill::Scalar);
+  CHECK(arg("n").scalar == 7);
+  CHECK(arg("out").role == Role::Output);
+  CHECK(arg("out").fill == Fill::Poison);
+  CHECK(arg("out").shape == std::vector<int64_t>{1000}); // like x
+  CHECK_FALSE(arg("out").inHeap);
+  CHECK(arg("out").bytes == 2000);
+  CHECK(arg("none").bytes == 16); // at least 16
+  CHECK(p.inputs() == std::vector<int>{p.find("x")});
+  CHECK(p.outputs() == std::vector<int>{p.find("out")});
+  CHECK(p.heapBytes() > (size_t(4) << 20));
+  CHECK(std::string(fillName(Fill::ZeroOnce)) == "zeroed once");
+}
+
+TEST_CASE("every problem is listed", "[binding]") {
+  KernelMetadata md = everyRole();
+  BindingRequest req;
+  req.world = 0;
+  req.shapes = {{"x", {10, 10}}, {"nope", {1}}};
+  req.scalars = {{"x", 1}};
+  Expected<BindingPlan> plan = planBinding(md, req);
+  REQUIRE_FALSE(plan);
+  const std::string &e = plan.error();
+  CHECK(e.rfind("kernel k: cannot bind its arguments:", 0) == 0);
+  CHECK(e.find("world size 0 is not positive") != std::string::npos);
+  CHECK(e.find("--size nope: the kernel has no argument 'nope'") !=
+        std::string::npos);
+  CHECK(e.find("--scalar x: the kernel has no scalar 'x'") !=
+        std::string::npos);
+  CHECK(e.find("'x' has rank 1, the size has 2 extent(s)") !=
+        std::string::npos);
+  CHECK(e.find("inout 'ws' (bfloat16, rank 2) has no size") !=
+        std::string::npos);
+  CHECK(e.find("scalar 'n' (int) has no value and no default") !=
+        std::string::npos);
+}
+
+TEST_CASE("constraints, same sizes, overflow", "[binding]") {
+  KernelMetadata md;
+  md.kernel = "k";
+  md.args = {tensor("a", DType::Float32, 1, Role::Input),
+             tensor("b", DType::Float32, 1, Role::Input)};
+  Constraint c;
+  c.param = "a";
+  c.op = "<=";
+  c.value = int64_t(100);
+  md.constraints = {c};
+  SameSize s;
+  s.param = "b";
+  s.as = "a";
+  s.where = "k.py:3:4";
+  md.sameSizes = {s};
+  BindingRequest req;
+  req.shapes = {{"a", {200}}, {"b", {300}}};
+  Expected<BindingPlan> plan = planBinding(md, req);
+  REQUIRE_FALSE(plan);
+  CHECK(plan.error().find("'a' of shape 200: dim 0 is 200, but the kernel "
+                          "needs <= 100") != std::string::npos);
+  CHECK(plan.error().find("'b' dim 0 is 300, but 'a' dim 0 is 200") !=
+        std::string::npos);
+  req.shapes = {{"a", {50}}, {"b", {int64_t(1) << 62}}};
+  plan = planBinding(md, req);
+  REQUIRE_FALSE(plan);
+  CHECK(plan.error().find("is too large") != std::string::npos);
+}
+
+TEST_CASE("collective shapes", "[binding]") {
+  using C = CollectiveKind;
+  CHECK(parseCollective("all-gather") == C::AllGather);
+  CHECK(parseCollective("ReduceScatter") == C::ReduceScatter);
+  CHECK_FALSE(parseCollective("broadcast"));
+  Expected<CollectiveShape> s = collectiveCounts(C::ReduceScatter, 8, 2);
+  REQUIRE(s);
+  CHECK(s->input == 8);
+  CHECK(s->output == 4);
+  CHECK_FALSE(collectiveCounts(C::AllGather, 7, 2));
+  CHECK(collectiveCounts(C::AllGather, 7, 2)
+            .error()
+            .find("not a multiple of the world size 2") != std::string::npos);
+  CHECK_FALSE(collectiveCounts(C::AllReduce, 0, 2));
+  CHECK(collectiveArgShape(C::AllGather, Role::Input, 1, 8, 2) ==
+        std::vector<int64_t>{4});
+  CHECK(collectiveArgShape(C::AllGather, Role::Output, 2, 8, 2) ==
+        std::vector<int64_t>{2, 4});
+  CHECK(collectiveArgShape(C::ReduceScatter, Role::Output, 1, 8, 2) ==
+        std::vector<int64_t>{4});
+  CHECK(collectiveArgShape(C::AllReduce, Role::InOut, 2, 8, 2) ==
+        std::vector<int64_t>{2, 8});
+  CHECK(collectiveArgShape(C::AllReduce, Role::InOut, 1, 8, 2) ==
+        std::vector<int64_t>{16});
+  CHECK(collectiveArgShape(C::AllReduce, Role::SignalPad, 2, 8, 2).empty());
+}
