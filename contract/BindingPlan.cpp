@@ -95,6 +95,15 @@ std::vector<int64_t> collectiveArgShape(CollectiveKind c, Role role, int rank,
 // Pieces
 //===----------------------------------------------------------------------===//
 
+std::string formatShape(const std::vector<int64_t> &shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s;
+}
+
 const char *fillName(Fill f) {
   switch (f) {
   case Fill::Seeded:
@@ -223,15 +232,6 @@ size_t BindingPlan::heapBytes() const {
 
 namespace {
 
-std::string shapeText(const std::vector<int64_t> &shape) {
-  if (shape.empty())
-    return "scalar";
-  std::string s;
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "x" : "") + std::to_string(shape[i]);
-  return s;
-}
-
 /// Plans one kernel for one request, collecting every problem.
 class Planner {
 public:
@@ -281,7 +281,7 @@ bool Planner::shapeFromRequest(const ArgSpec &a, std::vector<int64_t> &shape) {
   if (static_cast<int>(it->second.size()) != a.rank) {
     add(fmt::format("--size {}={}: '{}' has rank {}, the size has {} "
                     "extent(s)",
-                    a.name, shapeText(it->second), a.name, a.rank,
+                    a.name, formatShape(it->second), a.name, a.rank,
                     it->second.size()));
     return false;
   }
@@ -433,8 +433,8 @@ void Planner::checkConstraints() {
     const Constraint &c = *p.constraint;
     add(fmt::format("'{}' of shape {}: dim {} is {}, but the kernel needs {} "
                     "{}{}",
-                    c.param, shapeText(plan.args[p.arg].shape), c.dim, p.actual,
-                    c.op, c.valueWith(plan.tiles),
+                    c.param, formatShape(plan.args[p.arg].shape), c.dim,
+                    p.actual, c.op, c.valueWith(plan.tiles),
                     c.isNumTiles() ? " (num_tiles)" : ""));
   }
 }
@@ -446,7 +446,7 @@ void Planner::sizeBytes() {
     int64_t bytes = checkedBytes(pa.shape, pa.dtype);
     if (bytes < 0)
       add(fmt::format("'{}' of shape {} is too large", pa.name,
-                      shapeText(pa.shape)));
+                      formatShape(pa.shape)));
     pa.bytes = static_cast<size_t>(std::max<int64_t>(bytes, 16));
     pa.inHeap =
         pa.symmetric || (pa.role != Role::Output && pa.role != Role::PeerTable);

@@ -71,6 +71,9 @@ Expected<CollectiveShape> collectiveCounts(CollectiveKind c, int64_t n,
 std::vector<int64_t> collectiveArgShape(CollectiveKind c, Role role, int rank,
                                         int64_t n, int world);
 
+/// "4x8192" ("scalar" for no dimensions), as messages write shapes.
+std::string formatShape(const std::vector<int64_t> &shape);
+
 /// How an argument is filled.
 enum class Fill { Seeded, Poison, ZeroOnce, PeerTable, Scalar };
 /// "random", "poisoned", "zeroed once", "peer addresses", "by value".

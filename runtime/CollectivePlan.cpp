@@ -202,20 +202,28 @@ void bindCollective(BoundArgs &a, const CollectivePlan &plan, int64_t n,
                     const std::vector<void *> &peers, int rank) {
   const KernelMetadata &md = a.metadata();
   for (size_t j = 0; j < plan.args.size(); ++j) {
-    const ArgPlan &p = plan.args[j];
-    TensorArg t;
-    t.dtype = md.args[j].dtype;
-    t.sizes = plan.sizesOf(static_cast<int>(j), n);
-    if (p.role == Role::PeerTable) {
-      t.data = peers.at(p.tableOf);
-    } else {
-      t.data = local.at(j);
-      if (md.args[j].symmetric)
-        t.peers = peers.at(j);
-    }
-    a.setTensor(static_cast<int>(j), t);
+    int pos = static_cast<int>(j);
+    a.setTensor(pos, planTensor(md, pos, plan.args[j].tableOf,
+                                plan.sizesOf(pos, n), local, peers));
   }
   a.check(plan.world, rank);
+}
+
+TensorArg planTensor(const KernelMetadata &md, int arg, int tableOf,
+                     std::vector<int64_t> sizes,
+                     const std::vector<void *> &local,
+                     const std::vector<void *> &peers) {
+  TensorArg t;
+  t.dtype = md.args[arg].dtype;
+  t.sizes = std::move(sizes);
+  if (md.args[arg].role == Role::PeerTable) {
+    t.data = peers.at(tableOf);
+  } else {
+    t.data = local.at(arg);
+    if (md.args[arg].symmetric)
+      t.peers = peers.at(arg);
+  }
+  return t;
 }
 
 } // namespace dslc::rt

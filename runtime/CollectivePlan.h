@@ -88,6 +88,14 @@ void bindCollective(BoundArgs &a, const CollectivePlan &plan, int64_t n,
                     const std::vector<void *> &local,
                     const std::vector<void *> &peers, int rank);
 
+/// The tensor a plan binds to argument `arg` of sizes `sizes`: local[arg]
+/// (and peers[arg] when the metadata marks it symmetric); a peer table
+/// peers[tableOf].
+TensorArg planTensor(const KernelMetadata &md, int arg, int tableOf,
+                     std::vector<int64_t> sizes,
+                     const std::vector<void *> &local,
+                     const std::vector<void *> &peers);
+
 } // namespace dslc::rt
 
 #endif // DSLC_RUNTIME_COLLECTIVEPLAN_H

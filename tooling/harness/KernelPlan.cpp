@@ -1,6 +1,7 @@
 //===- KernelPlan.cpp - Binding any kernel from its metadata --------------===//
 #include "tooling/harness/KernelPlan.h"
 
+#include "runtime/CollectivePlan.h"
 #include "runtime/Error.h"
 #include "tooling/support/Sizes.h"
 
@@ -123,17 +124,7 @@ void bindKernel(BoundArgs &a, const KernelPlan &plan,
         a.setFloat(pos, p.scalar);
       continue;
     }
-    TensorArg t;
-    t.dtype = p.dtype;
-    t.sizes = p.shape;
-    if (p.role == Role::PeerTable) {
-      t.data = peers.at(p.tableOf);
-    } else {
-      t.data = local.at(j);
-      if (md.args[j].symmetric)
-        t.peers = peers.at(j);
-    }
-    a.setTensor(pos, t);
+    a.setTensor(pos, planTensor(md, pos, p.tableOf, p.shape, local, peers));
   }
   a.check(plan.world, rank);
 }
