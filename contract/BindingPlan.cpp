@@ -241,34 +241,43 @@ public:
 
   void checkNames();
   void planData();
+  /// fromData: the data's element count, else nullopt.
+  void findData();
   /// The grid's tile count, then pads, tables and scratch. Fails (without
   /// the list) when the tile count overflows.
   Expected<bool> planComm();
   void checkConstraints();
   void sizeBytes();
-  std::vector<std::string> problems;
+  std::vector<BindProblem> problems;
 
 private:
   bool shapeFromRequest(const ArgSpec &a, std::vector<int64_t> &shape);
   std::vector<int64_t> fixedShape(int arg) const;
   void planScalar(const ArgSpec &a, ArgBinding &pa);
   void planTensor(int i);
-  void add(std::string what) { problems.push_back(std::move(what)); }
+  void planFromData(int i);
+  bool isBound(const ArgSpec &a) const { return req.bound.count(a.name) > 0; }
+  void add(BindProblem::Kind k, int arg, std::string what) {
+    problems.push_back({k, arg, std::move(what)});
+  }
 
   const KernelMetadata &md;
   const BindingRequest &req;
   BindingPlan &plan;
+  std::optional<int64_t> dataCount;
 };
 
 void Planner::checkNames() {
   for (const auto &[name, shape] : req.shapes)
     if (md.findArg(name) < 0)
-      add(fmt::format("--size {}: the kernel has no argument '{}'", name,
+      add(BindProblem::UnknownName, -1,
+          fmt::format("--size {}: the kernel has no argument '{}'", name,
                       name));
   for (const auto &[name, v] : req.scalars) {
     int i = md.findArg(name);
     if (i < 0 || md.args[i].isTensor())
-      add(fmt::format("--scalar {}: the kernel has no scalar '{}'", name,
+      add(BindProblem::UnknownName, -1,
+          fmt::format("--scalar {}: the kernel has no scalar '{}'", name,
                       name));
   }
 }
@@ -279,7 +288,8 @@ bool Planner::shapeFromRequest(const ArgSpec &a, std::vector<int64_t> &shape) {
   if (it == req.shapes.end())
     return false;
   if (static_cast<int>(it->second.size()) != a.rank) {
-    add(fmt::format("--size {}={}: '{}' has rank {}, the size has {} "
+    add(BindProblem::RankMismatch, md.findArg(a.name),
+        fmt::format("--size {}={}: '{}' has rank {}, the size has {} "
                     "extent(s)",
                     a.name, formatShape(it->second), a.name, a.rank,
                     it->second.size()));
@@ -315,12 +325,14 @@ void Planner::planScalar(const ArgSpec &a, ArgBinding &pa) {
     pa.scalar = static_cast<double>(z->second[0]);
   else if (std::optional<double> def = a.scalarDefault())
     pa.scalar = *def; // the source's default
-  else
-    add(fmt::format("scalar '{}' ({}) has no value and no default in the "
+  else if (!isBound(a))
+    add(BindProblem::NoValue, md.findArg(a.name),
+        fmt::format("scalar '{}' ({}) has no value and no default in the "
                     "source: give --scalar {}=V",
                     a.name, argKindName(a), a.name));
   if (a.isIntScalar() && pa.scalar != std::floor(pa.scalar))
-    add(fmt::format("int scalar '{}' given {}", a.name, pa.scalar));
+    add(BindProblem::NotInteger, md.findArg(a.name),
+        fmt::format("int scalar '{}' given {}", a.name, pa.scalar));
 }
 
 void Planner::planTensor(int i) {
@@ -329,8 +341,9 @@ void Planner::planTensor(int i) {
   switch (pa.role) {
   case Role::Input:
     pa.fill = Fill::Seeded;
-    if (!shapeFromRequest(a, pa.shape))
-      add(fmt::format("input '{}' ({}, rank {}) has no size: give --size "
+    if (!shapeFromRequest(a, pa.shape) && !isBound(a))
+      add(BindProblem::NoSize, i,
+          fmt::format("input '{}' ({}, rank {}) has no size: give --size "
                       "{}={}",
                       a.name, dtypeName(a.dtype), a.rank, a.name,
                       a.rank == 2 ? "AxB" : "N"));
@@ -339,27 +352,77 @@ void Planner::planTensor(int i) {
   case Role::InOut:
   case Role::Unused:
     pa.fill = pa.role == Role::Output ? Fill::Poison : Fill::ZeroOnce;
-    if (shapeFromRequest(a, pa.shape))
+    if (shapeFromRequest(a, pa.shape) || isBound(a))
       return;
     pa.shape = fixedShape(i);
     if (!pa.shape.empty() || a.rank == 0)
       return;
     if (pa.role == Role::Unused)
       pa.shape.assign(a.rank, 1);
-    else if (!(a.isOutput && !a.like.empty())) // else from `like`, later
-      add(fmt::format("{} '{}' ({}, rank {}) has no size: give --size {}=...",
+    else if (a.isOutput && !a.like.empty())
+      return; // from `like`, later
+    else if (req.fromData && (pa.role == Role::InOut || req.collective))
+      planFromData(i);
+    else
+      add(BindProblem::NoSize, i,
+          fmt::format("{} '{}' ({}, rank {}) has no size: give --size {}=...",
                       pa.role == Role::Output ? "output" : "inout", a.name,
                       dtypeName(a.dtype), a.rank, a.name));
     return;
   default:
     pa.fill = pa.role == Role::PeerTable ? Fill::PeerTable : Fill::ZeroOnce;
+    if (pa.role != Role::PeerTable) // a given pad or scratch: the caller's
+      shapeFromRequest(a, pa.shape);
     return;
   }
+}
+
+void Planner::findData() {
+  if (!req.fromData)
+    return;
+  auto given = [&](const ArgSpec &a) {
+    return a.isTensor() && req.shapes.count(a.name) > 0;
+  };
+  auto it = std::find_if(md.args.begin(), md.args.end(), [&](auto &a) {
+    return given(a) && bindingRole(a) == Role::Input;
+  });
+  if (it == md.args.end())
+    it = std::find_if(md.args.begin(), md.args.end(),
+                      [&](auto &a) { return given(a) && isFloating(a.dtype); });
+  if (it == md.args.end())
+    return;
+  dataCount = 1;
+  for (int64_t s : req.shapes.at(it->name))
+    *dataCount *= s;
+}
+
+/// An output's or a workspace's shape from the data's element count.
+void Planner::planFromData(int i) {
+  ArgBinding &pa = plan.args[i];
+  if (!dataCount) {
+    add(BindProblem::NoData, i,
+        fmt::format("{} '{}' is sized from the data input, and no floating "
+                    "tensor was given",
+                    roleName(md.args[i].role), pa.name));
+    return;
+  }
+  CollectiveKind c = req.collective.value_or(CollectiveKind::AllReduce);
+  int64_t n =
+      c == CollectiveKind::AllGather ? *dataCount * plan.world : *dataCount;
+  if (req.collective) {
+    Expected<CollectiveShape> counts = collectiveCounts(c, n, plan.world);
+    if (!counts) {
+      add(BindProblem::Collective, i, counts.error());
+      return;
+    }
+  }
+  pa.shape = collectiveArgShape(c, pa.role, md.args[i].rank, n, plan.world);
 }
 
 /// Role, fill and shape of every tensor that nothing but the request,
 /// `like` or constraints sizes; scalars' values.
 void Planner::planData() {
+  findData();
   for (size_t i = 0; i < md.args.size(); ++i) {
     const ArgSpec &a = md.args[i];
     ArgBinding &pa = plan.args[i];
@@ -380,6 +443,15 @@ void Planner::planData() {
       int like = md.findArg(a.like);
       if (like >= 0)
         pa.shape = plan.args[like].shape;
+      if (pa.shape.empty() && !isBound(a))
+        add(BindProblem::LikeMissing, static_cast<int>(i),
+            fmt::format("output '{}' is shaped like '{}', which has no size",
+                        a.name, a.like));
+    }
+    if (pa.role == Role::PeerTable) {
+      pa.tableOf = md.findArg(a.peerTableFor);
+      if (pa.tableOf >= 0)
+        plan.args[pa.tableOf].symmetric = true;
     }
   }
 }
@@ -400,18 +472,15 @@ Expected<bool> Planner::planComm() {
   plan.tiles = std::max<int64_t>(*tiles, 1);
   for (size_t i = 0; i < md.args.size(); ++i) {
     ArgBinding &pa = plan.args[i];
-    if (pa.role == Role::PeerTable) {
-      pa.tableOf = md.findArg(md.args[i].peerTableFor);
-      if (pa.tableOf >= 0)
-        plan.args[pa.tableOf].symmetric = true;
-    }
     if (pa.role != Role::SignalPad && pa.role != Role::PeerTable &&
         pa.role != Role::Scratch)
       continue;
+    if (pa.role != Role::PeerTable && req.shapes.count(pa.name))
+      continue; // the caller's (planTensor)
     Expected<std::vector<int64_t>> shape =
         commShape(md, static_cast<int>(i), plan.world, plan.tiles);
     if (!shape)
-      add(shape.error());
+      add(BindProblem::Comm, static_cast<int>(i), shape.error());
     else
       pa.shape = *shape;
   }
@@ -427,11 +496,12 @@ void Planner::checkConstraints() {
     shapes.push_back(pa.shape);
   for (const SizeProblem &p : checkSizes(md, shapes, plan.tiles)) {
     if (!p.constraint) {
-      add(p.why);
+      add(BindProblem::SameSize, p.arg, p.why);
       continue;
     }
     const Constraint &c = *p.constraint;
-    add(fmt::format("'{}' of shape {}: dim {} is {}, but the kernel needs {} "
+    add(BindProblem::Constraint, p.arg,
+        fmt::format("'{}' of shape {}: dim {} is {}, but the kernel needs {} "
                     "{}{}",
                     c.param, formatShape(plan.args[p.arg].shape), c.dim,
                     p.actual, c.op, c.valueWith(plan.tiles),
@@ -440,12 +510,14 @@ void Planner::checkConstraints() {
 }
 
 void Planner::sizeBytes() {
-  for (ArgBinding &pa : plan.args) {
+  for (size_t i = 0; i < plan.args.size(); ++i) {
+    ArgBinding &pa = plan.args[i];
     if (!pa.isTensor)
       continue;
     int64_t bytes = checkedBytes(pa.shape, pa.dtype);
     if (bytes < 0)
-      add(fmt::format("'{}' of shape {} is too large", pa.name,
+      add(BindProblem::TooLarge, static_cast<int>(i),
+          fmt::format("'{}' of shape {} is too large", pa.name,
                       formatShape(pa.shape)));
     pa.bytes = static_cast<size_t>(std::max<int64_t>(bytes, 16));
     pa.inHeap =
@@ -455,16 +527,22 @@ void Planner::sizeBytes() {
 
 } // namespace
 
-Expected<BindingPlan> planBinding(const KernelMetadata &md,
-                                  const BindingRequest &req) {
-  BindingPlan plan;
+namespace {
+/// planBindingProblems; a failure only when the tile count overflows.
+Expected<BindingResult> planAll(const KernelMetadata &md,
+                                const BindingRequest &req) {
+  BindingResult r;
+  BindingPlan &plan = r.plan;
   plan.kernel = md.kernel;
   plan.world = req.world;
   plan.args.resize(md.args.size());
   Planner p(md, req, plan);
-  if (req.world < 1)
+  if (req.world < 1) {
     p.problems.push_back(
-        fmt::format("world size {} is not positive", req.world));
+        {BindProblem::World, -1,
+         fmt::format("world size {} is not positive", req.world)});
+    plan.world = 1; // sizes below stay defined
+  }
   p.checkNames();
   p.planData();
   if (p.problems.empty()) {
@@ -475,12 +553,34 @@ Expected<BindingPlan> planBinding(const KernelMetadata &md,
   if (p.problems.empty())
     p.checkConstraints();
   p.sizeBytes();
-  if (p.problems.empty())
-    return plan;
+  r.problems = std::move(p.problems);
+  return r;
+}
+} // namespace
+
+BindingResult planBindingProblems(const KernelMetadata &md,
+                                  const BindingRequest &req) {
+  Expected<BindingResult> r = planAll(md, req);
+  if (r)
+    return std::move(*r);
+  BindingResult out;
+  out.plan.kernel = md.kernel;
+  out.plan.world = req.world;
+  out.problems.push_back({BindProblem::TooLarge, -1, r.error()});
+  return out;
+}
+
+Expected<BindingPlan> planBinding(const KernelMetadata &md,
+                                  const BindingRequest &req) {
+  Expected<BindingResult> r = planAll(md, req);
+  if (!r)
+    return Failure{r.error()};
+  if (r->problems.empty())
+    return std::move(r->plan);
   std::string msg =
       fmt::format("kernel {}: cannot bind its arguments:", md.kernel);
-  for (const std::string &s : p.problems)
-    msg += "\n  " + s;
+  for (const BindProblem &p : r->problems)
+    msg += "\n  " + p.text;
   return Failure{msg};
 }
 

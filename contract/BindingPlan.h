@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -98,12 +99,51 @@ struct ArgBinding {
 };
 
 /// What a caller gives: shapes of tensors (and one-extent values of int
-/// scalars), scalar values, optionally the collective the kernel is.
+/// scalars; a signal pad's or a scratch's shape replaces the contract's),
+/// scalar values, the arguments it binds itself, optionally the collective
+/// the kernel is.
 struct BindingRequest {
   int world = 1;
   std::map<std::string, std::vector<int64_t>> shapes;
   std::map<std::string, double> scalars;
+  /// Arguments the caller binds itself, whatever their sizes or values (a
+  /// scalar it passes, a pad taken from a handle): never a problem.
+  std::set<std::string> bound;
+  /// Outputs and workspaces nothing else sizes take the collective's
+  /// shapes (collectiveArgShape) for the data's element count n: the first
+  /// input given a shape, else the first floating tensor given one. N is n
+  /// (all_gather: world * n); without `collective` only workspaces are so
+  /// sized. The Python package's rule (docs/python.md).
+  bool fromData = false;
+  std::optional<CollectiveKind> collective;
 };
+
+/// One reason a request cannot be bound, for callers that word their own
+/// messages (the Python package, the simulator); `text` is planBinding's.
+struct BindProblem {
+  enum Kind {
+    World,       ///< world size not positive
+    UnknownName, ///< a shape or scalar for no such argument
+    RankMismatch,
+    NoValue,     ///< a scalar without value or default
+    NotInteger,  ///< an int scalar given a fraction
+    NoSize,      ///< an input, output or inout nothing sizes
+    LikeMissing, ///< an output shaped like an argument without a shape
+    NoData,      ///< fromData, but no data tensor given
+    Collective,  ///< collectiveCounts refused the data's count
+    Comm,        ///< a pad's or scratch's shape (commShape)
+    Constraint,  ///< checkSizes
+    SameSize,    ///< checkSizes
+    TooLarge,
+  };
+  Kind kind;
+  int arg = -1; ///< the argument, or -1
+  std::string text;
+};
+/// "world", "unknown_name", "rank", "no_value", "not_integer", "no_size",
+/// "like_missing", "no_data", "collective", "comm", "constraint",
+/// "same_size", "too_large".
+const char *problemKindName(BindProblem::Kind k);
 
 struct BindingPlan {
   std::string kernel;
@@ -150,6 +190,28 @@ struct SizeProblem {
 std::vector<SizeProblem>
 checkSizes(const KernelMetadata &md,
            const std::vector<std::vector<int64_t>> &shapes, int64_t tiles);
+
+/// The plan for `req` as far as it goes, with every problem (empty: the
+/// plan is whole). planBinding words the problems into one failure.
+struct BindingResult {
+  BindingPlan plan;
+  std::vector<BindProblem> problems;
+};
+BindingResult planBindingProblems(const KernelMetadata &md,
+                                  const BindingRequest &req);
+
+/// Fill's JSON spelling: "seeded", "poison", "zero_once", "peer_table",
+/// "scalar".
+const char *fillKey(Fill f);
+/// A BindingRequest from JSON (docs/python.md, "The binding plan"):
+/// {"world": W, "shapes": {name: [sizes]}, "scalars": {name: value},
+/// "bound": [names], "from_data": bool, "collective": "all_reduce"}.
+Expected<BindingRequest> readBindingRequest(const std::string &json);
+/// A BindingResult as JSON: {"kernel", "world", "tiles", "args": [{"name",
+/// "role", "dtype", "shape", "bytes", "symmetric", "in_heap", "table_of"
+/// (a name or null), "fill", "scalar"}], "problems": [{"kind", "arg" (a
+/// name or null), "text"}]}.
+std::string bindingResultJson(const BindingResult &r);
 
 /// Plans every argument of any kernel for `req`. The failure names the
 /// kernel and lists every problem, one a line: "kernel K: cannot bind its

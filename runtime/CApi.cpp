@@ -1,6 +1,7 @@
 //===- CApi.cpp - C interface of the dslc runtime -------------------------===//
 #include "runtime/CApi.h"
 
+#include "contract/BindingPlan.h"
 #include "contract/Sizing.h"
 #include "contract/TuningCache.h"
 
@@ -577,6 +578,20 @@ dslcStatus dslcMetadataFillShape(const char *metadataPath, const char *name,
                         md.kernel, name, shape.size(), maxRank));
     std::copy(shape.begin(), shape.end(), sizes);
     *need(rank, "rank") = static_cast<int>(shape.size());
+  });
+}
+dslcStatus dslcBindingPlan(const char *metadataJson, const char *requestJson,
+                           char *buf, size_t len) {
+  return guard([&] {
+    KernelMetadata md =
+        parseMetadata(need(metadataJson, "metadataJson"), "<metadata text>");
+    dslc::contract::Expected<dslc::contract::BindingRequest> req =
+        dslc::contract::readBindingRequest(need(requestJson, "requestJson"));
+    if (!req)
+      raise(ErrorCode::InvalidArgument, req.error());
+    copyOut(dslc::contract::bindingResultJson(
+                dslc::contract::planBindingProblems(md, *req)),
+            need(buf, "buf"), len, "the binding plan");
   });
 }
 dslcStatus dslcTuningCacheHas(const char *cacheDir, const char *kernel,

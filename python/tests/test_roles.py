@@ -171,10 +171,40 @@ class ExampleRolesTest(unittest.TestCase):
             _roles.plan_fills(md, 2, {}, fixed((1, 2)))
 
 
+def abi_of(args):
+    """The ABI slots dslc writes for these parameters and outputs: a value,
+    or an address, its sizes and (symmetric) its peers, then the hidden
+    slots."""
+    abi = []
+    for a in args:
+        name, role = a.get("name"), a.get("role", "output")
+        if role == "constexpr":
+            continue
+        if role == "scalar":
+            abi.append({"name": name, "kind": "scalar", "param": name,
+                        "type": "i64" if a.get("dtype") == "int64" else "f32"})
+            continue
+        abi.append({"name": name, "type": "ptr", "kind": "data",
+                    "param": name})
+        abi += [{"name": f"{name}.size{d}", "type": "i64", "kind": "size",
+                 "param": name, "dim": d} for d in range(a.get("rank", 0))]
+        if a.get("symmetric"):
+            abi.append({"name": f"{name}.peers", "type": "ptr",
+                        "kind": "peers", "param": name})
+    return abi + [{"name": "__dslc_timeout_ns", "type": "i64",
+                   "kind": "timeout"},
+                  {"name": "__dslc_error", "type": "ptr", "kind": "error"},
+                  {"name": "__dslc_state", "type": "ptr", "kind": "state"}]
+
+
 def handmade(params, outputs=()):
-    return {"kernel": "k", "grid": {"tiles": [{"extent": {"const": 1},
-                                               "block": 256}]},
-            "params": params, "outputs": list(outputs)}
+    """Metadata as dslc writes it (the contract's reader takes it whole)
+    for these parameters and outputs."""
+    return {"format": "dslc-kernel", "version": 2, "kernel": "k",
+            "entry": "k", "num_warps": 8,
+            "grid": {"tiles": [{"extent": {"const": 1}, "block": 256}]},
+            "params": params, "outputs": list(outputs),
+            "abi": abi_of(list(params) + list(outputs))}
 
 
 class HandMadeRolesTest(unittest.TestCase):
@@ -185,7 +215,8 @@ class HandMadeRolesTest(unittest.TestCase):
             {"name": "flags", "dtype": "int32", "rank": 1,
              "access": "readwrite", "role": "signal_pad"},
             {"name": "ws", "dtype": "int64", "rank": 1,
-             "access": "readwrite", "role": "scratch", "symmetric": True},
+             "access": "readwrite", "role": "scratch", "symmetric": True,
+             "packets": {"puts": 1, "tile_bytes": 256}},
             {"name": "stage", "dtype": "float32", "rank": 1,
              "access": "readwrite", "role": "inout"},
             {"name": "n", "dtype": "int64", "role": "scalar"},
