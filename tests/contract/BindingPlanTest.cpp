@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 using namespace dslc::contract;
 
 namespace {
@@ -165,4 +167,117 @@ TEST_CASE("collective shapes", "[binding]") {
   CHECK(collectiveArgShape(C::AllReduce, Role::InOut, 1, 8, 2) ==
         std::vector<int64_t>{16});
   CHECK(collectiveArgShape(C::AllReduce, Role::SignalPad, 2, 8, 2).empty());
+}
+
+TEST_CASE("problems by kind; what the caller binds itself", "[binding]") {
+  KernelMetadata md = everyRole();
+  BindingRequest req;
+  req.world = 2;
+  req.shapes = {{"nope", {1}}};
+  BindingResult r = planBindingProblems(md, req);
+  auto kinds = [&] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const BindProblem &p : r.problems)
+      out.push_back(
+          {problemKindName(p.kind), p.arg < 0 ? "" : r.plan.args[p.arg].name});
+    return out;
+  };
+  using K = std::vector<std::pair<std::string, std::string>>;
+  CHECK(kinds() == K{{"unknown_name", ""},
+                     {"no_size", "x"},
+                     {"no_size", "ws"},
+                     {"no_value", "n"},
+                     {"like_missing", "out"}});
+  // planBinding's message is the problems' texts, one a line
+  Expected<BindingPlan> plan = planBinding(md, req);
+  REQUIRE_FALSE(plan);
+  for (const BindProblem &p : r.problems)
+    CHECK(plan.error().find("\n  " + p.text) != std::string::npos);
+  // x, ws and n bound by the caller (out from x, so still unsized)
+  req.shapes.clear();
+  req.bound = {"x", "ws", "n"};
+  r = planBindingProblems(md, req);
+  CHECK(kinds() == K{{"like_missing", "out"}});
+  req.bound.insert("out");
+  r = planBindingProblems(md, req);
+  CHECK(r.problems.empty());
+  // the peer table's target is known before any size
+  CHECK(r.plan.args[0].tableOf == 1);
+  CHECK(r.plan.args[1].symmetric);
+}
+
+TEST_CASE("a given pad or scratch shape is the caller's", "[binding]") {
+  KernelMetadata md = everyRole();
+  BindingRequest req;
+  req.world = 2;
+  req.shapes = {{"x", {1000}},
+                {"ws", {2, 1000}},
+                {"n", {7}},
+                {"pad", {6, 2}},
+                {"ll", {5}}};
+  Expected<BindingPlan> plan = planBinding(md, req);
+  REQUIRE(plan);
+  CHECK(plan->args[plan->find("pad")].shape == std::vector<int64_t>{6, 2});
+  CHECK(plan->args[plan->find("ll")].shape == std::vector<int64_t>{5});
+  CHECK(plan->args[plan->find("tbl")].shape == std::vector<int64_t>{2});
+}
+
+TEST_CASE("outputs and workspaces sized from the data", "[binding]") {
+  KernelMetadata md = everyRole();
+  md.args.back().like.clear(); // out: sized by nothing but the collective
+  BindingRequest req;
+  req.world = 2;
+  req.fromData = true;
+  req.bound = {"n"};
+  req.shapes = {{"x", {1000}}};
+  BindingResult r = planBindingProblems(md, req);
+  REQUIRE(r.problems.size() == 1); // out: no collective
+  CHECK(r.problems[0].kind == BindProblem::NoSize);
+  CHECK(r.plan.args[3].shape == std::vector<int64_t>{2, 1000}); // ws
+  for (auto [c, want] : {std::pair{"all_reduce", int64_t(1000)},
+                         std::pair{"reduce_scatter", int64_t(500)},
+                         std::pair{"all_gather", int64_t(2000)}}) {
+    req.collective = parseCollective(c);
+    r = planBindingProblems(md, req);
+    CHECK(r.problems.empty());
+    CHECK(r.plan.args.back().shape == std::vector<int64_t>{want});
+    CHECK(r.plan.args.back().fill == Fill::Poison);
+  }
+  req.collective = CollectiveKind::ReduceScatter;
+  req.shapes = {{"x", {1001}}};
+  r = planBindingProblems(md, req);
+  REQUIRE(r.problems.size() == 2); // ws and out
+  CHECK(r.problems[1].kind == BindProblem::Collective);
+  CHECK(r.problems[0].text.find("size 1001 is not a multiple") !=
+        std::string::npos);
+  req.shapes.clear();
+  req.bound.insert("x");
+  r = planBindingProblems(md, req);
+  REQUIRE(r.problems.size() == 2);
+  CHECK(r.problems[0].kind == BindProblem::NoData);
+  CHECK(r.plan.args[r.problems[0].arg].name == "ws");
+}
+
+TEST_CASE("the request and the plan as JSON", "[binding]") {
+  Expected<BindingRequest> req = readBindingRequest(
+      R"({"world": 2, "shapes": {"x": [1000]}, "scalars": {"n": 7},
+          "bound": ["ws"], "from_data": true, "collective": "all-gather"})");
+  REQUIRE(req);
+  CHECK(req->world == 2);
+  CHECK(req->shapes.at("x") == std::vector<int64_t>{1000});
+  CHECK(req->scalars.at("n") == 7);
+  CHECK(req->bound == std::set<std::string>{"ws"});
+  CHECK(req->fromData);
+  CHECK(req->collective == CollectiveKind::AllGather);
+  CHECK_FALSE(readBindingRequest(R"({"collective": "broadcast"})"));
+  CHECK_FALSE(readBindingRequest(R"({"shapes": {"x": "big"}})"));
+  CHECK_FALSE(readBindingRequest("[1]"));
+
+  BindingResult r = planBindingProblems(everyRole(), *req);
+  std::string j = bindingResultJson(r);
+  CHECK(j.find(R"({"name":"tbl","role":"peer_table","dtype":"uint64",)"
+               R"("tensor":true,"shape":[2],)") != std::string::npos);
+  CHECK(j.find(R"("table_of":"pad","fill":"peer_table")") != std::string::npos);
+  CHECK(j.find(R"("problems":[])") != std::string::npos);
+  CHECK(j.rfind(R"({"kernel":"k","world":2,"tiles":4,)", 0) == 0);
 }
