@@ -330,7 +330,8 @@ void Planner::planScalar(const ArgSpec &a, ArgBinding &pa) {
         fmt::format("scalar '{}' ({}) has no value and no default in the "
                     "source: give --scalar {}=V",
                     a.name, argKindName(a), a.name));
-  if (a.isIntScalar() && pa.scalar != std::floor(pa.scalar))
+  if (a.isIntScalar() &&
+      (pa.scalar != std::floor(pa.scalar) || std::fabs(pa.scalar) > 9.0e15))
     add(BindProblem::NotInteger, md.findArg(a.name),
         fmt::format("int scalar '{}' given {}", a.name, pa.scalar));
 }
@@ -469,6 +470,7 @@ Expected<bool> Planner::planComm() {
       });
   if (!tiles)
     return Failure{tiles.error()};
+  plan.gridTiles = *tiles;
   plan.tiles = std::max<int64_t>(*tiles, 1);
   for (size_t i = 0; i < md.args.size(); ++i) {
     ArgBinding &pa = plan.args[i];
@@ -497,6 +499,8 @@ void Planner::checkConstraints() {
   for (const SizeProblem &p : checkSizes(md, shapes, plan.tiles)) {
     if (!p.constraint) {
       add(BindProblem::SameSize, p.arg, p.why);
+      problems.back().same = p.same;
+      problems.back().actual = p.actual;
       continue;
     }
     const Constraint &c = *p.constraint;
@@ -506,6 +510,8 @@ void Planner::checkConstraints() {
                     c.param, formatShape(plan.args[p.arg].shape), c.dim,
                     p.actual, c.op, c.valueWith(plan.tiles),
                     c.isNumTiles() ? " (num_tiles)" : ""));
+    problems.back().constraint = &c;
+    problems.back().actual = p.actual;
   }
 }
 

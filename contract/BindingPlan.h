@@ -139,6 +139,11 @@ struct BindProblem {
   Kind kind;
   int arg = -1; ///< the argument, or -1
   std::string text;
+  /// Constraint and SameSize: the rule broken and the size the argument
+  /// has (SizeProblem's).
+  const dslc::contract::Constraint *constraint = nullptr;
+  const dslc::contract::SameSize *same = nullptr;
+  int64_t actual = 0;
 };
 /// "world", "unknown_name", "rank", "no_value", "not_integer", "no_size",
 /// "like_missing", "no_data", "collective", "comm", "constraint",
@@ -150,6 +155,7 @@ struct BindingPlan {
   int world = 1;
   std::vector<ArgBinding> args; ///< one per metadata.args
   int64_t tiles = 0;            ///< the grid's tile count (>= 1)
+  int64_t gridTiles = 0;        ///< the same, 0 for an empty grid
 
   std::vector<int> inputs() const;  ///< Fill::Seeded arguments
   std::vector<int> outputs() const; ///< outputs (checked)

@@ -556,22 +556,17 @@ dslcStatus dslcMetadataFillShape(const char *metadataPath, const char *name,
             fmt::format("kernel {}: world size {} and tile count {} for '{}'",
                         md.kernel, world, tiles, name));
     const ArgSpec &arg = md.args[i];
-    std::vector<int64_t> shape;
-    if (arg.role == Role::SignalPad) {
-      shape = dslc::contract::constrainedShape(md, i, world, tiles);
-    } else if (arg.role == Role::Scratch) {
-      dslc::contract::Expected<int64_t> bytes =
-          dslc::contract::llScratchBytes(md, i, world, tiles);
-      if (!bytes)
-        raise(ErrorCode::Metadata, bytes.error());
-      int64_t es = static_cast<int64_t>(dtypeSize(arg.dtype));
-      shape = {(*bytes + es - 1) / es};
-    } else {
+    if (arg.role != Role::SignalPad && arg.role != Role::Scratch)
       raise(ErrorCode::InvalidArgument,
             fmt::format("kernel {}: '{}' is a {}, not a signal pad or an LL "
                         "scratch (whose sizes the contract gives)",
                         md.kernel, name, roleName(arg.role)));
-    }
+    // the binding plan's shape (contract::commShape)
+    dslc::contract::Expected<std::vector<int64_t>> comm =
+        dslc::contract::commShape(md, i, world, tiles);
+    if (!comm)
+      raise(ErrorCode::Metadata, comm.error());
+    const std::vector<int64_t> &shape = *comm;
     if (static_cast<int>(shape.size()) > maxRank || !sizes)
       raise(ErrorCode::InvalidArgument,
             fmt::format("kernel {}: '{}' has rank {}, room for {} sizes given",

@@ -212,7 +212,7 @@ int dslcSizeBucket(int64_t count);
 dslcStatus dslcMetadataSpecializedSizes(const char *metadataPath, char *buf,
                                         size_t len);
 /* The shape a caller allocates for argument `name` of the kernel whose
- * metadata is at metadataPath, by the contract's rules (contract/Sizing.h)
+ * metadata is at metadataPath, by the binding plan (contract::commShape)
  * for worldSize ranks and a grid of numTiles tiles (dslcArgsNumTiles): a
  * signal pad constrainedShape, an LL scratch llScratchBytes as a rank-1
  * count of its dtype's elements. sizes holds maxRank entries; *rank

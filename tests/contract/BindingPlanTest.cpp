@@ -281,3 +281,26 @@ TEST_CASE("the request and the plan as JSON", "[binding]") {
   CHECK(j.find(R"("problems":[])") != std::string::npos);
   CHECK(j.rfind(R"({"kernel":"k","world":2,"tiles":4,)", 0) == 0);
 }
+
+TEST_CASE("a problem carries the rule it breaks", "[binding]") {
+  KernelMetadata md = everyRole();
+  md.constraints = {{"x", 0, "==", int64_t(512)}};
+  BindingRequest req;
+  req.world = 2;
+  req.shapes = {{"x", {1000}}, {"ws", {2, 1000}}, {"n", {7}}};
+  BindingResult r = planBindingProblems(md, req);
+  REQUIRE(r.problems.size() == 1);
+  const BindProblem &p = r.problems[0];
+  CHECK(p.kind == BindProblem::Constraint);
+  CHECK(p.constraint == &md.constraints[0]);
+  CHECK(p.actual == 1000);
+  CHECK(r.plan.args[p.arg].name == "x");
+  CHECK(r.plan.gridTiles == 4);
+  // an int scalar past 2^53 is no integer a double holds
+  md.constraints.clear();
+  req.shapes.erase("n");
+  req.scalars = {{"n", 1e16}};
+  r = planBindingProblems(md, req);
+  REQUIRE(r.problems.size() == 1);
+  CHECK(r.problems[0].kind == BindProblem::NotInteger);
+}
