@@ -444,7 +444,11 @@ void Planner::planData() {
       int like = md.findArg(a.like);
       if (like >= 0)
         pa.shape = plan.args[like].shape;
-      if (pa.shape.empty() && !isBound(a))
+      // (a `like` with a problem of its own is named once, by it)
+      bool named = std::any_of(
+          problems.begin(), problems.end(),
+          [&](const BindProblem &p) { return p.arg == like && like >= 0; });
+      if (pa.shape.empty() && !isBound(a) && !named)
         add(BindProblem::LikeMissing, static_cast<int>(i),
             fmt::format("output '{}' is shaped like '{}', which has no size",
                         a.name, a.like));

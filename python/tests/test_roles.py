@@ -481,9 +481,13 @@ class BindingPlanTest(unittest.TestCase):
     def test_problems_name_the_argument(self):
         plan = _capi.binding_plan(json.dumps(self.metadata()), {"world": 2})
         self.assertEqual([(p["kind"], p["arg"]) for p in plan["problems"]],
-                         [("no_size", "x"), ("like_missing", "out")])
+                         [("no_size", "x")])     # out: like x
         self.assertIn("input 'x' (float32, rank 1) has no size",
                       plan["problems"][0]["text"])
+        plan = _capi.binding_plan(self.metadata(),
+                                  {"world": 2, "bound": ["x"]})
+        self.assertEqual([(p["kind"], p["arg"]) for p in plan["problems"]],
+                         [("like_missing", "out")])
 
     def test_bad_metadata_and_requests_fail(self):
         with self.assertRaisesRegex(dslc.DslcError, "missing field 'format'"):
