@@ -1,31 +1,16 @@
 //===- BindingPlanTest.cpp - Every argument's binding decision ------------===//
 #include "contract/BindingPlan.h"
+#include "tests/contract/ArgBuilders.h"
 
 #include <catch2/catch.hpp>
 
 #include <set>
 
 using namespace dslc::contract;
+using dslc::contract::test::scalar;
+using dslc::contract::test::tensor;
 
 namespace {
-ArgSpec tensor(std::string name, DType t, int rank, Role role) {
-  ArgSpec a;
-  a.name = std::move(name);
-  a.dtype = t;
-  a.rank = rank;
-  a.role = role;
-  return a;
-}
-
-ArgSpec scalar(std::string name, DType t) {
-  ArgSpec a;
-  a.name = std::move(name);
-  a.kind = ArgSpec::Kind::Scalar;
-  a.dtype = t;
-  a.role = Role::Scalar;
-  return a;
-}
-
 /// One tensor of every role, a grid of blocks of 256 over x.
 KernelMetadata everyRole() {
   KernelMetadata md;
