@@ -1,6 +1,7 @@
 //===- CApi.cpp - C interface of the dslc runtime -------------------------===//
 #include "runtime/CApi.h"
 
+#include "contract/BindingPlan.h"
 #include "contract/Sizing.h"
 #include "contract/TuningCache.h"
 
@@ -555,28 +556,37 @@ dslcStatus dslcMetadataFillShape(const char *metadataPath, const char *name,
             fmt::format("kernel {}: world size {} and tile count {} for '{}'",
                         md.kernel, world, tiles, name));
     const ArgSpec &arg = md.args[i];
-    std::vector<int64_t> shape;
-    if (arg.role == Role::SignalPad) {
-      shape = dslc::contract::constrainedShape(md, i, world, tiles);
-    } else if (arg.role == Role::Scratch) {
-      dslc::contract::Expected<int64_t> bytes =
-          dslc::contract::llScratchBytes(md, i, world, tiles);
-      if (!bytes)
-        raise(ErrorCode::Metadata, bytes.error());
-      int64_t es = static_cast<int64_t>(dtypeSize(arg.dtype));
-      shape = {(*bytes + es - 1) / es};
-    } else {
+    if (arg.role != Role::SignalPad && arg.role != Role::Scratch)
       raise(ErrorCode::InvalidArgument,
             fmt::format("kernel {}: '{}' is a {}, not a signal pad or an LL "
                         "scratch (whose sizes the contract gives)",
                         md.kernel, name, roleName(arg.role)));
-    }
+    // the binding plan's shape (contract::commShape)
+    dslc::contract::Expected<std::vector<int64_t>> comm =
+        dslc::contract::commShape(md, i, world, tiles);
+    if (!comm)
+      raise(ErrorCode::Metadata, comm.error());
+    const std::vector<int64_t> &shape = *comm;
     if (static_cast<int>(shape.size()) > maxRank || !sizes)
       raise(ErrorCode::InvalidArgument,
             fmt::format("kernel {}: '{}' has rank {}, room for {} sizes given",
                         md.kernel, name, shape.size(), maxRank));
     std::copy(shape.begin(), shape.end(), sizes);
     *need(rank, "rank") = static_cast<int>(shape.size());
+  });
+}
+dslcStatus dslcBindingPlan(const char *metadataJson, const char *requestJson,
+                           char *buf, size_t len) {
+  return guard([&] {
+    KernelMetadata md =
+        parseMetadata(need(metadataJson, "metadataJson"), "<metadata text>");
+    dslc::contract::Expected<dslc::contract::BindingRequest> req =
+        dslc::contract::readBindingRequest(need(requestJson, "requestJson"));
+    if (!req)
+      raise(ErrorCode::InvalidArgument, req.error());
+    copyOut(dslc::contract::bindingResultJson(
+                dslc::contract::planBindingProblems(md, *req)),
+            need(buf, "buf"), len, "the binding plan");
   });
 }
 dslcStatus dslcTuningCacheHas(const char *cacheDir, const char *kernel,

@@ -212,7 +212,7 @@ int dslcSizeBucket(int64_t count);
 dslcStatus dslcMetadataSpecializedSizes(const char *metadataPath, char *buf,
                                         size_t len);
 /* The shape a caller allocates for argument `name` of the kernel whose
- * metadata is at metadataPath, by the contract's rules (contract/Sizing.h)
+ * metadata is at metadataPath, by the binding plan (contract::commShape)
  * for worldSize ranks and a grid of numTiles tiles (dslcArgsNumTiles): a
  * signal pad constrainedShape, an LL scratch llScratchBytes as a rank-1
  * count of its dtype's elements. sizes holds maxRank entries; *rank
@@ -221,6 +221,18 @@ dslcStatus dslcMetadataSpecializedSizes(const char *metadataPath, char *buf,
 dslcStatus dslcMetadataFillShape(const char *metadataPath, const char *name,
                                  int worldSize, int64_t numTiles,
                                  int64_t *sizes, int maxRank, int *rank);
+/* The binding plan (contract/BindingPlan.h, planBindingProblems) of the
+ * kernel whose metadata text (the JSON dslc writes beside the cubin) is
+ * metadataJson, for the request requestJson ({"world": W, "shapes": {name:
+ * [sizes]}, "scalars": {name: value}, "bound": [names], "from_data": bool,
+ * "collective": "all_reduce"}), as JSON into buf: every argument's role,
+ * dtype, shape, symmetric, fill and peer-table target, and the problems
+ * ({"kind", "arg", "text"}; none: the plan is whole). DSLC_ERROR_METADATA
+ * for metadata the contract rejects; DSLC_ERROR_INVALID_ARGUMENT for a bad
+ * request or when len bytes cannot hold the plan. Needs no GPU
+ * (docs/python.md, "The binding plan"). */
+dslcStatus dslcBindingPlan(const char *metadataJson, const char *requestJson,
+                           char *buf, size_t len);
 /* Whether the tuning cache in cacheDir (NULL or "": dslcCacheDir's rule)
  * holds a config for kernel `kernel` of the source with this sha256, for
  * worldSize ranks, dtype and the size bucket of count

@@ -10,26 +10,18 @@
 // (contract/Sizing.h). No GPU is needed: the unit tests check plans on
 // hand-written and dslc-compiled metadata.
 //
-//   role (metadata)   binding
-//   input             the data input (floating; exactly one)
-//   output            the data output (floating; exactly one)
-//   inout             a workspace: [world, N] (rank 2) or world * N
-//   signal_pad        contract::constrainedShape at the largest N's tiles
-//   peer_table of X   X's world_size peer addresses; X is symmetric
-//   scratch           contract::llScratchBytes at the largest N's tiles
-//   unused            a small zeroed buffer, sizes 1
-//   scalar            not bound by a collective (an error naming it)
-//
-// Shapes, with N the collective's total element count:
-//   all_reduce      input N, output N
-//   reduce_scatter  input N, output N / world (N a multiple of world)
-//   all_gather      input N / world, output N (N a multiple of world;
-//                   rank 1, or rank 2 [world, N / world])
+// The shapes are the contract's (contract::collectiveArgShape, with N the
+// collective's total element count; pads, tables and scratch
+// contract::commShape at the largest N's tiles). A collective binds one
+// floating data input and one output of its dtype, of rank 1 (an
+// all_gather's output also [world, N / world]), workspaces of rank 1 or 2,
+// and no scalars (an error naming them).
 //
 //===----------------------------------------------------------------------===//
 #ifndef DSLC_RUNTIME_COLLECTIVEPLAN_H
 #define DSLC_RUNTIME_COLLECTIVEPLAN_H
 
+#include "contract/BindingPlan.h"
 #include "runtime/Binding.h"
 #include "runtime/Metadata.h"
 
@@ -40,48 +32,31 @@
 
 namespace dslc::rt {
 
-enum class CollectiveKind { AllReduce, ReduceScatter, AllGather };
+// The collectives, their shapes and the per-argument decisions are the
+// contract's (contract/BindingPlan.h).
+using contract::CollectiveKind;
+using contract::collectiveName;
+using contract::CollectiveShape;
+using contract::parseCollective;
 
-/// "all_reduce", "reduce_scatter", "all_gather".
-const char *collectiveName(CollectiveKind c);
-/// Accepts those names, with '-' for '_' or without the separator.
-std::optional<CollectiveKind> parseCollective(const std::string &name);
-
-/// Element counts per rank of one call with `total` = N elements. Throws
-/// Error(InvalidArgument) when N < 1, or when reduce_scatter / all_gather
-/// get an N that is not a multiple of the world size.
-struct CollectiveShape {
-  int64_t total = 0;  ///< N
-  int64_t input = 0;  ///< elements of each rank's input
-  int64_t output = 0; ///< elements of each rank's output
-};
+/// contract::collectiveCounts; throws Error(InvalidArgument) when N < 1, or
+/// when reduce_scatter / all_gather get an N that is not a multiple of the
+/// world size.
 CollectiveShape collectiveShape(CollectiveKind c, int64_t n, int world);
 
-/// How a collective binds one argument (from its role, table above).
-enum class ArgRole {
-  Input,
-  Output,
-  Workspace,
-  SignalPad,
-  PeerTable,
-  PacketScratch,
-  Unused,
-};
-const char *argRoleName(ArgRole role);
-
-/// How one bindable argument is bound.
+/// How one bindable argument is bound: its role (Role::Output for
+/// outputs; inout is a workspace), dtype, rank, bytes per rank for the
+/// largest size, whether it is symmetric (marked, or the target of a peer
+/// table) and in the heap (symmetric ones, inputs, pads, scratch,
+/// workspaces, unused), and for a peer table the argument it lists.
 struct ArgPlan {
-  ArgRole role = ArgRole::Unused;
+  Role role = Role::Unused;
   DType dtype = DType::Float32;
   int rank = 0;
-  /// In the symmetric heap with a peer table (marked symmetric, or the
-  /// target of a peer table).
   bool symmetric = false;
-  /// Allocated in the symmetric heap (symmetric ones, inputs, pads,
-  /// scratch, workspaces, unused); the others are plain device memory.
   bool inHeap = false;
-  int tableOf = -1; ///< PeerTable: the argument whose peers it lists
-  size_t bytes = 0; ///< per rank, for the largest size
+  int tableOf = -1;
+  size_t bytes = 0;
 };
 
 struct CollectivePlan {
@@ -112,6 +87,14 @@ CollectivePlan planCollective(const KernelMetadata &md, CollectiveKind c,
 void bindCollective(BoundArgs &a, const CollectivePlan &plan, int64_t n,
                     const std::vector<void *> &local,
                     const std::vector<void *> &peers, int rank);
+
+/// The tensor a plan binds to argument `arg` of sizes `sizes`: local[arg]
+/// (and peers[arg] when the metadata marks it symmetric); a peer table
+/// peers[tableOf].
+TensorArg planTensor(const KernelMetadata &md, int arg, int tableOf,
+                     std::vector<int64_t> sizes,
+                     const std::vector<void *> &local,
+                     const std::vector<void *> &peers);
 
 } // namespace dslc::rt
 

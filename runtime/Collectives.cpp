@@ -404,12 +404,12 @@ void Collectives::setUp(Instance &inst, const DispatchChoice &c,
   std::vector<SymmetricBuffer> bufs(plan.args.size());
   for (size_t j = 0; j < plan.args.size(); ++j) {
     const ArgPlan &p = plan.args[j];
-    if (p.role == ArgRole::PeerTable ||
+    if (p.role == Role::PeerTable ||
         (static_cast<int>(j) == plan.output && !p.symmetric))
       continue;
-    if (p.role == ArgRole::Input || p.role == ArgRole::Output) {
+    if (p.role == Role::Input || p.role == Role::Output) {
       bufs[j] = heap_->alloc(p.bytes, 256);
-      (p.role == ArgRole::Input ? inst.inBuf : inst.outBuf) = bufs[j];
+      (p.role == Role::Input ? inst.inBuf : inst.outBuf) = bufs[j];
     } else {
       // Pads, scratch and workspaces start zeroed on every rank.
       bufs[j] = heap_->allocSignalPad(p.bytes);

@@ -2,6 +2,7 @@
 
 #include "compiler/Simulator/Binding.h"
 
+#include "contract/BindingPlan.h"
 #include "contract/Sizing.h"
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
@@ -77,8 +78,7 @@ bool collectiveFacts(Binding &binding, const ArgBinding &in,
   for (const ArgBinding &a : binding.args) {
     if (a.kind != ArgBinding::Kind::Tensor)
       continue;
-    moves |=
-        a.role == Role::Scratch || (a.role == Role::Workspace && a.symmetric);
+    moves |= a.role == Role::Scratch || (a.role == Role::InOut && a.symmetric);
     if (&a != &in && a.contractRole == contract::Role::Input)
       others += (others.empty() ? "'" : ", '") + a.name + "'";
   }
@@ -199,19 +199,18 @@ bool dslc::sim::chooseCollective(const std::string &requested,
 
 namespace {
 
-/// The simulator's buffer role for the compiler's parameter role.
+/// The buffer role of a parameter: its own, but unused tensors (filled
+/// with seeded values, as inputs) and a symmetric tensor's `X.peers` (a
+/// peer table).
 Role bufferRole(contract::Role role) {
   switch (role) {
-  case contract::Role::Output:
-    return Role::Output;
-  case contract::Role::InOut:
-    return Role::Workspace;
-  case contract::Role::Scratch:
-    return Role::Scratch;
-  case contract::Role::SignalPad:
-    return Role::Pad;
-  case contract::Role::PeerTable:
-  case contract::Role::Peers:
+  case Role::Output:
+  case Role::InOut:
+  case Role::Scratch:
+  case Role::SignalPad:
+  case Role::PeerTable:
+    return role;
+  case Role::Peers:
     return Role::PeerTable;
   default:
     return Role::Input;
@@ -238,13 +237,13 @@ private:
   void applySameSizes();
   void applyFixedSizes();
   bool sizeInputs(int64_t extent);
-  /// A scalar's value: --scalar, --size NAME=V, else the source's default.
-  bool bindScalar(ArgBinding &a);
   bool sizeOutput(size_t k, int64_t extent);
-  bool sizeGrid();
-  bool sizeScratch(ArgBinding &a);
-  bool sizeTheRest();
-  bool checkConstraints();
+  /// Pads, tables, scratch, scalar values, the grid's tiles and the size
+  /// checks: the contract's binding plan for the sizes chosen so far.
+  bool planTheRest();
+  /// The simulator's words for one of the plan's problems.
+  std::string problemText(const contract::BindingPlan &plan,
+                          const contract::BindProblem &p) const;
   ArgBinding *argOf(Value v);
   /// The index of `name` in the description's arguments (-1: not there,
   /// e.g. a symmetric tensor's `X.peers`).
@@ -410,35 +409,8 @@ void Binder::applyFixedSizes() {
   }
 }
 
-bool Binder::bindScalar(ArgBinding &a) {
-  bool isInt = a.kind == ArgBinding::Kind::IntScalar;
-  std::optional<double> v;
-  if (auto s = options.scalars.find(a.name); s != options.scalars.end())
-    v = s->second;
-  else if (options.sizes.count(a.name))
-    return true; // --size NAME=V, applied already
-  else if (int d = descArg(a.name); d >= 0)
-    v = desc.args[d].scalarDefault(); // the source's default
-  if (!v) {
-    error = "the " + std::string(isInt ? "int" : "float") + " parameter '" +
-            a.name + "' has no value and no default in the source: pass " +
-            "--scalar " + a.name + "=V";
-    return false;
-  }
-  if (isInt && (*v != std::floor(*v) || std::fabs(*v) > 9.0e15)) {
-    error = "--scalar " + a.name + "=" + std::to_string(*v) + ": '" + a.name +
-            "' is an int parameter";
-    return false;
-  }
-  a.floatValue = *v;
-  a.intValue = static_cast<int64_t>(*v);
-  return true;
-}
-
 bool Binder::sizeInputs(int64_t extent) {
   for (ArgBinding &a : binding.args) {
-    if (a.kind != ArgBinding::Kind::Tensor && !bindScalar(a))
-      return false;
     if (a.kind != ArgBinding::Kind::Tensor || a.role != Role::Input)
       continue;
     for (size_t d = 0; d < a.sizes.size(); ++d) {
@@ -467,9 +439,9 @@ bool Binder::sizeOutput(size_t k, int64_t extent) {
   if (!llvm::is_contained(a.sizes, int64_t(0)))
     return true;
   if (a.sizes.size() > 2) {
-    error = "the " + std::to_string(a.sizes.size()) + "-d " + roleName(a.role) +
-            " '" + a.name + "' needs its sizes: pass --size " + a.name +
-            "=AxBx...";
+    error = "the " + std::to_string(a.sizes.size()) + "-d " +
+            contract::dumpRoleName(a.role) + " '" + a.name +
+            "' needs its sizes: pass --size " + a.name + "=AxBx...";
     return false;
   }
   // The data it is made from: the collective's input, else N.
@@ -506,107 +478,77 @@ bool Binder::sizeOutput(size_t k, int64_t extent) {
   return true;
 }
 
-bool Binder::sizeGrid() {
-  contract::Expected<int64_t> tiles = contract::numTiles(
-      desc, [&](const GridExtent &g) -> contract::Expected<int64_t> {
-        std::string name = g.param ? *g.param : g.scalar.value_or("");
-        if (!index.count(name))
-          return contract::Failure{"the grid's extent '" + name +
-                                   "' is not a parameter"};
-        const ArgBinding &a = binding.args[index[name]];
-        return g.param ? a.sizes[g.dim] : a.intValue;
-      });
-  if (!tiles) {
-    error = tiles.error();
-    return false;
-  }
-  binding.numTiles = *tiles;
-  return true;
-}
-
-/// LL scratch: the contract's rule for the grid's tiles.
-bool Binder::sizeScratch(ArgBinding &a) {
-  if (a.sizes.size() != 1) {
-    error = "the " + std::to_string(a.sizes.size()) + "-d LL scratch '" +
-            a.name + "' needs its sizes: pass --size " + a.name + "=AxB...";
-    return false;
-  }
-  int d = descArg(a.name);
-  contract::Expected<int64_t> bytes =
-      d < 0
-          ? contract::Expected<int64_t>(
-                contract::Failure{"'" + a.name + "' is not a parameter"})
-          : contract::llScratchBytes(desc, d, int(worldSize), binding.numTiles);
-  if (!bytes) {
-    error = bytes.error();
-    return false;
-  }
-  int64_t eb = a.type.byteSize();
-  a.sizes[0] = std::max<int64_t>((*bytes + eb - 1) / eb, 1);
-  return true;
-}
-
-/// Pads, tables, scratch and whatever else is left: the constraints, else
-/// a row per tile and a column per rank.
-bool Binder::sizeTheRest() {
-  for (ArgBinding &a : binding.args) {
-    if (a.kind != ArgBinding::Kind::Tensor ||
-        !llvm::is_contained(a.sizes, int64_t(0)))
-      continue;
-    if (a.role == Role::PeerTable && a.sizes.size() == 1) {
-      a.sizes[0] = worldSize;
+bool Binder::planTheRest() {
+  contract::BindingRequest req;
+  req.world = int(worldSize);
+  req.scalars = options.scalars;
+  for (const ArgBinding &a : binding.args) {
+    if (descArg(a.name) < 0)
+      continue; // `X.peers`: sized below
+    if (a.kind != ArgBinding::Kind::Tensor) {
+      if (auto given = options.sizes.find(a.name); given != options.sizes.end())
+        req.shapes[a.name] = given->second; // --size NAME=V
       continue;
     }
-    if (a.role == Role::Scratch) {
-      if (!sizeScratch(a))
+    // A pad's or a scratch's sizes nothing fixed: the contract's.
+    if (llvm::is_contained(a.sizes, int64_t(0))) {
+      if (a.role == Role::Scratch && a.sizes.size() != 1) {
+        error = "the " + std::to_string(a.sizes.size()) + "-d LL scratch '" +
+                a.name + "' needs its sizes: pass --size " + a.name + "=AxB...";
         return false;
+      }
       continue;
     }
+    req.shapes[a.name] = a.sizes;
+  }
+  contract::BindingResult r = contract::planBindingProblems(desc, req);
+  if (!r.problems.empty()) {
+    error = problemText(r.plan, r.problems.front());
+    return false;
+  }
+  binding.numTiles = r.plan.gridTiles;
+  for (ArgBinding &a : binding.args) {
     int d = descArg(a.name);
-    std::vector<int64_t> shape =
-        d >= 0 ? contract::constrainedShape(desc, d, int(worldSize),
-                                            binding.numTiles)
-               : std::vector<int64_t>(a.sizes.size(), int64_t(worldSize));
-    for (size_t k = 0; k < a.sizes.size(); ++k)
-      if (a.sizes[k] == 0)
-        a.sizes[k] = shape[k];
+    if (d < 0) {
+      if (a.role == Role::PeerTable && a.sizes[0] == 0)
+        a.sizes[0] = worldSize;
+      continue;
+    }
+    const contract::ArgBinding &p = r.plan.args[d];
+    if (a.kind == ArgBinding::Kind::Tensor) {
+      a.sizes = p.shape;
+    } else {
+      a.floatValue = p.scalar;
+      a.intValue = static_cast<int64_t>(p.scalar);
+    }
   }
   return true;
 }
 
-bool Binder::checkConstraints() {
-  for (const Constraint &c : desc.constraints) {
-    if (!index.count(c.param))
-      continue;
-    const ArgBinding &a = binding.args[index[c.param]];
-    if (c.dim >= a.sizes.size())
-      continue;
-    int64_t have = a.sizes[c.dim];
-    if (!c.holds(have, binding.numTiles)) {
-      error = "'" + a.name + "' has size " + std::to_string(have) +
-              " in dimension " + std::to_string(c.dim) +
-              " but the kernel needs " + c.op + " " +
-              std::to_string(c.valueWith(binding.numTiles)) +
-              (c.isNumTiles() ? " (num_tiles)" : "");
-      return false;
-    }
+std::string Binder::problemText(const contract::BindingPlan &plan,
+                                const contract::BindProblem &p) const {
+  using contract::BindProblem;
+  const contract::ArgBinding *a = p.arg >= 0 ? &plan.args[p.arg] : nullptr;
+  switch (p.kind) {
+  case BindProblem::NoValue:
+    return "the " +
+           std::string(desc.args[p.arg].isIntScalar() ? "int" : "float") +
+           " parameter '" + a->name +
+           "' has no value and no default in the source: pass --scalar " +
+           a->name + "=V";
+  case BindProblem::NotInteger:
+    return "--scalar " + a->name + "=" + std::to_string(a->scalar) + ": '" +
+           a->name + "' is an int parameter";
+  case BindProblem::Constraint: {
+    const Constraint &c = *p.constraint;
+    return "'" + a->name + "' has size " + std::to_string(p.actual) +
+           " in dimension " + std::to_string(c.dim) + " but the kernel needs " +
+           c.op + " " + std::to_string(c.valueWith(plan.tiles)) +
+           (c.isNumTiles() ? " (num_tiles)" : "");
   }
-  // Dimensions one tile indexes must agree (the runtime checks the same at
-  // launch): a mismatch would read or write masked tails silently.
-  for (const contract::SameSize &s : desc.sameSizes) {
-    if (!index.count(s.param) || !index.count(s.as))
-      continue;
-    const ArgBinding &a = binding.args[index[s.param]];
-    const ArgBinding &b = binding.args[index[s.as]];
-    if (s.dim >= a.sizes.size() || s.asDim >= b.sizes.size())
-      continue;
-    std::string why = s.problem(a.sizes[s.dim], b.sizes[s.asDim]);
-    if (!why.empty()) {
-      error = why;
-      return false;
-    }
+  default:
+    return p.text;
   }
-  return true;
 }
 
 bool Binder::run() {
@@ -629,14 +571,11 @@ bool Binder::run() {
   for (size_t k = 0; k < binding.args.size(); ++k) {
     const ArgBinding &a = binding.args[k];
     if (a.kind == ArgBinding::Kind::Tensor &&
-        (a.role == Role::Output || a.role == Role::Workspace) &&
+        (a.role == Role::Output || a.role == Role::InOut) &&
         !sizeOutput(k, extent))
       return false;
   }
-  for (ArgBinding &a : binding.args)
-    if (a.role == Role::PeerTable && a.sizes[0] == 0)
-      a.sizes[0] = worldSize;
-  return sizeGrid() && sizeTheRest() && checkConstraints();
+  return planTheRest();
 }
 
 } // namespace

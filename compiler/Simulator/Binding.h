@@ -35,9 +35,14 @@
 // num_tiles`), then N (--size N or the default) for dimension 0 of inputs.
 // Outputs and workspaces nothing sizes get [N] (1-d) or [world size, N]
 // (2-d), a 1-d result of a reduce-scatter N / world size (N must be a
-// multiple of it), of an all-gather world size x N. Pad dimensions nothing
-// fixes get num_tiles (dimension 0) or the world size; int scalars need
-// --size NAME=V. The grid: floor((extent + add) / div) per dimension.
+// multiple of it), of an all-gather world size x N. With those shapes the
+// contract's binding plan (contract/BindingPlan.h, planBindingProblems)
+// decides the rest, as for the harness and the runtime: signal pads
+// (contract::constrainedShape), peer tables ([world size]), LL scratch
+// (llScratchBytes; --size wins for a pad or a scratch), scalar values
+// (--scalar, --size NAME=V, else the source's default), the grid's tile
+// count and the constraint and same_sizes checks; its problems are worded
+// here. The grid: floor((extent + add) / div) per dimension.
 // The default N: 3.5 tiles of the grid's first dimension, of the tensor it
 // runs over (N = 3.5 tiles x div - add for a grid over ceil(N / W), world
 // size x 3.5 tiles for one over a reduce-scatter's output).

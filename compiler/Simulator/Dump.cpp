@@ -2,13 +2,11 @@
 
 #include "compiler/Simulator/Dump.h"
 
-#include "compiler/Simulator/NpyFormat.h"
 #include "contract/AtomicFile.h"
+#include "contract/NpyFormat.h"
 
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
 
 using namespace dslc;
 using namespace dslc::sim;
@@ -49,48 +47,29 @@ std::string npyFile(const ElemType &type, const std::vector<int64_t> &sizes,
 bool Dumper::writeManifest(const std::string &kernel, const Binding &binding,
                            unsigned worldSize, int64_t calls, uint64_t seed,
                            const std::string &reference, std::string &error) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvm::json::OStream j(os, 2);
-  j.object([&] {
-    j.attribute("format", "dslc-simulation");
-    j.attribute("version", int64_t(2));
-    j.attribute("kernel", kernel);
-    j.attribute("seed", int64_t(seed));
-    j.attribute("world_size", int64_t(worldSize));
-    j.attribute("launches", calls);
-    j.attribute("reference", reference);
-    j.attribute("files",
-                "r<RANK>.c<LAUNCH>.<NAME>.npy (inputs), "
-                "r<RANK>.c<LAUNCH>.<NAME>.out.npy (outputs): numpy .npy "
-                "files; bfloat16 and float8 elements are raw bits ('<u2', "
-                "'|u1': torch.from_numpy(a).view(torch.bfloat16))");
-    j.attributeArray("params", [&] {
-      for (const ArgBinding &a : binding.args)
-        j.object([&] {
-          j.attribute("name", a.name);
-          if (a.kind != ArgBinding::Kind::Tensor) {
-            j.attribute("kind", "scalar");
-            if (a.kind == ArgBinding::Kind::IntScalar)
-              j.attribute("value", a.intValue);
-            else
-              j.attribute("value", a.floatValue);
-            return;
-          }
-          j.attribute("kind", "tensor");
-          j.attribute("role", roleName(a.role));
-          j.attribute("dtype", a.type.name());
-          j.attributeArray("sizes", [&] {
-            for (int64_t s : a.sizes)
-              j.value(s);
-          });
-          if (!a.tableOf.empty())
-            j.attribute("table_of", a.tableOf);
-        });
-    });
-  });
-  os << "\n";
-  return writeFile("manifest.json", text, error);
+  contract::DumpManifest m;
+  m.kernel = kernel;
+  m.seed = seed;
+  m.worldSize = static_cast<int>(worldSize);
+  m.launches = calls;
+  m.reference = reference;
+  for (const ArgBinding &a : binding.args) {
+    contract::DumpParam p;
+    p.name = a.name;
+    if (a.kind != ArgBinding::Kind::Tensor) {
+      p.role = Role::Scalar;
+      p.isFloatScalar = a.kind == ArgBinding::Kind::FloatScalar;
+      p.intValue = a.intValue;
+      p.floatValue = a.floatValue;
+    } else {
+      p.role = a.role;
+      p.dtypeName = a.type.name();
+      p.sizes = a.sizes;
+      p.tableOf = a.tableOf;
+    }
+    m.params.push_back(std::move(p));
+  }
+  return writeFile("manifest.json", contract::manifestJson(m), error);
 }
 
 bool Dumper::writeInputs(const Binding &binding, const Inputs &inputs,
@@ -103,8 +82,7 @@ bool Dumper::writeInputs(const Binding &binding, const Inputs &inputs,
         if (a.kind != ArgBinding::Kind::Tensor || a.role != Role::Input)
           continue;
         const InputData &d = inputs.get(c, r, k);
-        if (!writeFile("r" + std::to_string(r) + ".c" + std::to_string(c) +
-                           "." + a.name + ".npy",
+        if (!writeFile(contract::dumpInputFile(int(r), c, a.name),
                        npyFile(a.type, a.sizes, d.f, d.i), error))
           return false;
       }
@@ -113,8 +91,7 @@ bool Dumper::writeInputs(const Binding &binding, const Inputs &inputs,
 
 bool Dumper::writeOutput(const Buffer &buffer, int64_t call,
                          std::string &error) {
-  return writeFile("r" + std::to_string(buffer.rank) + ".c" +
-                       std::to_string(call) + "." + buffer.name + ".out.npy",
-                   npyFile(buffer.type, buffer.sizes, buffer.f, buffer.i),
-                   error);
+  return writeFile(
+      contract::dumpOutputFile(int(buffer.rank), call, buffer.name),
+      npyFile(buffer.type, buffer.sizes, buffer.f, buffer.i), error);
 }

@@ -3,10 +3,11 @@
 // --dump-dir DIR writes, per launch and rank, every input
 // (`r<R>.c<K>.<name>.npy`) and every output of the first schedule
 // (`r<R>.c<K>.<name>.out.npy`) as .npy files of the bytes the GPU holds
-// (NpyFormat.h), plus `manifest.json` (format version 2: kernel, seed,
-// world size, launches, and each parameter's role, dtype and sizes), so the
-// same inputs can be fed to the GPU and its outputs compared, or loaded
-// with numpy and torch.
+// (contract/NpyFormat.h), plus `manifest.json` (format version 2: kernel,
+// seed, world size, launches, and each parameter's role, dtype and sizes),
+// so the same inputs can be fed to the GPU and its outputs compared, or
+// loaded with numpy and torch. The schema and its writer are the
+// contract's (contract/SimulationDump.h).
 //
 //===----------------------------------------------------------------------===//
 

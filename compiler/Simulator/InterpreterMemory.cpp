@@ -44,7 +44,7 @@ void Interpreter::noteDataAccess(Task &task, Operation &op) {
 
 void Interpreter::checkRaces(Task &task, Operation &op, Buffer &b,
                              const std::vector<int64_t> &indices, bool write) {
-  if (b.role == Role::Pad || b.role == Role::PeerTable)
+  if (b.role == Role::SignalPad || b.role == Role::PeerTable)
     return; // atomics and host-written tables
   std::vector<std::pair<int64_t, int64_t>> runs;
   for (int64_t idx : indices) {
@@ -209,8 +209,8 @@ void Interpreter::storeIndices(Task &task, Operation &op, const RefVal &ref,
       store.i.push_back(wrapInt(
           b.type, value.type.isFloat() ? int64_t(value.f[k]) : value.i[k]));
   }
-  bool data = b.role == Role::Input || b.role == Role::Output ||
-              b.role == Role::Workspace;
+  bool data =
+      b.role == Role::Input || b.role == Role::Output || b.role == Role::InOut;
   if (world.relaxedStores && data)
     task.pendingStores.push_back(std::move(store));
   else
@@ -373,8 +373,7 @@ Interpreter::Outcome Interpreter::execView(Task &task, Operation &op) {
     want *= ref->sizes.back();
     sizes += (sizes.empty() ? "" : "x") + std::to_string(ref->sizes.back());
   }
-  if (llvm::any_of(ref->sizes, [](int64_t s) { return s < 0; }) ||
-      want > have)
+  if (llvm::any_of(ref->sizes, [](int64_t s) { return s < 0; }) || want > have)
     return fail(task, op,
                 "a view of '" + from.buffer->name + "' as " + sizes +
                     " holds more elements than the tensor's " +

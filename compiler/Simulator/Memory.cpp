@@ -10,24 +10,6 @@ using namespace dslc::sim;
 /// in the next 16, the byte offset in the low 32.
 static constexpr uint64_t kAddressTag = 0xd51cull << 48;
 
-const char *dslc::sim::roleName(Role role) {
-  switch (role) {
-  case Role::Input:
-    return "input";
-  case Role::Output:
-    return "output";
-  case Role::Pad:
-    return "signal pad";
-  case Role::PeerTable:
-    return "peer table";
-  case Role::Scratch:
-    return "LL scratch";
-  case Role::Workspace:
-    return "workspace";
-  }
-  return "buffer";
-}
-
 Buffer &Heap::allocate(unsigned rank, const std::string &name, Role role,
                        ElemType type, std::vector<int64_t> sizes) {
   auto b = std::make_unique<Buffer>();

@@ -11,6 +11,8 @@
 #define DSLC_COMPILER_SIMULATOR_MEMORY_H
 
 #include "compiler/Simulator/Numerics.h"
+#include "contract/Metadata.h"
+#include "contract/SimulationDump.h"
 
 #include <map>
 #include <memory>
@@ -20,21 +22,19 @@
 
 namespace dslc::sim {
 
-/// What a buffer is for; decides how it is filled and checked.
-enum class Role {
-  Input,     ///< Filled by the host before each launch (seeded values).
-  Output,    ///< Poisoned before each launch (elements not yet written by
-             ///< that launch); reads of unwritten elements are reported.
-  Pad,       ///< Signal pad: zeroed once, kept across launches.
-  PeerTable, ///< u64 addresses of one buffer on every rank.
-  Scratch,   ///< LL-packet scratch (hl.ll_put/hl.ll_get): zeroed once,
-             ///< kept across launches, accessed as bytes.
-  Workspace, ///< A floating tensor the kernel reads and writes (access
-             ///< "readwrite", e.g. a staging buffer): poisoned once, kept
-             ///< across launches, never refilled or checked.
-};
-
-const char *roleName(Role role);
+/// What a buffer is for, which decides how it is filled and checked: the
+/// contract's Role (contract::dumpRoleName spells it in messages and dumps):
+///   Input      filled by the host before each launch (seeded values);
+///   Output     poisoned before each launch (elements not yet written by
+///              that launch); reads of unwritten elements are reported;
+///   SignalPad  zeroed once, kept across launches;
+///   PeerTable  u64 addresses of one buffer on every rank;
+///   Scratch    LL-packet scratch (hl.ll_put/hl.ll_get): zeroed once, kept
+///              across launches, accessed as bytes;
+///   InOut      a workspace, a floating tensor the kernel reads and writes
+///              (e.g. a staging buffer): poisoned once, kept across
+///              launches, never refilled or checked.
+using contract::Role;
 
 /// What outputs and integer buffers hold before the kernel writes them
 /// (floats: NaN), wrapped to the element type.

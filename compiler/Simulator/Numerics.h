@@ -7,7 +7,10 @@
 // nearest even, integers wrap to their width. The fp8 storage types
 // (f8E4M3FN, f8E5M2) round from f32 as PTX's cvt.rn.satfinite does: to
 // nearest even, magnitudes beyond the largest finite value (448, 57344;
-// infinities too) saturate to it, NaN stays NaN.
+// infinities too) saturate to it, NaN stays NaN. The codecs are the
+// contract's (contract/Numerics.h); the simulator's own NaN rules: it keeps
+// a computed NaN as it is, holds a NaN read from f16 or fp8 memory as
+// std::nan(""), and writes every f16 NaN as 0x7e00.
 //
 //===----------------------------------------------------------------------===//
 

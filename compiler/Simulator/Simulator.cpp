@@ -77,7 +77,8 @@ void allocate(World &world, const Binding &binding) {
     for (const ArgBinding &a : binding.args)
       if (a.kind == ArgBinding::Kind::Tensor) {
         Buffer &b = world.heap.allocate(r, a.name, a.role, a.type, a.sizes);
-        if (!b.isFloat() && a.role != Role::Pad && a.role != Role::Scratch)
+        if (!b.isFloat() && a.role != Role::SignalPad &&
+            a.role != Role::Scratch)
           std::fill(b.i.begin(), b.i.end(), wrapInt(b.type, kPoisonInt));
       }
   world.epochs.assign(world.worldSize,
@@ -166,7 +167,7 @@ void printBinding(std::ostream &out, const KernelDescription &desc,
       out << "scalar " << a.floatValue << "\n";
       continue;
     }
-    out << roleName(a.role) << " " << a.type.name() << "[";
+    out << contract::dumpRoleName(a.role) << " " << a.type.name() << "[";
     for (size_t k = 0; k < a.sizes.size(); ++k)
       out << (k ? "x" : "") << a.sizes[k];
     out << "]" << (a.tableOf.empty() ? "" : " of " + a.tableOf)

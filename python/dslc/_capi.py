@@ -118,6 +118,7 @@ FUNCTIONS = {
     "dslcMetadataSpecializedSizes": (Status, [c_char_p, c_char_p, c_size_t]),
     "dslcMetadataFillShape": (Status, [c_char_p, c_char_p, c_int, c_int64,
                                        P(c_int64), c_int, P(c_int)]),
+    "dslcBindingPlan": (Status, [c_char_p, c_char_p, c_char_p, c_size_t]),
     "dslcTuningCacheHas": (Status, [c_char_p, c_char_p, c_char_p, c_int,
                                     c_char_p, c_int64, P(c_int)]),
 }
@@ -287,6 +288,28 @@ def fill_shape(metadata_path, name, world, num_tiles):
     call("dslcMetadataFillShape", metadata_path.encode(), name.encode(),
          int(world), int(num_tiles), sizes, 8, ctypes.byref(rank))
     return tuple(sizes[i] for i in range(rank.value))
+
+
+def binding_plan(metadata, request):
+    """The contract's binding plan (dslcBindingPlan) of the kernel whose
+    metadata is `metadata` (the dict dslc writes beside the cubin, or its
+    text) for `request` ({"world", "shapes", "scalars", "bound",
+    "from_data", "collective"}): {"args": [{"name", "role", "shape",
+    "symmetric", "fill", "table_of", ...}], "problems": [{"kind", "arg",
+    "text"}], ...}."""
+    import json
+    text = metadata if isinstance(metadata, str) else json.dumps(metadata)
+    req = json.dumps(request).encode()
+    size = 1 << 16
+    while True:
+        buf = ctypes.create_string_buffer(size)
+        rc = load().dslcBindingPlan(text.encode(), req, buf, size)
+        if rc == STATUS["DSLC_ERROR_INVALID_ARGUMENT"] and size < (1 << 26) \
+                and last_error().startswith("the binding plan need"):
+            size *= 16          # a kernel with very many arguments
+            continue
+        check(rc, "dslc: the binding plan")
+        return json.loads(buf.value)
 
 
 def tuning_cache_has(cache, kernel, sha256, world, dtype, count):

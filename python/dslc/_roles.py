@@ -4,35 +4,36 @@ package allocates the ones the caller leaves out (docs/python.md,
 
 The roles are the metadata's: dslc decides every parameter's role once
 (docs/kernel-abi.md, "Roles") and writes it as "role"; nothing here guesses
-one. Signal pads and LL scratch take the contract's sizes (contract/Sizing.h,
-through the runtime's dslcArgsFillShape: the caller passes them in);
-workspaces and collective outputs the collective plan's
-(runtime/CollectivePlan.h). Nothing here touches a GPU.
+one. How every argument is bound (shape, symmetric, zeroed once, peer table,
+outputs per call, collective shapes, what cannot be bound) is the contract's
+binding plan (contract/BindingPlan.h), asked through the runtime's one C API
+call dslcBindingPlan (_capi.binding_plan); signal pads and LL scratch take
+the shapes the caller passes in (contract_shape: the contract's, through
+dslcMetadataFillShape). Here: the package's names for the contract's roles
+and its wording of the plan's problems. Nothing here touches a GPU.
 """
 
+from . import _capi
 from .errors import InvalidArgumentError
 
 INPUT, OUTPUT, WORKSPACE = "input", "output", "workspace"
 SIGNAL_PAD, PEER_TABLE, SCRATCH = "signal_pad", "peer_table", "scratch"
 UNUSED, SCALAR = "unused", "scalar"
 
-_ROLE_SPELLINGS = {
-    "input": INPUT, "data input": INPUT, "output": OUTPUT, "inout": WORKSPACE,
-    "data output": OUTPUT, "workspace": WORKSPACE, "signal pad": SIGNAL_PAD,
-    "pad": SIGNAL_PAD, "peer table": PEER_TABLE, "table": PEER_TABLE,
-    "scratch": SCRATCH, "packet scratch": SCRATCH, "ll scratch": SCRATCH,
-    "unused": UNUSED, "none": UNUSED, "scalar": SCALAR,
-}
+# The contract's role names (contract::roleName) -> the package's.
+_ROLES = {"input": INPUT, "output": OUTPUT, "inout": WORKSPACE,
+          "signal_pad": SIGNAL_PAD, "peer_table": PEER_TABLE,
+          "scratch": SCRATCH, "unused": UNUSED, "scalar": SCALAR}
 FLOATING = ("bfloat16", "float16", "float32", "float64")
 
 
 def normalize_role(text, where):
-    key = str(text).strip().lower().replace("_", " ").replace("-", " ")
-    if key not in _ROLE_SPELLINGS:
+    """The package's name of the contract's role `text`."""
+    if text not in _ROLES:
         raise InvalidArgumentError(
             f"{where}: unknown role '{text}' (known: "
-            f"{', '.join(sorted(set(_ROLE_SPELLINGS.values())))})")
-    return _ROLE_SPELLINGS[key]
+            f"{', '.join(sorted(_ROLES))})")
+    return _ROLES[text]
 
 
 class Arg:
@@ -123,85 +124,78 @@ class Fill:
                 f"zero={self.zero}, table_of={self.table_of})")
 
 
-def collective_output_shape(collective, n_in, world, rank):
-    """Output shape of a collective on an input of n_in elements."""
-    if collective == "all_reduce":
-        return (n_in,)
-    if collective == "reduce_scatter":
-        if n_in % world:
-            raise InvalidArgumentError(
-                f"reduce_scatter: size {n_in} is not a multiple of the world "
-                f"size {world}")
-        return (n_in // world,)
-    if collective == "all_gather":
-        return (world, n_in) if rank == 2 else (world * n_in,)
-    raise InvalidArgumentError(f"unknown collective '{collective}'")
+# The plan's problems the package reports itself (as it words them); the
+# others (constraints, ranks, names) the runtime's dslcArgsCheck reports.
+_REPORTED = ("no_value", "no_size", "like_missing", "no_data", "collective")
+
+
+def _problem(where, arg, p):
+    """InvalidArgumentError for the plan's problem p on `arg`."""
+    miss = f"{where}: parameter '{arg.name}'"
+    kind = p["kind"]
+    if kind == "no_value":
+        article = "an" if arg.kind == "int" else "a"
+        return InvalidArgumentError(f"{miss} ({article} {arg.kind} scalar) "
+                                    f"was not passed and has no default in "
+                                    f"the source")
+    if kind == "no_size" and arg.role == INPUT:
+        return InvalidArgumentError(f"{miss} (the kernel's input) was not "
+                                    f"passed")
+    if kind == "no_size" and arg.role == OUTPUT:
+        return InvalidArgumentError(
+            f"{miss} is an output whose shape the metadata does not give: "
+            f"pass it, or say dslc.kernel(..., collective=...)")
+    if kind == "like_missing":
+        return InvalidArgumentError(f"{miss} is shaped like '{arg.like}', "
+                                    f"which was not passed")
+    if kind == "no_data":
+        return InvalidArgumentError(
+            f"{miss} ({arg.role}) is sized from the data input, and no "
+            f"floating tensor was passed")
+    return InvalidArgumentError(f"{where}: {p['text']}")
 
 
 def plan_fills(md, world, given, contract_shape=None, collective=None):
     """How to fill every bindable argument missing from `given` (name ->
-    shape of what the caller passed). contract_shape(name): the shape the
-    contract gives a signal pad or an LL scratch for the bound arguments
-    (the runtime's dslcArgsFillShape; None: not known yet, those are left
-    out and the call repeated with it). Raises InvalidArgumentError naming
-    the argument when one cannot be filled."""
+    shape of what the caller passed; () for a scalar or a handle): the
+    contract's binding plan for those shapes. contract_shape(name): the
+    shape of a signal pad or an LL scratch for the bound arguments (the
+    runtime's dslcMetadataFillShape; None: not known yet, those are left out
+    and the call repeated with it). Raises InvalidArgumentError naming the
+    argument when one cannot be filled."""
     where = f"kernel {md.get('kernel', '?')}"
     args = bindable_args(md)
-    inputs = [a for a in args if a.role == INPUT and a.name in given]
-    data = inputs[0] if inputs else next(
-        (a for a in args if a.name in given and a.dtype in FLOATING), None)
-    n = None
-    if data is not None:
-        n = 1
-        for s in given[data.name]:
-            n *= int(s)
-    fills = []
+    shapes = {n: list(s) for n, s in given.items() if s}
+    bound = [n for n, s in given.items() if not s]
     for a in args:
-        if a.name in given:
-            continue
-        miss = f"{where}: parameter '{a.name}'"
-        if a.role == SCALAR:
-            if a.default is not None:
-                continue        # the caller binds the source's default
-            article = "an" if a.kind == "int" else "a"
-            raise InvalidArgumentError(f"{miss} ({article} {a.kind} scalar) "
-                                       f"was not passed and has no default "
-                                       f"in the source")
-        if a.role == INPUT:
-            raise InvalidArgumentError(f"{miss} (the kernel's input) was not "
-                                       f"passed")
-        if a.role == PEER_TABLE:
-            fills.append(Fill(a, table_of=a.table_of))
-            continue
-        if a.role == UNUSED:
-            fills.append(Fill(a, shape=(1,) * a.rank, zero=True))
-            continue
-        if a.role in (SIGNAL_PAD, SCRATCH):
-            if contract_shape is not None:
-                fills.append(Fill(a, tuple(contract_shape(a.name)),
-                                  symmetric=True, zero=True))
-            continue
-        if n is None:
-            raise InvalidArgumentError(
-                f"{miss} ({a.role}) is sized from the data input, and no "
-                f"floating tensor was passed")
-        if a.role == WORKSPACE:
-            shape = (world, n) if a.rank == 2 else (world * n,)
-            fills.append(Fill(a, shape, symmetric=a.needs_symmetric,
-                              zero=True))
-        elif a.role == OUTPUT:
-            if a.like is not None:
-                if a.like not in given:
-                    raise InvalidArgumentError(
-                        f"{miss} is shaped like '{a.like}', which was not "
-                        f"passed")
-                shape = tuple(given[a.like])
-            elif collective is not None:
-                shape = collective_output_shape(collective, n, world, a.rank)
+        if a.role in (SIGNAL_PAD, SCRATCH) and a.name not in given:
+            if contract_shape is None:
+                bound.append(a.name)
             else:
-                raise InvalidArgumentError(
-                    f"{miss} is an output whose shape the metadata does not "
-                    f"give: pass it, or say dslc.kernel(..., collective=...)")
-            fills.append(Fill(a, shape, symmetric=a.needs_symmetric,
-                              per_call=True))
+                shapes[a.name] = list(contract_shape(a.name))
+    plan = _capi.binding_plan(md, {
+        "world": int(world), "shapes": shapes, "bound": bound,
+        "from_data": True, "collective": collective})
+    by_name = {a.name: a for a in args}
+    order = {a.name: i for i, a in enumerate(args)}
+    reported = sorted((p for p in plan["problems"]
+                       if p["kind"] in _REPORTED and p["arg"] in by_name),
+                      key=lambda p: order[p["arg"]])
+    if reported:
+        raise _problem(where, by_name[reported[0]["arg"]], reported[0])
+    fills = []
+    for b in plan["args"]:
+        a = by_name.get(b["name"])
+        if a is None or a.name in given or a.role in (INPUT, SCALAR):
+            continue
+        if a.role == PEER_TABLE:
+            fills.append(Fill(a, table_of=b["table_of"]))
+        elif a.role in (SIGNAL_PAD, SCRATCH) and contract_shape is None:
+            continue
+        else:
+            # pads and scratch: always in symmetric memory (the plan's heap)
+            fills.append(Fill(
+                a, tuple(b["shape"]),
+                symmetric=b["symmetric"] or a.role in (SIGNAL_PAD, SCRATCH),
+                zero=b["fill"] == "zero_once", per_call=b["fill"] == "poison"))
     return fills

@@ -14,6 +14,11 @@ from dslc import _capi, _roles
 from dslc.errors import InvalidArgumentError
 
 
+NEEDS_RUNTIME = unittest.skipIf(
+    _support.runtime_library() is None,
+    "SKIPPED: the dslc runtime (whose dslcBindingPlan plans) is not built")
+
+
 def example_metadata(name, world=2, rank=0, **specs):
     md, _ = example_with_path(name, world, rank, **specs)
     return md
@@ -40,8 +45,9 @@ def by_name(fills):
     return {f.name: f for f in fills}
 
 
-@unittest.skipIf(_support.compiler() is None,
-                 "SKIPPED: the dslc compiler is not built")
+@unittest.skipIf(_support.compiler() is None or
+                 _support.runtime_library() is None,
+                 "SKIPPED: the dslc compiler or runtime is not built")
 class ExampleRolesTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -171,13 +177,44 @@ class ExampleRolesTest(unittest.TestCase):
             _roles.plan_fills(md, 2, {}, fixed((1, 2)))
 
 
+def abi_of(args):
+    """The ABI slots dslc writes for these parameters and outputs: a value,
+    or an address, its sizes and (symmetric) its peers, then the hidden
+    slots."""
+    abi = []
+    for a in args:
+        name, role = a.get("name"), a.get("role", "output")
+        if role == "constexpr":
+            continue
+        if role == "scalar":
+            abi.append({"name": name, "kind": "scalar", "param": name,
+                        "type": "i64" if a.get("dtype") == "int64" else "f32"})
+            continue
+        abi.append({"name": name, "type": "ptr", "kind": "data",
+                    "param": name})
+        abi += [{"name": f"{name}.size{d}", "type": "i64", "kind": "size",
+                 "param": name, "dim": d} for d in range(a.get("rank", 0))]
+        if a.get("symmetric"):
+            abi.append({"name": f"{name}.peers", "type": "ptr",
+                        "kind": "peers", "param": name})
+    return abi + [{"name": "__dslc_timeout_ns", "type": "i64",
+                   "kind": "timeout"},
+                  {"name": "__dslc_error", "type": "ptr", "kind": "error"},
+                  {"name": "__dslc_state", "type": "ptr", "kind": "state"}]
+
+
 def handmade(params, outputs=()):
-    return {"kernel": "k", "grid": {"tiles": [{"extent": {"const": 1},
-                                               "block": 256}]},
-            "params": params, "outputs": list(outputs)}
+    """Metadata as dslc writes it (the contract's reader takes it whole)
+    for these parameters and outputs."""
+    return {"format": "dslc-kernel", "version": 2, "kernel": "k",
+            "entry": "k", "num_warps": 8,
+            "grid": {"tiles": [{"extent": {"const": 1}, "block": 256}]},
+            "params": params, "outputs": list(outputs),
+            "abi": abi_of(list(params) + list(outputs))}
 
 
 class HandMadeRolesTest(unittest.TestCase):
+    @NEEDS_RUNTIME
     def test_roles_come_from_the_metadata(self):
         md = handmade([
             {"name": "buf", "dtype": "float32", "rank": 1,
@@ -185,7 +222,8 @@ class HandMadeRolesTest(unittest.TestCase):
             {"name": "flags", "dtype": "int32", "rank": 1,
              "access": "readwrite", "role": "signal_pad"},
             {"name": "ws", "dtype": "int64", "rank": 1,
-             "access": "readwrite", "role": "scratch", "symmetric": True},
+             "access": "readwrite", "role": "scratch", "symmetric": True,
+             "packets": {"puts": 1, "tile_bytes": 256}},
             {"name": "stage", "dtype": "float32", "rank": 1,
              "access": "readwrite", "role": "inout"},
             {"name": "n", "dtype": "int64", "role": "scalar"},
@@ -205,6 +243,7 @@ class HandMadeRolesTest(unittest.TestCase):
         self.assertTrue(f["ws"].symmetric and f["ws"].zero)
         self.assertEqual(f["stage"].shape, (200,))
 
+    @NEEDS_RUNTIME
     def test_scalar_defaults_from_the_metadata(self):
         """Issue 25: a scalar the caller leaves out takes the source's
         default (metadata "value"); without one it is an error."""
@@ -250,6 +289,7 @@ class HandMadeRolesTest(unittest.TestCase):
                                     "'t' is the peer table of 'nope'"):
             _roles.bindable_args(md)
 
+    @NEEDS_RUNTIME
     def test_inputs_and_scalars_must_be_passed(self):
         md = handmade([
             {"name": "x", "role": "input", "dtype": "float32", "rank": 1,
@@ -336,6 +376,7 @@ def instance_for(md):
 
 
 class ImplicitPadTest(unittest.TestCase):
+    @NEEDS_RUNTIME
     def test_implicit_pad_is_filled_with_its_table(self):
         md = implicit_pad_metadata()
         args = {a.name: a for a in _roles.bindable_args(md)}
@@ -411,6 +452,49 @@ class ImplicitPadTest(unittest.TestCase):
                                                    tiles)))
             self.assertEqual(f["tbl.pad"].shape, (tiles, 2))
             self.assertEqual(f["tbl"].table_of, "tbl.pad")
+
+
+@NEEDS_RUNTIME
+class BindingPlanTest(unittest.TestCase):
+    """The one C API call the package plans by (dslcBindingPlan)."""
+
+    def metadata(self):
+        return implicit_pad_metadata()
+
+    def test_plan_of_every_argument(self):
+        plan = _capi.binding_plan(self.metadata(), {
+            "world": 2, "shapes": {"x": [300]}, "from_data": True})
+        args = {a["name"]: a for a in plan["args"]}
+        self.assertEqual(list(args), ["tbl", "tbl.pad", "x", "out"])
+        self.assertEqual(plan["problems"], [])
+        self.assertEqual(plan["tiles"], 1)
+        self.assertEqual(args["tbl"]["table_of"], "tbl.pad")
+        self.assertEqual(args["tbl"]["fill"], "peer_table")
+        self.assertTrue(args["tbl.pad"]["symmetric"])
+        self.assertEqual(args["x"]["fill"], "seeded")
+        self.assertEqual(args["out"]["shape"], [300])   # like x
+        self.assertEqual(args["out"]["fill"], "poison")
+        # every role the contract names is one the package knows
+        for a in plan["args"]:
+            self.assertIn(a["role"], _roles._ROLES)
+
+    def test_problems_name_the_argument(self):
+        plan = _capi.binding_plan(json.dumps(self.metadata()), {"world": 2})
+        self.assertEqual([(p["kind"], p["arg"]) for p in plan["problems"]],
+                         [("no_size", "x")])     # out: like x
+        self.assertIn("input 'x' (float32, rank 1) has no size",
+                      plan["problems"][0]["text"])
+        plan = _capi.binding_plan(self.metadata(),
+                                  {"world": 2, "bound": ["x"]})
+        self.assertEqual([(p["kind"], p["arg"]) for p in plan["problems"]],
+                         [("like_missing", "out")])
+
+    def test_bad_metadata_and_requests_fail(self):
+        with self.assertRaisesRegex(dslc.DslcError, "missing field 'format'"):
+            _capi.binding_plan({"kernel": "k"}, {"world": 2})
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "unknown collective 'bcast'"):
+            _capi.binding_plan(self.metadata(), {"collective": "bcast"})
 
 
 if __name__ == "__main__":

@@ -7,31 +7,15 @@
 //===----------------------------------------------------------------------===//
 #include "contract/MetadataJson.h"
 #include "tests/contract/AbiLayout.h"
+#include "tests/contract/ArgBuilders.h"
 
 #include <catch2/catch.hpp>
 
 using namespace dslc::contract;
+using dslc::contract::test::scalar;
+using dslc::contract::test::tensor;
 
 namespace {
-
-ArgSpec tensor(std::string name, DType t, int rank, Role role, Access access) {
-  ArgSpec a;
-  a.name = std::move(name);
-  a.dtype = t;
-  a.rank = rank;
-  a.role = role;
-  a.access = access;
-  return a;
-}
-
-ArgSpec scalar(std::string name, DType t) {
-  ArgSpec a;
-  a.name = std::move(name);
-  a.kind = ArgSpec::Kind::Scalar;
-  a.dtype = t;
-  a.role = Role::Scalar;
-  return a;
-}
 
 /// A kernel with a parameter of every role.
 KernelMetadata everyRole() {

@@ -1,20 +1,13 @@
 //===- SizingTest.cpp - Tile counts, pad shapes and LL scratch ------------===//
 #include "contract/Sizing.h"
+#include "tests/contract/ArgBuilders.h"
 
 #include <catch2/catch.hpp>
 
 using namespace dslc::contract;
+using dslc::contract::test::tensor;
 
 namespace {
-ArgSpec tensor(std::string name, DType t, int rank, Role role) {
-  ArgSpec a;
-  a.name = std::move(name);
-  a.dtype = t;
-  a.rank = rank;
-  a.role = role;
-  return a;
-}
-
 /// The shape of the LL two-shot example: a grid over ceil(N / W) with
 /// blocks of 1024 bf16, two ll_put calls into the scratch.
 KernelMetadata llTwoShot(int world) {

@@ -167,3 +167,50 @@ TEST_CASE("C API: teams and the last call reject NULL handles", "[capi]") {
   CHECK(std::string(dslcGetLastError()) == "collectives is NULL");
   CHECK(std::string(buf) == "untouched");
 }
+
+TEST_CASE("C API: the binding plan from metadata text", "[capi]") {
+  using namespace dslc::test;
+  KernelMetadata md =
+      makeMd("k",
+             json::array({table("tbl", "pad"), pad(),
+                          tensor("x", "input", "bfloat16", 1, "read")}),
+             json::array({{{"name", "out"},
+                           {"dtype", "bfloat16"},
+                           {"rank", 1},
+                           {"access", "write"}}}),
+             {{"param", "x"}, {"dim", 0}}, 256);
+  md.constraints = {{"pad", 0, ">=", dslc::contract::NumTiles{}},
+                    {"pad", 1, "==", int64_t(2)}};
+  std::string text = dslc::contract::writeMetadata(md);
+  std::string buf(1 << 16, '\0');
+  REQUIRE(dslcBindingPlan(text.c_str(),
+                          R"({"world": 2, "shapes": {"x": [1000]},
+                              "from_data": true, "collective": "all_gather"})",
+                          buf.data(), buf.size()) == DSLC_OK);
+  json plan = json::parse(buf.c_str());
+  CHECK(plan["tiles"] == 4); // 1000 / 256, rounded up
+  CHECK(plan["args"][1]["name"] == "pad");
+  CHECK(plan["args"][1]["shape"] == json::array({4, 2}));
+  CHECK(plan["args"][1]["symmetric"] == true);
+  CHECK(plan["args"][0]["table_of"] == "pad");
+  CHECK(plan["args"][3]["shape"] == json::array({2000}));
+  CHECK(plan["args"][3]["fill"] == "poison");
+  CHECK(plan["problems"] == json::array());
+
+  // problems are data; bad metadata, a bad request or a short buffer fail
+  REQUIRE(dslcBindingPlan(text.c_str(), R"({"world": 2})", buf.data(),
+                          buf.size()) == DSLC_OK);
+  plan = json::parse(buf.c_str());
+  CHECK(plan["problems"][0]["kind"] == "no_size");
+  CHECK(plan["problems"][0]["arg"] == "x");
+  CHECK(dslcBindingPlan("{}", "{}", buf.data(), buf.size()) ==
+        DSLC_ERROR_METADATA);
+  CHECK(dslcBindingPlan(text.c_str(), R"({"collective": "bcast"})", buf.data(),
+                        buf.size()) == DSLC_ERROR_INVALID_ARGUMENT);
+  char tiny[8];
+  CHECK(dslcBindingPlan(text.c_str(), "{}", tiny, sizeof tiny) ==
+        DSLC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(dslcGetLastError()).rfind("the binding plan need", 0) == 0);
+  CHECK(dslcBindingPlan(nullptr, "{}", buf.data(), buf.size()) ==
+        DSLC_ERROR_INVALID_ARGUMENT);
+}

@@ -40,7 +40,7 @@ void bindAndCheck(const KernelMetadata &md, const CollectivePlan &plan,
   bindCollective(a, plan, n, local, peers, 0);
   // Peer tables hold the target's peer table.
   for (size_t j = 0; j < plan.args.size(); ++j)
-    if (plan.args[j].role == ArgRole::PeerTable)
+    if (plan.args[j].role == Role::PeerTable)
       CHECK(a.values()[j].tensor.data == peers[plan.args[j].tableOf]);
 }
 
@@ -84,10 +84,10 @@ TEST_CASE("collective plan: the hand-written one-shot", "[harness]") {
   KernelMetadata md =
       loadMetadataFile(dslc::test::kernelPath("one_shot_all_reduce.r0.cubin.json"));
   CollectivePlan p = planCollective(md, Collective::AllReduce, 2, 16 << 20);
-  CHECK(p.args[md.findArg("signal_pad_addrs")].role == ArgRole::PeerTable);
+  CHECK(p.args[md.findArg("signal_pad_addrs")].role == Role::PeerTable);
   CHECK(p.args[md.findArg("signal_pad_addrs")].tableOf ==
         md.findArg("local_signal_pad"));
-  CHECK(p.args[md.findArg("local_signal_pad")].role == ArgRole::SignalPad);
+  CHECK(p.args[md.findArg("local_signal_pad")].role == Role::SignalPad);
   CHECK(p.args[md.findArg("local_signal_pad")].symmetric);
   CHECK(p.input == md.findArg("a_shared"));
   CHECK(p.output == md.findArg("out"));
@@ -138,9 +138,9 @@ TEST_CASE("collective plan: the examples' kernels, from their roles",
         json::parse(R"({"param": "out", "dim": 0})"), 8192);
     CHECK(md.args[1].implicit);
     CollectivePlan p = planCollective(md, Collective::AllReduce, 4, 16385);
-    CHECK(p.args[0].role == ArgRole::PeerTable);
+    CHECK(p.args[0].role == Role::PeerTable);
     CHECK(p.args[0].tableOf == 1);
-    CHECK(p.args[1].role == ArgRole::SignalPad);
+    CHECK(p.args[1].role == Role::SignalPad);
     CHECK(p.args[1].symmetric);
     CHECK(p.input == 2);
     CHECK(p.tiles == 3); // ceil(16385 / 8192)
@@ -214,7 +214,7 @@ TEST_CASE("collective plan: the examples' kernels, from their roles",
             R"([{"name": "out", "dtype": "bfloat16", "rank": 1, "like": "a"}])"),
         json::parse(R"({"param": "a", "dim": 0})"), 2048);
     CollectivePlan p = planCollective(md, Collective::AllReduce, 2, 5000);
-    CHECK(p.args[1].role == ArgRole::Workspace);
+    CHECK(p.args[1].role == Role::InOut);
     CHECK(p.args[1].symmetric);
     CHECK(p.sizesOf(1, 5000) == std::vector<int64_t>{2, 5000});
     CHECK(p.args[1].bytes == 2 * 5000 * 2);
@@ -233,7 +233,7 @@ TEST_CASE("collective plan: the examples' kernels, from their roles",
             R"([{"name": "out", "dtype": "bfloat16", "rank": 1, "like": "a"}])"),
         json::parse(R"({"param": "a", "dim": 0})"), 1024);
     CollectivePlan p = planCollective(ll, Collective::AllReduce, 2, 1000);
-    CHECK(p.args[1].role == ArgRole::PacketScratch);
+    CHECK(p.args[1].role == Role::Scratch);
     // 2 parities x 1 put x 2 senders x 1 tile x 4 KiB.
     CHECK(p.args[1].bytes == 16384);
     CHECK(p.sizesOf(1, 1000) == std::vector<int64_t>{2048});

@@ -96,8 +96,8 @@ CollectivePlan CollectiveHarness::ncclPlan(Collective c, DType dtype, int world,
   int64_t cap = c == Collective::AllReduce ? maxN : roundUp(maxN, world);
   CollectiveShape shape = collectiveShape(c, cap, world);
   ArgPlan in, out;
-  in.role = ArgRole::Input;
-  out.role = ArgRole::Output;
+  in.role = Role::Input;
+  out.role = Role::Output;
   in.dtype = out.dtype = dtype;
   in.rank = out.rank = 1;
   in.inHeap = out.inHeap = layout.ncclWindow;
@@ -145,8 +145,8 @@ void CollectiveHarness::allocate(SymmetricHeap *heap) {
                                        : p.bytes;
     // Pads, scratch and workspaces start zeroed on every rank; kernels
     // reset their own slots from there on.
-    needs.push_back({p.role != ArgRole::PeerTable, bytes, p.inHeap,
-                     p.role != ArgRole::Input && p.role != ArgRole::Output});
+    needs.push_back({p.role != Role::PeerTable, bytes, p.inHeap,
+                     p.role != Role::Input && p.role != Role::Output});
   }
   memory_ = std::make_unique<ArgumentMemory>(comm_, heap,
                                              heapBytes(plan_, layout_), needs);

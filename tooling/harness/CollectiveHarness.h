@@ -47,8 +47,6 @@ namespace dslc::run {
 // The plan's vocabulary, in the harness's namespace.
 using Collective = rt::CollectiveKind;
 using rt::ArgPlan;
-using rt::ArgRole;
-using rt::argRoleName;
 using rt::bindCollective;
 using rt::collectiveName;
 using rt::CollectivePlan;

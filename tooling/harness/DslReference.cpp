@@ -51,7 +51,7 @@ ReferenceBinding bindReference(const KernelMetadata &ref,
       arg.checked = matchOutput(a, ref, checked);
     } else if (a.role == Role::Input) {
       arg.checked = checked.find(a.name);
-      if (arg.checked >= 0 && checked.args[arg.checked].fill != Fill::Random)
+      if (arg.checked >= 0 && checked.args[arg.checked].fill != Fill::Seeded)
         arg.checked = -1;
     } else {
       problems.push_back(fmt::format(

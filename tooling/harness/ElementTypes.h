@@ -1,26 +1,25 @@
-//===- ElementTypes.h - Host-side bf16/f16/f32 element helpers --*- C++ -*-===//
+//===- ElementTypes.h - Host-side element helpers ---------------*- C++ -*-===//
 //
-// The one place where the tools convert between float and the floating
-// element types of kernel tensors (bfloat16, float16, float32), read and
-// write elements of host copies of device buffers, and measure distances in
-// units in the last place. Rounding is to nearest, ties to even, as the GPU's
-// cvt.rn does.
+// Reading and writing elements of host copies of device buffers, and the
+// harness's seeded inputs. The float formats themselves (codecs, rounding,
+// ulps, NaN rules) are the contract's: contract/Numerics.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DSLC_TOOLING_HARNESS_ELEMENTTYPES_H
 #define DSLC_TOOLING_HARNESS_ELEMENTTYPES_H
 
+#include "contract/Numerics.h"
 #include "runtime/DType.h"
 
 #include <cstdint>
 
 namespace dslc::run {
 
-uint16_t floatToBf16(float f);
-float bf16ToFloat(uint16_t h);
-/// IEEE binary16: overflow gives infinity, tiny values subnormals.
-uint16_t floatToHalf(float f);
-float halfToFloat(uint16_t h);
+// The codecs are the contract's (contract/Numerics.h).
+using contract::bf16ToFloat;
+using contract::floatToBf16;
+using contract::floatToHalf;
+using contract::halfToFloat;
 
 /// bfloat16, float16 or float32: the element types the harness handles.
 bool isHarnessFloat(rt::DType t);
@@ -34,12 +33,12 @@ void storeElement(void *base, int64_t i, rt::DType t, float v);
 /// The raw bits of element `i` (2 or 4 bytes), for bitwise comparisons.
 uint32_t elementBits(const void *base, int64_t i, rt::DType t);
 
-/// fp8 storage types (float8_e4m3fn: bias 7, no infinity, NaN S.1111.111;
-/// float8_e5m2: bias 15, IEEE-like): the value of a byte, and a double
-/// rounded to nearest even and saturated to the largest finite value, as
-/// the GPU's cvt.rn.satfinite does (NaN stays NaN).
-double fp8ToDouble(uint8_t bits, rt::DType t);
-uint8_t doubleToFp8(double v, rt::DType t);
+/// fp8 storage types: the value of a byte, and a double rounded as the
+/// GPU's cvt.rn.satfinite does (contract/Numerics.h).
+inline double fp8ToDouble(uint8_t bits, rt::DType t) {
+  return contract::fp8Value(bits, t);
+}
+using contract::doubleToFp8;
 
 /// Element `i` of a host buffer of any dtype, as a double (bool 0/1).
 double loadAny(const void *base, int64_t i, rt::DType t);
@@ -56,9 +55,8 @@ double seededElement(uint32_t seed, int rank, int64_t k, rt::DType t,
 /// The same for the floating types the collective harness handles.
 float seededValue(uint32_t seed, int rank, int64_t k, rt::DType t);
 
-/// The spacing of `t`'s representable values at magnitude `m` >= 0 (the ulp
-/// of a value of that magnitude; at 0, the smallest subnormal).
-double ulpAt(double m, rt::DType t);
+/// The spacing of a float format's values at a magnitude (the contract's).
+using contract::ulpAt;
 
 } // namespace dslc::run
 

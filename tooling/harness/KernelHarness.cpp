@@ -80,7 +80,7 @@ KernelHarness::KernelHarness(Communicator &comm, Kernel &kernel,
   std::vector<ArgumentMemory::Need> needs;
   for (const PlannedArg &p : plan_.args)
     needs.push_back({p.isTensor && p.role != Role::PeerTable, p.bytes, p.inHeap,
-                     p.fill == Fill::Zero});
+                     p.fill == Fill::ZeroOnce});
   memory_ =
       std::make_unique<ArgumentMemory>(comm_, heap, plan_.heapBytes(), needs);
   for (int i = 0; i < comm_.numLocal(); ++i) {

@@ -1,22 +1,11 @@
 //===- KernelPlan.h - Binding any kernel from its metadata ------*- C++ -*-===//
 //
 // How dslrun, the harness and the tuner bind a kernel that is not a known
-// collective: every argument from its role in the metadata
-// (docs/kernel-abi.md, "Roles"), shapes and scalar values from the command
-// line (a ProblemSpec: --size NAME=AxB, --scalar NAME=V), everything else
-// from the contract's sizing rules. No list of known kernels, no GPU.
-//
-//   role              shape                          filled
-//   input             --size NAME=...                seeded random, per rank
-//   output            --size, else its `like`'s,     poisoned (0xff) before
-//                     else fixed by constraints      each phase; checked
-//   inout             --size, else constraints       zeroed once (workspace)
-//   signal_pad        contract::constrainedShape     zeroed once
-//   peer_table of X   [world]                        X's peer addresses
-//   scratch           contract::llScratchBytes       zeroed once
-//   unused            --size, else 1s                zeroed once
-//   scalar            --scalar NAME=V (int scalars:  by value
-//                     also --size NAME=V)
+// collective: the contract's binding plan (contract/BindingPlan.h: every
+// argument from its role in the metadata, sizes from the contract's
+// rules) for the shapes and scalar values of the command line (a
+// ProblemSpec: --size NAME=AxB, --scalar NAME=V). Outputs are poisoned
+// with 0xff before each phase. No list of known kernels, no GPU.
 //
 // Every problem (a missing or unknown size, a rank mismatch, a scalar
 // without a value, an int scalar with a fraction) is listed in one error.
@@ -25,6 +14,7 @@
 #ifndef DSLC_TOOLING_HARNESS_KERNELPLAN_H
 #define DSLC_TOOLING_HARNESS_KERNELPLAN_H
 
+#include "contract/BindingPlan.h"
 #include "contract/Expected.h"
 #include "runtime/Binding.h"
 #include "runtime/Metadata.h"
@@ -57,45 +47,22 @@ struct ProblemSpec {
   bool empty() const { return shapes.empty() && scalars.empty(); }
 };
 
-/// How the harness fills an argument.
-enum class Fill { Random, Poison, Zero, PeerTable, Scalar };
-const char *fillName(Fill f);
+/// How the harness fills an argument, and the decision for one argument:
+/// the contract's (contract/BindingPlan.h).
+using contract::Fill;
+using contract::fillName;
+using PlannedArg = contract::ArgBinding;
 
-struct PlannedArg {
-  std::string name;
-  rt::Role role = rt::Role::Input; ///< outputs: Role::Output
-  rt::DType dtype = rt::DType::Float32;
-  bool isTensor = true;
-  std::vector<int64_t> shape;
-  size_t bytes = 0;       ///< per rank (at least 16 for tensors)
-  bool symmetric = false; ///< in the heap with a peer table
-  bool inHeap = false;    ///< symmetric heap (else cudaMalloc)
-  int tableOf = -1;       ///< peer tables: the argument listed
-  Fill fill = Fill::Zero;
-  double scalar = 0; ///< scalars
-
-  int64_t numel() const;
-  bool isOutput() const { return role == rt::Role::Output; }
-};
-
-struct KernelPlan {
-  std::string kernel;
-  int world = 1;
-  std::vector<PlannedArg> args; ///< one per metadata.args
-  int64_t tiles = 0;            ///< the grid's tile count
+/// The contract's plan for a problem, with the problem.
+struct KernelPlan : contract::BindingPlan {
   ProblemSpec spec;
 
-  std::vector<int> inputs() const;  ///< Fill::Random arguments
-  std::vector<int> outputs() const; ///< outputs (checked)
-  int find(const std::string &name) const;
-  /// Bytes per rank of symmetric heap the plan needs (with slack).
-  size_t heapBytes() const;
   /// One line per argument: "a_shared: input bfloat16[8192], random".
   std::vector<std::string> describe() const;
 };
 
-/// Throws rt::Error(InvalidArgument) naming the kernel and listing every
-/// problem.
+/// contract::planBinding for the spec's shapes and scalars; throws
+/// rt::Error(InvalidArgument) naming the kernel and listing every problem.
 KernelPlan planKernel(const rt::KernelMetadata &md, int world,
                       const ProblemSpec &spec);
 

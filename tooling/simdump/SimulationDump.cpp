@@ -1,15 +1,15 @@
 //===- SimulationDump.cpp - Read a dslc --simulate dump -------------------===//
 #include "tooling/simdump/SimulationDump.h"
 
+#include "contract/Numerics.h"
 #include "contract/Tolerance.h"
 #include "tooling/harness/ElementTypes.h"
 #include "tooling/support/Sizes.h"
 
-#include "compiler/Simulator/NpyFormat.h"
+#include "contract/NpyFormat.h"
 #include "runtime/Error.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -20,49 +20,17 @@
 namespace dslc::run {
 
 using namespace dslc::rt;
-using nlohmann::json;
-
-const char *dumpRoleName(DumpParam::Role role) {
-  switch (role) {
-  case DumpParam::Role::Input:
-    return "input";
-  case DumpParam::Role::Output:
-    return "output";
-  case DumpParam::Role::SignalPad:
-    return "signal pad";
-  case DumpParam::Role::PeerTable:
-    return "peer table";
-  case DumpParam::Role::Scratch:
-    return "LL scratch";
-  case DumpParam::Role::Workspace:
-    return "workspace";
-  case DumpParam::Role::Scalar:
-    return "scalar";
-  }
-  return "?";
-}
-
-int64_t DumpParam::numel() const { return tooling::numel(sizes); }
-
-uint64_t DumpParam::bytes() const {
-  return static_cast<uint64_t>(numel()) * dtypeSize(dtype);
-}
-
-const DumpParam *SimulationDump::find(const std::string &name) const {
-  for (const DumpParam &p : params)
-    if (p.name == name)
-      return &p;
-  return nullptr;
-}
+using contract::isFloatFormat;
+using contract::isFp8;
 
 std::string SimulationDump::inputPath(int rank, int64_t launch,
                                       const std::string &name) const {
-  return fmt::format("{}/r{}.c{}.{}.npy", dir, rank, launch, name);
+  return dir + "/" + contract::dumpInputFile(rank, launch, name);
 }
 
 std::string SimulationDump::outputPath(int rank, int64_t launch,
                                        const std::string &name) const {
-  return fmt::format("{}/r{}.c{}.{}.out.npy", dir, rank, launch, name);
+  return dir + "/" + contract::dumpOutputFile(rank, launch, name);
 }
 
 namespace {
@@ -138,202 +106,6 @@ void checkDataFile(const std::string &path, const DumpParam &p,
   readDataFile(path, p, what, /*header=*/true);
 }
 
-class ManifestParser {
-public:
-  explicit ManifestParser(std::string origin) : origin_(std::move(origin)) {}
-
-  [[noreturn]] void fail(const std::string &what) const {
-    raise(ErrorCode::Metadata,
-          fmt::format("simulation manifest {}: {}", origin_, what));
-  }
-
-  const json &need(const json &obj, const char *key,
-                   const std::string &where) const {
-    auto it = obj.find(key);
-    if (it == obj.end())
-      fail(fmt::format("{}missing '{}'", where, key));
-    return *it;
-  }
-
-  std::string needString(const json &obj, const char *key,
-                         const std::string &where) const {
-    const json &v = need(obj, key, where);
-    if (!v.is_string())
-      fail(
-          fmt::format("{}'{}' must be a string, not {}", where, key, v.dump()));
-    return v.get<std::string>();
-  }
-
-  int64_t needInt(const json &obj, const char *key, const std::string &where,
-                  int64_t min) const {
-    const json &v = need(obj, key, where);
-    if (!v.is_number_integer() || v.get<int64_t>() < min)
-      fail(fmt::format("{}'{}' must be an integer >= {}, not {}", where, key,
-                       min, v.dump()));
-    return v.get<int64_t>();
-  }
-
-  DumpParam parseParam(const json &j, size_t index) const {
-    std::string where = fmt::format("params[{}]: ", index);
-    if (!j.is_object())
-      fail(fmt::format("{}must be an object, not {}", where, j.dump()));
-    DumpParam p;
-    p.name = needString(j, "name", where);
-    if (p.name.empty())
-      fail(where + "empty 'name'");
-    where = fmt::format("params[{}] '{}': ", index, p.name);
-    std::string kind = needString(j, "kind", where);
-    if (kind == "scalar") {
-      p.role = DumpParam::Role::Scalar;
-      const json &v = need(j, "value", where);
-      if (!v.is_number())
-        fail(fmt::format("{}scalar 'value' must be a number, not {}", where,
-                         v.dump()));
-      p.isFloatScalar = v.is_number_float();
-      if (p.isFloatScalar)
-        p.floatValue = v.get<double>();
-      else
-        p.intValue = v.get<int64_t>();
-      return p;
-    }
-    if (kind != "tensor")
-      fail(fmt::format("{}'kind' must be \"tensor\" or \"scalar\", not "
-                       "\"{}\"",
-                       where, kind));
-    std::string role = needString(j, "role", where);
-    if (role == "input")
-      p.role = DumpParam::Role::Input;
-    else if (role == "output")
-      p.role = DumpParam::Role::Output;
-    else if (role == "signal pad")
-      p.role = DumpParam::Role::SignalPad;
-    else if (role == "peer table")
-      p.role = DumpParam::Role::PeerTable;
-    else if (role == "LL scratch")
-      p.role = DumpParam::Role::Scratch;
-    else if (role == "workspace")
-      p.role = DumpParam::Role::Workspace;
-    else
-      fail(fmt::format("{}unknown role \"{}\" (expected input, output, "
-                       "signal pad, peer table, LL scratch or workspace)",
-                       where, role));
-    p.dtypeName = needString(j, "dtype", where);
-    std::optional<DType> dt = parseDType(p.dtypeName);
-    if (!dt)
-      fail(fmt::format("{}dtype \"{}\" has no runtime equivalent", where,
-                       p.dtypeName));
-    p.dtype = *dt;
-    const json &sizes = need(j, "sizes", where);
-    if (!sizes.is_array())
-      fail(fmt::format("{}'sizes' must be an array, not {}", where,
-                       sizes.dump()));
-    for (size_t d = 0; d < sizes.size(); ++d) {
-      if (!sizes[d].is_number_integer() || sizes[d].get<int64_t>() < 0)
-        fail(fmt::format("{}sizes[{}] must be a non-negative integer, not {}",
-                         where, d, sizes[d].dump()));
-      p.sizes.push_back(sizes[d].get<int64_t>());
-    }
-    if (p.role == DumpParam::Role::PeerTable)
-      p.tableOf = needString(j, "table_of", where);
-    return p;
-  }
-
-  SimulationDump parse(const std::string &text, const std::string &dir) const {
-    json j;
-    try {
-      j = json::parse(text);
-    } catch (const json::exception &e) {
-      fail(fmt::format("not valid JSON: {}", e.what()));
-    }
-    if (!j.is_object())
-      fail("the top level must be an object");
-    SimulationDump d;
-    d.dir = dir;
-    d.manifest = origin_;
-    std::string format = needString(j, "format", "");
-    if (format != "dslc-simulation")
-      fail(fmt::format("'format' is \"{}\", expected \"dslc-simulation\" "
-                       "(a dump of dslc --simulate --dump-dir)",
-                       format));
-    if (!j.contains("version") || !j["version"].is_number_integer() ||
-        j["version"].get<int64_t>() != 2)
-      fail("the dump is not of format version 2 (its files are not .npy): "
-           "make it again with dslc FILE --simulate --dump-dir DIR");
-    d.kernel = needString(j, "kernel", "");
-    d.worldSize = static_cast<int>(needInt(j, "world_size", "", 1));
-    d.launches = needInt(j, "launches", "", 1);
-    d.seed = static_cast<uint64_t>(needInt(j, "seed", "", 0));
-    if (j.contains("reference") && j["reference"].is_string())
-      d.reference = j["reference"].get<std::string>();
-    const json &params = need(j, "params", "");
-    if (!params.is_array() || params.empty())
-      fail("'params' must be a non-empty array");
-    std::set<std::string> seen;
-    for (size_t i = 0; i < params.size(); ++i) {
-      DumpParam p = parseParam(params[i], i);
-      if (!seen.insert(p.name).second)
-        fail(
-            fmt::format("params[{}]: parameter '{}' appears twice", i, p.name));
-      d.params.push_back(std::move(p));
-    }
-    for (const DumpParam &p : d.params) {
-      if (p.role != DumpParam::Role::PeerTable)
-        continue;
-      const DumpParam *of = d.find(p.tableOf);
-      if (!of || !of->isTensor() || of->role == DumpParam::Role::PeerTable)
-        fail(fmt::format("peer table '{}': table_of '{}' is not a tensor "
-                         "parameter of the manifest",
-                         p.name, p.tableOf));
-    }
-    return d;
-  }
-
-private:
-  std::string origin_;
-};
-
-bool isFp8(DType t) {
-  return t == DType::Float8E4M3FN || t == DType::Float8E5M2;
-}
-
-/// Floating formats, fp8 storage included: their outputs compare by ulps
-/// (an fp8 output quantized from a value 1 ulp off may land 1 fp8 ulp off).
-bool isFloatDType(DType t) { return isFloating(t) || isFp8(t); }
-
-/// Exponent and mantissa widths of a float dtype.
-void floatLayout(DType t, int &expBits, int &mantBits) {
-  switch (t) {
-  case DType::Float8E4M3FN:
-    expBits = 4, mantBits = 3;
-    return;
-  case DType::Float8E5M2:
-    expBits = 5, mantBits = 2;
-    return;
-  case DType::BFloat16:
-    expBits = 8, mantBits = 7;
-    return;
-  case DType::Float16:
-    expBits = 5, mantBits = 10;
-    return;
-  case DType::Float32:
-    expBits = 8, mantBits = 23;
-    return;
-  default:
-    expBits = 11, mantBits = 52;
-    return;
-  }
-}
-
-bool isNaNBits(DType t, uint64_t bits) {
-  if (t == DType::Float8E4M3FN) // no infinities: only S.1111.111 is NaN
-    return (bits & 0x7f) == 0x7f;
-  int e, m;
-  floatLayout(t, e, m);
-  uint64_t expMask = ((uint64_t(1) << e) - 1) << m;
-  uint64_t mantMask = (uint64_t(1) << m) - 1;
-  return (bits & expMask) == expMask && (bits & mantMask) != 0;
-}
-
 uint64_t loadBits(const unsigned char *p, size_t width) {
   uint64_t v = 0;
   for (size_t i = 0; i < width; ++i) // little-endian, as the GPU stores it
@@ -343,8 +115,8 @@ uint64_t loadBits(const unsigned char *p, size_t width) {
 
 std::string valueText(DType t, uint64_t bits) {
   if (isFp8(t))
-    return fmt::format("{} ({:#x})",
-                       fp8ToDouble(static_cast<uint8_t>(bits), t), bits);
+    return fmt::format("{} ({:#x})", fp8ToDouble(static_cast<uint8_t>(bits), t),
+                       bits);
   switch (t) {
   case DType::BFloat16:
   case DType::Float32: {
@@ -354,14 +126,9 @@ std::string valueText(DType t, uint64_t bits) {
     std::memcpy(&f, &u, 4);
     return fmt::format("{} ({:#x})", f, bits);
   }
-  case DType::Float16: {
-    int sign = (bits >> 15) & 1, exp = (bits >> 10) & 0x1f;
-    int mant = bits & 0x3ff;
-    double v = exp == 0    ? std::ldexp(mant, -24)
-               : exp == 31 ? (mant ? NAN : INFINITY)
-                           : std::ldexp(mant + 1024, exp - 25);
-    return fmt::format("{} ({:#x})", sign ? -v : v, bits);
-  }
+  case DType::Float16:
+    return fmt::format("{} ({:#x})",
+                       double(halfToFloat(static_cast<uint16_t>(bits))), bits);
   case DType::Float64: {
     double d;
     std::memcpy(&d, &bits, 8);
@@ -394,7 +161,16 @@ std::vector<char> SimulationDump::readOutput(int rank, int64_t launch,
 
 SimulationDump parseSimulationManifest(const std::string &text,
                                        const std::string &dir) {
-  return ManifestParser(dir + "/manifest.json").parse(text, dir);
+  std::string origin = dir + "/manifest.json";
+  contract::Expected<contract::DumpManifest> m =
+      contract::parseManifest(text, origin);
+  if (!m)
+    raise(ErrorCode::Metadata, m.error());
+  SimulationDump d;
+  static_cast<contract::DumpManifest &>(d) = std::move(*m);
+  d.dir = dir;
+  d.manifest = origin;
+  return d;
 }
 
 SimulationDump loadSimulationDump(const std::string &dir) {
@@ -474,7 +250,7 @@ void checkDumpMatchesKernel(const SimulationDump &dump,
                                      "manifest",
                                      what, output ? "an output" : "an input",
                                      dumpRoleName(p->role)));
-    bool dtypeOk = isFloatDType(a.dtype) || isFloatDType(p->dtype)
+    bool dtypeOk = isFloatFormat(a.dtype) || isFloatFormat(p->dtype)
                        ? a.dtype == p->dtype
                        : dtypeSize(a.dtype) == dtypeSize(p->dtype);
     if (!dtypeOk)
@@ -487,7 +263,7 @@ void checkDumpMatchesKernel(const SimulationDump &dump,
                                      what, a.rank, p->sizes.size(),
                                      shapeText(*p)));
     if (p->role == DumpParam::Role::PeerTable &&
-        (dtypeSize(p->dtype) != 8 || isFloatDType(p->dtype) ||
+        (dtypeSize(p->dtype) != 8 || isFloatFormat(p->dtype) ||
          p->sizes != std::vector<int64_t>{worldSize}))
       problems.push_back(fmt::format("{}: a peer table must hold {} 64-bit "
                                      "addresses, the manifest gives {}",
@@ -495,7 +271,7 @@ void checkDumpMatchesKernel(const SimulationDump &dump,
     if (a.symmetric && p->role != DumpParam::Role::Input &&
         p->role != DumpParam::Role::SignalPad &&
         p->role != DumpParam::Role::Scratch &&
-        p->role != DumpParam::Role::Workspace)
+        p->role != DumpParam::Role::InOut)
       problems.push_back(fmt::format("{}: symmetric in the kernel, so it must "
                                      "be an input, a signal pad, an LL "
                                      "scratch or a workspace, not a {}",
@@ -525,25 +301,10 @@ void checkDumpMatchesKernel(const SimulationDump &dump,
   raise(ErrorCode::InvalidArgument, msg);
 }
 
-uint64_t ulpDistance(DType dtype, uint64_t a, uint64_t b) {
-  if (a == b)
-    return 0;
-  if (!isFloatDType(dtype))
-    return OutputComparison::kUlpInfinite;
-  if (isNaNBits(dtype, a) || isNaNBits(dtype, b))
-    return OutputComparison::kUlpInfinite;
-  unsigned width = static_cast<unsigned>(dtypeSize(dtype)) * 8;
-  uint64_t signBit = uint64_t(1) << (width - 1);
-  uint64_t ma = a & (signBit - 1), mb = b & (signBit - 1);
-  if ((a & signBit) == (b & signBit))
-    return ma > mb ? ma - mb : mb - ma;
-  return ma + mb; // across zero: both magnitudes (+0 and -0 are 0 apart)
-}
-
 bool OutputComparison::acceptable(uint64_t maxUlpAllowed) const {
   if (differing == 0)
     return true;
-  if (!isFloatDType(dtype))
+  if (!isFloatFormat(dtype))
     return false;
   return maxUlp <= maxUlpAllowed || withinTolerance;
 }
@@ -591,7 +352,7 @@ OutputComparison compareOutputs(DType dtype, const void *got,
       c.worstElement = k;
     }
   }
-  if (c.maxUlp > 1 && isFloatDType(dtype))
+  if (c.maxUlp > 1 && isFloatFormat(dtype))
     toleranceOf(c, got, expected, n, worldSize);
   return c;
 }
@@ -609,8 +370,8 @@ std::string formatVerdict(int rank, const DumpParam &p,
   std::string model = fmt::format("relative error {:.2e}, {}", c.relError,
                                   contract::toleranceText(c.tolerance));
   std::string verdict =
-      !isFloatDType(c.dtype) ? "FAILED (integers must be bitwise equal)"
-      : c.maxUlp <= 1        ? "within 1 ulp: ok"
+      !isFloatFormat(c.dtype) ? "FAILED (integers must be bitwise equal)"
+      : c.maxUlp <= 1         ? "within 1 ulp: ok"
       : c.withinTolerance
           ? fmt::format("more than 1 ulp, within the tolerance model ({}): ok",
                         model)

@@ -1,19 +1,18 @@
 //===- SimulationDump.h - Read a dslc --simulate dump -----------*- C++ -*-===//
 //
-// `dslc FILE --simulate --world-size N --dump-dir DIR` writes DIR/manifest.json
-// (format "dslc-simulation", version 2: kernel, seed, world size, launches
-// and every parameter's role, dtype and sizes), each input of each launch
-// and rank (r<R>.c<L>.<name>.npy) and the simulator's outputs
-// (r<R>.c<L>.<name>.out.npy) as .npy files of the bytes a GPU holds
-// (compiler/Simulator/NpyFormat.h: numpy and torch load them). This file
-// reads such a dump, checks it against a kernel's metadata and compares a
-// GPU output with the simulator's (docs/runtime.md, "Differential check").
-// Nothing here needs a GPU.
+// `dslc FILE --simulate --world-size N --dump-dir DIR` writes a dump whose
+// schema (manifest.json and the .npy files of every input and output) is
+// the contract's (contract/SimulationDump.h, contract/NpyFormat.h). This
+// file reads such a dump from disk, checks it against a kernel's metadata
+// and compares a GPU output with the simulator's (docs/runtime.md,
+// "Differential check"). Nothing here needs a GPU.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DSLC_TOOLING_SIMDUMP_SIMULATIONDUMP_H
 #define DSLC_TOOLING_SIMDUMP_SIMULATIONDUMP_H
 
+#include "contract/Numerics.h"
+#include "contract/SimulationDump.h"
 #include "runtime/DType.h"
 #include "runtime/Metadata.h"
 
@@ -23,50 +22,15 @@
 
 namespace dslc::run {
 
-/// One parameter of the manifest (an ABI-level name: a symmetric tensor's
-/// peer table appears as its own "X.peers" entry).
-struct DumpParam {
-  /// Scratch: an LL packet scratch and Workspace: a buffer the kernel
-  /// reads and writes (both zeroed once, not compared).
-  enum class Role {
-    Input,
-    Output,
-    SignalPad,
-    PeerTable,
-    Scratch,
-    Workspace,
-    Scalar
-  };
-  std::string name;
-  Role role = Role::Input;
-  std::string dtypeName; ///< as the manifest spells it (tensors)
-  rt::DType dtype = rt::DType::Float32;
-  std::vector<int64_t> sizes;
-  std::string tableOf; ///< peer tables: the buffer whose addresses they hold
-  bool isFloatScalar = false;
-  int64_t intValue = 0; ///< scalars
-  double floatValue = 0.0;
+using contract::DumpParam;
+using contract::dumpRoleName;
 
-  bool isTensor() const { return role != Role::Scalar; }
-  int64_t numel() const;
-  /// numel() * the element size.
-  uint64_t bytes() const;
-};
-
-const char *dumpRoleName(DumpParam::Role role);
-
-struct SimulationDump {
+/// A dump on disk: its manifest (contract/SimulationDump.h, the schema and
+/// its one reader) and where its files are.
+struct SimulationDump : contract::DumpManifest {
   std::string dir;      ///< directory holding manifest.json
   std::string manifest; ///< dir + "/manifest.json" (for messages)
-  std::string kernel;
-  int worldSize = 0;
-  int64_t launches = 0;
-  uint64_t seed = 0;
-  std::string reference;
-  std::vector<DumpParam> params;
 
-  /// The parameter named `name`, or null.
-  const DumpParam *find(const std::string &name) const;
   std::string inputPath(int rank, int64_t launch,
                         const std::string &name) const;
   std::string outputPath(int rank, int64_t launch,
@@ -119,7 +83,7 @@ struct OutputComparison {
   bool withinTolerance = false;
   double relError = 0, tolerance = 0;
 
-  static constexpr uint64_t kUlpInfinite = ~uint64_t(0);
+  static constexpr uint64_t kUlpInfinite = contract::kUlpInfinite;
   bool bitwiseEqual() const { return differing == 0; }
   /// Integers: bitwise equal. Floats: no element more than `maxUlpAllowed`
   /// ulps away, or the whole output within the tolerance model (reductions
@@ -133,10 +97,8 @@ OutputComparison compareOutputs(rt::DType dtype, const void *got,
                                 const void *expected, int64_t n,
                                 int worldSize = 1);
 
-/// Distance in ulps between two floats of `dtype` given as raw bits (the
-/// number of representable values between them); kUlpInfinite when either is
-/// a NaN with different bits. Integers: 0 or kUlpInfinite.
-uint64_t ulpDistance(rt::DType dtype, uint64_t a, uint64_t b);
+/// Distance in ulps between two values given as raw bits (the contract's).
+using contract::ulpDistance;
 
 /// One line: "rank R: output 'out' (bfloat16[100003]): bitwise equal to the
 /// simulator" or the count of differing elements, max ulp, the first one and

@@ -1,6 +1,8 @@
 //===- Sizes.cpp - Sizes, shapes and values on the command line -----------===//
 #include "tooling/support/Sizes.h"
 
+#include "contract/BindingPlan.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -123,12 +125,7 @@ int64_t numel(const std::vector<int64_t> &shape) {
 }
 
 std::string formatShape(const std::vector<int64_t> &shape) {
-  if (shape.empty())
-    return "scalar";
-  std::string s;
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "x" : "") + std::to_string(shape[i]);
-  return s;
+  return contract::formatShape(shape);
 }
 
 Expected<NamedText> splitNamed(const std::string &text) {

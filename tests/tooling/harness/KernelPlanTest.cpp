@@ -104,12 +104,12 @@ TEST_CASE("kernel plan: a fused kernel's 2-D inputs, scalar, pad and "
   };
   CHECK(p.tiles == 4);
   CHECK(arg("pad").shape == std::vector<int64_t>{4, 2});
-  CHECK(arg("pad").fill == Fill::Zero);
+  CHECK(arg("pad").fill == Fill::ZeroOnce);
   CHECK(arg("pad_addrs").shape == std::vector<int64_t>{2});
   CHECK(arg("pad_addrs").tableOf == p.find("pad"));
   CHECK(arg("pad").symmetric); // a table lists it
   CHECK(arg("x").symmetric);
-  CHECK(arg("x").fill == Fill::Random);
+  CHECK(arg("x").fill == Fill::Seeded);
   CHECK(arg("x").bytes == 4 * 8192 * 2);
   CHECK(arg("weight").shape == std::vector<int64_t>{8192});
   CHECK(arg("eps").fill == Fill::Scalar);
@@ -156,7 +156,7 @@ TEST_CASE("kernel plan: symm_mem_sync's implicit pad is allocated and its "
   const PlannedArg &padArg = p.args[p.find("signal_pad_ptrs.pad")];
   CHECK(p.tiles == 3);
   CHECK(padArg.shape == std::vector<int64_t>{3, 4});
-  CHECK(padArg.fill == Fill::Zero);
+  CHECK(padArg.fill == Fill::ZeroOnce);
   CHECK(padArg.symmetric);
   CHECK(p.args[p.find("signal_pad_ptrs")].tableOf ==
         p.find("signal_pad_ptrs.pad"));

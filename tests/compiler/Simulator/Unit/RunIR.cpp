@@ -41,7 +41,7 @@ Buffer &RunIR::bind(std::vector<int64_t> sizes, std::vector<double> values) {
   auto ref = dyn_cast<dslc::tile::RefType>(argTypes[k]);
   REQUIRE(ref);
   ElemType type = ElemType::fromType(ref.getElementType());
-  Buffer &b = world.heap.allocate(0, "arg" + std::to_string(k), Role::Workspace,
+  Buffer &b = world.heap.allocate(0, "arg" + std::to_string(k), Role::InOut,
                                   type, sizes);
   for (size_t e = 0; e < values.size() && int64_t(e) < b.numel; ++e) {
     if (b.isFloat())

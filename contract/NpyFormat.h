@@ -10,14 +10,14 @@
 //
 // numpy has no bfloat16 or fp8 types: those files hold the raw bits as
 // '<u2' / '|u1' (the manifest names the dtype; torch's .view restores it).
-// This is the one writer and the one reader of the format: the simulator's
-// Dump.cpp writes, dslrun's SimulationDump.cpp reads. Plain C++ (no LLVM,
-// no exceptions), so both libraries compile it.
+// This is the one writer and the one reader of the format, part of the
+// dump's schema (contract/SimulationDump.h): the simulator's Dump.cpp
+// writes, tooling/simdump reads.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DSLC_COMPILER_SIMULATOR_NPYFORMAT_H
-#define DSLC_COMPILER_SIMULATOR_NPYFORMAT_H
+#ifndef DSLC_CONTRACT_NPYFORMAT_H
+#define DSLC_CONTRACT_NPYFORMAT_H
 
 #include <cstddef>
 #include <cstdint>
@@ -49,4 +49,4 @@ bool parseHeader(const char *data, size_t size, Header &h, std::string &error);
 
 } // namespace dslc::npy
 
-#endif // DSLC_COMPILER_SIMULATOR_NPYFORMAT_H
+#endif // DSLC_CONTRACT_NPYFORMAT_H

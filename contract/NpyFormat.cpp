@@ -1,6 +1,6 @@
 //===- NpyFormat.cpp - The .npy files of a simulation dump ----------------===//
 
-#include "compiler/Simulator/NpyFormat.h"
+#include "contract/NpyFormat.h"
 
 #include <cstring>
 
