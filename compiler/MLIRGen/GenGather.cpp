@@ -19,7 +19,7 @@ using namespace mlir;
 
 namespace dslc::mlirgen {
 
-bool Generator::isGatherIndex(const SemValue &v) {
+bool GeneratorState::isGatherIndex(const SemValue &v) {
   if (v.kind != SemValue::Kind::TileData || v.indexTile)
     return false;
   return isa<IntegerType, IndexType>(

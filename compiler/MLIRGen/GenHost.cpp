@@ -26,7 +26,7 @@ using namespace mlir;
 
 namespace dslc::mlirgen {
 
-bool Generator::isViewMethod(llvm::StringRef method) {
+bool GeneratorState::isViewMethod(llvm::StringRef method) {
   return method == "view" || method == "reshape" || method == "view_as" ||
          method == "flatten" || method == "contiguous" || method == "numel" ||
          method == "new_empty" || method == "new_zeros" ||

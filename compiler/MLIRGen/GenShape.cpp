@@ -438,8 +438,8 @@ void Generator::broadcastTo(SemValue &v, ArrayRef<int64_t> shape,
   v.indexTile.reset();
 }
 
-SmallVector<ValidCount, 4> Generator::mergeValid(ArrayRef<ValidCount> a,
-                                                 ArrayRef<ValidCount> b) {
+SmallVector<ValidCount, 4> GeneratorState::mergeValid(ArrayRef<ValidCount> a,
+                                                      ArrayRef<ValidCount> b) {
   SmallVector<ValidCount, 4> out(std::max(a.size(), b.size()));
   for (size_t k = 0; k < out.size(); ++k)
     for (ArrayRef<ValidCount> side : {a, b})

@@ -60,7 +60,7 @@ LogicalResult Generator::checkTileSize(ArrayRef<int64_t> shape,
   return success();
 }
 
-std::string Generator::shapeText(ArrayRef<int64_t> shape) {
+std::string GeneratorState::shapeText(ArrayRef<int64_t> shape) {
   std::string s = "[";
   for (size_t k = 0; k < shape.size(); ++k)
     s += (k ? ", " : "") + std::to_string(shape[k]);
