@@ -130,6 +130,10 @@ Result Generator::genCall(const ast::CallExpr &e) {
     return genRegisterBlockSize(e);
   if (n == "hl.split" || n == "hl.join")
     return genSplitJoin(e, n == "hl.join");
+  if (n == "hl.rand")
+    return genRand(e);
+  if (llvm::StringRef(n).starts_with("hl.atomic_") && n != "hl.atomic_cas")
+    return genAtomic(e, n);
   if (n == "hl.register_tunable")
     return genRegisterTunable(e);
   if (n == "helion.next_power_of_2" || n == "helion.cdiv" ||

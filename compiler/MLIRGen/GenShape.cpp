@@ -168,6 +168,22 @@ LogicalResult Generator::accessTile(const SemValue &ref, unsigned d,
   return success();
 }
 
+FailureOr<const ast::SliceExpr *> Generator::sliceCall(const ast::Expr &x) {
+  auto *call = ast::dyn_cast<ast::CallExpr>(&x);
+  if (!call || ast::getDottedName(call->getCallee()) != "slice" ||
+      lookup("slice"))
+    return static_cast<const ast::SliceExpr *>(nullptr);
+  for (const ast::Argument &a : call->getArgs())
+    if (a.kind != ast::Argument::Kind::Positional ||
+        !ast::isa<ast::NoneLiteralExpr>(*a.value))
+      return error(x.getRange(), "slice(...) in an index takes None only "
+                                 "(the whole dimension): write a:b for "
+                                 "other bounds");
+  synthesizedSlices.push_back(std::make_unique<ast::SliceExpr>(
+      x.getRange(), nullptr, nullptr, nullptr));
+  return synthesizedSlices.back().get();
+}
+
 FailureOr<Generator::Access>
 Generator::accessOfList(const SemValue &ref,
                         const std::vector<const ast::Expr *> &idx,
@@ -188,8 +204,14 @@ Generator::accessOfList(const SemValue &ref,
             entries.push_back({x, nullptr, false, t});
           continue;
         }
-    IndexEntry e{x, ast::dyn_cast<ast::SliceExpr>(x),
-                 ast::isa<ast::NoneLiteralExpr>(*x), std::nullopt};
+    const ast::SliceExpr *slice = ast::dyn_cast<ast::SliceExpr>(x);
+    if (!slice) {
+      FailureOr<const ast::SliceExpr *> s = sliceCall(*x);
+      if (failed(s))
+        return failure();
+      slice = *s;
+    }
+    IndexEntry e{x, slice, ast::isa<ast::NoneLiteralExpr>(*x), std::nullopt};
     if (!e.slice && !e.none) {
       Result v = genExpr(*x);
       if (failed(v))

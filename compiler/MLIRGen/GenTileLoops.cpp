@@ -18,19 +18,25 @@ namespace dslc::mlirgen {
 
 LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
                                      const ast::CallExpr &call, bool isGrid) {
-  // Extents: hl.tile(n), hl.tile([m, n]) or, nested in the grid loop,
-  // hl.tile(begin, end) (1-d: the tiles of [begin, end), in turn).
+  // Extents: hl.tile(n), hl.tile([m, n]) or hl.tile(begin, end) (the
+  // tiles of [begin, end), in turn; nested in the grid loop, lists of
+  // begins and ends too).
   const ast::Expr *extentArg = argument(call, 0, "begin_or_end");
   if (!extentArg)
     return error(call.getRange(), "hl.tile needs the extent to iterate");
   const ast::Expr *beginArg = nullptr;
   if (const ast::Expr *endArg = argument(call, 1, "end_or_none")) {
     if (!ast::isa<ast::NoneLiteralExpr>(*endArg)) {
-      if (!elementsOf(*extentArg).empty() &&
-          (ast::isa<ast::ListExpr>(*extentArg) ||
-           ast::isa<ast::TupleExpr>(*extentArg)))
+      auto isList = [](const ast::Expr &x) {
+        return ast::isa<ast::ListExpr>(x) || ast::isa<ast::TupleExpr>(x);
+      };
+      if (isList(*extentArg) && !inGrid)
         return error(extentArg->getRange(),
-                     "hl.tile(begin, end) takes scalars (a 1-d range)");
+                     "hl.tile(begin, end) of the grid loop takes scalars (a "
+                     "1-d range); a nested loop may take lists");
+      if (isList(*extentArg) != isList(*endArg))
+        return error(extentArg->getRange(),
+                     "hl.tile(begin, end) takes two scalars or two lists");
       beginArg = extentArg;
       extentArg = endArg;
     }
@@ -172,6 +178,7 @@ SemValue Generator::makeTile(const TileDim &dim, Value id, bool isGrid) {
       arith::AddIOp::create(builder, tl, t.begin, indexConst(tl, dim.block));
   t.end = arith::MinUIOp::create(builder, tl, next, dim.extentIndex);
   t.extentOrigin = dim.extent.origin;
+  t.extent = dim.extentIndex;
   if (isGrid) {
     SemValue scalar = SemValue::ofKind(SemValue::Kind::Scalar);
     scalar.value = id;
@@ -292,42 +299,72 @@ LogicalResult Generator::genNestedTileLoop(const ast::ForStmt &s,
                                            const ast::Expr *beginArg,
                                            std::vector<TileDim> &dims,
                                            bool isGrid) {
-  // A nested tile loop: sequential inside the CTA.
-  if (dims.size() != 1)
-    return error(call.getRange(),
-                 "nested multi-dimensional tile loops are not supported");
+  // A nested tile loop: sequential inside the CTA. Over several
+  // dimensions, one loop over every combination of tiles, the last
+  // dimension fastest.
   mlir::Location l = loc(s.getRange());
-  const TileDim &dim = dims[0];
   Value zero = indexConst(l, 0);
   Value one = indexConst(l, 1);
-  Value first = zero;
+  SmallVector<Value> firsts(dims.size(), zero);
   if (beginArg) {
-    Result b = genExpr(*beginArg);
-    if (failed(b))
-      return failure();
-    auto idx = toIndex(*b, *beginArg);
-    if (failed(idx))
-      return failure();
-    first = *idx;
-  }
-  // Tiles of [first, end): none when end <= first.
-  Value span = arith::SubIOp::create(
-      builder, l, arith::MaxSIOp::create(builder, l, dim.extentIndex, first),
-      first);
-  Value count =
-      arith::CeilDivUIOp::create(builder, l, span, indexConst(l, dim.block));
-  return genRuntimeLoop(s, zero, count, one, [&](Value iv) {
-    SemValue t = makeTile(dim, iv, isGrid);
-    if (beginArg) {
-      mlir::Location tl = loc(*dim.extentExpr);
-      t.begin = arith::AddIOp::create(builder, tl, t.begin, first);
-      t.end = arith::MinUIOp::create(
-          builder, tl,
-          arith::AddIOp::create(builder, tl, t.begin,
-                                indexConst(tl, dim.block)),
-          dim.extentIndex);
+    std::vector<const ast::Expr *> begins = elementsOf(*beginArg);
+    if (begins.empty())
+      begins.push_back(beginArg);
+    if (begins.size() != dims.size())
+      return error(beginArg->getRange(),
+                   "hl.tile has " + std::to_string(begins.size()) +
+                       " begin(s) for " + std::to_string(dims.size()) +
+                       " end(s)");
+    for (size_t d = 0; d < dims.size(); ++d) {
+      Result b = genExpr(*begins[d]);
+      if (failed(b))
+        return failure();
+      auto idx = toIndex(*b, *begins[d]);
+      if (failed(idx))
+        return failure();
+      firsts[d] = *idx;
     }
-    return t;
+  }
+  // Tiles of [first, end) per dimension: none when end <= first.
+  SmallVector<Value> counts;
+  Value total;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    Value span = arith::SubIOp::create(
+        builder, l,
+        arith::MaxSIOp::create(builder, l, dims[d].extentIndex, firsts[d]),
+        firsts[d]);
+    counts.push_back(arith::CeilDivUIOp::create(builder, l, span,
+                                                indexConst(l, dims[d].block)));
+    total = total
+                ? Value(arith::MulIOp::create(builder, l, total, counts.back()))
+                : counts.back();
+  }
+  bool tuple = dims.size() > 1;
+  return genRuntimeLoop(s, zero, total, one, [&](Value iv) {
+    SemValue tiles = SemValue::ofKind(SemValue::Kind::Tuple);
+    std::vector<SemValue> perDim(dims.size());
+    for (size_t d = dims.size(); d-- > 0;) {
+      Value id = iv;
+      if (d > 0) {
+        id = arith::RemUIOp::create(builder, l, iv, counts[d]);
+        iv = arith::DivUIOp::create(builder, l, iv, counts[d]);
+      }
+      SemValue t = makeTile(dims[d], id, isGrid);
+      if (beginArg) {
+        mlir::Location tl = loc(*dims[d].extentExpr);
+        t.begin = arith::AddIOp::create(builder, tl, t.begin, firsts[d]);
+        t.end = arith::MinUIOp::create(
+            builder, tl,
+            arith::AddIOp::create(builder, tl, t.begin,
+                                  indexConst(tl, dims[d].block)),
+            dims[d].extentIndex);
+      }
+      perDim[d] = t;
+    }
+    if (!tuple)
+      return perDim[0];
+    tiles.elements = std::move(perDim);
+    return tiles;
   });
 }
 

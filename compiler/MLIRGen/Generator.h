@@ -451,6 +451,25 @@ private:
   Result tilePow(const SemValue &lhs, const SemValue &rhs,
                  const ast::Expr &where);
 
+  // -- random numbers (GenRandom.cpp) -----------------------------------------
+  /// hl.rand(shape, seed=..., offsets=...): Philox, as Triton's tl.rand.
+  Result genRand(const ast::CallExpr &e);
+  /// Each element's row-major position in the whole of `shapeArg`'s tiles
+  /// (their loops' extents) and sizes: an i64 tile.
+  mlir::FailureOr<SemValue> randOffsets(const ast::Expr &shapeArg);
+  /// Uniform f32s in [0, 1) of i64 `offset` and i64 scalar `seed`.
+  mlir::Value philoxUniform(mlir::Value offset, mlir::Value seed,
+                            mlir::Location l);
+  /// A splat integer tile constant.
+  mlir::Value splatInt(mlir::RankedTensorType type, int64_t v,
+                       mlir::Location l);
+  // -- atomics (GenAtomic.cpp)
+  // -------------------------------------------------
+  /// hl.atomic_add/max/min/and/or/xor/xchg(target, index, value, sem=).
+  Result genAtomic(const ast::CallExpr &e, llvm::StringRef fn);
+  /// `g`'s mask, and-ed with its valid counts: false past a tile's end.
+  mlir::Value validMask(const Gather &g, mlir::Location l);
+
   // -- math (GenMath.cpp) ---------------------------------------------------
   /// torch.NAME(...) / x.NAME(...) for the math functions (`self` is the
   /// receiver of a method call); nullopt for other names.
@@ -709,6 +728,9 @@ private:
 
   // -- accesses, None, broadcasting (GenShape.cpp) ---------------------------
   mlir::FailureOr<Access> accessOf(const SemValue &ref, const ast::Expr &index);
+  /// `slice(None)` (Helion's spelling of `:` in a list index): a whole
+  /// slice; null for other expressions.
+  mlir::FailureOr<const ast::SliceExpr *> sliceCall(const ast::Expr &x);
   /// The access `idx` makes; a gather when an index is an integer tile
   /// (or `forceGather`: a load or store with extra_mask).
   mlir::FailureOr<Access>

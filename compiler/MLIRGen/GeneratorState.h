@@ -313,6 +313,8 @@ protected:
   unsigned loopDepth = 0;
   std::vector<gen::CallFrame> calls;
   unsigned lambdaDepth = 0;
+  /// `:` slices made for `slice(None)` indices (sliceCall).
+  std::vector<std::unique_ptr<ast::SliceExpr>> synthesizedSlices;
   std::set<std::string> evaluatingConstants;
 };
 

@@ -114,6 +114,7 @@ struct SemValue {
   llvm::SmallVector<std::pair<std::string, unsigned>, 2> sizesRead;
   // Tile loop variables.
   mlir::Value id, begin, end;
+  mlir::Value extent; ///< The loop's extent (index).
   int64_t block = 1;
   bool gridTile = false;
   std::optional<ScalarOrigin> extentOrigin;
