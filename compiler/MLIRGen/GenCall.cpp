@@ -132,6 +132,8 @@ Result Generator::genCall(const ast::CallExpr &e) {
     return genSplitJoin(e, n == "hl.join");
   if (n == "hl.rand")
     return genRand(e);
+  if (n == "torch.stack")
+    return genStack(e);
   if (llvm::StringRef(n).starts_with("hl.atomic_") && n != "hl.atomic_cas")
     return genAtomic(e, n);
   if (n == "hl.register_tunable")

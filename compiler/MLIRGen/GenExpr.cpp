@@ -368,8 +368,11 @@ Result Generator::genSubscript(const ast::SubscriptExpr &e) {
     if (auto *slice = ast::dyn_cast<ast::SliceExpr>(&e.getIndex()))
       if (!slice->getLower() && !slice->getUpper() && !slice->getStep())
         return *base;
-    if (!inGrid)
-      return hostValue(e); // a slice of a tensor before the loop
+    if (!inGrid) {
+      if (std::optional<Result> w = genWindow(*base, e))
+        return *w; // x[a:b, :] before the loop: a window on x
+      return hostValue(e);
+    }
     return genLoad(*base, e.getIndex(), e);
   }
   if (base->kind == SemValue::Kind::Host)

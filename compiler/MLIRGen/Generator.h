@@ -664,6 +664,8 @@ private:
   Result genRegisterTunable(const ast::CallExpr &e);
   /// hl.split (a last dimension of 2 into two tiles) and hl.join.
   Result genSplitJoin(const ast::CallExpr &e, bool join);
+  /// torch.stack([a, b, ...], dim=d) of tiles of one type.
+  Result genStack(const ast::CallExpr &e);
   /// t.expand(...), t.expand_as(u) of a tile value: broadcast.
   Result genTileExpand(const ast::CallExpr &e, const SemValue &v,
                        bool asOther);
@@ -728,6 +730,13 @@ private:
 
   // -- accesses, None, broadcasting (GenShape.cpp) ---------------------------
   mlir::FailureOr<Access> accessOf(const SemValue &ref, const ast::Expr &index);
+  /// `x[a:b, ...]` before the loop (every index a slice without a step):
+  /// a window on x (SemValue::windowStarts); nullopt for other indices.
+  std::optional<Result> genWindow(const SemValue &ref,
+                                  const ast::SubscriptExpr &e);
+  /// Moves `a` (an access of window `ref` in the window's indices) into
+  /// the indices of the tensor the window is on.
+  void shiftToWindow(const SemValue &ref, Access &a, mlir::Location l);
   /// `slice(None)` (Helion's spelling of `:` in a list index): a whole
   /// slice; null for other expressions.
   mlir::FailureOr<const ast::SliceExpr *> sliceCall(const ast::Expr &x);
@@ -752,6 +761,11 @@ private:
                                       const SemValue &value,
                                       const ast::Expr &where,
                                       const SemValue *extraMask = nullptr);
+  /// `x[s : s + k]`, s a run-time index and k a compile-time integer;
+  /// nullopt for other slices.
+  std::optional<mlir::LogicalResult>
+  accessRuntimeSlice(const SemValue &ref, unsigned d,
+                     const ast::SliceExpr &slice, Access &a);
   mlir::LogicalResult accessSlice(const SemValue &ref, unsigned d,
                                   const ast::SliceExpr &slice, Access &a);
   mlir::LogicalResult accessTile(const SemValue &ref, unsigned d,

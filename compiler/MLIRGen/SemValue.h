@@ -134,6 +134,11 @@ struct SemValue {
   /// `text`) or an output's as torch.empty made it; empty for a parameter
   /// seen as it is (its sizes are tile.dim).
   std::vector<SemValue> viewSizes;
+  /// A slice of a tensor taken before the loop (`x[:, :-1, :]`, a strided
+  /// view in PyTorch): per dimension, where it starts in `value`'s tensor
+  /// (an integer constant or a run-time index); `viewSizes` are its sizes.
+  /// Empty for a tensor seen whole.
+  std::vector<SemValue> windowStarts;
   // Callables.
   const ast::LambdaExpr *lambda = nullptr;
   const ast::FunctionDef *function = nullptr;

@@ -149,3 +149,31 @@ def atomic_accumulate_ref(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor):
         out[w, tm, :] = torch.maximum(s, hl.full([w, tm, N], 0.5, dtype=s.dtype))
     return out
 
+
+
+@helion.kernel()
+def window_sums(x: torch.Tensor) -> torch.Tensor:
+    """Slices taken before the loop (Helion's grpo_loss: `logits[:, :-1,
+    :]`): windows on x, read in the loop with the window's indices."""
+    B, L1, V = x.shape
+    L = L1 - 2
+    xs = x[:, 1:-1, :]
+    xt = xs[:, :, 2:]
+    out = torch.empty([B, L], dtype=torch.float32, device=x.device)
+    for tb, tl in hl.tile([B, L]):
+        acc = hl.zeros([tb, tl], dtype=torch.float32)
+        for tv in hl.tile(xt.size(2)):
+            acc = acc + torch.sum(xt[tb, tl, tv].to(torch.float32), dim=-1)
+        out[tb, tl] = acc + xs[tb, tl, 0]
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 2, 4], num_warps=4))
+def window_sums_ref(x: torch.Tensor, out: torch.Tensor):
+    W, B, L1, V = x.size()
+    V = hl.specialize(V)
+    for w, tb, tl in hl.tile([W, B, L1 - 2]):
+        rows = x[w, tb, tl.index + 1, 2:].to(torch.float32)
+        first = x[w, tb, tl.index + 1, 0].to(torch.float32)
+        out[w, tb, tl] = torch.sum(rows, dim=-1) + first
+    return out
