@@ -1,4 +1,4 @@
-//===- GatherLowering.cpp - tile.gather and tile.scatter -----------------===//
+//===- GatherLowering.cpp - tile.gather, tile.scatter and tile.atomic -----===//
 //
 // A gather or scatter addresses every element on its own: its index tiles
 // have the data tile's shape, so in each thread they hold, at each position
@@ -9,7 +9,8 @@
 // condition. Padding positions (rows past the first dimension's extent,
 // columns past the last) are neither read nor written, and a scatter of a
 // tile several threads hold is written by one of them (lane 0 of a
-// replicated tile, group 0 of a tile every group holds).
+// replicated tile, group 0 of a tile every group holds). A tile.atomic is
+// a scatter whose stores are atomicrmw at device scope.
 //
 //===----------------------------------------------------------------------===//
 
@@ -187,10 +188,77 @@ struct ScatterOpLowering : TilePattern<tile::ScatterOp> {
   }
 };
 
+/// LLVM's atomicrmw operation of a tile.atomic kind on `element`s.
+LLVM::AtomicBinOp atomicBinOp(tile::AtomicKind kind, Type element) {
+  bool isFloat = isa<FloatType>(element);
+  switch (kind) {
+  case tile::AtomicKind::add:
+    return isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
+  case tile::AtomicKind::max:
+    return isFloat ? LLVM::AtomicBinOp::fmax : LLVM::AtomicBinOp::max;
+  case tile::AtomicKind::min:
+    return isFloat ? LLVM::AtomicBinOp::fmin : LLVM::AtomicBinOp::min;
+  case tile::AtomicKind::andi:
+    return LLVM::AtomicBinOp::_and;
+  case tile::AtomicKind::ori:
+    return LLVM::AtomicBinOp::_or;
+  case tile::AtomicKind::xori:
+    return LLVM::AtomicBinOp::_xor;
+  case tile::AtomicKind::xchg:
+    return LLVM::AtomicBinOp::xchg;
+  }
+  llvm_unreachable("unknown atomic kind");
+}
+
+LLVM::AtomicOrdering atomicOrdering(tile::AtomicSem sem) {
+  switch (sem) {
+  case tile::AtomicSem::relaxed:
+    return LLVM::AtomicOrdering::monotonic;
+  case tile::AtomicSem::acquire:
+    return LLVM::AtomicOrdering::acquire;
+  case tile::AtomicSem::release:
+    return LLVM::AtomicOrdering::release;
+  case tile::AtomicSem::acq_rel:
+    return LLVM::AtomicOrdering::acq_rel;
+  }
+  llvm_unreachable("unknown atomic ordering");
+}
+
+/// tile.atomic: per element this thread holds, one atomicrmw (at GPU
+/// scope) where the element is in bounds and unmasked.
+struct AtomicOpLowering : TilePattern<tile::AtomicOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::AtomicOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType tile = op.getValue().getType();
+    Value value = adaptor.getValue();
+    Type element = cast<VectorType>(value.getType()).getElementType();
+    IndexedAccess a = indexedAccess(
+        rewriter, loc, info, tile, adaptor.getRef(), adaptor.getIndices(),
+        adaptor.getMask(), lower::memoryType(element), /*writes=*/true);
+    LLVM::AtomicBinOp bin = atomicBinOp(op.getKind(), element);
+    LLVM::AtomicOrdering ordering = atomicOrdering(op.getSem());
+    for (auto [p, ok] : llvm::enumerate(a.ok)) {
+      Value x = vector::ExtractOp::create(rewriter, loc, value,
+                                          ArrayRef<int64_t>{int64_t(p)});
+      Value address = a.address[p];
+      scf::IfOp::create(rewriter, loc, ok, [&](OpBuilder &b, Location loc) {
+        LLVM::AtomicRMWOp::create(b, loc, bin, address, x, ordering,
+                                  /*syncscope=*/StringRef("device"));
+        scf::YieldOp::create(b, loc);
+      });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void dslc::populateGatherLoweringPatterns(TileTypeConverter &converter,
                                           RewritePatternSet &patterns) {
-  patterns.add<GatherOpLowering, ScatterOpLowering>(converter,
-                                                    patterns.getContext());
+  patterns.add<GatherOpLowering, ScatterOpLowering, AtomicOpLowering>(
+      converter, patterns.getContext());
 }

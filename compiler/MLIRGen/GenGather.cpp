@@ -19,7 +19,7 @@ using namespace mlir;
 
 namespace dslc::mlirgen {
 
-bool Generator::isGatherIndex(const SemValue &v) {
+bool GeneratorState::isGatherIndex(const SemValue &v) {
   if (v.kind != SemValue::Kind::TileData || v.indexTile)
     return false;
   return isa<IntegerType, IndexType>(
@@ -46,6 +46,11 @@ static Value placeTile(OpBuilder &b, mlir::Location l, Value v,
 FailureOr<Generator::Gather>
 Generator::gatherOf(const SemValue &ref, ArrayRef<IndexEntry> entries,
                     const SemValue *extraMask, const ast::Expr &where) {
+  if (!ref.windowStarts.empty())
+    return error(where.getRange(),
+                 "computed indices into a slice taken before the loop are "
+                 "not supported: index the tensor itself (add the slice's "
+                 "start to the indices)");
   mlir::Location l = loc(where);
   Type i64 = builder.getI64Type();
   unsigned d = 0; // the tensor dimension

@@ -169,18 +169,9 @@ static const std::pair<const char *, const char *> kUnsupported[] = {
     {"hl.cumprod", "(a scan) is not supported"},
     {"hl.reduce", "with a combine function is not supported: use "
                   "torch.sum/amax/amin/prod"},
-    {"hl.rand", "is not supported"},
     {"hl.randint", "is not supported"},
     {"hl.device_print", "is not supported: run the kernel with --simulate "
                         "and --dump-dir to look at its values"},
-    {"hl.atomic_add", "(atomics) is not supported: combine with stores and "
-                      "a signal, or a reduction"},
-    {"hl.atomic_and", "(atomics) is not supported"},
-    {"hl.atomic_or", "(atomics) is not supported"},
-    {"hl.atomic_xor", "(atomics) is not supported"},
-    {"hl.atomic_xchg", "(atomics) is not supported: flags are hl.signal"},
-    {"hl.atomic_max", "(atomics) is not supported"},
-    {"hl.atomic_min", "(atomics) is not supported"},
     {"hl.atomic_cas", "(atomics) is not supported: flags are hl.signal with "
                       "wait_for"},
 };

@@ -26,7 +26,7 @@ using namespace mlir;
 
 namespace dslc::mlirgen {
 
-bool Generator::isViewMethod(llvm::StringRef method) {
+bool GeneratorState::isViewMethod(llvm::StringRef method) {
   return method == "view" || method == "reshape" || method == "view_as" ||
          method == "flatten" || method == "contiguous" || method == "numel" ||
          method == "new_empty" || method == "new_zeros" ||
@@ -107,7 +107,12 @@ Result Generator::genView(const ast::CallExpr &e, const SemValue &ref,
   if (method == "numel")
     return numel;
   if (method == "contiguous")
-    return ref; // dslc's tensors are contiguous
+    return ref; // dslc's tensors are contiguous (a window reads the same)
+  if (!ref.windowStarts.empty())
+    return fail(e.getRange(),
+                method.str() + " of a slice taken before the loop: the slice "
+                               "is not contiguous; slice the view instead, "
+                               "or pass the sliced tensor made contiguous");
   std::vector<SemValue> sizes;
   if (method == "flatten") {
     if (!e.getArgs().empty())

@@ -55,7 +55,7 @@ static bool isTensorAnnotation(const ast::Expr &a) {
   return name && (*name == "torch.Tensor" || *name == "Tensor");
 }
 
-const ast::Expr &Generator::unwrapOptional(const ast::Expr &a) {
+const ast::Expr &GeneratorState::unwrapOptional(const ast::Expr &a) {
   const ast::Expr *inner = nullptr;
   return isOptional(a, inner) ? *inner : a;
 }

@@ -10,6 +10,7 @@
 #include "compiler/MLIRGen/Generator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -84,6 +85,8 @@ LogicalResult Generator::accessSlice(const SemValue &ref, unsigned d,
   if (slice.getStep())
     return error(slice.getRange(), "a slice with a step is not supported in "
                                    "a tile index");
+  if (std::optional<LogicalResult> r = accessRuntimeSlice(ref, d, slice, a))
+    return *r;
   auto bound = [&](const ast::Expr &x) {
     return constIntOf(x, "a slice bound");
   };
@@ -129,9 +132,56 @@ LogicalResult Generator::accessSlice(const SemValue &ref, unsigned d,
   return success();
 }
 
+std::optional<LogicalResult>
+Generator::accessRuntimeSlice(const SemValue &ref, unsigned d,
+                              const ast::SliceExpr &slice, Access &a) {
+  // `x[s : s + k]` with a run-time s and a compile-time k: a tile of k at
+  // s (masked past the tensor's end), as Helion's int4_gemm writes
+  // `A[tile_m, b : b + 2 * block]`.
+  const ast::Expr *lo = slice.getLower(), *hi = slice.getUpper();
+  if (!lo || !hi || slice.getStep())
+    return std::nullopt;
+  Result start = genExpr(*lo);
+  if (failed(start))
+    return LogicalResult(failure());
+  if (start->kind != SemValue::Kind::Scalar ||
+      !start->value.getType().isIntOrIndex())
+    return std::nullopt; // a compile-time start: accessSlice
+  Result stop = genExpr(*hi);
+  if (failed(stop))
+    return LogicalResult(failure());
+  // stop = start + k: an addi of start's value and a constant.
+  Value low = start->value;
+  Value high = stop->kind == SemValue::Kind::Scalar ? stop->value : Value();
+  auto add = high ? high.getDefiningOp<arith::AddIOp>() : nullptr;
+  APInt k;
+  if (!add || add.getLhs() != low ||
+      !matchPattern(add.getRhs(), m_ConstantInt(&k)))
+    return LogicalResult(error(
+        slice.getRange(),
+        "a slice with a run-time start needs a compile-time length: write "
+        "x[s : s + k] with k a compile-time integer (a tile's extent)"));
+  int64_t n = k.getSExtValue();
+  if (n <= 0)
+    return LogicalResult(error(slice.getRange(), "the slice is empty"));
+  mlir::Location l = loc(slice);
+  Value begin = castValue(low, builder.getIndexType(), l);
+  Value end = castValue(high, builder.getIndexType(), l);
+  a.offsets.push_back(begin);
+  a.limits.push_back(end);
+  a.dims.push_back(d);
+  a.shape.push_back(n);
+  ValidCount valid;
+  valid.bounds.push_back(
+      {begin, end,
+       isa<tile::RefType>(ref.value.getType()) ? ref.value : Value(), d});
+  a.valid.push_back(valid);
+  return LogicalResult(success());
+}
+
 void Generator::recordSameSize(const SemValue &ref, unsigned d,
                                const SemValue &t, const ast::Expr &where) {
-  if (!t.extentOrigin || !t.extentOrigin->plain())
+  if (!t.extentOrigin || !t.extentOrigin->plain() || !ref.windowStarts.empty())
     return;
   // Only a parameter itself: a view's dimensions are not its tensor's.
   auto arg = dyn_cast<BlockArgument>(ref.value);
@@ -168,6 +218,22 @@ LogicalResult Generator::accessTile(const SemValue &ref, unsigned d,
   return success();
 }
 
+FailureOr<const ast::SliceExpr *> Generator::sliceCall(const ast::Expr &x) {
+  auto *call = ast::dyn_cast<ast::CallExpr>(&x);
+  if (!call || ast::getDottedName(call->getCallee()) != "slice" ||
+      lookup("slice"))
+    return static_cast<const ast::SliceExpr *>(nullptr);
+  for (const ast::Argument &a : call->getArgs())
+    if (a.kind != ast::Argument::Kind::Positional ||
+        !ast::isa<ast::NoneLiteralExpr>(*a.value))
+      return error(x.getRange(), "slice(...) in an index takes None only "
+                                 "(the whole dimension): write a:b for "
+                                 "other bounds");
+  synthesizedSlices.push_back(std::make_unique<ast::SliceExpr>(
+      x.getRange(), nullptr, nullptr, nullptr));
+  return synthesizedSlices.back().get();
+}
+
 FailureOr<Generator::Access>
 Generator::accessOfList(const SemValue &ref,
                         const std::vector<const ast::Expr *> &idx,
@@ -188,8 +254,14 @@ Generator::accessOfList(const SemValue &ref,
             entries.push_back({x, nullptr, false, t});
           continue;
         }
-    IndexEntry e{x, ast::dyn_cast<ast::SliceExpr>(x),
-                 ast::isa<ast::NoneLiteralExpr>(*x), std::nullopt};
+    const ast::SliceExpr *slice = ast::dyn_cast<ast::SliceExpr>(x);
+    if (!slice) {
+      FailureOr<const ast::SliceExpr *> s = sliceCall(*x);
+      if (failed(s))
+        return failure();
+      slice = *s;
+    }
+    IndexEntry e{x, slice, ast::isa<ast::NoneLiteralExpr>(*x), std::nullopt};
     if (!e.slice && !e.none) {
       Result v = genExpr(*x);
       if (failed(v))
@@ -259,7 +331,96 @@ Generator::accessOfList(const SemValue &ref,
   }
   if (failed(checkTileSize(a.shape, index.getRange())))
     return failure();
+  if (!ref.windowStarts.empty())
+    shiftToWindow(ref, a, l);
   return a;
+}
+
+std::optional<Result> Generator::genWindow(const SemValue &ref,
+                                           const ast::SubscriptExpr &e) {
+  const ast::Expr &index = e.getIndex();
+  std::vector<const ast::Expr *> idx = elementsOf(index);
+  if (!ast::isa<ast::TupleExpr>(index))
+    idx = {&index};
+  unsigned rank = refShape(ref).first;
+  if (idx.size() != rank)
+    return std::nullopt;
+  for (const ast::Expr *x : idx) {
+    auto *s = ast::dyn_cast<ast::SliceExpr>(x);
+    if (!s || s->getStep())
+      return std::nullopt;
+  }
+  auto sizes = refSizes(ref, e);
+  if (failed(sizes))
+    return Result(failure());
+  SemValue w = ref;
+  w.viewSizes.clear();
+  w.windowStarts.clear();
+  w.where = &e;
+  for (unsigned d = 0; d < rank; ++d) {
+    auto *s = ast::cast<ast::SliceExpr>(idx[d]);
+    const SemValue &size = (*sizes)[d];
+    // A bound: a constant (negative: from the end) or a run-time index.
+    auto bound = [&](const ast::Expr *x, SemValue dflt) -> Result {
+      if (!x)
+        return dflt;
+      Result v = genExpr(*x);
+      if (failed(v))
+        return failure();
+      if (v->kind == SemValue::Kind::Int && v->intValue < 0)
+        return binaryOp(ast::BinaryOp::Add, size, *v, *x);
+      if (v->kind != SemValue::Kind::Int && v->kind != SemValue::Kind::Scalar)
+        return fail(x->getRange(), "a slice bound of a tensor before the "
+                                   "loop is an integer");
+      return *v;
+    };
+    Result lower = bound(s->getLower(), SemValue::integer(0));
+    if (failed(lower))
+      return Result(failure());
+    Result upper = bound(s->getUpper(), size);
+    if (failed(upper))
+      return Result(failure());
+    Result n = binaryOp(ast::BinaryOp::Sub, *upper, *lower, *s);
+    if (failed(n))
+      return Result(failure());
+    SemValue start =
+        ref.windowStarts.empty() ? SemValue::integer(0) : ref.windowStarts[d];
+    Result at = binaryOp(ast::BinaryOp::Add, start, *lower, *s);
+    if (failed(at))
+      return Result(failure());
+    w.viewSizes.push_back(*n);
+    w.windowStarts.push_back(*at);
+  }
+  return Result(w);
+}
+
+void Generator::shiftToWindow(const SemValue &ref, Access &a,
+                              mlir::Location l) {
+  std::vector<Value> starts, sizes;
+  for (size_t d = 0; d < ref.windowStarts.size(); ++d) {
+    const SemValue &s = ref.windowStarts[d], &n = ref.viewSizes[d];
+    starts.push_back(s.kind == SemValue::Kind::Int
+                         ? indexConst(l, s.intValue)
+                         : castValue(s.value, builder.getIndexType(), l));
+    sizes.push_back(n.kind == SemValue::Kind::Int
+                        ? indexConst(l, n.intValue)
+                        : castValue(n.value, builder.getIndexType(), l));
+  }
+  for (size_t d = 0; d < a.offsets.size() && d < starts.size(); ++d) {
+    a.offsets[d] = arith::AddIOp::create(builder, l, a.offsets[d], starts[d]);
+    Value end = arith::AddIOp::create(builder, l, starts[d], sizes[d]);
+    a.limits[d] = arith::MinSIOp::create(
+        builder, l, arith::AddIOp::create(builder, l, a.limits[d], starts[d]),
+        end);
+  }
+  // Valid counts in the window's indices: bounded by its sizes, not by the
+  // tensor's.
+  for (size_t j = 0; j < a.valid.size() && j < a.dims.size(); ++j)
+    for (ValidCount::Bound &b : a.valid[j].bounds)
+      if (b.ref) {
+        b.end = arith::MinSIOp::create(builder, l, b.end, sizes[a.dims[j]]);
+        b.ref = Value();
+      }
 }
 
 Result Generator::genLoad(const SemValue &ref, const ast::Expr &index,
@@ -438,8 +599,8 @@ void Generator::broadcastTo(SemValue &v, ArrayRef<int64_t> shape,
   v.indexTile.reset();
 }
 
-SmallVector<ValidCount, 4> Generator::mergeValid(ArrayRef<ValidCount> a,
-                                                 ArrayRef<ValidCount> b) {
+SmallVector<ValidCount, 4> GeneratorState::mergeValid(ArrayRef<ValidCount> a,
+                                                      ArrayRef<ValidCount> b) {
   SmallVector<ValidCount, 4> out(std::max(a.size(), b.size()));
   for (size_t k = 0; k < out.size(); ++k)
     for (ArrayRef<ValidCount> side : {a, b})

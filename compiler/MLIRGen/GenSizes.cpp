@@ -18,7 +18,7 @@ using namespace mlir;
 
 namespace dslc::mlirgen {
 
-std::string Generator::sizeKey(const std::string &param, unsigned d) {
+std::string GeneratorState::sizeKey(const std::string &param, unsigned d) {
   return param + ".size(" + std::to_string(d) + ")";
 }
 

@@ -234,7 +234,7 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
   return error(s.getRange(), "this statement is not supported in a kernel");
 }
 
-bool Generator::isDeviceCode(const ast::Stmt &s) {
+bool GeneratorState::isDeviceCode(const ast::Stmt &s) {
   if (ast::isa<ast::ForStmt>(s) || ast::isa<ast::WhileStmt>(s))
     return true;
   bool device = false;

@@ -60,7 +60,7 @@ LogicalResult Generator::checkTileSize(ArrayRef<int64_t> shape,
   return success();
 }
 
-std::string Generator::shapeText(ArrayRef<int64_t> shape) {
+std::string GeneratorState::shapeText(ArrayRef<int64_t> shape) {
   std::string s = "[";
   for (size_t k = 0; k < shape.size(); ++k)
     s += (k ? ", " : "") + std::to_string(shape[k]);
@@ -350,6 +350,25 @@ FailureOr<Value> Generator::coerceTile(SemValue v, RankedTensorType type,
 
 namespace dslc::mlirgen {
 
+/// Whether `to` is `from` with dimensions same, same + 1, ... (at least
+/// two) merged into one and the rest equal; their count.
+static std::optional<size_t> mergedRun(ArrayRef<int64_t> from,
+                                       ArrayRef<int64_t> to, size_t same) {
+  if (same >= to.size() || same + 1 >= from.size())
+    return std::nullopt;
+  int64_t product = from[same];
+  size_t end = same + 1;
+  while (end < from.size() && product < to[same])
+    product *= from[end++];
+  if (product != to[same] || end - same < 2 ||
+      from.size() - end != to.size() - same - 1)
+    return std::nullopt;
+  for (size_t k = end; k < from.size(); ++k)
+    if (from[k] != to[k - end + same + 1])
+      return std::nullopt;
+  return end - same;
+}
+
 Result Generator::reshapeTile(const SemValue &v, ArrayRef<int64_t> shape,
                               const ast::Expr &where) {
   auto type = cast<RankedTensorType>(v.value.getType());
@@ -388,6 +407,36 @@ Result Generator::reshapeTile(const SemValue &v, ArrayRef<int64_t> shape,
   size_t same = 0;
   while (same < from.size() && same < to.size() && from[same] == to[same])
     ++same;
+  // Dimension `same` merged with whole ones after it into one (int4_gemm's
+  // [K, 2, N] -> [2K, N]): its valid count times their product.
+  if (std::optional<size_t> run = mergedRun(from, to, same)) {
+    unsigned src = fromDims[same];
+    bool rest = true; // the other merged dimensions are whole
+    for (size_t k = same + 1; k < same + *run; ++k)
+      rest &= fromDims[k] >= v.valid.size() || v.valid[fromDims[k]].all();
+    if (rest && src < v.valid.size() && !v.valid[src].all()) {
+      mlir::Location l = loc(where);
+      int64_t m = to[same] / from[same];
+      Value count = materialize(v.valid[src], l);
+      ValidCount merged;
+      merged.bounds.push_back(
+          {indexConst(l, 0),
+           arith::MulIOp::create(builder, l, count, indexConst(l, m)), Value(),
+           0});
+      for (size_t k = 0; k < same; ++k)
+        if (fromDims[k] < v.valid.size())
+          t.valid[toDims[k]] = v.valid[fromDims[k]];
+      t.valid[toDims[same]] = merged;
+      for (size_t k = same + *run; k < from.size(); ++k)
+        if (fromDims[k] < v.valid.size())
+          t.valid[toDims[k - *run + 1]] = v.valid[fromDims[k]];
+      if (shape != type.getShape())
+        t.value = tile::ReshapeOp::create(
+            builder, l, RankedTensorType::get(shape, type.getElementType()),
+            v.value);
+      return t;
+    }
+  }
   for (size_t k = 0; k < from.size(); ++k) {
     unsigned src = fromDims[k];
     bool masked = src < v.valid.size() && !v.valid[src].all();
@@ -631,6 +680,88 @@ Result Generator::genTileExpand(const ast::CallExpr &e, const SemValue &v,
 } // namespace dslc::mlirgen
 
 namespace dslc::mlirgen {
+
+Result Generator::genStack(const ast::CallExpr &e) {
+  // Each tile reshaped with a unit dimension at `dim`, broadcast to the
+  // stack's N there, the result element i along it chosen from tile i (as
+  // hl.join, along any dimension).
+  if (failed(checkKeywords(e, "torch.stack", {"tensors", "dim"})))
+    return failure();
+  if (!inGrid)
+    return fail(e.getRange(), "torch.stack of tiles: call it inside the "
+                              "kernel's tile loop");
+  const ast::Expr *listArg = argument(e, 0, "tensors");
+  if (!listArg)
+    return fail(e.getRange(), "torch.stack takes a list of tiles");
+  std::vector<const ast::Expr *> items = elementsOf(*listArg);
+  if (items.empty())
+    return fail(listArg->getRange(), "torch.stack takes a list of tiles");
+  std::vector<SemValue> in;
+  for (const ast::Expr *x : items) {
+    Result v = genExpr(*x);
+    if (failed(v))
+      return failure();
+    Result t = asTile(*v, *x);
+    if (failed(t))
+      return failure();
+    if (!in.empty() && t->value.getType() != in[0].value.getType())
+      return fail(x->getRange(), "torch.stack takes tiles of one type");
+    in.push_back(*t);
+  }
+  auto type = cast<RankedTensorType>(in[0].value.getType());
+  int64_t rank = type.getRank();
+  auto dim = constIntArgument(e, "dim", 0, 1);
+  if (failed(dim))
+    return failure();
+  int64_t d = dim->value_or(0);
+  if (d < 0)
+    d += rank + 1;
+  if (d < 0 || d > rank)
+    return fail(e.getRange(), "torch.stack's dim is out of range for " +
+                                  std::to_string(rank) + "-d tiles");
+  mlir::Location l = loc(e);
+  int64_t n = int64_t(in.size());
+  SmallVector<int64_t> shape(type.getShape());
+  shape.insert(shape.begin() + d, n);
+  if (failed(checkTileSize(shape, e.getRange())))
+    return failure();
+  SmallVector<int64_t> unit(type.getShape());
+  unit.insert(unit.begin() + d, 1);
+  // The index along the stacked dimension, broadcast.
+  SmallVector<int64_t> along(shape.size(), 1);
+  along[d] = n;
+  auto i32 = builder.getI32Type();
+  Value index =
+      tile::IotaOp::create(builder, l, RankedTensorType::get({n}, i32));
+  index = tile::ReshapeOp::create(builder, l, RankedTensorType::get(along, i32),
+                                  index);
+  auto indexType = RankedTensorType::get(shape, i32);
+  if (along != shape)
+    index = tile::BroadcastOp::create(builder, l, indexType, index);
+  SemValue r;
+  for (int64_t k = n; k-- > 0;) {
+    SemValue x = in[k];
+    x.value = tile::ReshapeOp::create(
+        builder, l, RankedTensorType::get(unit, type.getElementType()),
+        x.value);
+    x.valid.insert(x.valid.begin() + std::min<int64_t>(d, x.valid.size()),
+                   ValidCount());
+    x.indexTile.reset();
+    broadcastTo(x, shape, l);
+    if (k + 1 == n) {
+      r = x;
+      continue;
+    }
+    Value isK = arith::CmpIOp::create(
+        builder, l, arith::CmpIPredicate::eq, index,
+        arith::ConstantOp::create(
+            builder, l,
+            DenseElementsAttr::get(indexType, builder.getI32IntegerAttr(k))));
+    r.value = arith::SelectOp::create(builder, l, isK, x.value, r.value);
+    r.valid = mergeValid(r.valid, x.valid);
+  }
+  return r;
+}
 
 Result Generator::genSplitJoin(const ast::CallExpr &e, bool join) {
   // hl.split(x): x[..., 0] and x[..., 1] of a last dimension of 2, each the

@@ -46,7 +46,7 @@ Generator::importedFromModule(const std::string &name) const {
   return path;
 }
 
-bool Generator::isTritonJit(const ast::FunctionDef &fn) {
+bool GeneratorState::isTritonJit(const ast::FunctionDef &fn) {
   for (const ast::Decorator &d : fn.getDecorators())
     if (const ast::Expr *x = d.expr.get()) {
       if (auto *c = ast::dyn_cast<ast::CallExpr>(x))

@@ -1,12 +1,13 @@
-//===- Generator.h - MLIRGen's private state and helpers --------*- C++ -*-===//
+//===- Generator.h - MLIRGen's generator, its member functions --*- C++ -*-===//
 //
 // Private to compiler/MLIRGen. The generator walks a kernel's statements
 // once, evaluating what is known at compile time (constexprs, sizes made
 // static by hl.specialize, block sizes, tuple unrolling, `if` on constants;
 // `if` on run-time scalars is an scf.if, GenIf.cpp)
-// and emitting Tile/Comm/arith ops for the rest. Names are bound to semantic
-// values (SemValue): a tensor in memory, a stack tensor, a tile loop
-// variable, a tile value, a scalar, a constant...
+// and emitting Tile/Comm/arith ops for the rest. Its state, the types its
+// member functions pass and MLIRGen's limits are in GeneratorState.h. Names are
+// bound to semantic values (SemValue): a tensor in memory, a stack tensor, a
+// tile loop variable, a tile value, a scalar, a constant...
 //
 // The member functions are defined one file per concern, as clang's CodeGen
 // splits CodeGenFunction:
@@ -14,9 +15,12 @@
 //   GenSignature.cpp config, -D values, parameters and their types
 //   GenStmt.cpp      blocks, assignments, stores, return/assert
 //   GenIf.cpp        if: folded, or scf.if on a run-time scalar
-//   GenLoops.cpp     for loops: hl.tile/hl.grid, range, tuples, scf.for
-//   GenExpr.cpp      names, attributes, calls, subscripts
-//   GenOperators.cpp binary, unary and comparison operators
+//   GenLoops.cpp     for loops: range, tuples, scf.for, unrolling
+//   GenTileLoops.cpp hl.tile/hl.grid loops: the grid, nested tile loops
+//   GenExpr.cpp      names, attributes, subscripts
+//   GenCall.cpp      calls: builtins, methods, tensor constructors
+//   GenOperators.cpp binary and unary operators
+//   GenCompare.cpp   comparisons, run-time `and`/`or`
 //   GenComm.cpp      signal/wait, stack tensors, packets, epochs, peers
 //   GenTile.cpp      tile values: zeros/full, empty_like, casts, accesses
 //   GenConstant.cpp  compile-time evaluation, hl.specialize
@@ -29,20 +33,8 @@
 #ifndef DSLC_COMPILER_MLIRGEN_GENERATOR_H
 #define DSLC_COMPILER_MLIRGEN_GENERATOR_H
 
-#include "compiler/Frontend/AST.h"
-#include "compiler/Frontend/CompileOptions.h"
-#include "compiler/Frontend/Diagnostics.h"
-#include "compiler/Limits.h"
-#include "compiler/MLIRGen/KernelDescription.h"
-#include "compiler/MLIRGen/SemValue.h"
-#include "compiler/MLIRGen/WorkCounter.h"
-#include "dialects/Comm/CommDialect.h"
-#include "dialects/Tile/TileDialect.h"
+#include "compiler/MLIRGen/GeneratorState.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OwningOpRef.h"
 
 #include <functional>
@@ -55,102 +47,19 @@
 namespace dslc::mlirgen {
 
 //===----------------------------------------------------------------------===//
-// Limits
-//===----------------------------------------------------------------------===//
-
-/// Largest block size of one tile dimension, and largest tile. A tile that
-/// holds data lives in the registers of one CTA: past kMaxTileElements code
-/// size and spills explode (checkTileSize). A block may be larger when its
-/// tile only ranges over indices, e.g. a grid tile that a nested
-/// hl.tile(chunk.begin, chunk.end) walks in smaller tiles.
-using contract::kMaxBlockSize;
-constexpr int64_t kMaxTileElements = 1 << 17;
-// The most tile elements one thread may hold is kMaxElementsPerThread
-// (compiler/Limits.h); the most dimensions of a tile
-// tile::kMaxTileRank (dialects/Tile/TileDialect.h).
-/// Whole rows (`x[rows, :]`) of more elements per thread than this are
-/// computed a chunk at a time (RollReductions), in chunks of at most
-/// kAutoRollElementsPerThread per thread.
-constexpr int64_t kAutoRollAbove = 64;
-constexpr int64_t kAutoRollElementsPerThread = 32;
-/// Most CTAs a kernel with per-CTA epochs may be launched with; its state
-/// buffer holds one 32-bit counter per CTA.
-constexpr int64_t kMaxEpochCtas = 4096;
-/// range loops over constants of at most this many iterations are unrolled
-/// (a loop over the peers issues their loads and polls together); longer
-/// ones stay scf.for unless the body needs the loop variable at compile
-/// time.
-constexpr int64_t kAutoUnrollIterations = 8;
-/// Deepest nesting of inlined helper calls.
-constexpr size_t kMaxCallDepth = 32;
-/// Why the matmuls other than hl.dot, torch.addmm / mm / matmul and `@`
-/// (GenDot.cpp) are errors.
-inline constexpr const char kNoMatmul[] =
-    "is not supported: write hl.dot(a, b, acc=...) (or torch.addmm / "
-    "torch.mm / a @ b) on 2-d tiles, with any scaling as tile arithmetic on "
-    "the f32 result";
-
-//===----------------------------------------------------------------------===//
 // The generator
 //===----------------------------------------------------------------------===//
 
-class Generator {
+class Generator : GeneratorState {
 public:
   Generator(mlir::MLIRContext &ctx, const ast::Module &module,
             const ast::FunctionDef &kernel, const CompileOptions &options,
             dslc::DiagnosticEngine &diags, KernelDescription &desc)
-      : ctx(ctx), builder(&ctx, &work), module(module), kernel(kernel),
-        options(options), diags(&diags), desc(desc) {}
+      : GeneratorState(ctx, module, kernel, options, diags, desc) {}
 
   mlir::OwningOpRef<mlir::ModuleOp> run();
 
-private:
-  mlir::MLIRContext &ctx;
-  WorkCounter work; // before builder, which reports to it
-  mlir::OpBuilder builder;
-  const ast::Module &module;
-  const ast::FunctionDef &kernel;
-  const CompileOptions &options;
-  /// Where errors go: the caller's engine, or a quiet one while a loop body
-  /// is generated speculatively (genRangeLoop).
-  dslc::DiagnosticEngine *diags;
-  KernelDescription &desc;
-
-  mlir::func::FuncOp func;
-  std::vector<std::map<std::string, SemValue>> scopes;
-  std::vector<int64_t> blockSizes;
-  unsigned nextBlockSize = 0;
-  /// Whether a config (the decorator's or --config) lists block sizes;
-  /// without one, tunable tiles take contract::kDefaultBlockSize.
-  bool configGivesBlockSizes = false;
-  /// helion.Config's reduction_loops: a chunk size per reduced dimension, 0
-  /// for None (tile::kReductionLoopsAttr, Conversion/RollReductions.cpp).
-  std::vector<int64_t> reductionLoops;
-  /// The variable a statement `NAME = <call>` assigns while the call is
-  /// generated: an output the call makes takes its name (addOutput).
-  std::string outputNameHint;
-  /// The block sizes taken by default (for the warning that lists them).
-  std::vector<int64_t> defaultedBlockSizes;
-  /// Extents of dimensions loaded whole (`x[rows, :]`): Helion's reduction
-  /// dimensions.
-  std::set<int64_t> fullRowExtents;
-  /// Whole-row extents too wide for the registers, the chunk each is
-  /// computed in (tile::kAutoReductionLoopsAttr), and whether a tile of
-  /// them would not fit at all unrolled.
-  struct AutoRoll {
-    int64_t chunk = 0;
-    bool required = false;
-  };
-  std::map<int64_t, AutoRoll> autoRollChunks;
-
-public:
-  /// What a first, quiet generation learns for Helion's default config
-  /// (no config gives the block sizes): the tunable block sizes taken,
-  /// with the extents they tile (0: unknown), and the whole-row extents.
-  struct DefaultProbe {
-    std::vector<int64_t> hints;
-    std::set<int64_t> fullRows;
-  };
+  using DefaultProbe = gen::DefaultProbe;
   /// Generates quietly with every tunable block size 1, to learn `probe`.
   void setProbe(DefaultProbe *p) { probe = p; }
   /// The block sizes Helion's default config gives (from a probe).
@@ -165,42 +74,20 @@ public:
                                     int64_t hint);
 
 private:
-  DefaultProbe *probe = nullptr;
-  std::optional<std::vector<int64_t>> helionDefaults;
-  std::set<std::string> symmetricParams;
-  /// Parameters annotated tuple[torch.Tensor, ...] (symmetric tensors
-  /// seen as the tuple of their copies on every rank).
-  std::set<std::string> tupleParams;
-  std::set<std::string> usedDefines;
-  /// Arguments given by position and by keyword, already reported.
-  std::set<const ast::Expr *> reportedDoubleArguments;
-  /// Constexprs whose missing value was reported (once each).
-  std::set<std::string> reportedUnbound;
-  /// Tensor sizes ("x.size(1)") needed at compile time whose value could
-  /// not be had (reported once): later needs of the same size fail
-  /// silently, so one mistake gives one error.
-  std::set<std::string> failedSizes;
-  std::map<std::string, std::string> refDTypes; ///< value name -> dtype
-  std::vector<std::string> argNames;
-  bool inGrid = false;
-  /// The kernel's grid loop, once generated (nothing but `return` follows).
-  const ast::ForStmt *gridLoop = nullptr;
-  /// kMaxPerThreadWork or kMaxGeneratedStatements was passed and reported.
-  bool workReported = false;
-  bool returned = false;
-  /// Loop bodies generated by unrolling so far (kMaxUnrolledBodies).
-  int64_t unrolledBodies = 0;
-  /// Loops being generated around the current statement.
-  unsigned loopDepth = 0;
-  /// Inlined helper calls, innermost last.
-  struct CallFrame {
-    const ast::FunctionDef *fn;
-    SourceRange callSite;
-    std::optional<SemValue> result;
-    bool returned;
-    unsigned loopDepth; ///< loopDepth at the call
-  };
-  std::vector<CallFrame> calls;
+  using AutoRoll = gen::AutoRoll;
+  using CallFrame = gen::CallFrame;
+  using ParamType = gen::ParamType;
+  using ParamCategory = gen::ParamCategory;
+  using IfPath = gen::IfPath;
+  using TileDim = gen::TileDim;
+  using Snapshot = gen::Snapshot;
+  using HelperArg = gen::HelperArg;
+  using SignalSlots = gen::SignalSlots;
+  using SignalOptions = gen::SignalOptions;
+  using SyncSpelling = gen::SyncSpelling;
+  using IndexEntry = gen::IndexEntry;
+  using Access = gen::Access;
+  using Gather = gen::Gather;
 
   // -- helpers (MLIRGen.cpp) ------------------------------------------------
   mlir::Location loc(const ast::Expr &e) { return loc(e.getRange()); }
@@ -248,8 +135,6 @@ private:
   Result genSpecialize(const ast::CallExpr &e);
 
   // -- compile-time sizes (GenSizes.cpp) -------------------------------------
-  /// "x.size(1)": how -D and messages name a size.
-  static std::string sizeKey(const std::string &param, unsigned d);
   /// Checks every --shape entry: a tensor parameter of that rank.
   mlir::LogicalResult checkShapes();
   /// The parameter an output is shaped like (torch.empty_like), else `name`.
@@ -275,10 +160,6 @@ private:
   /// Records that size `d` of `name` (and of the tensor an output is shaped
   /// like) could not be had.
   void markSizeFailed(const std::string &name, unsigned d);
-  /// A plain tensor size (x.size(d) as a run-time scalar).
-  static bool isPlainSize(const SemValue &v) {
-    return v.kind == SemValue::Kind::Scalar && v.origin && v.origin->plain();
-  }
 
   // -- call arguments (GenArgs.cpp) -----------------------------------------
   const ast::Expr *keyword(const ast::CallExpr &e, llvm::StringRef name);
@@ -327,24 +208,9 @@ private:
                                          int64_t hi = 0, int64_t hint = 0);
   void scanSymmetric(const ast::StmtList &body);
   void scanSymmetricExpr(const ast::Expr &e);
-  /// What a tensor or scalar parameter's annotation or --signature says.
-  struct ParamType {
-    std::string dtype;
-    unsigned rank = 0;
-    bool isScalar = false;
-    bool isTuple = false; ///< tuple[torch.Tensor, ...]: the peers' copies
-  };
   mlir::LogicalResult buildSignature();
   // -- parameter kinds (GenParams.cpp) ---------------------------------------
-  enum class ParamCategory {
-    Value,          ///< a tensor or a scalar (paramType)
-    Constexpr,      ///< str, bool, list[...]: compiled in like hl.constexpr
-    Callable,       ///< a function (a lambda default): inlined where called
-    OptionalTensor, ///< torch.Tensor | None
-  };
   ParamCategory paramCategory(const ast::Param &p);
-  /// X of `X | None` / `Optional[X]`, else `a`.
-  static const ast::Expr &unwrapOptional(const ast::Expr &a);
   /// The function a Callable parameter's default gives.
   mlir::FailureOr<SemValue> callableParam(const ast::Param &p);
   /// None for a `torch.Tensor | None` parameter --signature does not type.
@@ -353,8 +219,6 @@ private:
   mlir::FailureOr<SemValue> constexprValue(const ast::Param &p);
   /// How to give the world size when the kernel needs it and has none.
   std::string worldSizeHint() const;
-  /// "[A, B]" for messages.
-  static std::string shapeText(llvm::ArrayRef<int64_t> shape);
   /// "block_sizes=[...], num_warps=N" of the kernel being compiled.
   std::string configText() const;
   /// A run-time scalar's default: a constant of its type (ints widen to
@@ -380,14 +244,6 @@ private:
   /// `if` on a run-time scalar: an scf.if whose results are the names the
   /// branches assign (Python's scoping).
   mlir::LogicalResult genRuntimeIf(const ast::IfStmt &s, const SemValue &cond);
-  /// One path of a run-time if: its block, its statements, the bindings
-  /// after it and the values it yields.
-  struct IfPath {
-    mlir::Block *block;
-    const ast::StmtList *body;
-    std::map<std::string, SemValue> values;
-    llvm::SmallVector<mlir::Value> yields;
-  };
   /// Tile values `a` (then) and `b` (else) of one type as results of the
   /// if `ifOp`: appends the tiles, then per dimension whose valid counts
   /// differ each path's count, to the paths' yields. The merged value's
@@ -437,9 +293,6 @@ private:
   mlir::LogicalResult sizesAssertedEqual(const SemValue &a, const SemValue &b,
                                          SourceRange where);
   mlir::LogicalResult genReturn(const ast::ReturnStmt &s);
-  /// Whether `s` does device work (a loop, an hl.* call): not allowed after
-  /// the grid loop, where code is host code.
-  static bool isDeviceCode(const ast::Stmt &s);
   mlir::LogicalResult genAssign(const ast::Expr &target, SemValue value,
                                 SourceRange where);
   /// Binds the names of an assignment target whose value failed to Poison.
@@ -457,14 +310,6 @@ private:
                               const ast::Expr &where);
 
   // -- loops (GenLoops.cpp) -------------------------------------------------
-  /// One dimension of an hl.tile / hl.grid loop.
-  struct TileDim {
-    const ast::Expr *extentExpr = nullptr;
-    SemValue extent;
-    mlir::Value extentIndex;
-    int64_t block = 1;
-    const ast::Expr *target = nullptr;
-  };
   mlir::LogicalResult genFor(const ast::ForStmt &s);
   mlir::LogicalResult genForLoop(const ast::ForStmt &s);
   /// range(...) (hl.static_range: `forceUnroll`).
@@ -482,17 +327,6 @@ private:
   mlir::LogicalResult
   genUnrolled(const ast::ForStmt &s, int64_t copies,
               llvm::function_ref<mlir::LogicalResult(int64_t)> genCopy);
-  /// Generator state that speculative generation may change.
-  struct Snapshot {
-    std::vector<std::map<std::string, SemValue>> scopes;
-    unsigned nextBlockSize;
-    std::set<std::string> usedDefines, reportedUnbound, failedSizes;
-    std::map<std::string, std::string> refDTypes;
-    std::vector<std::string> argNames;
-    KernelDescription desc;
-    bool inGrid, returned, workReported;
-    int64_t unrolledBodies, workTotal, workStatements;
-  };
   Snapshot snapshot();
   void restore(const Snapshot &s);
   /// Runs `gen` with diagnostics held back. True when it succeeded and
@@ -583,7 +417,6 @@ private:
 
   // -- operators (GenOperators.cpp) -----------------------------------------
   Result genBinary(const ast::BinaryExpr &e);
-  static bool isIndexLike(const SemValue &v);
   Result shiftTile(SemValue tile, const SemValue &by, const ast::Expr &where);
   Result genUnary(const ast::UnaryExpr &e);
   Result genCompare(const ast::CompareExpr &e);
@@ -620,6 +453,25 @@ private:
   /// `tile ** k`: repeated products for a small integral k, powf otherwise.
   Result tilePow(const SemValue &lhs, const SemValue &rhs,
                  const ast::Expr &where);
+
+  // -- random numbers (GenRandom.cpp) -----------------------------------------
+  /// hl.rand(shape, seed=..., offsets=...): Philox, as Triton's tl.rand.
+  Result genRand(const ast::CallExpr &e);
+  /// Each element's row-major position in the whole of `shapeArg`'s tiles
+  /// (their loops' extents) and sizes: an i64 tile.
+  mlir::FailureOr<SemValue> randOffsets(const ast::Expr &shapeArg);
+  /// Uniform f32s in [0, 1) of i64 `offset` and i64 scalar `seed`.
+  mlir::Value philoxUniform(mlir::Value offset, mlir::Value seed,
+                            mlir::Location l);
+  /// A splat integer tile constant.
+  mlir::Value splatInt(mlir::RankedTensorType type, int64_t v,
+                       mlir::Location l);
+  // -- atomics (GenAtomic.cpp)
+  // -------------------------------------------------
+  /// hl.atomic_add/max/min/and/or/xor/xchg(target, index, value, sem=).
+  Result genAtomic(const ast::CallExpr &e, llvm::StringRef fn);
+  /// `g`'s mask, and-ed with its valid counts: false past a tile's end.
+  mlir::Value validMask(const Gather &g, mlir::Location l);
 
   // -- math (GenMath.cpp) ---------------------------------------------------
   /// torch.NAME(...) / x.NAME(...) for the math functions (`self` is the
@@ -693,13 +545,6 @@ private:
   // -- helper functions (GenHelpers.cpp) --------------------------------------
   /// The module-level def `name` when no local name shadows it.
   const ast::FunctionDef *helperNamed(const std::string &name);
-  /// One argument of an inlined call: a call's argument, or an element of
-  /// hl.triton_kernel's `args=` (a tuple, or a dict of keywords).
-  struct HelperArg {
-    const ast::Expr *value;
-    std::string keyword; ///< empty: positional
-    SourceRange range;
-  };
   mlir::LogicalResult
   bindHelperArguments(const std::vector<HelperArg> &args, SourceRange callRange,
                       const ast::FunctionDef &fn,
@@ -709,7 +554,6 @@ private:
   /// inlined, a lambda's body evaluated with its parameters bound.
   Result genCallableCall(const ast::CallExpr &e, const SemValue &f);
   /// Lambda calls being inlined (kMaxCallDepth).
-  unsigned lambdaDepth = 0;
   /// Inlines `fn` called at `callRange` (`calleeRange`: the name) with
   /// `args`.
   Result inlineHelper(SourceRange callRange, SourceRange calleeRange,
@@ -748,8 +592,6 @@ private:
   /// makes "x.y" "M.x.y", `import M as x` "M.y"; nullopt when no import
   /// binds its first component.
   std::optional<std::string> importedFromModule(const std::string &name) const;
-  /// Whether `fn` is decorated @triton.jit (or another triton.* decorator).
-  static bool isTritonJit(const ast::FunctionDef &fn);
   /// A call of a device function of Helion's runtime dslc maps onto its
   /// ops (triton_wait_signal); nullopt for other names.
   std::optional<Result> genHelionRuntimeCall(const ast::CallExpr &e,
@@ -767,20 +609,6 @@ private:
                                           const std::string &n);
 
   // -- communication (GenComm.cpp) ------------------------------------------
-  /// The slots a signal/wait touches: one start index and extent per pad
-  /// dimension.
-  struct SignalSlots {
-    llvm::SmallVector<mlir::Value> indices;
-    llvm::SmallVector<int64_t> extents;
-  };
-  /// A signal/wait's keyword options.
-  struct SignalOptions {
-    int64_t signal = 1;
-    std::optional<int64_t> extra; ///< wait_for (signal) or update (wait).
-    comm::MemScope scope = comm::MemScope::gpu;
-    comm::MemSem sem = comm::MemSem::relaxed;
-    bool memAccess = true; ///< hasPrevious/SubsequentMemAccess.
-  };
   Result genSignalWait(const ast::CallExpr &e, bool isSignal);
   /// The comm.signal / comm.wait of `slots` of `pad` (a ref or a stack).
   void emitSignalWait(bool isSignal, mlir::Value pad, const SignalSlots &slots,
@@ -789,15 +617,6 @@ private:
                                            const ast::Expr &indexArg);
   mlir::FailureOr<SignalOptions> signalOptions(const ast::CallExpr &e,
                                                bool isSignal);
-  /// A signal's or wait's memory options as written (hl.signal / hl.wait
-  /// keywords, triton_wait_signal's arguments), each with the expression
-  /// an error points at (null: the call).
-  struct SyncSpelling {
-    bool isSignal = false;
-    std::string scope, sem, op; ///< op empty: not given
-    const ast::Expr *scopeAt = nullptr, *semAt = nullptr, *opAt = nullptr;
-    bool hasExtra = false; ///< wait_for (signal) or update (wait) given
-  };
   /// The one check of those options (scope, semantics against the
   /// direction, op against the CAS/exchange choice) into `o`.
   mlir::LogicalResult checkSync(const ast::CallExpr &e,
@@ -815,8 +634,6 @@ private:
                        const ast::SubscriptExpr &sub);
 
   // -- host code (GenHost.cpp) ------------------------------------------------
-  /// view, reshape, view_as, flatten, contiguous, numel, new_empty & co.
-  static bool isViewMethod(llvm::StringRef method);
   /// The sizes of a tensor, or of a view (its viewSizes).
   mlir::FailureOr<std::vector<SemValue>> refSizes(const SemValue &ref,
                                                   const ast::Expr &where);
@@ -850,6 +667,8 @@ private:
   Result genRegisterTunable(const ast::CallExpr &e);
   /// hl.split (a last dimension of 2 into two tiles) and hl.join.
   Result genSplitJoin(const ast::CallExpr &e, bool join);
+  /// torch.stack([a, b, ...], dim=d) of tiles of one type.
+  Result genStack(const ast::CallExpr &e);
   /// t.expand(...), t.expand_as(u) of a tile value: broadcast.
   Result genTileExpand(const ast::CallExpr &e, const SemValue &v,
                        bool asOther);
@@ -857,7 +676,6 @@ private:
   /// helion._testing HALF_DTYPE & co.); nullopt for other names.
   std::optional<Result> moduleConstant(const std::string &name);
   /// Module constants being evaluated (a cycle is an unknown name).
-  std::set<std::string> evaluatingConstants;
 
   // -- outputs (GenOutputs.cpp) ----------------------------------------------
   /// Adds an output parameter the runtime binds after the inputs.
@@ -914,30 +732,17 @@ private:
                                                       mlir::Type elementType);
 
   // -- accesses, None, broadcasting (GenShape.cpp) ---------------------------
-  /// A tile access of a tensor: per tensor dimension an offset and a limit;
-  /// the dimensions indexed by tiles or slices (`dims`) give the tile's
-  /// shape and valid counts; `unitDims` are result positions of None.
-  /// One index of a subscript, evaluated (a slice and None are kept as
-  /// written).
-  struct IndexEntry {
-    const ast::Expr *expr = nullptr;
-    const ast::SliceExpr *slice = nullptr;
-    bool none = false;
-    std::optional<SemValue> value;
-  };
-  struct Access {
-    /// Computed indices (an integer tile): the access is a gather or
-    /// scatter of `entries` (GenGather.cpp); the rest is unset.
-    bool gather = false;
-    std::vector<IndexEntry> entries;
-    llvm::SmallVector<mlir::Value> offsets, limits;
-    llvm::SmallVector<int64_t> dims, shape;
-    llvm::SmallVector<ValidCount, 4> valid;
-    llvm::SmallVector<unsigned> unitDims;
-    /// Every index is a scalar: one element (a one-element tile).
-    bool element = false;
-  };
   mlir::FailureOr<Access> accessOf(const SemValue &ref, const ast::Expr &index);
+  /// `x[a:b, ...]` before the loop (every index a slice without a step):
+  /// a window on x (SemValue::windowStarts); nullopt for other indices.
+  std::optional<Result> genWindow(const SemValue &ref,
+                                  const ast::SubscriptExpr &e);
+  /// Moves `a` (an access of window `ref` in the window's indices) into
+  /// the indices of the tensor the window is on.
+  void shiftToWindow(const SemValue &ref, Access &a, mlir::Location l);
+  /// `slice(None)` (Helion's spelling of `:` in a list index): a whole
+  /// slice; null for other expressions.
+  mlir::FailureOr<const ast::SliceExpr *> sliceCall(const ast::Expr &x);
   /// The access `idx` makes; a gather when an index is an integer tile
   /// (or `forceGather`: a load or store with extra_mask).
   mlir::FailureOr<Access>
@@ -948,17 +753,6 @@ private:
                                   const ast::Expr &index, SemValue value,
                                   const ast::Expr &where);
   // -- gathers (GenGather.cpp) ------------------------------------------------
-  /// Whether `v` indexes a tensor element by element (an integer tile that
-  /// is not tile.index + k).
-  static bool isGatherIndex(const SemValue &v);
-  /// A gather's result shape, valid counts, index tiles (one per tensor
-  /// dimension, i64, of that shape) and mask.
-  struct Gather {
-    llvm::SmallVector<int64_t> shape;
-    llvm::SmallVector<ValidCount, 4> valid;
-    llvm::SmallVector<mlir::Value> indices;
-    mlir::Value mask;
-  };
   mlir::FailureOr<Gather> gatherOf(const SemValue &ref,
                                    llvm::ArrayRef<IndexEntry> entries,
                                    const SemValue *extraMask,
@@ -970,6 +764,11 @@ private:
                                       const SemValue &value,
                                       const ast::Expr &where,
                                       const SemValue *extraMask = nullptr);
+  /// `x[s : s + k]`, s a run-time index and k a compile-time integer;
+  /// nullopt for other slices.
+  std::optional<mlir::LogicalResult>
+  accessRuntimeSlice(const SemValue &ref, unsigned d,
+                     const ast::SliceExpr &slice, Access &a);
   mlir::LogicalResult accessSlice(const SemValue &ref, unsigned d,
                                   const ast::SliceExpr &slice, Access &a);
   mlir::LogicalResult accessTile(const SemValue &ref, unsigned d,
@@ -1001,9 +800,6 @@ private:
   /// Reshapes (leading unit dims) and broadcasts `v` to `shape`.
   void broadcastTo(SemValue &v, llvm::ArrayRef<int64_t> shape,
                    mlir::Location l);
-  /// Valid counts of an elementwise result: every bound of both.
-  static llvm::SmallVector<ValidCount, 4>
-  mergeValid(llvm::ArrayRef<ValidCount> a, llvm::ArrayRef<ValidCount> b);
   /// The count as an index value (null when every element holds data).
   mlir::Value materialize(const ValidCount &v, mlir::Location l);
   mlir::FailureOr<mlir::Value>

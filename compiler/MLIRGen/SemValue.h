@@ -114,6 +114,7 @@ struct SemValue {
   llvm::SmallVector<std::pair<std::string, unsigned>, 2> sizesRead;
   // Tile loop variables.
   mlir::Value id, begin, end;
+  mlir::Value extent; ///< The loop's extent (index).
   int64_t block = 1;
   bool gridTile = false;
   std::optional<ScalarOrigin> extentOrigin;
@@ -133,6 +134,11 @@ struct SemValue {
   /// `text`) or an output's as torch.empty made it; empty for a parameter
   /// seen as it is (its sizes are tile.dim).
   std::vector<SemValue> viewSizes;
+  /// A slice of a tensor taken before the loop (`x[:, :-1, :]`, a strided
+  /// view in PyTorch): per dimension, where it starts in `value`'s tensor
+  /// (an integer constant or a run-time index); `viewSizes` are its sizes.
+  /// Empty for a tensor seen whole.
+  std::vector<SemValue> windowStarts;
   // Callables.
   const ast::LambdaExpr *lambda = nullptr;
   const ast::FunctionDef *function = nullptr;

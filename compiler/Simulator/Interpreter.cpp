@@ -114,13 +114,13 @@ Interpreter::Outcome Interpreter::exec(Task &task, Operation &op) {
       .Case<tile::IotaOp>([&](auto) { return execIota(task, op); })
       .Case<tile::BroadcastOp>([&](auto) { return execBroadcast(task, op); })
       .Case<tile::ReshapeOp>([&](auto) { return execReshape(task, op); })
-      .Case<tile::TransposeOp>(
-          [&](auto) { return execTranspose(task, op); })
+      .Case<tile::TransposeOp>([&](auto) { return execTranspose(task, op); })
       .Case<tile::ReduceOp>([&](auto) { return execReduce(task, op); })
       .Case<tile::DotOp>([&](auto) { return execDot(task, op); })
       .Case<tile::LoadOp>([&](auto) { return execLoad(task, op); })
       .Case<tile::GatherOp>([&](auto) { return execGather(task, op); })
       .Case<tile::ScatterOp>([&](auto) { return execScatter(task, op); })
+      .Case<tile::AtomicOp>([&](auto) { return execAtomic(task, op); })
       .Case<tile::StoreOp, comm::MulticastStoreOp>(
           [&](auto) { return execStore(task, op); })
       .Case<comm::MulticastLoadReduceOp>(

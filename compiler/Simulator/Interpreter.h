@@ -200,6 +200,7 @@ private:
   /// tile.gather / tile.scatter: element by element at computed indices.
   Outcome execGather(Task &task, mlir::Operation &op);
   Outcome execScatter(Task &task, mlir::Operation &op);
+  Outcome execAtomic(Task &task, mlir::Operation &op);
   bool storeTile(Task &task, mlir::Operation &op, const RefVal &ref,
                  const std::vector<int64_t> &offsets,
                  const std::vector<int64_t> &limits,

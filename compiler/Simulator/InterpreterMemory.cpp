@@ -12,6 +12,8 @@
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
 
+#include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 using namespace mlir;
@@ -419,6 +421,92 @@ Interpreter::Outcome Interpreter::execGather(Task &task, Operation &op) {
   loadIndices(task, op, ref, indexedElements(ref, indices, mask, out->numel()),
               *out, 0, 0);
   task.values[gather.getResult()] = RtValue::ofTile(out);
+  return Outcome::Yield;
+}
+
+/// `old` updated by `x` with `kind` (integers of `t`'s width).
+static int64_t atomicInt(tile::AtomicKind kind, const ElemType &t, int64_t old,
+                         int64_t x) {
+  switch (kind) {
+  case tile::AtomicKind::add:
+    return wrapInt(t, int64_t(uint64_t(old) + uint64_t(x)));
+  case tile::AtomicKind::max:
+    return std::max(old, x);
+  case tile::AtomicKind::min:
+    return std::min(old, x);
+  case tile::AtomicKind::andi:
+    return old & x;
+  case tile::AtomicKind::ori:
+    return old | x;
+  case tile::AtomicKind::xori:
+    return old ^ x;
+  case tile::AtomicKind::xchg:
+    return x;
+  }
+  return x;
+}
+
+static double atomicFloat(tile::AtomicKind kind, const ElemType &t, double old,
+                          double x) {
+  switch (kind) {
+  case tile::AtomicKind::add:
+    return roundTo(t, old + x);
+  case tile::AtomicKind::max:
+    return std::isnan(old) ? x : std::isnan(x) ? old : std::max(old, x);
+  case tile::AtomicKind::min:
+    return std::isnan(old) ? x : std::isnan(x) ? old : std::min(old, x);
+  default:
+    return x;
+  }
+}
+
+// Atomic updates apply at once (after this CTA's pending stores into the
+// buffer), in the order the tasks run (the GPU's is
+// any order: sums of floats may differ in their last bits), and are not
+// checked for races: concurrent atomics are what they are for.
+Interpreter::Outcome Interpreter::execAtomic(Task &task, Operation &op) {
+  auto atomic = cast<tile::AtomicOp>(op);
+  std::vector<const TileVal *> indices;
+  for (Value v : atomic.getIndices())
+    indices.push_back(get(task, v).tile.get());
+  const TileVal *mask =
+      atomic.getMask() ? get(task, atomic.getMask()).tile.get() : nullptr;
+  const TileVal &value = *get(task, atomic.getValue()).tile;
+  const RefVal &ref = *get(task, atomic.getRef()).ref;
+  noteDataAccess(task, op);
+  Buffer &b = *ref.buffer;
+  // A thread's atomic follows its own earlier stores: this CTA's relaxed
+  // stores into the buffer land first.
+  auto &pending = task.pendingStores;
+  size_t kept = 0;
+  for (size_t k = 0; k < pending.size(); ++k) {
+    if (pending[k].buffer == &b)
+      commitStore(task, pending[k]);
+    else
+      pending[kept++] = std::move(pending[k]);
+  }
+  pending.resize(kept);
+  std::vector<int64_t> at = indexedElements(ref, indices, mask, value.numel());
+  int64_t lo = b.numel, hi = 0;
+  for (size_t k = 0; k < at.size(); ++k) {
+    int64_t idx = at[k];
+    if (idx < 0)
+      continue;
+    lo = std::min(lo, idx);
+    hi = std::max(hi, idx + 1);
+    if (b.isFloat())
+      b.f[idx] =
+          atomicFloat(atomic.getKind(), b.type, b.f[idx],
+                      value.type.isFloat() ? value.f[k] : double(value.i[k]));
+    else
+      b.i[idx] =
+          atomicInt(atomic.getKind(), b.type, b.i[idx],
+                    value.type.isFloat() ? int64_t(value.f[k]) : value.i[k]);
+    if (b.role == Role::Output)
+      b.writtenIn[idx] = task.call;
+  }
+  if (lo < hi)
+    world.noteWrite(b, lo, hi);
   return Outcome::Yield;
 }
 

@@ -445,6 +445,27 @@ LogicalResult ScatterOp::verify() {
                        getIndices(), getMask());
 }
 
+LogicalResult AtomicOp::verify() {
+  RankedTensorType value = getValue().getType();
+  if (failed(verifyIndexed(*this, getRef().getType(), value, getIndices(),
+                           getMask())))
+    return failure();
+  Type element = value.getElementType();
+  bool isInt = isa<IntegerType>(element) && !element.isInteger(1);
+  bool isFloat =
+      element.isF16() || element.isBF16() || element.isF32() || element.isF64();
+  if (!isInt && !isFloat)
+    return emitOpError() << "updates integers of 8 to 64 bits or bf16, f16, "
+                            "f32, f64 elements, got "
+                         << element;
+  AtomicKind kind = getKind();
+  if (!isInt && (kind == AtomicKind::andi || kind == AtomicKind::ori ||
+                 kind == AtomicKind::xori))
+    return emitOpError() << "'" << stringifyAtomicKind(kind)
+                         << "' updates integer elements, got " << element;
+  return success();
+}
+
 LogicalResult StoreOp::verify() {
   RefType ref = getRef().getType();
   return verifyTileAccess(*this, "ref", ref.getElementType(), ref.getRank(),

@@ -160,6 +160,45 @@ def Tile_ScatterOp : Tile_Op<"scatter", [AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
+def Tile_AtomicKindAttr : I32EnumAttr<"AtomicKind", "atomic update", [
+    I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"max", 1>,
+    I32EnumAttrCase<"min", 2>, I32EnumAttrCase<"andi", 3, "and">,
+    I32EnumAttrCase<"ori", 4, "or">, I32EnumAttrCase<"xori", 5, "xor">,
+    I32EnumAttrCase<"xchg", 6>]> {
+  let cppNamespace = "::dslc::tile";
+}
+
+def Tile_AtomicSemAttr : I32EnumAttr<"AtomicSem", "atomic ordering", [
+    I32EnumAttrCase<"relaxed", 0>, I32EnumAttrCase<"acquire", 1>,
+    I32EnumAttrCase<"release", 2>, I32EnumAttrCase<"acq_rel", 3>]> {
+  let cppNamespace = "::dslc::tile";
+}
+
+def Tile_AtomicOp : Tile_Op<"atomic", [AttrSizedOperandSegments,
+                                       MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "updates elements atomically at computed indices";
+  let description = [{
+    Element `e` of `value` updates `ref[indices[0][e], ..., indices[r-1][e]]`
+    with one atomic read-modify-write of `kind` (add; max, min; and, or,
+    xor of integers; xchg) with the ordering `sem`, at GPU scope, unless an
+    index is out of bounds or `mask` is false there. Elements with one
+    address all apply, in some order. `%a` below adds a tile of partial
+    sums into an output:
+
+    ```mlir
+    tile.atomic add relaxed %acc, %out[%rows, %cols] : tensor<64x64xf32>, !tile.ref<f32, 2>, tensor<64x64xi64>, tensor<64x64xi64>
+    ```
+  }];
+  let arguments = (ins Tile_AtomicKindAttr:$kind, Tile_AtomicSemAttr:$sem,
+                   Tile_TileTensor:$value, Tile_RefType:$ref,
+                   Variadic<Tile_TileTensor>:$indices,
+                   Optional<Tile_TileTensor>:$mask);
+  let assemblyFormat = [{
+    $kind $sem $value `,` $ref `[` $indices `]` (`mask` $mask^ `:` type($mask))? attr-dict `:` qualified(type($value)) `,` qualified(type($ref)) `,` type($indices)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_SplatOp : Tile_Op<"splat", [Pure]> {
   let summary = "a tile whose elements all equal a scalar";
   let arguments = (ins AnyType:$value);

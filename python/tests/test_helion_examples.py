@@ -72,6 +72,28 @@ class HostSplit(unittest.TestCase):
         with self.assertRaises(hx.Skip):
             hx.define_text(object())
 
+    def test_atomics_and_rand(self):
+        # Issue 26's constructs: an output an hl.atomic_add accumulates
+        # into is made (zeroed) by the host code and passed to the kernel;
+        # hl.rand's seed and p are run-time scalars; slices before the loop
+        # stay in the kernel (a window), not in the host code.
+        src = (
+            "@helion.kernel()\n"
+            "def k(x: torch.Tensor, p: float, seed: int) -> torch.Tensor:\n"
+            "    m, n = x.size()\n"
+            "    xs = x[:, :-1]\n"
+            "    out = torch.zeros([m, n], dtype=torch.float32)\n"
+            "    for tm, tn in hl.tile([m, n - 1]):\n"
+            "        r = hl.rand([tm, tn], seed=seed)\n"
+            "        hl.atomic_add(out, [tm, tn], xs[tm, tn] * (r > p))\n"
+            "    return out\n")
+        host = hx.host_function_source(src, "k")
+        self.assertIn("__dslc_ctx__.made(torch.zeros([m, n]", host)
+        self.assertNotIn("hl.rand", host)
+        self.assertNotIn("atomic_add", host)
+        self.assertEqual(hx.parameter_kinds(src, "k"),
+                         {"x": "value", "p": "value", "seed": "value"})
+
 
 class WithoutTorch(unittest.TestCase):
     def test_skips(self):

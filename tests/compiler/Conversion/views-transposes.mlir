@@ -104,3 +104,26 @@ func.func @gather_scatter(%x: !tile.ref<f32, 1> {tile.role = #tile.role<inout>},
   tile.scatter %v, %x[%idx] : tensor<32xf32>, !tile.ref<f32, 1>, tensor<32xi64>
   return
 }
+
+// -----
+
+// tile.atomic: the scatter's conditions, then one llvm.atomicrmw per
+// element the thread holds (fadd of floats, max of integers) at device
+// scope with the op's ordering.
+
+// CHECK-LABEL: func.func @atomics(
+// CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : i64
+// CHECK: scf.if %{{.*}} {
+// CHECK: llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr<1>, f32
+// CHECK: llvm.atomicrmw max %{{.*}}, %{{.*}} syncscope("device") acq_rel : !llvm.ptr<1>, i32
+func.func @atomics(%x: !tile.ref<f32, 1> {tile.role = #tile.role<inout>}, %y: !tile.ref<i32, 1> {tile.role = #tile.role<inout>}, %i: !tile.ref<i64, 1> {tile.role = #tile.role<input>})
+    attributes {tile.kernel, tile.num_warps = 1 : i64, tile.arg_names = ["x", "y", "i"]} {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %idx = tile.load %i[%c0] limits [%c32] {dims = array<i64: 0>} : !tile.ref<i64, 1> -> tensor<32xi64>
+  %v = arith.constant dense<1.0> : tensor<32xf32>
+  %w = arith.constant dense<3> : tensor<32xi32>
+  tile.atomic add relaxed %v, %x[%idx] : tensor<32xf32>, !tile.ref<f32, 1>, tensor<32xi64>
+  tile.atomic max acq_rel %w, %y[%idx] : tensor<32xi32>, !tile.ref<i32, 1>, tensor<32xi64>
+  return
+}

@@ -844,3 +844,27 @@ func.func @scatter_mask(%x: !tile.ref<f32, 1>, %i: tensor<8xi64>, %v: tensor<8xf
   tile.scatter %v, %x[%i] mask %m : tensor<8xi8> : tensor<8xf32>, !tile.ref<f32, 1>, tensor<8xi64>
   return
 }
+
+// -----
+
+func.func @atomic_bool(%x: !tile.ref<i1, 1>, %i: tensor<8xi64>, %v: tensor<8xi1>) {
+  // expected-error @+1 {{'tile.atomic' op updates integers of 8 to 64 bits or bf16, f16, f32, f64 elements, got 'i1'}}
+  tile.atomic add relaxed %v, %x[%i] : tensor<8xi1>, !tile.ref<i1, 1>, tensor<8xi64>
+  return
+}
+
+// -----
+
+func.func @atomic_and_float(%x: !tile.ref<f32, 1>, %i: tensor<8xi64>, %v: tensor<8xf32>) {
+  // expected-error @+1 {{'tile.atomic' op 'and' updates integer elements, got 'f32'}}
+  tile.atomic and relaxed %v, %x[%i] : tensor<8xf32>, !tile.ref<f32, 1>, tensor<8xi64>
+  return
+}
+
+// -----
+
+func.func @atomic_indices(%x: !tile.ref<f32, 2>, %i: tensor<8xi64>, %v: tensor<8xf32>) {
+  // expected-error @+1 {{'tile.atomic' op has 1 index tile(s) for '!tile.ref<f32, 2>': expected one per dimension (2)}}
+  tile.atomic add relaxed %v, %x[%i] : tensor<8xf32>, !tile.ref<f32, 2>, tensor<8xi64>
+  return
+}

@@ -215,3 +215,18 @@ func.func @views_and_transposes(%x: !tile.ref<bf16, 2>, %n: index,
       : tensor<2x4x8xbf16>, tensor<2x8x4xbf16>, tensor<2x4x4xf32> -> tensor<2x4x4xf32>
   return
 }
+
+// tile.atomic: a kind, an ordering, the value, indices and an optional mask.
+// CHECK-LABEL: func.func @atomics(
+// CHECK: tile.atomic add relaxed %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : tensor<4x8xf32>, !tile.ref<f32, 2>, tensor<4x8xi64>, tensor<4x8xi64>
+// CHECK: tile.atomic xchg acq_rel %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] mask %{{.*}} : tensor<4x8xi1> : tensor<4x8xi32>, !tile.ref<i32, 2>, tensor<4x8xi64>, tensor<4x8xi64>
+// GENERIC-LABEL: sym_name = "atomics"
+// GENERIC: "tile.atomic"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{kind = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 2, 0>, sem = 0 : i32}>
+func.func @atomics(%x: !tile.ref<f32, 2>, %y: !tile.ref<i32, 2>,
+                   %i: tensor<4x8xi64>, %j: tensor<4x8xi64>,
+                   %v: tensor<4x8xf32>, %w: tensor<4x8xi32>,
+                   %m: tensor<4x8xi1>) {
+  tile.atomic add relaxed %v, %x[%i, %j] : tensor<4x8xf32>, !tile.ref<f32, 2>, tensor<4x8xi64>, tensor<4x8xi64>
+  tile.atomic xchg acq_rel %w, %y[%i, %j] mask %m : tensor<4x8xi1> : tensor<4x8xi32>, !tile.ref<i32, 2>, tensor<4x8xi64>, tensor<4x8xi64>
+  return
+}
