@@ -9,24 +9,8 @@
 // bound to semantic values (SemValue): a tensor in memory, a stack tensor, a
 // tile loop variable, a tile value, a scalar, a constant...
 //
-// The member functions are defined one file per concern, as clang's CodeGen
-// splits CodeGenFunction:
-//   MLIRGen.cpp      the entry point and the kernel function's attributes
-//   GenSignature.cpp config, -D values, parameters and their types
-//   GenStmt.cpp      blocks, assignments, stores, return/assert
-//   GenIf.cpp        if: folded, or scf.if on a run-time scalar
-//   GenLoops.cpp     for loops: range, tuples, scf.for, unrolling
-//   GenTileLoops.cpp hl.tile/hl.grid loops: the grid, nested tile loops
-//   GenExpr.cpp      names, attributes, subscripts
-//   GenCall.cpp      calls: builtins, methods, tensor constructors
-//   GenOperators.cpp binary and unary operators
-//   GenCompare.cpp   comparisons, run-time `and`/`or`
-//   GenComm.cpp      signal/wait, stack tensors, packets, epochs, peers
-//   GenTile.cpp      tile values: zeros/full, empty_like, casts, accesses
-//   GenConstant.cpp  compile-time evaluation, hl.specialize
-//   GenArgs.cpp      call arguments and keyword helpers
-//   GenSymmMemSync.cpp Helion's symm_mem_sync and its implicit pad
-//   DTypes.cpp       dtype names <-> MLIR element types
+// Its member functions are defined one file per concern, as clang's
+// CodeGen splits CodeGenFunction (GeneratorState.h lists the files).
 //
 //===----------------------------------------------------------------------===//
 
@@ -457,12 +441,6 @@ private:
   /// Each element's row-major position in the whole of `shapeArg`'s tiles
   /// (their loops' extents) and sizes: an i64 tile.
   mlir::FailureOr<SemValue> randOffsets(const ast::Expr &shapeArg);
-  /// Uniform f32s in [0, 1) of i64 `offset` and i64 scalar `seed`.
-  mlir::Value philoxUniform(mlir::Value offset, mlir::Value seed,
-                            mlir::Location l);
-  /// A splat integer tile constant.
-  mlir::Value splatInt(mlir::RankedTensorType type, int64_t v,
-                       mlir::Location l);
   // -- atomics (GenAtomic.cpp)
   // -------------------------------------------------
   /// hl.atomic_add/max/min/and/or/xor/xchg(target, index, value, sem=).
