@@ -368,6 +368,10 @@ private:
   /// x.size(d), x.dim(), x.element_size(), stack[:, i].sum(0), t.to(dtype);
   /// nullopt when `e` is not such a method call.
   std::optional<Result> genMethodCall(const ast::CallExpr &e);
+  /// x.size(d), x.dim(), x.element_size() of tensors and tile values.
+  std::optional<Result> genSizeMethod(const ast::CallExpr &e,
+                                      const ast::AttributeExpr &attr,
+                                      const std::string &method);
   Result genSizeCall(const ast::CallExpr &e, const SemValue &ref,
                      const ast::Expr &callee);
   /// Size `d` of a tensor: a run-time scalar, or the constant -D
@@ -438,11 +442,9 @@ private:
   // -- random numbers (GenRandom.cpp) -----------------------------------------
   /// hl.rand(shape, seed=..., offsets=...): Philox, as Triton's tl.rand.
   Result genRand(const ast::CallExpr &e);
-  /// Each element's row-major position in the whole of `shapeArg`'s tiles
-  /// (their loops' extents) and sizes: an i64 tile.
+  /// Each element's row-major index over `shapeArg` (tiles: loop extents).
   mlir::FailureOr<SemValue> randOffsets(const ast::Expr &shapeArg);
-  // -- atomics (GenAtomic.cpp)
-  // -------------------------------------------------
+  // -- atomics (GenAtomic.cpp) ------------------------------------------------
   /// hl.atomic_add/max/min/and/or/xor/xchg(target, index, value, sem=).
   Result genAtomic(const ast::CallExpr &e, llvm::StringRef fn);
   /// `g`'s mask, and-ed with its valid counts: false past a tile's end.
