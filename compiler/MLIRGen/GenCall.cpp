@@ -230,53 +230,9 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
         return hostValue(e);
     }
   }
-  // A tile value's size(): its static shape (or one extent).
-  if (method == "size") {
-    std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
-    if (!dotted || !isModulePath(*dotted)) {
-      if (auto *n = ast::dyn_cast<ast::NameExpr>(&attr->getBase()))
-        if (SemValue *v = lookup(n->getName()))
-          if (v->kind == SemValue::Kind::TileData) {
-            auto shape = cast<RankedTensorType>(v->value.getType()).getShape();
-            if (e.getArgs().empty()) {
-              SemValue t = SemValue::ofKind(SemValue::Kind::Tuple);
-              for (int64_t d : shape)
-                t.elements.push_back(SemValue::integer(d));
-              return Result(t);
-            }
-            FailureOr<int64_t> d =
-                constIntOf(*e.getArgs()[0].value, "a dimension");
-            if (failed(d))
-              return Result(failure());
-            int64_t dd = *d < 0 ? *d + int64_t(shape.size()) : *d;
-            if (dd < 0 || dd >= int64_t(shape.size()))
-              return fail(e.getRange(), "dimension out of range");
-            return Result(SemValue::integer(shape[dd]));
-          }
-    }
-  }
-  // Methods on tensors: x.size(d), x.dim(), x.element_size().
-  if (method == "size" || method == "dim" || method == "element_size") {
-    Result base = genExpr(attr->getBase());
-    if (failed(base))
-      return failure();
-    if (base->kind == SemValue::Kind::Ref ||
-        base->kind == SemValue::Kind::Stack) {
-      Type element =
-          base->kind == SemValue::Kind::Ref
-              ? cast<tile::RefType>(base->value.getType()).getElementType()
-              : cast<comm::StackType>(base->value.getType()).getElementType();
-      if (method == "element_size")
-        return SemValue::integer(
-            std::max(1u, element.getIntOrFloatBitWidth() / 8));
-      if (method == "dim")
-        return SemValue::integer(
-            base->kind == SemValue::Kind::Ref
-                ? cast<tile::RefType>(base->value.getType()).getRank()
-                : cast<comm::StackType>(base->value.getType()).getRank());
-      return genSizeCall(e, *base, callee);
-    }
-  }
+  if (method == "size" || method == "dim" || method == "element_size")
+    if (std::optional<Result> r = genSizeMethod(e, *attr, method))
+      return *r;
   if (method == "sum")
     if (auto *sub = ast::dyn_cast<ast::SubscriptExpr>(&attr->getBase())) {
       Result base = genExpr(sub->getBase());
@@ -318,6 +274,60 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
                        : method == "half" ? "float16"
                        : method == "int"  ? "int32"
                                           : method.c_str());
+  }
+  return std::nullopt;
+}
+
+std::optional<Result> Generator::genSizeMethod(const ast::CallExpr &e,
+                                               const ast::AttributeExpr &attr,
+                                               const std::string &method) {
+  const ast::Expr &callee = e.getCallee();
+  // A tile value's size(): its static shape (or one extent).
+  if (method == "size") {
+    std::optional<std::string> dotted = ast::getDottedName(attr.getBase());
+    if (!dotted || !isModulePath(*dotted)) {
+      if (auto *n = ast::dyn_cast<ast::NameExpr>(&attr.getBase()))
+        if (SemValue *v = lookup(n->getName()))
+          if (v->kind == SemValue::Kind::TileData) {
+            auto shape = cast<RankedTensorType>(v->value.getType()).getShape();
+            if (e.getArgs().empty()) {
+              SemValue t = SemValue::ofKind(SemValue::Kind::Tuple);
+              for (int64_t d : shape)
+                t.elements.push_back(SemValue::integer(d));
+              return Result(t);
+            }
+            FailureOr<int64_t> d =
+                constIntOf(*e.getArgs()[0].value, "a dimension");
+            if (failed(d))
+              return Result(failure());
+            int64_t dd = *d < 0 ? *d + int64_t(shape.size()) : *d;
+            if (dd < 0 || dd >= int64_t(shape.size()))
+              return fail(e.getRange(), "dimension out of range");
+            return Result(SemValue::integer(shape[dd]));
+          }
+    }
+  }
+  // Methods on tensors: x.size(d), x.dim(), x.element_size().
+  if (method == "size" || method == "dim" || method == "element_size") {
+    Result base = genExpr(attr.getBase());
+    if (failed(base))
+      return failure();
+    if (base->kind == SemValue::Kind::Ref ||
+        base->kind == SemValue::Kind::Stack) {
+      Type element =
+          base->kind == SemValue::Kind::Ref
+              ? cast<tile::RefType>(base->value.getType()).getElementType()
+              : cast<comm::StackType>(base->value.getType()).getElementType();
+      if (method == "element_size")
+        return SemValue::integer(
+            std::max(1u, element.getIntOrFloatBitWidth() / 8));
+      if (method == "dim")
+        return SemValue::integer(
+            base->kind == SemValue::Kind::Ref
+                ? cast<tile::RefType>(base->value.getType()).getRank()
+                : cast<comm::StackType>(base->value.getType()).getRank());
+      return genSizeCall(e, *base, callee);
+    }
   }
   return std::nullopt;
 }

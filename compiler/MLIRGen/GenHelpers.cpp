@@ -164,9 +164,14 @@ static const std::pair<const char *, const char *> kUnsupported[] = {
                    "hl.signal/hl.wait on a pad"},
     {"hl.jagged_tile", "is not supported: loop with hl.tile over the longest "
                        "extent and mask with torch.where"},
-    {"hl.associative_scan", "(a scan) is not supported"},
-    {"hl.cumsum", "(a scan) is not supported"},
-    {"hl.cumprod", "(a scan) is not supported"},
+    {"hl.associative_scan",
+     "(a scan) is not supported: carry the running value through a loop "
+     "over the scanned dimension (hl.static_range over a tile's elements, or "
+     "hl.tile over the extent), or compute it with torch before the call"},
+    {"hl.cumsum", "(a scan) is not supported: carry the running sum through "
+                  "a loop over the dimension"},
+    {"hl.cumprod", "(a scan) is not supported: carry the running product "
+                   "through a loop over the dimension"},
     {"hl.reduce", "with a combine function is not supported: use "
                   "torch.sum/amax/amin/prod"},
     {"hl.randint", "is not supported"},

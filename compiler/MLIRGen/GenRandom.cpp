@@ -30,7 +30,9 @@ constexpr uint32_t kPhiloxRoundA = 0xD2511F53, kPhiloxRoundB = 0xCD9E8D57;
 constexpr float kUint32ToUniform = 4.6566127342e-10f;
 } // namespace
 
-Value Generator::splatInt(RankedTensorType type, int64_t v, mlir::Location l) {
+/// A splat integer tile constant.
+static Value splatInt(OpBuilder &builder, RankedTensorType type, int64_t v,
+                      mlir::Location l) {
   auto attr = IntegerAttr::get(type.getElementType(), v);
   return arith::ConstantOp::create(
       builder, l, DenseElementsAttr::get(type, Attribute(attr)));
@@ -82,7 +84,7 @@ FailureOr<SemValue> Generator::randOffsets(const ast::Expr &shapeArg) {
     return failure();
   // offset = sum_d index_d * (extent_{d+1} * ... * extent_{r-1}).
   auto type = RankedTensorType::get(shape, i64);
-  Value offset = splatInt(type, 0, l);
+  Value offset = splatInt(builder, type, 0, l);
   Value stride;
   for (size_t d = dims.size(); d-- > 0;) {
     Value index = indices[d];
@@ -107,19 +109,21 @@ FailureOr<SemValue> Generator::randOffsets(const ast::Expr &shapeArg) {
   return t;
 }
 
-Value Generator::philoxUniform(Value offset, Value seed, mlir::Location l) {
+/// Uniform f32s in [0, 1) of i64 `offset` and i64 scalar `seed`.
+static Value philoxUniform(OpBuilder &builder, Value offset, Value seed,
+                           mlir::Location l) {
   auto type = cast<RankedTensorType>(offset.getType());
   Type i32 = builder.getI32Type(), i64 = builder.getI64Type();
   auto t32 = RankedTensorType::get(type.getShape(), i32);
   auto t64 = RankedTensorType::get(type.getShape(), i64);
-  Value c32 = splatInt(t64, 32, l);
+  Value c32 = splatInt(builder, t64, 32, l);
   auto hiWord = [&](Value v) {
     return arith::TruncIOp::create(builder, l, t32,
                                    arith::ShRUIOp::create(builder, l, v, c32));
   };
   Value c0 = arith::TruncIOp::create(builder, l, t32, offset);
   Value c1 = hiWord(offset);
-  Value c2 = splatInt(t32, 0, l), c3 = c2;
+  Value c2 = splatInt(builder, t32, 0, l), c3 = c2;
   Value k0 = arith::TruncIOp::create(builder, l, i32, seed);
   Value k1 = arith::TruncIOp::create(
       builder, l, i32,
@@ -133,8 +137,8 @@ Value Generator::philoxUniform(Value offset, Value seed, mlir::Location l) {
   // The 64-bit product of a word and a constant: (high word, low word).
   auto mulWide = [&](uint32_t a, Value c) {
     Value wide = arith::ExtUIOp::create(builder, l, t64, c);
-    Value p = arith::MulIOp::create(builder, l, wide,
-                                    splatInt(t64, int64_t(uint64_t(a)), l));
+    Value p = arith::MulIOp::create(
+        builder, l, wide, splatInt(builder, t64, int64_t(uint64_t(a)), l));
     return std::make_pair(Value(hiWord(p)),
                           Value(arith::TruncIOp::create(builder, l, t32, p)));
   };
@@ -156,8 +160,9 @@ Value Generator::philoxUniform(Value offset, Value seed, mlir::Location l) {
   }
   // c0 as a signed word x: (x < 0 ? ~x : x) * 2**-31.
   Value negative = arith::CmpIOp::create(builder, l, arith::CmpIPredicate::slt,
-                                         c0, splatInt(t32, 0, l));
-  Value inverted = arith::XOrIOp::create(builder, l, c0, splatInt(t32, -1, l));
+                                         c0, splatInt(builder, t32, 0, l));
+  Value inverted =
+      arith::XOrIOp::create(builder, l, c0, splatInt(builder, t32, -1, l));
   Value magnitude = arith::SelectOp::create(builder, l, negative, inverted, c0);
   auto f32 = RankedTensorType::get(type.getShape(), builder.getF32Type());
   Value x = arith::SIToFPOp::create(builder, l, f32, magnitude);
@@ -226,7 +231,7 @@ Result Generator::genRand(const ast::CallExpr &e) {
     offsets = *o;
   }
   SemValue r = SemValue::ofKind(SemValue::Kind::TileData);
-  r.value = philoxUniform(offsets.value, seedValue, l);
+  r.value = philoxUniform(builder, offsets.value, seedValue, l);
   r.valid = offsets.valid;
   return r;
 }

@@ -144,9 +144,11 @@ Generator::accessRuntimeSlice(const SemValue &ref, unsigned d,
   Result start = genExpr(*lo);
   if (failed(start))
     return LogicalResult(failure());
-  if (start->kind != SemValue::Kind::Scalar ||
-      !start->value.getType().isIntOrIndex())
-    return std::nullopt; // a compile-time start: accessSlice
+  // A start computed from tensor sizes is accessSlice's: compiled in from
+  // --shape, or its error names the size to give.
+  if (start->kind != SemValue::Kind::Scalar || start->known ||
+      !start->sizesRead.empty() || !start->value.getType().isIntOrIndex())
+    return std::nullopt;
   Result stop = genExpr(*hi);
   if (failed(stop))
     return LogicalResult(failure());
@@ -156,11 +158,15 @@ Generator::accessRuntimeSlice(const SemValue &ref, unsigned d,
   auto add = high ? high.getDefiningOp<arith::AddIOp>() : nullptr;
   APInt k;
   if (!add || add.getLhs() != low ||
-      !matchPattern(add.getRhs(), m_ConstantInt(&k)))
+      !matchPattern(add.getRhs(), m_ConstantInt(&k))) {
+    if (stop->kind == SemValue::Kind::Scalar &&
+        (stop->known || !stop->sizesRead.empty()))
+      return std::nullopt; // accessSlice says what it needs
     return LogicalResult(error(
         slice.getRange(),
         "a slice with a run-time start needs a compile-time length: write "
         "x[s : s + k] with k a compile-time integer (a tile's extent)"));
+  }
   int64_t n = k.getSExtValue();
   if (n <= 0)
     return LogicalResult(error(slice.getRange(), "the slice is empty"));

@@ -131,6 +131,21 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
   // kernel's outputs). Device work there (a second loop, hl.*) would need
   // a second grid.
   if (gridLoop && !inGrid && calls.empty() && isDeviceCode(s)) {
+    auto *call = ast::isa<ast::ExprStmt>(s)
+                     ? ast::dyn_cast<ast::CallExpr>(
+                           &ast::cast<ast::ExprStmt>(s).getExpr())
+                     : nullptr;
+    if (call && ast::getDottedName(call->getCallee()) == "hl.barrier") {
+      // Helion's two phases in one launch (split_k_barrier.py).
+      (void)error(s.getRange(),
+                  "hl.barrier between top-level loops is not supported: a "
+                  "grid-wide barrier needs every CTA of the grid resident "
+                  "at once, and a dslc kernel has one grid; split the "
+                  "kernel at the barrier into two kernels (the second "
+                  "launch sees the first one's stores)");
+      diags->note(gridLoop->getRange(), "the grid loop");
+      return failure();
+    }
     (void)error(s.getRange(),
                 "a statement after the grid loop: the kernel's work is its "
                 "top-level hl.tile/hl.grid loop, and only host code (PyTorch "

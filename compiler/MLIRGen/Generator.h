@@ -9,24 +9,8 @@
 // bound to semantic values (SemValue): a tensor in memory, a stack tensor, a
 // tile loop variable, a tile value, a scalar, a constant...
 //
-// The member functions are defined one file per concern, as clang's CodeGen
-// splits CodeGenFunction:
-//   MLIRGen.cpp      the entry point and the kernel function's attributes
-//   GenSignature.cpp config, -D values, parameters and their types
-//   GenStmt.cpp      blocks, assignments, stores, return/assert
-//   GenIf.cpp        if: folded, or scf.if on a run-time scalar
-//   GenLoops.cpp     for loops: range, tuples, scf.for, unrolling
-//   GenTileLoops.cpp hl.tile/hl.grid loops: the grid, nested tile loops
-//   GenExpr.cpp      names, attributes, subscripts
-//   GenCall.cpp      calls: builtins, methods, tensor constructors
-//   GenOperators.cpp binary and unary operators
-//   GenCompare.cpp   comparisons, run-time `and`/`or`
-//   GenComm.cpp      signal/wait, stack tensors, packets, epochs, peers
-//   GenTile.cpp      tile values: zeros/full, empty_like, casts, accesses
-//   GenConstant.cpp  compile-time evaluation, hl.specialize
-//   GenArgs.cpp      call arguments and keyword helpers
-//   GenSymmMemSync.cpp Helion's symm_mem_sync and its implicit pad
-//   DTypes.cpp       dtype names <-> MLIR element types
+// Its member functions are defined one file per concern, as clang's
+// CodeGen splits CodeGenFunction (GeneratorState.h lists the files).
 //
 //===----------------------------------------------------------------------===//
 
@@ -387,6 +371,10 @@ private:
   /// x.size(d), x.dim(), x.element_size(), stack[:, i].sum(0), t.to(dtype);
   /// nullopt when `e` is not such a method call.
   std::optional<Result> genMethodCall(const ast::CallExpr &e);
+  /// x.size(d), x.dim(), x.element_size() of tensors and tile values.
+  std::optional<Result> genSizeMethod(const ast::CallExpr &e,
+                                      const ast::AttributeExpr &attr,
+                                      const std::string &method);
   Result genSizeCall(const ast::CallExpr &e, const SemValue &ref,
                      const ast::Expr &callee);
   /// Size `d` of a tensor: a run-time scalar, or the constant -D
@@ -457,17 +445,9 @@ private:
   // -- random numbers (GenRandom.cpp) -----------------------------------------
   /// hl.rand(shape, seed=..., offsets=...): Philox, as Triton's tl.rand.
   Result genRand(const ast::CallExpr &e);
-  /// Each element's row-major position in the whole of `shapeArg`'s tiles
-  /// (their loops' extents) and sizes: an i64 tile.
+  /// Each element's row-major index over `shapeArg` (tiles: loop extents).
   mlir::FailureOr<SemValue> randOffsets(const ast::Expr &shapeArg);
-  /// Uniform f32s in [0, 1) of i64 `offset` and i64 scalar `seed`.
-  mlir::Value philoxUniform(mlir::Value offset, mlir::Value seed,
-                            mlir::Location l);
-  /// A splat integer tile constant.
-  mlir::Value splatInt(mlir::RankedTensorType type, int64_t v,
-                       mlir::Location l);
-  // -- atomics (GenAtomic.cpp)
-  // -------------------------------------------------
+  // -- atomics (GenAtomic.cpp) ------------------------------------------------
   /// hl.atomic_add/max/min/and/or/xor/xchg(target, index, value, sem=).
   Result genAtomic(const ast::CallExpr &e, llvm::StringRef fn);
   /// `g`'s mask, and-ed with its valid counts: false past a tile's end.

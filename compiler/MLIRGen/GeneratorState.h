@@ -3,7 +3,40 @@
 // Private to compiler/MLIRGen. The state the generator (Generator.h) keeps
 // while it walks a kernel, the small types its member functions pass
 // around (namespace gen), and MLIRGen's limits. Generator derives from
-// GeneratorState; its member functions are declared in Generator.h.
+// GeneratorState; its member functions are declared in Generator.h and
+// defined one file per concern:
+//   MLIRGen.cpp        the entry point and the kernel function's attributes
+//   GenSignature.cpp   config, -D values, parameters and their types
+//   GenParams.cpp      parameter kinds (constexprs, callables, optionals)
+//   GenStmt.cpp        blocks, assignments, stores, return/assert
+//   GenIf.cpp          if: folded, or scf.if on a run-time scalar
+//   GenLoops.cpp       for loops: range, tuples, scf.for, unrolling
+//   GenTileLoops.cpp   hl.tile/hl.grid loops: the grid, nested tile loops
+//   GenExpr.cpp        names, attributes, subscripts
+//   GenCall.cpp        calls: builtins, methods, tensor constructors
+//   GenOperators.cpp   binary and unary operators
+//   GenCompare.cpp     comparisons, run-time `and`/`or`
+//   GenMath.cpp        elementwise math on tiles
+//   GenActivations.cpp torch.nn.functional and composites (softmax, gelu)
+//   GenReduce.cpp      reductions across tile dimensions
+//   GenDot.cpp         matrix products of 2-d (and batched) tiles
+//   GenHelpers.cpp     plain functions of the file, inlined; what is not
+//                      supported and what to write instead
+//   GenHost.cpp        host code around the loop: views, sizes
+//   GenOutputs.cpp     tensors a kernel makes and returns
+//   GenSizes.cpp       sizes compiled in from --shape
+//   GenTritonRuntime.cpp Helion's Triton runtime, mapped back to the DSL
+//   GenComm.cpp        signal/wait, stack tensors, packets, epochs, peers
+//   GenTile.cpp        tile values: zeros/full, casts, coercion
+//   GenReshape.cpp     tile shapes: reshape, transpose, expand, stack, split
+//   GenShape.cpp       accesses (windows too), None, broadcasting
+//   GenGather.cpp      gathers and scatters at computed indices
+//   GenAtomic.cpp      hl.atomic_*
+//   GenRandom.cpp      hl.rand (Philox)
+//   GenConstant.cpp    compile-time evaluation, hl.specialize
+//   GenArgs.cpp        call arguments and keyword helpers
+//   GenSymmMemSync.cpp Helion's symm_mem_sync and its implicit pad
+//   DTypes.cpp         dtype names <-> MLIR element types
 //
 //===----------------------------------------------------------------------===//
 

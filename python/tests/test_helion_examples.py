@@ -94,6 +94,15 @@ class HostSplit(unittest.TestCase):
         self.assertEqual(hx.parameter_kinds(src, "k"),
                          {"x": "value", "p": "value", "seed": "value"})
 
+    def test_register_tunable(self):
+        # matmul_split_k's host code divides by its tunable: it gets the
+        # default dslc compiled (GenHost.cpp), not a stand-in object.
+        self.assertEqual(hx.register_tunable(
+            "split_k", hx.Fragment(1, 256)), 1)
+        self.assertEqual(hx.register_tunable(
+            "split_k", hx.Fragment(16, 512, 64)), 64)
+        self.assertEqual(hx.Fragment(1, 8, default_val=32).default, 8)
+
 
 class WithoutTorch(unittest.TestCase):
     def test_skips(self):

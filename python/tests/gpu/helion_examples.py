@@ -479,6 +479,23 @@ class _Anything:
         return (object,)
 
 
+class Fragment:
+    """helion.autotuner's PowerOfTwoFragment / IntegerFragment(low, high,
+    default): the value dslc compiles for hl.register_tunable is the
+    default, low when none, clamped (GenHost.cpp's genRegisterTunable), so
+    the host code computes with what the kernel was compiled for
+    (matmul_split_k's `helion.cdiv(k, split_k)`)."""
+
+    def __init__(self, low, high, default=None, default_val=None):
+        value = default if default is not None else default_val
+        self.default = min(max(low if value is None else value, low), high)
+
+
+def register_tunable(name, fragment):
+    """hl.register_tunable in host code: the fragment's default."""
+    return fragment.default if isinstance(fragment, Fragment) else fragment
+
+
 def install_helion():
     import torch
 
@@ -498,6 +515,7 @@ def install_helion():
     hl = types.ModuleType("helion.language")
     hl.specialize = lambda x: x
     hl.constexpr = object
+    hl.register_tunable = register_tunable
     hl.__getattr__ = lambda attr: _Anything(f"hl.{attr}")
     helion.language = hl
 
@@ -521,6 +539,7 @@ def install_helion():
     helion._compat = compat
     autotuner = types.ModuleType("helion.autotuner")
     autotuner.__getattr__ = lambda attr: _Anything(f"helion.autotuner.{attr}")
+    autotuner.PowerOfTwoFragment = autotuner.IntegerFragment = Fragment
     helion.__getattr__ = lambda attr: _Anything(f"helion.{attr}")
     helion.autotuner = autotuner
     for name, mod in [("helion", helion), ("helion.language", hl),
@@ -533,6 +552,7 @@ def install_helion():
     for sub in ("config_fragment", "benchmarking"):
         m = types.ModuleType(f"helion.autotuner.{sub}")
         m.__getattr__ = lambda attr: _Anything(attr)
+        m.PowerOfTwoFragment = m.IntegerFragment = Fragment
         sys.modules[f"helion.autotuner.{sub}"] = m
 
 

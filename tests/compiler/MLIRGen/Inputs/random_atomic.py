@@ -127,3 +127,23 @@ def nested_begin_count(x: torch.Tensor) -> torch.Tensor:
         for tm, tn in hl.tile([1], [m, n]):
             out[tb, tm, tn] = x[tb, tm, tn] * 2
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[16, 16], num_warps=4))
+def two_phases(x: torch.Tensor) -> torch.Tensor:
+    tmp = torch.empty_like(x)
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        tmp[t] = x[t] * 2
+    hl.barrier()
+    for t in hl.tile(x.size(0)):
+        out[t] = tmp[t] + 1
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[16], num_warps=4))
+def scan(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        out[t] = hl.associative_scan(lambda a, b: a + b, x[t], dim=0)
+    return out

@@ -1,9 +1,11 @@
-"""hl.rand and hl.atomic_* as Helion's examples use them (issue 26):
-dropout with Philox random numbers of a seed, atomic updates of tiles and
-whole rows. Each kernel has a reference over every rank's inputs stacked
-on a leading [world, ...] dimension (docs/simulator.md, "User
-references"), written without the construct it checks: Philox-4x32-10 in
-int64 arithmetic (as Helion's philox_rand_ref), and plain sums.
+"""Issue 26's constructs as Helion's examples use them: dropout with
+Philox random numbers of a seed (hl.rand), atomic updates of tiles and
+whole rows, slices taken before the loop, int4 unpacking (a run-time slice
+start, torch.stack) and nested loops over two tile dimensions. Each kernel
+has a reference over every rank's inputs stacked on a leading [world, ...]
+dimension (docs/simulator.md, "User references"), written without the
+construct it checks: Philox-4x32-10 in int64 arithmetic (as Helion's
+philox_rand_ref), plain sums, gathers of even and odd columns.
 """
 
 from __future__ import annotations
@@ -176,4 +178,69 @@ def window_sums_ref(x: torch.Tensor, out: torch.Tensor):
         rows = x[w, tb, tl.index + 1, 2:].to(torch.float32)
         first = x[w, tb, tl.index + 1, 0].to(torch.float32)
         out[w, tb, tl] = torch.sum(rows, dim=-1) + first
+    return out
+
+
+@helion.kernel()
+def int4_matmul(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+    """Helion's int4_gemm: B packs two int4 per int8 along K; a run-time
+    slice of A (`begin : begin + 2 * block`) and torch.stack unpack it."""
+    M, K = A.shape
+    _, N = B.shape
+    C = torch.zeros(M, N, dtype=torch.float32, device=A.device)
+    block_k = hl.register_block_size(K // 2)
+    for tm, tn in hl.tile([M, N]):
+        acc = hl.zeros([tm, tn], dtype=torch.float32)
+        for tk in hl.tile(K // 2, block_size=block_k):
+            begin = tk.begin * 2
+            a = A[tm, begin : (begin + block_k * 2)]
+            b = B[tk, tn]
+            lo = (b & 0xF).to(torch.int32)
+            lo = torch.where(lo >= 8, lo - 16, lo)
+            hi = (b >> 4).to(torch.int32)
+            both = torch.stack([lo.to(A.dtype), hi.to(A.dtype)], dim=1)
+            acc = hl.dot(a, both.reshape(tk.block_size * 2, tn.block_size), acc=acc)
+        C[tm, tn] = acc
+    return C
+
+
+@helion.kernel(config=helion.Config(block_sizes=[16, 16, 16], num_warps=4))
+def int4_matmul_ref(
+    A: torch.Tensor, B: torch.Tensor, C: torch.Tensor[torch.float32, 3]
+):
+    """Even and odd columns of A against the low and high nibbles (world
+    1: rank 0's rows)."""
+    W, M, K = A.size()
+    N = B.size(2)
+    for tm, tn in hl.tile([M, N]):
+        acc = hl.zeros([tm, tn], dtype=torch.float32)
+        for tk in hl.tile(K // 2):
+            b = B[0, tk, tn].to(torch.int32)
+            lo = b & 0xF
+            lo = torch.where(lo >= 8, lo - 16, lo).to(torch.float32)
+            hi = (b >> 4).to(torch.float32)
+            even = A[0, tm, tk.index * 2].to(torch.float32)
+            odd = A[0, tm, tk.index * 2 + 1].to(torch.float32)
+            acc = hl.dot(even, lo, acc=acc)
+            acc = hl.dot(odd, hi, acc=acc)
+        C[0, tm, tn] = acc
+    return C
+
+
+@helion.kernel(config=helion.Config(block_sizes=[2, 8, 16], num_warps=4))
+def nested_pairs(x: torch.Tensor) -> torch.Tensor:
+    """A nested hl.tile over two dimensions (Helion's moe_matmul_ogs)."""
+    b, m, n = x.size()
+    out = torch.empty_like(x)
+    for tb in hl.tile(b):
+        for tm, tn in hl.tile([m, n]):
+            out[tb, tm, tn] = x[tb, tm, tn] * 2 + tm.index[None, :, None]
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1, 4, 8], num_warps=4))
+def nested_pairs_ref(x: torch.Tensor, out: torch.Tensor):
+    W, B, M, N = x.size()
+    for w, tb, tm, tn in hl.tile([W, B, M, N]):
+        out[w, tb, tm, tn] = x[w, tb, tm, tn] * 2 + tm.index[None, None, :, None]
     return out
