@@ -103,8 +103,23 @@ UserReference::load(MLIRContext &ctx, const std::string &spec,
   // The checked kernel's --size/--shape entries are a rank's; a stacked
   // tensor's shape is [world_size, sizes of a rank's tensor...].
   o.shapes.clear();
+  // A reference names the kernel's one output as it likes (the kernel's
+  // output takes its variable's name, `out_flat`, the reference's
+  // parameter may say `out`): one parameter no kernel argument names, and
+  // one output, are the pair bindParams binds too.
+  int loneOutput = -1, outputs = 0, unnamed = 0;
+  for (size_t j = 0; j < binding.args.size(); ++j)
+    if (binding.args[j].kind == ArgBinding::Kind::Tensor &&
+        binding.args[j].role == Role::Output) {
+      ++outputs;
+      loneOutput = int(j);
+    }
+  for (const ast::Param &p : fn->getParams())
+    unnamed += argNamed(binding, p.name) < 0;
   for (const ast::Param &p : fn->getParams()) {
     int k = argNamed(binding, p.name);
+    if (k < 0 && outputs == 1 && unnamed == 1)
+      k = loneOutput;
     if (k < 0 || binding.args[k].kind != ArgBinding::Kind::Tensor ||
         (binding.args[k].role != Role::Input &&
          binding.args[k].role != Role::Output))
