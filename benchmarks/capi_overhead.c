@@ -40,7 +40,8 @@ int main(int argc, char **argv) {
   int calls = argc > 2 ? atoi(argv[2]) : 200;
   int reps = argc > 3 ? atoi(argv[3]) : 21;
   if (n == 0 || calls <= 0 || reps <= 0 || reps > 1000) {
-    fprintf(stderr, "usage: dslc-capi-overhead [N>0] [CALLS>0] [REPS 1..1000]\n");
+    fprintf(stderr,
+            "usage: dslc-capi-overhead [N>0] [CALLS>0] [REPS 1..1000]\n");
     return 2;
   }
   dslcComm comm;

@@ -118,8 +118,8 @@ CandidatesManifest manifestFromJson(const FieldReader &r, const json &j) {
       rec.bucket = static_cast<int>(r.integer(h[i], "bucket", where));
       std::string path = r.str(h[i], "path", where);
       if (path != "hierarchical" && path != "nccl")
-        r.fail(where, "path '" + path +
-                          "' is neither 'hierarchical' nor 'nccl'");
+        r.fail(where,
+               "path '" + path + "' is neither 'hierarchical' nor 'nccl'");
       rec.hierarchical = path == "hierarchical";
       rec.hierarchicalUs = r.numberOr(h[i], "hierarchical_us", 0, where);
       rec.ncclUs = r.numberOr(h[i], "nccl_us", 0, where);
@@ -130,8 +130,7 @@ CandidatesManifest manifestFromJson(const FieldReader &r, const json &j) {
                           std::to_string(m.worldSize) +
                           " (the size of a node)");
       if (rec.bucket < 0)
-        r.fail(where, "bucket " + std::to_string(rec.bucket) +
-                          " is negative");
+        r.fail(where, "bucket " + std::to_string(rec.bucket) + " is negative");
       m.hierarchy.push_back(rec);
     }
   }

@@ -145,8 +145,9 @@ std::string KernelConfig::toJson(bool forCompiler) const {
 Expected<KernelConfig> KernelConfig::fromJson(const std::string &text) {
   Expected<ConfigReading> r = readConfig(text);
   if (!r)
-    return Failure{r.error().rfind("config '", 0) == 0 ? r.error()
-                                                       : "config: " + r.error()};
+    return Failure{r.error().rfind("config '", 0) == 0
+                       ? r.error()
+                       : "config: " + r.error()};
   return std::move(r->config);
 }
 
@@ -236,8 +237,9 @@ std::string KernelConfig::brief() const {
   if (!reductionLoops.empty()) {
     std::string r = "rl=";
     for (size_t i = 0; i < reductionLoops.size(); ++i)
-      r += (i ? "x" : "") + (reductionLoops[i] ? std::to_string(reductionLoops[i])
-                                               : std::string("none"));
+      r += (i ? "x" : "") + (reductionLoops[i]
+                                 ? std::to_string(reductionLoops[i])
+                                 : std::string("none"));
     add(r);
   }
   return s.empty() ? "default" : s;

@@ -93,8 +93,9 @@ struct KernelConfig {
   void set(const Tunable &t, int64_t value);
 
   /// {"block_sizes":[...],"num_warps":N,"reduction_loops":[...],
-  /// "max_ctas":M,"tunables":{...}} (keys left out when unset). `forCompiler` leaves max_ctas out (dslc
-  /// ignores it with a warning: the cap is applied by the runtime at load).
+  /// "max_ctas":M,"tunables":{...}} (keys left out when unset). `forCompiler`
+  /// leaves max_ctas out (dslc ignores it with a warning: the cap is applied by
+  /// the runtime at load).
   std::string toJson(bool forCompiler = false) const;
   /// Parses that form and validates every value: readConfig() without its
   /// list of ignored keys.

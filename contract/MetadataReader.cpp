@@ -494,10 +494,9 @@ void Reader::readSameSizes(const json &root, KernelMetadata &md) const {
       int idx = tensorArg(md, param, where);
       int64_t d = integer(e, key, where);
       if (d < 0 || d >= md.args[idx].rank)
-        fail(where, std::string(key) + " " + std::to_string(d) +
-                        " outside the rank " +
-                        std::to_string(md.args[idx].rank) + " of '" + param +
-                        "'");
+        fail(where,
+             std::string(key) + " " + std::to_string(d) + " outside the rank " +
+                 std::to_string(md.args[idx].rank) + " of '" + param + "'");
       return static_cast<unsigned>(d);
     };
     s.param = str(e, "param", where);

@@ -1,4 +1,5 @@
-//===- Registration.h - Every dialect dslc's IR uses -------------*- C++ -*-===//
+//===- Registration.h - Every dialect dslc's IR uses -------------*- C++
+//-*-===//
 //
 // One list of the dialects a dslc module can hold, from MLIRGen's output
 // (Tile, Comm, arith, math, scf, func, cf) to what the lowering produces

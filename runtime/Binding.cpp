@@ -79,17 +79,17 @@ void BoundArgs::setTensorAt(int idx, const TensorArg &t) {
     argError(*md_, fmt::format("{} is {}, a tensor was given", describe(spec),
                                argKindName(spec)));
   if (t.dtype != spec.dtype)
-    argError(*md_, fmt::format("{}: dtype {} expected, {} given",
-                               describe(spec), dtypeName(spec.dtype),
-                               dtypeName(t.dtype)));
+    argError(*md_,
+             fmt::format("{}: dtype {} expected, {} given", describe(spec),
+                         dtypeName(spec.dtype), dtypeName(t.dtype)));
   if (static_cast<int>(t.sizes.size()) != spec.rank)
     argError(*md_, fmt::format("{}: rank {} expected, {} given (sizes [{}])",
                                describe(spec), spec.rank, t.sizes.size(),
                                fmt::join(t.sizes, ", ")));
   for (size_t d = 0; d < t.sizes.size(); ++d)
     if (t.sizes[d] < 0)
-      argError(*md_, fmt::format("{}: size {} is negative ({})",
-                                 describe(spec), d, t.sizes[d]));
+      argError(*md_, fmt::format("{}: size {} is negative ({})", describe(spec),
+                                 d, t.sizes[d]));
   auto addr = reinterpret_cast<uintptr_t>(t.data);
   if (!t.data && t.numel() != 0)
     argError(*md_, fmt::format("{}: null data pointer for {} elements",
@@ -111,14 +111,14 @@ void BoundArgs::setTeams(const RankTeams &teams) { teams_ = teams; }
 
 void BoundArgs::checkPeers(int idx, const TensorArg &t) const {
   const ArgSpec &spec = md_->args[idx];
-  bool table = (spec.symmetric && t.peers) ||
-               (spec.role == Role::PeerTable && t.data);
+  bool table =
+      (spec.symmetric && t.peers) || (spec.role == Role::PeerTable && t.data);
   if (!teams_ || !table)
     return;
   // A table holds one entry per rank of the world the kernel was compiled
   // for (the launch checks that it is the communicator's).
-  int entries = md_->worldSize ? static_cast<int>(*md_->worldSize)
-                               : teams_->worldSize;
+  int entries =
+      md_->worldSize ? static_cast<int>(*md_->worldSize) : teams_->worldSize;
   std::string problem = lsaPeerTableProblem(*teams_, entries, describe(spec));
   if (!problem.empty())
     argError(*md_, problem);
@@ -187,8 +187,8 @@ void BoundArgs::check(int worldSize, int rank) const {
     const ArgSpec &spec = md.args[i];
     const ArgValue &v = values_[i];
     if (v.kind == ArgValue::Kind::Unset)
-      argError(md, fmt::format("{} (position {}) is not bound", describe(spec),
-                               i));
+      argError(md,
+               fmt::format("{} (position {}) is not bound", describe(spec), i));
     if (spec.symmetric && !v.tensor.peers)
       argError(md, fmt::format("{} is symmetric: it needs a peer table of {} "
                                "addresses (got none)",
@@ -199,18 +199,19 @@ void BoundArgs::check(int worldSize, int rank) const {
       int like = md.findArg(spec.like);
       if (like >= 0 && values_[like].kind == ArgValue::Kind::Tensor &&
           values_[like].tensor.sizes != v.tensor.sizes)
-        argError(md, fmt::format("{} has sizes [{}], expected [{}] (like "
-                                 "'{}')",
-                                 describe(spec), fmt::join(v.tensor.sizes, ", "),
-                                 fmt::join(values_[like].tensor.sizes, ", "),
-                                 spec.like));
+        argError(md,
+                 fmt::format("{} has sizes [{}], expected [{}] (like "
+                             "'{}')",
+                             describe(spec), fmt::join(v.tensor.sizes, ", "),
+                             fmt::join(values_[like].tensor.sizes, ", "),
+                             spec.like));
     }
   }
   for (const SameSize &s : md.sameSizes) {
     const ArgValue &a = values_[md.findArg(s.param)];
     const ArgValue &b = values_[md.findArg(s.as)];
-    std::string why = s.problem(a.tensor.sizes.at(s.dim),
-                                b.tensor.sizes.at(s.asDim));
+    std::string why =
+        s.problem(a.tensor.sizes.at(s.dim), b.tensor.sizes.at(s.asDim));
     if (!why.empty())
       argError(md, why);
   }
@@ -235,8 +236,7 @@ ParamBuffer packParams(const BoundArgs &args, const HiddenArgs &hidden) {
     uint64_t &cell = buf.cells_[i];
     const ArgValue *v = slot.arg >= 0 ? &args.values()[slot.arg] : nullptr;
     if (v && v->kind == ArgValue::Kind::Unset)
-      argError(md, fmt::format("{} is not bound",
-                               describe(md.args[slot.arg])));
+      argError(md, fmt::format("{} is not bound", describe(md.args[slot.arg])));
     switch (slot.kind) {
     case SlotKind::Data:
       cell = reinterpret_cast<uintptr_t>(v->tensor.data);
@@ -274,8 +274,8 @@ ParamBuffer packParams(const BoundArgs &args, const HiddenArgs &hidden) {
   return buf;
 }
 
-int64_t planGrid(const KernelMetadata &md, int64_t numTiles,
-                 int maxActivePerSm, int numSms) {
+int64_t planGrid(const KernelMetadata &md, int64_t numTiles, int maxActivePerSm,
+                 int numSms) {
   if (md.spins && static_cast<int64_t>(maxActivePerSm) * numSms < 1)
     raise(ErrorCode::InvalidArgument,
           fmt::format("kernel {}: spins but not one CTA of {} threads fits "

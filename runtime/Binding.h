@@ -117,8 +117,8 @@ ParamBuffer packParams(const BoundArgs &args, const HiddenArgs &hidden);
 /// Grid size for `numTiles` tiles: for a kernel that spins
 /// min(numTiles, maxActivePerSm * numSms) (all CTAs co-resident), otherwise
 /// numTiles capped by grid.max_ctas. 0 when there are no tiles.
-int64_t planGrid(const KernelMetadata &md, int64_t numTiles,
-                 int maxActivePerSm, int numSms);
+int64_t planGrid(const KernelMetadata &md, int64_t numTiles, int maxActivePerSm,
+                 int numSms);
 /// The same with the number of co-resident CTAs given directly (the
 /// runtime uses the smallest over all ranks, so every rank launches the
 /// same grid: per-CTA state such as LL epochs must line up across ranks).

@@ -89,8 +89,7 @@ void copyOut(const std::string &text, char *buf, size_t len, const char *what) {
 }
 
 void setTensor(dslcArgs a, const char *name, int position, void *data,
-               const char *dtype, int rank, const int64_t *sizes,
-               void *peers) {
+               const char *dtype, int rank, const int64_t *sizes, void *peers) {
   need(a, "args");
   auto dt = parseDType(need(dtype, "dtype"));
   if (!dt)
@@ -175,9 +174,8 @@ dslcStatus dslcCommCreateVirtual(int worldSize, int device, dslcComm *out) {
 }
 
 dslcStatus dslcCommIsVirtual(dslcComm c, int *out) {
-  return guard([&] {
-    *need(out, "out") = need(c, "comm")->comm->isVirtual() ? 1 : 0;
-  });
+  return guard(
+      [&] { *need(out, "out") = need(c, "comm")->comm->isVirtual() ? 1 : 0; });
 }
 
 dslcStatus dslcCommDestroy(dslcComm comm) {
@@ -191,19 +189,16 @@ dslcStatus dslcCommNumLocal(dslcComm c, int *out) {
   return guard([&] { *need(out, "out") = need(c, "comm")->comm->numLocal(); });
 }
 dslcStatus dslcCommRank(dslcComm c, int local, int *out) {
-  return guard([&] {
-    *need(out, "out") = need(c, "comm")->comm->local(local).rank;
-  });
+  return guard(
+      [&] { *need(out, "out") = need(c, "comm")->comm->local(local).rank; });
 }
 dslcStatus dslcCommDevice(dslcComm c, int local, int *out) {
-  return guard([&] {
-    *need(out, "out") = need(c, "comm")->comm->local(local).device;
-  });
+  return guard(
+      [&] { *need(out, "out") = need(c, "comm")->comm->local(local).device; });
 }
 dslcStatus dslcCommStream(dslcComm c, int local, void **out) {
-  return guard([&] {
-    *need(out, "out") = need(c, "comm")->comm->local(local).stream;
-  });
+  return guard(
+      [&] { *need(out, "out") = need(c, "comm")->comm->local(local).stream; });
 }
 dslcStatus dslcCommBarrier(dslcComm c) {
   return guard([&] { need(c, "comm")->comm->barrier(); });
@@ -264,10 +259,12 @@ dslcStatus dslcBufferRelease(dslcBuffer b) {
   });
 }
 dslcStatus dslcBufferLocal(dslcBuffer b, int local, void **out) {
-  return guard([&] { *need(out, "out") = need(b, "buffer")->buf.local.at(local); });
+  return guard(
+      [&] { *need(out, "out") = need(b, "buffer")->buf.local.at(local); });
 }
 dslcStatus dslcBufferPeers(dslcBuffer b, int local, void **out) {
-  return guard([&] { *need(out, "out") = need(b, "buffer")->buf.peers.at(local); });
+  return guard(
+      [&] { *need(out, "out") = need(b, "buffer")->buf.peers.at(local); });
 }
 
 dslcStatus dslcKernelLoad(dslcComm c, const char *cubinPath,
@@ -301,11 +298,11 @@ dslcStatus dslcKernelGrid(dslcKernel k, int local, dslcArgs a, int64_t *out) {
         need(k, "kernel")->kernel->gridFor(local, need(a, "args")->args);
   });
 }
-dslcStatus dslcKernelLaunch(dslcKernel k, int local, dslcArgs a,
-                            void *stream) {
+dslcStatus dslcKernelLaunch(dslcKernel k, int local, dslcArgs a, void *stream) {
   return guard([&] {
-    need(k, "kernel")->kernel->launch(local, need(a, "args")->args,
-                                      static_cast<cudaStream_t>(stream));
+    need(k, "kernel")
+        ->kernel->launch(local, need(a, "args")->args,
+                         static_cast<cudaStream_t>(stream));
   });
 }
 dslcStatus dslcKernelSynchronize(dslcKernel k) {
@@ -416,48 +413,47 @@ dslcStatus dslcAllReduce(dslcCollectives coll, int local, const void *send,
                          void *recv, size_t count, const char *dtype,
                          const char *op, void *stream) {
   return guard([&] {
-    need(coll, "collectives")->coll->allReduce(
-        local, send, recv, count, needDType(dtype), needOp(op),
-        static_cast<cudaStream_t>(stream));
+    need(coll, "collectives")
+        ->coll->allReduce(local, send, recv, count, needDType(dtype),
+                          needOp(op), static_cast<cudaStream_t>(stream));
   });
 }
-dslcStatus dslcReduceScatter(dslcCollectives coll, int local,
-                             const void *send, void *recv, size_t recvCount,
-                             const char *dtype, const char *op, void *stream) {
+dslcStatus dslcReduceScatter(dslcCollectives coll, int local, const void *send,
+                             void *recv, size_t recvCount, const char *dtype,
+                             const char *op, void *stream) {
   return guard([&] {
-    need(coll, "collectives")->coll->reduceScatter(
-        local, send, recv, recvCount, needDType(dtype), needOp(op),
-        static_cast<cudaStream_t>(stream));
+    need(coll, "collectives")
+        ->coll->reduceScatter(local, send, recv, recvCount, needDType(dtype),
+                              needOp(op), static_cast<cudaStream_t>(stream));
   });
 }
 dslcStatus dslcAllGather(dslcCollectives coll, int local, const void *send,
                          void *recv, size_t sendCount, const char *dtype,
                          void *stream) {
   return guard([&] {
-    need(coll, "collectives")->coll->allGather(
-        local, send, recv, sendCount, needDType(dtype),
-        static_cast<cudaStream_t>(stream));
+    need(coll, "collectives")
+        ->coll->allGather(local, send, recv, sendCount, needDType(dtype),
+                          static_cast<cudaStream_t>(stream));
   });
 }
-dslcStatus dslcCollectivesPrepare(dslcCollectives coll,
-                                  const char *collective,
+dslcStatus dslcCollectivesPrepare(dslcCollectives coll, const char *collective,
                                   const size_t *counts, size_t numCounts,
                                   const char *dtype) {
   return guard([&] {
     std::vector<size_t> c(counts, counts + (counts ? numCounts : 0));
-    need(coll, "collectives")->coll->prepare(needKind(collective), c,
-                                             needDType(dtype));
+    need(coll, "collectives")
+        ->coll->prepare(needKind(collective), c, needDType(dtype));
   });
 }
 dslcStatus dslcCollectivesChoice(dslcCollectives coll, const char *collective,
                                  size_t count, const char *dtype, char *buf,
                                  size_t len) {
   return guard([&] {
-    DispatchChoice c = need(coll, "collectives")
-                           ->coll->choose(needKind(collective), count,
-                                          needDType(dtype));
-    copyString(fmt::format("{}: {}", dispatchKindName(c.kind), c.reason),
-               buf, len);
+    DispatchChoice c =
+        need(coll, "collectives")
+            ->coll->choose(needKind(collective), count, needDType(dtype));
+    copyString(fmt::format("{}: {}", dispatchKindName(c.kind), c.reason), buf,
+               len);
   });
 }
 dslcStatus dslcCollectivesLastCall(dslcCollectives coll, char *buf,
@@ -496,8 +492,8 @@ dslcStatus dslcNcclLibrary(char *path, size_t len, int *version) {
     int v = 0;
     ncclResult_t r = ncclGetVersion(&v);
     if (r != ncclSuccess)
-      raise(ErrorCode::Nccl, fmt::format("ncclGetVersion failed: {}",
-                                         ncclGetErrorString(r)));
+      raise(ErrorCode::Nccl,
+            fmt::format("ncclGetVersion failed: {}", ncclGetErrorString(r)));
     if (version)
       *version = v;
     if (path && len > 0) {

@@ -63,8 +63,8 @@ dslcStatus dslcCommCreateAll(int ndev, const int *devices, dslcComm *out);
 dslcStatus dslcCommCreateRank(int rank, int worldSize, int device,
                               const void *uniqueId128, dslcComm *out);
 /* rendezvousFile may be NULL (default path); timeoutMs bounds the wait. */
-dslcStatus dslcCommCreateFromEnv(const char *rendezvousFile,
-                                 int64_t timeoutMs, dslcComm *out);
+dslcStatus dslcCommCreateFromEnv(const char *rendezvousFile, int64_t timeoutMs,
+                                 dslcComm *out);
 /* A virtual world: worldSize ranks (1..32) all on `device`, driven by this
  * process, without NCCL (docs/runtime.md, "Virtual world"): local i is rank
  * i. Its collectives run dslc kernels only. */
@@ -147,17 +147,16 @@ dslcStatus dslcCollectivesDestroy(dslcCollectives coll);
 dslcStatus dslcAllReduce(dslcCollectives coll, int local, const void *send,
                          void *recv, size_t count, const char *dtype,
                          const char *op, void *stream);
-dslcStatus dslcReduceScatter(dslcCollectives coll, int local,
-                             const void *send, void *recv, size_t recvCount,
-                             const char *dtype, const char *op, void *stream);
+dslcStatus dslcReduceScatter(dslcCollectives coll, int local, const void *send,
+                             void *recv, size_t recvCount, const char *dtype,
+                             const char *op, void *stream);
 dslcStatus dslcAllGather(dslcCollectives coll, int local, const void *send,
                          void *recv, size_t sendCount, const char *dtype,
                          void *stream);
 /* collective: "all_reduce", "reduce_scatter", "all_gather"; counts are the
  * collective's total element counts (N). Makes what those calls need
  * before a graph capture. */
-dslcStatus dslcCollectivesPrepare(dslcCollectives coll,
-                                  const char *collective,
+dslcStatus dslcCollectivesPrepare(dslcCollectives coll, const char *collective,
                                   const size_t *counts, size_t numCounts,
                                   const char *dtype);
 /* Where a call would go: writes "kernel: REASON", "nccl: REASON" or, on a
@@ -169,8 +168,7 @@ dslcStatus dslcCollectivesChoice(dslcCollectives coll, const char *collective,
 /* What the last call (of any collective) ran: "PATH: COLLECTIVE DTYPE of N:
  * PATH (REASON)" with PATH kernel, nccl or hierarchical; "" before the
  * first call. */
-dslcStatus dslcCollectivesLastCall(dslcCollectives coll, char *buf,
-                                   size_t len);
+dslcStatus dslcCollectivesLastCall(dslcCollectives coll, char *buf, size_t len);
 /* Local rank `local`'s load/store (LSA) team from NCCL: its size, the
  * rank's index in it and the number of such teams (nodes) in the world.
  * Any out pointer may be NULL. DSLC_ERROR_NCCL when NCCL cannot tell. */

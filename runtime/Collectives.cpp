@@ -90,8 +90,8 @@ DispatchChoice decideDispatch(const std::optional<TuningValue> &entry,
     return c;
   }
   if (!cubinFound) {
-    c.reason = fmt::format("the tuned cubin {} is not in {}",
-                           entry->pick.cubin, kernelDir);
+    c.reason = fmt::format("the tuned cubin {} is not in {}", entry->pick.cubin,
+                           kernelDir);
     return c;
   }
   c.kind = DispatchChoice::Kind::Kernel;
@@ -109,8 +109,9 @@ std::optional<KernelDirInfo> readKernelDir(const std::string &dir) {
   try {
     text = readFile(path);
   } catch (const Error &) {
-    std::fprintf(stderr, "dslc: warning: kernel directory %s has no "
-                         "manifest.json (made by tuner compile); ignored\n",
+    std::fprintf(stderr,
+                 "dslc: warning: kernel directory %s has no "
+                 "manifest.json (made by tuner compile); ignored\n",
                  dir.c_str());
     return std::nullopt;
   }
@@ -216,7 +217,7 @@ struct Collectives::Instance {
   size_t inBytes = 0, outBytes = 0;
   SymmetricBuffer inBuf, outBuf;
   std::vector<SymmetricBuffer> owned; ///< pads, scratch, workspaces
-  std::string failure; ///< non-empty: unusable, go to NCCL
+  std::string failure;                ///< non-empty: unusable, go to NCCL
 };
 
 Collectives::Collectives(Communicator &comm, CollectivesOptions opts)
@@ -252,8 +253,8 @@ Collectives::Collectives(Communicator &comm, CollectivesOptions opts)
   bool spans = teams.known() && !teams.wholeWorld();
   if (spans) {
     HierarchyMode mode = hierarchyModeFromEnv();
-    std::string world = fmt::format("{} nodes of {} rank(s)",
-                                    teams.numNodes(), teams.lsaSize);
+    std::string world =
+        fmt::format("{} nodes of {} rank(s)", teams.numNodes(), teams.lsaSize);
     if (mode == HierarchyMode::Off)
       flatReason_ = world + "; DSLC_HIERARCHICAL=off";
     else if (comm.numLocal() != 1)
@@ -265,9 +266,9 @@ Collectives::Collectives(Communicator &comm, CollectivesOptions opts)
   if (opts_.log)
     std::fprintf(stderr, "dslc: collectives: %s; %s\n",
                  teams.describe().c_str(),
-                 hier_ ? fmt::format("hierarchical mode {}",
-                                     hierarchyModeName(hier_->mode()))
-                             .c_str()
+                 hier_   ? fmt::format("hierarchical mode {}",
+                                       hierarchyModeName(hier_->mode()))
+                               .c_str()
                  : spans ? flatReason_.c_str()
                          : "kernels run on the whole world");
   if (!dirs_.empty() && !spans)
@@ -299,8 +300,12 @@ DispatchChoice Collectives::choose(CollectiveKind kind, size_t totalCount,
     if (d.collective != coll || d.dtype != dtypeName(dtype) ||
         d.worldSize != comm_.worldSize())
       continue;
-    TuningKey key{coll,    d.set,          device_,
-                  driver_, comm_.worldSize(), dtypeName(dtype),
+    TuningKey key{coll,
+                  d.set,
+                  device_,
+                  driver_,
+                  comm_.worldSize(),
+                  dtypeName(dtype),
                   sizeBucket(static_cast<int64_t>(totalCount))};
     std::optional<TuningValue> entry;
     for (const TuningRecord &r : records_)
@@ -334,8 +339,7 @@ Collectives::Instance *Collectives::instance(const DispatchChoice &c,
   auto it = instances_.find(key);
   if (it != instances_.end())
     return it->second->failure.empty() ? it->second.get() : nullptr;
-  if (!mayCreate ||
-      static_cast<int>(instances_.size()) >= opts_.maxInstances)
+  if (!mayCreate || static_cast<int>(instances_.size()) >= opts_.maxInstances)
     return nullptr;
   auto inst = std::make_unique<Instance>();
   try {
@@ -463,8 +467,8 @@ void Collectives::nccl(CollectiveKind kind, int local, const void *send,
     break;
   case CollectiveKind::ReduceScatter:
     DSLC_NCCL(l.rank,
-              ncclReduceScatter(send, recv, totalCount / world,
-                                ncclType(dtype), ncclOp(op), l.comm, stream));
+              ncclReduceScatter(send, recv, totalCount / world, ncclType(dtype),
+                                ncclOp(op), l.comm, stream));
     break;
   case CollectiveKind::AllGather:
     DSLC_NCCL(l.rank, ncclAllGather(send, recv, totalCount / world,
@@ -472,8 +476,8 @@ void Collectives::nccl(CollectiveKind kind, int local, const void *send,
     break;
   }
   // Non-blocking communicators: the call is enqueued once NCCL says so.
-  comm_.settle(fmt::format("nccl {} of {} elements",
-                           collectiveName(kind), totalCount));
+  comm_.settle(
+      fmt::format("nccl {} of {} elements", collectiveName(kind), totalCount));
   ++ncclCalls_;
 }
 
@@ -502,7 +506,8 @@ void Collectives::run(CollectiveKind kind, int local, const void *send,
   if (c.kind == DispatchChoice::Kind::Kernel) {
     cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
     DSLC_CUDART(l.rank, cudaStreamIsCapturing(stream, &cap));
-    bool mayCreate = cap == cudaStreamCaptureStatusNone && comm_.numLocal() == 1;
+    bool mayCreate =
+        cap == cudaStreamCaptureStatusNone && comm_.numLocal() == 1;
     inst = instance(c, kind, totalCount, dtype, mayCreate);
     if (!inst)
       c.reason = mayCreate ? "the kernel could not be set up (see above)"
@@ -517,8 +522,8 @@ void Collectives::run(CollectiveKind kind, int local, const void *send,
   BoundArgs &b = inst->args[local];
   uintptr_t sp = reinterpret_cast<uintptr_t>(send);
   uintptr_t rp = reinterpret_cast<uintptr_t>(recv);
-  bool stage = inst->inputSymmetric || send == recv ||
-               sp % kPointerAlignment != 0;
+  bool stage =
+      inst->inputSymmetric || send == recv || sp % kPointerAlignment != 0;
   if (!inst->outputSymmetric && rp % kPointerAlignment != 0) {
     nccl(kind, local, send, recv, totalCount, dtype, op, stream);
     note(kind, totalCount, dtype, DispatchChoice::Kind::Nccl,
@@ -526,23 +531,21 @@ void Collectives::run(CollectiveKind kind, int local, const void *send,
     return;
   }
   if (stage) {
-    DSLC_CUDART(l.rank, cudaMemcpyAsync(inst->inBuf.local[local], send,
-                                        inst->inBytes,
-                                        cudaMemcpyDeviceToDevice, stream));
-    b.setTensor(inst->input,
-                inst->inBuf.tensor(local, dtype, inst->inSizes,
-                                   inst->inputSymmetric));
+    DSLC_CUDART(l.rank,
+                cudaMemcpyAsync(inst->inBuf.local[local], send, inst->inBytes,
+                                cudaMemcpyDeviceToDevice, stream));
+    b.setTensor(inst->input, inst->inBuf.tensor(local, dtype, inst->inSizes,
+                                                inst->inputSymmetric));
   } else {
-    b.setTensor(inst->input,
-                {const_cast<void *>(send), dtype, inst->inSizes});
+    b.setTensor(inst->input, {const_cast<void *>(send), dtype, inst->inSizes});
   }
   if (!inst->outputSymmetric)
     b.setTensor(inst->output, {recv, dtype, inst->outSizes});
   inst->kernel->launch(local, b, stream);
   if (inst->outputSymmetric)
-    DSLC_CUDART(l.rank, cudaMemcpyAsync(recv, inst->outBuf.local[local],
-                                        inst->outBytes,
-                                        cudaMemcpyDeviceToDevice, stream));
+    DSLC_CUDART(l.rank,
+                cudaMemcpyAsync(recv, inst->outBuf.local[local], inst->outBytes,
+                                cudaMemcpyDeviceToDevice, stream));
   ++kernelCalls_;
   note(kind, totalCount, dtype, DispatchChoice::Kind::Kernel, c.reason);
 }
@@ -551,9 +554,9 @@ void Collectives::note(CollectiveKind kind, size_t totalCount, DType dtype,
                        DispatchChoice::Kind path, const std::string &reason) {
   CallRecord r{kind, totalCount, dtype, path, reason};
   if (opts_.log) {
-    std::string key = fmt::format("{}|{}|{}|{}", collectiveName(kind),
-                                  totalCount, dtypeName(dtype),
-                                  dispatchKindName(path));
+    std::string key =
+        fmt::format("{}|{}|{}|{}", collectiveName(kind), totalCount,
+                    dtypeName(dtype), dispatchKindName(path));
     if (!logged_[key]) {
       logged_[key] = true;
       std::fprintf(stderr, "dslc: %s\n", r.describe().c_str());

@@ -63,8 +63,8 @@ struct DispatchChoice {
   /// NCCL across nodes (runtime/Hierarchical.h).
   enum class Kind { Nccl, Kernel, Hierarchical };
   Kind kind = Kind::Nccl;
-  std::string reason; ///< why (for logs and tests)
-  KernelChoice kernel; ///< Kernel: the tuned kernel and config
+  std::string reason;    ///< why (for logs and tests)
+  KernelChoice kernel;   ///< Kernel: the tuned kernel and config
   std::string kernelDir; ///< Kernel: where its cubins are
 };
 
@@ -125,9 +125,8 @@ public:
   void allReduce(int local, const void *send, void *recv, size_t count,
                  DType dtype, ReduceOp op, cudaStream_t stream);
   /// recv[i] = sum over ranks r of send_r[rank * recvCount + i].
-  void reduceScatter(int local, const void *send, void *recv,
-                     size_t recvCount, DType dtype, ReduceOp op,
-                     cudaStream_t stream);
+  void reduceScatter(int local, const void *send, void *recv, size_t recvCount,
+                     DType dtype, ReduceOp op, cudaStream_t stream);
   /// recv[r * sendCount + i] = send_r[i].
   void allGather(int local, const void *send, void *recv, size_t sendCount,
                  DType dtype, cudaStream_t stream);

@@ -56,18 +56,19 @@ UniqueIdBytes Communicator::newUniqueId() {
 void Communicator::setupLocals() {
   for (LocalRank &l : locals_) {
     setDevice(l.device, l.rank);
-    DSLC_CUDART(l.rank, cudaStreamCreateWithFlags(&l.stream,
-                                                  cudaStreamNonBlocking));
+    DSLC_CUDART(l.rank,
+                cudaStreamCreateWithFlags(&l.stream, cudaStreamNonBlocking));
     DSLC_CUDART(l.rank, cudaMalloc(reinterpret_cast<void **>(&l.scratch), 16));
     DSLC_CUDART(l.rank, cudaMemset(l.scratch, 0, 16));
-    DSLC_CUDART(l.rank, cudaDeviceGetAttribute(
-                            &l.numSms, cudaDevAttrMultiProcessorCount, l.device));
-    DSLC_CUDART(l.rank, cudaDeviceGetAttribute(
-                            &l.ccMajor, cudaDevAttrComputeCapabilityMajor,
-                            l.device));
-    DSLC_CUDART(l.rank, cudaDeviceGetAttribute(
-                            &l.ccMinor, cudaDevAttrComputeCapabilityMinor,
-                            l.device));
+    DSLC_CUDART(l.rank, cudaDeviceGetAttribute(&l.numSms,
+                                               cudaDevAttrMultiProcessorCount,
+                                               l.device));
+    DSLC_CUDART(l.rank,
+                cudaDeviceGetAttribute(
+                    &l.ccMajor, cudaDevAttrComputeCapabilityMajor, l.device));
+    DSLC_CUDART(l.rank,
+                cudaDeviceGetAttribute(
+                    &l.ccMinor, cudaDevAttrComputeCapabilityMinor, l.device));
     DSLC_CUDART(l.rank, cudaDeviceSynchronize());
   }
 }
@@ -101,9 +102,10 @@ Communicator::createAll(const std::vector<int> &devicesIn, CommOptions opts) {
   return c;
 }
 
-std::unique_ptr<Communicator>
-Communicator::createRank(int rank, int worldSize, int device,
-                         const UniqueIdBytes &id, CommOptions opts) {
+std::unique_ptr<Communicator> Communicator::createRank(int rank, int worldSize,
+                                                       int device,
+                                                       const UniqueIdBytes &id,
+                                                       CommOptions opts) {
   applySafeEnvironment();
   if (worldSize < 1 || rank < 0 || rank >= worldSize)
     raise(ErrorCode::InvalidArgument,
@@ -141,7 +143,8 @@ Communicator::createFromEnv(const std::string &rendezvousPath,
   int count = 0;
   DSLC_CUDART(env->rank, cudaGetDeviceCount(&count));
   if (count < 1)
-    raise(ErrorCode::NoDevice, fmt::format("rank {}: no CUDA device", env->rank));
+    raise(ErrorCode::NoDevice,
+          fmt::format("rank {}: no CUDA device", env->rank));
   int device = env->localRank % count;
   UniqueIdBytes id;
   if (env->rank == 0) {
@@ -251,8 +254,8 @@ void Communicator::initComms(const UniqueIdBytes &id) {
   try {
     forEachGrouped([&](int i) {
       LocalRank &l = locals_[i];
-      DSLC_NCCL(l.rank, ncclCommInitRankConfig(&l.comm, worldSize_, nid,
-                                               l.rank, &configs[i]));
+      DSLC_NCCL(l.rank, ncclCommInitRankConfig(&l.comm, worldSize_, nid, l.rank,
+                                               &configs[i]));
     });
     settle(fmt::format("NCCL communicator initialization "
                        "(ncclCommInitRankConfig, world of {})",
@@ -326,8 +329,8 @@ void Communicator::barrier() {
   }
   forEachGrouped([&](int i) {
     LocalRank &l = locals_[i];
-    DSLC_NCCL(l.rank, ncclAllReduce(l.scratch, l.scratch, 1, ncclInt32,
-                                    ncclSum, l.comm, l.stream));
+    DSLC_NCCL(l.rank, ncclAllReduce(l.scratch, l.scratch, 1, ncclInt32, ncclSum,
+                                    l.comm, l.stream));
   });
   waitStreams("barrier");
 }
@@ -346,8 +349,8 @@ int Communicator::allReduceMin(const std::vector<int> &perLocal) {
   });
   forEachGrouped([&](int i) {
     LocalRank &l = locals_[i];
-    DSLC_NCCL(l.rank, ncclAllReduce(l.scratch, l.scratch, 1, ncclInt32,
-                                    ncclMin, l.comm, l.stream));
+    DSLC_NCCL(l.rank, ncclAllReduce(l.scratch, l.scratch, 1, ncclInt32, ncclMin,
+                                    l.comm, l.stream));
   });
   waitStreams("allReduceMin");
   int result = 0;
@@ -397,9 +400,9 @@ void Communicator::waitStreams(const std::string &what, int64_t timeoutMs) {
         --remaining;
       } else if (st != cudaErrorNotReady) {
         failed_ = true;
-        checkCudart(st, fmt::format("cudaStreamQuery (waiting for {})", what)
-                            .c_str(),
-                    l.rank);
+        checkCudart(
+            st, fmt::format("cudaStreamQuery (waiting for {})", what).c_str(),
+            l.rank);
       }
     }
     if (!remaining)
@@ -414,8 +417,8 @@ void Communicator::waitStreams(const std::string &what, int64_t timeoutMs) {
       std::string ranks;
       for (size_t i = 0; i < locals_.size(); ++i)
         if (!done[i])
-          ranks += fmt::format("{}{}", ranks.empty() ? "" : ", ",
-                               locals_[i].rank);
+          ranks +=
+              fmt::format("{}{}", ranks.empty() ? "" : ", ", locals_[i].rank);
       raise(ErrorCode::Timeout,
             fmt::format("rank {}: {} did not finish within {} ms (a peer "
                         "process may have died or hung)",
@@ -430,7 +433,8 @@ void Communicator::waitStreams(const std::string &what, int64_t timeoutMs) {
 
 Communicator::~Communicator() {
   auto warn = [](int rank, const char *call, int err) {
-    std::fprintf(stderr, "dslc runtime: rank %d: %s failed during teardown (%d)\n",
+    std::fprintf(stderr,
+                 "dslc runtime: rank %d: %s failed during teardown (%d)\n",
                  rank, call, err);
   };
   if (!failed_ && !finalized_ && !virtual_) {
@@ -453,7 +457,8 @@ Communicator::~Communicator() {
     if (l.scratch)
       (void)cudaFree(l.scratch);
     if (l.comm) {
-      ncclResult_t r = failed_ ? ncclCommAbort(l.comm) : ncclCommDestroy(l.comm);
+      ncclResult_t r =
+          failed_ ? ncclCommAbort(l.comm) : ncclCommDestroy(l.comm);
       if (r != ncclSuccess && r != ncclInProgress)
         warn(l.rank, failed_ ? "ncclCommAbort" : "ncclCommDestroy", r);
     }

@@ -77,9 +77,10 @@ public:
   createAll(const std::vector<int> &devices = {}, CommOptions opts = {});
   /// One rank of a multi-process job, on `device`, with a unique id that the
   /// caller distributed (rank 0 makes it with newUniqueId()).
-  static std::unique_ptr<Communicator>
-  createRank(int rank, int worldSize, int device, const UniqueIdBytes &id,
-             CommOptions opts = {});
+  static std::unique_ptr<Communicator> createRank(int rank, int worldSize,
+                                                  int device,
+                                                  const UniqueIdBytes &id,
+                                                  CommOptions opts = {});
   /// One rank of a job started by torchrun/mpirun: rank and world size from
   /// the environment (readProcessEnv), device = LOCAL_RANK modulo the visible
   /// GPUs, unique id through `rendezvousPath` (defaultRendezvousPath() when
@@ -101,9 +102,9 @@ public:
   /// The communicator of the ranks whose color matches (ncclCommSplit,
   /// collective over `parent`): colors[i] and keys[i] for local rank i; all
   /// local ranks must share one color. Defined in Teams.cpp.
-  static std::unique_ptr<Communicator>
-  split(Communicator &parent, const std::vector<int> &colors,
-        const std::vector<int> &keys);
+  static std::unique_ptr<Communicator> split(Communicator &parent,
+                                             const std::vector<int> &colors,
+                                             const std::vector<int> &keys);
 
   static UniqueIdBytes newUniqueId();
   /// Visible CUDA devices; 0 (no throw) when there is no driver or GPU.

@@ -17,13 +17,13 @@ void lookup(Fn &slot, const char *symbol, unsigned version = 12000) {
   cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
   // `version`: the CUDA version whose ABI of the entry point we use (12.0
   // for most; an entry point that appeared later needs its own).
-  cudaError_t err = cudaGetDriverEntryPointByVersion(
-      symbol, &fn, version, cudaEnableDefault, &query);
+  cudaError_t err = cudaGetDriverEntryPointByVersion(symbol, &fn, version,
+                                                     cudaEnableDefault, &query);
   if (err != cudaSuccess)
-    checkCudart(err,
-                fmt::format("cudaGetDriverEntryPointByVersion({})", symbol)
-                    .c_str(),
-                -1);
+    checkCudart(
+        err,
+        fmt::format("cudaGetDriverEntryPointByVersion({})", symbol).c_str(),
+        -1);
   if (query != cudaDriverEntryPointSuccess || !fn)
     raise(ErrorCode::NoDevice,
           fmt::format("CUDA driver entry point {} not found (query result {})",

@@ -22,9 +22,9 @@ struct DriverApi {
   CUresult (*cuFuncGetAttribute)(int *, CUfunction_attribute, CUfunction);
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction,
                                                           int, size_t);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **);
   CUresult (*cuDeviceGet)(CUdevice *, int);
   CUresult (*cuDevicePrimaryCtxGetState)(CUdevice, unsigned *, int *);
   /// Optional (CUDA 12.4+ drivers): null when the driver lacks it.

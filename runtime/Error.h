@@ -59,7 +59,8 @@ void checkNccl(int result, const char *call, int rank);
 } // namespace dslc::rt
 
 /// Call checking macros: the call text is part of the message.
-#define DSLC_CUDART(rank, call) ::dslc::rt::checkCudart((int)(call), #call, rank)
+#define DSLC_CUDART(rank, call)                                                \
+  ::dslc::rt::checkCudart((int)(call), #call, rank)
 #define DSLC_CU(rank, call) ::dslc::rt::checkCu((int)(call), #call, rank)
 #define DSLC_NCCL(rank, call) ::dslc::rt::checkNccl((int)(call), #call, rank)
 

@@ -30,8 +30,8 @@ bool parseSmArch(const std::string &arch, int &major, int &minor) {
   size_t i = 3;
   while (i < arch.size() && isdigit(static_cast<unsigned char>(arch[i])))
     ++i;
-  if (i < 5 || (i != arch.size() && arch.substr(i) != "a" &&
-                arch.substr(i) != "f"))
+  if (i < 5 ||
+      (i != arch.size() && arch.substr(i) != "a" && arch.substr(i) != "f"))
     return false;
   int num = std::stoi(arch.substr(3, i - 3));
   major = num / 10;
@@ -101,8 +101,7 @@ Kernel::loadImages(Communicator &comm, const std::vector<std::string> &images,
     // share a GPU (a virtual world) share its co-resident CTAs.
     std::vector<int> resident;
     for (int i = 0; i < n; ++i)
-      resident.push_back(k->ranks_[i].maxActivePerSm *
-                         comm.local(i).numSms);
+      resident.push_back(k->ranks_[i].maxActivePerSm * comm.local(i).numSms);
     int agreed = comm.allReduceMin(resident);
     int share = agreed / comm.ranksPerDevice();
     if (share < 1 && k->ranks_[0].md.spins)
@@ -136,15 +135,15 @@ void Kernel::loadRank(int i, const std::string &image, KernelMetadata md) {
     raise(ErrorCode::InvalidArgument,
           fmt::format("rank {}: kernel {} was compiled for world size {}, the "
                       "communicator has {}",
-                      l.rank, r.md.kernel, *r.md.worldSize,
-                      comm_.worldSize()));
+                      l.rank, r.md.kernel, *r.md.worldSize, comm_.worldSize()));
   if (r.md.rank && *r.md.rank != l.rank)
     raise(ErrorCode::InvalidArgument,
           fmt::format("rank {}: kernel {} was compiled for rank {} (load one "
                       "cubin per rank: put {{rank}} in the path)",
                       l.rank, r.md.kernel, *r.md.rank));
   DSLC_CU(l.rank, cu.cuModuleLoadData(&r.module, image.data()));
-  CUresult res = cu.cuModuleGetFunction(&r.function, r.module, r.md.entry.c_str());
+  CUresult res =
+      cu.cuModuleGetFunction(&r.function, r.module, r.md.entry.c_str());
   if (res == CUDA_ERROR_NOT_FOUND)
     raise(ErrorCode::Metadata,
           fmt::format("rank {}: the cubin of kernel {} has no entry point "
@@ -153,9 +152,9 @@ void Kernel::loadRank(int i, const std::string &image, KernelMetadata md) {
   DSLC_CU(l.rank, res);
   checkSignature(r, l.rank);
   int maxThreads = 0;
-  DSLC_CU(l.rank, cu.cuFuncGetAttribute(
-                      &maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                      r.function));
+  DSLC_CU(l.rank, cu.cuFuncGetAttribute(&maxThreads,
+                                        CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                        r.function));
   if (maxThreads < r.md.threadsPerCta())
     raise(ErrorCode::InvalidArgument,
           fmt::format("rank {}: kernel {} needs {} threads per CTA, its "
@@ -168,12 +167,12 @@ void Kernel::loadRank(int i, const std::string &image, KernelMetadata md) {
     DSLC_CUDART(l.rank, cudaMemset(r.state, 0, r.md.stateBytes));
   }
   void *rec = nullptr;
-  DSLC_CUDART(l.rank, cudaHostAlloc(&rec, sizeof(DslcErrorRecord),
-                                    cudaHostAllocMapped |
-                                        cudaHostAllocPortable));
+  DSLC_CUDART(l.rank,
+              cudaHostAlloc(&rec, sizeof(DslcErrorRecord),
+                            cudaHostAllocMapped | cudaHostAllocPortable));
   r.record = static_cast<DslcErrorRecord *>(rec);
-  DSLC_CUDART(l.rank, cudaEventCreateWithFlags(&r.foreignDone,
-                                               cudaEventDisableTiming));
+  DSLC_CUDART(l.rank,
+              cudaEventCreateWithFlags(&r.foreignDone, cudaEventDisableTiming));
   std::memset(r.record, 0, sizeof(DslcErrorRecord));
   DSLC_CUDART(l.rank, cudaHostGetDevicePointer(&r.recordDevice, rec, 0));
   DSLC_CUDART(l.rank, cudaDeviceSynchronize());
@@ -280,10 +279,10 @@ void Kernel::launch(int localIndex, const BoundArgs &args,
   ParamBuffer params = packParams(args, hidden);
   cudaStream_t s = l.resolve(stream);
   setDevice(l.device, l.rank);
-  DSLC_CU(l.rank, driver().cuLaunchKernel(
-                      r.function, static_cast<unsigned>(grid), 1, 1,
-                      static_cast<unsigned>(md.threadsPerCta()), 1, 1, 0, s,
-                      params.pointers(), nullptr));
+  DSLC_CU(l.rank,
+          driver().cuLaunchKernel(r.function, static_cast<unsigned>(grid), 1, 1,
+                                  static_cast<unsigned>(md.threadsPerCta()), 1,
+                                  1, 0, s, params.pointers(), nullptr));
   if (s == l.stream)
     return;
   // The caller's stream: synchronize() must wait for this launch too.
@@ -346,9 +345,8 @@ std::string Kernel::collectRecords() const {
     DslcErrorRecord rec;
     std::memcpy(&rec, const_cast<const DslcErrorRecord *>(ranks_[i].record),
                 sizeof(rec));
-    std::string msg = formatErrorRecord(rec, ranks_[i].md,
-                                        comm_.local(static_cast<int>(i)).rank,
-                                        timeoutMs_);
+    std::string msg = formatErrorRecord(
+        rec, ranks_[i].md, comm_.local(static_cast<int>(i)).rank, timeoutMs_);
     if (!msg.empty())
       all += (all.empty() ? "" : "\n") + msg;
   }
@@ -367,7 +365,8 @@ void Kernel::synchronize() {
   int64_t host = comm_.hostTimeoutMs();
   if (timeoutMs_ > 0 && timeoutMs_ + 10000 > host)
     host = timeoutMs_ + 10000;
-  const std::string what = fmt::format("kernel {}", ranks_.empty() ? "?" : ranks_[0].md.kernel);
+  const std::string what =
+      fmt::format("kernel {}", ranks_.empty() ? "?" : ranks_[0].md.kernel);
   try {
     comm_.waitStreams(what, host);
     waitForeignLaunches(host);
@@ -386,8 +385,7 @@ void Kernel::resetState() {
   comm_.forEach([&](int i) {
     PerRank &r = ranks_[i];
     if (r.state)
-      DSLC_CUDART(comm_.local(i).rank,
-                  cudaMemset(r.state, 0, r.md.stateBytes));
+      DSLC_CUDART(comm_.local(i).rank, cudaMemset(r.state, 0, r.md.stateBytes));
     std::memset(r.record, 0, sizeof(DslcErrorRecord));
   });
 }

@@ -26,8 +26,8 @@ using contract::Constraint;
 using contract::GridExtent;
 using contract::KernelMetadata;
 using contract::Role;
-using contract::SameSize;
 using contract::roleName;
+using contract::SameSize;
 using contract::SlotKind;
 using contract::SlotType;
 

@@ -20,8 +20,7 @@ constexpr size_t kHeapGranularity = size_t(2) << 20;
 /// binding check refuses, would fault on null rather than on a stray
 /// address); entry `rank` is the local address.
 void validateTable(const LocalRank &l, int worldSize, const void *table,
-                   const void *self, const char *what,
-                   const RankTeams *teams) {
+                   const void *self, const char *what, const RankTeams *teams) {
   std::vector<uint64_t> host(worldSize);
   DSLC_CUDART(l.rank, cudaMemcpy(host.data(), table, worldSize * 8,
                                  cudaMemcpyDeviceToHost));
@@ -77,9 +76,8 @@ TensorArg SymmetricBuffer::tensor(int localIndex, DType dtype,
 }
 
 SymmetricHeap::SymmetricHeap(Communicator &comm, size_t bytesPerRank)
-    : comm_(comm),
-      alloc_((bytesPerRank + kHeapGranularity - 1) / kHeapGranularity *
-             kHeapGranularity) {
+    : comm_(comm), alloc_((bytesPerRank + kHeapGranularity - 1) /
+                          kHeapGranularity * kHeapGranularity) {
   if (bytesPerRank == 0)
     raise(ErrorCode::InvalidArgument, "symmetric heap: size 0");
   int n = comm.numLocal();
@@ -90,9 +88,9 @@ SymmetricHeap::SymmetricHeap(Communicator &comm, size_t bytesPerRank)
     // capacity was rounded from a size_t, so only the product can wrap).
     size_t cap = alloc_.capacity();
     if (cap > SIZE_MAX / static_cast<size_t>(n))
-      raise(ErrorCode::OutOfMemory,
-            fmt::format("symmetric heap: {} ranks x {} bytes overflows", n,
-                        cap));
+      raise(
+          ErrorCode::OutOfMemory,
+          fmt::format("symmetric heap: {} ranks x {} bytes overflows", n, cap));
     setDevice(comm.local(0).device, 0);
     cudaError_t err = cudaMalloc(&virtualBlock_, cap * n);
     if (err == cudaErrorMemoryAllocation) {
@@ -257,9 +255,9 @@ void SymmetricHeap::fillPeerTables(const SymmetricBuffer &buf) {
     for (int p = 0; p < world; ++p)
       table[p] = reinterpret_cast<uintptr_t>(buf.local[p]);
     comm_.forEach([&](int i) {
-      DSLC_CUDART(i, cudaMemcpy(buf.peers[i], table.data(),
-                                world * sizeof(uint64_t),
-                                cudaMemcpyHostToDevice));
+      DSLC_CUDART(i,
+                  cudaMemcpy(buf.peers[i], table.data(),
+                             world * sizeof(uint64_t), cudaMemcpyHostToDevice));
     });
     return;
   }

@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 
-
 namespace dslc::rt {
 
 std::string RankTeams::describeLsa() const {
@@ -146,9 +145,8 @@ Communicator::split(Communicator &parent, const std::vector<int> &colors,
         ranks,
         [&](size_t i) {
           ncclResult_t state = ncclSuccess;
-          ncclResult_t r =
-              ncclCommGetAsyncError(parent.local(static_cast<int>(i)).comm,
-                                    &state);
+          ncclResult_t r = ncclCommGetAsyncError(
+              parent.local(static_cast<int>(i)).comm, &state);
           return r != ncclSuccess ? r : state;
         },
         "ncclCommSplit (the parent communicator)", parent.hostTimeoutMs_);

@@ -107,8 +107,8 @@ void TuningCache::writeLocked(const std::vector<TuningRecord> &records,
   if (damaged) {
     std::string aside = path_ + ".corrupt";
     if (std::rename(path_.c_str(), aside.c_str()) == 0)
-      warn_(fmt::format("tuning cache: the damaged file was moved to {}",
-                        aside));
+      warn_(
+          fmt::format("tuning cache: the damaged file was moved to {}", aside));
   }
   std::string text = contract::serializeTuningCache(records);
   contract::Expected<bool> ok = contract::writeFileAtomically(path_, text);

@@ -169,8 +169,7 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
                     b, loc, pieceType, at(rhs, start),
                     std::min<int64_t>(16, layout.vec * bytes));
               } else {
-                p = arith::ConstantOp::create(b, loc,
-                                              b.getZeroAttr(pieceType));
+                p = arith::ConstantOp::create(b, loc, b.getZeroAttr(pieceType));
                 for (int64_t v = 0; v < layout.vec; ++v) {
                   Value col = arith::MinUIOp::create(
                       b, loc,
@@ -195,8 +194,8 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
           Value sum = sums[0];
           for (int64_t o = 0; o < layout.outer; ++o) {
             if (hasBatch)
-              pieces = piecesAt(
-                  arith::AddIOp::create(b, loc, rhsMatrix[o], kRow));
+              pieces =
+                  piecesAt(arith::AddIOp::create(b, loc, rhsMatrix[o], kRow));
             Value a = LLVM::LoadOp::create(
                 b, loc, e,
                 at(lhs, arith::AddIOp::create(b, loc, lhsRow[o], kk)), bytes);
@@ -233,11 +232,11 @@ LogicalResult dslc::lower::checkDotFits(Operation *op) {
   if (r.total <= kMaxSharedBytes)
     return success();
   return op->emitError() << "a matmul of block sizes "
-                         << (r.batched() ? "B=" + std::to_string(r.batches) +
-                                               ", "
-                                         : std::string())
-                         << "M=" << r.m << ", N=" << r.n
-                         << ", K=" << r.k << " stages " << r.total
+                         << (r.batched()
+                                 ? "B=" + std::to_string(r.batches) + ", "
+                                 : std::string())
+                         << "M=" << r.m << ", N=" << r.n << ", K=" << r.k
+                         << " stages " << r.total
                          << " bytes of operands in shared memory; at most "
                          << kMaxSharedBytes
                          << " are available: use smaller block sizes "

@@ -56,7 +56,8 @@ struct Fp8TruncLowering : OpConversionPattern<arith::TruncFOp> {
     if (!tensor || !tile::isFp8Type(tensor.getElementType()))
       return failure();
     Location loc = op.getLoc();
-    Value x = convertFloats(rewriter, loc, adaptor.getIn(), rewriter.getF32Type());
+    Value x =
+        convertFloats(rewriter, loc, adaptor.getIn(), rewriter.getF32Type());
     int64_t n = cast<VectorType>(x.getType()).getNumElements();
     Type i8 = rewriter.getI8Type();
     auto pairType = VectorType::get({2}, i8);
@@ -64,8 +65,8 @@ struct Fp8TruncLowering : OpConversionPattern<arith::TruncFOp> {
                                            rewriter.getF32FloatAttr(0.0f));
     SmallVector<Value> bytes;
     for (int64_t i = 0; i < n; i += 2) {
-      Value lo = vector::ExtractOp::create(rewriter, loc, x,
-                                           ArrayRef<int64_t>{i});
+      Value lo =
+          vector::ExtractOp::create(rewriter, loc, x, ArrayRef<int64_t>{i});
       Value hi = i + 1 < n ? Value(vector::ExtractOp::create(
                                  rewriter, loc, x, ArrayRef<int64_t>{i + 1}))
                            : zero;
@@ -100,12 +101,12 @@ struct Fp8ExtLowering : OpConversionPattern<arith::ExtFOp> {
     Value x = adaptor.getIn();
     int64_t n = cast<VectorType>(x.getType()).getNumElements();
     Type f16 = rewriter.getF16Type();
-    Value zero = arith::ConstantOp::create(rewriter, loc,
-                                           rewriter.getI8IntegerAttr(0));
+    Value zero =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getI8IntegerAttr(0));
     SmallVector<Value> halves;
     for (int64_t i = 0; i < n; i += 2) {
-      Value lo = vector::ExtractOp::create(rewriter, loc, x,
-                                           ArrayRef<int64_t>{i});
+      Value lo =
+          vector::ExtractOp::create(rewriter, loc, x, ArrayRef<int64_t>{i});
       Value hi = i + 1 < n ? Value(vector::ExtractOp::create(
                                  rewriter, loc, x, ArrayRef<int64_t>{i + 1}))
                            : zero;
@@ -119,9 +120,8 @@ struct Fp8ExtLowering : OpConversionPattern<arith::ExtFOp> {
         halves.push_back(
             vector::ExtractOp::create(rewriter, loc, h, ArrayRef<int64_t>{k}));
     }
-    Value result =
-        vector::FromElementsOp::create(rewriter, loc, VectorType::get({n}, f16),
-                                       halves);
+    Value result = vector::FromElementsOp::create(
+        rewriter, loc, VectorType::get({n}, f16), halves);
     Type to = cast<RankedTensorType>(op.getType()).getElementType();
     // f16 -> bf16 narrows the mantissa: through f32, exactly (fp8 values
     // fit bf16).
@@ -151,9 +151,9 @@ struct ElementwiseOpLowering : ConversionPattern {
             op, "only splat tile constants can be distributed");
       auto type =
           cast<VectorType>(getTypeConverter()->convertType(constant.getType()));
-      rewriter.replaceOp(op, lower::splatConstant(
-                                 rewriter, op->getLoc(), type,
-                                 dense.getSplatValue<TypedAttr>()));
+      rewriter.replaceOp(
+          op, lower::splatConstant(rewriter, op->getLoc(), type,
+                                   dense.getSplatValue<TypedAttr>()));
       return success();
     }
     SmallVector<Type> resultTypes;

@@ -54,8 +54,8 @@ Value holdsElement(OpBuilder &b, Location loc, const TileLayout &layout,
     require(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, column,
                                   i64(layout.inner)));
   } else if (writes) {
-    require(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                                  i64(0)));
+    require(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, i64(0)));
   }
   if (writes && layout.groupReplicated())
     require(
@@ -103,7 +103,8 @@ IndexedAccess indexedAccess(OpBuilder &b, Location loc, const KernelInfo &info,
         Value linear = lower::linearIndex(b, loc, coords, sizes);
         linear = arith::SelectOp::create(b, loc, ok, linear, zero);
         a.ok.push_back(ok);
-        a.address.push_back(lower::elementPtr(b, loc, base, memElement, linear));
+        a.address.push_back(
+            lower::elementPtr(b, loc, base, memElement, linear));
       }
   return a;
 }
@@ -124,8 +125,8 @@ struct GatherOpLowering : TilePattern<tile::GatherOp> {
                       adaptor.getIndices(), adaptor.getMask(), memElement,
                       /*writes=*/false);
     unsigned bytes = memElement.getIntOrFloatBitWidth() / 8;
-    Value zero =
-        arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(memElement));
+    Value zero = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getZeroAttr(memElement));
     SmallVector<Value> elements;
     for (auto [ok, address] : llvm::zip(a.ok, a.address)) {
       auto ifOp = scf::IfOp::create(
@@ -147,9 +148,9 @@ struct GatherOpLowering : TilePattern<tile::GatherOp> {
     if (isBool)
       result = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::ne, result,
-          lower::splatConstant(
-              rewriter, loc, cast<VectorType>(result.getType()),
-              rewriter.getIntegerAttr(memElement, 0)));
+          lower::splatConstant(rewriter, loc,
+                               cast<VectorType>(result.getType()),
+                               rewriter.getIntegerAttr(memElement, 0)));
     rewriter.replaceOp(op, result);
     return success();
   }

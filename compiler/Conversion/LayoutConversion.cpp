@@ -4,13 +4,14 @@
 // threads (TileLayout.h): a reshape that changes the last dimension, or the
 // rank across 2 (rank <= 1 tiles use one group of threads, rank >= 2 ones
 // the kernel's groups), or that changes the rows dealt over the groups.
-// From a tile every thread holds whole, a thread of one group keeps the elements it owns: a local selection. Any other change goes
-// through the module's shared workspace, one array of addrspace(3) bytes
-// sized to the largest need of any op (reserveSharedWorkspace, called by
-// the distribution before it lowers a kernel): the owners store the tile
-// row-major, and after a bar.sync each thread loads the elements of its
-// new layout. Every use of the workspace ends with a bar.sync, so the next
-// use cannot overwrite what a slower thread still reads.
+// From a tile every thread holds whole, a thread of one group keeps the
+// elements it owns: a local selection. Any other change goes through the
+// module's shared workspace, one array of addrspace(3) bytes sized to the
+// largest need of any op (reserveSharedWorkspace, called by the distribution
+// before it lowers a kernel): the owners store the tile row-major, and after a
+// bar.sync each thread loads the elements of its new layout. Every use of the
+// workspace ends with a bar.sync, so the next use cannot overwrite what a
+// slower thread still reads.
 //
 //===----------------------------------------------------------------------===//
 

@@ -78,8 +78,8 @@ TypedAttr reduceIdentity(tile::ReduceKind kind, Type element) {
   return b.getIntegerAttr(element, value);
 }
 
-Value reduceCombine(OpBuilder &b, Location loc, tile::ReduceKind kind,
-                    Value x, Value y) {
+Value reduceCombine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
+                    Value y) {
   Type element = getElementTypeOrSelf(x.getType());
   bool isFloat = isa<FloatType>(element);
   bool isBool = element.isInteger(1);
@@ -364,8 +364,8 @@ SmallVector<Value> boundedSpinWithValues(
         auto [done, seen, values] = attempt(b, loc);
         Value pending = arith::XOrIOp::create(
             b, loc, done, arith::ConstantIntOp::create(b, loc, 1, 1));
-        Value bounded = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ne, hidden.timeoutNs, i64(b, loc, 0));
+        Value bounded = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                              hidden.timeoutNs, i64(b, loc, 0));
         Value check = arith::AndIOp::create(b, loc, pending, bounded);
         scf::IfOp::create(b, loc, check, [&](OpBuilder &b, Location loc) {
           Value now = NVVM::GlobalTimerOp::create(b, loc, b.getI64Type());

@@ -66,8 +66,7 @@ namespace lower {
 /// The identity of reduction `kind` (0, 1, -inf / +inf, the integer
 /// extremes; for i1, max is "any" and min is "all") as an attribute of
 /// `element` (an integer or float type).
-mlir::TypedAttr reduceIdentity(dslc::tile::ReduceKind kind,
-                               mlir::Type element);
+mlir::TypedAttr reduceIdentity(dslc::tile::ReduceKind kind, mlir::Type element);
 /// `x kind y` (scalars or vectors/tensors of one type): addf/addi,
 /// mulf/muli, maximumf/minimumf (NaN propagating), signed max/min (unsigned
 /// for i1).
@@ -286,16 +285,13 @@ std::pair<mlir::Value, mlir::Value> rowOf(mlir::OpBuilder &b,
 /// The same row, a padding row clamped to the last one (for reads that
 /// must stay inside the tile).
 mlir::Value rowInBounds(mlir::OpBuilder &b, mlir::Location loc,
-                        const TileLayout &layout, int64_t o,
-                        mlir::Value group);
+                        const TileLayout &layout, int64_t o, mlir::Value group);
 /// This thread's indices (i64) along the leading dimensions of `shape` of
 /// its row `o` in `layout` (a padding row clamped to the last): constants
 /// for the dimensions held whole.
-llvm::SmallVector<mlir::Value> rowIndices(mlir::OpBuilder &b,
-                                          mlir::Location loc,
-                                          const TileLayout &layout,
-                                          llvm::ArrayRef<int64_t> shape,
-                                          int64_t o, mlir::Value group);
+llvm::SmallVector<mlir::Value>
+rowIndices(mlir::OpBuilder &b, mlir::Location loc, const TileLayout &layout,
+           llvm::ArrayRef<int64_t> shape, int64_t o, mlir::Value group);
 /// This thread's lane and group (i64) in `layout` (TileLayout.h).
 std::pair<mlir::Value, mlir::Value>
 laneAndGroup(mlir::OpBuilder &b, mlir::Location loc, const TileLayout &layout);

@@ -91,8 +91,8 @@ struct HalfMathInF32 : RewritePattern {
     OperationState state(loc, op->getName().getStringRef(), wide,
                          {wide.front().getType()}, op->getAttrs());
     Operation *computed = rewriter.create(state);
-    rewriter.replaceOp(op,
-                       withElement(rewriter, loc, computed->getResult(0), half));
+    rewriter.replaceOp(
+        op, withElement(rewriter, loc, computed->getResult(0), half));
     return success();
   }
 };
@@ -126,9 +126,8 @@ struct LibDeviceCall : RewritePattern {
     Type element = getElementTypeOrSelf(type);
     if (!element.isF32() && !element.isF64())
       return failure();
-    LLVM::LLVMFuncOp callee =
-        libDeviceDecl(op, element.isF32() ? f->f32 : f->f64, element,
-                      op->getNumOperands());
+    LLVM::LLVMFuncOp callee = libDeviceDecl(
+        op, element.isF32() ? f->f32 : f->f64, element, op->getNumOperands());
     Location loc = op->getLoc();
     auto vector = dyn_cast<VectorType>(type);
     if (!vector) {

@@ -205,8 +205,8 @@ void forEachPiece(OpBuilder &b, Location loc, const KernelInfo &info,
         if (dealt)
           rowValid = arith::AndIOp::create(
               b, loc, rowValid,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, groupLeft,
-                                    i64(b, loc, t)));
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                    groupLeft, i64(b, loc, t)));
         if (!t)
           continue;
         if (!dealt)

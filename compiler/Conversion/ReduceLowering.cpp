@@ -348,15 +348,15 @@ Value reduceDealt(OpBuilder &b, Location loc, const Combiner &comb,
   SmallVector<int64_t> strides(shape.size(), 1);
   for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d > 0; --d)
     strides[d - 1] = strides[d] * shape[d];
-  bool contiguous = llvm::all_of(shape.take_front(dim),
-                                 [](int64_t n) { return n == 1; });
+  bool contiguous =
+      llvm::all_of(shape.take_front(dim), [](int64_t n) { return n == 1; });
   Combiner::Stream stream{comb, {}};
   Value id;
   for (int64_t e = 0; e < shape[dim]; ++e) {
     Value slice;
     if (contiguous) {
-      Value sliceBase = lower::elementPtr(
-          b, loc, base, memElement, lower::i64(b, loc, e * strides[dim]));
+      Value sliceBase = lower::elementPtr(b, loc, base, memElement,
+                                          lower::i64(b, loc, e * strides[dim]));
       slice = lower::loadDistributed(b, loc, info, kept, memElement, sliceBase);
     } else {
       slice = lower::loadStrided(b, loc, info, kept, memElement, base, strides,

@@ -387,14 +387,15 @@ struct RollReductionsPass : dslc::impl::RollReductionsBase<RollReductionsPass> {
     getOperation().walk([&](func::FuncOp func) {
       auto chunks =
           func->getAttrOfType<DenseI64ArrayAttr>(tile::kReductionLoopsAttr);
-      auto automatic = func->getAttrOfType<DenseI64ArrayAttr>(
-          tile::kAutoReductionLoopsAttr);
+      auto automatic =
+          func->getAttrOfType<DenseI64ArrayAttr>(tile::kAutoReductionLoopsAttr);
       if (!chunks && !automatic)
         return;
       // The chunk of extent d: the config's for the k-th reduced
       // dimension, else the automatic one for rows too wide to hold.
       // (chunk, automatic, required).
-      auto chunkOf = [&](size_t k, int64_t d) -> std::tuple<int64_t, bool, bool> {
+      auto chunkOf = [&](size_t k,
+                         int64_t d) -> std::tuple<int64_t, bool, bool> {
         if (chunks && k < size_t(chunks.size()) && chunks[k] > 0)
           return {chunks[k], false, false};
         for (size_t i = 0; automatic && i + 2 < size_t(automatic.size());
@@ -422,8 +423,8 @@ struct RollReductionsPass : dslc::impl::RollReductionsBase<RollReductionsPass> {
             else
               grid.emitWarning()
                   << "reduction_loops[" << k << "] = " << r
-                  << " is not applied to the dimension of " << d << ": "
-                  << why << "; the rows are computed whole";
+                  << " is not applied to the dimension of " << d << ": " << why
+                  << "; the rows are computed whole";
           }
         }
       });

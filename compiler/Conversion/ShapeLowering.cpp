@@ -59,8 +59,7 @@ Value throughWorkspace(OpBuilder &b, Location loc, const KernelInfo &info,
   if (isBool)
     result = arith::TruncIOp::create(
         b, loc,
-        VectorType::get(cast<VectorType>(result.getType()).getShape(),
-                        element),
+        VectorType::get(cast<VectorType>(result.getType()).getShape(), element),
         result);
   return result;
 }
@@ -125,9 +124,9 @@ struct TransposeOpLowering : TilePattern<tile::TransposeOp> {
     SmallVector<int64_t> inStride = rowMajorStrides(from), strides;
     for (int64_t p : perm)
       strides.push_back(inStride[p]);
-    rewriter.replaceOp(op, throughWorkspace(rewriter, op.getLoc(), info, from,
-                                            to, strides, adaptor.getInput(),
-                                            op));
+    rewriter.replaceOp(op,
+                       throughWorkspace(rewriter, op.getLoc(), info, from, to,
+                                        strides, adaptor.getInput(), op));
     return success();
   }
 };

@@ -52,10 +52,10 @@ struct TileLayout {
   int64_t chunks = 1;     ///< C: pieces per lane along the last dimension.
   int64_t outer = 1;      ///< O: rows per thread.
   int64_t inner = 1;      ///< Size of the last dimension.
-  int64_t dealtDims = 1; ///< S: leading dimensions dealt (rank >= 2).
-  int64_t dim0 = 1;      ///< D0: product of the first S dimensions.
-  int64_t rest = 1;      ///< REST: product of dimensions S .. n-2.
-  int64_t rows0 = 1;     ///< R0: indices of the first S dimensions per thread.
+  int64_t dealtDims = 1;  ///< S: leading dimensions dealt (rank >= 2).
+  int64_t dim0 = 1;       ///< D0: product of the first S dimensions.
+  int64_t rest = 1;       ///< REST: product of dimensions S .. n-2.
+  int64_t rows0 = 1;      ///< R0: indices of the first S dimensions per thread.
   /// The first S dimensions are dealt over the groups.
   bool split = false;
   /// Every lane of a group holds the group's elements (last dimension 1, or

@@ -38,8 +38,8 @@ struct DriverOptions {
 /// order), before any check.
 struct RawOptions {
   std::vector<std::string> inputFiles;
-  std::optional<std::string> kernel, output, config, cacheDir, arch,
-      reference, dumpDir;
+  std::optional<std::string> kernel, output, config, cacheDir, arch, reference,
+      dumpDir;
   std::optional<EmitKind> emit;
   std::vector<std::string> defines, signatures, shapes, sizes, scalars;
   /// The numeric options given, by name: world-size, rank, timeout-ms,

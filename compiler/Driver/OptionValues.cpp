@@ -28,9 +28,8 @@ using llvm::StringRef;
 namespace {
 
 constexpr uint64_t kMaxU64 = std::numeric_limits<uint64_t>::max();
-constexpr const char *kReferenceKinds[] = {"auto", "all-reduce",
-                                           "reduce-scatter", "all-gather",
-                                           "none"};
+constexpr const char *kReferenceKinds[] = {
+    "auto", "all-reduce", "reduce-scatter", "all-gather", "none"};
 
 bool isIdentifier(StringRef s) {
   if (s.empty() || llvm::isDigit(s[0]))
@@ -290,8 +289,8 @@ Check readScalar(const std::string &text, std::map<std::string, double> &out) {
     return fail(llvm::formatv("--scalar {0}: '{1}' is not a finite number",
                               text, value));
   if (!out.emplace(name, v).second)
-    return fail(llvm::formatv("--scalar {0}: '{1}' is given twice", text,
-                              name));
+    return fail(
+        llvm::formatv("--scalar {0}: '{1}' is given twice", text, name));
   return std::nullopt;
 }
 
@@ -301,11 +300,13 @@ Check readSimulationOptions(const RawOptions &raw, const Numbers &n,
                             DriverOptions &opts) {
   BackendOptions &b = opts.backend;
   CompileOptions &c = b.compile;
-  const bool simulationOnly[] = {
-      raw.numbers.count("seed") != 0,  raw.numbers.count("ctas") != 0,
-      raw.reference.has_value(),       raw.numbers.count("calls") != 0,
-      raw.numbers.count("schedules") != 0, raw.dumpDir.has_value(),
-      !raw.scalars.empty()};
+  const bool simulationOnly[] = {raw.numbers.count("seed") != 0,
+                                 raw.numbers.count("ctas") != 0,
+                                 raw.reference.has_value(),
+                                 raw.numbers.count("calls") != 0,
+                                 raw.numbers.count("schedules") != 0,
+                                 raw.dumpDir.has_value(),
+                                 !raw.scalars.empty()};
   const char *const simulationOnlyNames[] = {
       "seed", "ctas", "reference", "calls", "schedules", "dump-dir", "scalar"};
   int64_t ranks = c.worldSize.value_or(1);
@@ -427,4 +428,3 @@ std::optional<std::string> dslc::readDriverOptions(const RawOptions &raw,
   }
   return readSimulationOptions(raw, n, opts);
 }
-

@@ -174,21 +174,23 @@ constexpr BinarySpelling kShift[] = {{TokenKind::LShift, BinaryOp::LShift},
                                      {TokenKind::RShift, BinaryOp::RShift}};
 constexpr BinarySpelling kArith[] = {{TokenKind::Plus, BinaryOp::Add},
                                      {TokenKind::Minus, BinaryOp::Sub}};
-constexpr BinarySpelling kTerm[] = {{TokenKind::Star, BinaryOp::Mul},
-                                    {TokenKind::Slash, BinaryOp::Div},
-                                    {TokenKind::DoubleSlash, BinaryOp::FloorDiv},
-                                    {TokenKind::Percent, BinaryOp::Mod},
-                                    {TokenKind::At, BinaryOp::MatMul}};
-#define DSLC_LEVEL(ops) BinaryLevel{ops, sizeof(ops) / sizeof(ops[0])}
+constexpr BinarySpelling kTerm[] = {
+    {TokenKind::Star, BinaryOp::Mul},
+    {TokenKind::Slash, BinaryOp::Div},
+    {TokenKind::DoubleSlash, BinaryOp::FloorDiv},
+    {TokenKind::Percent, BinaryOp::Mod},
+    {TokenKind::At, BinaryOp::MatMul}};
+#define DSLC_LEVEL(ops)                                                        \
+  BinaryLevel { ops, sizeof(ops) / sizeof(ops[0]) }
 /// Python's binary levels, loosest first. Between `and` and `|` sit the
 /// prefix `not` and the chained comparisons (Parser::parseNot); after `*`
 /// come the unary operators and `**` (Parser::parseFactor).
 constexpr BinaryLevel kBinaryLevels[] = {
-    DSLC_LEVEL(kOr),     DSLC_LEVEL(kAnd),   DSLC_LEVEL(kBitOr),
+    DSLC_LEVEL(kOr),     DSLC_LEVEL(kAnd),    DSLC_LEVEL(kBitOr),
     DSLC_LEVEL(kBitXor), DSLC_LEVEL(kBitAnd), DSLC_LEVEL(kShift),
     DSLC_LEVEL(kArith),  DSLC_LEVEL(kTerm)};
 #undef DSLC_LEVEL
-constexpr unsigned kNotLevel = 2;    ///< `not`/comparisons come before this.
+constexpr unsigned kNotLevel = 2; ///< `not`/comparisons come before this.
 constexpr unsigned kNumBinaryLevels =
     sizeof(kBinaryLevels) / sizeof(kBinaryLevels[0]);
 } // namespace

@@ -109,7 +109,7 @@ private:
   ExprPtr parseExprList(bool allowStar); // a, b, *c  (tuple if comma)
   ExprPtr parseTargetList();             // for-loop targets
   ExprPtr parseStarOrTest(bool allowStar);
-  ExprPtr parseTest(); // x if c else y
+  ExprPtr parseTest();  // x if c else y
   ExprPtr parseOr();    ///< The loosest binary level.
   ExprPtr parseBitOr(); ///< The binary levels below the comparisons.
   /// A left-associative level of ParseExpr.cpp's table, and its operand.

@@ -172,16 +172,17 @@ Result Generator::genGelu(const SemValue &x, bool tanhApproximation,
                    ? binaryOp(BO::Mul, floatConst(0.044715), *x3, where)
                    : x3;
     t = succeeded(t) ? binaryOp(BO::Add, *v, *t, where) : t;
-    t = succeeded(t) ? binaryOp(BO::Mul, floatConst(std::sqrt(2.0 / M_PI)),
-                                *t, where)
-                     : t;
+    t = succeeded(t)
+            ? binaryOp(BO::Mul, floatConst(std::sqrt(2.0 / M_PI)), *t, where)
+            : t;
     inner = succeeded(t) ? genUnaryMath("tanh", *t, where) : t;
   } else {
     Result t = binaryOp(BO::Mul, *v, floatConst(M_SQRT1_2), where);
     inner = succeeded(t) ? genUnaryMath("erf", *t, where) : t;
   }
-  Result r = succeeded(inner) ? binaryOp(BO::Add, floatConst(1.0), *inner, where)
-                              : inner;
+  Result r = succeeded(inner)
+                 ? binaryOp(BO::Add, floatConst(1.0), *inner, where)
+                 : inner;
   r = succeeded(r) ? binaryOp(BO::Mul, *r, floatConst(0.5), where) : r;
   r = succeeded(r) ? binaryOp(BO::Mul, *v, *r, where) : r;
   if (failed(r))

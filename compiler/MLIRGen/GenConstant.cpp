@@ -302,10 +302,9 @@ std::optional<Result> Generator::foldIntegers(ast::BinaryOp op, int64_t a,
     if (b == 0)
       return fail(where.getRange(), "division by zero");
     if (b == -1) // INT64_MIN // -1 does not fit; x % -1 is 0.
-      return op == BO::Mod ? SemValue::integer(0)
-             : a == std::numeric_limits<int64_t>::min()
-                 ? overflow()
-                 : SemValue::integer(-a);
+      return op == BO::Mod                              ? SemValue::integer(0)
+             : a == std::numeric_limits<int64_t>::min() ? overflow()
+                                                        : SemValue::integer(-a);
     int64_t q = a / b, m = a % b;
     if (m != 0 && ((m < 0) != (b < 0))) {
       q -= 1;
@@ -316,8 +315,7 @@ std::optional<Result> Generator::foldIntegers(ast::BinaryOp op, int64_t a,
   case BO::Pow: {
     if (b < 0) { // Python: a float (and an error for 0 ** -1).
       if (a == 0)
-        return fail(where.getRange(),
-                    "0 cannot be raised to a negative power");
+        return fail(where.getRange(), "0 cannot be raised to a negative power");
       SemValue v = SemValue::ofKind(SemValue::Kind::Float);
       v.floatValue = std::pow(static_cast<double>(a), static_cast<double>(b));
       return v;
@@ -329,8 +327,8 @@ std::optional<Result> Generator::foldIntegers(ast::BinaryOp op, int64_t a,
   case BO::RShift:
     if (b < 0)
       return fail(where.getRange(), "negative shift count " +
-                                        std::to_string(b) + " in '" +
-                                        spelling + "'");
+                                        std::to_string(b) + " in '" + spelling +
+                                        "'");
     if (op == BO::RShift) // Arithmetic, as Python's: -1 >> 100 == -1.
       return SemValue::integer(b >= 63 ? (a < 0 ? -1 : 0) : a >> b);
     if (a == 0)

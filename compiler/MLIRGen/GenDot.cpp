@@ -207,14 +207,14 @@ std::optional<Result> Generator::genMatmulCall(const ast::CallExpr &e,
   bool batch = n == "torch.bmm" || n == "torch.baddbmm";
   for (const SemValue *t : {&*at, &*bt})
     if (batch && cast<RankedTensorType>(t->value.getType()).getRank() != 3)
-      return fail(e.getRange(),
-                  n + " multiplies 3-d tiles (a batch of matrices), got a " +
-                      std::to_string(cast<RankedTensorType>(
-                                         t->value.getType())
-                                         .getRank()) +
-                      "-d tile: use " +
-                      (n == "torch.bmm" ? "torch.mm" : "torch.addmm") +
-                      " for 2-d tiles");
+      return fail(
+          e.getRange(),
+          n + " multiplies 3-d tiles (a batch of matrices), got a " +
+              std::to_string(
+                  cast<RankedTensorType>(t->value.getType()).getRank()) +
+              "-d tile: use " +
+              (n == "torch.bmm" ? "torch.mm" : "torch.addmm") +
+              " for 2-d tiles");
   if (isMm) {
     Type result = et;
     if (const ast::Expr *outArg = isBmm ? argument(e, 2, "out_dtype") : nullptr)

@@ -192,15 +192,13 @@ Result Generator::genAttribute(const ast::AttributeExpr &e) {
   case SemValue::Kind::TileData:
     if (name == "shape") { // the static shape, as a tuple of integers
       SemValue t = SemValue::ofKind(SemValue::Kind::Tuple);
-      for (int64_t d :
-           cast<RankedTensorType>(base->value.getType()).getShape())
+      for (int64_t d : cast<RankedTensorType>(base->value.getType()).getShape())
         t.elements.push_back(SemValue::integer(d));
       return t;
     }
     if (name == "T" || name == "mT") { // reversed dimensions / the last two
       int64_t rank = cast<RankedTensorType>(base->value.getType()).getRank();
-      SmallVector<int64_t> perm =
-          llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
       if (name == "T")
         std::reverse(perm.begin(), perm.end());
       else if (rank >= 2)

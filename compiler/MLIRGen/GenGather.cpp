@@ -43,9 +43,10 @@ static Value placeTile(OpBuilder &b, mlir::Location l, Value v,
   return v;
 }
 
-FailureOr<Generator::Gather>
-Generator::gatherOf(const SemValue &ref, ArrayRef<IndexEntry> entries,
-                    const SemValue *extraMask, const ast::Expr &where) {
+FailureOr<Generator::Gather> Generator::gatherOf(const SemValue &ref,
+                                                 ArrayRef<IndexEntry> entries,
+                                                 const SemValue *extraMask,
+                                                 const ast::Expr &where) {
   if (!ref.windowStarts.empty())
     return error(where.getRange(),
                  "computed indices into a slice taken before the loop are "
@@ -106,9 +107,8 @@ Generator::gatherOf(const SemValue &ref, ArrayRef<IndexEntry> entries,
       auto type = cast<RankedTensorType>(p.index.getType());
       for (int64_t k = 0; k < type.getRank(); ++k) {
         g.shape.push_back(type.getDimSize(k));
-        g.valid.push_back(size_t(k) < e.value->valid.size()
-                              ? e.value->valid[k]
-                              : ValidCount());
+        g.valid.push_back(size_t(k) < e.value->valid.size() ? e.value->valid[k]
+                                                            : ValidCount());
       }
     } else {
       auto i = toIndex(*e.value, *e.expr); // one index for every element
@@ -131,8 +131,8 @@ Generator::gatherOf(const SemValue &ref, ArrayRef<IndexEntry> entries,
           builder, l, RankedTensorType::get(g.shape, i64), p.index));
     if (p.mask) {
       Value m = placeTile(builder, l, p.mask, g.shape, p.at);
-      g.mask = g.mask ? arith::AndIOp::create(builder, l, g.mask, m).getResult()
-                      : m;
+      g.mask =
+          g.mask ? arith::AndIOp::create(builder, l, g.mask, m).getResult() : m;
     }
   }
   if (extraMask) {
@@ -152,9 +152,10 @@ Generator::gatherOf(const SemValue &ref, ArrayRef<IndexEntry> entries,
                    "shape");
     SemValue mask = *m;
     broadcastTo(mask, g.shape, l);
-    g.mask = g.mask ? arith::AndIOp::create(builder, l, g.mask, mask.value)
-                          .getResult()
-                    : mask.value;
+    g.mask =
+        g.mask
+            ? arith::AndIOp::create(builder, l, g.mask, mask.value).getResult()
+            : mask.value;
   }
   return g;
 }
@@ -168,8 +169,9 @@ Result Generator::genGatherLoad(const SemValue &ref,
     return failure();
   SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
   t.value = tile::GatherOp::create(
-      builder, loc(where), RankedTensorType::get(g->shape, refShape(ref).second),
-      ref.value, g->indices, g->mask);
+      builder, loc(where),
+      RankedTensorType::get(g->shape, refShape(ref).second), ref.value,
+      g->indices, g->mask);
   t.valid = g->valid;
   return t;
 }

@@ -464,8 +464,8 @@ Result Generator::genCallableCall(const ast::CallExpr &e, const SemValue &f) {
     if (scope.count(p.name))
       continue;
     if (!p.defaultValue)
-      return fail(e.getRange(), "the lambda is missing argument '" + p.name +
-                                    "'");
+      return fail(e.getRange(),
+                  "the lambda is missing argument '" + p.name + "'");
     Result v = genExpr(*p.defaultValue);
     if (failed(v))
       return failure();
@@ -485,9 +485,10 @@ Result Generator::genCallableCall(const ast::CallExpr &e, const SemValue &f) {
   if (f.isolated)
     std::swap(scopes, callerScopes);
   if (failed(r) || diags->getNumErrors() > errorsBefore) {
-    diags->note(e.getRange(), "in call to the lambda at line " +
-                                  std::to_string(lambda.getLoc().line) +
-                                  (f.text.empty() ? "" : " ('" + f.text + "')"));
+    diags->note(e.getRange(),
+                "in call to the lambda at line " +
+                    std::to_string(lambda.getLoc().line) +
+                    (f.text.empty() ? "" : " ('" + f.text + "')"));
     return failure();
   }
   return r;

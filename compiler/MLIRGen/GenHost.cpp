@@ -85,7 +85,8 @@ LogicalResult Generator::hostValueUsed(const SemValue &v,
 
 /// The sizes a view call gives: `view(a, b)`, `view([a, b])`,
 /// `view((a, b))`; -1 once, for the size the others leave.
-static std::vector<const ast::Expr *> viewSizeArguments(const ast::CallExpr &e) {
+static std::vector<const ast::Expr *>
+viewSizeArguments(const ast::CallExpr &e) {
   std::vector<const ast::Expr *> positional;
   for (const ast::Argument &a : e.getArgs())
     if (a.kind == ast::Argument::Kind::Positional)
@@ -140,7 +141,8 @@ Result Generator::genView(const ast::CallExpr &e, const SemValue &ref,
       Result v = genExpr(*x);
       if (failed(v))
         return failure();
-      if (v->kind == SemValue::Kind::Tuple) { // view(*x.size()) spelled x.size()
+      if (v->kind ==
+          SemValue::Kind::Tuple) { // view(*x.size()) spelled x.size()
         for (const SemValue &el : v->elements)
           sizes.push_back(el);
         continue;
@@ -219,9 +221,9 @@ Result Generator::genNewTensor(const ast::CallExpr &e, const SemValue &ref,
     if (!shape)
       return fail(e.getRange(), method.str() + " needs a shape");
     if (method == "new_full" || method == "new_empty")
-      return fail(e.getRange(),
-                  method.str() + " in the loop: write hl.full(shape, value, "
-                                 "dtype=) or hl.zeros(shape, dtype=)");
+      return fail(e.getRange(), method.str() +
+                                    " in the loop: write hl.full(shape, value, "
+                                    "dtype=) or hl.zeros(shape, dtype=)");
     return genTileFill(e, "torch.zeros", *shape, nullptr, dtype,
                        method == "new_ones" ? 1 : 0);
   }
@@ -261,7 +263,9 @@ Result Generator::genNumberCast(const ast::CallExpr &e, bool toFloat) {
         v.floatValue = -std::numeric_limits<double>::infinity();
       else if (t == "nan")
         v.floatValue = std::numeric_limits<double>::quiet_NaN();
-      else if (llvm::StringRef(str->getValue()).trim().getAsDouble(v.floatValue))
+      else if (llvm::StringRef(str->getValue())
+                   .trim()
+                   .getAsDouble(v.floatValue))
         return fail(arg.getRange(), "float() of a string that is not a "
                                     "number");
       return v;
@@ -281,15 +285,15 @@ Result Generator::genNumberCast(const ast::CallExpr &e, bool toFloat) {
   case SemValue::Kind::Float:
     if (toFloat)
       return *v;
-    if (!std::isfinite(v->floatValue) ||
-        std::abs(v->floatValue) >= 9.2e18)
+    if (!std::isfinite(v->floatValue) || std::abs(v->floatValue) >= 9.2e18)
       return fail(arg.getRange(), "int() of a float that is not a finite "
                                   "64-bit integer");
     return SemValue::integer(int64_t(v->floatValue));
   case SemValue::Kind::Scalar: {
     SemValue s = *v;
-    s.value = castValue(v->value, toFloat ? Type(builder.getF32Type())
-                                          : Type(builder.getI64Type()),
+    s.value = castValue(v->value,
+                        toFloat ? Type(builder.getF32Type())
+                                : Type(builder.getI64Type()),
                         loc(e));
     if (toFloat) {
       s.origin.reset();
@@ -303,8 +307,7 @@ Result Generator::genNumberCast(const ast::CallExpr &e, bool toFloat) {
       return hostValue(e); // float(t.sum().item()) and the like
     [[fallthrough]];
   default:
-    return fail(arg.getRange(), std::string(fn) + "() of " +
-                                    kindName(v->kind) +
+    return fail(arg.getRange(), std::string(fn) + "() of " + kindName(v->kind) +
                                     ": it converts numbers and run-time "
                                     "scalars (a tile converts with .to())");
   }
@@ -374,8 +377,8 @@ Result Generator::genHelionIntFunction(const ast::CallExpr &e,
     args.push_back(*n);
   }
   if (fn == "next_power_of_2" && args.size() == 1)
-    return SemValue::integer(args[0] <= 1 ? 1
-                                          : int64_t(llvm::PowerOf2Ceil(args[0])));
+    return SemValue::integer(
+        args[0] <= 1 ? 1 : int64_t(llvm::PowerOf2Ceil(args[0])));
   if (fn == "cdiv" && args.size() == 2 && args[1] > 0)
     return SemValue::integer((args[0] + args[1] - 1) / args[1]);
   return fail(e.getRange(), "helion." + fn.str() +

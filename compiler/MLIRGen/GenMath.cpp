@@ -24,9 +24,9 @@ namespace dslc::mlirgen {
 
 /// The unary functions, torch.NAME(x) and x.NAME().
 static const char *const kUnaryMath[] = {
-    "rsqrt", "sqrt", "exp",  "log", "abs",   "sigmoid", "tanh", "relu",
-    "neg",   "exp2", "log2", "log10", "log1p", "expm1", "sin",  "cos",
-    "tan",   "erf",  "atan"};
+    "rsqrt", "sqrt", "exp",  "log",  "abs",   "sigmoid", "tanh",
+    "relu",  "neg",  "exp2", "log2", "log10", "log1p",   "expm1",
+    "sin",   "cos",  "tan",  "erf",  "atan"};
 
 bool isUnaryMath(llvm::StringRef name) {
   return llvm::is_contained(kUnaryMath, name);
@@ -130,22 +130,23 @@ Result Generator::genUnaryMath(llvm::StringRef fn, const SemValue &arg,
   // function on a one-element tile, read back.
   if (arg.kind == SemValue::Kind::Scalar) {
     Type element = arg.value.getType();
-    Type f = isa<FloatType>(element) && !element.isIndex() ? element
-                                                           : builder.getF32Type();
+    Type f = isa<FloatType>(element) && !element.isIndex()
+                 ? element
+                 : builder.getF32Type();
     if (fn == "abs" || fn == "neg" || fn == "relu")
       f = element.isIndex() ? builder.getI64Type() : element;
     auto type = RankedTensorType::get({1}, f);
     SemValue one = SemValue::ofKind(SemValue::Kind::TileData);
-    one.value = tile::SplatOp::create(builder, l, type,
-                                      castValue(arg.value, f, l));
+    one.value =
+        tile::SplatOp::create(builder, l, type, castValue(arg.value, f, l));
     Result r = genUnaryMath(fn, one, where);
     if (failed(r))
       return failure();
     SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
     auto rt = cast<RankedTensorType>(r->value.getType());
-    s.value = tile::ReduceOp::create(builder, l, rt.getElementType(), r->value,
-                                     uint64_t(0), tile::ReduceKind::sum,
-                                     Value());
+    s.value =
+        tile::ReduceOp::create(builder, l, rt.getElementType(), r->value,
+                               uint64_t(0), tile::ReduceKind::sum, Value());
     return s;
   }
   Result t = asTile(arg, where);
@@ -420,8 +421,8 @@ std::optional<Result> Generator::genPythonMathCall(const ast::CallExpr &e,
     return Result(f);
   }
   if (isNumber(*x)) {
-    double v = x->kind == SemValue::Kind::Int ? double(x->intValue)
-                                              : x->floatValue;
+    double v =
+        x->kind == SemValue::Kind::Int ? double(x->intValue) : x->floatValue;
     if (rounding || fn == "isqrt") {
       double r = fn == "ceil"    ? std::ceil(v)
                  : fn == "floor" ? std::floor(v)

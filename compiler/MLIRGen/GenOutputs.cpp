@@ -132,12 +132,13 @@ Result Generator::genOutputShaped(const ast::CallExpr &e, llvm::StringRef fn,
   for (const ast::Expr *d : dims) {
     // `[n, *w.shape]`: the starred sizes in place.
     bool starred = ast::isa<ast::StarredExpr>(*d);
-    Result v = genExpr(starred ? ast::cast<ast::StarredExpr>(*d).getValue()
-                               : *d);
+    Result v =
+        genExpr(starred ? ast::cast<ast::StarredExpr>(*d).getValue() : *d);
     if (failed(v))
       return failure();
     if (starred && v->kind != SemValue::Kind::Tuple)
-      return fail(d->getRange(), "a starred dimension must be a tuple of sizes");
+      return fail(d->getRange(),
+                  "a starred dimension must be a tuple of sizes");
     if (v->kind == SemValue::Kind::Tuple && (dims.size() == 1 || starred)) {
       for (const SemValue &x : v->elements)
         values.push_back({x, d});
@@ -176,8 +177,7 @@ Result Generator::makeOutput(
     }
     if (v->kind == SemValue::Kind::Unbound)
       return unboundError(*v, d->getRange());
-    if (v->kind != SemValue::Kind::Scalar ||
-        isa<FloatType>(v->value.getType()))
+    if (v->kind != SemValue::Kind::Scalar || isa<FloatType>(v->value.getType()))
       return fail(d->getRange(),
                   "a dimension of " + fn.str() +
                       " must be a non-negative integer (a constant, a tensor "

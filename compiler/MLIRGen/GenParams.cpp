@@ -70,7 +70,9 @@ static bool specializedInBody(const ast::StmtList &body,
       return;
     auto callee = ast::getDottedName(call->getCallee());
     auto *arg = ast::dyn_cast<ast::NameExpr>(call->getArgs()[0].value.get());
-    if (callee && (*callee == "hl.specialize" || *callee == "helion.language.specialize") &&
+    if (callee &&
+        (*callee == "hl.specialize" ||
+         *callee == "helion.language.specialize") &&
         arg && arg->getName() == name)
       found = true;
   });
@@ -103,8 +105,8 @@ Generator::ParamCategory Generator::paramCategory(const ast::Param &p) {
   if (isCallableName(*name))
     return ParamCategory::Callable;
   // Helion specializes on these: compile-time values in dslc.
-  if (*name == "str" || *name == "bool" || *name == "list" ||
-      *name == "List" || *name == "typing.List" || *name == "Sequence" ||
+  if (*name == "str" || *name == "bool" || *name == "list" || *name == "List" ||
+      *name == "typing.List" || *name == "Sequence" ||
       *name == "typing.Sequence" || *name == "collections.abc.Sequence")
     return ParamCategory::Constexpr;
   // tuple[int, ...] (not the peers' tuple[torch.Tensor, ...]).

@@ -90,8 +90,7 @@ Result Generator::genReduction(llvm::StringRef fn, const SemValue &arg,
 Result Generator::reduceTile(llvm::StringRef fn, const SemValue &input,
                              llvm::ArrayRef<int64_t> dims, bool keepdim,
                              const ast::Expr &where) {
-  Type element =
-      cast<RankedTensorType>(input.value.getType()).getElementType();
+  Type element = cast<RankedTensorType>(input.value.getType()).getElementType();
   bool isFloat = isa<FloatType>(element);
   tile::ReduceKind kind = fn == "sum" || fn == "mean"   ? tile::ReduceKind::sum
                           : fn == "prod"                ? tile::ReduceKind::prod

@@ -277,8 +277,8 @@ Generator::accessOfList(const SemValue &ref,
     }
     entries.push_back(std::move(e));
   }
-  unsigned indexed = llvm::count_if(
-      entries, [](const IndexEntry &x) { return !x.none; });
+  unsigned indexed =
+      llvm::count_if(entries, [](const IndexEntry &x) { return !x.none; });
   if (indexed != rank)
     return error(index.getRange(), "a " + std::to_string(rank) +
                                        "-d tensor needs " +
@@ -441,9 +441,9 @@ Result Generator::genLoad(const SemValue &ref, const ast::Expr &index,
     return t;
   // The element as a scalar of the tensor's dtype.
   SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
-  s.value = tile::ReduceOp::create(builder, loc(where),
-                                   refShape(ref).second, t->value, uint64_t(0),
-                                   tile::ReduceKind::sum, Value());
+  s.value = tile::ReduceOp::create(builder, loc(where), refShape(ref).second,
+                                   t->value, uint64_t(0), tile::ReduceKind::sum,
+                                   Value());
   return s;
 }
 

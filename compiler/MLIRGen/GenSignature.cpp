@@ -21,9 +21,9 @@ namespace dslc::mlirgen {
 /// strings, booleans, None, negated numbers) and lists or tuples of them.
 static std::optional<llvm::json::Value> literalToJson(const ast::Expr &e) {
   if (auto *i = ast::dyn_cast<ast::IntLiteralExpr>(&e))
-    return i->fitsInt64() ? std::optional<llvm::json::Value>(
-                                int64_t(i->getValue()))
-                          : std::nullopt;
+    return i->fitsInt64()
+               ? std::optional<llvm::json::Value>(int64_t(i->getValue()))
+               : std::nullopt;
   if (auto *f = ast::dyn_cast<ast::FloatLiteralExpr>(&e))
     return llvm::json::Value(f->getValue());
   if (auto *str = ast::dyn_cast<ast::StringLiteralExpr>(&e))
@@ -352,10 +352,9 @@ FailureOr<SemValue> Generator::scalarDefault(const ast::Param &p,
   if ((v->kind == SemValue::Kind::Float && isFloat) ||
       (v->kind == SemValue::Kind::Int && !isFloat))
     return v;
-  return error(e.getRange(), what + " must be " +
-                                 (isFloat ? "a number" : "an integer") +
-                                 " (the parameter is " +
-                                 contract::dtypeName(dtype) + ")");
+  return error(e.getRange(),
+               what + " must be " + (isFloat ? "a number" : "an integer") +
+                   " (the parameter is " + contract::dtypeName(dtype) + ")");
 }
 
 bool isConstantSyntax(const ast::Expr &e) {

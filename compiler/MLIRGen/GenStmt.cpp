@@ -1,7 +1,7 @@
 //===- GenStmt.cpp - Statements -------------------------------------------===//
 
-#include "compiler/MLIRGen/Generator.h"
 #include "compiler/Limits.h"
+#include "compiler/MLIRGen/Generator.h"
 
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
@@ -396,8 +396,8 @@ static bool isTensorOrView(const ast::Expr &e,
   if (auto *name = ast::dyn_cast<ast::NameExpr>(&e))
     return ref(name->getName());
   auto *call = ast::dyn_cast<ast::CallExpr>(&e);
-  auto *attr = call ? ast::dyn_cast<ast::AttributeExpr>(&call->getCallee())
-                    : nullptr;
+  auto *attr =
+      call ? ast::dyn_cast<ast::AttributeExpr>(&call->getCallee()) : nullptr;
   if (!attr)
     return false;
   llvm::StringRef m = attr->getName();
@@ -525,8 +525,7 @@ LogicalResult Generator::storeTo(const SemValue &base,
   return storeAccess(base, *access, index, std::move(value), where);
 }
 
-LogicalResult Generator::storeAccess(const SemValue &base,
-                                     const Access &access,
+LogicalResult Generator::storeAccess(const SemValue &base, const Access &access,
                                      const ast::Expr &index, SemValue value,
                                      const ast::Expr &where) {
   Type elementType = refShape(base).second;
@@ -546,8 +545,8 @@ LogicalResult Generator::storeAccess(const SemValue &base,
                     ? comm::MulticastMode::nvls
                     : comm::MulticastMode::software;
     comm::MulticastStoreOp::create(builder, l, *tileValue, base.value,
-                                   access.offsets, access.limits,
-                                   access.dims, mode);
+                                   access.offsets, access.limits, access.dims,
+                                   mode);
   }
   return success();
 }

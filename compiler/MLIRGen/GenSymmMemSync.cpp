@@ -38,10 +38,12 @@ static const char *const kHelionSyncPaths[] = {
     "helion.runtime.dist_utils.symm_mem_sync"};
 
 /// symm_mem_sync's parameters, in order; the last two default to False.
-static const char *const kSyncParams[] = {
-    "signal_pad_ptrs",      "block_id",
-    "rank",                 "world_size",
-    "hasPreviousMemAccess", "hasSubsequentMemAccess"};
+static const char *const kSyncParams[] = {"signal_pad_ptrs",
+                                          "block_id",
+                                          "rank",
+                                          "world_size",
+                                          "hasPreviousMemAccess",
+                                          "hasSubsequentMemAccess"};
 static constexpr size_t kSyncRequired = 4;
 
 bool Generator::isHelionSymmMemSync(const ast::Expr &callee) {
@@ -64,9 +66,9 @@ Value Generator::flatGridTileId(mlir::Location l) {
     // tiles of dimension d: ceil(extent / block).
     Value tiles = arith::CeilDivUIOp::create(
         builder, l, grid.getExtents()[d], indexConst(l, grid.getBlocks()[d]));
-    flat = arith::AddIOp::create(
-        builder, l, arith::MulIOp::create(builder, l, flat, tiles),
-        body.getArgument(d));
+    flat = arith::AddIOp::create(builder, l,
+                                 arith::MulIOp::create(builder, l, flat, tiles),
+                                 body.getArgument(d));
   }
   return flat;
 }
@@ -119,7 +121,8 @@ Result Generator::genSymmMemSync(SourceRange callRange,
     if (a.keyword.empty()) {
       if (positional >= std::size(kSyncParams))
         return fail(a.range, std::string(fn) + "() takes at most 6 arguments " +
-                                 usage + ", got " + std::to_string(args.size()));
+                                 usage + ", got " +
+                                 std::to_string(args.size()));
       i = positional++;
     } else {
       i = llvm::find(kSyncParams, a.keyword) - std::begin(kSyncParams);
@@ -139,10 +142,10 @@ Result Generator::genSymmMemSync(SourceRange callRange,
       return fail(callRange, std::string(fn) + "() is missing argument '" +
                                  kSyncParams[i] + "'; it takes " + usage);
   if (!inGrid)
-    return fail(callRange,
-                std::string(fn) + " synchronizes the CTAs that run one tile "
-                                  "on every rank: call it inside the "
-                                  "kernel's tile loop");
+    return fail(callRange, std::string(fn) +
+                               " synchronizes the CTAs that run one tile "
+                               "on every rank: call it inside the "
+                               "kernel's tile loop");
 
   // The table: a uint64 tensor parameter of the kernel.
   const HelperArg &tableArg = *given[0];
@@ -176,8 +179,9 @@ Result Generator::genSymmMemSync(SourceRange callRange,
       !(block->kind == SemValue::Kind::Scalar &&
         isa<IntegerType, IndexType>(block->value.getType())))
     return fail(blockArg->range,
-                std::string(fn) + ": block_id must be None (this CTA's tile) "
-                                  "or an integer such as tile.id, got " +
+                std::string(fn) +
+                    ": block_id must be None (this CTA's tile) "
+                    "or an integer such as tile.id, got " +
                     kindName(block->kind));
   if (block->kind == SemValue::Kind::Int && block->intValue < 0)
     return fail(blockArg->range,
@@ -202,20 +206,19 @@ Result Generator::genSymmMemSync(SourceRange callRange,
   auto [rank, world, prev, subs] = consts;
   const ast::Expr &rankExpr = *given[2]->value, &worldExpr = *given[3]->value;
   if (!desc.worldSize)
-    return fail(worldExpr.getRange(),
-                std::string(fn) + " needs the world size the kernel is "
-                                  "compiled for: pass --world-size " +
-                    std::to_string(world));
+    return fail(worldExpr.getRange(), std::string(fn) +
+                                          " needs the world size the kernel is "
+                                          "compiled for: pass --world-size " +
+                                          std::to_string(world));
   if (world != *desc.worldSize)
     return fail(worldExpr.getRange(),
                 std::string(fn) + ": world_size is " + std::to_string(world) +
                     " but the kernel is compiled for a world of " +
                     std::to_string(*desc.worldSize));
   if (rank < 0 || rank >= world)
-    return fail(rankExpr.getRange(), std::string(fn) + ": rank " +
-                                         std::to_string(rank) +
-                                         " is outside the world of " +
-                                         std::to_string(world));
+    return fail(rankExpr.getRange(),
+                std::string(fn) + ": rank " + std::to_string(rank) +
+                    " is outside the world of " + std::to_string(world));
   if (desc.rank && rank != *desc.rank)
     return fail(rankExpr.getRange(),
                 std::string(fn) + ": rank is " + std::to_string(rank) +

@@ -44,19 +44,18 @@ LogicalResult Generator::checkTileSize(ArrayRef<int64_t> shape,
     return success();
   }
   if (tooMany)
-    return error(where, "a tile of shape " + shapeText(shape) +
-                            " (more than " + std::to_string(kMaxTileElements) +
+    return error(where, "a tile of shape " + shapeText(shape) + " (more than " +
+                            std::to_string(kMaxTileElements) +
                             " elements) does not fit a CTA, with " +
                             configText() + ": lower the block sizes");
   if (n / threads > kMaxElementsPerThread)
-    return error(where, "a tile of shape " + shapeText(shape) + " (" +
-                            std::to_string(n) + " elements) puts " +
-                            std::to_string(n / threads) +
-                            " in each of the CTA's " + std::to_string(threads) +
-                            " threads (at most " +
-                            std::to_string(kMaxElementsPerThread) + "), with " +
-                            configText() +
-                            ": raise num_warps or lower the block sizes");
+    return error(
+        where, "a tile of shape " + shapeText(shape) + " (" +
+                   std::to_string(n) + " elements) puts " +
+                   std::to_string(n / threads) + " in each of the CTA's " +
+                   std::to_string(threads) + " threads (at most " +
+                   std::to_string(kMaxElementsPerThread) + "), with " +
+                   configText() + ": raise num_warps or lower the block sizes");
   return success();
 }
 

@@ -599,8 +599,8 @@ private:
                                                bool isSignal);
   /// The one check of those options (scope, semantics against the
   /// direction, op against the CAS/exchange choice) into `o`.
-  mlir::LogicalResult checkSync(const ast::CallExpr &e,
-                                const SyncSpelling &s, SignalOptions &o);
+  mlir::LogicalResult checkSync(const ast::CallExpr &e, const SyncSpelling &s,
+                                SignalOptions &o);
   Result genStackTensor(const ast::CallExpr &e);
   /// hl.stacktensor_like(like, ptrs): the table's length is the world size.
   SemValue stackOf(const SemValue &like, const SemValue &ptrs,
@@ -650,8 +650,7 @@ private:
   /// torch.stack([a, b, ...], dim=d) of tiles of one type.
   Result genStack(const ast::CallExpr &e);
   /// t.expand(...), t.expand_as(u) of a tile value: broadcast.
-  Result genTileExpand(const ast::CallExpr &e, const SemValue &v,
-                       bool asOther);
+  Result genTileExpand(const ast::CallExpr &e, const SemValue &v, bool asOther);
   /// A name the file binds to a constant at its top level (or Helion's
   /// helion._testing HALF_DTYPE & co.); nullopt for other names.
   std::optional<Result> moduleConstant(const std::string &name);
@@ -667,8 +666,8 @@ private:
   Result genOutputLike(const ast::CallExpr &e, llvm::StringRef fn, bool zeros);
   /// torch.empty(shape) / torch.zeros(shape) outside the tile loop (and
   /// x.new_empty(shape), whose dtype defaults to x's).
-  Result genOutputShaped(const ast::CallExpr &e, llvm::StringRef fn,
-                         bool zeros, const std::string &dtype = "float32");
+  Result genOutputShaped(const ast::CallExpr &e, llvm::StringRef fn, bool zeros,
+                         const std::string &dtype = "float32");
   /// An output of `sizes` (constants and run-time scalars).
   Result makeOutput(const ast::CallExpr &e, llvm::StringRef fn,
                     std::vector<std::pair<SemValue, const ast::Expr *>> values,

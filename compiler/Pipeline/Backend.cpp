@@ -252,9 +252,8 @@ void Stages::completeMetadata(mlir::ModuleOp mod,
   if (options.timeoutMs)
     desc.defaultTimeoutMs = static_cast<int64_t>(*options.timeoutMs);
   desc.sharedBytes = sharedWorkspaceBytes(mod);
-  desc.multicast = options.compile.multicast == MulticastMode::NVLS
-                       ? "nvls"
-                       : "software";
+  desc.multicast =
+      options.compile.multicast == MulticastMode::NVLS ? "nvls" : "software";
   if (const SourceBuffer *buffer =
           diags.getSourceManager().getBuffer(module.getFileId()))
     desc.sourceSha256 = hexSha256(buffer->getText());
@@ -271,9 +270,8 @@ int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
   request.output = options.emit == EmitKind::LLVMIR ? TargetOutput::LLVMIR
                    : options.emit == EmitKind::PTX  ? TargetOutput::PTX
                                                     : TargetOutput::Cubin;
-  request.route = options.cubinVia == CubinRoute::Ptxas
-                      ? AssemblerRoute::Ptxas
-                      : AssemblerRoute::Auto;
+  request.route = options.cubinVia == CubinRoute::Ptxas ? AssemblerRoute::Ptxas
+                                                        : AssemblerRoute::Auto;
   request.verbose = true; // the resource report: spills
   std::string error;
   std::optional<TargetArtifact> artifact =
@@ -288,8 +286,7 @@ int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
   std::string metadata = contract::writeMetadata(desc);
   if (options.emit == EmitKind::PTX)
     return writeWithMetadata(artifact->bytes, false, metadata);
-  if (SpillReport spills = parseSpills(artifact->assemblerLog);
-      spills.any()) {
+  if (SpillReport spills = parseSpills(artifact->assemblerLog); spills.any()) {
     contract::KernelConfig config;
     for (const contract::Tunable &t : desc.tunables)
       config.set(t, t.value);
@@ -297,8 +294,7 @@ int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
         "kernel '" + options.kernel + "' spills registers to local memory: " +
         std::to_string(spills.storeBytes) + " bytes of spill stores and " +
         std::to_string(spills.loadBytes) + " bytes of spill loads per " +
-        "thread with config " + config.brief() + " on " +
-        options.arch.name +
+        "thread with config " + config.brief() + " on " + options.arch.name +
         " (smaller blocks, more warps or reduction_loops keep it in "
         "registers)";
     if (options.spillsAreErrors) {

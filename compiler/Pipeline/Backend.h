@@ -3,8 +3,8 @@
 // The dslc driver parses the file, selects the kernel, prints the AST itself
 // for --emit=ast and calls runBackend for every other --emit and for
 // --simulate. runBackend generates Tile IR (MLIRGen), runs the pass pipeline
-// (buildDslcPipeline, Conversion/Passes.h), translates to LLVM IR, emits PTX and assembles a cubin,
-// stopping at `emit`.
+// (buildDslcPipeline, Conversion/Passes.h), translates to LLVM IR, emits PTX
+// and assembles a cubin, stopping at `emit`.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DSLC_COMPILER_PIPELINE_BACKEND_H

@@ -28,12 +28,12 @@ struct TunedConfigQuery {
   std::string kernel;   ///< Kernel name.
   std::string sourceSha256;
   int64_t worldSize = 0;
-  std::string dtype; ///< The kernel's data dtype (metadata spelling).
+  std::string dtype;           ///< The kernel's data dtype (metadata spelling).
   std::optional<int64_t> size; ///< Total elements N.
 };
 
 struct TunedConfig {
-  std::string configJSON; ///< For --config (without the runtime's max_ctas).
+  std::string configJSON;  ///< For --config (without the runtime's max_ctas).
   std::string description; ///< Where it came from, for a note.
 };
 

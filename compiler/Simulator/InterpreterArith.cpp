@@ -54,118 +54,103 @@ double (*floatOp(StringRef name))(double, double) {
 using IntOp = bool (*)(int64_t a, int64_t b, uint64_t mask, int64_t &r);
 
 IntOp intOp(StringRef name) {
-  static const std::pair<const char *, IntOp>
-      table
-          [] =
-              {
-                  {"arith.addi",
-                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-                     r = int64_t(uint64_t(a) + uint64_t(b));
-                     return true;
-                   }},
-                  {"arith.subi",
-                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-                     r = int64_t(uint64_t(a) - uint64_t(b));
-                     return true;
-                   }},
-                  {"arith.muli",
-                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-                     r = int64_t(uint64_t(a) * uint64_t(b));
-                     return true;
-                   }},
-                  {"arith.andi", [](int64_t a, int64_t b, uint64_t,
-                                    int64_t &r) { return r = a & b, true; }},
-                  {"arith.ori", [](int64_t a, int64_t b, uint64_t,
-                                   int64_t &r) { return r = a | b, true; }},
-                  {"arith.xori", [](int64_t a, int64_t b, uint64_t,
-                                    int64_t &r) { return r = a ^ b, true; }},
-                  {"arith.maxsi",
-                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-                     return r = std::max(a, b), true;
-                   }},
-                  {"arith.minsi",
-                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-                     return r = std::min(a, b), true;
-                   }},
-                  {"arith.maxui",
-                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
-                     return r = (uint64_t(a) & m) >= (uint64_t(b) & m) ? a : b,
-                            true;
-                   }},
-                  {"arith.minui",
-                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
-                     return r = (uint64_t(a) & m) <= (uint64_t(b) & m) ? a : b,
-                            true;
-                   }},
-                  {"arith.shli",
-                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
-                     uint64_t s = uint64_t(b) & m;
-                     return r = s >= 64 ? 0 : int64_t(uint64_t(a) << s), true;
-                   }},
-                  {"arith.shrsi",
-                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
-                     uint64_t s = uint64_t(b) & m;
-                     return r = s >= 64 ? (a < 0 ? -1 : 0) : a >> s, true;
-                   }},
-                  {"arith.shrui",
-                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
-                     uint64_t s = uint64_t(b) & m;
-                     return r = s >= 64 ? 0 : int64_t((uint64_t(a) & m) >> s),
-                            true;
-                   }},
-                  {"arith.divsi",
-                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-                     if (b == 0)
-                       return false;
-                     return r = b == -1 ? int64_t(0 - uint64_t(a)) : a / b,
-                            true;
-                   }},
-                  {"arith.remsi",
-                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-                     if (b == 0)
-                       return false;
-                     return r = b == -1 ? 0 : a % b, true;
-                   }},
-                  {"arith.divui",
-                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
-                     if ((uint64_t(b) & m) == 0)
-                       return false;
-                     return r = int64_t((uint64_t(a) & m) / (uint64_t(b) & m)),
-                            true;
-                   }},
-                  {"arith.remui",
-                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
-                     if ((uint64_t(b) & m) == 0)
-                       return false;
-                     return r = int64_t((uint64_t(a) & m) % (uint64_t(b) & m)),
-                            true;
-                   }},
-                  {"arith.floordivsi",
-                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-                     if (b == 0)
-                       return false;
-                     if (b == -1)
-                       return r = int64_t(0 - uint64_t(a)), true;
-                     return r = a / b - ((a % b != 0) && ((a < 0) != (b < 0))),
-                            true;
-                   }},
-                  {"arith.ceildivsi",
-                   [](int64_t a, int64_t b, uint64_t, int64_t &r) {
-                     if (b == 0)
-                       return false;
-                     if (b == -1)
-                       return r = int64_t(0 - uint64_t(a)), true;
-                     return r = a / b + ((a % b != 0) && ((a < 0) == (b < 0))),
-                            true;
-                   }},
-                  {"arith.ceildivui",
-                   [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
-                     uint64_t ua = uint64_t(a) & m, ub = uint64_t(b) & m;
-                     if (ub == 0)
-                       return false;
-                     return r = int64_t(ua / ub + (ua % ub != 0)), true;
-                   }},
-              };
+  static const std::pair<const char *, IntOp> table[] = {
+      {"arith.addi",
+       [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+         r = int64_t(uint64_t(a) + uint64_t(b));
+         return true;
+       }},
+      {"arith.subi",
+       [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+         r = int64_t(uint64_t(a) - uint64_t(b));
+         return true;
+       }},
+      {"arith.muli",
+       [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+         r = int64_t(uint64_t(a) * uint64_t(b));
+         return true;
+       }},
+      {"arith.andi", [](int64_t a, int64_t b, uint64_t,
+                        int64_t &r) { return r = a & b, true; }},
+      {"arith.ori", [](int64_t a, int64_t b, uint64_t,
+                       int64_t &r) { return r = a | b, true; }},
+      {"arith.xori", [](int64_t a, int64_t b, uint64_t,
+                        int64_t &r) { return r = a ^ b, true; }},
+      {"arith.maxsi", [](int64_t a, int64_t b, uint64_t,
+                         int64_t &r) { return r = std::max(a, b), true; }},
+      {"arith.minsi", [](int64_t a, int64_t b, uint64_t,
+                         int64_t &r) { return r = std::min(a, b), true; }},
+      {"arith.maxui",
+       [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+         return r = (uint64_t(a) & m) >= (uint64_t(b) & m) ? a : b, true;
+       }},
+      {"arith.minui",
+       [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+         return r = (uint64_t(a) & m) <= (uint64_t(b) & m) ? a : b, true;
+       }},
+      {"arith.shli",
+       [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+         uint64_t s = uint64_t(b) & m;
+         return r = s >= 64 ? 0 : int64_t(uint64_t(a) << s), true;
+       }},
+      {"arith.shrsi",
+       [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+         uint64_t s = uint64_t(b) & m;
+         return r = s >= 64 ? (a < 0 ? -1 : 0) : a >> s, true;
+       }},
+      {"arith.shrui",
+       [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+         uint64_t s = uint64_t(b) & m;
+         return r = s >= 64 ? 0 : int64_t((uint64_t(a) & m) >> s), true;
+       }},
+      {"arith.divsi",
+       [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+         if (b == 0)
+           return false;
+         return r = b == -1 ? int64_t(0 - uint64_t(a)) : a / b, true;
+       }},
+      {"arith.remsi",
+       [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+         if (b == 0)
+           return false;
+         return r = b == -1 ? 0 : a % b, true;
+       }},
+      {"arith.divui",
+       [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+         if ((uint64_t(b) & m) == 0)
+           return false;
+         return r = int64_t((uint64_t(a) & m) / (uint64_t(b) & m)), true;
+       }},
+      {"arith.remui",
+       [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+         if ((uint64_t(b) & m) == 0)
+           return false;
+         return r = int64_t((uint64_t(a) & m) % (uint64_t(b) & m)), true;
+       }},
+      {"arith.floordivsi",
+       [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+         if (b == 0)
+           return false;
+         if (b == -1)
+           return r = int64_t(0 - uint64_t(a)), true;
+         return r = a / b - ((a % b != 0) && ((a < 0) != (b < 0))), true;
+       }},
+      {"arith.ceildivsi",
+       [](int64_t a, int64_t b, uint64_t, int64_t &r) {
+         if (b == 0)
+           return false;
+         if (b == -1)
+           return r = int64_t(0 - uint64_t(a)), true;
+         return r = a / b + ((a % b != 0) && ((a < 0) == (b < 0))), true;
+       }},
+      {"arith.ceildivui",
+       [](int64_t a, int64_t b, uint64_t m, int64_t &r) {
+         uint64_t ua = uint64_t(a) & m, ub = uint64_t(b) & m;
+         if (ub == 0)
+           return false;
+         return r = int64_t(ua / ub + (ua % ub != 0)), true;
+       }},
+  };
   for (auto &[op, f] : table)
     if (name == op)
       return f;

@@ -256,12 +256,12 @@ void Scheduler::reportDeadlock(const std::vector<Task> &tasks, uint64_t step) {
       std::string pad = "'" + b.pad->name + "'";
       std::string values = "expected " + std::to_string(b.expected) +
                            ", current " + std::to_string(b.current);
-      slots.push_back(
-          {what + " on " + pad + ": " + values, t.rank, t.cta,
-           "rank " + std::to_string(t.rank) + " CTA " + std::to_string(t.cta) +
-               " (launch " + std::to_string(t.call) + "): " + what +
-               ": slot [" + coords + "] of " + pad + " on rank " +
-               std::to_string(b.pad->rank) + ": " + values});
+      slots.push_back({what + " on " + pad + ": " + values, t.rank, t.cta,
+                       "rank " + std::to_string(t.rank) + " CTA " +
+                           std::to_string(t.cta) + " (launch " +
+                           std::to_string(t.call) + "): " + what + ": slot [" +
+                           coords + "] of " + pad + " on rank " +
+                           std::to_string(b.pad->rank) + ": " + values});
     }
   }
   reportBlockedSlots(slots);

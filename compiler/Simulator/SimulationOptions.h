@@ -40,11 +40,11 @@ inline constexpr int64_t kMaxSimulatedElements = int64_t(1) << 24;
 /// the switch to a CTA whose state is out of cache (measured: about 1 us a
 /// step with a few such CTAs, CTAs without tiles included, up to 10 us with
 /// 16384 that all hold tiles, picked at random); the host's refill and
-/// check of a buffer kHostElementWork per element. With these weights every measured kernel runs 4.5e8 to 5e9 a
-/// second of CPU on the loaded two-core machine (docs/simulator.md,
-/// "Cost"), so a run ends within about 10 s of CPU: any run within the
-/// driver's bounds (8 ranks x 64K elements, 16384 CTAs, 100 calls)
-/// finishes or stops at this bound in that time. Every example at 64K
+/// check of a buffer kHostElementWork per element. With these weights every
+/// measured kernel runs 4.5e8 to 5e9 a second of CPU on the loaded two-core
+/// machine (docs/simulator.md, "Cost"), so a run ends within about 10 s of CPU:
+/// any run within the driver's bounds (8 ranks x 64K elements, 16384 CTAs, 100
+/// calls) finishes or stops at this bound in that time. Every example at 64K
 /// elements x 8 ranks takes under 6e8 (10 calls: under 4.2e9); the
 /// one-shot at its default size 1.8e9 at 64 ranks, and at 100 ranks it
 /// stops in its third schedule (7 s; it took 12 s before steps counted).

@@ -2,8 +2,8 @@
 
 #include "compiler/Simulator/UserReference.h"
 
-#include "compiler/Frontend/Parser.h"
 #include "compiler/Conversion/Passes.h"
+#include "compiler/Frontend/Parser.h"
 #include "compiler/MLIRGen/MLIRGen.h"
 #include "compiler/Simulator/Reporter.h"
 

@@ -71,9 +71,9 @@ dslc::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
   }
   llvmModule->setTargetTriple(llvm::Triple(kTriple));
   llvmModule->setDataLayout(machine->createDataLayout());
-  if (!linkLibDevice(*llvmModule, options.libDevicePath.empty()
-                                      ? libDevicePath()
-                                      : options.libDevicePath,
+  if (!linkLibDevice(*llvmModule,
+                     options.libDevicePath.empty() ? libDevicePath()
+                                                   : options.libDevicePath,
                      error)) {
     module.emitError() << error;
     return nullptr;

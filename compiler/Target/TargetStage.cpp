@@ -32,9 +32,10 @@ static bool supportedByArch(mlir::ModuleOp mod, const GpuArch &arch) {
   return ok;
 }
 
-std::optional<TargetArtifact>
-dslc::runTargetStage(mlir::ModuleOp module, const TargetRequest &request,
-                     mlir::TimingScope &timing, std::string &error) {
+std::optional<TargetArtifact> dslc::runTargetStage(mlir::ModuleOp module,
+                                                   const TargetRequest &request,
+                                                   mlir::TimingScope &timing,
+                                                   std::string &error) {
   error.clear();
   if (!supportedByArch(module, request.arch))
     return std::nullopt;

@@ -1,4 +1,5 @@
-//===- TargetStage.h - LLVM/NVVM-dialect IR to LLVM IR, PTX, cubin -*- C++ -*-===//
+//===- TargetStage.h - LLVM/NVVM-dialect IR to LLVM IR, PTX, cubin -*- C++
+//-*-===//
 //
 // The Target stage, once, for dslc (after its pass pipeline) and for
 // dslc-translate (IR written or transformed by hand): the instructions the

@@ -1,7 +1,7 @@
 //===- DotOp.cpp - tile.dot verifier --------------------------------------===//
 //
-// The rules of `result = acc + lhs @ rhs` on 2-d tiles (or 3-d: a batch) (TileOps.td says
-// what the op computes).
+// The rules of `result = acc + lhs @ rhs` on 2-d tiles (or 3-d: a batch)
+// (TileOps.td says what the op computes).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,9 +27,8 @@ LogicalResult DotOp::verify() {
       return emitOpError() << what << " must be a 2-d tile (or 3-d, batched), "
                            << "got " << t << " (rank " << t.getRank() << ")";
     if (t.getRank() != rank)
-      return emitOpError() << "lhs " << lhs << ", rhs " << rhs
-                           << " and result " << result
-                           << " must have one rank";
+      return emitOpError() << "lhs " << lhs << ", rhs " << rhs << " and result "
+                           << result << " must have one rank";
     if (!t.hasStaticShape())
       return emitOpError() << what << " shape must be static, got " << t;
   }

@@ -330,12 +330,11 @@ LogicalResult GridOp::verify() {
 static LogicalResult verifyTileShape(Operation *op, StringRef what,
                                      RankedTensorType tile) {
   if (!tile.hasStaticShape())
-    return op->emitOpError() << what << " shape must be static, got "
-                             << tile;
+    return op->emitOpError() << what << " shape must be static, got " << tile;
   if (tile.getRank() > kMaxTileRank)
-    return op->emitOpError() << what << " has rank " << tile.getRank()
-                             << "; tiles have at most " << kMaxTileRank
-                             << " dimensions";
+    return op->emitOpError()
+           << what << " has rank " << tile.getRank() << "; tiles have at most "
+           << kMaxTileRank << " dimensions";
   return success();
 }
 
@@ -411,14 +410,13 @@ static LogicalResult verifyIndexed(Operation *op, RefType ref,
   if (failed(verifyTileShape(op, "tile", data)))
     return failure();
   if (data.getElementType() != ref.getElementType())
-    return op->emitOpError() << "element type " << data.getElementType()
-                             << " differs from the ref's "
-                             << ref.getElementType();
+    return op->emitOpError()
+           << "element type " << data.getElementType()
+           << " differs from the ref's " << ref.getElementType();
   if (indices.size() != ref.getRank())
-    return op->emitOpError() << "has " << indices.size()
-                             << " index tile(s) for " << ref
-                             << ": expected one per dimension ("
-                             << ref.getRank() << ")";
+    return op->emitOpError()
+           << "has " << indices.size() << " index tile(s) for " << ref
+           << ": expected one per dimension (" << ref.getRank() << ")";
   for (Value v : indices) {
     auto t = cast<RankedTensorType>(v.getType());
     if (t.getShape() != data.getShape() ||
@@ -528,9 +526,8 @@ LogicalResult ReduceOp::verify() {
     return success();
   if (input.getRank() == 1 && result == element)
     return success();
-  InFlightDiagnostic diag = emitOpError()
-                            << "result must be " << keepType
-                            << " (keepdim) or " << removedType;
+  InFlightDiagnostic diag = emitOpError() << "result must be " << keepType
+                                          << " (keepdim) or " << removedType;
   if (input.getRank() == 1)
     diag << " or " << element;
   diag << " (" << input << " reduced along dimension " << dim << "), got "
@@ -574,8 +571,8 @@ LogicalResult ReshapeOp::verify() {
                          << input.getElementType();
   if (input.getNumElements() != result.getNumElements())
     return emitOpError() << "changes the element count: " << input << " has "
-                         << input.getNumElements() << ", " << result
-                         << " has " << result.getNumElements();
+                         << input.getNumElements() << ", " << result << " has "
+                         << result.getNumElements();
   return success();
 }
 
@@ -656,9 +653,9 @@ struct ReshapeOfReduce : OpRewritePattern<ReshapeOp> {
                                     reduce.getKindAttr(), reduce.getValid());
     rewriter.replaceOp(op, keepDim.getResult());
     if (!reduce.use_empty()) {
-      auto back = ReshapeOp::create(rewriter, reduce.getLoc(),
-                                    reduce.getResult().getType(),
-                                    keepDim.getResult());
+      auto back =
+          ReshapeOp::create(rewriter, reduce.getLoc(),
+                            reduce.getResult().getType(), keepDim.getResult());
       rewriter.replaceOp(reduce, back.getResult());
     } else {
       rewriter.eraseOp(reduce);

@@ -105,7 +105,8 @@ TEST_CASE("manifest: kernels checked against a reference",
         "m.json: names neither a collective nor a reference");
 }
 
-TEST_CASE("manifest: choices across nodes (hierarchy)", "[contract][manifest]") {
+TEST_CASE("manifest: choices across nodes (hierarchy)",
+          "[contract][manifest]") {
   CandidatesManifest m = manifest();
   CHECK(writeCandidatesManifest(m).find("hierarchy") == std::string::npos);
   m.hierarchy = {{4, 10, true, 21.5, 30.0}, {4, 24, false, 900, 640}};

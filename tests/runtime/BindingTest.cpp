@@ -47,8 +47,7 @@ std::string checkError(const BoundArgs &a, int world, int rank) {
 }
 } // namespace
 
-TEST_CASE("binding: a correct one-shot binding checks and packs",
-          "[binding]") {
+TEST_CASE("binding: a correct one-shot binding checks and packs", "[binding]") {
   KernelMetadata md = oneShot();
   BoundArgs a(md);
   bindAll(a, 8193, 2);
@@ -163,8 +162,7 @@ TEST_CASE("grid: persistent for spinning kernels, capped by max_ctas",
   CHECK(planGrid(md, 50, 2, 132) == 50);
 }
 
-TEST_CASE("grid: tile counts from params, scalars and constants",
-          "[binding]") {
+TEST_CASE("grid: tile counts from params, scalars and constants", "[binding]") {
   KernelMetadata md = oneShot();
   BoundArgs a(md);
   bindAll(a, 1, 1);

@@ -81,8 +81,8 @@ TEST_CASE("collective shapes and names", "[harness]") {
 
 TEST_CASE("collective plan: the hand-written one-shot", "[harness]") {
   // The hand-written one-shot of docs/kernel-abi.md.
-  KernelMetadata md =
-      loadMetadataFile(dslc::test::kernelPath("one_shot_all_reduce.r0.cubin.json"));
+  KernelMetadata md = loadMetadataFile(
+      dslc::test::kernelPath("one_shot_all_reduce.r0.cubin.json"));
   CollectivePlan p = planCollective(md, Collective::AllReduce, 2, 16 << 20);
   CHECK(p.args[md.findArg("signal_pad_addrs")].role == Role::PeerTable);
   CHECK(p.args[md.findArg("signal_pad_addrs")].tableOf ==
@@ -288,7 +288,8 @@ TEST_CASE("collective plan: errors name the kernel and the parameter",
           "[harness]") {
   json a = tensor("a", "input", "bfloat16", 1, "read");
   json b = tensor("b", "input", "bfloat16", 1, "read");
-  json out = json::parse(R"([{"name": "out", "dtype": "bfloat16", "rank": 1}])");
+  json out =
+      json::parse(R"([{"name": "out", "dtype": "bfloat16", "rank": 1}])");
   json ext = json::parse(R"({"param": "a", "dim": 0})");
   CHECK(planError(makeMd("k", json::array({a, b}), out, ext, 128),
                   Collective::AllReduce) ==
@@ -307,7 +308,8 @@ TEST_CASE("collective plan: errors name the kernel and the parameter",
                   Collective::AllReduce) ==
         "kernel k as all_reduce: input 'odd' is int8: a collective's data is "
         "floating");
-  json f16out = json::parse(R"([{"name": "out", "dtype": "float16", "rank": 1}])");
+  json f16out =
+      json::parse(R"([{"name": "out", "dtype": "float16", "rank": 1}])");
   CHECK(planError(makeMd("k", json::array({a}), f16out, ext, 128),
                   Collective::AllReduce)
             .find("output 'out' is float16, but input 'a' is bfloat16") !=
@@ -363,9 +365,9 @@ std::vector<char> goodOutput(Collective c, DType t, int world, int rank,
   std::vector<char> out(s.output * dtypeSize(t));
   for (int64_t k = 0; k < s.output; ++k) {
     if (c == Collective::AllGather) {
-      storeElement(out.data(), k, t,
-                   collectiveInput(5, static_cast<int>(k / s.input),
-                                   k % s.input, t));
+      storeElement(
+          out.data(), k, t,
+          collectiveInput(5, static_cast<int>(k / s.input), k % s.input, t));
       continue;
     }
     int64_t idx = c == Collective::ReduceScatter ? rank * s.output + k : k;
@@ -414,16 +416,17 @@ TEST_CASE("harness check: references for every collective and dtype",
           float v = loadElement(out.data(), k, t);
           float minus = c == Collective::AllGather
                             ? 1.0f
-                            : collectiveInput(5, 0, c == Collective::ReduceScatter
-                                                        ? rank * s.output + k
-                                                        : k,
+                            : collectiveInput(5, 0,
+                                              c == Collective::ReduceScatter
+                                                  ? rank * s.output + k
+                                                  : k,
                                               t);
           double magnitude = 0;
           if (c != Collective::AllGather)
             for (int r = 0; r < world; ++r)
               magnitude += std::fabs(collectiveInput(
-                  5, r, c == Collective::ReduceScatter ? rank * s.output + k : k,
-                  t));
+                  5, r,
+                  c == Collective::ReduceScatter ? rank * s.output + k : k, t));
           if (std::fabs(minus) <= world * ulpAt(magnitude, t))
             continue;
           storeElement(out.data(), k, t, v - minus);

@@ -87,8 +87,8 @@ int64_t runAllReduce(Communicator &comm, Collectives &coll, size_t n,
       DSLC_CUDART(l.rank, cudaMalloc(&out[i], n * 2));
       DSLC_CUDART(l.rank, cudaMemset(out[i], 0xff, n * 2));
     }
-    DSLC_CUDART(l.rank, cudaMemcpy(in[i], host.data(), n * 2,
-                                   cudaMemcpyHostToDevice));
+    DSLC_CUDART(l.rank,
+                cudaMemcpy(in[i], host.data(), n * 2, cudaMemcpyHostToDevice));
   });
   auto call = [&] {
     comm.forEachGrouped([&](int i) {
@@ -123,8 +123,8 @@ int64_t runAllReduce(Communicator &comm, Collectives &coll, size_t n,
   int64_t bad = 0;
   comm.forEach([&](int i) {
     std::vector<uint16_t> host(n);
-    DSLC_CUDART(i, cudaMemcpy(host.data(), out[i], n * 2,
-                              cudaMemcpyDeviceToHost));
+    DSLC_CUDART(i,
+                cudaMemcpy(host.data(), out[i], n * 2, cudaMemcpyDeviceToHost));
     for (size_t k = 0; k < n; ++k) {
       float want = 0;
       for (int r = 0; r < world; ++r)
@@ -180,8 +180,7 @@ TEST_CASE("collectives: dispatch decision", "[collectives]") {
   CHECK(c.kind == DispatchChoice::Kind::Nccl);
 }
 
-TEST_CASE("collectives: names, versions, kernel directories",
-          "[collectives]") {
+TEST_CASE("collectives: names, versions, kernel directories", "[collectives]") {
   CHECK(std::string(collectiveName(CollectiveKind::ReduceScatter)) ==
         "reduce_scatter");
   CHECK(parseCollective("all-gather") == CollectiveKind::AllGather);
@@ -230,8 +229,8 @@ TEST_CASE("collectives: NCCL fallback, eager, in place and in a graph",
     o.kernelDirs = "";
     unsetenv("DSLC_KERNEL_DIR");
     Collectives coll(*comm, o);
-    CHECK(coll.choose(CollectiveKind::AllReduce, 1024, DType::BFloat16)
-              .kind == DispatchChoice::Kind::Nccl);
+    CHECK(coll.choose(CollectiveKind::AllReduce, 1024, DType::BFloat16).kind ==
+          DispatchChoice::Kind::Nccl);
     CHECK(runAllReduce(*comm, coll, 100003, false, false) == 0);
     CHECK(runAllReduce(*comm, coll, 4096, true, false) == 0);
     CHECK(runAllReduce(*comm, coll, 8192, false, true) == 0);
@@ -272,8 +271,8 @@ void tunedKernelCase(std::unique_ptr<Communicator> (*make)()) {
   std::vector<TuningRecord> recs;
   for (int b : {12, 13, 16}) {
     TuningRecord r;
-    r.key = {"all_reduce", "set:test", device, cudaVersionString(drv, rtv),
-             2,            "bfloat16", b};
+    r.key = {"all_reduce", "set:test", device, cudaVersionString(drv, rtv), 2,
+             "bfloat16",   b};
     r.value = tuned(2.0, 6.5);
     r.value.pick.kernel = "one_shot_all_reduce_kernel";
     r.value.pick.cubin = "os/one_shot_all_reduce.r{rank}.cubin";
@@ -291,8 +290,9 @@ void tunedKernelCase(std::unique_ptr<Communicator> (*make)()) {
     INFO(c.reason);
     CHECK(c.kind == DispatchChoice::Kind::Kernel);
     // Not tuned at 2^20: NCCL.
-    CHECK(coll.choose(CollectiveKind::AllReduce, 1 << 20, DType::BFloat16)
-              .kind == DispatchChoice::Kind::Nccl);
+    CHECK(
+        coll.choose(CollectiveKind::AllReduce, 1 << 20, DType::BFloat16).kind ==
+        DispatchChoice::Kind::Nccl);
     // Several ranks per thread: prepare first.
     coll.prepare(CollectiveKind::AllReduce, {5000, 4096, 65536},
                  DType::BFloat16);

@@ -50,8 +50,7 @@ TEST_CASE("checkNccl throws with NCCL's error string", "[error]") {
   CHECK_NOTHROW(DSLC_NCCL(0, ncclInProgress));
 }
 
-TEST_CASE("an error record becomes a message with all its fields",
-          "[error]") {
+TEST_CASE("an error record becomes a message with all its fields", "[error]") {
   KernelMetadata md;
   md.kernel = "k";
   md.sourceFile = "ex.py";

@@ -132,7 +132,7 @@ int afterCollective() {
       ::usleep(200 * 1000);
       dieIfVictim(rank, "after its last all-reduce");
       ::usleep(400 * 1000); // the peer is gone
-    }                       // deregisters the window
+    } // deregisters the window
     comm->finalize();
     comm.reset();
   });

@@ -74,8 +74,7 @@ std::string peerReadWrite(Communicator &comm) {
                               cudaMemcpyDeviceToHost));
     int rank = comm.local(i).rank;
     if (table[rank] != reinterpret_cast<uintptr_t>(buf.local[i]))
-      problem(fmt::format("rank {}: own table entry is not its address",
-                          rank));
+      problem(fmt::format("rank {}: own table entry is not its address", rank));
     for (int p = 0; p < world; ++p)
       if (table[p] == 0)
         problem(fmt::format("rank {}: table entry {} is null", rank, p));
@@ -110,8 +109,8 @@ std::string peerReadWrite(Communicator &comm) {
     int rank = comm.local(i).rank;
     int next = (rank + 1) % world, prev = (rank + world - 1) % world;
     std::vector<int32_t> out(n), inbox(n);
-    DSLC_CUDART(rank, cudaMemcpy(out.data(), outs[i], n * 4,
-                                 cudaMemcpyDeviceToHost));
+    DSLC_CUDART(rank,
+                cudaMemcpy(out.data(), outs[i], n * 4, cudaMemcpyDeviceToHost));
     DSLC_CUDART(rank, cudaMemcpy(inbox.data(),
                                  static_cast<int32_t *>(buf.local[i]) + n,
                                  n * 4, cudaMemcpyDeviceToHost));
@@ -135,8 +134,8 @@ std::string peerReadWrite(Communicator &comm) {
 std::unique_ptr<Kernel> loadOneShot(Communicator &comm, int64_t timeoutMs) {
   KernelOptions opts;
   opts.timeoutMs = timeoutMs;
-  return Kernel::load(comm, kernelPath("one_shot_all_reduce.r{rank}.cubin"),
-                      "", opts);
+  return Kernel::load(comm, kernelPath("one_shot_all_reduce.r{rank}.cubin"), "",
+                      opts);
 }
 
 namespace {
@@ -217,8 +216,8 @@ int mpWork() {
     auto pad = readPad(*comm, p.pad, 0);
     for (int r = 0; r < comm->worldSize(); ++r)
       if (r != comm->local(0).rank && pad[r] != calls) {
-        std::printf("RESULT: ping-pong slot %d is %u, expected %d\n", r,
-                    pad[r], calls);
+        std::printf("RESULT: ping-pong slot %d is %u, expected %d\n", r, pad[r],
+                    calls);
         ++failures;
       }
     std::printf("RESULT: ping-pong %d calls %s\n", calls,
@@ -287,8 +286,7 @@ int virtualQueues() {
                 comm->worldSize());
     return 1;
   } catch (const Error &e) {
-    std::printf("RESULT: error (%s): %s\n", errorCodeName(e.code()),
-                e.what());
+    std::printf("RESULT: error (%s): %s\n", errorCodeName(e.code()), e.what());
     return e.code() == ErrorCode::InvalidArgument ? 0 : 1;
   }
 }

@@ -89,8 +89,8 @@ struct PeerCopy {
   /// One trial on `s` (launching with `launchStream`): mismatches in out.
   int64_t trial(int t, cudaStream_t s, cudaStream_t launchStream) {
     std::vector<int32_t> want = pattern(t);
-    DSLC_CUDART(0, cudaMemcpy(src.p, want.data(), kN * 4,
-                              cudaMemcpyHostToDevice));
+    DSLC_CUDART(0,
+                cudaMemcpy(src.p, want.data(), kN * 4, cudaMemcpyHostToDevice));
     busyThenWrite(s, busy.p, buf.local[0], src.p, kN * 4);
     kernel->launch(0, args, launchStream);
     return mismatches(s, out.p, want);
@@ -130,8 +130,8 @@ TEST_CASE("streams: side streams, the per-thread stream and kRankStream",
   PeerCopy p;
   cudaStream_t side = nullptr, nonBlocking = nullptr;
   DSLC_CUDART(0, cudaStreamCreate(&side));
-  DSLC_CUDART(0, cudaStreamCreateWithFlags(&nonBlocking,
-                                           cudaStreamNonBlocking));
+  DSLC_CUDART(0,
+              cudaStreamCreateWithFlags(&nonBlocking, cudaStreamNonBlocking));
   int failed = 0;
   for (int t = 0; t < 20; ++t) {
     failed += p.trial(t, side, side) != 0;
@@ -164,8 +164,8 @@ TEST_CASE("streams: a kernel captured with the caller's work replays in "
   int failed = 0;
   for (int t = 0; t < 20; ++t) {
     std::vector<int32_t> want = pattern(t);
-    DSLC_CUDART(0, cudaMemcpy(p.src.p, want.data(), kN * 4,
-                              cudaMemcpyHostToDevice));
+    DSLC_CUDART(
+        0, cudaMemcpy(p.src.p, want.data(), kN * 4, cudaMemcpyHostToDevice));
     DSLC_CUDART(0, cudaGraphLaunch(exec, s));
     failed += mismatches(s, p.out.p, want) != 0;
   }
@@ -190,8 +190,8 @@ TEST_CASE("streams: a collective called on the null stream is ordered with "
   int failed = 0;
   for (int t = 0; t < 50; ++t) {
     std::vector<int32_t> want = pattern(t);
-    DSLC_CUDART(0, cudaMemcpy(src.p, want.data(), kN * 4,
-                              cudaMemcpyHostToDevice));
+    DSLC_CUDART(0,
+                cudaMemcpy(src.p, want.data(), kN * 4, cudaMemcpyHostToDevice));
     busyThenWrite(nullptr, busy.p, in.p, src.p, kN * 4);
     coll.allReduce(0, in.p, out.p, kN, DType::Int32, ReduceOp::Sum, nullptr);
     failed += mismatches(nullptr, out.p, want) != 0;

@@ -145,8 +145,8 @@ TEST_CASE("signal/wait round trip across GPUs, calls and graph replays",
     const LocalRank &l = comm->local(i);
     setDevice(l.device, l.rank);
     cudaGraph_t g;
-    DSLC_CUDART(i, cudaStreamBeginCapture(l.stream,
-                                          cudaStreamCaptureModeThreadLocal));
+    DSLC_CUDART(
+        i, cudaStreamBeginCapture(l.stream, cudaStreamCaptureModeThreadLocal));
     p.kernel->launch(i, p.args[i]);
     DSLC_CUDART(i, cudaStreamEndCapture(l.stream, &g));
     DSLC_CUDART(i, cudaGraphInstantiate(&execs[i], g, 0));
@@ -176,10 +176,11 @@ TEST_CASE("one-shot all-reduce: sizes 1 .. 64M elements", "[gpu]") {
   auto kernel = loadOneShot(*comm);
   const int64_t maxN = 64 << 20;
   run::CollectiveHarness h(*comm, *kernel, run::Collective::AllReduce, maxN);
-  for (int64_t n : {int64_t(1), int64_t(2), int64_t(7), int64_t(8), int64_t(9),
-                    int64_t(1000), int64_t(8191), int64_t(8192), int64_t(8193),
-                    int64_t(65536 + 3), int64_t(1 << 20), int64_t((4 << 20) + 1),
-                    int64_t((16 << 20) - 7), maxN - 1, maxN}) {
+  for (int64_t n :
+       {int64_t(1), int64_t(2), int64_t(7), int64_t(8), int64_t(9),
+        int64_t(1000), int64_t(8191), int64_t(8192), int64_t(8193),
+        int64_t(65536 + 3), int64_t(1 << 20), int64_t((4 << 20) + 1),
+        int64_t((16 << 20) - 7), maxN - 1, maxN}) {
     run::RunOptions o;
     o.iters = 2;
     o.graphReplays = 2;
@@ -201,7 +202,7 @@ TEST_CASE("one-shot all-reduce: 10,000 calls and 1,000 graph replays",
   auto comm = Communicator::createAll(firstDevices(kWorld));
   auto kernel = loadOneShot(*comm);
   run::CollectiveHarness h(*comm, *kernel, run::Collective::AllReduce,
-                          (1 << 20) + 5);
+                           (1 << 20) + 5);
   run::RunOptions o;
   o.iters = 10000;
   o.graphReplays = 1000;
@@ -262,8 +263,8 @@ TEST_CASE("collective harness: NCCL all-reduce, reduce-scatter, all-gather "
       for (int64_t n : {int64_t(kWorld), int64_t(7 * kWorld),
                         int64_t(4099 * kWorld), maxN}) {
         run::CollectiveResult r = h.runNccl(n, o);
-        INFO(run::collectiveName(c) << " " << dtypeName(t) << " n=" << n
-                                    << ": " << r.firstMismatch);
+        INFO(run::collectiveName(c)
+             << " " << dtypeName(t) << " n=" << n << ": " << r.firstMismatch);
         CHECK(r.ok());
       }
       if (c != run::Collective::AllReduce)
@@ -278,14 +279,14 @@ TEST_CASE("kernel loading: wrong rank, world size or entry are errors",
   if (!requireGpus(1, "kernel loading errors"))
     return;
   auto one = Communicator::createAll({0});
-  CHECK_THROWS_WITH(Kernel::load(*one, kernelPath("one_shot_all_reduce.r0.cubin")),
-                    Catch::Contains("was compiled for world size 2, the "
-                                    "communicator has 1"));
+  CHECK_THROWS_WITH(
+      Kernel::load(*one, kernelPath("one_shot_all_reduce.r0.cubin")),
+      Catch::Contains("was compiled for world size 2, the "
+                      "communicator has 1"));
   CHECK_THROWS_WITH(Kernel::load(*one, kernelPath("missing.cubin")),
                     Catch::Contains("cannot open"));
   // Metadata whose ABI does not match the cubin's entry.
-  KernelMetadata md =
-      loadMetadataFile(kernelPath("signal_wait.cubin.json"));
+  KernelMetadata md = loadMetadataFile(kernelPath("signal_wait.cubin.json"));
   md.abi.pop_back();
   md.abi.pop_back();
   std::string image = readFile(kernelPath("signal_wait.cubin"));

@@ -186,10 +186,9 @@ TEST_CASE("virtual world: more ranks than hardware queues is refused",
           "[gpu]") {
   if (!requireGpus(1, "virtual world queues"))
     return;
-  ChildResult r = runChild("virtual-queues",
-                           {{"CUDA_DEVICE_MAX_CONNECTIONS", "4"},
-                            {"DSLC_VIRTUAL_WORLD", "8"}},
-                           60);
+  ChildResult r = runChild(
+      "virtual-queues",
+      {{"CUDA_DEVICE_MAX_CONNECTIONS", "4"}, {"DSLC_VIRTUAL_WORLD", "8"}}, 60);
   INFO(r.output);
   CHECK(r.exitCode == 0);
   CHECK(r.output.find("a virtual world of 8 ranks on device 0 needs a "

@@ -1,6 +1,6 @@
 //===- MetadataTest.cpp - Parsing and validating kernel metadata ----------===//
-#include "runtime/Error.h"
 #include "runtime/Metadata.h"
+#include "runtime/Error.h"
 #include "tests/runtime/TestSupport.h"
 
 #include <catch2/catch.hpp>
@@ -131,7 +131,8 @@ TEST_CASE("metadata: errors name the file and the field", "[metadata]") {
   CHECK(parseError(j).find("dim 2 outside the rank 1 of 'x'") !=
         std::string::npos);
   j = minimal();
-  j["constraints"] = json::parse(R"([{"param": "x", "dim": 0, "op": "~", "value": 1}])");
+  j["constraints"] =
+      json::parse(R"([{"param": "x", "dim": 0, "op": "~", "value": 1}])");
   CHECK(parseError(j).find("unknown op '~'") != std::string::npos);
   j = minimal();
   j["num_warps"] = 64;
@@ -164,8 +165,8 @@ TEST_CASE("metadata: grid extents with add and div", "[metadata]") {
   json j = minimal();
   j["grid"]["tiles"][0]["extent"] =
       json::parse(R"({"param": "x", "dim": 0, "add": 1, "div": 2})");
-  j["grid"]["tiles"].push_back(
-      json::parse(R"({"extent": {"scalar": "n", "add": 3, "div": 4}, "block": 2})"));
+  j["grid"]["tiles"].push_back(json::parse(
+      R"({"extent": {"scalar": "n", "add": 3, "div": 4}, "block": 2})"));
   KernelMetadata md = parseMetadata(j.dump(), "t.json");
   REQUIRE(md.grid.size() == 2);
   CHECK(md.grid[0].add == 1);

@@ -86,8 +86,7 @@ TEST_CASE("pollUntilReady waits for every communicator", "[nccl-async]") {
   CHECK(polls[0] == 1);
   CHECK(polls[1] == 11);
   CHECK(polls[2] == 21);
-  pollUntilReady(
-      {}, [](size_t) { return ncclInProgress; }, "nothing", 1);
+  pollUntilReady({}, [](size_t) { return ncclInProgress; }, "nothing", 1);
 }
 
 TEST_CASE("pollUntilReady names the rank, the call and NCCL's error",

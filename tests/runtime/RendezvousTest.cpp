@@ -1,6 +1,6 @@
 //===- RendezvousTest.cpp - Process environment and unique-id files -------===//
-#include "runtime/Error.h"
 #include "runtime/Rendezvous.h"
+#include "runtime/Error.h"
 
 #include <catch2/catch.hpp>
 
@@ -27,8 +27,8 @@ std::string tempPath(const char *tag) {
 } // namespace
 
 TEST_CASE("process environment: torchrun, Open MPI, none", "[rendezvous]") {
-  auto t = readProcessEnv(envOf({{"RANK", "1"}, {"WORLD_SIZE", "4"},
-                                 {"LOCAL_RANK", "1"}}));
+  auto t = readProcessEnv(
+      envOf({{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"}}));
   REQUIRE(t);
   CHECK(t->rank == 1);
   CHECK(t->worldSize == 4);
@@ -45,8 +45,7 @@ TEST_CASE("process environment: torchrun, Open MPI, none", "[rendezvous]") {
   CHECK(noLocal->localRank == 2);
 }
 
-TEST_CASE("process environment: malformed values are errors",
-          "[rendezvous]") {
+TEST_CASE("process environment: malformed values are errors", "[rendezvous]") {
   CHECK_THROWS_WITH(readProcessEnv(envOf({{"RANK", "x"}, {"WORLD_SIZE", "2"}})),
                     Catch::Contains("RANK='x'"));
   CHECK_THROWS_WITH(readProcessEnv(envOf({{"RANK", "2"}, {"WORLD_SIZE", "2"}})),

@@ -506,7 +506,7 @@ TEST_CASE("simulation dump: output comparison and ulps", "[simdump]") {
   CHECK(ulpDistance(DType::Float8E4M3FN, 43, 44) == 1);
   CHECK(ulpDistance(DType::Float8E4M3FN, 0x01, 0x81) == 2);
   CHECK(ulpDistance(DType::Float8E4M3FN, 0x7f, 0x7e) ==
-        OutputComparison::kUlpInfinite); // NaN
+        OutputComparison::kUlpInfinite);                    // NaN
   CHECK(ulpDistance(DType::Float8E4M3FN, 0x79, 0x7a) == 1); // 288 vs 320
   CHECK(ulpDistance(DType::Float8E5M2, 0x7c, 0x7b) == 1);   // inf vs max
   CHECK(ulpDistance(DType::Float8E5M2, 0x7d, 0x7c) ==

@@ -90,9 +90,8 @@ runRanks(const std::string &scenario, int n, int timeoutSec,
   }
   std::vector<std::thread> ranks;
   for (int r = 0; r < n; ++r)
-    ranks.emplace_back([&, r] {
-      results[r] = runScenario(scenario, envs[r], timeoutSec);
-    });
+    ranks.emplace_back(
+        [&, r] { results[r] = runScenario(scenario, envs[r], timeoutSec); });
   for (std::thread &t : ranks)
     t.join();
   return results;

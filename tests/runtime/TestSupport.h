@@ -21,7 +21,7 @@ int gpuCount();
 bool requireGpus(int n, const char *test);
 
 struct ChildResult {
-  int exitCode = -1;  ///< 128+signal when killed
+  int exitCode = -1; ///< 128+signal when killed
   bool timedOut = false;
   double seconds = 0;
   std::string output; ///< stdout + stderr

@@ -119,8 +119,7 @@ template <typename T> struct DeviceBuffer {
   size_t count = 0, guard = 0;
   void *ptr = nullptr;
 
-  DeviceBuffer(size_t count, size_t guard = 4096)
-      : count(count), guard(guard) {
+  DeviceBuffer(size_t count, size_t guard = 4096) : count(count), guard(guard) {
     size_t bytes = (count + guard) * sizeof(T);
     DSLC_CUDART(0, cudaMalloc(&ptr, bytes));
     DSLC_CUDART(0, cudaMemset(ptr, kSentinel, bytes));
@@ -142,8 +141,8 @@ template <typename T> struct DeviceBuffer {
   /// Whether the guard past the tensor still holds the sentinel.
   bool guardIntact() const {
     std::vector<uint8_t> g(guard * sizeof(T));
-    DSLC_CUDART(0, cudaMemcpy(g.data(), static_cast<char *>(ptr) +
-                                            count * sizeof(T),
+    DSLC_CUDART(0, cudaMemcpy(g.data(),
+                              static_cast<char *>(ptr) + count * sizeof(T),
                               g.size(), cudaMemcpyDeviceToHost));
     for (uint8_t b : g)
       if (b != kSentinel)
@@ -191,7 +190,7 @@ TEST_CASE("fp8 reference encodings", "[fp8]") {
   CHECK(encodeFp8(448.0f, kE4M3) == 0x7e);
   CHECK(encodeFp8(1000.0f, kE4M3) == 0x7e); // saturates
   CHECK(encodeFp8(-INFINITY, kE4M3) == 0xfe);
-  CHECK(encodeFp8(std::ldexp(1.0f, -9), kE4M3) == 0x01); // min subnormal
+  CHECK(encodeFp8(std::ldexp(1.0f, -9), kE4M3) == 0x01);  // min subnormal
   CHECK(encodeFp8(std::ldexp(1.0f, -10), kE4M3) == 0x00); // tie to even 0
   CHECK(encodeFp8(std::ldexp(3.0f, -10), kE4M3) == 0x02); // tie to even 2
   CHECK(encodeFp8(1.0625f, kE4M3) == 0x38); // halfway 1 and 1.125: even
@@ -245,7 +244,7 @@ TEST_CASE("the tile-language test kernels' metadata binds their ABI",
   ParamBuffer p = packParams(args, HiddenArgs{});
   REQUIRE(p.size() == 25);
   CHECK(p.cell(0) == (uint64_t(1) << 12));
-  CHECK(p.cell(2) == 5000); // x.size1
+  CHECK(p.cell(2) == 5000);  // x.size1
   CHECK(p.cell(21) == 5000); // colmax.size1
   CHECK(md.sharedBytes == 64);
 
@@ -435,9 +434,9 @@ void runRmsNorm(Kernel &kernel, int64_t t, int64_t h, uint32_t seed) {
       size_t k = r * h + c;
       double y = ref.y[k];
       // bf16 keeps 8 bits: within 2 units of the last place.
-      report(close(fromBf16(gOut[k]), y, 1.0 / 64, 1e-6),
-             fmt::format("out[{}, {}] = {} want {}", r, c, fromBf16(gOut[k]),
-                         y));
+      report(
+          close(fromBf16(gOut[k]), y, 1.0 / 64, 1e-6),
+          fmt::format("out[{}, {}] = {} want {}", r, c, fromBf16(gOut[k]), y));
       // The code is the reference's or, where y in f32 rounds to the other
       // side of a midpoint, its neighbour of the same sign.
       double scaled = y * 448.0 / ref.amax[r];
@@ -454,9 +453,8 @@ void runRmsNorm(Kernel &kernel, int64_t t, int64_t h, uint32_t seed) {
       // deq is f32(q) * scale rounded once to bf16, from the GPU's q and
       // scale: exact.
       float d = float(got) * gScale[r];
-      report(gDeq[k] == toBf16(d),
-             fmt::format("deq[{}, {}] = {} want {}", r, c, fromBf16(gDeq[k]),
-                         d));
+      report(gDeq[k] == toBf16(d), fmt::format("deq[{}, {}] = {} want {}", r, c,
+                                               fromBf16(gDeq[k]), d));
     }
     // The row's largest magnitude quantizes to +-448 (e4m3's largest).
     report(sawMax, fmt::format("row {}: no element quantized to +-448", r));
@@ -468,8 +466,9 @@ void runRmsNorm(Kernel &kernel, int64_t t, int64_t h, uint32_t seed) {
                          ref.colmax[i * h + c]));
   CHECK(bad == 0);
   // Neighbouring codes are rare: y on the GPU is within a few f32 ulps.
-  INFO(inexact << " of " << t * h << " fp8 codes are the reference's "
-               "neighbour");
+  INFO(inexact << " of " << t * h
+               << " fp8 codes are the reference's "
+                  "neighbour");
   CHECK(inexact * 1000 <= t * h);
   CHECK(out.guardIntact());
   CHECK(q.guardIntact());

@@ -3,8 +3,8 @@
 // Built into dslc-tuner-tests (tests/tooling/tuner/CMakeLists.txt).
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/Error.h"
 #include "runtime/TuningCache.h"
+#include "runtime/Error.h"
 
 #include <catch2/catch.hpp>
 
@@ -26,11 +26,13 @@ std::string tempDir() {
 }
 
 TuningKey key(int bucket, const std::string &kernel = "set:ar") {
-  return {"all_reduce", kernel, "NVIDIA H200", "cuda 13.0 driver, 13.0 runtime",
-          2,            "bfloat16", bucket};
+  return {
+      "all_reduce", kernel, "NVIDIA H200", "cuda 13.0 driver, 13.0 runtime", 2,
+      "bfloat16",   bucket};
 }
 
-TuningRecord record(int bucket, double us, const std::string &kernel = "set:ar") {
+TuningRecord record(int bucket, double us,
+                    const std::string &kernel = "set:ar") {
   TuningRecord r;
   r.key = key(bucket, kernel);
   r.value.pick.kernel = "ll_one_shot_all_reduce_kernel";

@@ -249,11 +249,10 @@ int runDslrun(const DslrunOptions &o) {
   std::string tag = env ? fmt::format("[rank {}] ", env->rank) : "";
   std::vector<int> devices(o.devices.begin(), o.devices.end());
   std::unique_ptr<rt::Communicator> comm =
-      o.virtualWorld
-          ? rt::Communicator::createVirtual(o.virtualWorld,
-                                            devices.empty() ? 0 : devices[0])
-      : env ? rt::Communicator::createFromEnv(o.rendezvous)
-            : rt::Communicator::createAll(devices);
+      o.virtualWorld ? rt::Communicator::createVirtual(
+                           o.virtualWorld, devices.empty() ? 0 : devices[0])
+      : env          ? rt::Communicator::createFromEnv(o.rendezvous)
+                     : rt::Communicator::createAll(devices);
   std::string cubin =
       o.dsl.empty() ? o.cubin : compileDsl(o, *comm, tmp.path());
   rt::KernelOptions kopts;

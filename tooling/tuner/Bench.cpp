@@ -75,9 +75,9 @@ struct Bench {
       if (m.collective.empty())
         b.note = "shape " + p.label + (b.note.empty() ? "" : "; " + b.note);
       if (o.virtualWorld) // not a multi-GPU time: say so in every row
-        b.note = fmt::format("virtual world: {} ranks on one GPU{}",
-                             o.virtualWorld,
-                             b.note.empty() ? "" : "; " + b.note);
+        b.note =
+            fmt::format("virtual world: {} ranks on one GPU{}", o.virtualWorld,
+                        b.note.empty() ? "" : "; " + b.note);
       rows.push_back(b);
     }
     if (!r.ok) {

@@ -155,11 +155,10 @@ Manifest compileCandidates(const std::string &dslFile,
     info.space = m.spaces.back().dims();
     m.kernels.push_back(info);
     const KernelSpace &space = m.spaces.back();
-    log(fmt::format(
-        "kernel {}: default {}, {} configs to compile "
-        "({} points with grid caps)",
-        k, space.config(space.defaultPoint()).brief(),
-        space.compileConfigs().size(), space.points().size()));
+    log(fmt::format("kernel {}: default {}, {} configs to compile "
+                    "({} points with grid caps)",
+                    k, space.config(space.defaultPoint()).brief(),
+                    space.compileConfigs().size(), space.points().size()));
     for (const auto &[why, count] : space.droppedPoints())
       log(fmt::format("kernel {}: {} point(s) left out: {}", k, count, why));
   }
@@ -190,10 +189,9 @@ Manifest compileCandidates(const std::string &dslFile,
       for (int r = 0; r < worldSize; ++r)
         jobs.push_back(
             {m.compiled.size() - 1, r,
-             dslcCompile(opts.dslc, info.file, info.name, r, worldSize, &c,
-                         signature,
-                         fmt::format("{}/{}/k.r{}.cubin", dir, sub, r),
-                         kernelArgs)});
+             dslcCompile(
+                 opts.dslc, info.file, info.name, r, worldSize, &c, signature,
+                 fmt::format("{}/{}/k.r{}.cubin", dir, sub, r), kernelArgs)});
     }
   }
   std::mutex mu;

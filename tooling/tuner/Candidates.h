@@ -38,7 +38,7 @@ struct Manifest : contract::CandidatesManifest {
 
 struct CompileOptions {
   std::string dslc = "dslc";
-  std::vector<std::string> extraArgs; ///< passed to every dslc call
+  std::vector<std::string> extraArgs;     ///< passed to every dslc call
   std::vector<std::string> kernelArgs;    ///< the candidates' calls only
   std::vector<std::string> referenceArgs; ///< the reference's call only
   int jobs = 1;

@@ -133,7 +133,6 @@ void addBenchOptions(CLI::App &bench, TunerOptions &o) {
   bench.add_option("--rows-out", o.rowsOut)->group(""); // internal
 }
 
-
 /// tuner bench: nccl-tests' options against each other and --sizes.
 std::optional<int> checkBenchOptions(CLI::App &bench, TunerOptions &o) {
   bool bytes = bench.count("--minbytes") || bench.count("--maxbytes");
@@ -210,8 +209,8 @@ TunerCommands dslc::tune::buildTunerCli(CLI::App &app, TunerOptions &o) {
 }
 
 std::optional<int> dslc::tune::checkTunerOptions(CLI::App &app,
-                                                const TunerCommands &c,
-                                TunerOptions &o) {
+                                                 const TunerCommands &c,
+                                                 TunerOptions &o) {
   bool compiles =
       c.compile->parsed() || (!c.run->parsed() && !c.bench->parsed());
   CLI::App &used = c.compile->parsed() ? *c.compile
@@ -262,4 +261,3 @@ std::optional<int> dslc::tune::checkTunerOptions(CLI::App &app,
                                      "one --devices");
   return std::nullopt;
 }
-

@@ -68,9 +68,10 @@ KernelSpace::KernelSpace(std::string kernel,
                          const std::vector<Tunable> &tunables,
                          const SpaceOptions &opts)
     : kernel_(std::move(kernel)), opts_(opts) {
-  size_t blocks = std::count_if(
-      tunables.begin(), tunables.end(),
-      [](const Tunable &t) { return t.kind == Tunable::Kind::BlockSize; });
+  size_t blocks =
+      std::count_if(tunables.begin(), tunables.end(), [](const Tunable &t) {
+        return t.kind == Tunable::Kind::BlockSize;
+      });
   for (const Tunable &t : tunables) {
     switch (t.kind) {
     case Tunable::Kind::BlockSize:

@@ -71,8 +71,8 @@ public:
 
 private:
   /// Calls `fn` on every index vector of the space, valid or not.
-  void forEachIndex(
-      const std::function<void(const std::vector<int> &)> &fn) const;
+  void
+  forEachIndex(const std::function<void(const std::vector<int> &)> &fn) const;
 
   std::string kernel_;
   std::vector<Dimension> dims_;

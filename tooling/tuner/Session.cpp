@@ -103,8 +103,7 @@ void checkProblems(const Manifest &m, const std::vector<Problem> &ps) {
     rt::KernelMetadata md = rt::loadMetadataFile(m.dir + "/" + cubin + ".json");
     for (const Problem &p : ps) {
       try {
-        (void)run::bindReference(ref,
-                                 run::planKernel(md, m.worldSize, p.spec));
+        (void)run::bindReference(ref, run::planKernel(md, m.worldSize, p.spec));
       } catch (const rt::Error &e) {
         rt::raise(rt::ErrorCode::InvalidArgument,
                   fmt::format("--shape {}: {}", p.label, e.what()));
@@ -348,8 +347,7 @@ int printRunTable(const TunerOptions &o, const Manifest &m,
                      v.ncclUs > 0 ? fmt::format("{:.2f}", v.ncclUs) : "-",
                      v.ncclWins() ? "nccl (best kernel: " + v.pick.kernel + ")"
                                   : v.pick.kernel,
-                     v.pick.config.brief(),
-                     fmt::format("{:.2f}", v.pick.us),
+                     v.pick.config.brief(), fmt::format("{:.2f}", v.pick.us),
                      v.ncclUs > 0 && v.pick.us > 0
                          ? fmt::format("{:.2f}x", v.ncclUs / v.pick.us)
                          : "-",

@@ -702,8 +702,8 @@ int workerMain(int argc, char **argv) {
         DSLC_CUDART(l.rank, cudaDriverGetVersion(&drv));
         DSLC_CUDART(l.rank, cudaRuntimeGetVersion(&rtv));
         sendReply({{"ok", true},
-                   {"device", contract::tuningDeviceName(
-                                  prop.name, s.comm->isVirtual())},
+                   {"device",
+                    contract::tuningDeviceName(prop.name, s.comm->isVirtual())},
                    {"driver", cudaVersionString(drv, rtv)},
                    {"world_size", s.comm->worldSize()},
                    {"num_local", s.comm->numLocal()},

@@ -83,9 +83,9 @@ struct WorkerOptions {
   std::string collective = "all_reduce";
   std::string referenceCubin;
   std::string dtype = "bfloat16";
-  std::vector<int> devices;       ///< one process: the GPUs (empty: all)
-  int virtualWorld = 0; ///< > 0: that many ranks on devices[0] (else 0)
-  std::string rendezvousBase;     ///< multi-process: base of rendezvous paths
+  std::vector<int> devices;   ///< one process: the GPUs (empty: all)
+  int virtualWorld = 0;       ///< > 0: that many ranks on devices[0] (else 0)
+  std::string rendezvousBase; ///< multi-process: base of rendezvous paths
   int64_t kernelTimeoutMs = 2000; ///< bound on each spin in a kernel
   double requestTimeoutS = 120;   ///< a worker silent longer is killed
   /// Record which kernel NCCL runs: the worker sets NCCL_DEBUG=INFO,

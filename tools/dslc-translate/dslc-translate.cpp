@@ -3,10 +3,10 @@
 // dslc-translate FILE.mlir --emit=llvmir|ptx|cubin [-o OUT] [--arch sm_90]
 //
 // The Target stage of dslc for IR written or transformed by hand: a module
-// of Tile/Comm ops is first lowered as dslc lowers a kernel (buildDslcPipeline);
-// a module already in the LLVM and NVVM dialects goes straight to LLVM IR
-// (libdevice linked, -O3), PTX and a cubin. Used by the lit tests of the
-// lowering and to build the GPU tests' Tile-IR kernels.
+// of Tile/Comm ops is first lowered as dslc lowers a kernel
+// (buildDslcPipeline); a module already in the LLVM and NVVM dialects goes
+// straight to LLVM IR (libdevice linked, -O3), PTX and a cubin. Used by the lit
+// tests of the lowering and to build the GPU tests' Tile-IR kernels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,9 +52,8 @@ int fail(const llvm::Twine &message) {
 
 bool write(llvm::StringRef bytes, bool binary) {
   std::error_code ec;
-  llvm::ToolOutputFile file(output, ec,
-                            binary ? llvm::sys::fs::OF_None
-                                   : llvm::sys::fs::OF_Text);
+  llvm::ToolOutputFile file(
+      output, ec, binary ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_Text);
   if (ec) {
     fail("cannot write '" + output + "': " + ec.message());
     return false;
@@ -88,9 +87,8 @@ int main(int argc, char **argv) {
     return 1;
 
   bool tileIR = false;
-  module->walk([&](mlir::func::FuncOp f) {
-    tileIR |= f->hasAttr(tile::kKernelAttr);
-  });
+  module->walk(
+      [&](mlir::func::FuncOp f) { tileIR |= f->hasAttr(tile::kKernelAttr); });
   if (tileIR) {
     mlir::PassManager pm(&ctx);
     buildDslcPipeline(pm, DslcPipelineOptions());
@@ -98,8 +96,7 @@ int main(int argc, char **argv) {
       return 1;
   }
   // The ABI list is for the metadata, which this tool does not write.
-  module->walk(
-      [](mlir::LLVM::LLVMFuncOp f) { f->removeAttr(tile::kAbiAttr); });
+  module->walk([](mlir::LLVM::LLVMFuncOp f) { f->removeAttr(tile::kAbiAttr); });
 
   TargetRequest request;
   request.arch = *gpuArch;

@@ -9,12 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Driver/DriverOptions.h"
 #include "compiler/Frontend/ASTPrinter.h"
 #include "compiler/Frontend/CompilerStack.h"
 #include "compiler/Frontend/Parser.h"
 #include "compiler/Pipeline/Backend.h"
 #include "contract/AtomicFile.h"
-#include "compiler/Driver/DriverOptions.h"
 
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/InitLLVM.h"

@@ -68,8 +68,7 @@ TEST_CASE("driver options: every problem is one message", "[driver]") {
         "--config and --config-from-cache both give the config; use one");
   RawOptions config = compile();
   config.config = "[1]";
-  CHECK(problem(config) ==
-        "--config expects a JSON object ('{...}') or @FILE");
+  CHECK(problem(config) == "--config expects a JSON object ('{...}') or @FILE");
 }
 
 TEST_CASE("driver options: --simulate", "[driver]") {

@@ -18,8 +18,7 @@ TEST_CASE("a bf16 tile of 8192 over 1024 threads: one 16-byte piece each",
   CHECK(l.perThread() == 8);
 }
 
-TEST_CASE("fewer threads take several pieces, ordered [o][c][v]",
-          "[layout]") {
+TEST_CASE("fewer threads take several pieces, ordered [o][c][v]", "[layout]") {
   TileLayout l = TileLayout::get({8192}, 128, 8, 128);
   CHECK(l.chunks == 8);
   CHECK(l.perThread() == 64);
@@ -193,8 +192,8 @@ namespace {
 
 /// The row-major element index of `shape` that position `p` of the
 /// per-thread vector holds in thread (lane, group), or nullopt for padding.
-std::optional<int64_t> heldElement(const TileLayout &l, int64_t p,
-                                   int64_t lane, int64_t group) {
+std::optional<int64_t> heldElement(const TileLayout &l, int64_t p, int64_t lane,
+                                   int64_t group) {
   int64_t v = p % l.vec, c = p / l.vec % l.chunks, o = p / l.vec / l.chunks;
   std::optional<int64_t> row = l.row(o, group);
   int64_t column = l.innerIndex(c, lane, v);

@@ -18,8 +18,8 @@ __device__ __forceinline__ uint64_t globalTimer() {
 __device__ __noinline__ void timeoutTrap(DslcErrorRecord *err, uint32_t line,
                                          int64_t slot, int64_t expected,
                                          int64_t seen, const void *addr) {
-  if (err && atomicCAS(&err->status, 0u, (unsigned)DSLC_RECORD_WAIT_TIMEOUT) ==
-                 0u) {
+  if (err &&
+      atomicCAS(&err->status, 0u, (unsigned)DSLC_RECORD_WAIT_TIMEOUT) == 0u) {
     err->line = line;
     err->column = 1;
     err->cta = blockIdx.x;
@@ -74,8 +74,8 @@ __device__ __forceinline__ void casSpin(int32_t *p, int32_t from, int32_t to,
                                         int64_t slot) {
   uint64_t start = 0;
   for (uint32_t it = 0;; ++it) {
-    int32_t old = release ? casReleaseSys(p, from, to)
-                          : casAcquireSys(p, from, to);
+    int32_t old =
+        release ? casReleaseSys(p, from, to) : casAcquireSys(p, from, to);
     if (old == from)
       return;
     if (timeoutNs > 0 && (it & 63) == 0) {

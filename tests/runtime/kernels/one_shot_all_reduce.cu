@@ -20,16 +20,13 @@ constexpr int kThreads = 1024;
 constexpr int kPerThread = kBlock / kThreads; // 8 bf16 = 16 bytes
 
 extern "C" __global__ void __launch_bounds__(kThreads)
-    one_shot_all_reduce_kernel(const uint64_t *signal_pad_addrs,
-                               int64_t signal_pad_addrs_size0,
-                               int32_t *local_signal_pad,
-                               int64_t local_signal_pad_size0,
-                               int64_t local_signal_pad_size1,
-                               const __nv_bfloat16 *a_shared,
-                               const uint64_t *a_shared_peers,
-                               int64_t a_shared_size0, __nv_bfloat16 *out,
-                               int64_t out_size0, int64_t timeout_ns,
-                               DslcErrorRecord *err, void *state) {
+    one_shot_all_reduce_kernel(
+        const uint64_t *signal_pad_addrs, int64_t signal_pad_addrs_size0,
+        int32_t *local_signal_pad, int64_t local_signal_pad_size0,
+        int64_t local_signal_pad_size1, const __nv_bfloat16 *a_shared,
+        const uint64_t *a_shared_peers, int64_t a_shared_size0,
+        __nv_bfloat16 *out, int64_t out_size0, int64_t timeout_ns,
+        DslcErrorRecord *err, void *state) {
   (void)signal_pad_addrs_size0;
   (void)local_signal_pad_size0;
   (void)out_size0;
@@ -44,14 +41,14 @@ extern "C" __global__ void __launch_bounds__(kThreads)
       int32_t *peerPad =
           reinterpret_cast<int32_t *>(signal_pad_addrs[threadIdx.x]);
       int64_t slot = tile * padStride + MY_RANK;
-      casSpin(peerPad + slot, 0, 1, /*release=*/true, timeout_ns, err,
-              __LINE__, slot);
+      casSpin(peerPad + slot, 0, 1, /*release=*/true, timeout_ns, err, __LINE__,
+              slot);
     }
     // hl.wait(local_signal_pad, [tile, world], signal=1, update=0)
     if (threadIdx.x < WORLD_SIZE) {
       int64_t slot = tile * padStride + threadIdx.x;
-      casSpin(local_signal_pad + slot, 1, 0, /*release=*/false, timeout_ns,
-              err, __LINE__, slot);
+      casSpin(local_signal_pad + slot, 1, 0, /*release=*/false, timeout_ns, err,
+              __LINE__, slot);
     }
     __syncthreads();
     // acc = sum over peers of a[tile] (bf16 accumulation, rank order)
@@ -69,7 +66,8 @@ extern "C" __global__ void __launch_bounds__(kThreads)
         const __nv_bfloat16 *e = reinterpret_cast<const __nv_bfloat16 *>(&v);
 #pragma unroll
         for (int j = 0; j < kPerThread; ++j)
-          acc[j] = __bfloat162float(__float2bfloat16(acc[j] + __bfloat162float(e[j])));
+          acc[j] = __bfloat162float(
+              __float2bfloat16(acc[j] + __bfloat162float(e[j])));
       }
       uint4 o;
       __nv_bfloat16 *oe = reinterpret_cast<__nv_bfloat16 *>(&o);
@@ -83,7 +81,8 @@ extern "C" __global__ void __launch_bounds__(kThreads)
         for (int p = 0; p < WORLD_SIZE; ++p) {
           const __nv_bfloat16 *src =
               reinterpret_cast<const __nv_bfloat16 *>(a_shared_peers[p]);
-          acc = __bfloat162float(__float2bfloat16(acc + __bfloat162float(src[i])));
+          acc = __bfloat162float(
+              __float2bfloat16(acc + __bfloat162float(src[i])));
         }
         out[i] = __float2bfloat16(acc);
       }

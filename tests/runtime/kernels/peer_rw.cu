@@ -6,13 +6,11 @@
 
 #include "runtime/ErrorRecord.h"
 
-extern "C" __global__ void peer_rw_kernel(const int32_t *buf,
-                                          const uint64_t *buf_peers,
-                                          int64_t buf_size0, int64_t buf_size1,
-                                          int64_t rank, int64_t world,
-                                          int32_t *out, int64_t out_size0,
-                                          int64_t timeout_ns,
-                                          DslcErrorRecord *err, void *state) {
+extern "C" __global__ void
+peer_rw_kernel(const int32_t *buf, const uint64_t *buf_peers, int64_t buf_size0,
+               int64_t buf_size1, int64_t rank, int64_t world, int32_t *out,
+               int64_t out_size0, int64_t timeout_ns, DslcErrorRecord *err,
+               void *state) {
   (void)buf;
   (void)buf_size0;
   (void)out_size0;

@@ -8,10 +8,11 @@
 
 using namespace dslc_test;
 
-extern "C" __global__ void signal_wait_kernel(
-    const uint64_t *pad_addrs, int64_t pad_addrs_size0, uint32_t *local_pad,
-    int64_t local_pad_size0, int64_t rank, int64_t rounds, int64_t silent_rank,
-    int64_t timeout_ns, DslcErrorRecord *err, void *state) {
+extern "C" __global__ void
+signal_wait_kernel(const uint64_t *pad_addrs, int64_t pad_addrs_size0,
+                   uint32_t *local_pad, int64_t local_pad_size0, int64_t rank,
+                   int64_t rounds, int64_t silent_rank, int64_t timeout_ns,
+                   DslcErrorRecord *err, void *state) {
   const int world = static_cast<int>(pad_addrs_size0);
   (void)local_pad_size0;
   uint32_t *epochPtr = static_cast<uint32_t *>(state);

@@ -138,21 +138,21 @@ TEST_CASE("kernel plan: symm_mem_sync's implicit pad is allocated and its "
   // parameters").
   json implicitPad = pad("signal_pad_ptrs.pad");
   implicitPad["implicit"] = true;
-  KernelMetadata md = makeMd(
-      "one_shot_allreduce_bias_rmsnorm_kernel",
-      json::array(
-          {symmetric(tensor("symm_mem_buffer", "inout", "bfloat16", 2,
-                            "readwrite")),
-           tensor("x", "input", "bfloat16", 2, "read"),
-           tensor("bias", "input", "bfloat16", 1, "read"),
-           tensor("weight", "input", "bfloat16", 1, "read"),
-           table("signal_pad_ptrs", "signal_pad_ptrs.pad"), implicitPad}),
-      json::parse(R"([{"name": "output", "dtype": "bfloat16", "rank": 2,
+  KernelMetadata md =
+      makeMd("one_shot_allreduce_bias_rmsnorm_kernel",
+             json::array({symmetric(tensor("symm_mem_buffer", "inout",
+                                           "bfloat16", 2, "readwrite")),
+                          tensor("x", "input", "bfloat16", 2, "read"),
+                          tensor("bias", "input", "bfloat16", 1, "read"),
+                          tensor("weight", "input", "bfloat16", 1, "read"),
+                          table("signal_pad_ptrs", "signal_pad_ptrs.pad"),
+                          implicitPad}),
+             json::parse(R"([{"name": "output", "dtype": "bfloat16", "rank": 2,
                        "like": "x"}])"),
-      json::parse(R"({"param": "x", "dim": 0})"), 8);
-  KernelPlan p = planKernel(md, 4,
-                            spec({"symm_mem_buffer=24x512", "x=24x512",
-                                  "bias=512", "weight=512"}));
+             json::parse(R"({"param": "x", "dim": 0})"), 8);
+  KernelPlan p = planKernel(
+      md, 4,
+      spec({"symm_mem_buffer=24x512", "x=24x512", "bias=512", "weight=512"}));
   const PlannedArg &padArg = p.args[p.find("signal_pad_ptrs.pad")];
   CHECK(p.tiles == 3);
   CHECK(padArg.shape == std::vector<int64_t>{3, 4});
@@ -190,11 +190,11 @@ TEST_CASE("kernel plan: every problem is listed in one error", "[harness]") {
                             spec({"x=4x8192", "residual=4x8192", "weight=8192",
                                   "out=4x8192", "residual_out=4x8192"}));
   CHECK(d.args[d.find("eps")].scalar == 1e-5);
-  KernelPlan given = planKernel(
-      withDefault, 2,
-      spec({"x=4x8192", "residual=4x8192", "weight=8192", "out=4x8192",
-            "residual_out=4x8192"},
-           {"eps=0.25"}));
+  KernelPlan given =
+      planKernel(withDefault, 2,
+                 spec({"x=4x8192", "residual=4x8192", "weight=8192",
+                       "out=4x8192", "residual_out=4x8192"},
+                      {"eps=0.25"}));
   CHECK(given.args[given.find("eps")].scalar == 0.25);
   KernelMetadata n =
       makeMd("k",

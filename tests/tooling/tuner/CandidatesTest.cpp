@@ -111,13 +111,13 @@ TEST_CASE("dslc argument vectors", "[tuner]") {
       dslcCompile("/b/dslc", "ex 1.py", "k", 1, 2, &c, "a=float32[1]",
                   "/o/k.r1.cubin", {"--x=y"})
           .argv();
-  CHECK(argv == std::vector<std::string>{
-                    "/b/dslc", "ex 1.py", "-k", "k", "--rank", "1",
-                    "--world-size", "2", "--emit=cubin", "-o", "/o/k.r1.cubin",
-                    "--config",
-                    "{\"block_sizes\":[2048],\"num_warps\":8,"
-                    "\"tunables\":{\"unroll\":4}}",
-                    "--signature", "a=float32[1]", "--x=y"});
+  CHECK(argv ==
+        std::vector<std::string>{"/b/dslc", "ex 1.py", "-k", "k", "--rank", "1",
+                                 "--world-size", "2", "--emit=cubin", "-o",
+                                 "/o/k.r1.cubin", "--config",
+                                 "{\"block_sizes\":[2048],\"num_warps\":8,"
+                                 "\"tunables\":{\"unroll\":4}}",
+                                 "--signature", "a=float32[1]", "--x=y"});
 }
 
 TEST_CASE("cache keys of kernels and sets", "[tuner]") {

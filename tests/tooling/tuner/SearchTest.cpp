@@ -100,8 +100,7 @@ TEST_CASE("kernel space: invalid points are left out", "[tuner]") {
   CHECK_FALSE(s.valid({99, 0, 0}));
 }
 
-TEST_CASE("kernel space: left-out points are counted by reason",
-          "[tuner]") {
+TEST_CASE("kernel space: left-out points are counted by reason", "[tuner]") {
   KernelSpace s("k", llTunables());
   size_t all = 1, dropped = 0;
   for (const Dimension &d : s.dims())

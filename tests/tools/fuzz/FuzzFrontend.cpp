@@ -361,7 +361,7 @@ int main(int argc, char **argv) {
   ss.ss_size = altStack.size();
   sigaltstack(&ss, nullptr);
   for (int sig : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGALRM}) {
-    struct sigaction sa {};
+    struct sigaction sa{};
     sa.sa_handler = onFatalSignal;
     sa.sa_flags = SA_ONSTACK;
     sigaction(sig, &sa, nullptr);

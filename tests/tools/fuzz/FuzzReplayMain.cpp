@@ -1,4 +1,5 @@
-//===- FuzzReplayMain.cpp - Runs a fuzz target over files, without libFuzzer ===//
+//===- FuzzReplayMain.cpp - Runs a fuzz target over files, without libFuzzer
+//===//
 //
 // fuzz-*-replay PATH... runs LLVMFuzzerTestOneInput once on every file
 // under the PATHs (directories recursively), in sorted order: the checked-in
@@ -49,9 +50,9 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s\n", p.c_str()); // names the input of a finding
     LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
   }
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                           start)
-                 .count();
+  double s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   std::printf("%zu inputs in %.1f s, no finding\n", files.size(), s);
   return files.empty() ? 1 : 0;
 }

@@ -1,4 +1,5 @@
-//===- FuzzTargetFrontend.cpp - libFuzzer target: lexer, parser, printer ---===//
+//===- FuzzTargetFrontend.cpp - libFuzzer target: lexer, parser, printer
+//---===//
 //
 // LLVMFuzzerTestOneInput for coverage-guided fuzzing of the frontend: the
 // input is a source file; it is lexed, parsed, its diagnostics formatted and
@@ -31,9 +32,8 @@ namespace {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   SourceManager sm;
-  uint32_t id =
-      sm.addBuffer("fuzz.py", std::string(reinterpret_cast<const char *>(data),
-                                          size));
+  uint32_t id = sm.addBuffer(
+      "fuzz.py", std::string(reinterpret_cast<const char *>(data), size));
   std::ostringstream printed;
   DiagnosticEngine diags(sm, &printed);
   std::unique_ptr<ast::Module> module = parseFile(sm, id, diags);
@@ -53,8 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         d.range.begin.offset > buffer->getText().size())
       finding("diagnostic outside the file: " + diags.format(d));
   }
-  if (diags.hasErrors() &&
-      printed.str().find("error: ") == std::string::npos)
+  if (diags.hasErrors() && printed.str().find("error: ") == std::string::npos)
     finding("errors counted but none printed");
   return 0;
 }

@@ -74,9 +74,8 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 
 static int compileInput(const uint8_t *data, size_t size) {
   SourceManager sm;
-  uint32_t id =
-      sm.addBuffer("fuzz.py", std::string(reinterpret_cast<const char *>(data),
-                                          size));
+  uint32_t id = sm.addBuffer(
+      "fuzz.py", std::string(reinterpret_cast<const char *>(data), size));
   DiagnosticEngine parseDiags(sm, nullptr);
   std::unique_ptr<ast::Module> module = parseFile(sm, id, parseDiags);
   if (!module || parseDiags.hasErrors())
