@@ -64,6 +64,7 @@ namespace dslc {
   X(RBracket, "]")                                                             \
   X(LBrace, "{")                                                               \
   X(RBrace, "}")                                                               \
+  X(Comma, ",")                                                                \
   X(Colon, ":")                                                                \
   X(Dot, ".")                                                                  \
   X(Semi, ";")                                                                 \
@@ -72,6 +73,7 @@ namespace dslc {
   X(Arrow, "->")                                                               \
   X(Ellipsis, "...")                                                           \
   X(Walrus, ":=")                                                              \
+  X(Plus, "+")                                                                 \
   X(Minus, "-")                                                                \
   X(Star, "*")                                                                 \
   X(Slash, "/")                                                                \
@@ -83,6 +85,7 @@ namespace dslc {
   X(Caret, "^")                                                                \
   X(Tilde, "~")                                                                \
   X(LShift, "<<")                                                              \
+  X(RShift, ">>")                                                              \
   X(Less, "<")                                                                 \
   X(Greater, ">")                                                              \
   X(LessEqual, "<=")                                                           \
