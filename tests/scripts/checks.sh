@@ -2,7 +2,8 @@
 # The CI checks catch what they are for (ctest `ci-checks-detect`): a file
 # that drifts from .clang-format fails scripts/check-format.sh, a comment or
 # doc citing a file that does not exist fails scripts/check-citations.py,
-# and their clean counterparts pass.
+# a warning fails a -Werror compile (which scripts/test.sh configures), and
+# their clean counterparts pass.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
@@ -50,5 +51,15 @@ if grep -q "not-a-citation" "$tmp/out"; then
   echo "FAIL: a string literal in code was read as a citation"
   failures=$((failures + 1))
 fi
+# Warnings: CI's configure turns them into errors, and a warning then
+# fails the compile (the flags LLVM's build gives every own target).
+grep -q -- "-DDSLC_WERROR=ON" "$root/scripts/test.sh" ||
+  { echo "FAIL: scripts/test.sh does not configure -DDSLC_WERROR=ON"; failures=$((failures + 1)); }
+printf 'int f(int x) { int unused = x; return 0; }\n' >"$tmp/warn.cpp"
+CXX=${CXX:-c++}
+expect 1 "a warning fails the compile under -Wall -Wextra -Werror" \
+  "$CXX" -Wall -Wextra -Werror -fsyntax-only "$tmp/warn.cpp"
+expect 0 "the same file compiles without -Werror" \
+  "$CXX" -Wall -Wextra -fsyntax-only "$tmp/warn.cpp"
 [ "$failures" = 0 ] && echo "all CI checks detect what they are for"
 exit $((failures > 0))
