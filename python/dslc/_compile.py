@@ -298,28 +298,40 @@ def is_tuned(source, world, dtype, n):
                                   source.sha256, world, dtype, n)
 
 
+def _tuning_tools():
+    """(tuner, dslc): both must run on this machine to autotune."""
+    tuner, dslc = _locate.tuner(), _locate.compiler()
+    if tuner is None or dslc is None:
+        raise RuntimeNotFoundError(
+            f"dslc: autotune needs the tuner and dslc binaries "
+            f"({_locate.searched()})")
+    return tuner, dslc
+
+
+def _run_tuner(source, argv, what, log):
+    """Runs the tuner; its messages, in the user's paths, on failure."""
+    if log:
+        log(" ".join(argv))
+    p = subprocess.run(argv, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise CompileError(
+            f"dslc: tuning {source.name} {what} failed (exit "
+            f"{p.returncode}):\n"
+            f"{source.map_paths((p.stderr + p.stdout).strip())}")
+
+
 def autotune(source, collective, world, dtype, n, log=None):
     """Runs the tuner for this kernel at size n (every rank of the job runs
     it: the tuner's own multi-process mode, joined through the job's
     environment), unless the tuning cache already has the size's bucket."""
     if is_tuned(source, world, dtype, n):
         return
-    tuner, dslc = _locate.tuner(), _locate.compiler()
-    if tuner is None or dslc is None:
-        raise RuntimeNotFoundError(
-            f"dslc: autotune needs the tuner and dslc binaries "
-            f"({_locate.searched()})")
+    tuner, dslc = _tuning_tools()
     argv = [tuner, "--dsl", source.path, "-k", source.name, "--collective",
             collective, "--world-size", str(world), "--dtype", dtype,
             "--sizes", str(n), "--dslc", dslc,
             "--cache-dir", _locate.cache_dir(), "--quiet"]
-    if log:
-        log(" ".join(argv))
-    p = subprocess.run(argv, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise CompileError(
-            f"dslc: tuning {source.name} at size {n} failed (exit "
-            f"{p.returncode}):\n{source.map_paths((p.stderr + p.stdout).strip())}")
+    _run_tuner(source, argv, f"at size {n}", log)
 
 
 def resolve_reference(source, reference):
@@ -370,11 +382,7 @@ def autotune_with_reference(source, reference, world, dtype, n, *, shapes,
     own annotations."""
     if is_tuned(source, world, dtype, n):
         return
-    tuner, dslc = _locate.tuner(), _locate.compiler()
-    if tuner is None or dslc is None:
-        raise RuntimeNotFoundError(
-            f"dslc: autotune needs the tuner and dslc binaries "
-            f"({_locate.searched()})")
+    tuner, dslc = _tuning_tools()
     if source.path is None:
         raise InvalidArgumentError(
             f"dslc.kernel({source.name}): autotune=True with reference= "
@@ -390,11 +398,4 @@ def autotune_with_reference(source, reference, world, dtype, n, *, shapes,
             f"{k}={v}" for k, v in sorted(signature.items()))]
     for a in extra_args:
         argv.append(f"--kernel-arg={a}")
-    if log:
-        log(" ".join(argv))
-    p = subprocess.run(argv, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise CompileError(
-            f"dslc: tuning {source.name} at its call's shapes failed (exit "
-            f"{p.returncode}):\n"
-            f"{source.map_paths((p.stderr + p.stdout).strip())}")
+    _run_tuner(source, argv, "at its call's shapes", log)

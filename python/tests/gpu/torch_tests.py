@@ -603,20 +603,27 @@ def kernel_ll_fused(c):
     dslc.synchronize()
 
 
+def tuning_tools_run():
+    """Whether dslc and the tuner run here (the GPU machine's build may
+    lack a libLLVM they link)."""
+    import subprocess
+    from dslc import _locate
+    for t in (_locate.compiler(), _locate.tuner()):
+        try:
+            if t is None or subprocess.run(
+                    [t, "--help"], capture_output=True).returncode not in (
+                        0, 1, 2):
+                return False
+        except OSError:
+            return False
+    return True
+
+
 @case
 def autotune(c):
-    import subprocess
     import torch
-    from dslc import _locate
-    tools = [_locate.compiler(), _locate.tuner()]
-    for t in tools:
-        try:
-            ok = t is not None and subprocess.run(
-                [t, "--help"], capture_output=True).returncode in (0, 1, 2)
-        except OSError:
-            ok = False
-        if not ok:
-            return "SKIP: needs a dslc and a tuner that run on this machine"
+    if not tuning_tools_run():
+        return "SKIP: needs a dslc and a tuner that run on this machine"
     k = dslc.kernel(LL_ONE_SHOT, autotune=True, collective="all_reduce")
     n = 4096
     x = rand(n, torch.bfloat16, 9 + c.rank)
@@ -630,19 +637,11 @@ def user_kernel_autotune(c):
     """Issue 25: any kernel tuned from Python (the tuner's any-kernel mode
     against its DSL reference, at this call's shapes), then one custom op
     under torch.compile(fullgraph=True), checked against torch."""
-    import subprocess
     import torch
-    from dslc import _locate
     if c.world != 1:
         return "SKIP: the reference is written for one rank's data"
-    for t in (_locate.compiler(), _locate.tuner()):
-        try:
-            ok = t is not None and subprocess.run(
-                [t, "--help"], capture_output=True).returncode in (0, 1, 2)
-        except OSError:
-            ok = False
-        if not ok:
-            return "SKIP: needs a dslc and a tuner that run on this machine"
+    if not tuning_tools_run():
+        return "SKIP: needs a dslc and a tuner that run on this machine"
     path = os.path.join(REPO, "tests", "examples", "Inputs",
                         "silu_gate_scale.py")
     k = dslc.kernel(path, "silu_gate_scale", autotune=True,
