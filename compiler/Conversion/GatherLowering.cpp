@@ -211,22 +211,21 @@ LLVM::AtomicBinOp atomicBinOp(tile::AtomicKind kind, Type element) {
   llvm_unreachable("unknown atomic kind");
 }
 
-LLVM::AtomicOrdering atomicOrdering(tile::AtomicSem sem) {
-  switch (sem) {
-  case tile::AtomicSem::relaxed:
-    return LLVM::AtomicOrdering::monotonic;
-  case tile::AtomicSem::acquire:
-    return LLVM::AtomicOrdering::acquire;
-  case tile::AtomicSem::release:
-    return LLVM::AtomicOrdering::release;
-  case tile::AtomicSem::acq_rel:
-    return LLVM::AtomicOrdering::acq_rel;
-  }
-  llvm_unreachable("unknown atomic ordering");
+/// Whether a tile.atomic of `sem` orders this thread's earlier accesses
+/// before it (release) / its later accesses after it (acquire).
+bool releases(tile::AtomicSem sem) {
+  return sem == tile::AtomicSem::release || sem == tile::AtomicSem::acq_rel;
+}
+bool acquires(tile::AtomicSem sem) {
+  return sem == tile::AtomicSem::acquire || sem == tile::AtomicSem::acq_rel;
 }
 
-/// tile.atomic: per element this thread holds, one atomicrmw (at GPU
-/// scope) where the element is in bounds and unmasked.
+/// tile.atomic: per element this thread holds, one relaxed atomicrmw (at
+/// GPU scope) where the element is in bounds and unmasked; a release is a
+/// GPU-scope fence before them, an acquire one after them (the PTX memory
+/// model's release and acquire patterns). An ordered atomicrmw would not
+/// do: llc 22 drops the ordering of atomicrmw add/max/... and emits a
+/// plain relaxed `atom.global.add` (docs/compiler.md, "Memory semantics").
 struct AtomicOpLowering : TilePattern<tile::AtomicOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -240,17 +239,24 @@ struct AtomicOpLowering : TilePattern<tile::AtomicOp> {
         rewriter, loc, info, tile, adaptor.getRef(), adaptor.getIndices(),
         adaptor.getMask(), lower::memoryType(element), /*writes=*/true);
     LLVM::AtomicBinOp bin = atomicBinOp(op.getKind(), element);
-    LLVM::AtomicOrdering ordering = atomicOrdering(op.getSem());
+    auto fence = [&](LLVM::AtomicOrdering ordering) {
+      LLVM::FenceOp::create(rewriter, loc, ordering, StringRef("device"));
+    };
+    if (releases(op.getSem()))
+      fence(LLVM::AtomicOrdering::release);
     for (auto [p, ok] : llvm::enumerate(a.ok)) {
       Value x = vector::ExtractOp::create(rewriter, loc, value,
                                           ArrayRef<int64_t>{int64_t(p)});
       Value address = a.address[p];
       scf::IfOp::create(rewriter, loc, ok, [&](OpBuilder &b, Location loc) {
-        LLVM::AtomicRMWOp::create(b, loc, bin, address, x, ordering,
+        LLVM::AtomicRMWOp::create(b, loc, bin, address, x,
+                                  LLVM::AtomicOrdering::monotonic,
                                   /*syncscope=*/StringRef("device"));
         scf::YieldOp::create(b, loc);
       });
     }
+    if (acquires(op.getSem()))
+      fence(LLVM::AtomicOrdering::acquire);
     rewriter.eraseOp(op);
     return success();
   }

@@ -107,15 +107,20 @@ func.func @gather_scatter(%x: !tile.ref<f32, 1> {tile.role = #tile.role<inout>},
 
 // -----
 
-// tile.atomic: the scatter's conditions, then one llvm.atomicrmw per
-// element the thread holds (fadd of floats, max of integers) at device
-// scope with the op's ordering.
+// tile.atomic: the scatter's conditions, then one relaxed llvm.atomicrmw
+// per element the thread holds (fadd of floats, max of integers) at device
+// scope; the op's ordering is device-scope fences around them (release
+// before, acquire after), which llc keeps where it drops an atomicrmw's.
 
 // CHECK-LABEL: func.func @atomics(
 // CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : i64
+// CHECK-NOT: llvm.fence
 // CHECK: scf.if %{{.*}} {
 // CHECK: llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr<1>, f32
-// CHECK: llvm.atomicrmw max %{{.*}}, %{{.*}} syncscope("device") acq_rel : !llvm.ptr<1>, i32
+// CHECK-NOT: llvm.fence
+// CHECK: llvm.fence syncscope("device") release
+// CHECK: llvm.atomicrmw max %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr<1>, i32
+// CHECK: llvm.fence syncscope("device") acquire
 func.func @atomics(%x: !tile.ref<f32, 1> {tile.role = #tile.role<inout>}, %y: !tile.ref<i32, 1> {tile.role = #tile.role<inout>}, %i: !tile.ref<i64, 1> {tile.role = #tile.role<input>})
     attributes {tile.kernel, tile.num_warps = 1 : i64, tile.arg_names = ["x", "y", "i"]} {
   %c0 = arith.constant 0 : index
