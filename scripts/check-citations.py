@@ -30,9 +30,10 @@ PLACEHOLDER = re.compile(r"(^|/)(FILE|NAME|OUT|K|KERNEL|DIR|PATH|BUILD|"
 
 
 def tracked_files(root):
+    """Every file git tracks under `root` (one `git ls-files`)."""
     out = subprocess.run(["git", "-C", root, "ls-files"], check=True,
                          capture_output=True, text=True).stdout
-    return [f for f in out.splitlines() if SCANNED.search(f)]
+    return out.splitlines()
 
 
 def external_prefixes(root):
@@ -111,9 +112,8 @@ def main():
     ap.add_argument("files", nargs="*")
     args = ap.parse_args()
     root = os.path.abspath(args.root)
-    files = args.files or tracked_files(root)
-    tracked = subprocess.run(["git", "-C", root, "ls-files"], check=True,
-                             capture_output=True, text=True).stdout.split()
+    tracked = tracked_files(root)
+    files = args.files or [f for f in tracked if SCANNED.search(f)]
     dangling = check(root, files, external_prefixes(root), tracked)
     for d in dangling:
         print(f"check-citations: {d} does not exist")

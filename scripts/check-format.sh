@@ -24,13 +24,13 @@ if [ "$fix" = 1 ]; then
   "$CLANG_FORMAT" -i --style=file "${files[@]}"
   exit 0
 fi
-bad=()
-for f in "${files[@]}"; do
-  if ! out=$("$CLANG_FORMAT" --dry-run --Werror --style=file "$f" 2>&1); then
-    bad+=("$f")
-    [ ${#bad[@]} -le 3 ] && printf '%s\n' "$out" | head -20 >&2
-  fi
-done
+# One clang-format run over every file; its diagnostics name each
+# drifting file (FILE:LINE:COL: error: code should be clang-formatted).
+out=$("$CLANG_FORMAT" --dry-run --Werror --style=file "${files[@]}" 2>&1) || true
+mapfile -t bad < <(printf '%s\n' "$out" |
+  sed -n 's/^\(.*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' |
+  awk '!seen[$0]++')
+[ ${#bad[@]} -gt 0 ] && printf '%s\n' "$out" | head -40 >&2
 if [ ${#bad[@]} -gt 0 ]; then
   echo "check-format: ${#bad[@]} of ${#files[@]} file(s) drift from .clang-format:" >&2
   printf '  %s\n' "${bad[@]}" >&2
