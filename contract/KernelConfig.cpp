@@ -142,12 +142,13 @@ std::string KernelConfig::toJson(bool forCompiler) const {
   return detail::configToJson(*this, forCompiler).dump();
 }
 
+static Expected<ConfigReading> readConfig(const std::string &text,
+                                          const std::string &prefix);
+
 Expected<KernelConfig> KernelConfig::fromJson(const std::string &text) {
-  Expected<ConfigReading> r = readConfig(text);
+  Expected<ConfigReading> r = readConfig(text, "config: ");
   if (!r)
-    return Failure{r.error().rfind("config '", 0) == 0
-                       ? r.error()
-                       : "config: " + r.error()};
+    return Failure{r.error()};
   return std::move(r->config);
 }
 
@@ -198,14 +199,17 @@ std::string honouredConfigKeys() {
   return list;
 }
 
-Expected<ConfigReading> readConfig(const std::string &text) {
+/// The one reader; `prefix` starts the messages about fields (fromJson's
+/// "config: "), not the one about the text.
+static Expected<ConfigReading> readConfig(const std::string &text,
+                                          const std::string &prefix) {
   detail::json j =
       detail::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded())
     return Failure{"config '" + text + "' is not valid JSON"};
   ConfigReading reading;
   try {
-    reading.config = detail::FieldReader("").config(j, "");
+    reading.config = detail::FieldReader(prefix).config(j, "");
   } catch (const detail::ReadError &e) {
     return Failure{e.message};
   }
@@ -215,6 +219,10 @@ Expected<ConfigReading> readConfig(const std::string &text) {
       reading.ignoredKeys.push_back(it.key());
   }
   return reading;
+}
+
+Expected<ConfigReading> readConfig(const std::string &text) {
+  return readConfig(text, "");
 }
 
 std::string KernelConfig::brief() const {
