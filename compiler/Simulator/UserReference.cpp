@@ -40,6 +40,20 @@ int argNamed(const Binding &binding, const std::string &name) {
   return -1;
 }
 
+/// The checked kernel's one tensor output, which a reference's one output
+/// stands for whatever either calls it; -1 unless there is exactly one.
+int loneOutput(const Binding &binding) {
+  int found = -1;
+  for (size_t j = 0; j < binding.args.size(); ++j)
+    if (binding.args[j].kind == ArgBinding::Kind::Tensor &&
+        binding.args[j].role == Role::Output) {
+      if (found >= 0)
+        return -1;
+      found = int(j);
+    }
+  return found;
+}
+
 std::string namesWithRole(const Binding &binding, Role role) {
   std::string s;
   for (const ArgBinding &a : binding.args)
@@ -107,19 +121,13 @@ UserReference::load(MLIRContext &ctx, const std::string &spec,
   // output takes its variable's name, `out_flat`, the reference's
   // parameter may say `out`): one parameter no kernel argument names, and
   // one output, are the pair bindParams binds too.
-  int loneOutput = -1, outputs = 0, unnamed = 0;
-  for (size_t j = 0; j < binding.args.size(); ++j)
-    if (binding.args[j].kind == ArgBinding::Kind::Tensor &&
-        binding.args[j].role == Role::Output) {
-      ++outputs;
-      loneOutput = int(j);
-    }
+  int unnamed = 0;
   for (const ast::Param &p : fn->getParams())
     unnamed += argNamed(binding, p.name) < 0;
   for (const ast::Param &p : fn->getParams()) {
     int k = argNamed(binding, p.name);
-    if (k < 0 && outputs == 1 && unnamed == 1)
-      k = loneOutput;
+    if (k < 0 && unnamed == 1)
+      k = loneOutput(binding);
     if (k < 0 || binding.args[k].kind != ArgBinding::Kind::Tensor ||
         (binding.args[k].role != Role::Input &&
          binding.args[k].role != Role::Output))
@@ -179,10 +187,7 @@ bool UserReference::bindParams(const Binding &binding, std::string &error) {
   func.walk([&](tile::StoreOp store) {
     written.insert(tile::viewedTensor(store.getRef()));
   });
-  int kernelOutputs = 0, refOutputs = 0;
-  for (const ArgBinding &a : binding.args)
-    kernelOutputs +=
-        a.kind == ArgBinding::Kind::Tensor && a.role == Role::Output;
+  int refOutputs = 0;
   for (BlockArgument arg : entry.getArguments())
     refOutputs += written.count(arg);
   std::string head = "the reference '" + spec + "': ";
@@ -208,11 +213,8 @@ bool UserReference::bindParams(const Binding &binding, std::string &error) {
       continue;
     }
     bool isOutput = written.count(arg);
-    if (kk < 0 && isOutput && kernelOutputs == 1 && refOutputs == 1)
-      for (size_t j = 0; j < binding.args.size(); ++j)
-        if (binding.args[j].kind == ArgBinding::Kind::Tensor &&
-            binding.args[j].role == Role::Output)
-          kk = int(j);
+    if (kk < 0 && isOutput && refOutputs == 1)
+      kk = loneOutput(binding);
     Role want = isOutput ? Role::Output : Role::Input;
     if (kk < 0 || binding.args[kk].kind != ArgBinding::Kind::Tensor ||
         binding.args[kk].role != want) {
