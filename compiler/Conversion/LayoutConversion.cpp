@@ -404,11 +404,17 @@ Value loadStrided(OpBuilder &b, Location loc, const KernelInfo &info,
 Value convertLayout(OpBuilder &b, Location loc, const KernelInfo &info,
                     ArrayRef<int64_t> from, ArrayRef<int64_t> to, Value value,
                     Operation *inModule) {
-  switch (layoutChange(info.layout(from), info.layout(to))) {
+  return convertLayout(b, loc, info, from, info, to, value, inModule);
+}
+
+Value convertLayout(OpBuilder &b, Location loc, const KernelInfo &fromInfo,
+                    ArrayRef<int64_t> from, const KernelInfo &toInfo,
+                    ArrayRef<int64_t> to, Value value, Operation *inModule) {
+  switch (layoutChange(fromInfo.layout(from), toInfo.layout(to))) {
   case LayoutChange::None:
     return value;
   case LayoutChange::Select:
-    return distributeReplicated(b, loc, info, to, value);
+    return distributeReplicated(b, loc, toInfo, to, value);
   case LayoutChange::Shared:
     break;
   }
@@ -421,9 +427,9 @@ Value convertLayout(OpBuilder &b, Location loc, const KernelInfo &info,
     value = arith::ExtUIOp::create(
         b, loc, VectorType::get(valueType.getShape(), memElement), value);
   Value base = sharedWorkspace(b, loc, inModule);
-  storeDistributed(b, loc, info, from, value, base);
+  storeDistributed(b, loc, fromInfo, from, value, base);
   ctaBarrier(b, loc);
-  Value result = loadDistributed(b, loc, info, to, memElement, base);
+  Value result = loadDistributed(b, loc, toInfo, to, memElement, base);
   ctaBarrier(b, loc);
   if (isBool)
     result = arith::TruncIOp::create(

@@ -34,11 +34,25 @@ enum class ErrorStatus : uint32_t {
 struct KernelInfo {
   int64_t threads = 128; ///< Threads per CTA.
   int64_t maxVec = 8;    ///< Elements per 16-byte piece of the narrowest type.
-  /// Threads a row of a tile of rank >= 2 is spread over (TileLayout.h).
+  /// Threads a row of a tile of rank >= 2 is spread over (TileLayout.h),
+  /// unless the tile's shape calls for its own (TileLayout::choose).
   int64_t rowThreads = 128;
 
+  /// Whether a tile may take its own row threads (TileLayout::choose).
+  bool ownLayouts = true;
+
   TileLayout layout(llvm::ArrayRef<int64_t> shape) const {
-    return TileLayout::get(shape, threads, maxVec, rowThreads);
+    if (!ownLayouts)
+      return TileLayout::get(shape, threads, maxVec, rowThreads);
+    return TileLayout::choose(shape, threads, maxVec, rowThreads);
+  }
+  /// This kernel's layouts with every tile of rank >= 2 spread over `p`
+  /// threads a row (a reduction's result in the layout of its input).
+  KernelInfo withRowThreads(int64_t p) const {
+    KernelInfo fixed = *this;
+    fixed.rowThreads = p;
+    fixed.ownLayouts = false;
+    return fixed;
   }
 };
 
@@ -318,6 +332,12 @@ mlir::Value convertLayout(mlir::OpBuilder &b, mlir::Location loc,
                           const KernelInfo &info, llvm::ArrayRef<int64_t> from,
                           llvm::ArrayRef<int64_t> to, mlir::Value value,
                           mlir::Operation *inModule);
+/// The same, from `from` in `fromInfo`'s layout to `to` in `toInfo`'s.
+mlir::Value convertLayout(mlir::OpBuilder &b, mlir::Location loc,
+                          const KernelInfo &fromInfo,
+                          llvm::ArrayRef<int64_t> from,
+                          const KernelInfo &toInfo, llvm::ArrayRef<int64_t> to,
+                          mlir::Value value, mlir::Operation *inModule);
 int64_t gatherSharedBytes(llvm::ArrayRef<int64_t> shape, mlir::Type element);
 /// Stores the per-thread vector `value` (of memory element type) of a tile
 /// of `shape` row-major at `base` (shared memory, 16-byte aligned), one

@@ -389,6 +389,14 @@ SmallVector<int64_t> keptShape(ArrayRef<int64_t> shape, int64_t dim) {
   return kept;
 }
 
+/// The layouts in which a reduction of an input of layout `layout` leaves
+/// its `keptShape`: the input's row threads, unless the reduction went
+/// through the workspace (`dealt`), which reads the kept shape's own layout.
+KernelInfo keptInfo(const KernelInfo &info, const TileLayout &layout,
+                    bool dealt) {
+  return dealt ? info : info.withRowThreads(layout.rowThreads);
+}
+
 struct ReduceOpLowering : TilePattern<tile::ReduceOp> {
   using TilePattern::TilePattern;
 
@@ -409,12 +417,14 @@ struct ReduceOpLowering : TilePattern<tile::ReduceOp> {
     SmallVector<int64_t> kept = keptShape(shape, dim);
 
     Value result;
-    if (dim + 1 < inputType.getRank()) {
-      result = layout.split && dim < layout.dealtDims
-                   ? reduceDealt(rewriter, loc, comb, info, shape, dim, kept,
-                                 input, valid, op)
-                   : reduceLeading(rewriter, loc, comb, layout, shape, dim,
-                                   input, valid);
+    bool dealt =
+        dim + 1 < inputType.getRank() && layout.split && dim < layout.dealtDims;
+    if (dealt) {
+      result = reduceDealt(rewriter, loc, comb, info, shape, dim, kept, input,
+                           valid, op);
+    } else if (dim + 1 < inputType.getRank()) {
+      result =
+          reduceLeading(rewriter, loc, comb, layout, shape, dim, input, valid);
     } else {
       result = reduceLast(rewriter, loc, comb, layout, input, valid, op);
     }
@@ -425,9 +435,10 @@ struct ReduceOpLowering : TilePattern<tile::ReduceOp> {
                                                        ArrayRef<int64_t>{0}));
       return success();
     }
-    rewriter.replaceOp(op, lower::convertLayout(rewriter, loc, info, kept,
-                                                resultTensor.getShape(), result,
-                                                op));
+    rewriter.replaceOp(
+        op,
+        lower::convertLayout(rewriter, loc, keptInfo(info, layout, dealt), kept,
+                             info, resultTensor.getShape(), result, op));
     return success();
   }
 
@@ -476,12 +487,14 @@ int64_t dslc::lower::reduceSharedBytes(Operation *op, const KernelInfo &info) {
   SmallVector<int64_t> kept = keptShape(input.getShape(), dim);
   int64_t bytes = 0;
   // The result's layout, when it differs from that of `kept`.
+  bool dealt =
+      dim + 1 != input.getRank() && layout.split && dim < layout.dealtDims;
   if (auto result = dyn_cast<RankedTensorType>(reduce.getResult().getType()))
-    if (layoutChange(info.layout(kept), info.layout(result.getShape())) ==
-        LayoutChange::Shared)
+    if (layoutChange(keptInfo(info, layout, dealt).layout(kept),
+                     info.layout(result.getShape())) == LayoutChange::Shared)
       bytes = gatherSharedBytes(kept, input.getElementType());
   if (dim + 1 != input.getRank()) {
-    if (layout.split && dim < layout.dealtDims)
+    if (dealt)
       bytes = std::max(
           bytes, gatherSharedBytes(input.getShape(), input.getElementType()));
     return bytes;

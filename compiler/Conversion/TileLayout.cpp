@@ -58,6 +58,18 @@ TileLayout TileLayout::get(llvm::ArrayRef<int64_t> shape, int64_t threads,
   return layout;
 }
 
+TileLayout TileLayout::choose(llvm::ArrayRef<int64_t> shape, int64_t threads,
+                              int64_t maxVec, int64_t kernelRowThreads) {
+  TileLayout kernel = get(shape, threads, maxVec, kernelRowThreads);
+  if (shape.size() < 2 || kernel.perThread() < kOwnLayoutMinElements)
+    return kernel;
+  TileLayout own =
+      get(shape, threads, maxVec, chooseRowThreads({shape}, threads, maxVec));
+  if (own.perThread() * kOwnLayoutFactor <= kernel.perThread())
+    return own;
+  return kernel;
+}
+
 int64_t dslc::chooseRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
                                int64_t threads, int64_t maxVec) {
   int64_t minInner = 0, minRows = 0;
@@ -97,6 +109,10 @@ dslc::broadcastShuffle(const TileLayout &in, const TileLayout &out,
   // pieces: element (c, v) of a row is at (c, v) in both.
   if (!in.replicated && (in.inner != out.inner || in.vec != out.vec ||
                          in.rowThreads != out.rowThreads))
+    return std::nullopt;
+  // Rows dealt over groups of other sizes (a tile with its own row threads,
+  // TileLayout::choose) are held by other threads.
+  if (in.split && in.rowThreads != out.rowThreads)
     return std::nullopt;
   // The input row (row-major over `from`'s leading dimensions) of output
   // row `r`: unit input dimensions take index 0.

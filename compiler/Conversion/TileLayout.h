@@ -23,7 +23,10 @@
 // its tiles of rank >= 2 (KernelInfo::rowThreads): P = T keeps every row
 // across the whole CTA (wide rows); a smaller P spreads narrow rows of a
 // 2-d tile over the groups, so a [64, 64] accumulator takes 32 elements
-// per thread instead of 512.
+// per thread instead of 512. A tile that the kernel's P would leave mostly
+// padding (a [1024, 2] tile next to [2, 1024] ones, whose P of 64 gives it
+// 1024 elements per thread) takes its own P instead (TileLayout::choose);
+// the ops that meet two layouts convert between them.
 //
 // A tile whose last dimension is 1, or a rank-0 tile, is replicated within
 // its group: every lane holds the group's rows (C = V = 1). A reduction
@@ -117,7 +120,22 @@ struct TileLayout {
   /// >= 2 are spread over `rowThreads` threads (a divisor of `threads`).
   static TileLayout get(llvm::ArrayRef<int64_t> shape, int64_t threads,
                         int64_t maxVec, int64_t rowThreads);
+
+  /// The layout of a tile of `shape` in a kernel whose tiles of rank >= 2
+  /// spread their rows over `kernelRowThreads` threads: that layout, unless
+  /// it gives the tile at least kOwnLayoutFactor times the elements per
+  /// thread (and at least kOwnLayoutMinElements) of the tile's own choice
+  /// (chooseRowThreads of its shape alone), which it then takes. A function
+  /// of the shape, so every value of one type has one layout.
+  static TileLayout choose(llvm::ArrayRef<int64_t> shape, int64_t threads,
+                           int64_t maxVec, int64_t kernelRowThreads);
 };
+
+/// A tile takes its own row threads when the kernel's give it this many
+/// times the elements per thread...
+inline constexpr int64_t kOwnLayoutFactor = 4;
+/// ... and at least this many.
+inline constexpr int64_t kOwnLayoutMinElements = 64;
 
 /// The threads a row of the kernel's tiles of rank >= 2 is spread over, for
 /// tiles of `shapes` (static, rank >= 2) in a CTA of `threads` threads with

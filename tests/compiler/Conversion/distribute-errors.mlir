@@ -27,23 +27,6 @@ func.func @too_many_per_thread(%a: !tile.ref<f32, 1>)
 
 // -----
 
-func.func @replicated_too_big(%a: !tile.ref<f32, 3>)
-    attributes {tile.kernel, tile.num_warps = 32 : i64} {
-  %c0 = arith.constant 0 : index
-  %n = tile.dim %a, 0 : !tile.ref<f32, 3>
-  // The kernel's 2-row tile leaves 2 groups of 512 threads, so the 1024
-  // rows of a [1, 1024, 1] tile are 512 per thread (a last dimension of 1
-  // is replicated over a group's lanes).
-  %y = tile.load %a[%c0, %c0, %c0] limits [%n, %n, %n] {dims = array<i64: 1, 2>} : !tile.ref<f32, 3> -> tensor<2x1xf32>
-  tile.store %y, %a[%c0, %c0, %c0] limits [%n, %n, %n] {dims = array<i64: 1, 2>} : tensor<2x1xf32>, !tile.ref<f32, 3>
-  // expected-error @+1 {{a tile of 'tensor<1x1024x1xf32>' takes 512 elements per thread in a CTA of 1024 threads}}
-  %x = tile.load %a[%c0, %c0, %c0] limits [%n, %n, %n] {dims = array<i64: 0, 1, 2>} : !tile.ref<f32, 3> -> tensor<1x1024x1xf32>
-  tile.store %x, %a[%c0, %c0, %c0] limits [%n, %n, %n] {dims = array<i64: 0, 1, 2>} : tensor<1x1024x1xf32>, !tile.ref<f32, 3>
-  return
-}
-
-// -----
-
 func.func @fp8_splat(%a: !tile.ref<f8E4M3FN, 1>)
     attributes {tile.kernel, tile.num_warps = 1 : i64} {
   %c0 = arith.constant 0 : index

@@ -188,6 +188,26 @@ TEST_CASE("a kernel's row threads", "[layout]") {
   CHECK(chooseRowThreads(Shapes{acc}, 96, 8) == 8);
 }
 
+TEST_CASE("a tile the kernel's row threads leave mostly padding takes its "
+          "own",
+          "[layout]") {
+  // squeeze_and_excitation_net: [2, 1024] tiles give the kernel P = 64,
+  // which would leave [1024, 2] 1024 elements per thread (63 of 64 lanes
+  // padding); alone it takes P = 1: 16.
+  TileLayout narrow = TileLayout::choose({1024, 2}, 128, 8, 64);
+  CHECK(narrow.rowThreads == 1);
+  CHECK(narrow.perThread() == 16);
+  CHECK(TileLayout::get({1024, 2}, 128, 8, 64).perThread() == 1024);
+  // The tiles that set the kernel's P keep it.
+  CHECK(TileLayout::choose({2, 1024}, 128, 8, 64).rowThreads == 64);
+  // As good with either: the kernel's (no layout change between them).
+  CHECK(TileLayout::choose({64, 64}, 128, 8, 4).rowThreads == 4);
+  // Tiles of few elements keep the kernel's: 32 of padding cost little.
+  CHECK(TileLayout::choose({1, 1, 32, 2}, 128, 8, 64).rowThreads == 64);
+  // Rank 1: one group whatever the kernel's P.
+  CHECK(TileLayout::choose({4096}, 128, 8, 4).rowThreads == 128);
+}
+
 namespace {
 
 /// The row-major element index of `shape` that position `p` of the
@@ -225,6 +245,8 @@ TEST_CASE("a broadcast's shuffle gives every thread the elements it holds",
     llvm::SmallVector<int64_t> from, to;
     int64_t threads, rowThreads;
     bool shuffles;
+    /// The input's row threads when not the output's.
+    int64_t inRowThreads = 0;
   };
   const Case cases[] = {
       {{64, 1}, {64, 64}, 128, 4, true},
@@ -241,9 +263,15 @@ TEST_CASE("a broadcast's shuffle gives every thread the elements it holds",
       // rows in groups 0 and 1 the 8 rows of 8 groups.
       {{1, 4, 64}, {3, 4, 64}, 32, 4, false},
       {{1, 1, 2, 32}, {1, 4, 2, 32}, 128, 16, false},
+      // A [64, 1] tile with its own P = 2 (64 groups) holds its rows in
+      // other threads than the [64, 64] tile's 32 groups: no shuffle.
+      {{64, 1}, {64, 64}, 128, 4, false, 2},
+      // One held whole by every thread feeds any layout.
+      {{1, 1}, {64, 64}, 128, 4, true, 128},
   };
   for (const Case &k : cases) {
-    TileLayout in = TileLayout::get(k.from, k.threads, 8, k.rowThreads);
+    TileLayout in = TileLayout::get(
+        k.from, k.threads, 8, k.inRowThreads ? k.inRowThreads : k.rowThreads);
     TileLayout out = TileLayout::get(k.to, k.threads, 8, k.rowThreads);
     auto mask = dslc::broadcastShuffle(in, out, k.from, k.to);
     CHECK(mask.has_value() == k.shuffles);
@@ -257,7 +285,7 @@ TEST_CASE("a broadcast's shuffle gives every thread the elements it holds",
         if (!e)
           continue;
         std::optional<int64_t> source =
-            heldElement(in, (*mask)[p], lane, group);
+            heldElement(in, (*mask)[p], t % in.rowThreads, t / in.rowThreads);
         REQUIRE(source.has_value());
         CHECK(*source == broadcastSource(k.from, k.to, *e));
       }
