@@ -2,6 +2,7 @@
 
 #include "compiler/Target/NVPTXEmitter.h"
 #include "compiler/Target/LibDevice.h"
+#include "compiler/Target/RematerializePredicates.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -97,6 +98,9 @@ dslc::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
   llvm::ModulePassManager passes =
       options.optLevel == 0 ? builder.buildO0DefaultPipeline(level)
                             : builder.buildPerModuleDefaultPipeline(level);
+  if (options.optLevel > 0)
+    passes.addPass(
+        llvm::createModuleToFunctionPassAdaptor(RematerializePredicatesPass()));
   passes.run(*llvmModule, mam);
   return llvmModule;
 }
