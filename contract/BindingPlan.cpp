@@ -110,6 +110,8 @@ const char *fillName(Fill f) {
     return "random";
   case Fill::Poison:
     return "poisoned";
+  case Fill::Zero:
+    return "zeroed";
   case Fill::ZeroOnce:
     return "zeroed once";
   case Fill::PeerTable:
@@ -352,7 +354,9 @@ void Planner::planTensor(int i) {
   case Role::Output:
   case Role::InOut:
   case Role::Unused:
-    pa.fill = pa.role == Role::Output ? Fill::Poison : Fill::ZeroOnce;
+    pa.fill = pa.role != Role::Output ? Fill::ZeroOnce
+              : a.zeroed              ? Fill::Zero
+                                      : Fill::Poison;
     if (shapeFromRequest(a, pa.shape) || isBound(a))
       return;
     pa.shape = fixedShape(i);

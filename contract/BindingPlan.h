@@ -9,7 +9,9 @@
 //   role              shape                          fill
 //   input             given                          seeded, per rank
 //   output            given, else its `like`'s,      poisoned before each
-//                     else fixed by constraints      launch; checked
+//                     else fixed by constraints      launch (zeroed when
+//                                                    the metadata says
+//                                                    `zeroed`); checked
 //   inout             given, else constraints        zeroed once (workspace)
 //   signal_pad        contract::constrainedShape     zeroed once
 //   peer_table of X   [world]                        X's peer addresses
@@ -75,9 +77,11 @@ std::vector<int64_t> collectiveArgShape(CollectiveKind c, Role role, int rank,
 /// "4x8192" ("scalar" for no dimensions), as messages write shapes.
 std::string formatShape(const std::vector<int64_t> &shape);
 
-/// How an argument is filled.
-enum class Fill { Seeded, Poison, ZeroOnce, PeerTable, Scalar };
-/// "random", "poisoned", "zeroed once", "peer addresses", "by value".
+/// How an argument is filled. Zero: an output zeroed before each launch
+/// (torch.zeros, ArgSpec::zeroed).
+enum class Fill { Seeded, Poison, Zero, ZeroOnce, PeerTable, Scalar };
+/// "random", "poisoned", "zeroed", "zeroed once", "peer addresses", "by
+/// value".
 const char *fillName(Fill f);
 
 /// The decision for one bindable argument.

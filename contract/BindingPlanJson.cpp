@@ -50,6 +50,8 @@ const char *fillKey(Fill f) {
     return "seeded";
   case Fill::Poison:
     return "poison";
+  case Fill::Zero:
+    return "zero";
   case Fill::ZeroOnce:
     return "zero_once";
   case Fill::PeerTable:

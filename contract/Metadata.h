@@ -113,6 +113,10 @@ struct ArgSpec {
   bool implicit = false;
   bool isOutput = false;
   std::string like; ///< outputs: the parameter whose shape they take
+  /// Outputs made by torch.zeros / zeros_like / new_zeros: they must hold
+  /// zeros before each launch (the kernel may only add into them, e.g.
+  /// with hl.atomic_add), so every caller allocates them zeroed.
+  bool zeroed = false;
   /// Constexprs: the value as a JSON literal, when it has one. Scalars:
   /// the source's default (`eps: float = 1e-5`), which a caller binds when
   /// the scalar is not given.

@@ -245,6 +245,7 @@ ArgSpec Reader::readOutput(const json &o, const std::string &where0) const {
   if (!tensor.contains("access"))
     tensor["access"] = "write";
   readTensor(tensor, a, where);
+  a.zeroed = boolean(o, "zeroed", false, where);
   return a;
 }
 

@@ -69,6 +69,8 @@ json argToJson(const ArgSpec &a) {
                     {"tile_bytes", a.packets.tileBytes}};
   if (a.isOutput)
     j["like"] = a.like;
+  if (a.zeroed)
+    j["zeroed"] = true;
   return j;
 }
 

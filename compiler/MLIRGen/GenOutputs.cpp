@@ -49,13 +49,6 @@ SemValue Generator::addOutput(tile::RefType type, const std::string &dtype,
   return v;
 }
 
-void Generator::warnNotZeroed(const ast::CallExpr &e, llvm::StringRef fn) {
-  diags->warning(e.getRange(),
-                 fn.str() + " is bound like torch.empty: dslc does not zero "
-                            "outputs, so the kernel must store every element "
-                            "(--simulate checks that it does)");
-}
-
 Result Generator::genOutputLike(const ast::CallExpr &e, llvm::StringRef fn,
                                 bool zeros) {
   const ast::Expr *arg = argument(e, 0, "input");
@@ -99,10 +92,10 @@ Result Generator::genOutputLike(const ast::CallExpr &e, llvm::StringRef fn,
   auto chosen = dtypeArgument(e, ~size_t(0), dtype);
   if (failed(chosen))
     return failure();
-  if (zeros)
-    warnNotZeroed(e, fn);
   type = tile::RefType::get(&ctx, dtypeToType(&ctx, *chosen), type.getRank());
-  return addOutput(type, *chosen, like->text, e);
+  SemValue out = addOutput(type, *chosen, like->text, e);
+  desc.args.back().zeroed = zeros;
+  return out;
 }
 
 /// The dimension expressions of `torch.empty(m, n)`, `torch.empty([m, n])`
@@ -200,10 +193,10 @@ Result Generator::makeOutput(
           cast<tile::RefType>(p->value.getType()).getRank() != sizes.size())
         like.clear();
   }
-  if (zeros)
-    warnNotZeroed(e, fn);
   auto type = tile::RefType::get(&ctx, dtypeToType(&ctx, dtype), sizes.size());
   SemValue out = addOutput(type, dtype, like, e);
+  // torch.zeros: the metadata asks every caller to zero it.
+  desc.args.back().zeroed = zeros;
   for (auto [d, s] : llvm::enumerate(sizes))
     if (s.kind == SemValue::Kind::Int)
       addConstraint({out.text, unsigned(d), "==", s.intValue});

@@ -660,7 +660,6 @@ private:
   /// Adds an output parameter the runtime binds after the inputs.
   SemValue addOutput(tile::RefType type, const std::string &dtype,
                      const std::string &like, const ast::Expr &where);
-  void warnNotZeroed(const ast::CallExpr &e, llvm::StringRef fn);
   /// torch.empty_like(x) / torch.zeros_like(x) (`zeros`): an output shaped
   /// like a tensor, or a tile like a tile value.
   Result genOutputLike(const ast::CallExpr &e, llvm::StringRef fn, bool zeros);

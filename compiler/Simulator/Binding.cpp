@@ -517,6 +517,7 @@ bool Binder::planTheRest() {
     const contract::ArgBinding &p = r.plan.args[d];
     if (a.kind == ArgBinding::Kind::Tensor) {
       a.sizes = p.shape;
+      a.zeroed = p.fill == contract::Fill::Zero;
     } else {
       a.floatValue = p.scalar;
       a.intValue = static_cast<int64_t>(p.scalar);

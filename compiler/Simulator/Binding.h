@@ -11,7 +11,8 @@
 //     (contract/Sizing.h, llScratchBytes) for the grid's tiles;
 //   - signal pad: zeroed once; sized by the constraints, else a row per
 //     tile and a column per rank (contract::constrainedShape);
-//   - output: poisoned before each launch and checked after it;
+//   - output: poisoned before each launch (zeroed when made by torch.zeros)
+//     and checked after it;
 //   - inout: a workspace (e.g. a staging buffer peers store into and the
 //     kernel reads): poisoned (NaN) once, kept, never refilled or checked;
 //   - input and unused: filled with seeded values per launch.
@@ -76,6 +77,9 @@ struct ArgBinding {
   contract::Role contractRole = contract::Role::Input;
   /// An output made by torch.empty_like(like).
   std::string like;
+  /// An output made by torch.zeros (the binding plan's Fill::Zero): zeroed,
+  /// not poisoned, before each launch, its zeros counting as written.
+  bool zeroed = false;
   bool symmetric = false;
   /// Stored into through a stack view (comm.multicast_store).
   bool stackWritten = false;

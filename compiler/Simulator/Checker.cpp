@@ -5,6 +5,7 @@
 #include "compiler/Simulator/SimulationOptions.h"
 #include "contract/Tolerance.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fmt/format.h>
@@ -73,6 +74,14 @@ void Checker::onLaunch(World &world, unsigned rank, int64_t call) {
       else
         b->i = d.i;
       b->generation = call;
+      continue;
+    }
+    if (a.zeroed) {
+      // torch.zeros: every caller zeroes it before the launch, so its
+      // zeros count as written by this launch (atomics add into them).
+      std::fill(b->f.begin(), b->f.end(), 0.0);
+      std::fill(b->i.begin(), b->i.end(), 0);
+      std::fill(b->writtenIn.begin(), b->writtenIn.end(), call);
       continue;
     }
     // Poison what this launch has not written yet: peers may already have

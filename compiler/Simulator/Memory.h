@@ -26,7 +26,8 @@ namespace dslc::sim {
 /// contract's Role (contract::dumpRoleName spells it in messages and dumps):
 ///   Input      filled by the host before each launch (seeded values);
 ///   Output     poisoned before each launch (elements not yet written by
-///              that launch); reads of unwritten elements are reported;
+///              that launch; zeroed, and counted as written, when made by
+///              torch.zeros); reads of unwritten elements are reported;
 ///   SignalPad  zeroed once, kept across launches;
 ///   PeerTable  u64 addresses of one buffer on every rank;
 ///   Scratch    LL-packet scratch (hl.ll_put/hl.ll_get): zeroed once, kept

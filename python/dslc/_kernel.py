@@ -600,12 +600,16 @@ class _Instance:
         results = []
         for f, sym in self.outputs:
             if sym is None:
-                x = t.empty(f.shape, dtype=_torch.torch_dtype(f.arg.dtype),
-                            device=t.device("cuda", self.comm.device))
+                # torch.zeros outputs (the plan's "zero" fill) start at 0
+                x = (t.zeros if f.zero else t.empty)(
+                    f.shape, dtype=_torch.torch_dtype(f.arg.dtype),
+                    device=t.device("cuda", self.comm.device))
                 self._set_tensor(f.name, x.data_ptr(), f.arg.dtype, f.shape,
                                  None)
             else:
                 x = sym
+                if f.zero:
+                    x.zero_()
             results.append(x)
         stream = _torch.current_stream(self.stream_dev)
         rc = self.launch_fn(self.handle.value, 0, self.args.value, stream)

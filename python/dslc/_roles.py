@@ -105,8 +105,10 @@ def bindable_args(md):
 
 class Fill:
     """An argument the package allocates: dtype, shape, symmetric (in the
-    heap with a peer table), zero (zeroed once on every rank), or, for a
-    peer table, `table_of` (bound to that argument's table)."""
+    heap with a peer table), zero (zeroed: once on every rank, or, for an
+    output made per call (`per_call`), on each call: torch.zeros outputs the
+    kernel may add into), or, for a peer table, `table_of` (bound to that
+    argument's table)."""
 
     def __init__(self, arg, shape=None, symmetric=False, zero=False,
                  table_of=None, per_call=False):
@@ -197,5 +199,6 @@ def plan_fills(md, world, given, contract_shape=None, collective=None):
             fills.append(Fill(
                 a, tuple(b["shape"]),
                 symmetric=b["symmetric"] or a.role in (SIGNAL_PAD, SCRATCH),
-                zero=b["fill"] == "zero_once", per_call=b["fill"] == "poison"))
+                zero=b["fill"] in ("zero_once", "zero"),
+                per_call=b["fill"] in ("poison", "zero")))
     return fills

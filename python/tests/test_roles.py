@@ -214,6 +214,27 @@ def handmade(params, outputs=()):
 
 
 class HandMadeRolesTest(unittest.TestCase):
+    def test_plan_fills_follow_the_plans_fill(self):
+        # without the runtime: the plan as dslcBindingPlan words it
+        md = handmade([{"name": "x", "role": "input", "dtype": "float32",
+                        "rank": 1, "access": "read"}],
+                      [{"name": "out", "dtype": "float32", "rank": 1,
+                        "like": "x", "zeroed": True},
+                       {"name": "out1", "dtype": "float32", "rank": 1,
+                        "like": "x"}])
+        plan = {"problems": [], "args": [
+            {"name": "x", "fill": "seeded", "shape": [8],
+             "symmetric": False, "table_of": None},
+            {"name": "out", "fill": "zero", "shape": [8],
+             "symmetric": False, "table_of": None},
+            {"name": "out1", "fill": "poison", "shape": [8],
+             "symmetric": False, "table_of": None}]}
+        with mock.patch.object(_capi, "binding_plan", return_value=plan):
+            f = by_name(_roles.plan_fills(md, 1, {"x": (8,)}))
+        self.assertTrue(f["out"].zero and f["out"].per_call)
+        self.assertFalse(f["out1"].zero)
+        self.assertTrue(f["out1"].per_call)
+
     @NEEDS_RUNTIME
     def test_roles_come_from_the_metadata(self):
         md = handmade([
@@ -477,6 +498,19 @@ class BindingPlanTest(unittest.TestCase):
         # every role the contract names is one the package knows
         for a in plan["args"]:
             self.assertIn(a["role"], _roles._ROLES)
+
+    def test_zeroed_output_is_zeroed_per_call(self):
+        # a torch.zeros output: the metadata says "zeroed", the plan fills
+        # it with zeros before each call ("zero"), and the package allocates
+        # it per call with torch.zeros (Fill.zero and Fill.per_call)
+        md = self.metadata()
+        md["outputs"][0]["zeroed"] = True
+        plan = _capi.binding_plan(md, {
+            "world": 2, "shapes": {"x": [300]}, "from_data": True})
+        args = {a["name"]: a for a in plan["args"]}
+        self.assertEqual(args["out"]["fill"], "zero")
+        f = by_name(_roles.plan_fills(md, 2, {"x": (300,)}))
+        self.assertTrue(f["out"].zero and f["out"].per_call)
 
     def test_problems_name_the_argument(self):
         plan = _capi.binding_plan(json.dumps(self.metadata()), {"world": 2})

@@ -75,6 +75,22 @@ TEST_CASE("every role's fill, shape, heap and symmetry", "[binding]") {
   CHECK(std::string(fillName(Fill::ZeroOnce)) == "zeroed once");
 }
 
+TEST_CASE("a torch.zeros output is zeroed before each launch", "[binding]") {
+  KernelMetadata md = everyRole();
+  md.args.back().zeroed = true;
+  BindingRequest req;
+  req.world = 4;
+  req.shapes = {{"x", {1000}}, {"ws", {4, 1000}}, {"n", {7}}};
+  Expected<BindingPlan> plan = planBinding(md, req);
+  REQUIRE(plan);
+  const ArgBinding &out = plan->args.at(plan->find("out"));
+  CHECK(out.fill == Fill::Zero);
+  CHECK(out.shape == std::vector<int64_t>{1000});
+  CHECK(std::string(fillName(Fill::Zero)) == "zeroed");
+  // Still an output: made per call and checked.
+  CHECK(plan->outputs() == std::vector<int>{plan->find("out")});
+}
+
 TEST_CASE("every problem is listed", "[binding]") {
   KernelMetadata md = everyRole();
   BindingRequest req;

@@ -48,6 +48,9 @@ KernelMetadata everyRole() {
   ArgSpec pad =
       tensor("pad", DType::Int32, 2, Role::SignalPad, Access::ReadWrite);
   pad.implicit = true;
+  // A torch.zeros output.
+  ArgSpec out = ArgSpec::output("out", DType::BFloat16, 1, "a");
+  out.zeroed = true;
   md.args = {
       table,
       pad,
@@ -58,7 +61,7 @@ KernelMetadata everyRole() {
       tensor("sizes_only", DType::Int32, 1, Role::Unused, Access::None),
       scalar("n", DType::Int64),
       scalar("alpha", DType::Float32),
-      ArgSpec::output("out", DType::BFloat16, 1, "a")};
+      out};
   ArgSpec rank;
   rank.name = "my_rank";
   rank.kind = ArgSpec::Kind::Constexpr;
@@ -134,6 +137,7 @@ TEST_CASE("metadata: what is written is read back unchanged",
     CHECK(got->args[i].packets == want.args[i].packets);
     CHECK(got->args[i].isOutput == want.args[i].isOutput);
     CHECK(got->args[i].like == want.args[i].like);
+    CHECK(got->args[i].zeroed == want.args[i].zeroed);
   }
   REQUIRE(got->constexprs.size() == 2);
   CHECK(got->constexprs[0].value == std::optional<std::string>("1"));

@@ -106,8 +106,22 @@ void KernelHarness::fillInputs(uint32_t seed) {
   comm_.barrier();
 }
 
+void KernelHarness::zeroOutputs(int i) {
+  const LocalRank &l = comm_.local(i);
+  setDevice(l.device, l.rank);
+  for (int arg : plan_.outputs())
+    if (plan_.args[arg].fill == Fill::Zero)
+      DSLC_CUDART(l.rank,
+                  cudaMemsetAsync((*memory_)[arg].local(i), 0,
+                                  static_cast<size_t>(plan_.args[arg].numel()) *
+                                      dtypeSize(plan_.args[arg].dtype),
+                                  l.stream));
+}
+
 void KernelHarness::poisonOutputs() {
   for (int arg : plan_.outputs()) {
+    if (plan_.args[arg].fill == Fill::Zero)
+      continue; // zeroed before each call
     size_t bytes = static_cast<size_t>(plan_.args[arg].numel()) *
                    dtypeSize(plan_.args[arg].dtype);
     comm_.forEach([&](int i) {
@@ -156,8 +170,15 @@ KernelResult KernelHarness::run(const RunOptions &o, Reference *ref) {
   if (ref)
     ref->prepare(plan_, o.seed);
   PhaseHooks h;
-  h.callAll = [&] { kernel_.launchAll(args_); };
-  h.callOne = [&](int i) { kernel_.launch(i, args_[i]); };
+  h.callAll = [&] {
+    for (int i = 0; i < comm_.numLocal(); ++i)
+      zeroOutputs(i);
+    kernel_.launchAll(args_);
+  };
+  h.callOne = [&](int i) {
+    zeroOutputs(i);
+    kernel_.launch(i, args_[i]);
+  };
   h.wait = [&] { kernel_.synchronize(); };
   h.prepare = [&] { poisonOutputs(); };
   h.check = [&](const char *phase) { check(res, ref, phase); };

@@ -3,7 +3,8 @@
 // Runs a kernel bound by a KernelPlan (KernelPlan.h: every argument from
 // its role) on every local rank: inputs filled with seeded values that
 // differ per rank and per input (ElementTypes.h, seededElement), outputs
-// poisoned (0xff: NaN) before each phase, pads and scratch zeroed once;
+// poisoned (0xff: NaN) before each phase (zeroed before each call when the
+// metadata says `zeroed`), pads and scratch zeroed once;
 // timed by the harness's one routine (Timing.h) and checked after each
 // phase against a Reference: every rank's expected outputs, computed from
 // every rank's inputs (regenerated on the host, so no process needs its
@@ -87,6 +88,10 @@ public:
 private:
   void fillInputs(uint32_t seed);
   void poisonOutputs();
+  /// Zeroes local rank i's outputs the plan fills with Fill::Zero
+  /// (torch.zeros) on its stream, before each call: a kernel may add into
+  /// them (hl.atomic_add), so every call must start from zeros.
+  void zeroOutputs(int i);
   void check(KernelResult &res, Reference *ref, const char *phase);
 
   rt::Communicator &comm_;

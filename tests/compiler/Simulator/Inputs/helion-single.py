@@ -304,3 +304,37 @@ def swap_pairs_ref(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
         ov[w, m, :, 0] = (xv[w, m, :, 1].to(torch.float64) * scale).to(out.dtype)
         ov[w, m, :, 1] = (xv[w, m, :, 0].to(torch.float64) * scale).to(out.dtype)
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[16, 16, 16], num_warps=4))
+def split_k_matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Helion's matmul_split_k with two splits of K: each CTA of an output
+    tile adds its part into the torch.zeros output with hl.atomic_add."""
+    m, k = x.size()
+    _, n = y.size()
+    out = torch.zeros([m, n], dtype=torch.float32, device=x.device)
+    k_block = helion.next_power_of_2(helion.cdiv(k, 2))
+    for tile_m, tile_n, outer_k in hl.tile(
+        [m, n, k], block_size=[None, None, k_block]
+    ):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for inner_k in hl.tile(outer_k.begin, outer_k.end):
+            acc = torch.addmm(acc, x[tile_m, inner_k], y[inner_k, tile_n])
+        hl.atomic_add(out, [tile_m, tile_n], acc)
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[], num_warps=4))
+def split_k_matmul_ref(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor):
+    """The two halves of K (K = 32) as two products, added: the split
+    kernel's sums in its order (0 + a + b is b + a, whichever CTA adds
+    first), so the result is exact."""
+    W, M, K = x.size()
+    N = hl.specialize(y.size(2))
+    M = hl.specialize(M)
+    K = hl.specialize(K)
+    for w in hl.grid(W):
+        out[w, :, :] = hl.dot(x[w, :, 0:16], y[w, 0:16, :]) + hl.dot(
+            x[w, :, 16:32], y[w, 16:32, :]
+        )
+    return out
