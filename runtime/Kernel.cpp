@@ -183,9 +183,9 @@ void Kernel::loadRank(int i, const std::string &image, KernelMetadata md) {
 void Kernel::reserveDynamicShared(PerRank &r, const LocalRank &l) const {
   const DriverApi &cu = driver();
   int staticBytes = 0;
-  DSLC_CU(l.rank,
-          cu.cuFuncGetAttribute(&staticBytes,
-                                CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, r.function));
+  DSLC_CU(l.rank, cu.cuFuncGetAttribute(&staticBytes,
+                                        CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                                        r.function));
   // dslc's cubins declare their workspace dynamic (docs/kernel-abi.md);
   // a cubin whose workspace is static already holds it.
   int64_t dynamic = std::max<int64_t>(0, r.md.sharedBytes - staticBytes);
@@ -193,9 +193,8 @@ void Kernel::reserveDynamicShared(PerRank &r, const LocalRank &l) const {
     return;
   int optIn = 0;
   DSLC_CUDART(l.rank,
-              cudaDeviceGetAttribute(&optIn,
-                                     cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                     l.device));
+              cudaDeviceGetAttribute(
+                  &optIn, cudaDevAttrMaxSharedMemoryPerBlockOptin, l.device));
   if (dynamic + staticBytes > optIn)
     raise(ErrorCode::InvalidArgument,
           fmt::format("rank {}: kernel {} needs {} bytes of shared memory per "
@@ -204,10 +203,10 @@ void Kernel::reserveDynamicShared(PerRank &r, const LocalRank &l) const {
                       l.rank, r.md.kernel, dynamic + staticBytes, l.device,
                       l.ccMajor, l.ccMinor, optIn));
   r.dynamicShared = static_cast<unsigned>(dynamic);
-  DSLC_CU(l.rank, cu.cuFuncSetAttribute(
-                      r.function,
-                      CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                      static_cast<int>(dynamic)));
+  DSLC_CU(l.rank,
+          cu.cuFuncSetAttribute(r.function,
+                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                static_cast<int>(dynamic)));
 }
 
 std::string Kernel::coResidencyProblem(int64_t resident) const {
@@ -311,11 +310,10 @@ void Kernel::launch(int localIndex, const BoundArgs &args,
   ParamBuffer params = packParams(args, hidden);
   cudaStream_t s = l.resolve(stream);
   setDevice(l.device, l.rank);
-  DSLC_CU(l.rank,
-          driver().cuLaunchKernel(r.function, static_cast<unsigned>(grid), 1, 1,
-                                  static_cast<unsigned>(md.threadsPerCta()), 1,
-                                  1, r.dynamicShared, s, params.pointers(),
-                                  nullptr));
+  DSLC_CU(l.rank, driver().cuLaunchKernel(
+                      r.function, static_cast<unsigned>(grid), 1, 1,
+                      static_cast<unsigned>(md.threadsPerCta()), 1, 1,
+                      r.dynamicShared, s, params.pointers(), nullptr));
   if (s == l.stream)
     return;
   // The caller's stream: synchronize() must wait for this launch too.
