@@ -101,8 +101,7 @@ static bool carryOneAccumulator(func::FuncOp func) {
   func.walk([&](scf::ForOp loop) {
     for (OpOperand &init : loop.getInitArgsMutable()) {
       unsigned i = init.getOperandNumber() - loop.getNumControlOperands();
-      RankedTensorType mmaType =
-          convertedFromMma(loop.getYieldedValues()[i]);
+      RankedTensorType mmaType = convertedFromMma(loop.getYieldedValues()[i]);
       if (!mmaType)
         continue;
       BlockArgument arg = loop.getRegionIterArgs()[i];
@@ -135,8 +134,8 @@ namespace {
 struct MmaLayoutsPass : dslc::impl::MmaLayoutsBase<MmaLayoutsPass> {
   void runOnOperation() override {
     getOperation().walk([&](func::FuncOp func) {
-      auto engine = func->getAttrOfType<tile::DotEngineAttr>(
-          tile::kDotEngineAttr);
+      auto engine =
+          func->getAttrOfType<tile::DotEngineAttr>(tile::kDotEngineAttr);
       if (!func->hasAttr(tile::kKernelAttr) || !engine ||
           engine.getValue() != tile::DotEngine::mma_sync)
         return;

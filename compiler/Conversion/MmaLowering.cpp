@@ -37,21 +37,21 @@ namespace {
 /// The #tile.mma layout of `type`, if it has one.
 std::optional<MmaLayout> mmaLayoutOf(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  auto mma = tensor ? dyn_cast_if_present<tile::MmaEncodingAttr>(
-                          tensor.getEncoding())
-                    : tile::MmaEncodingAttr();
+  auto mma =
+      tensor ? dyn_cast_if_present<tile::MmaEncodingAttr>(tensor.getEncoding())
+             : tile::MmaEncodingAttr();
   if (!mma)
     return std::nullopt;
-  return MmaLayout{tensor.getDimSize(0), tensor.getDimSize(1),
-                   mma.getWarpsM(), mma.getWarpsN()};
+  return MmaLayout{tensor.getDimSize(0), tensor.getDimSize(1), mma.getWarpsM(),
+                   mma.getWarpsN()};
 }
 
 /// Where a tensor-core dot stages its operands in the workspace.
 struct MmaStaging {
   int64_t m, n, k, kp;
-  int64_t pitchA, pitchB; ///< elements
-  int64_t rhsOffset;      ///< bytes
-  int64_t total;          ///< bytes
+  int64_t pitchA, pitchB;              ///< elements
+  int64_t rhsOffset;                   ///< bytes
+  int64_t total;                       ///< bytes
   static constexpr int64_t kBytes = 2; ///< bf16 and f16
 
   explicit MmaStaging(tile::DotOp op) {
@@ -104,9 +104,9 @@ Value fragmentBase(OpBuilder &b, Location loc, const MmaLayout &layout,
 /// Calls `fn(i, j, h, offset)` for each pair of neighbouring accumulator
 /// elements this thread holds (elements 2h, 2h + 1 of fragment (i, j)),
 /// `offset` the static element offset of the pair from fragmentBase.
-void forEachPair(const MmaLayout &layout, int64_t pitch,
-                 const std::function<void(int64_t, int64_t, int64_t,
-                                          int64_t)> &fn) {
+void forEachPair(
+    const MmaLayout &layout, int64_t pitch,
+    const std::function<void(int64_t, int64_t, int64_t, int64_t)> &fn) {
   for (int64_t i = 0; i < layout.fragmentsM(); ++i)
     for (int64_t j = 0; j < layout.fragmentsN(); ++j)
       for (int64_t h = 0; h < 2; ++h) {
@@ -120,25 +120,23 @@ void forEachPair(const MmaLayout &layout, int64_t pitch,
 /// elements at or past `limit` along dimension `dim` (0: rows, 1: the last)
 /// set to zero.
 Value zeroPast(OpBuilder &b, Location loc, const KernelInfo &info,
-               ArrayRef<int64_t> shape, Value value, int64_t dim,
-               Value limit) {
+               ArrayRef<int64_t> shape, Value value, int64_t dim, Value limit) {
   TileLayout layout = info.layout(shape);
   auto [lane, group] = lower::laneAndGroup(b, loc, layout);
   limit = lower::toI64(b, loc, limit);
   SmallVector<Value> keep;
   for (int64_t o = 0; o < layout.outer; ++o) {
-    Value row = dim == 0 ? lower::rowInBounds(b, loc, layout, o, group)
-                         : Value();
+    Value row =
+        dim == 0 ? lower::rowInBounds(b, loc, layout, o, group) : Value();
     for (int64_t c = 0; c < layout.chunks; ++c)
       for (int64_t v = 0; v < layout.vec; ++v) {
         Value at = row;
         if (dim == 1)
-          at = layout.replicated
-                   ? i64(b, loc, 0)
-                   : add(b, loc, mul(b, loc, lane, layout.vec),
-                         layout.innerIndex(c, 0, v));
-        keep.push_back(arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::slt, at, limit));
+          at = layout.replicated ? i64(b, loc, 0)
+                                 : add(b, loc, mul(b, loc, lane, layout.vec),
+                                       layout.innerIndex(c, 0, v));
+        keep.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                             at, limit));
       }
   }
   auto vectorType = cast<VectorType>(value.getType());
@@ -167,11 +165,11 @@ void zeroPadding(OpBuilder &b, Location loc, const KernelInfo &info,
             b, loc, inLhs,
             [&](OpBuilder &b, Location loc) {
               Value row = arith::DivUIOp::create(b, loc, e, i64(b, loc, pad));
-              Value col = add(
-                  b, loc, arith::RemUIOp::create(b, loc, e, i64(b, loc, pad)),
-                  s.k);
-              Value at = arith::AddIOp::create(
-                  b, loc, mul(b, loc, row, s.pitchA), col);
+              Value col =
+                  add(b, loc,
+                      arith::RemUIOp::create(b, loc, e, i64(b, loc, pad)), s.k);
+              Value at = arith::AddIOp::create(b, loc,
+                                               mul(b, loc, row, s.pitchA), col);
               LLVM::StoreOp::create(
                   b, loc, zero, lower::elementPtr(b, loc, lhs, element, at));
               scf::YieldOp::create(b, loc);
@@ -179,11 +177,11 @@ void zeroPadding(OpBuilder &b, Location loc, const KernelInfo &info,
             [&](OpBuilder &b, Location loc) {
               Value r = arith::SubIOp::create(b, loc, e, i64(b, loc, lhsCount));
               Value row =
-                  add(b, loc, arith::DivUIOp::create(b, loc, r, i64(b, loc, s.n)),
-                      s.k);
+                  add(b, loc,
+                      arith::DivUIOp::create(b, loc, r, i64(b, loc, s.n)), s.k);
               Value col = arith::RemUIOp::create(b, loc, r, i64(b, loc, s.n));
-              Value at = arith::AddIOp::create(
-                  b, loc, mul(b, loc, row, s.pitchB), col);
+              Value at = arith::AddIOp::create(b, loc,
+                                               mul(b, loc, row, s.pitchB), col);
               LLVM::StoreOp::create(
                   b, loc, zero, lower::elementPtr(b, loc, rhs, element, at));
               scf::YieldOp::create(b, loc);
@@ -196,8 +194,8 @@ void zeroPadding(OpBuilder &b, Location loc, const KernelInfo &info,
 SmallVector<Value> ldmatrix(OpBuilder &b, Location loc, Value at,
                             bool transpose) {
   Type i32 = b.getI32Type();
-  auto type = LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                               {i32, i32, i32, i32});
+  auto type =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32, i32, i32});
   Value regs = NVVM::LdMatrixOp::create(
       b, loc, type, at, /*num=*/4,
       transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
@@ -226,15 +224,13 @@ Value mmaSync(OpBuilder &b, Location loc, Type element, ArrayRef<Value> a,
   for (Value r : bRegs)
     bOps.push_back(asOperand(r));
   for (int64_t r = 0; r < 4; ++r)
-    cOps.push_back(
-        vector::ExtractOp::create(b, loc, c, ArrayRef<int64_t>{r}));
+    cOps.push_back(vector::ExtractOp::create(b, loc, c, ArrayRef<int64_t>{r}));
   auto resultType =
       LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
   NVVM::MMATypes type = f16 ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
   Value d = NVVM::MmaOp::create(
       b, loc, resultType, aOps, bOps, cOps, ArrayRef<int64_t>{16, 8, 16},
-      std::nullopt, std::nullopt,
-      std::array<NVVM::MMATypes, 2>{type, type},
+      std::nullopt, std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
       std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                      NVVM::MMALayout::col});
   SmallVector<Value> elements;
@@ -273,14 +269,16 @@ struct MmaDotLowering : TilePattern<tile::DotOp> {
 
     // The lane's ldmatrix addresses at k-step 0 (element offsets).
     auto [warp, lane] = warpAndLane(b, loc);
-    Value wm = arith::DivUIOp::create(b, loc, warp, i64(b, loc, layout->warpsN));
-    Value wn = arith::RemUIOp::create(b, loc, warp, i64(b, loc, layout->warpsN));
+    Value wm =
+        arith::DivUIOp::create(b, loc, warp, i64(b, loc, layout->warpsN));
+    Value wn =
+        arith::RemUIOp::create(b, loc, warp, i64(b, loc, layout->warpsN));
     Value l16 = arith::RemUIOp::create(b, loc, lane, i64(b, loc, 16));
     Value l8 = arith::RemUIOp::create(b, loc, lane, i64(b, loc, 8));
     Value half = arith::DivUIOp::create(b, loc, lane, i64(b, loc, 16));
     // lhsAddress(lane, 0): row l % 16, column 8 (l / 16).
-    Value aRow = arith::AddIOp::create(
-        b, loc, mul(b, loc, wm, layout->warpRows()), l16);
+    Value aRow =
+        arith::AddIOp::create(b, loc, mul(b, loc, wm, layout->warpRows()), l16);
     Value aAt = arith::AddIOp::create(b, loc, mul(b, loc, aRow, s.pitchA),
                                       mul(b, loc, half, 8));
     // rhsAddress(lane, 0): row 8 ((l / 8) % 2) + l % 8, column 8 (l / 16).
@@ -313,15 +311,16 @@ struct MmaDotLowering : TilePattern<tile::DotOp> {
           for (int64_t i = 0; i < layout->fragmentsM(); ++i) {
             auto [row, col] = MmaLayout::lhsAddress(0, i);
             Value at = add(b, loc, aStep, row * s.pitchA + col);
-            a.push_back(ldmatrix(b, loc, lower::elementPtr(b, loc, lhsBase, e, at),
+            a.push_back(ldmatrix(b, loc,
+                                 lower::elementPtr(b, loc, lhsBase, e, at),
                                  /*transpose=*/false));
           }
           for (int64_t j = 0; j < layout->fragmentsN(); j += 2) {
             auto [row, col] = MmaLayout::rhsAddress(0, j);
             Value at = add(b, loc, bStep, row * s.pitchB + col);
-            SmallVector<Value> regs = ldmatrix(
-                b, loc, lower::elementPtr(b, loc, rhsBase, e, at),
-                /*transpose=*/true);
+            SmallVector<Value> regs =
+                ldmatrix(b, loc, lower::elementPtr(b, loc, rhsBase, e, at),
+                         /*transpose=*/true);
             bFrag.push_back({regs[0], regs[1]});
             bFrag.push_back({regs[2], regs[3]});
           }
@@ -350,16 +349,16 @@ void storeFragments(OpBuilder &b, Location loc, const MmaLayout &layout,
                     Value value, Value base, int64_t pitch) {
   Type f32 = b.getF32Type();
   Value origin = fragmentBase(b, loc, layout, pitch);
-  forEachPair(layout, pitch, [&](int64_t i, int64_t j, int64_t h,
-                                 int64_t offset) {
-    Value pair = vector::ExtractStridedSliceOp::create(
-        b, loc, value, ArrayRef<int64_t>{layout.position(i, j, 2 * h)},
-        ArrayRef<int64_t>{2}, ArrayRef<int64_t>{1});
-    LLVM::StoreOp::create(
-        b, loc, pair,
-        lower::elementPtr(b, loc, base, f32, add(b, loc, origin, offset)),
-        /*alignment=*/8);
-  });
+  forEachPair(
+      layout, pitch, [&](int64_t i, int64_t j, int64_t h, int64_t offset) {
+        Value pair = vector::ExtractStridedSliceOp::create(
+            b, loc, value, ArrayRef<int64_t>{layout.position(i, j, 2 * h)},
+            ArrayRef<int64_t>{2}, ArrayRef<int64_t>{1});
+        LLVM::StoreOp::create(
+            b, loc, pair,
+            lower::elementPtr(b, loc, base, f32, add(b, loc, origin, offset)),
+            /*alignment=*/8);
+      });
 }
 
 /// The converse: this thread's fragments of the f32 tile at `base`.
@@ -369,16 +368,17 @@ Value loadFragments(OpBuilder &b, Location loc, const MmaLayout &layout,
   Value origin = fragmentBase(b, loc, layout, pitch);
   Value result = arith::ConstantOp::create(
       b, loc, b.getZeroAttr(VectorType::get({layout.perThread()}, f32)));
-  forEachPair(layout, pitch, [&](int64_t i, int64_t j, int64_t h,
-                                 int64_t offset) {
-    Value pair = LLVM::LoadOp::create(
-        b, loc, VectorType::get({2}, f32),
-        lower::elementPtr(b, loc, base, f32, add(b, loc, origin, offset)),
-        /*alignment=*/8);
-    result = vector::InsertStridedSliceOp::create(
-        b, loc, pair, result, ArrayRef<int64_t>{layout.position(i, j, 2 * h)},
-        ArrayRef<int64_t>{1});
-  });
+  forEachPair(
+      layout, pitch, [&](int64_t i, int64_t j, int64_t h, int64_t offset) {
+        Value pair = LLVM::LoadOp::create(
+            b, loc, VectorType::get({2}, f32),
+            lower::elementPtr(b, loc, base, f32, add(b, loc, origin, offset)),
+            /*alignment=*/8);
+        result = vector::InsertStridedSliceOp::create(
+            b, loc, pair, result,
+            ArrayRef<int64_t>{layout.position(i, j, 2 * h)},
+            ArrayRef<int64_t>{1});
+      });
   return result;
 }
 

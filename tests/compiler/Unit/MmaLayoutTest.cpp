@@ -147,8 +147,7 @@ void checkDot(int64_t m, int64_t n, int64_t k, int64_t warps) {
 
 } // namespace
 
-TEST_CASE("mma.sync fragments hold the product where MmaLayout says",
-          "[mma]") {
+TEST_CASE("mma.sync fragments hold the product where MmaLayout says", "[mma]") {
   checkDot(16, 16, 16, 1);
   checkDot(64, 64, 32, 4);
   checkDot(128, 128, 32, 8);
