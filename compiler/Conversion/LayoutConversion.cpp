@@ -197,7 +197,7 @@ void storeDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
     pitch = layout.inner;
   Type memElement = cast<VectorType>(value.getType()).getElementType();
   Value tid = threadId(b, loc);
-  if (layout.allReplicated()) {
+  if (layout.allReplicated() && pitch == layout.inner) {
     // Every thread holds the whole tile: thread 0 stores it.
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                         i64(b, loc, 0));
@@ -284,7 +284,7 @@ Value loadDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
     pitch = layout.inner;
   auto type = VectorType::get({layout.perThread()}, memElement);
   int64_t bytes = elementBytes(memElement);
-  if (layout.allReplicated()) {
+  if (layout.allReplicated() && pitch == layout.inner) {
     Value all = LLVM::LoadOp::create(b, loc, type, base, /*alignment=*/16);
     return onPiece ? onPiece(0, all) : all;
   }

@@ -31,17 +31,30 @@ static bool isMmaInput(Type element) {
   return element.isBF16() || element.isF16() || tile::isFp8Type(element);
 }
 
-/// Rewrites `op` onto tensor cores when its shape and types allow.
+/// Rewrites `op` onto tensor cores when its shape and types allow; else
+/// warns, at the op, why it stays on CUDA cores.
 static void rewriteDot(tile::DotOp op, int64_t warps) {
   RankedTensorType lhsType = op.getLhs().getType();
   RankedTensorType resultType = op.getResult().getType();
-  if (lhsType.getRank() != 2 || !isMmaInput(lhsType.getElementType()) ||
-      resultType.getEncoding())
+  if (resultType.getEncoding())
     return;
+  auto stays = [&](const Twine &why) {
+    op.emitWarning() << "this matrix product stays on CUDA cores (FMAs) "
+                        "although the config asks for tensor cores: "
+                     << why;
+  };
+  if (lhsType.getRank() != 2)
+    return stays("a batched product (3-d tiles) has no tensor-core path yet");
+  if (!isMmaInput(lhsType.getElementType()))
+    return stays("its inputs are f32 (tensor cores take bf16, f16 and fp8 "
+                 "here; no tf32)");
   int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
   std::optional<MmaLayout> layout = MmaLayout::choose(m, n, warps);
   if (!layout)
-    return;
+    return stays("no grid of its " + llvm::Twine(warps) + " warps splits the " +
+                 llvm::Twine(m) + "x" + llvm::Twine(n) +
+                 " result into blocks of whole 16x16 fragments (use block "
+                 "sizes that are multiples of 16 per warp)");
   MLIRContext *ctx = op.getContext();
   OpBuilder b(op);
   Location loc = op.getLoc();

@@ -4,7 +4,7 @@
   python3 python/tests/gpu/matmul_tests.py            (one GPU)
   python3 python/tests/gpu/matmul_tests.py --precompile   (no GPU needed)
 
-The kernels of tests/compiler/MLIRGen/Inputs/matmul_mma.py, each compiled
+The kernels of examples/matmul.py, each compiled
 with dot_engine "mma_sync" (tensor cores) and "fma" (CUDA cores), run on
 ragged shapes (M, N, K not multiples of the blocks; K = 1; one element;
 large) and are checked against a float64 PyTorch reference: a relative
@@ -25,14 +25,13 @@ sys.path.insert(0, os.path.join(REPO, "python"))
 
 import dslc  # noqa: E402
 
-SOURCE = os.path.join(REPO, "tests", "compiler", "MLIRGen", "Inputs",
-                      "matmul_mma.py")
+SOURCE = os.path.join(REPO, "examples", "matmul.py")
 # kernel, its block sizes and warps, the shapes (M, N, K) it runs
 KERNELS = {
-    "matmul_bf16": ([128, 128, 64], 8,
+    "matmul": ([128, 128, 64], 8,
                     [(1, 1, 1), (37, 61, 1), (100, 200, 300),
                      (128, 128, 32), (257, 129, 1000), (2048, 2048, 2048)]),
-    "matmul_f16_bias_silu": ([64, 64, 24], 4,
+    "matmul_bias_silu": ([64, 64, 24], 4,
                              [(1, 1, 1), (65, 63, 23), (300, 500, 700)]),
     "matmul_fp8": ([64, 128, 64], 4,
                    [(16, 16, 16), (70, 130, 200), (1024, 1024, 1024)]),
@@ -50,9 +49,9 @@ def kernel(name, engine):
 
 def specs(name, m, n, k):
     S = dslc.TensorSpec
-    if name == "matmul_bf16":
+    if name == "matmul":
         return (S("bfloat16", (m, k)), S("bfloat16", (k, n)))
-    if name == "matmul_f16_bias_silu":
+    if name == "matmul_bias_silu":
         return (S("float16", (m, k)), S("float16", (k, n)),
                 S("float16", (n,)))
     return (S("float8_e4m3fn", (m, k)), S("float8_e4m3fn", (k, n)),
@@ -73,10 +72,10 @@ def inputs(name, m, n, k, seed):
     def r(*shape, scale=1.0):
         return torch.randn(*shape, generator=g, device="cuda") * scale
 
-    if name == "matmul_bf16":
+    if name == "matmul":
         x, y = r(m, k).bfloat16(), r(k, n).bfloat16()
         return (x, y), x.double() @ y.double()
-    if name == "matmul_f16_bias_silu":
+    if name == "matmul_bias_silu":
         x, y, b = r(m, k).half(), r(k, n).half(), r(n).half()
         v = x.double() @ y.double() + b.double()
         return (x, y, b), v * torch.sigmoid(v)

@@ -70,3 +70,26 @@ func.func @big(%a: !tile.ref<f16, 2>, %out: !tile.ref<f32, 2>)
   tile.store %d, %out[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : tensor<128x128xf32>, !tile.ref<f32, 2>
   return
 }
+
+// -----
+
+// K = 1 (a block size of 1 along K): lhs [16, 1] is one element per row,
+// which every lane of a group holds; it is stored by one writer per row at
+// the padded pitch (24 f16), K's padding (15 columns and 15 rows, 480
+// elements over 32 threads) zeroed, and one k-step of 16 runs (its loop
+// folded away).
+
+// CHECK-LABEL: func.func @k_one(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c480_i64 step %c32_i64
+// CHECK-COUNT-2: nvvm.mma.sync
+func.func @k_one(%a: !tile.ref<f16, 2>, %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 1 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %m = tile.dim %a, 0 : !tile.ref<f16, 2>
+  %x = tile.load %a[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<f16, 2> -> tensor<16x1xf16>
+  %y = tile.load %a[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<f16, 2> -> tensor<1x16xf16>
+  %d = tile.dot %x, %y : tensor<16x1xf16>, tensor<1x16xf16> -> tensor<16x16xf32>
+  tile.store %d, %out[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : tensor<16x16xf32>, !tile.ref<f32, 2>
+  return
+}

@@ -152,6 +152,7 @@ TEST_CASE("mma.sync fragments hold the product where MmaLayout says", "[mma]") {
   checkDot(64, 64, 32, 4);
   checkDot(128, 128, 32, 8);
   checkDot(32, 64, 24, 2); // K padded to 32 with zeros
+  checkDot(16, 16, 1, 1);  // K = 1: fifteen zero columns and rows
 }
 
 TEST_CASE("the warp grid is the most square that whole fragments allow",
