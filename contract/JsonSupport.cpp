@@ -19,6 +19,8 @@ json configToJson(const KernelConfig &c, bool forCompiler) {
       loops.push_back(r ? json(r) : json(nullptr));
     j["reduction_loops"] = loops;
   }
+  if (c.dotEngine != DotEngine::Default)
+    j["dot_engine"] = dotEngineName(c.dotEngine);
   return j;
 }
 
@@ -204,6 +206,16 @@ KernelConfig FieldReader::config(const json &c,
         k.reductionLoops.push_back(r.get<int64_t>());
       }
       break;
+    case ConfigKey::DotEngine: {
+      std::optional<DotEngine> e;
+      if (v.is_string())
+        e = parseDotEngine(v.get<std::string>());
+      if (!e)
+        fail(where,
+             "dot_engine must be \"fma\" or \"mma_sync\", got " + v.dump());
+      k.dotEngine = *e;
+      break;
+    }
     case ConfigKey::Tunables:
       object(c, "tunables", where);
       for (auto t = v.begin(); t != v.end(); ++t) {

@@ -178,6 +178,7 @@ static const KeyName kHonouredKeys[] = {
     {ConfigKey::BlockSizes, "block_sizes"},
     {ConfigKey::NumWarps, "num_warps"},
     {ConfigKey::ReductionLoops, "reduction_loops"},
+    {ConfigKey::DotEngine, "dot_engine"},
     {ConfigKey::MaxCtas, "max_ctas"},
     {ConfigKey::Tunables, "tunables"},
 };
@@ -250,13 +251,34 @@ std::string KernelConfig::brief() const {
                                  : std::string("none"));
     add(r);
   }
+  if (dotEngine != DotEngine::Default)
+    add(std::string("dot=") + dotEngineName(dotEngine));
   return s.empty() ? "default" : s;
 }
 
+const char *dotEngineName(DotEngine engine) {
+  switch (engine) {
+  case DotEngine::Default:
+    return "default";
+  case DotEngine::Fma:
+    return "fma";
+  case DotEngine::MmaSync:
+    return "mma_sync";
+  }
+  return "default";
+}
+
+std::optional<DotEngine> parseDotEngine(const std::string &name) {
+  for (DotEngine e : {DotEngine::Fma, DotEngine::MmaSync})
+    if (name == dotEngineName(e))
+      return e;
+  return std::nullopt;
+}
+
 bool KernelConfig::operator<(const KernelConfig &o) const {
-  return std::tie(blockSizes, numWarps, maxCtas, named, reductionLoops) <
-         std::tie(o.blockSizes, o.numWarps, o.maxCtas, o.named,
-                  o.reductionLoops);
+  return std::tie(blockSizes, numWarps, maxCtas, named, reductionLoops,
+                  dotEngine) < std::tie(o.blockSizes, o.numWarps, o.maxCtas,
+                                        o.named, o.reductionLoops, o.dotEngine);
 }
 
 Expected<bool> validate(const KernelConfig &c) {

@@ -78,6 +78,15 @@ std::optional<Tunable::Kind> parseTunableKind(const std::string &name);
 /// A kernel configuration: what dslc's --config and a decorator's
 /// helion.Config(...) take (block_sizes, num_warps, reduction_loops, named
 /// tunables) plus the runtime's grid cap (max_ctas).
+/// What computes a kernel's matrix products (config key `dot_engine`):
+/// the compiler's choice, f32 FMAs on CUDA cores, or tensor cores
+/// (mma.sync) where a dot's types and shape allow.
+enum class DotEngine { Default, Fma, MmaSync };
+/// "fma", "mma_sync" ("default" for Default).
+const char *dotEngineName(DotEngine engine);
+/// The engine a config spells `name`; none for anything else.
+std::optional<DotEngine> parseDotEngine(const std::string &name);
+
 struct KernelConfig {
   std::vector<int64_t> blockSizes;
   int64_t numWarps = 0; ///< 0: the kernel's default
@@ -86,6 +95,7 @@ struct KernelConfig {
   /// Helion's reduction_loops: per whole-row dimension (in the order the
   /// kernel meets them) a chunk size, or 0 (None) to keep the row whole.
   std::vector<int64_t> reductionLoops;
+  DotEngine dotEngine = DotEngine::Default;
 
   /// The value `t` has in this config (0 when unset).
   int64_t get(const Tunable &t) const;
@@ -106,7 +116,7 @@ struct KernelConfig {
   bool operator==(const KernelConfig &o) const {
     return blockSizes == o.blockSizes && numWarps == o.numWarps &&
            maxCtas == o.maxCtas && named == o.named &&
-           reductionLoops == o.reductionLoops;
+           reductionLoops == o.reductionLoops && dotEngine == o.dotEngine;
   }
   bool operator<(const KernelConfig &o) const;
 };
@@ -125,6 +135,7 @@ enum class ConfigKey {
   BlockSizes,     ///< block_sizes (the compiler)
   NumWarps,       ///< num_warps (the compiler)
   ReductionLoops, ///< reduction_loops (the compiler)
+  DotEngine,      ///< dot_engine (the compiler)
   MaxCtas,        ///< max_ctas (the runtime, at load)
   Tunables,       ///< tunables: named values the tuner searches
   HelionOnly,     ///< a helion.Config key for Triton only (num_stages, ...)

@@ -159,14 +159,43 @@ Expected<bool> checkSlotShape(const AbiSlot &slot) {
   return true;
 }
 
+const char *SameSize::relationName(Relation r) {
+  switch (r) {
+  case Relation::Eq:
+    return "==";
+  case Relation::Ge:
+    return ">=";
+  case Relation::Gt:
+    return ">";
+  }
+  return "==";
+}
+
+std::optional<SameSize::Relation>
+SameSize::parseRelation(const std::string &name) {
+  for (Relation r : {Relation::Eq, Relation::Ge, Relation::Gt})
+    if (name == relationName(r))
+      return r;
+  return std::nullopt;
+}
+
 std::string SameSize::problem(int64_t size, int64_t asSize) const {
-  if (size == asSize)
+  bool holds = relation == Relation::Eq   ? size == asSize
+               : relation == Relation::Ge ? size >= asSize
+                                          : size > asSize;
+  if (holds)
     return "";
-  return "'" + param + "' dim " + std::to_string(dim) + " is " +
-         std::to_string(size) + ", but '" + as + "' dim " +
-         std::to_string(asDim) + " is " + std::to_string(asSize) +
-         ": the kernel indexes both with one tile (at " + where +
-         "), so their sizes must be equal";
+  std::string sizes = "'" + param + "' dim " + std::to_string(dim) + " is " +
+                      std::to_string(size) + ", but '" + as + "' dim " +
+                      std::to_string(asDim) + " is " + std::to_string(asSize);
+  if (!asserted)
+    return sizes + ": the kernel indexes both with one tile (at " + where +
+           "), so their sizes must be equal";
+  if (relation == Relation::Eq)
+    return sizes + ": the kernel asserts they are equal (at " + where + ")";
+  return sizes + ": the kernel asserts the first " +
+         (relation == Relation::Ge ? "is at least" : "exceeds") +
+         " the second (at " + where + ")";
 }
 
 std::optional<double> ArgSpec::scalarDefault() const {

@@ -213,13 +213,33 @@ struct SameSize {
   std::string as; ///< the tensor whose size the tile runs over
   unsigned asDim = 0;
   std::string where; ///< the access, FILE:LINE:COL (messages)
+  /// The kernel asserts the relation (`assert x.size(1) == y.size(0)`
+  /// between two run-time sizes) rather than indexing both with one tile.
+  bool asserted = false;
+  /// What the kernel asserts of `param`'s size against `as`'s: equal (also
+  /// every tile-made rule), at least, or more than. An inequality asserted
+  /// for a pair one tile indexes replaces the tile's equality: the kernel
+  /// says the sizes may differ (its masks then follow `as`).
+  enum class Relation { Eq, Ge, Gt };
+  Relation relation = Relation::Eq;
 
-  bool operator==(const SameSize &o) const {
-    return param == o.param && dim == o.dim && as == o.as && asDim == o.asDim;
+  /// Same pair of dimensions (in either order).
+  bool samePair(const SameSize &o) const {
+    return (param == o.param && dim == o.dim && as == o.as &&
+            asDim == o.asDim) ||
+           (param == o.as && dim == o.asDim && as == o.param && asDim == o.dim);
   }
-  /// "'gate' dim 1 must equal 'x' dim 1 (one tile indexes both at WHERE)"
-  /// for sizes `size` and `asSize`; empty when they are equal.
+  bool operator==(const SameSize &o) const {
+    return param == o.param && dim == o.dim && as == o.as && asDim == o.asDim &&
+           relation == o.relation;
+  }
+  /// "'gate' dim 1 is 2048, but 'x' dim 1 is 4096: the kernel indexes both
+  /// with one tile (at WHERE), ..." (or asserts the relation there) for
+  /// sizes `size` and `asSize`; empty when the relation holds.
   std::string problem(int64_t size, int64_t asSize) const;
+  /// "==", ">=", ">" (the metadata's spelling).
+  static const char *relationName(Relation r);
+  static std::optional<Relation> parseRelation(const std::string &name);
 };
 
 struct KernelMetadata {

@@ -505,6 +505,12 @@ void Reader::readSameSizes(const json &root, KernelMetadata &md) const {
     s.as = str(e, "as", where);
     s.asDim = dimOf(s.as, "as_dim");
     s.where = strOr(e, "where", "", where);
+    s.asserted = boolean(e, "asserted", false, where);
+    std::string relation = strOr(e, "relation", "==", where);
+    std::optional<SameSize::Relation> r = SameSize::parseRelation(relation);
+    if (!r)
+      fail(where, "relation '" + relation + "' is not ==, >= or >");
+    s.relation = *r;
     md.sameSizes.push_back(s);
   }
 }

@@ -139,12 +139,18 @@ std::string writeMetadata(const KernelMetadata &md) {
   j["constraints"] = constraints;
   if (!md.sameSizes.empty()) {
     json same = json::array();
-    for (const SameSize &s : md.sameSizes)
-      same.push_back({{"param", s.param},
-                      {"dim", s.dim},
-                      {"as", s.as},
-                      {"as_dim", s.asDim},
-                      {"where", s.where}});
+    for (const SameSize &s : md.sameSizes) {
+      json e = {{"param", s.param},
+                {"dim", s.dim},
+                {"as", s.as},
+                {"as_dim", s.asDim},
+                {"where", s.where}};
+      if (s.asserted)
+        e["asserted"] = true;
+      if (s.relation != SameSize::Relation::Eq)
+        e["relation"] = SameSize::relationName(s.relation);
+      same.push_back(e);
+    }
     j["same_sizes"] = same;
   }
   j["abi"] = abiToJson(md.abi);

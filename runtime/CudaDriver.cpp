@@ -45,6 +45,7 @@ const DriverApi &driver() {
       lookup(api.cuModuleUnload, "cuModuleUnload");
       lookup(api.cuModuleGetFunction, "cuModuleGetFunction");
       lookup(api.cuFuncGetAttribute, "cuFuncGetAttribute");
+      lookup(api.cuFuncSetAttribute, "cuFuncSetAttribute");
       lookup(api.cuOccupancyMaxActiveBlocksPerMultiprocessor,
              "cuOccupancyMaxActiveBlocksPerMultiprocessor");
       lookup(api.cuLaunchKernel, "cuLaunchKernel");

@@ -160,8 +160,10 @@ void Kernel::loadRank(int i, const std::string &image, KernelMetadata md) {
           fmt::format("rank {}: kernel {} needs {} threads per CTA, its "
                       "cubin allows {}",
                       l.rank, r.md.kernel, r.md.threadsPerCta(), maxThreads));
+  reserveDynamicShared(r, l);
   DSLC_CU(l.rank, cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                      &r.maxActivePerSm, r.function, r.md.threadsPerCta(), 0));
+                      &r.maxActivePerSm, r.function, r.md.threadsPerCta(),
+                      r.dynamicShared));
   if (r.md.stateBytes > 0) {
     DSLC_CUDART(l.rank, cudaMalloc(&r.state, r.md.stateBytes));
     DSLC_CUDART(l.rank, cudaMemset(r.state, 0, r.md.stateBytes));
@@ -176,6 +178,35 @@ void Kernel::loadRank(int i, const std::string &image, KernelMetadata md) {
   std::memset(r.record, 0, sizeof(DslcErrorRecord));
   DSLC_CUDART(l.rank, cudaHostGetDevicePointer(&r.recordDevice, rec, 0));
   DSLC_CUDART(l.rank, cudaDeviceSynchronize());
+}
+
+void Kernel::reserveDynamicShared(PerRank &r, const LocalRank &l) const {
+  const DriverApi &cu = driver();
+  int staticBytes = 0;
+  DSLC_CU(l.rank, cu.cuFuncGetAttribute(&staticBytes,
+                                        CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                                        r.function));
+  // dslc's cubins declare their workspace dynamic (docs/kernel-abi.md);
+  // a cubin whose workspace is static already holds it.
+  int64_t dynamic = std::max<int64_t>(0, r.md.sharedBytes - staticBytes);
+  if (dynamic == 0)
+    return;
+  int optIn = 0;
+  DSLC_CUDART(l.rank,
+              cudaDeviceGetAttribute(
+                  &optIn, cudaDevAttrMaxSharedMemoryPerBlockOptin, l.device));
+  if (dynamic + staticBytes > optIn)
+    raise(ErrorCode::InvalidArgument,
+          fmt::format("rank {}: kernel {} needs {} bytes of shared memory per "
+                      "CTA, device {} (sm_{}{}) allows {}: compile it with "
+                      "smaller block sizes",
+                      l.rank, r.md.kernel, dynamic + staticBytes, l.device,
+                      l.ccMajor, l.ccMinor, optIn));
+  r.dynamicShared = static_cast<unsigned>(dynamic);
+  DSLC_CU(l.rank,
+          cu.cuFuncSetAttribute(r.function,
+                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                static_cast<int>(dynamic)));
 }
 
 std::string Kernel::coResidencyProblem(int64_t resident) const {
@@ -193,7 +224,7 @@ std::string Kernel::coResidencyProblem(int64_t resident) const {
       "{} registers per thread, {} bytes of shared memory per CTA) = {} "
       "CTAs; use a smaller world or smaller CTAs (num_warps)",
       r.md.kernel, comm_.worldSize(), l.device, l.numSms, r.maxActivePerSm,
-      r.md.threadsPerCta(), regs, shared, resident);
+      r.md.threadsPerCta(), regs, shared + r.dynamicShared, resident);
 }
 
 void Kernel::checkSignature(const PerRank &r, int rank) const {
@@ -279,10 +310,10 @@ void Kernel::launch(int localIndex, const BoundArgs &args,
   ParamBuffer params = packParams(args, hidden);
   cudaStream_t s = l.resolve(stream);
   setDevice(l.device, l.rank);
-  DSLC_CU(l.rank,
-          driver().cuLaunchKernel(r.function, static_cast<unsigned>(grid), 1, 1,
-                                  static_cast<unsigned>(md.threadsPerCta()), 1,
-                                  1, 0, s, params.pointers(), nullptr));
+  DSLC_CU(l.rank, driver().cuLaunchKernel(
+                      r.function, static_cast<unsigned>(grid), 1, 1,
+                      static_cast<unsigned>(md.threadsPerCta()), 1, 1,
+                      r.dynamicShared, s, params.pointers(), nullptr));
   if (s == l.stream)
     return;
   // The caller's stream: synchronize() must wait for this launch too.

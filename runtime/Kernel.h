@@ -94,6 +94,9 @@ private:
     CUmodule module = nullptr;
     CUfunction function = nullptr;
     int maxActivePerSm = 0;
+    /// Dynamic shared memory per CTA at launch: the metadata's
+    /// shared_bytes less what the cubin declares statically.
+    unsigned dynamicShared = 0;
     /// Co-resident CTAs agreed by all ranks (the smallest).
     int64_t resident = 0;
     void *state = nullptr;
@@ -107,6 +110,7 @@ private:
   explicit Kernel(Communicator &comm) : comm_(comm) {}
   void loadRank(int i, const std::string &image, KernelMetadata md);
   void checkSignature(const PerRank &r, int rank) const;
+  void reserveDynamicShared(PerRank &r, const LocalRank &l) const;
   std::string collectRecords() const;
   /// Why `resident` co-resident CTAs cannot give every rank of a virtual
   /// world one: the sizes that decide it.

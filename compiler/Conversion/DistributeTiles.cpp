@@ -190,7 +190,8 @@ static LogicalResult checkAndReserve(func::FuncOp func,
       auto tensor = dyn_cast<RankedTensorType>(t);
       if (!tensor || !tensor.hasStaticShape())
         continue;
-      int64_t n = info.layout(tensor.getShape()).perThread();
+      int64_t n = lower::mmaElementsPerThread(tensor).value_or(
+          info.layout(tensor.getShape()).perThread());
       if (n > kMaxElementsPerThread) {
         op->emitError() << "a tile of " << tensor << " takes " << n
                         << " elements per thread in a CTA of " << info.threads
@@ -303,6 +304,7 @@ struct DistributeTilesPass
       populateGatherLoweringPatterns(converter, patterns);
       populateReduceLoweringPatterns(converter, patterns);
       populateDotLoweringPatterns(converter, patterns);
+      populateMmaLoweringPatterns(converter, patterns);
       populateShapeLoweringPatterns(converter, patterns);
       populateElementwiseLoweringPatterns(converter, patterns);
       populateCommLoweringPatterns(converter, patterns);

@@ -84,6 +84,8 @@ struct DotOpLowering : TilePattern<tile::DotOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type f32 = rewriter.getF32Type();
+    if (op.getResult().getType().getEncoding())
+      return rewriter.notifyMatchFailure(op, "a tensor-core dot");
     DotRegions r(op);
     if (tile::isFp8Type(r.element) ||
         op.getResult().getType().getElementType() != f32)
@@ -228,6 +230,8 @@ int64_t dslc::lower::dotSharedBytes(Operation *op) {
 
 LogicalResult dslc::lower::checkDotFits(Operation *op) {
   auto dot = cast<tile::DotOp>(op);
+  if (dot.getResult().getType().getEncoding())
+    return success(); // at most kMaxSharedBytes: checkAndReserve says so
   DotRegions r(dot);
   if (r.total <= kMaxSharedBytes)
     return success();

@@ -53,7 +53,10 @@ int64_t sharedBytesNeeded(Operation *op, const KernelInfo &info) {
   if (isa<tile::ReduceOp>(op))
     return reduceSharedBytes(op, info);
   if (auto dot = dyn_cast<tile::DotOp>(op))
-    return dotSharedBytes(dot);
+    return mmaElementsPerThread(dot.getType()) ? mmaDotSharedBytes(dot)
+                                               : dotSharedBytes(dot);
+  if (isa<tile::ConvertLayoutOp>(op))
+    return mmaConvertSharedBytes(op);
   if (auto broadcast = dyn_cast<tile::BroadcastOp>(op)) {
     RankedTensorType in = broadcast.getInput().getType();
     if (in.getShape() != broadcast.getResult().getType().getShape() &&
@@ -81,17 +84,24 @@ int64_t sharedBytesNeeded(Operation *op, const KernelInfo &info) {
 void reserveSharedWorkspace(ModuleOp module, int64_t bytes) {
   MLIRContext *ctx = module.getContext();
   bytes = llvm::alignTo(bytes, 16);
-  auto type = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), bytes);
-  if (auto global = module.lookupSymbol<LLVM::GlobalOp>(kSharedWorkspace)) {
-    auto old = cast<LLVM::LLVMArrayType>(global.getGlobalType());
-    if (static_cast<int64_t>(old.getNumElements()) < bytes)
-      global.setGlobalTypeAttr(TypeAttr::get(type));
-    return;
-  }
+  if (auto old = module->getAttrOfType<IntegerAttr>(kSharedWorkspaceBytesAttr))
+    bytes = std::max(bytes, old.getInt());
+  module->setAttr(kSharedWorkspaceBytesAttr,
+                  IntegerAttr::get(IntegerType::get(ctx, 64), bytes));
+  // Up to the default limit the workspace is static (any launcher runs the
+  // cubin); past it, dynamic: the runtime opts the kernel in and passes the
+  // bytes at launch (docs/kernel-abi.md).
+  bool dynamic = bytes > kMaxStaticSharedBytes;
+  auto type =
+      LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), dynamic ? 0 : bytes);
+  LLVM::Linkage linkage =
+      dynamic ? LLVM::Linkage::External : LLVM::Linkage::Internal;
+  if (auto global = module.lookupSymbol<LLVM::GlobalOp>(kSharedWorkspace))
+    global.erase();
   OpBuilder b(ctx);
   b.setInsertionPointToStart(module.getBody());
   LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false,
-                         LLVM::Linkage::Internal, kSharedWorkspace, Attribute(),
+                         linkage, kSharedWorkspace, Attribute(),
                          /*alignment=*/16, /*addrSpace=*/3);
 }
 
@@ -180,11 +190,14 @@ Value rowInBounds(OpBuilder &b, Location loc, const TileLayout &layout,
 }
 
 void storeDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
-                      ArrayRef<int64_t> shape, Value value, Value base) {
+                      ArrayRef<int64_t> shape, Value value, Value base,
+                      int64_t pitch) {
   TileLayout layout = info.layout(shape);
+  if (pitch == 0)
+    pitch = layout.inner;
   Type memElement = cast<VectorType>(value.getType()).getElementType();
   Value tid = threadId(b, loc);
-  if (layout.allReplicated()) {
+  if (layout.allReplicated() && pitch == layout.inner) {
     // Every thread holds the whole tile: thread 0 stores it.
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                         i64(b, loc, 0));
@@ -210,8 +223,7 @@ void storeDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
 
   for (int64_t o = 0; o < layout.outer; ++o) {
     auto [row, rowValid] = rowOf(b, loc, layout, o, group);
-    Value rowStart =
-        arith::MulIOp::create(b, loc, row, i64(b, loc, layout.inner));
+    Value rowStart = arith::MulIOp::create(b, loc, row, i64(b, loc, pitch));
     Value valid = writer;
     if (rowValid)
       valid = valid ? arith::AndIOp::create(b, loc, valid, rowValid).getResult()
@@ -239,10 +251,10 @@ void storeDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
       Value mask = vector::FromElementsOp::create(
           b, loc, VectorType::get({layout.vec}, b.getI1Type()), lanes);
       // A whole piece is one vector store when its start is aligned: the
-      // row starts of a row length that is not a multiple of V are not.
+      // row starts of a pitch that is not a multiple of V are not.
       Value full = arith::ConstantIntOp::create(b, loc, 0, 1);
-      if (layout.inner % layout.vec == 0 ||
-          (!layout.split && o * layout.inner % layout.vec == 0)) {
+      if (pitch % layout.vec == 0 ||
+          (!layout.split && o * pitch % layout.vec == 0)) {
         full = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                      remaining, i64(b, loc, layout.vec));
         if (valid)
@@ -265,11 +277,14 @@ void storeDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
 
 Value loadDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
                       ArrayRef<int64_t> shape, Type memElement, Value base,
-                      const std::function<Value(int64_t, Value)> &onPiece) {
+                      const std::function<Value(int64_t, Value)> &onPiece,
+                      int64_t pitch) {
   TileLayout layout = info.layout(shape);
+  if (pitch == 0)
+    pitch = layout.inner;
   auto type = VectorType::get({layout.perThread()}, memElement);
   int64_t bytes = elementBytes(memElement);
-  if (layout.allReplicated()) {
+  if (layout.allReplicated() && pitch == layout.inner) {
     Value all = LLVM::LoadOp::create(b, loc, type, base, /*alignment=*/16);
     return onPiece ? onPiece(0, all) : all;
   }
@@ -281,11 +296,10 @@ Value loadDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
   Value result = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
   // Padding (columns past the row, rows past d0) reads the last element in
   // bounds: every load stays inside the tile.
-  bool whole = layout.inner % layout.vec == 0;
+  bool whole = layout.inner % layout.vec == 0 && pitch % layout.vec == 0;
   for (int64_t o = 0; o < layout.outer; ++o) {
     Value row = rowInBounds(b, loc, layout, o, group);
-    Value rowStart =
-        arith::MulIOp::create(b, loc, row, i64(b, loc, layout.inner));
+    Value rowStart = arith::MulIOp::create(b, loc, row, i64(b, loc, pitch));
     for (int64_t c = 0; c < layout.chunks; ++c) {
       Value piece;
       if (layout.replicated) {
@@ -442,8 +456,6 @@ Value convertLayout(OpBuilder &b, Location loc, const KernelInfo &fromInfo,
 } // namespace dslc::lower
 
 int64_t dslc::sharedWorkspaceBytes(ModuleOp module) {
-  auto global = module.lookupSymbol<LLVM::GlobalOp>(kSharedWorkspace);
-  if (!global)
-    return 0;
-  return cast<LLVM::LLVMArrayType>(global.getGlobalType()).getNumElements();
+  auto bytes = module->getAttrOfType<IntegerAttr>(kSharedWorkspaceBytesAttr);
+  return bytes ? bytes.getInt() : 0;
 }

@@ -28,6 +28,7 @@ void dslc::buildDslcPipeline(mlir::OpPassManager &pm,
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
   }
+  pm.addPass(createMmaLayouts());
   pm.addPass(createDistributeTiles());
   pm.addPass(createLowerToLLVM());
   // The per-thread lowering repeats address and mask computations per piece

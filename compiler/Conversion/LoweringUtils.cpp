@@ -16,8 +16,9 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx, const KernelInfo &info)
     : info(info) {
   addConversion([](Type t) { return t; });
   addConversion([this](RankedTensorType t) -> Type {
-    return VectorType::get({this->info.layout(t.getShape()).perThread()},
-                           lower::storageType(t.getElementType()));
+    int64_t n = lower::mmaElementsPerThread(t).value_or(
+        this->info.layout(t.getShape()).perThread());
+    return VectorType::get({n}, lower::storageType(t.getElementType()));
   });
   addConversion([ctx](tile::RefType t) -> Type {
     SmallVector<Type> fields{lower::ptrType(ctx)};

@@ -56,12 +56,20 @@ struct KernelInfo {
   }
 };
 
-/// Most bytes of shared memory a kernel's workspace may take (static shared
-/// memory of one CTA).
-inline constexpr int64_t kMaxSharedBytes = 48 * 1024;
+/// Most bytes of shared memory a kernel's workspace may take: what one CTA
+/// of sm_90 may opt in to (227 KiB; the runtime refuses a device that
+/// allows less, naming both numbers).
+inline constexpr int64_t kMaxSharedBytes = 227 * 1024;
+/// Most bytes of static shared memory a CTA may declare: a larger workspace
+/// is dynamic shared memory (docs/kernel-abi.md).
+inline constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 /// Name of the module's shared-memory workspace (addrspace 3, 16-byte
-/// aligned), sized to the largest need of any op of the module's kernels.
+/// aligned), sized to the largest need of any op of the module's kernels:
+/// a static array up to kMaxStaticSharedBytes, else an external (dynamic)
+/// one; its size is the module attribute kSharedWorkspaceBytesAttr.
 inline constexpr llvm::StringLiteral kSharedWorkspace = "__dslc_workspace";
+inline constexpr llvm::StringLiteral kSharedWorkspaceBytesAttr =
+    "dslc.workspace_bytes";
 
 /// Type conversion of the distribution: tiles become per-thread vectors (of
 /// their storage type: fp8 as i8), refs and stacks become LLVM structs,
@@ -137,6 +145,12 @@ int64_t dotSharedBytes(mlir::Operation *dot);
 /// Rejects (at the op) a tile.dot whose staging exceeds kMaxSharedBytes,
 /// naming its block sizes (DotLowering.cpp).
 mlir::LogicalResult checkDotFits(mlir::Operation *dot);
+/// The part of sharedBytesNeeded for a tensor-core tile.dot and for
+/// tile.convert_layout to or from #tile.mma (MmaLowering.cpp).
+int64_t mmaDotSharedBytes(mlir::Operation *dot);
+int64_t mmaConvertSharedBytes(mlir::Operation *convert);
+/// The per-thread elements of a tile encoded #tile.mma; none for others.
+std::optional<int64_t> mmaElementsPerThread(mlir::Type type);
 /// Makes every tile.dot of `func` compute in f32 only: its inputs widened
 /// with arith.extf, a 16-bit result rounded with arith.truncf after it
 /// (DotLowering.cpp; the distribution runs it first).
@@ -222,6 +236,9 @@ void populateMemoryLoweringPatterns(TileTypeConverter &converter,
 void populateGatherLoweringPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
 void populateDotLoweringPatterns(TileTypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
+/// Tensor-core tile.dot and tile.convert_layout (MmaLowering.cpp).
+void populateMmaLoweringPatterns(TileTypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
 void populateReduceLoweringPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
@@ -341,18 +358,21 @@ mlir::Value convertLayout(mlir::OpBuilder &b, mlir::Location loc,
 int64_t gatherSharedBytes(llvm::ArrayRef<int64_t> shape, mlir::Type element);
 /// Stores the per-thread vector `value` (of memory element type) of a tile
 /// of `shape` row-major at `base` (shared memory, 16-byte aligned), one
-/// writer per element; no barrier.
+/// writer per element; no barrier. Rows start `pitch` elements apart (0:
+/// the last dimension's size, dense).
 void storeDistributed(mlir::OpBuilder &b, mlir::Location loc,
                       const KernelInfo &info, llvm::ArrayRef<int64_t> shape,
-                      mlir::Value value, mlir::Value base);
+                      mlir::Value value, mlir::Value base, int64_t pitch = 0);
 /// The converse: this thread's per-thread vector of a tile of `shape` stored
-/// row-major at `base` (elements of `memElement`); padding reads elements in
-/// bounds. `onPiece(position, piece)`, when given, rewrites each piece as it
-/// is loaded (so a sum with another vector frees registers as it goes).
+/// row-major at `base` (elements of `memElement`, rows `pitch` apart as
+/// above); padding reads elements in bounds. `onPiece(position, piece)`,
+/// when given, rewrites each piece as it is loaded (so a sum with another
+/// vector frees registers as it goes).
 mlir::Value loadDistributed(
     mlir::OpBuilder &b, mlir::Location loc, const KernelInfo &info,
     llvm::ArrayRef<int64_t> shape, mlir::Type memElement, mlir::Value base,
-    const std::function<mlir::Value(int64_t, mlir::Value)> &onPiece = nullptr);
+    const std::function<mlir::Value(int64_t, mlir::Value)> &onPiece = nullptr,
+    int64_t pitch = 0);
 
 /// This thread's per-thread vector of a tile of `shape` whose element at
 /// coordinates (i0, ..., in-1) is element `offset + sum ik * strides[k]` of

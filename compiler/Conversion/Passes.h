@@ -52,7 +52,8 @@ mlir::LogicalResult runTilePipeline(mlir::ModuleOp module);
 
 /// Appends the passes from Tile/Comm IR to the LLVM dialect to `pm` (on
 /// builtin.module): the tile-level pipeline, [canonicalize, cse],
-/// -dslc-distribute-tiles, -dslc-lower-to-llvm, [canonicalize, cse].
+/// -dslc-mma-layouts, -dslc-distribute-tiles, -dslc-lower-to-llvm,
+/// [canonicalize, cse].
 void buildDslcPipeline(mlir::OpPassManager &pm,
                        const DslcPipelineOptions &options);
 /// Registers buildDslcPipeline as "dslc-pipeline"

@@ -47,6 +47,23 @@ def RollReductions : Pass<"dslc-roll-reductions", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
 }
 
+def MmaLayouts : Pass<"dslc-mma-layouts", "mlir::ModuleOp"> {
+  let summary = "Tensor-core dots and their accumulators in mma.sync fragments";
+  let description = [{
+    For every `tile.kernel` function with `#tile.dot_engine<mma_sync>`:
+    each 2-d `tile.dot` with bf16, f16 or fp8 inputs (fp8 widened to f16,
+    exactly) whose [M, N] result the kernel's warps split into blocks of
+    whole 16 x 16 fragments (compiler/Conversion/MmaLayout.h) gets an f32
+    result encoded `#tile.mma`, its accumulator converted in and its result
+    converted out with `tile.convert_layout` (a 16-bit result rounded
+    after). An accumulator carried by an `scf.for` whose body only feeds it
+    to such dots and yields their result then stays in the fragments across
+    the loop: converted once before the loop and once after it, not on
+    every iteration. The other dots stay on CUDA cores.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+}
+
 def LowerToLLVM : Pass<"dslc-lower-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower per-thread scf/arith/vector/func code to the LLVM dialect";
   let description = [{

@@ -196,15 +196,22 @@ void Generator::recordSameSize(const SemValue &ref, unsigned d,
   const ScalarOrigin &o = *t.extentOrigin;
   if (o.param == ref.text && o.dim == d)
     return;
-  SourceRange r = where.getRange();
-  contract::SameSize s{ref.text, d, o.param, o.dim,
-                       module.getFileName() + ":" +
-                           std::to_string(r.begin.line) + ":" +
-                           std::to_string(r.begin.column)};
-  for (const contract::SameSize &known : desc.sameSizes)
-    if (known == s || (known.param == s.as && known.dim == s.asDim &&
-                       known.as == s.param && known.asDim == s.dim))
-      return;
+  addSameSize(contract::SameSize{ref.text, d, o.param, o.dim, ""},
+              where.getRange());
+}
+
+void Generator::addSameSize(contract::SameSize s, SourceRange where) {
+  s.where = module.getFileName() + ":" + std::to_string(where.begin.line) +
+            ":" + std::to_string(where.begin.column);
+  // One rule per pair: what the kernel asserts replaces what a tile
+  // implies; a tile adds nothing to a pair already related.
+  for (contract::SameSize &known : desc.sameSizes) {
+    if (!known.samePair(s))
+      continue;
+    if (s.asserted && !known.asserted)
+      known = std::move(s);
+    return;
+  }
   desc.sameSizes.push_back(std::move(s));
 }
 

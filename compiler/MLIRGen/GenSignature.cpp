@@ -76,6 +76,8 @@ LogicalResult Generator::applyConfig(const contract::ConfigReading &reading,
     desc.numWarps = c.numWarps;
   if (reading.has("reduction_loops"))
     reductionLoops = c.reductionLoops;
+  if (reading.has("dot_engine"))
+    dotEngine = c.dotEngine;
   for (const char *runtimeOnly : {"max_ctas", "tunables"})
     if (reading.has(runtimeOnly))
       diags->warning(where, source.str() + " key '" + runtimeOnly +

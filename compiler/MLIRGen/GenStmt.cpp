@@ -291,9 +291,10 @@ std::optional<LogicalResult> Generator::genSizeAssert(const ast::Expr &test,
     }
   // `assert x.size(0) == n` with a compile-time n: checked at launch.
   auto *cmp = ast::dyn_cast<ast::CompareExpr>(&test);
-  if (!cmp || cmp->getOps().size() != 1 ||
-      cmp->getOps()[0] != ast::CompareOp::Eq)
+  if (!cmp || cmp->getOps().size() != 1)
     return std::nullopt;
+  if (cmp->getOps()[0] != ast::CompareOp::Eq)
+    return sizesAssertedOrdered(*cmp, where);
   Result l = genExpr(*cmp->getOperands()[0]);
   Result r = genExpr(*cmp->getOperands()[1]);
   if (failed(l) || failed(r)) {
@@ -329,6 +330,44 @@ std::optional<LogicalResult> Generator::genSizeAssert(const ast::Expr &test,
   return success();
 }
 
+std::optional<LogicalResult>
+Generator::sizesAssertedOrdered(const ast::CompareExpr &cmp,
+                                SourceRange where) {
+  using Relation = contract::SameSize::Relation;
+  ast::CompareOp op = cmp.getOps()[0];
+  bool greater = op == ast::CompareOp::Gt || op == ast::CompareOp::GtE;
+  if (!greater && op != ast::CompareOp::Lt && op != ast::CompareOp::LtE)
+    return std::nullopt;
+  Result l = genExpr(*cmp.getOperands()[0]);
+  Result r = genExpr(*cmp.getOperands()[1]);
+  if (failed(l) || failed(r) || !isPlainSize(*l) || !isPlainSize(*r))
+    return std::nullopt;
+  // Written as `bigger >= smaller` (or >): a launch check, and the
+  // equality a tile indexing both would imply no longer holds.
+  const ScalarOrigin &big = greater ? *l->origin : *r->origin;
+  const ScalarOrigin &small = greater ? *r->origin : *l->origin;
+  contract::SameSize s{big.param, big.dim, small.param, small.dim, ""};
+  s.asserted = true;
+  s.relation = op == ast::CompareOp::Gt || op == ast::CompareOp::Lt
+                   ? Relation::Gt
+                   : Relation::Ge;
+  // Sizes --shape gives both are also compared now, as Helion's host
+  // would.
+  std::optional<int64_t> sb = shapeSize(big.param, big.dim);
+  std::optional<int64_t> ss = shapeSize(small.param, small.dim);
+  std::string why = s.problem(sb.value_or(0), ss.value_or(0));
+  addSameSize(std::move(s), where);
+  if (sb && ss && !why.empty())
+    return LogicalResult(error(
+        where,
+        "assert " + sizeKey(big.param, big.dim) +
+            (op == ast::CompareOp::Gt || op == ast::CompareOp::Lt ? " > "
+                                                                  : " >= ") +
+            sizeKey(small.param, small.dim) + " fails for " +
+            shapeSpelling(big.param) + " and " + shapeSpelling(small.param)));
+  return LogicalResult(success());
+}
+
 LogicalResult Generator::sizesAssertedEqual(const SemValue &a,
                                             const SemValue &b,
                                             SourceRange where) {
@@ -336,12 +375,14 @@ LogicalResult Generator::sizesAssertedEqual(const SemValue &a,
   std::optional<int64_t> sx = shapeSize(x.param, x.dim);
   std::optional<int64_t> sy = shapeSize(y.param, y.dim);
   if (!sx && !sy) {
-    markSizeFailed(x.param, x.dim);
-    markSizeFailed(y.param, y.dim);
-    return error(where, "an assert between two run-time sizes cannot be "
-                        "checked: compile one of them in (-D '" +
-                            sizeKey(x.param, x.dim) + "=N'" +
-                            shapeAdvice(x.param) + ")");
+    // Both run-time: checked where every launch is planned (metadata
+    // same_sizes, the binding plan), as a tile indexing both would be.
+    if (x.param != y.param || x.dim != y.dim) {
+      contract::SameSize s{x.param, x.dim, y.param, y.dim, ""};
+      s.asserted = true;
+      addSameSize(std::move(s), where);
+    }
+    return success();
   }
   // Equal sizes: both compiled in as the one --shape gives (the first's
   // when the shapes contradict the assert, reported).

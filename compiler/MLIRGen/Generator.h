@@ -273,7 +273,13 @@ private:
   /// The --shape value of a scalar `a op b` (SemValue::known), if any.
   std::optional<SemValue::ShapeKnown>
   foldKnown(ast::BinaryOp op, const SemValue &a, const SemValue &b);
-  /// `assert x.size(i) == y.size(j)`: both compiled in from --shape.
+  /// `assert x.size(i) >= y.size(j)` (or >, <=, <) between two run-time
+  /// sizes: a same_sizes rule with that relation, which replaces the
+  /// equality a tile indexing both implies; none for anything else.
+  std::optional<mlir::LogicalResult>
+  sizesAssertedOrdered(const ast::CompareExpr &cmp, SourceRange where);
+  /// `assert x.size(i) == y.size(j)`: both compiled in from --shape when
+  /// one is known; else a same_sizes rule checked at every launch.
   mlir::LogicalResult sizesAssertedEqual(const SemValue &a, const SemValue &b,
                                          SourceRange where);
   mlir::LogicalResult genReturn(const ast::ReturnStmt &s);
@@ -756,6 +762,9 @@ private:
   /// parameter's size: the two sizes must be equal (metadata same_sizes).
   void recordSameSize(const SemValue &ref, unsigned d, const SemValue &t,
                       const ast::Expr &where);
+  /// Adds `s` (its `where` set from `where`) to the metadata's same_sizes
+  /// unless it, or its converse, is there.
+  void addSameSize(contract::SameSize s, SourceRange where);
   /// The size of dimension `d` of a tensor when it is known at compile time
   /// (hl.specialize, or a constant dimension of torch.empty).
   std::optional<int64_t> staticSize(const SemValue &ref, unsigned d);

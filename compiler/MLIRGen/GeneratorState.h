@@ -310,6 +310,8 @@ protected:
   /// helion.Config's reduction_loops: a chunk size per reduced dimension, 0
   /// for None (tile::kReductionLoopsAttr, Conversion/RollReductions.cpp).
   std::vector<int64_t> reductionLoops;
+  /// The config's dot_engine (tile::kDotEngineAttr, -dslc-mma-layouts).
+  contract::DotEngine dotEngine = contract::DotEngine::Default;
   /// The variable a statement `NAME = <call>` assigns while the call is
   /// generated: an output the call makes takes its name (addOutput).
   std::string outputNameHint;

@@ -126,6 +126,13 @@ OwningOpRef<ModuleOp> Generator::run() {
   func::ReturnOp::create(builder, l);
   func->setAttr(tile::kKernelAttr, builder.getUnitAttr());
   func->setAttr(tile::kNumWarpsAttr, builder.getI64IntegerAttr(desc.numWarps));
+  if (dotEngine != contract::DotEngine::Default)
+    func->setAttr(
+        tile::kDotEngineAttr,
+        tile::DotEngineAttr::get(builder.getContext(),
+                                 dotEngine == contract::DotEngine::MmaSync
+                                     ? tile::DotEngine::mma_sync
+                                     : tile::DotEngine::fma));
   if (llvm::any_of(reductionLoops, [](int64_t r) { return r > 0; }))
     func->setAttr(tile::kReductionLoopsAttr,
                   builder.getDenseI64ArrayAttr(reductionLoops));

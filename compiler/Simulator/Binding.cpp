@@ -384,7 +384,8 @@ void Binder::applySameSizes() {
   for (bool changed = true; changed;) {
     changed = false;
     for (const contract::SameSize &s : desc.sameSizes) {
-      if (!index.count(s.param) || !index.count(s.as))
+      if (s.relation != contract::SameSize::Relation::Eq ||
+          !index.count(s.param) || !index.count(s.as))
         continue;
       ArgBinding &a = binding.args[index[s.param]];
       ArgBinding &b = binding.args[index[s.as]];

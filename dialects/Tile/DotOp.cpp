@@ -1,7 +1,8 @@
-//===- DotOp.cpp - tile.dot verifier --------------------------------------===//
+//===- DotOp.cpp - tile.dot, its tensor-core layout and conversions -------===//
 //
 // The rules of `result = acc + lhs @ rhs` on 2-d tiles (or 3-d: a batch)
-// (TileOps.td says what the op computes).
+// (TileOps.td says what the op computes), of the #tile.mma encoding its
+// tensor-core results carry, and of tile.convert_layout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,53 @@ using namespace dslc::tile;
 /// Element types a matmul input may have: f32, the 16-bit floats, fp8.
 static bool isDotInputType(Type t) {
   return t.isF32() || t.isBF16() || t.isF16() || isFp8Type(t);
+}
+
+LogicalResult
+MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        int64_t warpsM, int64_t warpsN) {
+  if (warpsM < 1 || warpsN < 1 || warpsM * warpsN > contract::kMaxNumWarps)
+    return emitError() << "#tile.mma needs 1 <= warpsM * warpsN <= "
+                       << contract::kMaxNumWarps << ", got warpsM = " << warpsM
+                       << ", warpsN = " << warpsN;
+  return success();
+}
+
+/// A tensor-core dot: 2-d bf16 or f16 inputs, blocked; an f32 result (and
+/// accumulator, of the same type) whose warp blocks are whole 16 x 16
+/// multiples.
+static LogicalResult verifyMmaDot(DotOp op, MmaEncodingAttr mma) {
+  RankedTensorType lhs = op.getLhs().getType();
+  RankedTensorType result = op.getResult().getType();
+  Type a = lhs.getElementType();
+  if (lhs.getRank() != 2 || !(a.isBF16() || a.isF16()) ||
+      !result.getElementType().isF32() || lhs.getEncoding() ||
+      op.getRhs().getType().getEncoding())
+    return op.emitOpError() << "a #tile.mma result needs blocked 2-d bf16 or "
+                               "f16 inputs and an f32 result, got lhs "
+                            << lhs << ", result " << result;
+  int64_t m = result.getDimSize(0), n = result.getDimSize(1);
+  if (m % (16 * mma.getWarpsM()) || n % (16 * mma.getWarpsN()))
+    return op.emitOpError()
+           << "a " << m << "x" << n << " result does not split into "
+           << mma.getWarpsM() << "x" << mma.getWarpsN()
+           << " warp blocks of whole 16x16 fragments";
+  if (Value acc = op.getAcc(); acc && acc.getType() != result)
+    return op.emitOpError() << "the accumulator of a #tile.mma result must "
+                               "have its type "
+                            << result << ", got " << acc.getType();
+  return success();
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
+  Value input = getInput();
+  if (input.getType() == getResult().getType())
+    return input;
+  // Back and forth: the original value.
+  if (auto inner = input.getDefiningOp<ConvertLayoutOp>();
+      inner && inner.getInput().getType() == getResult().getType())
+    return inner.getInput();
+  return {};
 }
 
 LogicalResult DotOp::verify() {
@@ -61,6 +109,14 @@ LogicalResult DotOp::verify() {
     return emitOpError() << "result element type must be f32, bf16 or f16, "
                             "got "
                          << r;
+  if (auto mma = dyn_cast_if_present<MmaEncodingAttr>(result.getEncoding())) {
+    if (failed(verifyMmaDot(*this, mma)))
+      return failure();
+  } else if (lhs.getEncoding() || rhs.getEncoding() || result.getEncoding()) {
+    return emitOpError() << "only a #tile.mma result may carry an encoding, "
+                            "and no input; got lhs "
+                         << lhs << ", rhs " << rhs << ", result " << result;
+  }
   if (Value acc = getAcc()) {
     auto accType = cast<RankedTensorType>(acc.getType());
     if (accType.getShape() != result.getShape() ||

@@ -247,6 +247,13 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << attr.getValue();
     return success();
   }
+  if (name == kDotEngineAttr) {
+    if (!isa<DotEngineAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << name << "' must be a #tile.dot_engine, got "
+             << attr.getValue();
+    return success();
+  }
   // Other `tile.*` attributes are left to the passes that use them.
   return success();
 }

@@ -28,10 +28,10 @@ mlir::FailureOr<contract::SlotType>
 parseContractSlotType(mlir::AsmParser &parser);
 } // namespace dslc::tile
 
+#include "dialects/Tile/TileEnums.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "dialects/Tile/TileAttrs.h.inc"
-
-#include "dialects/Tile/TileEnums.h.inc"
 
 #define GET_OP_CLASSES
 #include "dialects/Tile/TileOps.h.inc"
@@ -51,6 +51,8 @@ inline constexpr llvm::StringLiteral kReductionLoopsAttr =
 /// `required` (1) when a tile of them would not fit at all unrolled.
 inline constexpr llvm::StringLiteral kAutoReductionLoopsAttr =
     "tile.auto_reduction_loops";
+/// Optional kernel attribute (#tile.dot_engine): what computes its dots.
+inline constexpr llvm::StringLiteral kDotEngineAttr = "tile.dot_engine";
 /// Name of the array-of-strings attribute naming a kernel's parameters.
 inline constexpr llvm::StringLiteral kArgNamesAttr = "tile.arg_names";
 /// Name of the integer attribute giving the number of peers (world size).

@@ -128,6 +128,25 @@ def Tile_AbiSlotAttr : Tile_Attr<"AbiSlot", "abi_slot"> {
   }];
 }
 
+def Tile_MmaEncodingAttr : Tile_Attr<"MmaEncoding", "mma"> {
+  let summary = "#tile.mma: a tile held in mma.sync accumulator fragments";
+  let description = [{
+    The encoding of an f32 tile `tensor<MxNxf32, #tile.mma<warpsM = a,
+    warpsN = b>>` that lives in the accumulator registers of `mma.sync
+    .m16n8k16` (compiler/Conversion/MmaLayout.h): the CTA's a x b warps
+    each hold an (M / a) x (N / b) block (warp w at block row w / b,
+    column w % b), as (M / a / 16) x (N / b / 8) fragments of 16 x 8 in
+    which lane l holds rows l / 4 and l / 4 + 8, columns 2 (l % 4) and
+    2 (l % 4) + 1. Only `-dslc-mma-layouts` makes such tiles, for the
+    results of `tile.dot` and the loop-carried accumulators they feed;
+    `tile.convert_layout` moves them to and from the blocked layout every
+    other op reads.
+  }];
+  let parameters = (ins "int64_t":$warpsM, "int64_t":$warpsN);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
 include "mlir/IR/CommonTypeConstraints.td"
 
 /// A tile value: a statically shaped ranked tensor.

@@ -319,6 +319,46 @@ def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
   let hasFolder = 1;
 }
 
+def Tile_DotEngine : I32EnumAttr<"DotEngine", "what computes tile.dot", [
+    I32EnumAttrCase<"fma", 0>, I32EnumAttrCase<"mma_sync", 1>]> {
+  let cppNamespace = "::dslc::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_DotEngineAttr : EnumAttr<Tile_Dialect, Tile_DotEngine, "dot_engine"> {
+  let summary = "#tile.dot_engine: the units a kernel's matrix products use";
+  let description = [{
+    The kernel attribute `tile.dot_engine` (config key `dot_engine`):
+    `#tile.dot_engine<fma>` (the default) computes every `tile.dot` with
+    f32 FMAs on CUDA cores; `#tile.dot_engine<mma_sync>` computes those
+    whose inputs are bf16, f16 or fp8 (as f16, exactly) and whose shape the
+    warps can split into 16 x 16 blocks with tensor cores (mma.sync), the
+    others with FMAs.
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure,
+    SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
+  let summary = "the same tile held in another layout";
+  let description = [{
+    The elements of `input`, spread over the CTA's threads as the result's
+    encoding says (#tile.mma, or none: the blocked layout of
+    compiler/Conversion/TileLayout.h). A conversion back and forth folds
+    away.
+
+    ```mlir
+    %m = tile.convert_layout %acc : tensor<128x128xf32>
+        -> tensor<128x128xf32, #tile.mma<warpsM = 2, warpsN = 4>>
+    ```
+  }];
+  let arguments = (ins Tile_TileTensor:$input);
+  let results = (outs Tile_TileTensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` qualified(type($input)) `->` qualified(type($result))
+  }];
+  let hasFolder = 1;
+}
+
 def Tile_DotOp : Tile_Op<"dot", [Pure, AttrSizedOperandSegments]> {
   let summary = "matrix product of two 2-d tiles, plus an accumulator";
   let description = [{
@@ -333,6 +373,11 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AttrSizedOperandSegments]> {
     With `valid_k` (index), only the first `valid_k` positions along K
     contribute (the masked K tail of loaded tiles adds nothing whatever
     values the tiles hold there); positions past the static K never do.
+
+    A result encoded `#tile.mma` (made by -dslc-mma-layouts) is computed
+    by tensor cores: the inputs (bf16 or f16, blocked) are multiplied
+    exactly and summed in f32 in the order of mma.sync's k-steps of 16,
+    onto `acc`, which then has the result's type.
 
     ```mlir
     %c = tile.dot %a, %b acc %acc valid_k %n

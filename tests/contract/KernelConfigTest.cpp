@@ -87,12 +87,22 @@ TEST_CASE("config: one reader, one key policy", "[contract][config]") {
   REQUIRE(back);
   CHECK(*back == r->config);
 
+  // dot_engine survives the round trip and shows in brief().
+  Expected<KernelConfig> mma =
+      KernelConfig::fromJson(R"({"block_sizes":[64],"dot_engine":"mma_sync"})");
+  REQUIRE(mma);
+  CHECK(mma->dotEngine == DotEngine::MmaSync);
+  CHECK(mma->brief() == "bs=64 dot=mma_sync");
+  Expected<KernelConfig> mmaBack = KernelConfig::fromJson(mma->toJson());
+  REQUIRE(mmaBack);
+  CHECK(*mmaBack == *mma);
+
   // Anything else is an error naming the key, in every reader.
   Expected<ConfigReading> unknown = readConfig(R"({"num_warp":4})");
   REQUIRE_FALSE(unknown);
   CHECK(unknown.error().rfind("unknown config key 'num_warp' (dslc reads "
                               "block_sizes, num_warps, reduction_loops, "
-                              "max_ctas, tunables",
+                              "dot_engine, max_ctas, tunables",
                               0) == 0);
   CHECK(configError(R"({"reduction_loops":[0]})") ==
         "config: reduction_loops entries are null or chunk sizes from 1 to "
@@ -103,6 +113,11 @@ TEST_CASE("config: one reader, one key policy", "[contract][config]") {
   CHECK(configError(R"({"reduction_loops":4})") ==
         "config: field 'reduction_loops' must be an array");
   CHECK(classifyConfigKey("max_ctas") == ConfigKey::MaxCtas);
+  CHECK(classifyConfigKey("dot_engine") == ConfigKey::DotEngine);
+  CHECK(configError(R"({"dot_engine":"wgmma"})") ==
+        "config: dot_engine must be \"fma\" or \"mma_sync\", got \"wgmma\"");
+  CHECK(configError(R"({"dot_engine":1})") ==
+        "config: dot_engine must be \"fma\" or \"mma_sync\", got 1");
   CHECK(classifyConfigKey("range_num_stages") == ConfigKey::HelionOnly);
   CHECK(classifyConfigKey("nope") == ConfigKey::Unknown);
 }

@@ -303,3 +303,42 @@ TEST_CASE("metadata: unknown keys are ignored", "[contract][metadata]") {
       edited("\"kernel\": \"k\"", "\"kernel\": \"k\", \"future\": {\"x\": 1}");
   CHECK(readMetadata(text, "t.json"));
 }
+
+TEST_CASE("metadata: same_sizes rules keep what the kernel asserts",
+          "[contract][metadata]") {
+  KernelMetadata md = everyRole();
+  SameSize tile{"w", 0, "a", 0, "k.py:9:5"};
+  SameSize asserted{"staging", 1, "a", 0, "k.py:4:5"};
+  asserted.asserted = true;
+  asserted.relation = SameSize::Relation::Ge;
+  md.sameSizes = {tile, asserted};
+  Expected<KernelMetadata> got = readMetadata(writeMetadata(md), "t.json");
+  REQUIRE(got);
+  REQUIRE(got->sameSizes.size() == 2);
+  CHECK(got->sameSizes[0] == tile);
+  CHECK_FALSE(got->sameSizes[0].asserted);
+  CHECK(got->sameSizes[1] == asserted);
+  CHECK(got->sameSizes[1].asserted);
+  CHECK(got->sameSizes[0].samePair(SameSize{"a", 0, "w", 0, ""}));
+  // Each relation holds or says why not, naming the assert.
+  const SameSize &ge = got->sameSizes[1];
+  CHECK(ge.problem(8, 8).empty());
+  CHECK(ge.problem(9, 8).empty());
+  CHECK(ge.problem(7, 8) ==
+        "'staging' dim 1 is 7, but 'a' dim 0 is 8: the kernel asserts the "
+        "first is at least the second (at k.py:4:5)");
+  SameSize gt = ge;
+  gt.relation = SameSize::Relation::Gt;
+  CHECK_FALSE(gt.problem(8, 8).empty());
+  CHECK(tile.problem(3, 4) ==
+        "'w' dim 0 is 3, but 'a' dim 0 is 4: the kernel indexes both with "
+        "one tile (at k.py:9:5), so their sizes must be equal");
+  std::string bad = writeMetadata(md);
+  std::string relation = "\"relation\": \">=\"";
+  REQUIRE(bad.find(relation) != std::string::npos);
+  bad.replace(bad.find(relation), relation.size(), "\"relation\": \"!=\"");
+  Expected<KernelMetadata> refused = readMetadata(bad, "t.json");
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().find("relation '!=' is not ==, >= or >") !=
+        std::string::npos);
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # GPU tests of the Python package (docs/python.md, "Tests"): the torch tests
-# in one process (world size 1) and in two (torchrun), and the planted hang.
+# in one process (world size 1) and in two (torchrun), the tensor-core
+# matmuls against torch (matmul_tests.py), and the planted hang.
 # Usage: python/tests/gpu/run.sh [BUILD_DIR]
 #   BUILD_DIR holds lib/libdslc_runtime.so (and bin/dslc, bin/tuner when
 #   they run here). Kernels come from $DSLC_CACHE_DIR (default
@@ -80,6 +81,7 @@ fi
 
 step torch-1proc 1 600 "$ROOT/python/tests/gpu/torch_tests.py"
 step torch-2proc 2 900 "$ROOT/python/tests/gpu/torch_tests.py"
+step matmul 1 600 "$ROOT/python/tests/gpu/matmul_tests.py"
 step planted-hang 2 60 "$ROOT/python/tests/gpu/planted_hang.py"
 printf '%s\n' "${summary[@]}"
 echo "overall: $status"

@@ -40,16 +40,16 @@ func.func @fp8_splat(%a: !tile.ref<f8E4M3FN, 1>)
 
 // -----
 
-// A matmul whose staged operands ((M*K + K*N) elements) exceed 48 KiB
-// names its block sizes.
+// A matmul whose staged operands ((M*K + K*N) elements) exceed the 227 KiB
+// of shared memory a CTA may have names its block sizes.
 func.func @dot_too_big(%out: !tile.ref<f32, 2>)
-    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+    attributes {tile.kernel, tile.num_warps = 32 : i64} {
   %c0 = arith.constant 0 : index
   %n = tile.dim %out, 0 : !tile.ref<f32, 2>
-  %a = tile.load %out[%c0, %c0] limits [%n, %n] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<64x64xf32>
-  %b = tile.load %out[%c0, %c0] limits [%n, %n] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<64x256xf32>
-  // expected-error @+1 {{a matmul of block sizes M=64, N=256, K=64 stages 81920 bytes of operands in shared memory; at most 49152 are available: use smaller block sizes ((M*K + K*N) elements of the input type, fp8 as 4 bytes, must fit)}}
-  %c = tile.dot %a, %b : tensor<64x64xf32>, tensor<64x256xf32> -> tensor<64x256xf32>
-  tile.store %c, %out[%c0, %c0] limits [%n, %n] {dims = array<i64: 0, 1>} : tensor<64x256xf32>, !tile.ref<f32, 2>
+  %a = tile.load %out[%c0, %c0] limits [%n, %n] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<128x256xf32>
+  %b = tile.load %out[%c0, %c0] limits [%n, %n] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<256x128xf32>
+  // expected-error @+1 {{a matmul of block sizes M=128, N=128, K=256 stages 262144 bytes of operands in shared memory; at most 232448 are available: use smaller block sizes ((M*K + K*N) elements of the input type, fp8 as 4 bytes, must fit)}}
+  %c = tile.dot %a, %b : tensor<128x256xf32>, tensor<256x128xf32> -> tensor<128x128xf32>
+  tile.store %c, %out[%c0, %c0] limits [%n, %n] {dims = array<i64: 0, 1>} : tensor<128x128xf32>, !tile.ref<f32, 2>
   return
 }

@@ -868,3 +868,57 @@ func.func @atomic_indices(%x: !tile.ref<f32, 2>, %i: tensor<8xi64>, %v: tensor<8
   tile.atomic add relaxed %v, %x[%i] : tensor<8xf32>, !tile.ref<f32, 2>, tensor<8xi64>
   return
 }
+
+// -----
+
+func.func @mma_f32_inputs(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) {
+  // expected-error @+1 {{'tile.dot' op a #tile.mma result needs blocked 2-d bf16 or f16 inputs and an f32 result, got lhs 'tensor<16x16xf32>', result 'tensor<16x16xf32, #tile.mma<warpsM = 1, warpsN = 1>>'}}
+  %r = tile.dot %a, %b : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32, #tile.mma<warpsM = 1, warpsN = 1>>
+  return
+}
+
+// -----
+
+func.func @mma_split(%a: tensor<32x16xbf16>, %b: tensor<16x32xbf16>) {
+  // expected-error @+1 {{'tile.dot' op a 32x32 result does not split into 4x1 warp blocks of whole 16x16 fragments}}
+  %r = tile.dot %a, %b : tensor<32x16xbf16>, tensor<16x32xbf16> -> tensor<32x32xf32, #tile.mma<warpsM = 4, warpsN = 1>>
+  return
+}
+
+// -----
+
+func.func @mma_acc(%a: tensor<16x16xbf16>, %b: tensor<16x16xbf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{'tile.dot' op the accumulator of a #tile.mma result must have its type 'tensor<16x16xf32, #tile.mma<warpsM = 1, warpsN = 1>>', got 'tensor<16x16xf32>'}}
+  %r = tile.dot %a, %b acc %c : tensor<16x16xbf16>, tensor<16x16xbf16>, tensor<16x16xf32> -> tensor<16x16xf32, #tile.mma<warpsM = 1, warpsN = 1>>
+  return
+}
+
+// -----
+
+func.func @encoded_input(%a: tensor<16x16xf32, #tile.mma<warpsM = 1, warpsN = 1>>, %b: tensor<16x16xf32>) {
+  // expected-error @+1 {{'tile.dot' op only a #tile.mma result may carry an encoding, and no input}}
+  %r = tile.dot %a, %b : tensor<16x16xf32, #tile.mma<warpsM = 1, warpsN = 1>>, tensor<16x16xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#tile.mma needs 1 <= warpsM * warpsN <= 32, got warpsM = 0, warpsN = 4}}
+func.func @mma_warps(%a: tensor<16x16xf32, #tile.mma<warpsM = 0, warpsN = 4>>) {
+  return
+}
+
+// -----
+
+func.func @convert_shape(%a: tensor<16x16xf32>) {
+  // expected-error @+1 {{'tile.convert_layout' op requires the same shape for all operands and results}}
+  %r = tile.convert_layout %a : tensor<16x16xf32> -> tensor<16x32xf32, #tile.mma<warpsM = 1, warpsN = 1>>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.dot_engine' must be a #tile.dot_engine, got "mma"}}
+func.func @engine_string() attributes {tile.dot_engine = "mma"} {
+  return
+}

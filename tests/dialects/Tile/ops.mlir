@@ -230,3 +230,17 @@ func.func @atomics(%x: !tile.ref<f32, 2>, %y: !tile.ref<i32, 2>,
   tile.atomic xchg acq_rel %w, %y[%i, %j] mask %m : tensor<4x8xi1> : tensor<4x8xi32>, !tile.ref<i32, 2>, tensor<4x8xi64>, tensor<4x8xi64>
   return
 }
+
+// CHECK-LABEL: func.func @tensor_cores(
+// CHECK-SAME: tile.dot_engine = #tile.dot_engine<mma_sync>
+// CHECK: %[[M:.*]] = tile.convert_layout %{{.*}} : tensor<32x32xf32> -> tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>
+// CHECK: %[[D:.*]] = tile.dot %{{.*}}, %{{.*}} acc %[[M]] : tensor<32x16xbf16>, tensor<16x32xbf16>, tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>> -> tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>
+// CHECK: tile.convert_layout %[[D]] : tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>> -> tensor<32x32xf32>
+func.func @tensor_cores(%a: tensor<32x16xbf16>, %b: tensor<16x32xbf16>,
+                        %c: tensor<32x32xf32>) -> tensor<32x32xf32>
+    attributes {tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %m = tile.convert_layout %c : tensor<32x32xf32> -> tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>
+  %d = tile.dot %a, %b acc %m : tensor<32x16xbf16>, tensor<16x32xbf16>, tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>> -> tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>
+  %r = tile.convert_layout %d : tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>> -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}

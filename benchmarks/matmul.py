@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Times dslc's matrix products (examples/matmul.py) against PyTorch's
+(cuBLAS) on one GPU, issue 27's shapes:
+
+  square   M = N = K in {1024, 2048, 4096, 8192}, bf16
+  skinny   M in {16, 128}, N = K in {4096, 8192, 16384}, bf16
+  fp8      8192^3 e4m3 with row/column scales (torch._scaled_mm)
+  epilogue matmul + bias + SiLU, f16, 4096^3 (torch: x @ y, then F.silu)
+
+Per shape every implementation is checked first (a relative Frobenius
+error against a float64 reference below 1e-2), then timed as Triton's
+do_bench times: per sample the L2 flushed (a 256 MiB write), one call
+between CUDA events; the median over --reps samples. dslc runs each config
+of its list (tensor cores, dot_engine "mma_sync"; CUDA cores "fma" at the
+small shapes) and reports each; `best` is the fastest checked one. A time
+below the physical floor (2 M N K FLOPs at the H200's dense peak, or the
+operands' bytes at 4.8 TB/s) fails the row: the timing did not cover the
+work.
+
+  python3 benchmarks/matmul.py --csv docs/bench/DATE-1xh200-matmul.csv
+  DSLC_CACHE_DIR=$PWD/build/matmul-bench-cache \\
+      python3 benchmarks/matmul.py --precompile     # on the build machine
+
+--precompile and --dry-run need no torch and no GPU.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(REPO, "python"))
+sys.path.insert(0, HERE)
+
+from bench_common import HBM_PEAK_BYTES_PER_S  # noqa: E402
+
+SOURCE = os.path.join(REPO, "examples", "matmul.py")
+# The H200's dense tensor-core peaks (FLOP/s), NVIDIA's datasheet.
+PEAK = {"bf16": 989e12, "f16": 989e12, "fp8": 1979e12}
+
+SQUARE = [(n, n, n) for n in (1024, 2048, 4096, 8192)]
+SKINNY = [(m, n, n) for m in (16, 128) for n in (4096, 8192, 16384)]
+# (kernel, block_sizes, warps, engine) tried per case
+BIG = [([128, 128, 64], 8, "mma_sync"), ([128, 256, 32], 8, "mma_sync"),
+       ([128, 128, 32], 4, "mma_sync"), ([64, 64, 32], 4, "mma_sync")]
+SMALL_M = [([16, 128, 64], 4, "mma_sync"), ([16, 64, 64], 4, "mma_sync"),
+           ([16, 256, 64], 8, "mma_sync")]
+FMA = [([128, 256, 64], 8, "fma")]
+
+
+def cases():
+    """(label, kernel, dtype, M, N, K, configs)."""
+    out = []
+    for m, n, k in SQUARE:
+        cfgs = BIG + (FMA if m <= 2048 else [])
+        out.append(("square", "matmul", "bf16", m, n, k, cfgs))
+    for m, n, k in SKINNY:
+        out.append(("skinny", "matmul", "bf16", m, n, k,
+                    SMALL_M if m == 16 else BIG))
+    out.append(("fp8", "matmul_fp8", "fp8", 8192, 8192, 8192,
+                [([64, 128, 64], 4, "mma_sync"),
+                 ([128, 128, 64], 8, "mma_sync")]))
+    out.append(("epilogue", "matmul_bias_silu", "f16", 4096, 4096, 4096,
+                [([128, 128, 64], 8, "mma_sync"),
+                 ([64, 64, 32], 4, "mma_sync")]))
+    return out
+
+
+def kernel(dslc, name, cfg):
+    blocks, warps, engine = cfg
+    extra = ("-D", "scale_x.size(1)=1", "-D", "scale_y.size(0)=1") \
+        if name == "matmul_fp8" else ()
+    return dslc.kernel(SOURCE, name, dslc_args=extra, config={
+        "block_sizes": blocks, "num_warps": warps, "dot_engine": engine})
+
+
+def specs(dslc, name, m, n, k):
+    S = dslc.TensorSpec
+    if name == "matmul":
+        return (S("bfloat16", (m, k)), S("bfloat16", (k, n)))
+    if name == "matmul_bias_silu":
+        return (S("float16", (m, k)), S("float16", (k, n)),
+                S("float16", (n,)))
+    return (S("float8_e4m3fn", (m, k)), S("float8_e4m3fn", (k, n)),
+            S("float32", (m, 1)), S("float32", (1, n)))
+
+
+def config_name(cfg):
+    blocks, warps, engine = cfg
+    return f"{engine} bs={'x'.join(map(str, blocks))} w={warps}"
+
+
+def precompile(dslc):
+    for _, name, _, m, n, k, cfgs in cases():
+        for cfg in cfgs:
+            print(kernel(dslc, name, cfg).compile(*specs(dslc, name, m, n, k)))
+
+
+def inputs(torch, name, m, n, k):
+    g = torch.Generator(device="cuda").manual_seed(m * 31 + n * 7 + k)
+
+    def r(*shape, scale=1.0):
+        return torch.randn(*shape, generator=g, device="cuda") * scale
+
+    if name == "matmul":
+        x, y = r(m, k).bfloat16(), r(k, n).bfloat16()
+        return (x, y), (lambda: x @ y), (lambda: x.double() @ y.double())
+    if name == "matmul_bias_silu":
+        x, y, b = r(m, k).half(), r(k, n).half(), r(n).half()
+
+        def ref():
+            v = x.double() @ y.double() + b.double()
+            return v * torch.sigmoid(v)
+        return (x, y, b), (lambda: torch.nn.functional.silu(x @ y + b)), ref
+    x = r(m, k, scale=4).to(torch.float8_e4m3fn)
+    y = r(k, n, scale=4).to(torch.float8_e4m3fn)
+    sx, sy = r(m, 1).abs() + 0.5, r(1, n).abs() + 0.5
+    yt = y.t().contiguous().t()      # _scaled_mm wants B column-major
+
+    def ours_torch():
+        return torch._scaled_mm(x, yt, scale_a=sx, scale_b=sy,
+                                out_dtype=torch.bfloat16)
+    return ((x, y, sx, sy), ours_torch,
+            lambda: (x.double() @ y.double()) * sx.double() * sy.double())
+
+
+def rel_error(got, ref):
+    g = got.double()
+    return float((g - ref).norm() / (ref.norm() + 1e-30))
+
+
+def time_us(torch, fn, reps, flush):
+    samples = []
+    for _ in range(reps):
+        flush.zero_()
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        torch.cuda.synchronize()
+        samples.append(start.elapsed_time(stop) * 1000.0)
+    return statistics.median(samples)
+
+
+def floor_us(dtype, m, n, k):
+    elt = {"bf16": 2, "f16": 2, "fp8": 1}[dtype]
+    flops = 2 * m * n * k / PEAK[dtype]
+    bytes_ = (m * k + k * n) * elt + m * n * 2
+    return max(flops, bytes_ / HBM_PEAK_BYTES_PER_S) * 1e6
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--csv", help="write the rows to this file")
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--only", help="run the cases whose label has this")
+    ap.add_argument("--precompile", action="store_true")
+    ap.add_argument("--dry-run", action="store_true")
+    args = ap.parse_args()
+    if args.dry_run:
+        for label, name, dtype, m, n, k, cfgs in cases():
+            print(label, name, dtype, m, n, k,
+                  "; ".join(config_name(c) for c in cfgs))
+        return 0
+    import dslc
+    if args.precompile:
+        precompile(dslc)
+        return 0
+    import torch
+    dslc.init()
+    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    rows, failed = [], 0
+    print(f"{'case':9} {'M':>6} {'N':>6} {'K':>6} {'impl':34} {'us':>10} "
+          f"{'TFLOP/s':>8} {'%peak':>6} {'vs torch':>8}")
+    for label, name, dtype, m, n, k, cfgs in cases():
+        if args.only and args.only not in label:
+            continue
+        call_args, torch_fn, ref_fn = inputs(torch, name, m, n, k)
+        ref = ref_fn()
+        impls = [("torch", torch_fn)] + [
+            (config_name(c), (lambda kk: lambda: kk(*call_args))(
+                kernel(dslc, name, c))) for c in cfgs]
+        floor = floor_us(dtype, m, n, k)
+        results = {}
+        for impl, fn in impls:
+            try:
+                err = rel_error(fn(), ref)
+                if not err < 1e-2:
+                    raise AssertionError(f"relative error {err:.3g}")
+                us = time_us(torch, fn, args.reps, flush)
+                if us < floor:
+                    raise AssertionError(f"{us:.2f} us is below the floor "
+                                         f"{floor:.2f} us")
+                results[impl] = us
+            except Exception as e:  # a failed row, reported, not timed
+                failed += 1
+                print(f"{label:9} {m:6} {n:6} {k:6} {impl:34} FAIL: {e}",
+                      flush=True)
+        base = results.get("torch")
+        for impl, us in results.items():
+            tf = 2 * m * n * k / us / 1e6
+            ratio = base / us if base else float("nan")
+            print(f"{label:9} {m:6} {n:6} {k:6} {impl:34} {us:10.1f} "
+                  f"{tf:8.1f} {100 * tf * 1e12 / PEAK[dtype]:6.1f} "
+                  f"{ratio:8.3f}", flush=True)
+            rows.append((label, dtype, m, n, k, impl, us, tf, ratio))
+    if args.csv:
+        with open(args.csv, "w") as f:
+            f.write("case,dtype,m,n,k,impl,us,tflops,ratio_to_torch\n")
+            for r in rows:
+                f.write(",".join(str(v) for v in r) + "\n")
+    dslc.shutdown()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

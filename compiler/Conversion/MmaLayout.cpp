@@ -1,0 +1,35 @@
+//===- MmaLayout.cpp - Tiles in mma.sync fragments ------------------------===//
+
+#include "compiler/Conversion/MmaLayout.h"
+
+#include <cstdlib>
+
+using namespace dslc;
+
+int64_t MmaLayout::pitchFor(int64_t columns, int64_t bytes) {
+  int64_t units = (columns * bytes + 15) / 16;
+  if (units % 2 == 0)
+    ++units;
+  return units * 16 / bytes;
+}
+
+std::optional<MmaLayout> MmaLayout::choose(int64_t m, int64_t n,
+                                           int64_t warps) {
+  std::optional<MmaLayout> best;
+  int64_t bestPerimeter = 0;
+  for (int64_t a = 1; a <= warps; ++a) {
+    if (warps % a)
+      continue;
+    int64_t b = warps / a;
+    if (m % (a * kFragRows) || n % (b * kStepK))
+      continue;
+    // Operand loads per k-step: TM / 16 + TN / 16; the fewest (the most
+    // square block) wins, ties to more rows per warp.
+    int64_t perimeter = m / a + n / b;
+    if (!best || perimeter < bestPerimeter) {
+      best = MmaLayout{m, n, a, b};
+      bestPerimeter = perimeter;
+    }
+  }
+  return best;
+}

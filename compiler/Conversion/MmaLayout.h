@@ -1,0 +1,104 @@
+//===- MmaLayout.h - Tiles in mma.sync fragments ----------------*- C++ -*-===//
+//
+// How an [M, N] f32 tile encoded #tile.mma<warpsM = a, warpsN = b> is held
+// by a CTA's warps, and where tensor-core dots read their operands.
+//
+// Warp w computes the block of rows [wm * TM, (wm + 1) * TM) and columns
+// [wn * TN, (wn + 1) * TN) (wm = w / b, wn = w % b, TM = M / a, TN = N / b)
+// as TM / 16 x TN / 8 fragments of mma.sync.m16n8k16's accumulator: in
+// fragment (i, j), lane l holds the four elements
+//   r = 0, 1: row 16 i + l / 4,     column 8 j + 2 (l % 4) + r
+//   r = 2, 3: row 16 i + l / 4 + 8, column 8 j + 2 (l % 4) + r - 2
+// of the warp's block, which is PTX's layout of the m16n8 C/D fragment. A
+// thread's vector orders them [i][j][r].
+//
+// The operands are staged in shared memory row-major, lhs [M, Kp] and rhs
+// [Kp, N] (Kp: K rounded up to 16, the padding zero), each row `pitch`
+// elements apart (pitchFor: an odd number of 16-byte units, so that the
+// eight rows one ldmatrix phase reads fall in different banks). A k-step
+// of 16 reads, per warp:
+//  - lhs fragment i with ldmatrix.x4: lane l gives the address of row
+//    16 i + l % 16, column 8 (l / 16) of the warp's rows and the k-step's
+//    columns; the four 8x8 matrices are then mma's a0a1, a2a3, a4a5, a6a7;
+//  - rhs fragments j and j + 1 with ldmatrix.x4.trans: lane l gives the
+//    address of row 8 ((l / 8) % 2) + l % 8 of the k-step's rows, column
+//    8 (j + l / 16) of the warp's columns; transposed, the matrices are
+//    b0b1 and b2b3 of fragment j, then of fragment j + 1.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DSLC_COMPILER_CONVERSION_MMALAYOUT_H
+#define DSLC_COMPILER_CONVERSION_MMALAYOUT_H
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+namespace dslc {
+
+struct MmaLayout {
+  /// The instruction: mma.sync.aligned.m16n8k16.
+  static constexpr int64_t kFragRows = 16, kFragCols = 8, kStepK = 16;
+  /// Accumulator elements per lane per fragment.
+  static constexpr int64_t kPerFragment = 4;
+
+  int64_t m = 0, n = 0;
+  int64_t warpsM = 1, warpsN = 1;
+
+  int64_t warpRows() const { return m / warpsM; }
+  int64_t warpCols() const { return n / warpsN; }
+  int64_t fragmentsM() const { return warpRows() / kFragRows; }
+  int64_t fragmentsN() const { return warpCols() / kFragCols; }
+  int64_t perThread() const {
+    return fragmentsM() * fragmentsN() * kPerFragment;
+  }
+  /// Position in the per-thread vector of element r of fragment (i, j).
+  int64_t position(int64_t i, int64_t j, int64_t r) const {
+    return (i * fragmentsN() + j) * kPerFragment + r;
+  }
+  /// The first row and column of warp `warp`'s block.
+  std::pair<int64_t, int64_t> warpOrigin(int64_t warp) const {
+    return {warp / warpsN * warpRows(), warp % warpsN * warpCols()};
+  }
+  /// Row and column, within a warp's block, of element r of fragment (i, j)
+  /// held by lane `lane`.
+  static std::pair<int64_t, int64_t> inWarp(int64_t lane, int64_t i, int64_t j,
+                                            int64_t r) {
+    return {i * kFragRows + lane / 4 + r / 2 * 8,
+            j * kFragCols + lane % 4 * 2 + r % 2};
+  }
+  /// The same in the tile, for warp `warp`.
+  std::pair<int64_t, int64_t> element(int64_t warp, int64_t lane, int64_t i,
+                                      int64_t j, int64_t r) const {
+    auto [row0, col0] = warpOrigin(warp);
+    auto [row, col] = inWarp(lane, i, j, r);
+    return {row0 + row, col0 + col};
+  }
+  /// Row and column (in the warp's rows, the k-step's columns) whose
+  /// address lane `lane` gives to the ldmatrix.x4 of lhs fragment i.
+  static std::pair<int64_t, int64_t> lhsAddress(int64_t lane, int64_t i) {
+    return {i * kFragRows + lane % 16, lane / 16 * 8};
+  }
+  /// Row and column (in the k-step's rows, the warp's columns) whose address
+  /// lane `lane` gives to the ldmatrix.x4.trans of rhs fragments j, j + 1.
+  static std::pair<int64_t, int64_t> rhsAddress(int64_t lane, int64_t j) {
+    return {lane / 8 % 2 * 8 + lane % 8, (j + lane / 16) * kFragCols};
+  }
+
+  /// K rounded up to whole k-steps.
+  static int64_t paddedK(int64_t k) {
+    return (k + kStepK - 1) / kStepK * kStepK;
+  }
+  /// The row pitch (elements) of a staged row of `columns` elements of
+  /// `bytes` each: whole 16-byte units, an odd number of them.
+  static int64_t pitchFor(int64_t columns, int64_t bytes);
+
+  /// The warp grid for an [m, n] result in `warps` warps whose blocks are
+  /// whole 16 x 16 multiples, the blocks as square as possible (fewest
+  /// operand loads per mma); none when no grid fits.
+  static std::optional<MmaLayout> choose(int64_t m, int64_t n, int64_t warps);
+};
+
+} // namespace dslc
+
+#endif // DSLC_COMPILER_CONVERSION_MMALAYOUT_H

@@ -1,0 +1,171 @@
+//===- MmaLayouts.cpp - Tensor-core dots and their accumulators ----------===//
+//
+// -dslc-mma-layouts (Passes.td): a kernel that asks for tensor cores gets
+// its eligible dots' results in #tile.mma fragments, converted back to the
+// blocked layout right after each dot; then a loop-carried accumulator
+// whose conversions meet at the loop's back edge is carried in the
+// fragments instead, and the conversions back and forth fold away.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Conversion/MmaLayout.h"
+#include "compiler/Conversion/Passes.h"
+
+#include "dialects/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace dslc {
+#define GEN_PASS_DEF_MMALAYOUTS
+#include "compiler/Conversion/Passes.h.inc"
+} // namespace dslc
+
+using namespace mlir;
+using namespace dslc;
+
+/// Whether tensor cores take inputs of `element` (fp8 through f16).
+static bool isMmaInput(Type element) {
+  return element.isBF16() || element.isF16() || tile::isFp8Type(element);
+}
+
+/// Rewrites `op` onto tensor cores when its shape and types allow; else
+/// warns, at the op, why it stays on CUDA cores.
+static void rewriteDot(tile::DotOp op, int64_t warps) {
+  RankedTensorType lhsType = op.getLhs().getType();
+  RankedTensorType resultType = op.getResult().getType();
+  if (resultType.getEncoding())
+    return;
+  auto stays = [&](const Twine &why) {
+    op.emitWarning() << "this matrix product stays on CUDA cores (FMAs) "
+                        "although the config asks for tensor cores: "
+                     << why;
+  };
+  if (lhsType.getRank() != 2)
+    return stays("a batched product (3-d tiles) has no tensor-core path yet");
+  if (!isMmaInput(lhsType.getElementType()))
+    return stays("its inputs are f32 (tensor cores take bf16, f16 and fp8 "
+                 "here; no tf32)");
+  int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
+  std::optional<MmaLayout> layout = MmaLayout::choose(m, n, warps);
+  if (!layout)
+    return stays("no grid of its " + llvm::Twine(warps) + " warps splits the " +
+                 llvm::Twine(m) + "x" + llvm::Twine(n) +
+                 " result into blocks of whole 16x16 fragments (use block "
+                 "sizes that are multiples of 16 per warp)");
+  MLIRContext *ctx = op.getContext();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Type f32 = b.getF32Type();
+  auto mmaType = RankedTensorType::get(
+      {m, n}, f32,
+      tile::MmaEncodingAttr::get(ctx, layout->warpsM, layout->warpsN));
+  auto asMmaInput = [&](Value v) -> Value {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (!tile::isFp8Type(t.getElementType()))
+      return v;
+    return arith::ExtFOp::create(b, loc, t.clone(b.getF16Type()), v);
+  };
+  Value lhs = asMmaInput(op.getLhs());
+  Value rhs = asMmaInput(op.getRhs());
+  Value acc = op.getAcc();
+  if (acc)
+    acc = tile::ConvertLayoutOp::create(b, loc, mmaType, acc);
+  Value dot =
+      tile::DotOp::create(b, loc, mmaType, lhs, rhs, acc, op.getValidK());
+  Value out = tile::ConvertLayoutOp::create(
+      b, loc, RankedTensorType::get({m, n}, f32), dot);
+  if (!resultType.getElementType().isF32())
+    out = arith::TruncFOp::create(b, loc, resultType, out);
+  op.replaceAllUsesWith(out);
+  op.erase();
+}
+
+/// The #tile.mma type `v` is converted from, when `v` is such a conversion.
+static RankedTensorType convertedFromMma(Value v) {
+  auto convert = v.getDefiningOp<tile::ConvertLayoutOp>();
+  if (!convert)
+    return {};
+  RankedTensorType from = convert.getInput().getType();
+  return isa_and_present<tile::MmaEncodingAttr>(from.getEncoding())
+             ? from
+             : RankedTensorType();
+}
+
+/// `init` (the value entering a loop) as `type`: a splat constant is made
+/// again in that type, anything else converted.
+static Value initialValue(OpBuilder &b, Location loc, Value init,
+                          RankedTensorType type) {
+  DenseElementsAttr splat;
+  if (matchPattern(init, m_Constant(&splat)) && splat.isSplat())
+    return arith::ConstantOp::create(
+        b, loc, type,
+        DenseElementsAttr::get(type, splat.getSplatValue<Attribute>()));
+  return tile::ConvertLayoutOp::create(b, loc, type, init);
+}
+
+/// Carries one loop-carried accumulator of some scf.for in fragments, when
+/// its body converts it to fragments at each use and from fragments at its
+/// yield; returns whether it changed a loop (the loop is then replaced).
+static bool carryOneAccumulator(func::FuncOp func) {
+  bool changed = false;
+  func.walk([&](scf::ForOp loop) {
+    for (OpOperand &init : loop.getInitArgsMutable()) {
+      unsigned i = init.getOperandNumber() - loop.getNumControlOperands();
+      RankedTensorType mmaType = convertedFromMma(loop.getYieldedValues()[i]);
+      if (!mmaType)
+        continue;
+      BlockArgument arg = loop.getRegionIterArgs()[i];
+      bool onlyToMma = !arg.use_empty() &&
+                       llvm::all_of(arg.getUsers(), [&](Operation *user) {
+                         auto c = dyn_cast<tile::ConvertLayoutOp>(user);
+                         return c && c.getType() == mmaType;
+                       });
+      if (!onlyToMma)
+        continue;
+      IRRewriter rewriter(loop.getContext());
+      rewriter.setInsertionPoint(loop);
+      Value carried =
+          initialValue(rewriter, loop.getLoc(), init.get(), mmaType);
+      SmallVector<Value> results = scf::replaceAndCastForOpIterArg(
+          rewriter, loop, init, carried,
+          [](OpBuilder &b, Location loc, Type type, Value v) -> Value {
+            return tile::ConvertLayoutOp::create(b, loc, type, v);
+          });
+      rewriter.replaceOp(loop, results);
+      changed = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return changed;
+}
+
+namespace {
+struct MmaLayoutsPass : dslc::impl::MmaLayoutsBase<MmaLayoutsPass> {
+  void runOnOperation() override {
+    getOperation().walk([&](func::FuncOp func) {
+      auto engine =
+          func->getAttrOfType<tile::DotEngineAttr>(tile::kDotEngineAttr);
+      if (!func->hasAttr(tile::kKernelAttr) || !engine ||
+          engine.getValue() != tile::DotEngine::mma_sync)
+        return;
+      int64_t warps = 4;
+      if (auto w = func->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr))
+        warps = w.getInt();
+      SmallVector<tile::DotOp> dots;
+      func.walk([&](tile::DotOp op) { dots.push_back(op); });
+      for (tile::DotOp op : dots)
+        rewriteDot(op, warps);
+      while (carryOneAccumulator(func)) {
+        // Fold the conversions that now meet back to back, so that the
+        // next loop out sees its body's uses as conversions.
+        (void)applyPatternsGreedily(func, RewritePatternSet(&getContext()));
+      }
+      (void)applyPatternsGreedily(func, RewritePatternSet(&getContext()));
+    });
+  }
+};
+} // namespace

@@ -1,0 +1,447 @@
+//===- MmaLowering.cpp - tile.dot on tensor cores (mma.sync) -------------===//
+//
+// A tile.dot whose result is encoded #tile.mma (-dslc-mma-layouts made it;
+// compiler/Conversion/MmaLayout.h says which thread holds what):
+//  1. the owners store lhs [M, K] and rhs [K, N] (bf16 or f16, blocked)
+//     row-major into the shared workspace, rows a pitch apart that keeps
+//     ldmatrix free of bank conflicts; the K tail past valid_k is zeroed
+//     in registers first and K's padding to a multiple of 16 in shared
+//     memory; bar.sync;
+//  2. every warp runs the k-steps of 16: per step one ldmatrix.x4 per lhs
+//     fragment row, one ldmatrix.x4.trans per two rhs fragment columns,
+//     then mma.sync.m16n8k16 (f32 accumulate) per fragment, onto the
+//     accumulator (or zero);
+//  3. a last bar.sync frees the workspace.
+// tile.convert_layout between #tile.mma and the blocked layout goes through
+// the workspace: the holders store the f32 tile row-major (pitch as above),
+// bar.sync, each thread loads its elements in the other layout, bar.sync.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Conversion/LoweringUtils.h"
+#include "compiler/Conversion/MmaLayout.h"
+
+#include "dialects/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace dslc;
+using lower::i64;
+
+namespace {
+
+/// The #tile.mma layout of `type`, if it has one.
+std::optional<MmaLayout> mmaLayoutOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  auto mma =
+      tensor ? dyn_cast_if_present<tile::MmaEncodingAttr>(tensor.getEncoding())
+             : tile::MmaEncodingAttr();
+  if (!mma)
+    return std::nullopt;
+  return MmaLayout{tensor.getDimSize(0), tensor.getDimSize(1), mma.getWarpsM(),
+                   mma.getWarpsN()};
+}
+
+/// Where a tensor-core dot stages its operands in the workspace.
+struct MmaStaging {
+  int64_t m, n, k, kp;
+  int64_t pitchA, pitchB;              ///< elements
+  int64_t rhsOffset;                   ///< bytes
+  int64_t total;                       ///< bytes
+  static constexpr int64_t kBytes = 2; ///< bf16 and f16
+
+  explicit MmaStaging(tile::DotOp op) {
+    RankedTensorType lhs = op.getLhs().getType();
+    m = lhs.getDimSize(0);
+    k = lhs.getDimSize(1);
+    n = op.getRhs().getType().getDimSize(1);
+    kp = MmaLayout::paddedK(k);
+    pitchA = MmaLayout::pitchFor(kp, kBytes);
+    pitchB = MmaLayout::pitchFor(n, kBytes);
+    rhsOffset = llvm::alignTo(m * pitchA * kBytes, 16);
+    total = rhsOffset + llvm::alignTo(kp * pitchB * kBytes, 16);
+  }
+};
+
+/// The workspace pitch (f32 elements) of an f32 tile of `n` columns.
+int64_t f32Pitch(int64_t n) { return MmaLayout::pitchFor(n, 4); }
+
+/// This thread's warp and lane (i64).
+std::pair<Value, Value> warpAndLane(OpBuilder &b, Location loc) {
+  Value tid = lower::threadId(b, loc);
+  return {arith::DivUIOp::create(b, loc, tid, i64(b, loc, 32)),
+          arith::RemUIOp::create(b, loc, tid, i64(b, loc, 32))};
+}
+
+Value add(OpBuilder &b, Location loc, Value x, int64_t c) {
+  return c ? arith::AddIOp::create(b, loc, x, i64(b, loc, c)).getResult() : x;
+}
+Value mul(OpBuilder &b, Location loc, Value x, int64_t c) {
+  return arith::MulIOp::create(b, loc, x, i64(b, loc, c));
+}
+
+/// The element offset, in an f32 tile of `layout` staged with rows `pitch`
+/// apart, of element 0 of fragment (0, 0) held by this thread (warp origin
+/// plus the lane's row l / 4 and column 2 (l % 4)).
+Value fragmentBase(OpBuilder &b, Location loc, const MmaLayout &layout,
+                   int64_t pitch) {
+  auto [warp, lane] = warpAndLane(b, loc);
+  Value wm = arith::DivUIOp::create(b, loc, warp, i64(b, loc, layout.warpsN));
+  Value wn = arith::RemUIOp::create(b, loc, warp, i64(b, loc, layout.warpsN));
+  Value row = arith::AddIOp::create(
+      b, loc, mul(b, loc, wm, layout.warpRows()),
+      arith::DivUIOp::create(b, loc, lane, i64(b, loc, 4)));
+  Value col = arith::AddIOp::create(
+      b, loc, mul(b, loc, wn, layout.warpCols()),
+      mul(b, loc, arith::RemUIOp::create(b, loc, lane, i64(b, loc, 4)), 2));
+  return arith::AddIOp::create(b, loc, mul(b, loc, row, pitch), col);
+}
+
+/// Calls `fn(i, j, h, offset)` for each pair of neighbouring accumulator
+/// elements this thread holds (elements 2h, 2h + 1 of fragment (i, j)),
+/// `offset` the static element offset of the pair from fragmentBase.
+void forEachPair(
+    const MmaLayout &layout, int64_t pitch,
+    const std::function<void(int64_t, int64_t, int64_t, int64_t)> &fn) {
+  for (int64_t i = 0; i < layout.fragmentsM(); ++i)
+    for (int64_t j = 0; j < layout.fragmentsN(); ++j)
+      for (int64_t h = 0; h < 2; ++h) {
+        // inWarp(lane, i, j, 2h) less its lane part.
+        auto [row, col] = MmaLayout::inWarp(0, i, j, 2 * h);
+        fn(i, j, h, row * pitch + col);
+      }
+}
+
+/// `value` (per-thread vector of a blocked tile of `shape`) with the
+/// elements at or past `limit` along dimension `dim` (0: rows, 1: the last)
+/// set to zero.
+Value zeroPast(OpBuilder &b, Location loc, const KernelInfo &info,
+               ArrayRef<int64_t> shape, Value value, int64_t dim, Value limit) {
+  TileLayout layout = info.layout(shape);
+  auto [lane, group] = lower::laneAndGroup(b, loc, layout);
+  limit = lower::toI64(b, loc, limit);
+  SmallVector<Value> keep;
+  for (int64_t o = 0; o < layout.outer; ++o) {
+    Value row =
+        dim == 0 ? lower::rowInBounds(b, loc, layout, o, group) : Value();
+    for (int64_t c = 0; c < layout.chunks; ++c)
+      for (int64_t v = 0; v < layout.vec; ++v) {
+        Value at = row;
+        if (dim == 1)
+          at = layout.replicated ? i64(b, loc, 0)
+                                 : add(b, loc, mul(b, loc, lane, layout.vec),
+                                       layout.innerIndex(c, 0, v));
+        keep.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                             at, limit));
+      }
+  }
+  auto vectorType = cast<VectorType>(value.getType());
+  Value mask = vector::FromElementsOp::create(
+      b, loc, VectorType::get(vectorType.getShape(), b.getI1Type()), keep);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(vectorType));
+  return arith::SelectOp::create(b, loc, mask, value, zero);
+}
+
+/// Zeroes K's padding in the staged operands: columns K..Kp of lhs's M
+/// rows, rows K..Kp of rhs.
+void zeroPadding(OpBuilder &b, Location loc, const KernelInfo &info,
+                 const MmaStaging &s, Value lhs, Value rhs, Type element) {
+  if (s.kp == s.k)
+    return;
+  int64_t pad = s.kp - s.k;
+  int64_t lhsCount = s.m * pad, total = lhsCount + pad * s.n;
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+  Value tid = lower::threadId(b, loc);
+  scf::ForOp::create(
+      b, loc, tid, i64(b, loc, total), i64(b, loc, info.threads), ValueRange{},
+      [&](OpBuilder &b, Location loc, Value e, ValueRange) {
+        Value inLhs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            e, i64(b, loc, lhsCount));
+        scf::IfOp::create(
+            b, loc, inLhs,
+            [&](OpBuilder &b, Location loc) {
+              Value row = arith::DivUIOp::create(b, loc, e, i64(b, loc, pad));
+              Value col =
+                  add(b, loc,
+                      arith::RemUIOp::create(b, loc, e, i64(b, loc, pad)), s.k);
+              Value at = arith::AddIOp::create(b, loc,
+                                               mul(b, loc, row, s.pitchA), col);
+              LLVM::StoreOp::create(
+                  b, loc, zero, lower::elementPtr(b, loc, lhs, element, at));
+              scf::YieldOp::create(b, loc);
+            },
+            [&](OpBuilder &b, Location loc) {
+              Value r = arith::SubIOp::create(b, loc, e, i64(b, loc, lhsCount));
+              Value row =
+                  add(b, loc,
+                      arith::DivUIOp::create(b, loc, r, i64(b, loc, s.n)), s.k);
+              Value col = arith::RemUIOp::create(b, loc, r, i64(b, loc, s.n));
+              Value at = arith::AddIOp::create(b, loc,
+                                               mul(b, loc, row, s.pitchB), col);
+              LLVM::StoreOp::create(
+                  b, loc, zero, lower::elementPtr(b, loc, rhs, element, at));
+              scf::YieldOp::create(b, loc);
+            });
+        scf::YieldOp::create(b, loc);
+      });
+}
+
+/// The four (or two) 32-bit registers of an ldmatrix.x4 at `at`.
+SmallVector<Value> ldmatrix(OpBuilder &b, Location loc, Value at,
+                            bool transpose) {
+  Type i32 = b.getI32Type();
+  auto type =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32, i32, i32});
+  Value regs = NVVM::LdMatrixOp::create(
+      b, loc, type, at, /*num=*/4,
+      transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+      NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+      NVVM::LdStMatrixEltType::B16);
+  SmallVector<Value> out;
+  for (int64_t r = 0; r < 4; ++r)
+    out.push_back(lower::field(b, loc, regs, r));
+  return out;
+}
+
+/// One mma.sync.m16n8k16 on registers `a` (4), `b` (2) and accumulator
+/// elements `c` (vector<4xf32>); returns vector<4xf32>.
+Value mmaSync(OpBuilder &b, Location loc, Type element, ArrayRef<Value> a,
+              ArrayRef<Value> bRegs, Value c) {
+  Type f32 = b.getF32Type();
+  bool f16 = element.isF16();
+  auto asOperand = [&](Value r) -> Value {
+    if (!f16)
+      return r;
+    return LLVM::BitcastOp::create(b, loc, VectorType::get({2}, element), r);
+  };
+  SmallVector<Value> aOps, bOps, cOps;
+  for (Value r : a)
+    aOps.push_back(asOperand(r));
+  for (Value r : bRegs)
+    bOps.push_back(asOperand(r));
+  for (int64_t r = 0; r < 4; ++r)
+    cOps.push_back(vector::ExtractOp::create(b, loc, c, ArrayRef<int64_t>{r}));
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+  NVVM::MMATypes type = f16 ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
+  Value d = NVVM::MmaOp::create(
+      b, loc, resultType, aOps, bOps, cOps, ArrayRef<int64_t>{16, 8, 16},
+      std::nullopt, std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> elements;
+  for (int64_t r = 0; r < 4; ++r)
+    elements.push_back(lower::field(b, loc, d, r));
+  return vector::FromElementsOp::create(b, loc, VectorType::get({4}, f32),
+                                        elements);
+}
+
+struct MmaDotLowering : TilePattern<tile::DotOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult
+  matchAndRewrite(tile::DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<MmaLayout> layout = mmaLayoutOf(op.getResult().getType());
+    if (!layout)
+      return failure();
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    MmaStaging s(op);
+    Type e = op.getLhs().getType().getElementType();
+    Value lhsBase = lower::sharedWorkspace(b, loc, op);
+    Value rhsBase = LLVM::GEPOp::create(
+        b, loc, lhsBase.getType(), b.getI8Type(), lhsBase,
+        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(s.rhsOffset)});
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    if (Value valid = adaptor.getValidK()) {
+      lhs = zeroPast(b, loc, info, {s.m, s.k}, lhs, 1, valid);
+      rhs = zeroPast(b, loc, info, {s.k, s.n}, rhs, 0, valid);
+    }
+    lower::storeDistributed(b, loc, info, {s.m, s.k}, lhs, lhsBase, s.pitchA);
+    lower::storeDistributed(b, loc, info, {s.k, s.n}, rhs, rhsBase, s.pitchB);
+    zeroPadding(b, loc, info, s, lhsBase, rhsBase, e);
+    lower::ctaBarrier(b, loc);
+
+    // The lane's ldmatrix addresses at k-step 0 (element offsets).
+    auto [warp, lane] = warpAndLane(b, loc);
+    Value wm =
+        arith::DivUIOp::create(b, loc, warp, i64(b, loc, layout->warpsN));
+    Value wn =
+        arith::RemUIOp::create(b, loc, warp, i64(b, loc, layout->warpsN));
+    Value l16 = arith::RemUIOp::create(b, loc, lane, i64(b, loc, 16));
+    Value l8 = arith::RemUIOp::create(b, loc, lane, i64(b, loc, 8));
+    Value half = arith::DivUIOp::create(b, loc, lane, i64(b, loc, 16));
+    // lhsAddress(lane, 0): row l % 16, column 8 (l / 16).
+    Value aRow =
+        arith::AddIOp::create(b, loc, mul(b, loc, wm, layout->warpRows()), l16);
+    Value aAt = arith::AddIOp::create(b, loc, mul(b, loc, aRow, s.pitchA),
+                                      mul(b, loc, half, 8));
+    // rhsAddress(lane, 0): row 8 ((l / 8) % 2) + l % 8, column 8 (l / 16).
+    Value bRow = arith::AddIOp::create(
+        b, loc,
+        mul(b, loc,
+            arith::RemUIOp::create(
+                b, loc, arith::DivUIOp::create(b, loc, lane, i64(b, loc, 8)),
+                i64(b, loc, 2)),
+            8),
+        l8);
+    Value bAt = arith::AddIOp::create(
+        b, loc, mul(b, loc, bRow, s.pitchB),
+        arith::AddIOp::create(b, loc, mul(b, loc, wn, layout->warpCols()),
+                              mul(b, loc, half, 8)));
+
+    auto accType = VectorType::get({layout->perThread()}, b.getF32Type());
+    Value init = adaptor.getAcc();
+    if (!init)
+      init = arith::ConstantOp::create(b, loc, b.getZeroAttr(accType));
+    auto steps = scf::ForOp::create(
+        b, loc, i64(b, loc, 0), i64(b, loc, s.kp / MmaLayout::kStepK),
+        i64(b, loc, 1), ValueRange{init},
+        [&](OpBuilder &b, Location loc, Value step, ValueRange sums) {
+          Value kk = mul(b, loc, step, MmaLayout::kStepK);
+          Value aStep = arith::AddIOp::create(b, loc, aAt, kk);
+          Value bStep =
+              arith::AddIOp::create(b, loc, bAt, mul(b, loc, kk, s.pitchB));
+          SmallVector<SmallVector<Value>> a, bFrag;
+          for (int64_t i = 0; i < layout->fragmentsM(); ++i) {
+            auto [row, col] = MmaLayout::lhsAddress(0, i);
+            Value at = add(b, loc, aStep, row * s.pitchA + col);
+            a.push_back(ldmatrix(b, loc,
+                                 lower::elementPtr(b, loc, lhsBase, e, at),
+                                 /*transpose=*/false));
+          }
+          for (int64_t j = 0; j < layout->fragmentsN(); j += 2) {
+            auto [row, col] = MmaLayout::rhsAddress(0, j);
+            Value at = add(b, loc, bStep, row * s.pitchB + col);
+            SmallVector<Value> regs =
+                ldmatrix(b, loc, lower::elementPtr(b, loc, rhsBase, e, at),
+                         /*transpose=*/true);
+            bFrag.push_back({regs[0], regs[1]});
+            bFrag.push_back({regs[2], regs[3]});
+          }
+          Value sum = sums[0];
+          for (int64_t i = 0; i < layout->fragmentsM(); ++i)
+            for (int64_t j = 0; j < layout->fragmentsN(); ++j) {
+              int64_t at = layout->position(i, j, 0);
+              Value c = vector::ExtractStridedSliceOp::create(
+                  b, loc, sum, ArrayRef<int64_t>{at}, ArrayRef<int64_t>{4},
+                  ArrayRef<int64_t>{1});
+              Value d = mmaSync(b, loc, e, a[i], bFrag[j], c);
+              sum = vector::InsertStridedSliceOp::create(
+                  b, loc, d, sum, ArrayRef<int64_t>{at}, ArrayRef<int64_t>{1});
+            }
+          scf::YieldOp::create(b, loc, sum);
+        });
+    lower::ctaBarrier(b, loc);
+    rewriter.replaceOp(op, steps.getResult(0));
+    return success();
+  }
+};
+
+/// Stores this thread's fragments of an f32 tile of `layout` row-major at
+/// `base` (rows `pitch` apart).
+void storeFragments(OpBuilder &b, Location loc, const MmaLayout &layout,
+                    Value value, Value base, int64_t pitch) {
+  Type f32 = b.getF32Type();
+  Value origin = fragmentBase(b, loc, layout, pitch);
+  forEachPair(
+      layout, pitch, [&](int64_t i, int64_t j, int64_t h, int64_t offset) {
+        Value pair = vector::ExtractStridedSliceOp::create(
+            b, loc, value, ArrayRef<int64_t>{layout.position(i, j, 2 * h)},
+            ArrayRef<int64_t>{2}, ArrayRef<int64_t>{1});
+        LLVM::StoreOp::create(
+            b, loc, pair,
+            lower::elementPtr(b, loc, base, f32, add(b, loc, origin, offset)),
+            /*alignment=*/8);
+      });
+}
+
+/// The converse: this thread's fragments of the f32 tile at `base`.
+Value loadFragments(OpBuilder &b, Location loc, const MmaLayout &layout,
+                    Value base, int64_t pitch) {
+  Type f32 = b.getF32Type();
+  Value origin = fragmentBase(b, loc, layout, pitch);
+  Value result = arith::ConstantOp::create(
+      b, loc, b.getZeroAttr(VectorType::get({layout.perThread()}, f32)));
+  forEachPair(
+      layout, pitch, [&](int64_t i, int64_t j, int64_t h, int64_t offset) {
+        Value pair = LLVM::LoadOp::create(
+            b, loc, VectorType::get({2}, f32),
+            lower::elementPtr(b, loc, base, f32, add(b, loc, origin, offset)),
+            /*alignment=*/8);
+        result = vector::InsertStridedSliceOp::create(
+            b, loc, pair, result,
+            ArrayRef<int64_t>{layout.position(i, j, 2 * h)},
+            ArrayRef<int64_t>{1});
+      });
+  return result;
+}
+
+struct ConvertLayoutLowering : TilePattern<tile::ConvertLayoutOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult
+  matchAndRewrite(tile::ConvertLayoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    std::optional<MmaLayout> from = mmaLayoutOf(op.getInput().getType());
+    std::optional<MmaLayout> to = mmaLayoutOf(op.getType());
+    RankedTensorType type = op.getType();
+    if (!from && !to) {
+      // Blocked to blocked: one layout per shape.
+      rewriter.replaceOp(op, adaptor.getInput());
+      return success();
+    }
+    if (!type.getElementType().isF32() || type.getRank() != 2)
+      return rewriter.notifyMatchFailure(op, "#tile.mma tiles are 2-d f32");
+    int64_t pitch = f32Pitch(type.getDimSize(1));
+    Value base = lower::sharedWorkspace(b, loc, op);
+    Value value = adaptor.getInput();
+    if (from) {
+      storeFragments(b, loc, *from, value, base, pitch);
+    } else {
+      lower::storeDistributed(b, loc, info, type.getShape(), value, base,
+                              pitch);
+    }
+    lower::ctaBarrier(b, loc);
+    Value result =
+        to ? loadFragments(b, loc, *to, base, pitch)
+           : lower::loadDistributed(b, loc, info, type.getShape(),
+                                    b.getF32Type(), base, nullptr, pitch);
+    lower::ctaBarrier(b, loc);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+int64_t dslc::lower::mmaDotSharedBytes(Operation *dot) {
+  return MmaStaging(cast<tile::DotOp>(dot)).total;
+}
+
+int64_t dslc::lower::mmaConvertSharedBytes(Operation *convert) {
+  auto op = cast<tile::ConvertLayoutOp>(convert);
+  if (!mmaLayoutOf(op.getType()) && !mmaLayoutOf(op.getInput().getType()))
+    return 0;
+  RankedTensorType type = op.getType();
+  return type.getDimSize(0) * f32Pitch(type.getDimSize(1)) * 4;
+}
+
+void dslc::populateMmaLoweringPatterns(TileTypeConverter &converter,
+                                       RewritePatternSet &patterns) {
+  patterns.add<MmaDotLowering, ConvertLayoutLowering>(converter,
+                                                      patterns.getContext());
+}
+
+std::optional<int64_t> dslc::lower::mmaElementsPerThread(Type type) {
+  if (std::optional<MmaLayout> layout = mmaLayoutOf(type))
+    return layout->perThread();
+  return std::nullopt;
+}

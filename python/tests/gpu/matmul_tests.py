@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""GPU checks of tensor-core matrix products (issue 27) at world 1:
+
+  python3 python/tests/gpu/matmul_tests.py            (one GPU)
+  python3 python/tests/gpu/matmul_tests.py --precompile   (no GPU needed)
+
+The kernels of examples/matmul.py, each compiled
+with dot_engine "mma_sync" (tensor cores) and "fma" (CUDA cores), run on
+ragged shapes (M, N, K not multiples of the blocks; K = 1; one element;
+large) and are checked against a float64 PyTorch reference: a relative
+error per element within what the output dtype's rounding and an f32 sum
+of K products allow. Prints PASS/FAIL per case and "N passed, N failed";
+exit 0 only when all passed. --precompile fills $DSLC_CACHE_DIR for a
+machine without the compiler.
+"""
+
+import os
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.join(REPO, "python"))
+
+import dslc  # noqa: E402
+
+SOURCE = os.path.join(REPO, "examples", "matmul.py")
+# kernel, its block sizes and warps, the shapes (M, N, K) it runs
+KERNELS = {
+    "matmul": ([128, 128, 64], 8,
+                    [(1, 1, 1), (37, 61, 1), (100, 200, 300),
+                     (128, 128, 32), (257, 129, 1000), (2048, 2048, 2048)]),
+    "matmul_bias_silu": ([64, 64, 24], 4,
+                             [(1, 1, 1), (65, 63, 23), (300, 500, 700)]),
+    "matmul_fp8": ([64, 128, 64], 4,
+                   [(16, 16, 16), (70, 130, 200), (1024, 1024, 1024)]),
+}
+ENGINES = ("mma_sync", "fma")
+
+
+def kernel(name, engine):
+    blocks, warps, _ = KERNELS[name]
+    return dslc.kernel(SOURCE, name, config={
+        "block_sizes": blocks, "num_warps": warps, "dot_engine": engine},
+        dslc_args=("-D", "scale_x.size(1)=1", "-D", "scale_y.size(0)=1")
+        if name == "matmul_fp8" else ())
+
+
+def specs(name, m, n, k):
+    S = dslc.TensorSpec
+    if name == "matmul":
+        return (S("bfloat16", (m, k)), S("bfloat16", (k, n)))
+    if name == "matmul_bias_silu":
+        return (S("float16", (m, k)), S("float16", (k, n)),
+                S("float16", (n,)))
+    return (S("float8_e4m3fn", (m, k)), S("float8_e4m3fn", (k, n)),
+            S("float32", (m, 1)), S("float32", (1, n)))
+
+
+def precompile():
+    for name, (_, _, shapes) in KERNELS.items():
+        for engine in ENGINES:
+            for m, n, k in shapes:
+                print(kernel(name, engine).compile(*specs(name, m, n, k)))
+
+
+def inputs(name, m, n, k, seed):
+    import torch
+    g = torch.Generator(device="cuda").manual_seed(seed)
+
+    def r(*shape, scale=1.0):
+        return torch.randn(*shape, generator=g, device="cuda") * scale
+
+    if name == "matmul":
+        x, y = r(m, k).bfloat16(), r(k, n).bfloat16()
+        return (x, y), x.double() @ y.double()
+    if name == "matmul_bias_silu":
+        x, y, b = r(m, k).half(), r(k, n).half(), r(n).half()
+        v = x.double() @ y.double() + b.double()
+        return (x, y, b), v * torch.sigmoid(v)
+    x = r(m, k, scale=4).to(torch.float8_e4m3fn)
+    y = r(k, n, scale=4).to(torch.float8_e4m3fn)
+    sx, sy = r(m, 1).abs() + 0.5, r(1, n).abs() + 0.5
+    ref = (x.double() @ y.double()) * sx.double() * sy.double()
+    return (x, y, sx, sy), ref
+
+
+def check(got, ref, k, what):
+    """Each element within the output's rounding (2^-8 relative for bf16
+    and f16 outputs, doubled) plus an f32 sum's error over K terms of the
+    magnitudes' sum (bounded here by the reference's scale)."""
+    g = got.double()
+    if g.shape != ref.shape:
+        raise AssertionError(f"{what}: shape {tuple(g.shape)}, want "
+                             f"{tuple(ref.shape)}")
+    scale = ref.abs().max().item() + 1e-30
+    tol = 2 ** -7 * ref.abs() + 2 ** -20 * k * scale
+    bad = (g - ref).abs() > tol
+    if bool(bad.any()) or not bool(g.isfinite().all()):
+        i = int(bad.flatten().nonzero()[0]) if bool(bad.any()) else 0
+        raise AssertionError(
+            f"{what}: {int(bad.sum())} of {g.numel()} elements off, first at "
+            f"{i}: got {g.flatten()[i].item()}, want {ref.flatten()[i].item()}")
+
+
+def main():
+    if "--precompile" in sys.argv:
+        precompile()
+        return 0
+    import torch
+    dslc.init()
+    passed = failed = 0
+    for name, (_, _, shapes) in KERNELS.items():
+        for engine in ENGINES:
+            k = kernel(name, engine)
+            for m, n, kk in shapes:
+                what = f"{name} {engine} M={m} N={n} K={kk}"
+                t0 = time.time()
+                try:
+                    args, ref = inputs(name, m, n, kk, m * 7 + n + kk)
+                    out = k(*args)
+                    torch.cuda.synchronize()
+                    check(out, ref, kk, what)
+                    passed += 1
+                    print(f"PASS {what} ({time.time() - t0:.1f}s)",
+                          flush=True)
+                except Exception as e:
+                    failed += 1
+                    print(f"FAIL {what}: {type(e).__name__}: {e}", flush=True)
+                    traceback.print_exc()
+                    if isinstance(e, dslc.KernelError):
+                        break
+    print(f"{passed} passed, {failed} failed")
+    dslc.shutdown()
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+// RUN: dslc-opt %s -split-input-file -dslc-mma-layouts -dslc-distribute-tiles -canonicalize -cse | FileCheck %s
+
+// A bf16 [32, 24] x [24, 32] dot with valid_k on tensor cores at 4 warps
+// (2x2 warps of 16x16: one 16-row lhs fragment and two 8-column rhs
+// fragments per warp, MmaLayout.h):
+//  - the K tail at or past valid_k is zeroed in registers (a select per
+//    operand), the operands are stored with padded pitches (lhs rows of
+//    40 bf16 = 5 x 16 bytes, rhs rows of 40), K's padding to 32 (rows and
+//    columns 24..31, 512 elements over 128 threads) is zeroed, bar.sync;
+//  - two k-steps of 16, each: one ldmatrix.x4 (row) for lhs, one
+//    ldmatrix.x4.trans (col) for the two rhs fragments, two mma.sync
+//    m16n8k16 on the 8 accumulator floats per thread; bar.sync;
+//  - the conversion out of the fragments: pairs of floats stored to rows of
+//    36 floats (row + 8: 288 floats on), bar.sync, the blocked tile loaded,
+//    bar.sync.
+// Workspace: the operands take 2560 + 2560 bytes, the conversion 32 x 144:
+// 5120 bytes, static (under 48 KiB).
+
+// CHECK: module attributes {dslc.workspace_bytes = 5120 : i64}
+// CHECK: llvm.mlir.global internal @__dslc_workspace() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<5120 x i8>
+// CHECK-LABEL: func.func @mma(
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<16xi1>, vector<16xbf16>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<16xi1>, vector<16xbf16>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c512_i64 step %c128_i64
+// CHECK: nvvm.barrier0
+// CHECK: scf.for %{{.*}} = %c0_i64 to %c2_i64 step %c1_i64 iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>)
+// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
+// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
+// CHECK-COUNT-2: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+// CHECK: scf.yield %{{.*}} : vector<8xf32>
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK: arith.addi %{{.*}}, %c288_i64 : i64
+// CHECK: nvvm.barrier0
+// CHECK: nvvm.barrier0
+func.func @mma(%a: !tile.ref<bf16, 2>, %b: !tile.ref<bf16, 2>,
+               %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %m = tile.dim %a, 0 : !tile.ref<bf16, 2>
+  %k = tile.dim %a, 1 : !tile.ref<bf16, 2>
+  %n = tile.dim %b, 1 : !tile.ref<bf16, 2>
+  %x = tile.load %a[%c0, %c0] limits [%m, %k] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<32x24xbf16>
+  %y = tile.load %b[%c0, %c0] limits [%k, %n] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<24x32xbf16>
+  %d = tile.dot %x, %y valid_k %k : tensor<32x24xbf16>, tensor<24x32xbf16> -> tensor<32x32xf32>
+  tile.store %d, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<32x32xf32>, !tile.ref<f32, 2>
+  return
+}
+
+// -----
+
+// A 128x128 accumulator at 8 warps: its conversion stages 128 rows of 132
+// floats, 67584 bytes: the workspace is dynamic shared memory (an external
+// array of no size; the metadata's shared_bytes is the module attribute).
+
+// CHECK: module attributes {dslc.workspace_bytes = 67584 : i64}
+// CHECK: llvm.mlir.global external @__dslc_workspace() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-LABEL: func.func @big(
+// CHECK-COUNT-16: nvvm.mma.sync
+func.func @big(%a: !tile.ref<f16, 2>, %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 8 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %m = tile.dim %a, 0 : !tile.ref<f16, 2>
+  %x = tile.load %a[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<f16, 2> -> tensor<128x16xf16>
+  %y = tile.load %a[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<f16, 2> -> tensor<16x128xf16>
+  %d = tile.dot %x, %y : tensor<128x16xf16>, tensor<16x128xf16> -> tensor<128x128xf32>
+  tile.store %d, %out[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : tensor<128x128xf32>, !tile.ref<f32, 2>
+  return
+}
+
+// -----
+
+// K = 1 (a block size of 1 along K): lhs [16, 1] is one element per row,
+// which every lane of a group holds; it is stored by one writer per row at
+// the padded pitch (24 f16), K's padding (15 columns and 15 rows, 480
+// elements over 32 threads) zeroed, and one k-step of 16 runs (its loop
+// folded away).
+
+// CHECK-LABEL: func.func @k_one(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c480_i64 step %c32_i64
+// CHECK-COUNT-2: nvvm.mma.sync
+func.func @k_one(%a: !tile.ref<f16, 2>, %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 1 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %m = tile.dim %a, 0 : !tile.ref<f16, 2>
+  %x = tile.load %a[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<f16, 2> -> tensor<16x1xf16>
+  %y = tile.load %a[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<f16, 2> -> tensor<1x16xf16>
+  %d = tile.dot %x, %y : tensor<16x1xf16>, tensor<1x16xf16> -> tensor<16x16xf32>
+  tile.store %d, %out[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : tensor<16x16xf32>, !tile.ref<f32, 2>
+  return
+}
