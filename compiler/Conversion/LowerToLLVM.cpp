@@ -20,6 +20,8 @@
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include "llvm/ADT/StringSet.h"
+
 namespace dslc {
 #define GEN_PASS_DEF_LOWERTOLLVM
 #include "compiler/Conversion/Passes.h.inc"
@@ -33,8 +35,10 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
 
-    // Remember each kernel's block size before func.func goes away.
+    // Remember each kernel's block size before func.func goes away, and
+    // which kernels multiply on tensor cores.
     llvm::StringMap<int64_t> threads;
+    llvm::StringSet<> tensorCores;
     module.walk([&](func::FuncOp f) {
       if (!f->hasAttr(dslc::tile::kKernelAttr))
         return;
@@ -42,6 +46,10 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
       if (auto w = f->getAttrOfType<IntegerAttr>(dslc::tile::kNumWarpsAttr))
         warps = w.getInt();
       threads[f.getName()] = warps * 32;
+      if (f.walk([](NVVM::MmaOp) {
+             return WalkResult::interrupt();
+           }).wasInterrupted())
+        tensorCores.insert(f.getName());
     });
 
     {
@@ -119,6 +127,14 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
                  UnitAttr::get(ctx));
       f->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                  DenseI32ArrayAttr::get(ctx, {(int32_t)it->second, 1, 1}));
+      // A tensor-core kernel holds a large accumulator per thread: one CTA
+      // per SM is enough (.minnctapersm 1). Without it ptxas keeps room for
+      // two CTAs of 256 threads (128 registers) and spills instead:
+      // [128, 128, 32] bf16 at 8 warps spilled 12 bytes at 128 registers
+      // and takes 156 without spills.
+      if (tensorCores.contains(f.getName()))
+        f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                   IntegerAttr::get(IntegerType::get(ctx, 32), 1));
       f->removeAttr(dslc::tile::kKernelAttr);
       f->removeAttr(dslc::tile::kNumWarpsAttr);
     });
