@@ -95,7 +95,8 @@ def config_name(cfg):
 def precompile(dslc):
     for _, name, _, m, n, k, cfgs in cases():
         for cfg in cfgs:
-            print(kernel(dslc, name, cfg).compile(*specs(dslc, name, m, n, k)))
+            print(kernel(dslc, name, cfg).compile(
+                *specs(dslc, name, m, n, k), rank=0, world_size=1))
 
 
 def inputs(torch, name, m, n, k):

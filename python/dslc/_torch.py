@@ -13,7 +13,9 @@ DTYPES = {"bfloat16": ("bfloat16", 2), "float16": ("float16", 2),
           "float32": ("float32", 4), "float64": ("float64", 8),
           "int8": ("int8", 1), "uint8": ("uint8", 1), "int16": ("int16", 2),
           "int32": ("int32", 4), "uint32": ("uint32", 4),
-          "int64": ("int64", 8), "uint64": ("uint64", 8), "bool": ("bool", 1)}
+          "int64": ("int64", 8), "uint64": ("uint64", 8), "bool": ("bool", 1),
+          "float8_e4m3fn": ("float8_e4m3fn", 1),
+          "float8_e5m2": ("float8_e5m2", 1)}
 _name_of = {}   # torch.dtype -> metadata name (bytes and str)
 _raw_stream = None
 

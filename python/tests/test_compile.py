@@ -356,6 +356,22 @@ class ArgumentErrorTest(unittest.TestCase):
                 "was given"):
             k.compile(x=rows("int32"), rank=0, world_size=1)
 
+    def test_fp8_tensors(self):
+        """fp8 tensors (float8_e4m3fn, float8_e5m2) pass from Python: the
+        scaled fp8 matmul of examples/matmul.py compiles for them (they
+        were refused as unknown dtypes)."""
+        self.assertEqual(dslc.TensorSpec("float8_e5m2", (4,)).dtype_name,
+                         "float8_e5m2")
+        k = dslc.kernel(os.path.join(_support.REPO, "examples", "matmul.py"),
+                        "matmul_fp8", dslc_args=("-D", "scale_x.size(1)=1",
+                                                 "-D", "scale_y.size(0)=1"))
+        S = dslc.TensorSpec
+        cubin = k.compile(S("float8_e4m3fn", (64, 128)),
+                          S("float8_e4m3fn", (128, 64)),
+                          S("float32", (64, 1)), S("float32", (1, 64)),
+                          rank=0, world_size=1)
+        self.assertTrue(os.path.exists(str(cubin)), cubin)
+
     def test_parameters_from_annotations(self):
         k = dslc.kernel(EXAMPLE)
         got = [(p.name, p.kind, p.dtype, p.rank) for p in k.params]

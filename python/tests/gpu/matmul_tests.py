@@ -62,7 +62,8 @@ def precompile():
     for name, (_, _, shapes) in KERNELS.items():
         for engine in ENGINES:
             for m, n, k in shapes:
-                print(kernel(name, engine).compile(*specs(name, m, n, k)))
+                print(kernel(name, engine).compile(*specs(name, m, n, k),
+                                                  rank=0, world_size=1))
 
 
 def inputs(name, m, n, k, seed):
