@@ -70,10 +70,20 @@ struct MmaStaging {
 /// The workspace pitch (f32 elements) of an f32 tile of `n` columns.
 int64_t f32Pitch(int64_t n) { return MmaLayout::pitchFor(n, 4); }
 
-/// This thread's warp and lane (i64).
-std::pair<Value, Value> warpAndLane(OpBuilder &b, Location loc) {
+/// This thread's place in `layout` (i64): its warp's first row and column
+/// (MmaLayout::warpOrigin) and its lane.
+struct WarpPlace {
+  Value row0, col0, lane;
+};
+WarpPlace warpPlace(OpBuilder &b, Location loc, const MmaLayout &layout) {
   Value tid = lower::threadId(b, loc);
-  return {arith::DivUIOp::create(b, loc, tid, i64(b, loc, 32)),
+  Value warp = arith::DivUIOp::create(b, loc, tid, i64(b, loc, 32));
+  auto at = [&](Value index, int64_t size) {
+    return arith::MulIOp::create(b, loc, index, i64(b, loc, size));
+  };
+  Value warpsN = i64(b, loc, layout.warpsN);
+  return {at(arith::DivUIOp::create(b, loc, warp, warpsN), layout.warpRows()),
+          at(arith::RemUIOp::create(b, loc, warp, warpsN), layout.warpCols()),
           arith::RemUIOp::create(b, loc, tid, i64(b, loc, 32))};
 }
 
@@ -89,14 +99,11 @@ Value mul(OpBuilder &b, Location loc, Value x, int64_t c) {
 /// plus the lane's row l / 4 and column 2 (l % 4)).
 Value fragmentBase(OpBuilder &b, Location loc, const MmaLayout &layout,
                    int64_t pitch) {
-  auto [warp, lane] = warpAndLane(b, loc);
-  Value wm = arith::DivUIOp::create(b, loc, warp, i64(b, loc, layout.warpsN));
-  Value wn = arith::RemUIOp::create(b, loc, warp, i64(b, loc, layout.warpsN));
+  auto [row0, col0, lane] = warpPlace(b, loc, layout);
   Value row = arith::AddIOp::create(
-      b, loc, mul(b, loc, wm, layout.warpRows()),
-      arith::DivUIOp::create(b, loc, lane, i64(b, loc, 4)));
+      b, loc, row0, arith::DivUIOp::create(b, loc, lane, i64(b, loc, 4)));
   Value col = arith::AddIOp::create(
-      b, loc, mul(b, loc, wn, layout.warpCols()),
+      b, loc, col0,
       mul(b, loc, arith::RemUIOp::create(b, loc, lane, i64(b, loc, 4)), 2));
   return arith::AddIOp::create(b, loc, mul(b, loc, row, pitch), col);
 }
@@ -268,17 +275,12 @@ struct MmaDotLowering : TilePattern<tile::DotOp> {
     lower::ctaBarrier(b, loc);
 
     // The lane's ldmatrix addresses at k-step 0 (element offsets).
-    auto [warp, lane] = warpAndLane(b, loc);
-    Value wm =
-        arith::DivUIOp::create(b, loc, warp, i64(b, loc, layout->warpsN));
-    Value wn =
-        arith::RemUIOp::create(b, loc, warp, i64(b, loc, layout->warpsN));
+    auto [row0, col0, lane] = warpPlace(b, loc, *layout);
     Value l16 = arith::RemUIOp::create(b, loc, lane, i64(b, loc, 16));
     Value l8 = arith::RemUIOp::create(b, loc, lane, i64(b, loc, 8));
     Value half = arith::DivUIOp::create(b, loc, lane, i64(b, loc, 16));
     // lhsAddress(lane, 0): row l % 16, column 8 (l / 16).
-    Value aRow =
-        arith::AddIOp::create(b, loc, mul(b, loc, wm, layout->warpRows()), l16);
+    Value aRow = arith::AddIOp::create(b, loc, row0, l16);
     Value aAt = arith::AddIOp::create(b, loc, mul(b, loc, aRow, s.pitchA),
                                       mul(b, loc, half, 8));
     // rhsAddress(lane, 0): row 8 ((l / 8) % 2) + l % 8, column 8 (l / 16).
@@ -292,8 +294,7 @@ struct MmaDotLowering : TilePattern<tile::DotOp> {
         l8);
     Value bAt = arith::AddIOp::create(
         b, loc, mul(b, loc, bRow, s.pitchB),
-        arith::AddIOp::create(b, loc, mul(b, loc, wn, layout->warpCols()),
-                              mul(b, loc, half, 8)));
+        arith::AddIOp::create(b, loc, col0, mul(b, loc, half, 8)));
 
     auto accType = VectorType::get({layout->perThread()}, b.getF32Type());
     Value init = adaptor.getAcc();
