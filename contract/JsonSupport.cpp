@@ -21,6 +21,8 @@ json configToJson(const KernelConfig &c, bool forCompiler) {
   }
   if (c.dotEngine != DotEngine::Default)
     j["dot_engine"] = dotEngineName(c.dotEngine);
+  if (c.numStages > 0)
+    j["num_stages"] = c.numStages;
   return j;
 }
 
@@ -216,6 +218,9 @@ KernelConfig FieldReader::config(const json &c,
       k.dotEngine = *e;
       break;
     }
+    case ConfigKey::NumStages:
+      k.numStages = integer(c, "num_stages", where);
+      break;
     case ConfigKey::Tunables:
       object(c, "tunables", where);
       for (auto t = v.begin(); t != v.end(); ++t) {

@@ -154,8 +154,7 @@ Expected<KernelConfig> KernelConfig::fromJson(const std::string &text) {
 
 /// Helion's config keys that tune Triton's code generation (pipelining,
 /// indexing, loop shapes, eviction...): no effect in dslc.
-static const char *const kHelionOnlyKeys[] = {"num_stages",
-                                              "indexing",
+static const char *const kHelionOnlyKeys[] = {"indexing",
                                               "pid_type",
                                               "loop_orders",
                                               "range_unroll_factors",
@@ -179,6 +178,7 @@ static const KeyName kHonouredKeys[] = {
     {ConfigKey::NumWarps, "num_warps"},
     {ConfigKey::ReductionLoops, "reduction_loops"},
     {ConfigKey::DotEngine, "dot_engine"},
+    {ConfigKey::NumStages, "num_stages"},
     {ConfigKey::MaxCtas, "max_ctas"},
     {ConfigKey::Tunables, "tunables"},
 };
@@ -253,6 +253,8 @@ std::string KernelConfig::brief() const {
   }
   if (dotEngine != DotEngine::Default)
     add(std::string("dot=") + dotEngineName(dotEngine));
+  if (numStages > 0)
+    add("st=" + std::to_string(numStages));
   return s.empty() ? "default" : s;
 }
 
@@ -277,8 +279,9 @@ std::optional<DotEngine> parseDotEngine(const std::string &name) {
 
 bool KernelConfig::operator<(const KernelConfig &o) const {
   return std::tie(blockSizes, numWarps, maxCtas, named, reductionLoops,
-                  dotEngine) < std::tie(o.blockSizes, o.numWarps, o.maxCtas,
-                                        o.named, o.reductionLoops, o.dotEngine);
+                  dotEngine, numStages) <
+         std::tie(o.blockSizes, o.numWarps, o.maxCtas, o.named,
+                  o.reductionLoops, o.dotEngine, o.numStages);
 }
 
 Expected<bool> validate(const KernelConfig &c) {
@@ -298,6 +301,10 @@ Expected<bool> validate(const KernelConfig &c) {
       return Failure{"reduction_loops entries are null or chunk sizes from 1 "
                      "to " +
                      std::to_string(kMaxBlockSize)};
+  if (c.numStages < 0 || c.numStages > kMaxNumStages)
+    return Failure{"num_stages " + std::to_string(c.numStages) +
+                   " is outside 1.." + std::to_string(kMaxNumStages) +
+                   " (0: the compiler's default)"};
   return true;
 }
 

@@ -27,6 +27,8 @@ namespace dslc::contract {
 inline constexpr int64_t kMaxBlockSize = int64_t(1) << 20;
 /// Most warps a CTA can have (1024 threads).
 inline constexpr int64_t kMaxNumWarps = 32;
+/// The most stages a software-pipelined loop keeps in flight (num_stages).
+inline constexpr int64_t kMaxNumStages = 8;
 /// Threads per warp.
 inline constexpr int64_t kWarpSize = 32;
 
@@ -96,6 +98,10 @@ struct KernelConfig {
   /// kernel meets them) a chunk size, or 0 (None) to keep the row whole.
   std::vector<int64_t> reductionLoops;
   DotEngine dotEngine = DotEngine::Default;
+  /// num_stages: how many K steps a tensor-core matmul loop keeps in flight
+  /// (operands copied ahead into shared memory; 1: none); 0: the
+  /// compiler's default.
+  int64_t numStages = 0;
 
   /// The value `t` has in this config (0 when unset).
   int64_t get(const Tunable &t) const;
@@ -116,14 +122,16 @@ struct KernelConfig {
   bool operator==(const KernelConfig &o) const {
     return blockSizes == o.blockSizes && numWarps == o.numWarps &&
            maxCtas == o.maxCtas && named == o.named &&
-           reductionLoops == o.reductionLoops && dotEngine == o.dotEngine;
+           reductionLoops == o.reductionLoops && dotEngine == o.dotEngine &&
+           numStages == o.numStages;
   }
   bool operator<(const KernelConfig &o) const;
 };
 
 /// The one validation of a config: every block size in 1..kMaxBlockSize,
 /// num_warps 0 (default) or in 1..kMaxNumWarps, max_ctas >= 0, every
-/// reduction_loops entry 0 (None) or a chunk in 1..kMaxBlockSize.
+/// reduction_loops entry 0 (None) or a chunk in 1..kMaxBlockSize, num_stages
+/// 0 (default) or in 1..kMaxNumStages.
 Expected<bool> validate(const KernelConfig &config);
 
 /// What a key of a config object is to dslc. One policy for every reader
@@ -136,9 +144,10 @@ enum class ConfigKey {
   NumWarps,       ///< num_warps (the compiler)
   ReductionLoops, ///< reduction_loops (the compiler)
   DotEngine,      ///< dot_engine (the compiler)
+  NumStages,      ///< num_stages (the compiler)
   MaxCtas,        ///< max_ctas (the runtime, at load)
   Tunables,       ///< tunables: named values the tuner searches
-  HelionOnly,     ///< a helion.Config key for Triton only (num_stages, ...)
+  HelionOnly,     ///< a helion.Config key for Triton only (indexing, ...)
   Unknown,
 };
 ConfigKey classifyConfigKey(const std::string &key);

@@ -35,8 +35,8 @@ unsigned accessOf(Value ref) {
       bits |= accessOf(view.getResult());
     } else if (isa<tile::DimOp>(op)) {
       continue;
-    } else if (isa<tile::LoadOp, tile::GatherOp, comm::LLGetOp,
-                   comm::MulticastLoadReduceOp>(op)) {
+    } else if (isa<tile::LoadOp, tile::AsyncCopyOp, tile::GatherOp,
+                   comm::LLGetOp, comm::MulticastLoadReduceOp>(op)) {
       bits |= kRead;
     } else if (isa<tile::StoreOp, tile::ScatterOp, comm::LLPutOp,
                    comm::MulticastStoreOp>(op)) {

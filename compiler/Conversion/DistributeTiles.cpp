@@ -305,6 +305,7 @@ struct DistributeTilesPass
       populateReduceLoweringPatterns(converter, patterns);
       populateDotLoweringPatterns(converter, patterns);
       populateMmaLoweringPatterns(converter, patterns);
+      populateStagedLoweringPatterns(converter, patterns);
       populateShapeLoweringPatterns(converter, patterns);
       populateElementwiseLoweringPatterns(converter, patterns);
       populateCommLoweringPatterns(converter, patterns);

@@ -57,6 +57,11 @@ int64_t sharedBytesNeeded(Operation *op, const KernelInfo &info) {
                                                : dotSharedBytes(dot);
   if (isa<tile::ConvertLayoutOp>(op))
     return mmaConvertSharedBytes(op);
+  // A ring of stages is live across its loop, at its own offset.
+  if (auto copy = dyn_cast<tile::AsyncCopyOp>(op))
+    return copy.getBuffer().endBytes();
+  if (auto dot = dyn_cast<tile::StagedDotOp>(op))
+    return std::max(dot.getLhs().endBytes(), dot.getRhs().endBytes());
   if (auto broadcast = dyn_cast<tile::BroadcastOp>(op)) {
     RankedTensorType in = broadcast.getInput().getType();
     if (in.getShape() != broadcast.getResult().getType().getShape() &&

@@ -29,6 +29,7 @@ void dslc::buildDslcPipeline(mlir::OpPassManager &pm,
     pm.addPass(mlir::createCSEPass());
   }
   pm.addPass(createMmaLayouts());
+  pm.addPass(createPipelineDots());
   pm.addPass(createDistributeTiles());
   pm.addPass(createLowerToLLVM());
   // The per-thread lowering repeats address and mask computations per piece

@@ -240,6 +240,10 @@ void populateDotLoweringPatterns(TileTypeConverter &converter,
 /// Tensor-core tile.dot and tile.convert_layout (MmaLowering.cpp).
 void populateMmaLoweringPatterns(TileTypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
+/// tile.async_copy, tile.async_commit, tile.async_wait and tile.staged_dot
+/// (StagedLowering.cpp).
+void populateStagedLoweringPatterns(TileTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns);
 void populateReduceLoweringPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
 void populateShapeLoweringPatterns(TileTypeConverter &converter,

@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Conversion/MmaLowering.h"
 #include "compiler/Conversion/LoweringUtils.h"
 #include "compiler/Conversion/MmaLayout.h"
 
@@ -33,18 +34,6 @@ using namespace dslc;
 using lower::i64;
 
 namespace {
-
-/// The #tile.mma layout of `type`, if it has one.
-std::optional<MmaLayout> mmaLayoutOf(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  auto mma =
-      tensor ? dyn_cast_if_present<tile::MmaEncodingAttr>(tensor.getEncoding())
-             : tile::MmaEncodingAttr();
-  if (!mma)
-    return std::nullopt;
-  return MmaLayout{tensor.getDimSize(0), tensor.getDimSize(1), mma.getWarpsM(),
-                   mma.getWarpsN()};
-}
 
 /// Where a tensor-core dot stages its operands in the workspace.
 struct MmaStaging {
@@ -247,13 +236,96 @@ Value mmaSync(OpBuilder &b, Location loc, Type element, ArrayRef<Value> a,
                                         elements);
 }
 
+} // namespace
+
+std::optional<MmaLayout> dslc::lower::mmaLayoutOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  auto mma =
+      tensor ? dyn_cast_if_present<tile::MmaEncodingAttr>(tensor.getEncoding())
+             : tile::MmaEncodingAttr();
+  if (!mma)
+    return std::nullopt;
+  return MmaLayout{tensor.getDimSize(0), tensor.getDimSize(1), mma.getWarpsM(),
+                   mma.getWarpsN()};
+}
+
+Value dslc::lower::mmaKSteps(OpBuilder &b, Location loc,
+                             const MmaLayout &layout, Type e, Value lhsBase,
+                             int64_t pitchA, Value rhsBase, int64_t pitchB,
+                             int64_t kp, Value init) {
+  // The lane's ldmatrix addresses at k-step 0 (element offsets).
+  auto [row0, col0, lane] = warpPlace(b, loc, layout);
+  Value l16 = arith::RemUIOp::create(b, loc, lane, i64(b, loc, 16));
+  Value l8 = arith::RemUIOp::create(b, loc, lane, i64(b, loc, 8));
+  Value half = arith::DivUIOp::create(b, loc, lane, i64(b, loc, 16));
+  // lhsAddress(lane, 0): row l % 16, column 8 (l / 16).
+  Value aRow = arith::AddIOp::create(b, loc, row0, l16);
+  Value aAt = arith::AddIOp::create(b, loc, mul(b, loc, aRow, pitchA),
+                                    mul(b, loc, half, 8));
+  // rhsAddress(lane, 0): row 8 ((l / 8) % 2) + l % 8, column 8 (l / 16).
+  Value bRow = arith::AddIOp::create(
+      b, loc,
+      mul(b, loc,
+          arith::RemUIOp::create(
+              b, loc, arith::DivUIOp::create(b, loc, lane, i64(b, loc, 8)),
+              i64(b, loc, 2)),
+          8),
+      l8);
+  Value bAt = arith::AddIOp::create(
+      b, loc, mul(b, loc, bRow, pitchB),
+      arith::AddIOp::create(b, loc, col0, mul(b, loc, half, 8)));
+
+  auto steps = scf::ForOp::create(
+      b, loc, i64(b, loc, 0), i64(b, loc, kp / MmaLayout::kStepK),
+      i64(b, loc, 1), ValueRange{init},
+      [&](OpBuilder &b, Location loc, Value step, ValueRange sums) {
+        Value kk = mul(b, loc, step, MmaLayout::kStepK);
+        Value aStep = arith::AddIOp::create(b, loc, aAt, kk);
+        Value bStep =
+            arith::AddIOp::create(b, loc, bAt, mul(b, loc, kk, pitchB));
+        SmallVector<SmallVector<Value>> a, bFrag;
+        for (int64_t i = 0; i < layout.fragmentsM(); ++i) {
+          auto [row, col] = MmaLayout::lhsAddress(0, i);
+          Value at = add(b, loc, aStep, row * pitchA + col);
+          a.push_back(ldmatrix(b, loc,
+                               lower::elementPtr(b, loc, lhsBase, e, at),
+                               /*transpose=*/false));
+        }
+        for (int64_t j = 0; j < layout.fragmentsN(); j += 2) {
+          auto [row, col] = MmaLayout::rhsAddress(0, j);
+          Value at = add(b, loc, bStep, row * pitchB + col);
+          SmallVector<Value> regs =
+              ldmatrix(b, loc, lower::elementPtr(b, loc, rhsBase, e, at),
+                       /*transpose=*/true);
+          bFrag.push_back({regs[0], regs[1]});
+          bFrag.push_back({regs[2], regs[3]});
+        }
+        Value sum = sums[0];
+        for (int64_t i = 0; i < layout.fragmentsM(); ++i)
+          for (int64_t j = 0; j < layout.fragmentsN(); ++j) {
+            int64_t at = layout.position(i, j, 0);
+            Value c = vector::ExtractStridedSliceOp::create(
+                b, loc, sum, ArrayRef<int64_t>{at}, ArrayRef<int64_t>{4},
+                ArrayRef<int64_t>{1});
+            Value d = mmaSync(b, loc, e, a[i], bFrag[j], c);
+            sum = vector::InsertStridedSliceOp::create(
+                b, loc, d, sum, ArrayRef<int64_t>{at}, ArrayRef<int64_t>{1});
+          }
+        scf::YieldOp::create(b, loc, sum);
+      });
+  return steps.getResult(0);
+}
+
+namespace {
+
 struct MmaDotLowering : TilePattern<tile::DotOp> {
   using TilePattern::TilePattern;
 
   LogicalResult
   matchAndRewrite(tile::DotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    std::optional<MmaLayout> layout = mmaLayoutOf(op.getResult().getType());
+    std::optional<MmaLayout> layout =
+        lower::mmaLayoutOf(op.getResult().getType());
     if (!layout)
       return failure();
     Location loc = op.getLoc();
@@ -274,72 +346,16 @@ struct MmaDotLowering : TilePattern<tile::DotOp> {
     zeroPadding(b, loc, info, s, lhsBase, rhsBase, e);
     lower::ctaBarrier(b, loc);
 
-    // The lane's ldmatrix addresses at k-step 0 (element offsets).
-    auto [row0, col0, lane] = warpPlace(b, loc, *layout);
-    Value l16 = arith::RemUIOp::create(b, loc, lane, i64(b, loc, 16));
-    Value l8 = arith::RemUIOp::create(b, loc, lane, i64(b, loc, 8));
-    Value half = arith::DivUIOp::create(b, loc, lane, i64(b, loc, 16));
-    // lhsAddress(lane, 0): row l % 16, column 8 (l / 16).
-    Value aRow = arith::AddIOp::create(b, loc, row0, l16);
-    Value aAt = arith::AddIOp::create(b, loc, mul(b, loc, aRow, s.pitchA),
-                                      mul(b, loc, half, 8));
-    // rhsAddress(lane, 0): row 8 ((l / 8) % 2) + l % 8, column 8 (l / 16).
-    Value bRow = arith::AddIOp::create(
-        b, loc,
-        mul(b, loc,
-            arith::RemUIOp::create(
-                b, loc, arith::DivUIOp::create(b, loc, lane, i64(b, loc, 8)),
-                i64(b, loc, 2)),
-            8),
-        l8);
-    Value bAt = arith::AddIOp::create(
-        b, loc, mul(b, loc, bRow, s.pitchB),
-        arith::AddIOp::create(b, loc, col0, mul(b, loc, half, 8)));
-
-    auto accType = VectorType::get({layout->perThread()}, b.getF32Type());
     Value init = adaptor.getAcc();
     if (!init)
-      init = arith::ConstantOp::create(b, loc, b.getZeroAttr(accType));
-    auto steps = scf::ForOp::create(
-        b, loc, i64(b, loc, 0), i64(b, loc, s.kp / MmaLayout::kStepK),
-        i64(b, loc, 1), ValueRange{init},
-        [&](OpBuilder &b, Location loc, Value step, ValueRange sums) {
-          Value kk = mul(b, loc, step, MmaLayout::kStepK);
-          Value aStep = arith::AddIOp::create(b, loc, aAt, kk);
-          Value bStep =
-              arith::AddIOp::create(b, loc, bAt, mul(b, loc, kk, s.pitchB));
-          SmallVector<SmallVector<Value>> a, bFrag;
-          for (int64_t i = 0; i < layout->fragmentsM(); ++i) {
-            auto [row, col] = MmaLayout::lhsAddress(0, i);
-            Value at = add(b, loc, aStep, row * s.pitchA + col);
-            a.push_back(ldmatrix(b, loc,
-                                 lower::elementPtr(b, loc, lhsBase, e, at),
-                                 /*transpose=*/false));
-          }
-          for (int64_t j = 0; j < layout->fragmentsN(); j += 2) {
-            auto [row, col] = MmaLayout::rhsAddress(0, j);
-            Value at = add(b, loc, bStep, row * s.pitchB + col);
-            SmallVector<Value> regs =
-                ldmatrix(b, loc, lower::elementPtr(b, loc, rhsBase, e, at),
-                         /*transpose=*/true);
-            bFrag.push_back({regs[0], regs[1]});
-            bFrag.push_back({regs[2], regs[3]});
-          }
-          Value sum = sums[0];
-          for (int64_t i = 0; i < layout->fragmentsM(); ++i)
-            for (int64_t j = 0; j < layout->fragmentsN(); ++j) {
-              int64_t at = layout->position(i, j, 0);
-              Value c = vector::ExtractStridedSliceOp::create(
-                  b, loc, sum, ArrayRef<int64_t>{at}, ArrayRef<int64_t>{4},
-                  ArrayRef<int64_t>{1});
-              Value d = mmaSync(b, loc, e, a[i], bFrag[j], c);
-              sum = vector::InsertStridedSliceOp::create(
-                  b, loc, d, sum, ArrayRef<int64_t>{at}, ArrayRef<int64_t>{1});
-            }
-          scf::YieldOp::create(b, loc, sum);
-        });
+      init = arith::ConstantOp::create(
+          b, loc,
+          b.getZeroAttr(
+              VectorType::get({layout->perThread()}, b.getF32Type())));
+    Value sum = lower::mmaKSteps(b, loc, *layout, e, lhsBase, s.pitchA, rhsBase,
+                                 s.pitchB, s.kp, init);
     lower::ctaBarrier(b, loc);
-    rewriter.replaceOp(op, steps.getResult(0));
+    rewriter.replaceOp(op, sum);
     return success();
   }
 };
@@ -391,8 +407,8 @@ struct ConvertLayoutLowering : TilePattern<tile::ConvertLayoutOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    std::optional<MmaLayout> from = mmaLayoutOf(op.getInput().getType());
-    std::optional<MmaLayout> to = mmaLayoutOf(op.getType());
+    std::optional<MmaLayout> from = lower::mmaLayoutOf(op.getInput().getType());
+    std::optional<MmaLayout> to = lower::mmaLayoutOf(op.getType());
     RankedTensorType type = op.getType();
     if (!from && !to) {
       // Blocked to blocked: one layout per shape.
@@ -429,7 +445,8 @@ int64_t dslc::lower::mmaDotSharedBytes(Operation *dot) {
 
 int64_t dslc::lower::mmaConvertSharedBytes(Operation *convert) {
   auto op = cast<tile::ConvertLayoutOp>(convert);
-  if (!mmaLayoutOf(op.getType()) && !mmaLayoutOf(op.getInput().getType()))
+  if (!lower::mmaLayoutOf(op.getType()) &&
+      !lower::mmaLayoutOf(op.getInput().getType()))
     return 0;
   RankedTensorType type = op.getType();
   return type.getDimSize(0) * f32Pitch(type.getDimSize(1)) * 4;
@@ -442,7 +459,7 @@ void dslc::populateMmaLoweringPatterns(TileTypeConverter &converter,
 }
 
 std::optional<int64_t> dslc::lower::mmaElementsPerThread(Type type) {
-  if (std::optional<MmaLayout> layout = mmaLayoutOf(type))
+  if (std::optional<MmaLayout> layout = lower::mmaLayoutOf(type))
     return layout->perThread();
   return std::nullopt;
 }

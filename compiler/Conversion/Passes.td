@@ -64,6 +64,24 @@ def MmaLayouts : Pass<"dslc-mma-layouts", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
 }
 
+def PipelineDots : Pass<"dslc-pipeline-dots", "mlir::ModuleOp"> {
+  let summary = "Tensor-core K loops with their operand tiles copied ahead";
+  let description = [{
+    For every `tile.kernel` function with `#tile.dot_engine<mma_sync>` and
+    `tile.num_stages` S >= 2 (3 when absent): an `scf.for` whose body is
+    tensor-core `tile.dot`s (after -dslc-mma-layouts), the two `tile.load`s
+    of bf16/f16 tiles that feed each (K a multiple of 16, rows of whole
+    16-byte units) and side-effect-free scalar code is software pipelined:
+    the loads become `tile.async_copy`s into rings of S stages in the
+    shared workspace (#tile.staged), issued S - 1 iterations ahead, and
+    the dots `tile.staged_dot`s on the current stage, with
+    `tile.async_commit` / `tile.async_wait` between
+    (compiler/Conversion/PipelineDots.cpp). Fewer stages where S would not
+    fit in shared memory; a warning where two would not.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+}
+
 def LowerToLLVM : Pass<"dslc-lower-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower per-thread scf/arith/vector/func code to the LLVM dialect";
   let description = [{

@@ -78,6 +78,8 @@ LogicalResult Generator::applyConfig(const contract::ConfigReading &reading,
     reductionLoops = c.reductionLoops;
   if (reading.has("dot_engine"))
     dotEngine = c.dotEngine;
+  if (reading.has("num_stages"))
+    numStages = c.numStages;
   for (const char *runtimeOnly : {"max_ctas", "tunables"})
     if (reading.has(runtimeOnly))
       diags->warning(where, source.str() + " key '" + runtimeOnly +

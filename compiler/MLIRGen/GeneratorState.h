@@ -312,6 +312,8 @@ protected:
   std::vector<int64_t> reductionLoops;
   /// The config's dot_engine (tile::kDotEngineAttr, -dslc-mma-layouts).
   contract::DotEngine dotEngine = contract::DotEngine::Default;
+  /// The config's num_stages (tile::kNumStagesAttr; 0: not given).
+  int64_t numStages = 0;
   /// The variable a statement `NAME = <call>` assigns while the call is
   /// generated: an output the call makes takes its name (addOutput).
   std::string outputNameHint;

@@ -133,6 +133,8 @@ OwningOpRef<ModuleOp> Generator::run() {
                                  dotEngine == contract::DotEngine::MmaSync
                                      ? tile::DotEngine::mma_sync
                                      : tile::DotEngine::fma));
+  if (numStages > 0)
+    func->setAttr(tile::kNumStagesAttr, builder.getI64IntegerAttr(numStages));
   if (llvm::any_of(reductionLoops, [](int64_t r) { return r > 0; }))
     func->setAttr(tile::kReductionLoopsAttr,
                   builder.getDenseI64ArrayAttr(reductionLoops));

@@ -53,6 +53,9 @@ inline constexpr llvm::StringLiteral kAutoReductionLoopsAttr =
     "tile.auto_reduction_loops";
 /// Optional kernel attribute (#tile.dot_engine): what computes its dots.
 inline constexpr llvm::StringLiteral kDotEngineAttr = "tile.dot_engine";
+/// Optional kernel attribute (i64): the config's num_stages, how many K
+/// steps a tensor-core loop keeps in flight (-dslc-pipeline-dots).
+inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
 /// Name of the array-of-strings attribute naming a kernel's parameters.
 inline constexpr llvm::StringLiteral kArgNamesAttr = "tile.arg_names";
 /// Name of the integer attribute giving the number of peers (world size).

@@ -147,6 +147,35 @@ def Tile_MmaEncodingAttr : Tile_Attr<"MmaEncoding", "mma"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_StagedBufferAttr : Tile_Attr<"StagedBuffer", "staged"> {
+  let summary = "#tile.staged: ring of tile copies in the shared workspace";
+  let description = [{
+    `#tile.staged<bf16, [128, 64], offset = 0, pitch = 72, stages = 3>`:
+    `stages` copies of a [rows, cols] tile of `element`, row-major, rows
+    `pitch` elements apart (whole 16-byte units), stage s at `offset +
+    s * stageBytes()` bytes of the kernel's shared workspace. Made by
+    -dslc-pipeline-dots for the operands of tensor-core dots that
+    `tile.async_copy` fills ahead of `tile.staged_dot`.
+  }];
+  let parameters = (ins "::mlir::Type":$element,
+                        ArrayRefParameter<"int64_t">:$shape,
+                        "int64_t":$offset, "int64_t":$pitch,
+                        "int64_t":$stages);
+  let assemblyFormat = [{
+    `<` $element `,` `[` $shape `]` `,` `offset` `=` $offset `,` `pitch` `=`
+    $pitch `,` `stages` `=` $stages `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Bytes of one element.
+    int64_t elementBytes() const;
+    /// Bytes of one stage (a multiple of 128).
+    int64_t stageBytes() const;
+    /// The workspace byte just past the last stage.
+    int64_t endBytes() const { return getOffset() + getStages() * stageBytes(); }
+  }];
+}
+
 include "mlir/IR/CommonTypeConstraints.td"
 
 /// A tile value: a statically shaped ranked tensor.

@@ -394,4 +394,79 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Software-pipelined tensor-core loops (-dslc-pipeline-dots)
+//===----------------------------------------------------------------------===//
+
+def Tile_AsyncCopyOp : Tile_Op<"async_copy", [AttrSizedOperandSegments,
+                                             MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "starts copying a 2-d tile into a stage of a staged buffer";
+  let description = [{
+    Starts copying the tile `tile.load` would read with the same `ref`,
+    `offsets`, `limits` and `dims` (two result dimensions, the second the
+    ref's last) into stage `stage` of `buffer`, elements past the limits
+    as zeros. The copy is asynchronous (cp.async, 16 bytes at a time, or
+    element by element where a 16-byte piece of the source is not
+    aligned): it is complete, and visible to every thread of the CTA, after
+    the `tile.async_commit` that follows it and a `tile.async_wait` that
+    leaves fewer groups pending than were committed since.
+
+    ```mlir
+    tile.async_copy %x[%m, %k] limits [%me, %ke] to #tile.staged<bf16,
+        [128, 64], offset = 0, pitch = 72, stages = 3> stage %s
+        {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2>
+    ```
+  }];
+  let arguments = (ins Tile_RefType:$ref, Variadic<Index>:$offsets,
+                   Variadic<Index>:$limits, Index:$stage,
+                   DenseI64ArrayAttr:$dims, Tile_StagedBufferAttr:$buffer);
+  let assemblyFormat = [{
+    $ref `[` $offsets `]` `limits` `[` $limits `]` `to` $buffer `stage` $stage attr-dict `:` qualified(type($ref))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCommitOp : Tile_Op<"async_commit", [MemoryEffects<[MemWrite]>]> {
+  let summary = "closes the group of this thread's copies started since the last";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "waits until at most `pending` copy groups are in flight, then a CTA barrier";
+  let description = [{
+    cp.async.wait_group `pending`, then bar.sync: the copies of every
+    older group are complete and visible to the whole CTA, and every
+    thread has finished what it did before (so a stage read before may be
+    overwritten after).
+  }];
+  let arguments = (ins I64Attr:$pending);
+  let assemblyFormat = "$pending attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_StagedDotOp : Tile_Op<"staged_dot", [MemoryEffects<[MemRead]>,
+                                             AllTypesMatch<["acc", "result"]>]> {
+  let summary = "tensor-core product of two staged tiles, plus an accumulator";
+  let description = [{
+    `result = acc + lhs[stage] @ rhs[stage]`, the operands read from stage
+    `stage` of their staged buffers (filled by tile.async_copy and waited
+    for), computed as tile.dot with a #tile.mma result computes it; `acc`
+    has the result's type.
+
+    ```mlir
+    %d = tile.staged_dot #tile.staged<bf16, [128, 64], offset = 0,
+        pitch = 72, stages = 3>, #tile.staged<bf16, [64, 128],
+        offset = 55296, pitch = 136, stages = 3> stage %s acc %acc
+        : tensor<128x128xf32, #tile.mma<warpsM = 2, warpsN = 4>>
+    ```
+  }];
+  let arguments = (ins Tile_StagedBufferAttr:$lhs, Tile_StagedBufferAttr:$rhs,
+                   Index:$stage, Tile_TileTensor:$acc);
+  let results = (outs Tile_TileTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `stage` $stage `acc` $acc attr-dict `:` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // DSLC_DIALECTS_TILE_TILEOPS_TD

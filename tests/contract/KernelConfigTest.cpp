@@ -74,15 +74,16 @@ TEST_CASE("config: one reader, one key policy", "[contract][config]") {
       R"("indexing":"block_ptr"})");
   REQUIRE(r);
   CHECK(r->config.reductionLoops == std::vector<int64_t>{0, 256});
-  CHECK(r->config.brief() == "bs=32 rl=nonex256");
+  CHECK(r->config.numStages == 3);
+  CHECK(r->config.brief() == "bs=32 rl=nonex256 st=3");
   CHECK(r->keys == std::vector<std::string>{"block_sizes", "reduction_loops",
                                             "num_stages", "indexing"});
   CHECK(r->has("reduction_loops"));
   CHECK_FALSE(r->has("num_warps"));
   // Helion's Triton-only keys are accepted and listed, not applied.
-  CHECK(r->ignoredKeys == std::vector<std::string>{"num_stages", "indexing"});
+  CHECK(r->ignoredKeys == std::vector<std::string>{"indexing"});
   CHECK(r->config.toJson() ==
-        R"({"block_sizes":[32],"reduction_loops":[null,256]})");
+        R"({"block_sizes":[32],"reduction_loops":[null,256],"num_stages":3})");
   Expected<KernelConfig> back = KernelConfig::fromJson(r->config.toJson());
   REQUIRE(back);
   CHECK(*back == r->config);
@@ -102,7 +103,7 @@ TEST_CASE("config: one reader, one key policy", "[contract][config]") {
   REQUIRE_FALSE(unknown);
   CHECK(unknown.error().rfind("unknown config key 'num_warp' (dslc reads "
                               "block_sizes, num_warps, reduction_loops, "
-                              "dot_engine, max_ctas, tunables",
+                              "dot_engine, num_stages, max_ctas, tunables",
                               0) == 0);
   CHECK(configError(R"({"reduction_loops":[0]})") ==
         "config: reduction_loops entries are null or chunk sizes from 1 to "
@@ -118,6 +119,9 @@ TEST_CASE("config: one reader, one key policy", "[contract][config]") {
         "config: dot_engine must be \"fma\" or \"mma_sync\", got \"wgmma\"");
   CHECK(configError(R"({"dot_engine":1})") ==
         "config: dot_engine must be \"fma\" or \"mma_sync\", got 1");
+  CHECK(classifyConfigKey("num_stages") == ConfigKey::NumStages);
+  CHECK(configError(R"({"num_stages":9})") ==
+        "config: num_stages 9 is outside 1..8 (0: the compiler's default)");
   CHECK(classifyConfigKey("range_num_stages") == ConfigKey::HelionOnly);
   CHECK(classifyConfigKey("nope") == ConfigKey::Unknown);
 }

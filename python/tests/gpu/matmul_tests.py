@@ -64,13 +64,23 @@ KERNELS = {
     "matmul_fp8": ([64, 128, 64], 4,
                    [(16, 16, 16), (70, 130, 200), (1024, 1024, 1024)]),
 }
-ENGINES = ("mma_sync", "fma")
+# How the products run: tensor cores with the K loop software pipelined
+# over the default 3 stages, over 2 and 4, not pipelined (1), and CUDA
+# cores. (matmul_bias_silu's K block of 24 is not a multiple of 16: its
+# loop stays unpipelined whatever the config.)
+ENGINES = {
+    "mma_sync": {"dot_engine": "mma_sync"},
+    "mma_sync/stages=2": {"dot_engine": "mma_sync", "num_stages": 2},
+    "mma_sync/stages=4": {"dot_engine": "mma_sync", "num_stages": 4},
+    "mma_sync/stages=1": {"dot_engine": "mma_sync", "num_stages": 1},
+    "fma": {"dot_engine": "fma"},
+}
 
 
 def kernel(name, engine):
     blocks, warps, _ = KERNELS[name]
     return dslc.kernel(SOURCE, name, config={
-        "block_sizes": blocks, "num_warps": warps, "dot_engine": engine},
+        "block_sizes": blocks, "num_warps": warps, **ENGINES[engine]},
         dslc_args=("-D", "scale_x.size(1)=1", "-D", "scale_y.size(0)=1")
         if name == "matmul_fp8" else ())
 

@@ -922,3 +922,86 @@ func.func @convert_shape(%a: tensor<16x16xf32>) {
 func.func @engine_string() attributes {tile.dot_engine = "mma"} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{#tile.staged holds bf16 or f16 tiles, got 'f32'}}
+func.func @staged_f32() attributes {a = #tile.staged<f32, [16, 16], offset = 0, pitch = 20, stages = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#tile.staged rows are whole 16-byte units: 12 columns, pitch 16}}
+func.func @staged_columns() attributes {a = #tile.staged<bf16, [16, 12], offset = 0, pitch = 16, stages = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#tile.staged offset 64 is not a non-negative multiple of 128}}
+func.func @staged_offset() attributes {a = #tile.staged<bf16, [16, 16], offset = 64, pitch = 24, stages = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#tile.staged holds 1..8 stages, got 9}}
+func.func @staged_stages() attributes {a = #tile.staged<bf16, [16, 16], offset = 0, pitch = 24, stages = 9>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#tile.staged ends past the 232448 bytes of shared memory a CTA may have}}
+func.func @staged_size() attributes {a = #tile.staged<bf16, [1024, 64], offset = 0, pitch = 72, stages = 2>} {
+  return
+}
+
+// -----
+
+func.func @async_copy_type(%x: !tile.ref<f16, 2>, %i: index) {
+  // expected-error @+1 {{'tile.async_copy' op copies 'f16' elements into a buffer of 'bf16'}}
+  tile.async_copy %x[%i, %i] limits [%i, %i] to #tile.staged<bf16, [16, 16], offset = 0, pitch = 24, stages = 2> stage %i {dims = array<i64: 0, 1>} : !tile.ref<f16, 2>
+  return
+}
+
+// -----
+
+func.func @async_copy_dims(%x: !tile.ref<bf16, 2>, %i: index) {
+  // expected-error @+1 {{'tile.async_copy' op copies rows along a leading dimension and columns along the last of '!tile.ref<bf16, 2>'}}
+  tile.async_copy %x[%i, %i] limits [%i, %i] to #tile.staged<bf16, [16, 16], offset = 0, pitch = 24, stages = 2> stage %i {dims = array<i64: 1, 0>} : !tile.ref<bf16, 2>
+  return
+}
+
+// -----
+
+func.func @async_wait_pending() {
+  // expected-error @+1 {{'tile.async_wait' op pending must be in 0..7, got 8}}
+  tile.async_wait 8
+  return
+}
+
+// -----
+
+func.func @staged_dot_shapes(%i: index, %acc: tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>) {
+  // expected-error @+1 {{'tile.staged_dot' op multiplies [32, K] by [K, 32] tiles of one element type, got lhs #tile.staged<bf16, [32, 32], offset = 0, pitch = 40, stages = 2> and rhs #tile.staged<bf16, [16, 32], offset = 5120, pitch = 40, stages = 2>}}
+  %d = tile.staged_dot #tile.staged<bf16, [32, 32], offset = 0, pitch = 40, stages = 2>, #tile.staged<bf16, [16, 32], offset = 5120, pitch = 40, stages = 2> stage %i acc %acc : tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>
+  return
+}
+
+// -----
+
+func.func @staged_dot_blocked(%i: index, %acc: tensor<32x32xf32>) {
+  // expected-error @+1 {{'tile.staged_dot' op computes a 2-d f32 tile encoded #tile.mma, got 'tensor<32x32xf32>'}}
+  %d = tile.staged_dot #tile.staged<bf16, [32, 32], offset = 0, pitch = 40, stages = 2>, #tile.staged<bf16, [32, 32], offset = 5120, pitch = 40, stages = 2> stage %i acc %acc : tensor<32x32xf32>
+  return
+}
+
+// -----
+
+func.func @staged_dot_k(%i: index, %acc: tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>) {
+  // expected-error @+1 {{'tile.staged_dot' op needs K a multiple of 16 (mma.sync's k-step), got 8}}
+  %d = tile.staged_dot #tile.staged<bf16, [32, 8], offset = 0, pitch = 8, stages = 2>, #tile.staged<bf16, [8, 32], offset = 1024, pitch = 40, stages = 2> stage %i acc %acc : tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>
+  return
+}

@@ -244,3 +244,18 @@ func.func @tensor_cores(%a: tensor<32x16xbf16>, %b: tensor<16x32xbf16>,
   %r = tile.convert_layout %d : tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>> -> tensor<32x32xf32>
   return %r : tensor<32x32xf32>
 }
+
+// CHECK-LABEL: func.func @staged(
+// CHECK: tile.async_copy %{{.*}}[%{{.*}}, %{{.*}}] limits[%{{.*}}, %{{.*}}] to <bf16, [64, 32], offset = 0, pitch = 40, stages = 3> stage %{{.*}} {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2>
+// CHECK-NEXT: tile.async_commit
+// CHECK-NEXT: tile.async_wait 1
+// CHECK-NEXT: tile.staged_dot <bf16, [64, 32], offset = 0, pitch = 40, stages = 3>, <bf16, [32, 64], offset = 15360, pitch = 72, stages = 3> stage %{{.*}} acc %{{.*}} : tensor<64x64xf32, #tile.mma<warpsM = 2, warpsN = 2>>
+func.func @staged(%x: !tile.ref<bf16, 2>, %i: index,
+                  %acc: tensor<64x64xf32, #tile.mma<warpsM = 2, warpsN = 2>>)
+    -> tensor<64x64xf32, #tile.mma<warpsM = 2, warpsN = 2>> {
+  tile.async_copy %x[%i, %i] limits [%i, %i] to #tile.staged<bf16, [64, 32], offset = 0, pitch = 40, stages = 3> stage %i {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2>
+  tile.async_commit
+  tile.async_wait 1
+  %d = tile.staged_dot #tile.staged<bf16, [64, 32], offset = 0, pitch = 40, stages = 3>, #tile.staged<bf16, [32, 64], offset = 15360, pitch = 72, stages = 3> stage %i acc %acc : tensor<64x64xf32, #tile.mma<warpsM = 2, warpsN = 2>>
+  return %d : tensor<64x64xf32, #tile.mma<warpsM = 2, warpsN = 2>>
+}

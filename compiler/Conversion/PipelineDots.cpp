@@ -1,0 +1,296 @@
+//===- PipelineDots.cpp - tensor-core K loops, software pipelined ---------===//
+//
+// -dslc-pipeline-dots (Passes.td). A K loop of a tensor-core matmul reads
+// its operand tiles from global memory, stages them in shared memory and
+// runs mma.sync on them, one step after the other: every iteration waits
+// for its loads. Here the operand tiles of S - 1 iterations ahead are in
+// flight while an iteration computes (Triton's and CUTLASS's multistage
+// loop):
+//
+//   for s in 0 .. S-2:  if (lb + s step < ub) async_copy(A, B -> stage s)
+//                       async_commit
+//   for iv (iteration i):
+//     async_wait S-2            // stage i % S landed; everyone is done
+//                               // with stage (i - 1) % S
+//     if (iv + (S-1) step < ub) async_copy(A, B of that iteration
+//                                          -> stage (i + S - 1) % S)
+//     async_commit
+//     acc = staged_dot(stage i % S, acc)
+//   async_wait 0                // the workspace is free again
+//
+// Only loops whose body is the operand loads, the dots and scalar index
+// arithmetic qualify (no other user of the shared workspace can run while
+// the ring of stages is live); the loads' indices are recomputed for the
+// iteration ahead from the induction variable. Elements past a load's
+// limits arrive as zeros, so the dots need no valid_k.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Conversion/MmaLayout.h"
+#include "compiler/Conversion/Passes.h"
+
+#include "dialects/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace dslc {
+#define GEN_PASS_DEF_PIPELINEDOTS
+#include "compiler/Conversion/Passes.h.inc"
+} // namespace dslc
+
+using namespace mlir;
+using namespace dslc;
+
+namespace {
+
+/// The stages a tensor-core loop keeps in flight when the config does not
+/// say (Triton's default num_stages).
+constexpr int64_t kDefaultStages = 3;
+/// Shared memory a CTA may use on sm_90 (the lowering's limit too).
+constexpr int64_t kWorkspaceLimit = 227 * 1024;
+
+/// A dot of the loop body with both operands loaded in the body for it.
+struct Candidate {
+  tile::DotOp dot;
+  tile::LoadOp lhs, rhs;
+};
+
+/// Whether `load` can be an async copy into a staged buffer: loaded in
+/// `body` for the dot alone, rows along a leading dimension and whole
+/// 16-byte units along the contiguous last one, masked elements zero.
+bool isStageable(tile::LoadOp load, Block *body) {
+  if (!load || load->getBlock() != body || !load->hasOneUse())
+    return false;
+  RankedTensorType type = load.getResult().getType();
+  Type e = type.getElementType();
+  if (type.getRank() != 2 || type.getEncoding() || !(e.isBF16() || e.isF16()))
+    return false;
+  if (type.getDimSize(1) * 2 % 16)
+    return false;
+  if (auto other = load.getOtherAttr()) {
+    auto f = dyn_cast<FloatAttr>(other);
+    if (!f || !f.getValue().isZero())
+      return false;
+  }
+  ArrayRef<int64_t> dims = load.getDims();
+  int64_t rank = load.getRef().getType().getRank();
+  return dims.size() == 2 && dims[1] == rank - 1 && dims[0] < dims[1];
+}
+
+/// Whether `op` may stay in a pipelined body: the operand loads and dots
+/// of `candidates`, the terminator, and side-effect-free scalar code.
+bool isAllowedInBody(Operation *op, ArrayRef<Candidate> candidates) {
+  for (const Candidate &c : candidates)
+    if (op == c.dot || op == c.lhs || op == c.rhs)
+      return true;
+  if (isa<scf::YieldOp>(op))
+    return true;
+  if (op->getNumRegions() || !isPure(op))
+    return false;
+  return llvm::none_of(op->getResultTypes(),
+                       [](Type t) { return isa<ShapedType>(t); });
+}
+
+/// The dots of `loop` to pipeline: every tensor-core dot of its body, when
+/// all qualify and the body holds nothing else that could touch the shared
+/// workspace; else none.
+SmallVector<Candidate> candidatesOf(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  SmallVector<Candidate> found;
+  for (Operation &op : *body) {
+    auto dot = dyn_cast<tile::DotOp>(&op);
+    if (!dot)
+      continue;
+    auto type = cast<RankedTensorType>(dot.getResult().getType());
+    if (!isa_and_present<tile::MmaEncodingAttr>(type.getEncoding()))
+      return {};
+    Candidate c{dot, dot.getLhs().getDefiningOp<tile::LoadOp>(),
+                dot.getRhs().getDefiningOp<tile::LoadOp>()};
+    if (!isStageable(c.lhs, body) || !isStageable(c.rhs, body) ||
+        c.lhs == c.rhs ||
+        c.lhs.getResult().getType().getDimSize(1) % MmaLayout::kStepK)
+      return {};
+    found.push_back(c);
+  }
+  if (found.empty() || !loop.getInductionVar().getType().isIndex())
+    return {};
+  for (Operation &op : *body)
+    if (!isAllowedInBody(&op, found))
+      return {};
+  // Operand indices must be recomputable for another iteration: what they
+  // depend on in the body is scalar arithmetic (checked above) or the
+  // induction variable.
+  return found;
+}
+
+/// The staged buffer for `load`'s tile at `offset` bytes.
+tile::StagedBufferAttr bufferFor(tile::LoadOp load, int64_t offset,
+                                 int64_t stages) {
+  RankedTensorType type = load.getResult().getType();
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  return tile::StagedBufferAttr::get(
+      load.getContext(), type.getElementType(), type.getShape(), offset,
+      MmaLayout::pitchFor(type.getDimSize(1), bytes), stages);
+}
+
+/// Clones into `b` the body ops `v` depends on (its backward slice within
+/// `body`), with `map` giving the induction variable's replacement.
+Value recompute(OpBuilder &b, Value v, Block *body, IRMapping &map) {
+  if (Value known = map.lookupOrNull(v))
+    return known;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != body)
+    return v; // defined outside the loop
+  for (Value operand : def->getOperands())
+    recompute(b, operand, body, map);
+  b.clone(*def, map);
+  return map.lookup(v);
+}
+
+/// tile.async_copy of `load`, as the iteration whose induction variable is
+/// `iv` would load it, into stage `stage` of `buffer`.
+void copyAhead(OpBuilder &b, tile::LoadOp load, tile::StagedBufferAttr buffer,
+               Value iv, Value stage, Value loopIv) {
+  IRMapping map;
+  map.map(loopIv, iv);
+  Block *body = load->getBlock();
+  SmallVector<Value> offsets, limits;
+  for (Value o : load.getOffsets())
+    offsets.push_back(recompute(b, o, body, map));
+  for (Value l : load.getLimits())
+    limits.push_back(recompute(b, l, body, map));
+  tile::AsyncCopyOp::create(b, load.getLoc(), load.getRef(), offsets, limits,
+                            stage, load.getDimsAttr(), buffer);
+}
+
+Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// Pipelines `loop` over `stages` stages (its candidates' buffers given).
+void pipeline(
+    scf::ForOp loop, ArrayRef<Candidate> candidates,
+    ArrayRef<std::pair<tile::StagedBufferAttr, tile::StagedBufferAttr>> buffers,
+    int64_t stages) {
+  Location loc = loop.getLoc();
+  Value iv = loop.getInductionVar();
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+        step = loop.getStep();
+  arith::CmpIPredicate below = loop.getUnsignedCmp()
+                                   ? arith::CmpIPredicate::ult
+                                   : arith::CmpIPredicate::slt;
+  // Copies of every candidate for the iteration at `at` into `stage`, when
+  // that iteration exists; then the group is closed (empty or not, so
+  // that the count of groups stays one per iteration).
+  auto copyGroup = [&](OpBuilder &b, Value at, Value stage) {
+    Value exists = arith::CmpIOp::create(b, loc, below, at, ub);
+    auto guard = scf::IfOp::create(b, loc, exists, /*withElse=*/false);
+    OpBuilder in = guard.getThenBodyBuilder();
+    for (auto [c, buf] : llvm::zip(candidates, buffers)) {
+      copyAhead(in, c.lhs, buf.first, at, stage, iv);
+      copyAhead(in, c.rhs, buf.second, at, stage, iv);
+    }
+    tile::AsyncCommitOp::create(b, loc);
+  };
+
+  OpBuilder b(loop);
+  for (int64_t s = 0; s + 1 < stages; ++s) {
+    Value at = arith::AddIOp::create(
+        b, loc, lb, arith::MulIOp::create(b, loc, step, indexConst(b, loc, s)));
+    copyGroup(b, at, indexConst(b, loc, s));
+  }
+
+  b.setInsertionPointToStart(loop.getBody());
+  tile::AsyncWaitOp::create(b, loc, stages - 2);
+  Value i = arith::DivUIOp::create(b, loc,
+                                   arith::SubIOp::create(b, loc, iv, lb), step);
+  Value count = indexConst(b, loc, stages);
+  Value stage = arith::RemUIOp::create(b, loc, i, count);
+  Value ahead = indexConst(b, loc, stages - 1);
+  Value at = arith::AddIOp::create(b, loc, iv,
+                                   arith::MulIOp::create(b, loc, step, ahead));
+  Value aheadStage = arith::RemUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, i, ahead), count);
+  copyGroup(b, at, aheadStage);
+
+  for (auto [candidate, buf] : llvm::zip(candidates, buffers)) {
+    Candidate c = candidate;
+    b.setInsertionPoint(c.dot);
+    auto type = cast<RankedTensorType>(c.dot.getResult().getType());
+    Value acc = c.dot.getAcc();
+    if (!acc)
+      acc = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+    Value result = tile::StagedDotOp::create(b, c.dot.getLoc(), type, buf.first,
+                                             buf.second, stage, acc);
+    c.dot.replaceAllUsesWith(result);
+    c.dot.erase();
+    c.lhs.erase();
+    c.rhs.erase();
+  }
+
+  b.setInsertionPointAfter(loop);
+  tile::AsyncWaitOp::create(b, loc, 0);
+}
+
+/// Pipelines the qualifying loops of kernel `func` over `stages` stages
+/// (fewer where the ring would not fit in shared memory).
+void pipelineKernel(func::FuncOp func, int64_t stages) {
+  SmallVector<scf::ForOp> loops;
+  func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  for (scf::ForOp loop : loops) {
+    SmallVector<Candidate> candidates = candidatesOf(loop);
+    if (candidates.empty())
+      continue;
+    // Per stage: each candidate's two tiles, 128-byte aligned.
+    auto ringBytes = [&](int64_t s) {
+      int64_t total = 0;
+      for (const Candidate &c : candidates)
+        for (tile::LoadOp load : {c.lhs, c.rhs})
+          total += s * bufferFor(load, 0, 1).stageBytes();
+      return total;
+    };
+    int64_t s = stages;
+    while (s > 2 && ringBytes(s) > kWorkspaceLimit)
+      --s;
+    if (ringBytes(s) > kWorkspaceLimit) {
+      candidates.front().dot.emitWarning()
+          << "this matrix product's loop is not pipelined: two stages of "
+             "its operand tiles take "
+          << ringBytes(2) << " bytes of shared memory, more than the "
+          << kWorkspaceLimit << " a CTA may have (use smaller block sizes)";
+      continue;
+    }
+    SmallVector<std::pair<tile::StagedBufferAttr, tile::StagedBufferAttr>>
+        buffers;
+    int64_t offset = 0;
+    for (const Candidate &c : candidates) {
+      tile::StagedBufferAttr lhs = bufferFor(c.lhs, offset, s);
+      tile::StagedBufferAttr rhs = bufferFor(c.rhs, lhs.endBytes(), s);
+      offset = rhs.endBytes();
+      buffers.push_back({lhs, rhs});
+    }
+    pipeline(loop, candidates, buffers, s);
+  }
+}
+
+struct PipelineDotsPass : dslc::impl::PipelineDotsBase<PipelineDotsPass> {
+  void runOnOperation() override {
+    getOperation().walk([&](func::FuncOp func) {
+      auto engine =
+          func->getAttrOfType<tile::DotEngineAttr>(tile::kDotEngineAttr);
+      if (!func->hasAttr(tile::kKernelAttr) || !engine ||
+          engine.getValue() != tile::DotEngine::mma_sync)
+        return;
+      int64_t stages = kDefaultStages;
+      if (auto s = func->getAttrOfType<IntegerAttr>(tile::kNumStagesAttr))
+        stages = s.getInt();
+      if (stages >= 2)
+        pipelineKernel(func, stages);
+    });
+  }
+};
+
+} // namespace

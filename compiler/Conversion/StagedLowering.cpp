@@ -1,0 +1,249 @@
+//===- StagedLowering.cpp - async copies into staged buffers, staged dots -===//
+//
+// The ops of pipelined tensor-core loops (-dslc-pipeline-dots):
+//  - tile.async_copy: the tile's rows are cut into 16-byte pieces, dealt
+//    round-robin over the CTA's threads. A piece whose source is 16-byte
+//    aligned is one cp.async.cg of 16 bytes whose source size is the bytes
+//    inside the limits (0 for a row past them; the rest zero-filled); an
+//    unaligned one (a row pitch that is not a multiple of 16 bytes) is
+//    copied element by element through registers, zeros past the limits.
+//  - tile.async_commit / tile.async_wait: cp.async.commit_group;
+//    cp.async.wait_group N then bar.sync (the synchronous copies are
+//    ordered by the barrier too).
+//  - tile.staged_dot: the tensor-core k-steps (MmaLowering.h) on the
+//    stage's operands, in place: no staging, no barrier of its own.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Conversion/LoweringUtils.h"
+#include "compiler/Conversion/MmaLowering.h"
+
+#include "dialects/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace dslc;
+using lower::i64;
+
+namespace {
+
+/// The byte address of stage `stage` (index) of `buffer` in the workspace.
+Value stageBase(OpBuilder &b, Location loc, Operation *op,
+                tile::StagedBufferAttr buffer, Value stage) {
+  Value at = arith::AddIOp::create(
+      b, loc, i64(b, loc, buffer.getOffset()),
+      arith::MulIOp::create(b, loc, lower::toI64(b, loc, stage),
+                            i64(b, loc, buffer.stageBytes())));
+  Value base = lower::sharedWorkspace(b, loc, op);
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                             ArrayRef<LLVM::GEPArg>{at});
+}
+
+Value minS(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::MinSIOp::create(b, loc, x, y);
+}
+
+struct AsyncCopyLowering : TilePattern<tile::AsyncCopyOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult
+  matchAndRewrite(tile::AsyncCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    tile::StagedBufferAttr buffer = op.getBuffer();
+    Type element = buffer.getElement();
+    int64_t bytes = buffer.elementBytes();
+    int64_t rows = buffer.getShape()[0], cols = buffer.getShape()[1];
+    int64_t vec = 16 / bytes, perRow = cols / vec, pieces = rows * perRow;
+    int64_t rank = op.getRef().getType().getRank();
+    int64_t rowDim = op.getDims()[0], colDim = rank - 1;
+
+    Value ref = adaptor.getRef();
+    Value ptr = lower::field(b, loc, ref, 0);
+    SmallVector<Value> sizes, offsets, strides(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      sizes.push_back(lower::field(b, loc, ref, 1 + d));
+      offsets.push_back(lower::toI64(b, loc, adaptor.getOffsets()[d]));
+    }
+    for (int64_t d = rank - 1; d >= 0; --d)
+      strides[d] = d == rank - 1 ? i64(b, loc, 1)
+                                 : arith::MulIOp::create(b, loc, strides[d + 1],
+                                                         sizes[d + 1])
+                                       .getResult();
+    auto end = [&](int64_t d) {
+      return minS(b, loc, lower::toI64(b, loc, adaptor.getLimits()[d]),
+                  sizes[d]);
+    };
+    // The dimensions indexed by their offset alone: in bounds or nothing
+    // is; and the element offset of the tile's first element.
+    Value fixedOk = arith::ConstantIntOp::create(b, loc, 1, 1);
+    Value origin = i64(b, loc, 0);
+    for (int64_t d = 0; d < rank; ++d) {
+      origin = arith::AddIOp::create(
+          b, loc, origin,
+          arith::MulIOp::create(b, loc, offsets[d], strides[d]));
+      if (d == rowDim || d == colDim)
+        continue;
+      fixedOk = arith::AndIOp::create(
+          b, loc, fixedOk,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, offsets[d],
+                                end(d)));
+    }
+    Value rowEnd = end(rowDim), colEnd = end(colDim);
+    Value dst0 = stageBase(b, loc, op, buffer, adaptor.getStage());
+    auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
+    Value tid = lower::threadId(b, loc);
+    int64_t threads = info.threads;
+
+    for (int64_t first = 0; first < pieces; first += threads) {
+      Value piece = arith::AddIOp::create(b, loc, tid, i64(b, loc, first));
+      auto emit = [&](OpBuilder &b, Location loc) {
+        Value r = arith::DivUIOp::create(b, loc, piece, i64(b, loc, perRow));
+        Value c = arith::MulIOp::create(
+            b, loc, arith::RemUIOp::create(b, loc, piece, i64(b, loc, perRow)),
+            i64(b, loc, vec));
+        Value row = arith::AddIOp::create(b, loc, offsets[rowDim], r);
+        Value col = arith::AddIOp::create(b, loc, offsets[colDim], c);
+        Value valid = arith::AndIOp::create(
+            b, loc, fixedOk,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row,
+                                  rowEnd));
+        // Elements of the piece inside the limits: clamp(colEnd - col, 0, V).
+        Value left = arith::MaxSIOp::create(
+            b, loc, i64(b, loc, 0),
+            minS(b, loc, arith::SubIOp::create(b, loc, colEnd, col),
+                 i64(b, loc, vec)));
+        Value count =
+            arith::SelectOp::create(b, loc, valid, left, i64(b, loc, 0));
+        Value at = arith::AddIOp::create(
+            b, loc, origin,
+            arith::AddIOp::create(
+                b, loc, arith::MulIOp::create(b, loc, r, strides[rowDim]), c));
+        Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                          count, i64(b, loc, 0));
+        // Nothing to read: the tensor's own address (never dereferenced).
+        Value src = arith::SelectOp::create(
+            b, loc, any, lower::elementPtr(b, loc, ptr, element, at), ptr);
+        Value dst = lower::elementPtr(
+            b, loc, dst0, element,
+            arith::AddIOp::create(
+                b, loc,
+                arith::MulIOp::create(b, loc, r,
+                                      i64(b, loc, buffer.getPitch())),
+                c));
+        Value address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), src);
+        Value aligned = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq,
+            arith::AndIOp::create(b, loc, address, i64(b, loc, 15)),
+            i64(b, loc, 0));
+        scf::IfOp::create(
+            b, loc, aligned,
+            [&](OpBuilder &b, Location loc) {
+              Value global =
+                  src.getType() == globalPtr
+                      ? src
+                      : LLVM::AddrSpaceCastOp::create(b, loc, globalPtr, src)
+                            .getResult();
+              Value size = arith::TruncIOp::create(
+                  b, loc, b.getI32Type(),
+                  arith::MulIOp::create(b, loc, count, i64(b, loc, bytes)));
+              NVVM::CpAsyncOp::create(b, loc, dst, global, /*size=*/16u,
+                                      NVVM::LoadCacheModifierKind::CG, size);
+              scf::YieldOp::create(b, loc);
+            },
+            [&](OpBuilder &b, Location loc) {
+              Value zero =
+                  arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+              for (int64_t v = 0; v < vec; ++v) {
+                Value in = arith::CmpIOp::create(
+                    b, loc, arith::CmpIPredicate::sgt, count, i64(b, loc, v));
+                auto load = scf::IfOp::create(b, loc, TypeRange{element}, in,
+                                              /*withElseRegion=*/true);
+                OpBuilder then = load.getThenBodyBuilder();
+                Value x = LLVM::LoadOp::create(
+                    then, loc, element,
+                    lower::elementPtr(then, loc, src, element,
+                                      i64(then, loc, v)));
+                scf::YieldOp::create(then, loc, x);
+                OpBuilder otherwise = load.getElseBodyBuilder();
+                scf::YieldOp::create(otherwise, loc, zero);
+                LLVM::StoreOp::create(
+                    b, loc, load.getResult(0),
+                    lower::elementPtr(b, loc, dst, element, i64(b, loc, v)));
+              }
+              scf::YieldOp::create(b, loc);
+            });
+      };
+      if (first + threads <= pieces) {
+        emit(b, loc);
+        continue;
+      }
+      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            piece, i64(b, loc, pieces));
+      scf::IfOp::create(b, loc, inRange, [&](OpBuilder &b, Location loc) {
+        emit(b, loc);
+        scf::YieldOp::create(b, loc);
+      });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncCommitLowering : TilePattern<tile::AsyncCommitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::AsyncCommitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncWaitLowering : TilePattern<tile::AsyncWaitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::AsyncWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncWaitGroupOp::create(
+        rewriter, op.getLoc(),
+        rewriter.getI32IntegerAttr(op.getPendingAttr().getInt()));
+    lower::ctaBarrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct StagedDotLowering : TilePattern<tile::StagedDotOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::StagedDotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<MmaLayout> layout =
+        lower::mmaLayoutOf(op.getResult().getType());
+    if (!layout)
+      return rewriter.notifyMatchFailure(op, "needs a #tile.mma result");
+    Location loc = op.getLoc();
+    tile::StagedBufferAttr lhs = op.getLhs(), rhs = op.getRhs();
+    Value lhsBase = stageBase(rewriter, loc, op, lhs, adaptor.getStage());
+    Value rhsBase = stageBase(rewriter, loc, op, rhs, adaptor.getStage());
+    Value sum = lower::mmaKSteps(
+        rewriter, loc, *layout, lhs.getElement(), lhsBase, lhs.getPitch(),
+        rhsBase, rhs.getPitch(), lhs.getShape()[1], adaptor.getAcc());
+    rewriter.replaceOp(op, sum);
+    return success();
+  }
+};
+
+} // namespace
+
+void dslc::populateStagedLoweringPatterns(TileTypeConverter &converter,
+                                          RewritePatternSet &patterns) {
+  patterns.add<AsyncCopyLowering, AsyncCommitLowering, AsyncWaitLowering,
+               StagedDotLowering>(converter, patterns.getContext());
+}

@@ -1,0 +1,212 @@
+// RUN: dslc-opt %s -split-input-file -dslc-mma-layouts -dslc-pipeline-dots -verify-diagnostics | FileCheck %s
+
+// Helion's matmul loop at [128, 128, 32], 8 warps, tensor cores, the
+// default 3 stages: the operand tiles of the first two iterations are
+// copied before the loop (each under a guard that the iteration exists, a
+// group committed either way); each iteration waits for all but the newest
+// group, copies the tiles two iterations ahead into stage (i + 2) % 3 and
+// computes on stage i % 3; the loads and the dot's valid_k go (the copies
+// zero-fill past the limits); after the loop every copy is waited for.
+// Rings: lhs 3 x 128 rows of 40 bf16 (80 bytes: an odd number of 16-byte
+// units) = 3 x 10240 bytes at 0; rhs 3 x 32 rows of 136 = 3 x 8704 at
+// 30720.
+
+// CHECK-LABEL: func.func @matmul(
+// CHECK: %[[STEPS:.*]] = arith.ceildivui
+// CHECK: %[[IN0:.*]] = arith.cmpi slt, %{{.*}}, %[[STEPS]] : index
+// CHECK: scf.if %[[IN0]] {
+// CHECK: tile.async_copy %arg0[%{{.*}}] limits[%{{.*}}] to <bf16, [128, 32], offset = 0, pitch = 40, stages = 3> stage %{{.*}} {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2>
+// CHECK: tile.async_copy %arg1[%{{.*}}] limits[%{{.*}}] to <bf16, [32, 128], offset = 30720, pitch = 136, stages = 3> stage %{{.*}} {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2>
+// CHECK: tile.async_commit
+// CHECK: scf.if
+// CHECK-COUNT-2: tile.async_copy
+// CHECK: tile.async_commit
+// CHECK: scf.for %[[IV:.*]] = %{{.*}} to %[[STEPS]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<128x128xf32, #tile.mma<warpsM = 2, warpsN = 4>>)
+// CHECK-NEXT: tile.async_wait 1
+// CHECK: %[[STAGE:.*]] = arith.remui %[[I:.*]], %c3
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[IV]], %{{.*}} : index
+// CHECK: %[[NEXT:.*]] = arith.remui %{{.*}}, %c3
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[AHEAD]], %[[STEPS]] : index
+// CHECK: scf.if %[[IN]] {
+// CHECK: tile.async_copy %arg0{{.*}} stage %[[NEXT]]
+// CHECK: tile.async_copy %arg1{{.*}} stage %[[NEXT]]
+// CHECK: tile.async_commit
+// CHECK-NOT: tile.load
+// CHECK: %[[D:.*]] = tile.staged_dot <bf16, [128, 32], offset = 0, pitch = 40, stages = 3>, <bf16, [32, 128], offset = 30720, pitch = 136, stages = 3> stage %[[STAGE]] acc %[[ACC]] : tensor<128x128xf32, #tile.mma<warpsM = 2, warpsN = 4>>
+// CHECK-NEXT: scf.yield %[[D]]
+// CHECK: tile.async_wait 0
+// CHECK-NEXT: tile.convert_layout
+func.func @matmul(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
+                  %out: !tile.ref<bf16, 2>)
+    attributes {tile.kernel, tile.num_warps = 8 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %m = tile.dim %x, 0 : !tile.ref<bf16, 2>
+  %k = tile.dim %x, 1 : !tile.ref<bf16, 2>
+  %n = tile.dim %y, 1 : !tile.ref<bf16, 2>
+  %steps = arith.ceildivui %k, %c32 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+  %acc = scf.for %i = %c0 to %steps step %c1 iter_args(%a = %zero) -> (tensor<128x128xf32>) {
+    %k0 = arith.muli %i, %c32 : index
+    %a_t = tile.load %x[%c0, %k0] limits [%m, %k] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<128x32xbf16>
+    %b_t = tile.load %y[%k0, %c0] limits [%k, %n] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<32x128xbf16>
+    %valid = arith.subi %k, %k0 : index
+    %d = tile.dot %a_t, %b_t acc %a valid_k %valid : tensor<128x32xbf16>, tensor<32x128xbf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %r = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  tile.store %r, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<128x128xbf16>, !tile.ref<bf16, 2>
+  return
+}
+
+// -----
+
+// num_stages = 2: one iteration ahead, each iteration waits for every
+// group.
+
+// CHECK-LABEL: func.func @two_stages(
+// CHECK: scf.if
+// CHECK: tile.async_commit
+// CHECK-NOT: tile.async_commit
+// CHECK: scf.for
+// CHECK-NEXT: tile.async_wait 0
+// CHECK: tile.staged_dot <bf16, [64, 32], offset = 0, pitch = 40, stages = 2>, <bf16, [32, 64], offset = 10240, pitch = 72, stages = 2> stage %{{.*}} acc %{{.*}} : tensor<64x64xf32, #tile.mma<warpsM = 2, warpsN = 2>>
+// CHECK: tile.async_wait 0
+func.func @two_stages(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
+                      %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.num_stages = 2 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %m = tile.dim %x, 0 : !tile.ref<bf16, 2>
+  %k = tile.dim %x, 1 : !tile.ref<bf16, 2>
+  %n = tile.dim %y, 1 : !tile.ref<bf16, 2>
+  %steps = arith.ceildivui %k, %c32 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %acc = scf.for %i = %c0 to %steps step %c1 iter_args(%a = %zero) -> (tensor<64x64xf32>) {
+    %k0 = arith.muli %i, %c32 : index
+    %a_t = tile.load %x[%c0, %k0] limits [%m, %k] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<64x32xbf16>
+    %b_t = tile.load %y[%k0, %c0] limits [%k, %n] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<32x64xbf16>
+    %d = tile.dot %a_t, %b_t acc %a : tensor<64x32xbf16>, tensor<32x64xbf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  tile.store %acc, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<64x64xf32>, !tile.ref<f32, 2>
+  return
+}
+
+// -----
+
+// Not pipelined: the body computes on a loaded tile besides the dot (the
+// elementwise op could need the workspace while the ring is live); K = 24
+// is not whole k-steps; num_stages = 1 asks for none.
+
+// CHECK-LABEL: func.func @scaled_operand(
+// CHECK-NOT: tile.async_copy
+// CHECK: tile.dot
+// CHECK-LABEL: func.func @ragged_k(
+// CHECK-NOT: tile.async_copy
+// CHECK: tile.dot
+func.func @scaled_operand(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
+                          %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %m = tile.dim %x, 0 : !tile.ref<bf16, 2>
+  %k = tile.dim %x, 1 : !tile.ref<bf16, 2>
+  %n = tile.dim %y, 1 : !tile.ref<bf16, 2>
+  %steps = arith.ceildivui %k, %c32 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %acc = scf.for %i = %c0 to %steps step %c1 iter_args(%a = %zero) -> (tensor<64x64xf32>) {
+    %k0 = arith.muli %i, %c32 : index
+    %a_t = tile.load %x[%c0, %k0] limits [%m, %k] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<64x32xbf16>
+    %a2 = arith.addf %a_t, %a_t : tensor<64x32xbf16>
+    %b_t = tile.load %y[%k0, %c0] limits [%k, %n] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<32x64xbf16>
+    %d = tile.dot %a2, %b_t acc %a : tensor<64x32xbf16>, tensor<32x64xbf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  tile.store %acc, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<64x64xf32>, !tile.ref<f32, 2>
+  return
+}
+func.func @ragged_k(%x: !tile.ref<f16, 2>, %y: !tile.ref<f16, 2>,
+                    %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c24 = arith.constant 24 : index
+  %m = tile.dim %x, 0 : !tile.ref<f16, 2>
+  %k = tile.dim %x, 1 : !tile.ref<f16, 2>
+  %n = tile.dim %y, 1 : !tile.ref<f16, 2>
+  %steps = arith.ceildivui %k, %c24 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %acc = scf.for %i = %c0 to %steps step %c1 iter_args(%a = %zero) -> (tensor<64x64xf32>) {
+    %k0 = arith.muli %i, %c24 : index
+    %a_t = tile.load %x[%c0, %k0] limits [%m, %k] {dims = array<i64: 0, 1>} : !tile.ref<f16, 2> -> tensor<64x24xf16>
+    %b_t = tile.load %y[%k0, %c0] limits [%k, %n] {dims = array<i64: 0, 1>} : !tile.ref<f16, 2> -> tensor<24x64xf16>
+    %d = tile.dot %a_t, %b_t acc %a : tensor<64x24xf16>, tensor<24x64xf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  tile.store %acc, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<64x64xf32>, !tile.ref<f32, 2>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @one_stage(
+// CHECK-NOT: tile.async_copy
+func.func @one_stage(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
+                     %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.num_stages = 1 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %m = tile.dim %x, 0 : !tile.ref<bf16, 2>
+  %k = tile.dim %x, 1 : !tile.ref<bf16, 2>
+  %n = tile.dim %y, 1 : !tile.ref<bf16, 2>
+  %steps = arith.ceildivui %k, %c32 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %acc = scf.for %i = %c0 to %steps step %c1 iter_args(%a = %zero) -> (tensor<64x64xf32>) {
+    %k0 = arith.muli %i, %c32 : index
+    %a_t = tile.load %x[%c0, %k0] limits [%m, %k] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<64x32xbf16>
+    %b_t = tile.load %y[%k0, %c0] limits [%k, %n] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<32x64xbf16>
+    %d = tile.dot %a_t, %b_t acc %a : tensor<64x32xbf16>, tensor<32x64xbf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  tile.store %acc, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<64x64xf32>, !tile.ref<f32, 2>
+  return
+}
+
+// -----
+
+// A ring that cannot fit: [256, 256] x [256, 256] tiles (two stages:
+// 2 x (256 x 264 + 256 x 264) x 2 bytes) stay unpipelined, with a warning.
+
+func.func @too_big(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
+                   %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 16 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %m = tile.dim %x, 0 : !tile.ref<bf16, 2>
+  %k = tile.dim %x, 1 : !tile.ref<bf16, 2>
+  %n = tile.dim %y, 1 : !tile.ref<bf16, 2>
+  %steps = arith.ceildivui %k, %c256 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<256x256xf32>
+  %acc = scf.for %i = %c0 to %steps step %c1 iter_args(%a = %zero) -> (tensor<256x256xf32>) {
+    %k0 = arith.muli %i, %c256 : index
+    %a_t = tile.load %x[%c0, %k0] limits [%m, %k] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<256x256xbf16>
+    %b_t = tile.load %y[%k0, %c0] limits [%k, %n] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<256x256xbf16>
+    // expected-warning @+1 {{this matrix product's loop is not pipelined: two stages of its operand tiles take 540672 bytes of shared memory, more than the 232448 a CTA may have (use smaller block sizes)}}
+    %d = tile.dot %a_t, %b_t acc %a : tensor<256x256xbf16>, tensor<256x256xbf16>, tensor<256x256xf32> -> tensor<256x256xf32>
+    scf.yield %d : tensor<256x256xf32>
+  }
+  tile.store %acc, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<256x256xf32>, !tile.ref<f32, 2>
+  return
+}

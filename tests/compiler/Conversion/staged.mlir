@@ -1,0 +1,72 @@
+// RUN: dslc-opt %s -dslc-distribute-tiles -canonicalize -cse | FileCheck %s
+
+// The ops of a pipelined tensor-core loop (-dslc-pipeline-dots), lowered.
+// A [64, 32] bf16 tile into stage %s of a 2-stage ring at 0 (rows of 40
+// bf16: 5120 bytes a stage) is 256 pieces of 16 bytes over 128 threads,
+// two per thread: thread t's first piece is row t / 4, columns
+// 8 (t % 4) .. + 8. Its source bytes inside the limits (0 past the last
+// row; the column tail clamped to 0..8 elements, times 2) go to one
+// cp.async.cg of 16 when the source is 16-byte aligned (zero-filled past
+// them); an unaligned source is copied element by element, zeros past
+// the limits. The rhs ring starts at 10240 (2 x 32 rows of 72 bf16): the
+// workspace is 19456 bytes. Commit and wait are cp.async's, the wait
+// followed by bar.sync; the staged dot reads the stage in place with
+// ldmatrix (no staging of its own, no barrier).
+
+// CHECK: module attributes {dslc.workspace_bytes = 19456 : i64}
+// CHECK-LABEL: func.func @staged(
+// CHECK: %[[WS:.*]] = llvm.mlir.addressof @__dslc_workspace : !llvm.ptr<3>
+// CHECK: %[[AT:.*]] = arith.muli %{{.*}}, %c5120_i64 : i64
+// CHECK: %[[STAGE:.*]] = llvm.getelementptr %[[WS]][%[[AT]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK: %[[TID:.*]] = arith.extui
+// CHECK: %[[ROW:.*]] = arith.divui %[[TID]], %c4_i64 : i64
+// CHECK: %[[COL:.*]] = arith.muli %{{.*}}, %c8_i64 : i64
+// CHECK: %[[ROWOK:.*]] = arith.cmpi slt, %[[ROW]], %{{.*}} : i64
+// CHECK: %[[LEFT:.*]] = arith.subi %{{.*}}, %[[COL]] : i64
+// CHECK: %[[MIN:.*]] = arith.minsi %[[LEFT]], %c8_i64 : i64
+// CHECK: %[[CLAMP:.*]] = arith.maxsi %[[MIN]], %c0_i64 : i64
+// CHECK: %[[COUNT:.*]] = arith.select %[[ROWOK]], %[[CLAMP]], %c0_i64 : i64
+// CHECK: %[[SRC:.*]] = arith.select %{{.*}}, %{{.*}}, %arg0 : !llvm.ptr<1>
+// CHECK: %[[DROW:.*]] = arith.muli %[[ROW]], %c40_i64 : i64
+// CHECK: %[[DOFF:.*]] = arith.addi %[[DROW]], %[[COL]] : i64
+// CHECK: %[[DST:.*]] = llvm.getelementptr %[[STAGE]][%[[DOFF]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, bf16
+// CHECK: %[[ADDR:.*]] = llvm.ptrtoint %[[SRC]] : !llvm.ptr<1> to i64
+// CHECK: %[[LOW:.*]] = arith.andi %[[ADDR]], %c15_i64 : i64
+// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[LOW]], %c0_i64 : i64
+// CHECK: scf.if %[[ALIGNED]] {
+// CHECK: %[[BYTES:.*]] = arith.muli %[[COUNT]], %c2_i64 : i64
+// CHECK: %[[SIZE:.*]] = arith.trunci %[[BYTES]] : i64 to i32
+// CHECK: nvvm.cp.async.shared.global %[[DST]], %[[SRC]], 16, cache =  cg, %[[SIZE]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK: } else {
+// CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<1> -> bf16
+// CHECK: }
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.shared.global
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: nvvm.barrier0
+// CHECK: nvvm.ldmatrix
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+func.func @staged(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>, %s: i64,
+                  %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %st = arith.index_cast %s : i64 to index
+  %m = tile.dim %x, 0 : !tile.ref<bf16, 2>
+  %k = tile.dim %x, 1 : !tile.ref<bf16, 2>
+  %n = tile.dim %y, 1 : !tile.ref<bf16, 2>
+  tile.async_copy %x[%c0, %c0] limits [%m, %k] to #tile.staged<bf16, [64, 32], offset = 0, pitch = 40, stages = 2> stage %st {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2>
+  tile.async_copy %y[%c0, %c0] limits [%k, %n] to #tile.staged<bf16, [32, 64], offset = 10240, pitch = 72, stages = 2> stage %st {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2>
+  tile.async_commit
+  tile.async_wait 0
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #tile.mma<warpsM = 2, warpsN = 2>>
+  %d = tile.staged_dot #tile.staged<bf16, [64, 32], offset = 0, pitch = 40, stages = 2>, #tile.staged<bf16, [32, 64], offset = 10240, pitch = 72, stages = 2> stage %st acc %zero : tensor<64x64xf32, #tile.mma<warpsM = 2, warpsN = 2>>
+  %r = tile.convert_layout %d : tensor<64x64xf32, #tile.mma<warpsM = 2, warpsN = 2>> -> tensor<64x64xf32>
+  tile.store %r, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<64x64xf32>, !tile.ref<f32, 2>
+  return
+}
