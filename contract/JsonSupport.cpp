@@ -214,7 +214,8 @@ KernelConfig FieldReader::config(const json &c,
         e = parseDotEngine(v.get<std::string>());
       if (!e)
         fail(where,
-             "dot_engine must be \"fma\" or \"mma_sync\", got " + v.dump());
+             "dot_engine must be \"fma\", \"mma_sync\" or \"wgmma\", got " +
+                 v.dump());
       k.dotEngine = *e;
       break;
     }

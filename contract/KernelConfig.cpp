@@ -266,12 +266,14 @@ const char *dotEngineName(DotEngine engine) {
     return "fma";
   case DotEngine::MmaSync:
     return "mma_sync";
+  case DotEngine::Wgmma:
+    return "wgmma";
   }
   return "default";
 }
 
 std::optional<DotEngine> parseDotEngine(const std::string &name) {
-  for (DotEngine e : {DotEngine::Fma, DotEngine::MmaSync})
+  for (DotEngine e : {DotEngine::Fma, DotEngine::MmaSync, DotEngine::Wgmma})
     if (name == dotEngineName(e))
       return e;
   return std::nullopt;

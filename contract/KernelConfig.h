@@ -81,10 +81,12 @@ std::optional<Tunable::Kind> parseTunableKind(const std::string &name);
 /// helion.Config(...) take (block_sizes, num_warps, reduction_loops, named
 /// tunables) plus the runtime's grid cap (max_ctas).
 /// What computes a kernel's matrix products (config key `dot_engine`):
-/// the compiler's choice, f32 FMAs on CUDA cores, or tensor cores
-/// (mma.sync) where a dot's types and shape allow.
-enum class DotEngine { Default, Fma, MmaSync };
-/// "fma", "mma_sync" ("default" for Default).
+/// the compiler's choice, f32 FMAs on CUDA cores, or tensor cores where a
+/// dot's types and shape allow: mma.sync (sm_80 on), or Hopper's
+/// warpgroup wgmma (sm_90) where a software-pipelined loop feeds it, else
+/// mma.sync.
+enum class DotEngine { Default, Fma, MmaSync, Wgmma };
+/// "fma", "mma_sync", "wgmma" ("default" for Default).
 const char *dotEngineName(DotEngine engine);
 /// The engine a config spells `name`; none for anything else.
 std::optional<DotEngine> parseDotEngine(const std::string &name);

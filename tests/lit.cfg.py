@@ -39,6 +39,9 @@ except ImportError:
 # Every PTX the tests generate is assembled for sm_90 when ptxas exists.
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
+    # wgmma kernels are compiled for sm_90a (Backend.cpp): %ptxas-sm90a.
+    config.substitutions.append(("%ptxas-sm90a", config.ptxas + " -arch=sm_90a"))
     config.substitutions.append(("%ptxas", config.ptxas + " -arch=sm_90"))
 else:
+    config.substitutions.append(("%ptxas-sm90a", "true"))
     config.substitutions.append(("%ptxas", "true"))

@@ -105,9 +105,12 @@ void reserveSharedWorkspace(ModuleOp module, int64_t bytes) {
     global.erase();
   OpBuilder b(ctx);
   b.setInsertionPointToStart(module.getBody());
+  // wgmma's swizzled stages repeat their pattern every 1024 bytes from a
+  // 1024-byte boundary.
+  int64_t alignment = module->hasAttr(kNeedsSm90aAttr) ? 1024 : 16;
   LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false,
-                         linkage, kSharedWorkspace, Attribute(),
-                         /*alignment=*/16, /*addrSpace=*/3);
+                         linkage, kSharedWorkspace, Attribute(), alignment,
+                         /*addrSpace=*/3);
 }
 
 Value sharedWorkspace(OpBuilder &b, Location loc, Operation *inModule) {

@@ -12,6 +12,7 @@
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -46,8 +47,10 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
       if (auto w = f->getAttrOfType<IntegerAttr>(dslc::tile::kNumWarpsAttr))
         warps = w.getInt();
       threads[f.getName()] = warps * 32;
-      if (f.walk([](NVVM::MmaOp) {
-             return WalkResult::interrupt();
+      if (f.walk([](Operation *op) {
+             return isa<NVVM::MmaOp, NVVM::WgmmaMmaAsyncOp>(op)
+                        ? WalkResult::interrupt()
+                        : WalkResult::advance();
            }).wasInterrupted())
         tensorCores.insert(f.getName());
     });
@@ -85,8 +88,13 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     populateFuncToLLVMConversionPatterns(converter, patterns);
     index::populateIndexToLLVMConversionPatterns(converter, patterns);
+    // NVVM ops written as PTX (wgmma.mma_async) become inline assembly.
+    populateNVVMToLLVMConversionPatterns(patterns);
     LLVMConversionTarget target(*ctx);
-    target.addLegalDialect<NVVM::NVVMDialect>();
+    target.addDynamicallyLegalDialect<NVVM::NVVMDialect>([](Operation *op) {
+      auto ptx = dyn_cast<NVVM::BasicPtxBuilderInterface>(op);
+      return !ptx || ptx.hasIntrinsic();
+    });
     target.addLegalOp<UnrealizedConversionCastOp>();
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

@@ -31,9 +31,19 @@ static bool isMmaInput(Type element) {
   return element.isBF16() || element.isF16() || tile::isFp8Type(element);
 }
 
+/// The fragment layout wgmma gives an [m, n] result: one m64 row block per
+/// warpgroup, each warp 16 rows of it (MmaLayout with warpsN = 1); none
+/// when the shape is not that.
+static std::optional<MmaLayout> wgmmaLayout(int64_t m, int64_t n,
+                                            int64_t warps) {
+  if (warps % 4 || m != 16 * warps || n % 16 || n > 256)
+    return std::nullopt;
+  return MmaLayout{m, n, warps, 1};
+}
+
 /// Rewrites `op` onto tensor cores when its shape and types allow; else
 /// warns, at the op, why it stays on CUDA cores.
-static void rewriteDot(tile::DotOp op, int64_t warps) {
+static void rewriteDot(tile::DotOp op, int64_t warps, bool wgmma) {
   RankedTensorType lhsType = op.getLhs().getType();
   RankedTensorType resultType = op.getResult().getType();
   if (resultType.getEncoding())
@@ -49,7 +59,12 @@ static void rewriteDot(tile::DotOp op, int64_t warps) {
     return stays("its inputs are f32 (tensor cores take bf16, f16 and fp8 "
                  "here; no tf32)");
   int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
-  std::optional<MmaLayout> layout = MmaLayout::choose(m, n, warps);
+  // wgmma's layout where its shape is one; -dslc-pipeline-dots then puts
+  // the dot on wgmma if its loop qualifies (else mma.sync reads it).
+  std::optional<MmaLayout> layout =
+      wgmma ? wgmmaLayout(m, n, warps) : std::nullopt;
+  if (!layout)
+    layout = MmaLayout::choose(m, n, warps);
   if (!layout)
     return stays("no grid of its " + llvm::Twine(warps) + " warps splits the " +
                  llvm::Twine(m) + "x" + llvm::Twine(n) +
@@ -150,15 +165,16 @@ struct MmaLayoutsPass : dslc::impl::MmaLayoutsBase<MmaLayoutsPass> {
       auto engine =
           func->getAttrOfType<tile::DotEngineAttr>(tile::kDotEngineAttr);
       if (!func->hasAttr(tile::kKernelAttr) || !engine ||
-          engine.getValue() != tile::DotEngine::mma_sync)
+          engine.getValue() == tile::DotEngine::fma)
         return;
+      bool wgmma = engine.getValue() == tile::DotEngine::wgmma;
       int64_t warps = 4;
       if (auto w = func->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr))
         warps = w.getInt();
       SmallVector<tile::DotOp> dots;
       func.walk([&](tile::DotOp op) { dots.push_back(op); });
       for (tile::DotOp op : dots)
-        rewriteDot(op, warps);
+        rewriteDot(op, warps, wgmma);
       while (carryOneAccumulator(func)) {
         // Fold the conversions that now meet back to back, so that the
         // next loop out sees its body's uses as conversions.

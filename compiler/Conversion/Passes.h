@@ -64,6 +64,11 @@ void registerDslcPipeline();
 /// Bytes of the shared-memory workspace a lowered module declares (0 when
 /// none of its ops needs one): the metadata's `shared_bytes`.
 int64_t sharedWorkspaceBytes(mlir::ModuleOp module);
+/// Unit module attribute set by -dslc-pipeline-dots when a kernel reads
+/// staged operands with wgmma: it needs sm_90a's arch-specific features
+/// (Backend.cpp compiles it for sm_90a) and a workspace aligned to 1024
+/// bytes (the swizzle atoms).
+inline constexpr llvm::StringLiteral kNeedsSm90aAttr = "dslc.needs_sm90a";
 
 } // namespace dslc
 

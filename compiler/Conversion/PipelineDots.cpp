@@ -126,14 +126,39 @@ SmallVector<Candidate> candidatesOf(scf::ForOp loop) {
   return found;
 }
 
-/// The staged buffer for `load`'s tile at `offset` bytes.
+/// Whether `dot` (a candidate) runs on wgmma: the kernel asks for it and
+/// its fragments are one m64 row block per warpgroup (-dslc-mma-layouts
+/// chose that layout for it).
+bool onWgmma(tile::DotOp dot, bool wgmmaEngine) {
+  if (!wgmmaEngine)
+    return false;
+  auto type = cast<RankedTensorType>(dot.getResult().getType());
+  auto mma = cast<tile::MmaEncodingAttr>(type.getEncoding());
+  int64_t m = type.getDimSize(0), n = type.getDimSize(1);
+  return mma.getWarpsN() == 1 && mma.getWarpsM() % 4 == 0 &&
+         m == 16 * mma.getWarpsM() && n % 16 == 0 && n <= 256;
+}
+
+/// The staged buffer for `load`'s tile at `offset` bytes: rows padded for
+/// ldmatrix, or swizzled in atoms of the widest of 128, 64 and 32 bytes
+/// that divides a row for wgmma.
 tile::StagedBufferAttr bufferFor(tile::LoadOp load, int64_t offset,
-                                 int64_t stages) {
+                                 int64_t stages, bool wgmma) {
   RankedTensorType type = load.getResult().getType();
   int64_t bytes = type.getElementTypeBitWidth() / 8;
-  return tile::StagedBufferAttr::get(
-      load.getContext(), type.getElementType(), type.getShape(), offset,
-      MmaLayout::pitchFor(type.getDimSize(1), bytes), stages);
+  int64_t cols = type.getDimSize(1);
+  if (wgmma) {
+    int64_t swizzle = 128;
+    while (cols * bytes % swizzle)
+      swizzle /= 2;
+    return tile::StagedBufferAttr::get(
+        load.getContext(), type.getElementType(), type.getShape(),
+        llvm::alignTo(offset, 1024), cols, stages, swizzle);
+  }
+  return tile::StagedBufferAttr::get(load.getContext(), type.getElementType(),
+                                     type.getShape(), offset,
+                                     MmaLayout::pitchFor(cols, bytes), stages,
+                                     /*swizzle=*/0);
 }
 
 /// Clones into `b` the body ops `v` depends on (its backward slice within
@@ -203,8 +228,12 @@ void pipeline(
     copyGroup(b, at, indexConst(b, loc, s));
   }
 
+  // wgmma reads the stages through the async proxy: the copies' writes are
+  // fenced for it before the barrier.
+  bool asyncProxy = llvm::any_of(
+      buffers, [](const auto &pair) { return pair.first.getSwizzle() != 0; });
   b.setInsertionPointToStart(loop.getBody());
-  tile::AsyncWaitOp::create(b, loc, stages - 2);
+  tile::AsyncWaitOp::create(b, loc, stages - 2, asyncProxy);
   Value i = arith::DivUIOp::create(b, loc,
                                    arith::SubIOp::create(b, loc, iv, lb), step);
   Value count = indexConst(b, loc, stages);
@@ -232,12 +261,12 @@ void pipeline(
   }
 
   b.setInsertionPointAfter(loop);
-  tile::AsyncWaitOp::create(b, loc, 0);
+  tile::AsyncWaitOp::create(b, loc, 0, /*async_proxy=*/false);
 }
 
 /// Pipelines the qualifying loops of kernel `func` over `stages` stages
 /// (fewer where the ring would not fit in shared memory).
-void pipelineKernel(func::FuncOp func, int64_t stages) {
+void pipelineKernel(func::FuncOp func, int64_t stages, bool wgmmaEngine) {
   SmallVector<scf::ForOp> loops;
   func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
   for (scf::ForOp loop : loops) {
@@ -249,7 +278,9 @@ void pipelineKernel(func::FuncOp func, int64_t stages) {
       int64_t total = 0;
       for (const Candidate &c : candidates)
         for (tile::LoadOp load : {c.lhs, c.rhs})
-          total += s * bufferFor(load, 0, 1).stageBytes();
+          total +=
+              s *
+              bufferFor(load, 0, 1, onWgmma(c.dot, wgmmaEngine)).stageBytes();
       return total;
     };
     int64_t s = stages;
@@ -267,10 +298,15 @@ void pipelineKernel(func::FuncOp func, int64_t stages) {
         buffers;
     int64_t offset = 0;
     for (const Candidate &c : candidates) {
-      tile::StagedBufferAttr lhs = bufferFor(c.lhs, offset, s);
-      tile::StagedBufferAttr rhs = bufferFor(c.rhs, lhs.endBytes(), s);
+      bool wgmma = onWgmma(c.dot, wgmmaEngine);
+      tile::StagedBufferAttr lhs = bufferFor(c.lhs, offset, s, wgmma);
+      tile::StagedBufferAttr rhs = bufferFor(c.rhs, lhs.endBytes(), s, wgmma);
       offset = rhs.endBytes();
       buffers.push_back({lhs, rhs});
+      // wgmma needs sm_90a's arch-specific features (Backend.cpp).
+      if (wgmma)
+        func->getParentOfType<ModuleOp>()->setAttr(
+            kNeedsSm90aAttr, UnitAttr::get(func.getContext()));
     }
     pipeline(loop, candidates, buffers, s);
   }
@@ -282,13 +318,14 @@ struct PipelineDotsPass : dslc::impl::PipelineDotsBase<PipelineDotsPass> {
       auto engine =
           func->getAttrOfType<tile::DotEngineAttr>(tile::kDotEngineAttr);
       if (!func->hasAttr(tile::kKernelAttr) || !engine ||
-          engine.getValue() != tile::DotEngine::mma_sync)
+          engine.getValue() == tile::DotEngine::fma)
         return;
       int64_t stages = kDefaultStages;
       if (auto s = func->getAttrOfType<IntegerAttr>(tile::kNumStagesAttr))
         stages = s.getInt();
       if (stages >= 2)
-        pipelineKernel(func, stages);
+        pipelineKernel(func, stages,
+                       engine.getValue() == tile::DotEngine::wgmma);
     });
   }
 };

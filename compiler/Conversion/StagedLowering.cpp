@@ -23,12 +23,17 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace dslc;
 using lower::i64;
 
 namespace {
+
+Value arithAdd(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::AddIOp::create(b, loc, x, y);
+}
 
 /// The byte address of stage `stage` (index) of `buffer` in the workspace.
 Value stageBase(OpBuilder &b, Location loc, Operation *op,
@@ -40,6 +45,32 @@ Value stageBase(OpBuilder &b, Location loc, Operation *op,
   Value base = lower::sharedWorkspace(b, loc, op);
   return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
                              ArrayRef<LLVM::GEPArg>{at});
+}
+
+/// StagedBufferAttr::unitOffset for a run-time row and unit (i64): the byte
+/// offset in a stage of 16-byte unit `unit` of row `row`.
+Value unitOffset(OpBuilder &b, Location loc, tile::StagedBufferAttr buffer,
+                 Value row, Value unit) {
+  int64_t w = buffer.getSwizzle();
+  if (!w)
+    return arithAdd(b, loc,
+                    arith::MulIOp::create(
+                        b, loc, row,
+                        i64(b, loc, buffer.getPitch() * buffer.elementBytes())),
+                    arith::MulIOp::create(b, loc, unit, i64(b, loc, 16)));
+  int64_t perAtom = w / 16;
+  Value atom = arith::DivUIOp::create(b, loc, unit, i64(b, loc, perAtom));
+  Value u = arith::RemUIOp::create(b, loc, unit, i64(b, loc, perAtom));
+  Value phase = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, row, i64(b, loc, 128 / w)),
+      i64(b, loc, perAtom));
+  Value swizzled = arith::XOrIOp::create(b, loc, u, phase);
+  return arithAdd(
+      b, loc,
+      arith::MulIOp::create(b, loc, atom,
+                            i64(b, loc, buffer.getShape()[0] * w)),
+      arithAdd(b, loc, arith::MulIOp::create(b, loc, row, i64(b, loc, w)),
+               arith::MulIOp::create(b, loc, swizzled, i64(b, loc, 16))));
 }
 
 Value minS(OpBuilder &b, Location loc, Value x, Value y) {
@@ -128,13 +159,11 @@ struct AsyncCopyLowering : TilePattern<tile::AsyncCopyOp> {
         // Nothing to read: the tensor's own address (never dereferenced).
         Value src = arith::SelectOp::create(
             b, loc, any, lower::elementPtr(b, loc, ptr, element, at), ptr);
-        Value dst = lower::elementPtr(
-            b, loc, dst0, element,
-            arith::AddIOp::create(
-                b, loc,
-                arith::MulIOp::create(b, loc, r,
-                                      i64(b, loc, buffer.getPitch())),
-                c));
+        Value dst = LLVM::GEPOp::create(
+            b, loc, dst0.getType(), b.getI8Type(), dst0,
+            ArrayRef<LLVM::GEPArg>{unitOffset(
+                b, loc, buffer, r,
+                arith::RemUIOp::create(b, loc, piece, i64(b, loc, perRow)))});
         Value address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), src);
         Value aligned = arith::CmpIOp::create(
             b, loc, arith::CmpIPredicate::eq,
@@ -213,11 +242,97 @@ struct AsyncWaitLowering : TilePattern<tile::AsyncWaitOp> {
     NVVM::CpAsyncWaitGroupOp::create(
         rewriter, op.getLoc(),
         rewriter.getI32IntegerAttr(op.getPendingAttr().getInt()));
+    if (op.getAsyncProxy())
+      NVVM::FenceProxyOp::create(
+          rewriter, op.getLoc(), NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
     lower::ctaBarrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
   }
 };
+
+/// A wgmma shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor
+/// Format"): start address, leading and stride byte offsets (each >> 4 in
+/// 14 bits), swizzle mode in bits 62-63 (1: 128-byte, 2: 64, 3: 32).
+Value descriptor(OpBuilder &b, Location loc, Value address, int64_t leading,
+                 int64_t stride, int64_t swizzle) {
+  int64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
+  uint64_t fixed = (uint64_t(leading >> 4) & 0x3FFF) << 16 |
+                   (uint64_t(stride >> 4) & 0x3FFF) << 32 |
+                   uint64_t(mode) << 62;
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, address, i64(b, loc, 0x3FFFF)),
+      i64(b, loc, 4));
+  return arith::OrIOp::create(b, loc, start,
+                              i64(b, loc, static_cast<int64_t>(fixed)));
+}
+
+/// The k-steps of a staged dot on wgmma.mma_async (m64nNk16, f32
+/// accumulate): warpgroup g multiplies rows 64 g .. 64 g + 63 of the
+/// K-major lhs by the N-major rhs, onto this thread's fragments `acc`
+/// (wgmma's accumulator order is MmaLayout's with warpsN = 1). The lhs is
+/// read from the atom of its k-step (the 32 bytes of 16 elements, at byte
+/// 2 k % W of every row), the rhs from its k-step's 16 rows (16 W bytes
+/// on); the rhs's N atoms are `K * W` bytes apart (the leading byte
+/// offset), 8-row groups `8 W` apart in both (the stride byte offset).
+/// Fenced before (the accumulator registers were written by ordinary
+/// instructions), committed and waited for after: the stage may be
+/// refilled once the barrier that follows passes.
+Value wgmmaKSteps(OpBuilder &b, Location loc, const MmaLayout &layout,
+                  tile::StagedBufferAttr lhs, tile::StagedBufferAttr rhs,
+                  Value lhsBase, Value rhsBase, Value acc) {
+  int64_t m = layout.m, n = layout.n, k = lhs.getShape()[1];
+  int64_t wa = lhs.getSwizzle(), wb = rhs.getSwizzle();
+  int64_t bytes = lhs.elementBytes();
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type();
+  SmallVector<Type> fields(n / 2, f32);
+  auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  Value regs = LLVM::UndefOp::create(b, loc, structType);
+  for (int64_t i = 0; i < n / 2; ++i)
+    regs = LLVM::InsertValueOp::create(
+        b, loc, regs,
+        vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{i}), i);
+  Value group =
+      arith::DivUIOp::create(b, loc, lower::threadId(b, loc), i64(b, loc, 128));
+  Value aAddr = arith::AddIOp::create(
+      b, loc, LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), lhsBase),
+      arith::MulIOp::create(b, loc, group, i64(b, loc, 64 * wa)));
+  Value bAddr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), rhsBase);
+  NVVM::WGMMATypes type = lhs.getElement().isBF16() ? NVVM::WGMMATypes::bf16
+                                                    : NVVM::WGMMATypes::f16;
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t kk = 0; kk < k; kk += 16) {
+    int64_t aOffset = kk * bytes / wa * (m * wa) + kk * bytes % wa;
+    Value descA = descriptor(
+        b, loc, arith::AddIOp::create(b, loc, aAddr, i64(b, loc, aOffset)),
+        /*leading=*/16, /*stride=*/8 * wa, wa);
+    Value descB = descriptor(
+        b, loc, arith::AddIOp::create(b, loc, bAddr, i64(b, loc, kk * wb)),
+        /*leading=*/k * wb, /*stride=*/8 * wb, wb);
+    regs = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, structType, regs, descA, descB,
+        NVVM::MMAShapeAttr::get(ctx, 64, n, 16),
+        NVVM::WGMMATypesAttr::get(ctx, type),
+        NVVM::WGMMATypesAttr::get(ctx, type),
+        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        /*satfinite=*/NVVM::MMAIntOverflowAttr());
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < n / 2; ++i)
+    elements.push_back(LLVM::ExtractValueOp::create(b, loc, regs, i));
+  return vector::FromElementsOp::create(b, loc, VectorType::get({n / 2}, f32),
+                                        elements);
+}
 
 struct StagedDotLowering : TilePattern<tile::StagedDotOp> {
   using TilePattern::TilePattern;
@@ -232,9 +347,13 @@ struct StagedDotLowering : TilePattern<tile::StagedDotOp> {
     tile::StagedBufferAttr lhs = op.getLhs(), rhs = op.getRhs();
     Value lhsBase = stageBase(rewriter, loc, op, lhs, adaptor.getStage());
     Value rhsBase = stageBase(rewriter, loc, op, rhs, adaptor.getStage());
-    Value sum = lower::mmaKSteps(
-        rewriter, loc, *layout, lhs.getElement(), lhsBase, lhs.getPitch(),
-        rhsBase, rhs.getPitch(), lhs.getShape()[1], adaptor.getAcc());
+    Value sum =
+        lhs.getSwizzle()
+            ? wgmmaKSteps(rewriter, loc, *layout, lhs, rhs, lhsBase, rhsBase,
+                          adaptor.getAcc())
+            : lower::mmaKSteps(rewriter, loc, *layout, lhs.getElement(),
+                               lhsBase, lhs.getPitch(), rhsBase, rhs.getPitch(),
+                               lhs.getShape()[1], adaptor.getAcc());
     rewriter.replaceOp(op, sum);
     return success();
   }

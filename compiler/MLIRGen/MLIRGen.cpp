@@ -132,6 +132,8 @@ OwningOpRef<ModuleOp> Generator::run() {
         tile::DotEngineAttr::get(builder.getContext(),
                                  dotEngine == contract::DotEngine::MmaSync
                                      ? tile::DotEngine::mma_sync
+                                 : dotEngine == contract::DotEngine::Wgmma
+                                     ? tile::DotEngine::wgmma
                                      : tile::DotEngine::fma));
   if (numStages > 0)
     func->setAttr(tile::kNumStagesAttr, builder.getI64IntegerAttr(numStages));

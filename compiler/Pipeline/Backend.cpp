@@ -201,7 +201,11 @@ private:
   }
   /// Adds what the build decided (target, ABI slots, shared memory...) to
   /// what MLIRGen learnt, and takes the ABI slot list out of the IR.
-  void completeMetadata(mlir::ModuleOp mod, KernelDescription &desc) const;
+  void completeMetadata(mlir::ModuleOp mod, KernelDescription &desc,
+                        const GpuArch &arch) const;
+  /// --arch, or its arch-specific variant (sm_90 -> sm_90a) when the kernel
+  /// uses wgmma; none (an error reported) when --arch cannot run it.
+  const GpuArch *targetArch(mlir::ModuleOp mod);
 
   const ast::Module &module;
   const ast::FunctionDef &kernel;
@@ -246,9 +250,23 @@ int Stages::toLLVMDialect(mlir::OwningOpRef<mlir::ModuleOp> &mod) {
   return mlir::failed(pm.run(*mod)) ? 1 : 0;
 }
 
-void Stages::completeMetadata(mlir::ModuleOp mod,
-                              KernelDescription &desc) const {
-  desc.arch = options.arch.name;
+const GpuArch *Stages::targetArch(mlir::ModuleOp mod) {
+  if (!mod->hasAttr(kNeedsSm90aAttr))
+    return &options.arch;
+  if (options.arch.smVersion != 90) {
+    diags.error(kernel.getNameRange(),
+                std::string("dot_engine \"wgmma\" runs on sm_90 (Hopper), "
+                            "and --arch is ") +
+                    options.arch.name +
+                    ": compile for sm_90 or use dot_engine \"mma_sync\"");
+    return nullptr;
+  }
+  return lookupGpuArch("sm_90a");
+}
+
+void Stages::completeMetadata(mlir::ModuleOp mod, KernelDescription &desc,
+                              const GpuArch &arch) const {
+  desc.arch = arch.name;
   if (options.timeoutMs)
     desc.defaultTimeoutMs = static_cast<int64_t>(*options.timeoutMs);
   desc.sharedBytes = sharedWorkspaceBytes(mod);
@@ -264,9 +282,12 @@ void Stages::completeMetadata(mlir::ModuleOp mod,
 }
 
 int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
-  completeMetadata(mod, desc);
+  const GpuArch *arch = targetArch(mod);
+  if (!arch)
+    return 1;
+  completeMetadata(mod, desc, *arch);
   TargetRequest request;
-  request.arch = options.arch;
+  request.arch = *arch;
   request.output = options.emit == EmitKind::LLVMIR ? TargetOutput::LLVMIR
                    : options.emit == EmitKind::PTX  ? TargetOutput::PTX
                                                     : TargetOutput::Cubin;
@@ -294,7 +315,7 @@ int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
         "kernel '" + options.kernel + "' spills registers to local memory: " +
         std::to_string(spills.storeBytes) + " bytes of spill stores and " +
         std::to_string(spills.loadBytes) + " bytes of spill loads per " +
-        "thread with config " + config.brief() + " on " + options.arch.name +
+        "thread with config " + config.brief() + " on " + arch->name +
         " (smaller blocks, more warps or reduction_loops keep it in "
         "registers)";
     if (options.spillsAreErrors) {

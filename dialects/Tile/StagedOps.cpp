@@ -23,13 +23,24 @@ int64_t StagedBufferAttr::elementBytes() const {
 }
 
 int64_t StagedBufferAttr::stageBytes() const {
-  return llvm::alignTo(getShape()[0] * getPitch() * elementBytes(), 128);
+  return llvm::alignTo(getShape()[0] * getPitch() * elementBytes(),
+                       getSwizzle() ? 1024 : 128);
+}
+
+int64_t StagedBufferAttr::unitOffset(int64_t row, int64_t unit) const {
+  int64_t w = getSwizzle();
+  if (!w)
+    return row * getPitch() * elementBytes() + unit * 16;
+  int64_t perAtom = w / 16;
+  int64_t atom = unit / perAtom, u = unit % perAtom;
+  return atom * getShape()[0] * w + row * w +
+         16 * (u ^ ((row / (128 / w)) % perAtom));
 }
 
 LogicalResult
 StagedBufferAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          Type element, ArrayRef<int64_t> shape, int64_t offset,
-                         int64_t pitch, int64_t stages) {
+                         int64_t pitch, int64_t stages, int64_t swizzle) {
   if (!(element.isBF16() || element.isF16()))
     return emitError() << "#tile.staged holds bf16 or f16 tiles, got "
                        << element;
@@ -42,13 +53,25 @@ StagedBufferAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (offset < 0 || offset % 128)
     return emitError() << "#tile.staged offset " << offset
                        << " is not a non-negative multiple of 128";
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "#tile.staged swizzle is 32, 64 or 128 bytes (or "
+                          "none), got "
+                       << swizzle;
+  if (swizzle && (pitch != shape[1] || shape[1] * bytes % swizzle ||
+                  shape[0] % 8 || offset % 1024))
+    return emitError() << "a #tile.staged swizzle of " << swizzle
+                       << " bytes needs unpadded rows (pitch = " << shape[1]
+                       << ") of whole " << swizzle
+                       << "-byte atoms, rows a multiple of 8 and an offset "
+                          "that is a multiple of 1024";
   if (stages < 1 || stages > kMaxStages)
     return emitError() << "#tile.staged holds 1.." << kMaxStages
                        << " stages, got " << stages;
   // Each factor is bounded above (shape by the tile sizes a kernel may
   // have), but check the product against the workspace before it can wrap.
   if (shape[0] > kMaxWorkspaceBytes || pitch > kMaxWorkspaceBytes ||
-      offset + stages * llvm::alignTo(shape[0] * pitch * bytes, 128) >
+      offset + stages * llvm::alignTo(shape[0] * pitch * bytes,
+                                      swizzle ? 1024 : 128) >
           kMaxWorkspaceBytes)
     return emitError() << "#tile.staged ends past the " << kMaxWorkspaceBytes
                        << " bytes of shared memory a CTA may have";
@@ -109,5 +132,14 @@ LogicalResult StagedDotOp::verify() {
   if (lhs.getStages() != rhs.getStages())
     return emitOpError() << "reads buffers of " << lhs.getStages() << " and "
                          << rhs.getStages() << " stages";
+  if (bool(lhs.getSwizzle()) != bool(rhs.getSwizzle()))
+    return emitOpError() << "reads one swizzled (wgmma) and one padded "
+                            "(ldmatrix) buffer";
+  if (lhs.getSwizzle() && (mma.getWarpsN() != 1 || mma.getWarpsM() % 4 ||
+                           m != 16 * mma.getWarpsM() || n % 16 || n > 256))
+    return emitOpError() << "reads swizzled buffers with wgmma, which needs "
+                            "one m64 row block per warpgroup and N a "
+                            "multiple of 16 up to 256, got "
+                         << result;
   return success();
 }

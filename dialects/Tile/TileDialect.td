@@ -156,21 +156,31 @@ def Tile_StagedBufferAttr : Tile_Attr<"StagedBuffer", "staged"> {
     s * stageBytes()` bytes of the kernel's shared workspace. Made by
     -dslc-pipeline-dots for the operands of tensor-core dots that
     `tile.async_copy` fills ahead of `tile.staged_dot`.
+
+    With `swizzle = W` (32, 64 or 128 bytes; rows a multiple of 8, `pitch`
+    = cols): the layout wgmma reads. The columns are cut into atoms of W
+    bytes; atom a holds every row's W bytes (row r at `a * rows * W + r *
+    W`), and the 16-byte unit u of a row is stored at unit `u ^ ((r /
+    (128 / W)) % (W / 16))` (PTX's W-byte swizzle: address bits 4.. XOR
+    bits 7..); stages are 1024-byte aligned.
   }];
   let parameters = (ins "::mlir::Type":$element,
                         ArrayRefParameter<"int64_t">:$shape,
                         "int64_t":$offset, "int64_t":$pitch,
-                        "int64_t":$stages);
+                        "int64_t":$stages,
+                        DefaultValuedParameter<"int64_t", "0">:$swizzle);
   let assemblyFormat = [{
     `<` $element `,` `[` $shape `]` `,` `offset` `=` $offset `,` `pitch` `=`
-    $pitch `,` `stages` `=` $stages `>`
+    $pitch `,` `stages` `=` $stages (`,` `swizzle` `=` $swizzle^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Bytes of one element.
     int64_t elementBytes() const;
-    /// Bytes of one stage (a multiple of 128).
+    /// Bytes of one stage (a multiple of 128; of 1024 when swizzled).
     int64_t stageBytes() const;
+    /// The byte offset in a stage of the 16-byte unit `unit` of row `row`.
+    int64_t unitOffset(int64_t row, int64_t unit) const;
     /// The workspace byte just past the last stage.
     int64_t endBytes() const { return getOffset() + getStages() * stageBytes(); }
   }];

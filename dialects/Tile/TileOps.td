@@ -320,7 +320,8 @@ def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
 }
 
 def Tile_DotEngine : I32EnumAttr<"DotEngine", "what computes tile.dot", [
-    I32EnumAttrCase<"fma", 0>, I32EnumAttrCase<"mma_sync", 1>]> {
+    I32EnumAttrCase<"fma", 0>, I32EnumAttrCase<"mma_sync", 1>,
+    I32EnumAttrCase<"wgmma", 2>]> {
   let cppNamespace = "::dslc::tile";
   let genSpecializedAttr = 0;
 }
@@ -332,7 +333,10 @@ def Tile_DotEngineAttr : EnumAttr<Tile_Dialect, Tile_DotEngine, "dot_engine"> {
     f32 FMAs on CUDA cores; `#tile.dot_engine<mma_sync>` computes those
     whose inputs are bf16, f16 or fp8 (as f16, exactly) and whose shape the
     warps can split into 16 x 16 blocks with tensor cores (mma.sync), the
-    others with FMAs.
+    others with FMAs. `#tile.dot_engine<wgmma>` is mma_sync except that
+    the dots of software-pipelined loops whose [M, N] result is one m64
+    row block per warpgroup (M = 16 x warps) run on Hopper's wgmma
+    (sm_90a).
   }];
   let assemblyFormat = "`<` $value `>`";
 }
@@ -437,9 +441,11 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead, MemWrite]>
     cp.async.wait_group `pending`, then bar.sync: the copies of every
     older group are complete and visible to the whole CTA, and every
     thread has finished what it did before (so a stage read before may be
-    overwritten after).
+    overwritten after). With `async_proxy` (the stages are read by wgmma,
+    through the async proxy) a fence.proxy.async.shared::cta comes between
+    the wait and the barrier.
   }];
-  let arguments = (ins I64Attr:$pending);
+  let arguments = (ins I64Attr:$pending, UnitAttr:$async_proxy);
   let assemblyFormat = "$pending attr-dict";
   let hasVerifier = 1;
 }
@@ -451,7 +457,11 @@ def Tile_StagedDotOp : Tile_Op<"staged_dot", [MemoryEffects<[MemRead]>,
     `result = acc + lhs[stage] @ rhs[stage]`, the operands read from stage
     `stage` of their staged buffers (filled by tile.async_copy and waited
     for), computed as tile.dot with a #tile.mma result computes it; `acc`
-    has the result's type.
+    has the result's type. Swizzled buffers (#tile.staged with `swizzle`)
+    are read by wgmma.mma_async: the result is one m64 row block per
+    warpgroup (#tile.mma<warpsM = W, warpsN = 1>, M = 16 W, W a multiple
+    of 4), N a multiple of 16 up to 256; the lhs is K-major, the rhs
+    N-major.
 
     ```mlir
     %d = tile.staged_dot #tile.staged<bf16, [128, 64], offset = 0,

@@ -115,10 +115,16 @@ TEST_CASE("config: one reader, one key policy", "[contract][config]") {
         "config: field 'reduction_loops' must be an array");
   CHECK(classifyConfigKey("max_ctas") == ConfigKey::MaxCtas);
   CHECK(classifyConfigKey("dot_engine") == ConfigKey::DotEngine);
-  CHECK(configError(R"({"dot_engine":"wgmma"})") ==
-        "config: dot_engine must be \"fma\" or \"mma_sync\", got \"wgmma\"");
+  CHECK(configError(R"({"dot_engine":"tcgen05"})") ==
+        "config: dot_engine must be \"fma\", \"mma_sync\" or \"wgmma\", got "
+        "\"tcgen05\"");
   CHECK(configError(R"({"dot_engine":1})") ==
-        "config: dot_engine must be \"fma\" or \"mma_sync\", got 1");
+        "config: dot_engine must be \"fma\", \"mma_sync\" or \"wgmma\", got 1");
+  Expected<KernelConfig> wgmma =
+      KernelConfig::fromJson(R"({"dot_engine":"wgmma","num_stages":4})");
+  REQUIRE(wgmma);
+  CHECK(wgmma->dotEngine == DotEngine::Wgmma);
+  CHECK(wgmma->brief() == "dot=wgmma st=4");
   CHECK(classifyConfigKey("num_stages") == ConfigKey::NumStages);
   CHECK(configError(R"({"num_stages":9})") ==
         "config: num_stages 9 is outside 1..8 (0: the compiler's default)");

@@ -470,6 +470,8 @@ class _Anything:
         self._name = name
 
     def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
         return _Anything(f"{self._name}.{attr}")
 
     def __call__(self, *args, **kwargs):
@@ -496,6 +498,17 @@ def register_tunable(name, fragment):
     return fragment.default if isinstance(fragment, Fragment) else fragment
 
 
+def _stand_in(prefix):
+    """A stand-in module's __getattr__: any public name is an _Anything;
+    dunder names (__file__, __path__, __spec__ ... that importlib, inspect
+    and torch probe) are missing, as on a real module without them."""
+    def getattr_(attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return _Anything(prefix + attr)
+    return getattr_
+
+
 def install_helion():
     import torch
 
@@ -516,7 +529,7 @@ def install_helion():
     hl.specialize = lambda x: x
     hl.constexpr = object
     hl.register_tunable = register_tunable
-    hl.__getattr__ = lambda attr: _Anything(f"hl.{attr}")
+    hl.__getattr__ = _stand_in("hl.")
     helion.language = hl
 
     testing = types.ModuleType("helion._testing")
@@ -524,23 +537,23 @@ def install_helion():
     testing.HALF_DTYPE = torch.float16
     testing.LONG_INT_TYPE = torch.int64
     testing.run_example = run_example
-    testing.__getattr__ = lambda attr: _Anything(f"helion._testing.{attr}")
+    testing.__getattr__ = _stand_in("helion._testing.")
     helion._testing = testing
 
     settings = types.ModuleType("helion.runtime.settings")
     settings._get_backend = lambda: "triton"
     runtime = types.ModuleType("helion.runtime")
     runtime.settings = settings
-    runtime.__getattr__ = lambda attr: _Anything(f"helion.runtime.{attr}")
+    runtime.__getattr__ = _stand_in("helion.runtime.")
     helion.runtime = runtime
     compat = types.ModuleType("helion._compat")
     compat.use_tileir_tunables = lambda: False
-    compat.__getattr__ = lambda attr: _Anything(f"helion._compat.{attr}")
+    compat.__getattr__ = _stand_in("helion._compat.")
     helion._compat = compat
     autotuner = types.ModuleType("helion.autotuner")
-    autotuner.__getattr__ = lambda attr: _Anything(f"helion.autotuner.{attr}")
+    autotuner.__getattr__ = _stand_in("helion.autotuner.")
     autotuner.PowerOfTwoFragment = autotuner.IntegerFragment = Fragment
-    helion.__getattr__ = lambda attr: _Anything(f"helion.{attr}")
+    helion.__getattr__ = _stand_in("helion.")
     helion.autotuner = autotuner
     for name, mod in [("helion", helion), ("helion.language", hl),
                       ("helion._testing", testing), ("helion.runtime", runtime),
@@ -551,7 +564,7 @@ def install_helion():
         sys.modules[name] = mod
     for sub in ("config_fragment", "benchmarking"):
         m = types.ModuleType(f"helion.autotuner.{sub}")
-        m.__getattr__ = lambda attr: _Anything(attr)
+        m.__getattr__ = _stand_in("")
         m.PowerOfTwoFragment = m.IntegerFragment = Fragment
         sys.modules[f"helion.autotuner.{sub}"] = m
 
@@ -623,6 +636,7 @@ def main(argv=None):
             path = os.path.join(args.all, f)
             if not os.path.isfile(path):
                 lines.append(f"SKIP {f}  not in {args.all}")
+                print(lines[-1], flush=True)
                 continue
             try:
                 r = subprocess.run([sys.executable, __file__, path],

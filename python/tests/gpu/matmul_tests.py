@@ -65,14 +65,17 @@ KERNELS = {
                    [(16, 16, 16), (70, 130, 200), (1024, 1024, 1024)]),
 }
 # How the products run: tensor cores with the K loop software pipelined
-# over the default 3 stages, over 2 and 4, not pipelined (1), and CUDA
-# cores. (matmul_bias_silu's K block of 24 is not a multiple of 16: its
-# loop stays unpipelined whatever the config.)
+# over the default 3 stages, over 2 and 4, not pipelined (1); Hopper's
+# wgmma (3 and 2 stages); CUDA cores. (matmul_bias_silu's K block of 24 is
+# not a multiple of 16 and matmul_fp8 widens its inputs in registers:
+# their loops stay unpipelined, on mma.sync, whatever the config.)
 ENGINES = {
     "mma_sync": {"dot_engine": "mma_sync"},
     "mma_sync/stages=2": {"dot_engine": "mma_sync", "num_stages": 2},
     "mma_sync/stages=4": {"dot_engine": "mma_sync", "num_stages": 4},
     "mma_sync/stages=1": {"dot_engine": "mma_sync", "num_stages": 1},
+    "wgmma": {"dot_engine": "wgmma"},
+    "wgmma/stages=2": {"dot_engine": "wgmma", "num_stages": 2},
     "fma": {"dot_engine": "fma"},
 }
 

@@ -210,3 +210,43 @@ func.func @too_big(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
   tile.store %acc, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<256x256xf32>, !tile.ref<f32, 2>
   return
 }
+
+// -----
+
+// dot_engine wgmma, [128, 128, 64] at 8 warps: -dslc-mma-layouts gives the
+// result wgmma's layout (8 x 1 warps of 16 rows), and the rings are
+// swizzled in 128-byte atoms (lhs 128 rows x 128 bytes, rhs 64 rows x two
+// atoms: 16 KiB each a stage, 1024-aligned); the waits inside the loop fence
+// the copies for the async proxy; the module is marked for sm_90a.
+
+// CHECK: module attributes {dslc.needs_sm90a}
+// CHECK-LABEL: func.func @wgmma(
+// CHECK: tile.async_copy %arg0{{.*}} to <bf16, [128, 64], offset = 0, pitch = 64, stages = 3, swizzle = 128>
+// CHECK: tile.async_copy %arg1{{.*}} to <bf16, [64, 128], offset = 49152, pitch = 128, stages = 3, swizzle = 128>
+// CHECK: scf.for
+// CHECK-NEXT: tile.async_wait 1 {async_proxy}
+// CHECK: tile.staged_dot <bf16, [128, 64], offset = 0, pitch = 64, stages = 3, swizzle = 128>, <bf16, [64, 128], offset = 49152, pitch = 128, stages = 3, swizzle = 128> stage %{{.*}} acc %{{.*}} : tensor<128x128xf32, #tile.mma<warpsM = 8, warpsN = 1>>
+// CHECK: tile.async_wait 0
+// CHECK-NOT: async_proxy
+func.func @wgmma(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
+                 %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 8 : i64,
+                tile.dot_engine = #tile.dot_engine<wgmma>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %m = tile.dim %x, 0 : !tile.ref<bf16, 2>
+  %k = tile.dim %x, 1 : !tile.ref<bf16, 2>
+  %n = tile.dim %y, 1 : !tile.ref<bf16, 2>
+  %steps = arith.ceildivui %k, %c64 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+  %acc = scf.for %i = %c0 to %steps step %c1 iter_args(%a = %zero) -> (tensor<128x128xf32>) {
+    %k0 = arith.muli %i, %c64 : index
+    %a_t = tile.load %x[%c0, %k0] limits [%m, %k] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<128x64xbf16>
+    %b_t = tile.load %y[%k0, %c0] limits [%k, %n] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<64x128xbf16>
+    %d = tile.dot %a_t, %b_t acc %a : tensor<128x64xbf16>, tensor<64x128xbf16>, tensor<128x128xf32> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  tile.store %acc, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<128x128xf32>, !tile.ref<f32, 2>
+  return
+}

@@ -1005,3 +1005,40 @@ func.func @staged_dot_k(%i: index, %acc: tensor<32x32xf32, #tile.mma<warpsM = 2,
   %d = tile.staged_dot #tile.staged<bf16, [32, 8], offset = 0, pitch = 8, stages = 2>, #tile.staged<bf16, [8, 32], offset = 1024, pitch = 40, stages = 2> stage %i acc %acc : tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>
   return
 }
+
+// -----
+
+// expected-error @+1 {{#tile.staged swizzle is 32, 64 or 128 bytes (or none), got 16}}
+func.func @staged_swizzle_width() attributes {a = #tile.staged<bf16, [16, 64], offset = 0, pitch = 64, stages = 2, swizzle = 16>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a #tile.staged swizzle of 128 bytes needs unpadded rows (pitch = 64) of whole 128-byte atoms, rows a multiple of 8 and an offset that is a multiple of 1024}}
+func.func @staged_swizzle_pitch() attributes {a = #tile.staged<bf16, [16, 64], offset = 0, pitch = 72, stages = 2, swizzle = 128>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a #tile.staged swizzle of 128 bytes needs unpadded rows (pitch = 64) of whole 128-byte atoms, rows a multiple of 8 and an offset that is a multiple of 1024}}
+func.func @staged_swizzle_offset() attributes {a = #tile.staged<bf16, [16, 64], offset = 128, pitch = 64, stages = 2, swizzle = 128>} {
+  return
+}
+
+// -----
+
+func.func @staged_dot_mixed(%i: index, %acc: tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>) {
+  // expected-error @+1 {{'tile.staged_dot' op reads one swizzled (wgmma) and one padded (ldmatrix) buffer}}
+  %d = tile.staged_dot #tile.staged<bf16, [64, 64], offset = 0, pitch = 64, stages = 2, swizzle = 128>, #tile.staged<bf16, [64, 64], offset = 16384, pitch = 72, stages = 2> stage %i acc %acc : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>
+  return
+}
+
+// -----
+
+func.func @staged_dot_wgmma_layout(%i: index, %acc: tensor<64x64xf32, #tile.mma<warpsM = 2, warpsN = 2>>) {
+  // expected-error @+1 {{'tile.staged_dot' op reads swizzled buffers with wgmma, which needs one m64 row block per warpgroup and N a multiple of 16 up to 256, got 'tensor<64x64xf32, #tile.mma<warpsM = 2, warpsN = 2>>'}}
+  %d = tile.staged_dot #tile.staged<bf16, [64, 64], offset = 0, pitch = 64, stages = 2, swizzle = 128>, #tile.staged<bf16, [64, 64], offset = 16384, pitch = 64, stages = 2, swizzle = 128> stage %i acc %acc : tensor<64x64xf32, #tile.mma<warpsM = 2, warpsN = 2>>
+  return
+}
