@@ -301,15 +301,36 @@ bool Planner::shapeFromRequest(const ArgSpec &a, std::vector<int64_t> &shape) {
   return true;
 }
 
-/// A shape every dimension of which the constraints fix (==), or empty.
+/// A shape every dimension of which is known without the caller: fixed by
+/// a constraint (==), or equal by a same_sizes rule to a dimension of a
+/// tensor whose shape the request gives (`torch.empty([m, n])` with
+/// m = x.size(0), n = y.size(1): the launch checks out's sizes against
+/// those, so they are the only ones it accepts); else empty.
 std::vector<int64_t> Planner::fixedShape(int arg) const {
+  const std::string &name = md.args[arg].name;
+  auto requested = [&](const std::string &p, unsigned d) {
+    auto it = req.shapes.find(p);
+    return it != req.shapes.end() && d < it->second.size()
+               ? std::optional<int64_t>(it->second[d])
+               : std::nullopt;
+  };
   std::vector<int64_t> shape;
   for (int d = 0; d < md.args[arg].rank; ++d) {
     std::optional<int64_t> v;
     for (const Constraint &c : md.constraints)
-      if (c.param == md.args[arg].name && static_cast<int>(c.dim) == d &&
-          c.op == "==" && !c.isNumTiles())
+      if (c.param == name && static_cast<int>(c.dim) == d && c.op == "==" &&
+          !c.isNumTiles())
         v = c.valueWith(0);
+    for (const SameSize &s : md.sameSizes) {
+      if (v)
+        break;
+      if (s.relation != SameSize::Relation::Eq)
+        continue;
+      if (s.param == name && static_cast<int>(s.dim) == d)
+        v = requested(s.as, s.asDim);
+      else if (s.as == name && static_cast<int>(s.asDim) == d)
+        v = requested(s.param, s.dim);
+    }
     if (!v)
       return {};
     shape.push_back(*v);

@@ -144,10 +144,13 @@ void Reader::checkRoleAccess(const ArgSpec &a, const std::string &where) const {
     want = Access::None;
     break;
   case Role::Output:
-    if (a.writes())
+    // 'none': an output this specialization never writes (its stores sit
+    // under a constexpr condition compiled out, e.g. Helion's layer_norm
+    // bwd without the bias gradient); the caller gets it as allocated.
+    if (a.writes() || a.access == Access::None)
       return;
-    fail(where, std::string("an output's access must be 'write' or "
-                            "'readwrite', not '") +
+    fail(where, std::string("an output's access must be 'write', "
+                            "'readwrite' or 'none', not '") +
                     accessName(a.access) + "'");
   default:
     return; // pads, tables and scratch: any access

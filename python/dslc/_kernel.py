@@ -113,10 +113,12 @@ class Kernel:
                     f"(the signal pad a table passed to symm_mem_sync points "
                     f"at): the package allocates it, or takes it from the "
                     f"table's symmetric-memory handle; pass nothing for it")
-            if k not in self._by_name:
+            if k not in self._by_name and not _is_tensor(v):
                 raise InvalidArgumentError(
                     f"kernel {self.name} has no parameter '{k}' (its "
                     f"parameters: {', '.join(p.name for p in self.params)})")
+            # Any other name with a tensor: an output the caller passes
+            # (checked against the metadata's outputs once compiled).
             if k in values:
                 raise InvalidArgumentError(
                     f"kernel {self.name}: parameter '{k}' given twice")
@@ -309,6 +311,14 @@ class Kernel:
                         f"or pass .detach()")
         signature, shapes, defines, key = self._request(
             values, comm.rank, comm.world_size)
+        # Outputs passed by name: bound as given, not allocated.
+        given_outputs = {k: v for k, v in values.items()
+                         if k not in self._by_name}
+        if given_outputs:
+            shapes = dict(shapes)
+            shapes.update({k: tuple(v.shape) for k, v in given_outputs.items()})
+            key = (key, tuple(sorted((k, tuple(v.shape))
+                                     for k, v in given_outputs.items())))
         inst = self._instances.get(key)
         if inst is None:
             if _torch.capturing():
@@ -318,6 +328,15 @@ class Kernel:
                     f"compiles, loads and allocates its pads then)")
             cubin = self._compile(values, signature, shapes, defines,
                                   comm.rank, comm.world_size)
+            outputs = [o["name"] for o in _read_metadata(cubin)
+                       .get("outputs", [])]
+            for k in given_outputs:
+                if k not in outputs:
+                    raise InvalidArgumentError(
+                        f"kernel {self.name} has no parameter or output "
+                        f"'{k}' (its parameters: "
+                        f"{', '.join(p.name for p in self.params)}; its "
+                        f"outputs: {', '.join(outputs) or 'none'})")
             inst = _Instance(self, comm, cubin, values, shapes)
             self._instances[key] = inst
         return inst.launch(values)
@@ -343,6 +362,11 @@ def _signature_names(dslc_args):
             if "=" in item:
                 names.add(item.split("=", 1)[0].strip())
     return names
+
+
+def _read_metadata(cubin):
+    with open(cubin + ".json") as f:
+        return json.load(f)
 
 
 class _Instance:
@@ -597,7 +621,7 @@ class _Instance:
             if name in self.margs and not _is_symm_handle(v):
                 self._bind_value(name, v)
         t = _torch._torch
-        results = []
+        allocated = []
         for f, sym in self.outputs:
             if sym is None:
                 # torch.zeros outputs (the plan's "zero" fill) start at 0
@@ -610,14 +634,18 @@ class _Instance:
                 x = sym
                 if f.zero:
                     x.zero_()
-            results.append(x)
+            allocated.append(x)
         stream = _torch.current_stream(self.stream_dev)
         rc = self.launch_fn(self.handle.value, 0, self.args.value, stream)
         if rc:
             _capi.check(rc, f"dslc: kernel {self.kernel.name}")
         # a symmetric output is the instance's buffer: hand out a copy
-        results = [x.clone() if sym is not None else x
-                   for x, (_, sym) in zip(results, self.outputs)]
+        made = {f.name: x.clone() if sym is not None else x
+                for x, (f, sym) in zip(allocated, self.outputs)}
+        # every output in the kernel's order, those passed as passed
+        results = [made[o["name"]] if o["name"] in made else values[o["name"]]
+                   for o in self.md.get("outputs", [])
+                   if o["name"] in made or o["name"] in values]
         if not results:
             return None
         return results[0] if len(results) == 1 else tuple(results)

@@ -304,3 +304,37 @@ TEST_CASE("a problem carries the rule it breaks", "[binding]") {
   REQUIRE(r.problems.size() == 1);
   CHECK(r.problems[0].kind == BindProblem::NotInteger);
 }
+
+TEST_CASE("an output sized by the sizes it must equal", "[binding]") {
+  // Helion's matmul: out = torch.empty([m, n]) with m = x.size(0),
+  // n = y.size(1); the tiles relate out's dims to x's and y's (same_sizes),
+  // which fix out's shape; a relation that is not equality does not.
+  KernelMetadata md;
+  md.kernel = "matmul";
+  md.args = {tensor("x", DType::BFloat16, 2, Role::Input),
+             tensor("y", DType::BFloat16, 2, Role::Input),
+             ArgSpec::output("out", DType::BFloat16, 2, "")};
+  auto rule = [](std::string p, unsigned d, std::string as, unsigned asDim) {
+    SameSize s;
+    s.param = std::move(p);
+    s.dim = d;
+    s.as = std::move(as);
+    s.asDim = asDim;
+    s.where = "matmul.py:1:1";
+    return s;
+  };
+  md.sameSizes = {rule("x", 1, "y", 0), rule("out", 0, "x", 0),
+                  rule("y", 1, "out", 1)};
+  BindingRequest req;
+  req.shapes = {{"x", {100, 64}}, {"y", {64, 30}}};
+  Expected<BindingPlan> plan = planBinding(md, req);
+  REQUIRE(plan);
+  CHECK(plan->args[plan->find("out")].shape == std::vector<int64_t>{100, 30});
+  CHECK(plan->args[plan->find("out")].fill == Fill::Poison);
+
+  md.sameSizes[2].relation = SameSize::Relation::Ge;
+  BindingResult r = planBindingProblems(md, req);
+  REQUIRE(r.problems.size() == 1);
+  CHECK(r.problems[0].kind == BindProblem::NoSize);
+  CHECK(r.problems[0].arg == 2);
+}

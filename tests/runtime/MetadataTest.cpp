@@ -230,8 +230,13 @@ TEST_CASE("metadata: roles and access", "[metadata]") {
                          "'role'");
   j = minimal();
   j["outputs"][0]["access"] = "read";
-  CHECK(parseError(j).find("an output's access must be 'write' or "
-                           "'readwrite', not 'read'") != std::string::npos);
+  CHECK(parseError(j).find("an output's access must be 'write', "
+                           "'readwrite' or 'none', not 'read'") !=
+        std::string::npos);
+  // An output a specialization never writes (stores compiled out) loads.
+  j = minimal();
+  j["outputs"][0]["access"] = "none";
+  CHECK(parseError(j) == "(parsed)");
 
   // The two-shot all-reduce's parameters: a pad table for the pad.
   json t = json::parse(R"({

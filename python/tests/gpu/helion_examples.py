@@ -265,6 +265,12 @@ class DslcKernel:
 
     def __init__(self, fn, decorator_kwargs):
         self.fn, self.name = fn, fn.__name__
+        # what Helion's Kernel object exposes and examples re-read
+        # (attention.py: helion.kernel(attention.fn, configs=attention.configs))
+        config = decorator_kwargs.get("config")
+        self.configs = decorator_kwargs.get("configs") or (
+            [config] if config is not None else [])
+        self.settings = decorator_kwargs
         self.path = inspect.getsourcefile(fn)
         with open(self.path) as f:
             self.source = f.read()

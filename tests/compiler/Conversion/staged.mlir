@@ -4,7 +4,7 @@
 // A [64, 32] bf16 tile into stage %s of a 2-stage ring at 0 (rows of 40
 // bf16: 5120 bytes a stage) is 256 pieces of 16 bytes over 128 threads,
 // two per thread: thread t's first piece is row t / 4, columns
-// 8 (t % 4) .. + 8. Its source bytes inside the limits (0 past the last
+// 8 (t % 4) .. + 8, to byte 80 r + 16 (t % 4) of the stage. Its source bytes inside the limits (0 past the last
 // row; the column tail clamped to 0..8 elements, times 2) go to one
 // cp.async.cg of 16 when the source is 16-byte aligned (zero-filled past
 // them); an unaligned source is copied element by element, zeros past
@@ -27,9 +27,10 @@
 // CHECK: %[[CLAMP:.*]] = arith.maxsi %[[MIN]], %c0_i64 : i64
 // CHECK: %[[COUNT:.*]] = arith.select %[[ROWOK]], %[[CLAMP]], %c0_i64 : i64
 // CHECK: %[[SRC:.*]] = arith.select %{{.*}}, %{{.*}}, %arg0 : !llvm.ptr<1>
-// CHECK: %[[DROW:.*]] = arith.muli %[[ROW]], %c40_i64 : i64
-// CHECK: %[[DOFF:.*]] = arith.addi %[[DROW]], %[[COL]] : i64
-// CHECK: %[[DST:.*]] = llvm.getelementptr %[[STAGE]][%[[DOFF]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, bf16
+// CHECK: %[[DUNIT:.*]] = arith.muli %{{.*}}, %c16_i64 : i64
+// CHECK: %[[DROW:.*]] = arith.muli %[[ROW]], %c80_i64 : i64
+// CHECK: %[[DOFF:.*]] = arith.addi %[[DROW]], %[[DUNIT]] : i64
+// CHECK: %[[DST:.*]] = llvm.getelementptr %[[STAGE]][%[[DOFF]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
 // CHECK: %[[ADDR:.*]] = llvm.ptrtoint %[[SRC]] : !llvm.ptr<1> to i64
 // CHECK: %[[LOW:.*]] = arith.andi %[[ADDR]], %c15_i64 : i64
 // CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[LOW]], %c0_i64 : i64
