@@ -42,9 +42,11 @@ PEAK = {"bf16": 989e12, "f16": 989e12, "fp8": 1979e12}
 
 SQUARE = [(n, n, n) for n in (1024, 2048, 4096, 8192)]
 SKINNY = [(m, n, n) for m in (16, 128) for n in (4096, 8192, 16384)]
-# (kernel, block_sizes, warps, engine) tried per case
-BIG = [([128, 128, 64], 8, "mma_sync"), ([128, 256, 32], 8, "mma_sync"),
-       ([128, 128, 32], 4, "mma_sync"), ([64, 64, 32], 4, "mma_sync")]
+# (block_sizes, warps, engine[, num_stages]) tried per case; the fastest
+# on the H200 so far (2026-12-05, docs/measurements.md) first
+BIG = [([128, 256, 64], 8, "wgmma", 3), ([128, 128, 64], 8, "wgmma", 4),
+       ([128, 256, 32], 8, "wgmma", 4), ([128, 128, 64], 8, "mma_sync"),
+       ([128, 256, 32], 8, "mma_sync"), ([64, 64, 32], 4, "mma_sync")]
 SMALL_M = [([16, 128, 64], 4, "mma_sync"), ([16, 64, 64], 4, "mma_sync"),
            ([16, 256, 64], 8, "mma_sync")]
 FMA = [([128, 256, 64], 8, "fma")]
@@ -69,11 +71,13 @@ def cases():
 
 
 def kernel(dslc, name, cfg):
-    blocks, warps, engine = cfg
+    blocks, warps, engine = cfg[:3]
     extra = ("-D", "scale_x.size(1)=1", "-D", "scale_y.size(0)=1") \
         if name == "matmul_fp8" else ()
-    return dslc.kernel(SOURCE, name, dslc_args=extra, config={
-        "block_sizes": blocks, "num_warps": warps, "dot_engine": engine})
+    config = {"block_sizes": blocks, "num_warps": warps, "dot_engine": engine}
+    if len(cfg) > 3:
+        config["num_stages"] = cfg[3]
+    return dslc.kernel(SOURCE, name, dslc_args=extra, config=config)
 
 
 def specs(dslc, name, m, n, k):
@@ -88,8 +92,9 @@ def specs(dslc, name, m, n, k):
 
 
 def config_name(cfg):
-    blocks, warps, engine = cfg
-    return f"{engine} bs={'x'.join(map(str, blocks))} w={warps}"
+    blocks, warps, engine = cfg[:3]
+    stages = f" st={cfg[3]}" if len(cfg) > 3 else ""
+    return f"{engine} bs={'x'.join(map(str, blocks))} w={warps}{stages}"
 
 
 def precompile(dslc):
