@@ -261,6 +261,7 @@ struct DistributeTilesPass
         return signalPassFailure();
       KernelInfo info = kernelInfo(func);
       lower::widenDots(func);
+      lower::markReadsAfterWrites(func);
       if (failed(checkAndReserve(func, info)))
         return signalPassFailure();
       // Every comm.epoch of a launch reads the same counter: read it once,

@@ -115,6 +115,8 @@ struct GatherOpLowering : TilePattern<tile::GatherOp> {
   matchAndRewrite(tile::GatherOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    if (op->hasAttr(lower::kCtaOrderedAttr))
+      lower::ctaBarrier(rewriter, loc);
     RankedTensorType tile = op.getResult().getType();
     auto resultType = cast<VectorType>(getTypeConverter()->convertType(tile));
     Type element = resultType.getElementType();

@@ -240,6 +240,7 @@ void populateDotLoweringPatterns(TileTypeConverter &converter,
 /// Tensor-core tile.dot and tile.convert_layout (MmaLowering.cpp).
 void populateMmaLoweringPatterns(TileTypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
+
 /// tile.async_copy, tile.async_commit, tile.async_wait and tile.staged_dot
 /// (StagedLowering.cpp).
 void populateStagedLoweringPatterns(TileTypeConverter &converter,
@@ -387,5 +388,17 @@ mlir::Value loadStrided(mlir::OpBuilder &b, mlir::Location loc,
                         const KernelInfo &info, llvm::ArrayRef<int64_t> shape,
                         mlir::Type memElement, mlir::Value base,
                         llvm::ArrayRef<int64_t> strides, int64_t offset = 0);
+
+/// Unit attribute on a tile.load / tile.gather: the kernel also writes the
+/// tensor it reads (tile.store, tile.scatter, tile.atomic, through views or
+/// not), so elements another thread of the CTA wrote may be read: the
+/// lowering puts a CTA barrier (bar.sync, which orders global memory among
+/// the CTA's threads) before it. One thread per element writes a tile and
+/// a tile in another layout (a replicated [2, 2], a dot's operand) is read
+/// by other threads: without it the read races with the write (Helion's
+/// squeeze_and_excitation_net writes c and reads it back per row block).
+inline constexpr llvm::StringLiteral kCtaOrderedAttr = "tile.cta_ordered";
+/// Marks the loads and gathers of `func` that read a tensor it writes.
+void markReadsAfterWrites(mlir::Operation *func);
 
 } // namespace dslc::lower

@@ -341,6 +341,52 @@ void storePiece(OpBuilder &b, Location loc, const AccessPiece &piece,
       });
 }
 
+/// Whether `write` may run before `read` in one CTA: it comes first in
+/// program order, or a loop holds both (an earlier iteration's write).
+static bool mayPrecede(Operation *write, Operation *read) {
+  for (Operation *at = read; at; at = at->getParentOp()) {
+    Operation *w = at->getBlock()
+                       ? at->getBlock()->findAncestorOpInBlock(*write)
+                       : nullptr;
+    if (w && w != at && w->isBeforeInBlock(at))
+      return true;
+    if (isa<scf::ForOp, scf::WhileOp>(at) && at->isAncestor(write))
+      return true;
+  }
+  return false;
+}
+
+void markReadsAfterWrites(Operation *func) {
+  auto root = [](Value v) {
+    while (auto view = v.getDefiningOp<tile::ViewOp>())
+      v = view.getRef();
+    return v;
+  };
+  llvm::DenseMap<Value, SmallVector<Operation *>> writes;
+  func->walk([&](Operation *op) {
+    if (auto s = dyn_cast<tile::StoreOp>(op))
+      writes[root(s.getRef())].push_back(op);
+    else if (auto s = dyn_cast<tile::ScatterOp>(op))
+      writes[root(s.getRef())].push_back(op);
+    else if (auto a = dyn_cast<tile::AtomicOp>(op))
+      writes[root(a.getRef())].push_back(op);
+  });
+  if (writes.empty())
+    return;
+  func->walk([&](Operation *op) {
+    Value ref;
+    if (auto l = dyn_cast<tile::LoadOp>(op))
+      ref = l.getRef();
+    else if (auto g = dyn_cast<tile::GatherOp>(op))
+      ref = g.getRef();
+    auto it = ref ? writes.find(root(ref)) : writes.end();
+    if (it != writes.end() && llvm::any_of(it->second, [&](Operation *w) {
+          return mayPrecede(w, op);
+        }))
+      op->setAttr(kCtaOrderedAttr, UnitAttr::get(op->getContext()));
+  });
+}
+
 TileAccess makeAccess(OpBuilder &b, Location loc, Value refOrStack,
                       unsigned firstSize, Value ptr, ValueRange offsets,
                       ValueRange limits, ArrayRef<int64_t> dims,
@@ -368,6 +414,8 @@ struct LoadOpLowering : TilePattern<tile::LoadOp> {
   matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    if (op->hasAttr(lower::kCtaOrderedAttr))
+      lower::ctaBarrier(rewriter, loc);
     RankedTensorType tile = op.getResult().getType();
     auto resultType = cast<VectorType>(getTypeConverter()->convertType(tile));
     // Booleans are bytes in memory (i1 vectors are bit-packed in LLVM's).

@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Conversion/LoweringUtils.h"
 #include "compiler/Conversion/MmaLayout.h"
 #include "compiler/Conversion/Passes.h"
 
@@ -62,7 +63,10 @@ struct Candidate {
 /// `body` for the dot alone, rows along a leading dimension and whole
 /// 16-byte units along the contiguous last one, masked elements zero.
 bool isStageable(tile::LoadOp load, Block *body) {
-  if (!load || load->getBlock() != body || !load->hasOneUse())
+  // A tensor the kernel also writes is read in program order, after a
+  // barrier (lower::markReadsAfterWrites), not ahead of time.
+  if (!load || load->getBlock() != body || !load->hasOneUse() ||
+      load->hasAttr(lower::kCtaOrderedAttr))
     return false;
   RankedTensorType type = load.getResult().getType();
   Type e = type.getElementType();
@@ -315,6 +319,8 @@ void pipelineKernel(func::FuncOp func, int64_t stages, bool wgmmaEngine) {
 struct PipelineDotsPass : dslc::impl::PipelineDotsBase<PipelineDotsPass> {
   void runOnOperation() override {
     getOperation().walk([&](func::FuncOp func) {
+      if (func->hasAttr(tile::kKernelAttr))
+        lower::markReadsAfterWrites(func);
       auto engine =
           func->getAttrOfType<tile::DotEngineAttr>(tile::kDotEngineAttr);
       if (!func->hasAttr(tile::kKernelAttr) || !engine ||
