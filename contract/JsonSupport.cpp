@@ -128,7 +128,8 @@ Tunable FieldReader::tunable(const json &t, const std::string &where) const {
   std::optional<Tunable::Kind> kind = parseTunableKind(kindName);
   if (!kind)
     fail(where, "unknown tunable kind '" + kindName +
-                    "' (block_size, num_warps, max_ctas or named)");
+                    "' (block_size, num_warps, max_ctas, named, num_stages "
+                    "or dot_engine)");
   int64_t value = integer(t, "value", where);
   Tunable r;
   switch (*kind) {
@@ -145,6 +146,12 @@ Tunable FieldReader::tunable(const json &t, const std::string &where) const {
     break;
   case Tunable::Kind::MaxCtas:
     r = Tunable::maxCtas(value);
+    break;
+  case Tunable::Kind::NumStages:
+    r = Tunable::numStages(value);
+    break;
+  case Tunable::Kind::DotEngine:
+    r = Tunable::dotEngine(value);
     break;
   case Tunable::Kind::Named: {
     std::vector<int64_t> choices;

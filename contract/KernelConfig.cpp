@@ -30,6 +30,27 @@ Tunable Tunable::numWarps(int64_t value) {
   return t;
 }
 
+Tunable Tunable::numStages(int64_t value) {
+  Tunable t;
+  t.kind = Kind::NumStages;
+  t.value = value;
+  t.choices = {2, 3, 4};
+  if (std::find(t.choices.begin(), t.choices.end(), value) == t.choices.end())
+    t.choices.push_back(value);
+  return t;
+}
+
+Tunable Tunable::dotEngine(int64_t value) {
+  Tunable t;
+  t.kind = Kind::DotEngine;
+  t.value = value;
+  t.choices = {static_cast<int64_t>(DotEngine::MmaSync),
+               static_cast<int64_t>(DotEngine::Wgmma)};
+  if (std::find(t.choices.begin(), t.choices.end(), value) == t.choices.end())
+    t.choices.insert(t.choices.begin(), value);
+  return t;
+}
+
 Tunable Tunable::maxCtas(int64_t value) {
   Tunable t;
   t.kind = Kind::MaxCtas;
@@ -61,6 +82,10 @@ std::string Tunable::label() const {
     return "max_ctas";
   case Kind::Named:
     return name;
+  case Kind::NumStages:
+    return "num_stages";
+  case Kind::DotEngine:
+    return "dot_engine";
   }
   return "?";
 }
@@ -91,13 +116,18 @@ const char *tunableKindName(Tunable::Kind kind) {
     return "max_ctas";
   case Tunable::Kind::Named:
     return "named";
+  case Tunable::Kind::NumStages:
+    return "num_stages";
+  case Tunable::Kind::DotEngine:
+    return "dot_engine";
   }
   return "?";
 }
 
 std::optional<Tunable::Kind> parseTunableKind(const std::string &name) {
   for (Tunable::Kind k : {Tunable::Kind::BlockSize, Tunable::Kind::NumWarps,
-                          Tunable::Kind::MaxCtas, Tunable::Kind::Named})
+                          Tunable::Kind::MaxCtas, Tunable::Kind::Named,
+                          Tunable::Kind::NumStages, Tunable::Kind::DotEngine})
     if (name == tunableKindName(k))
       return k;
   return std::nullopt;
@@ -115,6 +145,10 @@ int64_t KernelConfig::get(const Tunable &t) const {
     auto it = named.find(t.name);
     return it == named.end() ? 0 : it->second;
   }
+  case Tunable::Kind::NumStages:
+    return numStages;
+  case Tunable::Kind::DotEngine:
+    return static_cast<int64_t>(dotEngine);
   }
   return 0;
 }
@@ -134,6 +168,14 @@ void KernelConfig::set(const Tunable &t, int64_t value) {
     return;
   case Tunable::Kind::Named:
     named[t.name] = value;
+    return;
+  case Tunable::Kind::NumStages:
+    numStages = value;
+    return;
+  case Tunable::Kind::DotEngine:
+    dotEngine = value >= 0 && value <= static_cast<int64_t>(DotEngine::Wgmma)
+                    ? static_cast<DotEngine>(value)
+                    : DotEngine::Default;
     return;
   }
 }

@@ -29,6 +29,9 @@ inline constexpr int64_t kMaxBlockSize = int64_t(1) << 20;
 inline constexpr int64_t kMaxNumWarps = 32;
 /// The most stages a software-pipelined loop keeps in flight (num_stages).
 inline constexpr int64_t kMaxNumStages = 8;
+/// The stages a tensor-core loop keeps in flight when the config does not
+/// say (Triton's default num_stages).
+inline constexpr int64_t kDefaultNumStages = 3;
 /// Threads per warp.
 inline constexpr int64_t kWarpSize = 32;
 
@@ -48,6 +51,8 @@ struct Tunable {
     NumWarps,  ///< num_warps
     MaxCtas,   ///< the runtime's grid cap (0: none), applied at load
     Named,     ///< a tunable the kernel declares, by `name`
+    NumStages, ///< num_stages (a kernel with matrix products)
+    DotEngine, ///< dot_engine, as int(contract::DotEngine) (idem)
   };
   Kind kind = Kind::NumWarps;
   unsigned index = 0; ///< BlockSize
@@ -62,8 +67,14 @@ struct Tunable {
   static Tunable maxCtas(int64_t value);
   static Tunable named(std::string name, int64_t value,
                        std::vector<int64_t> choices);
+  /// A matmul kernel's pipeline depth: 2, 3 or 4 stages (or `value`).
+  static Tunable numStages(int64_t value);
+  /// A matmul kernel's engine: the tensor-core ones, mma_sync and wgmma
+  /// (and `value`, e.g. fma when the config chose it).
+  static Tunable dotEngine(int64_t value);
 
-  /// "block_sizes[0]", "num_warps", "max_ctas" or the name (messages).
+  /// "block_sizes[0]", "num_warps", "max_ctas", "num_stages",
+  /// "dot_engine" or the name (messages).
   std::string label() const;
   /// Whether `v` is allowed; otherwise the failure names the tunable and
   /// its range.

@@ -47,9 +47,6 @@ using namespace dslc;
 
 namespace {
 
-/// The stages a tensor-core loop keeps in flight when the config does not
-/// say (Triton's default num_stages).
-constexpr int64_t kDefaultStages = 3;
 /// Shared memory a CTA may use on sm_90 (the lowering's limit too).
 constexpr int64_t kWorkspaceLimit = 227 * 1024;
 
@@ -67,6 +64,11 @@ bool isStageable(tile::LoadOp load, Block *body) {
   // barrier (lower::markReadsAfterWrites), not ahead of time.
   if (!load || load->getBlock() != body || !load->hasOneUse() ||
       load->hasAttr(lower::kCtaOrderedAttr))
+    return false;
+  // The copies ahead are issued before the loop too: the tensor (a view
+  // made in the body, say) must exist there.
+  if (Operation *def = load.getRef().getDefiningOp();
+      def && body->getParentOp()->isAncestor(def))
     return false;
   RankedTensorType type = load.getResult().getType();
   Type e = type.getElementType();
@@ -98,6 +100,22 @@ bool isAllowedInBody(Operation *op, ArrayRef<Candidate> candidates) {
                        [](Type t) { return isa<ShapedType>(t); });
 }
 
+/// Whether `v` can be computed for another iteration of `body`'s loop: what
+/// it depends on in the body is side-effect-free scalar code over the
+/// induction variable `iv` (a loop-carried value is not known ahead).
+bool recomputable(Value v, Block *body, Value iv) {
+  if (v == iv)
+    return true;
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner() != body;
+  Operation *def = v.getDefiningOp();
+  if (def->getBlock() != body)
+    return true;
+  return isPure(def) && def->getNumRegions() == 0 &&
+         llvm::all_of(def->getOperands(),
+                      [&](Value o) { return recomputable(o, body, iv); });
+}
+
 /// The dots of `loop` to pipeline: every tensor-core dot of its body, when
 /// all qualify and the body holds nothing else that could touch the shared
 /// workspace; else none.
@@ -124,9 +142,13 @@ SmallVector<Candidate> candidatesOf(scf::ForOp loop) {
   for (Operation &op : *body)
     if (!isAllowedInBody(&op, found))
       return {};
-  // Operand indices must be recomputable for another iteration: what they
-  // depend on in the body is scalar arithmetic (checked above) or the
-  // induction variable.
+  // Operand indices must be recomputable for another iteration.
+  Value iv = loop.getInductionVar();
+  for (const Candidate &c : found)
+    for (tile::LoadOp load : {c.lhs, c.rhs})
+      for (Value index : load->getOperands().drop_front())
+        if (!recomputable(index, body, iv))
+          return {};
   return found;
 }
 
@@ -326,7 +348,7 @@ struct PipelineDotsPass : dslc::impl::PipelineDotsBase<PipelineDotsPass> {
       if (!func->hasAttr(tile::kKernelAttr) || !engine ||
           engine.getValue() == tile::DotEngine::fma)
         return;
-      int64_t stages = kDefaultStages;
+      int64_t stages = contract::kDefaultNumStages;
       if (auto s = func->getAttrOfType<IntegerAttr>(tile::kNumStagesAttr))
         stages = s.getInt();
       if (stages >= 2)

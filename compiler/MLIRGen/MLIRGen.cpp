@@ -159,6 +159,18 @@ OwningOpRef<ModuleOp> Generator::run() {
     func->setAttr(tile::kPeerCountAttr,
                   builder.getI64IntegerAttr(*desc.worldSize));
   desc.tunables.push_back(contract::Tunable::numWarps(desc.numWarps));
+  // A kernel with matrix products: the tuner also searches their engine and
+  // the depth of their K loops' pipeline (-dslc-pipeline-dots).
+  if (func.walk([](tile::DotOp) { return WalkResult::interrupt(); })
+          .wasInterrupted()) {
+    contract::DotEngine engine = dotEngine == contract::DotEngine::Default
+                                     ? contract::DotEngine::Fma
+                                     : dotEngine;
+    desc.tunables.push_back(contract::Tunable::numStages(
+        numStages > 0 ? numStages : contract::kDefaultNumStages));
+    desc.tunables.push_back(
+        contract::Tunable::dotEngine(static_cast<int64_t>(engine)));
+  }
   for (const auto &[name, value] : options.defines)
     if (!usedDefines.count(name))
       diags->warning(kernel.getNameRange(),

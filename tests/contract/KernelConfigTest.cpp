@@ -147,8 +147,24 @@ TEST_CASE("config: tunables are typed records", "[contract][config]") {
   CHECK(n.check(4));
   CHECK(n.check(3).error() == "unroll 3 is not one of 1, 2, 4");
   for (Tunable::Kind k : {Tunable::Kind::BlockSize, Tunable::Kind::NumWarps,
-                          Tunable::Kind::MaxCtas, Tunable::Kind::Named})
+                          Tunable::Kind::MaxCtas, Tunable::Kind::Named,
+                          Tunable::Kind::NumStages, Tunable::Kind::DotEngine})
     CHECK(parseTunableKind(tunableKindName(k)) == k);
+  // A matmul kernel's pipeline depth and engine: 2..4 stages and the
+  // tensor-core engines, plus the kernel's own value.
+  Tunable st = Tunable::numStages(3);
+  CHECK(st.label() == "num_stages");
+  CHECK(st.choices == std::vector<int64_t>{2, 3, 4});
+  CHECK(Tunable::numStages(6).choices == std::vector<int64_t>{2, 3, 4, 6});
+  Tunable e = Tunable::dotEngine(static_cast<int64_t>(DotEngine::Fma));
+  CHECK(e.label() == "dot_engine");
+  CHECK(e.choices == std::vector<int64_t>{1, 2, 3}); // fma, mma_sync, wgmma
+  KernelConfig staged;
+  staged.set(st, 4);
+  staged.set(e, static_cast<int64_t>(DotEngine::Wgmma));
+  CHECK(staged.get(st) == 4);
+  CHECK(staged.dotEngine == DotEngine::Wgmma);
+  CHECK(staged.toJson(true) == R"({"dot_engine":"wgmma","num_stages":4})");
 
   KernelConfig c;
   c.set(b, 512);

@@ -81,6 +81,11 @@ KernelSpace::KernelSpace(std::string kernel,
       dims_.push_back(listDimension(
           t, std::vector<int64_t>(opts.warps.begin(), opts.warps.end())));
       break;
+    case Tunable::Kind::NumStages:
+    case Tunable::Kind::DotEngine:
+      // A matmul kernel's pipeline depth and tensor-core engine.
+      dims_.push_back(listDimension(t, t.choices));
+      break;
     case Tunable::Kind::Named:
       // Its choices (Triton's configs), else powers of two around the
       // kernel's value within its range (Helion's registered tunables).

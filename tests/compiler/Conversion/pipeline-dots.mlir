@@ -250,3 +250,34 @@ func.func @wgmma(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
   tile.store %acc, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<128x128xf32>, !tile.ref<f32, 2>
   return
 }
+
+// -----
+
+// Not pipelined: the K offset is carried by the loop (its value two
+// iterations ahead is not known).
+
+// CHECK-LABEL: func.func @carried_offset(
+// CHECK-NOT: tile.async_copy
+// CHECK: tile.dot
+func.func @carried_offset(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
+                          %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %m = tile.dim %x, 0 : !tile.ref<bf16, 2>
+  %k = tile.dim %x, 1 : !tile.ref<bf16, 2>
+  %n = tile.dim %y, 1 : !tile.ref<bf16, 2>
+  %steps = arith.ceildivui %k, %c32 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32>
+  %acc, %end = scf.for %i = %c0 to %steps step %c1 iter_args(%a = %zero, %k0 = %c0) -> (tensor<64x64xf32>, index) {
+    %a_t = tile.load %x[%c0, %k0] limits [%m, %k] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<64x32xbf16>
+    %b_t = tile.load %y[%k0, %c0] limits [%k, %n] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<32x64xbf16>
+    %d = tile.dot %a_t, %b_t acc %a : tensor<64x32xbf16>, tensor<32x64xbf16>, tensor<64x64xf32> -> tensor<64x64xf32>
+    %next = arith.addi %k0, %c32 : index
+    scf.yield %d, %next : tensor<64x64xf32>, index
+  }
+  tile.store %acc, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<64x64xf32>, !tile.ref<f32, 2>
+  return
+}
