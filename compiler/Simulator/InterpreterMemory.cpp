@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
+#include <unordered_set>
 
 using namespace mlir;
 using namespace dslc;
@@ -152,6 +153,13 @@ void Interpreter::loadIndices(Task &task, Operation &op, const RefVal &ref,
                        "run before the peer's data is ready");
   }
   checkRaces(task, op, b, indices, /*write=*/false);
+  // Elements this CTA stored itself but has not made visible yet (relaxed
+  // stores): it reads its own values (forwardStores), written this launch.
+  std::unordered_set<int64_t> ownPending;
+  if (b.role == Role::Output)
+    for (const PendingStore &store : task.pendingStores)
+      if (store.buffer == &b)
+        ownPending.insert(store.indices.begin(), store.indices.end());
   bool isFloat = out.type.isFloat();
   for (size_t k = 0; k < indices.size(); ++k) {
     int64_t idx = indices[k];
@@ -162,7 +170,8 @@ void Interpreter::loadIndices(Task &task, Operation &op, const RefVal &ref,
         out.i[k] = otherI;
       continue;
     }
-    if (b.role == Role::Output && b.writtenIn[idx] != task.call) {
+    if (b.role == Role::Output && b.writtenIn[idx] != task.call &&
+        !ownPending.count(idx)) {
       reporter.error("uninit@" + where(&op) + "@" + b.name,
                      where(&op) + ": " + who(task) + " reads element " +
                          std::to_string(idx) + " of '" + b.name + "' of rank " +

@@ -45,6 +45,10 @@ Cases (each rank prints PASS/FAIL per case; rank 0 ends with
   rmsnorm            examples/rmsnorm.py (no communication) vs float64
   autotune           dslc.kernel(..., autotune=True) (needs a dslc and a
                      tuner that run here: else SKIP)
+  read-after-write   a kernel that writes a tensor and reads it back in
+                     another layout in the same CTA (2x2 tiles, a
+                     transpose), exact; an output sized from two tensors'
+                     sizes, allocated and passed by name (out=)
   user-kernel-autotune  a user's kernel (tests/examples/Inputs/
                      silu_gate_scale.py) with autotune=True and its DSL
                      reference at the call's shapes, then called under
@@ -435,6 +439,62 @@ def user_kernel_compile(c):
         assert "forward-only" in str(e), e
     else:
         raise AssertionError("a tensor requiring grad was accepted")
+
+
+READBACK_KERNEL = '''
+import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(config=helion.Config(block_sizes=[2, 2, 2], num_warps=4))
+def readback(x: torch.Tensor[torch.float32, 2]) -> torch.Tensor:
+    m, n = x.size()
+    c = torch.empty([m, n], dtype=x.dtype, device=x.device)
+    out = torch.empty([n, m], dtype=x.dtype, device=x.device)
+    for tm in hl.tile(m):
+        for tn in hl.tile(n):
+            c[tm, tn] = x[tm, tn] * 2
+        for tn in hl.tile(n):
+            out[tn, tm] = c[tm, tn].T + 1
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[32, 32], num_warps=4))
+def outer(x: torch.Tensor[torch.float32, 1],
+          y: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
+    out = torch.empty([x.size(0), y.size(0)], dtype=x.dtype, device=x.device)
+    for tm, tn in hl.tile([x.size(0), y.size(0)]):
+        out[tm, tn] = x[tm][:, None] * y[tn][None, :]
+    return out
+'''
+
+
+@case
+def read_after_write(c):
+    """A kernel that writes a tensor and reads it back in the same CTA in
+    another layout (2x2 tiles: one writer per element, every thread reads;
+    the transpose), as Helion's squeeze_and_excitation_net does: the read
+    waits at a CTA barrier (docs/compiler.md, Memory semantics). And an
+    output whose [M, N] comes from two tensors' sizes: allocated by the
+    package, or passed by its name."""
+    import torch
+    k = dslc.kernel(source=READBACK_KERNEL, name="readback")
+    for m, n in ((2, 2), (37, 61), (256, 130)):
+        x = rand(m * n, torch.float32, 90 + m).view(m, n)
+        c_, out = k(x)          # every output the kernel makes, in order
+        close(c_, x * 2, f"readback {m}x{n}: c", rtol=0, atol=0)
+        close(out, (x * 2).T + 1, f"readback {m}x{n}: out", rtol=0, atol=0)
+    o = dslc.kernel(source=READBACK_KERNEL, name="outer")
+    x = rand(70, torch.float32, 95)
+    y = rand(45, torch.float32, 96)
+    close(o(x, y), x[:, None] * y[None, :], "outer, output allocated",
+          rtol=1e-6, atol=1e-6)
+    buf = torch.full((70, 45), float("nan"), device=x.device)
+    got = o(x, y, out=buf)
+    assert got is buf, "the output passed by name is the one returned"
+    close(buf, x[:, None] * y[None, :], "outer, output passed by name",
+          rtol=1e-6, atol=1e-6)
 
 
 @case
