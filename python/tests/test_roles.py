@@ -168,6 +168,22 @@ class ExampleRolesTest(unittest.TestCase):
             _roles.plan_fills(md, 2, {"a_shared": (1001,)}, fixed((1, 2)),
                               collective="reduce_scatter")
 
+    def test_matmul_output_from_two_tensors(self):
+        # out = torch.empty([m, n]) with m = x.size(0), n = y.size(1): the
+        # metadata has no "like" for it, but its tiles tie out's dims to
+        # x's and y's (same_sizes), which fix its shape.
+        S = dslc.TensorSpec
+        k = dslc.kernel(os.path.join(_support.REPO, "examples", "matmul.py"),
+                        "matmul")
+        cubin = k.compile(rank=0, world_size=1, x=S("bfloat16", (100, 64)),
+                          y=S("bfloat16", (64, 30)))
+        with open(cubin + ".json") as fh:
+            md = json.load(fh)
+        self.assertEqual(md["outputs"][0]["like"], "")
+        f = by_name(_roles.plan_fills(md, 1, {"x": (100, 64), "y": (64, 30)}))
+        self.assertEqual(f["out"].shape, (100, 30))
+        self.assertTrue(f["out"].per_call)
+
     def test_missing_input_is_named(self):
         md = example_metadata("one_shot_all_reduce",
                               a_shared=dslc.TensorSpec("bfloat16", (64,)))
