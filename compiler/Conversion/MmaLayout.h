@@ -97,6 +97,22 @@ struct MmaLayout {
   /// whole 16 x 16 multiples, the blocks as square as possible (fewest
   /// operand loads per mma); none when no grid fits.
   static std::optional<MmaLayout> choose(int64_t m, int64_t n, int64_t warps);
+
+  /// Whether this is the layout wgmma gives its result: one m64 row block
+  /// per warpgroup, each warp 16 rows of it (warpsN = 1, M = 16 x warps,
+  /// warps a multiple of 4), N a multiple of 16 up to 256.
+  bool isWgmma() const {
+    return warpsN == 1 && warpsM % 4 == 0 && m == 16 * warpsM && n % 16 == 0 &&
+           n <= 256;
+  }
+  /// That layout for an [m, n] result in `warps` warps; none when the shape
+  /// is not one.
+  static std::optional<MmaLayout> wgmma(int64_t m, int64_t n, int64_t warps) {
+    MmaLayout layout{m, n, warps, 1};
+    if (!layout.isWgmma())
+      return std::nullopt;
+    return layout;
+  }
 };
 
 } // namespace dslc

@@ -31,16 +31,6 @@ static bool isMmaInput(Type element) {
   return element.isBF16() || element.isF16() || tile::isFp8Type(element);
 }
 
-/// The fragment layout wgmma gives an [m, n] result: one m64 row block per
-/// warpgroup, each warp 16 rows of it (MmaLayout with warpsN = 1); none
-/// when the shape is not that.
-static std::optional<MmaLayout> wgmmaLayout(int64_t m, int64_t n,
-                                            int64_t warps) {
-  if (warps % 4 || m != 16 * warps || n % 16 || n > 256)
-    return std::nullopt;
-  return MmaLayout{m, n, warps, 1};
-}
-
 /// Rewrites `op` onto tensor cores when its shape and types allow; else
 /// warns, at the op, why it stays on CUDA cores.
 static void rewriteDot(tile::DotOp op, int64_t warps, bool wgmma) {
@@ -62,7 +52,7 @@ static void rewriteDot(tile::DotOp op, int64_t warps, bool wgmma) {
   // wgmma's layout where its shape is one; -dslc-pipeline-dots then puts
   // the dot on wgmma if its loop qualifies (else mma.sync reads it).
   std::optional<MmaLayout> layout =
-      wgmma ? wgmmaLayout(m, n, warps) : std::nullopt;
+      wgmma ? MmaLayout::wgmma(m, n, warps) : std::nullopt;
   if (!layout)
     layout = MmaLayout::choose(m, n, warps);
   if (!layout)

@@ -28,6 +28,7 @@
 
 #include "compiler/Conversion/LoweringUtils.h"
 #include "compiler/Conversion/MmaLayout.h"
+#include "compiler/Conversion/MmaLowering.h"
 #include "compiler/Conversion/Passes.h"
 
 #include "dialects/Tile/TileDialect.h"
@@ -46,9 +47,6 @@ using namespace mlir;
 using namespace dslc;
 
 namespace {
-
-/// Shared memory a CTA may use on sm_90 (the lowering's limit too).
-constexpr int64_t kWorkspaceLimit = 227 * 1024;
 
 /// A dot of the loop body with both operands loaded in the body for it.
 struct Candidate {
@@ -156,13 +154,8 @@ SmallVector<Candidate> candidatesOf(scf::ForOp loop) {
 /// its fragments are one m64 row block per warpgroup (-dslc-mma-layouts
 /// chose that layout for it).
 bool onWgmma(tile::DotOp dot, bool wgmmaEngine) {
-  if (!wgmmaEngine)
-    return false;
-  auto type = cast<RankedTensorType>(dot.getResult().getType());
-  auto mma = cast<tile::MmaEncodingAttr>(type.getEncoding());
-  int64_t m = type.getDimSize(0), n = type.getDimSize(1);
-  return mma.getWarpsN() == 1 && mma.getWarpsM() % 4 == 0 &&
-         m == 16 * mma.getWarpsM() && n % 16 == 0 && n <= 256;
+  return wgmmaEngine &&
+         lower::mmaLayoutOf(dot.getResult().getType())->isWgmma();
 }
 
 /// The staged buffer for `load`'s tile at `offset` bytes: rows padded for
@@ -310,14 +303,14 @@ void pipelineKernel(func::FuncOp func, int64_t stages, bool wgmmaEngine) {
       return total;
     };
     int64_t s = stages;
-    while (s > 2 && ringBytes(s) > kWorkspaceLimit)
+    while (s > 2 && ringBytes(s) > kMaxSharedBytes)
       --s;
-    if (ringBytes(s) > kWorkspaceLimit) {
+    if (ringBytes(s) > kMaxSharedBytes) {
       candidates.front().dot.emitWarning()
           << "this matrix product's loop is not pipelined: two stages of "
              "its operand tiles take "
           << ringBytes(2) << " bytes of shared memory, more than the "
-          << kWorkspaceLimit << " a CTA may have (use smaller block sizes)";
+          << kMaxSharedBytes << " a CTA may have (use smaller block sizes)";
       continue;
     }
     SmallVector<std::pair<tile::StagedBufferAttr, tile::StagedBufferAttr>>

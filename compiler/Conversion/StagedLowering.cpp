@@ -47,8 +47,9 @@ Value stageBase(OpBuilder &b, Location loc, Operation *op,
                              ArrayRef<LLVM::GEPArg>{at});
 }
 
-/// StagedBufferAttr::unitOffset for a run-time row and unit (i64): the byte
-/// offset in a stage of 16-byte unit `unit` of row `row`.
+/// The byte offset in a stage of `buffer` of 16-byte unit `unit` of row
+/// `row` (run-time i64s), in the layout #tile.staged describes
+/// (TileDialect.td): padded rows, or swizzled atoms.
 Value unitOffset(OpBuilder &b, Location loc, tile::StagedBufferAttr buffer,
                  Value row, Value unit) {
   int64_t w = buffer.getSwizzle();

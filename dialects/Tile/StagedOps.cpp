@@ -27,16 +27,6 @@ int64_t StagedBufferAttr::stageBytes() const {
                        getSwizzle() ? 1024 : 128);
 }
 
-int64_t StagedBufferAttr::unitOffset(int64_t row, int64_t unit) const {
-  int64_t w = getSwizzle();
-  if (!w)
-    return row * getPitch() * elementBytes() + unit * 16;
-  int64_t perAtom = w / 16;
-  int64_t atom = unit / perAtom, u = unit % perAtom;
-  return atom * getShape()[0] * w + row * w +
-         16 * (u ^ ((row / (128 / w)) % perAtom));
-}
-
 LogicalResult
 StagedBufferAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          Type element, ArrayRef<int64_t> shape, int64_t offset,

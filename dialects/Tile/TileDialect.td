@@ -179,8 +179,6 @@ def Tile_StagedBufferAttr : Tile_Attr<"StagedBuffer", "staged"> {
     int64_t elementBytes() const;
     /// Bytes of one stage (a multiple of 128; of 1024 when swizzled).
     int64_t stageBytes() const;
-    /// The byte offset in a stage of the 16-byte unit `unit` of row `row`.
-    int64_t unitOffset(int64_t row, int64_t unit) const;
     /// The workspace byte just past the last stage.
     int64_t endBytes() const { return getOffset() + getStages() * stageBytes(); }
   }];

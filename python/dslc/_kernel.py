@@ -376,8 +376,7 @@ class _Instance:
         self.kernel, self.comm = kernel, comm
         self.lib = lib = _capi.load()
         self.cubin = cubin
-        with open(cubin + ".json") as f:
-            self.md = json.load(f)
+        self.md = _read_metadata(cubin)
         self.origin_map = kernel.source.map_paths
         h = _capi.Handle()
         _capi.check(lib.dslcKernelLoad(comm._h, cubin.encode(), None,

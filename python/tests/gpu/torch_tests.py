@@ -441,33 +441,10 @@ def user_kernel_compile(c):
         raise AssertionError("a tensor requiring grad was accepted")
 
 
-READBACK_KERNEL = '''
-import torch
-import helion
-import helion.language as hl
-
-
-@helion.kernel(config=helion.Config(block_sizes=[2, 2, 2], num_warps=4))
-def readback(x: torch.Tensor[torch.float32, 2]) -> torch.Tensor:
-    m, n = x.size()
-    c = torch.empty([m, n], dtype=x.dtype, device=x.device)
-    out = torch.empty([n, m], dtype=x.dtype, device=x.device)
-    for tm in hl.tile(m):
-        for tn in hl.tile(n):
-            c[tm, tn] = x[tm, tn] * 2
-        for tn in hl.tile(n):
-            out[tn, tm] = c[tm, tn].T + 1
-    return out
-
-
-@helion.kernel(config=helion.Config(block_sizes=[32, 32], num_warps=4))
-def outer(x: torch.Tensor[torch.float32, 1],
-          y: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
-    out = torch.empty([x.size(0), y.size(0)], dtype=x.dtype, device=x.device)
-    for tm, tn in hl.tile([x.size(0), y.size(0)]):
-        out[tm, tn] = x[tm][:, None] * y[tn][None, :]
-    return out
-'''
+# The kernels of tests/compiler/Simulator/Inputs/readback.py (which the
+# simulator checks too).
+READBACK = os.path.join(REPO, "tests", "compiler", "Simulator", "Inputs",
+                        "readback.py")
 
 
 @case
@@ -479,13 +456,13 @@ def read_after_write(c):
     output whose [M, N] comes from two tensors' sizes: allocated by the
     package, or passed by its name."""
     import torch
-    k = dslc.kernel(source=READBACK_KERNEL, name="readback")
+    k = dslc.kernel(READBACK, "readback")
     for m, n in ((2, 2), (37, 61), (256, 130)):
         x = rand(m * n, torch.float32, 90 + m).view(m, n)
         c_, out = k(x)          # every output the kernel makes, in order
         close(c_, x * 2, f"readback {m}x{n}: c", rtol=0, atol=0)
         close(out, (x * 2).T + 1, f"readback {m}x{n}: out", rtol=0, atol=0)
-    o = dslc.kernel(source=READBACK_KERNEL, name="outer")
+    o = dslc.kernel(READBACK, "outer")
     x = rand(70, torch.float32, 95)
     y = rand(45, torch.float32, 96)
     close(o(x, y), x[:, None] * y[None, :], "outer, output allocated",

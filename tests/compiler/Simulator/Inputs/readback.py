@@ -1,6 +1,8 @@
 # A kernel that writes a tensor and reads it back in the same CTA (Helion's
-# squeeze_and_excitation_net does this with c and d).
-# Checked by tests/compiler/Simulator/readback.test.
+# squeeze_and_excitation_net does this with c and d), and one whose output's
+# [M, N] comes from two tensors' sizes. Checked by
+# tests/compiler/Simulator/readback.test and, on a GPU, by
+# python/tests/gpu/torch_tests.py (read-after-write).
 import torch
 import helion
 import helion.language as hl
@@ -29,4 +31,13 @@ def readback_ref(x: torch.Tensor[torch.float32, 3]) -> torch.Tensor:
         for q in range(w):
             for r in range(m):
                 out[q, tn, r] = x[q, r, tn] * 2 + 1
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[32, 32], num_warps=4))
+def outer(x: torch.Tensor[torch.float32, 1],
+          y: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
+    out = torch.empty([x.size(0), y.size(0)], dtype=x.dtype, device=x.device)
+    for tm, tn in hl.tile([x.size(0), y.size(0)]):
+        out[tm, tn] = x[tm][:, None] * y[tn][None, :]
     return out
