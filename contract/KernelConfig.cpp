@@ -34,7 +34,7 @@ Tunable Tunable::numStages(int64_t value) {
   Tunable t;
   t.kind = Kind::NumStages;
   t.value = value;
-  t.choices = {2, 3, 4};
+  t.choices = {2, 3, 4, 5};
   if (std::find(t.choices.begin(), t.choices.end(), value) == t.choices.end())
     t.choices.push_back(value);
   return t;

@@ -34,6 +34,10 @@ inline constexpr int64_t kMaxNumStages = 8;
 inline constexpr int64_t kDefaultNumStages = 3;
 /// Threads per warp.
 inline constexpr int64_t kWarpSize = 32;
+/// Most bytes of shared memory one CTA may use: what sm_90 lets a kernel
+/// opt in to (227 KiB). The compiler sizes workspaces and staged rings by
+/// it; the runtime refuses a device that allows less, naming both.
+inline constexpr int64_t kMaxSharedBytesPerCta = 227 * 1024;
 
 /// The block size of a tunable tile when no config gives one (a kernel
 /// without `config=`, `config=None`, or a config chosen by host code when

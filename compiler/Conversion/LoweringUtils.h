@@ -56,10 +56,9 @@ struct KernelInfo {
   }
 };
 
-/// Most bytes of shared memory a kernel's workspace may take: what one CTA
-/// of sm_90 may opt in to (227 KiB; the runtime refuses a device that
-/// allows less, naming both numbers).
-inline constexpr int64_t kMaxSharedBytes = 227 * 1024;
+/// Most bytes of shared memory a kernel's workspace may take (the
+/// contract's per-CTA limit).
+inline constexpr int64_t kMaxSharedBytes = contract::kMaxSharedBytesPerCta;
 /// Most bytes of static shared memory a CTA may declare: a larger workspace
 /// is dynamic shared memory (docs/kernel-abi.md).
 inline constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;

@@ -77,9 +77,30 @@ def PipelineDots : Pass<"dslc-pipeline-dots", "mlir::ModuleOp"> {
     the dots `tile.staged_dot`s on the current stage, with
     `tile.async_commit` / `tile.async_wait` between
     (compiler/Conversion/PipelineDots.cpp). Fewer stages where S would not
-    fit in shared memory; a warning where two would not.
+    fit in shared memory; a warning where two would not. On wgmma
+    (`#tile.dot_engine<wgmma>`, S >= 3), a product whose accumulator is
+    only carried by the loop stays in flight one iteration (`pending = 1`,
+    `tile.dot_wait` after the loop) and the copies run S - 2 ahead.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+}
+
+def IssueLoadsEarly : Pass<"dslc-issue-loads-early", "mlir::ModuleOp"> {
+  let summary = "Global loads issued before the reductions that precede them";
+  let description = [{
+    In every `tile.kernel` function, each `tile.load` of at most 16
+    elements a thread moves up its block over side-effect-free ops
+    (reductions, element-wise math, broadcasts, other loads), stopping at
+    the op that defines one of its operands, at any op that may write
+    memory or synchronize (stores, atomics, comm ops, loops, branches) and
+    at matrix products, and lands just above the earliest op on its way
+    that may wait at a barrier (a reduction, a layout change through
+    shared memory; none: it stays); loads of tensors the kernel wrote
+    before (ordered by a barrier) stay. A load after a reduction (RMSNorm's
+    weight) is then
+    in flight while the reduction's barriers wait, which neither LLVM nor
+    ptxas does across bar.sync (compiler/Conversion/IssueLoadsEarly.cpp).
+  }];
 }
 
 def LowerToLLVM : Pass<"dslc-lower-to-llvm", "mlir::ModuleOp"> {

@@ -18,6 +18,12 @@
 //     acc = staged_dot(stage i % S, acc)
 //   async_wait 0                // the workspace is free again
 //
+// On wgmma with at least 3 stages, a product whose accumulator is only
+// chained from iteration to iteration stays in flight while the next
+// iteration waits, copies and issues its own (staged_dot pending = 1,
+// wgmma.wait_group 1; tile.dot_wait after the loop): a stage is then free
+// two iterations after its product started, so copies run S - 2 ahead.
+//
 // Only loops whose body is the operand loads, the dots and scalar index
 // arithmetic qualify (no other user of the shared workspace can run while
 // the ring of stages is live); the loads' indices are recomputed for the
@@ -210,6 +216,37 @@ void copyAhead(OpBuilder &b, tile::LoadOp load, tile::StagedBufferAttr buffer,
                             stage, load.getDimsAttr(), buffer);
 }
 
+/// Whether the candidates' products may stay in flight across iterations
+/// (wgmma's `pending = 1`): each accumulates onto a loop-carried value or
+/// another candidate's product, and each product is read only by the loop's
+/// yield or as another candidate's accumulator (so nothing in the loop
+/// reads registers the tensor cores still write; tile.dot_wait completes
+/// them after the loop).
+bool chainsAcrossIterations(scf::ForOp loop, ArrayRef<Candidate> candidates) {
+  auto isCandidateDot = [&](Operation *op) {
+    return llvm::any_of(candidates,
+                        [&](const Candidate &c) { return c.dot == op; });
+  };
+  for (Candidate c : candidates) {
+    Value acc = c.dot.getAcc();
+    if (!acc)
+      return false;
+    auto arg = dyn_cast<BlockArgument>(acc);
+    bool carried = arg && arg.getOwner() == loop.getBody() &&
+                   arg != loop.getInductionVar() && arg.hasOneUse();
+    if (!carried && !isCandidateDot(acc.getDefiningOp()))
+      return false;
+    for (OpOperand &use : c.dot.getResult().getUses()) {
+      Operation *user = use.getOwner();
+      bool chained =
+          isCandidateDot(user) && cast<tile::DotOp>(user).getAcc() == use.get();
+      if (!chained && !isa<scf::YieldOp>(user))
+        return false;
+    }
+  }
+  return true;
+}
+
 Value indexConst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
@@ -240,24 +277,32 @@ void pipeline(
     tile::AsyncCommitOp::create(b, loc);
   };
 
+  // wgmma reads the stages through the async proxy: the copies' writes are
+  // fenced for it before the barrier. Its products may stay in flight one
+  // iteration when there are stages to spare: a stage is then refilled two
+  // iterations after its product started (after every thread's wait for
+  // it and the barrier that follows), so copies run S - 2 iterations ahead
+  // instead of S - 1.
+  bool asyncProxy = llvm::any_of(
+      buffers, [](const auto &pair) { return pair.first.getSwizzle() != 0; });
+  bool inFlight =
+      asyncProxy && stages >= 3 && chainsAcrossIterations(loop, candidates);
+  int64_t distance = inFlight ? stages - 2 : stages - 1;
+
   OpBuilder b(loop);
-  for (int64_t s = 0; s + 1 < stages; ++s) {
+  for (int64_t s = 0; s < distance; ++s) {
     Value at = arith::AddIOp::create(
         b, loc, lb, arith::MulIOp::create(b, loc, step, indexConst(b, loc, s)));
     copyGroup(b, at, indexConst(b, loc, s));
   }
 
-  // wgmma reads the stages through the async proxy: the copies' writes are
-  // fenced for it before the barrier.
-  bool asyncProxy = llvm::any_of(
-      buffers, [](const auto &pair) { return pair.first.getSwizzle() != 0; });
   b.setInsertionPointToStart(loop.getBody());
-  tile::AsyncWaitOp::create(b, loc, stages - 2, asyncProxy);
+  tile::AsyncWaitOp::create(b, loc, distance - 1, asyncProxy);
   Value i = arith::DivUIOp::create(b, loc,
                                    arith::SubIOp::create(b, loc, iv, lb), step);
   Value count = indexConst(b, loc, stages);
   Value stage = arith::RemUIOp::create(b, loc, i, count);
-  Value ahead = indexConst(b, loc, stages - 1);
+  Value ahead = indexConst(b, loc, distance);
   Value at = arith::AddIOp::create(b, loc, iv,
                                    arith::MulIOp::create(b, loc, step, ahead));
   Value aheadStage = arith::RemUIOp::create(
@@ -272,14 +317,37 @@ void pipeline(
     if (!acc)
       acc = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
     Value result = tile::StagedDotOp::create(b, c.dot.getLoc(), type, buf.first,
-                                             buf.second, stage, acc);
+                                             buf.second, stage, acc,
+                                             /*pending=*/inFlight ? 1 : 0);
     c.dot.replaceAllUsesWith(result);
     c.dot.erase();
     c.lhs.erase();
     c.rhs.erase();
   }
 
+  // Products still in flight are complete before anything reads them or
+  // the barrier below lets the workspace be reused. The accumulators'
+  // initial values pass through a wait too (nothing is in flight there):
+  // its registers are opaque to LLVM, which would otherwise rematerialize
+  // a constant (zeros) on the path that skips the loop, after the loop in
+  // the code's layout, and ptxas then serializes every wgmma of the kernel
+  // for a write to accumulator registers inside a product's pipeline stage
+  // (its warning C7515).
   b.setInsertionPointAfter(loop);
+  if (inFlight) {
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    for (auto [index, value] : llvm::enumerate(yield.getOperands())) {
+      if (!value.getDefiningOp<tile::StagedDotOp>())
+        continue;
+      Value result = loop.getResult(index);
+      auto done = tile::DotWaitOp::create(b, loc, result.getType(), result);
+      result.replaceAllUsesExcept(done.getResult(), done);
+      OpOperand &init = loop.getInitsMutable()[index];
+      OpBuilder before(loop);
+      init.set(tile::DotWaitOp::create(before, loc, init.get().getType(),
+                                       init.get()));
+    }
+  }
   tile::AsyncWaitOp::create(b, loc, 0, /*async_proxy=*/false);
 }
 

@@ -12,6 +12,7 @@
 //    ordered by the barrier too).
 //  - tile.staged_dot: the tensor-core k-steps (MmaLowering.h) on the
 //    stage's operands, in place: no staging, no barrier of its own.
+//  - tile.dot_wait: wgmma.wait_group 0, tied to the accumulator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -278,12 +279,15 @@ Value descriptor(OpBuilder &b, Location loc, Value address, int64_t leading,
 /// 2 k % W of every row), the rhs from its k-step's 16 rows (16 W bytes
 /// on); the rhs's N atoms are `K * W` bytes apart (the leading byte
 /// offset), 8-row groups `8 W` apart in both (the stride byte offset).
-/// Fenced before (the accumulator registers were written by ordinary
-/// instructions), committed and waited for after: the stage may be
-/// refilled once the barrier that follows passes.
+/// Fenced before (the accumulator registers may have been written by
+/// ordinary instructions), committed after, then waited for until at most
+/// `pending` groups run: with 0 the stage may be refilled once the barrier
+/// that follows passes; with 1 this product stays in flight (the previous
+/// one is complete) and the result is only chained into the next product
+/// or waited for by tile.dot_wait.
 Value wgmmaKSteps(OpBuilder &b, Location loc, const MmaLayout &layout,
                   tile::StagedBufferAttr lhs, tile::StagedBufferAttr rhs,
-                  Value lhsBase, Value rhsBase, Value acc) {
+                  Value lhsBase, Value rhsBase, Value acc, int64_t pending) {
   int64_t m = layout.m, n = layout.n, k = lhs.getShape()[1];
   int64_t wa = lhs.getSwizzle(), wb = rhs.getSwizzle();
   int64_t bytes = lhs.elementBytes();
@@ -327,7 +331,7 @@ Value wgmmaKSteps(OpBuilder &b, Location loc, const MmaLayout &layout,
         /*satfinite=*/NVVM::MMAIntOverflowAttr());
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pending);
   SmallVector<Value> elements;
   for (int64_t i = 0; i < n / 2; ++i)
     elements.push_back(LLVM::ExtractValueOp::create(b, loc, regs, i));
@@ -351,11 +355,50 @@ struct StagedDotLowering : TilePattern<tile::StagedDotOp> {
     Value sum =
         lhs.getSwizzle()
             ? wgmmaKSteps(rewriter, loc, *layout, lhs, rhs, lhsBase, rhsBase,
-                          adaptor.getAcc())
+                          adaptor.getAcc(), op.getPending())
             : lower::mmaKSteps(rewriter, loc, *layout, lhs.getElement(),
                                lhsBase, lhs.getPitch(), rhsBase, rhs.getPitch(),
                                lhs.getShape()[1], adaptor.getAcc());
     rewriter.replaceOp(op, sum);
+    return success();
+  }
+};
+
+/// tile.dot_wait: wgmma.wait_group 0 as inline assembly whose outputs are
+/// the accumulator's registers, tied to its inputs, so that every read of
+/// the result comes after the wait (an untied wait would let LLVM move a
+/// read of a register the tensor cores still write above it).
+struct DotWaitLowering : TilePattern<tile::DotWaitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(tile::DotWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value acc = adaptor.getAcc();
+    auto vecType = dyn_cast<VectorType>(acc.getType());
+    if (!vecType || !vecType.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs an f32 fragment vector");
+    int64_t n = vecType.getNumElements();
+    SmallVector<Value> elements;
+    std::string constraints;
+    for (int64_t i = 0; i < n; ++i) {
+      elements.push_back(
+          vector::ExtractOp::create(rewriter, loc, acc, ArrayRef<int64_t>{i}));
+      constraints += i ? ",=f" : "=f";
+    }
+    for (int64_t i = 0; i < n; ++i)
+      constraints += "," + std::to_string(i);
+    SmallVector<Type> fields(n, rewriter.getF32Type());
+    auto structType =
+        LLVM::LLVMStructType::getLiteral(rewriter.getContext(), fields);
+    Value wait = lower::asmValue(rewriter, loc, structType,
+                                 "wgmma.wait_group.sync.aligned 0;",
+                                 constraints, elements);
+    SmallVector<Value> done;
+    for (int64_t i = 0; i < n; ++i)
+      done.push_back(LLVM::ExtractValueOp::create(rewriter, loc, wait, i));
+    rewriter.replaceOp(
+        op, vector::FromElementsOp::create(rewriter, loc, vecType, done));
     return success();
   }
 };
@@ -365,5 +408,6 @@ struct StagedDotLowering : TilePattern<tile::StagedDotOp> {
 void dslc::populateStagedLoweringPatterns(TileTypeConverter &converter,
                                           RewritePatternSet &patterns) {
   patterns.add<AsyncCopyLowering, AsyncCommitLowering, AsyncWaitLowering,
-               StagedDotLowering>(converter, patterns.getContext());
+               StagedDotLowering, DotWaitLowering>(converter,
+                                                   patterns.getContext());
 }

@@ -16,7 +16,8 @@ using namespace dslc::tile;
 /// The most stages a buffer may hold, and the workspace bytes it may end at
 /// (sm_90's opt-in limit per CTA; the lowering checks the kernel's total).
 static constexpr int64_t kMaxStages = dslc::contract::kMaxNumStages;
-static constexpr int64_t kMaxWorkspaceBytes = 227 * 1024;
+static constexpr int64_t kMaxWorkspaceBytes =
+    dslc::contract::kMaxSharedBytesPerCta;
 
 int64_t StagedBufferAttr::elementBytes() const {
   return std::max<int64_t>(1, getElement().getIntOrFloatBitWidth() / 8);
@@ -131,5 +132,21 @@ LogicalResult StagedDotOp::verify() {
                             "one m64 row block per warpgroup and N a "
                             "multiple of 16 up to 256, got "
                          << result;
+  if (getPending() > 1)
+    return emitOpError() << "leaves 0 or 1 products in flight, got pending = "
+                         << getPending();
+  if (getPending() && !lhs.getSwizzle())
+    return emitOpError() << "leaves a product in flight (pending = 1), which "
+                            "only wgmma (swizzled buffers) does";
+  return success();
+}
+
+LogicalResult DotWaitOp::verify() {
+  auto type = cast<RankedTensorType>(getResult().getType());
+  if (!isa_and_present<MmaEncodingAttr>(type.getEncoding()) ||
+      !type.getElementType().isF32())
+    return emitOpError() << "waits for a tensor-core accumulator (f32 encoded "
+                            "#tile.mma), got "
+                         << type;
   return success();
 }

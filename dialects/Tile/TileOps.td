@@ -463,6 +463,14 @@ def Tile_StagedDotOp : Tile_Op<"staged_dot", [MemoryEffects<[MemRead]>,
     of 4), N a multiple of 16 up to 256; the lhs is K-major, the rhs
     N-major.
 
+    `pending` (wgmma only) is how many of this thread's wgmma groups may
+    still run when the op ends: 0 (the default) waits for this product;
+    1 leaves it in flight (the previous one is then complete). A result
+    still in flight may only be the `acc` of the next staged_dot or pass
+    through the loop to a `tile.dot_wait`; its stage may be refilled only
+    after every thread's next wait, so the loop copies one stage less
+    ahead.
+
     ```mlir
     %d = tile.staged_dot #tile.staged<bf16, [128, 64], offset = 0,
         pitch = 72, stages = 3>, #tile.staged<bf16, [64, 128],
@@ -471,11 +479,31 @@ def Tile_StagedDotOp : Tile_Op<"staged_dot", [MemoryEffects<[MemRead]>,
     ```
   }];
   let arguments = (ins Tile_StagedBufferAttr:$lhs, Tile_StagedBufferAttr:$rhs,
-                   Index:$stage, Tile_TileTensor:$acc);
+                   Index:$stage, Tile_TileTensor:$acc,
+                   DefaultValuedAttr<I64Attr, "0">:$pending);
   let results = (outs Tile_TileTensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs `stage` $stage `acc` $acc attr-dict `:` qualified(type($result))
   }];
+  let hasVerifier = 1;
+}
+
+def Tile_DotWaitOp : Tile_Op<"dot_wait", [MemoryEffects<[MemRead, MemWrite]>,
+                                          AllTypesMatch<["acc", "result"]>]> {
+  let summary = "waits for the tensor-core products still in flight";
+  let description = [{
+    Completes every wgmma group of this thread (wgmma.wait_group 0) and
+    returns `acc`, the result of a `tile.staged_dot` left in flight
+    (`pending = 1`), now readable: its uses read the registers after the
+    wait, not before.
+
+    ```mlir
+    %done = tile.dot_wait %acc : tensor<128x128xf32, #tile.mma<warpsM = 8, warpsN = 1>>
+    ```
+  }];
+  let arguments = (ins Tile_TileTensor:$acc);
+  let results = (outs Tile_TileTensor:$result);
+  let assemblyFormat = "$acc attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
 }
 

@@ -150,12 +150,12 @@ TEST_CASE("config: tunables are typed records", "[contract][config]") {
                           Tunable::Kind::MaxCtas, Tunable::Kind::Named,
                           Tunable::Kind::NumStages, Tunable::Kind::DotEngine})
     CHECK(parseTunableKind(tunableKindName(k)) == k);
-  // A matmul kernel's pipeline depth and engine: 2..4 stages and the
+  // A matmul kernel's pipeline depth and engine: 2..5 stages and the
   // tensor-core engines, plus the kernel's own value.
   Tunable st = Tunable::numStages(3);
   CHECK(st.label() == "num_stages");
-  CHECK(st.choices == std::vector<int64_t>{2, 3, 4});
-  CHECK(Tunable::numStages(6).choices == std::vector<int64_t>{2, 3, 4, 6});
+  CHECK(st.choices == std::vector<int64_t>{2, 3, 4, 5});
+  CHECK(Tunable::numStages(6).choices == std::vector<int64_t>{2, 3, 4, 5, 6});
   Tunable e = Tunable::dotEngine(static_cast<int64_t>(DotEngine::Fma));
   CHECK(e.label() == "dot_engine");
   CHECK(e.choices == std::vector<int64_t>{1, 2, 3}); // fma, mma_sync, wgmma

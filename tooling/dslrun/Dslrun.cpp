@@ -7,6 +7,7 @@
 #include "runtime/Rendezvous.h"
 #include "tooling/harness/CollectiveHarness.h"
 #include "tooling/harness/DslReference.h"
+#include "tooling/harness/Floor.h"
 #include "tooling/harness/KernelHarness.h"
 #include "tooling/simdump/DifferentialCheck.h"
 #include "tooling/simdump/SimulationDump.h"
@@ -112,7 +113,12 @@ int runCollective(const DslrunOptions &o, rt::Communicator &comm,
       c = harness.runNccl(n, ro);
     // The verdict is the kernel's; a wrong NCCL result (the baseline, not
     // ours) is flagged and does not fail the run.
-    std::string verdict = r.ok() ? "ok" : "FAILED";
+    // A time below the physical floor did not cover the work.
+    std::string floor =
+        timingBelowFloor(comm, r.eager, r.graph,
+                         collectiveCallBytes(coll, n, comm.worldSize(),
+                                             rt::dtypeSize(harness.dtype())));
+    std::string verdict = r.ok() && floor.empty() ? "ok" : "FAILED";
     if (c && !c->ok())
       verdict += r.ok() ? " (nccl wrong)" : ", nccl wrong";
     std::string ratio = "-";
@@ -136,7 +142,10 @@ int runCollective(const DslrunOptions &o, rt::Communicator &comm,
     details(r, "kernel");
     if (c)
       details(*c, "nccl");
-    failures += !r.ok();
+    if (!floor.empty())
+      std::printf("%s  kernel %lld: %s\n", tag.c_str(),
+                  static_cast<long long>(n), floor.c_str());
+    failures += !r.ok() || !floor.empty();
     std::fflush(stdout);
   }
   std::printf("%sdslrun: %s\n", tag.c_str(),
@@ -206,6 +215,15 @@ int runGeneric(const DslrunOptions &o, rt::Communicator &comm,
               "graph %s\n",
               tag.c_str(), o.repetitions, us(r.eager).c_str(),
               us(r.graph).c_str());
+  // A time below the physical floor did not cover the work: a failure.
+  std::string floor =
+      timingBelowFloor(comm, r.eager, r.graph, outputBytes(harness.plan()));
+  if (!floor.empty()) {
+    std::printf("%sdslrun: %s\n", tag.c_str(), floor.c_str());
+    if (r.firstFailure.empty())
+      r.firstFailure = floor;
+    r.failures += 1;
+  }
   for (const std::string &line : r.verdicts)
     std::printf("%s%s\n", tag.c_str(), line.c_str());
   if (!r.ok())

@@ -10,6 +10,7 @@
 #include "runtime/SymmetricHeap.h"
 #include "tooling/harness/CollectiveHarness.h"
 #include "tooling/harness/DslReference.h"
+#include "tooling/harness/Floor.h"
 #include "tooling/harness/KernelHarness.h"
 #include "tooling/tuner/NcclTests.h"
 
@@ -323,6 +324,8 @@ struct WorkerState {
   std::string ncclLogPath;
   std::streamoff ncclLogRead = 0;
   float *agreeBuf = nullptr; ///< multi-process: 4 floats on the device
+  /// The first local GPU's memory roof (read at the first measurement).
+  std::optional<run::MemoryRoof> roof;
 
   void unload() {
     kernelHarness.reset();
@@ -615,8 +618,45 @@ json measureKernel(WorkerState &s, const json &req) {
   return reply;
 }
 
+/// Bytes one rank's call moves at least: a collective's input and output
+/// of N elements in total (all-gather's input and reduce-scatter's output
+/// are N / world), any other kernel's outputs (run::outputBytes).
+size_t callBytes(WorkerState &s, const json &req) {
+  if (!s.collective)
+    return s.kernelHarness ? run::outputBytes(s.kernelHarness->plan()) : 0;
+  return run::collectiveCallBytes(*s.collective, req.at("n").get<int64_t>(),
+                                  s.comm->worldSize(), dtypeSize(s.dtype));
+}
+
+/// A time below the physical floor is refused (ok false, the reason says
+/// why): the timing did not cover the work. The ranks of a virtual world
+/// share one GPU's memory.
+void refuseBelowFloor(WorkerState &s, const json &req, json &reply) {
+  if (!reply.value("ok", false))
+    return;
+  if (!s.roof)
+    s.roof = run::deviceMemoryRoof(s.comm->local(0).device);
+  size_t bytes =
+      callBytes(s, req) *
+      static_cast<size_t>(s.comm->isVirtual() ? s.comm->worldSize() : 1);
+  for (const char *phase : {"eager", "graph"}) {
+    double us = reply.value(std::string(phase) + "_us", 0.0);
+    if (us <= 0)
+      continue;
+    std::string why = run::belowFloor(
+        us, bytes, *s.roof, fmt::format("the {} time of a call", phase));
+    if (!why.empty()) {
+      reply["ok"] = false;
+      reply["reason"] = why;
+      return;
+    }
+  }
+}
+
 json measure(WorkerState &s, const json &req) {
-  return s.collective ? measureCollective(s, req) : measureKernel(s, req);
+  json reply = s.collective ? measureCollective(s, req) : measureKernel(s, req);
+  refuseBelowFloor(s, req, reply);
+  return reply;
 }
 
 } // namespace

@@ -278,6 +278,15 @@ class DslcKernel:
         self.signature = inspect.signature(fn)
         self.host = None
         self.instances = {}
+        # A config to compile instead of the kernel's own (a tuner's
+        # candidate: benchmarks/helion_same_source.py); None: the kernel's.
+        self.config = None
+
+    def use_config(self, config):
+        """Compile `config` (a dict) from now on, or the kernel's own
+        config with None."""
+        self.config = config
+        self.instances = {}
 
     def __call__(self, *args, **kwargs):
         REPORT.invoked.append(self.name)
@@ -320,7 +329,8 @@ class DslcKernel:
     def _kernel(self, defines):
         k = self.instances.get(defines)
         if k is None:
-            k = _HostKernelFactory.make(self.path, self.name, defines)
+            k = _HostKernelFactory.make(self.path, self.name, defines,
+                                        self.config)
             self.instances[defines] = k
         return k
 
@@ -330,7 +340,7 @@ class _HostKernelFactory:
     cls = None
 
     @classmethod
-    def make(cls, path, name, defines):
+    def make(cls, path, name, defines, config=None):
         if cls.cls is None:
             from dslc import _comm, _kernel
             from dslc._source import Source
@@ -371,7 +381,7 @@ class _HostKernelFactory:
 
             cls.cls = (HostKernel, Source)
         kernel_cls, source_cls = cls.cls
-        return kernel_cls(source_cls.from_file(path, name),
+        return kernel_cls(source_cls.from_file(path, name), config=config,
                           dslc_args=list(defines))
 
 

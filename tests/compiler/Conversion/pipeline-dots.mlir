@@ -218,16 +218,30 @@ func.func @too_big(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
 // swizzled in 128-byte atoms (lhs 128 rows x 128 bytes, rhs 64 rows x two
 // atoms: 16 KiB each a stage, 1024-aligned); the waits inside the loop fence
 // the copies for the async proxy; the module is marked for sm_90a.
+// The accumulator is only carried, so each product stays in flight
+// (pending = 1) while the next iteration copies and issues: a stage is free
+// two iterations after its product started, so with 3 stages the copies
+// run one iteration ahead (one group before the loop, wait 0 in it); after
+// the loop tile.dot_wait completes the product before anything reads it.
 
 // CHECK: module attributes {dslc.needs_sm90a}
 // CHECK-LABEL: func.func @wgmma(
 // CHECK: tile.async_copy %arg0{{.*}} to <bf16, [128, 64], offset = 0, pitch = 64, stages = 3, swizzle = 128>
 // CHECK: tile.async_copy %arg1{{.*}} to <bf16, [64, 128], offset = 49152, pitch = 128, stages = 3, swizzle = 128>
-// CHECK: scf.for
-// CHECK-NEXT: tile.async_wait 1 {async_proxy}
-// CHECK: tile.staged_dot <bf16, [128, 64], offset = 0, pitch = 64, stages = 3, swizzle = 128>, <bf16, [64, 128], offset = 49152, pitch = 128, stages = 3, swizzle = 128> stage %{{.*}} acc %{{.*}} : tensor<128x128xf32, #tile.mma<warpsM = 8, warpsN = 1>>
-// CHECK: tile.async_wait 0
+// CHECK: tile.async_commit
+// CHECK-NOT: tile.async_copy
+// CHECK: %[[ACC:.*]] = scf.for
+// CHECK-NEXT: tile.async_wait 0 {async_proxy}
+// CHECK: %[[I:.*]] = arith.divui
+// CHECK: %[[STAGE:.*]] = arith.remui %[[I]], %c3
+// CHECK: %[[I1:.*]] = arith.addi %[[I]], %c1
+// CHECK: %[[NEXT:.*]] = arith.remui %[[I1]], %c3
+// CHECK: tile.async_copy %arg0{{.*}} stage %[[NEXT]]
+// CHECK: tile.staged_dot <bf16, [128, 64], offset = 0, pitch = 64, stages = 3, swizzle = 128>, <bf16, [64, 128], offset = 49152, pitch = 128, stages = 3, swizzle = 128> stage %[[STAGE]] acc %{{.*}} {pending = 1 : i64} : tensor<128x128xf32, #tile.mma<warpsM = 8, warpsN = 1>>
+// CHECK: %[[DONE:.*]] = tile.dot_wait %[[ACC]] : tensor<128x128xf32, #tile.mma<warpsM = 8, warpsN = 1>>
+// CHECK-NEXT: tile.async_wait 0
 // CHECK-NOT: async_proxy
+// CHECK: tile.convert_layout %[[DONE]]
 func.func @wgmma(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
                  %out: !tile.ref<f32, 2>)
     attributes {tile.kernel, tile.num_warps = 8 : i64,
@@ -279,5 +293,45 @@ func.func @carried_offset(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
     scf.yield %d, %next : tensor<64x64xf32>, index
   }
   tile.store %acc, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<64x64xf32>, !tile.ref<f32, 2>
+  return
+}
+
+// -----
+
+// wgmma at 4 stages: the product in flight, copies two iterations ahead
+// (two groups before the loop; each iteration waits for all but the
+// newest), into stage (i + 2) % 4 -- the one iteration i - 2 read.
+
+// CHECK-LABEL: func.func @wgmma_four_stages(
+// CHECK-COUNT-2: tile.async_commit
+// CHECK: scf.for %[[IV:.*]] = %{{.*}} to
+// CHECK-NEXT: tile.async_wait 1 {async_proxy}
+// CHECK: %[[I:.*]] = arith.divui
+// CHECK: arith.remui %[[I]], %c4
+// CHECK: %[[I2:.*]] = arith.addi %[[I]], %c2
+// CHECK: %[[NEXT:.*]] = arith.remui %[[I2]], %c4
+// CHECK: tile.async_copy %arg0{{.*}} stage %[[NEXT]]
+// CHECK: tile.staged_dot {{.*}} {pending = 1 : i64}
+// CHECK: tile.dot_wait
+func.func @wgmma_four_stages(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
+                             %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.num_stages = 4 : i64,
+                tile.dot_engine = #tile.dot_engine<wgmma>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %m = tile.dim %x, 0 : !tile.ref<bf16, 2>
+  %k = tile.dim %x, 1 : !tile.ref<bf16, 2>
+  %n = tile.dim %y, 1 : !tile.ref<bf16, 2>
+  %steps = arith.ceildivui %k, %c64 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x128xf32>
+  %acc = scf.for %i = %c0 to %steps step %c1 iter_args(%a = %zero) -> (tensor<64x128xf32>) {
+    %k0 = arith.muli %i, %c64 : index
+    %a_t = tile.load %x[%c0, %k0] limits [%m, %k] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<64x64xbf16>
+    %b_t = tile.load %y[%k0, %c0] limits [%k, %n] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<64x128xbf16>
+    %d = tile.dot %a_t, %b_t acc %a : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32> -> tensor<64x128xf32>
+    scf.yield %d : tensor<64x128xf32>
+  }
+  tile.store %acc, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<64x128xf32>, !tile.ref<f32, 2>
   return
 }

@@ -1,4 +1,4 @@
-// RUN: dslc-opt %s -dslc-distribute-tiles -canonicalize -cse | FileCheck %s
+// RUN: dslc-opt %s -split-input-file -dslc-distribute-tiles -canonicalize -cse | FileCheck %s
 
 // Staged operands read by wgmma (#tile.staged with swizzle), 4 warps: one
 // warpgroup, a 64 x 64 result.
@@ -53,6 +53,39 @@ func.func @wgmma(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>, %s: i64,
   %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>
   %d = tile.staged_dot #tile.staged<bf16, [64, 32], offset = 0, pitch = 32, stages = 2, swizzle = 64>, #tile.staged<bf16, [32, 64], offset = 8192, pitch = 64, stages = 2, swizzle = 128> stage %st acc %zero : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>
   %r = tile.convert_layout %d : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>> -> tensor<64x64xf32>
+  tile.store %r, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<64x64xf32>, !tile.ref<f32, 2>
+  return
+}
+}
+
+// -----
+
+// A product left in flight (pending = 1) waits for all but its own group
+// (wgmma.wait_group 1); tile.dot_wait is wgmma.wait_group 0 as inline
+// assembly whose outputs are the accumulator's registers, tied to its
+// inputs ("=f" x 32, then "0" .. "31"), so the store reads them after it.
+
+// CHECK-LABEL: func.func @in_flight(
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: %[[W:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;", "=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,~{memory}"
+// CHECK: llvm.extractvalue %[[W]][0]
+// CHECK: nvvm.barrier0
+module attributes {dslc.needs_sm90a} {
+func.func @in_flight(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>, %s: i64,
+                     %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.dot_engine = #tile.dot_engine<wgmma>} {
+  %c0 = arith.constant 0 : index
+  %st = arith.index_cast %s : i64 to index
+  %m = tile.dim %x, 0 : !tile.ref<bf16, 2>
+  %n = tile.dim %y, 1 : !tile.ref<bf16, 2>
+  tile.async_wait 0 {async_proxy}
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>
+  %d = tile.staged_dot #tile.staged<bf16, [64, 32], offset = 0, pitch = 32, stages = 2, swizzle = 64>, #tile.staged<bf16, [32, 64], offset = 8192, pitch = 64, stages = 2, swizzle = 128> stage %st acc %zero {pending = 1 : i64} : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>
+  %done = tile.dot_wait %d : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>
+  tile.async_wait 0
+  %r = tile.convert_layout %done : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>> -> tensor<64x64xf32>
   tile.store %r, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<64x64xf32>, !tile.ref<f32, 2>
   return
 }

@@ -1042,3 +1042,27 @@ func.func @staged_dot_wgmma_layout(%i: index, %acc: tensor<64x64xf32, #tile.mma<
   %d = tile.staged_dot #tile.staged<bf16, [64, 64], offset = 0, pitch = 64, stages = 2, swizzle = 128>, #tile.staged<bf16, [64, 64], offset = 16384, pitch = 64, stages = 2, swizzle = 128> stage %i acc %acc : tensor<64x64xf32, #tile.mma<warpsM = 2, warpsN = 2>>
   return
 }
+
+// -----
+
+func.func @staged_dot_pending_mma_sync(%i: index, %acc: tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>) {
+  // expected-error @+1 {{'tile.staged_dot' op leaves a product in flight (pending = 1), which only wgmma (swizzled buffers) does}}
+  %d = tile.staged_dot #tile.staged<bf16, [32, 32], offset = 0, pitch = 40, stages = 2>, #tile.staged<bf16, [32, 32], offset = 5120, pitch = 40, stages = 2> stage %i acc %acc {pending = 1 : i64} : tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>
+  return
+}
+
+// -----
+
+func.func @staged_dot_pending_two(%i: index, %acc: tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>) {
+  // expected-error @+1 {{'tile.staged_dot' op leaves 0 or 1 products in flight, got pending = 2}}
+  %d = tile.staged_dot #tile.staged<bf16, [64, 64], offset = 0, pitch = 64, stages = 2, swizzle = 128>, #tile.staged<bf16, [64, 64], offset = 16384, pitch = 64, stages = 2, swizzle = 128> stage %i acc %acc {pending = 2 : i64} : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>
+  return
+}
+
+// -----
+
+func.func @dot_wait_blocked(%acc: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.dot_wait' op waits for a tensor-core accumulator (f32 encoded #tile.mma), got 'tensor<64x64xf32>'}}
+  %d = tile.dot_wait %acc : tensor<64x64xf32>
+  return
+}

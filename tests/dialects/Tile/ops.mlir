@@ -259,3 +259,14 @@ func.func @staged(%x: !tile.ref<bf16, 2>, %i: index,
   %d = tile.staged_dot #tile.staged<bf16, [64, 32], offset = 0, pitch = 40, stages = 3>, #tile.staged<bf16, [32, 64], offset = 15360, pitch = 72, stages = 3> stage %i acc %acc : tensor<64x64xf32, #tile.mma<warpsM = 2, warpsN = 2>>
   return %d : tensor<64x64xf32, #tile.mma<warpsM = 2, warpsN = 2>>
 }
+
+// CHECK-LABEL: func.func @staged_in_flight(
+// CHECK: %[[D:.*]] = tile.staged_dot <bf16, [64, 64], offset = 0, pitch = 64, stages = 3, swizzle = 128>, <bf16, [64, 64], offset = 24576, pitch = 64, stages = 3, swizzle = 128> stage %{{.*}} acc %{{.*}} {pending = 1 : i64} : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>
+// CHECK-NEXT: tile.dot_wait %[[D]] : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>
+func.func @staged_in_flight(%i: index,
+                            %acc: tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>)
+    -> tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>> {
+  %d = tile.staged_dot #tile.staged<bf16, [64, 64], offset = 0, pitch = 64, stages = 3, swizzle = 128>, #tile.staged<bf16, [64, 64], offset = 24576, pitch = 64, stages = 3, swizzle = 128> stage %i acc %acc {pending = 1 : i64} : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>
+  %done = tile.dot_wait %d : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>
+  return %done : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>
+}

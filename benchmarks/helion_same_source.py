@@ -1,0 +1,528 @@
+#!/usr/bin/env python3
+"""The same Helion source through Helion and through dslc, beside PyTorch
+(issue 28, deliverable 3; the memory-bound bar's table).
+
+For each case (a kernel of one of Helion's example files, or a dslc example
+with no Helion twin) and shape [T, H], in one run on one GPU:
+
+  helion   the file imported with Helion itself (a snapshot of
+           pytorch/helion on PYTHONPATH: v1.4.0 for torch 2.11 / triton
+           3.6), autotuned by Helion's own autotuner at --helion-effort
+           (its tuning time: the first call's wall time)
+  dslc     the same file imported with the stand-in `helion` package of
+           python/tests/gpu/helion_examples.py (each kernel a dslc kernel,
+           the host code run in Python), tuned at this shape by searching
+           the tunables its metadata lists (block sizes, warps; the search
+           time is reported)
+  eager    the PyTorch reference (the file's own where it has one)
+  compile  torch.compile of the reference
+  copy     a device-to-device copy of the case's bytes (read + write)
+
+Every implementation is checked against the eager reference first (the
+case's tolerances, Helion's defaults: rtol 1e-2, atol 1e-1), then timed as
+Triton's do_bench times: per sample the L2 flushed (a 1 GiB write, long
+enough that the host's launch work hides behind it), one call between CUDA
+events, the median of --reps samples. Bytes are what the call must move:
+every input tensor read once and every output written once. A time below
+the physical floor (those bytes beyond the L2 at 4.8 TB/s) fails the row:
+the timing did not cover the work. Each implementation runs in its own
+process (Helion and the stand-in cannot share one); a row that fails says
+why and the others go on. --csv appends, and rows already in it are not
+re-run (a long run can span several device calls).
+
+  PYTHONPATH=HELION python3 benchmarks/helion_same_source.py HELION \\
+      --cases rms_norm,layer_norm,softmax --tokens 2048,8192,32768 \\
+      --hidden 4096,8192 --csv docs/bench/DATE-1xh200-same-source.csv
+
+--dry-run lists the cases and shapes and needs no torch or GPU.
+"""
+
+import argparse
+import csv
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(REPO, "python"))
+sys.path.insert(0, os.path.join(REPO, "python", "tests", "gpu"))
+
+from bench_common import HBM_PEAK_BYTES_PER_S, below_floor, parse_sizes  # noqa: E402
+
+FLUSH_BYTES = 1 << 30
+IMPLS = ("copy", "eager", "compile", "helion", "dslc")
+
+
+# ---------------------------------------------------------------------------
+# Cases: what a kernel takes at [T, H] and what computes it in PyTorch
+# ---------------------------------------------------------------------------
+
+class Case:
+    """`kernel` of Helion example `file` (or of a dslc example with
+    `dslc_only`), its arguments at [T, H] and its PyTorch reference."""
+
+    def __init__(self, name, file, kernel, inputs, reference, first_only=True,
+                 dslc_only=False, rtol=1e-2, atol=1e-1, results=None):
+        self.name, self.file, self.kernel = name, file, kernel
+        self.inputs, self.reference = inputs, reference
+        self.first_only, self.dslc_only = first_only, dslc_only
+        self.rtol, self.atol = rtol, atol
+        # what a call computed, from its arguments and its return value
+        # (a kernel that writes outputs it is passed returns nothing)
+        self.results = results or (lambda args, ret: ret)
+
+
+def _randn(torch, *shape):
+    return torch.randn(*shape, device="cuda", dtype=torch.bfloat16)
+
+
+def _rms_ref(torch, x, w, eps):
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)
+            * w.float()).to(x.dtype)
+
+
+def _add_rms_ref(torch, x, residual, weight, out, residual_out):
+    s = (x.float() + residual.float()).to(x.dtype)
+    return _rms_ref(torch, s, weight, 1e-6), s
+
+
+def _cases():
+    """The cases (no torch needed to list them: each lambda gets it as
+    `t`)."""
+    return [
+        Case("rms_norm", "rms_norm.py", "rms_norm_fwd",
+             lambda t, T, H: (_randn(t, T, H), _randn(t, H), 1e-5),
+             lambda t, x, w, eps: _rms_ref(t, x, w, eps)),
+        Case("layer_norm", "layer_norm.py", "layer_norm_fwd",
+             lambda t, T, H: (_randn(t, T, H), [H], _randn(t, H),
+                              _randn(t, H), 1e-5),
+             lambda t, x, shape, w, b, eps: t.nn.functional.layer_norm(
+                 x, shape, w, b, eps)),
+        Case("welford", "welford.py", "welford",
+             lambda t, T, H: (_randn(t, H), _randn(t, H), _randn(t, T, H),
+                              1e-5),
+             lambda t, w, b, x, eps: t.nn.functional.layer_norm(
+                 x, [x.shape[-1]], w, b, eps)),
+        Case("softmax", "softmax.py", "softmax",
+             lambda t, T, H: (_randn(t, T, H),),
+             lambda t, x: t.softmax(x.float(), dim=-1).to(x.dtype)),
+        Case("softmax_two_pass", "softmax.py", "softmax_two_pass",
+             lambda t, T, H: (_randn(t, T, H),),
+             lambda t, x: t.softmax(x.float(), dim=-1).to(x.dtype)),
+        Case("sum", "sum.py", "sum_kernel",
+             lambda t, T, H: (_randn(t, T, H),),
+             lambda t, x: x.float().sum(-1).to(x.dtype), atol=1.0),
+        Case("add", "add.py", "add",
+             lambda t, T, H: (_randn(t, T, H), _randn(t, T, H)),
+             lambda t, x, y: x + y),
+        Case("exp", "exp.py", "exp_fwd",
+             lambda t, T, H: (_randn(t, T, H),),
+             lambda t, x: t.exp(x)),
+        Case("swiglu", "swiglu.py", "_swiglu_fwd",
+             lambda t, T, H: (_randn(t, T, H), _randn(t, T, H)),
+             lambda t, a, b: (t.nn.functional.silu(a.float())
+                              * b.float()).to(a.dtype)),
+        Case("geglu", "geglu.py", "_geglu",
+             lambda t, T, H: (_randn(t, T, H), _randn(t, T, H)),
+             lambda t, a, b: (t.nn.functional.gelu(a.float(),
+                                                   approximate="tanh")
+                              * b.float()).to(a.dtype)),
+        # add + RMSNorm, the unfused half of the fused all-reduce: dslc's
+        # examples/rmsnorm.py (outputs passed), no Helion twin.
+        Case("add_rms_norm", os.path.join(REPO, "examples", "rmsnorm.py"),
+             "rmsnorm_kernel",
+             lambda t, T, H: (_randn(t, T, H), _randn(t, T, H), _randn(t, H),
+                              t.empty(T, H, device="cuda",
+                                      dtype=t.bfloat16),
+                              t.empty(T, H, device="cuda",
+                                      dtype=t.bfloat16)),
+             lambda t, *a: _add_rms_ref(t, *a), first_only=False,
+             dslc_only=True, results=lambda args, ret: (args[3], args[4])),
+    ]
+
+
+def case_named(name):
+    for c in _cases():
+        if c.name == name:
+            return c
+    raise SystemExit(f"unknown case '{name}': "
+                     f"{', '.join(c.name for c in _cases())}")
+
+
+# ---------------------------------------------------------------------------
+# Checking and timing (inside a worker)
+# ---------------------------------------------------------------------------
+
+def tensors_of(x):
+    import torch
+    if isinstance(x, torch.Tensor):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        return [t for e in x for t in tensors_of(e)]
+    return []
+
+
+def bytes_moved(args, outputs):
+    """Every input tensor read once, every output written once."""
+    ins = {id(t): t for t in tensors_of(args)}
+    outs = [t for t in tensors_of(outputs) if id(t) not in ins]
+    return sum(t.numel() * t.element_size() for t in
+               list(ins.values()) + outs)
+
+
+def check(case, got, want):
+    import torch
+    got, want = tensors_of(got), tensors_of(want)
+    if case.first_only:
+        got, want = got[:1], want[:1]
+    if len(got) != len(want):
+        raise AssertionError(f"{len(got)} results, the reference gives "
+                             f"{len(want)}")
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g.float(), w.float(), rtol=case.rtol,
+                                   atol=case.atol)
+
+
+class Timer:
+    def __init__(self, torch):
+        self.torch = torch
+        self.flush = torch.empty(FLUSH_BYTES, dtype=torch.uint8,
+                                 device="cuda")
+        self.l2 = torch.cuda.get_device_properties(0).L2_cache_size
+
+    def median_us(self, fn, reps):
+        torch = self.torch
+        samples = []
+        for _ in range(reps):
+            self.flush.zero_()
+            start = torch.cuda.Event(enable_timing=True)
+            stop = torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            stop.record()
+            torch.cuda.synchronize()
+            samples.append(start.elapsed_time(stop) * 1000.0)
+        return statistics.median(samples)
+
+    def floor_problem(self, us, nbytes, what):
+        return below_floor(us, self.l2, nbytes, what)
+
+
+def fresh(torch, args):
+    return tuple(a.clone() if isinstance(a, torch.Tensor) else a
+                 for a in args)
+
+
+# ---------------------------------------------------------------------------
+# Workers: one implementation of one case at one shape, a JSON line out
+# ---------------------------------------------------------------------------
+
+def load_module(path, name, stand_in):
+    import importlib.util
+    if stand_in:
+        import helion_examples
+        helion_examples.install_helion()
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def dslc_candidates(tunables, budget):
+    """Configs to try from a kernel's metadata tunables: block sizes in
+    powers of two within 16x of the compiled one (and their limits), warps
+    in 1..32; the compiled config first, then up to `budget` - 1 others
+    (a seeded sample when there are more)."""
+    blocks, warps, default_warps = [], [4], 4
+    for t in tunables:
+        if t.get("kind") == "block_size":
+            v, lo, hi = t["value"], t.get("min", 1), t.get("max", 1 << 20)
+            vals, p = [], 1
+            while p <= min(hi, v * 16, 1 << 16):
+                if p >= max(lo, v // 16):
+                    vals.append(p)
+                p *= 2
+            blocks.append((v, vals or [v]))
+        elif t.get("kind") == "num_warps":
+            lo, hi = t.get("min", 1), t.get("max", 32)
+            warps = [w for w in (1, 2, 4, 8, 16, 32) if lo <= w <= hi]
+            default_warps = t["value"]
+    compiled = {"block_sizes": [v for v, _ in blocks],
+                "num_warps": default_warps}
+    space = [[]]
+    for _, vals in blocks:
+        space = [s + [v] for s in space for v in vals]
+    configs = [{"block_sizes": s, "num_warps": w} for s in space
+               for w in warps]
+    configs = [c for c in configs if c != compiled]
+    random.Random(0).shuffle(configs)
+    return [compiled] + configs[:max(0, budget - 1)]
+
+
+def run_dslc(case, args, want, timer, reps, budget):
+    """dslc: the kernel at its own config, then the tuning search; the
+    fastest checked config, timed again with every rep."""
+    import torch
+    import dslc
+    dslc.init()
+    if case.dslc_only:
+        kernel = dslc.kernel(case.file, case.kernel)
+
+        def set_config(cfg):
+            kernel.config = cfg
+            kernel._instances.clear()
+
+        def tunables_of():
+            with open(kernel.compile(*args) + ".json") as f:
+                return json.load(f).get("tunables", [])
+    else:
+        module = load_module(case.file, "same_source_dslc", stand_in=True)
+        kernel = getattr(module, case.kernel)
+        set_config = kernel.use_config
+
+        def tunables_of():
+            return next(iter(kernel.instances.values())).md.get(
+                "tunables", [])
+
+    def call(*a):
+        return case.results(a, kernel(*a))
+    start = time.perf_counter()
+    out = call(*fresh(torch, args))
+    torch.cuda.synchronize()
+    check(case, out, want)
+    tried, best, wrong = [], None, []
+    for cfg in dslc_candidates(tunables_of(), budget):
+        set_config(cfg)
+        try:
+            a = fresh(torch, args)
+            out = call(*a)
+            torch.cuda.synchronize()
+        except Exception as e:  # a config the compiler refuses
+            tried.append((cfg, None, str(e).splitlines()[0][:120]))
+            continue
+        try:
+            check(case, out, want)
+        except AssertionError as e:
+            wrong.append((cfg, str(e).splitlines()[0][:200]))
+            continue
+        us = timer.median_us(lambda: call(*a), max(3, reps // 4))
+        tried.append((cfg, us, ""))
+        if best is None or us < best[1]:
+            best = (cfg, us)
+    tune_s = time.perf_counter() - start
+    if best is None:
+        raise RuntimeError("no config of the search ran correctly")
+    set_config(best[0])
+    a = fresh(torch, args)
+    out = call(*a)
+    torch.cuda.synchronize()
+    check(case, out, want)
+    us = timer.median_us(lambda: call(*a), reps)
+    return us, out, tune_s, best[0], wrong, len(tried)
+
+
+def run_helion(case, args, want, timer, reps, checkout, effort):
+    import torch
+    os.environ.setdefault("HELION_AUTOTUNE_EFFORT", effort)
+    sys.path.insert(0, checkout)
+    module = load_module(os.path.join(checkout, "examples", case.file),
+                         "same_source_helion", stand_in=False)
+    helion_kernel = getattr(module, case.kernel)
+
+    def kernel(*a):
+        return case.results(a, helion_kernel(*a))
+    start = time.perf_counter()
+    out = kernel(*fresh(torch, args))
+    torch.cuda.synchronize()
+    tune_s = time.perf_counter() - start
+    check(case, out, want)
+    a = fresh(torch, args)
+    us = timer.median_us(lambda: kernel(*a), reps)
+    return us, out, tune_s, effort
+
+
+def worker(opts):
+    import torch
+    case = case_named(opts.case)
+    T, H = opts.shape
+    torch.manual_seed(0)
+    args = case.inputs(torch, T, H)
+    ref = lambda *a: case.reference(torch, *a)
+    want = ref(*fresh(torch, args))
+    timer = Timer(torch)
+    row = {"case": case.name, "T": T, "H": H, "impl": opts.worker}
+    # the same bytes for every implementation: the arguments and the
+    # results the kernel writes (outputs it is passed are arguments)
+    nbytes = bytes_moved(args, case.results(args, want))
+    if opts.worker == "copy":
+        x = torch.empty(nbytes // 2, dtype=torch.uint8, device="cuda")
+        y = torch.empty_like(x)
+        us = timer.median_us(lambda: y.copy_(x), opts.reps)
+        nbytes = 2 * x.numel()
+    elif opts.worker in ("eager", "compile"):
+        fn = ref if opts.worker == "eager" else torch.compile(ref)
+        # the reference returns what the kernel computes: no results()
+        a = fresh(torch, args)
+        start = time.perf_counter()
+        out = fn(*a)
+        torch.cuda.synchronize()
+        row["tune_s"] = time.perf_counter() - start
+        check(case, out, want)
+        us = timer.median_us(lambda: fn(*a), opts.reps)
+    elif opts.worker == "helion":
+        us, out, row["tune_s"], row["config"] = run_helion(
+            case, args, want, timer, opts.reps, opts.checkout,
+            opts.helion_effort)
+    else:
+        us, out, row["tune_s"], cfg, wrong, n = run_dslc(
+            case, args, want, timer, opts.reps, opts.budget)
+        row["config"] = json.dumps(cfg)
+        row["searched"] = n
+        if wrong:
+            row["wrong_configs"] = json.dumps(wrong)
+    problem = timer.floor_problem(us, nbytes, f"{case.name} {opts.worker}")
+    if problem:
+        raise AssertionError(problem)
+    row.update(us=us, bytes=nbytes)
+    print("ROW " + json.dumps(row), flush=True)
+
+
+# ---------------------------------------------------------------------------
+# Driver
+# ---------------------------------------------------------------------------
+
+FIELDS = ["date", "case", "T", "H", "impl", "us", "bytes", "GB/s",
+          "pct_hbm", "pct_copy", "vs_helion", "vs_eager", "tune_s",
+          "config", "searched", "wrong_configs", "error"]
+
+
+def derive(rows):
+    """GB/s, % of 4.8 TB/s and of the copy, ratios to Helion and eager
+    (>1: faster than it), per (case, T, H)."""
+    by = {}
+    for r in rows:
+        by.setdefault((r["case"], r["T"], r["H"]), {})[r["impl"]] = r
+    for group in by.values():
+        copy = group.get("copy")
+        for r in group.values():
+            if not r.get("us"):
+                continue
+            us = float(r["us"])
+            gbs = float(r["bytes"]) / us / 1e3
+            r["GB/s"] = f"{gbs:.0f}"
+            r["pct_hbm"] = f"{100 * gbs * 1e9 / HBM_PEAK_BYTES_PER_S:.1f}"
+            if copy and copy.get("us"):
+                cgbs = float(copy["bytes"]) / float(copy["us"]) / 1e3
+                r["pct_copy"] = f"{100 * gbs / cgbs:.1f}"
+            for other, col in (("helion", "vs_helion"), ("eager", "vs_eager")):
+                o = group.get(other)
+                if o and o.get("us") and r["impl"] != other:
+                    r[col] = f"{float(o['us']) / us:.3f}"
+    return rows
+
+
+def run_one(opts, case, T, H, impl):
+    argv = [sys.executable, "-u", __file__, "--worker", impl, "--case", case,
+            "--shape", f"{T}x{H}", "--reps", str(opts.reps), "--budget",
+            str(opts.budget), "--helion-effort", opts.helion_effort]
+    if opts.checkout:
+        argv += ["--checkout", opts.checkout]
+    row = {"case": case, "T": T, "H": H, "impl": impl}
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True,
+                           timeout=opts.timeout)
+        got = [l[4:] for l in r.stdout.splitlines() if l.startswith("ROW ")]
+        if got:
+            row.update(json.loads(got[-1]))
+        else:
+            tail = (r.stderr.strip().splitlines() or ["?"])[-1]
+            row["error"] = f"status {r.returncode}: {tail[:300]}"
+    except subprocess.TimeoutExpired:
+        row["error"] = f"timed out after {opts.timeout} s"
+    return row
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("checkout", nargs="?", help="the Helion snapshot (its "
+                   "examples/ are read; it must also be on PYTHONPATH)")
+    p.add_argument("--cases", default="rms_norm,layer_norm,softmax,"
+                   "add_rms_norm")
+    p.add_argument("--tokens", default="1,128,2048,8192,32768")
+    p.add_argument("--hidden", default="4096,8192")
+    p.add_argument("--impls", default=",".join(IMPLS))
+    p.add_argument("--reps", type=int, default=20)
+    p.add_argument("--budget", type=int, default=24,
+                   help="dslc configs tried per shape")
+    p.add_argument("--helion-effort", default="quick",
+                   help="HELION_AUTOTUNE_EFFORT (none, quick, full)")
+    p.add_argument("--timeout", type=int, default=900)
+    p.add_argument("--csv", help="append rows here (rows in it are skipped)")
+    p.add_argument("--dry-run", action="store_true")
+    p.add_argument("--worker", choices=IMPLS, help=argparse.SUPPRESS)
+    p.add_argument("--case", help=argparse.SUPPRESS)
+    p.add_argument("--shape", help=argparse.SUPPRESS)
+    opts = p.parse_args(argv)
+    if opts.worker:
+        opts.shape = tuple(int(v) for v in opts.shape.split("x"))
+        worker(opts)
+        return 0
+    cases = [case_named(c) for c in opts.cases.split(",") if c]
+    impls = [i for i in opts.impls.split(",") if i]
+    unknown = set(impls) - set(IMPLS)
+    if unknown:
+        p.error(f"unknown --impls {', '.join(sorted(unknown))}: "
+                f"{', '.join(IMPLS)}")
+    plan = [(c.name, T, H, i) for c in cases for T in parse_sizes(opts.tokens)
+            for H in parse_sizes(opts.hidden) for i in impls
+            if not (i == "helion" and c.dslc_only)]
+    if opts.dry_run:
+        for step in plan:
+            print(*step)
+        return 0
+    if "helion" in impls and not opts.checkout:
+        p.error("the Helion column needs the snapshot's path")
+    done = set()
+    if opts.csv and os.path.exists(opts.csv):
+        with open(opts.csv) as f:
+            for r in csv.DictReader(f):
+                done.add((r["case"], int(r["T"]), int(r["H"]), r["impl"]))
+    rows = []
+    date = time.strftime("%Y-%m-%d")
+    for case, T, H, impl in plan:
+        if (case, T, H, impl) in done:
+            continue
+        row = run_one(opts, case, T, H, impl)
+        row["date"] = date
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    derive(rows)
+    if opts.csv:
+        new = not os.path.exists(opts.csv)
+        with open(opts.csv, "a", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+            if new:
+                w.writeheader()
+            w.writerows(rows)
+    print(f"{'case':18} {'T':>6} {'H':>5} {'impl':8} {'us':>9} {'GB/s':>6} "
+          f"{'%hbm':>5} {'%copy':>6} {'vs helion':>9} {'vs eager':>8} "
+          f"{'tune s':>7}")
+    for r in rows:
+        print(f"{r['case']:18} {r['T']:>6} {r['H']:>5} {r['impl']:8} "
+              f"{r.get('us', 0):9.2f} {r.get('GB/s', ''):>6} "
+              f"{r.get('pct_hbm', ''):>5} {r.get('pct_copy', ''):>6} "
+              f"{r.get('vs_helion', ''):>9} {r.get('vs_eager', ''):>8} "
+              f"{r.get('tune_s', 0):7.1f} {r.get('error', '')}")
+    return 1 if any(r.get("error") for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
