@@ -44,8 +44,11 @@ SQUARE = [(n, n, n) for n in (1024, 2048, 4096, 8192)]
 SKINNY = [(m, n, n) for m in (16, 128) for n in (4096, 8192, 16384)]
 # (block_sizes, warps, engine[, num_stages]) tried per case; the fastest
 # on the H200 so far (2026-12-05, docs/measurements.md) first
-BIG = [([128, 256, 64], 8, "wgmma", 3), ([128, 128, 64], 8, "wgmma", 4),
-       ([128, 256, 32], 8, "wgmma", 4), ([128, 128, 64], 8, "mma_sync"),
+# (wgmma keeps a product in flight from 3 stages on, its copies S - 2
+# ahead: 4 and 5 stages first)
+BIG = [([128, 256, 64], 8, "wgmma", 4), ([128, 256, 64], 8, "wgmma", 3),
+       ([128, 128, 64], 8, "wgmma", 5), ([128, 128, 64], 8, "wgmma", 4),
+       ([128, 256, 32], 8, "wgmma", 5), ([128, 128, 64], 8, "mma_sync"),
        ([128, 256, 32], 8, "mma_sync"), ([64, 64, 32], 4, "mma_sync")]
 SMALL_M = [([16, 128, 64], 4, "mma_sync"), ([16, 64, 64], 4, "mma_sync"),
            ([16, 256, 64], 8, "mma_sync")]

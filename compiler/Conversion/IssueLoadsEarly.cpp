@@ -55,7 +55,7 @@ bool mayClimbOver(Operation *op) {
 /// through shared memory): what a load is worth moving above.
 bool mayBarrier(Operation *op) {
   return isa<tile::ReduceOp, tile::ConvertLayoutOp, tile::TransposeOp,
-             tile::BroadcastOp, tile::ReshapeOp>(op);
+             tile::BroadcastOp, tile::ReshapeOp, tile::ShiftOp>(op);
 }
 
 /// Moves `load` up its block, as far as mayClimbOver allows, to just above

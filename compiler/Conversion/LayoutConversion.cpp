@@ -76,6 +76,10 @@ int64_t sharedBytesNeeded(Operation *op, const KernelInfo &info) {
     RankedTensorType in = transpose.getInput().getType();
     return gatherSharedBytes(in.getShape(), in.getElementType());
   }
+  if (auto shift = dyn_cast<tile::ShiftOp>(op)) {
+    RankedTensorType in = shift.getInput().getType();
+    return gatherSharedBytes(in.getShape(), in.getElementType());
+  }
   if (auto reshape = dyn_cast<tile::ReshapeOp>(op)) {
     RankedTensorType in = reshape.getInput().getType();
     if (layoutChange(info.layout(in.getShape()),
@@ -356,8 +360,10 @@ SmallVector<Value> rowIndices(OpBuilder &b, Location loc,
                               int64_t o, Value group) {
   int64_t leading = shape.empty() ? 0 : shape.size() - 1;
   SmallVector<Value> indices(leading);
-  // The dimensions after the dealt ones: from o % rest, at compile time.
-  int64_t s = layout.split ? layout.dealtDims : leading;
+  // The dimensions after the dealt ones: from o % rest, at compile time
+  // (every leading one from o when none is dealt: each thread holds every
+  // row, row o being row-major row o).
+  int64_t s = layout.split ? layout.dealtDims : 0;
   int64_t k = layout.split ? o % layout.rest : o;
   for (int64_t d = leading - 1; d >= s; --d) {
     indices[d] = i64(b, loc, k % shape[d]);
@@ -380,9 +386,23 @@ SmallVector<Value> rowIndices(OpBuilder &b, Location loc,
   return indices;
 }
 
+/// Coordinate `c` (i64) along a dimension of `extent` moved by `shift`'s
+/// offset back (c - offset) where that stays inside, else `c` itself.
+static Value shifted(OpBuilder &b, Location loc, Value c, int64_t extent,
+                     int64_t offset) {
+  Value inside = offset > 0
+                     ? arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                             c, i64(b, loc, offset))
+                     : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                             c, i64(b, loc, extent + offset));
+  return arith::SelectOp::create(
+      b, loc, inside, arith::SubIOp::create(b, loc, c, i64(b, loc, offset)), c);
+}
+
 Value loadStrided(OpBuilder &b, Location loc, const KernelInfo &info,
                   ArrayRef<int64_t> shape, Type memElement, Value base,
-                  ArrayRef<int64_t> strides, int64_t offset) {
+                  ArrayRef<int64_t> strides, int64_t offset,
+                  std::optional<ElementShift> shift) {
   TileLayout layout = info.layout(shape);
   auto [lane, group] = laneAndGroup(b, loc, layout);
   int64_t rank = shape.size();
@@ -391,10 +411,14 @@ Value loadStrided(OpBuilder &b, Location loc, const KernelInfo &info,
     // The row's indices along the leading dimensions, as an offset.
     SmallVector<Value> indices = rowIndices(b, loc, layout, shape, o, group);
     Value rowOffset = i64(b, loc, offset);
-    for (auto [k, j] : llvm::enumerate(indices))
+    for (auto [k, j] : llvm::enumerate(indices)) {
+      Value index = j;
+      if (shift && shift->dim == static_cast<int64_t>(k))
+        index = shifted(b, loc, j, shape[k], shift->offset);
       rowOffset = arith::AddIOp::create(
           b, loc, rowOffset,
-          arith::MulIOp::create(b, loc, j, i64(b, loc, strides[k])));
+          arith::MulIOp::create(b, loc, index, i64(b, loc, strides[k])));
+    }
     for (int64_t c = 0; c < layout.chunks; ++c)
       for (int64_t v = 0; v < layout.vec; ++v) {
         Value linear = rowOffset;
@@ -409,6 +433,8 @@ Value loadStrided(OpBuilder &b, Location loc, const KernelInfo &info,
               i64(b, loc, v));
           column = arith::MinUIOp::create(b, loc, column,
                                           i64(b, loc, layout.inner - 1));
+          if (shift && shift->dim == rank - 1)
+            column = shifted(b, loc, column, shape[rank - 1], shift->offset);
           linear = arith::AddIOp::create(
               b, loc, linear,
               arith::MulIOp::create(b, loc, column,

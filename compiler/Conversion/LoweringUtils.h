@@ -12,6 +12,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <functional>
+#include <optional>
 
 namespace dslc {
 
@@ -378,15 +379,24 @@ mlir::Value loadDistributed(
     const std::function<mlir::Value(int64_t, mlir::Value)> &onPiece = nullptr,
     int64_t pitch = 0);
 
+/// A move of coordinates along one dimension (tile.shift): coordinate c
+/// reads c - offset where that lies inside the dimension, else c.
+struct ElementShift {
+  int64_t dim = 0, offset = 0;
+};
+
 /// This thread's per-thread vector of a tile of `shape` whose element at
 /// coordinates (i0, ..., in-1) is element `offset + sum ik * strides[k]` of
 /// `base` (shared memory, elements of `memElement`): one scalar load per
-/// element, padding clamped into the tile. A transpose permutes the
-/// strides, a broadcast zeroes those of its unit dimensions.
+/// element, padding clamped into the tile; with `shift`, the coordinate
+/// along its dimension moved first. A transpose permutes the strides, a
+/// broadcast zeroes those of its unit dimensions, a shift moves one
+/// coordinate.
 mlir::Value loadStrided(mlir::OpBuilder &b, mlir::Location loc,
                         const KernelInfo &info, llvm::ArrayRef<int64_t> shape,
                         mlir::Type memElement, mlir::Value base,
-                        llvm::ArrayRef<int64_t> strides, int64_t offset = 0);
+                        llvm::ArrayRef<int64_t> strides, int64_t offset = 0,
+                        std::optional<ElementShift> shift = std::nullopt);
 
 /// Unit attribute on a tile.load / tile.gather: the kernel also writes the
 /// tensor it reads (tile.store, tile.scatter, tile.atomic, through views or

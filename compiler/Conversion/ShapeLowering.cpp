@@ -7,7 +7,8 @@
 // per-thread vector with a static mask (broadcastShuffle decides); else
 // it goes through the shared workspace like a transpose.
 //
-// A transpose permutes dimensions through the shared workspace.
+// A transpose permutes dimensions through the shared workspace; a shift
+// moves elements along one dimension the same way.
 //
 // A reshape keeps the row-major order. The per-thread vector is unchanged
 // unless the layouts differ (the last dimension changes, the rank crosses
@@ -40,9 +41,10 @@ SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
 /// `from`) row-major, and after a bar.sync each thread loads its elements
 /// of a tile of `to` from their positions by `strides` (in the order of
 /// `to`'s dimensions), then bar.sync.
-Value throughWorkspace(OpBuilder &b, Location loc, const KernelInfo &info,
-                       ArrayRef<int64_t> from, ArrayRef<int64_t> to,
-                       ArrayRef<int64_t> strides, Value value, Operation *op) {
+Value throughWorkspace(
+    OpBuilder &b, Location loc, const KernelInfo &info, ArrayRef<int64_t> from,
+    ArrayRef<int64_t> to, ArrayRef<int64_t> strides, Value value, Operation *op,
+    std::optional<lower::ElementShift> shift = std::nullopt) {
   auto valueType = cast<VectorType>(value.getType());
   Type element = valueType.getElementType();
   bool isBool = element.isInteger(1);
@@ -53,8 +55,8 @@ Value throughWorkspace(OpBuilder &b, Location loc, const KernelInfo &info,
   Value base = lower::sharedWorkspace(b, loc, op);
   lower::storeDistributed(b, loc, info, from, value, base);
   lower::ctaBarrier(b, loc);
-  Value result =
-      lower::loadStrided(b, loc, info, to, memElement, base, strides);
+  Value result = lower::loadStrided(b, loc, info, to, memElement, base, strides,
+                                    /*offset=*/0, shift);
   lower::ctaBarrier(b, loc);
   if (isBool)
     result = arith::TruncIOp::create(
@@ -131,10 +133,28 @@ struct TransposeOpLowering : TilePattern<tile::TransposeOp> {
   }
 };
 
+/// A shift goes through the shared workspace too: each thread reads each
+/// of its elements from the position one coordinate moved (or its own).
+struct ShiftOpLowering : TilePattern<tile::ShiftOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult
+  matchAndRewrite(tile::ShiftOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> shape = op.getInput().getType().getShape();
+    lower::ElementShift shift{static_cast<int64_t>(op.getDim()),
+                              static_cast<int64_t>(op.getOffset())};
+    rewriter.replaceOp(op, throughWorkspace(rewriter, op.getLoc(), info, shape,
+                                            shape, rowMajorStrides(shape),
+                                            adaptor.getInput(), op, shift));
+    return success();
+  }
+};
+
 } // namespace
 
 void dslc::populateShapeLoweringPatterns(TileTypeConverter &converter,
                                          RewritePatternSet &patterns) {
-  patterns.add<BroadcastOpLowering, ReshapeOpLowering, TransposeOpLowering>(
-      converter, patterns.getContext());
+  patterns.add<BroadcastOpLowering, ReshapeOpLowering, TransposeOpLowering,
+               ShiftOpLowering>(converter, patterns.getContext());
 }

@@ -93,6 +93,8 @@ Result Generator::genCall(const ast::CallExpr &e) {
       return *r;
     if (std::optional<Result> r = genMathCall(e, fn, nullptr))
       return *r;
+    if (std::optional<Result> r = genScanCall(e, n, nullptr))
+      return *r;
   }
   if (n == "hl.signal")
     return genSignalWait(e, true);
@@ -253,6 +255,11 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
     std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
     if (!dotted || !isModulePath(*dotted))
       return genActivationCall(e, method, &attr->getBase());
+  }
+  if (method == "cumsum" || method == "cumprod") {
+    std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
+    if (!dotted || !isModulePath(*dotted))
+      return genScanCall(e, "torch." + method, &attr->getBase()).value();
   }
   if (isReduction(method) || isUnaryMath(method) || method == "clamp" ||
       method == "clip" || method == "maximum" || method == "minimum" ||

@@ -151,6 +151,14 @@ Result Generator::genName(const ast::NameExpr &e) {
         }
   if (std::optional<Result> c = moduleConstant(e.getName()))
     return *c;
+  // A def of the file as a value (a scan's combine function, an epilogue
+  // passed on): a function to inline where it is called.
+  if (const ast::FunctionDef *fn = helperNamed(e.getName())) {
+    SemValue v = SemValue::ofKind(SemValue::Kind::Callable);
+    v.function = fn;
+    v.text = e.getName();
+    return v;
+  }
   return fail(e.getRange(), "unknown name '" + e.getName() + "'");
 }
 

@@ -61,7 +61,7 @@ LogicalResult Generator::bindHelperArguments(
     if (scope.count(p->name))
       return error(a.range, name + "() got multiple values for argument '" +
                                 p->name + "'");
-    Result v = genExpr(*a.value);
+    Result v = a.given ? Result(*a.given) : genExpr(*a.value);
     if (failed(v))
       return failure();
     scope[p->name] = *v;
@@ -164,16 +164,6 @@ static const std::pair<const char *, const char *> kUnsupported[] = {
                    "hl.signal/hl.wait on a pad"},
     {"hl.jagged_tile", "is not supported: loop with hl.tile over the longest "
                        "extent and mask with torch.where"},
-    {"hl.associative_scan",
-     "(a scan) is not supported: carry the running value through a loop "
-     "over the scanned dimension (hl.static_range over a tile's elements, or "
-     "hl.tile over the extent), or compute it with torch before the call"},
-    {"hl.cumsum", "(a scan) is not supported: carry the running sum through "
-                  "a loop over the dimension"},
-    {"hl.cumprod", "(a scan) is not supported: carry the running product "
-                   "through a loop over the dimension"},
-    {"hl.reduce", "with a combine function is not supported: use "
-                  "torch.sum/amax/amin/prod"},
     {"hl.randint", "is not supported"},
     {"hl.device_print", "is not supported: run the kernel with --simulate "
                         "and --dump-dir to look at its values"},
@@ -313,6 +303,9 @@ std::optional<Result> Generator::genForeignCall(const ast::CallExpr &e,
         typeToDType(promotedType(dtypeToType(&ctx, *a), dtypeToType(&ctx, *b)));
     return v;
   }
+  if (llvm::StringRef(n).starts_with("hl."))
+    if (std::optional<Result> r = genScanCall(e, n, nullptr))
+      return *r;
   for (auto [name, why] : kUnsupported)
     if (n == name) {
       std::string advice = llvm::StringRef(why).starts_with("embeds")
@@ -428,6 +421,11 @@ Result Generator::genCallableCall(const ast::CallExpr &e, const SemValue &f) {
   if (f.function)
     return inlineHelper(e.getRange(), e.getCallee().getRange(), args,
                         *f.function);
+  return callLambda(e, f, args);
+}
+
+Result Generator::callLambda(const ast::CallExpr &e, const SemValue &f,
+                             const std::vector<HelperArg> &args) {
   const ast::LambdaExpr &lambda = *f.lambda;
   if (lambdaDepth >= kMaxCallDepth)
     return fail(e.getRange(), "lambda calls nest deeper than " +
@@ -455,7 +453,7 @@ Result Generator::genCallableCall(const ast::CallExpr &e, const SemValue &f) {
     if (scope.count(p->name))
       return fail(a.range,
                   "the lambda got multiple values for '" + p->name + "'");
-    Result v = genExpr(*a.value);
+    Result v = a.given ? Result(*a.given) : genExpr(*a.value);
     if (failed(v))
       return failure();
     scope[p->name] = *v;

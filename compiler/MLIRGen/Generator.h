@@ -496,6 +496,31 @@ private:
   Result genTileCompare(ast::CompareOp op, const SemValue &a, const SemValue &b,
                         const ast::Expr &where);
 
+  // -- scans (GenScan.cpp) ---------------------------------------------------
+  /// Combines the earlier elements (first) with the later ones (second),
+  /// one tile per scanned input each.
+  using ScanCombine = std::function<mlir::FailureOr<std::vector<SemValue>>(
+      const std::vector<SemValue> &, const std::vector<SemValue> &)>;
+  /// hl.associative_scan, hl.cumsum, hl.cumprod, torch.cumsum,
+  /// torch.cumprod, hl.reduce (`self`: x.cumsum(dim)); nullopt for others.
+  std::optional<Result> genScanCall(const ast::CallExpr &e, llvm::StringRef n,
+                                    const ast::Expr *self);
+  /// Hillis and Steele's scan of `values` (tiles of one shape) along `dim`.
+  mlir::FailureOr<std::vector<SemValue>> scanTiles(const ScanCombine &combine,
+                                                   std::vector<SemValue> values,
+                                                   int64_t dim, bool reverse,
+                                                   const ast::Expr &where);
+  /// The bool tile of `shape`: whether the element `offset` before (> 0)
+  /// or `-offset` after (< 0, within `like`'s valid extent) exists.
+  mlir::FailureOr<mlir::Value> scanIndexMask(mlir::RankedTensorType shape,
+                                             int64_t dim, int64_t offset,
+                                             const SemValue &like,
+                                             mlir::Location l);
+  /// hl.reduce's result: each scanned tile's last valid element along
+  /// `dim` (keep_dims from the call).
+  Result lastAlong(std::vector<SemValue> scanned, int64_t dim,
+                   const ast::CallExpr &e);
+
   // -- reductions (GenReduce.cpp) --------------------------------------------
   std::optional<Result> genReductionCall(const ast::CallExpr &e,
                                          llvm::StringRef fn,
@@ -539,6 +564,13 @@ private:
   /// A call of a function value (a lambda, or a def passed as a value):
   /// inlined, a lambda's body evaluated with its parameters bound.
   Result genCallableCall(const ast::CallExpr &e, const SemValue &f);
+  /// Lambda `f` called at `e` with `args`, bound as Python binds them.
+  Result callLambda(const ast::CallExpr &e, const SemValue &f,
+                    const std::vector<HelperArg> &args);
+  /// Function value `f` (a def or a lambda) called with values computed
+  /// already, by position (`e`: the call that needs it, for messages).
+  Result callWithValues(const SemValue &f, const std::vector<SemValue> &args,
+                        const ast::CallExpr &e);
   /// Lambda calls being inlined (kMaxCallDepth).
   /// Inlines `fn` called at `callRange` (`calleeRange`: the name) with
   /// `args`.

@@ -184,9 +184,12 @@ struct Snapshot {
 /// One argument of an inlined call: a call's argument, or an element of
 /// hl.triton_kernel's `args=` (a tuple, or a dict of keywords).
 struct HelperArg {
-  const ast::Expr *value;
-  std::string keyword; ///< empty: positional
+  const ast::Expr *value; ///< evaluated at the call, unless `given`
+  std::string keyword;    ///< empty: positional
   SourceRange range;
+  /// A value computed already (a scan's combine function applied to
+  /// tiles): bound as it is.
+  std::optional<SemValue> given = std::nullopt;
 };
 
 /// The slots a signal/wait touches: one start index and extent per pad

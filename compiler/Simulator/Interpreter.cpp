@@ -115,6 +115,7 @@ Interpreter::Outcome Interpreter::exec(Task &task, Operation &op) {
       .Case<tile::BroadcastOp>([&](auto) { return execBroadcast(task, op); })
       .Case<tile::ReshapeOp>([&](auto) { return execReshape(task, op); })
       .Case<tile::TransposeOp>([&](auto) { return execTranspose(task, op); })
+      .Case<tile::ShiftOp>([&](auto) { return execShift(task, op); })
       .Case<tile::ReduceOp>([&](auto) { return execReduce(task, op); })
       .Case<tile::DotOp>([&](auto) { return execDot(task, op); })
       .Case<tile::LoadOp>([&](auto) { return execLoad(task, op); })

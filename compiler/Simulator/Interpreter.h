@@ -164,6 +164,7 @@ private:
   Outcome execBroadcast(Task &task, mlir::Operation &op);
   Outcome execReshape(Task &task, mlir::Operation &op);
   Outcome execTranspose(Task &task, mlir::Operation &op);
+  Outcome execShift(Task &task, mlir::Operation &op);
   Outcome execReduce(Task &task, mlir::Operation &op);
   Outcome execDot(Task &task, mlir::Operation &op);
   Outcome execEpoch(Task &task, mlir::Operation &op);

@@ -120,6 +120,31 @@ Interpreter::Outcome Interpreter::execTranspose(Task &task, Operation &op) {
   return Outcome::Next;
 }
 
+Interpreter::Outcome Interpreter::execShift(Task &task, Operation &op) {
+  auto shift = cast<tile::ShiftOp>(op);
+  const TileVal &in = *get(task, shift.getInput()).tile;
+  auto out = std::make_shared<TileVal>(in);
+  size_t rank = in.shape.size(), dim = shift.getDim();
+  int64_t offset = static_cast<int64_t>(shift.getOffset());
+  int64_t extent = in.shape[dim];
+  // Row-major: a step along `dim` is `stride` elements.
+  int64_t stride = 1;
+  for (size_t d = rank; d-- > dim + 1;)
+    stride *= in.shape[d];
+  for (int64_t n = 0; n < out->numel(); ++n) {
+    int64_t c = n / stride % extent, from = c - offset;
+    if (from < 0 || from >= extent)
+      continue; // the edge keeps its own element
+    int64_t src = n - offset * stride;
+    if (in.type.isFloat())
+      out->f[n] = in.f[src];
+    else
+      out->i[n] = in.i[src];
+  }
+  task.values[shift.getResult()] = RtValue::ofTile(out);
+  return Outcome::Next;
+}
+
 namespace {
 
 /// How tile.reduce combines two elements of `type`, and its identity.

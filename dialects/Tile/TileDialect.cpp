@@ -613,6 +613,23 @@ LogicalResult TransposeOp::verify() {
   return success();
 }
 
+LogicalResult ShiftOp::verify() {
+  RankedTensorType type = getInput().getType();
+  if (failed(verifyTileShape(*this, "input tile", type)))
+    return failure();
+  int64_t dim = static_cast<int64_t>(getDim());
+  if (dim < 0 || dim >= type.getRank())
+    return emitOpError() << "dimension " << dim << " is out of range for "
+                         << type;
+  int64_t offset = static_cast<int64_t>(getOffset());
+  int64_t extent = type.getDimSize(dim);
+  if (offset == 0 || offset >= extent || -offset >= extent)
+    return emitOpError() << "offset " << offset << " along dimension " << dim
+                         << " of " << type << " must be nonzero and less than "
+                         << "its extent " << extent << " in magnitude";
+  return success();
+}
+
 OpFoldResult TransposeOp::fold(FoldAdaptor) {
   if (llvm::equal(getPermutation(),
                   llvm::seq<int64_t>(0, getPermutation().size())))

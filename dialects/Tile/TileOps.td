@@ -319,6 +319,27 @@ def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
   let hasFolder = 1;
 }
 
+def Tile_ShiftOp : Tile_Op<"shift", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "moves a tile's elements along one dimension";
+  let description = [{
+    Result element `j` is input element `j` with `j[dim] - offset` in place
+    of `j[dim]` where that lies in `0 .. extent - 1`, else input element
+    `j` itself (the edge keeps its own values): with offset 1, element `i`
+    of a row gets element `i - 1`. The steps of a scan
+    (`hl.associative_scan`, `hl.cumsum`: MLIRGen's GenScan.cpp) combine a
+    tile with its shifts by 1, 2, 4, ... (Hillis and Steele).
+
+    ```mlir
+    %s = tile.shift %x, 1 by 4 : tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_TileTensor:$input, I64Attr:$dim, I64Attr:$offset);
+  let results = (outs Tile_TileTensor:$result);
+  let assemblyFormat = "$input `,` $dim `by` $offset attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
 def Tile_DotEngine : I32EnumAttr<"DotEngine", "what computes tile.dot", [
     I32EnumAttrCase<"fma", 0>, I32EnumAttrCase<"mma_sync", 1>,
     I32EnumAttrCase<"wgmma", 2>]> {

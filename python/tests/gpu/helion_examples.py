@@ -448,12 +448,23 @@ def run_example(kernel_fn, baseline_fn, args, kernel_name="helion",
         except Skip as s:
             REPORT.close_run("SKIP", f"{label}: {s}")
         except AssertionError as e:
-            REPORT.close_run("FAIL", f"{label}: mismatch: "
-                             f"{str(e).splitlines()[0] if str(e) else ''}")
+            REPORT.close_run("FAIL", f"{label}: mismatch: {_mismatch(e)}")
         except Exception as e:  # a compile error, a kernel error
             REPORT.close_run("FAIL", f"{label}: {type(e).__name__}: "
                              f"{str(e).strip().splitlines()[0][:300] if str(e) else ''}")
     return {}
+
+
+def _mismatch(e):
+    """assert_close's finding in one line: how many elements differ and
+    the greatest differences with where they are (a few outputs near zero
+    off by a rounding of another summation order read differently from a
+    wrong kernel)."""
+    lines = [l.strip() for l in str(e).splitlines() if l.strip()]
+    keep = [l for l in lines if l.startswith(("Mismatched elements",
+                                              "Greatest absolute",
+                                              "Greatest relative"))]
+    return "; ".join(keep or lines[:1])
 
 
 def _check_backward(fn, base, args, rtol, atol):

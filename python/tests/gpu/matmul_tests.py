@@ -66,7 +66,8 @@ KERNELS = {
 }
 # How the products run: tensor cores with the K loop software pipelined
 # over the default 3 stages, over 2 and 4, not pipelined (1); Hopper's
-# wgmma (3 and 2 stages); CUDA cores. (matmul_bias_silu's K block of 24 is
+# wgmma (2 stages: each product waited for; 3, 4 and 5: each product left
+# in flight while the next iteration copies and issues); CUDA cores. (matmul_bias_silu's K block of 24 is
 # not a multiple of 16 and matmul_fp8 widens its inputs in registers:
 # their loops stay unpipelined, on mma.sync, whatever the config.)
 ENGINES = {
@@ -76,6 +77,8 @@ ENGINES = {
     "mma_sync/stages=1": {"dot_engine": "mma_sync", "num_stages": 1},
     "wgmma": {"dot_engine": "wgmma"},
     "wgmma/stages=2": {"dot_engine": "wgmma", "num_stages": 2},
+    "wgmma/stages=4": {"dot_engine": "wgmma", "num_stages": 4},
+    "wgmma/stages=5": {"dot_engine": "wgmma", "num_stages": 5},
     "fma": {"dot_engine": "fma"},
 }
 

@@ -117,3 +117,33 @@ func.func @fold_keepdim(%a: !tile.ref<f32, 2>, %s: !tile.ref<f32, 1>, %out: !til
   tile.store %y, %out[%c0, %c0] limits [%c4, %n] {dims = array<i64: 0, 1>} : tensor<4x256xf32>, !tile.ref<f32, 2>
   return
 }
+
+// -----
+
+// tile.shift goes through the shared workspace like a transpose: every
+// owner stores its elements row-major, bar.sync, and each thread loads each
+// of its elements from the position one coordinate back (here column c - 4
+// of a [2, 128] f32 tile at 1 warp, 8 values a thread) where c >= 4, else
+// its own (a select on the column before the address), then bar.sync.
+// (A [2, 128] tile at 1 warp is not dealt: each thread holds both rows,
+// whose indices come from the row's position; dslc crashed on every
+// transpose, broadcast or shift through shared memory of such a tile
+// before rowIndices took them so.)
+
+// CHECK-LABEL: func.func @shifted(
+// CHECK: nvvm.barrier0
+// CHECK: arith.cmpi sge, %{{.*}}, %c4_i64 : i64
+// CHECK: %[[BACK:.*]] = arith.subi %{{.*}}, %c4_i64 : i64
+// CHECK: arith.select %{{.*}}, %[[BACK]], %{{.*}} : i64
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK: nvvm.barrier0
+func.func @shifted(%a: !tile.ref<f32, 2>, %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c128 = arith.constant 128 : index
+  %t = tile.load %a[%c0, %c0] limits [%c2, %c128] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<2x128xf32>
+  %s = tile.shift %t, 1 by 4 : tensor<2x128xf32>
+  tile.store %s, %out[%c0, %c0] limits [%c2, %c128] {dims = array<i64: 0, 1>} : tensor<2x128xf32>, !tile.ref<f32, 2>
+  return
+}

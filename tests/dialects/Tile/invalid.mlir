@@ -1066,3 +1066,19 @@ func.func @dot_wait_blocked(%acc: tensor<64x64xf32>) {
   %d = tile.dot_wait %acc : tensor<64x64xf32>
   return
 }
+
+// -----
+
+func.func @shift_dim(%x: tensor<8x64xf32>) {
+  // expected-error @+1 {{'tile.shift' op dimension 2 is out of range for 'tensor<8x64xf32>'}}
+  %a = tile.shift %x, 2 by 1 : tensor<8x64xf32>
+  return
+}
+
+// -----
+
+func.func @shift_offset(%x: tensor<8x64xf32>) {
+  // expected-error @+1 {{'tile.shift' op offset -8 along dimension 0 of 'tensor<8x64xf32>' must be nonzero and less than its extent 8 in magnitude}}
+  %a = tile.shift %x, 0 by -8 : tensor<8x64xf32>
+  return
+}

@@ -270,3 +270,12 @@ func.func @staged_in_flight(%i: index,
   %done = tile.dot_wait %d : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>
   return %done : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>
 }
+
+// CHECK-LABEL: func.func @shift(
+// CHECK: tile.shift %{{.*}}, 1 by 4 : tensor<8x64xf32>
+// CHECK: tile.shift %{{.*}}, 0 by -2 : tensor<8x64xf32>
+func.func @shift(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %a = tile.shift %x, 1 by 4 : tensor<8x64xf32>
+  %b = tile.shift %a, 0 by -2 : tensor<8x64xf32>
+  return %b : tensor<8x64xf32>
+}

@@ -338,3 +338,138 @@ def split_k_matmul_ref(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor):
             x[w, :, 16:32], y[w, 16:32, :]
         )
     return out
+
+
+# Scans (GenScan.cpp): Hillis and Steele over tile.shift, checked against
+# sequential references.
+
+
+@helion.kernel(config=helion.Config(block_sizes=[4], num_warps=4))
+def cumsum_rows(x: torch.Tensor) -> torch.Tensor:
+    """torch.cumsum along whole rows (a ragged 37 columns: the masked tail
+    comes after every valid element)."""
+    m, n = x.size()
+    out = torch.empty_like(x)
+    for tm in hl.tile(m):
+        out[tm, :] = torch.cumsum(x[tm, :], dim=1)
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def cumsum_rows_ref(x: torch.Tensor, out: torch.Tensor):
+    W, M, N = x.size()
+    N = hl.specialize(N)
+    for w, m in hl.tile([W, M]):
+        acc = hl.zeros([w, m, 1], dtype=torch.float64)
+        for j in range(N):
+            acc = acc + x[w, m, j : j + 1].to(torch.float64)
+            out[w, m, j : j + 1] = acc.to(out.dtype)
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[4], num_warps=4))
+def rev_cumsum_rows(x: torch.Tensor) -> torch.Tensor:
+    """hl.cumsum reversed along whole rows of 37: the masked tail must not
+    reach the valid elements, which now come before it."""
+    m, n = x.size()
+    out = torch.empty_like(x)
+    for tm in hl.tile(m):
+        out[tm, :] = hl.cumsum(x[tm, :], dim=1, reverse=True)
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def rev_cumsum_rows_ref(x: torch.Tensor, out: torch.Tensor):
+    W, M, N = x.size()
+    N = hl.specialize(N)
+    for w, m in hl.tile([W, M]):
+        acc = hl.zeros([w, m, 1], dtype=torch.float64)
+        for k in range(N):
+            j = N - 1 - k
+            acc = acc + x[w, m, j : j + 1].to(torch.float64)
+            out[w, m, j : j + 1] = acc.to(out.dtype)
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[8], num_warps=4))
+def cumprod_tile_rows(x: torch.Tensor) -> torch.Tensor:
+    """hl.cumprod along the rows of each tile of 8 (dim 0: a leading
+    dimension), reversed: row r gets the product of rows r .. the tile's
+    last."""
+    m, n = x.size()
+    out = torch.empty_like(x)
+    for tm in hl.tile(m):
+        out[tm, :] = hl.cumprod(x[tm, :], dim=0, reverse=True)
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1], num_warps=4))
+def cumprod_tile_rows_ref(x: torch.Tensor, out: torch.Tensor):
+    W, M, N = x.size()
+    M = hl.specialize(M)
+    for w in hl.tile(W):
+        for b in range(M // 8):
+            acc = hl.full([w, 1, N], 1.0, dtype=torch.float64)
+            for k in range(8):
+                r = b * 8 + 7 - k
+                acc = acc * x[w, r : r + 1, :].to(torch.float64)
+                out[w, r : r + 1, :] = acc.to(out.dtype)
+    return out
+
+
+def combine_segments(lv, li, rv, ri):
+    """Adds when the segment (index) is the same, else restarts."""
+    return torch.where(li == ri, lv + rv, rv), ri
+
+
+@helion.kernel(config=helion.Config(block_sizes=[16], num_warps=4))
+def segmented_prefix(vals: torch.Tensor, starts: torch.Tensor) -> torch.Tensor:
+    """hl.associative_scan of a tuple with a combine function (Helion's
+    segment_reduction): prefix sums restarting at each segment, within each
+    tile of 16. The segment index is itself a scan (torch.cumsum of the
+    bool `starts`), so it never decreases along the tile, which the combine
+    function needs to be associative (Helion's indices are sorted)."""
+    n = vals.size(0)
+    out = torch.empty_like(vals)
+    for t in hl.tile(n):
+        seg = torch.cumsum(starts[t].to(torch.float32), dim=0)
+        v, _ = hl.associative_scan(combine_segments, (vals[t], seg), dim=0)
+        out[t] = v
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1], num_warps=4))
+def segmented_prefix_ref(vals: torch.Tensor, starts: torch.Tensor,
+                         out: torch.Tensor):
+    W, N = vals.size()
+    N = hl.specialize(N)
+    for w in hl.tile(W):
+        acc = hl.zeros([w, 1], dtype=torch.float64)
+        for j in range(N):
+            v = vals[w, j : j + 1].to(torch.float64)
+            if j % 16 == 0:
+                acc = v
+            else:
+                acc = torch.where(starts[w, j : j + 1], v, acc + v)
+            out[w, j : j + 1] = acc.to(out.dtype)
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[2], num_warps=4))
+def row_max_reduce(x: torch.Tensor) -> torch.Tensor:
+    """hl.reduce with a lambda combine function over whole rows of 37 (the
+    masked tail never wins, whatever the signs)."""
+    m, n = x.size()
+    out = torch.empty([m], dtype=x.dtype, device=x.device)
+    for tm in hl.tile(m):
+        out[tm] = hl.reduce(lambda a, b: torch.maximum(a, b), x[tm, :], dim=1)
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def row_max_reduce_ref(x: torch.Tensor, out: torch.Tensor):
+    W, M, N = x.size()
+    N = hl.specialize(N)
+    for w, m in hl.tile([W, M]):
+        out[w, m] = torch.amax(x[w, m, :], dim=-1)
+    return out
