@@ -2,11 +2,13 @@
 //
 // The ops of pipelined tensor-core loops (-dslc-pipeline-dots):
 //  - tile.async_copy: the tile's rows are cut into 16-byte pieces, dealt
-//    round-robin over the CTA's threads. A piece whose source is 16-byte
-//    aligned is one cp.async.cg of 16 bytes whose source size is the bytes
-//    inside the limits (0 for a row past them; the rest zero-filled); an
-//    unaligned one (a row pitch that is not a multiple of 16 bytes) is
-//    copied element by element through registers, zeros past the limits.
+//    round-robin over the CTA's threads. When the tensor, the tile's first
+//    element and the row pitch are 16-byte aligned (one test per copy),
+//    each piece is one cp.async.cg of 16 bytes whose source size is the
+//    bytes inside the limits (0 for a row past them; the rest zero-filled);
+//    else (a row pitch that is not a multiple of 16 bytes, a view starting
+//    mid-row) every piece is copied element by element through registers,
+//    zeros past the limits.
 //  - tile.async_commit / tile.async_wait: cp.async.commit_group;
 //    cp.async.wait_group N then bar.sync (the synchronous copies are
 //    ordered by the barrier too).
@@ -127,6 +129,20 @@ struct AsyncCopyLowering : TilePattern<tile::AsyncCopyOp> {
                                 end(d)));
     }
     Value rowEnd = end(rowDim), colEnd = end(colDim);
+    // Every piece starts 16-byte aligned when the tensor's address, the
+    // tile's first element and the row pitch are (a piece is 16 bytes along
+    // the contiguous dimension): one test for the whole copy instead of one
+    // per piece. (A piece with nothing to read gives the tensor's own
+    // address, aligned too.)
+    Value misaligned = arith::OrIOp::create(
+        b, loc, LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr),
+        arith::MulIOp::create(
+            b, loc, arith::OrIOp::create(b, loc, origin, strides[rowDim]),
+            i64(b, loc, bytes)));
+    Value alignedAll = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::AndIOp::create(b, loc, misaligned, i64(b, loc, 15)),
+        i64(b, loc, 0));
     Value dst0 = stageBase(b, loc, op, buffer, adaptor.getStage());
     auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
     Value tid = lower::threadId(b, loc);
@@ -166,13 +182,8 @@ struct AsyncCopyLowering : TilePattern<tile::AsyncCopyOp> {
             ArrayRef<LLVM::GEPArg>{unitOffset(
                 b, loc, buffer, r,
                 arith::RemUIOp::create(b, loc, piece, i64(b, loc, perRow)))});
-        Value address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), src);
-        Value aligned = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::eq,
-            arith::AndIOp::create(b, loc, address, i64(b, loc, 15)),
-            i64(b, loc, 0));
         scf::IfOp::create(
-            b, loc, aligned,
+            b, loc, alignedAll,
             [&](OpBuilder &b, Location loc) {
               Value global =
                   src.getType() == globalPtr

@@ -6,9 +6,9 @@
 // two per thread: thread t's first piece is row t / 4, columns
 // 8 (t % 4) .. + 8, to byte 80 r + 16 (t % 4) of the stage. Its source bytes inside the limits (0 past the last
 // row; the column tail clamped to 0..8 elements, times 2) go to one
-// cp.async.cg of 16 when the source is 16-byte aligned (zero-filled past
-// them); an unaligned source is copied element by element, zeros past
-// the limits. The rhs ring starts at 10240 (2 x 32 rows of 72 bf16): the
+// cp.async.cg of 16 when the tensor, the tile's first element and the row
+// pitch are 16-byte aligned, tested once for the copy (zero-filled past them);
+// else each piece is copied element by element, zeros past the limits. The rhs ring starts at 10240 (2 x 32 rows of 72 bf16): the
 // workspace is 19456 bytes. Commit and wait are cp.async's, the wait
 // followed by bar.sync; the staged dot reads the stage in place with
 // ldmatrix (no staging of its own, no barrier).
@@ -16,6 +16,12 @@
 // CHECK: module attributes {dslc.workspace_bytes = 19456 : i64}
 // CHECK-LABEL: func.func @staged(
 // CHECK: %[[WS:.*]] = llvm.mlir.addressof @__dslc_workspace : !llvm.ptr<3>
+// (The tile starts at element 0: its offset folds away.)
+// CHECK: %[[PITCH:.*]] = arith.muli %{{.*}}, %c2_i64 : i64
+// CHECK: %[[BASEINT:.*]] = llvm.ptrtoint %arg0 : !llvm.ptr<1> to i64
+// CHECK: %[[BOTH:.*]] = arith.ori %[[BASEINT]], %[[PITCH]] : i64
+// CHECK: %[[LOW:.*]] = arith.andi %[[BOTH]], %c15_i64 : i64
+// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[LOW]], %c0_i64 : i64
 // CHECK: %[[AT:.*]] = arith.muli %{{.*}}, %c5120_i64 : i64
 // CHECK: %[[STAGE:.*]] = llvm.getelementptr %[[WS]][%[[AT]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
 // CHECK: %[[TID:.*]] = arith.extui
@@ -31,9 +37,6 @@
 // CHECK: %[[DROW:.*]] = arith.muli %[[ROW]], %c80_i64 : i64
 // CHECK: %[[DOFF:.*]] = arith.addi %[[DROW]], %[[DUNIT]] : i64
 // CHECK: %[[DST:.*]] = llvm.getelementptr %[[STAGE]][%[[DOFF]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
-// CHECK: %[[ADDR:.*]] = llvm.ptrtoint %[[SRC]] : !llvm.ptr<1> to i64
-// CHECK: %[[LOW:.*]] = arith.andi %[[ADDR]], %c15_i64 : i64
-// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[LOW]], %c0_i64 : i64
 // CHECK: scf.if %[[ALIGNED]] {
 // CHECK: %[[BYTES:.*]] = arith.muli %[[COUNT]], %c2_i64 : i64
 // CHECK: %[[SIZE:.*]] = arith.trunci %[[BYTES]] : i64 to i32
