@@ -267,7 +267,18 @@ def dslc_candidates(tunables, budget):
     return [compiled] + configs[:max(0, budget - 1)]
 
 
-def run_dslc(case, args, want, timer, reps, budget):
+def example_path(case, checkout):
+    """The file a case's kernel is in: a dslc example's own path, else the
+    Helion snapshot's examples/."""
+    if case.dslc_only:
+        return case.file
+    if not checkout:
+        raise SystemExit(f"{case.name}: the Helion snapshot's path is needed "
+                         f"(its examples/{case.file})")
+    return os.path.join(checkout, "examples", case.file)
+
+
+def run_dslc(case, args, want, timer, reps, budget, checkout):
     """dslc: the kernel at its own config, then the tuning search; the
     fastest checked config, timed again with every rep."""
     import torch
@@ -284,7 +295,8 @@ def run_dslc(case, args, want, timer, reps, budget):
             with open(kernel.compile(*args) + ".json") as f:
                 return json.load(f).get("tunables", [])
     else:
-        module = load_module(case.file, "same_source_dslc", stand_in=True)
+        module = load_module(example_path(case, checkout), "same_source_dslc",
+                             stand_in=True)
         kernel = getattr(module, case.kernel)
         set_config = kernel.use_config
 
@@ -333,8 +345,8 @@ def run_helion(case, args, want, timer, reps, checkout, effort):
     import torch
     os.environ.setdefault("HELION_AUTOTUNE_EFFORT", effort)
     sys.path.insert(0, checkout)
-    module = load_module(os.path.join(checkout, "examples", case.file),
-                         "same_source_helion", stand_in=False)
+    module = load_module(example_path(case, checkout), "same_source_helion",
+                         stand_in=False)
     helion_kernel = getattr(module, case.kernel)
 
     def kernel(*a):
@@ -383,7 +395,7 @@ def worker(opts):
             opts.helion_effort)
     else:
         us, out, row["tune_s"], cfg, wrong, n = run_dslc(
-            case, args, want, timer, opts.reps, opts.budget)
+            case, args, want, timer, opts.reps, opts.budget, opts.checkout)
         row["config"] = json.dumps(cfg)
         row["searched"] = n
         if wrong:
