@@ -46,7 +46,8 @@ SKINNY = [(m, n, n) for m in (16, 128) for n in (4096, 8192, 16384)]
 # on the H200 so far (2026-12-05, docs/measurements.md) first
 # (wgmma keeps a product in flight from 3 stages on, its copies S - 2
 # ahead: 4 and 5 stages first)
-BIG = [([128, 256, 64], 8, "wgmma", 4), ([128, 256, 64], 8, "wgmma", 3),
+BIG = [([128, 256, 64], 8, "wgmma", 4), ([128, 256, 64], 8, "wgmma", 4, 8),
+       ([128, 256, 64], 8, "wgmma", 3),
        ([128, 128, 64], 8, "wgmma", 5), ([128, 128, 64], 8, "wgmma", 4),
        ([128, 256, 32], 8, "wgmma", 5), ([128, 128, 64], 8, "mma_sync"),
        ([128, 256, 32], 8, "mma_sync"), ([64, 64, 32], 4, "mma_sync")]
@@ -80,6 +81,8 @@ def kernel(dslc, name, cfg):
     config = {"block_sizes": blocks, "num_warps": warps, "dot_engine": engine}
     if len(cfg) > 3:
         config["num_stages"] = cfg[3]
+    if len(cfg) > 4:
+        config["l2_groupings"] = [cfg[4]]
     return dslc.kernel(SOURCE, name, dslc_args=extra, config=config)
 
 
@@ -97,6 +100,7 @@ def specs(dslc, name, m, n, k):
 def config_name(cfg):
     blocks, warps, engine = cfg[:3]
     stages = f" st={cfg[3]}" if len(cfg) > 3 else ""
+    stages += f" l2g={cfg[4]}" if len(cfg) > 4 else ""
     return f"{engine} bs={'x'.join(map(str, blocks))} w={warps}{stages}"
 
 

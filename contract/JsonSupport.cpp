@@ -23,6 +23,8 @@ json configToJson(const KernelConfig &c, bool forCompiler) {
     j["dot_engine"] = dotEngineName(c.dotEngine);
   if (c.numStages > 0)
     j["num_stages"] = c.numStages;
+  if (c.l2Grouping > 0)
+    j["l2_groupings"] = json::array({c.l2Grouping});
   return j;
 }
 
@@ -128,8 +130,8 @@ Tunable FieldReader::tunable(const json &t, const std::string &where) const {
   std::optional<Tunable::Kind> kind = parseTunableKind(kindName);
   if (!kind)
     fail(where, "unknown tunable kind '" + kindName +
-                    "' (block_size, num_warps, max_ctas, named, num_stages "
-                    "or dot_engine)");
+                    "' (block_size, num_warps, max_ctas, named, num_stages, "
+                    "dot_engine or l2_grouping)");
   int64_t value = integer(t, "value", where);
   Tunable r;
   switch (*kind) {
@@ -152,6 +154,9 @@ Tunable FieldReader::tunable(const json &t, const std::string &where) const {
     break;
   case Tunable::Kind::DotEngine:
     r = Tunable::dotEngine(value);
+    break;
+  case Tunable::Kind::L2Grouping:
+    r = Tunable::l2Grouping(value);
     break;
   case Tunable::Kind::Named: {
     std::vector<int64_t> choices;
@@ -229,6 +234,17 @@ KernelConfig FieldReader::config(const json &c,
     case ConfigKey::NumStages:
       k.numStages = integer(c, "num_stages", where);
       break;
+    case ConfigKey::L2Groupings: {
+      // Helion's list (one grouping per grid; dslc kernels have one) or a
+      // number.
+      const json &g = v.is_array() && v.size() == 1 ? v[0] : v;
+      if (!g.is_number_integer() || g.get<int64_t>() < 1)
+        fail(where, "l2_groupings must be [G] (or G) with G a positive "
+                    "integer, got " +
+                        v.dump());
+      k.l2Grouping = g.get<int64_t>();
+      break;
+    }
     case ConfigKey::Tunables:
       object(c, "tunables", where);
       for (auto t = v.begin(); t != v.end(); ++t) {

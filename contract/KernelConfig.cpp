@@ -51,6 +51,16 @@ Tunable Tunable::dotEngine(int64_t value) {
   return t;
 }
 
+Tunable Tunable::l2Grouping(int64_t value) {
+  Tunable t;
+  t.kind = Kind::L2Grouping;
+  t.value = value;
+  t.choices = {1, 4, 8, 16};
+  if (std::find(t.choices.begin(), t.choices.end(), value) == t.choices.end())
+    t.choices.push_back(value);
+  return t;
+}
+
 Tunable Tunable::maxCtas(int64_t value) {
   Tunable t;
   t.kind = Kind::MaxCtas;
@@ -86,6 +96,8 @@ std::string Tunable::label() const {
     return "num_stages";
   case Kind::DotEngine:
     return "dot_engine";
+  case Kind::L2Grouping:
+    return "l2_groupings";
   }
   return "?";
 }
@@ -120,14 +132,17 @@ const char *tunableKindName(Tunable::Kind kind) {
     return "num_stages";
   case Tunable::Kind::DotEngine:
     return "dot_engine";
+  case Tunable::Kind::L2Grouping:
+    return "l2_grouping";
   }
   return "?";
 }
 
 std::optional<Tunable::Kind> parseTunableKind(const std::string &name) {
-  for (Tunable::Kind k : {Tunable::Kind::BlockSize, Tunable::Kind::NumWarps,
-                          Tunable::Kind::MaxCtas, Tunable::Kind::Named,
-                          Tunable::Kind::NumStages, Tunable::Kind::DotEngine})
+  for (Tunable::Kind k :
+       {Tunable::Kind::BlockSize, Tunable::Kind::NumWarps,
+        Tunable::Kind::MaxCtas, Tunable::Kind::Named, Tunable::Kind::NumStages,
+        Tunable::Kind::DotEngine, Tunable::Kind::L2Grouping})
     if (name == tunableKindName(k))
       return k;
   return std::nullopt;
@@ -149,6 +164,8 @@ int64_t KernelConfig::get(const Tunable &t) const {
     return numStages;
   case Tunable::Kind::DotEngine:
     return static_cast<int64_t>(dotEngine);
+  case Tunable::Kind::L2Grouping:
+    return l2Grouping;
   }
   return 0;
 }
@@ -177,6 +194,9 @@ void KernelConfig::set(const Tunable &t, int64_t value) {
                     ? static_cast<DotEngine>(value)
                     : DotEngine::Default;
     return;
+  case Tunable::Kind::L2Grouping:
+    l2Grouping = value;
+    return;
   }
 }
 
@@ -200,7 +220,6 @@ static const char *const kHelionOnlyKeys[] = {"indexing",
                                               "pid_type",
                                               "loop_orders",
                                               "range_unroll_factors",
-                                              "l2_groupings",
                                               "flatten_loops",
                                               "range_warp_specializes",
                                               "range_num_stages",
@@ -221,6 +240,7 @@ static const KeyName kHonouredKeys[] = {
     {ConfigKey::ReductionLoops, "reduction_loops"},
     {ConfigKey::DotEngine, "dot_engine"},
     {ConfigKey::NumStages, "num_stages"},
+    {ConfigKey::L2Groupings, "l2_groupings"},
     {ConfigKey::MaxCtas, "max_ctas"},
     {ConfigKey::Tunables, "tunables"},
 };
@@ -297,6 +317,8 @@ std::string KernelConfig::brief() const {
     add(std::string("dot=") + dotEngineName(dotEngine));
   if (numStages > 0)
     add("st=" + std::to_string(numStages));
+  if (l2Grouping > 1)
+    add("l2g=" + std::to_string(l2Grouping));
   return s.empty() ? "default" : s;
 }
 
@@ -323,9 +345,9 @@ std::optional<DotEngine> parseDotEngine(const std::string &name) {
 
 bool KernelConfig::operator<(const KernelConfig &o) const {
   return std::tie(blockSizes, numWarps, maxCtas, named, reductionLoops,
-                  dotEngine, numStages) <
+                  dotEngine, numStages, l2Grouping) <
          std::tie(o.blockSizes, o.numWarps, o.maxCtas, o.named,
-                  o.reductionLoops, o.dotEngine, o.numStages);
+                  o.reductionLoops, o.dotEngine, o.numStages, o.l2Grouping);
 }
 
 Expected<bool> validate(const KernelConfig &c) {
@@ -349,6 +371,10 @@ Expected<bool> validate(const KernelConfig &c) {
     return Failure{"num_stages " + std::to_string(c.numStages) +
                    " is outside 1.." + std::to_string(kMaxNumStages) +
                    " (0: the compiler's default)"};
+  if (c.l2Grouping < 0 || c.l2Grouping > kMaxL2Grouping)
+    return Failure{"l2_groupings " + std::to_string(c.l2Grouping) +
+                   " is outside 1.." + std::to_string(kMaxL2Grouping) +
+                   " (1: row-major)"};
   return true;
 }
 

@@ -32,6 +32,8 @@ inline constexpr int64_t kMaxNumStages = 8;
 /// The stages a tensor-core loop keeps in flight when the config does not
 /// say (Triton's default num_stages).
 inline constexpr int64_t kDefaultNumStages = 3;
+/// The largest l2_groupings value (rows of tiles per group).
+inline constexpr int64_t kMaxL2Grouping = 1024;
 /// Threads per warp.
 inline constexpr int64_t kWarpSize = 32;
 /// Most bytes of shared memory one CTA may use: what sm_90 lets a kernel
@@ -51,12 +53,13 @@ bool isValidNumWarps(int64_t numWarps);
 /// One value a config can set.
 struct Tunable {
   enum class Kind {
-    BlockSize, ///< block_sizes[index]
-    NumWarps,  ///< num_warps
-    MaxCtas,   ///< the runtime's grid cap (0: none), applied at load
-    Named,     ///< a tunable the kernel declares, by `name`
-    NumStages, ///< num_stages (a kernel with matrix products)
-    DotEngine, ///< dot_engine, as int(contract::DotEngine) (idem)
+    BlockSize,  ///< block_sizes[index]
+    NumWarps,   ///< num_warps
+    MaxCtas,    ///< the runtime's grid cap (0: none), applied at load
+    Named,      ///< a tunable the kernel declares, by `name`
+    NumStages,  ///< num_stages (a kernel with matrix products)
+    DotEngine,  ///< dot_engine, as int(contract::DotEngine) (idem)
+    L2Grouping, ///< l2_groupings[0] (a grid of 2 or more dimensions)
   };
   Kind kind = Kind::NumWarps;
   unsigned index = 0; ///< BlockSize
@@ -76,6 +79,9 @@ struct Tunable {
   /// A matmul kernel's engine: the tensor-core ones, mma_sync and wgmma
   /// (and `value`, e.g. fma when the config chose it).
   static Tunable dotEngine(int64_t value);
+  /// The grid's tile order: groups of 1 (row-major), 4, 8 or 16 rows of
+  /// tiles (or `value`).
+  static Tunable l2Grouping(int64_t value);
 
   /// "block_sizes[0]", "num_warps", "max_ctas", "num_stages",
   /// "dot_engine" or the name (messages).
@@ -119,6 +125,11 @@ struct KernelConfig {
   /// (operands copied ahead into shared memory; 1: none); 0: the
   /// compiler's default.
   int64_t numStages = 0;
+  /// Helion's l2_groupings: the grid's tiles run in groups of this many
+  /// rows (indices along its first dimension), each group column by column,
+  /// so that CTAs running at once share operand panels in L2 (Triton's
+  /// GROUP_SIZE_M); 0 or 1: row-major.
+  int64_t l2Grouping = 0;
 
   /// The value `t` has in this config (0 when unset).
   int64_t get(const Tunable &t) const;
@@ -140,7 +151,7 @@ struct KernelConfig {
     return blockSizes == o.blockSizes && numWarps == o.numWarps &&
            maxCtas == o.maxCtas && named == o.named &&
            reductionLoops == o.reductionLoops && dotEngine == o.dotEngine &&
-           numStages == o.numStages;
+           numStages == o.numStages && l2Grouping == o.l2Grouping;
   }
   bool operator<(const KernelConfig &o) const;
 };
@@ -148,7 +159,7 @@ struct KernelConfig {
 /// The one validation of a config: every block size in 1..kMaxBlockSize,
 /// num_warps 0 (default) or in 1..kMaxNumWarps, max_ctas >= 0, every
 /// reduction_loops entry 0 (None) or a chunk in 1..kMaxBlockSize, num_stages
-/// 0 (default) or in 1..kMaxNumStages.
+/// 0 (default) or in 1..kMaxNumStages, l2_groupings 0 or 1..kMaxL2Grouping.
 Expected<bool> validate(const KernelConfig &config);
 
 /// What a key of a config object is to dslc. One policy for every reader
@@ -162,6 +173,7 @@ enum class ConfigKey {
   ReductionLoops, ///< reduction_loops (the compiler)
   DotEngine,      ///< dot_engine (the compiler)
   NumStages,      ///< num_stages (the compiler)
+  L2Groupings,    ///< l2_groupings (the compiler)
   MaxCtas,        ///< max_ctas (the runtime, at load)
   Tunables,       ///< tunables: named values the tuner searches
   HelionOnly,     ///< a helion.Config key for Triton only (indexing, ...)

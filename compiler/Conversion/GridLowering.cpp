@@ -3,6 +3,9 @@
 // Tile t of the grid runs on CTA t mod gridDim.x: every CTA loops over
 // tiles blockIdx.x, blockIdx.x + gridDim.x, ... so a persistent grid (fewer
 // CTAs than tiles, all resident) and a one-tile-per-CTA grid are both right.
+// Tile t is row-major over the grid's dimensions, or, with the kernel's
+// tile.l2_grouping G > 1, grouped over the first two (G rows of tiles at a
+// time, column by column) with the others row-major inside.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +14,7 @@
 #include "dialects/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -18,6 +22,25 @@ using namespace mlir;
 using namespace dslc;
 
 namespace {
+
+/// Tile `t` of an n0 x n1 grid in groups of `g` rows (Triton's
+/// GROUP_SIZE_M; Helion's l2_groupings): group t / (g n1) holds rows
+/// g k .. g k + g - 1 (fewer in the last), walked down each column, then
+/// column by column, so the CTAs running at once touch g row panels and a
+/// few column panels instead of one row panel and every column panel.
+void groupedIds(OpBuilder &b, Location loc, Value t, Value n0, Value n1,
+                int64_t g, Value &i0, Value &i1) {
+  Value group = arith::ConstantIndexOp::create(b, loc, g);
+  Value inGroup = arith::MulIOp::create(b, loc, group, n1);
+  Value first = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, t, inGroup), group);
+  Value rows = arith::MinUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, n0, first), group);
+  Value at = arith::RemUIOp::create(b, loc, t, inGroup);
+  i0 = arith::AddIOp::create(b, loc, first,
+                             arith::RemUIOp::create(b, loc, at, rows));
+  i1 = arith::DivUIOp::create(b, loc, at, rows);
+}
 
 struct GridOpLowering : OpConversionPattern<tile::GridOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -47,7 +70,12 @@ struct GridOpLowering : OpConversionPattern<tile::GridOp> {
     // Row-major decomposition of the linear tile index.
     SmallVector<Value> ids(counts.size());
     Value rest = loop.getInductionVar();
-    for (int64_t d = counts.size() - 1; d >= 0; --d) {
+    int64_t grouping = 1;
+    if (auto func = op->getParentOfType<func::FuncOp>())
+      if (auto g = func->getAttrOfType<IntegerAttr>(tile::kL2GroupingAttr))
+        grouping = g.getInt();
+    int64_t grouped = grouping > 1 && counts.size() >= 2 ? 2 : 0;
+    for (int64_t d = counts.size() - 1; d >= grouped; --d) {
       if (d == 0) {
         ids[d] = rest;
         break;
@@ -55,6 +83,9 @@ struct GridOpLowering : OpConversionPattern<tile::GridOp> {
       ids[d] = arith::RemUIOp::create(rewriter, loc, rest, counts[d]);
       rest = arith::DivUIOp::create(rewriter, loc, rest, counts[d]);
     }
+    if (grouped)
+      groupedIds(rewriter, loc, rest, counts[0], counts[1], grouping, ids[0],
+                 ids[1]);
     Block &body = op.getBody().front();
     Operation *yield = body.getTerminator();
     rewriter.eraseOp(yield);

@@ -80,6 +80,8 @@ LogicalResult Generator::applyConfig(const contract::ConfigReading &reading,
     dotEngine = c.dotEngine;
   if (reading.has("num_stages"))
     numStages = c.numStages;
+  if (reading.has("l2_groupings"))
+    l2Grouping = c.l2Grouping;
   for (const char *runtimeOnly : {"max_ctas", "tunables"})
     if (reading.has(runtimeOnly))
       diags->warning(where, source.str() + " key '" + runtimeOnly +

@@ -317,6 +317,8 @@ protected:
   contract::DotEngine dotEngine = contract::DotEngine::Default;
   /// The config's num_stages (tile::kNumStagesAttr; 0: not given).
   int64_t numStages = 0;
+  /// The config's l2_groupings (tile::kL2GroupingAttr; 0: not given).
+  int64_t l2Grouping = 0;
   /// The variable a statement `NAME = <call>` assigns while the call is
   /// generated: an output the call makes takes its name (addOutput).
   std::string outputNameHint;

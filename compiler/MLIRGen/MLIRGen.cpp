@@ -137,6 +137,8 @@ OwningOpRef<ModuleOp> Generator::run() {
                                      : tile::DotEngine::fma));
   if (numStages > 0)
     func->setAttr(tile::kNumStagesAttr, builder.getI64IntegerAttr(numStages));
+  if (l2Grouping > 1)
+    func->setAttr(tile::kL2GroupingAttr, builder.getI64IntegerAttr(l2Grouping));
   if (llvm::any_of(reductionLoops, [](int64_t r) { return r > 0; }))
     func->setAttr(tile::kReductionLoopsAttr,
                   builder.getDenseI64ArrayAttr(reductionLoops));
@@ -170,6 +172,15 @@ OwningOpRef<ModuleOp> Generator::run() {
         numStages > 0 ? numStages : contract::kDefaultNumStages));
     desc.tunables.push_back(
         contract::Tunable::dotEngine(static_cast<int64_t>(engine)));
+    // ... and, over a grid of two or more dimensions, the order of its
+    // tiles (groups of rows share operand panels in L2).
+    if (func.walk([](tile::GridOp g) {
+              return g.getBlocks().size() >= 2 ? WalkResult::interrupt()
+                                               : WalkResult::advance();
+            })
+            .wasInterrupted())
+      desc.tunables.push_back(
+          contract::Tunable::l2Grouping(l2Grouping > 0 ? l2Grouping : 1));
   }
   for (const auto &[name, value] : options.defines)
     if (!usedDefines.count(name))

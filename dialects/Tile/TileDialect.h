@@ -56,6 +56,9 @@ inline constexpr llvm::StringLiteral kDotEngineAttr = "tile.dot_engine";
 /// Optional kernel attribute (i64): the config's num_stages, how many K
 /// steps a tensor-core loop keeps in flight (-dslc-pipeline-dots).
 inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
+/// Optional kernel attribute (i64): the config's l2_groupings, the rows of
+/// tiles a group of the grid runs column by column (GridLowering.cpp).
+inline constexpr llvm::StringLiteral kL2GroupingAttr = "tile.l2_grouping";
 /// Name of the array-of-strings attribute naming a kernel's parameters.
 inline constexpr llvm::StringLiteral kArgNamesAttr = "tile.arg_names";
 /// Name of the integer attribute giving the number of peers (world size).

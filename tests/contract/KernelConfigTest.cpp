@@ -103,7 +103,8 @@ TEST_CASE("config: one reader, one key policy", "[contract][config]") {
   REQUIRE_FALSE(unknown);
   CHECK(unknown.error().rfind("unknown config key 'num_warp' (dslc reads "
                               "block_sizes, num_warps, reduction_loops, "
-                              "dot_engine, num_stages, max_ctas, tunables",
+                              "dot_engine, num_stages, l2_groupings, max_ctas, "
+                              "tunables",
                               0) == 0);
   CHECK(configError(R"({"reduction_loops":[0]})") ==
         "config: reduction_loops entries are null or chunk sizes from 1 to "
@@ -146,9 +147,10 @@ TEST_CASE("config: tunables are typed records", "[contract][config]") {
   Tunable n = Tunable::named("unroll", 2, {1, 2, 4});
   CHECK(n.check(4));
   CHECK(n.check(3).error() == "unroll 3 is not one of 1, 2, 4");
-  for (Tunable::Kind k : {Tunable::Kind::BlockSize, Tunable::Kind::NumWarps,
-                          Tunable::Kind::MaxCtas, Tunable::Kind::Named,
-                          Tunable::Kind::NumStages, Tunable::Kind::DotEngine})
+  for (Tunable::Kind k :
+       {Tunable::Kind::BlockSize, Tunable::Kind::NumWarps,
+        Tunable::Kind::MaxCtas, Tunable::Kind::Named, Tunable::Kind::NumStages,
+        Tunable::Kind::DotEngine, Tunable::Kind::L2Grouping})
     CHECK(parseTunableKind(tunableKindName(k)) == k);
   // A matmul kernel's pipeline depth and engine: 2..5 stages and the
   // tensor-core engines, plus the kernel's own value.
@@ -165,6 +167,32 @@ TEST_CASE("config: tunables are typed records", "[contract][config]") {
   CHECK(staged.get(st) == 4);
   CHECK(staged.dotEngine == DotEngine::Wgmma);
   CHECK(staged.toJson(true) == R"({"dot_engine":"wgmma","num_stages":4})");
+  // A 2-d grid's tile order: groups of 1, 4, 8, 16 rows (and its own).
+  Tunable g = Tunable::l2Grouping(1);
+  CHECK(g.label() == "l2_groupings");
+  CHECK(g.choices == std::vector<int64_t>{1, 4, 8, 16});
+  CHECK(Tunable::l2Grouping(32).choices ==
+        std::vector<int64_t>{1, 4, 8, 16, 32});
+  staged.set(g, 8);
+  CHECK(staged.get(g) == 8);
+  CHECK(staged.toJson(true) ==
+        R"({"dot_engine":"wgmma","num_stages":4,"l2_groupings":[8]})");
+  CHECK(staged.brief() == "dot=wgmma st=4 l2g=8");
+  Expected<KernelConfig> back = KernelConfig::fromJson(staged.toJson(true));
+  REQUIRE(back);
+  CHECK(*back == staged);
+  // Helion's list or a number; anything else names the key.
+  Expected<KernelConfig> num = KernelConfig::fromJson(R"({"l2_groupings":4})");
+  REQUIRE(num);
+  CHECK(num->l2Grouping == 4);
+  CHECK(KernelConfig::fromJson(R"({"l2_groupings":[0]})")
+            .error()
+            .find("l2_groupings must be [G] (or G) with G a positive "
+                  "integer, got [0]") != std::string::npos);
+  CHECK(KernelConfig::fromJson(R"({"l2_groupings":[4096]})")
+            .error()
+            .find("l2_groupings 4096 is outside 1..1024 (1: row-major)") !=
+        std::string::npos);
 
   KernelConfig c;
   c.set(b, 512);

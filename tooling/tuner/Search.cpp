@@ -83,7 +83,9 @@ KernelSpace::KernelSpace(std::string kernel,
       break;
     case Tunable::Kind::NumStages:
     case Tunable::Kind::DotEngine:
-      // A matmul kernel's pipeline depth and tensor-core engine.
+    case Tunable::Kind::L2Grouping:
+      // A matmul kernel's pipeline depth and tensor-core engine; a 2-d
+      // grid's tile order.
       dims_.push_back(listDimension(t, t.choices));
       break;
     case Tunable::Kind::Named:

@@ -79,6 +79,10 @@ ENGINES = {
     "wgmma/stages=2": {"dot_engine": "wgmma", "num_stages": 2},
     "wgmma/stages=4": {"dot_engine": "wgmma", "num_stages": 4},
     "wgmma/stages=5": {"dot_engine": "wgmma", "num_stages": 5},
+    # the grid's tiles in groups of 8 rows (every ragged shape's tiles,
+    # each once: the grouping is a permutation)
+    "wgmma/stages=4/l2g=8": {"dot_engine": "wgmma", "num_stages": 4,
+                             "l2_groupings": [8]},
     "fma": {"dot_engine": "fma"},
 }
 

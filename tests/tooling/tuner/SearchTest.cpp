@@ -98,6 +98,15 @@ TEST_CASE("kernel space: a matmul kernel's stages and engine", "[tuner]") {
   CHECK(configs.size() == 4 * 4 * 3);
   CHECK(configs.back().toJson(true) ==
         R"({"num_warps":32,"dot_engine":"wgmma","num_stages":5})");
+  // Over a 2-d grid MLIRGen also lists the tile order: 4 groupings more.
+  KernelSpace g(
+      "matmul",
+      {Tunable::numWarps(8), Tunable::numStages(3),
+       Tunable::dotEngine(static_cast<int64_t>(dslc::contract::DotEngine::Fma)),
+       Tunable::l2Grouping(1)});
+  REQUIRE(g.dims().size() == 5);
+  CHECK(g.dims()[3].values == std::vector<int64_t>{1, 4, 8, 16});
+  CHECK(g.compileConfigs().size() == 4 * 4 * 3 * 4);
 }
 
 TEST_CASE("kernel space: invalid points are left out", "[tuner]") {
