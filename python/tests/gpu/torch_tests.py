@@ -49,6 +49,8 @@ Cases (each rank prints PASS/FAIL per case; rank 0 ends with
                      another layout in the same CTA (2x2 tiles, a
                      transpose), exact; an output sized from two tensors'
                      sizes, allocated and passed by name (out=)
+  scans              hl.cumsum / torch.cumsum / hl.cumprod (reverse) /
+                     hl.associative_scan of a tuple / hl.reduce vs torch
   user-kernel-autotune  a user's kernel (tests/examples/Inputs/
                      silu_gate_scale.py) with autotune=True and its DSL
                      reference at the call's shapes, then called under
@@ -472,6 +474,49 @@ def read_after_write(c):
     assert got is buf, "the output passed by name is the one returned"
     close(buf, x[:, None] * y[None, :], "outer, output passed by name",
           rtol=1e-6, atol=1e-6)
+
+
+HELION_SINGLE = os.path.join(REPO, "tests", "compiler", "Simulator", "Inputs",
+                             "helion-single.py")
+
+
+@case
+def scans(c):
+    """Scans on the GPU (tile.shift through shared memory, Hillis and
+    Steele; the simulator checks the same kernels in
+    tests/compiler/Simulator/helion-single.test) against torch: cumsum along
+    ragged rows, a reverse bf16 cumsum, a reverse cumprod along the rows of
+    each tile of 8, a segmented scan of a tuple with a combine function,
+    and hl.reduce with a lambda."""
+    import torch
+    x = rand(10 * 37, torch.float32, 120).view(10, 37)
+    got = dslc.kernel(HELION_SINGLE, "cumsum_rows")(x)
+    close(got, torch.cumsum(x.double(), 1), "cumsum along rows of 37",
+          rtol=1e-5, atol=1e-5)
+    xb = x.bfloat16()
+    want = torch.flip(torch.cumsum(torch.flip(xb.double(), [1]), 1), [1])
+    got = dslc.kernel(HELION_SINGLE, "rev_cumsum_rows")(xb)
+    close(got, want, "reverse cumsum, bf16", rtol=2e-2, atol=4e-2)
+    y = rand(24 * 5, torch.float32, 121).view(24, 5)
+    want = torch.cat([torch.flip(torch.cumprod(torch.flip(
+        y[i:i + 8].double(), [0]), 0), [0]) for i in range(0, 24, 8)])
+    got = dslc.kernel(HELION_SINGLE, "cumprod_tile_rows")(y)
+    close(got, want, "reverse cumprod in tiles of 8 rows", rtol=1e-5,
+          atol=1e-6)
+    vals = rand(48, torch.float32, 122)
+    starts = rand(48, torch.float32, 123) > 0.3
+    want, acc = [], 0.0
+    for j in range(48):
+        v = float(vals[j])
+        acc = v if j % 16 == 0 or bool(starts[j]) else acc + v
+        want.append(acc)
+    got = dslc.kernel(HELION_SINGLE, "segmented_prefix")(vals, starts)
+    close(got, torch.tensor(want, device=vals.device), "segmented scan",
+          rtol=1e-5, atol=1e-5)
+    z = rand(7 * 37, torch.float32, 124).view(7, 37) - 3.0
+    got = dslc.kernel(HELION_SINGLE, "row_max_reduce")(z)
+    close(got, torch.amax(z, 1), "hl.reduce max of negative rows", rtol=0,
+          atol=0)
 
 
 @case
