@@ -44,6 +44,24 @@ def time_calls(torch, dist, fn, iters, reps, stream):
     return statistics.median(samples)
 
 
+def time_flushed_us(torch, fn, reps, flush):
+    """Triton's do_bench way: per sample the L2 flushed (`flush`, a
+    device buffer larger than the L2, zeroed), then one call of `fn`
+    between CUDA events; the median of `reps` samples, in us. The flush
+    also gives the host time to issue the call before the GPU gets to it."""
+    samples = []
+    for _ in range(reps):
+        flush.zero_()
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        torch.cuda.synchronize()
+        samples.append(start.elapsed_time(stop) * 1000.0)
+    return statistics.median(samples)
+
+
 # The H200's HBM3e bandwidth by its datasheet (bytes/s): no kernel moves
 # data between HBM and the SMs faster (the best copy measured here: 4.25).
 HBM_PEAK_BYTES_PER_S = 4.8e12

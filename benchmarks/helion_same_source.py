@@ -42,7 +42,6 @@ import csv
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 import time
@@ -53,7 +52,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(REPO, "python"))
 sys.path.insert(0, os.path.join(REPO, "python", "tests", "gpu"))
 
-from bench_common import HBM_PEAK_BYTES_PER_S, below_floor, parse_sizes  # noqa: E402
+from bench_common import (HBM_PEAK_BYTES_PER_S, below_floor,  # noqa: E402
+                          parse_sizes, time_flushed_us)
 
 FLUSH_BYTES = 1 << 30
 IMPLS = ("copy", "eager", "compile", "helion", "dslc")
@@ -198,18 +198,7 @@ class Timer:
         self.l2 = torch.cuda.get_device_properties(0).L2_cache_size
 
     def median_us(self, fn, reps):
-        torch = self.torch
-        samples = []
-        for _ in range(reps):
-            self.flush.zero_()
-            start = torch.cuda.Event(enable_timing=True)
-            stop = torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            stop.record()
-            torch.cuda.synchronize()
-            samples.append(start.elapsed_time(stop) * 1000.0)
-        return statistics.median(samples)
+        return time_flushed_us(self.torch, fn, reps, self.flush)
 
     def floor_problem(self, us, nbytes, what):
         return below_floor(us, self.l2, nbytes, what)

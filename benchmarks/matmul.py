@@ -26,7 +26,6 @@ work.
 
 import argparse
 import os
-import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -34,7 +33,7 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "python"))
 sys.path.insert(0, HERE)
 
-from bench_common import HBM_PEAK_BYTES_PER_S  # noqa: E402
+from bench_common import HBM_PEAK_BYTES_PER_S, time_flushed_us  # noqa: E402
 
 SOURCE = os.path.join(REPO, "examples", "matmul.py")
 # The H200's dense tensor-core peaks (FLOP/s), NVIDIA's datasheet.
@@ -144,20 +143,6 @@ def rel_error(got, ref):
     return float((g - ref).norm() / (ref.norm() + 1e-30))
 
 
-def time_us(torch, fn, reps, flush):
-    samples = []
-    for _ in range(reps):
-        flush.zero_()
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        torch.cuda.synchronize()
-        samples.append(start.elapsed_time(stop) * 1000.0)
-    return statistics.median(samples)
-
-
 def floor_us(dtype, m, n, k):
     elt = {"bf16": 2, "f16": 2, "fp8": 1}[dtype]
     flops = 2 * m * n * k / PEAK[dtype]
@@ -203,7 +188,7 @@ def main():
                 err = rel_error(fn(), ref)
                 if not err < 1e-2:
                     raise AssertionError(f"relative error {err:.3g}")
-                us = time_us(torch, fn, args.reps, flush)
+                us = time_flushed_us(torch, fn, args.reps, flush)
                 if us < floor:
                     raise AssertionError(f"{us:.2f} us is below the floor "
                                          f"{floor:.2f} us")

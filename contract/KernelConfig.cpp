@@ -30,14 +30,20 @@ Tunable Tunable::numWarps(int64_t value) {
   return t;
 }
 
-Tunable Tunable::numStages(int64_t value) {
+/// A tunable of `kind` searched over `choices` and the kernel's own value.
+static Tunable withChoices(Tunable::Kind kind, int64_t value,
+                           std::vector<int64_t> choices) {
   Tunable t;
-  t.kind = Kind::NumStages;
+  t.kind = kind;
   t.value = value;
-  t.choices = {2, 3, 4, 5};
+  t.choices = std::move(choices);
   if (std::find(t.choices.begin(), t.choices.end(), value) == t.choices.end())
     t.choices.push_back(value);
   return t;
+}
+
+Tunable Tunable::numStages(int64_t value) {
+  return withChoices(Kind::NumStages, value, {2, 3, 4, 5});
 }
 
 Tunable Tunable::dotEngine(int64_t value) {
@@ -52,13 +58,7 @@ Tunable Tunable::dotEngine(int64_t value) {
 }
 
 Tunable Tunable::l2Grouping(int64_t value) {
-  Tunable t;
-  t.kind = Kind::L2Grouping;
-  t.value = value;
-  t.choices = {1, 4, 8, 16};
-  if (std::find(t.choices.begin(), t.choices.end(), value) == t.choices.end())
-    t.choices.push_back(value);
-  return t;
+  return withChoices(Kind::L2Grouping, value, {1, 4, 8, 16});
 }
 
 Tunable Tunable::maxCtas(int64_t value) {

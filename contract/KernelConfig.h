@@ -74,7 +74,7 @@ struct Tunable {
   static Tunable maxCtas(int64_t value);
   static Tunable named(std::string name, int64_t value,
                        std::vector<int64_t> choices);
-  /// A matmul kernel's pipeline depth: 2, 3 or 4 stages (or `value`).
+  /// A matmul kernel's pipeline depth: 2, 3, 4 or 5 stages (or `value`).
   static Tunable numStages(int64_t value);
   /// A matmul kernel's engine: the tensor-core ones, mma_sync and wgmma
   /// (and `value`, e.g. fma when the config chose it).
