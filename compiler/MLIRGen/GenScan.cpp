@@ -37,10 +37,8 @@ bool isScanName(llvm::StringRef n) {
 
 } // namespace
 
-FailureOr<Value> Generator::scanIndexMask(RankedTensorType shape, int64_t dim,
-                                          int64_t offset, const SemValue &like,
-                                          mlir::Location l) {
-  // The index along `dim` of every element, as a tile of `shape`.
+Value Generator::indexAlong(RankedTensorType shape, int64_t dim,
+                            mlir::Location l) {
   int64_t extent = shape.getDimSize(dim);
   Type i32 = builder.getI32Type();
   Value iota =
@@ -49,9 +47,18 @@ FailureOr<Value> Generator::scanIndexMask(RankedTensorType shape, int64_t dim,
   unit[dim] = extent;
   Value index = tile::ReshapeOp::create(builder, l,
                                         RankedTensorType::get(unit, i32), iota);
-  auto full = RankedTensorType::get(shape.getShape(), i32);
   if (unit != SmallVector<int64_t>(shape.getShape()))
-    index = tile::BroadcastOp::create(builder, l, full, index);
+    index = tile::BroadcastOp::create(
+        builder, l, RankedTensorType::get(shape.getShape(), i32), index);
+  return index;
+}
+
+FailureOr<Value> Generator::scanIndexMask(RankedTensorType shape, int64_t dim,
+                                          int64_t offset, const SemValue &like,
+                                          mlir::Location l) {
+  int64_t extent = shape.getDimSize(dim);
+  Value index = indexAlong(shape, dim, l);
+  auto full = cast<RankedTensorType>(index.getType());
   auto splat = [&](Value v) {
     return tile::SplatOp::create(builder, l, full, v).getResult();
   };
@@ -63,7 +70,7 @@ FailureOr<Value> Generator::scanIndexMask(RankedTensorType shape, int64_t dim,
   // reverse: the element `-offset` after is inside the valid extent
   Value bound = arith::ConstantIntOp::create(builder, l, extent + offset, 32);
   if (dim < int64_t(like.valid.size()) && !like.valid[dim].all()) {
-    Value valid = arith::IndexCastOp::create(builder, l, i32,
+    Value valid = arith::IndexCastOp::create(builder, l, builder.getI32Type(),
                                              materialize(like.valid[dim], l));
     bound = arith::AddIOp::create(
         builder, l, valid,
@@ -272,15 +279,8 @@ Result Generator::lastAlong(std::vector<SemValue> scanned, int64_t dim,
         arith::IndexCastOp::create(builder, l, builder.getI32Type(),
                                    materialize(like.valid[dim], l)),
         arith::ConstantIntOp::create(builder, l, 1, 32));
-  Type i32 = builder.getI32Type();
-  SmallVector<int64_t> unit(type.getRank(), 1);
-  unit[dim] = extent;
-  Value index = tile::ReshapeOp::create(
-      builder, l, RankedTensorType::get(unit, i32),
-      tile::IotaOp::create(builder, l, RankedTensorType::get({extent}, i32)));
-  auto full = RankedTensorType::get(type.getShape(), i32);
-  if (unit != SmallVector<int64_t>(type.getShape()))
-    index = tile::BroadcastOp::create(builder, l, full, index);
+  Value index = indexAlong(type, dim, l);
+  auto full = cast<RankedTensorType>(index.getType());
   Value isLast =
       arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, index,
                             tile::SplatOp::create(builder, l, full, last));

@@ -510,6 +510,9 @@ private:
                                                    std::vector<SemValue> values,
                                                    int64_t dim, bool reverse,
                                                    const ast::Expr &where);
+  /// The index along `dim` of every element of a tile of `shape` (i32).
+  mlir::Value indexAlong(mlir::RankedTensorType shape, int64_t dim,
+                         mlir::Location l);
   /// The bool tile of `shape`: whether the element `offset` before (> 0)
   /// or `-offset` after (< 0, within `like`'s valid extent) exists.
   mlir::FailureOr<mlir::Value> scanIndexMask(mlir::RankedTensorType shape,
