@@ -30,7 +30,8 @@ void dslc::buildDslcPipeline(mlir::OpPassManager &pm,
   }
   pm.addPass(createMmaLayouts());
   pm.addPass(createPipelineDots());
-  pm.addPass(createIssueLoadsEarly());
+  if (options.issueLoadsEarly)
+    pm.addPass(createIssueLoadsEarly());
   pm.addPass(createDistributeTiles());
   pm.addPass(createLowerToLLVM());
   // The per-thread lowering repeats address and mask computations per piece

@@ -39,6 +39,12 @@ struct DslcPipelineOptions
                      "after lowering to LLVM (off: see what the lowering "
                      "patterns produce before folding)"),
       llvm::cl::init(true)};
+  Option<bool> issueLoadsEarly{
+      *this, "issue-loads-early",
+      llvm::cl::desc("Issue a load written after a reduction above it "
+                     "(-dslc-issue-loads-early; off: program order, to "
+                     "compare)"),
+      llvm::cl::init(true)};
 };
 
 /// The tile-level pipeline: what runs on MLIRGen's output before anything

@@ -190,6 +190,12 @@ cl::opt<bool> werrorSpills(
              "warning naming the bytes and the config)"),
     cl::cat(compileCategory));
 
+cl::opt<bool> issueLoadsEarly(
+    "issue-loads-early",
+    cl::desc("Issue a load written after a reduction above it (default "
+             "true; =false keeps program order, to measure the pass)"),
+    cl::init(true), cl::Hidden, cl::cat(compileCategory));
+
 //===- Simulation ---------------------------------------------------------===//
 
 cl::opt<bool> simulate("simulate",
@@ -274,6 +280,7 @@ RawOptions rawOptions() {
   raw.multicast = multicastMode;
   raw.cubinVia = cubinVia;
   raw.werrorSpills = werrorSpills;
+  raw.issueLoadsEarly = issueLoadsEarly;
   raw.simulate = simulate;
   raw.configFromCache = configFromCache;
   return raw;

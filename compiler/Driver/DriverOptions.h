@@ -48,6 +48,7 @@ struct RawOptions {
   MulticastMode multicast = MulticastMode::Software;
   CubinRoute cubinVia = CubinRoute::NvJitLink;
   bool werrorSpills = false;
+  bool issueLoadsEarly = true;
   bool simulate = false;
   bool configFromCache = false;
 };

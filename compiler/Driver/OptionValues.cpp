@@ -419,6 +419,7 @@ std::optional<std::string> dslc::readDriverOptions(const RawOptions &raw,
   b.timeoutMs = n.timeoutMs;
   b.cubinVia = raw.cubinVia;
   b.spillsAreErrors = raw.werrorSpills;
+  b.issueLoadsEarly = raw.issueLoadsEarly;
   if (raw.configFromCache || raw.cacheDir) {
     if (!b.compile.configJSON.empty())
       return fail("--config and --config-from-cache both give the config; "

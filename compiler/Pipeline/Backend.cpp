@@ -246,7 +246,9 @@ int Stages::toLLVMDialect(mlir::OwningOpRef<mlir::ModuleOp> &mod) {
     return 1;
   mlir::TimingScope t = timing.nest("Pass pipeline");
   pm.enableTiming(t);
-  buildDslcPipeline(pm, DslcPipelineOptions());
+  DslcPipelineOptions pipeline;
+  pipeline.issueLoadsEarly = options.issueLoadsEarly;
+  buildDslcPipeline(pm, pipeline);
   return mlir::failed(pm.run(*mod)) ? 1 : 0;
 }
 

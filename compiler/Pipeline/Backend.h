@@ -74,6 +74,9 @@ struct BackendOptions {
   /// --Werror-spills: a cubin whose assembler reports register spills is
   /// an error (by default a warning naming the bytes and the config).
   bool spillsAreErrors = false;
+  /// --issue-loads-early=false: loads stay in program order
+  /// (-dslc-issue-loads-early off), to measure what the pass does.
+  bool issueLoadsEarly = true;
   std::optional<CachedConfigRequest> cachedConfig;
   /// --simulate: run the kernel on the CPU for compile.worldSize ranks
   /// instead of compiling it (compiler/Simulator, docs/simulator.md).

@@ -116,3 +116,7 @@ func.func @read_after_write(%x: !tile.ref<f32, 1>, %y: !tile.ref<f32, 1>)
   tile.store %b, %x[%c0] limits [%c128] {dims = array<i64: 0>} : tensor<128xf32>, !tile.ref<f32, 1>
   return
 }
+
+// (dslc --issue-loads-early=false, and -dslc-pipeline with
+// issue-loads-early=false, leave every load where it is written: see
+// tests/examples/rmsnorm-issue-early.test.)
