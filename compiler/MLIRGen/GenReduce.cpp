@@ -2,8 +2,10 @@
 //
 // torch.sum / mean / amax / amin / max / min / prod (`torch.X(t, dim=,
 // keepdim=)` and `t.X(dim, keepdim=)`) as tile.reduce along each reduced
-// dimension. The masked tail of a loaded tile is passed as `valid`, so it
-// never contributes; mean divides by the valid count. 16-bit inputs
+// dimension; torch.argmax / argmin, and torch.max / min with a dimension
+// (values and indices), as the extreme and then the smallest index holding
+// it (two reductions). The masked tail of a loaded tile is passed as `valid`,
+// so it never contributes; mean divides by the valid count. 16-bit inputs
 // accumulate in f32 and round back to the input's dtype, integer sums are
 // int64 (torch's result types).
 //
@@ -13,13 +15,16 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace dslc::mlirgen {
 
 bool isReduction(llvm::StringRef name) {
   return name == "sum" || name == "mean" || name == "amax" || name == "amin" ||
-         name == "max" || name == "min" || name == "prod";
+         name == "max" || name == "min" || name == "prod" || name == "argmax" ||
+         name == "argmin";
 }
 
 FailureOr<SmallVector<int64_t>>
@@ -154,6 +159,83 @@ Result Generator::reduceTile(llvm::StringRef fn, const SemValue &input,
   return acc;
 }
 
+Result Generator::genArgReduction(llvm::StringRef fn, const SemValue &arg,
+                                  const ast::Expr *dimArg,
+                                  const ast::Expr *keepArg,
+                                  const ast::Expr &where) {
+  bool isMax = fn.ends_with("max");
+  bool valuesToo = !fn.starts_with("arg");
+  std::string name = "torch." + fn.str();
+  if (!dimArg)
+    return fail(where.getRange(),
+                name + " of a whole tile (no dim) is not supported: give "
+                       "the dimension (dim=...)");
+  Result input = asTile(arg, where);
+  if (failed(input))
+    return failure();
+  auto type = cast<RankedTensorType>(input->value.getType());
+  Type element = type.getElementType();
+  if (isFP8(element) || element.isInteger(1))
+    return fail(where.getRange(), name + " of a " +
+                                      (isFP8(element) ? "fp8" : "bool") +
+                                      " tile: convert it with "
+                                      ".to(torch.float32) first");
+  auto dims = reductionDims(dimArg, type.getRank());
+  if (failed(dims))
+    return failure();
+  if (dims->size() != 1)
+    return fail(dimArg->getRange(), name + " takes one dimension");
+  int64_t dim = dims->front();
+  bool keepdim = false;
+  if (keepArg) {
+    Result k = genExpr(*keepArg);
+    if (failed(k))
+      return failure();
+    if (k->kind != SemValue::Kind::Int)
+      return fail(keepArg->getRange(), "keepdim must be True or False");
+    keepdim = k->intValue != 0;
+  }
+  mlir::Location l = loc(where);
+  // The extreme, kept along `dim` and broadcast back over it; then the
+  // smallest index holding it (torch's first occurrence; a NaN, which
+  // torch's max and argmax treat as the largest, matches itself).
+  Result best = reduceTile(isMax ? "amax" : "amin", *input, {dim},
+                           /*keepdim=*/true, where);
+  if (failed(best))
+    return failure();
+  Value x = castValue(input->value, element, l);
+  Value spread = tile::BroadcastOp::create(builder, l, type, best->value);
+  Value match;
+  if (isa<FloatType>(element))
+    match = arith::OrIOp::create(
+        builder, l,
+        arith::CmpFOp::create(builder, l, arith::CmpFPredicate::OEQ, x, spread),
+        arith::CmpFOp::create(builder, l, arith::CmpFPredicate::UNO, x, x));
+  else
+    match =
+        arith::CmpIOp::create(builder, l, arith::CmpIPredicate::eq, x, spread);
+  auto i64Type = RankedTensorType::get(type.getShape(), builder.getI64Type());
+  Value index =
+      arith::ExtSIOp::create(builder, l, i64Type, indexAlong(type, dim, l));
+  Value never = tile::SplatOp::create(
+      builder, l, i64Type,
+      arith::ConstantIntOp::create(builder, l,
+                                   std::numeric_limits<int64_t>::max(), 64));
+  SemValue candidates = *input;
+  candidates.indexTile.reset();
+  candidates.value = arith::SelectOp::create(builder, l, match, index, never);
+  Result indices = reduceTile("amin", candidates, {dim}, keepdim, where);
+  if (failed(indices) || !valuesToo)
+    return indices;
+  Result values =
+      reduceTile(isMax ? "amax" : "amin", *input, {dim}, keepdim, where);
+  if (failed(values))
+    return failure();
+  SemValue out = SemValue::ofKind(SemValue::Kind::Tuple);
+  out.elements = {*values, *indices};
+  return out;
+}
+
 std::optional<Result> Generator::genReductionCall(const ast::CallExpr &e,
                                                   llvm::StringRef fn,
                                                   const ast::Expr *self) {
@@ -163,16 +245,13 @@ std::optional<Result> Generator::genReductionCall(const ast::CallExpr &e,
   if (!input)
     return fail(e.getRange(), "torch." + fn.str() + " needs a tile");
   const ast::Expr *dimArg = argument(e, self ? 0 : 1, "dim");
-  if ((fn == "max" || fn == "min") && dimArg)
-    return fail(e.getRange(), "torch." + fn.str() +
-                                  " with a dimension returns values and "
-                                  "indices: use torch.a" +
-                                  fn.str() +
-                                  "(t, dim=...) for the "
-                                  "values");
   Result v = genExpr(*input);
   if (failed(v))
     return failure();
+  bool withIndex =
+      fn.starts_with("arg") || ((fn == "max" || fn == "min") && dimArg);
+  if (withIndex)
+    return genArgReduction(fn, *v, dimArg, keyword(e, "keepdim"), e);
   return genReduction(fn, *v, dimArg, keyword(e, "keepdim"), e);
 }
 

@@ -533,6 +533,11 @@ private:
                       const ast::Expr &where);
   /// `fn` (sum, mean, amax, ...) of tile value `input` along `dims`
   /// (normalized, distinct), keeping them as 1 when `keepdim`.
+  /// torch.argmax / argmin (indices, int64), torch.max / min with a
+  /// dimension (a tuple of values and indices), along one dimension.
+  Result genArgReduction(llvm::StringRef fn, const SemValue &arg,
+                         const ast::Expr *dimArg, const ast::Expr *keepArg,
+                         const ast::Expr &where);
   Result reduceTile(llvm::StringRef fn, const SemValue &input,
                     llvm::ArrayRef<int64_t> dims, bool keepdim,
                     const ast::Expr &where);

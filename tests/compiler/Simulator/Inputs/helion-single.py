@@ -473,3 +473,60 @@ def row_max_reduce_ref(x: torch.Tensor, out: torch.Tensor):
     for w, m in hl.tile([W, M]):
         out[w, m] = torch.amax(x[w, m, :], dim=-1)
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[4], num_warps=4))
+def row_max_index(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """torch.max with a dimension (values and indices) over whole rows of
+    37 (a ragged tail that must never win)."""
+    m, n = x.size()
+    idx = torch.empty([m], dtype=torch.int64, device=x.device)
+    best = torch.empty([m], dtype=x.dtype, device=x.device)
+    for tm in hl.tile(m):
+        v, i = torch.max(x[tm, :], dim=1)
+        idx[tm] = i
+        best[tm] = v
+    return idx, best
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def row_max_index_ref(x: torch.Tensor, idx: torch.Tensor, best: torch.Tensor):
+    W, M, N = x.size()
+    N = hl.specialize(N)
+    for w, m in hl.tile([W, M]):
+        b = x[w, m, 0:1]
+        at = hl.zeros([w, m, 1], dtype=torch.int64)
+        for j in range(1, N):
+            v = x[w, m, j : j + 1]
+            better = v > b
+            b = torch.where(better, v, b)
+            at = torch.where(better, hl.full([w, m, 1], j, dtype=torch.int64), at)
+        idx[w, m] = torch.sum(at, dim=-1)
+        best[w, m] = torch.amax(b, dim=-1)
+    return idx, best
+
+
+@helion.kernel(config=helion.Config(block_sizes=[4], num_warps=4))
+def row_argmin(x: torch.Tensor) -> torch.Tensor:
+    """x.argmin(dim) (a method) over whole rows."""
+    m, n = x.size()
+    out = torch.empty([m], dtype=torch.int64, device=x.device)
+    for tm in hl.tile(m):
+        out[tm] = x[tm, :].argmin(dim=1)
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def row_argmin_ref(x: torch.Tensor, out: torch.Tensor):
+    W, M, N = x.size()
+    N = hl.specialize(N)
+    for w, m in hl.tile([W, M]):
+        b = x[w, m, 0:1]
+        at = hl.zeros([w, m, 1], dtype=torch.int64)
+        for j in range(1, N):
+            v = x[w, m, j : j + 1]
+            better = v < b
+            b = torch.where(better, v, b)
+            at = torch.where(better, hl.full([w, m, 1], j, dtype=torch.int64), at)
+        out[w, m] = torch.sum(at, dim=-1)
+    return out
