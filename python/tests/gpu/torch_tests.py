@@ -50,7 +50,8 @@ Cases (each rank prints PASS/FAIL per case; rank 0 ends with
                      transpose), exact; an output sized from two tensors'
                      sizes, allocated and passed by name (out=)
   scans              hl.cumsum / torch.cumsum / hl.cumprod (reverse) /
-                     hl.associative_scan of a tuple / hl.reduce vs torch
+                     hl.associative_scan of a tuple / hl.reduce, torch.max
+                     with a dimension and argmin vs torch
   user-kernel-autotune  a user's kernel (tests/examples/Inputs/
                      silu_gate_scale.py) with autotune=True and its DSL
                      reference at the call's shapes, then called under
@@ -517,6 +518,14 @@ def scans(c):
     got = dslc.kernel(HELION_SINGLE, "row_max_reduce")(z)
     close(got, torch.amax(z, 1), "hl.reduce max of negative rows", rtol=0,
           atol=0)
+    # torch.max with a dimension and x.argmin(dim): first occurrences.
+    idx, best = dslc.kernel(HELION_SINGLE, "row_max_index")(z)
+    want = torch.max(z, dim=1)
+    close(best, want.values, "torch.max values", rtol=0, atol=0)
+    assert torch.equal(idx, want.indices), "torch.max indices differ"
+    zb = z.bfloat16()
+    got = dslc.kernel(HELION_SINGLE, "row_argmin")(zb)
+    assert torch.equal(got, torch.argmin(zb, dim=1)), "argmin differs"
 
 
 @case
