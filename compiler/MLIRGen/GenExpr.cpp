@@ -220,6 +220,12 @@ Result Generator::genAttribute(const ast::AttributeExpr &e) {
       return v;
     }
     break;
+  case SemValue::Kind::Tuple:
+    // torch.max/min(t, dim)'s (values, indices), by name too.
+    if (base->text == kValuesIndices && base->elements.size() == 2 &&
+        (name == "values" || name == "indices"))
+      return base->elements[name == "values" ? 0 : 1];
+    break;
   default:
     break;
   }

@@ -233,6 +233,7 @@ Result Generator::genArgReduction(llvm::StringRef fn, const SemValue &arg,
     return failure();
   SemValue out = SemValue::ofKind(SemValue::Kind::Tuple);
   out.elements = {*values, *indices};
+  out.text = kValuesIndices;
   return out;
 }
 

@@ -192,6 +192,9 @@ bool isFP8(mlir::Type t);
 bool isUnaryMath(llvm::StringRef name);
 /// sum, mean, amax, amin, max, min, prod.
 bool isReduction(llvm::StringRef name);
+/// The `text` of the tuple torch.max/min(t, dim) give: its elements are
+/// also `.values` and `.indices` (torch.return_types).
+inline constexpr const char *kValuesIndices = "torch.return_types";
 
 /// The rank and element type of a tensor (Ref) or stack value.
 std::pair<unsigned, mlir::Type> refShape(const SemValue &ref);
