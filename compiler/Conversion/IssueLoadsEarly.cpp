@@ -1,5 +1,4 @@
-//===- IssueLoadsEarly.cpp - global loads issued before the work they skip
-//-===//
+//===- IssueLoadsEarly.cpp - loads issued above barriers ------------------===//
 //
 // -dslc-issue-loads-early (Passes.td). A load written after a reduction
 // (RMSNorm's `weight[None, :]` after `torch.mean(v * v)`) is issued after

@@ -107,11 +107,11 @@ FailureOr<std::string> Generator::stringKeyword(const ast::CallExpr &e,
   return v->text;
 }
 
-FailureOr<bool> Generator::boolKeyword(const ast::CallExpr &e,
-                                       const char *key) {
+FailureOr<bool> Generator::boolKeyword(const ast::CallExpr &e, const char *key,
+                                       bool dflt) {
   const ast::Expr *x = keyword(e, key);
   if (!x)
-    return true;
+    return dflt;
   Result v = genExpr(*x);
   if (failed(v))
     return failure();

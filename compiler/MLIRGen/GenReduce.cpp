@@ -60,8 +60,7 @@ Generator::reductionDims(const ast::Expr *dimArg, int64_t rank) {
 }
 
 Result Generator::genReduction(llvm::StringRef fn, const SemValue &arg,
-                               const ast::Expr *dimArg,
-                               const ast::Expr *keepArg,
+                               const ast::Expr *dimArg, bool keepdim,
                                const ast::Expr &where) {
   Result input = asTile(arg, where);
   if (failed(input))
@@ -80,15 +79,6 @@ Result Generator::genReduction(llvm::StringRef fn, const SemValue &arg,
   auto dims = reductionDims(dimArg, type.getRank());
   if (failed(dims))
     return failure();
-  bool keepdim = false;
-  if (keepArg) {
-    Result k = genExpr(*keepArg);
-    if (failed(k))
-      return failure();
-    if (k->kind != SemValue::Kind::Int)
-      return fail(keepArg->getRange(), "keepdim must be True or False");
-    keepdim = k->intValue != 0;
-  }
   return reduceTile(fn, *input, *dims, keepdim, where);
 }
 
@@ -160,8 +150,7 @@ Result Generator::reduceTile(llvm::StringRef fn, const SemValue &input,
 }
 
 Result Generator::genArgReduction(llvm::StringRef fn, const SemValue &arg,
-                                  const ast::Expr *dimArg,
-                                  const ast::Expr *keepArg,
+                                  const ast::Expr *dimArg, bool keepdim,
                                   const ast::Expr &where) {
   bool isMax = fn.ends_with("max");
   bool valuesToo = !fn.starts_with("arg");
@@ -186,15 +175,6 @@ Result Generator::genArgReduction(llvm::StringRef fn, const SemValue &arg,
   if (dims->size() != 1)
     return fail(dimArg->getRange(), name + " takes one dimension");
   int64_t dim = dims->front();
-  bool keepdim = false;
-  if (keepArg) {
-    Result k = genExpr(*keepArg);
-    if (failed(k))
-      return failure();
-    if (k->kind != SemValue::Kind::Int)
-      return fail(keepArg->getRange(), "keepdim must be True or False");
-    keepdim = k->intValue != 0;
-  }
   mlir::Location l = loc(where);
   // The extreme, kept along `dim` and broadcast back over it; then the
   // smallest index holding it (torch's first occurrence; a NaN, which
@@ -249,11 +229,14 @@ std::optional<Result> Generator::genReductionCall(const ast::CallExpr &e,
   Result v = genExpr(*input);
   if (failed(v))
     return failure();
+  FailureOr<bool> keepdim = boolKeyword(e, "keepdim", /*dflt=*/false);
+  if (failed(keepdim))
+    return failure();
   bool withIndex =
       fn.starts_with("arg") || ((fn == "max" || fn == "min") && dimArg);
   if (withIndex)
-    return genArgReduction(fn, *v, dimArg, keyword(e, "keepdim"), e);
-  return genReduction(fn, *v, dimArg, keyword(e, "keepdim"), e);
+    return genArgReduction(fn, *v, dimArg, *keepdim, e);
+  return genReduction(fn, *v, dimArg, *keepdim, e);
 }
 
 } // namespace dslc::mlirgen

@@ -53,9 +53,9 @@ Value Generator::indexAlong(RankedTensorType shape, int64_t dim,
   return index;
 }
 
-FailureOr<Value> Generator::scanIndexMask(RankedTensorType shape, int64_t dim,
-                                          int64_t offset, const SemValue &like,
-                                          mlir::Location l) {
+Value Generator::scanIndexMask(RankedTensorType shape, int64_t dim,
+                               int64_t offset, const SemValue &like,
+                               mlir::Location l) {
   int64_t extent = shape.getDimSize(dim);
   Value index = indexAlong(shape, dim, l);
   auto full = cast<RankedTensorType>(index.getType());
@@ -108,9 +108,7 @@ Generator::scanTiles(const ScanCombine &combine, std::vector<SemValue> values,
                       "elements of each input and returns one of each");
       return failure();
     }
-    FailureOr<Value> mask = scanIndexMask(type, dim, offset, values.front(), l);
-    if (failed(mask))
-      return failure();
+    Value mask = scanIndexMask(type, dim, offset, values.front(), l);
     for (auto [v, c] : llvm::zip(values, *combined)) {
       Result ct = asTile(c, where);
       if (failed(ct))
@@ -124,7 +122,7 @@ Generator::scanTiles(const ScanCombine &combine, std::vector<SemValue> values,
         return failure();
       }
       cv = castValue(cv, vt.getElementType(), l);
-      v.value = arith::SelectOp::create(builder, l, *mask, cv, v.value);
+      v.value = arith::SelectOp::create(builder, l, mask, cv, v.value);
       v.indexTile.reset();
     }
   }
@@ -194,13 +192,9 @@ std::optional<Result> Generator::genScanCall(const ast::CallExpr &e,
     return fail(dimArg->getRange(),
                 "dimension " + std::to_string(*d) + " is out of range for a " +
                     std::to_string(type.getRank()) + "-d tile");
-  bool reverse = false;
-  if (const ast::Expr *r = keyword(e, "reverse")) {
-    auto rv = constIntOf(*r, "reverse");
-    if (failed(rv))
-      return failure();
-    reverse = *rv != 0;
-  }
+  FailureOr<bool> reverse = boolKeyword(e, "reverse", /*dflt=*/false);
+  if (failed(reverse))
+    return failure();
   mlir::Location l = loc(e);
   ScanCombine combine;
   std::vector<Type> resultTypes;
@@ -244,7 +238,7 @@ std::optional<Result> Generator::genScanCall(const ast::CallExpr &e,
     };
   }
   FailureOr<std::vector<SemValue>> scanned =
-      scanTiles(combine, values, dim, reverse, e);
+      scanTiles(combine, values, dim, *reverse, e);
   if (failed(scanned))
     return failure();
   for (auto [v, t] : llvm::zip(*scanned, resultTypes))
@@ -261,13 +255,9 @@ std::optional<Result> Generator::genScanCall(const ast::CallExpr &e,
 Result Generator::lastAlong(std::vector<SemValue> scanned, int64_t dim,
                             const ast::CallExpr &e) {
   mlir::Location l = loc(e);
-  bool keep = false;
-  if (const ast::Expr *k = keyword(e, "keep_dims")) {
-    auto kv = constIntOf(*k, "keep_dims");
-    if (failed(kv))
-      return failure();
-    keep = *kv != 0;
-  }
+  FailureOr<bool> keep = boolKeyword(e, "keep_dims", /*dflt=*/false);
+  if (failed(keep))
+    return failure();
   auto type = cast<RankedTensorType>(scanned.front().value.getType());
   int64_t extent = type.getDimSize(dim);
   // The last valid index along `dim`.
@@ -304,7 +294,7 @@ Result Generator::lastAlong(std::vector<SemValue> scanned, int64_t dim,
         builder, l, vt, arith::ConstantOp::create(builder, l, lowest));
     Value picked = arith::SelectOp::create(builder, l, isLast, v.value, fill);
     SmallVector<int64_t> shape(vt.getShape());
-    if (keep)
+    if (*keep)
       shape[dim] = 1;
     else
       shape.erase(shape.begin() + dim);
@@ -313,7 +303,7 @@ Result Generator::lastAlong(std::vector<SemValue> scanned, int64_t dim,
         uint64_t(dim), tile::ReduceKind::max, Value());
     v.indexTile.reset();
     if (dim < int64_t(v.valid.size())) {
-      if (keep)
+      if (*keep)
         v.valid[dim] = ValidCount();
       else
         v.valid.erase(v.valid.begin() + dim);

@@ -166,8 +166,9 @@ private:
   mlir::FailureOr<std::string> stringKeyword(const ast::CallExpr &e,
                                              const char *key,
                                              const std::string &dflt);
-  /// A True/False keyword, true when absent.
-  mlir::FailureOr<bool> boolKeyword(const ast::CallExpr &e, const char *key);
+  /// A True/False keyword, `dflt` when absent.
+  mlir::FailureOr<bool> boolKeyword(const ast::CallExpr &e, const char *key,
+                                    bool dflt = true);
   /// The canonical name of a dtype expression (torch.float32, x.dtype).
   mlir::FailureOr<std::string> dtypeValue(const ast::Expr &e);
   /// Argument `position` or dtype=, `dflt` when absent.
@@ -515,10 +516,9 @@ private:
                          mlir::Location l);
   /// The bool tile of `shape`: whether the element `offset` before (> 0)
   /// or `-offset` after (< 0, within `like`'s valid extent) exists.
-  mlir::FailureOr<mlir::Value> scanIndexMask(mlir::RankedTensorType shape,
-                                             int64_t dim, int64_t offset,
-                                             const SemValue &like,
-                                             mlir::Location l);
+  mlir::Value scanIndexMask(mlir::RankedTensorType shape, int64_t dim,
+                            int64_t offset, const SemValue &like,
+                            mlir::Location l);
   /// hl.reduce's result: each scanned tile's last valid element along
   /// `dim` (keep_dims from the call).
   Result lastAlong(std::vector<SemValue> scanned, int64_t dim,
@@ -529,14 +529,14 @@ private:
                                          llvm::StringRef fn,
                                          const ast::Expr *self);
   Result genReduction(llvm::StringRef fn, const SemValue &arg,
-                      const ast::Expr *dimArg, const ast::Expr *keepArg,
+                      const ast::Expr *dimArg, bool keepdim,
                       const ast::Expr &where);
   /// `fn` (sum, mean, amax, ...) of tile value `input` along `dims`
   /// (normalized, distinct), keeping them as 1 when `keepdim`.
   /// torch.argmax / argmin (indices, int64), torch.max / min with a
   /// dimension (a tuple of values and indices), along one dimension.
   Result genArgReduction(llvm::StringRef fn, const SemValue &arg,
-                         const ast::Expr *dimArg, const ast::Expr *keepArg,
+                         const ast::Expr *dimArg, bool keepdim,
                          const ast::Expr &where);
   Result reduceTile(llvm::StringRef fn, const SemValue &input,
                     llvm::ArrayRef<int64_t> dims, bool keepdim,
