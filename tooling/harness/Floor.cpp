@@ -58,20 +58,29 @@ size_t collectiveCallBytes(contract::CollectiveKind c, int64_t n, int world,
   return static_cast<size_t>(in + out) * elementBytes;
 }
 
-std::string timingBelowFloor(rt::Communicator &comm, const TimingStats &eager,
-                             const TimingStats &graph, size_t bytes) {
-  MemoryRoof roof = deviceMemoryRoof(comm.local(0).device);
-  size_t perGpu =
-      bytes * static_cast<size_t>(comm.isVirtual() ? comm.worldSize() : 1);
-  for (auto [t, phase] : {std::pair{&eager, "eager"}, {&graph, "graph"}}) {
-    if (!t->measured())
+std::string phasesBelowFloor(double eagerUs, double graphUs, size_t bytes,
+                             const MemoryRoof &roof) {
+  for (auto [us, phase] : {std::pair{eagerUs, "eager"}, {graphUs, "graph"}}) {
+    if (us <= 0)
       continue;
-    std::string why = belowFloor(t->medianUs, perGpu, roof,
+    std::string why = belowFloor(us, bytes, roof,
                                  fmt::format("the {} time of a call", phase));
     if (!why.empty())
       return why;
   }
   return "";
+}
+
+size_t bytesPerGpu(rt::Communicator &comm, size_t perRank) {
+  return perRank * static_cast<size_t>(comm.isVirtual() ? comm.worldSize() : 1);
+}
+
+std::string timingBelowFloor(rt::Communicator &comm, const TimingStats &eager,
+                             const TimingStats &graph, size_t bytes) {
+  return phasesBelowFloor(eager.measured() ? eager.medianUs : 0,
+                          graph.measured() ? graph.medianUs : 0,
+                          bytesPerGpu(comm, bytes),
+                          deviceMemoryRoof(comm.local(0).device));
 }
 
 } // namespace dslc::run

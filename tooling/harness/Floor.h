@@ -53,9 +53,18 @@ size_t outputBytes(const contract::BindingPlan &plan);
 size_t collectiveCallBytes(contract::CollectiveKind c, int64_t n, int world,
                            size_t elementBytes);
 
-/// "" when the eager and graph medians of calls that each move `bytes` per
-/// rank are physically possible on the first local GPU (the ranks of a
-/// virtual world share it); else why not.
+/// "" when the eager and graph medians (us; 0: not measured) of a call
+/// moving `bytes` through one GPU are physically possible; else why not,
+/// for the first that is not.
+std::string phasesBelowFloor(double eagerUs, double graphUs, size_t bytes,
+                             const MemoryRoof &roof);
+
+/// The bytes the first local GPU moves for one call of `perRank` bytes on
+/// every rank: the ranks of a virtual world share it.
+size_t bytesPerGpu(rt::Communicator &comm, size_t perRank);
+
+/// phasesBelowFloor for calls that each move `bytes` per rank, on the
+/// first local GPU's roof.
 std::string timingBelowFloor(rt::Communicator &comm, const TimingStats &eager,
                              const TimingStats &graph, size_t bytes);
 

@@ -636,20 +636,12 @@ void refuseBelowFloor(WorkerState &s, const json &req, json &reply) {
     return;
   if (!s.roof)
     s.roof = run::deviceMemoryRoof(s.comm->local(0).device);
-  size_t bytes =
-      callBytes(s, req) *
-      static_cast<size_t>(s.comm->isVirtual() ? s.comm->worldSize() : 1);
-  for (const char *phase : {"eager", "graph"}) {
-    double us = reply.value(std::string(phase) + "_us", 0.0);
-    if (us <= 0)
-      continue;
-    std::string why = run::belowFloor(
-        us, bytes, *s.roof, fmt::format("the {} time of a call", phase));
-    if (!why.empty()) {
-      reply["ok"] = false;
-      reply["reason"] = why;
-      return;
-    }
+  std::string why = run::phasesBelowFloor(
+      reply.value("eager_us", 0.0), reply.value("graph_us", 0.0),
+      run::bytesPerGpu(*s.comm, callBytes(s, req)), *s.roof);
+  if (!why.empty()) {
+    reply["ok"] = false;
+    reply["reason"] = why;
   }
 }
 

@@ -45,6 +45,18 @@ TEST_CASE("floor: bytes beyond twice the L2 at the peak", "[harness]") {
         std::string::npos);
 }
 
+TEST_CASE("floor: each measured phase is checked", "[harness]") {
+  MemoryRoof roof = h200();
+  size_t bytes = size_t(256) << 20;
+  CHECK(phasesBelowFloor(30.0, 31.0, bytes, roof).empty());
+  // A phase not measured (0) is not checked; the first one below is named.
+  CHECK(phasesBelowFloor(0, 30.0, bytes, roof).empty());
+  CHECK(phasesBelowFloor(30.0, 10.0, bytes, roof)
+            .rfind("the graph time of a call: 10.00 us is below", 0) == 0);
+  CHECK(phasesBelowFloor(5.0, 10.0, bytes, roof)
+            .rfind("the eager time of a call: 5.00 us is below", 0) == 0);
+}
+
 TEST_CASE("floor: a collective moves its input and output", "[harness]") {
   using dslc::contract::CollectiveKind;
   CHECK(collectiveCallBytes(CollectiveKind::AllReduce, 1024, 4, 2) == 4096);
