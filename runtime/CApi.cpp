@@ -8,11 +8,14 @@
 #include "runtime/Collectives.h"
 #include "runtime/Communicator.h"
 #include "runtime/Error.h"
+#include "runtime/Floor.h"
 #include "runtime/Kernel.h"
 #include "runtime/SymmetricHeap.h"
 #include "runtime/TuningCache.h"
 
+#include <cuda_runtime.h>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -599,6 +602,35 @@ dslcStatus dslcTuningCacheHas(const char *cacheDir, const char *kernel,
           dslc::contract::tunedConfigOf(r.value, need(kernel, "kernel"),
                                         need(sha256, "sha256")))
         *found = 1;
+  });
+}
+dslcStatus dslcTunerDeviceInfo(int device, int isVirtual, char *buf,
+                               size_t len) {
+  return guard([&] {
+    cudaDeviceProp prop{};
+    if (device < 0 || device >= Communicator::deviceCount() ||
+        cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+      (void)cudaGetLastError();
+      raise(ErrorCode::NoDevice, fmt::format("no CUDA device {}", device));
+    }
+    int drv = 0, rtv = 0;
+    (void)cudaDriverGetVersion(&drv);
+    (void)cudaRuntimeGetVersion(&rtv);
+    MemoryRoof roof = deviceMemoryRoof(device);
+    nlohmann::json j{
+        {"device", dslc::contract::tuningDeviceName(prop.name, isVirtual != 0)},
+        {"driver", cudaVersionString(drv, rtv)},
+        {"memory_bytes_per_s", roof.bytesPerS},
+        {"l2_bytes", roof.l2Bytes}};
+    copyOut(j.dump(), need(buf, "buf"), len, "the device's description");
+  });
+}
+dslcStatus dslcTimesBelowFloor(int device, double eagerUs, double graphUs,
+                               uint64_t bytes, char *why, size_t len) {
+  return guard([&] {
+    copyOut(phasesBelowFloor(eagerUs, graphUs, static_cast<size_t>(bytes),
+                             deviceMemoryRoof(device)),
+            need(why, "why"), len, "the reason");
   });
 }
 } // extern "C"

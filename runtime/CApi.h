@@ -239,6 +239,21 @@ dslcStatus dslcBindingPlan(const char *metadataJson, const char *requestJson,
 dslcStatus dslcTuningCacheHas(const char *cacheDir, const char *kernel,
                               const char *sha256, int worldSize,
                               const char *dtype, int64_t count, int *found);
+/* GPU `device` as the tuner describes it, as JSON into buf: {"device":
+ * the tuning cache's device key (contract::tuningDeviceName; with
+ * isVirtual, that of a virtual world), "driver": "cuda X.Y driver, X.Y
+ * runtime", "memory_bytes_per_s": its HBM peak, "l2_bytes": its L2 size}
+ * (runtime/Floor.h): what a measuring process (`tuner run
+ * --measurer-fds`) answers the tuner's "info" with.
+ * DSLC_ERROR_NO_DEVICE without such a GPU. */
+dslcStatus dslcTunerDeviceInfo(int device, int isVirtual, char *buf,
+                               size_t len);
+/* Whether the eager and graph medians (us; 0: not measured) of a call that
+ * moves `bytes` through GPU `device` are physically possible
+ * (runtime/Floor.h, phasesBelowFloor: the rule the tuner's worker and
+ * dslrun apply): "" into why when they are, else the reason. */
+dslcStatus dslcTimesBelowFloor(int device, double eagerUs, double graphUs,
+                               uint64_t bytes, char *why, size_t len);
 
 #ifdef __cplusplus
 }

@@ -121,6 +121,9 @@ FUNCTIONS = {
     "dslcBindingPlan": (Status, [c_char_p, c_char_p, c_char_p, c_size_t]),
     "dslcTuningCacheHas": (Status, [c_char_p, c_char_p, c_char_p, c_int,
                                     c_char_p, c_int64, P(c_int)]),
+    "dslcTunerDeviceInfo": (Status, [c_int, c_int, c_char_p, c_size_t]),
+    "dslcTimesBelowFloor": (Status, [c_int, c_double, c_double,
+                                     ctypes.c_uint64, c_char_p, c_size_t]),
 }
 
 # C API functions the _fastcall extension calls (its FUNCTIONS).
@@ -337,3 +340,23 @@ def mapped_nccl_files():
     except OSError:
         pass
     return sorted(files)
+
+
+def tuner_device_info(device, virtual=False):
+    """{"device", "driver", "memory_bytes_per_s", "l2_bytes"} of GPU
+    `device` as the tuner names it (dslcTunerDeviceInfo: the cache's device
+    key, the driver's versions, the memory roof of the physical floor)."""
+    import json
+    buf = ctypes.create_string_buffer(4096)
+    call("dslcTunerDeviceInfo", int(device), int(bool(virtual)), buf, len(buf))
+    return json.loads(buf.value.decode())
+
+
+def times_below_floor(device, eager_us, graph_us, nbytes):
+    """'' when the eager and graph medians (us; 0: not measured) of a call
+    moving `nbytes` through GPU `device` are physically possible, else why
+    not (dslcTimesBelowFloor: the one rule of runtime/Floor.h)."""
+    buf = ctypes.create_string_buffer(1024)
+    call("dslcTimesBelowFloor", int(device), float(eager_us), float(graph_us),
+         int(nbytes), buf, len(buf))
+    return buf.value.decode()

@@ -159,6 +159,25 @@ class CApiLibraryTest(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertEqual(_capi.last_error(), "collectives is NULL")
 
+    def test_tuner_device_info_names_a_missing_gpu(self):
+        from dslc.errors import DslcError
+        if self.lib.dslcDeviceCount() > 0:
+            info = _capi.tuner_device_info(0)
+            self.assertGreater(info["memory_bytes_per_s"], 0)
+            self.assertTrue(info["driver"].startswith("cuda "))
+        with self.assertRaisesRegex(DslcError, "no CUDA device 4096"):
+            _capi.tuner_device_info(4096)
+
+    def test_floor_is_the_runtimes_rule(self):
+        # No roof known for a device that is not there: nothing refused.
+        self.assertEqual(_capi.times_below_floor(4096, 1.0, 1.0, 1 << 40), "")
+        if self.lib.dslcDeviceCount() > 0:
+            # a TiB in a microsecond is never possible
+            why = _capi.times_below_floor(0, 1.0, 0.0, 1 << 40)
+            self.assertIn("below the physical floor", why)
+            self.assertEqual(_capi.times_below_floor(0, 1e9, 1e9, 1 << 40),
+                             "")
+
 
 if __name__ == "__main__":
     unittest.main()
