@@ -104,6 +104,14 @@ bool TuningKey::operator==(const TuningKey &o) const {
          dtype == o.dtype && bucket == o.bucket && shape == o.shape;
 }
 
+std::string tunedDtype(const std::vector<ArgSpec> &args) {
+  for (Role role : {Role::Input, Role::Output})
+    for (const ArgSpec &a : args)
+      if (a.isTensor() && isFloating(a.dtype) && a.role == role)
+        return dtypeName(a.dtype);
+  return "";
+}
+
 std::string tuningDeviceName(const std::string &gpu, bool virtualWorld) {
   return virtualWorld ? gpu + " (virtual world)" : gpu;
 }

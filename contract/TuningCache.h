@@ -12,6 +12,7 @@
 
 #include "contract/Expected.h"
 #include "contract/KernelConfig.h"
+#include "contract/Metadata.h"
 
 #include <cstdint>
 #include <functional>
@@ -46,6 +47,11 @@ struct TuningKey {
 /// one GPU (Communicator::createVirtual), so that such times, which share
 /// one GPU's SMs and memory, never decide for a real world of that size.
 std::string tuningDeviceName(const std::string &gpu, bool virtualWorld);
+
+/// The dtype a kernel's tuning cache entries are keyed by (TuningKey::dtype):
+/// that of its first floating input, else of its first floating output ("" when
+/// it has neither). The one rule of the tuner and `dslc --config-from-cache`.
+std::string tunedDtype(const std::vector<ArgSpec> &args);
 
 /// The best config of one kernel (part of a TuningValue).
 struct KernelChoice {

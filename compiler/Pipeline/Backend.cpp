@@ -20,6 +20,7 @@
 #include "compiler/Target/TargetStage.h"
 
 #include "contract/MetadataJson.h"
+#include "contract/TuningCache.h"
 
 #include "dialects/Registration.h"
 #include "dialects/Tile/TileDialect.h"
@@ -145,7 +146,7 @@ static void applyCachedConfig(mlir::MLIRContext &ctx, const ast::Module &module,
   q.sourceSha256 = buffer ? hexSha256(buffer->getText()) : "";
   q.worldSize = probe.worldSize.value_or(0);
   q.size = request.size;
-  q.dtype = tunedDType(probe);
+  q.dtype = contract::tunedDtype(probe.args);
   if (!probe.worldSize) {
     diags.note(kernel.getNameRange(),
                "--config-from-cache: the kernel is not specialized for a "

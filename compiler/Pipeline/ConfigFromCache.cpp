@@ -10,16 +10,6 @@
 
 namespace dslc {
 
-std::string tunedDType(const KernelDescription &desc) {
-  for (bool outputs : {false, true})
-    for (const contract::ArgSpec &a : desc.args)
-      if (a.isTensor() && contract::isFloating(a.dtype) &&
-          (outputs ? a.role == contract::Role::Output
-                   : a.role == contract::Role::Input))
-        return contract::dtypeName(a.dtype);
-  return "";
-}
-
 std::optional<TunedConfig> findTunedConfig(const TunedConfigQuery &q,
                                            std::string &why) {
   contract::Expected<std::string> dir = contract::cacheDir(q.cacheDir);

@@ -37,10 +37,6 @@ struct TunedConfig {
   std::string description; ///< Where it came from, for a note.
 };
 
-/// The dtype a kernel is tuned for: that of its first floating input, else
-/// of its first floating output ("" when it has neither).
-std::string tunedDType(const KernelDescription &desc);
-
 /// The tuned config, or nullopt with `why` saying what did not match (a
 /// missing or unreadable file included; never an error: the kernel's own
 /// config is then used).
