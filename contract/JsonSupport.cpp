@@ -41,6 +41,8 @@ json tunableToJson(const Tunable &t) {
     j["min"] = t.min;
     j["max"] = t.max;
   }
+  if (t.kind == Tunable::Kind::BlockSize && t.unitElements > 0)
+    j["unit_elements"] = t.unitElements;
   return j;
 }
 
@@ -141,6 +143,11 @@ Tunable FieldReader::tunable(const json &t, const std::string &where) const {
       fail(where,
            "block size index " + std::to_string(index) + " is outside 0..64");
     r = Tunable::blockSize(static_cast<unsigned>(index), value);
+    if (t.contains("unit_elements")) {
+      r.unitElements = integer(t, "unit_elements", where);
+      if (r.unitElements < 1)
+        fail(where, "field 'unit_elements' must be at least 1");
+    }
     break;
   }
   case Tunable::Kind::NumWarps:

@@ -68,6 +68,11 @@ struct Tunable {
   /// Allowed values: `choices` when not empty, else [min, max].
   int64_t min = 0, max = 0;
   std::vector<int64_t> choices;
+  /// BlockSize of a kernel's only block: the elements of its largest tile
+  /// per unit of the block (a row of `x[rows, :]`: H; a 1-d tile: 1; 0:
+  /// not known), so the tuner bounds tiles and elements per thread in
+  /// elements, whatever the block counts.
+  int64_t unitElements = 0;
 
   static Tunable blockSize(unsigned index, int64_t value);
   static Tunable numWarps(int64_t value);

@@ -65,6 +65,31 @@ const char *kindName(SemValue::Kind k) {
   return "a value";
 }
 
+/// For a kernel with one block size: the elements of its largest tile per
+/// unit of the block (tuner: elements per thread of a row-tile kernel,
+/// `x[rows, :]`, are rows x H / threads, not rows / threads).
+static void recordBlockUnit(func::FuncOp func,
+                            std::vector<contract::Tunable> &tunables) {
+  contract::Tunable *block = nullptr;
+  for (contract::Tunable &t : tunables) {
+    if (t.kind != contract::Tunable::Kind::BlockSize)
+      continue;
+    if (block)
+      return; // several: which of them a tile spans is the kernel's own
+    block = &t;
+  }
+  if (!block || block->value < 1)
+    return;
+  int64_t largest = 0;
+  func.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      if (auto tensor = dyn_cast<RankedTensorType>(t);
+          tensor && tensor.hasStaticShape())
+        largest = std::max(largest, tensor.getNumElements());
+  });
+  block->unitElements = std::max<int64_t>(1, largest / block->value);
+}
+
 mlir::Location Generator::loc(SourceRange r) {
   return FileLineColLoc::get(&ctx, module.getFileName(), r.begin.line,
                              r.begin.column);
@@ -160,6 +185,7 @@ OwningOpRef<ModuleOp> Generator::run() {
   if (desc.worldSize)
     func->setAttr(tile::kPeerCountAttr,
                   builder.getI64IntegerAttr(*desc.worldSize));
+  recordBlockUnit(func, desc.tunables);
   desc.tunables.push_back(contract::Tunable::numWarps(desc.numWarps));
   // A kernel with matrix products: the tuner also searches their engine and
   // the depth of their K loops' pipeline (-dslc-pipeline-dots).

@@ -11,18 +11,25 @@
 namespace dslc::tune {
 
 namespace {
+/// Elements of a tile per unit of block tunable `t` (1 when the metadata
+/// does not say: a tile of block elements).
+int64_t unitOf(const Tunable &t) {
+  return t.unitElements > 0 ? t.unitElements : 1;
+}
+
 /// The default times 2^k around it, within the tunable's range and the
-/// options' (their least block only for a kernel's only block size: a
-/// tile's rows may be few).
+/// options', counted in tile elements (their least only for a kernel's only
+/// block size: a tile's rows may be few).
 Dimension blockDimension(const Tunable &t, const SpaceOptions &o, bool only) {
   Dimension d;
   d.tunable = t;
-  int64_t def = t.value;
+  int64_t def = t.value, unit = only ? unitOf(t) : 1;
   for (int k = -o.blockDown; k <= o.blockUp; ++k) {
     int64_t v = k < 0 ? def >> -k : def << k;
     if (k < 0 && (v << -k) != def)
       continue; // not a power-of-two multiple
-    if (v < 1 || v > o.maxBlock || (only && v < o.minBlock) || !t.check(v))
+    if (v < 1 || v > o.maxBlock / unit || (only && v * unit < o.minBlock) ||
+        !t.check(v))
       continue;
     if (v == def)
       d.defaultIndex = static_cast<int>(d.values.size());
@@ -129,11 +136,14 @@ std::string KernelSpace::dropReason(const std::vector<int> &idx) const {
   // of them share a tile is the kernel's business: dslc refuses what does
   // not fit (and the compile failure is logged).
   if (c.blockSizes.size() == 1 && c.numWarps > 0) {
-    int64_t threads = int64_t(c.numWarps) * 32;
-    int64_t b = c.blockSizes.front();
+    int64_t threads = int64_t(c.numWarps) * 32, unit = 1;
+    for (const Dimension &d : dims_)
+      if (d.tunable.kind == Tunable::Kind::BlockSize)
+        unit = unitOf(d.tunable);
+    int64_t b = c.blockSizes.front() * unit; // the tile's elements
     if (b < threads * opts_.minPerThread)
-      return fmt::format("fewer than {} element(s) per thread (a block of "
-                         "elements below threads)",
+      return fmt::format("fewer than {} element(s) per thread (a tile of "
+                         "fewer elements than threads)",
                          opts_.minPerThread);
     if (b > threads * opts_.maxPerThread)
       return fmt::format("more than {} elements per thread",

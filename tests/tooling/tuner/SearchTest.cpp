@@ -136,7 +136,7 @@ TEST_CASE("kernel space: left-out points are counted by reason", "[tuner]") {
   CHECK(dropped > 0);
   CHECK(dropped + s.points().size() == all);
   CHECK(s.dropReason({0, 3, 0}) ==
-        "fewer than 1 element(s) per thread (a block of elements below "
+        "fewer than 1 element(s) per thread (a tile of fewer elements than "
         "threads)");
   CHECK(s.droppedPoints().count(s.dropReason({0, 3, 0})) == 1);
 }
@@ -151,6 +151,34 @@ TEST_CASE("kernel space: several block sizes (a 2-d tile) are all tried",
   CHECK(s.dims()[1].values.size() == 7);
   CHECK(s.droppedPoints().empty());
   CHECK(s.compileConfigs().size() == 6 * 7 * s.dims()[2].values.size());
+}
+
+TEST_CASE("kernel space: a block of rows is sized by its tile's elements",
+          "[tuner]") {
+  // Helion's rms_norm: `x[rows, :]` with one block (rows, default 1) and a
+  // row of 4096 elements (the metadata's unit_elements). Counted in rows,
+  // every block but the default would fall below 64 elements and every
+  // warp count but the default below one row per thread.
+  Tunable rows = Tunable::blockSize(0, 1);
+  rows.unitElements = 4096;
+  KernelSpace s("k", {rows, Tunable::numWarps(16)});
+  CHECK(s.dims()[0].values == std::vector<int64_t>{1, 2, 4, 8});
+  std::set<std::pair<int64_t, int>> configs;
+  for (const KernelConfig &c : s.compileConfigs()) {
+    int64_t perThread = c.blockSizes[0] * 4096 / (c.numWarps * 32);
+    CHECK(perThread >= 1);
+    CHECK(perThread <= 64);
+    configs.insert({c.blockSizes[0], c.numWarps});
+  }
+  CHECK(configs.count({1, 4}) == 1); // 32 elements a thread
+  CHECK(configs.count({1, 32}) == 1);
+  CHECK(configs.count({8, 16}) == 1);
+  CHECK(configs.count({8, 4}) == 0); // 256 a thread
+  // A row longer than the largest tile keeps the default alone.
+  Tunable wide = Tunable::blockSize(0, 1);
+  wide.unitElements = 1 << 17;
+  CHECK(KernelSpace("k", {wide, Tunable::numWarps(16)}).dims()[0].values ==
+        std::vector<int64_t>{1});
 }
 
 TEST_CASE("kernel space: compile configs drop the grid cap", "[tuner]") {
