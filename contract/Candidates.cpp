@@ -84,6 +84,10 @@ CandidatesManifest manifestFromJson(const FieldReader &r, const json &j) {
     const json &ref = r.object(j, "reference", "");
     m.reference = r.str(ref, "name", "reference: ");
     m.referenceCubin = r.str(ref, "cubin", "reference: ");
+    if (m.checkedByCaller() != m.referenceCubin.empty())
+      r.fail("reference: ", m.checkedByCaller()
+                                ? "the caller's reference has no cubin"
+                                : "a DSL reference needs its cubin");
   }
   if (m.collective.empty() && m.reference.empty())
     r.fail("", "names neither a collective nor a reference");

@@ -62,12 +62,19 @@ struct HierarchyRecord {
   double hierarchicalUs = 0, ncclUs = 0;
 };
 
+/// The manifest reference of kernels checked by the process that runs the
+/// tuner (`--reference caller`): that process measures every candidate
+/// itself (`tuner run --measurer-fds`; dslc.kernel(..., reference=callable),
+/// a PyTorch reference) and there is no reference cubin.
+inline constexpr char kCallerReference[] = "caller";
+
 struct CandidatesManifest {
   /// The collective the kernels implement; empty for kernels checked
   /// against a reference (below).
   std::string collective = "all_reduce";
   /// A DSL reference ("FILE.py:NAME") and its cubin (relative to DIR),
-  /// compiled for the manifest's world size; empty for collectives.
+  /// compiled for the manifest's world size; empty for collectives;
+  /// kCallerReference (no cubin) for kernels the caller checks.
   std::string reference, referenceCubin;
   int worldSize = 2;
   std::string dtype = "bfloat16";
@@ -77,6 +84,7 @@ struct CandidatesManifest {
   /// Optional ("hierarchy"): choices measured on worlds spanning nodes.
   std::vector<HierarchyRecord> hierarchy;
 
+  bool checkedByCaller() const { return reference == kCallerReference; }
   /// The record for (worldSize, bucket), or null.
   const HierarchyRecord *findHierarchy(int worldSize, int bucket) const;
   /// The compile of (kernel, config without max_ctas), or null.

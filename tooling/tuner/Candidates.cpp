@@ -2,6 +2,7 @@
 #include "tooling/tuner/Candidates.h"
 
 #include "contract/AtomicFile.h"
+#include "contract/TuningCache.h"
 #include "runtime/Error.h"
 #include "runtime/Metadata.h"
 #include "tooling/harness/DslReference.h"
@@ -40,16 +41,6 @@ std::string configDirName(const KernelConfig &c) {
   for (const auto &[name, v] : c.named)
     s += fmt::format("{}{}{}", s.empty() ? "" : "_", name, v);
   return s.empty() ? "default" : s;
-}
-
-/// The dtype a kernel's results are in: its first floating output's, else
-/// its first floating input's (cache keys, tables).
-std::string dataDtype(const rt::KernelMetadata &md) {
-  for (bool outputs : {true, false})
-    for (const rt::ArgSpec &a : md.args)
-      if (a.isTensor() && a.isOutput == outputs && rt::isFloating(a.dtype))
-        return rt::dtypeName(a.dtype);
-  return "none";
 }
 
 /// The reference, compiled once for the first kernel's dtypes into
@@ -140,7 +131,9 @@ Manifest compileCandidates(const std::string &dslFile,
                         pr.output));
     rt::KernelMetadata md = rt::loadMetadataFile(out + ".json");
     if (m.dtype.empty())
-      m.dtype = dataDtype(md);
+      m.dtype = contract::tunedDtype(md.args);
+    if (m.dtype.empty())
+      m.dtype = "none";
     KernelInfo info;
     info.name = k;
     info.file = file;
@@ -151,7 +144,12 @@ Manifest compileCandidates(const std::string &dslFile,
       if (!a.isOutput && a.isTensor() && rt::isFloating(a.dtype) &&
           a.dtype != rt::DType::Float64)
         info.floatParams.push_back({a.name, a.rank});
-    m.spaces.emplace_back(k, info.tunables, opts.space);
+    // Grid caps serve kernels that spin (fewer CTAs polling their peers);
+    // one that never waits leaves SMs idle under a cap below the SM count.
+    SpaceOptions spaceOptions = opts.space;
+    if (!info.spins)
+      spaceOptions.ctaCaps = {0};
+    m.spaces.emplace_back(k, info.tunables, spaceOptions);
     info.space = m.spaces.back().dims();
     m.kernels.push_back(info);
     const KernelSpace &space = m.spaces.back();
@@ -163,7 +161,9 @@ Manifest compileCandidates(const std::string &dslFile,
       log(fmt::format("kernel {}: {} point(s) left out: {}", k, count, why));
   }
   m.set = contract::CandidatesManifest::setKey(m.kernels, opts.setName);
-  if (!opts.reference.empty())
+  if (opts.reference == contract::kCallerReference)
+    m.reference = opts.reference; // checked by whoever measures: no cubin
+  else if (!opts.reference.empty())
     compileManifestReference(m, opts, !dtype.empty());
 
   // Every compile of every rank, in parallel.

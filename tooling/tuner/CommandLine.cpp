@@ -6,11 +6,14 @@
 //===----------------------------------------------------------------------===//
 #include "tooling/tuner/CommandLine.h"
 
+#include "contract/Candidates.h"
 #include "runtime/Rendezvous.h"
 #include "tooling/support/Cli.h"
 #include "tooling/tuner/NcclTests.h"
 
 #include <fmt/format.h>
+
+#include <cstdio>
 
 using namespace dslc;
 using namespace dslc::tune;
@@ -29,8 +32,9 @@ void addKernelOptions(CLI::App &app, TunerOptions &o) {
                      "all_reduce without --reference)");
   app.add_option("--reference", o.reference,
                  "a DSL reference kernel over stacked [world, ...] inputs "
-                 "and outputs, for kernels that are no collective")
-      ->type_name("FILE.py:NAME");
+                 "and outputs, for kernels that are no collective; 'caller': "
+                 "the process measuring (--measurer-fds) checks them")
+      ->type_name("FILE.py:NAME|caller");
   tooling::addCount(app, "--world-size", o.worldSize, "ranks", 1);
   app.add_option("--dtype", o.dtype,
                  "retype every floating tensor parameter (--signature); "
@@ -93,6 +97,11 @@ void addMeasureOptions(CLI::App &app, TunerOptions &o, bool tuning) {
                     1);
   app.add_option("--rendezvous", o.rendezvous, "rendezvous file")
       ->type_name("FILE");
+  app.add_option("--measurer-fds", o.measurerFds,
+                 "the process that started the tuner measures: replies "
+                 "from fd R, requests to fd W (the worker protocol; "
+                 "dslc.kernel(..., reference=callable) does this)")
+      ->type_name("R,W");
   tooling::addSize(app, "--kernel-timeout-ms", o.kernelTimeoutMs,
                    "bound on a kernel's spins (default 2000)");
   tooling::addNumber(app, "--candidate-timeout-s", o.candidateTimeoutS,
@@ -242,6 +251,11 @@ std::optional<int> dslc::tune::checkTunerOptions(CLI::App &app,
     o.dtype = rt::dtypeName(*d);
   }
   bool oneShot = &used == &app;
+  if (oneShot && o.reference == contract::kCallerReference &&
+      o.measurerFds.empty())
+    return tooling::usageError(used, "--reference caller: the process that "
+                                     "runs the tuner checks and times the "
+                                     "candidates: give --measurer-fds R,W");
   bool collective = o.reference.empty();
   if ((c.run->parsed() || oneShot) && collective && o.sizes.empty() &&
       o.shapes.empty() && o.sizeSpecs.empty())
@@ -251,6 +265,23 @@ std::optional<int> dslc::tune::checkTunerOptions(CLI::App &app,
   if (c.bench->parsed()) {
     if (auto status = checkBenchOptions(*c.bench, o))
       return status;
+  }
+  if (!o.measurerFds.empty()) {
+    int r = -1, w = -1;
+    char rest = 0;
+    if (std::sscanf(o.measurerFds.c_str(), "%d,%d%c", &r, &w, &rest) != 2 ||
+        r < 0 || w < 0 || r == w)
+      return tooling::usageError(
+          used, fmt::format("--measurer-fds {}: give two different open "
+                            "file descriptors R,W",
+                            o.measurerFds));
+    if (o.launch || o.virtualWorld || !o.devices.empty())
+      return tooling::usageError(used,
+                                 "--measurer-fds: the measuring process "
+                                 "chooses its GPU and world; no --launch, "
+                                 "--virtual-world or --devices");
+    o.measurerIn = r;
+    o.measurerOut = w;
   }
   if (o.virtualWorld &&
       (o.launch || o.devices.size() > 1 ||

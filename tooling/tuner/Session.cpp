@@ -82,6 +82,8 @@ std::vector<Problem> problems(const TunerOptions &o, const Manifest &m) {
 }
 
 void checkProblems(const Manifest &m, const std::vector<Problem> &ps) {
+  // Collectives have no plan to check here; the caller's reference
+  // (--reference caller) binds the caller's own tensors.
   if (m.referenceCubin.empty())
     return;
   rt::KernelMetadata ref =
@@ -152,7 +154,17 @@ Manifest doCompile(const TunerOptions &o, const std::string &dir,
 }
 
 WorkerOptions workerOptions(const TunerOptions &o, const Manifest &m) {
+  if (m.checkedByCaller() && o.measurerIn < 0)
+    rt::raise(rt::ErrorCode::InvalidArgument,
+              fmt::format("the candidates in {} are checked by the caller's "
+                          "own reference (--reference caller): the process "
+                          "that runs the tuner must measure them "
+                          "(--measurer-fds R,W; dslc.kernel(..., "
+                          "autotune=True, reference=callable) does)",
+                          m.dir));
   WorkerOptions wo;
+  wo.callerIn = o.measurerIn;
+  wo.callerOut = o.measurerOut;
   wo.collective = m.collective;
   if (!m.referenceCubin.empty())
     wo.referenceCubin = absPath(m.dir) + "/" + m.referenceCubin;
@@ -271,6 +283,12 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
         result = o.objective == "graph" ? rep.graphUs : rep.eagerUs;
         eagerOf[{pt.kernel, pt.idx}] = rep.eagerUs;
         label += fmt::format(": {:.2f} us", *result);
+      } else if (rep.fatal && o.measurerIn >= 0) {
+        // The caller measures in its own process: nothing to restart.
+        rt::raise(rt::ErrorCode::Cuda,
+                  fmt::format("{}: {}: {} (the measuring process cannot "
+                              "measure more)",
+                              p.label, label, rep.reason));
       } else {
         why = rep.reason + (rep.fatal ? " (worker restarted)" : "");
       }

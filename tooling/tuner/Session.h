@@ -50,6 +50,11 @@ struct TunerOptions {
   /// baselines; times labelled and cached under a virtual device name).
   int virtualWorld = 0;
   std::string rendezvous;
+  /// --measurer-fds R,W: the process that started the tuner measures: the
+  /// tuner reads its replies from fd R and writes requests to fd W (the
+  /// worker protocol, Worker.h) instead of starting a worker.
+  std::string measurerFds;
+  int measurerIn = -1, measurerOut = -1;
   int64_t kernelTimeoutMs = 2000;
   double candidateTimeoutS = 120;
   bool quiet = false;

@@ -44,6 +44,7 @@ using namespace dslc::rt;
 WorkerClient::~WorkerClient() { stop(); }
 
 void WorkerClient::kill() {
+  callerUp_ = false;
   if (pid_ > 0) {
     ::kill(pid_, SIGKILL);
     int st = 0;
@@ -59,7 +60,7 @@ void WorkerClient::kill() {
 }
 
 void WorkerClient::stop() {
-  if (pid_ <= 0)
+  if (!running())
     return;
   std::string reply, why;
   (void)roundTrip("{\"op\":\"quit\"}", reply, why, 20);
@@ -78,6 +79,20 @@ void WorkerClient::stop() {
 }
 
 bool WorkerClient::start(std::string &why) {
+  if (caller()) {
+    // The caller measures in its own process: a fault that ended its GPU
+    // context (or its exit) cannot be undone by a restart.
+    if (callerUsed_) {
+      why = "the measuring process (the tuner's caller) is gone, or a "
+            "candidate's fault ended its GPU context; it cannot be restarted";
+      return false;
+    }
+    toWorker_ = opts_.callerOut;
+    fromWorker_ = opts_.callerIn;
+    callerUp_ = callerUsed_ = true;
+    buffered_.clear();
+    return true;
+  }
   int req[2], rep[2];
   if (pipe2(req, O_CLOEXEC) != 0 || pipe2(rep, O_CLOEXEC) != 0) {
     why = fmt::format("pipe: {}", std::strerror(errno));
@@ -188,6 +203,11 @@ bool WorkerClient::roundTrip(const std::string &request, std::string &reply,
     ssize_t n = read(fromWorker_, buf, sizeof buf);
     if (n < 0 && errno == EINTR)
       continue;
+    if (n <= 0 && caller()) {
+      why = "the measuring process (the tuner's caller) closed its pipe";
+      kill();
+      return false;
+    }
     if (n <= 0) {
       int st = 0;
       waitpid(pid_, &st, 0);
@@ -205,7 +225,7 @@ bool WorkerClient::roundTrip(const std::string &request, std::string &reply,
 
 DeviceInfo WorkerClient::info() {
   std::string why, reply;
-  if (pid_ <= 0 && !start(why))
+  if (!running() && !start(why))
     raise(ErrorCode::Internal, "tuner: cannot start a worker: " + why);
   if (!roundTrip("{\"op\":\"info\"}", reply, why, opts_.requestTimeoutS))
     raise(ErrorCode::Internal, "tuner: worker: " + why);
@@ -229,7 +249,7 @@ DeviceInfo WorkerClient::info() {
 MeasureReply WorkerClient::measure(const MeasureRequest &req) {
   MeasureReply out;
   std::string why, reply;
-  if (pid_ <= 0) {
+  if (!running()) {
     if (!start(why)) {
       out.fatal = true;
       out.reason = why;

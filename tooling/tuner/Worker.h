@@ -88,6 +88,10 @@ struct WorkerOptions {
   std::string rendezvousBase; ///< multi-process: base of rendezvous paths
   int64_t kernelTimeoutMs = 2000; ///< bound on each spin in a kernel
   double requestTimeoutS = 120;   ///< a worker silent longer is killed
+  /// >= 0: no worker is started; the process that started the tuner
+  /// measures (`--measurer-fds`): its replies come on callerIn, requests go
+  /// to callerOut. It cannot be restarted: a fatal reply ends the run.
+  int callerIn = -1, callerOut = -1;
   /// Record which kernel NCCL runs: the worker sets NCCL_DEBUG=INFO,
   /// NCCL_DEBUG_SUBSYS=TUNING and NCCL_DEBUG_FILE (a file of its own)
   /// before NCCL starts, and reads NCCL's lines after each NCCL call.
@@ -112,6 +116,8 @@ public:
   void stop();
 
 private:
+  bool caller() const { return opts_.callerIn >= 0; }
+  bool running() const { return caller() ? callerUp_ : pid_ > 0; }
   bool start(std::string &why);
   /// Sends one line and waits for one reply line; false when the worker
   /// died or timed out (then it is gone).
@@ -123,6 +129,7 @@ private:
   pid_t pid_ = -1;
   int toWorker_ = -1, fromWorker_ = -1;
   int generation_ = 0, restarts_ = 0;
+  bool callerUp_ = false, callerUsed_ = false;
   std::string buffered_;
 };
 
