@@ -41,7 +41,6 @@ import argparse
 import csv
 import json
 import os
-import random
 import subprocess
 import sys
 import time
@@ -225,37 +224,6 @@ def load_module(path, name, stand_in):
     return module
 
 
-def dslc_candidates(tunables, budget):
-    """Configs to try from a kernel's metadata tunables: block sizes in
-    powers of two within 16x of the compiled one (and their limits), warps
-    in 1..32; the compiled config first, then up to `budget` - 1 others
-    (a seeded sample when there are more)."""
-    blocks, warps, default_warps = [], [4], 4
-    for t in tunables:
-        if t.get("kind") == "block_size":
-            v, lo, hi = t["value"], t.get("min", 1), t.get("max", 1 << 20)
-            vals, p = [], 1
-            while p <= min(hi, v * 16, 1 << 16):
-                if p >= max(lo, v // 16):
-                    vals.append(p)
-                p *= 2
-            blocks.append((v, vals or [v]))
-        elif t.get("kind") == "num_warps":
-            lo, hi = t.get("min", 1), t.get("max", 32)
-            warps = [w for w in (1, 2, 4, 8, 16, 32) if lo <= w <= hi]
-            default_warps = t["value"]
-    compiled = {"block_sizes": [v for v, _ in blocks],
-                "num_warps": default_warps}
-    space = [[]]
-    for _, vals in blocks:
-        space = [s + [v] for s in space for v in vals]
-    configs = [{"block_sizes": s, "num_warps": w} for s in space
-               for w in warps]
-    configs = [c for c in configs if c != compiled]
-    random.Random(0).shuffle(configs)
-    return [compiled] + configs[:max(0, budget - 1)]
-
-
 def example_path(case, checkout):
     """The file a case's kernel is in: a dslc example's own path, else the
     Helion snapshot's examples/."""
@@ -267,67 +235,64 @@ def example_path(case, checkout):
     return os.path.join(checkout, "examples", case.file)
 
 
-def run_dslc(case, args, want, timer, reps, budget, checkout):
-    """dslc: the kernel at its own config, then the tuning search; the
-    fastest checked config, timed again with every rep."""
+def run_dslc(case, args, want, timer, reps, budget_s, checkout):
+    """dslc: tuned at this shape by dslc's tuner (the package's tuning
+    against a PyTorch reference: the tuner's config space, search and
+    cache; each candidate checked against the case's reference in this
+    process), then the tuned config timed. Returns the time, the results,
+    the tuning's seconds, the tuned config, the wrong candidates and how
+    many were measured."""
     import torch
     import dslc
     dslc.init()
+    keep = 1 if case.first_only else None
+    wanted = tensors_of(want)[:keep]
+
+    def select(a, ret):
+        return tensors_of(case.results(a, ret))[:keep]
+    tuner_args = ["--force", "--budget-s", str(budget_s)]
     if case.dslc_only:
-        kernel = dslc.kernel(case.file, case.kernel)
+        kernel = dslc.kernel(case.file, case.kernel, autotune=True,
+                             reference=lambda *a: case.reference(torch, *a),
+                             tolerance=(case.rtol, case.atol))
+        done = kernel.tune(*fresh(torch, args), force=True, budget_s=budget_s)
 
-        def set_config(cfg):
-            kernel.config = cfg
-            kernel._instances.clear()
+        def call(*a):
+            return case.results(a, kernel(*a))
 
-        def tunables_of():
-            with open(kernel.compile(*args) + ".json") as f:
-                return json.load(f).get("tunables", [])
+        def tuned_config():
+            return _config_of(kernel.compile(*args) + ".json")
     else:
         module = load_module(example_path(case, checkout), "same_source_dslc",
                              stand_in=True)
         kernel = getattr(module, case.kernel)
-        set_config = kernel.use_config
+        done = kernel.autotune(fresh(torch, args), wanted, select,
+                               tolerance=(case.rtol, case.atol),
+                               tuner_args=tuner_args)
 
-        def tunables_of():
-            return next(iter(kernel.instances.values())).md.get(
-                "tunables", [])
+        def call(*a):
+            return case.results(a, kernel(*a))
 
-    def call(*a):
-        return case.results(a, kernel(*a))
-    start = time.perf_counter()
-    out = call(*fresh(torch, args))
-    torch.cuda.synchronize()
-    check(case, out, want)
-    tried, best, wrong = [], None, []
-    for cfg in dslc_candidates(tunables_of(), budget):
-        set_config(cfg)
-        try:
-            a = fresh(torch, args)
-            out = call(*a)
-            torch.cuda.synchronize()
-        except Exception as e:  # a config the compiler refuses
-            tried.append((cfg, None, str(e).splitlines()[0][:120]))
-            continue
-        try:
-            check(case, out, want)
-        except AssertionError as e:
-            wrong.append((cfg, str(e).splitlines()[0][:200]))
-            continue
-        us = timer.median_us(lambda: call(*a), max(3, reps // 4))
-        tried.append((cfg, us, ""))
-        if best is None or us < best[1]:
-            best = (cfg, us)
-    tune_s = time.perf_counter() - start
-    if best is None:
-        raise RuntimeError("no config of the search ran correctly")
-    set_config(best[0])
+        def tuned_config():
+            inst = next(iter(kernel.instances.values()))
+            return {t["kind"] + (f"[{t['index']}]" if "index" in t else ""):
+                    t["value"] for t in inst.md.get("tunables", [])}
     a = fresh(torch, args)
     out = call(*a)
     torch.cuda.synchronize()
     check(case, out, want)
     us = timer.median_us(lambda: call(*a), reps)
-    return us, out, tune_s, best[0], wrong, len(tried)
+    done = done or {}
+    return (us, out, done.get("seconds", 0.0), tuned_config(),
+            done.get("wrong", []), done.get("measured", 0))
+
+
+def _config_of(metadata_path):
+    """The config a cubin was compiled with, from its metadata."""
+    with open(metadata_path) as f:
+        md = json.load(f)
+    return {t["kind"] + (f"[{t['index']}]" if "index" in t else ""):
+            t["value"] for t in md.get("tunables", [])}
 
 
 def run_helion(case, args, want, timer, reps, checkout, effort):
@@ -384,7 +349,7 @@ def worker(opts):
             opts.helion_effort)
     else:
         us, out, row["tune_s"], cfg, wrong, n = run_dslc(
-            case, args, want, timer, opts.reps, opts.budget, opts.checkout)
+            case, args, want, timer, opts.reps, opts.budget_s, opts.checkout)
         row["config"] = json.dumps(cfg)
         row["searched"] = n
         if wrong:
@@ -432,8 +397,8 @@ def derive(rows):
 
 def run_one(opts, case, T, H, impl):
     argv = [sys.executable, "-u", __file__, "--worker", impl, "--case", case,
-            "--shape", f"{T}x{H}", "--reps", str(opts.reps), "--budget",
-            str(opts.budget), "--helion-effort", opts.helion_effort]
+            "--shape", f"{T}x{H}", "--reps", str(opts.reps), "--budget-s",
+            str(opts.budget_s), "--helion-effort", opts.helion_effort]
     if opts.checkout:
         argv += ["--checkout", opts.checkout]
     row = {"case": case, "T": T, "H": H, "impl": impl}
@@ -461,8 +426,9 @@ def main(argv=None):
     p.add_argument("--hidden", default="4096,8192")
     p.add_argument("--impls", default=",".join(IMPLS))
     p.add_argument("--reps", type=int, default=20)
-    p.add_argument("--budget", type=int, default=24,
-                   help="dslc configs tried per shape")
+    p.add_argument("--budget-s", type=float, default=30,
+                   help="dslc's tuning time per shape (the tuner's "
+                        "--budget-s)")
     p.add_argument("--helion-effort", default="quick",
                    help="HELION_AUTOTUNE_EFFORT (none, quick, full)")
     p.add_argument("--timeout", type=int, default=900)

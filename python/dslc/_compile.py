@@ -298,7 +298,7 @@ def is_tuned(source, world, dtype, n):
                                   source.sha256, world, dtype, n)
 
 
-def _tuning_tools():
+def tuning_tools():
     """(tuner, dslc): both must run on this machine to autotune."""
     tuner, dslc = _locate.tuner(), _locate.compiler()
     if tuner is None or dslc is None:
@@ -326,7 +326,7 @@ def autotune(source, collective, world, dtype, n, log=None):
     environment), unless the tuning cache already has the size's bucket."""
     if is_tuned(source, world, dtype, n):
         return
-    tuner, dslc = _tuning_tools()
+    tuner, dslc = tuning_tools()
     argv = [tuner, "--dsl", source.path, "-k", source.name, "--collective",
             collective, "--world-size", str(world), "--dtype", dtype,
             "--sizes", str(n), "--dslc", dslc,
@@ -338,8 +338,8 @@ def resolve_reference(source, reference):
     """reference='FILE.py:NAME' (FILE relative to the kernel's own file,
     or a kernel NAME of the same file) as the tuner takes it; None stays
     None."""
-    if reference is None:
-        return None
+    if reference is None or callable(reference):
+        return reference        # a callable: a PyTorch reference
     if not isinstance(reference, str) or not reference.strip():
         raise InvalidArgumentError(
             f"dslc.kernel({source.name}): reference= is 'FILE.py:NAME' or "
@@ -382,15 +382,29 @@ def autotune_with_reference(source, reference, world, dtype, n, *, shapes,
     own annotations."""
     if is_tuned(source, world, dtype, n):
         return
-    tuner, dslc = _tuning_tools()
+    tuner, dslc = tuning_tools()
     if source.path is None:
         raise InvalidArgumentError(
             f"dslc.kernel({source.name}): autotune=True with reference= "
             f"needs a kernel from a file (the tuner reads it)")
     argv = [tuner, "-k", f"{source.path}:{source.name}", "--reference",
             reference, "--world-size", str(world), "--dslc", dslc,
-            "--cache-dir", _locate.cache_dir(), "--quiet"]
-    argv += tuner_shape_args(shapes, scalars)
+            "--cache-dir", _locate.cache_dir(), "--quiet", "-j",
+            tuner_jobs()]
+    argv += candidate_args(shapes, scalars, defines, signature, extra_args)
+    _run_tuner(source, argv, "at its call's shapes", log)
+
+
+def tuner_jobs():
+    """The tuner's parallel compiles: one a core, at most 16."""
+    return str(max(1, min(os.cpu_count() or 1, 16)))
+
+
+def candidate_args(shapes, scalars, defines, signature, extra_args):
+    """The tuner's arguments for one call's problem: its shapes and scalars,
+    its constexprs (-D, every dslc call), its dtypes (--signature) and the
+    kernel's own dslc arguments (the candidates' calls only)."""
+    argv = tuner_shape_args(shapes, scalars)
     for name, value in sorted(defines.items()):
         argv += ["--dslc-arg=-D", f"--dslc-arg={name}={value}"]
     if signature:
@@ -398,4 +412,4 @@ def autotune_with_reference(source, reference, world, dtype, n, *, shapes,
             f"{k}={v}" for k, v in sorted(signature.items()))]
     for a in extra_args:
         argv.append(f"--kernel-arg={a}")
-    _run_tuner(source, argv, "at its call's shapes", log)
+    return argv

@@ -8,7 +8,8 @@ import json
 import os
 import sys
 
-from . import _capi, _kernel_op, _comm, _compile, _roles, _torch
+from . import (_capi, _kernel_op, _comm, _compile, _roles, _torch,
+               _tune_caller)
 from ._source import Source
 from .errors import (InvalidArgumentError, KernelError, KernelRecord,
                      NeedsTorchError)
@@ -62,7 +63,7 @@ class Kernel:
 
     def __init__(self, source, *, config=None, autotune=False,
                  collective=None, reference=None, timeout_ms=None,
-                 dslc_args=(), verbose=None):
+                 dslc_args=(), verbose=None, tolerance=None):
         self.source = source
         self.name = source.name
         self.params = source.params
@@ -70,6 +71,20 @@ class Kernel:
         self.autotune = autotune
         self.collective = collective
         self.reference = _compile.resolve_reference(source, reference)
+        if tolerance is not None and (
+                not isinstance(tolerance, (tuple, list)) or
+                len(tolerance) != 2 or
+                not all(isinstance(t, (int, float)) and t >= 0
+                        for t in tolerance)):
+            raise InvalidArgumentError(
+                f"dslc.kernel({self.name}): tolerance= is (rtol, atol), two "
+                f"numbers >= 0, got {tolerance!r}")
+        self.tolerance = tuple(tolerance) if tolerance is not None else None
+        # What the last autotune did (_tune_caller.tune_calls), and a size
+        # whose tuned config every compile takes from the tuning cache (set
+        # by a caller that tuned the kernel itself: a host-code wrapper).
+        self.last_tuning = None
+        self.config_from_cache_size = None
         self.timeout_ms = -1 if timeout_ms is None else int(timeout_ms)
         self.dslc_args = tuple(dslc_args)
         self.verbose = bool(os.environ.get("DSLC_VERBOSE")) \
@@ -82,7 +97,9 @@ class Kernel:
                 f"(the tuner measures a kernel as that collective) or "
                 f"reference='FILE.py:NAME' (any kernel: a DSL kernel "
                 f"computing the same, which the tuner checks every config "
-                f"against at the call's shapes)")
+                f"against at the call's shapes) or reference=FUNCTION (a "
+                f"PyTorch function of the same arguments, returning what "
+                f"the kernel returns)")
         self._instances = {}
         self._by_name = {p.name: i for i, p in enumerate(self.params)}
         _kernel_op.key_of(self)
@@ -237,21 +254,60 @@ class Kernel:
         return self._compile(values, signature, shapes, defines, rank,
                              world_size)
 
-    def _compile(self, values, signature, shapes, defines, rank, world):
-        from_cache = None
-        if self.autotune and self.reference is not None:
-            # Any kernel: tuned at this call's shapes against its reference;
-            # the cache's entry is keyed by the largest input's size.
-            dt, _ = self._data_of(values)
-            n = max((_numel(s) for s in shapes.values()), default=1)
-            scalars = {p.name: values[p.name] for p in self.params
-                       if p.kind == "scalar" and
-                       isinstance(values.get(p.name), (int, float))}
+    def tune(self, *args, force=False, budget_s=None, **kwargs):
+        """Tunes the kernel now at these arguments against its callable
+        reference (what autotune=True does at a call whose shapes the
+        cache lacks): `force` re-tunes what the cache has, `budget_s`
+        bounds the search (the tuner's --budget-s). Returns what the tuning
+        did ({"seconds", "measured", "wrong"}; None: cached)."""
+        if not callable(self.reference):
+            raise InvalidArgumentError(
+                f"kernel {self.name}: tune() measures against a callable "
+                f"reference (dslc.kernel(..., reference=FUNCTION))")
+        comm = _comm.default()
+        values = self._map_args(args, kwargs)
+        signature, shapes, defines, _ = self._request(values, comm.rank,
+                                                      comm.world_size)
+        tuner_args = (["--force"] if force else []) + (
+            ["--budget-s", str(budget_s)] if budget_s is not None else [])
+        self._tune(values, signature, shapes, defines, comm.world_size,
+                   tuner_args)
+        self._release()       # instances of configs from before
+        return self.last_tuning
+
+    def _tune(self, values, signature, shapes, defines, world, tuner_args=()):
+        """Tunes at this call's shapes against the reference, unless the
+        cache has them; returns the size the cache's entry is keyed by (the
+        largest input's)."""
+        dt, _ = self._data_of(values)
+        n = max((_numel(s) for s in shapes.values()), default=1)
+        scalars = {p.name: values[p.name] for p in self.params
+                   if p.kind == "scalar" and
+                   isinstance(values.get(p.name), (int, float))}
+        if callable(self.reference):
+            # a PyTorch reference: this process measures (the tuner searches
+            # and caches)
+            if any(isinstance(v, TensorSpec) for v in values.values()):
+                raise InvalidArgumentError(
+                    f"kernel {self.name}: autotune=True with a callable "
+                    f"reference measures on the call's tensors: call the "
+                    f"kernel (compile() has only their specs)")
+            _tune_caller.tune(self, values, shapes=shapes,
+                              signature=signature, defines=defines,
+                              scalars=scalars, world=world, dtype=dt, n=n,
+                              tuner_args=tuner_args, log=self._log)
+        else:
             _compile.autotune_with_reference(
                 self.source, self.reference, world, dt, n, shapes=shapes,
                 signature=signature, defines=defines, scalars=scalars,
                 extra_args=self.dslc_args, log=self._log)
-            from_cache = n
+        return n
+
+    def _compile(self, values, signature, shapes, defines, rank, world):
+        from_cache = self.config_from_cache_size
+        if self.autotune and self.reference is not None:
+            # Any kernel: tuned at this call's shapes against its reference
+            from_cache = self._tune(values, signature, shapes, defines, world)
         elif self.autotune:
             dt, n = self._data_of(values)
             _compile.autotune(self.source, self.collective, world, dt, n,
@@ -372,14 +428,18 @@ def _read_metadata(cubin):
 class _Instance:
     """One loaded cubin with its arguments object and filled buffers."""
 
-    def __init__(self, kernel, comm, cubin, values, shapes):
+    def __init__(self, kernel, comm, cubin, values, shapes, metadata=None):
+        """`metadata`: a metadata file to load instead of the cubin's own
+        (the tuner's grid cap written into a copy)."""
         self.kernel, self.comm = kernel, comm
         self.lib = lib = _capi.load()
         self.cubin = cubin
-        self.md = _read_metadata(cubin)
+        with open(metadata or cubin + ".json") as f:
+            self.md = json.load(f)
         self.origin_map = kernel.source.map_paths
         h = _capi.Handle()
-        _capi.check(lib.dslcKernelLoad(comm._h, cubin.encode(), None,
+        _capi.check(lib.dslcKernelLoad(comm._h, cubin.encode(),
+                                       metadata.encode() if metadata else None,
                                        kernel.timeout_ms, ctypes.byref(h)),
                     f"dslc: loading kernel {kernel.name}")
         self.handle = h
@@ -728,7 +788,7 @@ def synchronize():
 
 def kernel(target=None, name=None, *, source=None, config=None,
            autotune=False, collective=None, reference=None, timeout_ms=None,
-           dslc_args=(), verbose=None):
+           dslc_args=(), verbose=None, tolerance=None):
     """A DSL kernel callable on torch tensors.
 
     dslc.kernel("file.py", "name")          a kernel of a file
@@ -738,7 +798,7 @@ def kernel(target=None, name=None, *, source=None, config=None,
     """
     opts = dict(config=config, autotune=autotune, collective=collective,
                 reference=reference, timeout_ms=timeout_ms,
-                dslc_args=dslc_args, verbose=verbose)
+                dslc_args=dslc_args, verbose=verbose, tolerance=tolerance)
     if source is not None:
         return Kernel(Source.from_string(source, name), **opts)
     if isinstance(target, (str, os.PathLike)):

@@ -3,7 +3,9 @@ is tuned against the DSL reference the caller names, at the call's shapes,
 through the tuner's any-kernel mode. No GPU here: the tuner's command line
 is checked, the tuner itself is stood in for."""
 
+import json
 import os
+import re
 import subprocess
 import tempfile
 import unittest
@@ -11,7 +13,7 @@ from unittest import mock
 
 import _support
 import dslc
-from dslc import _compile, _locate
+from dslc import _compile, _locate, _tune_caller
 from dslc.errors import CompileError, InvalidArgumentError
 
 FUSED = os.path.join(_support.REPO, "tests", "examples", "Inputs",
@@ -108,6 +110,149 @@ class AutotuneAnyKernelTest(unittest.TestCase):
                     source, FUSED + ":all_reduce_bias_silu_ref", 1,
                     "bfloat16", 4096, shapes={}, signature={}, defines={},
                     scalars={})
+
+
+# A kernel unknown to every tool: 1-d elementwise, one block of elements.
+_SCALE = """import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1024], num_warps=4))
+def scale(x: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        out[t] = x[t] * 2.0
+    return out
+"""
+_CONFIG = re.compile(r"/bs(\d+)_w(\d+)/")
+
+
+def _tools():
+    build = _support.build_dir()
+    tuner = os.path.join(build, "bin", "tuner")
+    dslc_bin = os.path.join(build, "bin", "dslc")
+    if not (os.path.isfile(tuner) and os.path.isfile(dslc_bin)):
+        raise unittest.SkipTest("needs build/bin/tuner and build/bin/dslc")
+    return tuner, dslc_bin
+
+
+class CallerMeasuredTest(unittest.TestCase):
+    """autotune=True with a PyTorch reference: the real tuner searches and
+    caches while this process answers its requests (here a scripted
+    measurer: no GPU, no torch)."""
+
+    def setUp(self):
+        self.tuner, self.dslc = _tools()
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+        path = os.path.join(self.dir.name, "scale.py")
+        with open(path, "w") as f:
+            f.write(_SCALE)
+        self.source = dslc.kernel(path, "scale").source
+        self.cache = os.path.join(self.dir.name, "cache")
+        self.requests = []
+
+    def run_tuner(self, handle):
+        fds_in, ours_out = os.pipe()
+        ours_in, fds_out = os.pipe()
+        with mock.patch.object(_locate, "cache_dir",
+                               return_value=self.cache):
+            argv = _tune_caller.tuner_argv(
+                self.source, self.tuner, self.dslc, (fds_in, fds_out),
+                {"shapes": {"x": (1 << 20,)}}, (), ["--budget-s", "60"])
+        self.assertIn("--reference caller", " ".join(argv))
+
+        def logged(req):
+            self.requests.append(req)
+            return handle(req)
+        _tune_caller.run_tuner(argv, (fds_in, fds_out, ours_in, ours_out),
+                               logged, self.source)
+
+    @staticmethod
+    def info():
+        return {"ok": True, "device": "Scripted GPU", "driver": "none",
+                "world_size": 1, "num_local": 1, "rank": 0}
+
+    def test_the_tuners_search_picks_the_fastest_checked_candidate(self):
+        def handle(req):
+            if req["op"] == "info":
+                return self.info()
+            bs, w = map(int, _CONFIG.search(req["cubin"]).groups())
+            if bs == 4096 and w == 8:       # fastest, but wrong
+                return {"ok": False, "mismatches": 3,
+                        "reason": "wrong result: 3 mismatches"}
+            us = 10 + abs(bs.bit_length() - 13) + {8: 0, 16: 0.25}.get(w, 0.5)
+            return {"ok": True, "eager_us": us + 1, "graph_us": us,
+                    "eager_min_us": us, "graph_min_us": us}
+        self.run_tuner(handle)
+        measures = [r for r in self.requests if r["op"] == "measure"]
+        self.assertEqual(self.requests[0]["op"], "info")
+        self.assertGreater(len(measures), 4)
+        # the problem's shapes reach the measurer; cubins are the tuner's
+        self.assertEqual(measures[0]["shapes"], {"x": [1 << 20]})
+        self.assertTrue(all(os.path.isfile(
+            r["cubin"].replace("{rank}", "0")) for r in measures))
+        self.assertEqual(measures[0]["max_ctas"], 0)  # no caps: no spins
+        # the default config is measured first
+        self.assertIn("/bs1024_w4/", measures[0]["cubin"])
+        with open(os.path.join(self.cache, "tuning.json")) as f:
+            entries = json.load(f)["entries"]
+        self.assertEqual(len(entries), 1)
+        key, pick = entries[0]["key"], entries[0]["value"]["pick"]
+        self.assertEqual(key["device"], "Scripted GPU")
+        self.assertEqual(key["dtype"], "float32")
+        self.assertEqual(key["world_size"], 1)
+        # 4096 x 8 warps was faster but wrong: the next best
+        self.assertEqual(pick["config"]["block_sizes"], [4096])
+        self.assertEqual(pick["config"]["num_warps"], 16)
+        self.assertAlmostEqual(pick["us"], 10.25)
+
+    def test_a_fatal_reply_ends_the_tuning_with_an_error(self):
+        def handle(req):
+            if req["op"] == "info":
+                return self.info()
+            return {"ok": False, "fatal": True,
+                    "reason": "CUDA error: an illegal memory access"}
+        with self.assertRaisesRegex(CompileError,
+                                    "illegal memory access \\(the measuring "
+                                    "process cannot measure more\\)"):
+            self.run_tuner(handle)
+        self.assertEqual(
+            len([r for r in self.requests if r["op"] == "measure"]), 1)
+        self.assertFalse(os.path.exists(os.path.join(self.cache,
+                                                     "tuning.json")))
+
+    def test_serve_answers_line_by_line(self):
+        import io
+        out = io.StringIO()
+        _tune_caller.serve(io.StringIO(
+            '{"op": "info"}\n\nnot json\n{"op": "what"}\n{"op": "quit"}\n'),
+            out, lambda req: {"ok": True, "seen": req["op"]})
+        replies = [json.loads(l) for l in out.getvalue().splitlines()]
+        self.assertEqual(replies[0], {"ok": True, "seen": "info"})
+        self.assertIn("bad request", replies[1]["reason"])
+        self.assertEqual(replies[2]["reason"], "unknown op 'what'")
+        self.assertEqual(replies[3], {"ok": True})
+
+    def test_reference_arguments_follow_the_parameters(self):
+        params = [mock.Mock(), mock.Mock(), mock.Mock()]
+        for p, n in zip(params, ("x", "w", "eps")):
+            p.name = n
+        self.assertEqual(_tune_caller.reference_args(
+            params, {"x": 1, "w": 2, "eps": 3}), ([1, 2, 3], {}))
+        self.assertEqual(_tune_caller.reference_args(
+            params, {"x": 1, "eps": 3}), ([1], {"eps": 3}))
+
+    def test_bad_tolerance_is_an_error(self):
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "tolerance= is \\(rtol, atol\\)"):
+            dslc.kernel(FUSED, "all_reduce_bias_silu_kernel", autotune=True,
+                        reference=lambda *a: a, tolerance=(1e-2,))
+        k = dslc.kernel(FUSED, "all_reduce_bias_silu_kernel", autotune=True,
+                        reference=lambda *a: a, tolerance=(1e-2, 1e-3))
+        self.assertTrue(callable(k.reference))
+        self.assertEqual(k.tolerance, (1e-2, 1e-3))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The plain-Python parts of benchmarks/helion_same_source.py (the GPU
-benchmark of one Helion source through Helion and through dslc): the dslc
-search space drawn from a kernel's tunables, the derived columns, and the
-plan (--dry-run, which needs no torch)."""
+benchmark of one Helion source through Helion and through dslc): dslc
+tuned by the tuner, the derived columns, and the plan (--dry-run, which
+needs no torch)."""
 
 import importlib.util
 import io
@@ -15,40 +15,13 @@ _spec = importlib.util.spec_from_file_location("helion_same_source", _PATH)
 bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)
 
-_ROW_TUNABLES = [
-    {"kind": "block_size", "index": 0, "value": 32, "min": 1,
-     "max": 1048576},
-    {"kind": "num_warps", "value": 4, "min": 1, "max": 32},
-]
-
-
-class Candidates(unittest.TestCase):
-    def test_compiled_config_first_then_budget(self):
-        got = bench.dslc_candidates(_ROW_TUNABLES, 10)
-        self.assertEqual(got[0], {"block_sizes": [32], "num_warps": 4})
-        self.assertEqual(len(got), 10)
-        self.assertEqual(len({str(c) for c in got}), 10)  # no repeats
-
-    def test_block_sizes_powers_of_two_within_16x(self):
-        got = bench.dslc_candidates(_ROW_TUNABLES, 1000)
-        blocks = sorted({c["block_sizes"][0] for c in got})
-        self.assertEqual(blocks, [2, 4, 8, 16, 32, 64, 128, 256, 512])
-        warps = sorted({c["num_warps"] for c in got})
-        self.assertEqual(warps, [1, 2, 4, 8, 16, 32])
-        # every (block, warps) pair once: 9 x 6
-        self.assertEqual(len(got), 54)
-
-    def test_limits_respected(self):
-        tunables = [{"kind": "block_size", "value": 1, "min": 1, "max": 4},
-                    {"kind": "num_warps", "value": 16, "min": 8, "max": 16}]
-        got = bench.dslc_candidates(tunables, 1000)
-        self.assertEqual(got[0], {"block_sizes": [1], "num_warps": 16})
-        self.assertTrue(all(c["block_sizes"][0] in (1, 2, 4) for c in got))
-        self.assertTrue(all(c["num_warps"] in (8, 16) for c in got))
-
-    def test_same_sample_every_run(self):
-        self.assertEqual(bench.dslc_candidates(_ROW_TUNABLES, 8),
-                         bench.dslc_candidates(_ROW_TUNABLES, 8))
+class Search(unittest.TestCase):
+    def test_budget_is_the_tuners_seconds(self):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            rc = bench.main(["--dry-run", "--cases", "rms_norm", "--tokens",
+                             "1", "--hidden", "4096", "--budget-s", "12"])
+        self.assertEqual(rc, 0)
 
 
 class Derived(unittest.TestCase):

@@ -30,6 +30,7 @@ import copy
 import importlib.util
 import inspect
 import json
+import math
 import os
 import subprocess
 import sys
@@ -288,6 +289,41 @@ class DslcKernel:
         self.config = config
         self.instances = {}
 
+    def autotune(self, args, want, select, tolerance=None, tuner_args=()):
+        """Tunes the kernel at these arguments with dslc's tuner (the
+        package's tuning against a PyTorch reference: the tuner searches,
+        this process measures): each candidate runs the file's host code
+        around the candidate's cubin, select(args, returned) gives what it
+        computed, checked against `want` (tensors) within `tolerance`
+        (rtol, atol). Later calls compile the tuned config. Returns what
+        the tuning did (_tune_caller.tune_calls; None: cached)."""
+        import torch
+        from dslc import _tune_caller
+        bound = self.signature.bind(*args)
+        bound.apply_defaults()
+        values, defines = self._arguments(bound.arguments)
+        kernel = self._kernel(defines)
+        kernel.block_sizes(values)          # the default config's compile
+        vals = kernel._map_args((), values)
+        signature, shapes, defs, _ = kernel._request(vals, 0, 1)
+        dtype, _ = kernel._data_of(vals)
+        n = max((math.prod(s) for s in shapes.values()), default=1)
+        device = next(v.device.index or 0 for v in vals.values()
+                      if isinstance(v, torch.Tensor))
+
+        def runner(cubin, metadata):
+            kernel.use_cubin(cubin, metadata)
+            return (lambda: list(select(args, self(*args)))), \
+                lambda: kernel.use_cubin(None)
+        problem = dict(shapes=shapes, defines=defs, signature=signature)
+        done = _tune_caller.tune_calls(
+            kernel.source, problem, dtype=dtype, n=n, device=device,
+            want=list(want), runner=runner, tolerance=tolerance,
+            extra_args=kernel.dslc_args, tuner_args=tuner_args)
+        kernel.config_from_cache_size = n
+        kernel.release_instances()
+        return done
+
     def __call__(self, *args, **kwargs):
         REPORT.invoked.append(self.name)
         bound = self.signature.bind(*args, **kwargs)
@@ -346,9 +382,25 @@ class _HostKernelFactory:
             from dslc._source import Source
 
             class HostKernel(_kernel.Kernel):
+                # (cubin, metadata) to launch instead of compiling: a
+                # tuner's candidate (DslcKernel.autotune)
+                override = None
+
+                def use_cubin(self, cubin, metadata=None):
+                    self.release_instances()
+                    self.override = (cubin, metadata) if cubin else None
+
+                def release_instances(self):
+                    for inst in self._instances.values():
+                        inst.release()
+                    self._instances.clear()
+
                 def block_sizes(self, values):
-                    cubin = self.compile(**values)
-                    with open(cubin + ".json") as f:
+                    if self.override:
+                        cubin, metadata = self.override
+                    else:
+                        cubin, metadata = self.compile(**values), None
+                    with open(metadata or cubin + ".json") as f:
                         md = json.load(f)
                     self.md = md
                     return [t["value"] for t in md.get("tunables", [])
@@ -370,12 +422,14 @@ class _HostKernelFactory:
                     inst = self._instances.get(key)
                     all_values = dict(vals, **outs)
                     if inst is None:
-                        cubin = self._compile(vals, sig, shapes, defs,
-                                              comm.rank, comm.world_size)
+                        cubin, metadata = self.override or (self._compile(
+                            vals, sig, shapes, defs, comm.rank,
+                            comm.world_size), None)
                         all_shapes = dict(shapes, **{
                             n: tuple(t.shape) for n, t in outs.items()})
                         inst = _kernel._Instance(self, comm, cubin,
-                                                 all_values, all_shapes)
+                                                 all_values, all_shapes,
+                                                 metadata=metadata)
                         self._instances[key] = inst
                     inst.launch(all_values)
 

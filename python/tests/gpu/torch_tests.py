@@ -52,6 +52,10 @@ Cases (each rank prints PASS/FAIL per case; rank 0 ends with
   scans              hl.cumsum / torch.cumsum / hl.cumprod (reverse) /
                      hl.associative_scan of a tuple / hl.reduce, torch.max
                      with a dimension and argmin vs torch
+  torch-reference-autotune  examples/rmsnorm.py tuned against a PyTorch
+                     function (dslc.kernel(..., reference=FUNCTION)): the
+                     tuner's search, candidates checked and timed here,
+                     under 30 s, then called and checked (world 1)
   user-kernel-autotune  a user's kernel (tests/examples/Inputs/
                      silu_gate_scale.py) with autotune=True and its DSL
                      reference at the call's shapes, then called under
@@ -749,6 +753,47 @@ def user_kernel_autotune(c):
     close(f(x, g), ref(x, g, 0.25).float() * 2,
           "autotuned user kernel under torch.compile(fullgraph=True)",
           rtol=2e-2, atol=3e-2)
+
+
+@case
+def torch_reference_autotune(c):
+    """Issue 28: a kernel tuned against a PyTorch function (the tuner's
+    search and cache, every candidate checked and timed in this process),
+    within 30 s, then its tuned config called and checked."""
+    import torch
+    if c.world != 1:
+        return "SKIP: tuning against a PyTorch reference runs at world 1"
+    if not tuning_tools_run():
+        return "SKIP: needs a dslc and a tuner that run on this machine"
+
+    def ref(x, residual, weight, out, residual_out, eps=1e-6):
+        s = (x.float() + residual.float()).to(x.dtype)
+        sf = s.float()
+        y = sf * torch.rsqrt(sf.pow(2).mean(-1, keepdim=True) + eps)
+        return (y * weight.float()).to(x.dtype), s
+
+    k = dslc.kernel(RMSNORM, "rmsnorm_kernel", autotune=True, reference=ref,
+                    dslc_args=("-D", "H=4096"), verbose=True)
+    T = 8192
+    x, r = (rand(T * 4096, torch.bfloat16, 90 + i).view(T, 4096)
+            for i in range(2))
+    w = rand(4096, torch.bfloat16, 92)
+    out, rout = torch.empty_like(x), torch.empty_like(x)
+    done = k.tune(x, r, w, out, rout, force=True, budget_s=25)
+    if done is None or done["measured"] < 2:
+        raise AssertionError(f"the tuning measured too little: {done}")
+    if done["wrong"]:
+        raise AssertionError(f"candidates differ from PyTorch: "
+                             f"{done['wrong'][:3]}")
+    if done["seconds"] > 30:
+        raise AssertionError(f"tuning one shape took {done['seconds']:.1f} s "
+                             f"(the bar is 30 s)")
+    print(f"  tuned in {done['seconds']:.1f} s, {done['measured']} "
+          f"candidates measured", flush=True)
+    k(x, r, w, out, rout)
+    want, want_s = ref(x, r, w, out, rout)
+    close(out, want, "tuned add + RMSNorm")
+    close(rout, want_s, "tuned add + RMSNorm (residual)", rtol=0, atol=0)
 
 
 def main():
