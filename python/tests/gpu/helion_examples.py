@@ -299,6 +299,7 @@ class DslcKernel:
         the tuning did (_tune_caller.tune_calls; None: cached)."""
         import torch
         from dslc import _tune_caller
+        from dslc._kernel import check_errors
         bound = self.signature.bind(*args)
         bound.apply_defaults()
         values, defines = self._arguments(bound.arguments)
@@ -314,7 +315,7 @@ class DslcKernel:
         def runner(cubin, metadata):
             kernel.use_cubin(cubin, metadata)
             return (lambda: list(select(args, self(*args)))), \
-                lambda: kernel.use_cubin(None)
+                check_errors, lambda: kernel.use_cubin(None)
         problem = dict(shapes=shapes, defines=defs, signature=signature)
         done = _tune_caller.tune_calls(
             kernel.source, problem, dtype=dtype, n=n, device=device,
