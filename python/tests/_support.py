@@ -28,3 +28,20 @@ def compiler():
 def torch_available():
     import importlib.util
     return importlib.util.find_spec("torch") is not None
+
+
+# A kernel unknown to every tool (tuning tests): 1-d elementwise, one block
+# of elements, and the pattern of its candidates' directories.
+SCALE_KERNEL = """import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1024], num_warps=4))
+def scale(x: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        out[t] = x[t] * 2.0
+    return out
+"""
+CANDIDATE_CONFIG = r"/bs(\d+)_w(\d+)/"

@@ -112,20 +112,7 @@ class AutotuneAnyKernelTest(unittest.TestCase):
                     scalars={})
 
 
-# A kernel unknown to every tool: 1-d elementwise, one block of elements.
-_SCALE = """import torch
-import helion
-import helion.language as hl
-
-
-@helion.kernel(config=helion.Config(block_sizes=[1024], num_warps=4))
-def scale(x: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
-    out = torch.empty_like(x)
-    for t in hl.tile(x.size(0)):
-        out[t] = x[t] * 2.0
-    return out
-"""
-_CONFIG = re.compile(r"/bs(\d+)_w(\d+)/")
+_CONFIG = re.compile(_support.CANDIDATE_CONFIG)
 
 
 def _tools():
@@ -148,7 +135,7 @@ class CallerMeasuredTest(unittest.TestCase):
         self.addCleanup(self.dir.cleanup)
         path = os.path.join(self.dir.name, "scale.py")
         with open(path, "w") as f:
-            f.write(_SCALE)
+            f.write(_support.SCALE_KERNEL)
         self.source = dslc.kernel(path, "scale").source
         self.cache = os.path.join(self.dir.name, "cache")
         self.requests = []

@@ -144,19 +144,7 @@ def _fake_torch(cuda):
     return t
 
 
-_SCALE = """import torch
-import helion
-import helion.language as hl
-
-
-@helion.kernel(config=helion.Config(block_sizes=[1024], num_warps=4))
-def scale(x: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
-    out = torch.empty_like(x)
-    for t in hl.tile(x.size(0)):
-        out[t] = x[t] * 2.0
-    return out
-"""
-_CONFIG = re.compile(r"/bs(\d+)_w(\d+)/")
+_CONFIG = re.compile(_support.CANDIDATE_CONFIG)
 
 
 @unittest.skipIf(np is None, "needs numpy")
@@ -292,7 +280,7 @@ class MeasurerTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "scale.py")
             with open(path, "w") as f:
-                f.write(_SCALE)
+                f.write(_support.SCALE_KERNEL)
             source = dslc.kernel(path, "scale").source
             seen = []
 
