@@ -87,6 +87,9 @@ struct CompileOptions {
   /// --world-size N (1 <= N <= kMaxWorldSize) and --rank R (0 <= R < N).
   std::optional<int64_t> worldSize;
   std::optional<int64_t> rank;
+  /// The warps of a kernel whose config sets no num_warps (0: the
+  /// contract's default); the driver raises it when ptxas spills.
+  int64_t numWarpsWhenUnset = 0;
 };
 
 /// True when `text` is a non-empty run of digits (no sign, no spaces): how

@@ -72,8 +72,10 @@ LogicalResult Generator::applyConfig(const contract::ConfigReading &reading,
     blockSizes = c.blockSizes;
     configGivesBlockSizes = true;
   }
-  if (reading.has("num_warps"))
+  if (reading.has("num_warps")) {
     desc.numWarps = c.numWarps;
+    desc.numWarpsDefaulted = false;
+  }
   if (reading.has("reduction_loops"))
     reductionLoops = c.reductionLoops;
   if (reading.has("dot_engine"))

@@ -182,6 +182,16 @@ public:
 
   int run(mlir::MLIRContext &ctx, const CompileOptions &compile);
 
+  /// What ptxas reported for the cubin written (empty otherwise), the
+  /// message naming it, and whether dslc chose the kernel's warps (so it
+  /// may compile it again at more: compileWithWarpRetry).
+  SpillReport spills;
+  std::string spillMessage;
+  bool warpsDefaulted = false;
+  int64_t warps = 0;
+  /// Leave the spill diagnostic to the caller (it may try more warps).
+  bool deferSpills = false;
+
 private:
   int toLLVMDialect(mlir::OwningOpRef<mlir::ModuleOp> &mod);
   int toTarget(mlir::ModuleOp mod, KernelDescription desc);
@@ -310,7 +320,10 @@ int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
   std::string metadata = contract::writeMetadata(desc);
   if (options.emit == EmitKind::PTX)
     return writeWithMetadata(artifact->bytes, false, metadata);
-  if (SpillReport spills = parseSpills(artifact->assemblerLog); spills.any()) {
+  warpsDefaulted = desc.numWarpsDefaulted;
+  warps = desc.numWarps;
+  spills = parseSpills(artifact->assemblerLog);
+  if (spills.any()) {
     contract::KernelConfig config;
     for (const contract::Tunable &t : desc.tunables)
       config.set(t, t.value);
@@ -321,6 +334,9 @@ int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
         "thread with config " + config.brief() + " on " + arch->name +
         " (smaller blocks, more warps or reduction_loops keep it in "
         "registers)";
+    spillMessage = message;
+    if (deferSpills)
+      return writeWithMetadata(artifact->bytes, true, metadata);
     if (options.spillsAreErrors) {
       diags.error(kernel.getNameRange(), message + " [--Werror-spills]");
       return 1;
@@ -328,6 +344,88 @@ int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
     diags.warning(kernel.getNameRange(), message);
   }
   return writeWithMetadata(artifact->bytes, true, metadata);
+}
+
+/// A cubin of a kernel whose config sets no num_warps: when ptxas spills
+/// at dslc's choice, compile again at twice the warps, up to
+/// kMaxRetryWarps, and keep the first that does not spill, else the one
+/// that spills least. Each attempt's diagnostics are collected and only the
+/// kept attempt's are reported (with a note when its warps were raised); a
+/// raised attempt that fails leaves the last good one's output.
+constexpr int64_t kMaxRetryWarps = 16;
+
+int compileWithWarpRetry(mlir::MLIRContext &ctx, const ast::Module &module,
+                         const ast::FunctionDef &kernel,
+                         DiagnosticEngine &diags, const BackendOptions &options,
+                         const CompileOptions &compile,
+                         mlir::TimingScope &timing) {
+  struct Attempt {
+    int rc = 1;
+    std::vector<Diagnostic> diagnostics;
+    SpillReport spills;
+    std::string spillMessage;
+    int64_t warps = 0;
+  };
+  auto attempt = [&](int64_t warps) {
+    DiagnosticEngine collect(diags.getSourceManager(), nullptr);
+    DiagnosticBridge bridge(ctx, collect, module.getFileId());
+    CompileOptions o = compile;
+    o.numWarpsWhenUnset = warps;
+    Stages stages(module, kernel, collect, options, timing);
+    stages.deferSpills = true;
+    Attempt a;
+    a.rc = stages.run(ctx, o);
+    if (collect.hasErrors() && a.rc == 0)
+      a.rc = 1;
+    a.diagnostics = collect.getDiagnostics();
+    a.spills = stages.spills;
+    a.spillMessage = stages.spillMessage;
+    a.warps = stages.warpsDefaulted ? stages.warps : 0;
+    return a;
+  };
+  auto bytes = [](const Attempt &a) {
+    return a.spills.storeBytes + a.spills.loadBytes;
+  };
+  Attempt first = attempt(0);
+  Attempt kept = first;
+  // (Not for a cubin written to stdout: it cannot be written again.)
+  if (first.rc == 0 && first.spills.any() && first.warps > 0 &&
+      options.outputPath != "-") {
+    Attempt last = first; // the attempt whose output is on disk
+    for (int64_t w = first.warps * 2; w <= kMaxRetryWarps; w *= 2) {
+      Attempt more = attempt(w);
+      if (more.rc != 0)
+        break; // nothing written: `last` stands
+      last = more;
+      if (bytes(more) < bytes(kept))
+        kept = more;
+      if (!more.spills.any())
+        break;
+    }
+    if (last.warps != kept.warps)
+      kept = attempt(kept.warps); // back on disk
+  }
+  for (const Diagnostic &d : kept.diagnostics)
+    diags.report(d.range, d.severity, d.message);
+  if (kept.rc != 0)
+    return kept.rc;
+  if (kept.warps != first.warps && first.spills.any())
+    diags.note(kernel.getNameRange(),
+               "no config gives kernel '" + options.kernel +
+                   "' its num_warps and it spills (" +
+                   std::to_string(first.spills.storeBytes) +
+                   " bytes of spill stores) at " + std::to_string(first.warps) +
+                   " warps: compiled at " + std::to_string(kept.warps) +
+                   " warps instead (num_warps in its config decides)");
+  if (kept.spills.any()) {
+    if (options.spillsAreErrors) {
+      diags.error(kernel.getNameRange(),
+                  kept.spillMessage + " [--Werror-spills]");
+      return 1;
+    }
+    diags.warning(kernel.getNameRange(), kept.spillMessage);
+  }
+  return 0;
 }
 
 struct EmitName {
@@ -387,5 +485,8 @@ int dslc::runBackend(const ast::Module &module, DiagnosticEngine &diags,
     mlir::TimingScope t = timing.nest("Simulation");
     return simulate(ctx, module, *kernel, compile, *options.simulation, diags);
   }
+  if (options.emit == EmitKind::Cubin)
+    return compileWithWarpRetry(ctx, module, *kernel, diags, options, compile,
+                                timing);
   return Stages(module, *kernel, diags, options, timing).run(ctx, compile);
 }

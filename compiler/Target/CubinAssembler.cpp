@@ -209,8 +209,26 @@ dslc::assembleCubin(const std::string &ptx, const std::string &arch,
                     AssemblerRoute route, bool verbose, std::string &error) {
   if (route == AssemblerRoute::Ptxas)
     return viaPtxas(ptx, arch, verbose, error);
-  if (NvJitLink::get().loaded)
-    return viaNvJitLink(ptx, arch, verbose, error);
+  if (NvJitLink::get().loaded) {
+    std::optional<CubinResult> linked = viaNvJitLink(ptx, arch, verbose, error);
+    // The two assemblers of one CUDA release allocate registers apart:
+    // where nvJitLink spills, the ptxas executable may not (Helion's
+    // attention_backward: 228 B against none), and the other way round, so
+    // Auto keeps the cubin that spills less.
+    SpillReport spilled = linked ? parseSpills(linked->log) : SpillReport{};
+    if (linked && verbose && route == AssemblerRoute::Auto && spilled.any() &&
+        !findPtxas().empty()) {
+      std::string ignored;
+      std::optional<CubinResult> assembled = viaPtxas(ptx, arch, true, ignored);
+      if (assembled) {
+        SpillReport other = parseSpills(assembled->log);
+        if (other.storeBytes + other.loadBytes <
+            spilled.storeBytes + spilled.loadBytes)
+          return assembled;
+      }
+    }
+    return linked;
+  }
   if (route == AssemblerRoute::NvJitLink) {
     error = "libnvJitLink.so.13 could not be loaded";
     return std::nullopt;

@@ -10,7 +10,9 @@
 namespace dslc {
 
 enum class AssemblerRoute {
-  Auto,      ///< nvJitLink in-process when it loads, else ptxas.
+  Auto,      ///< nvJitLink in-process when it loads, else ptxas; when
+             ///< nvJitLink's cubin spills and ptxas is there, the one of
+             ///< the two that spills less.
   NvJitLink, ///< libnvJitLink.so.13 (CUDA 13), in-process.
   Ptxas,     ///< The ptxas executable (DSLC_PTXAS, CUDA's bin, or PATH).
 };
