@@ -55,6 +55,15 @@ inline constexpr int64_t kMaxAutoUnrolledWork = 2048;
 /// comes before the rest is generated.
 inline constexpr int64_t kMaxUnrolledLoopWork = 4096;
 
+/// Most CTAs a kernel with per-CTA epochs may be launched with; its state
+/// buffer holds one 32-bit counter per CTA.
+inline constexpr int64_t kMaxEpochCtas = 4096;
+/// hl.barrier's two 32-bit words (arrivals, generation) in the kernel's
+/// state, after the epochs' (MLIRGen sizes the state, tile.grid_barrier's
+/// lowering and the simulator read them there).
+inline constexpr int64_t kGridBarrierStateOffset = 4 * kMaxEpochCtas;
+inline constexpr int64_t kGridBarrierStateEnd = kGridBarrierStateOffset + 8;
+
 /// Most elements a thread may hold of one tile (a per-thread vector lives in
 /// registers; how a tile is spread is Conversion/TileLayout.h).
 inline constexpr int64_t kMaxElementsPerThread = 256;

@@ -252,6 +252,9 @@ struct KernelMetadata {
   std::string sourceSha256;
   std::string arch;
   int64_t numWarps = 4;
+  /// No config gave num_warps: dslc chose it (not written; dslc's driver
+  /// may then compile at more warps when ptxas spills).
+  bool numWarpsDefaulted = false;
   int64_t sharedBytes = 0;
   bool spins = false;
   /// Bytes of per-launch device state (per-CTA epochs), and the grid cap
@@ -264,6 +267,11 @@ struct KernelMetadata {
   std::map<std::string, std::string> constants; ///< name -> JSON literal
   std::vector<Tunable> tunables;
   std::vector<GridExtent> grid;
+  /// The grids of the kernel's later top-level loops (Helion's several
+  /// loops in one launch, ordered by hl.barrier or not): every CTA strides
+  /// over each loop's tiles in turn, and the launch takes the most tiles of
+  /// any loop (contract::numTiles).
+  std::vector<std::vector<GridExtent>> moreGrids;
   /// The bindable arguments: the parameters that are not constexprs, in
   /// source order, then the outputs. Positions count in this order.
   std::vector<ArgSpec> args;

@@ -40,6 +40,9 @@ private:
   void readAbi(const json &root, KernelMetadata &md) const;
   void checkAbiComplete(const KernelMetadata &md) const;
   void readGrid(const json &root, KernelMetadata &md) const;
+  /// One loop's tiles ("grid.tiles" or "grid.more_loops[L]").
+  std::vector<GridExtent> readTiles(const KernelMetadata &md, const json &tiles,
+                                    const std::string &at) const;
   void readConstraints(const json &root, KernelMetadata &md) const;
   void readSameSizes(const json &root, KernelMetadata &md) const;
   /// Index of tensor argument `name`, or a failure at `where`.
@@ -405,9 +408,24 @@ void Reader::readGrid(const json &root, KernelMetadata &md) const {
     if (*md.maxCtas < 1)
       fail("", "grid.max_ctas must be positive");
   }
-  const json &tiles = array(grid, "tiles", "grid: ");
+  md.grid = readTiles(md, array(grid, "tiles", "grid: "), "grid.tiles");
+  if (grid.contains("more_loops")) {
+    const json &loops = array(grid, "more_loops", "grid: ");
+    for (size_t l = 0; l < loops.size(); ++l) {
+      std::string where = "grid.more_loops[" + std::to_string(l) + "]";
+      if (!loops[l].is_array())
+        fail(where + ": ", "not an array");
+      md.moreGrids.push_back(readTiles(md, loops[l], where));
+    }
+  }
+}
+
+std::vector<GridExtent> Reader::readTiles(const KernelMetadata &md,
+                                          const json &tiles,
+                                          const std::string &at) const {
+  std::vector<GridExtent> out;
   for (size_t i = 0; i < tiles.size(); ++i) {
-    std::string where = "grid.tiles[" + std::to_string(i) + "]: ";
+    std::string where = at + "[" + std::to_string(i) + "]: ";
     const json &t = tiles[i];
     if (!t.is_object())
       fail(where, "not an object");
@@ -447,8 +465,9 @@ void Reader::readGrid(const json &root, KernelMetadata &md) const {
         fail(where + "extent: ",
              "div " + std::to_string(g.div) + " is not positive");
     }
-    md.grid.push_back(g);
+    out.push_back(g);
   }
+  return out;
 }
 
 void Reader::readConstraints(const json &root, KernelMetadata &md) const {

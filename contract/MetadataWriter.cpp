@@ -15,9 +15,9 @@ json literal(const std::string &text) {
   return v.is_discarded() ? json(text) : v;
 }
 
-json gridToJson(const KernelMetadata &md) {
+json tilesToJson(const std::vector<GridExtent> &loop) {
   json tiles = json::array();
-  for (const GridExtent &g : md.grid) {
+  for (const GridExtent &g : loop) {
     json extent;
     if (g.constant) {
       extent["const"] = *g.constant;
@@ -35,7 +35,17 @@ json gridToJson(const KernelMetadata &md) {
     }
     tiles.push_back({{"extent", extent}, {"block", g.block}});
   }
-  json grid = {{"tiles", tiles}};
+  return tiles;
+}
+
+json gridToJson(const KernelMetadata &md) {
+  json grid = {{"tiles", tilesToJson(md.grid)}};
+  if (!md.moreGrids.empty()) {
+    json loops = json::array();
+    for (const std::vector<GridExtent> &loop : md.moreGrids)
+      loops.push_back(tilesToJson(loop));
+    grid["more_loops"] = loops;
+  }
   if (md.maxCtas)
     grid["max_ctas"] = *md.maxCtas;
   return grid;

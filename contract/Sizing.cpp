@@ -18,24 +18,40 @@ std::optional<int64_t> mul(int64_t a, int64_t b) {
 } // namespace
 
 Expected<int64_t> numTiles(const KernelMetadata &md, const ExtentValue &value) {
-  int64_t tiles = 1;
-  for (const GridExtent &g : md.grid) {
-    int64_t extent = 0;
-    if (g.constant) {
-      extent = *g.constant;
-    } else {
-      Expected<int64_t> raw = value(g);
-      if (!raw)
-        return Failure{raw.error()};
-      extent = g.apply(*raw);
+  // Each loop's tiles; the launch takes the most of any loop (every CTA
+  // strides over each loop in turn).
+  auto loopTiles =
+      [&](const std::vector<GridExtent> &loop) -> Expected<int64_t> {
+    int64_t tiles = 1;
+    for (const GridExtent &g : loop) {
+      int64_t extent = 0;
+      if (g.constant) {
+        extent = *g.constant;
+      } else {
+        Expected<int64_t> raw = value(g);
+        if (!raw)
+          return Failure{raw.error()};
+        extent = g.apply(*raw);
+      }
+      int64_t n = extent / g.block + (extent % g.block != 0 ? 1 : 0);
+      std::optional<int64_t> product = mul(tiles, n);
+      if (!product)
+        return Failure{"kernel " + md.kernel + ": grid tile count overflows"};
+      tiles = *product;
     }
-    int64_t n = extent / g.block + (extent % g.block != 0 ? 1 : 0);
-    std::optional<int64_t> product = mul(tiles, n);
-    if (!product)
-      return Failure{"kernel " + md.kernel + ": grid tile count overflows"};
-    tiles = *product;
+    return tiles;
+  };
+  Expected<int64_t> first = loopTiles(md.grid);
+  if (!first)
+    return first;
+  int64_t most = *first;
+  for (const std::vector<GridExtent> &loop : md.moreGrids) {
+    Expected<int64_t> tiles = loopTiles(loop);
+    if (!tiles)
+      return tiles;
+    most = std::max(most, *tiles);
   }
-  return tiles;
+  return most;
 }
 
 std::optional<int64_t> constrainedSize(const KernelMetadata &md, int arg,

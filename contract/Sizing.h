@@ -26,8 +26,9 @@ namespace dslc::contract {
 using ExtentValue = std::function<Expected<int64_t>(const GridExtent &)>;
 
 /// The grid's tile count: the product over md.grid of ceil(extent /
-/// block). Fails when a value is missing or negative (the callback's
-/// message) or the product overflows.
+/// block), or over a later loop's grid (md.moreGrids) when it has more.
+/// Fails when a value is missing or negative (the callback's message) or a
+/// product overflows.
 Expected<int64_t> numTiles(const KernelMetadata &md, const ExtentValue &value);
 
 /// The size that md.constraints give dimension `dim` of argument `arg`:

@@ -5,16 +5,20 @@
 // CTAs than tiles, all resident) and a one-tile-per-CTA grid are both right.
 // Tile t is row-major over the grid's dimensions, or, with the kernel's
 // tile.l2_grouping G > 1, grouped over the first two (G rows of tiles at a
-// time, column by column) with the others row-major inside.
+// time, column by column) with the others row-major inside. Several
+// tile.grid ops in a kernel (Helion's several top-level loops) become loops
+// one after the other; a tile.grid_barrier between two waits for every CTA.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Conversion/LoweringUtils.h"
+#include "compiler/Limits.h"
 
 #include "dialects/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -95,6 +99,90 @@ struct GridOpLowering : OpConversionPattern<tile::GridOp> {
   }
 };
 
+/// hl.barrier(): every CTA's threads finish the grid before it (bar.sync),
+/// then thread 0 reads the barrier's generation, arrives (acq_rel add on the
+/// arrivals word of the kernel's state) and, unless it is the last to
+/// arrive, spins (bounded by the kernel's timeout) until the generation
+/// moves; the last resets the arrivals and moves the generation (release).
+/// The words persist across launches, each barrier leaving the arrivals at
+/// 0 and the generation one on. Fences make every CTA's stores before the
+/// barrier visible to every CTA's loads after it.
+struct GridBarrierOpLowering : OpConversionPattern<tile::GridBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::GridBarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Operation *anchor = op;
+    Type word = rewriter.getI32Type();
+    lower::ctaBarrier(rewriter, loc);
+    Value tid =
+        lower::asmValue(rewriter, loc, word, "mov.u32 $0, %tid.x;", "=r", {});
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        tid, lower::i32(rewriter, loc, 0));
+    scf::IfOp::create(rewriter, loc, first, [&](OpBuilder &b, Location loc) {
+      Value state = lower::hiddenArgs(anchor).state;
+      int64_t at = kGridBarrierStateOffset / 4;
+      Value arrivals = LLVM::PtrToIntOp::create(
+          b, loc, b.getI64Type(),
+          lower::elementPtr(b, loc, state, word, lower::i64(b, loc, at)));
+      Value generation = LLVM::PtrToIntOp::create(
+          b, loc, b.getI64Type(),
+          lower::elementPtr(b, loc, state, word, lower::i64(b, loc, at + 1)));
+      Value before =
+          lower::asmValue(b, loc, word, "ld.relaxed.gpu.global.b32 $0, [$1];",
+                          "=r,l", ValueRange{generation});
+      lower::asmStatement(b, loc, "fence.acq_rel.gpu;", "", ValueRange{});
+      Value arrived = lower::asmValue(
+          b, loc, word, "atom.acq_rel.gpu.global.add.u32 $0, [$1], 1;", "=r,l",
+          ValueRange{arrivals});
+      Value ctas = lower::asmValue(b, loc, word, "mov.u32 $0, %nctaid.x;", "=r",
+                                   ValueRange{});
+      Value last = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq, arrived,
+          arith::SubIOp::create(b, loc, ctas, lower::i32(b, loc, 1)));
+      scf::IfOp::create(
+          b, loc, last,
+          [&](OpBuilder &b, Location loc) {
+            lower::asmStatement(b, loc,
+                                "st.relaxed.gpu.global.b32 [$0], 0;\n\t"
+                                "red.release.gpu.global.add.u32 [$1], 1;",
+                                "l,l", ValueRange{arrivals, generation});
+            scf::YieldOp::create(b, loc);
+          },
+          [&](OpBuilder &b, Location loc) {
+            lower::SpinSite site{
+                ErrorStatus::WaitTimeout, lower::i64(b, loc, 0),
+                arith::ExtUIOp::create(
+                    b, loc, b.getI64Type(),
+                    arith::AddIOp::create(b, loc, before,
+                                          lower::i32(b, loc, 1))),
+                generation};
+            lower::boundedSpin(
+                b, loc, anchor,
+                [&](OpBuilder &b, Location loc) {
+                  Value seen = lower::asmValue(
+                      b, loc, word, "ld.acquire.gpu.global.b32 $0, [$1];",
+                      "=r,l", ValueRange{generation});
+                  Value moved = arith::CmpIOp::create(
+                      b, loc, arith::CmpIPredicate::ne, seen, before);
+                  return std::make_pair(moved,
+                                        Value(arith::ExtUIOp::create(
+                                            b, loc, b.getI64Type(), seen)));
+                },
+                site);
+            scf::YieldOp::create(b, loc);
+          });
+      lower::asmStatement(b, loc, "fence.acq_rel.gpu;", "", ValueRange{});
+      scf::YieldOp::create(b, loc);
+    });
+    lower::ctaBarrier(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct YieldOpLowering : OpConversionPattern<tile::YieldOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -109,6 +197,6 @@ struct YieldOpLowering : OpConversionPattern<tile::YieldOp> {
 
 void dslc::populateGridLoweringPatterns(TileTypeConverter &converter,
                                         RewritePatternSet &patterns) {
-  patterns.add<GridOpLowering, YieldOpLowering>(converter,
-                                                patterns.getContext());
+  patterns.add<GridOpLowering, GridBarrierOpLowering, YieldOpLowering>(
+      converter, patterns.getContext());
 }

@@ -137,7 +137,7 @@ Result Generator::genEpoch(const ast::CallExpr &e) {
   if (!inGrid)
     return fail(e.getRange(), "hl.epoch is per CTA: call it inside the "
                               "kernel's tile loop");
-  desc.stateBytes = 4 * kMaxEpochCtas;
+  desc.stateBytes = std::max(desc.stateBytes, 4 * kMaxEpochCtas);
   desc.maxCtas = kMaxEpochCtas;
   SemValue v = SemValue::ofKind(SemValue::Kind::Scalar);
   v.value = comm::EpochOp::create(builder, loc(e), builder.getI32Type());

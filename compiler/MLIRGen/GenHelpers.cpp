@@ -159,9 +159,9 @@ static const std::pair<const char *, const char *> kUnsupported[] = {
     {"hl.inline_triton", "embeds Triton code, which dslc does not compile"},
     {"hl.inline_asm_elementwise",
      "embeds inline assembly, which dslc does not compile"},
-    {"hl.barrier", "is a grid-wide barrier between top-level loops; a dslc "
-                   "kernel has one top-level loop: synchronize CTAs with "
-                   "hl.signal/hl.wait on a pad"},
+    {"hl.barrier", "is a grid-wide barrier: call it at the kernel's top "
+                   "level, between two top-level hl.tile loops, not inside "
+                   "one (CTAs that skip it would wait forever)"},
     {"hl.jagged_tile", "is not supported: loop with hl.tile over the longest "
                        "extent and mask with torch.where"},
     {"hl.randint", "is not supported"},

@@ -131,26 +131,22 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
   // kernel's outputs). Device work there (a second loop, hl.*) would need
   // a second grid.
   if (gridLoop && !inGrid && calls.empty() && isDeviceCode(s)) {
+    // Helion's several top-level loops in one launch: each CTA strides over
+    // each loop's tiles in turn; hl.barrier() between two orders them.
+    if (isTopLevelTileLoop(s))
+      return genFor(ast::cast<ast::ForStmt>(s));
     auto *call = ast::isa<ast::ExprStmt>(s)
                      ? ast::dyn_cast<ast::CallExpr>(
                            &ast::cast<ast::ExprStmt>(s).getExpr())
                      : nullptr;
-    if (call && ast::getDottedName(call->getCallee()) == "hl.barrier") {
-      // Helion's two phases in one launch (split_k_barrier.py).
-      (void)error(s.getRange(),
-                  "hl.barrier between top-level loops is not supported: a "
-                  "grid-wide barrier needs every CTA of the grid resident "
-                  "at once, and a dslc kernel has one grid; split the "
-                  "kernel at the barrier into two kernels (the second "
-                  "launch sees the first one's stores)");
-      diags->note(gridLoop->getRange(), "the grid loop");
-      return failure();
-    }
+    if (call && ast::getDottedName(call->getCallee()) == "hl.barrier")
+      return genGridBarrier(*call);
     (void)error(s.getRange(),
                 "a statement after the grid loop: the kernel's work is its "
-                "top-level hl.tile/hl.grid loop, and only host code (PyTorch "
-                "on its outputs) and 'return' may follow it (a kernel has "
-                "one grid; write a second kernel for more device work)");
+                "top-level hl.tile/hl.grid loops, and between them only "
+                "hl.barrier() and after them only host code (PyTorch on its "
+                "outputs) and 'return' may come (write a second kernel for "
+                "other device work)");
     diags->note(gridLoop->getRange(), "the grid loop");
     return failure();
   }
@@ -247,6 +243,16 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
     return error(s.getRange(), "nested functions are not supported: define "
                                "the helper at the top level of the file");
   return error(s.getRange(), "this statement is not supported in a kernel");
+}
+
+bool GeneratorState::isTopLevelTileLoop(const ast::Stmt &s) {
+  auto *loop = ast::dyn_cast<ast::ForStmt>(&s);
+  auto *call = loop ? ast::dyn_cast<ast::CallExpr>(&loop->getIter()) : nullptr;
+  std::optional<std::string> callee =
+      call ? ast::getDottedName(call->getCallee()) : std::nullopt;
+  return callee && (*callee == "hl.tile" || *callee == "hl.grid" ||
+                    *callee == "helion.language.tile" ||
+                    *callee == "helion.language.grid");
 }
 
 bool GeneratorState::isDeviceCode(const ast::Stmt &s) {

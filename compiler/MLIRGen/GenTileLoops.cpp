@@ -230,7 +230,11 @@ LogicalResult Generator::genGridLoop(const ast::ForStmt &s,
     extentIndex.push_back(d.extentIndex);
     blocks.push_back(d.block);
   }
+  // A later top-level loop: its tiles go to the metadata's more loops.
+  std::vector<GridExtent> &extents =
+      gridLoop ? desc.moreGrids.emplace_back() : desc.grid;
   gridLoop = &s;
+  pendingBarrier = nullptr; // a barrier before this loop orders it
   auto grid = tile::GridOp::create(builder, l, extentIndex, blocks);
   // Statements after the grid go after it, not into its body.
   OpBuilder::InsertionGuard guard(builder);
@@ -255,7 +259,7 @@ LogicalResult Generator::genGridLoop(const ast::ForStmt &s,
                          std::to_string(*ge->constant) + " in blocks of " +
                          std::to_string(d.block));
     }
-    desc.grid.push_back(*ge);
+    extents.push_back(*ge);
   }
   scopes.emplace_back();
   inGrid = true;
@@ -292,6 +296,19 @@ LogicalResult Generator::genGridLoop(const ast::ForStmt &s,
   inGrid = false;
   scopes.pop_back();
   return r;
+}
+
+LogicalResult Generator::genGridBarrier(const ast::CallExpr &call) {
+  if (!call.getArgs().empty())
+    return error(call.getRange(), "hl.barrier takes no arguments");
+  // Every CTA of the launch arrives at the barrier words after the epochs
+  // in the kernel's state, so the kernel spins (the runtime caps its grid
+  // at the CTAs that fit at once).
+  tile::GridBarrierOp::create(builder, loc(call.getRange()));
+  desc.spins = true;
+  desc.stateBytes = std::max(desc.stateBytes, kGridBarrierStateEnd);
+  pendingBarrier = &call;
+  return success();
 }
 
 LogicalResult Generator::genNestedTileLoop(const ast::ForStmt &s,

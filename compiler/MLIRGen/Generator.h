@@ -346,6 +346,8 @@ private:
   SemValue makeTile(const TileDim &dim, mlir::Value id, bool isGrid);
   mlir::FailureOr<GridExtent> gridExtent(const TileDim &dim);
   /// The kernel's grid; `shift` is the begin of hl.tile(begin, end).
+  /// hl.barrier() between two top-level loops: tile.grid_barrier.
+  mlir::LogicalResult genGridBarrier(const ast::CallExpr &call);
   mlir::LogicalResult genGridLoop(const ast::ForStmt &s,
                                   std::vector<TileDim> &dims, bool isGrid,
                                   int64_t shift = 0);

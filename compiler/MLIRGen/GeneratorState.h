@@ -85,9 +85,6 @@ constexpr int64_t kMaxTileElements = 1 << 17;
 /// kAutoRollElementsPerThread per thread.
 constexpr int64_t kAutoRollAbove = 64;
 constexpr int64_t kAutoRollElementsPerThread = 32;
-/// Most CTAs a kernel with per-CTA epochs may be launched with; its state
-/// buffer holds one 32-bit counter per CTA.
-constexpr int64_t kMaxEpochCtas = 4096;
 /// range loops over constants of at most this many iterations are unrolled
 /// (a loop over the peers issues their loads and polls together); longer
 /// ones stay scf.for unless the body needs the loop variable at compile
@@ -274,6 +271,9 @@ protected:
   /// Whether `s` does device work (a loop, an hl.* call): not allowed after
   /// the grid loop, where code is host code.
   static bool isDeviceCode(const ast::Stmt &s);
+  /// `for ... in hl.tile(...)` / `hl.grid(...)`: at the kernel's top level,
+  /// a grid loop.
+  static bool isTopLevelTileLoop(const ast::Stmt &s);
   static bool isIndexLike(const SemValue &v);
   /// Whether `fn` is decorated @triton.jit (or another triton.* decorator).
   static bool isTritonJit(const ast::FunctionDef &fn);
@@ -349,6 +349,8 @@ protected:
   bool inGrid = false;
   /// The kernel's grid loop, once generated (nothing but `return` follows).
   const ast::ForStmt *gridLoop = nullptr;
+  /// An hl.barrier() no top-level loop has followed yet.
+  const ast::CallExpr *pendingBarrier = nullptr;
   /// kMaxPerThreadWork or kMaxGeneratedStatements was passed and reported.
   bool workReported = false;
   bool returned = false;

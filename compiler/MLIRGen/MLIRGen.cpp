@@ -135,6 +135,9 @@ OwningOpRef<ModuleOp> Generator::run() {
     desc.worldSize = *options.worldSize;
   if (options.rank)
     desc.rank = *options.rank;
+  desc.numWarpsDefaulted = true; // until a config gives num_warps
+  if (options.numWarpsWhenUnset > 0)
+    desc.numWarps = options.numWarpsWhenUnset;
   if (failed(readConfig()))
     return nullptr;
   work.threads = std::max<int64_t>(1, desc.numWarps) * 32;
@@ -236,6 +239,12 @@ OwningOpRef<ModuleOp> Generator::run() {
     (void)error(kernel.getNameRange(),
                 "a kernel needs a top-level 'for ... in hl.tile(...)' loop "
                 "(its grid)");
+    return nullptr;
+  }
+  if (pendingBarrier) {
+    (void)error(pendingBarrier->getRange(),
+                "hl.barrier after the last top-level loop orders nothing: it "
+                "goes between two top-level hl.tile loops");
     return nullptr;
   }
   return result;

@@ -131,6 +131,8 @@ Interpreter::Outcome Interpreter::exec(Task &task, Operation &op) {
       .Case<comm::SignalOp>([&](auto) { return execSignal(task, op); })
       .Case<comm::WaitOp>([&](auto) { return execWait(task, op); })
       .Case<comm::EpochOp>([&](auto) { return execEpoch(task, op); })
+      .Case<tile::GridBarrierOp>(
+          [&](auto) { return execGridBarrier(task, op); })
       .Case<comm::LLPutOp>([&](auto) { return execLLPut(task, op); })
       .Case<comm::LLGetOp>([&](auto) { return execLLGet(task, op); })
       .Default([&](Operation *) {

@@ -75,6 +75,9 @@ struct Task {
   /// stored so far.
   std::vector<uint32_t> packetWords;
   int64_t packetsStored = 0;
+  /// tile.grid_barrier in progress: arrived, at this generation.
+  bool barrierArrived = false;
+  int64_t barrierGeneration = 0;
   /// Happens-before: what this CTA is ordered after (HappensBefore.h).
   CtaClock clock;
   /// Relaxed stores: this CTA's stores no release has published yet.
@@ -168,6 +171,10 @@ private:
   Outcome execReduce(Task &task, mlir::Operation &op);
   Outcome execDot(Task &task, mlir::Operation &op);
   Outcome execEpoch(Task &task, mlir::Operation &op);
+  /// hl.barrier: blocks until every CTA of the rank's launch has arrived
+  /// (the kernel's state words, here a buffer of the rank named
+  /// "hl.barrier"); arriving releases, leaving acquires.
+  Outcome execGridBarrier(Task &task, mlir::Operation &op);
   Outcome execLLPut(Task &task, mlir::Operation &op);
   Outcome execLLGet(Task &task, mlir::Operation &op);
   /// The scratch of an ll_put/ll_get holds packets [slot, slot + count) of

@@ -324,6 +324,51 @@ Interpreter::Outcome Interpreter::execEpoch(Task &task, Operation &op) {
   return Outcome::Next;
 }
 
+Interpreter::Outcome Interpreter::execGridBarrier(Task &task, Operation &op) {
+  // Words 0 (arrivals) and 1 (generation), kept across launches as the
+  // kernel's state is.
+  Buffer *b = world.heap.lookup(task.rank, "hl.barrier");
+  if (!b) {
+    ElemType word;
+    word.kind = ElemType::Kind::Int;
+    word.bits = 32;
+    b = &world.heap.allocate(task.rank, "hl.barrier", Role::SignalPad, word,
+                             {2});
+  }
+  if (!task.barrierArrived) {
+    // Thread 0 arrives after the CTA's bar.sync, fenced: it releases every
+    // store of the CTA so far; the last to arrive moves the generation.
+    world.races->barrier(task.clock);
+    flushStores(task, task.clock.self.clock);
+    task.barrierGeneration = b->i[1];
+    world.races->atomic(task.clock, *b, 0, /*acquire=*/true, /*release=*/true,
+                        /*sysScope=*/false);
+    if (++b->i[0] == world.numCtas) {
+      // What it acquired from every arrival goes into its release.
+      world.races->barrier(task.clock);
+      b->i[0] = 0;
+      world.races->atomic(task.clock, *b, 1, false, true, false);
+      b->i[1] = wrapInt(b->type, b->i[1] + 1);
+      world.noteWrite(*b, 1, 2);
+    }
+    task.barrierArrived = true;
+  }
+  if (b->i[1] == task.barrierGeneration) {
+    task.waitingOn.assign(
+        1, {b, {1}, wrapInt(b->type, task.barrierGeneration + 1), b->i[1], 1});
+    task.blockedOp = &op;
+    return Outcome::Block;
+  }
+  world.races->atomic(task.clock, *b, 1, /*acquire=*/true, false, false);
+  world.races->barrier(task.clock);
+  task.barrierArrived = false;
+  task.waitingOn.clear();
+  task.blockedOp = nullptr;
+  task.accessSinceBarrier = false;
+  task.noBarrierWait = nullptr;
+  return Outcome::Yield;
+}
+
 bool Interpreter::checkPackets(Task &task, Operation &op, const Buffer &b,
                                int64_t slot, int64_t count,
                                int64_t packetBytes) {

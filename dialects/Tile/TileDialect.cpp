@@ -3,6 +3,7 @@
 #include "dialects/Tile/TileDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
@@ -298,6 +299,24 @@ LogicalResult ViewOp::verify() {
     return emitOpError() << "gives " << getSizes().size() << " size(s) for "
                          << to << ": expected one per dimension ("
                          << to.getRank() << ")";
+  return success();
+}
+
+LogicalResult GridBarrierOp::verify() {
+  // At the kernel's top level: the function is the parent, the module its.
+  Operation *parent = (*this)->getParentOp();
+  if (!parent || !isa_and_nonnull<ModuleOp>(parent->getParentOp()))
+    return emitOpError("must be at the kernel's top level, between two "
+                       "'tile.grid' ops (a grid-wide barrier inside a tile "
+                       "loop would wait for CTAs that skip it)");
+  bool before = false, after = false;
+  for (Operation *op = (*this)->getPrevNode(); op; op = op->getPrevNode())
+    before |= isa<GridOp>(op);
+  for (Operation *op = (*this)->getNextNode(); op; op = op->getNextNode())
+    after |= isa<GridOp>(op);
+  if (!before || !after)
+    return emitOpError("must be between two 'tile.grid' ops (it orders the "
+                       "grid before it against the grid after it)");
   return success();
 }
 

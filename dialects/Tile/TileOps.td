@@ -70,6 +70,28 @@ def Tile_GridOp : Tile_Op<"grid", [SingleBlockImplicitTerminator<"YieldOp">,
   }];
 }
 
+def Tile_GridBarrierOp : Tile_Op<"grid_barrier",
+                                  [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "waits until every CTA of the launch has arrived";
+  let description = [{
+    Helion's `hl.barrier()` between two top-level loops: no CTA runs past
+    it before every CTA of the launch has finished the `tile.grid` before
+    it, and every store before it is visible to every load after it. It
+    lives between two `tile.grid` ops at the kernel's top level. Every CTA
+    of the launch must be resident at once (the kernel spins: the runtime
+    caps its grid at what fits); the wait is bounded by the kernel's
+    timeout like `comm.wait`'s.
+
+    ```mlir
+    tile.grid (%n) block [64] { ... }
+    tile.grid_barrier
+    tile.grid (%n) block [64] { ... }
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
 def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator,
                                      ParentOneOf<["GridOp"]>]> {
   let summary = "terminates a tile.grid body";

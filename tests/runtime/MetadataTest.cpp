@@ -1,5 +1,6 @@
 //===- MetadataTest.cpp - Parsing and validating kernel metadata ----------===//
 #include "runtime/Metadata.h"
+#include "contract/MetadataJson.h"
 #include "runtime/Error.h"
 #include "tests/runtime/TestSupport.h"
 
@@ -200,6 +201,39 @@ TEST_CASE("metadata: grid extents with add and div", "[metadata]") {
   j = minimal();
   j["grid"]["tiles"][0]["extent"] = json::parse(R"({"const": 8, "div": 2})");
   CHECK(parseError(j).find("not to a constant") != std::string::npos);
+}
+
+TEST_CASE("metadata: several top-level loops launch the most tiles of any",
+          "[metadata]") {
+  // Helion's kernels with two loops (and hl.barrier between them): every
+  // CTA strides over each loop in turn, so the launch takes the larger.
+  json j = minimal();
+  j["grid"]["more_loops"] = json::parse(
+      R"([[{"extent": {"scalar": "n"}, "block": 4}],
+          [{"extent": {"const": 64}, "block": 8},
+           {"extent": {"param": "x", "dim": 0}, "block": 256}]])");
+  KernelMetadata md = parseMetadata(j.dump(), "t.json");
+  REQUIRE(md.moreGrids.size() == 2);
+  CHECK(md.moreGrids[0][0].scalar == std::optional<std::string>("n"));
+  CHECK(md.moreGrids[1].size() == 2);
+  auto tiles = [&](int64_t x, int64_t n) {
+    return numTilesWith(
+        md, [&](const GridExtent &e) -> int64_t { return e.scalar ? n : x; });
+  };
+  CHECK(tiles(1280, 1) == 40);    // x: 10 of 128; 1 of 4; 8 x 5
+  CHECK(tiles(128, 1000) == 250); // n: 250 of 4
+  CHECK(tiles(128, 0) == 8);      // 64 / 8 x 1 of 256
+  // Written back the same.
+  KernelMetadata again =
+      parseMetadata(dslc::contract::writeMetadata(md), "t.json");
+  REQUIRE(again.moreGrids.size() == 2);
+  CHECK(again.moreGrids[1][1].block == 256);
+  // Each loop's tiles are checked as the first's.
+  j["grid"]["more_loops"][1][1]["extent"]["dim"] = 3;
+  CHECK(parseError(j) == "metadata t.json: grid.more_loops[1][1]: dim 3 "
+                         "outside the rank 1 of 'x'");
+  j["grid"]["more_loops"][1] = 5;
+  CHECK(parseError(j) == "metadata t.json: grid.more_loops[1]: not an array");
 }
 
 TEST_CASE("metadata: roles and access", "[metadata]") {

@@ -52,6 +52,10 @@ Cases (each rank prints PASS/FAIL per case; rank 0 ends with
   scans              hl.cumsum / torch.cumsum / hl.cumprod (reverse) /
                      hl.associative_scan of a tuple / hl.reduce, torch.max
                      with a dimension and argmin vs torch
+  grid-barrier       two top-level loops with hl.barrier() between them
+                     (tests/compiler/Simulator/Inputs/grid-barrier.py) vs
+                     torch, 50 launches and a CUDA graph; two loops
+                     without a barrier
   torch-reference-autotune  examples/rmsnorm.py tuned against a PyTorch
                      function (dslc.kernel(..., reference=FUNCTION)): the
                      tuner's search, candidates checked and timed here,
@@ -753,6 +757,34 @@ def user_kernel_autotune(c):
     close(f(x, g), ref(x, g, 0.25).float() * 2,
           "autotuned user kernel under torch.compile(fullgraph=True)",
           rtol=2e-2, atol=3e-2)
+
+
+@case
+def grid_barrier(c):
+    """Two top-level loops with hl.barrier() between them (Helion's
+    split_k_barrier pattern): the second loop reads what other CTAs wrote
+    in the first; launched many times (the barrier's words persist in the
+    kernel's state) and in a CUDA graph, checked against torch."""
+    import torch
+    path = os.path.join(REPO, "tests", "compiler", "Simulator", "Inputs",
+                        "grid-barrier.py")
+    k = dslc.kernel(path, "split_sum")
+    x = rand(4099 * 128, torch.float32, 95).view(4099, 128)
+    want = x.double().sum(-1).float()
+    for _ in range(50):
+        close(k(x), want, "split_sum after a grid barrier", rtol=1e-5,
+              atol=1e-4)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = k(x)
+    for _ in range(3):
+        g.replay()
+    close(out, want, "split_sum after a grid barrier, in a CUDA graph",
+          rtol=1e-5, atol=1e-4)
+    two = dslc.kernel(path, "two_loops")
+    a, b = two(x[:64, 0].contiguous(), x.view(-1)[:100000].contiguous())
+    close(a, x[:64, 0] + 1, "two loops: the first", rtol=0, atol=0)
+    close(b, x.view(-1)[:100000] * 2, "two loops: the second", rtol=0, atol=0)
 
 
 @case
