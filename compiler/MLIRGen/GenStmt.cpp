@@ -130,16 +130,21 @@ LogicalResult Generator::genStmt(const ast::Stmt &s) {
   // After the grid loop: host code (Helion runs it as PyTorch on the
   // kernel's outputs). Device work there (a second loop, hl.*) would need
   // a second grid.
+  auto *call =
+      ast::isa<ast::ExprStmt>(s)
+          ? ast::dyn_cast<ast::CallExpr>(&ast::cast<ast::ExprStmt>(s).getExpr())
+          : nullptr;
+  bool barrier = call && ast::getDottedName(call->getCallee()) == "hl.barrier";
+  if (barrier && !gridLoop && !inGrid && calls.empty())
+    return error(s.getRange(), "hl.barrier before the first top-level loop "
+                               "orders nothing: it goes between two "
+                               "top-level hl.tile loops");
   if (gridLoop && !inGrid && calls.empty() && isDeviceCode(s)) {
     // Helion's several top-level loops in one launch: each CTA strides over
     // each loop's tiles in turn; hl.barrier() between two orders them.
     if (isTopLevelTileLoop(s))
       return genFor(ast::cast<ast::ForStmt>(s));
-    auto *call = ast::isa<ast::ExprStmt>(s)
-                     ? ast::dyn_cast<ast::CallExpr>(
-                           &ast::cast<ast::ExprStmt>(s).getExpr())
-                     : nullptr;
-    if (call && ast::getDottedName(call->getCallee()) == "hl.barrier")
+    if (barrier)
       return genGridBarrier(*call);
     (void)error(s.getRange(),
                 "a statement after the grid loop: the kernel's work is its "

@@ -46,3 +46,12 @@ def two_phases(x: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
     for t in hl.tile(x.size(0)):
         out[t] = tmp[t] + 1
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[16], num_warps=4))
+def barrier_first(x: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
+    out = torch.empty_like(x)
+    hl.barrier()
+    for t in hl.tile(x.size(0)):
+        out[t] = x[t] * 2
+    return out
