@@ -36,18 +36,6 @@ def device_between(x: torch.Tensor[torch.float32, 1],
     return out
 
 
-@helion.kernel(config=helion.Config(block_sizes=[16, 32], num_warps=4))
-def two_phases(x: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
-    tmp = torch.empty_like(x)
-    out = torch.empty_like(x)
-    for t in hl.tile(x.size(0)):
-        tmp[t] = x[t] * 2
-    hl.barrier()
-    for t in hl.tile(x.size(0)):
-        out[t] = tmp[t] + 1
-    return out
-
-
 @helion.kernel(config=helion.Config(block_sizes=[16], num_warps=4))
 def barrier_first(x: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
     out = torch.empty_like(x)
