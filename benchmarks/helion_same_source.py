@@ -257,9 +257,6 @@ def run_dslc(case, args, want, timer, reps, budget_s, checkout):
                              tolerance=(case.rtol, case.atol))
         done = kernel.tune(*fresh(torch, args), force=True, budget_s=budget_s)
 
-        def call(*a):
-            return case.results(a, kernel(*a))
-
         def tuned_config():
             return _config_of(kernel.compile(*args) + ".json")
     else:
@@ -270,13 +267,13 @@ def run_dslc(case, args, want, timer, reps, budget_s, checkout):
                                tolerance=(case.rtol, case.atol),
                                tuner_args=tuner_args)
 
-        def call(*a):
-            return case.results(a, kernel(*a))
-
         def tuned_config():
             inst = next(iter(kernel.instances.values()))
             return {t["kind"] + (f"[{t['index']}]" if "index" in t else ""):
                     t["value"] for t in inst.md.get("tunables", [])}
+
+    def call(*a):
+        return case.results(a, kernel(*a))
     a = fresh(torch, args)
     out = call(*a)
     torch.cuda.synchronize()
