@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/IR/Matchers.h"
 
 #include "llvm/ADT/SetVector.h"
 
@@ -193,11 +194,23 @@ static LogicalResult checkAndReserve(func::FuncOp func,
       int64_t n = lower::mmaElementsPerThread(tensor).value_or(
           info.layout(tensor.getShape()).perThread());
       if (n > kMaxElementsPerThread) {
-        op->emitError() << "a tile of " << tensor << " takes " << n
-                        << " elements per thread in a CTA of " << info.threads
-                        << " threads; at most " << kMaxElementsPerThread
-                        << " fit in registers (use more warps or a smaller "
-                           "block)";
+        // A load at offset 0 in every dimension (`w[:, :]`) reads a whole
+        // tensor: no block size shrinks it, and warps only go to 32.
+        auto load = dyn_cast<tile::LoadOp>(op);
+        bool whole = load && llvm::all_of(load.getOffsets(), [](Value v) {
+                       return matchPattern(v, m_Zero());
+                     });
+        InFlightDiagnostic diag =
+            op->emitError() << "a tile of " << tensor << " takes " << n
+                            << " elements per thread in a CTA of "
+                            << info.threads << " threads; at most "
+                            << kMaxElementsPerThread << " fit in registers ";
+        if (whole)
+          diag << "(it loads the whole tensor into one CTA: loop over it "
+                  "with an inner hl.tile, e.g. over the K dimension of a "
+                  "matrix product, accumulating the partial results)";
+        else
+          diag << "(use more warps or a smaller block)";
         return WalkResult::interrupt();
       }
     }

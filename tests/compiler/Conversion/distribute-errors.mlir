@@ -15,13 +15,27 @@ func.func @fp8_arith(%a: !tile.ref<f8E4M3FN, 1>)
 
 // -----
 
-func.func @too_many_per_thread(%a: !tile.ref<f32, 1>)
+func.func @too_many_per_thread(%a: !tile.ref<f32, 1>, %at: index)
     attributes {tile.kernel, tile.num_warps = 1 : i64} {
-  %c0 = arith.constant 0 : index
   %n = tile.dim %a, 0 : !tile.ref<f32, 1>
   // expected-error @+1 {{a tile of 'tensor<16384xf32>' takes 512 elements per thread in a CTA of 32 threads; at most 256 fit in registers (use more warps or a smaller block)}}
-  %x = tile.load %a[%c0] limits [%n] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<16384xf32>
-  tile.store %x, %a[%c0] limits [%n] {dims = array<i64: 0>} : tensor<16384xf32>, !tile.ref<f32, 1>
+  %x = tile.load %a[%at] limits [%n] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<16384xf32>
+  tile.store %x, %a[%at] limits [%n] {dims = array<i64: 0>} : tensor<16384xf32>, !tile.ref<f32, 1>
+  return
+}
+
+// -----
+
+// A load of a whole tensor (`w[:, :]`: offset 0 in every dimension) is
+// not made smaller by any block: the advice is a loop over it.
+func.func @whole_tensor(%w: !tile.ref<f16, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %m = tile.dim %w, 0 : !tile.ref<f16, 2>
+  %n = tile.dim %w, 1 : !tile.ref<f16, 2>
+  // expected-error @+1 {{a tile of 'tensor<1024x1024xf16>' takes 8192 elements per thread in a CTA of 128 threads; at most 256 fit in registers (it loads the whole tensor into one CTA: loop over it with an inner hl.tile, e.g. over the K dimension of a matrix product, accumulating the partial results)}}
+  %x = tile.load %w[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : !tile.ref<f16, 2> -> tensor<1024x1024xf16>
+  tile.store %x, %w[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<1024x1024xf16>, !tile.ref<f16, 2>
   return
 }
 
