@@ -132,6 +132,8 @@ Result Generator::genCall(const ast::CallExpr &e) {
     return genRegisterBlockSize(e);
   if (n == "hl.split" || n == "hl.join")
     return genSplitJoin(e, n == "hl.join");
+  if (n == "hl.subscript")
+    return genHlSubscript(e);
   if (n == "hl.rand")
     return genRand(e);
   if (n == "torch.stack")

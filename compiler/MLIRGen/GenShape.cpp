@@ -519,10 +519,28 @@ Result Generator::asTile(const SemValue &v, const ast::Expr &where) {
               std::string("expected a tile value, got ") + kindName(v.kind));
 }
 
+/// `:` written as a slice, or as Python's `slice(None)` (hl.subscript's
+/// lists cannot hold `:`).
+static bool isWholeSlice(const ast::Expr &x) {
+  if (auto *slice = ast::dyn_cast<ast::SliceExpr>(&x))
+    return !slice->getLower() && !slice->getUpper() && !slice->getStep();
+  auto *call = ast::dyn_cast<ast::CallExpr>(&x);
+  if (!call || ast::getDottedName(call->getCallee()) != "slice" ||
+      call->getArgs().size() != 1 ||
+      call->getArgs()[0].kind != ast::Argument::Kind::Positional)
+    return false;
+  return ast::isa<ast::NoneLiteralExpr>(*call->getArgs()[0].value);
+}
+
 Result Generator::genTileSubscript(const SemValue &base,
                                    const ast::SubscriptExpr &e) {
+  return genTileSubscript(base, elementsOf(e.getIndex()), e.getIndex(), e);
+}
+
+Result Generator::genTileSubscript(const SemValue &base,
+                                   const std::vector<const ast::Expr *> &idx,
+                                   const ast::Expr &index, const ast::Expr &e) {
   auto type = cast<RankedTensorType>(base.value.getType());
-  std::vector<const ast::Expr *> idx = elementsOf(e.getIndex());
   SmallVector<int64_t> shape;
   SmallVector<ValidCount, 4> valid;
   unsigned d = 0;
@@ -532,13 +550,12 @@ Result Generator::genTileSubscript(const SemValue &base,
       valid.push_back(ValidCount());
       continue;
     }
-    auto *slice = ast::dyn_cast<ast::SliceExpr>(x);
-    if (!slice || slice->getLower() || slice->getUpper() || slice->getStep())
+    if (!isWholeSlice(*x))
       return fail(x->getRange(),
                   "a tile value is indexed only with ':' and None (to insert "
                   "a unit dimension, e.g. v[:, None])");
     if (d >= unsigned(type.getRank()))
-      return fail(e.getIndex().getRange(),
+      return fail(index.getRange(),
                   "the tile has " + std::to_string(type.getRank()) +
                       " dimension(s): write one ':' for each");
     shape.push_back(type.getDimSize(d));
@@ -546,9 +563,9 @@ Result Generator::genTileSubscript(const SemValue &base,
     ++d;
   }
   if (d != unsigned(type.getRank()))
-    return fail(e.getIndex().getRange(),
-                "the tile has " + std::to_string(type.getRank()) +
-                    " dimension(s): write one ':' for each");
+    return fail(index.getRange(), "the tile has " +
+                                      std::to_string(type.getRank()) +
+                                      " dimension(s): write one ':' for each");
   if (failed(checkTileSize(shape, e.getRange())))
     return failure();
   SemValue t = base;
@@ -559,6 +576,30 @@ Result Generator::genTileSubscript(const SemValue &base,
         builder, loc(e), RankedTensorType::get(shape, type.getElementType()),
         base.value);
   return t;
+}
+
+Result Generator::genHlSubscript(const ast::CallExpr &e) {
+  static const llvm::StringRef keys[] = {"tensor", "index"};
+  if (failed(checkKeywords(e, "hl.subscript", keys)))
+    return failure();
+  const ast::Expr *tensorArg = argument(e, 0, "tensor");
+  const ast::Expr *indexArg = argument(e, 1, "index");
+  if (!tensorArg || !indexArg)
+    return fail(e.getRange(), "hl.subscript takes a tile value and a list of "
+                              "indices (None and slice(None))");
+  Result base = genExpr(*tensorArg);
+  if (failed(base))
+    return failure();
+  if (base->kind != SemValue::Kind::TileData)
+    return fail(tensorArg->getRange(),
+                std::string("hl.subscript indexes a tile value (a tensor "
+                            "in the kernel), not ") +
+                    kindName(base->kind) + "; to load, write x[tile]");
+  if (!ast::isa<ast::ListExpr>(*indexArg) &&
+      !ast::isa<ast::TupleExpr>(*indexArg))
+    return fail(indexArg->getRange(),
+                "hl.subscript's index is a list of None and slice(None)");
+  return genTileSubscript(*base, elementsOf(*indexArg), *indexArg, e);
 }
 
 FailureOr<SmallVector<int64_t>>

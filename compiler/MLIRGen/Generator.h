@@ -822,6 +822,13 @@ private:
   Result asTile(const SemValue &v, const ast::Expr &where);
   /// `v[:, None]`, `w[None, :]` of a tile value.
   Result genTileSubscript(const SemValue &base, const ast::SubscriptExpr &e);
+  /// A tile value indexed by `idx` (each None or `:`/slice(None)), written
+  /// at `index` within `e` (a subscript, or hl.subscript(v, [...])).
+  Result genTileSubscript(const SemValue &base,
+                          const std::vector<const ast::Expr *> &idx,
+                          const ast::Expr &index, const ast::Expr &e);
+  /// hl.subscript(v, [None, slice(None), ...]): v[None, :, ...].
+  Result genHlSubscript(const ast::CallExpr &e);
   /// torch's broadcast of two shapes (an error names the dimension).
   mlir::FailureOr<llvm::SmallVector<int64_t>>
   broadcastShape(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,

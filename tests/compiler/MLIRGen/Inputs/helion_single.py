@@ -130,3 +130,24 @@ def reshapes(x: torch.Tensor) -> torch.Tensor:
         w = x[t, :].reshape([2, 2, 8])
         out[t, :] = w.reshape([t, 8])
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[16, 16], num_warps=4))
+def subscripts(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    out = torch.empty([x.size(0), y.size(0)], dtype=x.dtype, device=x.device)
+    for ti, tj in hl.tile([x.size(0), y.size(0)]):
+        a = hl.subscript(x[ti], [slice(None), None])
+        b = hl.subscript(y[tj], index=[None, slice(None)])
+        out[ti, tj] = a * b
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[16], num_warps=4))
+def bad_subscripts(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        a = hl.subscript(x, [slice(None)])
+        b = hl.subscript(x[t], [slice(1)])
+        c = hl.subscript(x[t], None)
+        out[t] = x[t]
+    return out

@@ -530,3 +530,24 @@ def row_argmin_ref(x: torch.Tensor, out: torch.Tensor):
             at = torch.where(better, hl.full([w, m, 1], j, dtype=torch.int64), at)
         out[w, m] = torch.sum(at, dim=-1)
     return out
+
+
+@helion.kernel()
+def subscript_outer(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """hl.subscript(v, [slice(None), None]): Helion's spelling of v[:, None]."""
+    out = torch.empty([x.size(0), y.size(0)], dtype=x.dtype, device=x.device)
+    for ti, tj in hl.tile([x.size(0), y.size(0)]):
+        a = hl.subscript(x[ti], [slice(None), None])
+        b = hl.subscript(y[tj], [None, slice(None)])
+        out[ti, tj] = a * b
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def subscript_outer_ref(x: torch.Tensor, y: torch.Tensor,
+                        out: torch.Tensor) -> torch.Tensor:
+    W, M = x.size()
+    N = hl.specialize(y.size(1))
+    for w, i in hl.tile([W, M]):
+        out[w, i, :] = x[w, i][:, :, None] * y[w, :][:, None, :]
+    return out
