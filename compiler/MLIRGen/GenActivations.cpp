@@ -30,13 +30,18 @@ static SemValue floatConst(double v) {
 std::optional<Result> Generator::genActivationCall(const ast::CallExpr &e,
                                                    llvm::StringRef fn,
                                                    const ast::Expr *self) {
+  if (fn.starts_with("nn.functional.") &&
+      isCompositeFunctional(fn.drop_front(14)))
+    return genCompositeCall(e, fn, self);
   if (fn.consume_front("nn.functional.")) {
     if (fn != "softmax" && fn != "log_softmax" &&
         !llvm::is_contained(kFunctionalUnary, fn))
       return fail(e.getCallee().getRange(),
                   "torch.nn.functional." + fn.str() +
                       " is not supported in a dslc kernel (softmax, "
-                      "log_softmax, gelu, silu, relu, sigmoid and tanh are; "
+                      "log_softmax, gelu, silu, relu, sigmoid, tanh, "
+                      "softplus, hardtanh, relu6, hardsigmoid, hardswish, "
+                      "elu, leaky_relu, mish, logsigmoid and softsign are; "
                       "write others with tile arithmetic)");
   } else if (fn != "softmax" && fn != "log_softmax" && fn != "silu" &&
              fn != "gelu") {

@@ -87,6 +87,8 @@ Result Generator::genCall(const ast::CallExpr &e) {
     llvm::StringRef fn = llvm::StringRef(n).drop_front(6);
     if (std::optional<Result> r = genActivationCall(e, fn, nullptr))
       return *r;
+    if (std::optional<Result> r = genCompositeCall(e, fn, nullptr))
+      return *r;
     if (std::optional<Result> r = genTransposeCall(e, fn, nullptr))
       return *r;
     if (std::optional<Result> r = genReductionCall(e, fn, nullptr))
@@ -257,6 +259,14 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
     std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
     if (!dotted || !isModulePath(*dotted))
       return genActivationCall(e, method, &attr->getBase());
+  }
+  if (method == "reciprocal" || method == "logsumexp" ||
+      method == "nan_to_num" || method == "norm") {
+    std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
+    if (!dotted || !isModulePath(*dotted))
+      if (std::optional<Result> r =
+              genCompositeCall(e, method, &attr->getBase()))
+        return *r;
   }
   if (method == "cumsum" || method == "cumprod") {
     std::optional<std::string> dotted = ast::getDottedName(attr->getBase());

@@ -490,6 +490,21 @@ private:
   Result genSoftmax(const ast::CallExpr &where, const SemValue &x,
                     const ast::Expr &dimArg, bool logSoftmax);
   Result genSilu(const SemValue &x, const ast::Expr &where);
+  // -- composites (GenComposites.cpp) -----------------------------------------
+  /// torch.nn.functional.softplus & co., torch.reciprocal / logsumexp /
+  /// nan_to_num / norm (`self`: a method's receiver); nullopt for others.
+  std::optional<Result> genCompositeCall(const ast::CallExpr &e,
+                                         llvm::StringRef fn,
+                                         const ast::Expr *self);
+  static bool isCompositeFunctional(llvm::StringRef fn);
+  /// The k-th argument after the input (positional, or by `key`), or a
+  /// number when absent.
+  using CompositeArg = std::function<Result(unsigned, const char *, double)>;
+  Result genCompositeActivation(llvm::StringRef fn, const SemValue &v,
+                                const CompositeArg &arg, const ast::Expr &e);
+  Result genCompositeTorch(llvm::StringRef fn, const SemValue &v,
+                           const CompositeArg &arg, unsigned first,
+                           const ast::CallExpr &e);
   Result genGelu(const SemValue &x, bool tanhApproximation,
                  const ast::Expr &where);
   Result genClamp(const SemValue &x, const ast::Expr *lo, const ast::Expr *hi,

@@ -151,3 +151,17 @@ def bad_subscripts(x: torch.Tensor) -> torch.Tensor:
         c = hl.subscript(x[t], None)
         out[t] = x[t]
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1], num_warps=4))
+def bad_composites(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    n = hl.specialize(n)
+    out = torch.empty_like(x)
+    for t in hl.tile(m):
+        v = x[t, :]
+        a = v.norm(p=3, dim=-1, keepdim=True)
+        b = torch.logsumexp(v)
+        c = torch.nn.functional.selu(v)
+        out[t, :] = v
+    return out

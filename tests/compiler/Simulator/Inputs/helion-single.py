@@ -551,3 +551,73 @@ def subscript_outer_ref(x: torch.Tensor, y: torch.Tensor,
     for w, i in hl.tile([W, M]):
         out[w, i, :] = x[w, i][:, :, None] * y[w, :][:, None, :]
     return out
+
+
+@helion.kernel()
+def activations(x: torch.Tensor) -> torch.Tensor:
+    """torch.nn.functional activations computed as compositions
+    (GenComposites.cpp), bf16 in and out (f32 inside)."""
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        v = x[t]
+        a = torch.nn.functional.softplus(v) + torch.nn.functional.softplus(
+            v, beta=2.0, threshold=1.0) + torch.nn.functional.hardtanh(v, -0.5, 0.5)
+        b = torch.nn.functional.relu6(v * 4) + torch.nn.functional.hardsigmoid(
+            v) + torch.nn.functional.hardswish(v) + torch.nn.functional.elu(
+            v, alpha=0.5)
+        c = torch.nn.functional.leaky_relu(v, 0.1) + torch.nn.functional.mish(
+            v) + torch.nn.functional.logsigmoid(v) + torch.nn.functional.softsign(v)
+        out[t] = a + b + c + torch.reciprocal(v + 4.0) + (v + 3.0).reciprocal()
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1], num_warps=4))
+def activations_ref(x: torch.Tensor) -> torch.Tensor:
+    W, N = x.size()
+    N = hl.specialize(N)
+    out = torch.empty_like(x)
+    for w in hl.tile(W):
+        v = x[w, :].to(torch.float64)
+        sp = torch.log1p(torch.exp(v))
+        sp2 = torch.where(v * 2 > 1.0, v, torch.log1p(torch.exp(v * 2)) / 2)
+        a = sp + sp2 + torch.clamp(v, -0.5, 0.5)
+        r6 = torch.clamp(v + 3, 0.0, 6.0)
+        b = torch.clamp(v * 4, 0.0, 6.0) + r6 / 6 + v * r6 / 6 + torch.where(
+            v > 0, v, 0.5 * (torch.exp(v) - 1))
+        c = torch.where(v > 0, v, 0.1 * v) + v * torch.tanh(sp) - torch.log1p(
+            torch.exp(-v)) + v / (1 + torch.abs(v))
+        out[w, :] = (a + b + c + 1 / (v + 4.0) + 1 / (v + 3.0)).to(out.dtype)
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1], num_warps=4))
+def row_stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """torch.logsumexp, x.norm / torch.norm (p 2 and 1) along the row, and
+    torch.nan_to_num of a log."""
+    m, n = x.size()
+    n = hl.specialize(n)
+    lse = torch.empty([m], dtype=x.dtype, device=x.device)
+    nrm = torch.empty([m, 1], dtype=x.dtype, device=x.device)
+    cln = torch.empty_like(x)
+    for t in hl.tile(m):
+        v = x[t, :]
+        lse[t] = torch.logsumexp(v, dim=-1)
+        nrm[t, :] = v.norm(dim=-1, keepdim=True) + torch.norm(v, 1, -1, True)
+        cln[t, :] = torch.nan_to_num(torch.log(v), nan=-1.0)
+    return lse, nrm, cln
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1], num_warps=4))
+def row_stats_ref(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    W, M, N = x.size()
+    N = hl.specialize(N)
+    lse = torch.empty([W, M], dtype=x.dtype, device=x.device)
+    nrm = torch.empty([W, M, 1], dtype=x.dtype, device=x.device)
+    cln = torch.empty_like(x)
+    for w, t in hl.tile([W, M]):
+        v = x[w, t, :].to(torch.float64)
+        mx = v.amax(-1, keepdim=True)
+        lse[w, t] = (torch.log(torch.exp(v - mx).sum(-1, keepdim=True)) + mx).sum(-1).to(lse.dtype)
+        nrm[w, t, :] = (torch.sqrt((v * v).sum(-1, keepdim=True)) + torch.abs(v).sum(-1, keepdim=True)).to(nrm.dtype)
+        cln[w, t, :] = torch.where(v > 0, torch.log(torch.where(v > 0, v, 1.0)), -1.0).to(cln.dtype)
+    return lse, nrm, cln
