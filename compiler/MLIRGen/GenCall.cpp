@@ -261,7 +261,8 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
       return genActivationCall(e, method, &attr->getBase());
   }
   if (method == "reciprocal" || method == "logsumexp" ||
-      method == "nan_to_num" || method == "norm") {
+      method == "nan_to_num" || method == "norm" || method == "sign" ||
+      method == "clamp_min" || method == "clamp_max") {
     std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
     if (!dotted || !isModulePath(*dotted))
       if (std::optional<Result> r =

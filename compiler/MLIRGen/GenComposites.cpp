@@ -4,9 +4,9 @@
 // elementwise math and reductions dslc already has: the activations of
 // torch.nn.functional beyond GenActivations.cpp's (softplus, hardtanh,
 // relu6, hardsigmoid, hardswish, elu, leaky_relu, mish, logsigmoid,
-// softsign), torch.reciprocal, torch.logsumexp, torch.nan_to_num and the
-// vector norm (p = 1 or 2) along dimensions. Each computes in f32 for
-// 16-bit inputs and rounds back, as torch does.
+// softsign), torch.reciprocal, sign, clamp_min/clamp_max, logsumexp,
+// nan_to_num and the vector norm (p = 1 or 2) along dimensions. Each computes
+// in f32 for 16-bit inputs and rounds back, as torch does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +24,8 @@ const char *const kFunctional[] = {
     "softplus", "hardtanh",   "relu6", "hardsigmoid", "hardswish",
     "elu",      "leaky_relu", "mish",  "logsigmoid",  "softsign"};
 /// The torch.X / x.X names this file computes.
-const char *const kTorch[] = {"reciprocal", "logsumexp", "nan_to_num", "norm"};
+const char *const kTorch[] = {"reciprocal", "logsumexp", "nan_to_num", "norm",
+                              "sign",       "clamp_min", "clamp_max"};
 
 SemValue number(double v) {
   SemValue f = SemValue::ofKind(SemValue::Kind::Float);
@@ -146,6 +147,24 @@ Result Generator::genCompositeTorch(llvm::StringRef fn, const SemValue &v,
   using BO = ast::BinaryOp;
   if (fn == "reciprocal")
     return binaryOp(BO::Div, number(1.0), v, e);
+  if (fn == "clamp_min" || fn == "clamp_max") {
+    Result bound = arg(0, fn == "clamp_min" ? "min" : "max", 0.0);
+    if (failed(bound))
+      return failure();
+    return genMinMax2(fn == "clamp_min", v, *bound, e);
+  }
+  if (fn == "sign") {
+    // 1, -1 or 0 (a NaN stays NaN, as torch.sign).
+    using CO = ast::CompareOp;
+    Result pos = genTileCompare(CO::Gt, v, number(0), e);
+    Result neg = genTileCompare(CO::Lt, v, number(0), e);
+    Result nan = genTileCompare(CO::NotEq, v, v, e);
+    if (failed(pos) || failed(neg) || failed(nan))
+      return failure();
+    Result r = genWhere(*neg, number(-1.0), number(0.0), e);
+    r = failed(r) ? r : genWhere(*pos, number(1.0), *r, e);
+    return failed(r) ? r : genWhere(*nan, v, *r, e);
+  }
   if (fn == "nan_to_num") {
     // NaN -> nan (0), +inf -> posinf, -inf -> neginf (f32's extremes: the
     // result is rounded back to the input's dtype after).

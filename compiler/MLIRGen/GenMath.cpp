@@ -24,9 +24,14 @@ namespace dslc::mlirgen {
 
 /// The unary functions, torch.NAME(x) and x.NAME().
 static const char *const kUnaryMath[] = {
-    "rsqrt", "sqrt", "exp",  "log",  "abs",   "sigmoid", "tanh",
-    "relu",  "neg",  "exp2", "log2", "log10", "log1p",   "expm1",
-    "sin",   "cos",  "tan",  "erf",  "atan"};
+    "rsqrt", "sqrt", "exp",  "log",   "abs",   "sigmoid", "tanh", "relu",
+    "neg",   "exp2", "log2", "log10", "log1p", "expm1",   "sin",  "cos",
+    "tan",   "erf",  "atan", "floor", "ceil",  "round",   "trunc"};
+
+/// Rounding to an integral value: of an integer tile, the tile itself.
+static bool isRounding(llvm::StringRef fn) {
+  return fn == "floor" || fn == "ceil" || fn == "round" || fn == "trunc";
+}
 
 bool isUnaryMath(llvm::StringRef name) {
   return llvm::is_contained(kUnaryMath, name);
@@ -63,6 +68,11 @@ static std::optional<double> foldUnary(llvm::StringRef fn, double x) {
       {"tan", [](double v) { return std::tan(v); }},
       {"erf", [](double v) { return std::erf(v); }},
       {"atan", [](double v) { return std::atan(v); }},
+      {"floor", [](double v) { return std::floor(v); }},
+      {"ceil", [](double v) { return std::ceil(v); }},
+      // torch.round: halves to even, as std::nearbyint in the default mode
+      {"round", [](double v) { return std::nearbyint(v); }},
+      {"trunc", [](double v) { return std::trunc(v); }},
   };
   for (auto &[name, f] : kMore)
     if (fn == name)
@@ -102,6 +112,14 @@ Value Generator::emitUnaryMath(llvm::StringRef fn, Value x, mlir::Location l) {
     return math::ErfOp::create(builder, l, x);
   if (fn == "atan")
     return math::AtanOp::create(builder, l, x);
+  if (fn == "floor")
+    return math::FloorOp::create(builder, l, x);
+  if (fn == "ceil")
+    return math::CeilOp::create(builder, l, x);
+  if (fn == "round")
+    return math::RoundEvenOp::create(builder, l, x);
+  if (fn == "trunc")
+    return math::TruncOp::create(builder, l, x);
   Value one = arith::ConstantOp::create(
       builder, l,
       cast<TypedAttr>(DenseElementsAttr::get(
@@ -120,7 +138,7 @@ Result Generator::genUnaryMath(llvm::StringRef fn, const SemValue &arg,
   if (arg.kind == SemValue::Kind::Int || arg.kind == SemValue::Kind::Float) {
     double x = arg.kind == SemValue::Kind::Int ? arg.intValue : arg.floatValue;
     if (arg.kind == SemValue::Kind::Int &&
-        (fn == "abs" || fn == "neg" || fn == "relu"))
+        (fn == "abs" || fn == "neg" || fn == "relu" || isRounding(fn)))
       return SemValue::integer(int64_t(*foldUnary(fn, x)));
     SemValue f = SemValue::ofKind(SemValue::Kind::Float);
     f.floatValue = *foldUnary(fn, x);
@@ -172,6 +190,8 @@ Result Generator::genUnaryMath(llvm::StringRef fn, const SemValue &arg,
                         : Value(math::AbsIOp::create(builder, l, t->value));
     return out;
   }
+  if (isRounding(fn) && !isFloat)
+    return out; // integers are integral already
   if (fn == "relu")
     return combineTiles(
         *t, SemValue::integer(0), where,

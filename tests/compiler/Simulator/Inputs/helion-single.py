@@ -621,3 +621,21 @@ def row_stats_ref(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         nrm[w, t, :] = (torch.sqrt((v * v).sum(-1, keepdim=True)) + torch.abs(v).sum(-1, keepdim=True)).to(nrm.dtype)
         cln[w, t, :] = torch.where(v > 0, torch.log(torch.where(v > 0, v, 1.0)), -1.0).to(cln.dtype)
     return lse, nrm, cln
+
+
+@helion.kernel(config=helion.Config(block_sizes=[64], num_warps=4))
+def roundings(x: torch.Tensor) -> torch.Tensor:
+    """torch.floor/ceil/round (halves to even)/trunc, sign, clamp_min and
+    clamp_max, each in its own row of out [8, n] (checked with numpy)."""
+    out = torch.empty([8, x.size(0)], dtype=x.dtype, device=x.device)
+    for t in hl.tile(x.size(0)):
+        v = torch.floor(x[t] * 8) * 0.5  # multiples of 0.5: ties for round
+        out[0, t] = torch.floor(v)
+        out[1, t] = torch.ceil(v)
+        out[2, t] = torch.round(v)
+        out[3, t] = v.trunc()
+        out[4, t] = torch.sign(v)
+        out[5, t] = v.clamp_min(0.25)
+        out[6, t] = torch.clamp_max(v, -0.25)
+        out[7, t] = v.floor() + 0.5
+    return out
