@@ -262,7 +262,8 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
   }
   if (method == "reciprocal" || method == "logsumexp" ||
       method == "nan_to_num" || method == "norm" || method == "sign" ||
-      method == "clamp_min" || method == "clamp_max") {
+      method == "clamp_min" || method == "clamp_max" || method == "var" ||
+      method == "std") {
     std::optional<std::string> dotted = ast::getDottedName(attr->getBase());
     if (!dotted || !isModulePath(*dotted))
       if (std::optional<Result> r =

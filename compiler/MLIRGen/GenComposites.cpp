@@ -5,7 +5,8 @@
 // torch.nn.functional beyond GenActivations.cpp's (softplus, hardtanh,
 // relu6, hardsigmoid, hardswish, elu, leaky_relu, mish, logsigmoid,
 // softsign), torch.reciprocal, sign, clamp_min/clamp_max, logsumexp,
-// nan_to_num and the vector norm (p = 1 or 2) along dimensions. Each computes
+// nan_to_num, var/std (and var_mean/std_mean) and the vector norm (p = 1
+// or 2) along dimensions. Each computes
 // in f32 for 16-bit inputs and rounds back, as torch does.
 //
 //===----------------------------------------------------------------------===//
@@ -25,7 +26,8 @@ const char *const kFunctional[] = {
     "elu",      "leaky_relu", "mish",  "logsigmoid",  "softsign"};
 /// The torch.X / x.X names this file computes.
 const char *const kTorch[] = {"reciprocal", "logsumexp", "nan_to_num", "norm",
-                              "sign",       "clamp_min", "clamp_max"};
+                              "sign",       "clamp_min", "clamp_max",  "var",
+                              "std",        "var_mean",  "std_mean"};
 
 SemValue number(double v) {
   SemValue f = SemValue::ofKind(SemValue::Kind::Float);
@@ -68,6 +70,11 @@ std::optional<Result> Generator::genCompositeCall(const ast::CallExpr &e,
                         : genCompositeTorch(fn, *v, arg, first, e);
   if (failed(r))
     return failure();
+  if (r->kind == SemValue::Kind::Tuple) { // var_mean, std_mean
+    for (SemValue &x : r->elements)
+      x.value = castValue(x.value, resultType, loc(e));
+    return r;
+  }
   r->value = castValue(r->value, resultType, loc(e));
   return r;
 }
@@ -189,6 +196,8 @@ Result Generator::genCompositeTorch(llvm::StringRef fn, const SemValue &v,
     }
     return r;
   }
+  if (fn == "var" || fn == "std" || fn == "var_mean" || fn == "std_mean")
+    return genVariance(fn, v, first, e);
   // logsumexp(input, dim, keepdim=False); norm(input, p=2, dim=None,
   // keepdim=False): where dim and keepdim are among the arguments.
   bool lse = fn == "logsumexp";
@@ -236,6 +245,68 @@ Result Generator::genCompositeTorch(llvm::StringRef fn, const SemValue &v,
   Result s =
       failed(terms) ? terms : reduceTile("sum", *terms, *dims, keepdim, e);
   return failed(s) || order == 1.0 ? s : genUnaryMath("sqrt", *s, e);
+}
+
+Result Generator::genVariance(llvm::StringRef fn, const SemValue &v,
+                              unsigned first, const ast::CallExpr &e) {
+  // var(input, dim=None, unbiased=True, keepdim=False) or with
+  // correction=: sum((x - mean)^2) / (N - correction), N the elements
+  // reduced (a masked tail's excluded); std its square root; the *_mean
+  // forms return (var or std, mean).
+  using BO = ast::BinaryOp;
+  const ast::Expr *dimArg = argument(e, first, "dim");
+  int64_t correction = 1;
+  if (const ast::Expr *u = argument(e, first + 1, "unbiased")) {
+    Result uv = genExpr(*u);
+    if (failed(uv))
+      return failure();
+    if (uv->kind != SemValue::Kind::Int)
+      return fail(u->getRange(), "'unbiased' must be True or False");
+    correction = uv->intValue ? 1 : 0;
+  }
+  if (const ast::Expr *c = keyword(e, "correction")) {
+    Result cv = genExpr(*c);
+    if (failed(cv))
+      return failure();
+    if (cv->kind != SemValue::Kind::Int || cv->intValue < 0)
+      return fail(c->getRange(), "'correction' must be an integer >= 0");
+    correction = cv->intValue;
+  }
+  bool keepdim = false;
+  if (const ast::Expr *k = argument(e, first + 2, "keepdim")) {
+    Result kv = genExpr(*k);
+    if (failed(kv))
+      return failure();
+    if (kv->kind != SemValue::Kind::Int)
+      return fail(k->getRange(), "'keepdim' must be True or False");
+    keepdim = kv->intValue != 0;
+  }
+  auto rank = cast<RankedTensorType>(v.value.getType()).getRank();
+  FailureOr<SmallVector<int64_t>> dims = reductionDims(dimArg, rank);
+  if (failed(dims))
+    return failure();
+  Result mean = reduceTile("mean", v, *dims, /*keepdim=*/true, e);
+  Result d = failed(mean) ? mean : binaryOp(BO::Sub, v, *mean, e);
+  Result sq = failed(d) ? d : binaryOp(BO::Mul, *d, *d, e);
+  Result ss = failed(sq) ? sq : reduceTile("sum", *sq, *dims, keepdim, e);
+  // N: the valid elements reduced, as a sum of ones shaped like d.
+  Result ones = failed(d) ? d : binaryOp(BO::Mul, *d, number(0.0), e);
+  ones = failed(ones) ? ones : binaryOp(BO::Add, *ones, number(1.0), e);
+  Result n = failed(ones) ? ones : reduceTile("sum", *ones, *dims, keepdim, e);
+  Result den =
+      failed(n) ? n : binaryOp(BO::Sub, *n, number(double(correction)), e);
+  Result r = failed(ss) || failed(den) ? Result(failure())
+                                       : binaryOp(BO::Div, *ss, *den, e);
+  if (fn.starts_with("std"))
+    r = failed(r) ? r : genUnaryMath("sqrt", *r, e);
+  if (failed(r) || !fn.ends_with("_mean"))
+    return r;
+  Result m = keepdim ? mean : reduceTile("mean", v, *dims, false, e);
+  if (failed(m))
+    return failure();
+  SemValue pair = SemValue::ofKind(SemValue::Kind::Tuple);
+  pair.elements = {*r, *m};
+  return pair;
 }
 
 } // namespace dslc::mlirgen

@@ -505,6 +505,8 @@ private:
   Result genCompositeTorch(llvm::StringRef fn, const SemValue &v,
                            const CompositeArg &arg, unsigned first,
                            const ast::CallExpr &e);
+  Result genVariance(llvm::StringRef fn, const SemValue &v, unsigned first,
+                     const ast::CallExpr &e);
   Result genGelu(const SemValue &x, bool tanhApproximation,
                  const ast::Expr &where);
   Result genClamp(const SemValue &x, const ast::Expr *lo, const ast::Expr *hi,

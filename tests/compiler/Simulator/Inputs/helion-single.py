@@ -639,3 +639,23 @@ def roundings(x: torch.Tensor) -> torch.Tensor:
         out[6, t] = torch.clamp_max(v, -0.25)
         out[7, t] = v.floor() + 0.5
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[4], num_warps=4))
+def variances(x: torch.Tensor) -> torch.Tensor:
+    """torch.var / std / var_mean with unbiased, correction= and keepdim,
+    in the columns of out [m, 6] (checked with numpy); the rows' tail tile
+    is masked (m = 13 in tiles of 4)."""
+    m, n = x.size()
+    n = hl.specialize(n)
+    out = torch.empty([m, 6], dtype=x.dtype, device=x.device)
+    for t in hl.tile(m):
+        v = x[t, :]
+        vv, mm = torch.var_mean(v, dim=-1, keepdim=True)
+        out[t, 0:1] = torch.var(v, dim=-1, keepdim=True)
+        out[t, 1:2] = v.std(-1, keepdim=True)
+        out[t, 2:3] = torch.var(v, -1, False, True)
+        out[t, 3:4] = torch.var(v, dim=-1, correction=0, keepdim=True)
+        out[t, 4:5] = vv
+        out[t, 5:6] = mm
+    return out
