@@ -109,7 +109,16 @@ FailureOr<std::string> Generator::stringKeyword(const ast::CallExpr &e,
 
 FailureOr<bool> Generator::boolKeyword(const ast::CallExpr &e, const char *key,
                                        bool dflt) {
-  const ast::Expr *x = keyword(e, key);
+  return boolValue(keyword(e, key), key, dflt);
+}
+
+FailureOr<bool> Generator::boolArgument(const ast::CallExpr &e, size_t position,
+                                        const char *key, bool dflt) {
+  return boolValue(argument(e, position, key), key, dflt);
+}
+
+FailureOr<bool> Generator::boolValue(const ast::Expr *x, const char *key,
+                                     bool dflt) {
   if (!x)
     return dflt;
   Result v = genExpr(*x);

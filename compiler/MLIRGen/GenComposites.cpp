@@ -203,15 +203,9 @@ Result Generator::genCompositeTorch(llvm::StringRef fn, const SemValue &v,
   bool lse = fn == "logsumexp";
   unsigned dimAt = first + (lse ? 0 : 1);
   const ast::Expr *dimArg = argument(e, dimAt, "dim");
-  bool keepdim = false;
-  if (const ast::Expr *k = argument(e, dimAt + 1, "keepdim")) {
-    Result kv = genExpr(*k);
-    if (failed(kv))
-      return failure();
-    if (kv->kind != SemValue::Kind::Int)
-      return fail(k->getRange(), "'keepdim' must be True or False");
-    keepdim = kv->intValue != 0;
-  }
+  FailureOr<bool> keepdim = boolArgument(e, dimAt + 1, "keepdim", false);
+  if (failed(keepdim))
+    return failure();
   auto rank = cast<RankedTensorType>(v.value.getType()).getRank();
   if (lse && !dimArg)
     return fail(e.getRange(), "torch.logsumexp needs dim= (the dimensions "
@@ -229,7 +223,7 @@ Result Generator::genCompositeTorch(llvm::StringRef fn, const SemValue &v,
     r = failed(r) ? r : binaryOp(BO::Add, *r, *m, e);
     // Without keepdim the reduced (now unit) dimensions go: a sum over
     // one element each.
-    return failed(r) || keepdim ? r : reduceTile("sum", *r, *dims, false, e);
+    return failed(r) || *keepdim ? r : reduceTile("sum", *r, *dims, false, e);
   }
   Result p = arg(0, "p", 2.0);
   if (failed(p))
@@ -243,7 +237,7 @@ Result Generator::genCompositeTorch(llvm::StringRef fn, const SemValue &v,
   Result terms =
       order == 1.0 ? genUnaryMath("abs", v, e) : binaryOp(BO::Mul, v, v, e);
   Result s =
-      failed(terms) ? terms : reduceTile("sum", *terms, *dims, keepdim, e);
+      failed(terms) ? terms : reduceTile("sum", *terms, *dims, *keepdim, e);
   return failed(s) || order == 1.0 ? s : genUnaryMath("sqrt", *s, e);
 }
 
@@ -255,15 +249,10 @@ Result Generator::genVariance(llvm::StringRef fn, const SemValue &v,
   // forms return (var or std, mean).
   using BO = ast::BinaryOp;
   const ast::Expr *dimArg = argument(e, first, "dim");
-  int64_t correction = 1;
-  if (const ast::Expr *u = argument(e, first + 1, "unbiased")) {
-    Result uv = genExpr(*u);
-    if (failed(uv))
-      return failure();
-    if (uv->kind != SemValue::Kind::Int)
-      return fail(u->getRange(), "'unbiased' must be True or False");
-    correction = uv->intValue ? 1 : 0;
-  }
+  FailureOr<bool> unbiased = boolArgument(e, first + 1, "unbiased", true);
+  if (failed(unbiased))
+    return failure();
+  int64_t correction = *unbiased ? 1 : 0;
   if (const ast::Expr *c = keyword(e, "correction")) {
     Result cv = genExpr(*c);
     if (failed(cv))
@@ -272,15 +261,9 @@ Result Generator::genVariance(llvm::StringRef fn, const SemValue &v,
       return fail(c->getRange(), "'correction' must be an integer >= 0");
     correction = cv->intValue;
   }
-  bool keepdim = false;
-  if (const ast::Expr *k = argument(e, first + 2, "keepdim")) {
-    Result kv = genExpr(*k);
-    if (failed(kv))
-      return failure();
-    if (kv->kind != SemValue::Kind::Int)
-      return fail(k->getRange(), "'keepdim' must be True or False");
-    keepdim = kv->intValue != 0;
-  }
+  FailureOr<bool> keepdim = boolArgument(e, first + 2, "keepdim", false);
+  if (failed(keepdim))
+    return failure();
   auto rank = cast<RankedTensorType>(v.value.getType()).getRank();
   FailureOr<SmallVector<int64_t>> dims = reductionDims(dimArg, rank);
   if (failed(dims))
@@ -288,11 +271,11 @@ Result Generator::genVariance(llvm::StringRef fn, const SemValue &v,
   Result mean = reduceTile("mean", v, *dims, /*keepdim=*/true, e);
   Result d = failed(mean) ? mean : binaryOp(BO::Sub, v, *mean, e);
   Result sq = failed(d) ? d : binaryOp(BO::Mul, *d, *d, e);
-  Result ss = failed(sq) ? sq : reduceTile("sum", *sq, *dims, keepdim, e);
+  Result ss = failed(sq) ? sq : reduceTile("sum", *sq, *dims, *keepdim, e);
   // N: the valid elements reduced, as a sum of ones shaped like d.
   Result ones = failed(d) ? d : binaryOp(BO::Mul, *d, number(0.0), e);
   ones = failed(ones) ? ones : binaryOp(BO::Add, *ones, number(1.0), e);
-  Result n = failed(ones) ? ones : reduceTile("sum", *ones, *dims, keepdim, e);
+  Result n = failed(ones) ? ones : reduceTile("sum", *ones, *dims, *keepdim, e);
   Result den =
       failed(n) ? n : binaryOp(BO::Sub, *n, number(double(correction)), e);
   Result r = failed(ss) || failed(den) ? Result(failure())
@@ -301,7 +284,7 @@ Result Generator::genVariance(llvm::StringRef fn, const SemValue &v,
     r = failed(r) ? r : genUnaryMath("sqrt", *r, e);
   if (failed(r) || !fn.ends_with("_mean"))
     return r;
-  Result m = keepdim ? mean : reduceTile("mean", v, *dims, false, e);
+  Result m = *keepdim ? mean : reduceTile("mean", v, *dims, false, e);
   if (failed(m))
     return failure();
   SemValue pair = SemValue::ofKind(SemValue::Kind::Tuple);

@@ -169,6 +169,12 @@ private:
   /// A True/False keyword, `dflt` when absent.
   mlir::FailureOr<bool> boolKeyword(const ast::CallExpr &e, const char *key,
                                     bool dflt = true);
+  /// The same, positional at `position` or by keyword.
+  mlir::FailureOr<bool> boolArgument(const ast::CallExpr &e, size_t position,
+                                     const char *key, bool dflt);
+  /// `x` (an argument's expression, null when absent) as True/False.
+  mlir::FailureOr<bool> boolValue(const ast::Expr *x, const char *key,
+                                  bool dflt);
   /// The canonical name of a dtype expression (torch.float32, x.dtype).
   mlir::FailureOr<std::string> dtypeValue(const ast::Expr &e);
   /// Argument `position` or dtype=, `dflt` when absent.

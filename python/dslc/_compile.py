@@ -387,24 +387,28 @@ def autotune_with_reference(source, reference, world, dtype, n, *, shapes,
         raise InvalidArgumentError(
             f"dslc.kernel({source.name}): autotune=True with reference= "
             f"needs a kernel from a file (the tuner reads it)")
-    argv = [tuner, "-k", f"{source.path}:{source.name}", "--reference",
-            reference, "--world-size", str(world), "--dslc", dslc,
-            "--cache-dir", _locate.cache_dir(), "--quiet", "-j",
-            tuner_jobs()]
-    argv += candidate_args(shapes, scalars, defines, signature, extra_args)
+    argv = reference_tuner_argv(
+        (tuner, dslc), source, reference, world, shapes=shapes,
+        scalars=scalars, defines=defines, signature=signature,
+        extra_args=extra_args)
     _run_tuner(source, argv, "at its call's shapes", log)
 
 
-def tuner_jobs():
-    """The tuner's parallel compiles: one a core, at most 16."""
-    return str(max(1, min(os.cpu_count() or 1, 16)))
-
-
-def candidate_args(shapes, scalars, defines, signature, extra_args):
-    """The tuner's arguments for one call's problem: its shapes and scalars,
-    its constexprs (-D, every dslc call), its dtypes (--signature) and the
-    kernel's own dslc arguments (the candidates' calls only)."""
-    argv = tuner_shape_args(shapes, scalars)
+def reference_tuner_argv(tools, source, reference, world, *, shapes, scalars,
+                         defines, signature, extra_args, tuner_args=()):
+    """The tuner's one-shot command for the kernel of `source` checked
+    against `reference` (FILE.py:NAME, or "caller" with the measurer's
+    --measurer-fds among `tuner_args`) at one call's problem: its shapes and
+    scalars, its constexprs (-D, every dslc call), its dtypes (--signature)
+    and the kernel's own dslc arguments (the candidates' calls only);
+    compiles in parallel, one a core (at most 16)."""
+    tuner, dslc = tools
+    jobs = max(1, min(os.cpu_count() or 1, 16))
+    argv = [tuner, "-k", f"{source.path}:{source.name}", "--reference",
+            reference, "--world-size", str(world), "--dslc", dslc,
+            "--cache-dir", _locate.cache_dir(), "--quiet", "-j", str(jobs),
+            *tuner_args]
+    argv += tuner_shape_args(shapes, scalars)
     for name, value in sorted(defines.items()):
         argv += ["--dslc-arg=-D", f"--dslc-arg={name}={value}"]
     if signature:

@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 import time
 
-from . import _capi, _compile, _locate, _torch
+from . import _capi, _compile, _torch
 from .errors import CompileError, DslcError, InvalidArgumentError
 
 # rtol, atol of a candidate's results against the reference, by result
@@ -46,18 +46,17 @@ def fresh(torch, values):
             for k, v in values.items()}
 
 
-def tuner_argv(source, tuner, dslc, fds, problem, extra_args,
-               tuner_args=()):
+def tuner_argv(source, tools, fds, problem, extra_args, tuner_args=()):
     """The one-shot tuner command of the kernel of `source` at one call's
-    problem (a dict of shapes, scalars, defines, signature)."""
-    argv = [tuner, "-k", f"{source.path}:{source.name}",
-            "--reference", "caller", "--measurer-fds", f"{fds[0]},{fds[1]}",
-            "--world-size", "1", "--dslc", dslc,
-            "--cache-dir", _locate.cache_dir(), "--quiet", "-j",
-            _compile.tuner_jobs(), *tuner_args]
-    return argv + _compile.candidate_args(
-        problem["shapes"], problem.get("scalars", {}),
-        problem.get("defines", {}), problem.get("signature", {}), extra_args)
+    problem (a dict of shapes, scalars, defines, signature), measured by
+    this process through the pipes `fds` (the tuner's read and write
+    ends)."""
+    return _compile.reference_tuner_argv(
+        tools, source, "caller", 1, shapes=problem["shapes"],
+        scalars=problem.get("scalars", {}),
+        defines=problem.get("defines", {}),
+        signature=problem.get("signature", {}), extra_args=extra_args,
+        tuner_args=("--measurer-fds", f"{fds[0]},{fds[1]}", *tuner_args))
 
 
 def serve(requests, replies, handle):
@@ -128,10 +127,10 @@ def tune_calls(source, problem, *, dtype, n, device, want, runner,
         raise InvalidArgumentError(
             f"dslc.kernel({source.name}): autotune=True needs a kernel from "
             f"a file (the tuner reads it)")
-    tuner, dslc = _compile.tuning_tools()
+    tools = _compile.tuning_tools()
     tuner_in, ours_out = os.pipe()     # our replies -> the tuner
     ours_in, tuner_out = os.pipe()     # the tuner's requests -> us
-    argv = tuner_argv(source, tuner, dslc, (tuner_in, tuner_out), problem,
+    argv = tuner_argv(source, tools, (tuner_in, tuner_out), problem,
                       extra_args, tuner_args)
     if log:
         log(" ".join(argv))

@@ -146,7 +146,7 @@ class CallerMeasuredTest(unittest.TestCase):
         with mock.patch.object(_locate, "cache_dir",
                                return_value=self.cache):
             argv = _tune_caller.tuner_argv(
-                self.source, self.tuner, self.dslc, (fds_in, fds_out),
+                self.source, (self.tuner, self.dslc), (fds_in, fds_out),
                 {"shapes": {"x": (1 << 20,)}}, (), ["--budget-s", "60"])
         self.assertIn("--reference caller", " ".join(argv))
 
