@@ -6,9 +6,9 @@
                                                           column scales)
 
 each a grid of [block_m, block_n] output tiles with a loop over K that
-accumulates in f32. The config's `dot_engine="mma_sync"` puts the products
-on tensor cores (docs/compiler.md, "Tensor cores"); "fma" keeps them on CUDA
-cores. The compute half of all_gather + matmul and matmul + reduce-scatter.
+accumulates in f32. No `dot_engine` in a config: dslc's choice (wgmma on
+sm_90, mma.sync on sm_80+, CUDA cores for f32; docs/compiler.md "Tensor
+cores"). The compute half of all_gather + matmul and matmul + reduce-scatter.
 
 Reference: matmul_ref below (float64; every rank's operands stacked on a
 leading [world_size, ...] dimension, the convention of dslc --simulate,
@@ -30,7 +30,7 @@ import helion.language as hl
 
 
 @helion.kernel(
-    config=helion.Config(block_sizes=[128, 128, 64], num_warps=8, dot_engine="mma_sync")
+    config=helion.Config(block_sizes=[128, 256, 64], num_warps=8)
 )
 def matmul(
     x: torch.Tensor[torch.bfloat16, 2],  # [M, K]
@@ -49,7 +49,7 @@ def matmul(
 
 
 @helion.kernel(
-    config=helion.Config(block_sizes=[64, 64, 32], num_warps=4, dot_engine="mma_sync")
+    config=helion.Config(block_sizes=[64, 64, 32], num_warps=4)
 )
 def matmul_bias_silu(
     x: torch.Tensor[torch.float16, 2],  # [M, K]
@@ -70,7 +70,7 @@ def matmul_bias_silu(
 
 
 @helion.kernel(
-    config=helion.Config(block_sizes=[64, 128, 64], num_warps=4, dot_engine="mma_sync")
+    config=helion.Config(block_sizes=[64, 128, 64], num_warps=4)
 )
 def matmul_fp8(
     x: torch.Tensor[torch.float8_e4m3fn, 2],  # [M, K]

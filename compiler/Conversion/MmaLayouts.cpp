@@ -39,8 +39,8 @@ static void rewriteDot(tile::DotOp op, int64_t warps, bool wgmma) {
   if (resultType.getEncoding())
     return;
   auto stays = [&](const Twine &why) {
-    op.emitWarning() << "this matrix product stays on CUDA cores (FMAs) "
-                        "although the config asks for tensor cores: "
+    op.emitWarning() << "this matrix product stays on CUDA cores (FMAs), not "
+                        "on the tensor cores of its kernel's dot_engine: "
                      << why;
   };
   if (lhsType.getRank() != 2)

@@ -90,6 +90,10 @@ struct CompileOptions {
   /// The warps of a kernel whose config sets no num_warps (0: the
   /// contract's default); the driver raises it when ptxas spills.
   int64_t numWarpsWhenUnset = 0;
+  /// The SM version the kernel is compiled for (90 for sm_90 and sm_90a; 0:
+  /// none, as in the simulator). It decides the engine of matrix products
+  /// a config leaves to the compiler (MLIRGen's chooseDotEngine).
+  unsigned targetSm = 0;
 };
 
 /// True when `text` is a non-empty run of digits (no sign, no spaces): how

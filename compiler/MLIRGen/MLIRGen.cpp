@@ -90,6 +90,30 @@ static void recordBlockUnit(func::FuncOp func,
   block->unitElements = std::max<int64_t>(1, largest / block->value);
 }
 
+/// The engine of a kernel's matrix products when its config names none:
+/// tensor cores where the target has them and every product can take them
+/// by type (2-d tiles of bf16, f16 or fp8): wgmma on sm_90 (Hopper only;
+/// -dslc-pipeline-dots keeps mma.sync for a product wgmma cannot take),
+/// mma.sync on sm_80 and later; else f32 FMAs on CUDA cores (f32 inputs:
+/// no tf32 unless asked, as torch computes them). Default: no products.
+static contract::DotEngine chooseDotEngine(func::FuncOp func,
+                                           unsigned targetSm) {
+  bool any = false, allTensorCore = true;
+  func.walk([&](tile::DotOp dot) {
+    any = true;
+    RankedTensorType lhs = dot.getLhs().getType();
+    Type e = lhs.getElementType();
+    if (lhs.getRank() != 2 || !(e.isBF16() || e.isF16() || tile::isFp8Type(e)))
+      allTensorCore = false;
+  });
+  if (!any)
+    return contract::DotEngine::Default;
+  if (!allTensorCore || targetSm < 80)
+    return contract::DotEngine::Fma;
+  return targetSm == 90 ? contract::DotEngine::Wgmma
+                        : contract::DotEngine::MmaSync;
+}
+
 mlir::Location Generator::loc(SourceRange r) {
   return FileLineColLoc::get(&ctx, module.getFileName(), r.begin.line,
                              r.begin.column);
@@ -154,6 +178,8 @@ OwningOpRef<ModuleOp> Generator::run() {
   func::ReturnOp::create(builder, l);
   func->setAttr(tile::kKernelAttr, builder.getUnitAttr());
   func->setAttr(tile::kNumWarpsAttr, builder.getI64IntegerAttr(desc.numWarps));
+  if (dotEngine == contract::DotEngine::Default)
+    dotEngine = chooseDotEngine(func, options.targetSm);
   if (dotEngine != contract::DotEngine::Default)
     func->setAttr(
         tile::kDotEngineAttr,
@@ -190,17 +216,20 @@ OwningOpRef<ModuleOp> Generator::run() {
                   builder.getI64IntegerAttr(*desc.worldSize));
   recordBlockUnit(func, desc.tunables);
   desc.tunables.push_back(contract::Tunable::numWarps(desc.numWarps));
-  // A kernel with matrix products: the tuner also searches their engine and
-  // the depth of their K loops' pipeline (-dslc-pipeline-dots).
-  if (func.walk([](tile::DotOp) { return WalkResult::interrupt(); })
-          .wasInterrupted()) {
-    contract::DotEngine engine = dotEngine == contract::DotEngine::Default
-                                     ? contract::DotEngine::Fma
-                                     : dotEngine;
+  // A kernel with matrix products that tensor cores can take: the tuner
+  // also searches their engine (those of the target) and the depth of their
+  // K loops' pipeline (-dslc-pipeline-dots).
+  if (dotEngine != contract::DotEngine::Default &&
+      (dotEngine != contract::DotEngine::Fma ||
+       chooseDotEngine(func, 90) != contract::DotEngine::Fma)) {
     desc.tunables.push_back(contract::Tunable::numStages(
         numStages > 0 ? numStages : contract::kDefaultNumStages));
-    desc.tunables.push_back(
-        contract::Tunable::dotEngine(static_cast<int64_t>(engine)));
+    contract::Tunable engine =
+        contract::Tunable::dotEngine(static_cast<int64_t>(dotEngine));
+    if (options.targetSm != 0 && options.targetSm != 90)
+      llvm::erase(engine.choices,
+                  static_cast<int64_t>(contract::DotEngine::Wgmma));
+    desc.tunables.push_back(engine);
     // ... and, over a grid of two or more dimensions, the order of its
     // tiles (groups of rows share operand panels in L2).
     if (func.walk([](tile::GridOp g) {

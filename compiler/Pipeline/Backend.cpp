@@ -230,7 +230,9 @@ int Stages::run(mlir::MLIRContext &ctx, const CompileOptions &compile) {
   mlir::OwningOpRef<mlir::ModuleOp> mod;
   {
     mlir::TimingScope t = timing.nest("MLIRGen");
-    mod = generateKernel(ctx, module, kernel, compile, diags, desc);
+    CompileOptions forTarget = compile;
+    forTarget.targetSm = options.arch.smVersion;
+    mod = generateKernel(ctx, module, kernel, forTarget, diags, desc);
   }
   if (!mod || diags.hasErrors())
     return 1;

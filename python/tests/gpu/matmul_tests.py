@@ -71,6 +71,8 @@ KERNELS = {
 # not a multiple of 16 and matmul_fp8 widens its inputs in registers:
 # their loops stay unpipelined, on mma.sync, whatever the config.)
 ENGINES = {
+    # no dot_engine: dslc's choice for the GPU (wgmma on sm_90)
+    "default": {},
     "mma_sync": {"dot_engine": "mma_sync"},
     "mma_sync/stages=2": {"dot_engine": "mma_sync", "num_stages": 2},
     "mma_sync/stages=4": {"dot_engine": "mma_sync", "num_stages": 4},

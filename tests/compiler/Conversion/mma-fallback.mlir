@@ -11,12 +11,12 @@ func.func @fallbacks(%x: !tile.ref<bf16, 2>, %f: !tile.ref<f32, 2>,
   %m = tile.dim %x, 0 : !tile.ref<bf16, 2>
   %fa = tile.load %f[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<32x16xf32>
   %fb = tile.load %f[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<16x32xf32>
-  // expected-warning @+1 {{this matrix product stays on CUDA cores (FMAs) although the config asks for tensor cores: its inputs are f32 (tensor cores take bf16, f16 and fp8 here; no tf32)}}
+  // expected-warning @+1 {{this matrix product stays on CUDA cores (FMAs), not on the tensor cores of its kernel's dot_engine: its inputs are f32 (tensor cores take bf16, f16 and fp8 here; no tf32)}}
   %e = tile.dot %fa, %fb : tensor<32x16xf32>, tensor<16x32xf32> -> tensor<32x32xf32>
   tile.store %e, %out[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : tensor<32x32xf32>, !tile.ref<f32, 2>
   %a = tile.load %x[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<24x16xbf16>
   %b = tile.load %x[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<16x32xbf16>
-  // expected-warning @+1 {{this matrix product stays on CUDA cores (FMAs) although the config asks for tensor cores: no grid of its 4 warps splits the 24x32 result into blocks of whole 16x16 fragments (use block sizes that are multiples of 16 per warp)}}
+  // expected-warning @+1 {{this matrix product stays on CUDA cores (FMAs), not on the tensor cores of its kernel's dot_engine: no grid of its 4 warps splits the 24x32 result into blocks of whole 16x16 fragments (use block sizes that are multiples of 16 per warp)}}
   %g = tile.dot %a, %b : tensor<24x16xbf16>, tensor<16x32xbf16> -> tensor<24x32xf32>
   %s = tile.load %f[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<24x32xf32>
   %t = arith.addf %g, %s : tensor<24x32xf32>
@@ -33,7 +33,7 @@ func.func @batched(%x: !tile.ref<bf16, 3>, %out: !tile.ref<f32, 3>)
   %m = tile.dim %x, 0 : !tile.ref<bf16, 3>
   %a = tile.load %x[%c0, %c0, %c0] limits [%m, %m, %m] {dims = array<i64: 0, 1, 2>} : !tile.ref<bf16, 3> -> tensor<2x32x16xbf16>
   %b = tile.load %x[%c0, %c0, %c0] limits [%m, %m, %m] {dims = array<i64: 0, 1, 2>} : !tile.ref<bf16, 3> -> tensor<2x16x32xbf16>
-  // expected-warning @+1 {{this matrix product stays on CUDA cores (FMAs) although the config asks for tensor cores: a batched product (3-d tiles) has no tensor-core path yet}}
+  // expected-warning @+1 {{this matrix product stays on CUDA cores (FMAs), not on the tensor cores of its kernel's dot_engine: a batched product (3-d tiles) has no tensor-core path yet}}
   %d = tile.dot %a, %b : tensor<2x32x16xbf16>, tensor<2x16x32xbf16> -> tensor<2x32x32xf32>
   tile.store %d, %out[%c0, %c0, %c0] limits [%m, %m, %m] {dims = array<i64: 0, 1, 2>} : tensor<2x32x32xf32>, !tile.ref<f32, 3>
   return
