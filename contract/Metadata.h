@@ -242,6 +242,20 @@ struct SameSize {
   static std::optional<Relation> parseRelation(const std::string &name);
 };
 
+/// What a kernel's `return` statement gives its caller ("returns"): per
+/// value, the tensor argument it returns (an output the kernel makes or a
+/// parameter; a returned view of a tensor is that tensor), or none (a
+/// `None` in the statement, or a value host code computes, which dslc
+/// warns about); `tuple` when the statement returns a tuple or a list (even
+/// of one value), else the one value itself.
+struct Returns {
+  std::vector<std::optional<std::string>> values;
+  bool tuple = false;
+  bool operator==(const Returns &o) const {
+    return values == o.values && tuple == o.tuple;
+  }
+};
+
 struct KernelMetadata {
   std::string origin; ///< the file it was read from (messages; not written)
   int version = kMetadataVersion;
@@ -280,6 +294,9 @@ struct KernelMetadata {
   /// Tensor dimensions that must have equal sizes ("same_sizes").
   std::vector<SameSize> sameSizes;
   std::vector<AbiSlot> abi;
+  /// The kernel's `return` statement; none: the kernel has none (its
+  /// callers get the outputs it makes, in order).
+  std::optional<Returns> returns;
 
   int64_t threadsPerCta() const { return numWarps * kWarpSize; }
   const std::string &entryName() const {

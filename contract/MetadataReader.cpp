@@ -45,6 +45,7 @@ private:
                                     const std::string &at) const;
   void readConstraints(const json &root, KernelMetadata &md) const;
   void readSameSizes(const json &root, KernelMetadata &md) const;
+  void readReturns(const json &root, KernelMetadata &md) const;
   /// Index of tensor argument `name`, or a failure at `where`.
   int tensorArg(const KernelMetadata &md, const std::string &name,
                 const std::string &where) const;
@@ -537,6 +538,31 @@ void Reader::readSameSizes(const json &root, KernelMetadata &md) const {
   }
 }
 
+void Reader::readReturns(const json &root, KernelMetadata &md) const {
+  if (!root.contains("returns"))
+    return;
+  const json &r = object(root, "returns", "");
+  Returns out;
+  out.tuple = boolean(r, "tuple", false, "returns: ");
+  const json &values = array(r, "values", "returns: ");
+  if (values.size() != 1 && !out.tuple)
+    fail("returns: ", std::to_string(values.size()) +
+                          " values, but 'tuple' is false (one value)");
+  for (size_t i = 0; i < values.size(); ++i) {
+    std::string where = "returns.values[" + std::to_string(i) + "]: ";
+    if (values[i].is_null()) {
+      out.values.push_back(std::nullopt);
+      continue;
+    }
+    if (!values[i].is_string())
+      fail(where, "not a tensor argument's name or null");
+    std::string name = values[i].get<std::string>();
+    tensorArg(md, name, where);
+    out.values.push_back(name);
+  }
+  md.returns = std::move(out);
+}
+
 KernelMetadata Reader::read(const std::string &text,
                             const std::string &origin) {
   json root = detail::parseObject(text, *this);
@@ -550,6 +576,7 @@ KernelMetadata Reader::read(const std::string &text,
   readGrid(root, md);
   readConstraints(root, md);
   readSameSizes(root, md);
+  readReturns(root, md);
   return md;
 }
 

@@ -164,6 +164,12 @@ std::string writeMetadata(const KernelMetadata &md) {
     j["same_sizes"] = same;
   }
   j["abi"] = abiToJson(md.abi);
+  if (md.returns) {
+    json values = json::array();
+    for (const std::optional<std::string> &v : md.returns->values)
+      values.push_back(v ? json(*v) : json(nullptr));
+    j["returns"] = {{"values", values}, {"tuple", md.returns->tuple}};
+  }
   return j.dump(2) + "\n";
 }
 

@@ -441,21 +441,22 @@ LogicalResult Generator::genIf(const ast::IfStmt &s) {
   }
 }
 
-/// Whether `e` names a tensor as it is or viewed (`out`, `out.view(...)`,
-/// `inv_rms.reshape(-1, 1)`): then returning it returns that memory.
-static bool isTensorOrView(const ast::Expr &e,
-                           llvm::function_ref<bool(const std::string &)> ref) {
+/// The name `e` gives a tensor by, as it is or viewed (`out`,
+/// `out.view(...)`, `inv_rms.reshape(-1, 1)`): returning it returns that
+/// memory. Null for anything else.
+static const ast::NameExpr *viewedName(const ast::Expr &e) {
   if (auto *name = ast::dyn_cast<ast::NameExpr>(&e))
-    return ref(name->getName());
+    return name;
   auto *call = ast::dyn_cast<ast::CallExpr>(&e);
   auto *attr =
       call ? ast::dyn_cast<ast::AttributeExpr>(&call->getCallee()) : nullptr;
   if (!attr)
-    return false;
+    return nullptr;
   llvm::StringRef m = attr->getName();
-  return (m == "view" || m == "reshape" || m == "view_as" ||
-          m == "contiguous" || m == "flatten") &&
-         isTensorOrView(attr->getBase(), ref);
+  if (m != "view" && m != "reshape" && m != "view_as" && m != "contiguous" &&
+      m != "flatten")
+    return nullptr;
+  return viewedName(attr->getBase());
 }
 
 LogicalResult Generator::genReturn(const ast::ReturnStmt &s) {
@@ -463,33 +464,38 @@ LogicalResult Generator::genReturn(const ast::ReturnStmt &s) {
     return genHelperReturn(s);
   if (inGrid)
     return error(s.getRange(), "'return' inside a tile loop");
-  // What a kernel returns is host code: its outputs are the tensors it
-  // made (torch.empty & co.), returned by dslc in the order made. A
-  // returned view of a tensor is that tensor; anything else host code
-  // computes from them is left to the caller (a warning says what).
-  if (const ast::Expr *v = s.getValue()) {
-    auto isTensor = [&](const std::string &name) {
-      SemValue *x = lookup(name);
-      return x && (x->kind == SemValue::Kind::Ref ||
-                   x->kind == SemValue::Kind::None ||
-                   x->kind == SemValue::Kind::Poison); // reported
-    };
-    std::vector<const ast::Expr *> parts = elementsOf(*v);
-    if (!ast::isa<ast::TupleExpr>(*v) && !ast::isa<ast::ListExpr>(*v))
-      parts = {v};
-    for (const ast::Expr *part : parts) {
-      if (ast::isa<ast::NoneLiteralExpr>(*part) ||
-          isTensorOrView(*part, isTensor))
-        continue;
+  // What a kernel returns is host code: the tensors it made (torch.empty &
+  // co.) or was given, as the metadata's "returns" lists them for its
+  // callers. A returned view of a tensor is that tensor; anything else
+  // host code computes from them is left to the caller (a warning says
+  // what).
+  returned = true;
+  const ast::Expr *v = s.getValue();
+  if (!v)
+    return success();
+  contract::Returns returns;
+  std::vector<const ast::Expr *> parts = {v};
+  if (ast::isa<ast::TupleExpr>(*v) || ast::isa<ast::ListExpr>(*v)) {
+    parts = elementsOf(*v);
+    returns.tuple = true;
+  }
+  for (const ast::Expr *part : parts) {
+    std::optional<std::string> tensor;
+    const ast::NameExpr *name = viewedName(*part);
+    SemValue *x = name ? lookup(name->getName()) : nullptr;
+    if (x && x->kind == SemValue::Kind::Ref)
+      tensor = x->text;
+    bool reported = x && (x->kind == SemValue::Kind::None ||
+                          x->kind == SemValue::Kind::Poison);
+    if (!tensor && !reported && !ast::isa<ast::NoneLiteralExpr>(*part))
       diags->warning(part->getRange(),
                      "host code: the kernel returns a value computed from "
                      "its tensors after its loop, which Helion computes with "
-                     "PyTorch; dslc's kernel returns its outputs (the "
-                     "tensors it made, in that order) and leaves this to "
-                     "the caller");
-    }
+                     "PyTorch; dslc's kernel returns None in its place and "
+                     "leaves this to the caller");
+    returns.values.push_back(tensor);
   }
-  returned = true;
+  desc.returns = std::move(returns);
   return success();
 }
 

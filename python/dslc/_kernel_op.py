@@ -33,6 +33,8 @@ def _is_tensor(v):
     return t is not None and isinstance(v, t.Tensor)
 
 _kernels = {}              # key -> Kernel
+# key -> (names of the outputs a call makes, in order; return_part(md))
+_return_plans = {}
 _keys = {}                 # id(Kernel) -> key
 _counter = itertools.count()
 _registered = False
@@ -114,9 +116,14 @@ def call(kernel, values):
     for t, u in zip(tv, updated):
         if u.shape == t.shape:      # shapes are static: no data branch
             t.copy_(u)
-    if not outs:
-        return None
-    return outs[0] if len(outs) == 1 else tuple(outs)
+    # what the kernel's `return` gives, from its outputs and arguments (the
+    # op's fake implementation, run while tracing the op, recorded the
+    # metadata's part of it)
+    names, md = _return_plans.get(
+        key_of(kernel), ([f"#{i}" for i in range(len(outs))], None))
+    if md is None:      # (not traced through the fake: the outputs made)
+        md = {"outputs": [{"name": n} for n in names]}
+    return _roles.returned(md, dict(zip(names, outs)), dict(zip(tn, tv)))
 
 
 def _metadata(kernel, values):
@@ -145,13 +152,25 @@ def fake_outputs(kernel, values, tensor_names):
         if not _is_tensor(v):
             given[name] = ()
     like = next(v for v in values.values() if _is_tensor(v))
-    outs = []
+    outs, names = [], []
     for f in _roles.plan_fills(md, world, given, None, kernel.collective):
         if f.per_call:
             outs.append(like.new_empty(
                 f.shape, dtype=_torch.torch_dtype(f.arg.dtype)))
+            names.append(f.name)
+    _return_plans[key_of(kernel)] = (names, return_part(md))
     return outs + _updated(tensor_names, values, written(kernel, values),
                            lambda t: t.new_empty(t.shape))
+
+
+def return_part(md):
+    """What _roles.returned reads of metadata `md` (kept per kernel)."""
+    part = {"outputs": md.get("outputs", []),
+            "params": [p for p in md.get("params", [])
+                       if p.get("role") == "output"]}
+    if md.get("returns") is not None:
+        part["returns"] = md["returns"]
+    return part
 
 
 def values_of(values, originals, t):
@@ -187,9 +206,7 @@ def register():
         writes = written(k, values)
         for n in writes:          # the op is functional: write copies
             values[n] = values[n].clone()
-        out = k._call_values(values)
-        outs = [] if out is None else \
-            list(out if isinstance(out, tuple) else (out,))
+        outs = k._call_values(values, all_outputs=True)
         return outs + _updated(names, originals, writes,
                                lambda t: values_of(values, originals, t))
 

@@ -202,3 +202,25 @@ def plan_fills(md, world, given, contract_shape=None, collective=None):
                 zero=b["fill"] in ("zero_once", "zero"),
                 per_call=b["fill"] in ("poison", "zero")))
     return fills
+
+
+def returned(md, made, values):
+    """What a call returns: the kernel's `return` statement as the
+    metadata's "returns" lists it (each value the tensor the call made or
+    was given, None where the kernel returns a host value); without one,
+    every output the kernel makes in its order (those passed as passed),
+    then the output parameters the package allocated (not passed).
+    `made`: name -> tensor the call allocated; `values`: the call's."""
+    def tensor(name):
+        return made[name] if name in made else values.get(name)
+    r = md.get("returns")
+    if r is not None:
+        got = [None if n is None else tensor(n) for n in r["values"]]
+        return tuple(got) if r.get("tuple") else got[0]
+    results = [tensor(o["name"]) for o in md.get("outputs", [])
+               if o["name"] in made or o["name"] in values]
+    results += [made[p["name"]] for p in md.get("params", [])
+                if p.get("role") == "output" and p["name"] in made]
+    if not results:
+        return None
+    return results[0] if len(results) == 1 else tuple(results)

@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 import time
 
-from . import _capi, _compile, _torch
+from . import _capi, _compile, _roles, _torch
 from .errors import CompileError, DslcError, InvalidArgumentError
 
 # rtol, atol of a candidate's results against the reference, by result
@@ -172,7 +172,13 @@ def tune(kernel, values, *, shapes, signature, defines, scalars, world,
         inst = _Instance(kernel, default(), cubin, values, shapes,
                          metadata=metadata)
         vals = fresh(torch, values)
-        return (lambda: results(inst.launch(vals))), inst.check, inst.release
+
+        def call():
+            made = inst.launch(vals, all_outputs=True)
+            return compared_results(
+                inst.md, dict(zip((f.name for f, _ in inst.outputs), made)),
+                vals)
+        return call, inst.check, inst.release
 
     problem = dict(shapes=shapes, scalars=scalars, defines=defines,
                    signature=signature)
@@ -180,6 +186,22 @@ def tune(kernel, values, *, shapes, signature, defines, scalars, world,
         kernel.source, problem, dtype=dtype, n=n, device=device, want=want,
         runner=runner, tolerance=kernel.tolerance,
         extra_args=kernel.dslc_args, tuner_args=tuner_args, log=log)
+
+
+def compared_results(md, made, values):
+    """A call's results as a PyTorch reference returns them: the tensors the
+    kernel's `return` gives (_roles.returned; host values, None there, left
+    out), then the output parameters (role "output") the call passed that
+    it does not return, in the kernel's order (their values after the
+    call). `made`: name -> tensor the call made; `values`: the call's."""
+    got = [t for t in results(_roles.returned(md, made, values))
+           if t is not None]
+    named = {n for n in (md.get("returns") or {}).get("values", []) if n}
+    if md.get("returns") is None:
+        named = {o["name"] for o in md.get("outputs", [])}
+    return got + [values[p["name"]] for p in md.get("params", [])
+                  if p.get("role") == "output" and p["name"] in values and
+                  p["name"] not in named]
 
 
 def reference_args(params, values):

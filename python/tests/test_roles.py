@@ -4,6 +4,7 @@ every role, and metadata of an older dslc without roles)."""
 
 import json
 import os
+import subprocess
 import tempfile
 import unittest
 from unittest import mock
@@ -227,6 +228,53 @@ def handmade(params, outputs=()):
             "grid": {"tiles": [{"extent": {"const": 1}, "block": 256}]},
             "params": params, "outputs": list(outputs),
             "abi": abi_of(list(params) + list(outputs))}
+
+
+class ReturnsTest(unittest.TestCase):
+    """What a call returns (_roles.returned): the kernel's `return`."""
+
+    def test_the_return_statement_decides(self):
+        made = {"parts": "P", "out": "O"}
+        md = {"outputs": [{"name": "parts"}, {"name": "out"}],
+              "returns": {"values": ["out"], "tuple": False}}
+        self.assertEqual(_roles.returned(md, made, {}), "O")
+        md["returns"] = {"values": ["out"], "tuple": True}
+        self.assertEqual(_roles.returned(md, made, {}), ("O",))
+        # a parameter, None for a host value, an output passed by name
+        md["returns"] = {"values": ["x", None, "parts"], "tuple": True}
+        self.assertEqual(_roles.returned(md, {"out": "O"},
+                                         {"x": "X", "parts": "Q"}),
+                         ("X", None, "Q"))
+
+    def test_without_a_return_every_output_in_order(self):
+        md = {"outputs": [{"name": "parts"}, {"name": "out"}]}
+        self.assertEqual(_roles.returned(md, {"parts": "P", "out": "O"}, {}),
+                         ("P", "O"))
+        self.assertEqual(_roles.returned(md, {"out": "O"}, {}), "O")
+        self.assertIsNone(_roles.returned({"outputs": []}, {}, {}))
+        # an output parameter the package allocated comes after them
+        md["params"] = [{"name": "x", "role": "input"},
+                        {"name": "y", "role": "output"}]
+        self.assertEqual(_roles.returned(md, {"out": "O", "y": "Y"},
+                                         {"x": "X"}), ("O", "Y"))
+        self.assertEqual(_roles.returned(md, {"out": "O"},
+                                         {"x": "X", "y": "Y"}), "O")
+
+    @unittest.skipIf(_support.compiler() is None,
+                     "SKIPPED: the dslc compiler is not built")
+    def test_compiled_kernel_returns_what_it_says(self):
+        # split_sum makes `parts` (scratch for its two loops) and `out`,
+        # and returns `out` alone, as Helion's call does
+        path = os.path.join(_support.REPO, "tests", "compiler", "Simulator",
+                            "Inputs", "grid-barrier.py")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "k.ptx")
+            subprocess.run([_support.compiler(), path, "-k", "split_sum",
+                            "--emit=ptx", "-o", out], check=True)
+            with open(out + ".json") as f:
+                md = json.load(f)
+        self.assertEqual([o["name"] for o in md["outputs"]], ["parts", "out"])
+        self.assertEqual(md["returns"], {"values": ["out"], "tuple": False})
 
 
 class HandMadeRolesTest(unittest.TestCase):

@@ -220,6 +220,35 @@ class MeasurerTest(unittest.TestCase):
         self.assertIn("result 0: shape (4,), the reference's (8,)",
                       rep["reason"])
 
+    def test_results_compared_with_a_reference(self):
+        # add + RMSNorm writes the out and residual_out it is given and
+        # makes nothing: its reference returns those two, in that order
+        md = {"params": [{"name": "x", "role": "input"},
+                         {"name": "out", "role": "output"},
+                         {"name": "scratch", "role": "inout"},
+                         {"name": "residual_out", "role": "output"},
+                         {"name": "eps", "role": "constexpr"}],
+              "outputs": []}
+        values = {"x": "X", "out": "O", "scratch": "S", "residual_out": "R"}
+        self.assertEqual(_tune_caller.compared_results(md, {}, values),
+                         ["O", "R"])
+        # a kernel that makes parts and out and returns (out, None, x):
+        # out, then x (a parameter it returns), no parts, no host value
+        md = {"params": [{"name": "x", "role": "input"}],
+              "outputs": [{"name": "parts"}, {"name": "out"}],
+              "returns": {"values": ["out", None, "x"], "tuple": True}}
+        self.assertEqual(_tune_caller.compared_results(
+            md, {"parts": "P", "out": "O"}, {"x": "X"}), ["O", "X"])
+        # no return statement: every output made, in order
+        del md["returns"]
+        self.assertEqual(_tune_caller.compared_results(
+            md, {"parts": "P", "out": "O"}, {"x": "X"}), ["P", "O"])
+        # an output parameter it returns is not compared twice
+        md = {"params": [{"name": "out", "role": "output"}], "outputs": [],
+              "returns": {"values": ["out"], "tuple": False}}
+        self.assertEqual(_tune_caller.compared_results(
+            md, {}, {"out": "O"}), ["O"])
+
     def test_tolerance(self):
         got = np.arange(8) * 2.0 + 1e-3
         rep, _ = self.measure(self.runner_of([got]))

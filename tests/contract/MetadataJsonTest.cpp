@@ -85,6 +85,7 @@ KernelMetadata everyRole() {
   md.grid = {g, s, c};
   md.constraints = {{"pad", 1, "==", int64_t(2)}, {"pad", 0, ">=", NumTiles{}}};
   md.abi = dslc::test::abiLayout(md);
+  md.returns = Returns{{"out", std::nullopt, "a"}, true};
   return md;
 }
 
@@ -159,6 +160,7 @@ TEST_CASE("metadata: what is written is read back unchanged",
     CHECK(got->abi[i].arg ==
           (isHidden(want.abi[i].kind) ? -1 : got->findArg(want.abi[i].param)));
   }
+  CHECK(got->returns == want.returns);
   // Writing what was read gives the same file.
   CHECK(writeMetadata(*got) == text);
 }
@@ -296,6 +298,32 @@ TEST_CASE("metadata: malformed files name the field", "[contract][metadata]") {
         "1..1048576");
   CHECK(readError(edited("\"dtype\": \"int32\"", "\"dtype\": \"complex\"")) ==
         "metadata t.json: params[1] 'pad': unknown dtype 'complex'");
+}
+
+TEST_CASE("metadata: what a kernel returns names its tensors",
+          "[contract][metadata]") {
+  CHECK(readError(edited("\"values\": [\n      \"out\"",
+                         "\"values\": [\n      \"nope\"")) ==
+        "metadata t.json: returns.values[0]: 'nope' is not a tensor "
+        "argument");
+  CHECK(readError(edited("\"values\": [\n      \"out\"",
+                         "\"values\": [\n      \"n\"")) ==
+        "metadata t.json: returns.values[0]: 'n' is not a tensor argument");
+  CHECK(readError(edited("\"tuple\": true", "\"tuple\": false")) ==
+        "metadata t.json: returns: 3 values, but 'tuple' is false (one "
+        "value)");
+  CHECK(readError(
+            edited("\"values\": [\n      \"out\"", "\"values\": [\n      7")) ==
+        "metadata t.json: returns.values[0]: not a tensor argument's name or "
+        "null");
+  // No return statement: no "returns".
+  KernelMetadata none = everyRole();
+  none.returns.reset();
+  std::string text = writeMetadata(none);
+  CHECK(text.find("\"returns\"") == std::string::npos);
+  Expected<KernelMetadata> got = readMetadata(text, "t.json");
+  REQUIRE(got);
+  CHECK_FALSE(got->returns);
 }
 
 TEST_CASE("metadata: unknown keys are ignored", "[contract][metadata]") {
