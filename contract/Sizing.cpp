@@ -39,6 +39,11 @@ Expected<int64_t> numTiles(const KernelMetadata &md, const ExtentValue &value) {
         return Failure{"kernel " + md.kernel + ": grid tile count overflows"};
       tiles = *product;
     }
+    if (tiles > kMaxGridTiles)
+      return Failure{"kernel " + md.kernel + ": its grid has " +
+                     std::to_string(tiles) + " tiles, more than the " +
+                     std::to_string(kMaxGridTiles) +
+                     " a kernel's loop may have (use larger block sizes)"};
     return tiles;
   };
   Expected<int64_t> first = loopTiles(md.grid);

@@ -25,10 +25,15 @@ namespace dslc::contract {
 /// or the value of int scalar `scalar` (GridExtent).
 using ExtentValue = std::function<Expected<int64_t>(const GridExtent &)>;
 
+/// The most tiles one loop of a kernel's grid may have: kernels decompose
+/// a tile's index in 32-bit arithmetic (GridLowering.cpp: a 64-bit
+/// division is a call on the GPU, and a call serializes wgmma).
+inline constexpr int64_t kMaxGridTiles = 0xffffffffLL;
+
 /// The grid's tile count: the product over md.grid of ceil(extent /
 /// block), or over a later loop's grid (md.moreGrids) when it has more.
-/// Fails when a value is missing or negative (the callback's message) or a
-/// product overflows.
+/// Fails when a value is missing or negative (the callback's message), a
+/// product overflows or a loop has more than kMaxGridTiles tiles.
 Expected<int64_t> numTiles(const KernelMetadata &md, const ExtentValue &value);
 
 /// The size that md.constraints give dimension `dim` of argument `arg`:

@@ -27,6 +27,20 @@ using namespace dslc;
 
 namespace {
 
+/// `a` / `d` (with `rem`: `a` % `d`) for tile counts and indices, in 32-bit
+/// arithmetic: they are below contract::kMaxGridTiles (the runtime refuses
+/// a larger grid at launch), and a 64-bit division by a run-time value is a
+/// call on the GPU (__cuda_sm20_div_u64), which makes ptxas serialize every
+/// wgmma of the kernel.
+Value tileDiv(OpBuilder &b, Location loc, Value a, Value d, bool rem = false) {
+  Type i32 = b.getI32Type();
+  Value a32 = arith::IndexCastUIOp::create(b, loc, i32, a);
+  Value d32 = arith::IndexCastUIOp::create(b, loc, i32, d);
+  Value q = rem ? Value(arith::RemUIOp::create(b, loc, a32, d32))
+                : Value(arith::DivUIOp::create(b, loc, a32, d32));
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), q);
+}
+
 /// Tile `t` of an n0 x n1 grid in groups of `g` rows (Triton's
 /// GROUP_SIZE_M; Helion's l2_groupings): group t / (g n1) holds rows
 /// g k .. g k + g - 1 (fewer in the last), walked down each column, then
@@ -35,15 +49,17 @@ namespace {
 void groupedIds(OpBuilder &b, Location loc, Value t, Value n0, Value n1,
                 int64_t g, Value &i0, Value &i1) {
   Value group = arith::ConstantIndexOp::create(b, loc, g);
-  Value inGroup = arith::MulIOp::create(b, loc, group, n1);
-  Value first = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, t, inGroup), group);
+  // min(g, n0) n1 <= n0 n1 tiles: 32 bits hold it (t / it is the same).
+  Value inGroup = arith::MulIOp::create(
+      b, loc, arith::MinUIOp::create(b, loc, group, n0), n1);
+  Value first =
+      arith::MulIOp::create(b, loc, tileDiv(b, loc, t, inGroup), group);
   Value rows = arith::MinUIOp::create(
       b, loc, arith::SubIOp::create(b, loc, n0, first), group);
-  Value at = arith::RemUIOp::create(b, loc, t, inGroup);
+  Value at = tileDiv(b, loc, t, inGroup, /*rem=*/true);
   i0 = arith::AddIOp::create(b, loc, first,
-                             arith::RemUIOp::create(b, loc, at, rows));
-  i1 = arith::DivUIOp::create(b, loc, at, rows);
+                             tileDiv(b, loc, at, rows, /*rem=*/true));
+  i1 = tileDiv(b, loc, at, rows);
 }
 
 struct GridOpLowering : OpConversionPattern<tile::GridOp> {
@@ -84,8 +100,8 @@ struct GridOpLowering : OpConversionPattern<tile::GridOp> {
         ids[d] = rest;
         break;
       }
-      ids[d] = arith::RemUIOp::create(rewriter, loc, rest, counts[d]);
-      rest = arith::DivUIOp::create(rewriter, loc, rest, counts[d]);
+      ids[d] = tileDiv(rewriter, loc, rest, counts[d], /*rem=*/true);
+      rest = tileDiv(rewriter, loc, rest, counts[d]);
     }
     if (grouped)
       groupedIds(rewriter, loc, rest, counts[0], counts[1], grouping, ids[0],

@@ -31,6 +31,46 @@ namespace dslc {
 using namespace mlir;
 
 namespace {
+
+/// In `f`, f32 divisions (scalar or vector) as PTX's div.full.f32 (within 2
+/// ulp; no call). div.rn.f32 and rcp.rn.f32 have a slow path that ptxas
+/// emits as a call, and a call anywhere in a function makes ptxas
+/// serialize every wgmma in it (each product waited for before the next
+/// is issued): a kernel on wgmma divides with div.full.f32 instead.
+void divideWithoutCalls(LLVM::LLVMFuncOp f) {
+  SmallVector<LLVM::FDivOp> divs;
+  f.walk([&](LLVM::FDivOp op) {
+    if (getElementTypeOrSelf(op.getType()).isF32())
+      divs.push_back(op);
+  });
+  for (LLVM::FDivOp op : divs) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Type f32 = b.getF32Type();
+    auto full = [&](Value x, Value y) -> Value {
+      return LLVM::CallIntrinsicOp::create(
+                 b, loc, f32, b.getStringAttr("llvm.nvvm.div.full"),
+                 ValueRange{x, y})
+          .getResult(0);
+    };
+    Value result;
+    if (auto vec = dyn_cast<VectorType>(op.getType())) {
+      result = LLVM::PoisonOp::create(b, loc, vec);
+      for (int64_t i = 0; i < vec.getNumElements(); ++i) {
+        Value at = LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                            b.getI32IntegerAttr(i));
+        Value x = LLVM::ExtractElementOp::create(b, loc, op.getLhs(), at);
+        Value y = LLVM::ExtractElementOp::create(b, loc, op.getRhs(), at);
+        result = LLVM::InsertElementOp::create(b, loc, result, full(x, y), at);
+      }
+    } else {
+      result = full(op.getLhs(), op.getRhs());
+    }
+    op.replaceAllUsesWith(result);
+    op.erase();
+  }
+}
+
 struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -39,7 +79,7 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
     // Remember each kernel's block size before func.func goes away, and
     // which kernels multiply on tensor cores.
     llvm::StringMap<int64_t> threads;
-    llvm::StringSet<> tensorCores;
+    llvm::StringSet<> tensorCores, onWgmma;
     module.walk([&](func::FuncOp f) {
       if (!f->hasAttr(dslc::tile::kKernelAttr))
         return;
@@ -53,6 +93,10 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
                         : WalkResult::advance();
            }).wasInterrupted())
         tensorCores.insert(f.getName());
+      if (f.walk([](NVVM::WgmmaMmaAsyncOp) {
+             return WalkResult::interrupt();
+           }).wasInterrupted())
+        onWgmma.insert(f.getName());
     });
 
     {
@@ -118,6 +162,14 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
       if (call->hasAttr(dslc::kErrorExitAttr))
         exits.push_back(call);
     });
+    // ... except in a kernel on wgmma: a call serializes its products
+    // (divideWithoutCalls), so its few error paths are inlined there.
+    if (!onWgmma.empty())
+      if (auto trap =
+              module.lookupSymbol<LLVM::LLVMFuncOp>(dslc::kErrorTrapFunction)) {
+        trap.setNoInline(false);
+        trap.setAlwaysInline(true);
+      }
     for (LLVM::CallOp call : exits) {
       call->removeAttr(dslc::kErrorExitAttr);
       Block *block = call->getBlock();
@@ -143,6 +195,8 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
       if (tensorCores.contains(f.getName()))
         f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                    IntegerAttr::get(IntegerType::get(ctx, 32), 1));
+      if (onWgmma.contains(f.getName()))
+        divideWithoutCalls(f);
       f->removeAttr(dslc::tile::kKernelAttr);
       f->removeAttr(dslc::tile::kNumWarpsAttr);
     });

@@ -319,6 +319,14 @@ int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
   }
   if (options.emit == EmitKind::LLVMIR)
     return write(options.outputPath, artifact->bytes, false);
+  if (artifact->wgmmaSerialized)
+    diags.warning(kernel.getNameRange(),
+                  "kernel '" + options.kernel +
+                      "': ptxas serializes its wgmma products (each waited "
+                      "for before the next is issued: far below the tensor "
+                      "cores' speed) because its code has " +
+                      *artifact->wgmmaSerialized +
+                      "; compute such values in 32 bits or outside the kernel");
   std::string metadata = contract::writeMetadata(desc);
   if (options.emit == EmitKind::PTX)
     return writeWithMetadata(artifact->bytes, false, metadata);

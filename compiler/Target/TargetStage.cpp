@@ -3,6 +3,7 @@
 #include "compiler/Target/TargetStage.h"
 
 #include "compiler/Target/NVPTXEmitter.h"
+#include "compiler/Target/PtxChecks.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
@@ -64,6 +65,7 @@ std::optional<TargetArtifact> dslc::runTargetStage(mlir::ModuleOp module,
     error = "PTX generation failed: " + error;
     return std::nullopt;
   }
+  out.wgmmaSerialized = wgmmaSerialization(*ptx);
   if (request.output == TargetOutput::PTX) {
     out.bytes = std::move(*ptx);
     return out;

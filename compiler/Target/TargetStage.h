@@ -39,6 +39,9 @@ struct TargetArtifact {
   bool binary = false;
   /// The assembler's log (Cubin only; with `verbose`, ptxas -v's report).
   std::string assemblerLog;
+  /// PTX or Cubin: why ptxas serializes the kernel's wgmma products
+  /// (PtxChecks.h), when it does.
+  std::optional<std::string> wgmmaSerialized;
 };
 
 /// Runs the Target stage on a module of LLVM/NVVM dialect ops. Located

@@ -1,11 +1,16 @@
 // RUN: dslc-opt %s -split-input-file -dslc-distribute-tiles | FileCheck %s
 
-// A 2-d grid is row-major: tile t is (t / n1, t mod n1).
+// A 2-d grid is row-major: tile t is (t / n1, t mod n1), in 32-bit
+// arithmetic (a 64-bit division by a run-time value is a call on the GPU,
+// which serializes wgmma; the runtime refuses more than 2^32 - 1 tiles).
 
 // CHECK-LABEL: func.func @row_major(
 // CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK: arith.remui %[[T]], %[[N1:.*]] : index
-// CHECK: arith.divui %[[T]], %[[N1]] : index
+// CHECK: %[[T32:.*]] = arith.index_castui %[[T]] : index to i32
+// CHECK: %[[N32:.*]] = arith.index_castui %[[N1:.*]] : index to i32
+// CHECK: arith.remui %[[T32]], %[[N32]] : i32
+// CHECK: arith.divui %{{.*}}, %{{.*}} : i32
+// CHECK-NOT: arith.divui {{.*}} : index
 // CHECK-NOT: arith.minui {{.*}} : index
 func.func @row_major(%x: !tile.ref<f32, 2>, %out: !tile.ref<f32, 2>)
     attributes {tile.kernel, tile.num_warps = 4 : i64} {
@@ -31,15 +36,19 @@ func.func @row_major(%x: !tile.ref<f32, 2>, %out: !tile.ref<f32, 2>)
 
 // CHECK-LABEL: func.func @grouped(
 // CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK: %[[IN:.*]] = arith.muli %c8, %[[N1:.*]] : index
-// CHECK: %[[K:.*]] = arith.divui %[[T]], %[[IN]] : index
+// CHECK: %[[G:.*]] = arith.minui %c8, %[[N0:.*]] : index
+// CHECK: %[[IN:.*]] = arith.muli %[[G]], %[[N1:.*]] : index
+// CHECK: arith.divui %{{.*}}, %{{.*}} : i32
+// CHECK: %[[K:.*]] = arith.index_castui %{{.*}} : i32 to index
 // CHECK: %[[FIRST:.*]] = arith.muli %[[K]], %c8 : index
-// CHECK: %[[LEFT:.*]] = arith.subi %[[N0:.*]], %[[FIRST]] : index
+// CHECK: %[[LEFT:.*]] = arith.subi %[[N0]], %[[FIRST]] : index
 // CHECK: %[[ROWS:.*]] = arith.minui %[[LEFT]], %c8 : index
-// CHECK: %[[AT:.*]] = arith.remui %[[T]], %[[IN]] : index
-// CHECK: %[[R:.*]] = arith.remui %[[AT]], %[[ROWS]] : index
+// CHECK: arith.remui %{{.*}}, %{{.*}} : i32
+// CHECK: arith.remui %{{.*}}, %{{.*}} : i32
+// CHECK: %[[R:.*]] = arith.index_castui %{{.*}} : i32 to index
 // CHECK: arith.addi %[[FIRST]], %[[R]] : index
-// CHECK: arith.divui %[[AT]], %[[ROWS]] : index
+// CHECK: arith.divui %{{.*}}, %{{.*}} : i32
+// CHECK-NOT: arith.divui {{.*}} : index
 func.func @grouped(%x: !tile.ref<f32, 2>, %out: !tile.ref<f32, 2>)
     attributes {tile.kernel, tile.num_warps = 4 : i64, tile.l2_grouping = 8 : i64} {
   %m = tile.dim %x, 0 : !tile.ref<f32, 2>
