@@ -138,7 +138,11 @@ Result Generator::genCall(const ast::CallExpr &e) {
     return genHlSubscript(e);
   if (n == "hl.rand")
     return genRand(e);
-  if (n == "torch.stack")
+  // torch.cat of tiles (in the loop; host code's torch.cat is the
+  // caller's) is a stack whose new dimension merges with the next.
+  if (n == "torch.stack" ||
+      (inGrid &&
+       (n == "torch.cat" || n == "torch.concat" || n == "torch.concatenate")))
     return genStack(e);
   if (llvm::StringRef(n).starts_with("hl.atomic_") && n != "hl.atomic_cas")
     return genAtomic(e, n);

@@ -329,21 +329,34 @@ Result Generator::genTileExpand(const ast::CallExpr &e, const SemValue &v,
   return t;
 }
 
+/// "bfloat16 [16, 64]" for messages.
+static std::string tileText(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  std::string text = typeToDType(t.getElementType()) + " [";
+  for (auto [i, n] : llvm::enumerate(t.getShape()))
+    text += (i ? ", " : "") + std::to_string(n);
+  return text + "]";
+}
+
 Result Generator::genStack(const ast::CallExpr &e) {
   // Each tile reshaped with a unit dimension at `dim`, broadcast to the
   // stack's N there, the result element i along it chosen from tile i (as
-  // hl.join, along any dimension).
-  if (failed(checkKeywords(e, "torch.stack", {"tensors", "dim"})))
+  // hl.join, along any dimension). torch.cat (concat, concatenate) of N
+  // tiles of one shape is that stack with the new dimension merged into
+  // the next: element k * size + i along `dim` is tile k's element i.
+  std::string fn = ast::getDottedName(e.getCallee()).value_or("torch.stack");
+  bool cat = fn != "torch.stack";
+  if (failed(checkKeywords(e, fn, {"tensors", "dim"})))
     return failure();
   if (!inGrid)
     return fail(e.getRange(), "torch.stack of tiles: call it inside the "
                               "kernel's tile loop");
   const ast::Expr *listArg = argument(e, 0, "tensors");
   if (!listArg)
-    return fail(e.getRange(), "torch.stack takes a list of tiles");
+    return fail(e.getRange(), fn + " takes a list of tiles");
   std::vector<const ast::Expr *> items = elementsOf(*listArg);
   if (items.empty())
-    return fail(listArg->getRange(), "torch.stack takes a list of tiles");
+    return fail(listArg->getRange(), fn + " takes a list of tiles");
   std::vector<SemValue> in;
   for (const ast::Expr *x : items) {
     Result v = genExpr(*x);
@@ -353,7 +366,13 @@ Result Generator::genStack(const ast::CallExpr &e) {
     if (failed(t))
       return failure();
     if (!in.empty() && t->value.getType() != in[0].value.getType())
-      return fail(x->getRange(), "torch.stack takes tiles of one type");
+      return fail(
+          x->getRange(),
+          cat ? fn +
+                    " of tiles of different shapes or dtypes ("
+                    "dslc concatenates tiles of one shape and dtype): " +
+                    tileText(in[0].value) + " and " + tileText(t->value)
+              : fn + " takes tiles of one type");
     in.push_back(*t);
   }
   auto type = cast<RankedTensorType>(in[0].value.getType());
@@ -363,10 +382,18 @@ Result Generator::genStack(const ast::CallExpr &e) {
     return failure();
   int64_t d = dim->value_or(0);
   if (d < 0)
-    d += rank + 1;
-  if (d < 0 || d > rank)
-    return fail(e.getRange(), "torch.stack's dim is out of range for " +
+    d += cat ? rank : rank + 1;
+  if (d < 0 || d > (cat ? rank - 1 : rank))
+    return fail(e.getRange(), fn + "'s dim is out of range for " +
                                   std::to_string(rank) + "-d tiles");
+  if (cat)
+    for (auto [x, v] : llvm::zip(items, in))
+      if (size_t(d) < v.valid.size() && !v.valid[d].all())
+        return fail(x->getRange(),
+                    fn + " along dimension " + std::to_string(d) +
+                        ", where this tile has a masked tail (elements past "
+                        "the tensor's end): concatenate along a dimension "
+                        "loaded whole, or load the tiles whole (`:`)");
   mlir::Location l = loc(e);
   int64_t n = int64_t(in.size());
   SmallVector<int64_t> shape(type.getShape());
@@ -408,7 +435,11 @@ Result Generator::genStack(const ast::CallExpr &e) {
     r.value = arith::SelectOp::create(builder, l, isK, x.value, r.value);
     r.valid = mergeValid(r.valid, x.valid);
   }
-  return r;
+  if (!cat)
+    return r;
+  SmallVector<int64_t> merged(type.getShape());
+  merged[d] *= n;
+  return reshapeTile(r, merged, e);
 }
 
 Result Generator::genSplitJoin(const ast::CallExpr &e, bool join) {

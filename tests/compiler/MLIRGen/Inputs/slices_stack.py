@@ -69,3 +69,16 @@ def runtime_slice_length(A: torch.Tensor, n: int) -> torch.Tensor:
         s = tm.begin
         out[tm, 0:8] = A[tm, s : s + n]
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[8], num_warps=4))
+def cat_mistakes(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    hl.specialize(n)
+    out = torch.empty([2 * m, 2 * n], dtype=x.dtype, device=x.device)
+    for t in hl.tile(m):
+        v = x[t, :]
+        out[t, :] = torch.cat([v, x[t, :4]], dim=1)
+        out[t, :] = torch.cat([v, v], dim=0)
+        out[t, :] = torch.cat([v, v], dim=2)
+    return out

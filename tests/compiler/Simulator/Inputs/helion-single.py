@@ -659,3 +659,24 @@ def variances(x: torch.Tensor) -> torch.Tensor:
         out[t, 4:5] = vv
         out[t, 5:6] = mm
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[4], num_warps=4))
+def concatenations(x: torch.Tensor) -> torch.Tensor:
+    """torch.cat of tiles (checked with numpy): RoPE's rotate-half of
+    whole rows, three tiles at once (a tuple, dim positional), and
+    torch.concat of a row with itself, in tiles of 4 rows (a masked tail of
+    rows: concatenated along the columns, it stays masked)."""
+    m, n = x.size()
+    half = n // 2
+    hl.specialize(n)
+    out = torch.empty([m, n + 3 * n + 2 * n], dtype=x.dtype, device=x.device)
+    for t in hl.tile(m):
+        a = x[t, :half]
+        b = x[t, half:]
+        out[t, :n] = torch.cat([-b, a], dim=-1)
+        v = x[t, :]
+        three = torch.cat((v, v * 2, v + 1), 1)
+        out[t, n:4 * n] = three
+        out[t, 4 * n:] = torch.concat([v, v], dim=-1)
+    return out
