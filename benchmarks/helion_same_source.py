@@ -392,12 +392,32 @@ def derive(rows):
     return rows
 
 
-def run_one(opts, case, T, H, impl):
-    argv = [sys.executable, "-u", __file__, "--worker", impl, "--case", case,
-            "--shape", f"{T}x{H}", "--reps", str(opts.reps), "--budget-s",
-            str(opts.budget_s), "--helion-effort", opts.helion_effort]
+def worker_args(opts, case, T, H, impl):
+    """The arguments of the worker process that runs one row (main's)."""
+    argv = ["--worker", impl, "--case", case, "--shape", f"{T}x{H}",
+            "--reps", str(opts.reps), "--budget-s", str(opts.budget_s),
+            "--helion-effort", opts.helion_effort]
     if opts.checkout:
-        argv += ["--checkout", opts.checkout]
+        argv.append(opts.checkout)
+    return argv
+
+
+def failure_text(stderr):
+    """What a failed worker said: its first compiler error ("file:line:col:
+    error: ..."), else its first line naming an error, and its last line,
+    at most 600 characters."""
+    lines = [l.strip() for l in stderr.strip().splitlines() if l.strip()]
+    if not lines:
+        return "?"
+    first = next((l for l in lines if ": error:" in l),
+                 next((l for l in lines if "error" in l.lower()), lines[-1]))
+    text = first if first == lines[-1] else f"{first} ... {lines[-1]}"
+    return text[:600]
+
+
+def run_one(opts, case, T, H, impl):
+    argv = [sys.executable, "-u", __file__] + worker_args(opts, case, T, H,
+                                                          impl)
     row = {"case": case, "T": T, "H": H, "impl": impl}
     try:
         r = subprocess.run(argv, capture_output=True, text=True,
@@ -406,14 +426,13 @@ def run_one(opts, case, T, H, impl):
         if got:
             row.update(json.loads(got[-1]))
         else:
-            tail = (r.stderr.strip().splitlines() or ["?"])[-1]
-            row["error"] = f"status {r.returncode}: {tail[:300]}"
+            row["error"] = f"status {r.returncode}: {failure_text(r.stderr)}"
     except subprocess.TimeoutExpired:
         row["error"] = f"timed out after {opts.timeout} s"
     return row
 
 
-def main(argv=None):
+def parser():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("checkout", nargs="?", help="the Helion snapshot (its "
                    "examples/ are read; it must also be on PYTHONPATH)")
@@ -434,6 +453,11 @@ def main(argv=None):
     p.add_argument("--worker", choices=IMPLS, help=argparse.SUPPRESS)
     p.add_argument("--case", help=argparse.SUPPRESS)
     p.add_argument("--shape", help=argparse.SUPPRESS)
+    return p
+
+
+def main(argv=None):
+    p = parser()
     opts = p.parse_args(argv)
     if opts.worker:
         opts.shape = tuple(int(v) for v in opts.shape.split("x"))

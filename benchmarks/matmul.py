@@ -45,7 +45,7 @@ SKINNY = [(m, n, n) for m in (16, 128) for n in (4096, 8192, 16384)]
 # on the H200 so far (2026-12-05, docs/measurements.md) first
 # (wgmma keeps a product in flight from 3 stages on, its copies S - 2
 # ahead: 4 and 5 stages first)
-BIG = [([128, 256, 64], 8, "wgmma", 4), ([128, 256, 64], 8, "wgmma", 4, 8),
+BIG = [([128, 256, 64], 8, "default"), ([128, 256, 64], 8, "wgmma", 4), ([128, 256, 64], 8, "wgmma", 4, 8),
        ([128, 256, 64], 8, "wgmma", 3),
        ([128, 128, 64], 8, "wgmma", 5), ([128, 128, 64], 8, "wgmma", 4),
        ([128, 256, 32], 8, "wgmma", 5), ([128, 128, 64], 8, "mma_sync"),
@@ -77,7 +77,9 @@ def kernel(dslc, name, cfg):
     blocks, warps, engine = cfg[:3]
     extra = ("-D", "scale_x.size(1)=1", "-D", "scale_y.size(0)=1") \
         if name == "matmul_fp8" else ()
-    config = {"block_sizes": blocks, "num_warps": warps, "dot_engine": engine}
+    config = {"block_sizes": blocks, "num_warps": warps}
+    if engine != "default":  # else dslc chooses (wgmma on sm_90)
+        config["dot_engine"] = engine
     if len(cfg) > 3:
         config["num_stages"] = cfg[3]
     if len(cfg) > 4:

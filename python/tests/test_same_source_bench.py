@@ -24,6 +24,32 @@ class Search(unittest.TestCase):
         self.assertEqual(rc, 0)
 
 
+class Workers(unittest.TestCase):
+    def test_worker_arguments_parse(self):
+        # Each row runs in a worker process started with worker_args: its
+        # arguments must be main's own (a --checkout flag was not).
+        opts = bench.parser().parse_args(
+            ["/snap/helion", "--budget-s", "7", "--reps", "3"])
+        argv = bench.worker_args(opts, "rms_norm", 8192, 4096, "dslc")
+        w = bench.parser().parse_args(argv)
+        self.assertEqual((w.worker, w.case, w.shape, w.checkout, w.budget_s,
+                          w.reps),
+                         ("dslc", "rms_norm", "8192x4096", "/snap/helion",
+                          7.0, 3))
+
+
+class Failures(unittest.TestCase):
+    def test_the_error_line_is_kept(self):
+        err = ("Traceback (most recent call last):\n  File x\n"
+               "dslc.errors.CompileError: dslc: compiling k failed:\n"
+               "k.py:3:5: error: no such thing\n1 error generated.\n")
+        self.assertEqual(
+            bench.failure_text(err),
+            "k.py:3:5: error: no such thing ... 1 error generated.")
+        self.assertEqual(bench.failure_text("boom\n"), "boom")
+        self.assertEqual(bench.failure_text(""), "?")
+
+
 class Derived(unittest.TestCase):
     def test_bandwidth_and_ratios(self):
         rows = [
