@@ -399,8 +399,9 @@ def reference_tuner_argv(tools, source, reference, world, *, shapes, scalars,
     """The tuner's one-shot command for the kernel of `source` checked
     against `reference` (FILE.py:NAME, or "caller" with the measurer's
     --measurer-fds among `tuner_args`) at one call's problem: its shapes and
-    scalars, its constexprs (-D, every dslc call), its dtypes (--signature)
-    and the kernel's own dslc arguments (the candidates' calls only);
+    scalars, its constexprs (-D, every dslc call), its dtypes (--signature),
+    its shapes (--shape, for sizes a candidate compiles in) and the kernel's
+    own dslc arguments (the candidates' calls only);
     compiles in parallel, one a core (at most 16)."""
     tuner, dslc = tools
     jobs = max(1, min(os.cpu_count() or 1, 16))
@@ -414,6 +415,13 @@ def reference_tuner_argv(tools, source, reference, world, *, shapes, scalars,
     if signature:
         argv += ["--kernel-arg=--signature", "--kernel-arg=" + ",".join(
             f"{k}={v}" for k, v in sorted(signature.items()))]
+    # The candidates compile in the sizes they need at compile time (`:`
+    # over a dimension, hl.specialize) from the call's shapes, as the
+    # call's own compile does.
+    for name, shape in sorted(shapes.items()):
+        if shape:
+            argv += ["--kernel-arg=--shape",
+                     f"--kernel-arg={name}={'x'.join(map(str, shape))}"]
     for a in extra_args:
         argv.append(f"--kernel-arg={a}")
     return argv

@@ -210,6 +210,38 @@ class CallerMeasuredTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.cache,
                                                      "tuning.json")))
 
+    def test_sizes_compiled_in_come_from_the_calls_shapes(self):
+        # `x[t, :]` needs x.size(1) at compile time: the candidates (and
+        # the tuner's probe of the default config) compile it in from the
+        # call's shapes, as the call's own compile does (Helion's rms_norm
+        # failed to tune without them).
+        path = os.path.join(self.dir.name, "rows.py")
+        with open(path, "w") as f:
+            f.write("import torch\nimport helion\nimport helion.language "
+                    "as hl\n\n\n@helion.kernel\ndef rows(x: torch.Tensor["
+                    "torch.float32, 2]) -> torch.Tensor:\n    out = "
+                    "torch.empty_like(x)\n    for t in hl.tile(x.size(0)):\n"
+                    "        out[t, :] = x[t, :] * 2\n    return out\n")
+        self.source = dslc.kernel(path, "rows").source
+
+        def handle(req):
+            if req["op"] == "info":
+                return self.info()
+            return {"ok": True, "eager_us": 11, "graph_us": 10,
+                    "eager_min_us": 10, "graph_min_us": 10}
+        fds_in, ours_out = os.pipe()
+        ours_in, fds_out = os.pipe()
+        with mock.patch.object(_locate, "cache_dir",
+                               return_value=self.cache):
+            argv = _tune_caller.tuner_argv(
+                self.source, (self.tuner, self.dslc), (fds_in, fds_out),
+                {"shapes": {"x": (64, 256)}}, (), ["--budget-s", "60"])
+            self.assertIn("--kernel-arg=x=64x256", argv)
+            _tune_caller.run_tuner(argv, (fds_in, fds_out, ours_in, ours_out),
+                                   handle, self.source)
+        self.assertTrue(os.path.exists(os.path.join(self.cache,
+                                                    "tuning.json")))
+
     def test_serve_answers_line_by_line(self):
         import io
         out = io.StringIO()
