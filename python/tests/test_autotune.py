@@ -140,15 +140,17 @@ class CallerMeasuredTest(unittest.TestCase):
         self.cache = os.path.join(self.dir.name, "cache")
         self.requests = []
 
-    def run_tuner(self, handle):
+    def run_tuner(self, handle, shapes=None):
         fds_in, ours_out = os.pipe()
         ours_in, fds_out = os.pipe()
         with mock.patch.object(_locate, "cache_dir",
                                return_value=self.cache):
             argv = _tune_caller.tuner_argv(
                 self.source, (self.tuner, self.dslc), (fds_in, fds_out),
-                {"shapes": {"x": (1 << 20,)}}, (), ["--budget-s", "60"])
+                {"shapes": shapes or {"x": (1 << 20,)}}, (),
+                ["--budget-s", "60"])
         self.assertIn("--reference caller", " ".join(argv))
+        self.argv = argv
 
         def logged(req):
             self.requests.append(req)
@@ -229,16 +231,8 @@ class CallerMeasuredTest(unittest.TestCase):
                 return self.info()
             return {"ok": True, "eager_us": 11, "graph_us": 10,
                     "eager_min_us": 10, "graph_min_us": 10}
-        fds_in, ours_out = os.pipe()
-        ours_in, fds_out = os.pipe()
-        with mock.patch.object(_locate, "cache_dir",
-                               return_value=self.cache):
-            argv = _tune_caller.tuner_argv(
-                self.source, (self.tuner, self.dslc), (fds_in, fds_out),
-                {"shapes": {"x": (64, 256)}}, (), ["--budget-s", "60"])
-            self.assertIn("--kernel-arg=x=64x256", argv)
-            _tune_caller.run_tuner(argv, (fds_in, fds_out, ours_in, ours_out),
-                                   handle, self.source)
+        self.run_tuner(handle, {"x": (64, 256)})
+        self.assertIn("--kernel-arg=x=64x256", self.argv)
         self.assertTrue(os.path.exists(os.path.join(self.cache,
                                                     "tuning.json")))
 
