@@ -157,6 +157,10 @@ def main():
     ap.add_argument("--csv", help="write the rows to this file")
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--only", help="run the cases whose label has this")
+    ap.add_argument("--m", type=lambda t: {int(v) for v in t.split(",")},
+                    help="run the cases of these M only (e.g. 4096,8192)")
+    ap.add_argument("--configs", type=int, default=0,
+                    help="time the first N configs of each case only")
     ap.add_argument("--precompile", action="store_true")
     ap.add_argument("--dry-run", action="store_true")
     args = ap.parse_args()
@@ -178,6 +182,9 @@ def main():
     for label, name, dtype, m, n, k, cfgs in cases():
         if args.only and args.only not in label:
             continue
+        if args.m and m not in args.m:
+            continue
+        cfgs = cfgs[:args.configs] if args.configs else cfgs
         call_args, torch_fn, ref_fn = inputs(torch, name, m, n, k)
         ref = ref_fn()
         impls = [("torch", torch_fn)] + [
