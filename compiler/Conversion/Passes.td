@@ -80,8 +80,7 @@ def PipelineDots : Pass<"dslc-pipeline-dots", "mlir::ModuleOp"> {
     fit in shared memory; a warning where two would not. On wgmma
     (`#tile.dot_engine<wgmma>`, S >= 3), a product whose accumulator is
     only carried by the loop stays in flight one iteration (`pending = 1`,
-    `tile.dot_wait` after the loop) and each iteration's copies come after
-    its products and a barrier, into the stage the previous product read.
+    `tile.dot_wait` after the loop) and the copies run S - 2 ahead.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
 }

@@ -20,19 +20,9 @@
 //
 // On wgmma with at least 3 stages, a product whose accumulator is only
 // chained from iteration to iteration stays in flight while the next
-// iteration waits and issues its own (staged_dot pending = 1,
-// wgmma.wait_group 1; tile.dot_wait after the loop). The copies then come
-// after the products (Triton's order): once this iteration's product is
-// issued, the previous one is complete, and after a barrier its stage
-// takes the copies S - 1 iterations ahead:
-//
-//   for iv (iteration i):
-//     async_wait S-2            // stage i % S landed
-//     acc = staged_dot(stage i % S, acc, pending 1)  // i - 1 complete
-//     async_wait S-2            // (nothing new) a barrier: every warp
-//                               // is done with stage (i - 1) % S
-//     copies of iteration i + S - 1 -> stage (i + S - 1) % S
-//     async_commit
+// iteration waits, copies and issues its own (staged_dot pending = 1,
+// wgmma.wait_group 1; tile.dot_wait after the loop): a stage is then free
+// two iterations after its product started, so copies run S - 2 ahead.
 //
 // Only loops whose body is the operand loads, the dots and scalar index
 // arithmetic qualify (no other user of the shared workspace can run while
@@ -289,13 +279,15 @@ void pipeline(
 
   // wgmma reads the stages through the async proxy: the copies' writes are
   // fenced for it before the barrier. Its products may stay in flight one
-  // iteration when there are stages to spare; the copies of an iteration
-  // then come after its products (the file's comment).
+  // iteration when there are stages to spare: a stage is then refilled two
+  // iterations after its product started (after every thread's wait for
+  // it and the barrier that follows), so copies run S - 2 iterations ahead
+  // instead of S - 1.
   bool asyncProxy = llvm::any_of(
       buffers, [](const auto &pair) { return pair.first.getSwizzle() != 0; });
   bool inFlight =
       asyncProxy && stages >= 3 && chainsAcrossIterations(loop, candidates);
-  int64_t distance = stages - 1;
+  int64_t distance = inFlight ? stages - 2 : stages - 1;
 
   OpBuilder b(loop);
   for (int64_t s = 0; s < distance; ++s) {
@@ -315,8 +307,7 @@ void pipeline(
                                    arith::MulIOp::create(b, loc, step, ahead));
   Value aheadStage = arith::RemUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, i, ahead), count);
-  if (!inFlight)
-    copyGroup(b, at, aheadStage);
+  copyGroup(b, at, aheadStage);
 
   for (auto [candidate, buf] : llvm::zip(candidates, buffers)) {
     Candidate c = candidate;
@@ -332,13 +323,6 @@ void pipeline(
     c.dot.erase();
     c.lhs.erase();
     c.rhs.erase();
-  }
-  if (inFlight) {
-    // After the last product: the previous iteration's products are
-    // complete on every warp once all pass the barrier.
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    tile::AsyncWaitOp::create(b, loc, distance - 1, /*async_proxy=*/false);
-    copyGroup(b, at, aheadStage);
   }
 
   // Products still in flight are complete before anything reads them or
