@@ -233,6 +233,14 @@ const char *argKindName(const ArgSpec &arg) {
   return "?";
 }
 
+bool ViewDim::operator==(const ViewDim &o) const {
+  if (!size || !o.size)
+    return !size && !o.size;
+  const GridExtent &a = *size, &b = *o.size;
+  return a.param == b.param && a.dim == b.dim && a.scalar == b.scalar &&
+         a.constant == b.constant && a.add == b.add && a.div == b.div;
+}
+
 int64_t GridExtent::apply(int64_t size) const {
   if (constant)
     return *constant;

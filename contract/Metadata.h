@@ -242,17 +242,29 @@ struct SameSize {
   static std::optional<Relation> parseRelation(const std::string &name);
 };
 
+/// One dimension of a returned view (`out.view(q.size())`,
+/// `inv_rms.reshape(-1, 1)`): a size written as a grid extent is (a
+/// constant, floor((size of a tensor's dimension + add) / div)), or, when
+/// absent, the one size the caller infers (-1).
+struct ViewDim {
+  std::optional<GridExtent> size;
+  bool operator==(const ViewDim &o) const;
+};
+
 /// What a kernel's `return` statement gives its caller ("returns"): per
 /// value, the tensor argument it returns (an output the kernel makes or a
-/// parameter; a returned view of a tensor is that tensor), or none (a
-/// `None` in the statement, or a value host code computes, which dslc
-/// warns about); `tuple` when the statement returns a tuple or a list (even
-/// of one value), else the one value itself.
+/// parameter; a returned view of a tensor is that tensor, viewed as `views`
+/// says when its sizes are known), or none (a `None` in the statement, or a
+/// value host code computes, which dslc warns about); `tuple` when the
+/// statement returns a tuple or a list (even of one value), else the one
+/// value itself.
 struct Returns {
   std::vector<std::optional<std::string>> values;
+  /// Per value, the view's sizes; empty: the tensor as it is.
+  std::vector<std::vector<ViewDim>> views;
   bool tuple = false;
   bool operator==(const Returns &o) const {
-    return values == o.values && tuple == o.tuple;
+    return values == o.values && views == o.views && tuple == o.tuple;
   }
 };
 

@@ -40,6 +40,9 @@ private:
   void readAbi(const json &root, KernelMetadata &md) const;
   void checkAbiComplete(const KernelMetadata &md) const;
   void readGrid(const json &root, KernelMetadata &md) const;
+  /// An extent object `e` (a grid tile's, a returned view's size) into `g`.
+  void readExtent(const KernelMetadata &md, const json &e,
+                  const std::string &where, GridExtent &g) const;
   /// One loop's tiles ("grid.tiles" or "grid.more_loops[L]").
   std::vector<GridExtent> readTiles(const KernelMetadata &md, const json &tiles,
                                     const std::string &at) const;
@@ -421,6 +424,43 @@ void Reader::readGrid(const json &root, KernelMetadata &md) const {
   }
 }
 
+void Reader::readExtent(const KernelMetadata &md, const json &e,
+                        const std::string &where, GridExtent &g) const {
+  if (!e.is_object())
+    fail(where, "extent: not an object");
+  if (e.contains("param")) {
+    g.param = str(e, "param", where);
+    int64_t dim = integer(e, "dim", where);
+    int idx = tensorArg(md, *g.param, where);
+    if (dim < 0 || dim >= md.args[idx].rank)
+      fail(where, "dim " + std::to_string(dim) + " outside the rank " +
+                      std::to_string(md.args[idx].rank) + " of '" + *g.param +
+                      "'");
+    g.dim = static_cast<unsigned>(dim);
+  } else if (e.contains("scalar")) {
+    g.scalar = str(e, "scalar", where);
+    int idx = md.findArg(*g.scalar);
+    if (idx < 0 || !md.args[idx].isIntScalar())
+      fail(where, "'" + *g.scalar + "' is not an int argument");
+  } else if (e.contains("const")) {
+    if (e.contains("add") || e.contains("div"))
+      fail(where, "'add' and 'div' apply to 'param' and 'scalar' extents, "
+                  "not to a constant");
+    g.constant = integer(e, "const", where);
+    if (*g.constant < 0)
+      fail(where, "negative constant extent");
+  } else {
+    fail(where, "extent needs 'param', 'scalar' or 'const'");
+  }
+  if (!g.constant) {
+    g.add = integerOr(e, "add", 0, where + "extent: ");
+    g.div = integerOr(e, "div", 1, where + "extent: ");
+    if (g.div < 1)
+      fail(where + "extent: ",
+           "div " + std::to_string(g.div) + " is not positive");
+  }
+}
+
 std::vector<GridExtent> Reader::readTiles(const KernelMetadata &md,
                                           const json &tiles,
                                           const std::string &at) const {
@@ -434,38 +474,7 @@ std::vector<GridExtent> Reader::readTiles(const KernelMetadata &md,
     g.block = integer(t, "block", where);
     if (g.block < 1)
       fail(where, "block " + std::to_string(g.block) + " is not positive");
-    const json &e = object(t, "extent", where);
-    if (e.contains("param")) {
-      g.param = str(e, "param", where);
-      int64_t dim = integer(e, "dim", where);
-      int idx = tensorArg(md, *g.param, where);
-      if (dim < 0 || dim >= md.args[idx].rank)
-        fail(where, "dim " + std::to_string(dim) + " outside the rank " +
-                        std::to_string(md.args[idx].rank) + " of '" + *g.param +
-                        "'");
-      g.dim = static_cast<unsigned>(dim);
-    } else if (e.contains("scalar")) {
-      g.scalar = str(e, "scalar", where);
-      int idx = md.findArg(*g.scalar);
-      if (idx < 0 || !md.args[idx].isIntScalar())
-        fail(where, "'" + *g.scalar + "' is not an int argument");
-    } else if (e.contains("const")) {
-      if (e.contains("add") || e.contains("div"))
-        fail(where, "'add' and 'div' apply to 'param' and 'scalar' extents, "
-                    "not to a constant");
-      g.constant = integer(e, "const", where);
-      if (*g.constant < 0)
-        fail(where, "negative constant extent");
-    } else {
-      fail(where, "extent needs 'param', 'scalar' or 'const'");
-    }
-    if (!g.constant) {
-      g.add = integerOr(e, "add", 0, where + "extent: ");
-      g.div = integerOr(e, "div", 1, where + "extent: ");
-      if (g.div < 1)
-        fail(where + "extent: ",
-             "div " + std::to_string(g.div) + " is not positive");
-    }
+    readExtent(md, object(t, "extent", where), where, g);
     out.push_back(g);
   }
   return out;
@@ -559,6 +568,36 @@ void Reader::readReturns(const json &root, KernelMetadata &md) const {
     std::string name = values[i].get<std::string>();
     tensorArg(md, name, where);
     out.values.push_back(name);
+  }
+  if (r.contains("views")) {
+    const json &views = array(r, "views", "returns: ");
+    if (views.size() != values.size())
+      fail("returns: ", std::to_string(views.size()) + " views for " +
+                            std::to_string(values.size()) + " values");
+    for (size_t i = 0; i < views.size(); ++i) {
+      std::string where = "returns.views[" + std::to_string(i) + "]: ";
+      std::vector<ViewDim> dims;
+      if (!views[i].is_null()) {
+        if (!views[i].is_array() || views[i].empty() || views[i].size() > 8)
+          fail(where, "not null or an array of 1 to 8 sizes");
+        int inferred = 0;
+        for (const json &d : views[i]) {
+          ViewDim dim;
+          if (d.is_object() && d.contains("infer")) {
+            ++inferred;
+          } else {
+            dim.size.emplace();
+            readExtent(md, d, where, *dim.size);
+          }
+          dims.push_back(std::move(dim));
+        }
+        if (inferred > 1)
+          fail(where, "more than one size to infer");
+        if (!out.values[i])
+          fail(where, "a view of no tensor (its value is null)");
+      }
+      out.views.push_back(std::move(dims));
+    }
   }
   md.returns = std::move(out);
 }

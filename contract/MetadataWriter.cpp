@@ -15,26 +15,30 @@ json literal(const std::string &text) {
   return v.is_discarded() ? json(text) : v;
 }
 
+/// An extent: {"const": N} or {"param", "dim" | "scalar", "add", "div"}.
+json extentToJson(const GridExtent &g) {
+  json extent;
+  if (g.constant) {
+    extent["const"] = *g.constant;
+  } else {
+    if (g.param) {
+      extent["param"] = *g.param;
+      extent["dim"] = g.dim;
+    } else {
+      extent["scalar"] = g.scalar.value_or("");
+    }
+    if (g.add != 0)
+      extent["add"] = g.add;
+    if (g.div != 1)
+      extent["div"] = g.div;
+  }
+  return extent;
+}
+
 json tilesToJson(const std::vector<GridExtent> &loop) {
   json tiles = json::array();
-  for (const GridExtent &g : loop) {
-    json extent;
-    if (g.constant) {
-      extent["const"] = *g.constant;
-    } else {
-      if (g.param) {
-        extent["param"] = *g.param;
-        extent["dim"] = g.dim;
-      } else {
-        extent["scalar"] = g.scalar.value_or("");
-      }
-      if (g.add != 0)
-        extent["add"] = g.add;
-      if (g.div != 1)
-        extent["div"] = g.div;
-    }
-    tiles.push_back({{"extent", extent}, {"block", g.block}});
-  }
+  for (const GridExtent &g : loop)
+    tiles.push_back({{"extent", extentToJson(g)}, {"block", g.block}});
   return tiles;
 }
 
@@ -169,6 +173,17 @@ std::string writeMetadata(const KernelMetadata &md) {
     for (const std::optional<std::string> &v : md.returns->values)
       values.push_back(v ? json(*v) : json(nullptr));
     j["returns"] = {{"values", values}, {"tuple", md.returns->tuple}};
+    if (!md.returns->views.empty()) {
+      json views = json::array();
+      for (const std::vector<ViewDim> &view : md.returns->views) {
+        json dims = view.empty() ? json(nullptr) : json::array();
+        for (const ViewDim &d : view)
+          dims.push_back(d.size ? extentToJson(*d.size)
+                                : json{{"infer", true}});
+        views.push_back(dims);
+      }
+      j["returns"]["views"] = views;
+    }
   }
   return j.dump(2) + "\n";
 }

@@ -459,6 +459,34 @@ static const ast::NameExpr *viewedName(const ast::Expr &e) {
   return viewedName(attr->getBase());
 }
 
+/// The sizes of a returned view as the metadata writes them: constants and
+/// (floored, shifted) tensor sizes; at most one other size (a -1, or one
+/// host code computes), left for the caller to infer. Empty when more are
+/// not expressible. (A size --shape makes known is not a constant: the
+/// kernel runs at other sizes unless it compiled that one in.)
+static std::vector<contract::ViewDim>
+viewDims(const std::vector<SemValue> &sizes) {
+  std::vector<contract::ViewDim> dims;
+  int inferred = 0;
+  for (const SemValue &s : sizes) {
+    contract::ViewDim d;
+    if (s.kind == SemValue::Kind::Int && s.intValue >= 0) {
+      d.size.emplace();
+      d.size->constant = s.intValue;
+    } else if (s.kind == SemValue::Kind::Scalar && s.origin) {
+      d.size.emplace();
+      d.size->param = s.origin->param;
+      d.size->dim = s.origin->dim;
+      d.size->add = s.origin->add;
+      d.size->div = s.origin->div;
+    } else if (++inferred > 1) {
+      return {};
+    }
+    dims.push_back(std::move(d));
+  }
+  return dims;
+}
+
 LogicalResult Generator::genReturn(const ast::ReturnStmt &s) {
   if (!calls.empty())
     return genHelperReturn(s);
@@ -481,10 +509,28 @@ LogicalResult Generator::genReturn(const ast::ReturnStmt &s) {
   }
   for (const ast::Expr *part : parts) {
     std::optional<std::string> tensor;
+    std::vector<contract::ViewDim> view;
     const ast::NameExpr *name = viewedName(*part);
     SemValue *x = name ? lookup(name->getName()) : nullptr;
-    if (x && x->kind == SemValue::Kind::Ref)
+    if (x && x->kind == SemValue::Kind::Ref) {
       tensor = x->text;
+      // A view (`out.view(q.size())`, or a name bound to one): its sizes,
+      // when host code can say them (else the tensor as it is).
+      std::optional<SemValue> viewed;
+      std::optional<Diagnostic> ignored;
+      speculate(
+          [&]() -> LogicalResult {
+            Result v = genExpr(*part);
+            if (failed(v))
+              return failure();
+            viewed = *v;
+            return success();
+          },
+          ignored);
+      if (viewed && viewed->kind == SemValue::Kind::Ref && viewed->value &&
+          viewed->value.getDefiningOp<tile::ViewOp>())
+        view = viewDims(viewed->viewSizes);
+    }
     bool reported = x && (x->kind == SemValue::Kind::None ||
                           x->kind == SemValue::Kind::Poison);
     if (!tensor && !reported && !ast::isa<ast::NoneLiteralExpr>(*part))
@@ -494,7 +540,10 @@ LogicalResult Generator::genReturn(const ast::ReturnStmt &s) {
                      "PyTorch; dslc's kernel returns None in its place and "
                      "leaves this to the caller");
     returns.values.push_back(tensor);
+    returns.views.push_back(std::move(view));
   }
+  if (llvm::all_of(returns.views, [](const auto &v) { return v.empty(); }))
+    returns.views.clear();
   desc.returns = std::move(returns);
   return success();
 }

@@ -207,15 +207,32 @@ def plan_fills(md, world, given, contract_shape=None, collective=None):
 def returned(md, made, values):
     """What a call returns: the kernel's `return` statement as the
     metadata's "returns" lists it (each value the tensor the call made or
-    was given, None where the kernel returns a host value); without one,
+    was given, viewed as the statement views it, None where the kernel
+    returns a host value); without one,
     every output the kernel makes in its order (those passed as passed),
     then the output parameters the package allocated (not passed).
     `made`: name -> tensor the call allocated; `values`: the call's."""
     def tensor(name):
         return made[name] if name in made else values.get(name)
+
+    def size(d):
+        # an extent, as the metadata writes grid tiles' (or -1: inferred)
+        if "infer" in d:
+            return -1
+        if "const" in d:
+            return d["const"]
+        raw = (tensor(d["param"]).shape[d["dim"]] if "param" in d
+               else values[d["scalar"]])
+        return max(0, raw + d.get("add", 0)) // d.get("div", 1)
+
+    def viewed(t, view):
+        return t if t is None or not view else t.view(
+            *[size(d) for d in view])
     r = md.get("returns")
     if r is not None:
-        got = [None if n is None else tensor(n) for n in r["values"]]
+        views = r.get("views") or [None] * len(r["values"])
+        got = [None if n is None else viewed(tensor(n), v)
+               for n, v in zip(r["values"], views)]
         return tuple(got) if r.get("tuple") else got[0]
     results = [tensor(o["name"]) for o in md.get("outputs", [])
                if o["name"] in made or o["name"] in values]

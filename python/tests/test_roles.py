@@ -246,6 +246,24 @@ class ReturnsTest(unittest.TestCase):
                                          {"x": "X", "parts": "Q"}),
                          ("X", None, "Q"))
 
+    def test_returned_views_take_their_sizes(self):
+        class T:
+            def __init__(self, shape):
+                self.shape = shape
+
+            def view(self, *shape):
+                return ("viewed", shape)
+        md = {"outputs": [{"name": "out"}, {"name": "inv"}],
+              "returns": {"values": ["out", "inv"], "tuple": True,
+                          "views": [[{"param": "q", "dim": 0},
+                                     {"param": "q", "dim": 1, "add": 1,
+                                      "div": 2}, {"const": 3}],
+                                    [{"infer": True}, {"const": 1}]]}}
+        self.assertEqual(
+            _roles.returned(md, {"out": T((24,)), "inv": T((8,))},
+                            {"q": T((2, 7))}),
+            (("viewed", (2, 4, 3)), ("viewed", (-1, 1))))
+
     def test_without_a_return_every_output_in_order(self):
         md = {"outputs": [{"name": "parts"}, {"name": "out"}]}
         self.assertEqual(_roles.returned(md, {"parts": "P", "out": "O"}, {}),
@@ -275,6 +293,24 @@ class ReturnsTest(unittest.TestCase):
                 md = json.load(f)
         self.assertEqual([o["name"] for o in md["outputs"]], ["parts", "out"])
         self.assertEqual(md["returns"], {"values": ["out"], "tuple": False})
+
+    @unittest.skipIf(_support.compiler() is None,
+                     "SKIPPED: the dslc compiler is not built")
+    def test_compiled_views_of_helions_rms_norm(self):
+        # `return out, inv_rms.reshape(-1, 1)` (Helion's rms_norm_fwd):
+        # inv_rms viewed as [-1, 1], as Helion's call returns it
+        path = os.path.join(_support.HERE, "Inputs", "returns.py")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "k.ptx")
+            subprocess.run([_support.compiler(), path, "-k", "viewed",
+                            "--shape", "x=8x16", "--emit=ptx", "-o", out],
+                           check=True, capture_output=True)
+            with open(out + ".json") as f:
+                md = json.load(f)
+        self.assertEqual(md["returns"], {
+            "values": ["out", "inv", "out"], "tuple": True,
+            "views": [None, [{"infer": True}, {"const": 1}],
+                      [{"param": "x", "dim": 1}, {"param": "x", "dim": 0}]]})
 
 
 class HandMadeRolesTest(unittest.TestCase):

@@ -85,7 +85,13 @@ KernelMetadata everyRole() {
   md.grid = {g, s, c};
   md.constraints = {{"pad", 1, "==", int64_t(2)}, {"pad", 0, ">=", NumTiles{}}};
   md.abi = dslc::test::abiLayout(md);
-  md.returns = Returns{{"out", std::nullopt, "a"}, true};
+  // `return out, None, a.view(-1, 3, a.size(0))`.
+  GridExtent three, sizeOfA;
+  three.constant = 3;
+  sizeOfA.param = "a";
+  md.returns = Returns{{"out", std::nullopt, "a"},
+                       {{}, {}, {ViewDim{}, ViewDim{three}, ViewDim{sizeOfA}}},
+                       true};
   return md;
 }
 
@@ -316,6 +322,22 @@ TEST_CASE("metadata: what a kernel returns names its tensors",
             edited("\"values\": [\n      \"out\"", "\"values\": [\n      7")) ==
         "metadata t.json: returns.values[0]: not a tensor argument's name or "
         "null");
+  // A returned view: one size at most to infer, a tensor to view, one
+  // view per value; its sizes are extents (their names checked).
+  auto viewError = [](auto edit) {
+    KernelMetadata md = everyRole();
+    edit(*md.returns);
+    return readError(writeMetadata(md));
+  };
+  CHECK(viewError([](Returns &r) { r.views[2] = {ViewDim{}, ViewDim{}}; }) ==
+        "metadata t.json: returns.views[2]: more than one size to infer");
+  CHECK(viewError([](Returns &r) { r.views[1] = r.views[2]; }) ==
+        "metadata t.json: returns.views[1]: a view of no tensor (its value "
+        "is null)");
+  CHECK(viewError([](Returns &r) { r.views.pop_back(); }) ==
+        "metadata t.json: returns: 2 views for 3 values");
+  CHECK(viewError([](Returns &r) { r.views[2][2].size->param = "nope"; }) ==
+        "metadata t.json: returns.views[2]: 'nope' is not a tensor argument");
   // No return statement: no "returns".
   KernelMetadata none = everyRole();
   none.returns.reset();
