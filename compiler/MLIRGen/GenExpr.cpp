@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -414,6 +415,39 @@ Result Generator::genTupleItem(const ast::SubscriptExpr &e,
         return failure();
       return peer(base, *index, e);
     }
+  }
+  // `t[a:b:c]` of a tuple (`q.size()[:-1]`): the tuple of those items,
+  // Python's slice of compile-time bounds.
+  if (auto *slice = ast::dyn_cast<ast::SliceExpr>(&e.getIndex());
+      slice && base.kind == SemValue::Kind::Tuple) {
+    int64_t n = base.elements.size(), bound[3] = {0, n, 1};
+    const ast::Expr *parts[3] = {slice->getLower(), slice->getUpper(),
+                                 slice->getStep()};
+    for (int i = 0; i < 3; ++i) {
+      if (!parts[i])
+        continue;
+      auto v = constIntOf(*parts[i], "a tuple slice's bound");
+      if (failed(v))
+        return failure();
+      bound[i] = *v;
+    }
+    int64_t step = bound[2];
+    if (step == 0)
+      return fail(slice->getStep()->getRange(), "slice step cannot be zero");
+    auto clamp = [&](const ast::Expr *part, int64_t v, int64_t dflt) {
+      if (!part)
+        return dflt;
+      if (v < 0)
+        v += n;
+      return step > 0 ? std::clamp<int64_t>(v, 0, n)
+                      : std::clamp<int64_t>(v, -1, n - 1);
+    };
+    int64_t lo = clamp(parts[0], bound[0], step > 0 ? 0 : n - 1);
+    int64_t hi = clamp(parts[1], bound[1], step > 0 ? n : -1);
+    SemValue t = SemValue::ofKind(SemValue::Kind::Tuple);
+    for (int64_t i = lo; step > 0 ? i < hi : i > hi; i += step)
+      t.elements.push_back(base.elements[i]);
+    return t;
   }
   auto k = constIntOf(e.getIndex(), "a tuple index");
   if (failed(k))

@@ -82,3 +82,22 @@ def cat_mistakes(x: torch.Tensor) -> torch.Tensor:
         out[t, :] = torch.cat([v, v], dim=0)
         out[t, :] = torch.cat([v, v], dim=2)
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[4], num_warps=4))
+def size_slices(q: torch.Tensor) -> torch.Tensor:
+    # Slices of a size tuple (attention's `lse.reshape(q_in.size()[:-1])`):
+    # the returned views' sizes in the metadata.
+    qv = q.reshape([-1, q.size(2)])
+    out = torch.empty([qv.size(0), 1], dtype=torch.float32, device=q.device)
+    for t in hl.tile(qv.size(0)):
+        out[t, :] = qv[t, :].sum(-1, keepdim=True)
+    return out.reshape(q.size()[:-1]), out.view(q.size()[::-1][1:]), out.view(q.size()[1::-1])
+
+
+@helion.kernel(config=helion.Config(block_sizes=[4], num_warps=4))
+def size_slice_zero_step(q: torch.Tensor) -> torch.Tensor:
+    out = torch.empty(q.size()[::0], dtype=torch.float32, device=q.device)
+    for t in hl.tile(q.size(0)):
+        out[t] = 1.0
+    return out
