@@ -87,15 +87,14 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
       if (auto w = f->getAttrOfType<IntegerAttr>(dslc::tile::kNumWarpsAttr))
         warps = w.getInt();
       threads[f.getName()] = warps * 32;
-      if (f.walk([](Operation *op) {
-             return isa<NVVM::MmaOp, NVVM::WgmmaMmaAsyncOp>(op)
-                        ? WalkResult::interrupt()
-                        : WalkResult::advance();
-           }).wasInterrupted())
+      bool mma = false, wgmma = false;
+      f.walk([&](Operation *op) {
+        mma |= isa<NVVM::MmaOp>(op);
+        wgmma |= isa<NVVM::WgmmaMmaAsyncOp>(op);
+      });
+      if (mma || wgmma)
         tensorCores.insert(f.getName());
-      if (f.walk([](NVVM::WgmmaMmaAsyncOp) {
-             return WalkResult::interrupt();
-           }).wasInterrupted())
+      if (wgmma)
         onWgmma.insert(f.getName());
     });
 

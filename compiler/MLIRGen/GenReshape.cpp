@@ -44,19 +44,13 @@ Result Generator::reshapeTile(const SemValue &v, ArrayRef<int64_t> shape,
       to.push_back(n);
       toDims.push_back(d);
     }
-  auto text = [](ArrayRef<int64_t> s) {
-    std::string t = "[";
-    for (size_t i = 0; i < s.size(); ++i)
-      t += (i ? ", " : "") + std::to_string(s[i]);
-    return t + "]";
-  };
   int64_t count = 1;
   for (int64_t n : shape)
     count *= n;
   if (count != type.getNumElements())
     return fail(where.getRange(),
-                "reshaping a tile of shape " + text(type.getShape()) + " to " +
-                    text(shape) + ": the element counts differ");
+                "reshaping a tile of shape " + shapeText(type.getShape()) +
+                    " to " + shapeText(shape) + ": the element counts differ");
   if (failed(checkTileSize(shape, where.getRange())))
     return failure();
   SemValue t = v;
@@ -105,9 +99,9 @@ Result Generator::reshapeTile(const SemValue &v, ArrayRef<int64_t> shape,
         t.valid[toDims[k]] = v.valid[src];
     } else if (masked) {
       return fail(where.getRange(),
-                  "reshaping a tile of shape " + text(type.getShape()) +
-                      " to " + text(shape) + " splits or merges dimension " +
-                      std::to_string(src) +
+                  "reshaping a tile of shape " + shapeText(type.getShape()) +
+                      " to " + shapeText(shape) +
+                      " splits or merges dimension " + std::to_string(src) +
                       ", which has a masked tail (a tile's rows past the "
                       "tensor's end): reshape a tile loaded whole along it "
                       "(`:`) instead");
@@ -329,15 +323,6 @@ Result Generator::genTileExpand(const ast::CallExpr &e, const SemValue &v,
   return t;
 }
 
-/// "bfloat16 [16, 64]" for messages.
-static std::string tileText(Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  std::string text = typeToDType(t.getElementType()) + " [";
-  for (auto [i, n] : llvm::enumerate(t.getShape()))
-    text += (i ? ", " : "") + std::to_string(n);
-  return text + "]";
-}
-
 Result Generator::genStack(const ast::CallExpr &e) {
   // Each tile reshaped with a unit dimension at `dim`, broadcast to the
   // stack's N there, the result element i along it chosen from tile i (as
@@ -357,6 +342,10 @@ Result Generator::genStack(const ast::CallExpr &e) {
   std::vector<const ast::Expr *> items = elementsOf(*listArg);
   if (items.empty())
     return fail(listArg->getRange(), fn + " takes a list of tiles");
+  auto tileText = [](Value v) { // "bfloat16 [16, 64]"
+    auto t = cast<RankedTensorType>(v.getType());
+    return typeToDType(t.getElementType()) + " " + shapeText(t.getShape());
+  };
   std::vector<SemValue> in;
   for (const ast::Expr *x : items) {
     Result v = genExpr(*x);

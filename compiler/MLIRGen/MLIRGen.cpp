@@ -90,25 +90,31 @@ static void recordBlockUnit(func::FuncOp func,
   block->unitElements = std::max<int64_t>(1, largest / block->value);
 }
 
+/// Whether every matrix product of `func` can run on tensor cores by type
+/// (2-d tiles of bf16, f16 or fp8); none when it has no products.
+static std::optional<bool> productsTakeTensorCores(func::FuncOp func) {
+  std::optional<bool> all;
+  func.walk([&](tile::DotOp dot) {
+    RankedTensorType lhs = dot.getLhs().getType();
+    Type e = lhs.getElementType();
+    all = all.value_or(true) && lhs.getRank() == 2 &&
+          (e.isBF16() || e.isF16() || tile::isFp8Type(e));
+  });
+  return all;
+}
+
 /// The engine of a kernel's matrix products when its config names none:
 /// tensor cores where the target has them and every product can take them
-/// by type (2-d tiles of bf16, f16 or fp8): wgmma on sm_90 (Hopper only;
+/// (productsTakeTensorCores): wgmma on sm_90 (Hopper only;
 /// -dslc-pipeline-dots keeps mma.sync for a product wgmma cannot take),
 /// mma.sync on sm_80 and later; else f32 FMAs on CUDA cores (f32 inputs:
 /// no tf32 unless asked, as torch computes them). Default: no products.
 static contract::DotEngine chooseDotEngine(func::FuncOp func,
                                            unsigned targetSm) {
-  bool any = false, allTensorCore = true;
-  func.walk([&](tile::DotOp dot) {
-    any = true;
-    RankedTensorType lhs = dot.getLhs().getType();
-    Type e = lhs.getElementType();
-    if (lhs.getRank() != 2 || !(e.isBF16() || e.isF16() || tile::isFp8Type(e)))
-      allTensorCore = false;
-  });
-  if (!any)
+  std::optional<bool> tensorCores = productsTakeTensorCores(func);
+  if (!tensorCores)
     return contract::DotEngine::Default;
-  if (!allTensorCore || targetSm < 80)
+  if (!*tensorCores || targetSm < 80)
     return contract::DotEngine::Fma;
   return targetSm == 90 ? contract::DotEngine::Wgmma
                         : contract::DotEngine::MmaSync;
@@ -221,7 +227,7 @@ OwningOpRef<ModuleOp> Generator::run() {
   // K loops' pipeline (-dslc-pipeline-dots).
   if (dotEngine != contract::DotEngine::Default &&
       (dotEngine != contract::DotEngine::Fma ||
-       chooseDotEngine(func, 90) != contract::DotEngine::Fma)) {
+       productsTakeTensorCores(func).value_or(true))) {
     desc.tunables.push_back(contract::Tunable::numStages(
         numStages > 0 ? numStages : contract::kDefaultNumStages));
     contract::Tunable engine =

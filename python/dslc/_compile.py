@@ -114,9 +114,7 @@ class CompileRequest:
             a += ["--signature", ",".join(f"{n}={t}" for n, t in
                                           self.signature.items())]
         if with_shapes:
-            for n, shape in self.shapes.items():
-                if shape:
-                    a += ["--shape", f"{n}={'x'.join(map(str, shape))}"]
+            a += dslc_shape_args(self.shapes)
         for n, v in self.defines.items():
             v = int(v) if isinstance(v, bool) else v
             a += ["-D", f"{n}={v}"]
@@ -359,6 +357,16 @@ def resolve_reference(source, reference):
     return f"{path}:{name}"
 
 
+def dslc_shape_args(shapes):
+    """dslc's --shape NAME=AxB for every tensor of `shapes` (name -> sizes;
+    scalars, with no sizes, left out), in name order."""
+    argv = []
+    for n, shape in sorted(shapes.items()):
+        if shape:
+            argv += ["--shape", f"{n}={'x'.join(map(str, shape))}"]
+    return argv
+
+
 def tuner_shape_args(shapes, scalars):
     """--shape NAME=AxB,... (one problem: every tensor of the call) and
     --scalar NAME=V, the tuner's spelling of one call."""
@@ -418,10 +426,7 @@ def reference_tuner_argv(tools, source, reference, world, *, shapes, scalars,
     # The candidates compile in the sizes they need at compile time (`:`
     # over a dimension, hl.specialize) from the call's shapes, as the
     # call's own compile does.
-    for name, shape in sorted(shapes.items()):
-        if shape:
-            argv += ["--kernel-arg=--shape",
-                     f"--kernel-arg={name}={'x'.join(map(str, shape))}"]
+    argv += [f"--kernel-arg={a}" for a in dslc_shape_args(shapes)]
     for a in extra_args:
         argv.append(f"--kernel-arg={a}")
     return argv

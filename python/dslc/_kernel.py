@@ -354,7 +354,7 @@ class Kernel:
     def _call(self, *args, **kwargs):
         return self._call_values(self._map_args(args, kwargs))
 
-    def _call_values(self, values, all_outputs=False):
+    def _call_values(self, values, made=False):
         comm = _comm.default()
         t = _torch._torch
         if t is not None and t.is_grad_enabled():
@@ -395,7 +395,7 @@ class Kernel:
                         f"outputs: {', '.join(outputs) or 'none'})")
             inst = _Instance(self, comm, cubin, values, shapes)
             self._instances[key] = inst
-        return inst.launch(values, all_outputs)
+        return inst.launch(values, made)
 
     def synchronize(self):
         """Waits for torch's current stream; a kernel error record becomes a
@@ -675,10 +675,10 @@ class _Instance:
         _capi.check(self.lib.dslcArgsCheck(self.args),
                     f"dslc: kernel {k.name}")
 
-    def launch(self, values, all_outputs=False):
+    def launch(self, values, made=False):
         """Launches on torch's current stream; returns what the kernel's
-        `return` gives (_roles.returned), or with `all_outputs` every output
-        the call made, in the kernel's order."""
+        `return` gives (_roles.returned), or with `made` the outputs the
+        call made (name -> tensor, in the kernel's order)."""
         for name, v in values.items():
             if name in self.margs and not _is_symm_handle(v):
                 self._bind_value(name, v)
@@ -702,11 +702,9 @@ class _Instance:
         if rc:
             _capi.check(rc, f"dslc: kernel {self.kernel.name}")
         # a symmetric output is the instance's buffer: hand out a copy
-        made = {f.name: x.clone() if sym is not None else x
-                for x, (f, sym) in zip(allocated, self.outputs)}
-        if all_outputs:
-            return [made[f.name] for f, _ in self.outputs]
-        return _roles.returned(self.md, made, values)
+        outputs = {f.name: x.clone() if sym is not None else x
+                   for x, (f, sym) in zip(allocated, self.outputs)}
+        return outputs if made else _roles.returned(self.md, outputs, values)
 
     def records(self):
         rec = _capi.ErrorRecord()

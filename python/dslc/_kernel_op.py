@@ -206,7 +206,7 @@ def register():
         writes = written(k, values)
         for n in writes:          # the op is functional: write copies
             values[n] = values[n].clone()
-        outs = k._call_values(values, all_outputs=True)
+        outs = list(k._call_values(values, made=True).values())
         return outs + _updated(names, originals, writes,
                                lambda t: values_of(values, originals, t))
 

@@ -174,10 +174,8 @@ def tune(kernel, values, *, shapes, signature, defines, scalars, world,
         vals = fresh(torch, values)
 
         def call():
-            made = inst.launch(vals, all_outputs=True)
-            return compared_results(
-                inst.md, dict(zip((f.name for f, _ in inst.outputs), made)),
-                vals)
+            return compared_results(inst.md, inst.launch(vals, made=True),
+                                    vals)
         return call, inst.check, inst.release
 
     problem = dict(shapes=shapes, scalars=scalars, defines=defines,
@@ -196,9 +194,10 @@ def compared_results(md, made, values):
     call). `made`: name -> tensor the call made; `values`: the call's."""
     got = [t for t in results(_roles.returned(md, made, values))
            if t is not None]
-    named = {n for n in (md.get("returns") or {}).get("values", []) if n}
     if md.get("returns") is None:
         named = {o["name"] for o in md.get("outputs", [])}
+    else:
+        named = {n for n in md["returns"]["values"] if n}
     return got + [values[p["name"]] for p in md.get("params", [])
                   if p.get("role") == "output" and p["name"] in values and
                   p["name"] not in named]
