@@ -41,6 +41,7 @@ import argparse
 import csv
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -197,7 +198,13 @@ class Timer:
         self.l2 = torch.cuda.get_device_properties(0).L2_cache_size
 
     def median_us(self, fn, reps):
-        return time_flushed_us(self.torch, fn, reps, self.flush)
+        """The median GPU time of `fn`; `host_us` then holds the median
+        time the host took to issue one call (the package's overhead: a
+        GPU time close to it was the host's, not the kernel's)."""
+        host = []
+        us = time_flushed_us(self.torch, fn, reps, self.flush, host)
+        self.host_us = statistics.median(host)
+        return us
 
     def floor_problem(self, us, nbytes, what):
         return below_floor(us, self.l2, nbytes, what)
@@ -354,7 +361,7 @@ def worker(opts):
     problem = timer.floor_problem(us, nbytes, f"{case.name} {opts.worker}")
     if problem:
         raise AssertionError(problem)
-    row.update(us=us, bytes=nbytes)
+    row.update(us=us, host_us=round(timer.host_us, 1), bytes=nbytes)
     print("ROW " + json.dumps(row), flush=True)
 
 
@@ -362,7 +369,7 @@ def worker(opts):
 # Driver
 # ---------------------------------------------------------------------------
 
-FIELDS = ["date", "case", "T", "H", "impl", "us", "bytes", "GB/s",
+FIELDS = ["date", "case", "T", "H", "impl", "us", "host_us", "bytes", "GB/s",
           "pct_hbm", "pct_copy", "vs_helion", "vs_eager", "tune_s",
           "config", "searched", "wrong_configs", "error"]
 

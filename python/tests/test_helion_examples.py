@@ -57,6 +57,29 @@ class HostSplit(unittest.TestCase):
             hx.host_function_source(
                 "def k(x):\n    for i in range(3):\n        pass\n", "k")
 
+    def test_loops_with_a_barrier(self):
+        # split_k_barrier.py: two top-level loops with hl.barrier() between
+        # them are one kernel, so one launch; the host statement between
+        # them runs before it; what follows the last loop runs after.
+        src = (
+            "@helion.kernel()\n"
+            "def k(a: torch.Tensor) -> torch.Tensor:\n"
+            "    m, n = a.shape\n"
+            "    tmp = torch.zeros((m, n), dtype=a.dtype)\n"
+            "    for tm, tn in hl.tile([m, n]):\n"
+            "        tmp[tm, tn] = a[tm, tn]\n"
+            "    hl.barrier()\n"
+            "    out = torch.empty((m,), dtype=a.dtype)\n"
+            "    for tm in hl.tile(m):\n"
+            "        out[tm] = torch.sum(tmp[tm, :], dim=-1)\n"
+            "    return out\n")
+        host = hx.host_function_source(src, "k")
+        self.assertNotIn("hl.", host)
+        self.assertEqual(host.count(".launch("), 1)
+        self.assertEqual(host.count(".made("), 2)
+        self.assertLess(host.index("torch.empty((m,)"), host.index(".launch("))
+        self.assertLess(host.index(".launch("), host.index("return out"))
+
     def test_parameter_kinds(self):
         kinds = hx.parameter_kinds(_KERNEL, "rms")
         self.assertEqual(kinds, {"x": "value", "weight": "value",
