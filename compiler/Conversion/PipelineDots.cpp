@@ -20,9 +20,21 @@
 //
 // On wgmma with at least 3 stages, a product whose accumulator is only
 // chained from iteration to iteration stays in flight while the next
-// iteration waits, copies and issues its own (staged_dot pending = 1,
-// wgmma.wait_group 1; tile.dot_wait after the loop): a stage is then free
-// two iterations after its product started, so copies run S - 2 ahead.
+// iteration waits and issues its own (staged_dot pending = 1,
+// wgmma.wait_group 1; tile.dot_wait after the loop). The copies then come
+// after the products (Triton's order): once this iteration's products are
+// issued, the previous ones are complete on this warpgroup, and after a
+// barrier on every warpgroup, so their stage takes the copies S - 1
+// iterations ahead:
+//
+//   for iv (iteration i):
+//     async_wait S-2            // stage i % S landed
+//     acc = staged_dot(stage i % S, acc, pending 1)  // i - 1 complete
+//     async_wait S-2            // nothing new to wait for: the barrier
+//                               // after which no warp reads stage
+//                               // (i - 1) % S
+//     if (iv + (S-1) step < ub) async_copy(... -> stage (i + S - 1) % S)
+//     async_commit
 //
 // Only loops whose body is the operand loads, the dots and scalar index
 // arithmetic qualify (no other user of the shared workspace can run while
@@ -279,15 +291,13 @@ void pipeline(
 
   // wgmma reads the stages through the async proxy: the copies' writes are
   // fenced for it before the barrier. Its products may stay in flight one
-  // iteration when there are stages to spare: a stage is then refilled two
-  // iterations after its product started (after every thread's wait for
-  // it and the barrier that follows), so copies run S - 2 iterations ahead
-  // instead of S - 1.
+  // iteration when there are stages to spare; the copies of an iteration
+  // then come after its products (the file's comment).
   bool asyncProxy = llvm::any_of(
       buffers, [](const auto &pair) { return pair.first.getSwizzle() != 0; });
   bool inFlight =
       asyncProxy && stages >= 3 && chainsAcrossIterations(loop, candidates);
-  int64_t distance = inFlight ? stages - 2 : stages - 1;
+  int64_t distance = stages - 1;
 
   OpBuilder b(loop);
   for (int64_t s = 0; s < distance; ++s) {
@@ -307,7 +317,8 @@ void pipeline(
                                    arith::MulIOp::create(b, loc, step, ahead));
   Value aheadStage = arith::RemUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, i, ahead), count);
-  copyGroup(b, at, aheadStage);
+  if (!inFlight)
+    copyGroup(b, at, aheadStage);
 
   for (auto [candidate, buf] : llvm::zip(candidates, buffers)) {
     Candidate c = candidate;
@@ -321,6 +332,16 @@ void pipeline(
                                              /*pending=*/inFlight ? 1 : 0);
     c.dot.replaceAllUsesWith(result);
     c.dot.erase();
+  }
+  if (inFlight) {
+    // After the last product and a barrier, the previous iteration's
+    // stage is free on every warpgroup. The copies read the loads' index
+    // arithmetic, so the loads go only after them.
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    tile::AsyncWaitOp::create(b, loc, distance - 1, /*async_proxy=*/false);
+    copyGroup(b, at, aheadStage);
+  }
+  for (Candidate c : candidates) {
     c.lhs.erase();
     c.rhs.erase();
   }
