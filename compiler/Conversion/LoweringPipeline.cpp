@@ -8,6 +8,7 @@
 
 void dslc::buildTilePipeline(mlir::OpPassManager &pm) {
   pm.addPass(createRollReductions());
+  pm.addPass(createSplitWideDots());
 }
 
 mlir::LogicalResult dslc::runTilePipeline(mlir::ModuleOp module) {

@@ -50,7 +50,9 @@ struct DslcPipelineOptions
 /// The tile-level pipeline: what runs on MLIRGen's output before anything
 /// reads it (dslc --emit=tile, the simulator, the lowering):
 /// -dslc-roll-reductions (a kernel's reduction_loops, then their
-/// attributes dropped, so running it twice changes nothing).
+/// attributes dropped, so running it twice changes nothing), then
+/// -dslc-split-wide-dots (a product over a whole loaded operand as a loop
+/// over K chunks).
 void buildTilePipeline(mlir::OpPassManager &pm);
 /// Runs the tile-level pipeline on `module` (dslc's driver and the
 /// simulator, right after MLIRGen). Diagnostics go to the context.

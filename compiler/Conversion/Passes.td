@@ -47,6 +47,23 @@ def RollReductions : Pass<"dslc-roll-reductions", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
 }
 
+def SplitWideDots : Pass<"dslc-split-wide-dots", "mlir::ModuleOp"> {
+  let summary = "A matrix product over a whole operand, in chunks of K";
+  let description = [{
+    For every `tile.kernel` function: a 2-d `tile.dot` whose lhs or rhs
+    holds more elements than the CTA's registers (kMaxElementsPerThread a
+    thread) and whose operands are both loads (possibly converted, masked
+    elements zero) becomes an `scf.for` over chunks of K (a power of two up
+    to 64 dividing K, each operand chunk at most half the budget): each
+    iteration loads both operands' chunk at its K offset and accumulates in
+    f32 onto the dot's accumulator (zero without one); a bf16/f16 result is
+    rounded once after the loop. The values are tile.dot's (f32 FMAs in
+    order of increasing k). Helion's `x[tile_m, :] @ w[:, :]` (se_block)
+    then compiles as written. Other dots are left as they are.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+}
+
 def MmaLayouts : Pass<"dslc-mma-layouts", "mlir::ModuleOp"> {
   let summary = "Tensor-core dots and their accumulators in mma.sync fragments";
   let description = [{

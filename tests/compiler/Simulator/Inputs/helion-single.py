@@ -680,3 +680,32 @@ def concatenations(x: torch.Tensor) -> torch.Tensor:
         out[t, n:4 * n] = three
         out[t, 4 * n:] = torch.concat([v, v], dim=-1)
     return out
+
+
+@helion.kernel()
+def row_times_weight(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """se_block's product: a row tile times the whole weight (`w[:, :]`,
+    more than a CTA's registers), which dslc computes in chunks of K."""
+    m, k = x.size()
+    out = torch.empty([m, w.size(1)], dtype=x.dtype, device=x.device)
+    for tile_m in hl.tile(m):
+        x_tile = x[tile_m, :]
+        out[tile_m, :] = torch.sigmoid(x_tile @ w[:, :])
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1, 1, 64], num_warps=4))
+def row_times_weight_ref(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """A float64 sum over k of broadcast products (no matmul)."""
+    W, M, K = x.size()
+    N = w.size(2)
+    out = torch.empty([W, M, N], dtype=x.dtype, device=x.device)
+    for tile_w, tile_m, tile_n in hl.tile([W, M, N]):
+        acc = hl.zeros([tile_w, tile_m, tile_n], dtype=torch.float64)
+        for k in range(K):
+            a = x[tile_w, tile_m, k].to(torch.float64)
+            b = w[tile_w, k, tile_n].to(torch.float64)
+            acc = acc + a[:, :, None] * b[:, None, :]
+        out[tile_w, tile_m, tile_n] = torch.sigmoid(
+            acc.to(torch.float32)).to(out.dtype)
+    return out
