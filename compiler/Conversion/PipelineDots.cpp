@@ -20,19 +20,18 @@
 //
 // On wgmma with at least 3 stages, a product whose accumulator is only
 // chained from iteration to iteration stays in flight while the next
-// iteration waits and issues its own (staged_dot pending = 1,
-// wgmma.wait_group 1; tile.dot_wait after the loop). The copies then come
-// after the products (Triton's order): once this iteration's products are
-// issued, the previous ones are complete on this warpgroup, and after a
-// barrier on every warpgroup, so their stage takes the copies S - 1
-// iterations ahead:
+// iteration issues its own (staged_dot pending = 1, wgmma.wait_group 1;
+// tile.dot_wait after the loop). The copies then come after the products
+// (Triton's order), S - 1 iterations ahead, and one barrier per iteration
+// serves both the stage the copies refill and the stage the next product
+// reads:
 //
+//   copies of iterations 0 .. S-2 -> stages 0 .. S-2, a group each
+//   async_wait S-2 {async_proxy}  // stage 0 landed (fenced, barrier)
 //   for iv (iteration i):
-//     async_wait S-2            // stage i % S landed
 //     acc = staged_dot(stage i % S, acc, pending 1)  // i - 1 complete
-//     async_wait S-2            // nothing new to wait for: the barrier
-//                               // after which no warp reads stage
-//                               // (i - 1) % S
+//     async_wait S-3 {async_proxy}  // stage i + 1 landed; after the
+//                                   // barrier no warp reads (i - 1) % S
 //     if (iv + (S-1) step < ub) async_copy(... -> stage (i + S - 1) % S)
 //     async_commit
 //
@@ -305,9 +304,14 @@ void pipeline(
         b, loc, lb, arith::MulIOp::create(b, loc, step, indexConst(b, loc, s)));
     copyGroup(b, at, indexConst(b, loc, s));
   }
+  // In flight, each iteration's one barrier is at its end (for the next
+  // iteration's stage): the first stage's is before the loop.
+  if (inFlight)
+    tile::AsyncWaitOp::create(b, loc, distance - 1, /*async_proxy=*/true);
 
   b.setInsertionPointToStart(loop.getBody());
-  tile::AsyncWaitOp::create(b, loc, distance - 1, asyncProxy);
+  if (!inFlight)
+    tile::AsyncWaitOp::create(b, loc, distance - 1, asyncProxy);
   Value i = arith::DivUIOp::create(b, loc,
                                    arith::SubIOp::create(b, loc, iv, lb), step);
   Value count = indexConst(b, loc, stages);
@@ -334,11 +338,14 @@ void pipeline(
     c.dot.erase();
   }
   if (inFlight) {
-    // After the last product and a barrier, the previous iteration's
-    // stage is free on every warpgroup. The copies read the loads' index
-    // arithmetic, so the loads go only after them.
+    // One barrier for two needs: every warpgroup's previous product is
+    // complete (its stage is free for the copies that follow) and every
+    // thread's copies of the next iteration's stage have landed, fenced
+    // for the async proxy (S - 3 groups newer than that one may pend).
+    // The copies read the loads' index arithmetic, so the loads go only
+    // after them.
     b.setInsertionPoint(loop.getBody()->getTerminator());
-    tile::AsyncWaitOp::create(b, loc, distance - 1, /*async_proxy=*/false);
+    tile::AsyncWaitOp::create(b, loc, distance - 2, /*async_proxy=*/true);
     copyGroup(b, at, aheadStage);
   }
   for (Candidate c : candidates) {

@@ -219,12 +219,14 @@ func.func @too_big(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
 // atoms: 16 KiB each a stage, 1024-aligned); the waits inside the loop fence
 // the copies for the async proxy; the module is marked for sm_90a.
 // The accumulator is only carried, so each product stays in flight
-// (pending = 1) while the next iteration waits and issues its own; the
-// copies come after the products and a barrier (the previous iteration's
-// product is then complete on every warpgroup, so its stage is free): with
-// 3 stages they run two iterations ahead (two groups before the loop, wait
-// 1 in it); after the loop tile.dot_wait completes the product before
-// anything reads it.
+// (pending = 1) while the next iteration issues its own; the copies come
+// after the products, two iterations ahead with 3 stages (two groups
+// before the loop). One barrier an iteration, at its end, serves both the
+// stage the copies refill (the previous product is complete on every
+// warpgroup) and the stage the next product reads (its copies landed:
+// wait 0 of 3 stages, fenced for the async proxy); the first stage's is
+// before the loop. After the loop tile.dot_wait completes the product
+// before anything reads it.
 
 // CHECK: module attributes {dslc.needs_sm90a}
 // CHECK-LABEL: func.func @wgmma(
@@ -233,10 +235,11 @@ func.func @too_big(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
 // CHECK: tile.async_commit
 // CHECK: tile.async_copy %arg0{{.*}} stage %c1
 // CHECK: tile.async_commit
+// CHECK-NEXT: tile.async_wait 1 {async_proxy}
 // (The copies inside the loop load iteration i + 2's K tile: their offsets
 // are recomputed from iv + 2 * step, not the loop's own.)
 // CHECK: %[[ACC:.*]] = scf.for %[[IV:[^ ]*]] =
-// CHECK-NEXT: tile.async_wait 1 {async_proxy}
+// CHECK-NOT: tile.async_wait
 // CHECK: %[[I:.*]] = arith.divui
 // CHECK: %[[STAGE:.*]] = arith.remui %[[I]], %c3
 // CHECK: %[[AHEAD:.*]] = arith.muli %{{.*}}, %c2
@@ -245,8 +248,7 @@ func.func @too_big(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
 // CHECK: %[[NEXT:.*]] = arith.remui %[[I2]], %c3
 // CHECK-NOT: tile.async_copy
 // CHECK: tile.staged_dot <bf16, [128, 64], offset = 0, pitch = 64, stages = 3, swizzle = 128>, <bf16, [64, 128], offset = 49152, pitch = 128, stages = 3, swizzle = 128> stage %[[STAGE]] acc %{{.*}} {pending = 1 : i64} : tensor<128x128xf32, #tile.mma<warpsM = 8, warpsN = 1>>
-// CHECK-NEXT: tile.async_wait 1
-// CHECK-NOT: async_proxy
+// CHECK-NEXT: tile.async_wait 0 {async_proxy}
 // CHECK: %[[K:.*]] = arith.muli %[[AT]], %c64
 // CHECK-NEXT: tile.async_copy %arg0[%c0, %[[K]]]{{.*}} stage %[[NEXT]]
 // CHECK: tile.async_copy %arg1
@@ -313,20 +315,21 @@ func.func @carried_offset(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
 // -----
 
 // wgmma at 4 stages: the product in flight, copies three iterations ahead
-// (three groups before the loop; each iteration waits for all but the two
-// newest), after the product, into stage (i + 3) % 4 -- the one iteration
-// i - 1 read.
+// (three groups before the loop, then a wait for the first), after the
+// product and the iteration's barrier (which waits for all but the newest
+// group: the next iteration's stage), into stage (i + 3) % 4 -- the one
+// iteration i - 1 read.
 
 // CHECK-LABEL: func.func @wgmma_four_stages(
 // CHECK-COUNT-3: tile.async_commit
-// CHECK: scf.for %[[IV:.*]] = %{{.*}} to
 // CHECK-NEXT: tile.async_wait 2 {async_proxy}
+// CHECK: scf.for %[[IV:.*]] = %{{.*}} to
 // CHECK: %[[I:.*]] = arith.divui
 // CHECK: arith.remui %[[I]], %c4
 // CHECK: %[[I3:.*]] = arith.addi %[[I]], %c3
 // CHECK: %[[NEXT:.*]] = arith.remui %[[I3]], %c4
 // CHECK: tile.staged_dot {{.*}} {pending = 1 : i64}
-// CHECK-NEXT: tile.async_wait 2
+// CHECK-NEXT: tile.async_wait 1 {async_proxy}
 // CHECK: tile.async_copy %arg0{{.*}} stage %[[NEXT]]
 // CHECK: tile.dot_wait
 func.func @wgmma_four_stages(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
