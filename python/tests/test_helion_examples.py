@@ -143,3 +143,18 @@ class WithoutTorch(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Verdicts(unittest.TestCase):
+    def test_verdict(self):
+        r = hx.Report()
+        r.add("k", "PASS", "default epilogue: max abs error 0")
+        r.add("k", "SKIP", "'epilogue' is a function passed at run time")
+        status, detail = r.verdict("k")
+        self.assertEqual(status, "PASS")
+        self.assertIn("1 call(s) skipped", detail)
+        r.add("k", "FAIL", "mismatch")
+        self.assertEqual(r.verdict("k"), ("FAIL", "mismatch"))
+        r.add("s", "SKIP", "why")
+        self.assertEqual(r.verdict("s"), ("SKIP", "why"))
+        self.assertEqual(r.verdict("none"), ("SKIP", "never called"))
