@@ -29,9 +29,6 @@ inline constexpr int64_t kMaxBlockSize = int64_t(1) << 20;
 inline constexpr int64_t kMaxNumWarps = 32;
 /// The most stages a software-pipelined loop keeps in flight (num_stages).
 inline constexpr int64_t kMaxNumStages = 8;
-/// The stages a tensor-core loop keeps in flight when the config does not
-/// say (Triton's default num_stages).
-inline constexpr int64_t kDefaultNumStages = 3;
 /// The largest l2_groupings value (rows of tiles per group).
 inline constexpr int64_t kMaxL2Grouping = 1024;
 /// Threads per warp.
@@ -116,6 +113,14 @@ enum class DotEngine { Default, Fma, MmaSync, Wgmma };
 const char *dotEngineName(DotEngine engine);
 /// The engine a config spells `name`; none for anything else.
 std::optional<DotEngine> parseDotEngine(const std::string &name);
+/// The stages a tensor-core loop keeps in flight when the config does not
+/// say: Triton's default num_stages (3), but 4 on wgmma, whose loop ran
+/// ~15% faster with 4 than with 3 at 128x256x64 on an H100 and an H200
+/// (docs/measurements.md, 2026-12-05). A ring that does not fit shared
+/// memory gets fewer (-dslc-pipeline-dots).
+constexpr int64_t defaultNumStages(DotEngine engine) {
+  return engine == DotEngine::Wgmma ? 4 : 3;
+}
 
 struct KernelConfig {
   std::vector<int64_t> blockSizes;

@@ -437,12 +437,13 @@ struct PipelineDotsPass : dslc::impl::PipelineDotsBase<PipelineDotsPass> {
       if (!func->hasAttr(tile::kKernelAttr) || !engine ||
           engine.getValue() == tile::DotEngine::fma)
         return;
-      int64_t stages = contract::kDefaultNumStages;
+      bool wgmma = engine.getValue() == tile::DotEngine::wgmma;
+      int64_t stages = contract::defaultNumStages(
+          wgmma ? contract::DotEngine::Wgmma : contract::DotEngine::MmaSync);
       if (auto s = func->getAttrOfType<IntegerAttr>(tile::kNumStagesAttr))
         stages = s.getInt();
       if (stages >= 2)
-        pipelineKernel(func, stages,
-                       engine.getValue() == tile::DotEngine::wgmma);
+        pipelineKernel(func, stages, wgmma);
     });
   }
 };

@@ -229,7 +229,7 @@ OwningOpRef<ModuleOp> Generator::run() {
       (dotEngine != contract::DotEngine::Fma ||
        productsTakeTensorCores(func).value_or(true))) {
     desc.tunables.push_back(contract::Tunable::numStages(
-        numStages > 0 ? numStages : contract::kDefaultNumStages));
+        numStages > 0 ? numStages : contract::defaultNumStages(dotEngine)));
     contract::Tunable engine =
         contract::Tunable::dotEngine(static_cast<int64_t>(dotEngine));
     if (options.targetSm != 0 && options.targetSm != 90)

@@ -213,8 +213,9 @@ func.func @too_big(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
 
 // -----
 
-// dot_engine wgmma, [128, 128, 64] at 8 warps: -dslc-mma-layouts gives the
-// result wgmma's layout (8 x 1 warps of 16 rows), and the rings are
+// dot_engine wgmma, [128, 128, 64] at 8 warps and 3 stages:
+// -dslc-mma-layouts gives the result wgmma's layout (8 x 1 warps of 16
+// rows), and the rings are
 // swizzled in 128-byte atoms (lhs 128 rows x 128 bytes, rhs 64 rows x two
 // atoms: 16 KiB each a stage, 1024-aligned); the waits inside the loop fence
 // the copies for the async proxy; the module is marked for sm_90a.
@@ -260,7 +261,7 @@ func.func @too_big(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
 // CHECK: tile.convert_layout %[[DONE]]
 func.func @wgmma(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
                  %out: !tile.ref<f32, 2>)
-    attributes {tile.kernel, tile.num_warps = 8 : i64,
+    attributes {tile.kernel, tile.num_warps = 8 : i64, tile.num_stages = 3 : i64,
                 tile.dot_engine = #tile.dot_engine<wgmma>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -314,7 +315,8 @@ func.func @carried_offset(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
 
 // -----
 
-// wgmma at 4 stages: the product in flight, copies three iterations ahead
+// wgmma at its default of 4 stages (no num_stages): the product in
+// flight, copies three iterations ahead
 // (three groups before the loop, then a wait for the first), after the
 // product and the iteration's barrier (which waits for all but the newest
 // group: the next iteration's stage), into stage (i + 3) % 4 -- the one
@@ -334,7 +336,7 @@ func.func @carried_offset(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
 // CHECK: tile.dot_wait
 func.func @wgmma_four_stages(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
                              %out: !tile.ref<f32, 2>)
-    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.num_stages = 4 : i64,
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
                 tile.dot_engine = #tile.dot_engine<wgmma>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
