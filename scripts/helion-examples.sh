@@ -63,7 +63,9 @@ distributed_table() {
           status=1
           break
         fi
-        if ! "$PTXAS" -arch=sm_90 -v "$ptx" -o "${ptx%.ptx}.cubin" >>"$log" 2>&1; then
+        # The PTX's own target: sm_90a for a kernel on wgmma.
+        arch=$(sed -n 's/^\.target \(sm_[0-9a-z]*\).*/\1/p' "$ptx" | head -1)
+        if ! "$PTXAS" -arch="${arch:-sm_90}" -v "$ptx" -o "${ptx%.ptx}.cubin" >>"$log" 2>&1; then
           cell="FAIL: ptxas (see $log)"
           status=1
           break

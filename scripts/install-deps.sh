@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build ccache g++ python3
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  llvm-22-runtime  # lli: tests run rewritten LLVM IR on the CPU
   clang-format-22  # scripts/check-format.sh (ctest `format`)
   git  # scripts/check-format.sh and check-citations.py list tracked files
   libzstd-dev zlib1g-dev

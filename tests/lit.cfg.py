@@ -23,6 +23,13 @@ for tool in ["dslrun", "tuner"]:
     if os.path.exists(os.path.join(config.dslc_tools_dir, tool)):
         config.available_features.add(tool)
         llvm_config.add_tool_substitutions([tool], [config.dslc_tools_dir])
+# LLVM IR a pass rewrote runs on the CPU with lli (feature "lli"):
+# mlir-translate (mlir-22-tools) and lli (llvm-22-runtime).
+if all(os.path.exists(os.path.join(config.llvm_tools_dir, t))
+       for t in ("lli", "mlir-translate")):
+    config.available_features.add("lli")
+    llvm_config.add_tool_substitutions(["lli", "mlir-translate"],
+                                       [config.llvm_tools_dir])
 config.substitutions.append(("%examples", os.path.join(config.dslc_src_root, "examples")))
 config.substitutions.append(("%python", "python3"))
 

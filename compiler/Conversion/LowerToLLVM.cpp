@@ -32,45 +32,6 @@ using namespace mlir;
 
 namespace {
 
-/// In `f`, f32 divisions (scalar or vector) as PTX's div.full.f32 (within 2
-/// ulp; no call). div.rn.f32 and rcp.rn.f32 have a slow path that ptxas
-/// emits as a call, and a call anywhere in a function makes ptxas
-/// serialize every wgmma in it (each product waited for before the next
-/// is issued): a kernel on wgmma divides with div.full.f32 instead.
-void divideWithoutCalls(LLVM::LLVMFuncOp f) {
-  SmallVector<LLVM::FDivOp> divs;
-  f.walk([&](LLVM::FDivOp op) {
-    if (getElementTypeOrSelf(op.getType()).isF32())
-      divs.push_back(op);
-  });
-  for (LLVM::FDivOp op : divs) {
-    OpBuilder b(op);
-    Location loc = op.getLoc();
-    Type f32 = b.getF32Type();
-    auto full = [&](Value x, Value y) -> Value {
-      return LLVM::CallIntrinsicOp::create(
-                 b, loc, f32, b.getStringAttr("llvm.nvvm.div.full"),
-                 ValueRange{x, y})
-          .getResult(0);
-    };
-    Value result;
-    if (auto vec = dyn_cast<VectorType>(op.getType())) {
-      result = LLVM::PoisonOp::create(b, loc, vec);
-      for (int64_t i = 0; i < vec.getNumElements(); ++i) {
-        Value at = LLVM::ConstantOp::create(b, loc, b.getI32Type(),
-                                            b.getI32IntegerAttr(i));
-        Value x = LLVM::ExtractElementOp::create(b, loc, op.getLhs(), at);
-        Value y = LLVM::ExtractElementOp::create(b, loc, op.getRhs(), at);
-        result = LLVM::InsertElementOp::create(b, loc, result, full(x, y), at);
-      }
-    } else {
-      result = full(op.getLhs(), op.getRhs());
-    }
-    op.replaceAllUsesWith(result);
-    op.erase();
-  }
-}
-
 struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -162,7 +123,8 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
         exits.push_back(call);
     });
     // ... except in a kernel on wgmma: a call serializes its products
-    // (divideWithoutCalls), so its few error paths are inlined there.
+    // (-dslc-divide-without-calls), so its few error paths are inlined
+    // there.
     if (!onWgmma.empty())
       if (auto trap =
               module.lookupSymbol<LLVM::LLVMFuncOp>(dslc::kErrorTrapFunction)) {
@@ -194,8 +156,10 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
       if (tensorCores.contains(f.getName()))
         f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                    IntegerAttr::get(IntegerType::get(ctx, 32), 1));
+      // ptxas serializes a wgmma kernel's products when it calls anything:
+      // -dslc-divide-without-calls rewrites the divisions it would call.
       if (onWgmma.contains(f.getName()))
-        divideWithoutCalls(f);
+        f->setAttr(dslc::kWithoutCallsAttr, UnitAttr::get(ctx));
       f->removeAttr(dslc::tile::kKernelAttr);
       f->removeAttr(dslc::tile::kNumWarpsAttr);
     });

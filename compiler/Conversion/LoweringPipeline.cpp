@@ -41,6 +41,8 @@ void dslc::buildDslcPipeline(mlir::OpPassManager &pm,
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
   }
+  // After the cleanup: a divisor folded to a constant keeps its division.
+  pm.addPass(createDivideWithoutCalls());
 }
 
 void dslc::registerDslcPipeline() {

@@ -18,6 +18,10 @@ namespace dslc {
 #define GEN_PASS_DECL
 #include "compiler/Conversion/Passes.h.inc"
 
+/// An llvm.func whose divisions -dslc-divide-without-calls rewrites (set by
+/// -dslc-lower-to-llvm on kernels on wgmma, removed by that pass).
+inline constexpr llvm::StringLiteral kWithoutCallsAttr = "dslc.without_calls";
+
 #define GEN_PASS_REGISTRATION
 #include "compiler/Conversion/Passes.h.inc"
 

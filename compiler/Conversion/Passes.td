@@ -131,4 +131,16 @@ def LowerToLLVM : Pass<"dslc-lower-to-llvm", "mlir::ModuleOp"> {
                            "mlir::cf::ControlFlowDialect"];
 }
 
+def DivideWithoutCalls : Pass<"dslc-divide-without-calls", "mlir::ModuleOp"> {
+  let summary = "Divisions ptxas would make calls of, in wgmma kernels";
+  let description = [{
+    A call anywhere in a function makes ptxas serialize its wgmma products.
+    In every llvm.func marked `dslc.without_calls` (LowerToLLVM marks the
+    kernels on wgmma): f32 divisions become div.full.f32; 64-bit integer
+    divisions and remainders by a non-constant divide in 32 bits when both
+    operands fit, else by a 64-step shift-and-subtract loop (signs fixed
+    after for sdiv/srem). The marker is removed.
+  }];
+}
+
 #endif // DSLC_COMPILER_CONVERSION_PASSES_TD
