@@ -96,10 +96,10 @@ void divide64(Operation *op) {
                                 LLVM::SubOp::create(b, loc, c64(0), d), d);
     negative = isRem ? aNeg : LLVM::XOrOp::create(b, loc, aNeg, dNeg);
   }
-  Value small = cmp(LLVM::ICmpPredicate::eq,
-                    LLVM::LShrOp::create(
-                        b, loc, LLVM::OrOp::create(b, loc, ua, ud), c64(32)),
-                    c64(0));
+  Value small = cmp(
+      LLVM::ICmpPredicate::eq,
+      LLVM::LShrOp::create(b, loc, LLVM::OrOp::create(b, loc, ua, ud), c64(32)),
+      c64(0));
 
   Block *before = op->getBlock();
   Block *after = before->splitBlock(op);
@@ -133,25 +133,25 @@ void divide64(Operation *op) {
   Value step = header->getArgument(0), q = header->getArgument(1),
         r = header->getArgument(2);
   LLVM::CondBrOp::create(b, loc, cmp(LLVM::ICmpPredicate::ult, step, c64(64)),
-                         body, ValueRange{}, done,
-                         ValueRange{isRem ? r : q});
+                         body, ValueRange{}, done, ValueRange{isRem ? r : q});
   b.setInsertionPointToStart(body);
   Value bit = LLVM::AndOp::create(
       b, loc,
-      LLVM::LShrOp::create(b, loc, ua, LLVM::SubOp::create(b, loc, c64(63), step)),
+      LLVM::LShrOp::create(b, loc, ua,
+                           LLVM::SubOp::create(b, loc, c64(63), step)),
       c64(1));
-  Value shifted = LLVM::OrOp::create(
-      b, loc, LLVM::ShlOp::create(b, loc, r, c64(1)), bit);
+  Value shifted =
+      LLVM::OrOp::create(b, loc, LLVM::ShlOp::create(b, loc, r, c64(1)), bit);
   // The remainder before the shift is below ud < 2^64, so when its top bit
   // was set the shifted value wrapped: it is then at least ud too.
   Value wrapped = cmp(LLVM::ICmpPredicate::slt, r, c64(0));
-  Value fits = LLVM::OrOp::create(
-      b, loc, wrapped, cmp(LLVM::ICmpPredicate::uge, shifted, ud));
+  Value fits = LLVM::OrOp::create(b, loc, wrapped,
+                                  cmp(LLVM::ICmpPredicate::uge, shifted, ud));
   Value nextR = LLVM::SelectOp::create(
       b, loc, fits, LLVM::SubOp::create(b, loc, shifted, ud), shifted);
-  Value nextQ = LLVM::OrOp::create(b, loc,
-                                   LLVM::ShlOp::create(b, loc, q, c64(1)),
-                                   LLVM::ZExtOp::create(b, loc, i64, fits));
+  Value nextQ =
+      LLVM::OrOp::create(b, loc, LLVM::ShlOp::create(b, loc, q, c64(1)),
+                         LLVM::ZExtOp::create(b, loc, i64, fits));
   LLVM::BrOp::create(
       b, loc,
       ValueRange{LLVM::AddOp::create(b, loc, step, c64(1)), nextQ, nextR},
