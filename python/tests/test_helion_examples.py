@@ -158,3 +158,94 @@ class Verdicts(unittest.TestCase):
         r.add("s", "SKIP", "why")
         self.assertEqual(r.verdict("s"), ("SKIP", "why"))
         self.assertEqual(r.verdict("none"), ("SKIP", "never called"))
+
+
+_MM = '''from typing import Callable
+import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(config=helion.Config(block_sizes=[16, 16, 16], num_warps=4))
+def mm(x: torch.Tensor, y: torch.Tensor,
+       epilogue: Callable = lambda acc, tile: acc) -> torch.Tensor:
+    m, k = x.size()
+    _, n = y.size()
+    out = torch.empty([m, n], dtype=x.dtype, device=x.device)
+    for tile_m, tile_n in hl.tile([m, n]):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for tile_k in hl.tile(k):
+            acc = torch.addmm(acc, x[tile_m, tile_k], y[tile_k, tile_n])
+        out[tile_m, tile_n] = epilogue(acc, (tile_m, tile_n))
+    return out
+'''
+
+_CALLER = '''def make(bias, scale, name):
+    def relu_bias(acc, tile):
+        """a docstring is not a statement that counts"""
+        return torch.relu(acc + bias[tile[1]]) * scale
+    def two(acc, tile):
+        v = acc + 1
+        return v
+    return (relu_bias, lambda acc, tile: acc + bias[tile[0], tile[1]],
+            two, lambda acc, tile: acc * len(name))
+'''
+
+
+class RunTimeCallables(unittest.TestCase):
+    """matmul.py's check() passes epilogues that capture a bias: the
+    stand-in compiles the kernel for each (helion_callables)."""
+
+    class Tensor:
+        pass
+
+    def setUp(self):
+        import sys
+        import tempfile
+        self.dir = tempfile.mkdtemp()
+        with open(os.path.join(self.dir, "caller_mod.py"), "w") as f:
+            f.write(_CALLER)
+        sys.path.insert(0, self.dir)
+        spec = importlib.util.spec_from_file_location(
+            "caller_mod", os.path.join(self.dir, "caller_mod.py"))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        self.fns = mod.make(self.Tensor(), 2.0, "ab")
+        self.hc = hx.helion_callables
+
+    def inline(self, fn):
+        return self.hc.inline_callables(_MM, "mm", {"epilogue": fn},
+                                        lambda v: isinstance(v, self.Tensor))
+
+    def test_def_and_lambda(self):
+        src, lifted = self.inline(self.fns[0])
+        self.assertEqual(list(lifted), ["bias"])
+        self.assertIn("y: torch.Tensor, bias: torch.Tensor, epilogue", src)
+        self.assertIn("out[tile_m, tile_n] = torch.relu(acc + "
+                      "bias[(tile_m, tile_n)[1]]) * 2.0", src)
+        self.assertTrue(src.startswith("from typing import Callable"))
+        src2, _ = self.inline(self.fns[1])
+        self.assertIn("acc + bias[(tile_m, tile_n)[0], (tile_m, tile_n)[1]]",
+                      src2)
+        dslc = os.path.join(os.environ.get("DSLC_BUILD_DIR", ""), "bin",
+                            "dslc")
+        if not os.path.exists(dslc):
+            return
+        import subprocess
+        for text, bias in ((src, "f16[1]"), (src2, "f16[2]")):
+            path = os.path.join(self.dir, "variant.py")
+            with open(path, "w") as f:
+                f.write(text)
+            r = subprocess.run([dslc, path, "-k", "mm", "--signature",
+                                f"x=f16[2],y=f16[2],bias={bias}",
+                                "--emit=tile", "-o", os.devnull],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_refused(self):
+        with self.assertRaisesRegex(self.hc.NotInlinable,
+                                    "more than one `return"):
+            self.inline(self.fns[2])
+        with self.assertRaisesRegex(self.hc.NotInlinable,
+                                    "captures 'name', a str"):
+            self.inline(self.fns[3])
