@@ -187,8 +187,9 @@ _CALLER = '''def make(bias, scale, name):
     def two(acc, tile):
         v = acc + 1
         return v
+    pair = (lambda acc, tile: acc + 1, lambda acc, tile: acc + 2)
     return (relu_bias, lambda acc, tile: acc + bias[tile[0], tile[1]],
-            two, lambda acc, tile: acc * len(name))
+            two, lambda acc, tile: acc * len(name), pair[0])
 '''
 
 
@@ -249,3 +250,8 @@ class RunTimeCallables(unittest.TestCase):
         with self.assertRaisesRegex(self.hc.NotInlinable,
                                     "captures 'name', a str"):
             self.inline(self.fns[3])
+        # Two lambdas of the same parameters on one line: which one ran
+        # is not in the function object.
+        with self.assertRaisesRegex(self.hc.NotInlinable,
+                                    "2 functions of its parameters"):
+            self.inline(self.fns[4])

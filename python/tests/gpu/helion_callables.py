@@ -33,21 +33,19 @@ def _node_of(fn):
         raise NotInlinable(f"its source is not readable ({e})")
     code = fn.__code__
     params = list(code.co_varnames[:code.co_argcount])
+    is_lambda = fn.__name__ == "<lambda>"
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Lambda):
+        if is_lambda and isinstance(node, ast.Lambda):
             first = node.lineno
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        elif not is_lambda and isinstance(node, ast.FunctionDef) and \
+                node.name == fn.__name__:
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
         else:
             continue
-        if first != code.co_firstlineno:
-            continue
-        if [a.arg for a in node.args.args] != params:
-            continue
-        if isinstance(node, ast.FunctionDef) and node.name != fn.__name__:
-            continue
-        found.append(node)
+        if first == code.co_firstlineno and \
+                [a.arg for a in node.args.args] == params:
+            found.append(node)
     if len(found) != 1:
         raise NotInlinable(f"{len(found)} functions of its parameters start "
                            f"on line {code.co_firstlineno} of its file")
