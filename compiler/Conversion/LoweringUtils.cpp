@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace dslc;
@@ -399,6 +400,26 @@ void boundedSpin(
         return std::make_tuple(done, seen, SmallVector<Value>{});
       },
       site);
+}
+
+bool mayWrite(Operation *op) {
+  if (isa<comm::CommDialect>(op->getDialect()))
+    return !isa<comm::PeerOp, comm::EpochOp>(op);
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return !isPure(op) && !op->hasTrait<OpTrait::IsTerminator>();
+  return effects.hasEffect<MemoryEffects::Write>();
+}
+
+bool mayClobber(Operation *op, tile::LoadOp load) {
+  if (auto store = dyn_cast<tile::StoreOp>(op)) {
+    auto a = dyn_cast<BlockArgument>(tile::viewedTensor(store.getRef()));
+    auto b = dyn_cast<BlockArgument>(tile::viewedTensor(load.getRef()));
+    if (a && b && a != b && isa<func::FuncOp>(a.getOwner()->getParentOp()) &&
+        isa<func::FuncOp>(b.getOwner()->getParentOp()))
+      return false;
+  }
+  return mayWrite(op);
 }
 
 } // namespace dslc::lower

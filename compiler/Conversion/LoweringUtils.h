@@ -410,4 +410,16 @@ inline constexpr llvm::StringLiteral kCtaOrderedAttr = "tile.cta_ordered";
 /// Marks the loads and gathers of `func` that read a tensor it writes.
 void markReadsAfterWrites(mlir::Operation *func);
 
+/// Whether `op` may write memory a load repeated after it reads (a pass
+/// that recomputes a load later: RollReductions, SplitWideDots).
+/// Communication other than naming a peer's tensor or reading the launch
+/// counter is a synchronization point (a peer may write after it),
+/// whatever effects it declares.
+bool mayWrite(mlir::Operation *op);
+/// Whether `op` may write what `load` reads. A store into another kernel
+/// parameter does not (parameters do not alias, as in Helion); anything
+/// else that writes (a store into the same or a derived tensor, a signal
+/// or wait, a packet, an op with unknown effects) may.
+bool mayClobber(mlir::Operation *op, dslc::tile::LoadOp load);
+
 } // namespace dslc::lower

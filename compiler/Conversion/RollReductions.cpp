@@ -105,24 +105,11 @@ struct Roller {
   bool isRollableLoop(scf::ForOp loop) const {
     bool ok = true;
     loop.getBody()->walk([&](Operation *op) {
-      if (mayWrite(op) || (touchesWide(op) && !isa<scf::YieldOp>(op) &&
-                           (isa<scf::ForOp>(op) || !isRollable(op))))
+      if (lower::mayWrite(op) || (touchesWide(op) && !isa<scf::YieldOp>(op) &&
+                                  (isa<scf::ForOp>(op) || !isRollable(op))))
         ok = false;
     });
     return ok;
-  }
-
-  /// Whether `op` may write memory a recomputed load reads. Communication
-  /// other than naming a peer's tensor or reading the launch counter is a
-  /// synchronization point (a peer may write after it), whatever effects
-  /// it declares.
-  static bool mayWrite(Operation *op) {
-    if (isa<comm::CommDialect>(op->getDialect()))
-      return !isa<comm::PeerOp, comm::EpochOp>(op);
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects)
-      return !isPure(op) && !op->hasTrait<OpTrait::IsTerminator>();
-    return effects.hasEffect<MemoryEffects::Write>();
   }
 
   /// Checks the block; the sinks in order, or failure (with why).
@@ -186,21 +173,6 @@ struct Roller {
     return ops;
   }
 
-  /// Whether `o` may write what `load` reads. A store into another kernel
-  /// parameter does not (parameters do not alias, as in Helion); anything
-  /// else that writes (a store into the same or a derived tensor, a signal
-  /// or wait, a packet, an op with unknown effects) may.
-  static bool mayClobber(Operation *o, tile::LoadOp load) {
-    if (auto store = dyn_cast<tile::StoreOp>(o)) {
-      auto a = dyn_cast<BlockArgument>(tile::viewedTensor(store.getRef()));
-      auto b = dyn_cast<BlockArgument>(tile::viewedTensor(load.getRef()));
-      if (a && b && a != b && isa<func::FuncOp>(a.getOwner()->getParentOp()) &&
-          isa<func::FuncOp>(b.getOwner()->getParentOp()))
-        return false;
-    }
-    return mayWrite(o);
-  }
-
   /// Whether memory may change between a load of `slice` and `sink`.
   bool loadsStale(ArrayRef<Operation *> slice, Operation *sink) const {
     for (Operation *op : slice) {
@@ -210,7 +182,7 @@ struct Roller {
       for (tile::LoadOp load : loads)
         for (Operation *o = op->getNextNode(); o && o != sink;
              o = o->getNextNode())
-          if (mayClobber(o, load))
+          if (lower::mayClobber(o, load))
             return true;
     }
     return false;
