@@ -11,10 +11,13 @@
 // meaning (a chain of f32 FMAs in order of increasing k from the
 // accumulator, rounded once) makes the loop compute the same values. The
 // chunk divides K, so every chunk stays inside the slice the load read;
-// elements past the load's limits are zeros, as before.
+// elements past the load's limits are zeros, as before. A load is repeated
+// only from the dot's block with nothing between it and the dot that may
+// write what it read (lower::mayClobber, as RollReductions).
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Conversion/LoweringUtils.h"
 #include "compiler/Conversion/Passes.h"
 #include "compiler/Limits.h"
 
@@ -48,19 +51,23 @@ bool isConversion(Operation *op) {
       op);
 }
 
-/// The load `v` is, through conversions that have no other user, when a
-/// chunk of it can be loaded anew: its masked elements are zeros.
-tile::LoadOp reloadableLoad(Value v) {
+/// The load `v` is (through conversions) when a chunk of it can be loaded
+/// anew at `at`: its masked elements are zeros, and it is in `at`'s block
+/// with nothing between them that may write what it read.
+tile::LoadOp reloadableLoad(Value v, Operation *at) {
   Operation *op = v.getDefiningOp();
   while (op && isConversion(op))
     op = op->getOperand(0).getDefiningOp();
   auto load = dyn_cast_or_null<tile::LoadOp>(op);
-  if (!load)
+  if (!load || load->getBlock() != at->getBlock())
     return nullptr;
   if (auto other = load.getOtherAttr();
       other && !matchPattern(other, m_AnyZeroFloat()) &&
       !matchPattern(other, m_Zero()))
     return nullptr;
+  for (Operation *o = load->getNextNode(); o != at; o = o->getNextNode())
+    if (lower::mayClobber(o, load))
+      return nullptr;
   return load;
 }
 
@@ -122,7 +129,7 @@ void split(tile::DotOp dot, int64_t threads) {
   int64_t budget = kMaxElementsPerThread * threads;
   if (m * k <= budget && k * n <= budget)
     return;
-  if (!reloadableLoad(dot.getLhs()) || !reloadableLoad(dot.getRhs()))
+  if (!reloadableLoad(dot.getLhs(), dot) || !reloadableLoad(dot.getRhs(), dot))
     return;
   int64_t chunk = chooseChunk(m, k, n, threads);
   if (chunk == 0)

@@ -105,3 +105,45 @@ func.func @untouched(%x: !tile.ref<f32, 2>, %w: !tile.ref<f32, 2>,
   tile.store %d2, %out[%c0, %c0] limits [%c16, %c512] {dims = array<i64: 0, 1>} : tensor<16x512xf32>, !tile.ref<f32, 2>
   return
 }
+
+// -----
+
+// A load is repeated per chunk only if nothing between it and the product
+// may write what it read: a store into the weight itself keeps the product
+// whole (the distribution then says to loop over K); a store into another
+// parameter does not (parameters do not alias).
+
+// CHECK-LABEL: func.func @stale(
+// CHECK-NOT: scf.for
+// CHECK: tile.store %{{.*}}, %arg1
+// CHECK: tile.dot %{{.*}}, %{{.*}} : tensor<16x512xf32>, tensor<512x512xf32>
+// CHECK-LABEL: func.func @other_param(
+// CHECK: tile.store %{{.*}}, %arg2
+// CHECK: scf.for
+// CHECK: tile.dot {{.*}} : tensor<16x32xf32>, tensor<32x512xf32>, tensor<16x512xf32>
+func.func @stale(%x: !tile.ref<f32, 2>, %w: !tile.ref<f32, 2>,
+                 %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c512 = arith.constant 512 : index
+  %row = tile.load %x[%c0, %c0] limits [%c16, %c512] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<16x512xf32>
+  %big = tile.load %w[%c0, %c0] limits [%c512, %c512] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<512x512xf32>
+  tile.store %row, %w[%c0, %c0] limits [%c16, %c512] {dims = array<i64: 0, 1>} : tensor<16x512xf32>, !tile.ref<f32, 2>
+  %d = tile.dot %row, %big : tensor<16x512xf32>, tensor<512x512xf32> -> tensor<16x512xf32>
+  tile.store %d, %out[%c0, %c0] limits [%c16, %c512] {dims = array<i64: 0, 1>} : tensor<16x512xf32>, !tile.ref<f32, 2>
+  return
+}
+func.func @other_param(%x: !tile.ref<f32, 2>, %w: !tile.ref<f32, 2>,
+                       %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c512 = arith.constant 512 : index
+  %row = tile.load %x[%c0, %c0] limits [%c16, %c512] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<16x512xf32>
+  %big = tile.load %w[%c0, %c0] limits [%c512, %c512] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<512x512xf32>
+  tile.store %row, %out[%c0, %c0] limits [%c16, %c512] {dims = array<i64: 0, 1>} : tensor<16x512xf32>, !tile.ref<f32, 2>
+  %d = tile.dot %row, %big : tensor<16x512xf32>, tensor<512x512xf32> -> tensor<16x512xf32>
+  tile.store %d, %out[%c0, %c0] limits [%c16, %c512] {dims = array<i64: 0, 1>} : tensor<16x512xf32>, !tile.ref<f32, 2>
+  return
+}
