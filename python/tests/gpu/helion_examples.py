@@ -282,6 +282,13 @@ class _HostKernelFactory:
                 # tuner's candidate (DslcKernel.autotune)
                 override = None
 
+                def __init__(self, *args, **kwargs):
+                    super().__init__(*args, **kwargs)
+                    self._metadata = {}     # request key -> metadata
+                    # (values, mapped values, request) of the call whose
+                    # block sizes were last asked: its launch reuses them
+                    self._asked = None
+
                 def use_cubin(self, cubin, metadata=None):
                     self.release_instances()
                     self.override = (cubin, metadata) if cubin else None
@@ -297,11 +304,11 @@ class _HostKernelFactory:
                     # once per argument shapes: a call's host cost is then
                     # the package's, not a cache lookup and a JSON parse
                     # (which put ~0.4 ms on every timed call).
-                    if not hasattr(self, "_metadata"):
-                        self._metadata = {}
                     comm = _comm.default()
-                    key = self._request(self._map_args((), values),
-                                        comm.rank, comm.world_size)[3]
+                    vals = self._map_args((), values)
+                    request = self._request(vals, comm.rank, comm.world_size)
+                    self._asked = (values, vals, request)
+                    key = request[3]
                     md = self._metadata.get(key)
                     if md is None:
                         if self.override:
@@ -322,9 +329,13 @@ class _HostKernelFactory:
                         raise Skip(
                             f"the host code made {len(outputs)} tensor(s), "
                             f"dslc's kernel has {len(names)} output(s)")
-                    vals = self._map_args((), values)
-                    sig, shapes, defs, key = self._request(vals, comm.rank,
-                                                           comm.world_size)
+                    if self._asked and self._asked[0] is values:
+                        _, vals, request = self._asked
+                    else:
+                        vals = self._map_args((), values)
+                        request = self._request(vals, comm.rank,
+                                                comm.world_size)
+                    sig, shapes, defs, key = request
                     outs = dict(zip(names, outputs))
                     key += tuple((n, tuple(t.shape), str(t.dtype))
                                  for n, t in outs.items())
