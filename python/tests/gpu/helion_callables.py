@@ -22,9 +22,19 @@ class NotInlinable(Exception):
     """Why a function passed at run time cannot be compiled in."""
 
 
+_NODES = {}     # code object -> (parameter names, expression)
+
+
 def _node_of(fn):
     """(parameter names, expression) of lambda or one-return def `fn`,
-    from its file's syntax tree."""
+    from its file's syntax tree (parsed once per code object: a closure
+    made anew for every call shares its code)."""
+    if fn.__code__ not in _NODES:
+        _NODES[fn.__code__] = _parse_node(fn)
+    return _NODES[fn.__code__]
+
+
+def _parse_node(fn):
     try:
         path = inspect.getsourcefile(fn)
         with open(path) as f:
