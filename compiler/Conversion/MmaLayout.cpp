@@ -15,21 +15,33 @@ int64_t MmaLayout::pitchFor(int64_t columns, int64_t bytes) {
 
 std::optional<MmaLayout> MmaLayout::choose(int64_t m, int64_t n,
                                            int64_t warps) {
-  std::optional<MmaLayout> best;
-  int64_t bestPerimeter = 0;
-  for (int64_t a = 1; a <= warps; ++a) {
-    if (warps % a)
+  // The most warps that fit: all of them, else the largest divisor of the
+  // count whose grid splits the tile (the others repeat its blocks).
+  for (int64_t used = warps; used >= 1; --used) {
+    if (warps % used)
       continue;
-    int64_t b = warps / a;
-    if (m % (a * kFragRows) || n % (b * kStepK))
-      continue;
-    // Operand loads per k-step: TM / 16 + TN / 16; the fewest (the most
-    // square block) wins, ties to more rows per warp.
-    int64_t perimeter = m / a + n / b;
-    if (!best || perimeter < bestPerimeter) {
-      best = MmaLayout{m, n, a, b};
-      bestPerimeter = perimeter;
+    std::optional<MmaLayout> best;
+    int64_t bestPerimeter = 0;
+    for (int64_t a = 1; a <= used; ++a) {
+      if (used % a)
+        continue;
+      int64_t b = used / a;
+      if (m % (a * kFragRows) || n % (b * kStepK))
+        continue;
+      // Operand loads per k-step: TM / 16 + TN / 16; the fewest (the most
+      // square block) wins, ties to more rows per warp.
+      int64_t perimeter = m / a + n / b;
+      if (!best || perimeter < bestPerimeter) {
+        best = MmaLayout{m, n, a, b};
+        bestPerimeter = perimeter;
+      }
     }
+    // Fewer warps hold more each: past kMaxRepeatedPerThread accumulator
+    // elements a thread, CUDA cores spread the tile over every thread.
+    if (best && (used == warps || best->perThread() <= kMaxRepeatedPerThread))
+      return best;
+    if (best)
+      return std::nullopt;
   }
-  return best;
+  return std::nullopt;
 }

@@ -4,7 +4,9 @@
 // by a CTA's warps, and where tensor-core dots read their operands.
 //
 // Warp w computes the block of rows [wm * TM, (wm + 1) * TM) and columns
-// [wn * TN, (wn + 1) * TN) (wm = w / b, wn = w % b, TM = M / a, TN = N / b)
+// [wn * TN, (wn + 1) * TN) (wm = w' / b, wn = w' % b, TM = M / a, TN = N / b,
+// w' = w mod a b: a tile too small for all the CTA's warps is split over a
+// b of them, which the others repeat, each copy holding the same values)
 // as TM / 16 x TN / 8 fragments of mma.sync.m16n8k16's accumulator: in
 // fragment (i, j), lane l holds the four elements
 //   r = 0, 1: row 16 i + l / 4,     column 8 j + 2 (l % 4) + r
@@ -41,6 +43,10 @@ struct MmaLayout {
   static constexpr int64_t kFragRows = 16, kFragCols = 8, kStepK = 16;
   /// Accumulator elements per lane per fragment.
   static constexpr int64_t kPerFragment = 4;
+  /// The most accumulator elements a thread holds in a grid of fewer warps
+  /// than the CTA's (choose): Helion's 16 x 16 blocks take 8, a [16, 400]
+  /// tile on one warp would take 200 and spill.
+  static constexpr int64_t kMaxRepeatedPerThread = 64;
 
   int64_t m = 0, n = 0;
   int64_t warpsM = 1, warpsN = 1;
@@ -58,6 +64,7 @@ struct MmaLayout {
   }
   /// The first row and column of warp `warp`'s block.
   std::pair<int64_t, int64_t> warpOrigin(int64_t warp) const {
+    warp %= warpsM * warpsN;
     return {warp / warpsN * warpRows(), warp % warpsN * warpCols()};
   }
   /// Row and column, within a warp's block, of element r of fragment (i, j)
@@ -95,7 +102,10 @@ struct MmaLayout {
 
   /// The warp grid for an [m, n] result in `warps` warps whose blocks are
   /// whole 16 x 16 multiples, the blocks as square as possible (fewest
-  /// operand loads per mma); none when no grid fits.
+  /// operand loads per mma): of all the warps, else of the largest divisor
+  /// of their count that fits (16 x 16 in 4 warps: one warp, repeated) if
+  /// its threads hold at most kMaxRepeatedPerThread elements each; none
+  /// when no grid fits.
   static std::optional<MmaLayout> choose(int64_t m, int64_t n, int64_t warps);
 
   /// Whether this is the layout wgmma gives its result: one m64 row block

@@ -60,13 +60,16 @@ struct MmaStaging {
 int64_t f32Pitch(int64_t n) { return MmaLayout::pitchFor(n, 4); }
 
 /// This thread's place in `layout` (i64): its warp's first row and column
-/// (MmaLayout::warpOrigin) and its lane.
+/// (MmaLayout::warpOrigin, warps past the grid repeating it) and its lane.
 struct WarpPlace {
   Value row0, col0, lane;
 };
 WarpPlace warpPlace(OpBuilder &b, Location loc, const MmaLayout &layout) {
   Value tid = lower::threadId(b, loc);
-  Value warp = arith::DivUIOp::create(b, loc, tid, i64(b, loc, 32));
+  // Warps past the grid repeat its blocks (MmaLayout::choose).
+  Value warp = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, tid, i64(b, loc, 32)),
+      i64(b, loc, layout.warpsM * layout.warpsN));
   auto at = [&](Value index, int64_t size) {
     return arith::MulIOp::create(b, loc, index, i64(b, loc, size));
   };

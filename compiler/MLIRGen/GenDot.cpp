@@ -113,6 +113,13 @@ Result Generator::genDot(llvm::StringRef fn, const SemValue &aIn,
     acc = castValue(c->value, builder.getF32Type(), l);
     valid = mergeValid(valid, c->valid);
   }
+  if (probe) {
+    std::array<int64_t, 3> least = helionMinDotSize(et);
+    noteDotMinimum(validOf(*a, q), least[0]);
+    noteDotMinimum(validOf(*b, q + 1), least[1]);
+    noteDotMinimum(validOf(*a, q + 1), least[2]);
+    noteDotMinimum(validOf(*b, q), least[2]);
+  }
   SmallVector<ValidCount, 1> k =
       mergeValid({validOf(*a, q + 1)}, {validOf(*b, q)});
   Value validK = materialize(k.front(), l);
@@ -122,6 +129,18 @@ Result Generator::genDot(llvm::StringRef fn, const SemValue &aIn,
   v.value = castValue(r, resultType, l);
   v.valid = std::move(valid);
   return v;
+}
+
+void Generator::noteDotMinimum(const ValidCount &valid, int64_t min) {
+  for (const ValidCount::Bound &b : valid.bounds) {
+    auto it = probe->tileBlocks.find(b.begin);
+    if (it == probe->tileBlocks.end())
+      continue;
+    std::vector<int64_t> &mins = probe->dotMinimums;
+    if (mins.size() <= it->second)
+      mins.resize(it->second + 1, 1);
+    mins[it->second] = std::max(mins[it->second], min);
+  }
 }
 
 Result Generator::genMatmulOperator(const SemValue &lhs, const SemValue &rhs,

@@ -68,7 +68,9 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
                     : v.kind == SemValue::Kind::Scalar && v.known
                         ? v.known->value
                         : 0);
-  auto blocks = tileBlockSizes(call, extents.size(), isGrid, hints);
+  std::vector<int> blockIndices(extents.size(), -1);
+  auto blocks =
+      tileBlockSizes(call, extents.size(), isGrid, hints, blockIndices);
   if (failed(blocks))
     return failure();
 
@@ -77,6 +79,7 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
     const auto &[v, x] = extents[d];
     dims[d].extentExpr = x;
     dims[d].block = (*blocks)[d];
+    dims[d].blockIndex = blockIndices[d];
     if (v.kind == SemValue::Kind::Int && v.intValue < 0)
       return error(x->getRange(), "a loop extent cannot be negative, got " +
                                       std::to_string(v.intValue));
@@ -126,7 +129,8 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
 
 FailureOr<std::vector<int64_t>>
 Generator::tileBlockSizes(const ast::CallExpr &call, size_t numDims,
-                          bool isGrid, ArrayRef<int64_t> hints) {
+                          bool isGrid, ArrayRef<int64_t> hints,
+                          std::vector<int> &indices) {
   // block_size= (an int, a list, or None = tunable).
   std::vector<int64_t> blocks;
   const ast::Expr *blockArg = keyword(call, "block_size");
@@ -159,6 +163,7 @@ Generator::tileBlockSizes(const ast::CallExpr &call, size_t numDims,
       blocks.push_back(*v);
       continue;
     }
+    indices[d] = int(nextBlockSize);
     FailureOr<int64_t> block = takeBlockSize(call.getRange(), "this tile", 1, 0,
                                              d < hints.size() ? hints[d] : 0);
     if (failed(block))
@@ -177,6 +182,8 @@ SemValue Generator::makeTile(const TileDim &dim, Value id, bool isGrid) {
   Value next =
       arith::AddIOp::create(builder, tl, t.begin, indexConst(tl, dim.block));
   t.end = arith::MinUIOp::create(builder, tl, next, dim.extentIndex);
+  if (probe && dim.blockIndex >= 0)
+    probe->tileBlocks[t.begin] = unsigned(dim.blockIndex);
   t.extentOrigin = dim.extent.origin;
   t.extent = dim.extentIndex;
   if (isGrid) {

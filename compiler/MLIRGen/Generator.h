@@ -21,6 +21,7 @@
 
 #include "mlir/IR/OwningOpRef.h"
 
+#include <array>
 #include <functional>
 #include <map>
 #include <optional>
@@ -56,6 +57,9 @@ public:
   static int64_t helionDefaultBlock(size_t numBlocks,
                                     const std::set<int64_t> &fullRows,
                                     int64_t hint);
+  /// Triton's least M, N and K of a product of `inputType` tiles on NVIDIA
+  /// (min_dot_size): Helion raises its block sizes' minimums to them.
+  static std::array<int64_t, 3> helionMinDotSize(mlir::Type inputType);
 
 private:
   using AutoRoll = gen::AutoRoll;
@@ -345,10 +349,14 @@ private:
   mlir::LogicalResult genTileLoop(const ast::ForStmt &s,
                                   const ast::CallExpr &call, bool isGrid);
   /// The block size of each dimension of an hl.tile loop; `hints` are the
-  /// extents when known (0: unknown).
+  /// extents when known (0: unknown). `indices` gets each tunable's
+  /// block_sizes index (-1 where the program fixes the size).
   mlir::FailureOr<std::vector<int64_t>>
   tileBlockSizes(const ast::CallExpr &call, size_t numDims, bool isGrid,
-                 llvm::ArrayRef<int64_t> hints);
+                 llvm::ArrayRef<int64_t> hints, std::vector<int> &indices);
+  /// Probe only: the tunables whose tiles `valid` bounds get at least `min`
+  /// (a matrix product's M, N or K).
+  void noteDotMinimum(const ValidCount &valid, int64_t min);
   SemValue makeTile(const TileDim &dim, mlir::Value id, bool isGrid);
   mlir::FailureOr<GridExtent> gridExtent(const TileDim &dim);
   /// The kernel's grid; `shift` is the begin of hl.tile(begin, end).

@@ -122,6 +122,11 @@ struct AutoRoll {
 struct DefaultProbe {
   std::vector<int64_t> hints;
   std::set<int64_t> fullRows;
+  /// The least block size a tunable takes because a matrix product uses
+  /// its tiles as M, N or K (Helion's min_dot_size rule), by block index.
+  std::vector<int64_t> dotMinimums;
+  /// The tunable block index of each tile loop's begin (probe only).
+  llvm::DenseMap<mlir::Value, unsigned> tileBlocks;
 };
 
 /// Inlined helper calls, innermost last.
@@ -163,6 +168,9 @@ struct TileDim {
   SemValue extent;
   mlir::Value extentIndex;
   int64_t block = 1;
+  /// The tunable block size it takes (block_sizes[blockIndex]); -1 when
+  /// the program fixes it.
+  int blockIndex = -1;
   const ast::Expr *target = nullptr;
 };
 

@@ -307,9 +307,20 @@ OwningOpRef<ModuleOp> dslc::generateKernel(MLIRContext &context,
   mlirgen::Generator gen(context, module, kernel, options, diags, description);
   if (!probe.hints.empty()) {
     std::vector<int64_t> sizes;
-    for (int64_t hint : probe.hints)
-      sizes.push_back(mlirgen::Generator::helionDefaultBlock(
-          probe.hints.size(), probe.fullRows, hint));
+    for (auto [i, hint] : llvm::enumerate(probe.hints)) {
+      int64_t block = mlirgen::Generator::helionDefaultBlock(
+          probe.hints.size(), probe.fullRows, hint);
+      // A tile a matrix product uses: at least Triton's least product
+      // size, unless the dimension is smaller (Helion's BlockSizeSpec
+      // clamps its minimum to the dimension's power of two).
+      if (i < probe.dotMinimums.size()) {
+        int64_t least = probe.dotMinimums[i];
+        if (hint > 0)
+          least = std::min<int64_t>(least, llvm::PowerOf2Ceil(hint));
+        block = std::max(block, least);
+      }
+      sizes.push_back(block);
+    }
     gen.setDefaultBlockSizes(std::move(sizes));
   }
   return gen.run();

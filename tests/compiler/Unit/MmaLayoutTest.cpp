@@ -153,6 +153,8 @@ TEST_CASE("mma.sync fragments hold the product where MmaLayout says", "[mma]") {
   checkDot(128, 128, 32, 8);
   checkDot(32, 64, 24, 2); // K padded to 32 with zeros
   checkDot(16, 16, 1, 1);  // K = 1: fifteen zero columns and rows
+  checkDot(16, 16, 32, 4); // one warp's block, repeated by the other three
+  checkDot(16, 32, 16, 8); // two warps' blocks, each repeated four times
 }
 
 TEST_CASE("the warp grid is the most square that whole fragments allow",
@@ -167,6 +169,19 @@ TEST_CASE("the warp grid is the most square that whole fragments allow",
   CHECK(l->warpRows() == 64);
   CHECK(l->warpCols() == 64);
   CHECK_FALSE(MmaLayout::choose(24, 32, 4));
+  // Too small for all the warps: the largest count of them that fits.
+  l = MmaLayout::choose(16, 16, 4);
+  REQUIRE(l);
+  CHECK(l->warpsM * l->warpsN == 1);
+  CHECK(l->warpOrigin(3) == std::pair<int64_t, int64_t>{0, 0});
+  l = MmaLayout::choose(16, 32, 8);
+  REQUIRE(l);
+  CHECK(l->warpsN == 2);
+  CHECK(l->warpOrigin(5) == std::pair<int64_t, int64_t>{0, 16});
+  // ... unless its threads would hold too much: [16, 400] fits only one
+  // warp, 200 elements a thread.
+  CHECK_FALSE(MmaLayout::choose(16, 400, 8));
+  CHECK(MmaLayout::choose(16, 400, 1));     // all the warps: no limit
   CHECK_FALSE(MmaLayout::choose(16, 8, 1)); // N must be a multiple of 16
 }
 

@@ -84,3 +84,31 @@ def too_few(x: torch.Tensor) -> torch.Tensor:
     for t in hl.tile(x.size(0)):
         out[t] = x[t] * 2
     return out
+
+
+@helion.kernel()
+def dot_tiles(x: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    k = a.size(1)
+    c = torch.empty([m, k], dtype=x.dtype, device=x.device)
+    out = torch.empty([m, n], dtype=x.dtype, device=x.device)
+    for tile_m in hl.tile(m):
+        for tile_k in hl.tile(k):
+            c[tile_m, tile_k] = x[tile_m, :] @ a[:, tile_k]
+        for tile_n in hl.tile(n):
+            acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+            for tile_k in hl.tile(k):
+                acc = torch.addmm(acc, c[tile_m, tile_k], b[tile_k, tile_n])
+            out[tile_m, tile_n] = x[tile_m, tile_n] * acc
+    return out
+
+
+@helion.kernel()
+def dot_and_rows(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    m = x.size(0)
+    out = torch.empty([m, w.size(1)], dtype=x.dtype, device=x.device)
+    for tile_m in hl.tile(m):
+        out[tile_m, :] = x[tile_m, :] @ w[:, :]
+    for tile_m in hl.tile(m):
+        out[tile_m, :] = out[tile_m, :] * 2
+    return out
