@@ -198,10 +198,9 @@ int64_t Generator::helionDefaultBlock(size_t numBlocks,
 }
 
 std::array<int64_t, 3> Generator::helionMinDotSize(Type inputType) {
-  // Triton 3.6's NVIDIA backend (min_dot_size): 16 x 16 x 16, and N 32
-  // for int8 inputs (dslc's products take none).
-  (void)inputType;
-  return {16, 16, 16};
+  // Triton 3.6's NVIDIA backend (min_dot_size, printed on an H100): M and N
+  // any size (padded onto tensor cores), K 16, 32 for 8-bit inputs.
+  return {1, 1, isFP8(inputType) ? 32 : 16};
 }
 
 FailureOr<int64_t> Generator::takeBlockSize(SourceRange where,

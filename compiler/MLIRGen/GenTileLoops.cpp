@@ -173,6 +173,11 @@ Generator::tileBlockSizes(const ast::CallExpr &call, size_t numDims,
   return blocks;
 }
 
+void Generator::recordTileBlock(const TileDim &dim, const SemValue &tile) {
+  if (probe && dim.blockIndex >= 0 && tile.kind == SemValue::Kind::Tile)
+    probe->tileBlocks[tile.begin] = unsigned(dim.blockIndex);
+}
+
 SemValue Generator::makeTile(const TileDim &dim, Value id, bool isGrid) {
   SemValue t = SemValue::ofKind(SemValue::Kind::Tile);
   mlir::Location tl = loc(*dim.extentExpr);
@@ -182,8 +187,7 @@ SemValue Generator::makeTile(const TileDim &dim, Value id, bool isGrid) {
   Value next =
       arith::AddIOp::create(builder, tl, t.begin, indexConst(tl, dim.block));
   t.end = arith::MinUIOp::create(builder, tl, next, dim.extentIndex);
-  if (probe && dim.blockIndex >= 0)
-    probe->tileBlocks[t.begin] = unsigned(dim.blockIndex);
+  recordTileBlock(dim, t);
   t.extentOrigin = dim.extent.origin;
   t.extent = dim.extentIndex;
   if (isGrid) {
@@ -281,6 +285,7 @@ LogicalResult Generator::genGridLoop(const ast::ForStmt &s,
       if (failed(shifted))
         return failure();
       t = *shifted;
+      recordTileBlock(dims[d], t);
     }
     t.gridTile = true;
     if (!dims[d].target) {
@@ -382,6 +387,7 @@ LogicalResult Generator::genNestedTileLoop(const ast::ForStmt &s,
             arith::AddIOp::create(builder, tl, t.begin,
                                   indexConst(tl, dims[d].block)),
             dims[d].extentIndex);
+        recordTileBlock(dims[d], t);
       }
       perDim[d] = t;
     }

@@ -358,6 +358,9 @@ private:
   /// (a matrix product's M, N or K).
   void noteDotMinimum(const ValidCount &valid, int64_t min);
   SemValue makeTile(const TileDim &dim, mlir::Value id, bool isGrid);
+  /// Probe only: `tile` (made for `dim`, shifted or not) is block
+  /// dim.blockIndex's, for noteDotMinimum.
+  void recordTileBlock(const TileDim &dim, const SemValue &tile);
   mlir::FailureOr<GridExtent> gridExtent(const TileDim &dim);
   /// The kernel's grid; `shift` is the begin of hl.tile(begin, end).
   /// hl.barrier() between two top-level loops: tile.grid_barrier.

@@ -121,6 +121,8 @@ struct AutoRoll {
 /// with the extents they tile (0: unknown), and the whole-row extents.
 struct DefaultProbe {
   std::vector<int64_t> hints;
+  /// The extents of dimensions loaded whole; after the probe, Helion's
+  /// reduction dimensions among them (helionReductionRows).
   std::set<int64_t> fullRows;
   /// The least block size a tunable takes because a matrix product uses
   /// its tiles as M, N or K (Helion's min_dot_size rule), by block index.

@@ -287,6 +287,22 @@ OwningOpRef<ModuleOp> Generator::run() {
 
 } // namespace dslc::mlirgen
 
+/// Helion's reduction dimensions (its config spec's reduction_loops) in a
+/// probe's kernel: the extents of the dimensions loaded whole (`fullRows`)
+/// less those a matrix product's operand spans (Helion rolls no reduction
+/// loop over a dimension a matmul uses: v1.4.0
+/// `DeviceIR.register_reduction_loops`, `has_matmul_with_rdim`). The
+/// probe's tiles are 1 wide, so a whole dimension's size is its extent.
+static std::set<int64_t> helionReductionRows(ModuleOp module,
+                                             std::set<int64_t> fullRows) {
+  module.walk([&](tile::DotOp op) {
+    for (Value operand : {op.getLhs(), op.getRhs()})
+      for (int64_t d : cast<RankedTensorType>(operand.getType()).getShape())
+        fullRows.erase(d);
+  });
+  return fullRows;
+}
+
 OwningOpRef<ModuleOp> dslc::generateKernel(MLIRContext &context,
                                            const ast::Module &module,
                                            const ast::FunctionDef &kernel,
@@ -302,7 +318,9 @@ OwningOpRef<ModuleOp> dslc::generateKernel(MLIRContext &context,
     KernelDescription scratch;
     mlirgen::Generator first(context, module, kernel, options, quiet, scratch);
     first.setProbe(&probe);
-    (void)first.run();
+    OwningOpRef<ModuleOp> probed = first.run();
+    probe.fullRows = probed ? helionReductionRows(*probed, probe.fullRows)
+                            : std::set<int64_t>();
   }
   mlirgen::Generator gen(context, module, kernel, options, diags, description);
   if (!probe.hints.empty()) {

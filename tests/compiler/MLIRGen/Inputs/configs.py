@@ -112,3 +112,29 @@ def dot_and_rows(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     for tile_m in hl.tile(m):
         out[tile_m, :] = out[tile_m, :] * 2
     return out
+
+
+@helion.kernel()
+def dot_k_minimum(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
+    m, k = x.size()
+    n = y.size(1)
+    out = torch.empty([m, n], dtype=torch.float32, device=x.device)
+    for tile_m, tile_n in hl.tile([m, n]):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for tile_k in hl.tile(k):
+            acc = torch.addmm(acc, x[tile_m, tile_k], y[tile_k, tile_n])
+        out[tile_m, tile_n] = acc * z[tile_m, :].sum(-1, keepdim=True)
+    return out
+
+
+@helion.kernel()
+def dot_shifted_k(x: torch.Tensor, y: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
+    m, k = x.size()
+    n = y.size(1)
+    out = torch.empty([m, n], dtype=torch.float32, device=x.device)
+    for tile_m, tile_n in hl.tile([m, n]):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for tile_k in hl.tile(8, k):
+            acc = torch.addmm(acc, x[tile_m, tile_k], y[tile_k, tile_n])
+        out[tile_m, tile_n] = acc * z[tile_m, :].sum(-1, keepdim=True)
+    return out
