@@ -184,6 +184,10 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
       if (base->kind == SemValue::Kind::TileData &&
           (method == "view" || method == "reshape"))
         return genTileReshape(e, *base);
+      if (inGrid && llvm::StringRef(method).starts_with("new_") &&
+          (base->kind == SemValue::Kind::TileData ||
+           base->kind == SemValue::Kind::Scalar))
+        return genNewFill(e, *base, method);
       return fail(callee.getRange(), std::string(kindName(base->kind)) +
                                          " has no method '" + method + "'");
     }

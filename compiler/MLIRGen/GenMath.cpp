@@ -211,14 +211,52 @@ Result Generator::genUnaryMath(llvm::StringRef fn, const SemValue &arg,
 Result Generator::genMinMax2(bool isMax, const SemValue &a, const SemValue &b,
                              const ast::Expr &where) {
   mlir::Location l = loc(where);
+  auto emit = [&](Value x, Value y, bool isFloat) -> Value {
+    if (isFloat) // NaN-propagating, as torch.maximum
+      return isMax ? Value(arith::MaximumFOp::create(builder, l, x, y))
+                   : Value(arith::MinimumFOp::create(builder, l, x, y));
+    return isMax ? Value(arith::MaxSIOp::create(builder, l, x, y))
+                 : Value(arith::MinSIOp::create(builder, l, x, y));
+  };
+  auto isScalar = [](const SemValue &v) {
+    return v.kind == SemValue::Kind::Scalar || isNumber(v);
+  };
+  if (isScalar(a) && isScalar(b) &&
+      (a.kind == SemValue::Kind::Scalar || b.kind == SemValue::Kind::Scalar)) {
+    // Two 0-d values (a loaded element and x.new_full([], n)): a scalar of
+    // their promoted type (a float one's, else the wider integer; a number
+    // takes the other's type, float32 for a float beside an integer).
+    auto typeOf = [&](const SemValue &v) -> Type {
+      if (v.kind == SemValue::Kind::Int)
+        return Type();
+      if (v.kind == SemValue::Kind::Float)
+        return builder.getF32Type();
+      Type t = v.value.getType();
+      return t.isIndex() ? builder.getI64Type() : t;
+    };
+    Type ta = typeOf(a), tb = typeOf(b), t;
+    if (!ta || !tb)
+      t = ta ? ta : tb;
+    else if (isa<FloatType>(ta) != isa<FloatType>(tb))
+      t = isa<FloatType>(ta) ? ta : tb;
+    else
+      t = ta.getIntOrFloatBitWidth() >= tb.getIntOrFloatBitWidth() ? ta : tb;
+    if (!isa<FloatType>(t) &&
+        (a.kind == SemValue::Kind::Float || b.kind == SemValue::Kind::Float))
+      t = builder.getF32Type();
+    auto valueOf = [&](const SemValue &v) -> Value {
+      if (isNumber(v))
+        return arith::ConstantOp::create(builder, l, constantAttr(t, v));
+      return castValue(v.value, t, l);
+    };
+    SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
+    s.value = emit(valueOf(a), valueOf(b), isa<FloatType>(t));
+    return s;
+  }
   return combineTiles(
       a, b, where,
       [&](Value x, Value y, bool isFloat) -> FailureOr<Value> {
-        if (isFloat) // NaN-propagating, as torch.maximum
-          return isMax ? Value(arith::MaximumFOp::create(builder, l, x, y))
-                       : Value(arith::MinimumFOp::create(builder, l, x, y));
-        return isMax ? Value(arith::MaxSIOp::create(builder, l, x, y))
-                     : Value(arith::MinSIOp::create(builder, l, x, y));
+        return emit(x, y, isFloat);
       },
       isMax ? "torch.maximum" : "torch.minimum");
 }
@@ -244,7 +282,20 @@ Result Generator::genClamp(const SemValue &x, const ast::Expr *lo,
 Result Generator::genWhere(const SemValue &cond, const SemValue &a,
                            const SemValue &b, const ast::Expr &where) {
   mlir::Location l = loc(where);
-  Result c = asTile(cond, where);
+  // A 0-d bool condition (flex_attention's mask_mod returning
+  // x.new_ones(size=(), dtype=torch.bool)) is a one-element tile that
+  // broadcasts.
+  Result c = failure();
+  if (cond.kind == SemValue::Kind::Scalar &&
+      cond.value.getType().isInteger(1)) {
+    SemValue one = SemValue::ofKind(SemValue::Kind::TileData);
+    one.value = tile::SplatOp::create(
+        builder, l, RankedTensorType::get({1}, builder.getI1Type()),
+        cond.value);
+    c = one;
+  } else {
+    c = asTile(cond, where);
+  }
   if (failed(c))
     return failure();
   if (!getElementTypeOrSelf(c->value.getType()).isInteger(1))

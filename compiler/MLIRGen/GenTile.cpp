@@ -203,6 +203,42 @@ Result Generator::genTileFill(const ast::CallExpr &e, const char *fn,
   return t;
 }
 
+Result Generator::genNewFill(const ast::CallExpr &e, const SemValue &base,
+                             llvm::StringRef method) {
+  // x.new_full(size, fill_value), x.new_ones(size), x.new_zeros(size),
+  // x.new_empty(size) (zeros) in the loop: x's dtype unless dtype= says.
+  Type own = getElementTypeOrSelf(base.value.getType());
+  if (own.isIndex())
+    own = builder.getI64Type();
+  const ast::Expr *sizeArg = argument(e, 0, "size");
+  bool full = method == "new_full";
+  const ast::Expr *valueArg = full ? argument(e, 1, "fill_value") : nullptr;
+  if (!sizeArg)
+    return fail(e.getRange(), method.str() + " needs a size");
+  if (full && !valueArg)
+    return fail(e.getRange(), "new_full needs a fill value");
+  int64_t constant = method == "new_ones" ? 1 : 0;
+  std::string fn = "x." + method.str();
+  if (!elementsOf(*sizeArg).empty())
+    return genTileFill(e, fn.c_str(), *sizeArg, valueArg, typeToDType(own),
+                       constant);
+  // size () or []: a 0-d value, a scalar here.
+  auto dtype = dtypeArgument(e, ~size_t(0), typeToDType(own));
+  if (failed(dtype))
+    return failure();
+  Type et = dtypeToType(&ctx, *dtype);
+  Result fill = fillValue(valueArg, constant);
+  if (failed(fill))
+    return failure();
+  mlir::Location l = loc(e);
+  SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
+  if (fill->kind == SemValue::Kind::Int || fill->kind == SemValue::Kind::Float)
+    s.value = arith::ConstantOp::create(builder, l, constantAttr(et, *fill));
+  else
+    s.value = castValue(fill->value, et, l);
+  return s;
+}
+
 Result Generator::genFillLike(const ast::CallExpr &e, const SemValue &like,
                               const ast::Expr *valueArg, int64_t constantFill) {
   auto likeType = cast<RankedTensorType>(like.value.getType());

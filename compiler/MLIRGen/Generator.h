@@ -761,6 +761,10 @@ private:
                      const ast::Expr &shapeArg, const ast::Expr *valueArg,
                      const std::string &dflt, int64_t constantFill = 0);
   /// torch.zeros_like / ones_like / full_like of a tile value.
+  /// x.new_full / new_ones / new_zeros / new_empty in the loop, `base`
+  /// a scalar or a tile: a tile of the size, or a scalar for size ().
+  Result genNewFill(const ast::CallExpr &e, const SemValue &base,
+                    llvm::StringRef method);
   Result genFillLike(const ast::CallExpr &e, const SemValue &like,
                      const ast::Expr *valueArg, int64_t constantFill = 0);
   /// The fill of a tile: `valueArg`'s value, or `constantFill`.

@@ -709,3 +709,31 @@ def row_times_weight_ref(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
         out[tile_w, tile_m, tile_n] = torch.sigmoid(
             acc.to(torch.float32)).to(out.dtype)
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[8], num_warps=4))
+def new_fills(x: torch.Tensor, ends: torch.Tensor) -> torch.Tensor:
+    """flex_attention's device code: a loaded element's new_full([], N)
+    (a 0-d value of its dtype; min + max of it and the element is their
+    sum, whatever the element), a tile's new_ones(size=(), dtype=bool) in
+    torch.where, and a tile's new_zeros([tile])."""
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        end = ends[0]
+        cap = end.new_full([], 1)
+        lim = torch.minimum(end, cap) + torch.maximum(cap, end)
+        keep = x[t].new_ones(size=(), dtype=torch.bool)
+        v = torch.where(keep, x[t], -1.0)
+        out[t] = v * lim + x[t].new_zeros([t])
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[1], num_warps=4))
+def new_fills_ref(x: torch.Tensor, ends: torch.Tensor) -> torch.Tensor:
+    W, N = x.size()
+    N = hl.specialize(N)
+    out = torch.empty_like(x)
+    for w in hl.tile(W):
+        lim = ends[w, 0:1].to(torch.float64) + 1.0
+        out[w, :] = (x[w, :].to(torch.float64) * lim).to(out.dtype)
+    return out
