@@ -13,8 +13,8 @@ int64_t MmaLayout::pitchFor(int64_t columns, int64_t bytes) {
   return units * 16 / bytes;
 }
 
-std::optional<MmaLayout> MmaLayout::choose(int64_t m, int64_t n,
-                                           int64_t warps) {
+std::optional<MmaLayout> MmaLayout::choose(int64_t m, int64_t n, int64_t warps,
+                                           bool capRepeated) {
   // The most warps that fit: all of them, else the largest divisor of the
   // count whose grid splits the tile (the others repeat its blocks).
   for (int64_t used = warps; used >= 1; --used) {
@@ -38,7 +38,8 @@ std::optional<MmaLayout> MmaLayout::choose(int64_t m, int64_t n,
     }
     // Fewer warps hold more each: past kMaxRepeatedPerThread accumulator
     // elements a thread, CUDA cores spread the tile over every thread.
-    if (best && (used == warps || best->perThread() <= kMaxRepeatedPerThread))
+    if (best && (used == warps || !capRepeated ||
+                 best->perThread() <= kMaxRepeatedPerThread))
       return best;
     if (best)
       return std::nullopt;

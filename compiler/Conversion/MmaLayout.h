@@ -104,9 +104,10 @@ struct MmaLayout {
   /// whole 16 x 16 multiples, the blocks as square as possible (fewest
   /// operand loads per mma): of all the warps, else of the largest divisor
   /// of their count that fits (16 x 16 in 4 warps: one warp, repeated) if
-  /// its threads hold at most kMaxRepeatedPerThread elements each; none
-  /// when no grid fits.
-  static std::optional<MmaLayout> choose(int64_t m, int64_t n, int64_t warps);
+  /// its threads hold at most kMaxRepeatedPerThread elements each (any
+  /// number without `capRepeated`); none when no grid fits.
+  static std::optional<MmaLayout> choose(int64_t m, int64_t n, int64_t warps,
+                                         bool capRepeated = true);
 
   /// Whether this is the layout wgmma gives its result: one m64 row block
   /// per warpgroup, each warp 16 rows of it (warpsN = 1, M = 16 x warps,

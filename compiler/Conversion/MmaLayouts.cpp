@@ -55,11 +55,22 @@ static void rewriteDot(tile::DotOp op, int64_t warps, bool wgmma) {
       wgmma ? MmaLayout::wgmma(m, n, warps) : std::nullopt;
   if (!layout)
     layout = MmaLayout::choose(m, n, warps);
-  if (!layout)
+  if (!layout) {
+    if (std::optional<MmaLayout> few =
+            MmaLayout::choose(m, n, warps, /*capRepeated=*/false))
+      return stays("only " + llvm::Twine(few->warpsM * few->warpsN) +
+                   " of its " + llvm::Twine(warps) + " warps split the " +
+                   llvm::Twine(m) + "x" + llvm::Twine(n) +
+                   " result into blocks of whole 16x16 fragments, " +
+                   llvm::Twine(few->perThread()) +
+                   " accumulator elements a thread (more than " +
+                   llvm::Twine(MmaLayout::kMaxRepeatedPerThread) +
+                   "; use block sizes that are multiples of 16 per warp)");
     return stays("no grid of its " + llvm::Twine(warps) + " warps splits the " +
                  llvm::Twine(m) + "x" + llvm::Twine(n) +
                  " result into blocks of whole 16x16 fragments (use block "
                  "sizes that are multiples of 16 per warp)");
+  }
   MLIRContext *ctx = op.getContext();
   OpBuilder b(op);
   Location loc = op.getLoc();

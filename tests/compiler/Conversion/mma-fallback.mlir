@@ -38,3 +38,20 @@ func.func @batched(%x: !tile.ref<bf16, 3>, %out: !tile.ref<f32, 3>)
   tile.store %d, %out[%c0, %c0, %c0] limits [%m, %m, %m] {dims = array<i64: 0, 1, 2>} : tensor<2x32x32xf32>, !tile.ref<f32, 3>
   return
 }
+
+// -----
+
+// A [16, 400] result fits a grid of one warp only (400 is no multiple of
+// 32): 200 accumulator elements a thread, too many for a repeated grid.
+func.func @too_wide_for_fewer_warps(%x: !tile.ref<bf16, 2>, %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 8 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %m = tile.dim %x, 0 : !tile.ref<bf16, 2>
+  %a = tile.load %x[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<16x16xbf16>
+  %b = tile.load %x[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<16x400xbf16>
+  // expected-warning @+1 {{this matrix product stays on CUDA cores (FMAs), not on the tensor cores of its kernel's dot_engine: only 1 of its 8 warps split the 16x400 result into blocks of whole 16x16 fragments, 200 accumulator elements a thread (more than 64; use block sizes that are multiples of 16 per warp)}}
+  %d = tile.dot %a, %b : tensor<16x16xbf16>, tensor<16x400xbf16> -> tensor<16x400xf32>
+  tile.store %d, %out[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : tensor<16x400xf32>, !tile.ref<f32, 2>
+  return
+}

@@ -112,3 +112,22 @@ func.func @fp8(%x: !tile.ref<f8E4M3FN, 2>, %out: !tile.ref<f32, 2>)
   tile.store %d, %out[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : tensor<16x16xf32>, !tile.ref<f32, 2>
   return
 }
+
+// -----
+
+// Helion's default 16x16 blocks at 4 warps: one warp's fragments, which
+// the other three repeat (#tile.mma<warpsM = 1, warpsN = 1> in a 4-warp
+// kernel), on tensor cores rather than CUDA cores.
+
+// CHECK-LABEL: func.func @small_tile(
+// CHECK: tile.dot %{{.*}}, %{{.*}} : tensor<16x16xbf16>, tensor<16x16xbf16> -> tensor<16x16xf32, #tile.mma<warpsM = 1, warpsN = 1>>
+func.func @small_tile(%x: !tile.ref<bf16, 2>, %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %m = tile.dim %x, 0 : !tile.ref<bf16, 2>
+  %a = tile.load %x[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<16x16xbf16>
+  %d = tile.dot %a, %a : tensor<16x16xbf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
+  tile.store %d, %out[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : tensor<16x16xf32>, !tile.ref<f32, 2>
+  return
+}
