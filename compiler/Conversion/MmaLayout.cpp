@@ -38,11 +38,11 @@ std::optional<MmaLayout> MmaLayout::choose(int64_t m, int64_t n, int64_t warps,
     }
     // Fewer warps hold more each: past kMaxRepeatedPerThread accumulator
     // elements a thread, CUDA cores spread the tile over every thread.
-    if (best && (used == warps || !capRepeated ||
-                 best->perThread() <= kMaxRepeatedPerThread))
-      return best;
     if (best)
-      return std::nullopt;
+      return used == warps || !capRepeated ||
+                     best->perThread() <= kMaxRepeatedPerThread
+                 ? best
+                 : std::nullopt;
   }
   return std::nullopt;
 }

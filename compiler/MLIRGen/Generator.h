@@ -760,11 +760,11 @@ private:
   Result genTileFill(const ast::CallExpr &e, const char *fn,
                      const ast::Expr &shapeArg, const ast::Expr *valueArg,
                      const std::string &dflt, int64_t constantFill = 0);
-  /// torch.zeros_like / ones_like / full_like of a tile value.
   /// x.new_full / new_ones / new_zeros / new_empty in the loop, `base`
   /// a scalar or a tile: a tile of the size, or a scalar for size ().
   Result genNewFill(const ast::CallExpr &e, const SemValue &base,
                     llvm::StringRef method);
+  /// torch.zeros_like / ones_like / full_like of a tile value.
   Result genFillLike(const ast::CallExpr &e, const SemValue &like,
                      const ast::Expr *valueArg, int64_t constantFill = 0);
   /// The fill of a tile: `valueArg`'s value, or `constantFill`.
@@ -883,6 +883,9 @@ private:
   /// An Int or Float constant as an attribute of element type `et` (a
   /// float truncated toward zero for an integer type, != 0 for bool).
   mlir::TypedAttr constantAttr(mlir::Type et, const SemValue &v);
+  /// A number (constantAttr) or a run-time scalar (castValue) as a value
+  /// of type `t`.
+  mlir::Value scalarAs(const SemValue &v, mlir::Type t, mlir::Location l);
   /// `v` (a tile or a scalar, index included) converted to element type
   /// `to` with torch's rules: float -> int truncates, bool is 0/1, -> bool
   /// is != 0; fp8 goes through f32.
