@@ -222,11 +222,6 @@ Result Generator::scalarCompare(ast::CompareOp op, const SemValue &a,
   if (isFloatScalar(a) || isFloatScalar(b)) {
     // Python's float comparisons: false with a NaN, except !=.
     Type f32 = builder.getF32Type();
-    auto value = [&](const SemValue &v) -> Value {
-      if (v.kind == SemValue::Kind::Scalar)
-        return castValue(v.value, f32, l);
-      return arith::ConstantOp::create(builder, l, constantAttr(f32, v));
-    };
     using P = arith::CmpFPredicate;
     P pred = op == CO::Eq      ? P::OEQ
              : op == CO::NotEq ? P::UNE
@@ -234,7 +229,8 @@ Result Generator::scalarCompare(ast::CompareOp op, const SemValue &a,
              : op == CO::LtE   ? P::OLE
              : op == CO::Gt    ? P::OGT
                                : P::OGE;
-    r.value = arith::CmpFOp::create(builder, l, pred, value(a), value(b));
+    r.value = arith::CmpFOp::create(builder, l, pred, scalarAs(a, f32, l),
+                                    scalarAs(b, f32, l));
     return r;
   }
   // Integers (bools as 0/1) compare as signed 64-bit indices.

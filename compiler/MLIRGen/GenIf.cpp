@@ -387,10 +387,7 @@ SemValue Generator::mergeIfScalars(const SemValue &a, const SemValue &b,
     const SemValue &v = k ? b : a;
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(paths[k].block->getTerminator());
-    paths[k].yields.push_back(v.kind == SemValue::Kind::Scalar
-                                  ? castValue(v.value, type, l)
-                                  : Value(arith::ConstantOp::create(
-                                        builder, l, constantAttr(type, v))));
+    paths[k].yields.push_back(scalarAs(v, type, l));
   }
   SemValue m = SemValue::ofKind(SemValue::Kind::Scalar);
   m.sizesRead = a.sizesRead;

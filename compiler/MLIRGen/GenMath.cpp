@@ -218,39 +218,23 @@ Result Generator::genMinMax2(bool isMax, const SemValue &a, const SemValue &b,
     return isMax ? Value(arith::MaxSIOp::create(builder, l, x, y))
                  : Value(arith::MinSIOp::create(builder, l, x, y));
   };
-  auto isScalar = [](const SemValue &v) {
-    return v.kind == SemValue::Kind::Scalar || isNumber(v);
+  auto scalar = [](const SemValue &v) {
+    return isNumber(v) || v.kind == SemValue::Kind::Scalar;
   };
-  if (isScalar(a) && isScalar(b) &&
-      (a.kind == SemValue::Kind::Scalar || b.kind == SemValue::Kind::Scalar)) {
-    // Two 0-d values (a loaded element and x.new_full([], n)): a scalar of
-    // their promoted type (a float one's, else the wider integer; a number
-    // takes the other's type, float32 for a float beside an integer).
-    auto typeOf = [&](const SemValue &v) -> Type {
-      if (v.kind == SemValue::Kind::Int)
-        return Type();
-      if (v.kind == SemValue::Kind::Float)
-        return builder.getF32Type();
-      Type t = v.value.getType();
-      return t.isIndex() ? builder.getI64Type() : t;
-    };
-    Type ta = typeOf(a), tb = typeOf(b), t;
-    if (!ta || !tb)
-      t = ta ? ta : tb;
-    else if (isa<FloatType>(ta) != isa<FloatType>(tb))
-      t = isa<FloatType>(ta) ? ta : tb;
-    else
-      t = ta.getIntOrFloatBitWidth() >= tb.getIntOrFloatBitWidth() ? ta : tb;
-    if (!isa<FloatType>(t) &&
-        (a.kind == SemValue::Kind::Float || b.kind == SemValue::Kind::Float))
-      t = builder.getF32Type();
-    auto valueOf = [&](const SemValue &v) -> Value {
-      if (isNumber(v))
-        return arith::ConstantOp::create(builder, l, constantAttr(t, v));
-      return castValue(v.value, t, l);
-    };
+  if (scalar(a) && scalar(b)) {
+    // Two 0-d values (a loaded element and x.new_full([], n)) as scalar
+    // arithmetic takes them (floatScalarBinary, scalarBinary): f32 when
+    // either is a float, else a signed index.
     SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
-    s.value = emit(valueOf(a), valueOf(b), isa<FloatType>(t));
+    if (isFloatScalar(a) || isFloatScalar(b)) {
+      Type f32 = builder.getF32Type();
+      s.value = emit(scalarAs(a, f32, l), scalarAs(b, f32, l), true);
+      return s;
+    }
+    FailureOr<Value> x = toIndex(a, where), y = toIndex(b, where);
+    if (failed(x) || failed(y))
+      return failure();
+    s.value = emit(*x, *y, false);
     return s;
   }
   return combineTiles(

@@ -214,6 +214,10 @@ Result Generator::combineTiles(
       return fail(where.getRange(), what.str() + " cannot combine " +
                                         kindName(lhs.kind) + " and " +
                                         kindName(rhs.kind));
+  if (!lt && !rt)
+    return fail(where.getRange(), what.str() + " takes a tile here, got " +
+                                      kindName(lhs.kind) + " and " +
+                                      kindName(rhs.kind));
   for (const SemValue *v : {&lhs, &rhs})
     if (v->kind == SemValue::Kind::TileData &&
         isFP8(getElementTypeOrSelf(v->value.getType())))
@@ -436,12 +440,7 @@ Result Generator::floatScalarBinary(ast::BinaryOp op, const SemValue &lhs,
   using BO = ast::BinaryOp;
   mlir::Location l = loc(where);
   Type f32 = builder.getF32Type();
-  auto value = [&](const SemValue &v) -> Value {
-    if (v.kind == SemValue::Kind::Scalar)
-      return castValue(v.value, f32, l);
-    return arith::ConstantOp::create(builder, l, constantAttr(f32, v));
-  };
-  Value a = value(lhs), b = value(rhs), r;
+  Value a = scalarAs(lhs, f32, l), b = scalarAs(rhs, f32, l), r;
   switch (op) {
   case BO::Add:
     r = arith::AddFOp::create(builder, l, a, b);

@@ -230,12 +230,8 @@ Result Generator::genNewFill(const ast::CallExpr &e, const SemValue &base,
   Result fill = fillValue(valueArg, constant);
   if (failed(fill))
     return failure();
-  mlir::Location l = loc(e);
   SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
-  if (fill->kind == SemValue::Kind::Int || fill->kind == SemValue::Kind::Float)
-    s.value = arith::ConstantOp::create(builder, l, constantAttr(et, *fill));
-  else
-    s.value = castValue(fill->value, et, l);
+  s.value = scalarAs(*fill, et, loc(e));
   return s;
 }
 
@@ -273,6 +269,12 @@ TypedAttr Generator::constantAttr(Type et, const SemValue &v) {
   if (et.isInteger(1))
     i = isInt ? v.intValue != 0 : v.floatValue != 0;
   return builder.getIntegerAttr(et, i);
+}
+
+Value Generator::scalarAs(const SemValue &v, Type t, mlir::Location l) {
+  if (v.kind == SemValue::Kind::Scalar)
+    return castValue(v.value, t, l);
+  return arith::ConstantOp::create(builder, l, constantAttr(t, v));
 }
 
 /// `t` with its element type (a tensor's, or a scalar type) replaced.

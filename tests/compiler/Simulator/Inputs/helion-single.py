@@ -716,7 +716,8 @@ def new_fills(x: torch.Tensor, ends: torch.Tensor) -> torch.Tensor:
     """flex_attention's device code: a loaded element's new_full([], N)
     (a 0-d value of its dtype; min + max of it and the element is their
     sum, whatever the element), a tile's new_ones(size=(), dtype=bool) in
-    torch.where, and a tile's new_zeros([tile])."""
+    torch.where, and a tile's new_zeros([tile]); torch.maximum of two
+    numbers."""
     out = torch.empty_like(x)
     for t in hl.tile(x.size(0)):
         end = ends[0]
@@ -724,7 +725,8 @@ def new_fills(x: torch.Tensor, ends: torch.Tensor) -> torch.Tensor:
         lim = torch.minimum(end, cap) + torch.maximum(cap, end)
         keep = x[t].new_ones(size=(), dtype=torch.bool)
         v = torch.where(keep, x[t], -1.0)
-        out[t] = v * lim + x[t].new_zeros([t])
+        one = torch.maximum(1.0, 0.5)  # two numbers: a scalar, 1.0
+        out[t] = v * lim * one + x[t].new_zeros([t])
     return out
 
 
