@@ -14,8 +14,14 @@
 // of the warp's block, which is PTX's layout of the m16n8 C/D fragment. A
 // thread's vector orders them [i][j][r].
 //
+// A batched [B, M, N] tile (warpsB = c) deals its B matrices over c warp
+// groups of a b warps: warp w (w mod c a b) holds matrices [wb * B / c,
+// (wb + 1) * B / c) (wb = w / (a b)), each as above with w' = w mod a b,
+// its vector ordered [matrix][i][j][r].
+//
 // The operands are staged in shared memory row-major, lhs [M, Kp] and rhs
-// [Kp, N] (Kp: K rounded up to 16, the padding zero), each row `pitch`
+// [Kp, N] (Kp: K rounded up to 16, the padding zero; batched, the B
+// matrices one after another, [B * M, Kp] and [B * Kp, N]), each row `pitch`
 // elements apart (pitchFor: an odd number of 16-byte units, so that the
 // eight rows one ldmatrix phase reads fall in different banks). A k-step
 // of 16 reads, per warp:
@@ -50,22 +56,35 @@ struct MmaLayout {
 
   int64_t m = 0, n = 0;
   int64_t warpsM = 1, warpsN = 1;
+  /// Batched tiles: B matrices, dealt over warpsB groups of warps.
+  int64_t batch = 1, warpsB = 1;
 
   int64_t warpRows() const { return m / warpsM; }
   int64_t warpCols() const { return n / warpsN; }
   int64_t fragmentsM() const { return warpRows() / kFragRows; }
   int64_t fragmentsN() const { return warpCols() / kFragCols; }
-  int64_t perThread() const {
+  /// Warps of one matrix's grid, and of the whole grid.
+  int64_t matrixWarps() const { return warpsM * warpsN; }
+  int64_t gridWarps() const { return warpsB * matrixWarps(); }
+  /// Matrices each warp holds.
+  int64_t matricesPerWarp() const { return batch / warpsB; }
+  int64_t perMatrix() const {
     return fragmentsM() * fragmentsN() * kPerFragment;
   }
-  /// Position in the per-thread vector of element r of fragment (i, j).
-  int64_t position(int64_t i, int64_t j, int64_t r) const {
-    return (i * fragmentsN() + j) * kPerFragment + r;
+  int64_t perThread() const { return matricesPerWarp() * perMatrix(); }
+  /// Position in the per-thread vector of element r of fragment (i, j) of
+  /// the warp's matrix `q` (0 .. matricesPerWarp()).
+  int64_t position(int64_t i, int64_t j, int64_t r, int64_t q = 0) const {
+    return q * perMatrix() + (i * fragmentsN() + j) * kPerFragment + r;
   }
   /// The first row and column of warp `warp`'s block.
   std::pair<int64_t, int64_t> warpOrigin(int64_t warp) const {
-    warp %= warpsM * warpsN;
+    warp %= matrixWarps();
     return {warp / warpsN * warpRows(), warp % warpsN * warpCols()};
+  }
+  /// The first matrix warp `warp` holds.
+  int64_t warpMatrix(int64_t warp) const {
+    return warp % gridWarps() / matrixWarps() * matricesPerWarp();
   }
   /// Row and column, within a warp's block, of element r of fragment (i, j)
   /// held by lane `lane`.
@@ -100,6 +119,11 @@ struct MmaLayout {
   /// `bytes` each: whole 16-byte units, an odd number of them.
   static int64_t pitchFor(int64_t columns, int64_t bytes);
 
+  /// Bytes of shared memory a dot of [batch x] [m, k] x [k, n] (16-bit
+  /// inputs) stages its operands in: lhs, then rhs from rhsOffset.
+  static int64_t stagedLhsBytes(int64_t batch, int64_t m, int64_t k);
+  static int64_t stagedBytes(int64_t batch, int64_t m, int64_t n, int64_t k);
+
   /// The warp grid for an [m, n] result in `warps` warps whose blocks are
   /// whole 16 x 16 multiples, the blocks as square as possible (fewest
   /// operand loads per mma): of all the warps, else of the largest divisor
@@ -107,14 +131,21 @@ struct MmaLayout {
   /// its threads hold at most kMaxRepeatedPerThread elements each (any
   /// number without `capRepeated`); none when no grid fits.
   static std::optional<MmaLayout> choose(int64_t m, int64_t n, int64_t warps,
-                                         bool capRepeated = true);
+                                         bool capRepeated = true) {
+    return chooseBatched(1, m, n, warps, capRepeated);
+  }
+  /// The same for `batch` [m, n] matrices: the matrices dealt over the most
+  /// warp groups that divide both counts, each group's grid as above.
+  static std::optional<MmaLayout> chooseBatched(int64_t batch, int64_t m,
+                                                int64_t n, int64_t warps,
+                                                bool capRepeated = true);
 
   /// Whether this is the layout wgmma gives its result: one m64 row block
   /// per warpgroup, each warp 16 rows of it (warpsN = 1, M = 16 x warps,
   /// warps a multiple of 4), N a multiple of 16 up to 256.
   bool isWgmma() const {
-    return warpsN == 1 && warpsM % 4 == 0 && m == 16 * warpsM && n % 16 == 0 &&
-           n <= 256;
+    return batch == 1 && warpsN == 1 && warpsM % 4 == 0 && m == 16 * warpsM &&
+           n % 16 == 0 && n <= 256;
   }
   /// That layout for an [m, n] result in `warps` warps; none when the shape
   /// is not one.

@@ -10,6 +10,7 @@
 
 #include "compiler/Conversion/MmaLayout.h"
 #include "compiler/Conversion/Passes.h"
+#include "contract/KernelConfig.h"
 
 #include "dialects/Tile/TileDialect.h"
 
@@ -43,24 +44,39 @@ static void rewriteDot(tile::DotOp op, int64_t warps, bool wgmma) {
                         "on the tensor cores of its kernel's dot_engine: "
                      << why;
   };
-  if (lhsType.getRank() != 2)
-    return stays("a batched product (3-d tiles) has no tensor-core path yet");
   if (!isMmaInput(lhsType.getElementType()))
     return stays("its inputs are f32 (tensor cores take bf16, f16 and fp8 "
                  "here; no tf32)");
-  int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
+  int64_t rank = resultType.getRank();
+  int64_t batch = rank == 3 ? resultType.getDimSize(0) : 1;
+  int64_t m = resultType.getDimSize(rank - 2);
+  int64_t n = resultType.getDimSize(rank - 1);
+  int64_t k = lhsType.getDimSize(rank - 1);
+  // A batch's matrices are staged one after another: K's padding to whole
+  // k-steps would need a gap between them.
+  if (batch > 1 && k % MmaLayout::kStepK)
+    return stays("a batched product needs K a multiple of 16 on tensor "
+                 "cores, got K = " +
+                 llvm::Twine(k));
+  int64_t staged = MmaLayout::stagedBytes(batch, m, n, k);
+  if (staged > contract::kMaxSharedBytesPerCta)
+    return stays("its operands take " + llvm::Twine(staged) +
+                 " bytes of shared memory staged for the tensor cores, more "
+                 "than a CTA's " +
+                 llvm::Twine(contract::kMaxSharedBytesPerCta) +
+                 " (use smaller block sizes)");
   // wgmma's layout where its shape is one; -dslc-pipeline-dots then puts
   // the dot on wgmma if its loop qualifies (else mma.sync reads it).
   std::optional<MmaLayout> layout =
-      wgmma ? MmaLayout::wgmma(m, n, warps) : std::nullopt;
+      wgmma && rank == 2 ? MmaLayout::wgmma(m, n, warps) : std::nullopt;
   if (!layout)
-    layout = MmaLayout::choose(m, n, warps);
+    layout = MmaLayout::chooseBatched(batch, m, n, warps);
   if (!layout) {
     if (std::optional<MmaLayout> few =
-            MmaLayout::choose(m, n, warps, /*capRepeated=*/false))
-      return stays("only " + llvm::Twine(few->warpsM * few->warpsN) +
-                   " of its " + llvm::Twine(warps) + " warps split the " +
-                   llvm::Twine(m) + "x" + llvm::Twine(n) +
+            MmaLayout::chooseBatched(batch, m, n, warps, /*capRepeated=*/false))
+      return stays("only " + llvm::Twine(few->gridWarps()) + " of its " +
+                   llvm::Twine(warps) + " warps split the " + llvm::Twine(m) +
+                   "x" + llvm::Twine(n) +
                    " result into blocks of whole 16x16 fragments, " +
                    llvm::Twine(few->perThread()) +
                    " accumulator elements a thread (more than " +
@@ -75,9 +91,11 @@ static void rewriteDot(tile::DotOp op, int64_t warps, bool wgmma) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Type f32 = b.getF32Type();
+  ArrayRef<int64_t> shape = resultType.getShape();
   auto mmaType = RankedTensorType::get(
-      {m, n}, f32,
-      tile::MmaEncodingAttr::get(ctx, layout->warpsM, layout->warpsN));
+      shape, f32,
+      tile::MmaEncodingAttr::get(ctx, layout->warpsM, layout->warpsN,
+                                 layout->warpsB));
   auto asMmaInput = [&](Value v) -> Value {
     auto t = cast<RankedTensorType>(v.getType());
     if (!tile::isFp8Type(t.getElementType()))
@@ -92,7 +110,7 @@ static void rewriteDot(tile::DotOp op, int64_t warps, bool wgmma) {
   Value dot =
       tile::DotOp::create(b, loc, mmaType, lhs, rhs, acc, op.getValidK());
   Value out = tile::ConvertLayoutOp::create(
-      b, loc, RankedTensorType::get({m, n}, f32), dot);
+      b, loc, RankedTensorType::get(shape, f32), dot);
   if (!resultType.getElementType().isF32())
     out = arith::TruncFOp::create(b, loc, resultType, out);
   op.replaceAllUsesWith(out);

@@ -2,7 +2,8 @@
 //
 // A tile.dot whose result is encoded #tile.mma (-dslc-mma-layouts made it;
 // compiler/Conversion/MmaLayout.h says which thread holds what):
-//  1. the owners store lhs [M, K] and rhs [K, N] (bf16 or f16, blocked)
+//  1. the owners store lhs [M, K] and rhs [K, N] (bf16 or f16, blocked;
+//     batched, [B, M, K] and [B, K, N], the matrices one after another)
 //     row-major into the shared workspace, rows a pitch apart that keeps
 //     ldmatrix free of bank conflicts; the K tail past valid_k is zeroed
 //     in registers first and K's padding to a multiple of 16 in shared
@@ -37,22 +38,28 @@ namespace {
 
 /// Where a tensor-core dot stages its operands in the workspace.
 struct MmaStaging {
-  int64_t m, n, k, kp;
+  int64_t batch, m, n, k, kp;
   int64_t pitchA, pitchB;              ///< elements
   int64_t rhsOffset;                   ///< bytes
   int64_t total;                       ///< bytes
   static constexpr int64_t kBytes = 2; ///< bf16 and f16
+  /// The operands' shapes ([B,] M x K and [B,] K x N).
+  SmallVector<int64_t> lhsShape, rhsShape;
 
   explicit MmaStaging(tile::DotOp op) {
     RankedTensorType lhs = op.getLhs().getType();
-    m = lhs.getDimSize(0);
-    k = lhs.getDimSize(1);
-    n = op.getRhs().getType().getDimSize(1);
+    int64_t rank = lhs.getRank();
+    lhsShape = llvm::to_vector(lhs.getShape());
+    rhsShape = llvm::to_vector(op.getRhs().getType().getShape());
+    batch = rank == 3 ? lhs.getDimSize(0) : 1;
+    m = lhs.getDimSize(rank - 2);
+    k = lhs.getDimSize(rank - 1);
+    n = rhsShape.back();
     kp = MmaLayout::paddedK(k);
     pitchA = MmaLayout::pitchFor(kp, kBytes);
     pitchB = MmaLayout::pitchFor(n, kBytes);
-    rhsOffset = llvm::alignTo(m * pitchA * kBytes, 16);
-    total = rhsOffset + llvm::alignTo(kp * pitchB * kBytes, 16);
+    rhsOffset = MmaLayout::stagedLhsBytes(batch, m, k);
+    total = MmaLayout::stagedBytes(batch, m, n, k);
   }
 };
 
@@ -60,23 +67,29 @@ struct MmaStaging {
 int64_t f32Pitch(int64_t n) { return MmaLayout::pitchFor(n, 4); }
 
 /// This thread's place in `layout` (i64): its warp's first row and column
-/// (MmaLayout::warpOrigin, warps past the grid repeating it) and its lane.
+/// (MmaLayout::warpOrigin, warps past the grid repeating it), its lane and
+/// its warp's first matrix (MmaLayout::warpMatrix; 0 unbatched).
 struct WarpPlace {
-  Value row0, col0, lane;
+  Value row0, col0, lane, matrix0;
 };
 WarpPlace warpPlace(OpBuilder &b, Location loc, const MmaLayout &layout) {
   Value tid = lower::threadId(b, loc);
   // Warps past the grid repeat its blocks (MmaLayout::choose).
-  Value warp = arith::RemUIOp::create(
+  Value inGrid = arith::RemUIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, tid, i64(b, loc, 32)),
-      i64(b, loc, layout.warpsM * layout.warpsN));
+      i64(b, loc, layout.gridWarps()));
+  Value warp =
+      arith::RemUIOp::create(b, loc, inGrid, i64(b, loc, layout.matrixWarps()));
   auto at = [&](Value index, int64_t size) {
     return arith::MulIOp::create(b, loc, index, i64(b, loc, size));
   };
   Value warpsN = i64(b, loc, layout.warpsN);
+  Value group =
+      arith::DivUIOp::create(b, loc, inGrid, i64(b, loc, layout.matrixWarps()));
   return {at(arith::DivUIOp::create(b, loc, warp, warpsN), layout.warpRows()),
           at(arith::RemUIOp::create(b, loc, warp, warpsN), layout.warpCols()),
-          arith::RemUIOp::create(b, loc, tid, i64(b, loc, 32))};
+          arith::RemUIOp::create(b, loc, tid, i64(b, loc, 32)),
+          at(group, layout.matricesPerWarp())};
 }
 
 Value add(OpBuilder &b, Location loc, Value x, int64_t c) {
@@ -87,11 +100,13 @@ Value mul(OpBuilder &b, Location loc, Value x, int64_t c) {
 }
 
 /// The element offset, in an f32 tile of `layout` staged with rows `pitch`
-/// apart, of element 0 of fragment (0, 0) held by this thread (warp origin
+/// apart (batched: the matrices one after another), of element 0 of
+/// fragment (0, 0) of the first matrix held by this thread (warp origin
 /// plus the lane's row l / 4 and column 2 (l % 4)).
 Value fragmentBase(OpBuilder &b, Location loc, const MmaLayout &layout,
                    int64_t pitch) {
-  auto [row0, col0, lane] = warpPlace(b, loc, layout);
+  auto [row0, col0, lane, matrix0] = warpPlace(b, loc, layout);
+  row0 = arith::AddIOp::create(b, loc, row0, mul(b, loc, matrix0, layout.m));
   Value row = arith::AddIOp::create(
       b, loc, row0, arith::DivUIOp::create(b, loc, lane, i64(b, loc, 4)));
   Value col = arith::AddIOp::create(
@@ -100,24 +115,26 @@ Value fragmentBase(OpBuilder &b, Location loc, const MmaLayout &layout,
   return arith::AddIOp::create(b, loc, mul(b, loc, row, pitch), col);
 }
 
-/// Calls `fn(i, j, h, offset)` for each pair of neighbouring accumulator
-/// elements this thread holds (elements 2h, 2h + 1 of fragment (i, j)),
-/// `offset` the static element offset of the pair from fragmentBase.
-void forEachPair(
-    const MmaLayout &layout, int64_t pitch,
-    const std::function<void(int64_t, int64_t, int64_t, int64_t)> &fn) {
-  for (int64_t i = 0; i < layout.fragmentsM(); ++i)
-    for (int64_t j = 0; j < layout.fragmentsN(); ++j)
-      for (int64_t h = 0; h < 2; ++h) {
-        // inWarp(lane, i, j, 2h) less its lane part.
-        auto [row, col] = MmaLayout::inWarp(0, i, j, 2 * h);
-        fn(i, j, h, row * pitch + col);
-      }
+/// Calls `fn(position, offset)` for each pair of neighbouring accumulator
+/// elements this thread holds (elements 2h, 2h + 1 of fragment (i, j) of
+/// its matrix q), `position` the pair's in the per-thread vector, `offset`
+/// its static element offset from fragmentBase.
+void forEachPair(const MmaLayout &layout, int64_t pitch,
+                 const std::function<void(int64_t, int64_t)> &fn) {
+  for (int64_t q = 0; q < layout.matricesPerWarp(); ++q)
+    for (int64_t i = 0; i < layout.fragmentsM(); ++i)
+      for (int64_t j = 0; j < layout.fragmentsN(); ++j)
+        for (int64_t h = 0; h < 2; ++h) {
+          // inWarp(lane, i, j, 2h) less its lane part.
+          auto [row, col] = MmaLayout::inWarp(0, i, j, 2 * h);
+          fn(layout.position(i, j, 2 * h, q),
+             (q * layout.m + row) * pitch + col);
+        }
 }
 
-/// `value` (per-thread vector of a blocked tile of `shape`) with the
-/// elements at or past `limit` along dimension `dim` (0: rows, 1: the last)
-/// set to zero.
+/// `value` (per-thread vector of a blocked tile of `shape`, one matrix or
+/// a batch of them) with the elements at or past `limit` along dimension
+/// `dim` (0: a matrix's rows, 1: the last) set to zero.
 Value zeroPast(OpBuilder &b, Location loc, const KernelInfo &info,
                ArrayRef<int64_t> shape, Value value, int64_t dim, Value limit) {
   TileLayout layout = info.layout(shape);
@@ -125,8 +142,13 @@ Value zeroPast(OpBuilder &b, Location loc, const KernelInfo &info,
   limit = lower::toI64(b, loc, limit);
   SmallVector<Value> keep;
   for (int64_t o = 0; o < layout.outer; ++o) {
-    Value row =
-        dim == 0 ? lower::rowInBounds(b, loc, layout, o, group) : Value();
+    Value row;
+    if (dim == 0) {
+      // The row within its matrix: the row-major row over [B, rows].
+      row = lower::rowInBounds(b, loc, layout, o, group);
+      if (shape.size() == 3)
+        row = arith::RemUIOp::create(b, loc, row, i64(b, loc, shape[1]));
+    }
     for (int64_t c = 0; c < layout.chunks; ++c)
       for (int64_t v = 0; v < layout.vec; ++v) {
         Value at = row;
@@ -146,11 +168,13 @@ Value zeroPast(OpBuilder &b, Location loc, const KernelInfo &info,
 }
 
 /// Zeroes K's padding in the staged operands: columns K..Kp of lhs's M
-/// rows, rows K..Kp of rhs.
+/// rows, rows K..Kp of rhs (one matrix: -dslc-mma-layouts puts batched
+/// products on tensor cores only when K needs no padding).
 void zeroPadding(OpBuilder &b, Location loc, const KernelInfo &info,
                  const MmaStaging &s, Value lhs, Value rhs, Type element) {
   if (s.kp == s.k)
     return;
+  assert(s.batch == 1 && "batched products need K a multiple of 16");
   int64_t pad = s.kp - s.k;
   int64_t lhsCount = s.m * pad, total = lhsCount + pad * s.n;
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
@@ -248,23 +272,33 @@ std::optional<MmaLayout> dslc::lower::mmaLayoutOf(Type type) {
              : tile::MmaEncodingAttr();
   if (!mma)
     return std::nullopt;
-  return MmaLayout{tensor.getDimSize(0), tensor.getDimSize(1), mma.getWarpsM(),
-                   mma.getWarpsN()};
+  int64_t rank = tensor.getRank();
+  return MmaLayout{tensor.getDimSize(rank - 2),
+                   tensor.getDimSize(rank - 1),
+                   mma.getWarpsM(),
+                   mma.getWarpsN(),
+                   rank == 3 ? tensor.getDimSize(0) : 1,
+                   mma.getWarpsB()};
 }
 
 Value dslc::lower::mmaKSteps(OpBuilder &b, Location loc,
                              const MmaLayout &layout, Type e, Value lhsBase,
                              int64_t pitchA, Value rhsBase, int64_t pitchB,
                              int64_t kp, Value init) {
-  // The lane's ldmatrix addresses at k-step 0 (element offsets).
-  auto [row0, col0, lane] = warpPlace(b, loc, layout);
+  // The lane's ldmatrix addresses at k-step 0 (element offsets), in the
+  // warp's first matrix.
+  auto [row0, col0, lane, matrix0] = warpPlace(b, loc, layout);
   Value l16 = arith::RemUIOp::create(b, loc, lane, i64(b, loc, 16));
   Value l8 = arith::RemUIOp::create(b, loc, lane, i64(b, loc, 8));
   Value half = arith::DivUIOp::create(b, loc, lane, i64(b, loc, 16));
   // lhsAddress(lane, 0): row l % 16, column 8 (l / 16).
   Value aRow = arith::AddIOp::create(b, loc, row0, l16);
-  Value aAt = arith::AddIOp::create(b, loc, mul(b, loc, aRow, pitchA),
-                                    mul(b, loc, half, 8));
+  Value aAt = arith::AddIOp::create(
+      b, loc,
+      mul(b, loc,
+          arith::AddIOp::create(b, loc, aRow, mul(b, loc, matrix0, layout.m)),
+          pitchA),
+      mul(b, loc, half, 8));
   // rhsAddress(lane, 0): row 8 ((l / 8) % 2) + l % 8, column 8 (l / 16).
   Value bRow = arith::AddIOp::create(
       b, loc,
@@ -274,6 +308,7 @@ Value dslc::lower::mmaKSteps(OpBuilder &b, Location loc,
               i64(b, loc, 2)),
           8),
       l8);
+  bRow = arith::AddIOp::create(b, loc, bRow, mul(b, loc, matrix0, kp));
   Value bAt = arith::AddIOp::create(
       b, loc, mul(b, loc, bRow, pitchB),
       arith::AddIOp::create(b, loc, col0, mul(b, loc, half, 8)));
@@ -286,34 +321,37 @@ Value dslc::lower::mmaKSteps(OpBuilder &b, Location loc,
         Value aStep = arith::AddIOp::create(b, loc, aAt, kk);
         Value bStep =
             arith::AddIOp::create(b, loc, bAt, mul(b, loc, kk, pitchB));
-        SmallVector<SmallVector<Value>> a, bFrag;
-        for (int64_t i = 0; i < layout.fragmentsM(); ++i) {
-          auto [row, col] = MmaLayout::lhsAddress(0, i);
-          Value at = add(b, loc, aStep, row * pitchA + col);
-          a.push_back(ldmatrix(b, loc,
-                               lower::elementPtr(b, loc, lhsBase, e, at),
-                               /*transpose=*/false));
-        }
-        for (int64_t j = 0; j < layout.fragmentsN(); j += 2) {
-          auto [row, col] = MmaLayout::rhsAddress(0, j);
-          Value at = add(b, loc, bStep, row * pitchB + col);
-          SmallVector<Value> regs =
-              ldmatrix(b, loc, lower::elementPtr(b, loc, rhsBase, e, at),
-                       /*transpose=*/true);
-          bFrag.push_back({regs[0], regs[1]});
-          bFrag.push_back({regs[2], regs[3]});
-        }
         Value sum = sums[0];
-        for (int64_t i = 0; i < layout.fragmentsM(); ++i)
-          for (int64_t j = 0; j < layout.fragmentsN(); ++j) {
-            int64_t at = layout.position(i, j, 0);
-            Value c = vector::ExtractStridedSliceOp::create(
-                b, loc, sum, ArrayRef<int64_t>{at}, ArrayRef<int64_t>{4},
-                ArrayRef<int64_t>{1});
-            Value d = mmaSync(b, loc, e, a[i], bFrag[j], c);
-            sum = vector::InsertStridedSliceOp::create(
-                b, loc, d, sum, ArrayRef<int64_t>{at}, ArrayRef<int64_t>{1});
+        // The warp's matrices one after another: [M, Kp] and [Kp, N] apart.
+        for (int64_t q = 0; q < layout.matricesPerWarp(); ++q) {
+          SmallVector<SmallVector<Value>> a, bFrag;
+          for (int64_t i = 0; i < layout.fragmentsM(); ++i) {
+            auto [row, col] = MmaLayout::lhsAddress(0, i);
+            Value at = add(b, loc, aStep, (q * layout.m + row) * pitchA + col);
+            a.push_back(ldmatrix(b, loc,
+                                 lower::elementPtr(b, loc, lhsBase, e, at),
+                                 /*transpose=*/false));
           }
+          for (int64_t j = 0; j < layout.fragmentsN(); j += 2) {
+            auto [row, col] = MmaLayout::rhsAddress(0, j);
+            Value at = add(b, loc, bStep, (q * kp + row) * pitchB + col);
+            SmallVector<Value> regs =
+                ldmatrix(b, loc, lower::elementPtr(b, loc, rhsBase, e, at),
+                         /*transpose=*/true);
+            bFrag.push_back({regs[0], regs[1]});
+            bFrag.push_back({regs[2], regs[3]});
+          }
+          for (int64_t i = 0; i < layout.fragmentsM(); ++i)
+            for (int64_t j = 0; j < layout.fragmentsN(); ++j) {
+              int64_t at = layout.position(i, j, 0, q);
+              Value c = vector::ExtractStridedSliceOp::create(
+                  b, loc, sum, ArrayRef<int64_t>{at}, ArrayRef<int64_t>{4},
+                  ArrayRef<int64_t>{1});
+              Value d = mmaSync(b, loc, e, a[i], bFrag[j], c);
+              sum = vector::InsertStridedSliceOp::create(
+                  b, loc, d, sum, ArrayRef<int64_t>{at}, ArrayRef<int64_t>{1});
+            }
+        }
         scf::YieldOp::create(b, loc, sum);
       });
   return steps.getResult(0);
@@ -341,11 +379,11 @@ struct MmaDotLowering : TilePattern<tile::DotOp> {
         ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(s.rhsOffset)});
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     if (Value valid = adaptor.getValidK()) {
-      lhs = zeroPast(b, loc, info, {s.m, s.k}, lhs, 1, valid);
-      rhs = zeroPast(b, loc, info, {s.k, s.n}, rhs, 0, valid);
+      lhs = zeroPast(b, loc, info, s.lhsShape, lhs, 1, valid);
+      rhs = zeroPast(b, loc, info, s.rhsShape, rhs, 0, valid);
     }
-    lower::storeDistributed(b, loc, info, {s.m, s.k}, lhs, lhsBase, s.pitchA);
-    lower::storeDistributed(b, loc, info, {s.k, s.n}, rhs, rhsBase, s.pitchB);
+    lower::storeDistributed(b, loc, info, s.lhsShape, lhs, lhsBase, s.pitchA);
+    lower::storeDistributed(b, loc, info, s.rhsShape, rhs, rhsBase, s.pitchB);
     zeroPadding(b, loc, info, s, lhsBase, rhsBase, e);
     lower::ctaBarrier(b, loc);
 
@@ -369,16 +407,15 @@ void storeFragments(OpBuilder &b, Location loc, const MmaLayout &layout,
                     Value value, Value base, int64_t pitch) {
   Type f32 = b.getF32Type();
   Value origin = fragmentBase(b, loc, layout, pitch);
-  forEachPair(
-      layout, pitch, [&](int64_t i, int64_t j, int64_t h, int64_t offset) {
-        Value pair = vector::ExtractStridedSliceOp::create(
-            b, loc, value, ArrayRef<int64_t>{layout.position(i, j, 2 * h)},
-            ArrayRef<int64_t>{2}, ArrayRef<int64_t>{1});
-        LLVM::StoreOp::create(
-            b, loc, pair,
-            lower::elementPtr(b, loc, base, f32, add(b, loc, origin, offset)),
-            /*alignment=*/8);
-      });
+  forEachPair(layout, pitch, [&](int64_t position, int64_t offset) {
+    Value pair = vector::ExtractStridedSliceOp::create(
+        b, loc, value, ArrayRef<int64_t>{position}, ArrayRef<int64_t>{2},
+        ArrayRef<int64_t>{1});
+    LLVM::StoreOp::create(
+        b, loc, pair,
+        lower::elementPtr(b, loc, base, f32, add(b, loc, origin, offset)),
+        /*alignment=*/8);
+  });
 }
 
 /// The converse: this thread's fragments of the f32 tile at `base`.
@@ -388,17 +425,15 @@ Value loadFragments(OpBuilder &b, Location loc, const MmaLayout &layout,
   Value origin = fragmentBase(b, loc, layout, pitch);
   Value result = arith::ConstantOp::create(
       b, loc, b.getZeroAttr(VectorType::get({layout.perThread()}, f32)));
-  forEachPair(
-      layout, pitch, [&](int64_t i, int64_t j, int64_t h, int64_t offset) {
-        Value pair = LLVM::LoadOp::create(
-            b, loc, VectorType::get({2}, f32),
-            lower::elementPtr(b, loc, base, f32, add(b, loc, origin, offset)),
-            /*alignment=*/8);
-        result = vector::InsertStridedSliceOp::create(
-            b, loc, pair, result,
-            ArrayRef<int64_t>{layout.position(i, j, 2 * h)},
-            ArrayRef<int64_t>{1});
-      });
+  forEachPair(layout, pitch, [&](int64_t position, int64_t offset) {
+    Value pair = LLVM::LoadOp::create(
+        b, loc, VectorType::get({2}, f32),
+        lower::elementPtr(b, loc, base, f32, add(b, loc, origin, offset)),
+        /*alignment=*/8);
+    result = vector::InsertStridedSliceOp::create(b, loc, pair, result,
+                                                  ArrayRef<int64_t>{position},
+                                                  ArrayRef<int64_t>{1});
+  });
   return result;
 }
 
@@ -418,9 +453,11 @@ struct ConvertLayoutLowering : TilePattern<tile::ConvertLayoutOp> {
       rewriter.replaceOp(op, adaptor.getInput());
       return success();
     }
-    if (!type.getElementType().isF32() || type.getRank() != 2)
-      return rewriter.notifyMatchFailure(op, "#tile.mma tiles are 2-d f32");
-    int64_t pitch = f32Pitch(type.getDimSize(1));
+    if (!type.getElementType().isF32() ||
+        (type.getRank() != 2 && type.getRank() != 3))
+      return rewriter.notifyMatchFailure(op,
+                                         "#tile.mma tiles are 2-d or 3-d f32");
+    int64_t pitch = f32Pitch(type.getShape().back());
     Value base = lower::sharedWorkspace(b, loc, op);
     Value value = adaptor.getInput();
     if (from) {
@@ -451,8 +488,11 @@ int64_t dslc::lower::mmaConvertSharedBytes(Operation *convert) {
   if (!lower::mmaLayoutOf(op.getType()) &&
       !lower::mmaLayoutOf(op.getInput().getType()))
     return 0;
-  RankedTensorType type = op.getType();
-  return type.getDimSize(0) * f32Pitch(type.getDimSize(1)) * 4;
+  ArrayRef<int64_t> shape = op.getType().getShape();
+  int64_t rows = 1;
+  for (int64_t d : shape.drop_back())
+    rows *= d;
+  return rows * f32Pitch(shape.back()) * 4;
 }
 
 void dslc::populateMmaLoweringPatterns(TileTypeConverter &converter,

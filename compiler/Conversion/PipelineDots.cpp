@@ -142,7 +142,8 @@ SmallVector<Candidate> candidatesOf(scf::ForOp loop) {
     if (!dot)
       continue;
     auto type = cast<RankedTensorType>(dot.getResult().getType());
-    if (!isa_and_present<tile::MmaEncodingAttr>(type.getEncoding()))
+    if (!isa_and_present<tile::MmaEncodingAttr>(type.getEncoding()) ||
+        type.getRank() != 2)
       return {};
     Candidate c{dot, dot.getLhs().getDefiningOp<tile::LoadOp>(),
                 dot.getRhs().getDefiningOp<tile::LoadOp>()};

@@ -91,14 +91,14 @@ static void recordBlockUnit(func::FuncOp func,
 }
 
 /// Whether every matrix product of `func` can run on tensor cores by type
-/// (2-d tiles of bf16, f16 or fp8); none when it has no products.
+/// (2-d or batched 3-d tiles of bf16, f16 or fp8); none when it has no
+/// products.
 static std::optional<bool> productsTakeTensorCores(func::FuncOp func) {
   std::optional<bool> all;
   func.walk([&](tile::DotOp dot) {
     RankedTensorType lhs = dot.getLhs().getType();
     Type e = lhs.getElementType();
-    all = all.value_or(true) && lhs.getRank() == 2 &&
-          (e.isBF16() || e.isF16() || tile::isFp8Type(e));
+    all = all.value_or(true) && (e.isBF16() || e.isF16() || tile::isFp8Type(e));
   });
   return all;
 }

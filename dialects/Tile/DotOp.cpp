@@ -18,28 +18,35 @@ static bool isDotInputType(Type t) {
 
 LogicalResult
 MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                        int64_t warpsM, int64_t warpsN) {
-  if (warpsM < 1 || warpsN < 1 || warpsM * warpsN > contract::kMaxNumWarps)
-    return emitError() << "#tile.mma needs 1 <= warpsM * warpsN <= "
+                        int64_t warpsM, int64_t warpsN, int64_t warpsB) {
+  if (warpsM < 1 || warpsN < 1 || warpsB < 1 ||
+      warpsB * warpsM * warpsN > contract::kMaxNumWarps)
+    return emitError() << "#tile.mma needs 1 <= warpsB * warpsM * warpsN <= "
                        << contract::kMaxNumWarps << ", got warpsM = " << warpsM
-                       << ", warpsN = " << warpsN;
+                       << ", warpsN = " << warpsN << ", warpsB = " << warpsB;
   return success();
 }
 
-/// A tensor-core dot: 2-d bf16 or f16 inputs, blocked; an f32 result (and
-/// accumulator, of the same type) whose warp blocks are whole 16 x 16
-/// multiples.
+/// A tensor-core dot: 2-d (or batched 3-d) bf16 or f16 inputs, blocked; an
+/// f32 result (and accumulator, of the same type) whose warp blocks are
+/// whole 16 x 16 multiples and whose matrices the warp groups share evenly.
 static LogicalResult verifyMmaDot(DotOp op, MmaEncodingAttr mma) {
   RankedTensorType lhs = op.getLhs().getType();
   RankedTensorType result = op.getResult().getType();
   Type a = lhs.getElementType();
-  if (lhs.getRank() != 2 || !(a.isBF16() || a.isF16()) ||
-      !result.getElementType().isF32() || lhs.getEncoding() ||
-      op.getRhs().getType().getEncoding())
-    return op.emitOpError() << "a #tile.mma result needs blocked 2-d bf16 or "
+  if (!(a.isBF16() || a.isF16()) || !result.getElementType().isF32() ||
+      lhs.getEncoding() || op.getRhs().getType().getEncoding())
+    return op.emitOpError() << "a #tile.mma result needs blocked bf16 or "
                                "f16 inputs and an f32 result, got lhs "
                             << lhs << ", result " << result;
-  int64_t m = result.getDimSize(0), n = result.getDimSize(1);
+  int64_t rank = result.getRank();
+  int64_t batch = rank == 3 ? result.getDimSize(0) : 1;
+  if (batch % mma.getWarpsB())
+    return op.emitOpError()
+           << "a batch of " << batch
+           << " matrices does not split over warpsB = " << mma.getWarpsB()
+           << " warp groups";
+  int64_t m = result.getDimSize(rank - 2), n = result.getDimSize(rank - 1);
   if (m % (16 * mma.getWarpsM()) || n % (16 * mma.getWarpsN()))
     return op.emitOpError()
            << "a " << m << "x" << n << " result does not split into "

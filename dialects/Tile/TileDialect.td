@@ -141,8 +141,14 @@ def Tile_MmaEncodingAttr : Tile_Attr<"MmaEncoding", "mma"> {
     results of `tile.dot` and the loop-carried accumulators they feed;
     `tile.convert_layout` moves them to and from the blocked layout every
     other op reads.
+
+    A batched `tensor<BxMxNxf32, #tile.mma<warpsM = a, warpsN = b, warpsB
+    = c>>` deals its B matrices over c groups of a x b warps (group g holds
+    matrices g B / c .. (g + 1) B / c - 1, one after another in each
+    thread's registers), each matrix held by its group as above.
   }];
-  let parameters = (ins "int64_t":$warpsM, "int64_t":$warpsN);
+  let parameters = (ins "int64_t":$warpsM, "int64_t":$warpsN,
+                        DefaultValuedParameter<"int64_t", "1">:$warpsB);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -26,16 +26,34 @@ func.func @fallbacks(%x: !tile.ref<bf16, 2>, %f: !tile.ref<f32, 2>,
 
 // -----
 
-func.func @batched(%x: !tile.ref<bf16, 3>, %out: !tile.ref<f32, 3>)
+// A batch's matrices are staged one after another, so K's padding to a
+// multiple of 16 would leave gaps: K = 24 stays on CUDA cores.
+func.func @batched_ragged_k(%x: !tile.ref<bf16, 3>, %out: !tile.ref<f32, 3>)
     attributes {tile.kernel, tile.num_warps = 4 : i64,
                 tile.dot_engine = #tile.dot_engine<mma_sync>} {
   %c0 = arith.constant 0 : index
   %m = tile.dim %x, 0 : !tile.ref<bf16, 3>
-  %a = tile.load %x[%c0, %c0, %c0] limits [%m, %m, %m] {dims = array<i64: 0, 1, 2>} : !tile.ref<bf16, 3> -> tensor<2x32x16xbf16>
-  %b = tile.load %x[%c0, %c0, %c0] limits [%m, %m, %m] {dims = array<i64: 0, 1, 2>} : !tile.ref<bf16, 3> -> tensor<2x16x32xbf16>
-  // expected-warning @+1 {{this matrix product stays on CUDA cores (FMAs), not on the tensor cores of its kernel's dot_engine: a batched product (3-d tiles) has no tensor-core path yet}}
-  %d = tile.dot %a, %b : tensor<2x32x16xbf16>, tensor<2x16x32xbf16> -> tensor<2x32x32xf32>
+  %a = tile.load %x[%c0, %c0, %c0] limits [%m, %m, %m] {dims = array<i64: 0, 1, 2>} : !tile.ref<bf16, 3> -> tensor<2x32x24xbf16>
+  %b = tile.load %x[%c0, %c0, %c0] limits [%m, %m, %m] {dims = array<i64: 0, 1, 2>} : !tile.ref<bf16, 3> -> tensor<2x24x32xbf16>
+  // expected-warning @+1 {{this matrix product stays on CUDA cores (FMAs), not on the tensor cores of its kernel's dot_engine: a batched product needs K a multiple of 16 on tensor cores, got K = 24}}
+  %d = tile.dot %a, %b : tensor<2x32x24xbf16>, tensor<2x24x32xbf16> -> tensor<2x32x32xf32>
   tile.store %d, %out[%c0, %c0, %c0] limits [%m, %m, %m] {dims = array<i64: 0, 1, 2>} : tensor<2x32x32xf32>, !tile.ref<f32, 3>
+  return
+}
+
+// -----
+
+// Staged for ldmatrix, 64 matrices of [64, 64] x [64, 64] take 2 x 64 x 64
+// rows of 72 bf16: 1179648 bytes, more than a CTA's shared memory.
+func.func @batched_too_big(%x: !tile.ref<bf16, 3>, %out: !tile.ref<f32, 3>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %m = tile.dim %x, 0 : !tile.ref<bf16, 3>
+  %a = tile.load %x[%c0, %c0, %c0] limits [%m, %m, %m] {dims = array<i64: 0, 1, 2>} : !tile.ref<bf16, 3> -> tensor<64x64x64xbf16>
+  // expected-warning @+1 {{this matrix product stays on CUDA cores (FMAs), not on the tensor cores of its kernel's dot_engine: its operands take 1179648 bytes of shared memory staged for the tensor cores, more than a CTA's 232448 (use smaller block sizes)}}
+  %d = tile.dot %a, %a : tensor<64x64x64xbf16>, tensor<64x64x64xbf16> -> tensor<64x64x64xf32>
+  tile.store %d, %out[%c0, %c0, %c0] limits [%m, %m, %m] {dims = array<i64: 0, 1, 2>} : tensor<64x64x64xf32>, !tile.ref<f32, 3>
   return
 }
 

@@ -131,3 +131,28 @@ func.func @small_tile(%x: !tile.ref<bf16, 2>, %out: !tile.ref<f32, 2>)
   tile.store %d, %out[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : tensor<16x16xf32>, !tile.ref<f32, 2>
   return
 }
+
+// -----
+
+// A batched product (Helion's attention at [16, 16, 16]: 16 matrices of
+// 16x16, K = 64) at 4 warps: the matrices are dealt over 4 groups of one
+// warp (warpsB = 4), each warp computing 4 of them.
+
+// CHECK-LABEL: func.func @batched(
+// CHECK: %[[D:.*]] = tile.dot %{{.*}}, %{{.*}} : tensor<16x16x64xf16>, tensor<16x64x16xf16> -> tensor<16x16x16xf32, #tile.mma<warpsM = 1, warpsN = 1, warpsB = 4>>
+// CHECK: tile.convert_layout %[[D]] : tensor<16x16x16xf32, #tile.mma<warpsM = 1, warpsN = 1, warpsB = 4>> -> tensor<16x16x16xf32>
+func.func @batched(%q: !tile.ref<f16, 3>, %k: !tile.ref<f16, 3>,
+                   %out: !tile.ref<f32, 3>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %b = tile.dim %q, 0 : !tile.ref<f16, 3>
+  %m = tile.dim %q, 1 : !tile.ref<f16, 3>
+  %d = tile.dim %q, 2 : !tile.ref<f16, 3>
+  %n = tile.dim %k, 2 : !tile.ref<f16, 3>
+  %x = tile.load %q[%c0, %c0, %c0] limits [%b, %m, %d] {dims = array<i64: 0, 1, 2>} : !tile.ref<f16, 3> -> tensor<16x16x64xf16>
+  %y = tile.load %k[%c0, %c0, %c0] limits [%b, %d, %n] {dims = array<i64: 0, 1, 2>} : !tile.ref<f16, 3> -> tensor<16x64x16xf16>
+  %s = tile.dot %x, %y : tensor<16x16x64xf16>, tensor<16x64x16xf16> -> tensor<16x16x16xf32>
+  tile.store %s, %out[%c0, %c0, %c0] limits [%b, %m, %n] {dims = array<i64: 0, 1, 2>} : tensor<16x16x16xf32>, !tile.ref<f32, 3>
+  return
+}

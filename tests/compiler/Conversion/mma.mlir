@@ -93,3 +93,32 @@ func.func @k_one(%a: !tile.ref<f16, 2>, %out: !tile.ref<f32, 2>)
   tile.store %d, %out[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : tensor<16x16xf32>, !tile.ref<f32, 2>
   return
 }
+
+// -----
+
+// A batch of four bf16 [16, 32] x [32, 16] products at 4 warps: one matrix
+// a warp (warpsB = 4). The operands are staged matrix after matrix: lhs 64
+// rows of 40 bf16 (5120 bytes), rhs 128 rows of 24 (6144 bytes); the
+// result's conversion 64 rows of 20 floats (5120 bytes). Each warp's
+// ldmatrix addresses start at its matrix (warp * 16 lhs rows, warp * 32
+// rhs rows); two k-steps of two mma.sync each.
+
+// CHECK: module attributes {dslc.workspace_bytes = 11264 : i64}
+// CHECK-LABEL: func.func @batched(
+// CHECK: nvvm.barrier0
+// CHECK: scf.for %{{.*}} = %c0_i64 to %c2_i64 step %c1_i64 iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>)
+// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>
+// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>
+// CHECK-COUNT-2: nvvm.mma.sync
+// CHECK: scf.yield %{{.*}} : vector<8xf32>
+func.func @batched(%a: !tile.ref<bf16, 3>, %out: !tile.ref<f32, 3>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %m = tile.dim %a, 0 : !tile.ref<bf16, 3>
+  %x = tile.load %a[%c0, %c0, %c0] limits [%m, %m, %m] {dims = array<i64: 0, 1, 2>} : !tile.ref<bf16, 3> -> tensor<4x16x32xbf16>
+  %y = tile.load %a[%c0, %c0, %c0] limits [%m, %m, %m] {dims = array<i64: 0, 1, 2>} : !tile.ref<bf16, 3> -> tensor<4x32x16xbf16>
+  %d = tile.dot %x, %y : tensor<4x16x32xbf16>, tensor<4x32x16xbf16> -> tensor<4x16x16xf32>
+  tile.store %d, %out[%c0, %c0, %c0] limits [%m, %m, %m] {dims = array<i64: 0, 1, 2>} : tensor<4x16x16xf32>, !tile.ref<f32, 3>
+  return
+}

@@ -81,67 +81,79 @@ void mma(const std::array<std::array<Reg, 4>, 32> &a,
   }
 }
 
-/// Runs a CTA's tensor-core dot of [m, k] x [k, n] at `warps` warps on the
-/// CPU as the lowering emits it and checks every accumulator element.
-void checkDot(int64_t m, int64_t n, int64_t k, int64_t warps) {
-  std::optional<MmaLayout> layout = MmaLayout::choose(m, n, warps);
+/// Runs a CTA's tensor-core dot of [batch x] [m, k] x [k, n] at `warps`
+/// warps on the CPU as the lowering emits it (a batch's matrices staged one
+/// after another) and checks every accumulator element.
+void checkDot(int64_t m, int64_t n, int64_t k, int64_t warps,
+              int64_t batch = 1) {
+  std::optional<MmaLayout> layout =
+      MmaLayout::chooseBatched(batch, m, n, warps);
   REQUIRE(layout);
   int64_t kp = MmaLayout::paddedK(k);
-  Staged a(m, kp, MmaLayout::pitchFor(kp, 2));
-  Staged b(kp, n, MmaLayout::pitchFor(n, 2));
-  for (int64_t r = 0; r < m; ++r)
-    for (int64_t c = 0; c < k; ++c)
-      a.at(r, c) = (r * 7 + c * 3) % 11 - 5;
-  for (int64_t r = 0; r < k; ++r)
-    for (int64_t c = 0; c < n; ++c)
-      b.at(r, c) = (r * 5 + c * 2) % 9 - 4;
+  Staged a(batch * m, kp, MmaLayout::pitchFor(kp, 2));
+  Staged b(batch * kp, n, MmaLayout::pitchFor(n, 2));
+  for (int64_t q = 0; q < batch; ++q) {
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t c = 0; c < k; ++c)
+        a.at(q * m + r, c) = (r * 7 + c * 3 + q * 5) % 11 - 5;
+    for (int64_t r = 0; r < k; ++r)
+      for (int64_t c = 0; c < n; ++c)
+        b.at(q * kp + r, c) = (r * 5 + c * 2 + q) % 9 - 4;
+  }
   for (int64_t w = 0; w < warps; ++w) {
     auto [row0, col0] = layout->warpOrigin(w);
+    int64_t first = layout->warpMatrix(w);
     std::vector<std::array<std::array<double, 4>, 32>> acc(
-        layout->fragmentsM() * layout->fragmentsN());
-    for (int64_t kk = 0; kk < kp; kk += MmaLayout::kStepK) {
-      std::vector<std::array<std::array<Reg, 4>, 32>> aFrag;
-      for (int64_t i = 0; i < layout->fragmentsM(); ++i) {
-        std::array<std::pair<int64_t, int64_t>, 32> rows;
-        for (int64_t l = 0; l < 32; ++l) {
-          auto [r, c] = MmaLayout::lhsAddress(l, i);
-          rows[l] = {row0 + r, kk + c};
-        }
-        aFrag.push_back(ldmatrix(a, rows, /*trans=*/false));
-      }
-      std::vector<std::array<std::array<Reg, 2>, 32>> bFrag;
-      for (int64_t j = 0; j < layout->fragmentsN(); j += 2) {
-        std::array<std::pair<int64_t, int64_t>, 32> rows;
-        for (int64_t l = 0; l < 32; ++l) {
-          auto [r, c] = MmaLayout::rhsAddress(l, j);
-          rows[l] = {kk + r, col0 + c};
-        }
-        auto regs = ldmatrix(b, rows, /*trans=*/true);
-        std::array<std::array<Reg, 2>, 32> first{}, second{};
-        for (int64_t l = 0; l < 32; ++l) {
-          first[l] = {regs[l][0], regs[l][1]};
-          second[l] = {regs[l][2], regs[l][3]};
-        }
-        bFrag.push_back(first);
-        bFrag.push_back(second);
-      }
-      for (int64_t i = 0; i < layout->fragmentsM(); ++i)
-        for (int64_t j = 0; j < layout->fragmentsN(); ++j)
-          mma(aFrag[i], bFrag[j], acc[i * layout->fragmentsN() + j]);
-    }
-    for (int64_t lane = 0; lane < 32; ++lane)
-      for (int64_t i = 0; i < layout->fragmentsM(); ++i)
-        for (int64_t j = 0; j < layout->fragmentsN(); ++j)
-          for (int64_t r = 0; r < 4; ++r) {
-            auto [row, col] = layout->element(w, lane, i, j, r);
-            double want = 0;
-            for (int64_t x = 0; x < k; ++x)
-              want += a.at(row, x) * b.at(x, col);
-            int64_t p = layout->position(i, j, r);
-            INFO("warp " << w << " lane " << lane << " fragment (" << i << ", "
-                         << j << ") element " << r);
-            CHECK(acc[p / 4][lane][p % 4] == want);
+        layout->perThread() / MmaLayout::kPerFragment);
+    for (int64_t q = 0; q < layout->matricesPerWarp(); ++q)
+      for (int64_t kk = 0; kk < kp; kk += MmaLayout::kStepK) {
+        int64_t aRow0 = (first + q) * m + row0, bRow0 = (first + q) * kp + kk;
+        std::vector<std::array<std::array<Reg, 4>, 32>> aFrag;
+        for (int64_t i = 0; i < layout->fragmentsM(); ++i) {
+          std::array<std::pair<int64_t, int64_t>, 32> rows;
+          for (int64_t l = 0; l < 32; ++l) {
+            auto [r, c] = MmaLayout::lhsAddress(l, i);
+            rows[l] = {aRow0 + r, kk + c};
           }
+          aFrag.push_back(ldmatrix(a, rows, /*trans=*/false));
+        }
+        std::vector<std::array<std::array<Reg, 2>, 32>> bFrag;
+        for (int64_t j = 0; j < layout->fragmentsN(); j += 2) {
+          std::array<std::pair<int64_t, int64_t>, 32> rows;
+          for (int64_t l = 0; l < 32; ++l) {
+            auto [r, c] = MmaLayout::rhsAddress(l, j);
+            rows[l] = {bRow0 + r, col0 + c};
+          }
+          auto regs = ldmatrix(b, rows, /*trans=*/true);
+          std::array<std::array<Reg, 2>, 32> firstHalf{}, secondHalf{};
+          for (int64_t l = 0; l < 32; ++l) {
+            firstHalf[l] = {regs[l][0], regs[l][1]};
+            secondHalf[l] = {regs[l][2], regs[l][3]};
+          }
+          bFrag.push_back(firstHalf);
+          bFrag.push_back(secondHalf);
+        }
+        for (int64_t i = 0; i < layout->fragmentsM(); ++i)
+          for (int64_t j = 0; j < layout->fragmentsN(); ++j)
+            mma(aFrag[i], bFrag[j],
+                acc[layout->position(i, j, 0, q) / MmaLayout::kPerFragment]);
+      }
+    for (int64_t q = 0; q < layout->matricesPerWarp(); ++q)
+      for (int64_t lane = 0; lane < 32; ++lane)
+        for (int64_t i = 0; i < layout->fragmentsM(); ++i)
+          for (int64_t j = 0; j < layout->fragmentsN(); ++j)
+            for (int64_t r = 0; r < 4; ++r) {
+              auto [row, col] = layout->element(w, lane, i, j, r);
+              int64_t matrix = first + q;
+              double want = 0;
+              for (int64_t x = 0; x < k; ++x)
+                want += a.at(matrix * m + row, x) * b.at(matrix * kp + x, col);
+              int64_t p = layout->position(i, j, r, q);
+              INFO("warp " << w << " lane " << lane << " matrix " << matrix
+                           << " fragment (" << i << ", " << j << ") element "
+                           << r);
+              CHECK(acc[p / 4][lane][p % 4] == want);
+            }
   }
 }
 
@@ -155,6 +167,31 @@ TEST_CASE("mma.sync fragments hold the product where MmaLayout says", "[mma]") {
   checkDot(16, 16, 1, 1);  // K = 1: fifteen zero columns and rows
   checkDot(16, 16, 32, 4); // one warp's block, repeated by the other three
   checkDot(16, 32, 16, 8); // two warps' blocks, each repeated four times
+}
+
+TEST_CASE("batched mma.sync fragments hold each matrix's product", "[mma]") {
+  checkDot(16, 16, 64, 4, 16); // Helion's attention: 4 matrices a warp
+  checkDot(32, 32, 16, 4, 2);  // 2 groups of 2 warps, a matrix each
+  checkDot(16, 16, 32, 8, 2);  // 2 groups of 1 warp, each repeated 4 times
+  checkDot(64, 16, 16, 2, 3);  // 3 matrices: one group of 2 warps
+}
+
+TEST_CASE("batched matrices are dealt over the most warp groups", "[mma]") {
+  std::optional<MmaLayout> l = MmaLayout::chooseBatched(16, 16, 16, 4);
+  REQUIRE(l);
+  CHECK(l->warpsB == 4);
+  CHECK(l->matricesPerWarp() == 4);
+  CHECK(l->perThread() == 4 * 8);
+  CHECK(l->warpMatrix(3) == 12);
+  l = MmaLayout::chooseBatched(3, 64, 16, 2);
+  REQUIRE(l);
+  CHECK(l->warpsB == 1);
+  CHECK(l->warpsM * l->warpsN == 2);
+  CHECK(l->warpMatrix(1) == 0);
+  CHECK_FALSE(MmaLayout::chooseBatched(4, 24, 16, 4));
+  // One matrix is choose's grid.
+  CHECK(MmaLayout::chooseBatched(1, 128, 128, 8)->warpsM ==
+        MmaLayout::choose(128, 128, 8)->warpsM);
 }
 
 TEST_CASE("the warp grid is the most square that whole fragments allow",

@@ -872,7 +872,7 @@ func.func @atomic_indices(%x: !tile.ref<f32, 2>, %i: tensor<8xi64>, %v: tensor<8
 // -----
 
 func.func @mma_f32_inputs(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) {
-  // expected-error @+1 {{'tile.dot' op a #tile.mma result needs blocked 2-d bf16 or f16 inputs and an f32 result, got lhs 'tensor<16x16xf32>', result 'tensor<16x16xf32, #tile.mma<warpsM = 1, warpsN = 1>>'}}
+  // expected-error @+1 {{'tile.dot' op a #tile.mma result needs blocked bf16 or f16 inputs and an f32 result, got lhs 'tensor<16x16xf32>', result 'tensor<16x16xf32, #tile.mma<warpsM = 1, warpsN = 1>>'}}
   %r = tile.dot %a, %b : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32, #tile.mma<warpsM = 1, warpsN = 1>>
   return
 }
@@ -903,8 +903,16 @@ func.func @encoded_input(%a: tensor<16x16xf32, #tile.mma<warpsM = 1, warpsN = 1>
 
 // -----
 
-// expected-error @+1 {{#tile.mma needs 1 <= warpsM * warpsN <= 32, got warpsM = 0, warpsN = 4}}
+// expected-error @+1 {{#tile.mma needs 1 <= warpsB * warpsM * warpsN <= 32, got warpsM = 0, warpsN = 4, warpsB = 1}}
 func.func @mma_warps(%a: tensor<16x16xf32, #tile.mma<warpsM = 0, warpsN = 4>>) {
+  return
+}
+
+// -----
+
+func.func @mma_batch_split(%a: tensor<3x16x16xbf16>, %b: tensor<3x16x16xbf16>) {
+  // expected-error @+1 {{'tile.dot' op a batch of 3 matrices does not split over warpsB = 2 warp groups}}
+  %r = tile.dot %a, %b : tensor<3x16x16xbf16>, tensor<3x16x16xbf16> -> tensor<3x16x16xf32, #tile.mma<warpsM = 1, warpsN = 1, warpsB = 2>>
   return
 }
 
