@@ -16,7 +16,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Conversion/LoweringUtils.h"
+
 #include "compiler/Conversion/Passes.h"
+#include <numeric>
 
 #include "dialects/Tile/TileDialect.h"
 
@@ -201,6 +203,56 @@ Value rowInBounds(OpBuilder &b, Location loc, const TileLayout &layout,
                                 i64(b, loc, layout.dim0 * layout.rest - 1));
 }
 
+/// Where this thread's pieces of a tile of `layout` lie in a staged copy
+/// (rows `pitch` elements apart) at `base`: with rows not ragged, piece c
+/// of row o is at one per-thread address plus a constant (so that the
+/// backend folds it into the access, and one register holds every piece's
+/// address: per-piece addresses hoisted out of a loop would each hold
+/// registers across it); else nullopt.
+struct StagedPieces {
+  Value threadBase;
+  Type element;
+  int64_t pitch;
+  const TileLayout &layout;
+
+  /// The constant element offset of piece c of row o from threadBase.
+  int64_t offset(int64_t o, int64_t c) const {
+    int64_t row =
+        layout.split
+            ? o / layout.rest * layout.groups() * layout.rest + o % layout.rest
+            : o;
+    return row * pitch +
+           (layout.replicated ? 0 : c * layout.rowThreads * layout.vec);
+  }
+  Value address(OpBuilder &b, Location loc, int64_t o, int64_t c) const {
+    return elementPtr(b, loc, threadBase, element, i64(b, loc, offset(o, c)));
+  }
+};
+
+/// The alignment (bytes) of every piece of V elements of `bytes` each in a
+/// copy staged with rows `pitch` elements apart from a 16-byte aligned base.
+static int64_t pieceAlignment(const TileLayout &layout, int64_t pitch,
+                              int64_t bytes) {
+  return std::gcd(std::gcd<int64_t>(16, pitch * bytes), layout.vec * bytes);
+}
+
+static std::optional<StagedPieces>
+stagedPieces(OpBuilder &b, Location loc, const TileLayout &layout, Value base,
+             Type element, int64_t pitch, Value lane, Value group) {
+  if (layout.raggedRows())
+    return std::nullopt;
+  Value offset = i64(b, loc, 0);
+  if (layout.split)
+    offset =
+        arith::MulIOp::create(b, loc, group, i64(b, loc, layout.rest * pitch));
+  if (!layout.replicated)
+    offset = arith::AddIOp::create(
+        b, loc, offset,
+        arith::MulIOp::create(b, loc, lane, i64(b, loc, layout.vec)));
+  return StagedPieces{elementPtr(b, loc, base, element, offset), element, pitch,
+                      layout};
+}
+
 void storeDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
                       ArrayRef<int64_t> shape, Value value, Value base,
                       int64_t pitch) {
@@ -232,6 +284,8 @@ void storeDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
   if (layout.groupReplicated())
     require(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group,
                                   i64(b, loc, 0)));
+  std::optional<StagedPieces> staged =
+      stagedPieces(b, loc, layout, base, memElement, pitch, lane, group);
 
   for (int64_t o = 0; o < layout.outer; ++o) {
     auto [row, rowValid] = rowOf(b, loc, layout, o, group);
@@ -251,7 +305,38 @@ void storeDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
                                           i64(b, loc, c * layout.rowThreads)),
                     i64(b, loc, layout.vec))
                     .getResult();
-      Value linear = arith::AddIOp::create(b, loc, first, rowStart);
+      Value address =
+          staged ? staged->address(b, loc, o, c)
+                 : elementPtr(b, loc, base, memElement,
+                              arith::AddIOp::create(b, loc, first, rowStart));
+      Value slice = vector::ExtractStridedSliceOp::create(
+          b, loc, value, ArrayRef<int64_t>{layout.position(o, c, 0)},
+          ArrayRef<int64_t>{layout.vec}, ArrayRef<int64_t>{1});
+      // Pieces of a row of whole pieces are all in or all out: one vector
+      // store under the piece's and the row's validity, no element-wise
+      // fallback whose addresses would stay live in registers.
+      if (layout.replicated || layout.inner % layout.vec == 0) {
+        Value store = valid;
+        // Lanes past the row hold padding pieces (no lane does when the
+        // row's pieces cover every lane's).
+        if (!layout.replicated &&
+            (c + 1) * layout.rowThreads * layout.vec > layout.inner) {
+          Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                           first, i64(b, loc, layout.inner));
+          store =
+              store ? arith::AndIOp::create(b, loc, store, in).getResult() : in;
+        }
+        int64_t align = pieceAlignment(layout, pitch, elementBytes(memElement));
+        if (!store) {
+          LLVM::StoreOp::create(b, loc, slice, address, align);
+          continue;
+        }
+        scf::IfOp::create(b, loc, store, [&](OpBuilder &b, Location loc) {
+          LLVM::StoreOp::create(b, loc, slice, address, align);
+          scf::YieldOp::create(b, loc);
+        });
+        continue;
+      }
       Value remaining =
           arith::SubIOp::create(b, loc, i64(b, loc, layout.inner), first);
       SmallVector<Value> lanes;
@@ -272,16 +357,9 @@ void storeDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
         if (valid)
           full = arith::AndIOp::create(b, loc, full, valid);
       }
-      AccessPiece piece{layout.position(o, c, 0),
-                        layout.vec,
-                        elementPtr(b, loc, base, memElement, linear),
+      AccessPiece piece{layout.position(o, c, 0), layout.vec, address,
                         i64(b, loc, 1),
-                        /*contiguous=*/true,
-                        mask,
-                        full};
-      Value slice = vector::ExtractStridedSliceOp::create(
-          b, loc, value, ArrayRef<int64_t>{piece.position},
-          ArrayRef<int64_t>{piece.vec}, ArrayRef<int64_t>{1});
+                        /*contiguous=*/true,      mask,       full};
       storePiece(b, loc, piece, slice);
     }
   }
@@ -308,28 +386,38 @@ Value loadDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
   Value result = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
   // Padding (columns past the row, rows past d0) reads the last element in
   // bounds: every load stays inside the tile.
-  bool whole = layout.inner % layout.vec == 0 && pitch % layout.vec == 0;
+  bool whole = layout.inner % layout.vec == 0;
+  int64_t align = pieceAlignment(layout, pitch, bytes);
+  std::optional<StagedPieces> staged =
+      stagedPieces(b, loc, layout, base, memElement, pitch, lane, group);
   for (int64_t o = 0; o < layout.outer; ++o) {
     Value row = rowInBounds(b, loc, layout, o, group);
     Value rowStart = arith::MulIOp::create(b, loc, row, i64(b, loc, pitch));
     for (int64_t c = 0; c < layout.chunks; ++c) {
       Value piece;
       if (layout.replicated) {
-        piece = LLVM::LoadOp::create(b, loc, pieceType, at(rowStart), bytes);
+        piece = LLVM::LoadOp::create(
+            b, loc, pieceType,
+            staged ? staged->address(b, loc, o, c) : at(rowStart), bytes);
       } else {
         Value first = arith::MulIOp::create(
             b, loc,
             arith::AddIOp::create(b, loc, lane,
                                   i64(b, loc, c * layout.rowThreads)),
             i64(b, loc, layout.vec));
-        if (whole) {
+        if (whole && staged &&
+            (c + 1) * layout.rowThreads * layout.vec <= layout.inner) {
+          // Every lane's piece inside the row: one aligned vector load at
+          // the thread's base plus a constant.
+          piece = LLVM::LoadOp::create(b, loc, pieceType,
+                                       staged->address(b, loc, o, c), align);
+        } else if (whole) {
           // Pieces start at multiples of V: one aligned vector load.
           Value column = arith::MinUIOp::create(
               b, loc, first, i64(b, loc, layout.inner - layout.vec));
           piece = LLVM::LoadOp::create(
               b, loc, pieceType,
-              at(arith::AddIOp::create(b, loc, rowStart, column)),
-              std::min<int64_t>(16, layout.vec * bytes));
+              at(arith::AddIOp::create(b, loc, rowStart, column)), align);
         } else {
           piece = arith::ConstantOp::create(b, loc, b.getZeroAttr(pieceType));
           for (int64_t v = 0; v < layout.vec; ++v) {
