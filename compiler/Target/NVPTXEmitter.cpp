@@ -2,6 +2,7 @@
 
 #include "compiler/Target/NVPTXEmitter.h"
 #include "compiler/Target/LibDevice.h"
+#include "compiler/Target/RematerializeAddresses.h"
 #include "compiler/Target/RematerializePredicates.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -98,9 +99,12 @@ dslc::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
   llvm::ModulePassManager passes =
       options.optLevel == 0 ? builder.buildO0DefaultPipeline(level)
                             : builder.buildPerModuleDefaultPipeline(level);
-  if (options.optLevel > 0)
+  if (options.optLevel > 0) {
     passes.addPass(
         llvm::createModuleToFunctionPassAdaptor(RematerializePredicatesPass()));
+    passes.addPass(
+        llvm::createModuleToFunctionPassAdaptor(RematerializeAddressesPass()));
+  }
   passes.run(*llvmModule, mam);
   return llvmModule;
 }
