@@ -19,8 +19,10 @@ int64_t MmaLayout::stagedLhsBytes(int64_t batch, int64_t m, int64_t k) {
   return (batch * m * pitchFor(kp, 2) * 2 + 15) / 16 * 16;
 }
 
-int64_t MmaLayout::stagedBytes(int64_t batch, int64_t m, int64_t n, int64_t k) {
-  int64_t rhs = batch * paddedK(k) * pitchFor(n, 2) * 2;
+int64_t MmaLayout::stagedBytes(int64_t batch, int64_t m, int64_t n, int64_t k,
+                               bool rhsTransposed) {
+  int64_t rhs = rhsTransposed ? batch * n * pitchFor(paddedK(k), 2) * 2
+                              : batch * paddedK(k) * pitchFor(n, 2) * 2;
   return stagedLhsBytes(batch, m, k) + (rhs + 15) / 16 * 16;
 }
 

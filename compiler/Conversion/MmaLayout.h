@@ -31,7 +31,10 @@
 //  - rhs fragments j and j + 1 with ldmatrix.x4.trans: lane l gives the
 //    address of row 8 ((l / 8) % 2) + l % 8 of the k-step's rows, column
 //    8 (j + l / 16) of the warp's columns; transposed, the matrices are
-//    b0b1 and b2b3 of fragment j, then of fragment j + 1.
+//    b0b1 and b2b3 of fragment j, then of fragment j + 1. An rhs read
+//    transposed (staged [N, Kp], rows the warp's columns) takes ldmatrix.x4
+//    instead: lane l gives row 8 (j + l / 16) + l % 8, column 8 ((l / 8) %
+//    2) of the k-step's, the same four matrices untransposed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -110,6 +113,13 @@ struct MmaLayout {
   static std::pair<int64_t, int64_t> rhsAddress(int64_t lane, int64_t j) {
     return {lane / 8 % 2 * 8 + lane % 8, (j + lane / 16) * kFragCols};
   }
+  /// Row (in the warp's columns) and column (in the k-step's) whose address
+  /// lane `lane` gives to the ldmatrix.x4 of fragments j, j + 1 of an rhs
+  /// staged transposed, [N, Kp].
+  static std::pair<int64_t, int64_t> rhsTransposedAddress(int64_t lane,
+                                                          int64_t j) {
+    return {(j + lane / 16) * kFragCols + lane % 8, lane / 8 % 2 * 8};
+  }
 
   /// K rounded up to whole k-steps.
   static int64_t paddedK(int64_t k) {
@@ -120,9 +130,11 @@ struct MmaLayout {
   static int64_t pitchFor(int64_t columns, int64_t bytes);
 
   /// Bytes of shared memory a dot of [batch x] [m, k] x [k, n] (16-bit
-  /// inputs) stages its operands in: lhs, then rhs from rhsOffset.
+  /// inputs; rhs staged [n, k] when `rhsTransposed`) stages its operands
+  /// in: lhs, then rhs from stagedLhsBytes.
   static int64_t stagedLhsBytes(int64_t batch, int64_t m, int64_t k);
-  static int64_t stagedBytes(int64_t batch, int64_t m, int64_t n, int64_t k);
+  static int64_t stagedBytes(int64_t batch, int64_t m, int64_t n, int64_t k,
+                             bool rhsTransposed = false);
 
   /// The warp grid for an [m, n] result in `warps` warps whose blocks are
   /// whole 16 x 16 multiples, the blocks as square as possible (fewest

@@ -32,6 +32,18 @@ static bool isMmaInput(Type element) {
   return element.isBF16() || element.isF16() || tile::isFp8Type(element);
 }
 
+/// Whether `transpose` swaps its last two dimensions and keeps the others.
+static bool swapsLastTwo(tile::TransposeOp transpose) {
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  int64_t rank = perm.size();
+  if (rank < 2)
+    return false;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    if (perm[d] != d)
+      return false;
+  return perm[rank - 2] == rank - 1 && perm[rank - 1] == rank - 2;
+}
+
 /// Rewrites `op` onto tensor cores when its shape and types allow; else
 /// warns, at the op, why it stays on CUDA cores.
 static void rewriteDot(tile::DotOp op, int64_t warps, bool wgmma) {
@@ -58,7 +70,15 @@ static void rewriteDot(tile::DotOp op, int64_t warps, bool wgmma) {
     return stays("a batched product needs K a multiple of 16 on tensor "
                  "cores, got K = " +
                  llvm::Twine(k));
-  int64_t staged = MmaLayout::stagedBytes(batch, m, n, k);
+  // An rhs transposed from [N, K] (Helion's `q @ k.transpose(-2, -1)`) is
+  // staged as it is and read with ldmatrix untransposed: no transpose
+  // through shared memory first.
+  Value rhsOperand = op.getRhs();
+  auto transpose = rhsOperand.getDefiningOp<tile::TransposeOp>();
+  bool rhsTransposed = transpose && swapsLastTwo(transpose);
+  if (rhsTransposed)
+    rhsOperand = transpose.getInput();
+  int64_t staged = MmaLayout::stagedBytes(batch, m, n, k, rhsTransposed);
   if (staged > contract::kMaxSharedBytesPerCta)
     return stays("its operands take " + llvm::Twine(staged) +
                  " bytes of shared memory staged for the tensor cores, more "
@@ -103,12 +123,12 @@ static void rewriteDot(tile::DotOp op, int64_t warps, bool wgmma) {
     return arith::ExtFOp::create(b, loc, t.clone(b.getF16Type()), v);
   };
   Value lhs = asMmaInput(op.getLhs());
-  Value rhs = asMmaInput(op.getRhs());
+  Value rhs = asMmaInput(rhsOperand);
   Value acc = op.getAcc();
   if (acc)
     acc = tile::ConvertLayoutOp::create(b, loc, mmaType, acc);
-  Value dot =
-      tile::DotOp::create(b, loc, mmaType, lhs, rhs, acc, op.getValidK());
+  auto dot = tile::DotOp::create(b, loc, mmaType, lhs, rhs, acc, op.getValidK(),
+                                 rhsTransposed);
   Value out = tile::ConvertLayoutOp::create(
       b, loc, RankedTensorType::get(shape, f32), dot);
   if (!resultType.getElementType().isF32())

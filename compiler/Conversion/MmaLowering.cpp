@@ -39,6 +39,8 @@ namespace {
 /// Where a tensor-core dot stages its operands in the workspace.
 struct MmaStaging {
   int64_t batch, m, n, k, kp;
+  /// rhs staged as [N, Kp] rows (DotOp's rhs_transposed).
+  bool rhsTransposed;
   int64_t pitchA, pitchB;              ///< elements
   int64_t rhsOffset;                   ///< bytes
   int64_t total;                       ///< bytes
@@ -51,15 +53,16 @@ struct MmaStaging {
     int64_t rank = lhs.getRank();
     lhsShape = llvm::to_vector(lhs.getShape());
     rhsShape = llvm::to_vector(op.getRhs().getType().getShape());
+    rhsTransposed = op.getRhsTransposed();
     batch = rank == 3 ? lhs.getDimSize(0) : 1;
     m = lhs.getDimSize(rank - 2);
     k = lhs.getDimSize(rank - 1);
-    n = rhsShape.back();
+    n = rhsTransposed ? rhsShape[rank - 2] : rhsShape.back();
     kp = MmaLayout::paddedK(k);
     pitchA = MmaLayout::pitchFor(kp, kBytes);
-    pitchB = MmaLayout::pitchFor(n, kBytes);
+    pitchB = MmaLayout::pitchFor(rhsTransposed ? kp : n, kBytes);
     rhsOffset = MmaLayout::stagedLhsBytes(batch, m, k);
-    total = MmaLayout::stagedBytes(batch, m, n, k);
+    total = MmaLayout::stagedBytes(batch, m, n, k, rhsTransposed);
   }
 };
 
@@ -168,8 +171,9 @@ Value zeroPast(OpBuilder &b, Location loc, const KernelInfo &info,
 }
 
 /// Zeroes K's padding in the staged operands: columns K..Kp of lhs's M
-/// rows, rows K..Kp of rhs (one matrix: -dslc-mma-layouts puts batched
-/// products on tensor cores only when K needs no padding).
+/// rows, rows K..Kp of rhs (columns K..Kp of its N rows when transposed;
+/// one matrix: -dslc-mma-layouts puts batched products on tensor cores
+/// only when K needs no padding).
 void zeroPadding(OpBuilder &b, Location loc, const KernelInfo &info,
                  const MmaStaging &s, Value lhs, Value rhs, Type element) {
   if (s.kp == s.k)
@@ -199,10 +203,16 @@ void zeroPadding(OpBuilder &b, Location loc, const KernelInfo &info,
             },
             [&](OpBuilder &b, Location loc) {
               Value r = arith::SubIOp::create(b, loc, e, i64(b, loc, lhsCount));
+              // Transposed: row r / pad, column K + r % pad.
+              int64_t across = s.rhsTransposed ? pad : s.n;
               Value row =
-                  add(b, loc,
-                      arith::DivUIOp::create(b, loc, r, i64(b, loc, s.n)), s.k);
-              Value col = arith::RemUIOp::create(b, loc, r, i64(b, loc, s.n));
+                  arith::DivUIOp::create(b, loc, r, i64(b, loc, across));
+              Value col =
+                  arith::RemUIOp::create(b, loc, r, i64(b, loc, across));
+              if (s.rhsTransposed)
+                col = add(b, loc, col, s.k);
+              else
+                row = add(b, loc, row, s.k);
               Value at = arith::AddIOp::create(b, loc,
                                                mul(b, loc, row, s.pitchB), col);
               LLVM::StoreOp::create(
@@ -284,7 +294,7 @@ std::optional<MmaLayout> dslc::lower::mmaLayoutOf(Type type) {
 Value dslc::lower::mmaKSteps(OpBuilder &b, Location loc,
                              const MmaLayout &layout, Type e, Value lhsBase,
                              int64_t pitchA, Value rhsBase, int64_t pitchB,
-                             int64_t kp, Value init) {
+                             int64_t kp, Value init, bool rhsTransposed) {
   // The lane's ldmatrix addresses at k-step 0 (element offsets), in the
   // warp's first matrix.
   auto [row0, col0, lane, matrix0] = warpPlace(b, loc, layout);
@@ -299,19 +309,32 @@ Value dslc::lower::mmaKSteps(OpBuilder &b, Location loc,
           arith::AddIOp::create(b, loc, aRow, mul(b, loc, matrix0, layout.m)),
           pitchA),
       mul(b, loc, half, 8));
-  // rhsAddress(lane, 0): row 8 ((l / 8) % 2) + l % 8, column 8 (l / 16).
-  Value bRow = arith::AddIOp::create(
-      b, loc,
+  // rhsAddress(lane, 0): row 8 ((l / 8) % 2) + l % 8, column 8 (l / 16);
+  // transposed (rhsTransposedAddress), row 8 (l / 16) + l % 8 of the
+  // warp's columns, column 8 ((l / 8) % 2).
+  Value eighth =
       mul(b, loc,
           arith::RemUIOp::create(
               b, loc, arith::DivUIOp::create(b, loc, lane, i64(b, loc, 8)),
               i64(b, loc, 2)),
-          8),
-      l8);
-  bRow = arith::AddIOp::create(b, loc, bRow, mul(b, loc, matrix0, kp));
-  Value bAt = arith::AddIOp::create(
-      b, loc, mul(b, loc, bRow, pitchB),
-      arith::AddIOp::create(b, loc, col0, mul(b, loc, half, 8)));
+          8);
+  Value bAt;
+  if (rhsTransposed) {
+    Value bRow = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, col0, mul(b, loc, half, 8)), l8);
+    bRow = arith::AddIOp::create(b, loc, bRow, mul(b, loc, matrix0, layout.n));
+    bAt = arith::AddIOp::create(b, loc, mul(b, loc, bRow, pitchB), eighth);
+  } else {
+    Value bRow = arith::AddIOp::create(b, loc, eighth, l8);
+    bRow = arith::AddIOp::create(b, loc, bRow, mul(b, loc, matrix0, kp));
+    bAt = arith::AddIOp::create(
+        b, loc, mul(b, loc, bRow, pitchB),
+        arith::AddIOp::create(b, loc, col0, mul(b, loc, half, 8)));
+  }
+  // A k-step moves along rhs's rows, or its columns when transposed; a
+  // matrix of the warp's is [Kp, N] past the last, or [N, Kp].
+  int64_t bStepPitch = rhsTransposed ? 1 : pitchB;
+  int64_t bMatrix = (rhsTransposed ? layout.n : kp) * pitchB;
 
   auto steps = scf::ForOp::create(
       b, loc, i64(b, loc, 0), i64(b, loc, kp / MmaLayout::kStepK),
@@ -320,7 +343,7 @@ Value dslc::lower::mmaKSteps(OpBuilder &b, Location loc,
         Value kk = mul(b, loc, step, MmaLayout::kStepK);
         Value aStep = arith::AddIOp::create(b, loc, aAt, kk);
         Value bStep =
-            arith::AddIOp::create(b, loc, bAt, mul(b, loc, kk, pitchB));
+            arith::AddIOp::create(b, loc, bAt, mul(b, loc, kk, bStepPitch));
         Value sum = sums[0];
         // The warp's matrices one after another: [M, Kp] and [Kp, N] apart.
         for (int64_t q = 0; q < layout.matricesPerWarp(); ++q) {
@@ -333,11 +356,13 @@ Value dslc::lower::mmaKSteps(OpBuilder &b, Location loc,
                                  /*transpose=*/false));
           }
           for (int64_t j = 0; j < layout.fragmentsN(); j += 2) {
-            auto [row, col] = MmaLayout::rhsAddress(0, j);
-            Value at = add(b, loc, bStep, (q * kp + row) * pitchB + col);
+            auto [row, col] = rhsTransposed
+                                  ? MmaLayout::rhsTransposedAddress(0, j)
+                                  : MmaLayout::rhsAddress(0, j);
+            Value at = add(b, loc, bStep, q * bMatrix + row * pitchB + col);
             SmallVector<Value> regs =
                 ldmatrix(b, loc, lower::elementPtr(b, loc, rhsBase, e, at),
-                         /*transpose=*/true);
+                         /*transpose=*/!rhsTransposed);
             bFrag.push_back({regs[0], regs[1]});
             bFrag.push_back({regs[2], regs[3]});
           }
@@ -380,7 +405,8 @@ struct MmaDotLowering : TilePattern<tile::DotOp> {
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     if (Value valid = adaptor.getValidK()) {
       lhs = zeroPast(b, loc, info, s.lhsShape, lhs, 1, valid);
-      rhs = zeroPast(b, loc, info, s.rhsShape, rhs, 0, valid);
+      rhs = zeroPast(b, loc, info, s.rhsShape, rhs, s.rhsTransposed ? 1 : 0,
+                     valid);
     }
     lower::storeDistributed(b, loc, info, s.lhsShape, lhs, lhsBase, s.pitchA);
     lower::storeDistributed(b, loc, info, s.rhsShape, rhs, rhsBase, s.pitchB);
@@ -394,7 +420,7 @@ struct MmaDotLowering : TilePattern<tile::DotOp> {
           b.getZeroAttr(
               VectorType::get({layout->perThread()}, b.getF32Type())));
     Value sum = lower::mmaKSteps(b, loc, *layout, e, lhsBase, s.pitchA, rhsBase,
-                                 s.pitchB, s.kp, init);
+                                 s.pitchB, s.kp, init, s.rhsTransposed);
     lower::ctaBarrier(b, loc);
     rewriter.replaceOp(op, sum);
     return success();

@@ -143,7 +143,7 @@ SmallVector<Candidate> candidatesOf(scf::ForOp loop) {
       continue;
     auto type = cast<RankedTensorType>(dot.getResult().getType());
     if (!isa_and_present<tile::MmaEncodingAttr>(type.getEncoding()) ||
-        type.getRank() != 2)
+        type.getRank() != 2 || dot.getRhsTransposed())
       return {};
     Candidate c{dot, dot.getLhs().getDefiningOp<tile::LoadOp>(),
                 dot.getRhs().getDefiningOp<tile::LoadOp>()};

@@ -87,21 +87,28 @@ LogicalResult DotOp::verify() {
     if (!t.hasStaticShape())
       return emitOpError() << what << " shape must be static, got " << t;
   }
-  // [B,] M x K times [B,] K x N: b is the batch's offset.
+  // [B,] M x K times [B,] K x N (N x K transposed): b is the batch's
+  // offset.
   int64_t b = rank - 2;
+  bool transposed = getRhsTransposed();
+  int64_t rhsK = rhs.getDimSize(transposed ? b + 1 : b);
+  int64_t rhsN = rhs.getDimSize(transposed ? b : b + 1);
+  if (transposed && !isa_and_present<MmaEncodingAttr>(result.getEncoding()))
+    return emitOpError() << "reads its rhs transposed only on tensor cores "
+                            "(a #tile.mma result), got "
+                         << result;
   if (b && (rhs.getDimSize(0) != lhs.getDimSize(0) ||
             result.getDimSize(0) != lhs.getDimSize(0)))
     return emitOpError() << "batch dimensions differ: lhs " << lhs << ", rhs "
                          << rhs << ", result " << result;
-  if (lhs.getDimSize(b + 1) != rhs.getDimSize(b))
+  if (lhs.getDimSize(b + 1) != rhsK)
     return emitOpError() << "contracted dimensions differ: lhs " << lhs
                          << " has K = " << lhs.getDimSize(b + 1) << ", rhs "
-                         << rhs << " has K = " << rhs.getDimSize(b);
+                         << rhs << " has K = " << rhsK;
   if (result.getDimSize(b) != lhs.getDimSize(b) ||
-      result.getDimSize(b + 1) != rhs.getDimSize(b + 1))
+      result.getDimSize(b + 1) != rhsN)
     return emitOpError() << "result must be " << lhs.getDimSize(b) << "x"
-                         << rhs.getDimSize(b + 1)
-                         << " (lhs rows x rhs columns), "
+                         << rhsN << " (lhs rows x rhs columns), "
                          << "got " << result;
   Type a = lhs.getElementType();
   if (!isDotInputType(a))

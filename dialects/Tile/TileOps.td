@@ -424,7 +424,10 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AttrSizedOperandSegments]> {
     A result encoded `#tile.mma` (made by -dslc-mma-layouts) is computed
     by tensor cores: the inputs (bf16 or f16, blocked) are multiplied
     exactly and summed in f32 in the order of mma.sync's k-steps of 16,
-    onto `acc`, which then has the result's type.
+    onto `acc`, which then has the result's type. Such a dot may read its
+    rhs transposed (`rhs_transposed`: `rhs : tensor<NxK>`, the product
+    `lhs @ transpose(rhs)`; -dslc-mma-layouts folds a `tile.transpose` of
+    the last two dimensions into it), staged as it is for ldmatrix.
 
     ```mlir
     %c = tile.dot %a, %b acc %acc valid_k %n
@@ -433,7 +436,8 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AttrSizedOperandSegments]> {
     ```
   }];
   let arguments = (ins Tile_TileTensor:$lhs, Tile_TileTensor:$rhs,
-                   Optional<Tile_TileTensor>:$acc, Optional<Index>:$valid_k);
+                   Optional<Tile_TileTensor>:$acc, Optional<Index>:$valid_k,
+                   UnitAttr:$rhs_transposed);
   let results = (outs Tile_TileTensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs (`acc` $acc^)? (`valid_k` $valid_k^)? attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) (`,` qualified(type($acc))^)? `->` qualified(type($result))

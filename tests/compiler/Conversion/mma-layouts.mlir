@@ -156,3 +156,28 @@ func.func @batched(%q: !tile.ref<f16, 3>, %k: !tile.ref<f16, 3>,
   tile.store %s, %out[%c0, %c0, %c0] limits [%b, %m, %n] {dims = array<i64: 0, 1, 2>} : tensor<16x16x16xf32>, !tile.ref<f32, 3>
   return
 }
+
+// -----
+
+// An rhs transposed from [N, K] (`q @ k.transpose(-2, -1)`) is read as it
+// is: the transpose folds into the dot's rhs_transposed.
+
+// CHECK-LABEL: func.func @transposed_rhs(
+// CHECK-NOT: tile.transpose
+// CHECK: tile.dot %{{.*}}, %{{.*}} {rhs_transposed} : tensor<4x16x64xf16>, tensor<4x32x64xf16> -> tensor<4x16x32xf32, #tile.mma<warpsM = 1, warpsN = 1, warpsB = 4>>
+func.func @transposed_rhs(%q: !tile.ref<f16, 3>, %k: !tile.ref<f16, 3>,
+                          %out: !tile.ref<f32, 3>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %b = tile.dim %q, 0 : !tile.ref<f16, 3>
+  %m = tile.dim %q, 1 : !tile.ref<f16, 3>
+  %d = tile.dim %q, 2 : !tile.ref<f16, 3>
+  %n = tile.dim %k, 1 : !tile.ref<f16, 3>
+  %x = tile.load %q[%c0, %c0, %c0] limits [%b, %m, %d] {dims = array<i64: 0, 1, 2>} : !tile.ref<f16, 3> -> tensor<4x16x64xf16>
+  %y = tile.load %k[%c0, %c0, %c0] limits [%b, %n, %d] {dims = array<i64: 0, 1, 2>} : !tile.ref<f16, 3> -> tensor<4x32x64xf16>
+  %yt = tile.transpose %y [0, 2, 1] : tensor<4x32x64xf16> -> tensor<4x64x32xf16>
+  %s = tile.dot %x, %yt : tensor<4x16x64xf16>, tensor<4x64x32xf16> -> tensor<4x16x32xf32>
+  tile.store %s, %out[%c0, %c0, %c0] limits [%b, %m, %n] {dims = array<i64: 0, 1, 2>} : tensor<4x16x32xf32>, !tile.ref<f32, 3>
+  return
+}

@@ -122,3 +122,30 @@ func.func @batched(%a: !tile.ref<bf16, 3>, %out: !tile.ref<f32, 3>)
   tile.store %d, %out[%c0, %c0, %c0] limits [%m, %m, %m] {dims = array<i64: 0, 1, 2>} : tensor<4x16x16xf32>, !tile.ref<f32, 3>
   return
 }
+
+// -----
+
+// A 2-d bf16 [32, 24] x transpose([32, 24]) at 4 warps, rhs read
+// transposed: rhs is staged [N, Kp] as loaded (rows of 40 bf16, K's
+// padding columns 24..31 zeroed for both operands: 32 x 8 + 32 x 8 = 512
+// elements), then each k-step reads it with ldmatrix.x4 untransposed (row
+// layout) like lhs.
+
+// CHECK-LABEL: func.func @transposed_rhs(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c512_i64 step %c128_i64
+// CHECK: nvvm.barrier0
+// CHECK: scf.for %{{.*}} = %c0_i64 to %c2_i64 step %c1_i64 iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>)
+// CHECK-COUNT-2: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>
+// CHECK-NOT: nvvm.ldmatrix
+// CHECK-COUNT-2: nvvm.mma.sync
+func.func @transposed_rhs(%a: !tile.ref<bf16, 2>, %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %m = tile.dim %a, 0 : !tile.ref<bf16, 2>
+  %x = tile.load %a[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<32x24xbf16>
+  %yt = tile.transpose %x [1, 0] : tensor<32x24xbf16> -> tensor<24x32xbf16>
+  %d = tile.dot %x, %yt : tensor<32x24xbf16>, tensor<24x32xbf16> -> tensor<32x32xf32>
+  tile.store %d, %out[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : tensor<32x32xf32>, !tile.ref<f32, 2>
+  return
+}

@@ -83,22 +83,24 @@ void mma(const std::array<std::array<Reg, 4>, 32> &a,
 
 /// Runs a CTA's tensor-core dot of [batch x] [m, k] x [k, n] at `warps`
 /// warps on the CPU as the lowering emits it (a batch's matrices staged one
-/// after another) and checks every accumulator element.
-void checkDot(int64_t m, int64_t n, int64_t k, int64_t warps,
-              int64_t batch = 1) {
+/// after another; rhs staged [n, k] and read untransposed when
+/// `transposed`) and checks every accumulator element.
+void checkDot(int64_t m, int64_t n, int64_t k, int64_t warps, int64_t batch = 1,
+              bool transposed = false) {
   std::optional<MmaLayout> layout =
       MmaLayout::chooseBatched(batch, m, n, warps);
   REQUIRE(layout);
   int64_t kp = MmaLayout::paddedK(k);
   Staged a(batch * m, kp, MmaLayout::pitchFor(kp, 2));
   Staged b(batch * kp, n, MmaLayout::pitchFor(n, 2));
+  Staged bt(batch * n, kp, MmaLayout::pitchFor(kp, 2));
   for (int64_t q = 0; q < batch; ++q) {
     for (int64_t r = 0; r < m; ++r)
       for (int64_t c = 0; c < k; ++c)
         a.at(q * m + r, c) = (r * 7 + c * 3 + q * 5) % 11 - 5;
     for (int64_t r = 0; r < k; ++r)
       for (int64_t c = 0; c < n; ++c)
-        b.at(q * kp + r, c) = (r * 5 + c * 2 + q) % 9 - 4;
+        bt.at(q * n + c, r) = b.at(q * kp + r, c) = (r * 5 + c * 2 + q) % 9 - 4;
   }
   for (int64_t w = 0; w < warps; ++w) {
     auto [row0, col0] = layout->warpOrigin(w);
@@ -108,6 +110,7 @@ void checkDot(int64_t m, int64_t n, int64_t k, int64_t warps,
     for (int64_t q = 0; q < layout->matricesPerWarp(); ++q)
       for (int64_t kk = 0; kk < kp; kk += MmaLayout::kStepK) {
         int64_t aRow0 = (first + q) * m + row0, bRow0 = (first + q) * kp + kk;
+        int64_t btRow0 = (first + q) * n + col0;
         std::vector<std::array<std::array<Reg, 4>, 32>> aFrag;
         for (int64_t i = 0; i < layout->fragmentsM(); ++i) {
           std::array<std::pair<int64_t, int64_t>, 32> rows;
@@ -121,10 +124,13 @@ void checkDot(int64_t m, int64_t n, int64_t k, int64_t warps,
         for (int64_t j = 0; j < layout->fragmentsN(); j += 2) {
           std::array<std::pair<int64_t, int64_t>, 32> rows;
           for (int64_t l = 0; l < 32; ++l) {
-            auto [r, c] = MmaLayout::rhsAddress(l, j);
-            rows[l] = {bRow0 + r, col0 + c};
+            auto [r, c] = transposed ? MmaLayout::rhsTransposedAddress(l, j)
+                                     : MmaLayout::rhsAddress(l, j);
+            rows[l] = transposed ? std::pair{btRow0 + r, kk + c}
+                                 : std::pair{bRow0 + r, col0 + c};
           }
-          auto regs = ldmatrix(b, rows, /*trans=*/true);
+          auto regs = transposed ? ldmatrix(bt, rows, /*trans=*/false)
+                                 : ldmatrix(b, rows, /*trans=*/true);
           std::array<std::array<Reg, 2>, 32> firstHalf{}, secondHalf{};
           for (int64_t l = 0; l < 32; ++l) {
             firstHalf[l] = {regs[l][0], regs[l][1]};
@@ -174,6 +180,14 @@ TEST_CASE("batched mma.sync fragments hold each matrix's product", "[mma]") {
   checkDot(32, 32, 16, 4, 2);  // 2 groups of 2 warps, a matrix each
   checkDot(16, 16, 32, 8, 2);  // 2 groups of 1 warp, each repeated 4 times
   checkDot(64, 16, 16, 2, 3);  // 3 matrices: one group of 2 warps
+}
+
+TEST_CASE("an rhs staged transposed, [N, K], reads the same fragments",
+          "[mma]") {
+  checkDot(64, 64, 32, 4, 1, /*transposed=*/true);
+  checkDot(32, 64, 24, 2, 1, /*transposed=*/true);  // K padded with zeros
+  checkDot(16, 16, 64, 4, 16, /*transposed=*/true); // q @ k^T, batched
+  checkDot(16, 32, 16, 8, 1, /*transposed=*/true);  // repeated blocks
 }
 
 TEST_CASE("batched matrices are dealt over the most warp groups", "[mma]") {

@@ -1090,3 +1090,19 @@ func.func @shift_offset(%x: tensor<8x64xf32>) {
   %a = tile.shift %x, 0 by -8 : tensor<8x64xf32>
   return
 }
+
+// -----
+
+func.func @rhs_transposed_on_cuda_cores(%a: tensor<16x16xbf16>, %b: tensor<16x16xbf16>) {
+  // expected-error @+1 {{'tile.dot' op reads its rhs transposed only on tensor cores (a #tile.mma result), got 'tensor<16x16xf32>'}}
+  %r = tile.dot %a, %b {rhs_transposed} : tensor<16x16xbf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @rhs_transposed_k(%a: tensor<16x32xbf16>, %b: tensor<16x16xbf16>) {
+  // expected-error @+1 {{'tile.dot' op contracted dimensions differ: lhs 'tensor<16x32xbf16>' has K = 32, rhs 'tensor<16x16xbf16>' has K = 16}}
+  %r = tile.dot %a, %b {rhs_transposed} : tensor<16x32xbf16>, tensor<16x16xbf16> -> tensor<16x16xf32, #tile.mma<warpsM = 1, warpsN = 1>>
+  return
+}
