@@ -64,14 +64,14 @@ TileLayout TileLayout::choose(llvm::ArrayRef<int64_t> shape, int64_t threads,
   if (shape.size() < 2 || kernel.perThread() < kOwnLayoutMinElements)
     return kernel;
   TileLayout own =
-      get(shape, threads, maxVec, chooseRowThreads({shape}, threads, maxVec));
+      get(shape, threads, maxVec, ruleRowThreads({shape}, threads, maxVec));
   if (own.perThread() * kOwnLayoutFactor <= kernel.perThread())
     return own;
   return kernel;
 }
 
-int64_t dslc::chooseRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
-                               int64_t threads, int64_t maxVec) {
+int64_t dslc::ruleRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
+                             int64_t threads, int64_t maxVec) {
   int64_t minInner = 0, minRows = 0;
   for (llvm::ArrayRef<int64_t> shape : shapes) {
     if (shape.size() < 2)
@@ -97,6 +97,40 @@ int64_t dslc::chooseRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
   if (p >= threads || threads % p != 0)
     return threads;
   return p;
+}
+
+int64_t dslc::chooseRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
+                               int64_t threads, int64_t maxVec) {
+  int64_t p = ruleRowThreads(shapes, threads, maxVec);
+  // The elements per thread the kernel's tiles take at `rowThreads` (each
+  // tile in the layout it would have, TileLayout::choose): fewer lanes
+  // than the rule's can hold a wide tile without padding lanes when the
+  // rule's count comes from a tile with few rows (Helion's attention at
+  // [16, 16, 16] and 8 warps: its [16, 16] row statistics ask for 16 lanes,
+  // which leave half of its [16, 16, 64] accumulator's lanes padding: 128
+  // elements a thread instead of 64).
+  auto cost = [&](int64_t rowThreads) {
+    int64_t total = 0;
+    for (llvm::ArrayRef<int64_t> shape : shapes)
+      total +=
+          TileLayout::choose(shape, threads, maxVec, rowThreads).perThread();
+    return total;
+  };
+  // Another count only where it saves at least a quarter of the registers
+  // and kOwnLayoutMinElements of them (small tiles fit either way); the
+  // fewest lanes of those unless more save a quarter again (fewer lanes a
+  // row: fewer shuffles in a reduction along it; at one lane, none).
+  int64_t best = p, bestCost = cost(p);
+  for (int64_t q = 1; q < threads; q *= 2) {
+    if (threads % q)
+      continue;
+    int64_t c = cost(q);
+    if (c * 4 <= bestCost * 3 && bestCost - c >= kOwnLayoutMinElements) {
+      best = q;
+      bestCost = c;
+    }
+  }
+  return best;
 }
 
 std::optional<llvm::SmallVector<int64_t>>

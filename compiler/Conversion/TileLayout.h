@@ -125,7 +125,7 @@ struct TileLayout {
   /// spread their rows over `kernelRowThreads` threads: that layout, unless
   /// it gives the tile at least kOwnLayoutFactor times the elements per
   /// thread (and at least kOwnLayoutMinElements) of the tile's own choice
-  /// (chooseRowThreads of its shape alone), which it then takes. A function
+  /// (ruleRowThreads of its shape alone), which it then takes. A function
   /// of the shape, so every value of one type has one layout.
   static TileLayout choose(llvm::ArrayRef<int64_t> shape, int64_t threads,
                            int64_t maxVec, int64_t kernelRowThreads);
@@ -137,11 +137,16 @@ inline constexpr int64_t kOwnLayoutFactor = 4;
 /// ... and at least this many.
 inline constexpr int64_t kOwnLayoutMinElements = 64;
 
-/// The threads a row of the kernel's tiles of rank >= 2 is spread over, for
-/// tiles of `shapes` (static, rank >= 2) in a CTA of `threads` threads with
-/// pieces of `maxVec` elements: few enough that the narrowest row is not
-/// mostly padding, many enough that the groups do not outnumber the rows
-/// of the tile with the fewest. `threads` when no shape calls for less.
+/// The threads a row of tiles of `shapes` (static, rank >= 2) is spread
+/// over by rule, in a CTA of `threads` threads with pieces of `maxVec`
+/// elements: few enough that the narrowest row is not mostly padding, many
+/// enough that the groups do not outnumber the rows of the tile with the
+/// fewest. `threads` when no shape calls for less.
+int64_t ruleRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
+                       int64_t threads, int64_t maxVec);
+/// The kernel's: the rule's, unless another power of two holds all of its
+/// tiles (each in TileLayout::choose's layout) in at most 3/4 of the
+/// elements per thread and kOwnLayoutMinElements fewer, the fewest then.
 int64_t chooseRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
                          int64_t threads, int64_t maxVec);
 

@@ -188,6 +188,30 @@ TEST_CASE("a kernel's row threads", "[layout]") {
   CHECK(chooseRowThreads(Shapes{acc}, 96, 8) == 8);
 }
 
+TEST_CASE("a kernel's row threads hold its tiles in the fewest registers "
+          "when the rule's waste many",
+          "[layout]") {
+  using Shapes = llvm::SmallVector<llvm::ArrayRef<int64_t>>;
+  // Helion's attention at [16, 16, 16] and 8 warps: the [16, 16] row
+  // statistics ask for 16 lanes (no more groups than their 16 rows), which
+  // leave half the lanes of a [16, 16, 64] row padding: 128 elements a
+  // thread. One lane a row holds it in 64 (and the [16, 16, 16] scores in
+  // 16 instead of 128).
+  llvm::SmallVector<int64_t> stats{16, 16}, acc{16, 16, 64}, scores{16, 16, 16},
+      column{16, 16, 1};
+  Shapes attention{stats, acc, scores, column};
+  CHECK(dslc::ruleRowThreads(attention, 256, 8) == 16);
+  CHECK(TileLayout::get(acc, 256, 8, 16).perThread() == 128);
+  int64_t p = chooseRowThreads(attention, 256, 8);
+  CHECK(p == 1);
+  CHECK(TileLayout::choose(acc, 256, 8, p).perThread() == 64);
+  // Small tiles keep the rule's even where another count would hold them
+  // in fewer: [3, 5] x [5, 7] in one warp saves 24 elements a thread.
+  llvm::SmallVector<int64_t> a{3, 5}, b{5, 7}, c{3, 7};
+  CHECK(chooseRowThreads(Shapes{a, b, c}, 32, 8) ==
+        dslc::ruleRowThreads(Shapes{a, b, c}, 32, 8));
+}
+
 TEST_CASE("a tile the kernel's row threads leave mostly padding takes its "
           "own",
           "[layout]") {
