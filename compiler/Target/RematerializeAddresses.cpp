@@ -1,6 +1,7 @@
 //===- RematerializeAddresses.cpp - Constant offsets recomputed in loops --===//
 
 #include "compiler/Target/RematerializeAddresses.h"
+#include "compiler/Target/LoopRematerialization.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -50,33 +51,18 @@ dslc::RematerializeAddressesPass::run(Function &f,
     for (Instruction &inst : block) {
       if (!isConstantOffset(&inst))
         continue;
-      for (Use &u : inst.uses()) {
-        auto *user = cast<Instruction>(u.getUser());
-        Loop *loop = loops.getLoopFor(user->getParent());
-        if (isa<PHINode>(user) || !loop || loop->contains(&block))
-          continue;
-        while (loop->getParentLoop() &&
-               !loop->getParentLoop()->contains(&block))
-          loop = loop->getParentLoop();
-        uses.push_back({&u, loop});
-      }
+      for (Use &u : inst.uses())
+        if (Loop *loop = loopLiveAcross(loops, u, &block))
+          uses.push_back({&u, loop});
     }
   if (uses.empty())
     return PreservedAnalyses::all();
   DenseMap<std::pair<Value *, BasicBlock *>, Value *> made;
   for (auto [u, loop] : uses)
     u->set(recompute(u->get(), cast<Instruction>(u->getUser()), loop, made));
-  // The originals no longer used (else codegen's CSE would take them again
-  // for their copies).
-  for (bool erased = true; erased;) {
-    erased = false;
-    for (BasicBlock &block : f)
-      for (Instruction &inst : make_early_inc_range(block))
-        if (isConstantOffset(&inst) && inst.use_empty()) {
-          inst.eraseFromParent();
-          erased = true;
-        }
-  }
+  // The originals no longer used.
+  eraseUnused(f,
+              [](const Instruction &inst) { return isConstantOffset(&inst); });
   PreservedAnalyses kept;
   kept.preserveSet<CFGAnalyses>();
   return kept;

@@ -1,6 +1,7 @@
 //===- RematerializePredicates.cpp - Compares recomputed in loops ---------===//
 
 #include "compiler/Target/RematerializePredicates.h"
+#include "compiler/Target/LoopRematerialization.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
@@ -79,13 +80,9 @@ dslc::RematerializePredicatesPass::run(Function &f,
       if (!isRecomputable(&inst))
         continue;
       for (Use &u : inst.uses()) {
-        auto *user = cast<Instruction>(u.getUser());
-        Loop *loop = loops.getLoopFor(user->getParent());
-        if (isa<PHINode>(user) || !loop || loop->contains(&block))
+        Loop *loop = loopLiveAcross(loops, u, &block);
+        if (!loop)
           continue;
-        while (loop->getParentLoop() &&
-               !loop->getParentLoop()->contains(&block))
-          loop = loop->getParentLoop();
         liveIn[loop].push_back(&u);
         predicates[loop].insert(&inst);
       }
@@ -108,17 +105,8 @@ dslc::RematerializePredicatesPass::run(Function &f,
   }
   if (!changed)
     return PreservedAnalyses::all();
-  // The originals the loops no longer use (else codegen's CSE would take
-  // them again for their copies).
-  for (bool erased = true; erased;) {
-    erased = false;
-    for (BasicBlock &block : f)
-      for (Instruction &inst : make_early_inc_range(block))
-        if (isRecomputable(&inst) && inst.use_empty()) {
-          inst.eraseFromParent();
-          erased = true;
-        }
-  }
+  // The originals the loops no longer use.
+  eraseUnused(f, [](const Instruction &inst) { return isRecomputable(&inst); });
   PreservedAnalyses kept;
   kept.preserveSet<CFGAnalyses>();
   return kept;
