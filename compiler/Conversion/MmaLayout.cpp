@@ -15,14 +15,13 @@ int64_t MmaLayout::pitchFor(int64_t columns, int64_t bytes) {
 }
 
 int64_t MmaLayout::stagedLhsBytes(int64_t batch, int64_t m, int64_t k) {
-  int64_t kp = paddedK(k);
-  return (batch * m * pitchFor(kp, 2) * 2 + 15) / 16 * 16;
+  return (batch * m * lhsPitch(k) * kOperandBytes + 15) / 16 * 16;
 }
 
 int64_t MmaLayout::stagedBytes(int64_t batch, int64_t m, int64_t n, int64_t k,
                                bool rhsTransposed) {
-  int64_t rhs = rhsTransposed ? batch * n * pitchFor(paddedK(k), 2) * 2
-                              : batch * paddedK(k) * pitchFor(n, 2) * 2;
+  int64_t rows = batch * (rhsTransposed ? n : paddedK(k));
+  int64_t rhs = rows * rhsPitch(n, k, rhsTransposed) * kOperandBytes;
   return stagedLhsBytes(batch, m, k) + (rhs + 15) / 16 * 16;
 }
 

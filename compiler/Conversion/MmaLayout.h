@@ -129,6 +129,17 @@ struct MmaLayout {
   /// `bytes` each: whole 16-byte units, an odd number of them.
   static int64_t pitchFor(int64_t columns, int64_t bytes);
 
+  /// Bytes of a staged operand element (bf16 and f16; fp8 is widened).
+  static constexpr int64_t kOperandBytes = 2;
+  /// The pitches (elements) of staged operands: lhs rows of Kp, rhs rows
+  /// of N, or of Kp when staged transposed ([N, Kp]).
+  static int64_t lhsPitch(int64_t k) {
+    return pitchFor(paddedK(k), kOperandBytes);
+  }
+  static int64_t rhsPitch(int64_t n, int64_t k, bool rhsTransposed) {
+    return pitchFor(rhsTransposed ? paddedK(k) : n, kOperandBytes);
+  }
+
   /// Bytes of shared memory a dot of [batch x] [m, k] x [k, n] (16-bit
   /// inputs; rhs staged [n, k] when `rhsTransposed`) stages its operands
   /// in: lhs, then rhs from stagedLhsBytes.

@@ -41,10 +41,9 @@ struct MmaStaging {
   int64_t batch, m, n, k, kp;
   /// rhs staged as [N, Kp] rows (DotOp's rhs_transposed).
   bool rhsTransposed;
-  int64_t pitchA, pitchB;              ///< elements
-  int64_t rhsOffset;                   ///< bytes
-  int64_t total;                       ///< bytes
-  static constexpr int64_t kBytes = 2; ///< bf16 and f16
+  int64_t pitchA, pitchB; ///< elements
+  int64_t rhsOffset;      ///< bytes
+  int64_t total;          ///< bytes
   /// The operands' shapes ([B,] M x K and [B,] K x N).
   SmallVector<int64_t> lhsShape, rhsShape;
 
@@ -59,8 +58,8 @@ struct MmaStaging {
     k = lhs.getDimSize(rank - 1);
     n = rhsTransposed ? rhsShape[rank - 2] : rhsShape.back();
     kp = MmaLayout::paddedK(k);
-    pitchA = MmaLayout::pitchFor(kp, kBytes);
-    pitchB = MmaLayout::pitchFor(rhsTransposed ? kp : n, kBytes);
+    pitchA = MmaLayout::lhsPitch(k);
+    pitchB = MmaLayout::rhsPitch(n, k, rhsTransposed);
     rhsOffset = MmaLayout::stagedLhsBytes(batch, m, k);
     total = MmaLayout::stagedBytes(batch, m, n, k, rhsTransposed);
   }
