@@ -215,14 +215,11 @@ struct StagedPieces {
   int64_t pitch;
   const TileLayout &layout;
 
-  /// The constant element offset of piece c of row o from threadBase.
+  /// The constant element offset of piece c of row o from threadBase:
+  /// group 0's row and lane 0's column (threadBase adds this thread's).
   int64_t offset(int64_t o, int64_t c) const {
-    int64_t row =
-        layout.split
-            ? o / layout.rest * layout.groups() * layout.rest + o % layout.rest
-            : o;
-    return row * pitch +
-           (layout.replicated ? 0 : c * layout.rowThreads * layout.vec);
+    return *layout.row(o, /*group=*/0) * pitch +
+           layout.innerIndex(c, /*lane=*/0, /*v=*/0);
   }
   Value address(OpBuilder &b, Location loc, int64_t o, int64_t c) const {
     return elementPtr(b, loc, threadBase, element, i64(b, loc, offset(o, c)));
@@ -286,6 +283,7 @@ void storeDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
                                   i64(b, loc, 0)));
   std::optional<StagedPieces> staged =
       stagedPieces(b, loc, layout, base, memElement, pitch, lane, group);
+  int64_t align = pieceAlignment(layout, pitch, elementBytes(memElement));
 
   for (int64_t o = 0; o < layout.outer; ++o) {
     auto [row, rowValid] = rowOf(b, loc, layout, o, group);
@@ -326,7 +324,6 @@ void storeDistributed(OpBuilder &b, Location loc, const KernelInfo &info,
           store =
               store ? arith::AndIOp::create(b, loc, store, in).getResult() : in;
         }
-        int64_t align = pieceAlignment(layout, pitch, elementBytes(memElement));
         if (!store) {
           LLVM::StoreOp::create(b, loc, slice, address, align);
           continue;
