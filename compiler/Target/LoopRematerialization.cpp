@@ -17,6 +17,25 @@ Loop *dslc::loopLiveAcross(LoopInfo &loops, const Use &u,
   return loop;
 }
 
+Value *
+dslc::recomputeInLoop(Value *v, Instruction *at, const Loop *loop,
+                      RecomputeMemo &made,
+                      function_ref<bool(const Instruction &)> recomputable) {
+  auto *inst = dyn_cast<Instruction>(v);
+  if (!inst || !recomputable(*inst) || loop->contains(inst->getParent()))
+    return v;
+  auto key = std::make_pair(v, at->getParent());
+  if (Value *done = made.lookup(key))
+    if (cast<Instruction>(done)->comesBefore(at))
+      return done;
+  Instruction *copy = inst->clone();
+  copy->insertBefore(at->getIterator());
+  for (Use &u : copy->operands())
+    u.set(recomputeInLoop(u.get(), copy, loop, made, recomputable));
+  made[key] = copy;
+  return copy;
+}
+
 void dslc::eraseUnused(Function &f,
                        function_ref<bool(const Instruction &)> recomputable) {
   for (bool erased = true; erased;) {

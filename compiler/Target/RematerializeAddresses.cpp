@@ -3,7 +3,6 @@
 #include "compiler/Target/RematerializeAddresses.h"
 #include "compiler/Target/LoopRematerialization.h"
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Instructions.h"
 
@@ -15,26 +14,6 @@ namespace {
 bool isConstantOffset(const Value *v) {
   const auto *gep = dyn_cast<GetElementPtrInst>(v);
   return gep && gep->hasAllConstantIndices();
-}
-
-/// A copy of address `v` computed right before `at` (in `loop`): the chain
-/// of constant-offset GEPs outside the loop down to its first other base;
-/// copies made for one block are reused within it.
-Value *recompute(Value *v, Instruction *at, const Loop *loop,
-                 DenseMap<std::pair<Value *, BasicBlock *>, Value *> &made) {
-  auto *inst = dyn_cast<Instruction>(v);
-  if (!inst || !isConstantOffset(inst) || loop->contains(inst->getParent()))
-    return v;
-  auto key = std::make_pair(v, at->getParent());
-  if (Value *done = made.lookup(key))
-    if (cast<Instruction>(done)->comesBefore(at))
-      return done;
-  Instruction *copy = inst->clone();
-  copy->insertBefore(at->getIterator());
-  Use &base = copy->getOperandUse(0);
-  base.set(recompute(base.get(), copy, loop, made));
-  made[key] = copy;
-  return copy;
 }
 
 } // namespace
@@ -57,12 +36,17 @@ dslc::RematerializeAddressesPass::run(Function &f,
     }
   if (uses.empty())
     return PreservedAnalyses::all();
-  DenseMap<std::pair<Value *, BasicBlock *>, Value *> made;
+  // Each use gets the chain of constant-offset GEPs down to its first
+  // other base.
+  auto recomputable = [](const Instruction &inst) {
+    return isConstantOffset(&inst);
+  };
+  RecomputeMemo made;
   for (auto [u, loop] : uses)
-    u->set(recompute(u->get(), cast<Instruction>(u->getUser()), loop, made));
+    u->set(recomputeInLoop(u->get(), cast<Instruction>(u->getUser()), loop,
+                           made, recomputable));
   // The originals no longer used.
-  eraseUnused(f,
-              [](const Instruction &inst) { return isConstantOffset(&inst); });
+  eraseUnused(f, recomputable);
   PreservedAnalyses kept;
   kept.preserveSet<CFGAnalyses>();
   return kept;

@@ -3,7 +3,6 @@
 #include "compiler/Target/RematerializePredicates.h"
 #include "compiler/Target/LoopRematerialization.h"
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -42,28 +41,6 @@ bool isRecomputable(const Value *v) {
   return false;
 }
 
-/// A copy of predicate `v` computed right before `at`, in `loop` (its
-/// leaves' integer operands dominate `at`, since `v` does); the parts
-/// computed in the loop are kept, copies made for one block are reused
-/// within it.
-Value *recompute(Value *v, Instruction *at, const Loop *loop,
-                 DenseMap<std::pair<Value *, BasicBlock *>, Value *> &made) {
-  if (isa<Constant>(v) || loop->contains(cast<Instruction>(v)->getParent()))
-    return v;
-  auto key = std::make_pair(v, at->getParent());
-  if (Value *done = made.lookup(key))
-    if (cast<Instruction>(done)->comesBefore(at))
-      return done;
-  auto *inst = cast<Instruction>(v);
-  Instruction *copy = inst->clone();
-  copy->insertBefore(at->getIterator());
-  if (!isa<ICmpInst>(inst))
-    for (Use &u : copy->operands())
-      u.set(recompute(u.get(), copy, loop, made));
-  made[key] = copy;
-  return copy;
-}
-
 } // namespace
 
 PreservedAnalyses
@@ -87,7 +64,10 @@ dslc::RematerializePredicatesPass::run(Function &f,
         predicates[loop].insert(&inst);
       }
     }
-  DenseMap<std::pair<Value *, BasicBlock *>, Value *> made;
+  RecomputeMemo made;
+  auto recomputable = [](const Instruction &inst) {
+    return isRecomputable(&inst);
+  };
   bool changed = false;
   for (auto &[loop, uses] : liveIn) {
     // Few enough for the registers: left to ptxas. So are those hoisted
@@ -99,14 +79,15 @@ dslc::RematerializePredicatesPass::run(Function &f,
     if (predicates[loop].size() <= kMaxLivePredicates || !loop->getParentLoop())
       continue;
     for (Use *u : uses) {
-      u->set(recompute(u->get(), cast<Instruction>(u->getUser()), loop, made));
+      u->set(recomputeInLoop(u->get(), cast<Instruction>(u->getUser()), loop,
+                             made, recomputable));
       changed = true;
     }
   }
   if (!changed)
     return PreservedAnalyses::all();
   // The originals the loops no longer use.
-  eraseUnused(f, [](const Instruction &inst) { return isRecomputable(&inst); });
+  eraseUnused(f, recomputable);
   PreservedAnalyses kept;
   kept.preserveSet<CFGAnalyses>();
   return kept;
