@@ -29,6 +29,7 @@ void dslc::buildDslcPipeline(mlir::OpPassManager &pm,
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
   }
+  pm.addPass(createKeepReducedDims());
   pm.addPass(createMmaLayouts());
   pm.addPass(createPipelineDots());
   if (options.issueLoadsEarly)

@@ -64,6 +64,25 @@ def SplitWideDots : Pass<"dslc-split-wide-dots", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
 }
 
+def KeepReducedDims : Pass<"dslc-keep-reduced-dims", "mlir::ModuleOp"> {
+  let summary = "Row statistics kept in their rows' keepdim shape";
+  let description = [{
+    A web of tiles connected by element-wise arithmetic and by the values
+    scf.for and scf.if carry, made by reductions that removed a dimension
+    and read back through reshapes that insert it again (Helion's online
+    softmax: `m_i`, `l_i` and `m_i[:, :, None]`), takes the keepdim shape
+    throughout: the reductions keep their dimension, those reshapes vanish,
+    splat constants are copied in the new shape, and a reshape is put at
+    each edge where the web meets another op (a load, a store, a product).
+    A web is rewritten only when that removes more reductions without
+    their dimension and reshapes than it adds. The statistics are then
+    dealt with their rows (one element a thread where each row has one
+    thread) instead of as tiles of their own, and the round trips through
+    shared memory between the two layouts go
+    (compiler/Conversion/KeepReducedDims.cpp).
+  }];
+}
+
 def MmaLayouts : Pass<"dslc-mma-layouts", "mlir::ModuleOp"> {
   let summary = "Tensor-core dots and their accumulators in mma.sync fragments";
   let description = [{
