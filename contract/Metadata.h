@@ -144,6 +144,14 @@ struct ArgSpec {
 /// "tensor", "int", "float" or "constexpr".
 const char *argKindName(const ArgSpec &arg);
 
+/// The alignment in bytes of every tensor's data address (a `Data` slot):
+/// the runtime refuses a tensor whose address is not a multiple of it, and
+/// the compiler tells LLVM so (the kernel's pointer parameters are
+/// `align 16`), which then proves whole 16-byte pieces aligned wherever the
+/// strides are multiples of 16 bytes, without a run-time test or an
+/// element-by-element fallback.
+inline constexpr uint64_t kTensorAlignment = 16;
+
 /// One entry of the ABI slot list: what the flattening laid out.
 struct AbiSlot {
   std::string name; ///< "x", "x.size0", "x.peers", "__dslc_state"

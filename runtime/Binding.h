@@ -41,8 +41,9 @@ struct ArgValue {
   double f = 0.0;
 };
 
-/// Pointer arguments must be aligned to this many bytes.
-constexpr uint64_t kPointerAlignment = 16;
+/// Pointer arguments must be aligned to this many bytes (the compiled
+/// kernels assume it: contract::kTensorAlignment).
+constexpr uint64_t kPointerAlignment = contract::kTensorAlignment;
 
 class BoundArgs {
 public:

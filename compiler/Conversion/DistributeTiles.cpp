@@ -58,6 +58,7 @@ static LogicalResult flattenSignature(func::FuncOp func) {
   using contract::SlotType;
 
   SmallVector<Attribute> abi;
+  SmallVector<BlockArgument> dataSlots;
   auto addSlot = [&](Type type, SlotType slotType, SlotKind kind,
                      StringRef param, std::optional<unsigned> dim) {
     contract::AbiSlot s;
@@ -67,7 +68,10 @@ static LogicalResult flattenSignature(func::FuncOp func) {
     abi.push_back(tile::AbiSlotAttr::get(
         ctx, contract::canonicalSlotName(s), kind, slotType,
         param.empty() ? StringAttr() : b.getStringAttr(param), dim));
-    return entry.addArgument(type, loc);
+    BlockArgument slot = entry.addArgument(type, loc);
+    if (kind == SlotKind::Data)
+      dataSlots.push_back(slot);
+    return slot;
   };
 
   b.setInsertionPointToStart(&entry);
@@ -95,13 +99,20 @@ static LogicalResult flattenSignature(func::FuncOp func) {
       SmallVector<Value> fields{
           addSlot(ptr, SlotType::Ptr, peers ? SlotKind::Peers : SlotKind::Data,
                   param, std::nullopt)};
+      auto staticSizes =
+          func.getArgAttrOfType<DenseI64ArrayAttr>(i, tile::kStaticSizesAttr);
       for (unsigned d = 0; d < ref.getRank(); ++d) {
         if (peers) {
           fields.push_back(
               arith::ConstantIntOp::create(b, loc, *peerCount, 64));
           continue;
         }
-        fields.push_back(addSlot(i64, SlotType::I64, SlotKind::Size, name, d));
+        Value slot = addSlot(i64, SlotType::I64, SlotKind::Size, name, d);
+        // A size every launch checks (tile.static_sizes) is compiled in:
+        // strides, bounds and alignment then fold.
+        if (staticSizes && d < staticSizes.size() && staticSizes[d] >= 0)
+          slot = arith::ConstantIntOp::create(b, loc, staticSizes[d], 64);
+        fields.push_back(slot);
       }
       SmallVector<Type> fieldTypes{ptr};
       fieldTypes.append(ref.getRank(), i64);
@@ -129,8 +140,14 @@ static LogicalResult flattenSignature(func::FuncOp func) {
             "", std::nullopt);
   entry.eraseArguments(0, numOld);
   func.setType(FunctionType::get(ctx, entry.getArgumentTypes(), {}));
-  // The roles are now in the slots; the new arguments have no attributes.
+  // The roles are now in the slots; the new arguments have no attributes
+  // but the alignment the runtime guarantees a tensor's address (LLVM then
+  // folds the 16-byte alignment test of a piece whose offset it can prove
+  // a multiple of 16 bytes).
   func.removeArgAttrsAttr();
+  for (BlockArgument slot : dataSlots)
+    func.setArgAttr(slot.getArgNumber(), LLVM::LLVMDialect::getAlignAttrName(),
+                    b.getI64IntegerAttr(contract::kTensorAlignment));
   func->setAttr(tile::kAbiAttr, b.getArrayAttr(abi));
   func->removeAttr(kArgNamesAttr);
   func->removeAttr(kPeerCountAttr);

@@ -93,6 +93,10 @@ private:
   void bind(const std::string &name, SemValue v);
   /// Records a launch-time check once.
   void addConstraint(Constraint c);
+  /// Puts tile.static_sizes on each tensor parameter whose sizes the launch
+  /// checks equal to constants (after the kernel body: the constraints are
+  /// complete).
+  void recordStaticSizes(llvm::ArrayRef<std::string> argNames);
 
   // -- constant evaluation (GenConstant.cpp) --------------------------------
   mlir::Value indexConst(mlir::Location l, int64_t v);

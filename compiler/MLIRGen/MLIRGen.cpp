@@ -145,6 +145,41 @@ void Generator::bind(const std::string &name, SemValue v) {
   scopes.back()[name] = std::move(v);
 }
 
+void Generator::recordStaticSizes(llvm::ArrayRef<std::string> argNames) {
+  auto sizesOf = [&](const std::string &param, SmallVector<int64_t> &sizes) {
+    bool any = false;
+    for (const Constraint &c : desc.constraints)
+      if (c.param == param && c.op == "==" && !c.isNumTiles() &&
+          c.dim < sizes.size()) {
+        sizes[c.dim] = std::get<int64_t>(c.value);
+        any = true;
+      }
+    return any;
+  };
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    auto ref = dyn_cast<tile::RefType>(func.getArgument(i).getType());
+    int spec = desc.findArg(name);
+    tile::RoleAttr role = tile::getArgRole(func, i);
+    // Data tensors only: the tables and pads of communication are indexed
+    // by rank, and compiling their world-sized extents in only reshapes
+    // ptxas's register allocation of the spin loops (all_gather at world
+    // 8 spilled 8 bytes).
+    if (!ref || spec < 0 || !role ||
+        !llvm::is_contained({contract::Role::Input, contract::Role::Output,
+                             contract::Role::InOut},
+                            role.getRole()))
+      continue;
+    SmallVector<int64_t> sizes(ref.getRank(), -1);
+    bool any = sizesOf(name, sizes);
+    // The launch checks an output's sizes equal to those it is made like.
+    if (desc.args[spec].isOutput && !desc.args[spec].like.empty())
+      any |= sizesOf(desc.args[spec].like, sizes);
+    if (any)
+      func.setArgAttr(i, tile::kStaticSizesAttr,
+                      builder.getDenseI64ArrayAttr(sizes));
+  }
+}
+
 void Generator::addConstraint(Constraint c) {
   for (const Constraint &o : desc.constraints)
     if (o.param == c.param && o.dim == c.dim && o.op == c.op &&
@@ -217,6 +252,7 @@ OwningOpRef<ModuleOp> Generator::run() {
   func->setAttr("tile.arg_names", builder.getArrayAttr(names));
   if (failed(describeParamAccess(func, argNames, desc)))
     return nullptr;
+  recordStaticSizes(argNames);
   if (desc.worldSize)
     func->setAttr(tile::kPeerCountAttr,
                   builder.getI64IntegerAttr(*desc.worldSize));

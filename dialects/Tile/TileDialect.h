@@ -66,6 +66,13 @@ inline constexpr llvm::StringLiteral kPeerCountAttr = "tile.peer_count";
 /// Name of the argument attribute (#tile.role) giving a kernel argument's
 /// role.
 inline constexpr llvm::StringLiteral kRoleAttr = "tile.role";
+/// Name of the argument attribute (dense i64 array, one entry per
+/// dimension, -1 where unknown) giving the sizes of a
+/// tensor parameter that every launch checks equal to a constant (the
+/// metadata's `==` constraints, or those of the tensor an output is made
+/// like): -dslc-distribute-tiles compiles them in instead of reading the
+/// size slots.
+inline constexpr llvm::StringLiteral kStaticSizesAttr = "tile.static_sizes";
 /// Name of the function attribute listing a flattened kernel's ABI slots
 /// (an array of #tile.abi_slot).
 inline constexpr llvm::StringLiteral kAbiAttr = "tile.abi";

@@ -7,7 +7,7 @@
 // dimension's count.
 
 // CHECK-LABEL: func.func @copy3d(
-// CHECK-SAME: %[[X:[^:]*]]: !llvm.ptr<1>, %[[S0:[^:]*]]: i64, %[[S1:[^:]*]]: i64, %[[S2:[^:]*]]: i64,
+// CHECK-SAME: %[[X:[^:]*]]: !llvm.ptr<1> {llvm.align = 16 : i64}, %[[S0:[^:]*]]: i64, %[[S1:[^:]*]]: i64, %[[S2:[^:]*]]: i64,
 // CHECK: %[[TID:.*]] = arith.extui
 // CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c4_i64
 // CHECK: %[[G:.*]] = arith.divui %[[TID]], %c4_i64

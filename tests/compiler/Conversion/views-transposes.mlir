@@ -5,7 +5,7 @@
 // elements than the tensor (m * n, here exactly its elements).
 
 // CHECK-LABEL: func.func @flat(
-// CHECK-SAME: %[[X:[a-z0-9]+]]: !llvm.ptr<1>, %[[M:[a-z0-9]+]]: i64, %[[N:[a-z0-9]+]]: i64
+// CHECK-SAME: %[[X:[a-z0-9]+]]: !llvm.ptr<1> {llvm.align = 16 : i64}, %[[M:[a-z0-9]+]]: i64, %[[N:[a-z0-9]+]]: i64
 // CHECK: %[[HAVE:.*]] = arith.muli %[[M]], %[[N]] : i64
 // CHECK: %[[WANT:.*]] = arith.index_cast %{{.*}} : index to i64
 // CHECK: %[[FITS:.*]] = arith.cmpi sle, %[[WANT]], %[[HAVE]] : i64
