@@ -26,6 +26,32 @@ func.func @flat(%x: !tile.ref<f32, 2> {tile.role = #tile.role<input>}, %out: !ti
 
 // -----
 
+// tile.static_sizes (a size every launch checks equal to a constant): the
+// size slot stays in the ABI, and the kernel uses the constant, so the view
+// of x's 64 columns needs no multiplication by a run-time size.
+
+// CHECK-LABEL: func.func @static_cols(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: !llvm.ptr<1> {llvm.align = 16 : i64}, %[[M:[a-z0-9]+]]: i64, %[[N:[a-z0-9]+]]: i64
+// CHECK-SAME: #tile.abi_slot<"x.size1", size : i64, param = "x", dim = 1>
+// CHECK-NOT: %[[N]]
+// CHECK: arith.muli %[[M]], %c64_i64 : i64
+// CHECK-NOT: %[[N]]
+// CHECK: return
+func.func @static_cols(%x: !tile.ref<f32, 2> {tile.role = #tile.role<input>, tile.static_sizes = array<i64: -1, 64>}, %out: !tile.ref<f32, 1> {tile.role = #tile.role<output>})
+    attributes {tile.kernel, tile.num_warps = 1 : i64, tile.arg_names = ["x", "out"]} {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %m = tile.dim %x, 0 : !tile.ref<f32, 2>
+  %n = tile.dim %x, 1 : !tile.ref<f32, 2>
+  %mn = arith.muli %m, %n : index
+  %v = tile.view %x [%mn] : !tile.ref<f32, 2> -> !tile.ref<f32, 1>
+  %t = tile.load %v[%c0] limits [%c32] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<32xf32>
+  tile.store %t, %out[%c0] limits [%c32] {dims = array<i64: 0>} : tensor<32xf32>, !tile.ref<f32, 1>
+  return
+}
+
+// -----
+
 // tile.transpose goes through the shared workspace (the [4, 8] f32 input:
 // 128 bytes): the owners store it row-major, bar.sync, each thread reads
 // each element of its layout of [8, 4] from the input's position (one
