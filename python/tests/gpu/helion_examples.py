@@ -425,8 +425,19 @@ def run_example(kernel_fn, baseline_fn, args, kernel_name="helion",
             REPORT.close_run("FAIL", f"{label}: mismatch: {_mismatch(e)}")
         except Exception as e:  # a compile error, a kernel error
             REPORT.close_run("FAIL", f"{label}: {type(e).__name__}: "
-                             f"{str(e).strip().splitlines()[0][:300] if str(e) else ''}")
+                             f"{_reason(e)}")
     return {}
+
+
+def _reason(e):
+    """The first line of exception `e` and, where a later line is a
+    diagnostic (a CompileError's first line only names the kernel), the
+    first `error:` line: what the one-line report keeps."""
+    lines = str(e).strip().splitlines()
+    if not lines:
+        return ""
+    error = next((l.strip() for l in lines[1:] if "error:" in l), "")
+    return (lines[0][:300] + (" " + error[:300] if error else ""))
 
 
 def _mismatch(e):
