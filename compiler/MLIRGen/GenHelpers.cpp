@@ -413,6 +413,14 @@ std::optional<Result> Generator::genHelionFunction(const ast::CallExpr &e,
 namespace dslc::mlirgen {
 
 Result Generator::genCallableCall(const ast::CallExpr &e, const SemValue &f) {
+  if (f.unboundParam)
+    return fail(f.unboundParam->range,
+                "function parameter '" + f.unboundParam->name +
+                    "' has no default: dslc compiles a kernel from its file "
+                    "alone, so a function passed at run time cannot be "
+                    "compiled in; give the parameter a default (a lambda or "
+                    "a def of this file), or call a def of this file in the "
+                    "kernel instead");
   std::vector<HelperArg> args;
   for (const ast::Argument &a : e.getArgs())
     args.push_back({a.value.get(),

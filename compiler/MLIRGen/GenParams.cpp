@@ -125,14 +125,13 @@ FailureOr<SemValue> Generator::callableParam(const ast::Param &p) {
     return error(p.range, "-D " + p.name + ": '" + p.name +
                               "' is a function parameter; dslc compiles the "
                               "function its default gives");
-  if (!p.defaultValue)
-    return error(p.range,
-                 "function parameter '" + p.name +
-                     "' has no default: dslc compiles a kernel from its file "
-                     "alone, so a function passed at run time cannot be "
-                     "compiled in; give the parameter a default (a lambda or "
-                     "a def of this file), or call a def of this file in the "
-                     "kernel instead");
+  if (!p.defaultValue) {
+    // An error where the kernel calls it (genCallableCall).
+    SemValue v = SemValue::ofKind(SemValue::Kind::Callable);
+    v.unboundParam = &p;
+    v.text = p.name;
+    return v;
+  }
   if (auto *lambda = ast::dyn_cast<ast::LambdaExpr>(p.defaultValue.get())) {
     SemValue v = SemValue::ofKind(SemValue::Kind::Callable);
     v.lambda = lambda;

@@ -142,6 +142,10 @@ struct SemValue {
   // Callables.
   const ast::LambdaExpr *lambda = nullptr;
   const ast::FunctionDef *function = nullptr;
+  /// A function parameter without a default (neither of the above): a
+  /// kernel may take one it never calls (a variant with the function
+  /// written in keeps the parameter); calling it is the error.
+  const ast::Param *unboundParam = nullptr;
   /// A lambda that sees only its parameters and the modules (a
   /// parameter's default, defined at the top of the file), not the names
   /// of the code that calls it.

@@ -165,3 +165,13 @@ def bad_composites(x: torch.Tensor) -> torch.Tensor:
         c = torch.nn.functional.selu(v)
         out[t, :] = v
     return out
+
+
+@helion.kernel
+def callable_unused(x: torch.Tensor, fn: Callable) -> torch.Tensor:
+    # A function parameter the kernel never calls (a variant with the
+    # function written in keeps it): no error.
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        out[t] = x[t] * 2.0
+    return out
