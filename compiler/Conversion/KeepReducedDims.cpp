@@ -23,12 +23,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Conversion/LoweringUtils.h"
 #include "compiler/Conversion/Passes.h"
 
 #include "dialects/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/MapVector.h"
@@ -49,11 +49,10 @@ bool isPlainTile(Type type) {
   return tensor && !tensor.getEncoding() && tensor.getRank() >= 1;
 }
 
-/// Element-wise arithmetic, math, comparisons, selects and conversions
-/// (tiles of one shape in, one out).
+/// Element-wise tile arithmetic (lower::isElementwiseArith) with one plain
+/// tile result.
 bool isElementwise(Operation *op) {
-  return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
-         op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1 &&
+  return lower::isElementwiseArith(op) && op->getNumResults() == 1 &&
          isPlainTile(op->getResult(0).getType());
 }
 

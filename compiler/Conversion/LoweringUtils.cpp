@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -400,6 +401,11 @@ void boundedSpin(
         return std::make_tuple(done, seen, SmallVector<Value>{});
       },
       site);
+}
+
+bool isElementwiseArith(Operation *op) {
+  return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+         op->hasTrait<OpTrait::Elementwise>();
 }
 
 bool mayWrite(Operation *op) {

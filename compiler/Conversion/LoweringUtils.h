@@ -410,6 +410,12 @@ inline constexpr llvm::StringLiteral kCtaOrderedAttr = "tile.cta_ordered";
 /// Marks the loads and gathers of `func` that read a tensor it writes.
 void markReadsAfterWrites(mlir::Operation *func);
 
+/// Whether `op` is element-wise tile arithmetic: arith or math ops with
+/// the Elementwise trait (arithmetic, math, comparisons, selects,
+/// conversions), which act alike on any shape of their tiles (the passes
+/// that reshape or re-chunk tiles: RollReductions, KeepReducedDims).
+bool isElementwiseArith(mlir::Operation *op);
+
 /// Whether `op` may write memory a load repeated after it reads (a pass
 /// that recomputes a load later: RollReductions, SplitWideDots).
 /// Communication other than naming a peer's tensor or reading the launch

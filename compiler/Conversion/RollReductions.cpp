@@ -25,7 +25,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 
@@ -94,9 +93,7 @@ struct Roller {
     if (auto reshape = dyn_cast<tile::ReshapeOp>(op)) // unit dims only
       return isWide(reshape.getInput().getType()) &&
              isWide(reshape.getResult().getType());
-    // Elementwise arithmetic, math, comparisons, selects, conversions.
-    return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
-           op->hasTrait<OpTrait::Elementwise>();
+    return lower::isElementwiseArith(op);
   }
 
   /// A loop that only computes (a sum over the peers' rows: loads and
