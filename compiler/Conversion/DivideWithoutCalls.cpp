@@ -4,7 +4,9 @@
 // (each product waited for before the next is issued), and ptxas turns
 // some single PTX instructions into calls of its own subroutines: the
 // IEEE f32 division (div.rn.f32, rcp.rn.f32: a slow path) and every 64-bit
-// integer division or remainder (div.s64, div.u64, rem.*64). In a function
+// integer division or remainder (div.s64, div.u64, rem.*64). In every
+// function, f32 divisions with `afn` (-dslc-narrowed-fast-math: rounded to
+// 16 bits after) become div.full.f32. In a function
 // LowerToLLVM marks (`dslc.without_calls`: a kernel on wgmma):
 // - f32 divisions become div.full.f32 (within 2 ulp);
 // - 64-bit divisions and remainders by a value that is not a constant
@@ -32,11 +34,14 @@ using namespace mlir;
 
 namespace {
 
-/// f32 divisions (scalar or vector) as div.full.f32.
-void divideF32(LLVM::LLVMFuncOp f) {
+/// f32 divisions (scalar or vector) as div.full.f32: all of them, or
+/// only those with `afn` (-dslc-narrowed-fast-math's).
+void divideF32(LLVM::LLVMFuncOp f, bool all) {
   SmallVector<LLVM::FDivOp> divs;
   f.walk([&](LLVM::FDivOp op) {
-    if (getElementTypeOrSelf(op.getType()).isF32())
+    if (getElementTypeOrSelf(op.getType()).isF32() &&
+        (all || LLVM::bitEnumContainsAll(op.getFastmathFlags(),
+                                         LLVM::FastmathFlags::afn)))
       divs.push_back(op);
   });
   for (LLVM::FDivOp op : divs) {
@@ -186,9 +191,11 @@ struct DivideWithoutCallsPass
     : public dslc::impl::DivideWithoutCallsBase<DivideWithoutCallsPass> {
   void runOnOperation() override {
     getOperation().walk([&](LLVM::LLVMFuncOp f) {
-      if (!f->hasAttr(dslc::kWithoutCallsAttr))
+      if (!f->hasAttr(dslc::kWithoutCallsAttr)) {
+        divideF32(f, /*all=*/false);
         return;
-      divideF32(f);
+      }
+      divideF32(f, /*all=*/true);
       divideI64(f);
       f->removeAttr(dslc::kWithoutCallsAttr);
     });

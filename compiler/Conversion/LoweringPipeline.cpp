@@ -30,6 +30,8 @@ void dslc::buildDslcPipeline(mlir::OpPassManager &pm,
     pm.addPass(mlir::createCSEPass());
   }
   pm.addPass(createKeepReducedDims());
+  if (options.narrowedFastMath)
+    pm.addPass(createNarrowedFastMath());
   pm.addPass(createMmaLayouts());
   pm.addPass(createPipelineDots());
   if (options.issueLoadsEarly)

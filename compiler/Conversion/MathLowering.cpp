@@ -7,7 +7,9 @@
 // math.sqrt (sqrt.rn), math.absf (abs), math.absi, math.fma (fma.rn).
 //
 // On bf16 and f16 values every math op but absf computes in f32 and rounds
-// once, as torch's kernels do.
+// once, as torch's kernels do. `math.exp`/`math.exp2` on f32 with `afn`
+// (-dslc-narrowed-fast-math: rounded to 16 bits after) become
+// ex2.approx.f32, as Triton's exp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -148,8 +150,58 @@ struct LibDeviceCall : RewritePattern {
   }
 };
 
+/// `math.exp` / `math.exp2` on f32 values with `afn`
+/// (-dslc-narrowed-fast-math): ex2.approx.f32 of x * log2(e) (of x), one
+/// per element, as Triton computes exp.
+struct ApproximateExp : RewritePattern {
+  explicit ApproximateExp(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/3, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<math::ExpOp, math::Exp2Op>(op))
+      return failure();
+    auto fm = cast<arith::ArithFastMathInterface>(op);
+    Type type = op->getResult(0).getType();
+    if (!getElementTypeOrSelf(type).isF32() ||
+        !arith::bitEnumContainsAll(fm.getFastMathFlagsAttr().getValue(),
+                                   arith::FastMathFlags::afn))
+      return failure();
+    Location loc = op->getLoc();
+    Value x = op->getOperand(0);
+    if (isa<math::ExpOp>(op)) {
+      Attribute log2e = rewriter.getF32FloatAttr(1.4426950408889634f);
+      if (auto shaped = dyn_cast<ShapedType>(type))
+        log2e = DenseElementsAttr::get(shaped, log2e);
+      x = arith::MulFOp::create(
+          rewriter, loc, x,
+          arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(log2e)));
+    }
+    Type f32 = rewriter.getF32Type();
+    auto ex2 = [&](Value v) -> Value {
+      return LLVM::CallIntrinsicOp::create(
+                 rewriter, loc, f32,
+                 rewriter.getStringAttr("llvm.nvvm.ex2.approx.f32"),
+                 ValueRange{v})
+          .getResult(0);
+    };
+    auto vector = dyn_cast<VectorType>(type);
+    if (!vector) {
+      rewriter.replaceOp(op, ex2(x));
+      return success();
+    }
+    SmallVector<Value> results;
+    for (int64_t i = 0; i < vector.getNumElements(); ++i)
+      results.push_back(ex2(
+          vector::ExtractOp::create(rewriter, loc, x, ArrayRef<int64_t>{i})));
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vector, results);
+    return success();
+  }
+};
+
 } // namespace
 
 void dslc::populateMathLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<HalfMathInF32, LibDeviceCall>(patterns.getContext());
+  patterns.add<HalfMathInF32, LibDeviceCall, ApproximateExp>(
+      patterns.getContext());
 }

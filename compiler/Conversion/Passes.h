@@ -49,6 +49,12 @@ struct DslcPipelineOptions
                      "(-dslc-issue-loads-early; off: program order, to "
                      "compare)"),
       llvm::cl::init(true)};
+  Option<bool> narrowedFastMath{
+      *this, "narrowed-fast-math",
+      llvm::cl::desc("Approximate exp and f32 division where the result is "
+                     "only rounded to 16-bit or narrower floats "
+                     "(-dslc-narrowed-fast-math; off: dslc --precise-math)"),
+      llvm::cl::init(true)};
 };
 
 /// The tile-level pipeline: what runs on MLIRGen's output before anything

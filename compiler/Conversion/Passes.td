@@ -83,6 +83,23 @@ def KeepReducedDims : Pass<"dslc-keep-reduced-dims", "mlir::ModuleOp"> {
   }];
 }
 
+def NarrowedFastMath : Pass<"dslc-narrowed-fast-math", "mlir::ModuleOp"> {
+  let summary = "Approximate exp and division where the result is rounded to 16 bits";
+  let description = [{
+    An f32 value every use of which ends, through f32 element-wise
+    arithmetic, broadcasts, reshapes, splats and reductions, in an
+    `arith.truncf` to a float of at most 16 bits is narrowed. A narrowed
+    `arith.divf` by a `tile.broadcast` or `tile.splat` becomes a
+    multiplication by the broadcast reciprocal (one division per row);
+    other narrowed f32 divisions get `afn` (div.full.f32 after
+    -dslc-divide-without-calls); narrowed f32 `math.exp`/`math.exp2`, and
+    those of bf16/f16 values, get `afn` (ex2.approx.f32 of x * log2(e)).
+    Triton's `exp` and `/` are those everywhere
+    (compiler/Conversion/NarrowedFastMath.cpp).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def MmaLayouts : Pass<"dslc-mma-layouts", "mlir::ModuleOp"> {
   let summary = "Tensor-core dots and their accumulators in mma.sync fragments";
   let description = [{
@@ -154,7 +171,8 @@ def DivideWithoutCalls : Pass<"dslc-divide-without-calls", "mlir::ModuleOp"> {
   let summary = "Divisions ptxas would make calls of, in wgmma kernels";
   let description = [{
     A call anywhere in a function makes ptxas serialize its wgmma products.
-    In every llvm.func marked `dslc.without_calls` (LowerToLLVM marks the
+    In every llvm.func, f32 divisions with `afn` (-dslc-narrowed-fast-math)
+    become div.full.f32. In every llvm.func marked `dslc.without_calls` (LowerToLLVM marks the
     kernels on wgmma): f32 divisions become div.full.f32; 64-bit integer
     divisions and remainders by a non-constant divide in 32 bits when both
     operands fit, else by a 64-step shift-and-subtract loop (signs fixed

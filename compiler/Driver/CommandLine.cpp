@@ -196,6 +196,14 @@ cl::opt<bool> issueLoadsEarly(
              "true; =false keeps program order, to measure the pass)"),
     cl::init(true), cl::Hidden, cl::cat(compileCategory));
 
+cl::opt<bool> preciseMath(
+    "precise-math",
+    cl::desc("Correctly rounded exp and f32 division everywhere (default: "
+             "ex2.approx and div.full, or a row's reciprocal, where the "
+             "result is only rounded to 16-bit or narrower floats, as "
+             "Triton does everywhere)"),
+    cl::cat(compileCategory));
+
 //===- Simulation ---------------------------------------------------------===//
 
 cl::opt<bool> simulate("simulate",
@@ -281,6 +289,7 @@ RawOptions rawOptions() {
   raw.cubinVia = cubinVia;
   raw.werrorSpills = werrorSpills;
   raw.issueLoadsEarly = issueLoadsEarly;
+  raw.preciseMath = preciseMath;
   raw.simulate = simulate;
   raw.configFromCache = configFromCache;
   return raw;

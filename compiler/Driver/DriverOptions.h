@@ -49,6 +49,7 @@ struct RawOptions {
   CubinRoute cubinVia = CubinRoute::NvJitLink;
   bool werrorSpills = false;
   bool issueLoadsEarly = true;
+  bool preciseMath = false;
   bool simulate = false;
   bool configFromCache = false;
 };

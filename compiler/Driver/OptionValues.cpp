@@ -420,6 +420,7 @@ std::optional<std::string> dslc::readDriverOptions(const RawOptions &raw,
   b.cubinVia = raw.cubinVia;
   b.spillsAreErrors = raw.werrorSpills;
   b.issueLoadsEarly = raw.issueLoadsEarly;
+  b.preciseMath = raw.preciseMath;
   if (raw.configFromCache || raw.cacheDir) {
     if (!b.compile.configJSON.empty())
       return fail("--config and --config-from-cache both give the config; "

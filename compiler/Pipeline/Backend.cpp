@@ -261,6 +261,7 @@ int Stages::toLLVMDialect(mlir::OwningOpRef<mlir::ModuleOp> &mod) {
   pm.enableTiming(t);
   DslcPipelineOptions pipeline;
   pipeline.issueLoadsEarly = options.issueLoadsEarly;
+  pipeline.narrowedFastMath = !options.preciseMath;
   buildDslcPipeline(pm, pipeline);
   return mlir::failed(pm.run(*mod)) ? 1 : 0;
 }

@@ -77,6 +77,8 @@ struct BackendOptions {
   /// --issue-loads-early=false: loads stay in program order
   /// (-dslc-issue-loads-early off), to measure what the pass does.
   bool issueLoadsEarly = true;
+  /// --precise-math: no -dslc-narrowed-fast-math.
+  bool preciseMath = false;
   std::optional<CachedConfigRequest> cachedConfig;
   /// --simulate: run the kernel on the CPU for compile.worldSize ranks
   /// instead of compiling it (compiler/Simulator, docs/simulator.md).

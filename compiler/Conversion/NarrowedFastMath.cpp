@@ -1,0 +1,154 @@
+//===- NarrowedFastMath.cpp - fast math where the result is rounded after -===//
+//
+// -dslc-narrowed-fast-math (Passes.td). dslc's math is correctly rounded
+// where PTX has the instruction and libdevice's otherwise: `math.exp` is
+// __nv_expf (about 8 instructions) and `arith.divf` div.rn.f32 (about 10,
+// with a slow path). Triton, and so Helion, compile `exp` to
+// ex2.approx.f32 of x * log2(e) and `/` to div.full.f32 everywhere.
+// Here only where no one can see the difference: an f32 value is
+// *narrowed* when every use of it ends, through f32 element-wise
+// arithmetic, broadcasts, reshapes and reductions, in a rounding to a
+// float of at most 16 bits (bf16, f16, fp8), whose unit roundoff (2^-8 at
+// most) dwarfs the approximations' few f32 ulps. A value that reaches a
+// comparison, an integer, an f32 or f64 store, a loop's carried values, a
+// product or anything else is not narrowed. For such values:
+//  - `a / broadcast(s)` (softmax's `exp / sum`) becomes
+//    `a * broadcast(1 / s)`: one correctly rounded division per row, a
+//    multiplication per element (within 1.5 ulp of the quotient);
+//  - other f32 divisions get `afn` (div.full.f32, within 2 ulp; the
+//    -dslc-divide-without-calls pass);
+//  - `math.exp` and `math.exp2` get `afn` (ex2.approx.f32 of x * log2(e),
+//    MathLowering.cpp).
+// `math.exp`/`math.exp2` of bf16/f16 values (computed in f32 and rounded
+// once) get `afn` too. The simulator keeps exact math (the pass runs in
+// the GPU pipeline only).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Conversion/LoweringUtils.h"
+#include "compiler/Conversion/Passes.h"
+
+#include "dialects/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+namespace dslc {
+#define GEN_PASS_DEF_NARROWEDFASTMATH
+#include "compiler/Conversion/Passes.h.inc"
+} // namespace dslc
+
+using namespace mlir;
+using namespace dslc;
+
+namespace {
+
+/// How deep the use chains are followed; past it a value counts as not
+/// narrowed (bounded work and stack on any kernel).
+constexpr unsigned kMaxUseDepth = 64;
+
+bool isF32Valued(Value v) { return getElementTypeOrSelf(v.getType()).isF32(); }
+
+bool isNarrowFloat(Type t) {
+  auto f = dyn_cast<FloatType>(getElementTypeOrSelf(t));
+  return f && f.getWidth() <= 16;
+}
+
+/// Ops through which an f32 value's rounding errors only reach the op's
+/// own f32 results: element-wise float math, broadcasts, reshapes, splats
+/// and reductions (an argmax's index is an integer: not f32).
+bool passesErrorsThrough(Operation *op) {
+  if (op->getNumResults() == 0 || !llvm::all_of(op->getResults(), isF32Valued))
+    return false;
+  return lower::isElementwiseArith(op) ||
+         isa<tile::BroadcastOp, tile::ReshapeOp, tile::SplatOp,
+             tile::ReduceOp>(op);
+}
+
+class NarrowedValues {
+public:
+  /// Whether every use of `v` ends in a rounding to a float of at most 16
+  /// bits (the file's comment).
+  bool isNarrowed(Value v, unsigned depth = 0) {
+    if (auto it = memo.find(v); it != memo.end())
+      return it->second;
+    bool narrowed = depth < kMaxUseDepth && !v.use_empty() &&
+                    llvm::all_of(v.getUses(), [&](OpOperand &use) {
+                      Operation *user = use.getOwner();
+                      if (auto trunc = dyn_cast<arith::TruncFOp>(user))
+                        return isNarrowFloat(trunc.getType());
+                      return passesErrorsThrough(user) &&
+                             llvm::all_of(user->getResults(), [&](Value r) {
+                               return isNarrowed(r, depth + 1);
+                             });
+                    });
+    memo[v] = narrowed;
+    return narrowed;
+  }
+
+private:
+  DenseMap<Value, bool> memo;
+};
+
+void addApproximateFunctions(Operation *op) {
+  auto fm = cast<arith::ArithFastMathInterface>(op);
+  auto flags = fm.getFastMathFlagsAttr().getValue() | arith::FastMathFlags::afn;
+  op->setAttr(fm.getFastMathAttrName(),
+              arith::FastMathFlagsAttr::get(op->getContext(), flags));
+}
+
+/// `lhs / broadcast(s)` (or `splat(s)`) as `lhs * broadcast(1 / s)`.
+/// False when the divisor is neither.
+bool multiplyByReciprocal(arith::DivFOp div) {
+  Operation *spread = div.getRhs().getDefiningOp();
+  if (!isa_and_nonnull<tile::BroadcastOp, tile::SplatOp>(spread))
+    return false;
+  Value s = spread->getOperand(0);
+  if (!isF32Valued(s))
+    return false;
+  OpBuilder b(div);
+  Location loc = div.getLoc();
+  Attribute one = b.getF32FloatAttr(1.0f);
+  if (auto shaped = dyn_cast<ShapedType>(s.getType()))
+    one = DenseElementsAttr::get(shaped, b.getF32FloatAttr(1.0f));
+  Value ones = arith::ConstantOp::create(b, loc, cast<TypedAttr>(one));
+  Value reciprocal = arith::DivFOp::create(b, loc, ones, s);
+  OperationState state(spread->getLoc(), spread->getName().getStringRef(),
+                       ValueRange{reciprocal}, {div.getRhs().getType()},
+                       spread->getAttrs());
+  Value spreadReciprocal = b.create(state)->getResult(0);
+  div.replaceAllUsesWith(
+      arith::MulFOp::create(b, loc, div.getLhs(), spreadReciprocal)
+          .getResult());
+  div.erase();
+  if (spread->use_empty())
+    spread->erase();
+  return true;
+}
+
+struct NarrowedFastMathPass
+    : dslc::impl::NarrowedFastMathBase<NarrowedFastMathPass> {
+  void runOnOperation() override {
+    NarrowedValues narrowed;
+    SmallVector<arith::DivFOp> divisions;
+    SmallVector<Operation *> approximate;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<math::ExpOp, math::Exp2Op>(op)) {
+        Value r = op->getResult(0);
+        if (isNarrowFloat(r.getType()) ||
+            (isF32Valued(r) && narrowed.isNarrowed(r)))
+          approximate.push_back(op);
+      } else if (auto div = dyn_cast<arith::DivFOp>(op)) {
+        if (isF32Valued(div) && narrowed.isNarrowed(div))
+          divisions.push_back(div);
+      }
+    });
+    for (Operation *op : approximate)
+      addApproximateFunctions(op);
+    for (arith::DivFOp div : divisions)
+      if (!multiplyByReciprocal(div))
+        addApproximateFunctions(div);
+  }
+};
+
+} // namespace

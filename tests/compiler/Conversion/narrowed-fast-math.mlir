@@ -1,0 +1,108 @@
+// RUN: dslc-opt %s -split-input-file -dslc-narrowed-fast-math | FileCheck %s
+
+// Softmax (Helion's examples/softmax.py): every f32 value from the exp on
+// ends in the bf16 output. exp gets afn; exp / broadcast(sum) becomes
+// exp * broadcast(1 / sum): one correctly rounded division per row.
+
+// CHECK-LABEL: func.func @softmax(
+// CHECK: %[[E:.*]] = math.exp %{{.*}} fastmath<afn> : tensor<2x4096xf32>
+// CHECK: %[[S:.*]] = tile.reduce sum %[[E]], 1 : tensor<2x4096xf32> -> tensor<2x1xf32>
+// CHECK-NOT: tile.broadcast %[[S]]
+// CHECK: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<2x1xf32>
+// CHECK: %[[R:.*]] = arith.divf %[[ONE]], %[[S]] : tensor<2x1xf32>
+// CHECK: %[[RB:.*]] = tile.broadcast %[[R]] : tensor<2x1xf32> -> tensor<2x4096xf32>
+// CHECK: %[[P:.*]] = arith.mulf %[[E]], %[[RB]] : tensor<2x4096xf32>
+// CHECK: arith.truncf %[[P]] : tensor<2x4096xf32> to tensor<2x4096xbf16>
+// CHECK-NOT: arith.divf
+func.func @softmax(%x: !tile.ref<bf16, 2>, %out: !tile.ref<bf16, 2>)
+    attributes {tile.kernel, tile.num_warps = 8 : i64} {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c4096 = arith.constant 4096 : index
+  %a = tile.load %x[%c0, %c0] limits [%c2, %c4096] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<2x4096xbf16>
+  %f = arith.extf %a : tensor<2x4096xbf16> to tensor<2x4096xf32>
+  %m = tile.reduce max %f, 1 : tensor<2x4096xf32> -> tensor<2x1xf32>
+  %mb = tile.broadcast %m : tensor<2x1xf32> -> tensor<2x4096xf32>
+  %d = arith.subf %f, %mb : tensor<2x4096xf32>
+  %e = math.exp %d : tensor<2x4096xf32>
+  %s = tile.reduce sum %e, 1 : tensor<2x4096xf32> -> tensor<2x1xf32>
+  %sb = tile.broadcast %s : tensor<2x1xf32> -> tensor<2x4096xf32>
+  %q = arith.divf %e, %sb : tensor<2x4096xf32>
+  %t = arith.truncf %q : tensor<2x4096xf32> to tensor<2x4096xbf16>
+  tile.store %t, %out[%c0, %c0] limits [%c2, %c4096] {dims = array<i64: 0, 1>} : tensor<2x4096xbf16>, !tile.ref<bf16, 2>
+  return
+}
+
+// -----
+
+// An f32 output sees every ulp: nothing changes.
+
+// CHECK-LABEL: func.func @f32_output(
+// CHECK: math.exp %{{.*}} : tensor<1024xf32>
+// CHECK-NOT: fastmath
+// CHECK: arith.divf %{{.*}}, %{{.*}} : tensor<1024xf32>
+// CHECK-NOT: arith.mulf
+func.func @f32_output(%x: !tile.ref<f32, 1>, %out: !tile.ref<f32, 1>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %a = tile.load %x[%c0] limits [%c1024] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<1024xf32>
+  %e = math.exp %a : tensor<1024xf32>
+  %s = tile.reduce sum %e, 0 : tensor<1024xf32> -> f32
+  %sb = tile.splat %s : f32 -> tensor<1024xf32>
+  %q = arith.divf %e, %sb : tensor<1024xf32>
+  tile.store %q, %out[%c0] limits [%c1024] {dims = array<i64: 0>} : tensor<1024xf32>, !tile.ref<f32, 1>
+  return
+}
+
+// -----
+
+// A value that also reaches a comparison (a mask a flipped ulp could
+// change) or a second, f32, output is not narrowed; the bf16 result of the
+// other division is, and its divisor is no broadcast: afn (div.full.f32).
+// A scalar divisor spread by tile.splat: the reciprocal is a scalar.
+
+// CHECK-LABEL: func.func @mixed(
+// CHECK: %[[E:.*]] = math.exp %{{.*}} : tensor<1024xf32>
+// CHECK: arith.cmpf ogt, %[[E]]
+// CHECK: arith.divf %{{.*}}, %{{.*}} fastmath<afn> : tensor<1024xf32>
+// CHECK: %[[R:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[RS:.*]] = tile.splat %[[R]] : f32 -> tensor<1024xf32>
+// CHECK: arith.mulf %{{.*}}, %[[RS]] : tensor<1024xf32>
+// CHECK: %[[K:.*]] = math.exp2 %{{.*}} : tensor<1024xf32>
+// CHECK: tile.store %[[K]]
+func.func @mixed(%x: !tile.ref<f32, 1>, %y: !tile.ref<f32, 1>, %out: !tile.ref<bf16, 1>, %mask: !tile.ref<i1, 1>, %out32: !tile.ref<f32, 1>, %n: f32)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant dense<0.0> : tensor<1024xf32>
+  %a = tile.load %x[%c0] limits [%c1024] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<1024xf32>
+  %b = tile.load %y[%c0] limits [%c1024] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<1024xf32>
+  %e = math.exp %a : tensor<1024xf32>
+  %p = arith.cmpf ogt, %e, %zero : tensor<1024xf32>
+  tile.store %p, %mask[%c0] limits [%c1024] {dims = array<i64: 0>} : tensor<1024xi1>, !tile.ref<i1, 1>
+  %q = arith.divf %a, %b : tensor<1024xf32>
+  %ns = tile.splat %n : f32 -> tensor<1024xf32>
+  %q2 = arith.divf %q, %ns : tensor<1024xf32>
+  %t = arith.truncf %q2 : tensor<1024xf32> to tensor<1024xbf16>
+  tile.store %t, %out[%c0] limits [%c1024] {dims = array<i64: 0>} : tensor<1024xbf16>, !tile.ref<bf16, 1>
+  %k = math.exp2 %b : tensor<1024xf32>
+  tile.store %k, %out32[%c0] limits [%c1024] {dims = array<i64: 0>} : tensor<1024xf32>, !tile.ref<f32, 1>
+  return
+}
+
+// -----
+
+// bf16 exp computes in f32 and rounds once: approximate (afn).
+
+// CHECK-LABEL: func.func @half_exp(
+// CHECK: math.exp %{{.*}} fastmath<afn> : tensor<1024xbf16>
+func.func @half_exp(%x: !tile.ref<bf16, 1>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1024 = arith.constant 1024 : index
+  %a = tile.load %x[%c0] limits [%c1024] {dims = array<i64: 0>} : !tile.ref<bf16, 1> -> tensor<1024xbf16>
+  %e = math.exp %a : tensor<1024xbf16>
+  tile.store %e, %x[%c0] limits [%c1024] {dims = array<i64: 0>} : tensor<1024xbf16>, !tile.ref<bf16, 1>
+  return
+}
