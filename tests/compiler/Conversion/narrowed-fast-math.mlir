@@ -1,6 +1,6 @@
 // RUN: dslc-opt %s -split-input-file -dslc-narrowed-fast-math | FileCheck %s
 
-// Softmax (Helion's examples/softmax.py): every f32 value from the exp on
+// Softmax (Helion's softmax example): every f32 value from the exp on
 // ends in the bf16 output. exp gets afn; exp / broadcast(sum) becomes
 // exp * broadcast(1 / sum): one correctly rounded division per row.
 
