@@ -3,12 +3,12 @@
 // The ops of pipelined tensor-core loops (-dslc-pipeline-dots):
 //  - tile.async_copy: the tile's rows are cut into 16-byte pieces, dealt
 //    round-robin over the CTA's threads. When the tensor, the tile's first
-//    element and the row pitch are 16-byte aligned (one test per copy),
-//    each piece is one cp.async.cg of 16 bytes whose source size is the
-//    bytes inside the limits (0 for a row past them; the rest zero-filled);
-//    else (a row pitch that is not a multiple of 16 bytes, a view starting
-//    mid-row) every piece is copied element by element through registers,
-//    zeros past the limits.
+//    element and the row pitch are 16-byte aligned (one test per copy, around
+//    all its pieces), each piece is one cp.async.cg of 16 bytes whose source
+//    size is the bytes inside the limits (0 for a row past them; the rest
+//    zero-filled); else (a row pitch that is not a multiple of 16 bytes, a view
+//    starting mid-row) every piece is copied element by element through
+//    registers, zeros past the limits.
 //  - tile.async_commit / tile.async_wait: cp.async.commit_group;
 //    cp.async.wait_group N then bar.sync (the synchronous copies are
 //    ordered by the barrier too).
@@ -132,8 +132,7 @@ struct AsyncCopyLowering : TilePattern<tile::AsyncCopyOp> {
     // Every piece starts 16-byte aligned when the tensor's address, the
     // tile's first element and the row pitch are (a piece is 16 bytes along
     // the contiguous dimension): one test for the whole copy instead of one
-    // per piece. (A piece with nothing to read gives the tensor's own
-    // address, aligned too.)
+    // per piece.
     Value misaligned = arith::OrIOp::create(
         b, loc, LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr),
         arith::MulIOp::create(
@@ -148,89 +147,136 @@ struct AsyncCopyLowering : TilePattern<tile::AsyncCopyOp> {
     Value tid = lower::threadId(b, loc);
     int64_t threads = info.threads;
 
-    for (int64_t first = 0; first < pieces; first += threads) {
-      Value piece = arith::AddIOp::create(b, loc, tid, i64(b, loc, first));
-      auto emit = [&](OpBuilder &b, Location loc) {
-        Value r = arith::DivUIOp::create(b, loc, piece, i64(b, loc, perRow));
-        Value c = arith::MulIOp::create(
-            b, loc, arith::RemUIOp::create(b, loc, piece, i64(b, loc, perRow)),
-            i64(b, loc, vec));
-        Value row = arith::AddIOp::create(b, loc, offsets[rowDim], r);
-        Value col = arith::AddIOp::create(b, loc, offsets[colDim], c);
-        Value valid = arith::AndIOp::create(
-            b, loc, fixedOk,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row,
-                                  rowEnd));
-        // Elements of the piece inside the limits: clamp(colEnd - col, 0, V).
-        Value left = arith::MaxSIOp::create(
-            b, loc, i64(b, loc, 0),
-            minS(b, loc, arith::SubIOp::create(b, loc, colEnd, col),
-                 i64(b, loc, vec)));
-        Value count =
-            arith::SelectOp::create(b, loc, valid, left, i64(b, loc, 0));
-        Value at = arith::AddIOp::create(
-            b, loc, origin,
-            arith::AddIOp::create(
-                b, loc, arith::MulIOp::create(b, loc, r, strides[rowDim]), c));
-        Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
-                                          count, i64(b, loc, 0));
-        // Nothing to read: the tensor's own address (never dereferenced).
-        Value src = arith::SelectOp::create(
-            b, loc, any, lower::elementPtr(b, loc, ptr, element, at), ptr);
-        Value dst = LLVM::GEPOp::create(
-            b, loc, dst0.getType(), b.getI8Type(), dst0,
-            ArrayRef<LLVM::GEPArg>{unitOffset(
-                b, loc, buffer, r,
-                arith::RemUIOp::create(b, loc, piece, i64(b, loc, perRow)))});
-        scf::IfOp::create(
-            b, loc, alignedAll,
-            [&](OpBuilder &b, Location loc) {
-              Value global =
-                  src.getType() == globalPtr
-                      ? src
-                      : LLVM::AddrSpaceCastOp::create(b, loc, globalPtr, src)
-                            .getResult();
-              Value size = arith::TruncIOp::create(
-                  b, loc, b.getI32Type(),
-                  arith::MulIOp::create(b, loc, count, i64(b, loc, bytes)));
-              NVVM::CpAsyncOp::create(b, loc, dst, global, /*size=*/16u,
-                                      NVVM::LoadCacheModifierKind::CG, size);
-              scf::YieldOp::create(b, loc);
-            },
-            [&](OpBuilder &b, Location loc) {
-              Value zero =
-                  arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-              for (int64_t v = 0; v < vec; ++v) {
-                Value in = arith::CmpIOp::create(
-                    b, loc, arith::CmpIPredicate::sgt, count, i64(b, loc, v));
-                auto load = scf::IfOp::create(b, loc, TypeRange{element}, in,
-                                              /*withElseRegion=*/true);
-                OpBuilder then = load.getThenBodyBuilder();
-                Value x = LLVM::LoadOp::create(
-                    then, loc, element,
-                    lower::elementPtr(then, loc, src, element,
-                                      i64(then, loc, v)));
-                scf::YieldOp::create(then, loc, x);
-                OpBuilder otherwise = load.getElseBodyBuilder();
-                scf::YieldOp::create(otherwise, loc, zero);
-                LLVM::StoreOp::create(
-                    b, loc, load.getResult(0),
-                    lower::elementPtr(b, loc, dst, element, i64(b, loc, v)));
-              }
-              scf::YieldOp::create(b, loc);
-            });
-      };
-      if (first + threads <= pieces) {
-        emit(b, loc);
-        continue;
+    // Where piece `piece` of the copy reads (`src`, `count` elements
+    // inside the limits) and writes (`dst`).
+    struct Piece {
+      Value count, src, dst;
+    };
+    // Piece `first` + tid. When the threads cover whole rows per round,
+    // a thread's pieces share their column and step by whole rows: their
+    // addresses are one base plus constant multiples of the pitch (not a
+    // division per piece, nor a pointer per piece kept live).
+    bool wholeRows = threads % perRow == 0;
+    Value tidRow = arith::DivUIOp::create(b, loc, tid, i64(b, loc, perRow));
+    Value tidInRow = arith::RemUIOp::create(b, loc, tid, i64(b, loc, perRow));
+    Value previousSrc;
+    Value roundPitch =
+        wholeRows ? arith::MulIOp::create(b, loc, strides[rowDim],
+                                          i64(b, loc, threads / perRow))
+                        .getResult()
+                  : Value();
+    auto pieceAt = [&](OpBuilder &b, Location loc, int64_t first) {
+      Value r = tidRow, inRow = tidInRow;
+      if (!wholeRows || first) {
+        Value piece = arith::AddIOp::create(b, loc, tid, i64(b, loc, first));
+        r = wholeRows
+                ? arith::AddIOp::create(b, loc, tidRow,
+                                        i64(b, loc, first / perRow))
+                      .getResult()
+                : arith::DivUIOp::create(b, loc, piece, i64(b, loc, perRow))
+                      .getResult();
+        if (!wholeRows)
+          inRow = arith::RemUIOp::create(b, loc, piece, i64(b, loc, perRow));
       }
-      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            piece, i64(b, loc, pieces));
-      scf::IfOp::create(b, loc, inRange, [&](OpBuilder &b, Location loc) {
-        emit(b, loc);
-        scf::YieldOp::create(b, loc);
-      });
-    }
+      Value c = arith::MulIOp::create(b, loc, inRow, i64(b, loc, vec));
+      Value row = arith::AddIOp::create(b, loc, offsets[rowDim], r);
+      Value col = arith::AddIOp::create(b, loc, offsets[colDim], c);
+      Value valid = arith::AndIOp::create(
+          b, loc, fixedOk,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row,
+                                rowEnd));
+      // Elements of the piece inside the limits: clamp(colEnd - col, 0, V).
+      Value left = arith::MaxSIOp::create(
+          b, loc, i64(b, loc, 0),
+          minS(b, loc, arith::SubIOp::create(b, loc, colEnd, col),
+               i64(b, loc, vec)));
+      Value count =
+          arith::SelectOp::create(b, loc, valid, left, i64(b, loc, 0));
+      Value at = arith::AddIOp::create(
+          b, loc, origin,
+          arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, r, strides[rowDim]), c));
+      // A piece with nothing to read (count 0) reads no byte of `src`:
+      // cp.async's source size is 0, the element copies are skipped. A
+      // thread's next piece of whole rows is one round of rows further:
+      // a pointer bumped by a constant pitch, not one kept per piece.
+      Value src =
+          wholeRows && previousSrc
+              ? lower::elementPtr(b, loc, previousSrc, element, roundPitch)
+              : lower::elementPtr(b, loc, ptr, element, at);
+      previousSrc = src;
+      Value dst = LLVM::GEPOp::create(
+          b, loc, dst0.getType(), b.getI8Type(), dst0,
+          ArrayRef<LLVM::GEPArg>{unitOffset(b, loc, buffer, r, inRow)});
+      return Piece{count, src, dst};
+    };
+    // One cp.async of 16 bytes, the bytes past the limits zero-filled.
+    auto asyncPiece = [&](OpBuilder &b, Location loc, int64_t first) {
+      Piece p = pieceAt(b, loc, first);
+      Value global =
+          p.src.getType() == globalPtr
+              ? p.src
+              : LLVM::AddrSpaceCastOp::create(b, loc, globalPtr, p.src)
+                    .getResult();
+      Value size = arith::TruncIOp::create(
+          b, loc, b.getI32Type(),
+          arith::MulIOp::create(b, loc, p.count, i64(b, loc, bytes)));
+      NVVM::CpAsyncOp::create(b, loc, p.dst, global, /*size=*/16u,
+                              NVVM::LoadCacheModifierKind::CG, size);
+    };
+    // Element by element through registers, zeros past the limits.
+    auto elementPiece = [&](OpBuilder &b, Location loc, int64_t first) {
+      Piece p = pieceAt(b, loc, first);
+      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+      for (int64_t v = 0; v < vec; ++v) {
+        Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                         p.count, i64(b, loc, v));
+        auto load = scf::IfOp::create(b, loc, TypeRange{element}, in,
+                                      /*withElseRegion=*/true);
+        OpBuilder then = load.getThenBodyBuilder();
+        Value x = LLVM::LoadOp::create(
+            then, loc, element,
+            lower::elementPtr(then, loc, p.src, element, i64(then, loc, v)));
+        scf::YieldOp::create(then, loc, x);
+        OpBuilder otherwise = load.getElseBodyBuilder();
+        scf::YieldOp::create(otherwise, loc, zero);
+        LLVM::StoreOp::create(
+            b, loc, load.getResult(0),
+            lower::elementPtr(b, loc, p.dst, element, i64(b, loc, v)));
+      }
+    };
+    // Every piece of the tile, each thread's in turn; a last round with
+    // fewer pieces than threads tests its own.
+    auto everyPiece = [&](OpBuilder &b, Location loc, auto &&copy) {
+      previousSrc = Value();
+      for (int64_t first = 0; first < pieces; first += threads) {
+        if (first + threads <= pieces) {
+          copy(b, loc, first);
+          continue;
+        }
+        Value piece = arith::AddIOp::create(b, loc, tid, i64(b, loc, first));
+        Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                              piece, i64(b, loc, pieces));
+        scf::IfOp::create(b, loc, inRange, [&](OpBuilder &b, Location loc) {
+          copy(b, loc, first);
+          scf::YieldOp::create(b, loc);
+        });
+      }
+    };
+    // One test for the whole copy, outside the pieces: the aligned path is
+    // one block of cp.async that ptxas schedules together (a branch per
+    // piece kept each piece's address arithmetic in a block of its own,
+    // serialized by its latencies).
+    scf::IfOp::create(
+        b, loc, alignedAll,
+        [&](OpBuilder &b, Location loc) {
+          everyPiece(b, loc, asyncPiece);
+          scf::YieldOp::create(b, loc);
+        },
+        [&](OpBuilder &b, Location loc) {
+          everyPiece(b, loc, elementPiece);
+          scf::YieldOp::create(b, loc);
+        });
     rewriter.eraseOp(op);
     return success();
   }

@@ -7,8 +7,9 @@
 // 8 (t % 4) .. + 8, to byte 80 r + 16 (t % 4) of the stage. Its source bytes inside the limits (0 past the last
 // row; the column tail clamped to 0..8 elements, times 2) go to one
 // cp.async.cg of 16 when the tensor, the tile's first element and the row
-// pitch are 16-byte aligned, tested once for the copy (zero-filled past them);
-// else each piece is copied element by element, zeros past the limits. The rhs ring starts at 10240 (2 x 32 rows of 72 bf16): the
+// pitch are 16-byte aligned, tested once around all the copy's pieces
+// (zero-filled past them); else each piece is copied element by element,
+// zeros past the limits. The rhs ring starts at 10240 (2 x 32 rows of 72 bf16): the
 // workspace is 19456 bytes. Commit and wait are cp.async's, the wait
 // followed by bar.sync; the staged dot reads the stage in place with
 // ldmatrix (no staging of its own, no barrier).
@@ -26,28 +27,36 @@
 // CHECK: %[[STAGE:.*]] = llvm.getelementptr %[[WS]][%[[AT]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
 // CHECK: %[[TID:.*]] = arith.extui
 // CHECK: %[[ROW:.*]] = arith.divui %[[TID]], %c4_i64 : i64
-// CHECK: %[[COL:.*]] = arith.muli %{{.*}}, %c8_i64 : i64
+// CHECK: %[[UNIT:.*]] = arith.remui %[[TID]], %c4_i64 : i64
+// One test around every piece: the aligned path is cp.async only.
+// CHECK: scf.if %[[ALIGNED]] {
+// CHECK: %[[COL:.*]] = arith.muli %[[UNIT]], %c8_i64 : i64
 // CHECK: %[[ROWOK:.*]] = arith.cmpi slt, %[[ROW]], %{{.*}} : i64
 // CHECK: %[[LEFT:.*]] = arith.subi %{{.*}}, %[[COL]] : i64
 // CHECK: %[[MIN:.*]] = arith.minsi %[[LEFT]], %c8_i64 : i64
 // CHECK: %[[CLAMP:.*]] = arith.maxsi %[[MIN]], %c0_i64 : i64
 // CHECK: %[[COUNT:.*]] = arith.select %[[ROWOK]], %[[CLAMP]], %c0_i64 : i64
-// CHECK: %[[SRC:.*]] = arith.select %{{.*}}, %{{.*}}, %arg0 : !llvm.ptr<1>
-// CHECK: %[[DUNIT:.*]] = arith.muli %{{.*}}, %c16_i64 : i64
+// CHECK: %[[SRC:.*]] = llvm.getelementptr %arg0[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
+// CHECK: %[[DUNIT:.*]] = arith.muli %[[UNIT]], %c16_i64 : i64
 // CHECK: %[[DROW:.*]] = arith.muli %[[ROW]], %c80_i64 : i64
 // CHECK: %[[DOFF:.*]] = arith.addi %[[DROW]], %[[DUNIT]] : i64
 // CHECK: %[[DST:.*]] = llvm.getelementptr %[[STAGE]][%[[DOFF]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
-// CHECK: scf.if %[[ALIGNED]] {
 // CHECK: %[[BYTES:.*]] = arith.muli %[[COUNT]], %c2_i64 : i64
 // CHECK: %[[SIZE:.*]] = arith.trunci %[[BYTES]] : i64 to i32
 // CHECK: nvvm.cp.async.shared.global %[[DST]], %[[SRC]], 16, cache =  cg, %[[SIZE]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// The thread's second piece: 32 rows down, the same columns.
+// CHECK: %[[ROW2:.*]] = arith.addi %[[ROW]], %c32_i64 : i64
+// CHECK: arith.cmpi slt, %[[ROW2]], %{{.*}} : i64
+// CHECK: nvvm.cp.async.shared.global
+// CHECK-NOT: llvm.load
 // CHECK: } else {
-// CHECK-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<1> -> bf16
-// CHECK: }
-// CHECK: nvvm.cp.async.shared.global
-// CHECK: nvvm.cp.async.shared.global
-// CHECK: nvvm.cp.async.shared.global
+// CHECK-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<1> -> bf16
 // CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK: }
+// The rhs copy: its own test, its own pieces.
+// CHECK: scf.if
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: } else {
 // CHECK: nvvm.cp.async.commit.group
 // CHECK-NEXT: nvvm.cp.async.wait.group 0
 // CHECK-NEXT: nvvm.barrier0
