@@ -374,16 +374,19 @@ FIELDS = ["date", "case", "T", "H", "impl", "us", "host_us", "bytes", "GB/s",
           "config", "searched", "wrong_configs", "error"]
 
 
-def derive(rows):
+def derive(rows, earlier=()):
     """GB/s, % of 4.8 TB/s and of the copy, ratios to Helion and eager
-    (>1: faster than it), per (case, T, H)."""
+    (>1: faster than it), per (case, T, H), for `rows`; `earlier` rows (of
+    the CSV a run appends to) count as the others of their group."""
     by = {}
-    for r in rows:
-        by.setdefault((r["case"], r["T"], r["H"]), {})[r["impl"]] = r
+    for r in list(earlier) + list(rows):
+        by.setdefault((r["case"], int(r["T"]), int(r["H"])),
+                      {})[r["impl"]] = r
+    mine = {id(r) for r in rows}
     for group in by.values():
         copy = group.get("copy")
         for r in group.values():
-            if not r.get("us"):
+            if id(r) not in mine or not r.get("us"):
                 continue
             us = float(r["us"])
             gbs = float(r["bytes"]) / us / 1e3
@@ -485,11 +488,12 @@ def main(argv=None):
         return 0
     if "helion" in impls and not opts.checkout:
         p.error("the Helion column needs the snapshot's path")
-    done = set()
+    done, earlier = set(), []
     if opts.csv and os.path.exists(opts.csv):
         with open(opts.csv) as f:
             for r in csv.DictReader(f):
                 done.add((r["case"], int(r["T"]), int(r["H"]), r["impl"]))
+                earlier.append(r)
     rows = []
     date = time.strftime("%Y-%m-%d")
     for case, T, H, impl in plan:
@@ -499,7 +503,7 @@ def main(argv=None):
         row["date"] = date
         rows.append(row)
         print(json.dumps(row), flush=True)
-    derive(rows)
+    derive(rows, earlier)
     if opts.csv:
         new = not os.path.exists(opts.csv)
         with open(opts.csv, "a", newline="") as f:

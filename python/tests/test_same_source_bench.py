@@ -74,6 +74,21 @@ class Derived(unittest.TestCase):
         self.assertNotIn("vs_helion", rows[1])   # not against itself
         self.assertNotIn("GB/s", rows[4])        # a failed row stays so
 
+    def test_earlier_rows_of_the_csv_count(self):
+        # a run appending to a CSV whose copy and Helion rows came before
+        earlier = [{"case": "c", "T": "1", "H": "2", "impl": "copy",
+                    "us": "100", "bytes": "400000000"},
+                   {"case": "c", "T": "1", "H": "2", "impl": "helion",
+                    "us": "150", "bytes": "400000000", "GB/s": "2667"}]
+        rows = [{"case": "c", "T": 1, "H": 2, "impl": "dslc", "us": 125,
+                 "bytes": 400e6}]
+        bench.derive(rows, earlier)
+        self.assertEqual(rows[0]["pct_copy"], "80.0")
+        self.assertEqual(rows[0]["vs_helion"], "1.200")
+        self.assertNotIn("vs_eager", rows[0])
+        self.assertEqual(earlier[1]["GB/s"], "2667")   # left as read
+        self.assertNotIn("pct_copy", earlier[1])
+
 
 class Plan(unittest.TestCase):
     def test_dry_run_without_torch(self):
