@@ -163,7 +163,9 @@ struct ApproximateExp : RewritePattern {
       return failure();
     auto fm = cast<arith::ArithFastMathInterface>(op);
     Type type = op->getResult(0).getType();
+    auto vector = dyn_cast<VectorType>(type);
     if (!getElementTypeOrSelf(type).isF32() ||
+        (vector && vector.getRank() != 1) ||
         !arith::bitEnumContainsAll(fm.getFastMathFlagsAttr().getValue(),
                                    arith::FastMathFlags::afn))
       return failure();
@@ -185,7 +187,6 @@ struct ApproximateExp : RewritePattern {
                  ValueRange{v})
           .getResult(0);
     };
-    auto vector = dyn_cast<VectorType>(type);
     if (!vector) {
       rewriter.replaceOp(op, ex2(x));
       return success();

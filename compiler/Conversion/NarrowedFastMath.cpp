@@ -61,8 +61,8 @@ bool passesErrorsThrough(Operation *op) {
   if (op->getNumResults() == 0 || !llvm::all_of(op->getResults(), isF32Valued))
     return false;
   return lower::isElementwiseArith(op) ||
-         isa<tile::BroadcastOp, tile::ReshapeOp, tile::SplatOp,
-             tile::ReduceOp>(op);
+         isa<tile::BroadcastOp, tile::ReshapeOp, tile::SplatOp, tile::ReduceOp>(
+             op);
 }
 
 class NarrowedValues {
@@ -73,15 +73,17 @@ public:
     if (auto it = memo.find(v); it != memo.end())
       return it->second;
     bool narrowed = depth < kMaxUseDepth && !v.use_empty() &&
-                    llvm::all_of(v.getUses(), [&](OpOperand &use) {
-                      Operation *user = use.getOwner();
-                      if (auto trunc = dyn_cast<arith::TruncFOp>(user))
-                        return isNarrowFloat(trunc.getType());
-                      return passesErrorsThrough(user) &&
-                             llvm::all_of(user->getResults(), [&](Value r) {
-                               return isNarrowed(r, depth + 1);
-                             });
-                    });
+                    llvm::all_of(
+                        v.getUses(),
+                        [&](OpOperand &use) {
+                          Operation *user = use.getOwner();
+                          if (auto trunc = dyn_cast<arith::TruncFOp>(user))
+                            return isNarrowFloat(trunc.getType());
+                          return passesErrorsThrough(user) &&
+                                 llvm::all_of(user->getResults(), [&](Value r) {
+                                   return isNarrowed(r, depth + 1);
+                                 });
+                        });
     memo[v] = narrowed;
     return narrowed;
   }
@@ -104,12 +106,13 @@ bool multiplyByReciprocal(arith::DivFOp div) {
   if (!isa_and_nonnull<tile::BroadcastOp, tile::SplatOp>(spread))
     return false;
   Value s = spread->getOperand(0);
-  if (!isF32Valued(s))
+  auto shaped = dyn_cast<ShapedType>(s.getType());
+  if (!isF32Valued(s) || (shaped && !shaped.hasStaticShape()))
     return false;
   OpBuilder b(div);
   Location loc = div.getLoc();
   Attribute one = b.getF32FloatAttr(1.0f);
-  if (auto shaped = dyn_cast<ShapedType>(s.getType()))
+  if (shaped)
     one = DenseElementsAttr::get(shaped, b.getF32FloatAttr(1.0f));
   Value ones = arith::ConstantOp::create(b, loc, cast<TypedAttr>(one));
   Value reciprocal = arith::DivFOp::create(b, loc, ones, s);
