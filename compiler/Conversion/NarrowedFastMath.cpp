@@ -14,7 +14,9 @@
 // product or anything else is not narrowed. For such values:
 //  - `a / broadcast(s)` (softmax's `exp / sum`) becomes
 //    `a * broadcast(1 / s)`: one correctly rounded division per row, a
-//    multiplication per element (within 1.5 ulp of the quotient);
+//    multiplication per element (within 1.5 ulp of the quotient; a
+//    divisor below 2^-128, an f32 subnormal, has an infinite reciprocal:
+//    inf where a tiny dividend's quotient would be finite);
 //  - other f32 divisions get `afn` (div.full.f32, within 2 ulp; the
 //    -dslc-divide-without-calls pass);
 //  - `math.exp` and `math.exp2` get `afn` (ex2.approx.f32 of x * log2(e),
