@@ -137,3 +137,38 @@ func.func @branch(%x: !tile.ref<f32, 2>, %y: !tile.ref<f32, 2>, %c: i1)
   tile.store %d, %y[%c0, %c0] limits [%c8, %c32] {dims = array<i64: 0, 1>} : tensor<8x32xf32>, !tile.ref<f32, 2>
   return
 }
+
+// -----
+
+// A statistic carried by an scf.while (not a web edge the pass rewrites):
+// the loop keeps its types and the reshape after it stays; the IR stays
+// valid.
+
+// CHECK-LABEL: func.func @while_carried(
+// CHECK: %[[S:.*]] = tile.reduce sum %{{.*}}, 1 : tensor<8x32xf32> -> tensor<8xf32>
+// CHECK: scf.while (%{{.*}} = %[[S]], %{{.*}} = %{{.*}}) : (tensor<8xf32>, index) -> (tensor<8xf32>, index)
+// CHECK: tile.reshape %{{.*}} : tensor<8xf32> -> tensor<8x1xf32>
+func.func @while_carried(%x: !tile.ref<f32, 2>, %y: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %t = tile.load %x[%c0, %c0] limits [%c8, %c32] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<8x32xf32>
+  %s = tile.reduce sum %t, 1 : tensor<8x32xf32> -> tensor<8xf32>
+  %r:2 = scf.while (%a = %s, %i = %c0) : (tensor<8xf32>, index) -> (tensor<8xf32>, index) {
+    %go = arith.cmpi ult, %i, %c3 : index
+    scf.condition(%go) %a, %i : tensor<8xf32>, index
+  } do {
+  ^bb0(%a: tensor<8xf32>, %i: index):
+    %a2 = arith.addf %a, %a : tensor<8xf32>
+    %i2 = arith.addi %i, %c1 : index
+    scf.yield %a2, %i2 : tensor<8xf32>, index
+  }
+  %r2 = tile.reshape %r#0 : tensor<8xf32> -> tensor<8x1xf32>
+  %b = tile.broadcast %r2 : tensor<8x1xf32> -> tensor<8x32xf32>
+  %d = arith.subf %t, %b : tensor<8x32xf32>
+  tile.store %d, %y[%c0, %c0] limits [%c8, %c32] {dims = array<i64: 0, 1>} : tensor<8x32xf32>, !tile.ref<f32, 2>
+  return
+}
