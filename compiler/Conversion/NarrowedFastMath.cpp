@@ -14,9 +14,9 @@
 // product or anything else is not narrowed. For such values:
 //  - `a / broadcast(s)` (softmax's `exp / sum`) becomes
 //    `a * broadcast(1 / s)`: one correctly rounded division per row, a
-//    multiplication per element (within 1.5 ulp of the quotient; a
-//    divisor below 2^-128, an f32 subnormal, has an infinite reciprocal:
-//    inf where a tiny dividend's quotient would be finite);
+//    multiplication per element (within 1.5 ulp of the quotient), and one
+//    more by a power of two that is 1 unless `s` is subnormal (then `s`
+//    is scaled by 2^32 before its reciprocal, which would be infinite);
 //  - other f32 divisions get `afn` (div.full.f32, within 2 ulp; the
 //    -dslc-divide-without-calls pass);
 //  - `math.exp` and `math.exp2` get `afn` (ex2.approx.f32 of x * log2(e),
@@ -101,8 +101,11 @@ void addApproximateFunctions(Operation *op) {
               arith::FastMathFlagsAttr::get(op->getContext(), flags));
 }
 
-/// `lhs / broadcast(s)` (or `splat(s)`) as `lhs * broadcast(1 / s)`.
-/// False when the divisor is neither.
+/// `lhs / broadcast(s)` (or `splat(s)`) as
+/// `lhs * broadcast(1 / (s * f)) * broadcast(f)`, f = 2^32 for a subnormal
+/// `s` (whose reciprocal would be infinite) and 1 otherwise: two exact
+/// scalings by powers of two around one reciprocal a row. False when the
+/// divisor is neither.
 bool multiplyByReciprocal(arith::DivFOp div) {
   Operation *spread = div.getRhs().getDefiningOp();
   if (!isa_and_nonnull<tile::BroadcastOp, tile::SplatOp>(spread))
@@ -113,18 +116,30 @@ bool multiplyByReciprocal(arith::DivFOp div) {
     return false;
   OpBuilder b(div);
   Location loc = div.getLoc();
-  Attribute one = b.getF32FloatAttr(1.0f);
-  if (shaped)
-    one = DenseElementsAttr::get(shaped, b.getF32FloatAttr(1.0f));
-  Value ones = arith::ConstantOp::create(b, loc, cast<TypedAttr>(one));
-  Value reciprocal = arith::DivFOp::create(b, loc, ones, s);
-  OperationState state(spread->getLoc(), spread->getName().getStringRef(),
-                       ValueRange{reciprocal}, {div.getRhs().getType()},
-                       spread->getAttrs());
-  Value spreadReciprocal = b.create(state)->getResult(0);
+  auto constant = [&](float v) -> Value {
+    Attribute a = b.getF32FloatAttr(v);
+    if (shaped)
+      a = DenseElementsAttr::get(shaped, a);
+    return arith::ConstantOp::create(b, loc, cast<TypedAttr>(a));
+  };
+  auto spreadOf = [&](Value v) {
+    OperationState state(spread->getLoc(), spread->getName().getStringRef(),
+                         ValueRange{v}, {div.getRhs().getType()},
+                         spread->getAttrs());
+    return b.create(state)->getResult(0);
+  };
+  Value subnormal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                          math::AbsFOp::create(b, loc, s),
+                                          constant(0x1p-126f));
+  Value one = constant(1.0f);
+  Value scale =
+      arith::SelectOp::create(b, loc, subnormal, constant(0x1p32f), one);
+  Value reciprocal = arith::DivFOp::create(
+      b, loc, one, arith::MulFOp::create(b, loc, s, scale));
+  Value product =
+      arith::MulFOp::create(b, loc, div.getLhs(), spreadOf(reciprocal));
   div.replaceAllUsesWith(
-      arith::MulFOp::create(b, loc, div.getLhs(), spreadReciprocal)
-          .getResult());
+      arith::MulFOp::create(b, loc, product, spreadOf(scale)).getResult());
   div.erase();
   if (spread->use_empty())
     spread->erase();

@@ -90,7 +90,8 @@ def NarrowedFastMath : Pass<"dslc-narrowed-fast-math", "mlir::ModuleOp"> {
     arithmetic, broadcasts, reshapes, splats and reductions, in an
     `arith.truncf` to a float of at most 16 bits is narrowed. A narrowed
     `arith.divf` by a `tile.broadcast` or `tile.splat` becomes a
-    multiplication by the broadcast reciprocal (one division per row);
+    multiplication by the broadcast reciprocal (one division per row; a
+    subnormal divisor scaled by 2^32 first and the product scaled back);
     other narrowed f32 divisions get `afn` (div.full.f32 after
     -dslc-divide-without-calls); narrowed f32 `math.exp`/`math.exp2`, and
     those of bf16/f16 values, get `afn` (ex2.approx.f32 of x * log2(e)).

@@ -2,17 +2,27 @@
 
 // Softmax (Helion's softmax example): every f32 value from the exp on
 // ends in the bf16 output. exp gets afn; exp / broadcast(sum) becomes
-// exp * broadcast(1 / sum): one correctly rounded division per row.
+// exp * broadcast(1 / (sum * f)) * broadcast(f): one correctly rounded
+// division per row, f = 2^32 for a subnormal sum (whose reciprocal would
+// be infinite), else 1.
 
 // CHECK-LABEL: func.func @softmax(
 // CHECK: %[[E:.*]] = math.exp %{{.*}} fastmath<afn> : tensor<2x4096xf32>
 // CHECK: %[[S:.*]] = tile.reduce sum %[[E]], 1 : tensor<2x4096xf32> -> tensor<2x1xf32>
 // CHECK-NOT: tile.broadcast %[[S]]
-// CHECK: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<2x1xf32>
-// CHECK: %[[R:.*]] = arith.divf %[[ONE]], %[[S]] : tensor<2x1xf32>
+// CHECK-DAG: %[[TINY:.*]] = arith.constant dense<1.17549435E-38> : tensor<2x1xf32>
+// CHECK-DAG: %[[BIG:.*]] = arith.constant dense<4.2949673E+9> : tensor<2x1xf32>
+// CHECK-DAG: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<2x1xf32>
+// CHECK-DAG: %[[A:.*]] = math.absf %[[S]] : tensor<2x1xf32>
+// CHECK-DAG: %[[SUB:.*]] = arith.cmpf olt, %[[A]], %[[TINY]] : tensor<2x1xf32>
+// CHECK: %[[F:.*]] = arith.select %[[SUB]], %[[BIG]], %[[ONE]] : tensor<2x1xi1>, tensor<2x1xf32>
+// CHECK: %[[SF:.*]] = arith.mulf %[[S]], %[[F]] : tensor<2x1xf32>
+// CHECK: %[[R:.*]] = arith.divf %[[ONE]], %[[SF]] : tensor<2x1xf32>
 // CHECK: %[[RB:.*]] = tile.broadcast %[[R]] : tensor<2x1xf32> -> tensor<2x4096xf32>
 // CHECK: %[[P:.*]] = arith.mulf %[[E]], %[[RB]] : tensor<2x4096xf32>
-// CHECK: arith.truncf %[[P]] : tensor<2x4096xf32> to tensor<2x4096xbf16>
+// CHECK: %[[FB:.*]] = tile.broadcast %[[F]] : tensor<2x1xf32> -> tensor<2x4096xf32>
+// CHECK: %[[Q:.*]] = arith.mulf %[[P]], %[[FB]] : tensor<2x4096xf32>
+// CHECK: arith.truncf %[[Q]] : tensor<2x4096xf32> to tensor<2x4096xbf16>
 // CHECK-NOT: arith.divf
 func.func @softmax(%x: !tile.ref<bf16, 2>, %out: !tile.ref<bf16, 2>)
     attributes {tile.kernel, tile.num_warps = 8 : i64} {
@@ -68,7 +78,9 @@ func.func @f32_output(%x: !tile.ref<f32, 1>, %out: !tile.ref<f32, 1>)
 // CHECK: arith.divf %{{.*}}, %{{.*}} fastmath<afn> : tensor<1024xf32>
 // CHECK: %[[R:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
 // CHECK: %[[RS:.*]] = tile.splat %[[R]] : f32 -> tensor<1024xf32>
-// CHECK: arith.mulf %{{.*}}, %[[RS]] : tensor<1024xf32>
+// CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %[[RS]] : tensor<1024xf32>
+// CHECK: %[[FS:.*]] = tile.splat %{{.*}} : f32 -> tensor<1024xf32>
+// CHECK: arith.mulf %[[P]], %[[FS]] : tensor<1024xf32>
 // CHECK: %[[K:.*]] = math.exp2 %{{.*}} : tensor<1024xf32>
 // CHECK: tile.store %[[K]]
 func.func @mixed(%x: !tile.ref<f32, 1>, %y: !tile.ref<f32, 1>, %out: !tile.ref<bf16, 1>, %mask: !tile.ref<i1, 1>, %out32: !tile.ref<f32, 1>, %n: f32)
