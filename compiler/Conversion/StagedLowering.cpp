@@ -81,25 +81,24 @@ Value minS(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MinSIOp::create(b, loc, x, y);
 }
 
-struct AsyncCopyLowering : TilePattern<tile::AsyncCopyOp> {
-  using TilePattern::TilePattern;
-
-  LogicalResult
-  matchAndRewrite(tile::AsyncCopyOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    tile::StagedBufferAttr buffer = op.getBuffer();
-    Type element = buffer.getElement();
-    int64_t bytes = buffer.elementBytes();
-    int64_t rows = buffer.getShape()[0], cols = buffer.getShape()[1];
-    int64_t vec = 16 / bytes, perRow = cols / vec, pieces = rows * perRow;
-    int64_t rank = op.getRef().getType().getRank();
-    int64_t rowDim = op.getDims()[0], colDim = rank - 1;
-
+/// One tile.async_copy cut into 16-byte pieces dealt round-robin over the
+/// CTA's threads: where the tile is (built once, before the pieces) and
+/// how each piece is copied.
+class CopyPieces {
+public:
+  CopyPieces(OpBuilder &b, Location loc, tile::AsyncCopyOp op,
+             tile::AsyncCopyOp::Adaptor adaptor, int64_t threads)
+      : buffer(op.getBuffer()), element(buffer.getElement()),
+        bytes(buffer.elementBytes()), vec(16 / bytes),
+        perRow(buffer.getShape()[1] / vec),
+        pieces(buffer.getShape()[0] * perRow), threads(threads),
+        rowDim(op.getDims()[0]), colDim(op.getRef().getType().getRank() - 1),
+        wholeRows(threads % perRow == 0) {
+    int64_t rank = colDim + 1;
     Value ref = adaptor.getRef();
-    Value ptr = lower::field(b, loc, ref, 0);
-    SmallVector<Value> sizes, offsets, strides(rank);
+    ptr = lower::field(b, loc, ref, 0);
+    SmallVector<Value> sizes, offsets;
+    strides.resize(rank);
     for (int64_t d = 0; d < rank; ++d) {
       sizes.push_back(lower::field(b, loc, ref, 1 + d));
       offsets.push_back(lower::toI64(b, loc, adaptor.getOffsets()[d]));
@@ -115,8 +114,8 @@ struct AsyncCopyLowering : TilePattern<tile::AsyncCopyOp> {
     };
     // The dimensions indexed by their offset alone: in bounds or nothing
     // is; and the element offset of the tile's first element.
-    Value fixedOk = arith::ConstantIntOp::create(b, loc, 1, 1);
-    Value origin = i64(b, loc, 0);
+    fixedOk = arith::ConstantIntOp::create(b, loc, 1, 1);
+    origin = i64(b, loc, 0);
     for (int64_t d = 0; d < rank; ++d) {
       origin = arith::AddIOp::create(
           b, loc, origin,
@@ -128,153 +127,179 @@ struct AsyncCopyLowering : TilePattern<tile::AsyncCopyOp> {
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, offsets[d],
                                 end(d)));
     }
-    Value rowEnd = end(rowDim), colEnd = end(colDim);
+    rowOffset = offsets[rowDim];
+    colOffset = offsets[colDim];
+    rowEnd = end(rowDim);
+    colEnd = end(colDim);
     // Every piece starts 16-byte aligned when the tensor's address, the
-    // tile's first element and the row pitch are (a piece is 16 bytes along
-    // the contiguous dimension): one test for the whole copy instead of one
-    // per piece.
+    // tile's first element and the row pitch are (a piece is 16 bytes
+    // along the contiguous dimension): one test for the whole copy.
     Value misaligned = arith::OrIOp::create(
         b, loc, LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr),
         arith::MulIOp::create(
             b, loc, arith::OrIOp::create(b, loc, origin, strides[rowDim]),
             i64(b, loc, bytes)));
-    Value alignedAll = arith::CmpIOp::create(
+    alignedAll = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq,
         arith::AndIOp::create(b, loc, misaligned, i64(b, loc, 15)),
         i64(b, loc, 0));
-    Value dst0 = stageBase(b, loc, op, buffer, adaptor.getStage());
-    auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
-    Value tid = lower::threadId(b, loc);
-    int64_t threads = info.threads;
+    dst0 = stageBase(b, loc, op, buffer, adaptor.getStage());
+    tid = lower::threadId(b, loc);
+    // When the threads cover whole rows per round, a thread's pieces
+    // share their column and step by whole rows: their addresses are one
+    // base plus constant multiples of the pitch (not a division per
+    // piece, nor a pointer per piece kept live).
+    tidRow = arith::DivUIOp::create(b, loc, tid, i64(b, loc, perRow));
+    tidInRow = arith::RemUIOp::create(b, loc, tid, i64(b, loc, perRow));
+    if (wholeRows)
+      roundPitch = arith::MulIOp::create(b, loc, strides[rowDim],
+                                         i64(b, loc, threads / perRow));
+  }
 
-    // Where piece `piece` of the copy reads (`src`, `count` elements
-    // inside the limits) and writes (`dst`).
-    struct Piece {
-      Value count, src, dst;
-    };
-    // Piece `first` + tid. When the threads cover whole rows per round,
-    // a thread's pieces share their column and step by whole rows: their
-    // addresses are one base plus constant multiples of the pitch (not a
-    // division per piece, nor a pointer per piece kept live).
-    bool wholeRows = threads % perRow == 0;
-    Value tidRow = arith::DivUIOp::create(b, loc, tid, i64(b, loc, perRow));
-    Value tidInRow = arith::RemUIOp::create(b, loc, tid, i64(b, loc, perRow));
-    Value previousSrc;
-    Value roundPitch =
-        wholeRows ? arith::MulIOp::create(b, loc, strides[rowDim],
-                                          i64(b, loc, threads / perRow))
-                        .getResult()
-                  : Value();
-    auto pieceAt = [&](OpBuilder &b, Location loc, int64_t first) {
-      Value r = tidRow, inRow = tidInRow;
-      if (!wholeRows || first) {
-        Value piece = arith::AddIOp::create(b, loc, tid, i64(b, loc, first));
-        r = wholeRows
-                ? arith::AddIOp::create(b, loc, tidRow,
-                                        i64(b, loc, first / perRow))
-                      .getResult()
-                : arith::DivUIOp::create(b, loc, piece, i64(b, loc, perRow))
-                      .getResult();
-        if (!wholeRows)
-          inRow = arith::RemUIOp::create(b, loc, piece, i64(b, loc, perRow));
+  /// Whether every piece starts 16-byte aligned (one cp.async each).
+  Value aligned() const { return alignedAll; }
+
+  /// Every piece of the tile, each thread's in turn, copied by `copy`
+  /// (asyncPiece or elementPiece); a last round with fewer pieces than
+  /// threads tests its own.
+  template <typename Copy>
+  void everyPiece(OpBuilder &b, Location loc, Copy copy) {
+    previousSrc = Value();
+    for (int64_t first = 0; first < pieces; first += threads) {
+      if (first + threads <= pieces) {
+        (this->*copy)(b, loc, first);
+        continue;
       }
-      Value c = arith::MulIOp::create(b, loc, inRow, i64(b, loc, vec));
-      Value row = arith::AddIOp::create(b, loc, offsets[rowDim], r);
-      Value col = arith::AddIOp::create(b, loc, offsets[colDim], c);
-      Value valid = arith::AndIOp::create(
-          b, loc, fixedOk,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row,
-                                rowEnd));
-      // Elements of the piece inside the limits: clamp(colEnd - col, 0, V).
-      Value left = arith::MaxSIOp::create(
-          b, loc, i64(b, loc, 0),
-          minS(b, loc, arith::SubIOp::create(b, loc, colEnd, col),
-               i64(b, loc, vec)));
-      Value count =
-          arith::SelectOp::create(b, loc, valid, left, i64(b, loc, 0));
-      Value at = arith::AddIOp::create(
-          b, loc, origin,
-          arith::AddIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, r, strides[rowDim]), c));
-      // A piece with nothing to read (count 0) reads no byte of `src`:
-      // cp.async's source size is 0, the element copies are skipped. A
-      // thread's next piece of whole rows is one round of rows further:
-      // a pointer bumped by a constant pitch, not one kept per piece.
-      Value src =
-          wholeRows && previousSrc
-              ? lower::elementPtr(b, loc, previousSrc, element, roundPitch)
-              : lower::elementPtr(b, loc, ptr, element, at);
-      previousSrc = src;
-      Value dst = LLVM::GEPOp::create(
-          b, loc, dst0.getType(), b.getI8Type(), dst0,
-          ArrayRef<LLVM::GEPArg>{unitOffset(b, loc, buffer, r, inRow)});
-      return Piece{count, src, dst};
-    };
-    // One cp.async of 16 bytes, the bytes past the limits zero-filled.
-    auto asyncPiece = [&](OpBuilder &b, Location loc, int64_t first) {
-      Piece p = pieceAt(b, loc, first);
-      Value global =
-          p.src.getType() == globalPtr
-              ? p.src
-              : LLVM::AddrSpaceCastOp::create(b, loc, globalPtr, p.src)
-                    .getResult();
-      Value size = arith::TruncIOp::create(
-          b, loc, b.getI32Type(),
-          arith::MulIOp::create(b, loc, p.count, i64(b, loc, bytes)));
-      NVVM::CpAsyncOp::create(b, loc, p.dst, global, /*size=*/16u,
-                              NVVM::LoadCacheModifierKind::CG, size);
-    };
-    // Element by element through registers, zeros past the limits.
-    auto elementPiece = [&](OpBuilder &b, Location loc, int64_t first) {
-      Piece p = pieceAt(b, loc, first);
-      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-      for (int64_t v = 0; v < vec; ++v) {
-        Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
-                                         p.count, i64(b, loc, v));
-        auto load = scf::IfOp::create(b, loc, TypeRange{element}, in,
-                                      /*withElseRegion=*/true);
-        OpBuilder then = load.getThenBodyBuilder();
-        Value x = LLVM::LoadOp::create(
-            then, loc, element,
-            lower::elementPtr(then, loc, p.src, element, i64(then, loc, v)));
-        scf::YieldOp::create(then, loc, x);
-        OpBuilder otherwise = load.getElseBodyBuilder();
-        scf::YieldOp::create(otherwise, loc, zero);
-        LLVM::StoreOp::create(
-            b, loc, load.getResult(0),
-            lower::elementPtr(b, loc, p.dst, element, i64(b, loc, v)));
-      }
-    };
-    // Every piece of the tile, each thread's in turn; a last round with
-    // fewer pieces than threads tests its own.
-    auto everyPiece = [&](OpBuilder &b, Location loc, auto &&copy) {
-      previousSrc = Value();
-      for (int64_t first = 0; first < pieces; first += threads) {
-        if (first + threads <= pieces) {
-          copy(b, loc, first);
-          continue;
-        }
-        Value piece = arith::AddIOp::create(b, loc, tid, i64(b, loc, first));
-        Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                              piece, i64(b, loc, pieces));
-        scf::IfOp::create(b, loc, inRange, [&](OpBuilder &b, Location loc) {
-          copy(b, loc, first);
-          scf::YieldOp::create(b, loc);
-        });
-      }
-    };
+      Value piece = arith::AddIOp::create(b, loc, tid, i64(b, loc, first));
+      Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            piece, i64(b, loc, pieces));
+      scf::IfOp::create(b, loc, inRange, [&](OpBuilder &b, Location loc) {
+        (this->*copy)(b, loc, first);
+        scf::YieldOp::create(b, loc);
+      });
+    }
+  }
+
+  /// One cp.async of 16 bytes, the bytes past the limits zero-filled.
+  void asyncPiece(OpBuilder &b, Location loc, int64_t first) {
+    Piece p = pieceAt(b, loc, first);
+    auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
+    Value global = p.src.getType() == globalPtr
+                       ? p.src
+                       : LLVM::AddrSpaceCastOp::create(b, loc, globalPtr, p.src)
+                             .getResult();
+    Value size = arith::TruncIOp::create(
+        b, loc, b.getI32Type(),
+        arith::MulIOp::create(b, loc, p.count, i64(b, loc, bytes)));
+    NVVM::CpAsyncOp::create(b, loc, p.dst, global, /*size=*/16u,
+                            NVVM::LoadCacheModifierKind::CG, size);
+  }
+
+  /// Element by element through registers, zeros past the limits.
+  void elementPiece(OpBuilder &b, Location loc, int64_t first) {
+    Piece p = pieceAt(b, loc, first);
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    for (int64_t v = 0; v < vec; ++v) {
+      Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                       p.count, i64(b, loc, v));
+      auto load = scf::IfOp::create(b, loc, TypeRange{element}, in,
+                                    /*withElseRegion=*/true);
+      OpBuilder then = load.getThenBodyBuilder();
+      Value x = LLVM::LoadOp::create(
+          then, loc, element,
+          lower::elementPtr(then, loc, p.src, element, i64(then, loc, v)));
+      scf::YieldOp::create(then, loc, x);
+      OpBuilder otherwise = load.getElseBodyBuilder();
+      scf::YieldOp::create(otherwise, loc, zero);
+      LLVM::StoreOp::create(
+          b, loc, load.getResult(0),
+          lower::elementPtr(b, loc, p.dst, element, i64(b, loc, v)));
+    }
+  }
+
+private:
+  /// Where a piece reads (`src`, `count` elements inside the limits) and
+  /// writes (`dst`).
+  struct Piece {
+    Value count, src, dst;
+  };
+
+  /// Piece `first` + tid.
+  Piece pieceAt(OpBuilder &b, Location loc, int64_t first) {
+    Value r = tidRow, inRow = tidInRow;
+    if (!wholeRows || first) {
+      Value piece = arith::AddIOp::create(b, loc, tid, i64(b, loc, first));
+      r = wholeRows ? arith::AddIOp::create(b, loc, tidRow,
+                                            i64(b, loc, first / perRow))
+                          .getResult()
+                    : arith::DivUIOp::create(b, loc, piece, i64(b, loc, perRow))
+                          .getResult();
+      if (!wholeRows)
+        inRow = arith::RemUIOp::create(b, loc, piece, i64(b, loc, perRow));
+    }
+    Value c = arith::MulIOp::create(b, loc, inRow, i64(b, loc, vec));
+    Value row = arith::AddIOp::create(b, loc, rowOffset, r);
+    Value col = arith::AddIOp::create(b, loc, colOffset, c);
+    Value valid = arith::AndIOp::create(
+        b, loc, fixedOk,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row, rowEnd));
+    // Elements of the piece inside the limits: clamp(colEnd - col, 0, V).
+    Value left = arith::MaxSIOp::create(
+        b, loc, i64(b, loc, 0),
+        minS(b, loc, arith::SubIOp::create(b, loc, colEnd, col),
+             i64(b, loc, vec)));
+    Value count = arith::SelectOp::create(b, loc, valid, left, i64(b, loc, 0));
+    Value at = arith::AddIOp::create(
+        b, loc, origin,
+        arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, r, strides[rowDim]), c));
+    // A piece with nothing to read (count 0) reads no byte of `src`:
+    // cp.async's source size is 0, the element copies are skipped. A
+    // thread's next piece of whole rows is one round of rows further: a
+    // pointer bumped by a constant pitch, not one kept per piece.
+    Value src =
+        wholeRows && previousSrc
+            ? lower::elementPtr(b, loc, previousSrc, element, roundPitch)
+            : lower::elementPtr(b, loc, ptr, element, at);
+    previousSrc = src;
+    Value dst = LLVM::GEPOp::create(
+        b, loc, dst0.getType(), b.getI8Type(), dst0,
+        ArrayRef<LLVM::GEPArg>{unitOffset(b, loc, buffer, r, inRow)});
+    return Piece{count, src, dst};
+  }
+
+  tile::StagedBufferAttr buffer;
+  Type element;
+  int64_t bytes, vec, perRow, pieces, threads, rowDim, colDim;
+  bool wholeRows;
+  Value ptr, fixedOk, origin, rowOffset, colOffset, rowEnd, colEnd;
+  Value alignedAll, dst0;
+  SmallVector<Value> strides;
+  Value tid, tidRow, tidInRow, roundPitch;
+  Value previousSrc; ///< the last piece's source (a whole-rows chain)
+};
+
+struct AsyncCopyLowering : TilePattern<tile::AsyncCopyOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult
+  matchAndRewrite(tile::AsyncCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    CopyPieces copy(b, loc, op, adaptor, info.threads);
     // One test for the whole copy, outside the pieces: the aligned path is
     // one block of cp.async that ptxas schedules together (a branch per
     // piece kept each piece's address arithmetic in a block of its own,
     // serialized by its latencies).
     scf::IfOp::create(
-        b, loc, alignedAll,
+        b, loc, copy.aligned(),
         [&](OpBuilder &b, Location loc) {
-          everyPiece(b, loc, asyncPiece);
+          copy.everyPiece(b, loc, &CopyPieces::asyncPiece);
           scf::YieldOp::create(b, loc);
         },
         [&](OpBuilder &b, Location loc) {
-          everyPiece(b, loc, elementPiece);
+          copy.everyPiece(b, loc, &CopyPieces::elementPiece);
           scf::YieldOp::create(b, loc);
         });
     rewriter.eraseOp(op);
