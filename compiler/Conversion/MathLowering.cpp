@@ -16,6 +16,7 @@
 #include "compiler/Conversion/LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -113,6 +114,28 @@ LLVM::LLVMFuncOp libDeviceDecl(Operation *inModule, StringRef name, Type type,
                                   LLVM::LLVMFunctionType::get(type, params));
 }
 
+/// Replaces `op` (one result, a scalar or a rank-1 vector) by `scalar` of
+/// its operands: once for a scalar, once per element of a vector.
+void replacePerElement(PatternRewriter &rewriter, Operation *op,
+                       ValueRange operands,
+                       function_ref<Value(ValueRange)> scalar) {
+  auto vector = dyn_cast<VectorType>(op->getResult(0).getType());
+  if (!vector) {
+    rewriter.replaceOp(op, scalar(operands));
+    return;
+  }
+  Location loc = op->getLoc();
+  SmallVector<Value> results;
+  for (int64_t i = 0; i < vector.getNumElements(); ++i) {
+    SmallVector<Value> args;
+    for (Value v : operands)
+      args.push_back(
+          vector::ExtractOp::create(rewriter, loc, v, ArrayRef<int64_t>{i}));
+    results.push_back(scalar(args));
+  }
+  rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vector, results);
+}
+
 /// A math op of the table on f32/f64 scalars or vectors: one libdevice
 /// call per element.
 struct LibDeviceCall : RewritePattern {
@@ -131,21 +154,9 @@ struct LibDeviceCall : RewritePattern {
     LLVM::LLVMFuncOp callee = libDeviceDecl(
         op, element.isF32() ? f->f32 : f->f64, element, op->getNumOperands());
     Location loc = op->getLoc();
-    auto vector = dyn_cast<VectorType>(type);
-    if (!vector) {
-      rewriter.replaceOpWithNewOp<LLVM::CallOp>(op, callee, op->getOperands());
-      return success();
-    }
-    SmallVector<Value> results;
-    for (int64_t i = 0; i < vector.getNumElements(); ++i) {
-      SmallVector<Value> args;
-      for (Value v : op->getOperands())
-        args.push_back(
-            vector::ExtractOp::create(rewriter, loc, v, ArrayRef<int64_t>{i}));
-      results.push_back(
-          LLVM::CallOp::create(rewriter, loc, callee, args).getResult());
-    }
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vector, results);
+    replacePerElement(rewriter, op, op->getOperands(), [&](ValueRange args) {
+      return LLVM::CallOp::create(rewriter, loc, callee, args).getResult();
+    });
     return success();
   }
 };
@@ -171,31 +182,17 @@ struct ApproximateExp : RewritePattern {
       return failure();
     Location loc = op->getLoc();
     Value x = op->getOperand(0);
-    if (isa<math::ExpOp>(op)) {
-      Attribute log2e = rewriter.getF32FloatAttr(1.4426950408889634f);
-      if (auto shaped = dyn_cast<ShapedType>(type))
-        log2e = DenseElementsAttr::get(shaped, log2e);
+    if (isa<math::ExpOp>(op))
       x = arith::MulFOp::create(
           rewriter, loc, x,
-          arith::ConstantOp::create(rewriter, loc, cast<TypedAttr>(log2e)));
-    }
-    Type f32 = rewriter.getF32Type();
-    auto ex2 = [&](Value v) -> Value {
+          createScalarOrSplatConstant(rewriter, loc, type,
+                                      APFloat(1.4426950408889634f)));
+    replacePerElement(rewriter, op, x, [&](ValueRange v) {
       return LLVM::CallIntrinsicOp::create(
-                 rewriter, loc, f32,
-                 rewriter.getStringAttr("llvm.nvvm.ex2.approx.f32"),
-                 ValueRange{v})
+                 rewriter, loc, rewriter.getF32Type(),
+                 rewriter.getStringAttr("llvm.nvvm.ex2.approx.f32"), v)
           .getResult(0);
-    };
-    if (!vector) {
-      rewriter.replaceOp(op, ex2(x));
-      return success();
-    }
-    SmallVector<Value> results;
-    for (int64_t i = 0; i < vector.getNumElements(); ++i)
-      results.push_back(ex2(
-          vector::ExtractOp::create(rewriter, loc, x, ArrayRef<int64_t>{i})));
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vector, results);
+    });
     return success();
   }
 };

@@ -33,6 +33,7 @@
 #include "dialects/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 namespace dslc {
@@ -116,11 +117,8 @@ bool multiplyByReciprocal(arith::DivFOp div) {
     return false;
   OpBuilder b(div);
   Location loc = div.getLoc();
-  auto constant = [&](float v) -> Value {
-    Attribute a = b.getF32FloatAttr(v);
-    if (shaped)
-      a = DenseElementsAttr::get(shaped, a);
-    return arith::ConstantOp::create(b, loc, cast<TypedAttr>(a));
+  auto constant = [&](float v) {
+    return createScalarOrSplatConstant(b, loc, s.getType(), APFloat(v));
   };
   auto spreadOf = [&](Value v) {
     OperationState state(spread->getLoc(), spread->getName().getStringRef(),
