@@ -12,9 +12,10 @@
 // may wait at a barrier (a reduction, a layout change through shared
 // memory); with none on its way it stays. Program order between the load and
 // every other memory access is kept, so tensors that overlap are read as
-// written. Tiles of more than kMaxEarlyLoadElementsPerThread elements a thread
-// stay where they are: their registers would stay live across the work in
-// between.
+// written. Tiles of more than max-bytes-per-thread bytes a thread stay where
+// they are: their registers would stay live across the work in between
+// (kWideEarlyLoadBytes, and kNarrowEarlyLoadBytes where that spilled:
+// Passes.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,12 +37,6 @@ using namespace dslc;
 
 namespace {
 
-/// The most elements a thread holds of a tile this pass moves (the
-/// registers it keeps live across what it climbs over): 16 keeps the
-/// fused fp8 RMSNorm at hidden 5120 and 8 warps under ptxas's 128-register
-/// cap, where its weight (20 elements a thread) spilled 12 bytes.
-constexpr int64_t kMaxEarlyLoadElementsPerThread = 16;
-
 /// Whether a load may move above `op`: it neither touches memory nor
 /// synchronizes nor holds code (a loop or branch may do either), and is no
 /// matrix product (whose own work hides the load's latency, and whose
@@ -59,8 +54,9 @@ bool mayBarrier(Operation *op) {
 
 /// Moves `load` up its block, as far as mayClimbOver allows, to just above
 /// the earliest op on the way that may wait at a barrier; where none is on
-/// the way the load stays (LLVM schedules it among the other code).
-void issueEarly(tile::LoadOp load) {
+/// the way the load stays (LLVM schedules it among the other code). Whether
+/// it moved.
+bool issueEarly(tile::LoadOp load) {
   Operation *above = nullptr;
   for (Operation *prev = load->getPrevNode(); prev;
        prev = prev->getPrevNode()) {
@@ -75,10 +71,23 @@ void issueEarly(tile::LoadOp load) {
   }
   if (above)
     load->moveBefore(above);
+  return above != nullptr;
+}
+
+/// The bytes a thread holds of `load`'s tile (rounded up).
+int64_t bytesPerThread(tile::LoadOp load, int64_t threads) {
+  auto type = load.getResult().getType();
+  Type element = type.getElementType();
+  int64_t bits = type.getNumElements() *
+                 (element.isIntOrFloat()
+                      ? static_cast<int64_t>(element.getIntOrFloatBitWidth())
+                      : 64);
+  return llvm::divideCeil(llvm::divideCeil(bits, 8), threads);
 }
 
 struct IssueLoadsEarlyPass
     : dslc::impl::IssueLoadsEarlyBase<IssueLoadsEarlyPass> {
+  using IssueLoadsEarlyBase::IssueLoadsEarlyBase;
   void runOnOperation() override {
     getOperation().walk([&](func::FuncOp func) {
       auto warps = func->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr);
@@ -91,12 +100,14 @@ struct IssueLoadsEarlyPass
       SmallVector<tile::LoadOp> loads;
       func.walk([&](tile::LoadOp load) {
         if (!load->hasAttr(lower::kCtaOrderedAttr) &&
-            load.getResult().getType().getNumElements() <=
-                kMaxEarlyLoadElementsPerThread * threads)
+            bytesPerThread(load, threads) <= maxBytesPerThread)
           loads.push_back(load);
       });
       for (tile::LoadOp load : loads)
-        issueEarly(load);
+        if (issueEarly(load) &&
+            bytesPerThread(load, threads) > kNarrowEarlyLoadBytes)
+          getOperation()->setAttr(kWideEarlyLoadsAttr,
+                                  UnitAttr::get(&getContext()));
     });
   }
 };

@@ -35,7 +35,8 @@ void dslc::buildDslcPipeline(mlir::OpPassManager &pm,
   pm.addPass(createMmaLayouts());
   pm.addPass(createPipelineDots());
   if (options.issueLoadsEarly)
-    pm.addPass(createIssueLoadsEarly());
+    pm.addPass(
+        createIssueLoadsEarly(IssueLoadsEarlyOptions{options.earlyLoadBytes}));
   pm.addPass(createDistributeTiles());
   pm.addPass(createLowerToLLVM());
   // The per-thread lowering repeats address and mask computations per piece

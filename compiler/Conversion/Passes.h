@@ -15,6 +15,20 @@
 
 namespace dslc {
 
+/// The bytes a thread of one tile.load -dslc-issue-loads-early moves above
+/// a reduction (registers it keeps live across the reduction's barriers):
+/// wide by default (LayerNorm's bf16 weight and bias at hidden 4096 and 4
+/// warps, 32 elements each), narrow where the wide bound made ptxas spill
+/// (the fused fp8 RMSNorm at hidden 5120 and 8 warps: a 20-element weight
+/// spilled 12 bytes under its 128-register cap); the driver compiles again
+/// at the narrow bound only when the module carries kWideEarlyLoadsAttr.
+inline constexpr int64_t kWideEarlyLoadBytes = 64;
+inline constexpr int64_t kNarrowEarlyLoadBytes = 32;
+/// Set on the module by -dslc-issue-loads-early when it moved a load of
+/// more than kNarrowEarlyLoadBytes a thread.
+inline constexpr llvm::StringLiteral kWideEarlyLoadsAttr =
+    "dslc.wide_early_loads";
+
 #define GEN_PASS_DECL
 #include "compiler/Conversion/Passes.h.inc"
 
@@ -49,6 +63,11 @@ struct DslcPipelineOptions
                      "(-dslc-issue-loads-early; off: program order, to "
                      "compare)"),
       llvm::cl::init(true)};
+  Option<int64_t> earlyLoadBytes{
+      *this, "early-load-bytes",
+      llvm::cl::desc("The largest load, in bytes a thread, "
+                     "-dslc-issue-loads-early moves"),
+      llvm::cl::init(kWideEarlyLoadBytes)};
   Option<bool> narrowedFastMath{
       *this, "narrowed-fast-math",
       llvm::cl::desc("Approximate exp and f32 division where the result is "

@@ -142,19 +142,26 @@ def PipelineDots : Pass<"dslc-pipeline-dots", "mlir::ModuleOp"> {
 def IssueLoadsEarly : Pass<"dslc-issue-loads-early", "mlir::ModuleOp"> {
   let summary = "Global loads issued before the reductions that precede them";
   let description = [{
-    In every `tile.kernel` function, each `tile.load` of at most 16
-    elements a thread moves up its block over side-effect-free ops
-    (reductions, element-wise math, broadcasts, other loads), stopping at
-    the op that defines one of its operands, at any op that may write
-    memory or synchronize (stores, atomics, comm ops, loops, branches) and
-    at matrix products, and lands just above the earliest op on its way
-    that may wait at a barrier (a reduction, a layout change through
-    shared memory; none: it stays); loads of tensors the kernel wrote
-    before (ordered by a barrier) stay. A load after a reduction (RMSNorm's
-    weight) is then
-    in flight while the reduction's barriers wait, which neither LLVM nor
-    ptxas does across bar.sync (compiler/Conversion/IssueLoadsEarly.cpp).
+    In every `tile.kernel` function, each `tile.load` of at most
+    `max-bytes-per-thread` bytes a thread moves up its block over
+    side-effect-free ops (reductions, element-wise math, broadcasts, other
+    loads), stopping at the op that defines one of its operands, at any op
+    that may write memory or synchronize (stores, atomics, comm ops, loops,
+    branches) and at matrix products, and lands just above the earliest op
+    on its way that may wait at a barrier (a reduction, a layout change
+    through shared memory; none: it stays); loads of tensors the kernel
+    wrote before (ordered by a barrier) stay. A load after a reduction
+    (RMSNorm's weight, LayerNorm's weight and bias) is then in flight while
+    the reduction's barriers wait, which neither LLVM nor ptxas does across
+    bar.sync (compiler/Conversion/IssueLoadsEarly.cpp). A move of more than
+    kNarrowEarlyLoadBytes a thread marks the module `dslc.wide_early_loads`:
+    where ptxas then spills, dslc compiles again at that narrower bound.
   }];
+  let options = [
+    Option<"maxBytesPerThread", "max-bytes-per-thread", "int64_t",
+           /*default=*/"::dslc::kWideEarlyLoadBytes",
+           "The largest load (bytes a thread) moved">,
+  ];
 }
 
 def LowerToLLVM : Pass<"dslc-lower-to-llvm", "mlir::ModuleOp"> {

@@ -191,6 +191,10 @@ public:
   int64_t warps = 0;
   /// Leave the spill diagnostic to the caller (it may try more warps).
   bool deferSpills = false;
+  /// -dslc-issue-loads-early's bound, and whether it moved a load wider
+  /// than kNarrowEarlyLoadBytes (the caller may compile again narrower).
+  int64_t earlyLoadBytes = kWideEarlyLoadBytes;
+  bool wideEarlyLoads = false;
 
 private:
   int toLLVMDialect(mlir::OwningOpRef<mlir::ModuleOp> &mod);
@@ -261,9 +265,13 @@ int Stages::toLLVMDialect(mlir::OwningOpRef<mlir::ModuleOp> &mod) {
   pm.enableTiming(t);
   DslcPipelineOptions pipeline;
   pipeline.issueLoadsEarly = options.issueLoadsEarly;
+  pipeline.earlyLoadBytes = earlyLoadBytes;
   pipeline.narrowedFastMath = !options.preciseMath;
   buildDslcPipeline(pm, pipeline);
-  return mlir::failed(pm.run(*mod)) ? 1 : 0;
+  if (mlir::failed(pm.run(*mod)))
+    return 1;
+  wideEarlyLoads = (*mod)->hasAttr(kWideEarlyLoadsAttr);
+  return 0;
 }
 
 const GpuArch *Stages::targetArch(mlir::ModuleOp mod) {
@@ -357,8 +365,10 @@ int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
   return writeWithMetadata(artifact->bytes, true, metadata);
 }
 
-/// A cubin of a kernel whose config sets no num_warps: when ptxas spills
-/// at dslc's choice, compile again at twice the warps, up to
+/// A cubin, compiled again where ptxas spills: first at the narrow bound of
+/// -dslc-issue-loads-early when the wide one moved a wider load (kept if it
+/// spills less), then, for a kernel whose config sets no num_warps, at twice
+/// the warps, up to
 /// kMaxRetryWarps, and keep the first that does not spill, else the one
 /// that spills least. Each attempt's diagnostics are collected and only the
 /// kept attempt's are reported (with a note when its warps were raised); a
@@ -376,14 +386,19 @@ int compileWithWarpRetry(mlir::MLIRContext &ctx, const ast::Module &module,
     SpillReport spills;
     std::string spillMessage;
     int64_t warps = 0;
+    bool wideEarlyLoads = false;
   };
-  auto attempt = [&](int64_t warps) {
+  auto bytes = [](const Attempt &a) {
+    return a.spills.storeBytes + a.spills.loadBytes;
+  };
+  auto once = [&](int64_t warps, int64_t earlyLoadBytes) {
     DiagnosticEngine collect(diags.getSourceManager(), nullptr);
     DiagnosticBridge bridge(ctx, collect, module.getFileId());
     CompileOptions o = compile;
     o.numWarpsWhenUnset = warps;
     Stages stages(module, kernel, collect, options, timing);
     stages.deferSpills = true;
+    stages.earlyLoadBytes = earlyLoadBytes;
     Attempt a;
     a.rc = stages.run(ctx, o);
     if (collect.hasErrors() && a.rc == 0)
@@ -392,10 +407,20 @@ int compileWithWarpRetry(mlir::MLIRContext &ctx, const ast::Module &module,
     a.spills = stages.spills;
     a.spillMessage = stages.spillMessage;
     a.warps = stages.warpsDefaulted ? stages.warps : 0;
+    a.wideEarlyLoads = stages.wideEarlyLoads;
     return a;
   };
-  auto bytes = [](const Attempt &a) {
-    return a.spills.storeBytes + a.spills.loadBytes;
+  // Loads moved above reductions at the wide bound that made ptxas spill:
+  // the narrow bound's cubin where it spills no more.
+  auto attempt = [&](int64_t warps) {
+    Attempt wide = once(warps, kWideEarlyLoadBytes);
+    if (wide.rc != 0 || !wide.spills.any() || !wide.wideEarlyLoads ||
+        options.outputPath == "-")
+      return wide;
+    Attempt narrow = once(warps, kNarrowEarlyLoadBytes);
+    if (narrow.rc == 0 && bytes(narrow) < bytes(wide))
+      return narrow;
+    return once(warps, kWideEarlyLoadBytes); // back on disk
   };
   Attempt first = attempt(0);
   Attempt kept = first;

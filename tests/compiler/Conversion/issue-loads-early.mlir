@@ -48,9 +48,9 @@ func.func @rmsnorm(%x: !tile.ref<bf16, 2>, %r: !tile.ref<bf16, 2>,
 
 // -----
 
-// A load stops at the op that computes its index; a load of a tile larger
-// than 16 elements a thread (here 64: 8192 over 128 threads) stays where
-// it is written; a load climbs above a reduction at the top of its loop's
+// A load stops at the op that computes its index; a load of more than 64
+// bytes a thread (here 256: 8192 f32 over 128 threads) stays where it is
+// written; a load climbs above a reduction at the top of its loop's
 // body, never out of the loop; a load does not climb over a matrix
 // product.
 
