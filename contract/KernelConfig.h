@@ -121,6 +121,16 @@ std::optional<DotEngine> parseDotEngine(const std::string &name);
 constexpr int64_t defaultNumStages(DotEngine engine) {
   return engine == DotEngine::Wgmma ? 4 : 3;
 }
+/// The l2_groupings of a grid of two or more dimensions whose products run
+/// on tensor cores, when the config does not say: groups of 8 rows of
+/// tiles (Triton's GROUP_SIZE_M of its matmul tutorial), whose operand
+/// panels stay in L2 while the group's columns are computed; at 4096^3 and
+/// 8192^3 bf16 on wgmma 128x256x64 the product ran 5-6% faster than in
+/// row-major order on an H100 (docs/measurements.md, 2026-12-06). 1 (row
+/// major) on CUDA cores.
+constexpr int64_t defaultL2Grouping(DotEngine engine) {
+  return engine == DotEngine::Fma ? 1 : 8;
+}
 
 struct KernelConfig {
   std::vector<int64_t> blockSizes;

@@ -232,8 +232,6 @@ OwningOpRef<ModuleOp> Generator::run() {
                                      : tile::DotEngine::fma));
   if (numStages > 0)
     func->setAttr(tile::kNumStagesAttr, builder.getI64IntegerAttr(numStages));
-  if (l2Grouping > 1)
-    func->setAttr(tile::kL2GroupingAttr, builder.getI64IntegerAttr(l2Grouping));
   if (llvm::any_of(reductionLoops, [](int64_t r) { return r > 0; }))
     func->setAttr(tile::kReductionLoopsAttr,
                   builder.getDenseI64ArrayAttr(reductionLoops));
@@ -278,10 +276,14 @@ OwningOpRef<ModuleOp> Generator::run() {
               return g.getBlocks().size() >= 2 ? WalkResult::interrupt()
                                                : WalkResult::advance();
             })
-            .wasInterrupted())
-      desc.tunables.push_back(
-          contract::Tunable::l2Grouping(l2Grouping > 0 ? l2Grouping : 1));
+            .wasInterrupted()) {
+      if (l2Grouping == 0)
+        l2Grouping = contract::defaultL2Grouping(dotEngine);
+      desc.tunables.push_back(contract::Tunable::l2Grouping(l2Grouping));
+    }
   }
+  if (l2Grouping > 1)
+    func->setAttr(tile::kL2GroupingAttr, builder.getI64IntegerAttr(l2Grouping));
   for (const auto &[name, value] : options.defines)
     if (!usedDefines.count(name))
       diags->warning(kernel.getNameRange(),
