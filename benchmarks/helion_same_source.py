@@ -402,6 +402,17 @@ def derive(rows, earlier=()):
     return rows
 
 
+def write_csv(path, rows):
+    """`rows` (the CSV's earlier rows, then this run's) as the CSV at
+    `path`, replaced whole."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(tmp, path)
+
+
 def worker_args(opts, case, T, H, impl):
     """The arguments of the worker process that runs one row (main's)."""
     argv = ["--worker", impl, "--case", case, "--shape", f"{T}x{H}",
@@ -503,14 +514,11 @@ def main(argv=None):
         row["date"] = date
         rows.append(row)
         print(json.dumps(row), flush=True)
-    derive(rows, earlier)
-    if opts.csv:
-        new = not os.path.exists(opts.csv)
-        with open(opts.csv, "a", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
-            if new:
-                w.writeheader()
-            w.writerows(rows)
+        # Row by row: a run cut short (a device call's time limit) keeps
+        # what it measured.
+        derive(rows, earlier)
+        if opts.csv:
+            write_csv(opts.csv, earlier + rows)
     print(f"{'case':18} {'T':>6} {'H':>5} {'impl':8} {'us':>9} {'GB/s':>6} "
           f"{'%hbm':>5} {'%copy':>6} {'vs helion':>9} {'vs eager':>8} "
           f"{'tune s':>7}")

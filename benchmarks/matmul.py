@@ -42,21 +42,30 @@ PEAK = {"bf16": 989e12, "f16": 989e12, "fp8": 1979e12}
 SQUARE = [(n, n, n) for n in (1024, 2048, 4096, 8192)]
 SKINNY = [(m, n, n) for m in (16, 128) for n in (4096, 8192, 16384)]
 # (block_sizes, warps, engine[, num_stages[, l2_groupings]]) tried per
-# case: what dslc chooses ("default": wgmma at 4 stages on sm_90,
-# contract::defaultNumStages), then the others, the fastest on the H200 so
-# far (2026-12-05, docs/measurements.md) first
-BIG = [([128, 256, 64], 8, "default"), ([128, 256, 64], 8, "wgmma", 4, 8),
+# case: what dslc chooses ("default": wgmma at 4 stages on sm_90 in groups
+# of 8 rows of tiles, contract::defaultNumStages / defaultL2Grouping), then
+# the others, the fastest on the H200 so far (2026-12-05,
+# docs/measurements.md) first
+BIG = [([128, 256, 64], 8, "default"), ([128, 256, 64], 8, "wgmma", 4, 1),
+       ([128, 256, 64], 8, "wgmma", 4, 16),
        ([128, 256, 64], 8, "wgmma", 3),
        ([128, 128, 64], 8, "wgmma", 5), ([128, 128, 64], 8, "wgmma", 4),
        ([128, 256, 32], 8, "wgmma", 5), ([128, 128, 64], 8, "mma_sync"),
        ([128, 256, 32], 8, "mma_sync"), ([64, 64, 32], 4, "mma_sync")]
+# M = 16: a 16-row block on mma.sync; B streams through N / BN CTAs, so
+# narrower N tiles and deeper K stages keep more of it in flight (each
+# spill-free, ptxas -v); 64 rows on wgmma (48 of them masked) as well
 SMALL_M = [([16, 128, 64], 4, "mma_sync"), ([16, 64, 64], 4, "mma_sync"),
-           ([16, 256, 64], 8, "mma_sync")]
+           ([16, 256, 64], 8, "mma_sync"), ([16, 64, 128], 4, "mma_sync", 4),
+           ([16, 32, 128], 4, "mma_sync", 4), ([16, 64, 64], 4, "mma_sync", 6),
+           ([64, 32, 128], 4, "wgmma", 4)]
 # M = 128: the square default gives N / 256 CTAs (16 at N = 4096 for 132
 # SMs: 0.44x of cuBLAS on the H100, 2026-12-06); narrower N tiles on wgmma
-# give 2-4x the CTAs (each spill-free, ptxas -v)
+# give 2-8x the CTAs (each spill-free, ptxas -v)
 MID_M = [([128, 256, 64], 8, "default"), ([128, 64, 64], 8, "wgmma", 4),
-         ([64, 64, 64], 4, "wgmma", 4), ([128, 128, 64], 8, "wgmma", 4)]
+         ([64, 64, 64], 4, "wgmma", 4), ([128, 128, 64], 8, "wgmma", 4),
+         ([64, 64, 128], 4, "wgmma", 4), ([64, 32, 128], 4, "wgmma", 4),
+         ([128, 64, 128], 8, "wgmma", 3)]
 FMA = [([128, 256, 64], 8, "fma")]
 
 
@@ -72,6 +81,13 @@ def cases():
     out.append(("fp8", "matmul_fp8", "fp8", 8192, 8192, 8192,
                 [([64, 128, 64], 4, "mma_sync"),
                  ([128, 128, 64], 8, "mma_sync")]))
+    # w [N, K] (K-major, torch._scaled_mm's layout): fp8 on wgmma
+    for m, n, k in [(8192, 8192, 8192), (4096, 4096, 4096)]:
+        out.append(("fp8", "linear_fp8", "fp8", m, n, k,
+                    [([128, 256, 128], 8, "default"),
+                     ([128, 256, 128], 8, "wgmma", 3),
+                     ([128, 128, 128], 8, "wgmma", 4),
+                     ([128, 256, 64], 8, "wgmma", 4)]))
     out.append(("epilogue", "matmul_bias_silu", "f16", 4096, 4096, 4096,
                 [([128, 128, 64], 8, "mma_sync"),
                  ([64, 64, 32], 4, "mma_sync")]))
@@ -80,8 +96,10 @@ def cases():
 
 def kernel(dslc, name, cfg):
     blocks, warps, engine = cfg[:3]
-    extra = ("-D", "scale_x.size(1)=1", "-D", "scale_y.size(0)=1") \
-        if name == "matmul_fp8" else ()
+    extra = {"matmul_fp8": ("-D", "scale_x.size(1)=1",
+                            "-D", "scale_y.size(0)=1"),
+             "linear_fp8": ("-D", "scale_x.size(1)=1",
+                            "-D", "scale_w.size(0)=1")}.get(name, ())
     config = {"block_sizes": blocks, "num_warps": warps}
     if engine != "default":  # else dslc chooses (wgmma on sm_90)
         config["dot_engine"] = engine
@@ -99,7 +117,8 @@ def specs(dslc, name, m, n, k):
     if name == "matmul_bias_silu":
         return (S("float16", (m, k)), S("float16", (k, n)),
                 S("float16", (n,)))
-    return (S("float8_e4m3fn", (m, k)), S("float8_e4m3fn", (k, n)),
+    return (S("float8_e4m3fn", (m, k)),
+            S("float8_e4m3fn", (n, k) if name == "linear_fp8" else (k, n)),
             S("float32", (m, 1)), S("float32", (1, n)))
 
 
@@ -134,8 +153,17 @@ def inputs(torch, name, m, n, k):
             return v * torch.sigmoid(v)
         return (x, y, b), (lambda: torch.nn.functional.silu(x @ y + b)), ref
     x = r(m, k, scale=4).to(torch.float8_e4m3fn)
-    y = r(k, n, scale=4).to(torch.float8_e4m3fn)
     sx, sy = r(m, 1).abs() + 0.5, r(1, n).abs() + 0.5
+    if name == "linear_fp8":
+        w = r(n, k, scale=4).to(torch.float8_e4m3fn)
+
+        def linear_torch():     # w.t() is column-major, as _scaled_mm wants
+            return torch._scaled_mm(x, w.t(), scale_a=sx, scale_b=sy,
+                                    out_dtype=torch.bfloat16)
+        return ((x, w, sx, sy), linear_torch,
+                lambda: (x.double() @ w.double().t()) * sx.double()
+                * sy.double())
+    y = r(k, n, scale=4).to(torch.float8_e4m3fn)
     yt = y.t().contiguous().t()      # _scaled_mm wants B column-major
 
     def ours_torch():

@@ -4,6 +4,8 @@
     matmul_bias_silu  out = silu(x @ y + bias)           (fused epilogue)
     matmul_fp8        out = (x @ y) * scale_x * scale_y  (fp8 e4m3, row and
                                                           column scales)
+    linear_fp8        out = (x @ w.T) * scale_x * scale_w (fp8 e4m3, w [N, K]
+                                                          as a Linear weight)
 
 each a grid of [block_m, block_n] output tiles with a loop over K that
 accumulates in f32. No `dot_engine` in a config: dslc's choice (wgmma on
@@ -87,6 +89,33 @@ def matmul_fp8(
         for tile_k in hl.tile(k):
             acc = hl.dot(x[tile_m, tile_k], y[tile_k, tile_n], acc=acc)
         out[tile_m, tile_n] = (acc * scale_x[tile_m, :] * scale_y[:, tile_n]).to(
+            torch.bfloat16
+        )
+    return out
+
+
+@helion.kernel(
+    config=helion.Config(block_sizes=[128, 256, 128], num_warps=8)
+)
+def linear_fp8(
+    x: torch.Tensor[torch.float8_e4m3fn, 2],  # [M, K]
+    w: torch.Tensor[torch.float8_e4m3fn, 2],  # [N, K]
+    scale_x: torch.Tensor[torch.float32, 2],  # [M, 1]
+    scale_w: torch.Tensor[torch.float32, 2],  # [1, N]
+) -> torch.Tensor:
+    """x times the transpose of w, the weight of a Linear layer, K-major as
+    torch._scaled_mm takes its second operand: on sm_90 the product runs
+    on wgmma's fp8 tensor cores, which read both operands K-major
+    (matmul_fp8's [K, N] y is widened to f16 for mma.sync instead)."""
+    m, k = x.size()
+    n, k2 = w.size()
+    assert k == k2
+    out = torch.empty([m, n], dtype=torch.bfloat16, device=x.device)
+    for tile_m, tile_n in hl.tile([m, n]):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for tile_k in hl.tile(k):
+            acc = hl.dot(x[tile_m, tile_k], w[tile_n, tile_k].T, acc=acc)
+        out[tile_m, tile_n] = (acc * scale_x[tile_m, :] * scale_w[:, tile_n]).to(
             torch.bfloat16
         )
     return out

@@ -65,16 +65,41 @@ using namespace dslc;
 
 namespace {
 
-/// A dot of the loop body with both operands loaded in the body for it.
+/// A dot of the loop body with both operands loaded in the body for it;
+/// fp8 operands through the widening to f16 that -dslc-mma-layouts put
+/// before the dot (`lhsWiden`, `rhsWiden`), which wgmma does not need.
 struct Candidate {
   tile::DotOp dot;
   tile::LoadOp lhs, rhs;
+  arith::ExtFOp lhsWiden, rhsWiden;
 };
+
+/// Whether `dot` (a candidate) runs on wgmma: the kernel asks for it and
+/// its fragments are one m64 row block per warpgroup (-dslc-mma-layouts
+/// chose that layout for it).
+bool onWgmma(tile::DotOp dot, bool wgmmaEngine) {
+  return wgmmaEngine &&
+         lower::mmaLayoutOf(dot.getResult().getType())->isWgmma();
+}
+
+/// The load `operand` of a dot reads, directly or, for wgmma, through the
+/// widening of an fp8 tile (`widen` is then set).
+tile::LoadOp operandLoad(Value operand, bool wgmma, arith::ExtFOp &widen) {
+  if (auto load = operand.getDefiningOp<tile::LoadOp>())
+    return load;
+  auto ext = operand.getDefiningOp<arith::ExtFOp>();
+  if (!wgmma || !ext || !ext->hasOneUse() ||
+      !tile::isFp8Type(getElementTypeOrSelf(ext.getIn().getType())))
+    return {};
+  widen = ext;
+  return ext.getIn().getDefiningOp<tile::LoadOp>();
+}
 
 /// Whether `load` can be an async copy into a staged buffer: loaded in
 /// `body` for the dot alone, rows along a leading dimension and whole
-/// 16-byte units along the contiguous last one, masked elements zero.
-bool isStageable(tile::LoadOp load, Block *body) {
+/// 16-byte units along the contiguous last one, masked elements zero;
+/// fp8 for wgmma only.
+bool isStageable(tile::LoadOp load, Block *body, bool wgmma) {
   // A tensor the kernel also writes is read in program order, after a
   // barrier (lower::markReadsAfterWrites), not ahead of time.
   if (!load || load->getBlock() != body || !load->hasOneUse() ||
@@ -87,9 +112,11 @@ bool isStageable(tile::LoadOp load, Block *body) {
     return false;
   RankedTensorType type = load.getResult().getType();
   Type e = type.getElementType();
-  if (type.getRank() != 2 || type.getEncoding() || !(e.isBF16() || e.isF16()))
+  bool fp8 = tile::isFp8Type(e);
+  if (type.getRank() != 2 || type.getEncoding() ||
+      !(e.isBF16() || e.isF16() || (fp8 && wgmma)))
     return false;
-  if (type.getDimSize(1) * 2 % 16)
+  if (type.getDimSize(1) * type.getElementTypeBitWidth() / 8 % 16)
     return false;
   if (auto other = load.getOtherAttr()) {
     auto f = dyn_cast<FloatAttr>(other);
@@ -105,7 +132,8 @@ bool isStageable(tile::LoadOp load, Block *body) {
 /// of `candidates`, the terminator, and side-effect-free scalar code.
 bool isAllowedInBody(Operation *op, ArrayRef<Candidate> candidates) {
   for (const Candidate &c : candidates)
-    if (op == c.dot || op == c.lhs || op == c.rhs)
+    if (op == c.dot || op == c.lhs || op == c.rhs || op == c.lhsWiden ||
+        op == c.rhsWiden)
       return true;
   if (isa<scf::YieldOp>(op))
     return true;
@@ -133,8 +161,9 @@ bool recomputable(Value v, Block *body, Value iv) {
 
 /// The dots of `loop` to pipeline: every tensor-core dot of its body, when
 /// all qualify and the body holds nothing else that could touch the shared
-/// workspace; else none.
-SmallVector<Candidate> candidatesOf(scf::ForOp loop) {
+/// workspace; else none. A dot by a transposed rhs ([N, K] loaded) and a
+/// dot of fp8 tiles (which wgmma reads K-major only) qualify on wgmma.
+SmallVector<Candidate> candidatesOf(scf::ForOp loop, bool wgmmaEngine) {
   Block *body = loop.getBody();
   SmallVector<Candidate> found;
   for (Operation &op : *body) {
@@ -143,13 +172,24 @@ SmallVector<Candidate> candidatesOf(scf::ForOp loop) {
       continue;
     auto type = cast<RankedTensorType>(dot.getResult().getType());
     if (!isa_and_present<tile::MmaEncodingAttr>(type.getEncoding()) ||
-        type.getRank() != 2 || dot.getRhsTransposed())
+        type.getRank() != 2)
       return {};
-    Candidate c{dot, dot.getLhs().getDefiningOp<tile::LoadOp>(),
-                dot.getRhs().getDefiningOp<tile::LoadOp>()};
-    if (!isStageable(c.lhs, body) || !isStageable(c.rhs, body) ||
-        c.lhs == c.rhs ||
-        c.lhs.getResult().getType().getDimSize(1) % MmaLayout::kStepK)
+    bool wgmma = onWgmma(dot, wgmmaEngine);
+    if (dot.getRhsTransposed() && !wgmma)
+      return {};
+    Candidate c{dot};
+    c.lhs = operandLoad(dot.getLhs(), wgmma, c.lhsWiden);
+    c.rhs = operandLoad(dot.getRhs(), wgmma, c.rhsWiden);
+    if (!isStageable(c.lhs, body, wgmma) || !isStageable(c.rhs, body, wgmma) ||
+        c.lhs == c.rhs || bool(c.lhsWiden) != bool(c.rhsWiden) ||
+        (c.lhsWiden && !dot.getRhsTransposed()))
+      return {};
+    // Whole k-steps of 32 bytes (16 16-bit elements, 32 fp8 ones).
+    RankedTensorType lhsType = c.lhs.getResult().getType();
+    if (lhsType.getDimSize(1) * lhsType.getElementTypeBitWidth() / 8 %
+            (MmaLayout::kStepK * 2) ||
+        lhsType.getElementType() !=
+            c.rhs.getResult().getType().getElementType())
       return {};
     found.push_back(c);
   }
@@ -166,14 +206,6 @@ SmallVector<Candidate> candidatesOf(scf::ForOp loop) {
         if (!recomputable(index, body, iv))
           return {};
   return found;
-}
-
-/// Whether `dot` (a candidate) runs on wgmma: the kernel asks for it and
-/// its fragments are one m64 row block per warpgroup (-dslc-mma-layouts
-/// chose that layout for it).
-bool onWgmma(tile::DotOp dot, bool wgmmaEngine) {
-  return wgmmaEngine &&
-         lower::mmaLayoutOf(dot.getResult().getType())->isWgmma();
 }
 
 /// The staged buffer for `load`'s tile at `offset` bytes: rows padded for
@@ -332,11 +364,15 @@ void pipeline(
     Value acc = c.dot.getAcc();
     if (!acc)
       acc = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
-    Value result = tile::StagedDotOp::create(b, c.dot.getLoc(), type, buf.first,
-                                             buf.second, stage, acc,
-                                             /*pending=*/inFlight ? 1 : 0);
+    Value result = tile::StagedDotOp::create(
+        b, c.dot.getLoc(), type, buf.first, buf.second, stage, acc,
+        /*pending=*/inFlight ? 1 : 0,
+        /*rhs_k_major=*/c.dot.getRhsTransposed());
     c.dot.replaceAllUsesWith(result);
     c.dot.erase();
+    for (arith::ExtFOp widen : {c.lhsWiden, c.rhsWiden})
+      if (widen)
+        widen.erase();
   }
   if (inFlight) {
     // One barrier for two needs: every warpgroup's previous product is
@@ -386,7 +422,7 @@ void pipelineKernel(func::FuncOp func, int64_t stages, bool wgmmaEngine) {
   SmallVector<scf::ForOp> loops;
   func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
   for (scf::ForOp loop : loops) {
-    SmallVector<Candidate> candidates = candidatesOf(loop);
+    SmallVector<Candidate> candidates = candidatesOf(loop, wgmmaEngine);
     if (candidates.empty())
       continue;
     // Per stage: each candidate's two tiles, 128-byte aligned.

@@ -81,6 +81,15 @@ Value minS(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MinSIOp::create(b, loc, x, y);
 }
 
+/// The type an element is copied as: its own, or its bits for fp8 (LLVM
+/// has no fp8 type to load and store).
+Type copiedType(Type element) {
+  return tile::isFp8Type(element)
+             ? IntegerType::get(element.getContext(),
+                                element.getIntOrFloatBitWidth())
+             : element;
+}
+
 /// One tile.async_copy cut into 16-byte pieces dealt round-robin over the
 /// CTA's threads: where the tile is (built once, before the pieces) and
 /// how each piece is copied.
@@ -88,7 +97,7 @@ class CopyPieces {
 public:
   CopyPieces(OpBuilder &b, Location loc, tile::AsyncCopyOp op,
              tile::AsyncCopyOp::Adaptor adaptor, int64_t threads)
-      : buffer(op.getBuffer()), element(buffer.getElement()),
+      : buffer(op.getBuffer()), element(copiedType(buffer.getElement())),
         bytes(buffer.elementBytes()), vec(16 / bytes),
         perRow(buffer.getShape()[1] / vec),
         pieces(buffer.getShape()[0] * perRow), threads(threads),
@@ -353,26 +362,41 @@ Value descriptor(OpBuilder &b, Location loc, Value address, int64_t leading,
                               i64(b, loc, static_cast<int64_t>(fixed)));
 }
 
-/// The k-steps of a staged dot on wgmma.mma_async (m64nNk16, f32
-/// accumulate): warpgroup g multiplies rows 64 g .. 64 g + 63 of the
-/// K-major lhs by the N-major rhs, onto this thread's fragments `acc`
-/// (wgmma's accumulator order is MmaLayout's with warpsN = 1). The lhs is
-/// read from the atom of its k-step (the 32 bytes of 16 elements, at byte
-/// 2 k % W of every row), the rhs from its k-step's 16 rows (16 W bytes
-/// on); the rhs's N atoms are `K * W` bytes apart (the leading byte
-/// offset), 8-row groups `8 W` apart in both (the stride byte offset).
+/// The k-steps of a staged dot on wgmma.mma_async (m64nNk16 on 16-bit
+/// inputs, m64nNk32 on fp8, f32 accumulate): warpgroup g multiplies rows
+/// 64 g .. 64 g + 63 of the K-major lhs by the rhs, onto this thread's
+/// fragments `acc` (wgmma's accumulator order is MmaLayout's with warpsN =
+/// 1). A k-step is 32 bytes of a K-major row: the lhs (and a K-major rhs,
+/// `rhsKMajor`: [N, K] staged) is read from the atom of its k-step (at
+/// byte 32 s % W of every row, atoms `rows * W` bytes apart), 8-row groups
+/// `8 W` apart (the stride byte offset). An N-major rhs ([K, N] staged,
+/// 16-bit only) is read from its k-step's 16 rows (16 W bytes on), its N
+/// atoms `K * W` bytes apart (the leading byte offset).
 /// Fenced before (the accumulator registers may have been written by
 /// ordinary instructions), committed after, then waited for until at most
 /// `pending` groups run: with 0 the stage may be refilled once the barrier
 /// that follows passes; with 1 this product stays in flight (the previous
 /// one is complete) and the result is only chained into the next product
 /// or waited for by tile.dot_wait.
+/// wgmma's name for `element`'s type.
+NVVM::WGMMATypes wgmmaType(Type element) {
+  if (element.isBF16())
+    return NVVM::WGMMATypes::bf16;
+  if (element.isF16())
+    return NVVM::WGMMATypes::f16;
+  return isa<Float8E5M2Type>(element) ? NVVM::WGMMATypes::e5m2
+                                      : NVVM::WGMMATypes::e4m3;
+}
+
 Value wgmmaKSteps(OpBuilder &b, Location loc, const MmaLayout &layout,
                   tile::StagedBufferAttr lhs, tile::StagedBufferAttr rhs,
-                  Value lhsBase, Value rhsBase, Value acc, int64_t pending) {
+                  bool rhsKMajor, Value lhsBase, Value rhsBase, Value acc,
+                  int64_t pending) {
   int64_t m = layout.m, n = layout.n, k = lhs.getShape()[1];
   int64_t wa = lhs.getSwizzle(), wb = rhs.getSwizzle();
   int64_t bytes = lhs.elementBytes();
+  // Elements of a k-step: 32 bytes of a row.
+  int64_t step = 32 / bytes;
   MLIRContext *ctx = b.getContext();
   Type f32 = b.getF32Type();
   SmallVector<Type> fields(n / 2, f32);
@@ -388,20 +412,34 @@ Value wgmmaKSteps(OpBuilder &b, Location loc, const MmaLayout &layout,
       b, loc, LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), lhsBase),
       arith::MulIOp::create(b, loc, group, i64(b, loc, 64 * wa)));
   Value bAddr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), rhsBase);
-  NVVM::WGMMATypes type = lhs.getElement().isBF16() ? NVVM::WGMMATypes::bf16
-                                                    : NVVM::WGMMATypes::f16;
+  NVVM::WGMMATypes type = wgmmaType(lhs.getElement());
+  // The byte offset of k-step `kk` in a K-major buffer of `rows` rows
+  // swizzled in atoms of `w` bytes.
+  auto kMajorOffset = [&](int64_t kk, int64_t rows, int64_t w) {
+    return kk * bytes / w * (rows * w) + kk * bytes % w;
+  };
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  for (int64_t kk = 0; kk < k; kk += 16) {
-    int64_t aOffset = kk * bytes / wa * (m * wa) + kk * bytes % wa;
-    Value descA = descriptor(
-        b, loc, arith::AddIOp::create(b, loc, aAddr, i64(b, loc, aOffset)),
-        /*leading=*/16, /*stride=*/8 * wa, wa);
-    Value descB = descriptor(
-        b, loc, arith::AddIOp::create(b, loc, bAddr, i64(b, loc, kk * wb)),
-        /*leading=*/k * wb, /*stride=*/8 * wb, wb);
+  for (int64_t kk = 0; kk < k; kk += step) {
+    Value descA =
+        descriptor(b, loc,
+                   arith::AddIOp::create(b, loc, aAddr,
+                                         i64(b, loc, kMajorOffset(kk, m, wa))),
+                   /*leading=*/16, /*stride=*/8 * wa, wa);
+    Value descB =
+        rhsKMajor
+            ? descriptor(
+                  b, loc,
+                  arith::AddIOp::create(
+                      b, loc, bAddr,
+                      i64(b, loc, kMajorOffset(kk, rhs.getShape()[0], wb))),
+                  /*leading=*/16, /*stride=*/8 * wb, wb)
+            : descriptor(
+                  b, loc,
+                  arith::AddIOp::create(b, loc, bAddr, i64(b, loc, kk * wb)),
+                  /*leading=*/k * wb, /*stride=*/8 * wb, wb);
     regs = NVVM::WgmmaMmaAsyncOp::create(
         b, loc, structType, regs, descA, descB,
-        NVVM::MMAShapeAttr::get(ctx, 64, n, 16),
+        NVVM::MMAShapeAttr::get(ctx, 64, n, step),
         NVVM::WGMMATypesAttr::get(ctx, type),
         NVVM::WGMMATypesAttr::get(ctx, type),
         NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
@@ -409,7 +447,8 @@ Value wgmmaKSteps(OpBuilder &b, Location loc, const MmaLayout &layout,
         NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
         NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
         NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, rhsKMajor ? NVVM::MMALayout::col
+                                                : NVVM::MMALayout::row),
         /*satfinite=*/NVVM::MMAIntOverflowAttr());
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
@@ -436,8 +475,8 @@ struct StagedDotLowering : TilePattern<tile::StagedDotOp> {
     Value rhsBase = stageBase(rewriter, loc, op, rhs, adaptor.getStage());
     Value sum =
         lhs.getSwizzle()
-            ? wgmmaKSteps(rewriter, loc, *layout, lhs, rhs, lhsBase, rhsBase,
-                          adaptor.getAcc(), op.getPending())
+            ? wgmmaKSteps(rewriter, loc, *layout, lhs, rhs, op.getRhsKMajor(),
+                          lhsBase, rhsBase, adaptor.getAcc(), op.getPending())
             : lower::mmaKSteps(rewriter, loc, *layout, lhs.getElement(),
                                lhsBase, lhs.getPitch(), rhsBase, rhs.getPitch(),
                                lhs.getShape()[1], adaptor.getAcc());

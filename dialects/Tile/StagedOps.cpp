@@ -32,9 +32,12 @@ LogicalResult
 StagedBufferAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          Type element, ArrayRef<int64_t> shape, int64_t offset,
                          int64_t pitch, int64_t stages, int64_t swizzle) {
-  if (!(element.isBF16() || element.isF16()))
-    return emitError() << "#tile.staged holds bf16 or f16 tiles, got "
+  if (!(element.isBF16() || element.isF16() || isFp8Type(element)))
+    return emitError() << "#tile.staged holds bf16, f16 or fp8 tiles, got "
                        << element;
+  if (isFp8Type(element) && !swizzle)
+    return emitError() << "#tile.staged holds fp8 tiles for wgmma only "
+                          "(swizzled; ldmatrix reads 16-bit elements)";
   if (shape.size() != 2 || shape[0] < 1 || shape[1] < 1)
     return emitError() << "#tile.staged holds a 2-d tile of positive sizes";
   int64_t bytes = element.getIntOrFloatBitWidth() / 8;
@@ -107,14 +110,22 @@ LogicalResult StagedDotOp::verify() {
   StagedBufferAttr lhs = getLhs(), rhs = getRhs();
   int64_t m = result.getDimSize(0), n = result.getDimSize(1);
   int64_t k = lhs.getShape()[1];
+  bool kMajor = getRhsKMajor();
+  ArrayRef<int64_t> rhsShape = rhs.getShape();
   if (lhs.getElement() != rhs.getElement() || lhs.getShape()[0] != m ||
-      rhs.getShape()[0] != k || rhs.getShape()[1] != n)
-    return emitOpError() << "multiplies [" << m << ", K] by [K, " << n
-                         << "] tiles of one element type, got lhs " << lhs
-                         << " and rhs " << rhs;
-  if (k % 16)
-    return emitOpError() << "needs K a multiple of 16 (mma.sync's k-step), got "
-                         << k;
+      rhsShape[kMajor ? 1 : 0] != k || rhsShape[kMajor ? 0 : 1] != n)
+    return emitOpError() << "multiplies [" << m << ", K] by "
+                         << (kMajor ? "[N, K] (rhs_k_major)" : "[K, N]")
+                         << " tiles of one element type, N = " << n
+                         << ", got lhs " << lhs << " and rhs " << rhs;
+  // A k-step is 32 bytes of a row: 16 16-bit elements, 32 fp8 ones.
+  int64_t kStep = 32 / lhs.elementBytes();
+  if (k % kStep)
+    return emitOpError() << "needs K a multiple of " << kStep
+                         << " (the tensor cores' k-step), got " << k;
+  if (kMajor && !lhs.getSwizzle())
+    return emitOpError() << "reads a K-major rhs (rhs_k_major) with wgmma "
+                            "only (swizzled buffers)";
   if (m % (16 * mma.getWarpsM()) || n % (16 * mma.getWarpsN()))
     return emitOpError() << "a " << m << "x" << n
                          << " result does not split into " << mma.getWarpsM()

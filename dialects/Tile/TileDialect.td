@@ -157,7 +157,8 @@ def Tile_StagedBufferAttr : Tile_Attr<"StagedBuffer", "staged"> {
   let summary = "#tile.staged: ring of tile copies in the shared workspace";
   let description = [{
     `#tile.staged<bf16, [128, 64], offset = 0, pitch = 72, stages = 3>`:
-    `stages` copies of a [rows, cols] tile of `element`, row-major, rows
+    `stages` copies of a [rows, cols] tile of `element` (bf16, f16, or
+    fp8 for wgmma's swizzled layout), row-major, rows
     `pitch` elements apart (whole 16-byte units), stage s at `offset +
     s * stageBytes()` bytes of the kernel's shared workspace. Made by
     -dslc-pipeline-dots for the operands of tensor-core dots that

@@ -508,7 +508,10 @@ def Tile_StagedDotOp : Tile_Op<"staged_dot", [MemoryEffects<[MemRead]>,
     are read by wgmma.mma_async: the result is one m64 row block per
     warpgroup (#tile.mma<warpsM = W, warpsN = 1>, M = 16 W, W a multiple
     of 4), N a multiple of 16 up to 256; the lhs is K-major, the rhs
-    N-major.
+    N-major ([K, N]) or, with `rhs_k_major`, K-major ([N, K], the layout
+    wgmma needs for fp8 and a product by a transposed tile reads as it is
+    stored). fp8 buffers (e4m3 or e5m2) are read by wgmma only, 32 elements
+    a k-step.
 
     `pending` (wgmma only) is how many of this thread's wgmma groups may
     still run when the op ends: 0 (the default) waits for this product;
@@ -527,7 +530,8 @@ def Tile_StagedDotOp : Tile_Op<"staged_dot", [MemoryEffects<[MemRead]>,
   }];
   let arguments = (ins Tile_StagedBufferAttr:$lhs, Tile_StagedBufferAttr:$rhs,
                    Index:$stage, Tile_TileTensor:$acc,
-                   DefaultValuedAttr<I64Attr, "0">:$pending);
+                   DefaultValuedAttr<I64Attr, "0">:$pending,
+                   UnitAttr:$rhs_k_major);
   let results = (outs Tile_TileTensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs `stage` $stage `acc` $acc attr-dict `:` qualified(type($result))

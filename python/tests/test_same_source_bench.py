@@ -24,6 +24,39 @@ class Search(unittest.TestCase):
         self.assertEqual(rc, 0)
 
 
+class Csv(unittest.TestCase):
+    def test_rows_reach_the_csv_as_they_finish(self):
+        # A run killed after its second row (a device call's time limit)
+        # leaves both rows, with their derived columns, beside the CSV's
+        # earlier ones.
+        import tempfile
+        fake = iter([{"us": 10.0, "bytes": 1e6}, {"us": 20.0, "bytes": 1e6}])
+
+        def run_one(opts, case, T, H, impl):
+            row = next(fake, None)
+            if row is None:
+                raise KeyboardInterrupt
+            return dict(row, case=case, T=T, H=H, impl=impl)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "ss.csv")
+            bench.write_csv(path, [{"case": "rms_norm", "T": 1, "H": 4096,
+                                    "impl": "eager", "us": "5"}])
+            saved, bench.run_one = bench.run_one, run_one
+            try:
+                with redirect_stdout(io.StringIO()):
+                    with self.assertRaises(KeyboardInterrupt):
+                        bench.main(["--cases", "rms_norm", "--tokens", "8192",
+                                    "--hidden", "4096", "--impls",
+                                    "copy,dslc,eager", "--csv", path])
+            finally:
+                bench.run_one = saved
+            with open(path) as f:
+                rows = list(bench.csv.DictReader(f))
+        self.assertEqual([r["impl"] for r in rows], ["eager", "copy", "dslc"])
+        self.assertEqual(rows[2]["pct_copy"], "50.0")
+        self.assertEqual(rows[2]["GB/s"], "50")
+
+
 class Workers(unittest.TestCase):
     def test_worker_arguments_parse(self):
         # Each row runs in a worker process started with worker_args: its

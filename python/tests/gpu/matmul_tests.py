@@ -63,6 +63,10 @@ KERNELS = {
                              [(1, 1, 1), (65, 63, 23), (300, 500, 700)]),
     "matmul_fp8": ([64, 128, 64], 4,
                    [(16, 16, 16), (70, 130, 200), (1024, 1024, 1024)]),
+    # w [N, K]: fp8 on wgmma (K-major operands; K blocks of 32 fp8 steps)
+    "linear_fp8": ([128, 128, 128], 8,
+                   [(16, 16, 32), (70, 130, 200), (257, 129, 1000),
+                    (1024, 1024, 1024)]),
     # Tiles too small for all the warps (Helion's default 16 x 16 blocks):
     # one warp's fragments, repeated by the other three; two warps' blocks,
     # each repeated four times.
@@ -75,7 +79,9 @@ KERNELS = {
 # wgmma (2 stages: each product waited for; 3, 4 and 5: each product left
 # in flight while the next iteration copies and issues); CUDA cores. (matmul_bias_silu's K block of 24 is
 # not a multiple of 16 and matmul_fp8 widens its inputs in registers:
-# their loops stay unpipelined, on mma.sync, whatever the config.)
+# their loops stay unpipelined, on mma.sync, whatever the config;
+# linear_fp8's K-major fp8 operands are staged for wgmma's fp8 products,
+# and widened for mma.sync's.)
 ENGINES = {
     # no dot_engine: dslc's choice for the GPU (wgmma on sm_90)
     "default": {},
@@ -100,8 +106,10 @@ def kernel(label, engine):
     name = label.split("@")[0]  # "kernel@config" runs kernel
     return dslc.kernel(SOURCE, name, config={
         "block_sizes": blocks, "num_warps": warps, **ENGINES[engine]},
-        dslc_args=("-D", "scale_x.size(1)=1", "-D", "scale_y.size(0)=1")
-        if name == "matmul_fp8" else ())
+        dslc_args={"matmul_fp8": ("-D", "scale_x.size(1)=1",
+                                  "-D", "scale_y.size(0)=1"),
+                   "linear_fp8": ("-D", "scale_x.size(1)=1",
+                                  "-D", "scale_w.size(0)=1")}.get(name, ()))
 
 
 def specs(name, m, n, k):
@@ -113,7 +121,8 @@ def specs(name, m, n, k):
     if name == "matmul_bias_silu":
         return (S("float16", (m, k)), S("float16", (k, n)),
                 S("float16", (n,)), S("float16", (m, n)))
-    return (S("float8_e4m3fn", (m, k)), S("float8_e4m3fn", (k, n)),
+    return (S("float8_e4m3fn", (m, k)),
+            S("float8_e4m3fn", (n, k) if name == "linear_fp8" else (k, n)),
             S("float32", (m, 1)), S("float32", (1, n)),
             S("bfloat16", (m, n)))
 
@@ -142,8 +151,17 @@ def inputs(name, m, n, k, seed):
         v = x.double() @ y.double() + b.double()
         return (x, y, b), v * torch.sigmoid(v)
     x = r(m, k, scale=4).to(torch.float8_e4m3fn)
-    y = r(k, n, scale=4).to(torch.float8_e4m3fn)
     sx, sy = r(m, 1).abs() + 0.5, r(1, n).abs() + 0.5
+    if name == "linear_fp8":
+        w = r(n, k, scale=4).to(torch.float8_e4m3fn)
+        xd, wd = x.double(), w.double().t()
+        ref = (xd @ wd) * sx.double() * sy.double()
+        # wgmma keeps fp8 sums to about 2^-13 of their magnitude per k-step
+        # of 32 (DeepSeek-V3's report: ~14 bits on Hopper): a bound from
+        # the terms' absolute sum
+        ref.abs_sum = (xd.abs() @ wd.abs()) * sx.double() * sy.double()
+        return (x, w, sx, sy), ref
+    y = r(k, n, scale=4).to(torch.float8_e4m3fn)
     ref = (x.double() @ y.double()) * sx.double() * sy.double()
     return (x, y, sx, sy), ref
 
@@ -158,6 +176,9 @@ def check(got, ref, k, what):
                              f"{tuple(ref.shape)}")
     scale = ref.abs().max().item() + 1e-30
     tol = 2 ** -7 * ref.abs() + 2 ** -20 * k * scale
+    abs_sum = getattr(ref, "abs_sum", None)
+    if abs_sum is not None:
+        tol = tol + 2 ** -13 * -(-k // 32) * abs_sum
     bad = (g - ref).abs() > tol
     if bool(bad.any()) or not bool(g.isfinite().all()):
         i = int(bad.flatten().nonzero()[0]) if bool(bad.any()) else 0

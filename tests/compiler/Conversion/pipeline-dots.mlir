@@ -357,3 +357,40 @@ func.func @wgmma_four_stages(%x: !tile.ref<bf16, 2>, %y: !tile.ref<bf16, 2>,
   tile.store %acc, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<64x128xf32>, !tile.ref<f32, 2>
   return
 }
+
+// -----
+
+// fp8 on wgmma (linear_fp8 of examples/matmul.py: x [M, K] by the
+// transpose of w [N, K]): the f16 widening -dslc-mma-layouts put before
+// the dot goes, the fp8 tiles are staged as loaded (K-major, 128-byte
+// swizzle: a k-block of 128 fp8 is one atom a row) and the staged dot
+// reads the rhs K-major.
+
+// CHECK-LABEL: func.func @linear_fp8(
+// CHECK: tile.async_copy %arg0{{.*}} to <f8E4M3FN, [128, 128], offset = 0, pitch = 128, stages = 4, swizzle = 128>
+// CHECK: tile.async_copy %arg1{{.*}} to <f8E4M3FN, [128, 128], offset = 65536, pitch = 128, stages = 4, swizzle = 128>
+// CHECK-NOT: arith.extf
+// CHECK: tile.staged_dot <f8E4M3FN, [128, 128], offset = 0, pitch = 128, stages = 4, swizzle = 128>, <f8E4M3FN, [128, 128], offset = 65536, pitch = 128, stages = 4, swizzle = 128> stage %{{.*}} acc %{{.*}} {pending = 1 : i64, rhs_k_major} : tensor<128x128xf32, #tile.mma<warpsM = 8, warpsN = 1>>
+func.func @linear_fp8(%x: !tile.ref<f8E4M3FN, 2>, %w: !tile.ref<f8E4M3FN, 2>,
+                      %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 8 : i64, tile.num_stages = 4 : i64,
+                tile.dot_engine = #tile.dot_engine<wgmma>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %m = tile.dim %x, 0 : !tile.ref<f8E4M3FN, 2>
+  %k = tile.dim %x, 1 : !tile.ref<f8E4M3FN, 2>
+  %n = tile.dim %w, 0 : !tile.ref<f8E4M3FN, 2>
+  %steps = arith.ceildivui %k, %c128 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+  %acc = scf.for %i = %c0 to %steps step %c1 iter_args(%a = %zero) -> (tensor<128x128xf32>) {
+    %k0 = arith.muli %i, %c128 : index
+    %a_t = tile.load %x[%c0, %k0] limits [%m, %k] {dims = array<i64: 0, 1>} : !tile.ref<f8E4M3FN, 2> -> tensor<128x128xf8E4M3FN>
+    %w_t = tile.load %w[%c0, %k0] limits [%n, %k] {dims = array<i64: 0, 1>} : !tile.ref<f8E4M3FN, 2> -> tensor<128x128xf8E4M3FN>
+    %b_t = tile.transpose %w_t [1, 0] : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %d = tile.dot %a_t, %b_t acc %a : tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>, tensor<128x128xf32> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  tile.store %acc, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<128x128xf32>, !tile.ref<f32, 2>
+  return
+}

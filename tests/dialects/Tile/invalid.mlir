@@ -933,7 +933,7 @@ func.func @engine_string() attributes {tile.dot_engine = "mma"} {
 
 // -----
 
-// expected-error @+1 {{#tile.staged holds bf16 or f16 tiles, got 'f32'}}
+// expected-error @+1 {{#tile.staged holds bf16, f16 or fp8 tiles, got 'f32'}}
 func.func @staged_f32() attributes {a = #tile.staged<f32, [16, 16], offset = 0, pitch = 20, stages = 2>} {
   return
 }
@@ -968,6 +968,21 @@ func.func @staged_size() attributes {a = #tile.staged<bf16, [1024, 64], offset =
 
 // -----
 
+// expected-error @+1 {{#tile.staged holds fp8 tiles for wgmma only (swizzled; ldmatrix reads 16-bit elements)}}
+func.func @staged_fp8_padded() attributes {a = #tile.staged<f8E4M3FN, [16, 32], offset = 0, pitch = 48, stages = 2>} {
+  return
+}
+
+// -----
+
+func.func @staged_dot_k_major_padded(%i: index, %acc: tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>) {
+  // expected-error @+1 {{'tile.staged_dot' op reads a K-major rhs (rhs_k_major) with wgmma only (swizzled buffers)}}
+  %d = tile.staged_dot #tile.staged<bf16, [32, 32], offset = 0, pitch = 40, stages = 2>, #tile.staged<bf16, [32, 32], offset = 5120, pitch = 40, stages = 2> stage %i acc %acc {rhs_k_major} : tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>
+  return
+}
+
+// -----
+
 func.func @async_copy_type(%x: !tile.ref<f16, 2>, %i: index) {
   // expected-error @+1 {{'tile.async_copy' op copies 'f16' elements into a buffer of 'bf16'}}
   tile.async_copy %x[%i, %i] limits [%i, %i] to #tile.staged<bf16, [16, 16], offset = 0, pitch = 24, stages = 2> stage %i {dims = array<i64: 0, 1>} : !tile.ref<f16, 2>
@@ -993,7 +1008,7 @@ func.func @async_wait_pending() {
 // -----
 
 func.func @staged_dot_shapes(%i: index, %acc: tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>) {
-  // expected-error @+1 {{'tile.staged_dot' op multiplies [32, K] by [K, 32] tiles of one element type, got lhs #tile.staged<bf16, [32, 32], offset = 0, pitch = 40, stages = 2> and rhs #tile.staged<bf16, [16, 32], offset = 5120, pitch = 40, stages = 2>}}
+  // expected-error @+1 {{'tile.staged_dot' op multiplies [32, K] by [K, N] tiles of one element type, N = 32, got lhs #tile.staged<bf16, [32, 32], offset = 0, pitch = 40, stages = 2> and rhs #tile.staged<bf16, [16, 32], offset = 5120, pitch = 40, stages = 2>}}
   %d = tile.staged_dot #tile.staged<bf16, [32, 32], offset = 0, pitch = 40, stages = 2>, #tile.staged<bf16, [16, 32], offset = 5120, pitch = 40, stages = 2> stage %i acc %acc : tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>
   return
 }
@@ -1009,7 +1024,7 @@ func.func @staged_dot_blocked(%i: index, %acc: tensor<32x32xf32>) {
 // -----
 
 func.func @staged_dot_k(%i: index, %acc: tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>) {
-  // expected-error @+1 {{'tile.staged_dot' op needs K a multiple of 16 (mma.sync's k-step), got 8}}
+  // expected-error @+1 {{'tile.staged_dot' op needs K a multiple of 16 (the tensor cores' k-step), got 8}}
   %d = tile.staged_dot #tile.staged<bf16, [32, 8], offset = 0, pitch = 8, stages = 2>, #tile.staged<bf16, [8, 32], offset = 1024, pitch = 40, stages = 2> stage %i acc %acc : tensor<32x32xf32, #tile.mma<warpsM = 2, warpsN = 2>>
   return
 }
