@@ -122,14 +122,15 @@ constexpr int64_t defaultNumStages(DotEngine engine) {
   return engine == DotEngine::Wgmma ? 4 : 3;
 }
 /// The l2_groupings of a grid of two or more dimensions whose products run
-/// on tensor cores, when the config does not say: groups of 8 rows of
-/// tiles (Triton's GROUP_SIZE_M of its matmul tutorial), whose operand
-/// panels stay in L2 while the group's columns are computed; at 4096^3 and
-/// 8192^3 bf16 on wgmma 128x256x64 the product ran 5-6% faster than in
-/// row-major order on an H100 (docs/measurements.md, 2026-12-06). 1 (row
-/// major) on CUDA cores.
+/// on tensor cores, when the config does not say: groups of 16 rows of
+/// tiles, whose operand panels stay in L2 while the group's columns are
+/// computed. At 4096^3 and 8192^3 bf16 on wgmma 128x256x64, in one run on
+/// an H200: row-major 0.878x / 0.826x of cuBLAS, groups of 8 (Triton's
+/// tutorial GROUP_SIZE_M) 0.885x / 0.872x, groups of 16 0.900x / 0.889x;
+/// on an H100 16 beat 8 by 8% / 4% (docs/measurements.md, 2026-12-06).
+/// 1 (row major) on CUDA cores.
 constexpr int64_t defaultL2Grouping(DotEngine engine) {
-  return engine == DotEngine::Fma ? 1 : 8;
+  return engine == DotEngine::Fma ? 1 : 16;
 }
 
 struct KernelConfig {
