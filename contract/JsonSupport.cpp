@@ -1,6 +1,8 @@
 //===- JsonSupport.cpp - JSON pieces shared by the contract's files -------===//
 #include "contract/JsonSupport.h"
 
+#include <algorithm>
+
 namespace dslc::contract::detail {
 
 json configToJson(const KernelConfig &c, bool forCompiler) {
@@ -30,7 +32,8 @@ json configToJson(const KernelConfig &c, bool forCompiler) {
 
 json tunableToJson(const Tunable &t) {
   json j = {{"kind", tunableKindName(t.kind)}};
-  if (t.kind == Tunable::Kind::BlockSize)
+  if (t.kind == Tunable::Kind::BlockSize ||
+      t.kind == Tunable::Kind::ReductionLoop)
     j["index"] = t.index;
   if (t.kind == Tunable::Kind::Named)
     j["name"] = t.name;
@@ -125,6 +128,17 @@ bool FieldReader::boolean(const json &obj, const char *key, bool dflt,
   return v.get<bool>();
 }
 
+std::vector<int64_t> FieldReader::integers(const json &obj, const char *key,
+                                           const std::string &where) const {
+  std::vector<int64_t> values;
+  for (const json &v : array(obj, key, where)) {
+    if (!v.is_number_integer())
+      fail(where, std::string("field '") + key + "' must hold integers");
+    values.push_back(v.get<int64_t>());
+  }
+  return values;
+}
+
 Tunable FieldReader::tunable(const json &t, const std::string &where) const {
   if (!t.is_object())
     fail(where, "not an object");
@@ -133,7 +147,7 @@ Tunable FieldReader::tunable(const json &t, const std::string &where) const {
   if (!kind)
     fail(where, "unknown tunable kind '" + kindName +
                     "' (block_size, num_warps, max_ctas, named, num_stages, "
-                    "dot_engine or l2_grouping)");
+                    "dot_engine, l2_grouping or reduction_loop)");
   int64_t value = integer(t, "value", where);
   Tunable r;
   switch (*kind) {
@@ -165,16 +179,22 @@ Tunable FieldReader::tunable(const json &t, const std::string &where) const {
   case Tunable::Kind::L2Grouping:
     r = Tunable::l2Grouping(value);
     break;
+  case Tunable::Kind::ReductionLoop: {
+    // Its chunks depend on the row's extent: as written.
+    int64_t index = integer(t, "index", where);
+    if (index < 0 || index > 64)
+      fail(where, "reduction loop index " + std::to_string(index) +
+                      " is outside 0..64");
+    r = Tunable::reductionLoop(static_cast<unsigned>(index), value, 0);
+    r.choices = integers(t, "choices", where);
+    if (std::find(r.choices.begin(), r.choices.end(), value) == r.choices.end())
+      r.choices.push_back(value);
+    break;
+  }
   case Tunable::Kind::Named: {
     std::vector<int64_t> choices;
-    if (t.contains("choices")) {
-      const json &c = array(t, "choices", where);
-      for (const json &v : c) {
-        if (!v.is_number_integer())
-          fail(where, "field 'choices' must hold integers");
-        choices.push_back(v.get<int64_t>());
-      }
-    }
+    if (t.contains("choices"))
+      choices = integers(t, "choices", where);
     r = Tunable::named(str(t, "name", where), value, std::move(choices));
     if (r.choices.empty()) {
       r.min = integer(t, "min", where);

@@ -44,6 +44,9 @@ public:
                      const std::string &where) const;
   const json &array(const json &obj, const char *key,
                     const std::string &where) const;
+  /// obj[key], an array of integers.
+  std::vector<int64_t> integers(const json &obj, const char *key,
+                                const std::string &where) const;
   std::string str(const json &obj, const char *key,
                   const std::string &where) const;
   std::string strOr(const json &obj, const char *key, const std::string &dflt,

@@ -61,6 +61,16 @@ Tunable Tunable::l2Grouping(int64_t value) {
   return withChoices(Kind::L2Grouping, value, {1, 4, 8, 16});
 }
 
+Tunable Tunable::reductionLoop(unsigned index, int64_t value, int64_t extent) {
+  std::vector<int64_t> chunks = {0};
+  for (int64_t part : {2, 4, 8})
+    if (extent % part == 0 && extent / part >= kMinReductionChunk)
+      chunks.push_back(extent / part);
+  Tunable t = withChoices(Kind::ReductionLoop, value, std::move(chunks));
+  t.index = index;
+  return t;
+}
+
 Tunable Tunable::maxCtas(int64_t value) {
   Tunable t;
   t.kind = Kind::MaxCtas;
@@ -98,6 +108,8 @@ std::string Tunable::label() const {
     return "dot_engine";
   case Kind::L2Grouping:
     return "l2_groupings";
+  case Kind::ReductionLoop:
+    return "reduction_loops[" + std::to_string(index) + "]";
   }
   return "?";
 }
@@ -134,6 +146,8 @@ const char *tunableKindName(Tunable::Kind kind) {
     return "dot_engine";
   case Tunable::Kind::L2Grouping:
     return "l2_grouping";
+  case Tunable::Kind::ReductionLoop:
+    return "reduction_loop";
   }
   return "?";
 }
@@ -142,7 +156,8 @@ std::optional<Tunable::Kind> parseTunableKind(const std::string &name) {
   for (Tunable::Kind k :
        {Tunable::Kind::BlockSize, Tunable::Kind::NumWarps,
         Tunable::Kind::MaxCtas, Tunable::Kind::Named, Tunable::Kind::NumStages,
-        Tunable::Kind::DotEngine, Tunable::Kind::L2Grouping})
+        Tunable::Kind::DotEngine, Tunable::Kind::L2Grouping,
+        Tunable::Kind::ReductionLoop})
     if (name == tunableKindName(k))
       return k;
   return std::nullopt;
@@ -166,6 +181,8 @@ int64_t KernelConfig::get(const Tunable &t) const {
     return static_cast<int64_t>(dotEngine);
   case Tunable::Kind::L2Grouping:
     return l2Grouping;
+  case Tunable::Kind::ReductionLoop:
+    return t.index < reductionLoops.size() ? reductionLoops[t.index] : 0;
   }
   return 0;
 }
@@ -196,6 +213,11 @@ void KernelConfig::set(const Tunable &t, int64_t value) {
     return;
   case Tunable::Kind::L2Grouping:
     l2Grouping = value;
+    return;
+  case Tunable::Kind::ReductionLoop:
+    if (reductionLoops.size() <= t.index)
+      reductionLoops.resize(t.index + 1, 0);
+    reductionLoops[t.index] = value;
     return;
   }
 }
@@ -305,7 +327,9 @@ std::string KernelConfig::brief() const {
     add("ctas=" + std::to_string(maxCtas));
   for (const auto &[name, value] : named)
     add(name + "=" + std::to_string(value));
-  if (!reductionLoops.empty()) {
+  // (Rows whole everywhere, the default, is not said.)
+  if (std::any_of(reductionLoops.begin(), reductionLoops.end(),
+                  [](int64_t r) { return r > 0; })) {
     std::string r = "rl=";
     for (size_t i = 0; i < reductionLoops.size(); ++i)
       r += (i ? "x" : "") + (reductionLoops[i]

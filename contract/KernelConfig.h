@@ -29,6 +29,10 @@ inline constexpr int64_t kMaxBlockSize = int64_t(1) << 20;
 inline constexpr int64_t kMaxNumWarps = 32;
 /// The most stages a software-pipelined loop keeps in flight (num_stages).
 inline constexpr int64_t kMaxNumStages = 8;
+/// The smallest chunk of a row the tuner offers as reduction_loops: 512
+/// columns keep a chunk's loads whole 16-byte vectors over 4 warps or
+/// more (each chunk loop re-reads its part of the row).
+inline constexpr int64_t kMinReductionChunk = 512;
 /// The largest l2_groupings value (rows of tiles per group).
 inline constexpr int64_t kMaxL2Grouping = 1024;
 /// Threads per warp.
@@ -57,9 +61,13 @@ struct Tunable {
     NumStages,  ///< num_stages (a kernel with matrix products)
     DotEngine,  ///< dot_engine, as int(contract::DotEngine) (idem)
     L2Grouping, ///< l2_groupings[0] (a grid of 2 or more dimensions)
+    /// reduction_loops[index] (a kernel that reduces whole rows): 0 for
+    /// the row whole (or dslc's own chunks where it does not fit), else
+    /// the chunk size
+    ReductionLoop,
   };
   Kind kind = Kind::NumWarps;
-  unsigned index = 0; ///< BlockSize
+  unsigned index = 0; ///< BlockSize, ReductionLoop
   std::string name;   ///< Named
   int64_t value = 0;  ///< the kernel's value (its default)
   /// Allowed values: `choices` when not empty, else [min, max].
@@ -84,9 +92,14 @@ struct Tunable {
   /// The grid's tile order: groups of 1 (row-major), 4, 8 or 16 rows of
   /// tiles (or `value`).
   static Tunable l2Grouping(int64_t value);
+  /// The chunks of the `index`-th reduced dimension, of `extent` columns:
+  /// whole (0) or a half, a quarter or an eighth of it, each at least
+  /// kMinReductionChunk (or `value`).
+  static Tunable reductionLoop(unsigned index, int64_t value, int64_t extent);
 
   /// "block_sizes[0]", "num_warps", "max_ctas", "num_stages",
-  /// "dot_engine" or the name (messages).
+  /// "dot_engine", "l2_groupings", "reduction_loops[0]" or the name
+  /// (messages).
   std::string label() const;
   /// Whether `v` is allowed; otherwise the failure names the tunable and
   /// its range.

@@ -337,20 +337,6 @@ struct Roller {
   }
 };
 
-/// The reduced extents of `body` in order of their first reduction.
-SmallVector<int64_t> reducedExtents(Block &body) {
-  SmallVector<int64_t> extents;
-  for (Operation &op : body)
-    if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
-      RankedTensorType in = reduce.getInput().getType();
-      if (static_cast<int64_t>(reduce.getDim()) + 1 == in.getRank() &&
-          in.hasStaticShape() &&
-          !llvm::is_contained(extents, in.getShape().back()))
-        extents.push_back(in.getShape().back());
-    }
-  return extents;
-}
-
 struct RollReductionsPass : dslc::impl::RollReductionsBase<RollReductionsPass> {
   void runOnOperation() override {
     getOperation().walk([&](func::FuncOp func) {
@@ -375,7 +361,7 @@ struct RollReductionsPass : dslc::impl::RollReductionsBase<RollReductionsPass> {
       };
       func.walk([&](tile::GridOp grid) {
         Block &body = grid.getBody().front();
-        SmallVector<int64_t> extents = reducedExtents(body);
+        SmallVector<int64_t> extents = tile::reducedRowExtents(body);
         for (auto [k, d] : llvm::enumerate(extents)) {
           auto [r, isAutomatic, required] = chunkOf(k, d);
           if (r <= 0 || r >= d)

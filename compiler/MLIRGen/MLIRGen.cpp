@@ -284,6 +284,20 @@ OwningOpRef<ModuleOp> Generator::run() {
   }
   if (l2Grouping > 1)
     func->setAttr(tile::kL2GroupingAttr, builder.getI64IntegerAttr(l2Grouping));
+  // Whole rows reduced: the tuner also tries computing them in chunks
+  // (reduction_loops; each chunk loop re-reads its part of the row, which
+  // frees the registers that hold it across the reductions).
+  func.walk([&](tile::GridOp grid) {
+    for (auto [k, extent] :
+         llvm::enumerate(tile::reducedRowExtents(grid.getBody().front()))) {
+      int64_t value = k < reductionLoops.size() ? reductionLoops[k] : 0;
+      contract::Tunable chunks = contract::Tunable::reductionLoop(
+          static_cast<unsigned>(k), value, extent);
+      if (chunks.choices.size() > 1)
+        desc.tunables.push_back(chunks);
+    }
+    return WalkResult::interrupt(); // the kernel's grid
+  });
   for (const auto &[name, value] : options.defines)
     if (!usedDefines.count(name))
       diags->warning(kernel.getNameRange(),

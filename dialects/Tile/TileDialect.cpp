@@ -48,6 +48,19 @@ bool dslc::tile::isFp8Type(Type type) {
   return isa<Float8E4M3FNType, Float8E5M2Type>(type);
 }
 
+SmallVector<int64_t> dslc::tile::reducedRowExtents(Block &body) {
+  SmallVector<int64_t> extents;
+  for (Operation &op : body)
+    if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      RankedTensorType in = reduce.getInput().getType();
+      if (static_cast<int64_t>(reduce.getDim()) + 1 == in.getRank() &&
+          in.hasStaticShape() &&
+          !llvm::is_contained(extents, in.getShape().back()))
+        extents.push_back(in.getShape().back());
+    }
+  return extents;
+}
+
 bool dslc::tile::isStorageElementType(Type type) {
   if (auto integer = dyn_cast<IntegerType>(type))
     return llvm::is_contained({1u, 8u, 16u, 32u, 64u}, integer.getWidth());

@@ -97,6 +97,12 @@ bool isStorageElementType(mlir::Type type);
 /// stored and converted, but not computed with.
 bool isFp8Type(mlir::Type type);
 
+/// The static extents of the whole rows `body` reduces (tile.reduce along
+/// the last dimension of a static tile, among `body`'s own ops), in order
+/// of their first reduction: the dimensions reduction_loops[k] names
+/// (RollReductions; MLIRGen offers them to the tuner).
+llvm::SmallVector<int64_t> reducedRowExtents(mlir::Block &body);
+
 /// Verifies the parameters of a tensor-in-memory type (!tile.ref and
 /// !comm.stack, named by `typeName` in messages): an integer or float
 /// element type and a rank between 1 and 8.

@@ -150,7 +150,8 @@ TEST_CASE("config: tunables are typed records", "[contract][config]") {
   for (Tunable::Kind k :
        {Tunable::Kind::BlockSize, Tunable::Kind::NumWarps,
         Tunable::Kind::MaxCtas, Tunable::Kind::Named, Tunable::Kind::NumStages,
-        Tunable::Kind::DotEngine, Tunable::Kind::L2Grouping})
+        Tunable::Kind::DotEngine, Tunable::Kind::L2Grouping,
+        Tunable::Kind::ReductionLoop})
     CHECK(parseTunableKind(tunableKindName(k)) == k);
   // A matmul kernel's pipeline depth and engine: 2..5 stages and the
   // tensor-core engines, plus the kernel's own value.
@@ -181,6 +182,22 @@ TEST_CASE("config: tunables are typed records", "[contract][config]") {
   Expected<KernelConfig> back = KernelConfig::fromJson(staged.toJson(true));
   REQUIRE(back);
   CHECK(*back == staged);
+  // Whole rows or chunks: a half, a quarter or an eighth of the extent,
+  // none under kMinReductionChunk; a chunk is reduction_loops[index].
+  Tunable r = Tunable::reductionLoop(1, 0, 4096);
+  CHECK(r.label() == "reduction_loops[1]");
+  CHECK(r.choices == std::vector<int64_t>{0, 2048, 1024, 512});
+  CHECK(Tunable::reductionLoop(0, 0, 1000).choices ==
+        std::vector<int64_t>{0}); // 500 columns: too few to chunk
+  CHECK(Tunable::reductionLoop(0, 96, 1000).choices ==
+        std::vector<int64_t>{0, 96}); // the config's own
+  CHECK(r.check(300).error() ==
+        "reduction_loops[1] 300 is not one of 0, 2048, 1024, 512");
+  KernelConfig rolled;
+  rolled.set(r, 1024);
+  CHECK(rolled.reductionLoops == std::vector<int64_t>{0, 1024});
+  CHECK(rolled.get(r) == 1024);
+  CHECK(rolled.toJson(true) == R"({"reduction_loops":[null,1024]})");
   // Helion's list or a number; anything else names the key.
   Expected<KernelConfig> num = KernelConfig::fromJson(R"({"l2_groupings":4})");
   REQUIRE(num);

@@ -91,8 +91,9 @@ KernelSpace::KernelSpace(std::string kernel,
     case Tunable::Kind::NumStages:
     case Tunable::Kind::DotEngine:
     case Tunable::Kind::L2Grouping:
+    case Tunable::Kind::ReductionLoop:
       // A matmul kernel's pipeline depth and tensor-core engine; a 2-d
-      // grid's tile order.
+      // grid's tile order; whole rows or chunks of them.
       dims_.push_back(listDimension(t, t.choices));
       break;
     case Tunable::Kind::Named:
@@ -140,7 +141,12 @@ std::string KernelSpace::dropReason(const std::vector<int> &idx) const {
     for (const Dimension &d : dims_)
       if (d.tunable.kind == Tunable::Kind::BlockSize)
         unit = unitOf(d.tunable);
-    int64_t b = c.blockSizes.front() * unit; // the tile's elements
+    // The tile's elements, or a chunk's where its rows are computed in
+    // chunks (reduction_loops[0]: the unit is the reduced row).
+    if (!c.reductionLoops.empty() && c.reductionLoops[0] > 0 &&
+        c.reductionLoops[0] < unit)
+      unit = c.reductionLoops[0];
+    int64_t b = c.blockSizes.front() * unit;
     if (b < threads * opts_.minPerThread)
       return fmt::format("fewer than {} element(s) per thread (a tile of "
                          "fewer elements than threads)",

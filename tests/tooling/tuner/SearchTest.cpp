@@ -1,6 +1,8 @@
 //===- SearchTest.cpp - Config space and search (no GPU) ------------------===//
 #include "tooling/tuner/Search.h"
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -107,6 +109,36 @@ TEST_CASE("kernel space: a matmul kernel's stages and engine", "[tuner]") {
   REQUIRE(g.dims().size() == 5);
   CHECK(g.dims()[3].values == std::vector<int64_t>{1, 4, 8, 16});
   CHECK(g.compileConfigs().size() == 4 * 4 * 3 * 4);
+}
+
+TEST_CASE("kernel space: whole rows or chunks of them", "[tuner]") {
+  // A kernel of rows of 16384 reduced whole: its metadata offers
+  // reduction_loops[0] 0 (whole), 8192, 4096 or 2048. A chunk bounds the
+  // elements a thread holds: 2 rows over 4 warps are 256 elements a thread
+  // whole (past the bound of 64), 32 in chunks of 2048.
+  Tunable block = Tunable::blockSize(0, 1);
+  block.unitElements = 16384;
+  KernelSpace s("layer_norm", {block, Tunable::numWarps(4),
+                               Tunable::reductionLoop(0, 0, 16384)});
+  REQUIRE(s.dims().size() == 4);
+  CHECK(s.dims()[2].values == std::vector<int64_t>{0, 2048, 4096, 8192});
+  CHECK(s.dims()[2].values[s.dims()[2].defaultIndex] == 0);
+  auto index = [&](size_t d, int64_t v) {
+    const std::vector<int64_t> &values = s.dims()[d].values;
+    auto it = std::find(values.begin(), values.end(), v);
+    REQUIRE(it != values.end());
+    return static_cast<int>(it - values.begin());
+  };
+  std::vector<int> whole = s.defaultPoint();
+  whole[0] = index(0, 2);
+  whole[1] = index(1, 4);
+  whole[2] = index(2, 0);
+  CHECK(s.dropReason(whole) == "more than 64 elements per thread");
+  std::vector<int> chunked = whole;
+  chunked[2] = index(2, 2048);
+  CHECK(s.valid(chunked));
+  CHECK(s.config(chunked).toJson(true) ==
+        R"({"block_sizes":[2],"num_warps":4,"reduction_loops":[2048]})");
 }
 
 TEST_CASE("kernel space: invalid points are left out", "[tuner]") {
