@@ -6,6 +6,7 @@
                                                           column scales)
     linear_fp8        out = (x @ w.T) * scale_x * scale_w (fp8 e4m3, w [N, K]
                                                           as a Linear weight)
+    linear            out = x @ w.T                      (bf16, w [N, K])
 
 each a grid of [block_m, block_n] output tiles with a loop over K that
 accumulates in f32. No `dot_engine` in a config: dslc's choice (wgmma on
@@ -118,6 +119,29 @@ def linear_fp8(
         out[tile_m, tile_n] = (acc * scale_x[tile_m, :] * scale_w[:, tile_n]).to(
             torch.bfloat16
         )
+    return out
+
+
+@helion.kernel(
+    config=helion.Config(block_sizes=[128, 128, 64], num_warps=8)
+)
+def linear(
+    x: torch.Tensor[torch.bfloat16, 2],  # [M, K]
+    w: torch.Tensor[torch.bfloat16, 2],  # [N, K]
+) -> torch.Tensor:
+    """x times the transpose of w, a Linear layer's weight (torch's
+    F.linear without bias): the rhs tile is read K-major as loaded. On
+    tensor cores its K loop is not yet pipelined (docs/compiler.md,
+    "Tensor cores": wgmma can read it K-major; not yet checked on a GPU)."""
+    m, k = x.size()
+    n, k2 = w.size()
+    assert k == k2
+    out = torch.empty([m, n], dtype=x.dtype, device=x.device)
+    for tile_m, tile_n in hl.tile([m, n]):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for tile_k in hl.tile(k):
+            acc = hl.dot(x[tile_m, tile_k], w[tile_n, tile_k].T, acc=acc)
+        out[tile_m, tile_n] = acc.to(x.dtype)
     return out
 
 

@@ -64,6 +64,10 @@ KERNELS = {
     "matmul_fp8": ([64, 128, 64], 4,
                    [(16, 16, 16), (70, 130, 200), (1024, 1024, 1024)]),
     # w [N, K]: fp8 on wgmma (K-major operands; K blocks of 32 fp8 steps)
+    # w [N, K] in bf16 (F.linear's layout): the rhs read K-major
+    "linear": ([128, 128, 64], 8,
+               [(1, 1, 1), (70, 130, 200), (257, 129, 1000),
+                (1024, 1024, 1024)]),
     "linear_fp8": ([128, 128, 128], 8,
                    [(16, 16, 32), (70, 130, 200), (257, 129, 1000),
                     (1024, 1024, 1024)]),
@@ -121,6 +125,9 @@ def specs(name, m, n, k):
     if name == "matmul_bias_silu":
         return (S("float16", (m, k)), S("float16", (k, n)),
                 S("float16", (n,)), S("float16", (m, n)))
+    if name == "linear":
+        return (S("bfloat16", (m, k)), S("bfloat16", (n, k)),
+                S("bfloat16", (m, n)))
     return (S("float8_e4m3fn", (m, k)),
             S("float8_e4m3fn", (n, k) if name == "linear_fp8" else (k, n)),
             S("float32", (m, 1)), S("float32", (1, n)),
@@ -150,6 +157,9 @@ def inputs(name, m, n, k, seed):
         x, y, b = r(m, k).half(), r(k, n).half(), r(n).half()
         v = x.double() @ y.double() + b.double()
         return (x, y, b), v * torch.sigmoid(v)
+    if name == "linear":
+        x, w = r(m, k).bfloat16(), r(n, k).bfloat16()
+        return (x, w), x.double() @ w.double().t()
     x = r(m, k, scale=4).to(torch.float8_e4m3fn)
     sx, sy = r(m, 1).abs() + 0.5, r(1, n).abs() + 0.5
     if name == "linear_fp8":
