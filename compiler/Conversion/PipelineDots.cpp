@@ -95,6 +95,11 @@ tile::LoadOp operandLoad(Value operand, bool wgmma, arith::ExtFOp &widen) {
   return ext.getIn().getDefiningOp<tile::LoadOp>();
 }
 
+/// The bytes of a row of a 2-d tile of `type`.
+int64_t rowBytes(RankedTensorType type) {
+  return type.getDimSize(1) * type.getElementTypeBitWidth() / 8;
+}
+
 /// Whether `load` can be an async copy into a staged buffer: loaded in
 /// `body` for the dot alone, rows along a leading dimension and whole
 /// 16-byte units along the contiguous last one, masked elements zero;
@@ -116,7 +121,7 @@ bool isStageable(tile::LoadOp load, Block *body, bool wgmma) {
   if (type.getRank() != 2 || type.getEncoding() ||
       !(e.isBF16() || e.isF16() || (fp8 && wgmma)))
     return false;
-  if (type.getDimSize(1) * type.getElementTypeBitWidth() / 8 % 16)
+  if (rowBytes(type) % 16)
     return false;
   if (auto other = load.getOtherAttr()) {
     auto f = dyn_cast<FloatAttr>(other);
@@ -187,10 +192,8 @@ SmallVector<Candidate> candidatesOf(scf::ForOp loop, bool wgmmaEngine) {
         c.lhs == c.rhs || bool(c.lhsWiden) != bool(c.rhsWiden) ||
         bool(c.lhsWiden) != dot.getRhsTransposed())
       return {};
-    // Whole k-steps of 32 bytes (16 16-bit elements, 32 fp8 ones).
     RankedTensorType lhsType = c.lhs.getResult().getType();
-    if (lhsType.getDimSize(1) * lhsType.getElementTypeBitWidth() / 8 %
-            (MmaLayout::kStepK * 2) ||
+    if (rowBytes(lhsType) % tile::kStagedStepBytes ||
         lhsType.getElementType() !=
             c.rhs.getResult().getType().getElementType())
       return {};

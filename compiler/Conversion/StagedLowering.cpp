@@ -81,15 +81,6 @@ Value minS(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MinSIOp::create(b, loc, x, y);
 }
 
-/// The type an element is copied as: its own, or its bits for fp8 (LLVM
-/// has no fp8 type to load and store).
-Type copiedType(Type element) {
-  return tile::isFp8Type(element)
-             ? IntegerType::get(element.getContext(),
-                                element.getIntOrFloatBitWidth())
-             : element;
-}
-
 /// One tile.async_copy cut into 16-byte pieces dealt round-robin over the
 /// CTA's threads: where the tile is (built once, before the pieces) and
 /// how each piece is copied.
@@ -97,7 +88,8 @@ class CopyPieces {
 public:
   CopyPieces(OpBuilder &b, Location loc, tile::AsyncCopyOp op,
              tile::AsyncCopyOp::Adaptor adaptor, int64_t threads)
-      : buffer(op.getBuffer()), element(copiedType(buffer.getElement())),
+      : buffer(op.getBuffer()),
+        element(lower::storageType(buffer.getElement())),
         bytes(buffer.elementBytes()), vec(16 / bytes),
         perRow(buffer.getShape()[1] / vec),
         pieces(buffer.getShape()[0] * perRow), threads(threads),
@@ -362,6 +354,16 @@ Value descriptor(OpBuilder &b, Location loc, Value address, int64_t leading,
                               i64(b, loc, static_cast<int64_t>(fixed)));
 }
 
+/// wgmma's name for `element`'s type.
+NVVM::WGMMATypes wgmmaType(Type element) {
+  if (element.isBF16())
+    return NVVM::WGMMATypes::bf16;
+  if (element.isF16())
+    return NVVM::WGMMATypes::f16;
+  return isa<Float8E5M2Type>(element) ? NVVM::WGMMATypes::e5m2
+                                      : NVVM::WGMMATypes::e4m3;
+}
+
 /// The k-steps of a staged dot on wgmma.mma_async (m64nNk16 on 16-bit
 /// inputs, m64nNk32 on fp8, f32 accumulate): warpgroup g multiplies rows
 /// 64 g .. 64 g + 63 of the K-major lhs by the rhs, onto this thread's
@@ -378,16 +380,6 @@ Value descriptor(OpBuilder &b, Location loc, Value address, int64_t leading,
 /// that follows passes; with 1 this product stays in flight (the previous
 /// one is complete) and the result is only chained into the next product
 /// or waited for by tile.dot_wait.
-/// wgmma's name for `element`'s type.
-NVVM::WGMMATypes wgmmaType(Type element) {
-  if (element.isBF16())
-    return NVVM::WGMMATypes::bf16;
-  if (element.isF16())
-    return NVVM::WGMMATypes::f16;
-  return isa<Float8E5M2Type>(element) ? NVVM::WGMMATypes::e5m2
-                                      : NVVM::WGMMATypes::e4m3;
-}
-
 Value wgmmaKSteps(OpBuilder &b, Location loc, const MmaLayout &layout,
                   tile::StagedBufferAttr lhs, tile::StagedBufferAttr rhs,
                   bool rhsKMajor, Value lhsBase, Value rhsBase, Value acc,
@@ -395,8 +387,7 @@ Value wgmmaKSteps(OpBuilder &b, Location loc, const MmaLayout &layout,
   int64_t m = layout.m, n = layout.n, k = lhs.getShape()[1];
   int64_t wa = lhs.getSwizzle(), wb = rhs.getSwizzle();
   int64_t bytes = lhs.elementBytes();
-  // Elements of a k-step: 32 bytes of a row.
-  int64_t step = 32 / bytes;
+  int64_t step = tile::kStagedStepBytes / bytes; // elements of a k-step
   MLIRContext *ctx = b.getContext();
   Type f32 = b.getF32Type();
   SmallVector<Type> fields(n / 2, f32);

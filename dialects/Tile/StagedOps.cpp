@@ -118,8 +118,7 @@ LogicalResult StagedDotOp::verify() {
                          << (kMajor ? "[N, K] (rhs_k_major)" : "[K, N]")
                          << " tiles of one element type, N = " << n
                          << ", got lhs " << lhs << " and rhs " << rhs;
-  // A k-step is 32 bytes of a row: 16 16-bit elements, 32 fp8 ones.
-  int64_t kStep = 32 / lhs.elementBytes();
+  int64_t kStep = kStagedStepBytes / lhs.elementBytes();
   if (k % kStep)
     return emitOpError() << "needs K a multiple of " << kStep
                          << " (the tensor cores' k-step), got " << k;

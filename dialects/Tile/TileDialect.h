@@ -97,6 +97,11 @@ bool isStorageElementType(mlir::Type type);
 /// stored and converted, but not computed with.
 bool isFp8Type(mlir::Type type);
 
+/// The bytes of a row one tensor-core k-step of a tile.staged_dot reads:
+/// 16 16-bit elements (mma.sync's and wgmma's k16), 32 fp8 ones (wgmma's
+/// k32).
+inline constexpr int64_t kStagedStepBytes = 32;
+
 /// The static extents of the whole rows `body` reduces (tile.reduce along
 /// the last dimension of a static tile, among `body`'s own ops), in order
 /// of their first reduction: the dimensions reduction_loops[k] names
