@@ -88,6 +88,11 @@ def cases():
                      ([128, 256, 128], 8, "wgmma", 3),
                      ([128, 128, 128], 8, "wgmma", 4),
                      ([128, 256, 64], 8, "wgmma", 4)]))
+    # bf16 w [N, K] (F.linear's layout, the rhs read K-major)
+    for m, n, k in [(4096, 4096, 4096), (8192, 8192, 8192)]:
+        out.append(("linear", "linear", "bf16", m, n, k,
+                    [([128, 256, 64], 8, "default"),
+                     ([128, 256, 64], 8, "mma_sync")]))
     out.append(("epilogue", "matmul_bias_silu", "f16", 4096, 4096, 4096,
                 [([128, 128, 64], 8, "mma_sync"),
                  ([64, 64, 32], 4, "mma_sync")]))
@@ -117,6 +122,8 @@ def specs(dslc, name, m, n, k):
     if name == "matmul_bias_silu":
         return (S("float16", (m, k)), S("float16", (k, n)),
                 S("float16", (n,)))
+    if name == "linear":
+        return (S("bfloat16", (m, k)), S("bfloat16", (n, k)))
     return (S("float8_e4m3fn", (m, k)),
             S("float8_e4m3fn", (n, k) if name == "linear_fp8" else (k, n)),
             S("float32", (m, 1)), S("float32", (1, n)))
@@ -145,6 +152,10 @@ def inputs(torch, name, m, n, k):
     if name == "matmul":
         x, y = r(m, k).bfloat16(), r(k, n).bfloat16()
         return (x, y), (lambda: x @ y), (lambda: x.double() @ y.double())
+    if name == "linear":
+        x, w = r(m, k).bfloat16(), r(n, k).bfloat16()
+        return ((x, w), (lambda: torch.nn.functional.linear(x, w)),
+                lambda: x.double() @ w.double().t())
     if name == "matmul_bias_silu":
         x, y, b = r(m, k).half(), r(k, n).half(), r(n).half()
 

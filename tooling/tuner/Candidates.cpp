@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
+#include <set>
 #include <thread>
 
 namespace dslc::tune {
@@ -32,17 +33,21 @@ void makeDir(const std::string &dir) {
           fmt::format("cannot create {}: {}", dir, ec.message()));
 }
 
-std::string configDirName(const KernelConfig &c) {
+} // namespace
+
+std::string candidateDirName(const KernelConfig &c) {
+  KernelConfig compiled = c;
+  compiled.maxCtas = 0; // the runtime's cap: one cubin for every cap
   std::string s;
-  for (size_t i = 0; i < c.blockSizes.size(); ++i)
-    s += fmt::format("{}bs{}", i ? "_" : "", c.blockSizes[i]);
-  if (c.numWarps > 0)
-    s += fmt::format("{}w{}", s.empty() ? "" : "_", c.numWarps);
-  for (const auto &[name, v] : c.named)
-    s += fmt::format("{}{}{}", s.empty() ? "" : "_", name, v);
-  return s.empty() ? "default" : s;
+  for (char ch : compiled.brief())
+    if (ch == ' ')
+      s += '_';
+    else if (ch != '=')
+      s += ch;
+  return s;
 }
 
+namespace {
 /// The reference, compiled once for the first kernel's dtypes into
 /// DIR/reference/ref.cubin (rank-independent: it runs on one GPU).
 void compileManifestReference(Manifest &m, const CompileOptions &opts,
@@ -173,6 +178,7 @@ Manifest compileCandidates(const std::string &dslFile,
     tooling::DslcCompile compile;
   };
   std::vector<Job> jobs;
+  std::set<std::string> dirs;
   for (size_t k = 0; k < m.kernels.size(); ++k) {
     const KernelInfo &info = m.kernels[k];
     // No --dtype for a kernel with a reference: its annotated dtypes.
@@ -181,7 +187,13 @@ Manifest compileCandidates(const std::string &dslFile,
       CompiledCandidate cc;
       cc.kernel = static_cast<int>(k);
       cc.config = c;
-      std::string sub = fmt::format("{}/{}", info.name, configDirName(c));
+      std::string sub = fmt::format("{}/{}", info.name, candidateDirName(c));
+      // Two configs in one directory: the second compile would overwrite
+      // the first's cubin while it is measured under the first's name.
+      if (!dirs.insert(sub).second)
+        raise(ErrorCode::Internal,
+              fmt::format("tuner: configs {} share the candidate directory {}",
+                          c.brief(), sub));
       makeDir(dir + "/" + sub);
       cc.cubin = sub + "/k.r{rank}.cubin";
       cc.ok = true;

@@ -53,6 +53,11 @@ struct CompileOptions {
   std::function<void(size_t done, size_t total)> progress;
 };
 
+/// The directory of a candidate's cubins under its kernel's: every key that
+/// changes what dslc compiles (KernelConfig::brief() without max_ctas, a
+/// launch-time cap), e.g. "bs4_w16_rl2048", "bs128x256x64_w8_dotwgmma_st4".
+std::string candidateDirName(const KernelConfig &config);
+
 /// The dslc compile of one kernel, rank and config (an argument vector).
 tooling::DslcCompile
 dslcCompile(const std::string &dslc, const std::string &file,

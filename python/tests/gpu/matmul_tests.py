@@ -135,7 +135,11 @@ def specs(name, m, n, k):
 
 
 def precompile():
+    # MATMUL_ONLY=linear,matmul@16x16 runs those kernels only
+    only = [v for v in os.environ.get("MATMUL_ONLY", "").split(",") if v]
     for name, (_, _, shapes) in KERNELS.items():
+        if only and name not in only:
+            continue
         for engine in ENGINES:
             for m, n, k in shapes:
                 print(kernel(name, engine).compile(*specs(name, m, n, k),

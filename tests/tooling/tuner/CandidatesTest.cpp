@@ -18,6 +18,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -187,6 +188,33 @@ TEST_CASE("compile: candidates, skips with reasons, manifest round trip",
   CHECK(cc->ok);
   CHECK(cc->cubin == "ll_one_shot_all_reduce_kernel/bs4096_w4/k.r{rank}.cubin");
   std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+TEST_CASE("candidate directories: one per compiled config", "[tuner]") {
+  // Every key dslc compiles differently has its own directory; configs
+  // that shared one (reduction_loops, engine, stages, L2 groups were once
+  // left out of the name) had one config's cubin measured under another's.
+  KernelConfig base;
+  base.blockSizes = {4};
+  base.numWarps = 16;
+  std::vector<KernelConfig> configs(6, base);
+  configs[1].reductionLoops = {2048};
+  configs[2].reductionLoops = {1024};
+  configs[3].dotEngine = contract::DotEngine::Wgmma;
+  configs[4].numStages = 4;
+  configs[5].l2Grouping = 8;
+  std::set<std::string> names;
+  for (const KernelConfig &c : configs)
+    names.insert(candidateDirName(c));
+  CHECK(names.size() == configs.size());
+  CHECK(candidateDirName(configs[1]) == "bs4_w16_rl2048");
+  // Whole rows (0) compile as no reduction_loops at all; a cap on the
+  // CTAs is applied at launch: the same cubin.
+  KernelConfig whole = base, capped = base;
+  whole.reductionLoops = {0};
+  capped.maxCtas = 16;
+  CHECK(candidateDirName(whole) == candidateDirName(base));
+  CHECK(candidateDirName(capped) == "bs4_w16");
 }
 
 TEST_CASE("compile: a kernel whose default does not compile is an error",
