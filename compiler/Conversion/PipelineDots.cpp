@@ -185,12 +185,12 @@ SmallVector<Candidate> candidatesOf(scf::ForOp loop, bool wgmmaEngine) {
     Candidate c{dot};
     c.lhs = operandLoad(dot.getLhs(), wgmma, c.lhsWiden);
     c.rhs = operandLoad(dot.getRhs(), wgmma, c.rhsWiden);
-    // fp8 needs the rhs K-major; a K-major rhs is staged for fp8 only so
-    // far (the 16-bit case is the same descriptors at k16, not yet checked
-    // on a GPU: it stays unpipelined, as before).
+    // wgmma reads an fp8 rhs K-major only (a 16-bit one either way: a
+    // transposed rhs, x @ w.T, is staged as loaded with K-major
+    // descriptors, k16 or k32 a step).
     if (!isStageable(c.lhs, body, wgmma) || !isStageable(c.rhs, body, wgmma) ||
         c.lhs == c.rhs || bool(c.lhsWiden) != bool(c.rhsWiden) ||
-        bool(c.lhsWiden) != dot.getRhsTransposed())
+        (c.lhsWiden && !dot.getRhsTransposed()))
       return {};
     RankedTensorType lhsType = c.lhs.getResult().getType();
     if (rowBytes(lhsType) % tile::kStagedStepBytes ||

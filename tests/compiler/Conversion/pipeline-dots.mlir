@@ -397,14 +397,15 @@ func.func @linear_fp8(%x: !tile.ref<f8E4M3FN, 2>, %w: !tile.ref<f8E4M3FN, 2>,
 
 // -----
 
-// A bf16 dot by a transposed rhs stays unpipelined on wgmma for now (the
-// K-major staging is checked on a GPU for fp8 only): loads and a tile.dot,
-// no staged copies.
+// A bf16 dot by a transposed rhs (x @ w.T, F.linear's layout): w's tiles
+// are staged as loaded, [N, K], and read K-major (rhs_k_major); no
+// transpose is left.
 
 // CHECK-LABEL: func.func @linear_bf16(
-// CHECK-NOT: tile.async_copy
-// CHECK-NOT: tile.staged_dot
-// CHECK: tile.dot
+// CHECK: tile.async_copy %arg0{{.*}} to <bf16, [128, 64], offset = 0, pitch = 64, stages = 4, swizzle = 128>
+// CHECK: tile.async_copy %arg1{{.*}} to <bf16, [128, 64], offset = 65536, pitch = 64, stages = 4, swizzle = 128>
+// CHECK-NOT: tile.transpose
+// CHECK: tile.staged_dot <bf16, [128, 64], offset = 0, pitch = 64, stages = 4, swizzle = 128>, <bf16, [128, 64], offset = 65536, pitch = 64, stages = 4, swizzle = 128> stage %{{.*}} acc %{{.*}} {pending = 1 : i64, rhs_k_major} : tensor<128x128xf32, #tile.mma<warpsM = 8, warpsN = 1>>
 func.func @linear_bf16(%x: !tile.ref<bf16, 2>, %w: !tile.ref<bf16, 2>,
                        %out: !tile.ref<f32, 2>)
     attributes {tile.kernel, tile.num_warps = 8 : i64, tile.num_stages = 4 : i64,

@@ -134,3 +134,47 @@ func.func @fp8_k_major(%x: !tile.ref<f8E4M3FN, 2>, %w: !tile.ref<f8E4M3FN, 2>,
   return
 }
 }
+
+// -----
+
+// bf16 with a K-major rhs (x @ w.T, w [N, K] staged as loaded): k16 steps
+// of 32 bytes through both operands' 128-byte atoms (the descriptors of the
+// fp8 case above, mode 1), the rhs "col".
+
+// CHECK-LABEL: func.func @bf16_k_major(
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: %[[DA:.*]] = arith.ori %{{.*}}, %c4611686293305360384_i64 : i64
+// CHECK: %[[DB:.*]] = arith.ori %{{.*}}, %c4611686293305360384_i64 : i64
+// CHECK: nvvm.wgmma.mma_async %[[DA]], %[[DB]], %{{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK: arith.addi %{{.*}}, %c32_i64 : i64
+// CHECK: arith.addi %{{.*}}, %c32_i64 : i64
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: arith.addi %{{.*}}, %c64_i64 : i64
+// CHECK: arith.addi %{{.*}}, %c64_i64 : i64
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: arith.addi %{{.*}}, %c96_i64 : i64
+// CHECK: arith.addi %{{.*}}, %c96_i64 : i64
+// CHECK: nvvm.wgmma.mma_async
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+module attributes {dslc.needs_sm90a} {
+func.func @bf16_k_major(%x: !tile.ref<bf16, 2>, %w: !tile.ref<bf16, 2>,
+                        %s: i64, %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.dot_engine = #tile.dot_engine<wgmma>} {
+  %c0 = arith.constant 0 : index
+  %st = arith.index_cast %s : i64 to index
+  %m = tile.dim %x, 0 : !tile.ref<bf16, 2>
+  %k = tile.dim %x, 1 : !tile.ref<bf16, 2>
+  %n = tile.dim %w, 0 : !tile.ref<bf16, 2>
+  tile.async_copy %x[%c0, %c0] limits [%m, %k] to #tile.staged<bf16, [64, 64], offset = 0, pitch = 64, stages = 2, swizzle = 128> stage %st {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2>
+  tile.async_copy %w[%c0, %c0] limits [%n, %k] to #tile.staged<bf16, [64, 64], offset = 16384, pitch = 64, stages = 2, swizzle = 128> stage %st {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2>
+  tile.async_commit
+  tile.async_wait 0 {async_proxy}
+  %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>
+  %d = tile.staged_dot #tile.staged<bf16, [64, 64], offset = 0, pitch = 64, stages = 2, swizzle = 128>, #tile.staged<bf16, [64, 64], offset = 16384, pitch = 64, stages = 2, swizzle = 128> stage %st acc %zero {rhs_k_major} : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>>
+  %r = tile.convert_layout %d : tensor<64x64xf32, #tile.mma<warpsM = 4, warpsN = 1>> -> tensor<64x64xf32>
+  tile.store %r, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<64x64xf32>, !tile.ref<f32, 2>
+  return
+}
+}
