@@ -43,7 +43,11 @@ static Tunable withChoices(Tunable::Kind kind, int64_t value,
 }
 
 Tunable Tunable::numStages(int64_t value) {
-  return withChoices(Kind::NumStages, value, {2, 3, 4, 5});
+  // 6 and 8: skinny products (M = 16 / 128) stream the weight through few
+  // CTAs and need the deeper rings (H100, 2026-12-06: M = 16, N = K = 4096
+  // 0.71x of cuBLAS at 4 stages, 0.99x at 8); stages that do not fit the
+  // shared memory are cut by PipelineDots (a duplicate point, not an error).
+  return withChoices(Kind::NumStages, value, {2, 3, 4, 5, 6, 8});
 }
 
 Tunable Tunable::dotEngine(int64_t value) {

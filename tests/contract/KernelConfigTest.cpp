@@ -153,12 +153,13 @@ TEST_CASE("config: tunables are typed records", "[contract][config]") {
         Tunable::Kind::DotEngine, Tunable::Kind::L2Grouping,
         Tunable::Kind::ReductionLoop})
     CHECK(parseTunableKind(tunableKindName(k)) == k);
-  // A matmul kernel's pipeline depth and engine: 2..5 stages and the
+  // A matmul kernel's pipeline depth and engine: 2..6 and 8 stages and the
   // tensor-core engines, plus the kernel's own value.
   Tunable st = Tunable::numStages(3);
   CHECK(st.label() == "num_stages");
-  CHECK(st.choices == std::vector<int64_t>{2, 3, 4, 5});
-  CHECK(Tunable::numStages(6).choices == std::vector<int64_t>{2, 3, 4, 5, 6});
+  CHECK(st.choices == std::vector<int64_t>{2, 3, 4, 5, 6, 8});
+  CHECK(Tunable::numStages(7).choices ==
+        std::vector<int64_t>{2, 3, 4, 5, 6, 8, 7});
   Tunable e = Tunable::dotEngine(static_cast<int64_t>(DotEngine::Fma));
   CHECK(e.label() == "dot_engine");
   CHECK(e.choices == std::vector<int64_t>{1, 2, 3}); // fma, mma_sync, wgmma

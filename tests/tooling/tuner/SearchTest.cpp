@@ -87,19 +87,19 @@ TEST_CASE("kernel space: a kernel's own tunables, by choices or range",
 
 TEST_CASE("kernel space: a matmul kernel's stages and engine", "[tuner]") {
   // MLIRGen lists num_stages and dot_engine for a kernel with a tile.dot:
-  // the space tries 2..5 stages on mma.sync and wgmma (and the kernel's own
-  // engine, fma here), and each config carries them to dslc.
+  // the space tries 2..6 and 8 stages on mma.sync and wgmma (and the kernel's
+  // own engine, fma here), and each config carries them to dslc.
   KernelSpace s("matmul", {Tunable::numWarps(8), Tunable::numStages(3),
                            Tunable::dotEngine(static_cast<int64_t>(
                                dslc::contract::DotEngine::Fma))});
   REQUIRE(s.dims().size() == 4); // + max_ctas
-  CHECK(s.dims()[1].values == std::vector<int64_t>{2, 3, 4, 5});
+  CHECK(s.dims()[1].values == std::vector<int64_t>{2, 3, 4, 5, 6, 8});
   CHECK(s.dims()[1].values[s.dims()[1].defaultIndex] == 3);
   CHECK(s.dims()[2].values == std::vector<int64_t>{1, 2, 3});
   std::vector<KernelConfig> configs = s.compileConfigs();
-  CHECK(configs.size() == 4 * 4 * 3);
+  CHECK(configs.size() == 4 * 6 * 3);
   CHECK(configs.back().toJson(true) ==
-        R"({"num_warps":32,"dot_engine":"wgmma","num_stages":5})");
+        R"({"num_warps":32,"dot_engine":"wgmma","num_stages":8})");
   // Over a 2-d grid MLIRGen also lists the tile order: 4 groupings more.
   KernelSpace g(
       "matmul",
@@ -108,7 +108,7 @@ TEST_CASE("kernel space: a matmul kernel's stages and engine", "[tuner]") {
        Tunable::l2Grouping(1)});
   REQUIRE(g.dims().size() == 5);
   CHECK(g.dims()[3].values == std::vector<int64_t>{1, 4, 8, 16});
-  CHECK(g.compileConfigs().size() == 4 * 4 * 3 * 4);
+  CHECK(g.compileConfigs().size() == 4 * 6 * 3 * 4);
 }
 
 TEST_CASE("kernel space: whole rows or chunks of them", "[tuner]") {
