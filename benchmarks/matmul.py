@@ -37,7 +37,7 @@ from bench_common import HBM_PEAK_BYTES_PER_S, time_flushed_us  # noqa: E402
 
 SOURCE = os.path.join(REPO, "examples", "matmul.py")
 # The H200's dense tensor-core peaks (FLOP/s), NVIDIA's datasheet.
-PEAK = {"bf16": 989e12, "f16": 989e12, "fp8": 1979e12}
+PEAK = {"bf16": 989e12, "f16": 989e12, "fp8": 1979e12, "tf32": 494e12}
 
 SQUARE = [(n, n, n) for n in (1024, 2048, 4096, 8192)]
 SKINNY = [(m, n, n) for m in (16, 128) for n in (4096, 8192, 16384)]
@@ -96,6 +96,11 @@ def cases():
         out.append(("linear", "linear", "bf16", m, n, k,
                     [([128, 256, 64], 8, "default"),
                      ([128, 256, 64], 8, "mma_sync")]))
+    # f32 in tf32 (dot_precision="tf32") beside torch with allow_tf32
+    for m, n, k in [(4096, 4096, 4096)]:
+        out.append(("tf32", "matmul_tf32", "tf32", m, n, k,
+                    [([64, 128, 32], 4, "default"),
+                     ([128, 128, 32], 8, "default")]))
     out.append(("epilogue", "matmul_bias_silu", "f16", 4096, 4096, 4096,
                 [([128, 128, 64], 8, "mma_sync"),
                  ([64, 64, 32], 4, "mma_sync")]))
@@ -127,6 +132,8 @@ def specs(dslc, name, m, n, k):
                 S("float16", (n,)))
     if name == "linear":
         return (S("bfloat16", (m, k)), S("bfloat16", (n, k)))
+    if name == "matmul_tf32":
+        return (S("float32", (m, k)), S("float32", (k, n)))
     return (S("float8_e4m3fn", (m, k)),
             S("float8_e4m3fn", (n, k) if name == "linear_fp8" else (k, n)),
             S("float32", (m, 1)), S("float32", (1, n)))
@@ -155,6 +162,17 @@ def inputs(torch, name, m, n, k):
     if name == "matmul":
         x, y = r(m, k).bfloat16(), r(k, n).bfloat16()
         return (x, y), (lambda: x @ y), (lambda: x.double() @ y.double())
+    if name == "matmul_tf32":
+        x, y = r(m, k), r(k, n)
+
+        def tf32_torch():
+            saved = torch.backends.cuda.matmul.allow_tf32
+            torch.backends.cuda.matmul.allow_tf32 = True
+            try:
+                return x @ y
+            finally:
+                torch.backends.cuda.matmul.allow_tf32 = saved
+        return (x, y), tf32_torch, lambda: x.double() @ y.double()
     if name == "linear":
         x, w = r(m, k).bfloat16(), r(n, k).bfloat16()
         return ((x, w), (lambda: torch.nn.functional.linear(x, w)),
@@ -193,7 +211,7 @@ def rel_error(got, ref):
 
 
 def floor_us(dtype, m, n, k):
-    elt = {"bf16": 2, "f16": 2, "fp8": 1}[dtype]
+    elt = {"bf16": 2, "f16": 2, "fp8": 1, "tf32": 4}[dtype]
     flops = 2 * m * n * k / PEAK[dtype]
     bytes_ = (m * k + k * n) * elt + m * n * 2
     return max(flops, bytes_ / HBM_PEAK_BYTES_PER_S) * 1e6

@@ -7,6 +7,8 @@
     linear_fp8        out = (x @ w.T) * scale_x * scale_w (fp8 e4m3, w [N, K]
                                                           as a Linear weight)
     linear            out = x @ w.T                      (bf16, w [N, K])
+    matmul_tf32       out = x @ y                        (f32 in tf32:
+                                                          dot_precision)
 
 each a grid of [block_m, block_n] output tiles with a loop over K that
 accumulates in f32. No `dot_engine` in a config: dslc's choice (wgmma on
@@ -142,6 +144,30 @@ def linear(
         for tile_k in hl.tile(k):
             acc = hl.dot(x[tile_m, tile_k], w[tile_n, tile_k].T, acc=acc)
         out[tile_m, tile_n] = acc.to(x.dtype)
+    return out
+
+
+@helion.kernel(
+    config=helion.Config(block_sizes=[64, 128, 32], num_warps=4),
+    dot_precision="tf32",
+)
+def matmul_tf32(
+    x: torch.Tensor[torch.float32, 2],  # [M, K]
+    y: torch.Tensor[torch.float32, 2],  # [K, N]
+) -> torch.Tensor:
+    """An f32 product on tensor cores in tf32 (10 bits of mantissa, f32
+    accumulate), as Helion's default dot_precision and torch's
+    allow_tf32=True compute it; without dot_precision="tf32" dslc keeps f32
+    products exact on CUDA cores (torch's default)."""
+    m, k = x.size()
+    k2, n = y.size()
+    assert k == k2
+    out = torch.empty([m, n], dtype=x.dtype, device=x.device)
+    for tile_m, tile_n in hl.tile([m, n]):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for tile_k in hl.tile(k):
+            acc = torch.addmm(acc, x[tile_m, tile_k], y[tile_k, tile_n])
+        out[tile_m, tile_n] = acc
     return out
 
 

@@ -14,15 +14,16 @@ int64_t MmaLayout::pitchFor(int64_t columns, int64_t bytes) {
   return units * 16 / bytes;
 }
 
-int64_t MmaLayout::stagedLhsBytes(int64_t batch, int64_t m, int64_t k) {
-  return (batch * m * lhsPitch(k) * kOperandBytes + 15) / 16 * 16;
+int64_t MmaLayout::stagedLhsBytes(int64_t batch, int64_t m, int64_t k,
+                                  int64_t bytes) {
+  return (batch * m * lhsPitch(k, bytes) * bytes + 15) / 16 * 16;
 }
 
 int64_t MmaLayout::stagedBytes(int64_t batch, int64_t m, int64_t n, int64_t k,
-                               bool rhsTransposed) {
+                               bool rhsTransposed, int64_t bytes) {
   int64_t rows = batch * (rhsTransposed ? n : paddedK(k));
-  int64_t rhs = rows * rhsPitch(n, k, rhsTransposed) * kOperandBytes;
-  return stagedLhsBytes(batch, m, k) + (rhs + 15) / 16 * 16;
+  int64_t rhs = rows * rhsPitch(n, k, rhsTransposed, bytes) * bytes;
+  return stagedLhsBytes(batch, m, k, bytes) + (rhs + 15) / 16 * 16;
 }
 
 /// The grid of at most `warps` warps for one [m, n] matrix (choose's rule,

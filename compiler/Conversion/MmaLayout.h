@@ -48,8 +48,13 @@
 namespace dslc {
 
 struct MmaLayout {
-  /// The instruction: mma.sync.aligned.m16n8k16.
+  /// The instruction: mma.sync.aligned.m16n8k16 (16-bit inputs), or
+  /// m16n8k8 (tf32: 4-byte inputs); either way a k-step reads 32 bytes of
+  /// a row of K. K is padded to multiples of kStepK (16) elements.
   static constexpr int64_t kFragRows = 16, kFragCols = 8, kStepK = 16;
+  static constexpr int64_t kStepBytes = 32;
+  /// The k-step, in elements, of operands of `bytes` each (2 or 4).
+  static constexpr int64_t stepK(int64_t bytes) { return kStepBytes / bytes; }
   /// Accumulator elements per lane per fragment.
   static constexpr int64_t kPerFragment = 4;
   /// The most accumulator elements a thread holds in a grid of fewer warps
@@ -105,8 +110,9 @@ struct MmaLayout {
   }
   /// Row and column (in the warp's rows, the k-step's columns) whose
   /// address lane `lane` gives to the ldmatrix.x4 of lhs fragment i.
-  static std::pair<int64_t, int64_t> lhsAddress(int64_t lane, int64_t i) {
-    return {i * kFragRows + lane % 16, lane / 16 * 8};
+  static std::pair<int64_t, int64_t> lhsAddress(int64_t lane, int64_t i,
+                                                int64_t bytes = 2) {
+    return {i * kFragRows + lane % 16, lane / 16 * (16 / bytes)};
   }
   /// Row and column (in the k-step's rows, the warp's columns) whose address
   /// lane `lane` gives to the ldmatrix.x4.trans of rhs fragments j, j + 1.
@@ -116,9 +122,10 @@ struct MmaLayout {
   /// Row (in the warp's columns) and column (in the k-step's) whose address
   /// lane `lane` gives to the ldmatrix.x4 of fragments j, j + 1 of an rhs
   /// staged transposed, [N, Kp].
-  static std::pair<int64_t, int64_t> rhsTransposedAddress(int64_t lane,
-                                                          int64_t j) {
-    return {(j + lane / 16) * kFragCols + lane % 8, lane / 8 % 2 * 8};
+  static std::pair<int64_t, int64_t>
+  rhsTransposedAddress(int64_t lane, int64_t j, int64_t bytes = 2) {
+    return {(j + lane / 16) * kFragCols + lane % 8,
+            lane / 8 % 2 * (16 / bytes)};
   }
 
   /// K rounded up to whole k-steps.
@@ -129,23 +136,27 @@ struct MmaLayout {
   /// `bytes` each: whole 16-byte units, an odd number of them.
   static int64_t pitchFor(int64_t columns, int64_t bytes);
 
-  /// Bytes of a staged operand element (bf16 and f16; fp8 is widened).
+  /// Bytes of a staged operand element: 2 (bf16 and f16; fp8 is widened
+  /// to f16), 4 for tf32's f32 inputs.
   static constexpr int64_t kOperandBytes = 2;
-  /// The pitches (elements) of staged operands: lhs rows of Kp, rhs rows
-  /// of N, or of Kp when staged transposed ([N, Kp]).
-  static int64_t lhsPitch(int64_t k) {
-    return pitchFor(paddedK(k), kOperandBytes);
+  /// The pitches (elements) of staged operands of `bytes` each: lhs rows of
+  /// Kp, rhs rows of N, or of Kp when staged transposed ([N, Kp]).
+  static int64_t lhsPitch(int64_t k, int64_t bytes = kOperandBytes) {
+    return pitchFor(paddedK(k), bytes);
   }
-  static int64_t rhsPitch(int64_t n, int64_t k, bool rhsTransposed) {
-    return pitchFor(rhsTransposed ? paddedK(k) : n, kOperandBytes);
+  static int64_t rhsPitch(int64_t n, int64_t k, bool rhsTransposed,
+                          int64_t bytes = kOperandBytes) {
+    return pitchFor(rhsTransposed ? paddedK(k) : n, bytes);
   }
 
-  /// Bytes of shared memory a dot of [batch x] [m, k] x [k, n] (16-bit
-  /// inputs; rhs staged [n, k] when `rhsTransposed`) stages its operands
-  /// in: lhs, then rhs from stagedLhsBytes.
-  static int64_t stagedLhsBytes(int64_t batch, int64_t m, int64_t k);
+  /// Bytes of shared memory a dot of [batch x] [m, k] x [k, n] (inputs of
+  /// `bytes` each; rhs staged [n, k] when `rhsTransposed`) stages its
+  /// operands in: lhs, then rhs from stagedLhsBytes.
+  static int64_t stagedLhsBytes(int64_t batch, int64_t m, int64_t k,
+                                int64_t bytes = kOperandBytes);
   static int64_t stagedBytes(int64_t batch, int64_t m, int64_t n, int64_t k,
-                             bool rhsTransposed = false);
+                             bool rhsTransposed = false,
+                             int64_t bytes = kOperandBytes);
 
   /// The warp grid for an [m, n] result in `warps` warps whose blocks are
   /// whole 16 x 16 multiples, the blocks as square as possible (fewest

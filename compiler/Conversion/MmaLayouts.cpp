@@ -44,9 +44,10 @@ static bool swapsLastTwo(tile::TransposeOp transpose) {
   return perm[rank - 2] == rank - 1 && perm[rank - 1] == rank - 2;
 }
 
-/// Rewrites `op` onto tensor cores when its shape and types allow; else
-/// warns, at the op, why it stays on CUDA cores.
-static void rewriteDot(tile::DotOp op, int64_t warps, bool wgmma) {
+/// Rewrites `op` onto tensor cores when its shape and types allow (f32
+/// inputs in tf32 when `tf32`, the kernel's dot_precision); else warns, at
+/// the op, why it stays on CUDA cores.
+static void rewriteDot(tile::DotOp op, int64_t warps, bool wgmma, bool tf32) {
   RankedTensorType lhsType = op.getLhs().getType();
   RankedTensorType resultType = op.getResult().getType();
   if (resultType.getEncoding())
@@ -56,9 +57,11 @@ static void rewriteDot(tile::DotOp op, int64_t warps, bool wgmma) {
                         "on the tensor cores of its kernel's dot_engine: "
                      << why;
   };
-  if (!isMmaInput(lhsType.getElementType()))
-    return stays("its inputs are f32 (tensor cores take bf16, f16 and fp8 "
-                 "here; no tf32)");
+  bool f32Inputs = lhsType.getElementType().isF32();
+  if (!isMmaInput(lhsType.getElementType()) && !(f32Inputs && tf32))
+    return stays("its inputs are f32 (tensor cores take bf16, f16 and fp8; "
+                 "f32 in tf32 with @helion.kernel(dot_precision=\"tf32\"))");
+  int64_t operandBytes = f32Inputs ? 4 : MmaLayout::kOperandBytes;
   int64_t rank = resultType.getRank();
   int64_t batch = rank == 3 ? resultType.getDimSize(0) : 1;
   int64_t m = resultType.getDimSize(rank - 2);
@@ -78,7 +81,8 @@ static void rewriteDot(tile::DotOp op, int64_t warps, bool wgmma) {
   bool rhsTransposed = transpose && swapsLastTwo(transpose);
   if (rhsTransposed)
     rhsOperand = transpose.getInput();
-  int64_t staged = MmaLayout::stagedBytes(batch, m, n, k, rhsTransposed);
+  int64_t staged =
+      MmaLayout::stagedBytes(batch, m, n, k, rhsTransposed, operandBytes);
   if (staged > contract::kMaxSharedBytesPerCta)
     return stays("its operands take " + llvm::Twine(staged) +
                  " bytes of shared memory staged for the tensor cores, more "
@@ -212,8 +216,9 @@ struct MmaLayoutsPass : dslc::impl::MmaLayoutsBase<MmaLayoutsPass> {
         warps = w.getInt();
       SmallVector<tile::DotOp> dots;
       func.walk([&](tile::DotOp op) { dots.push_back(op); });
+      bool tf32 = func->hasAttr(tile::kAllowTf32Attr);
       for (tile::DotOp op : dots)
-        rewriteDot(op, warps, wgmma);
+        rewriteDot(op, warps, wgmma, tf32);
       while (carryOneAccumulator(func)) {
         // Fold the conversions that now meet back to back, so that the
         // next loop out sees its body's uses as conversions.

@@ -11,7 +11,11 @@
 //  2. every warp runs the k-steps of 16: per step one ldmatrix.x4 per lhs
 //     fragment row, one ldmatrix.x4.trans per two rhs fragment columns,
 //     then mma.sync.m16n8k16 (f32 accumulate) per fragment, onto the
-//     accumulator (or zero);
+//     accumulator (or zero); f32 operands (dot_precision="tf32") take
+//     k-steps of 8, the same ldmatrix bytes for the lhs (and an rhs staged
+//     transposed), two 32-bit loads per rhs fragment otherwise (ldmatrix's
+//     transpose moves 16-bit halves), cvt.rna.tf32.f32, then
+//     mma.sync.m16n8k8.tf32;
 //  3. a last bar.sync frees the workspace.
 // tile.convert_layout between #tile.mma and the blocked layout goes through
 // the workspace: the holders store the f32 tile row-major (pitch as above),
@@ -58,10 +62,11 @@ struct MmaStaging {
     k = lhs.getDimSize(rank - 1);
     n = rhsTransposed ? rhsShape[rank - 2] : rhsShape.back();
     kp = MmaLayout::paddedK(k);
-    pitchA = MmaLayout::lhsPitch(k);
-    pitchB = MmaLayout::rhsPitch(n, k, rhsTransposed);
-    rhsOffset = MmaLayout::stagedLhsBytes(batch, m, k);
-    total = MmaLayout::stagedBytes(batch, m, n, k, rhsTransposed);
+    int64_t bytes = lhs.getElementTypeBitWidth() / 8;
+    pitchA = MmaLayout::lhsPitch(k, bytes);
+    pitchB = MmaLayout::rhsPitch(n, k, rhsTransposed, bytes);
+    rhsOffset = MmaLayout::stagedLhsBytes(batch, m, k, bytes);
+    total = MmaLayout::stagedBytes(batch, m, n, k, rhsTransposed, bytes);
   }
 };
 
@@ -239,12 +244,13 @@ SmallVector<Value> ldmatrix(OpBuilder &b, Location loc, Value at,
   return out;
 }
 
-/// One mma.sync.m16n8k16 on registers `a` (4), `b` (2) and accumulator
-/// elements `c` (vector<4xf32>); returns vector<4xf32>.
+/// One mma.sync.m16n8k16 (m16n8k8 for tf32, `element` f32: registers
+/// holding tf32) on registers `a` (4), `b` (2) and accumulator elements
+/// `c` (vector<4xf32>); returns vector<4xf32>.
 Value mmaSync(OpBuilder &b, Location loc, Type element, ArrayRef<Value> a,
               ArrayRef<Value> bRegs, Value c) {
   Type f32 = b.getF32Type();
-  bool f16 = element.isF16();
+  bool f16 = element.isF16(), tf32 = element.isF32();
   auto asOperand = [&](Value r) -> Value {
     if (!f16)
       return r;
@@ -259,10 +265,13 @@ Value mmaSync(OpBuilder &b, Location loc, Type element, ArrayRef<Value> a,
     cOps.push_back(vector::ExtractOp::create(b, loc, c, ArrayRef<int64_t>{r}));
   auto resultType =
       LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
-  NVVM::MMATypes type = f16 ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
+  NVVM::MMATypes type = f16    ? NVVM::MMATypes::f16
+                        : tf32 ? NVVM::MMATypes::tf32
+                               : NVVM::MMATypes::bf16;
   Value d = NVVM::MmaOp::create(
-      b, loc, resultType, aOps, bOps, cOps, ArrayRef<int64_t>{16, 8, 16},
-      std::nullopt, std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
+      b, loc, resultType, aOps, bOps, cOps,
+      ArrayRef<int64_t>{16, 8, tf32 ? 8 : 16}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{type, type},
       std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                      NVVM::MMALayout::col});
   SmallVector<Value> elements;
@@ -295,30 +304,42 @@ Value dslc::lower::mmaKSteps(OpBuilder &b, Location loc,
                              int64_t pitchA, Value rhsBase, int64_t pitchB,
                              int64_t kp, Value init, bool rhsTransposed) {
   // The lane's ldmatrix addresses at k-step 0 (element offsets), in the
-  // warp's first matrix.
+  // warp's first matrix; 16 bytes are `unit` elements (8, or 4 in tf32).
+  int64_t bytes = e.getIntOrFloatBitWidth() / 8;
+  bool tf32 = e.isF32();
+  int64_t unit = 16 / bytes, stepK = MmaLayout::stepK(bytes);
   auto [row0, col0, lane, matrix0] = warpPlace(b, loc, layout);
   Value l16 = arith::RemUIOp::create(b, loc, lane, i64(b, loc, 16));
   Value l8 = arith::RemUIOp::create(b, loc, lane, i64(b, loc, 8));
   Value half = arith::DivUIOp::create(b, loc, lane, i64(b, loc, 16));
-  // lhsAddress(lane, 0): row l % 16, column 8 (l / 16).
+  // lhsAddress(lane, 0): row l % 16, column 16 bytes times l / 16.
   Value aRow = arith::AddIOp::create(b, loc, row0, l16);
   Value aAt = arith::AddIOp::create(
       b, loc,
       mul(b, loc,
           arith::AddIOp::create(b, loc, aRow, mul(b, loc, matrix0, layout.m)),
           pitchA),
-      mul(b, loc, half, 8));
+      mul(b, loc, half, unit));
   // rhsAddress(lane, 0): row 8 ((l / 8) % 2) + l % 8, column 8 (l / 16);
   // transposed (rhsTransposedAddress), row 8 (l / 16) + l % 8 of the
-  // warp's columns, column 8 ((l / 8) % 2).
+  // warp's columns, column 16 bytes times (l / 8) % 2. tf32 untransposed:
+  // b0, b1 of a fragment are rows l % 4 and l % 4 + 4, column l / 4.
   Value eighth =
       mul(b, loc,
           arith::RemUIOp::create(
               b, loc, arith::DivUIOp::create(b, loc, lane, i64(b, loc, 8)),
               i64(b, loc, 2)),
-          8);
+          rhsTransposed ? unit : 8);
   Value bAt;
-  if (rhsTransposed) {
+  if (tf32 && !rhsTransposed) {
+    Value bRow = arith::RemUIOp::create(b, loc, lane, i64(b, loc, 4));
+    bRow = arith::AddIOp::create(b, loc, bRow, mul(b, loc, matrix0, kp));
+    bAt = arith::AddIOp::create(
+        b, loc, mul(b, loc, bRow, pitchB),
+        arith::AddIOp::create(
+            b, loc, col0,
+            arith::DivUIOp::create(b, loc, lane, i64(b, loc, 4))));
+  } else if (rhsTransposed) {
     Value bRow = arith::AddIOp::create(
         b, loc, arith::AddIOp::create(b, loc, col0, mul(b, loc, half, 8)), l8);
     bRow = arith::AddIOp::create(b, loc, bRow, mul(b, loc, matrix0, layout.n));
@@ -335,11 +356,23 @@ Value dslc::lower::mmaKSteps(OpBuilder &b, Location loc,
   int64_t bStepPitch = rhsTransposed ? 1 : pitchB;
   int64_t bMatrix = (rhsTransposed ? layout.n : kp) * pitchB;
 
+  // tf32: an f32 register rounded to tf32 (cvt.rna, as Triton does).
+  auto toTf32 = [&](OpBuilder &b, Location loc, Value bits) -> Value {
+    if (!tf32)
+      return bits;
+    Value f = bits.getType().isF32()
+                  ? bits
+                  : LLVM::BitcastOp::create(b, loc, b.getF32Type(), bits);
+    return NVVM::ConvertFloatToTF32Op::create(b, loc, b.getI32Type(), f,
+                                              NVVM::FPRoundingMode::RNA,
+                                              NVVM::SaturationMode::NONE,
+                                              /*relu=*/false);
+  };
   auto steps = scf::ForOp::create(
-      b, loc, i64(b, loc, 0), i64(b, loc, kp / MmaLayout::kStepK),
-      i64(b, loc, 1), ValueRange{init},
+      b, loc, i64(b, loc, 0), i64(b, loc, kp / stepK), i64(b, loc, 1),
+      ValueRange{init},
       [&](OpBuilder &b, Location loc, Value step, ValueRange sums) {
-        Value kk = mul(b, loc, step, MmaLayout::kStepK);
+        Value kk = mul(b, loc, step, stepK);
         Value aStep = arith::AddIOp::create(b, loc, aAt, kk);
         Value bStep =
             arith::AddIOp::create(b, loc, bAt, mul(b, loc, kk, bStepPitch));
@@ -348,20 +381,44 @@ Value dslc::lower::mmaKSteps(OpBuilder &b, Location loc,
         for (int64_t q = 0; q < layout.matricesPerWarp(); ++q) {
           SmallVector<SmallVector<Value>> a, bFrag;
           for (int64_t i = 0; i < layout.fragmentsM(); ++i) {
-            auto [row, col] = MmaLayout::lhsAddress(0, i);
+            auto [row, col] = MmaLayout::lhsAddress(0, i, bytes);
             Value at = add(b, loc, aStep, (q * layout.m + row) * pitchA + col);
-            a.push_back(ldmatrix(b, loc,
-                                 lower::elementPtr(b, loc, lhsBase, e, at),
-                                 /*transpose=*/false));
+            SmallVector<Value> regs =
+                ldmatrix(b, loc, lower::elementPtr(b, loc, lhsBase, e, at),
+                         /*transpose=*/false);
+            for (Value &r : regs)
+              r = toTf32(b, loc, r);
+            a.push_back(regs);
           }
           for (int64_t j = 0; j < layout.fragmentsN(); j += 2) {
+            if (tf32 && !rhsTransposed) {
+              // b0, b1 of fragments j and j + 1: rows t, t + 4, columns
+              // 8 j + g and 8 (j + 1) + g.
+              for (int64_t f = j; f < j + 2; ++f) {
+                SmallVector<Value> regs;
+                for (int64_t r = 0; r < 2; ++r) {
+                  Value at = add(b, loc, bStep,
+                                 q * bMatrix + 4 * r * pitchB +
+                                     f * MmaLayout::kFragCols);
+                  regs.push_back(
+                      toTf32(b, loc,
+                             LLVM::LoadOp::create(
+                                 b, loc, e,
+                                 lower::elementPtr(b, loc, rhsBase, e, at))));
+                }
+                bFrag.push_back(regs);
+              }
+              continue;
+            }
             auto [row, col] = rhsTransposed
-                                  ? MmaLayout::rhsTransposedAddress(0, j)
+                                  ? MmaLayout::rhsTransposedAddress(0, j, bytes)
                                   : MmaLayout::rhsAddress(0, j);
             Value at = add(b, loc, bStep, q * bMatrix + row * pitchB + col);
             SmallVector<Value> regs =
                 ldmatrix(b, loc, lower::elementPtr(b, loc, rhsBase, e, at),
                          /*transpose=*/!rhsTransposed);
+            for (Value &r : regs)
+              r = toTf32(b, loc, r);
             bFrag.push_back({regs[0], regs[1]});
             bFrag.push_back({regs[2], regs[3]});
           }

@@ -248,6 +248,14 @@ FailureOr<int64_t> Generator::takeBlockSize(SourceRange where,
 }
 
 LogicalResult Generator::readConfig() {
+  if (const ast::Expr *p = kernel.getDecoratorKeyword("dot_precision")) {
+    auto *s = ast::dyn_cast<ast::StringLiteralExpr>(p);
+    if (!s || (s->getValue() != "tf32" && s->getValue() != "tf32x3" &&
+               s->getValue() != "ieee"))
+      return error(p->getRange(), "dot_precision must be \"tf32\", "
+                                  "\"tf32x3\" or \"ieee\"");
+    allowTf32 = s->getValue() == "tf32";
+  }
   if (const ast::Expr *config = kernel.getDecoratorKeyword("config"))
     if (failed(readDecoratorConfig(*config)))
       return failure();

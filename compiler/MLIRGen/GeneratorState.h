@@ -325,6 +325,10 @@ protected:
   std::vector<int64_t> reductionLoops;
   /// The config's dot_engine (tile::kDotEngineAttr, -dslc-mma-layouts).
   contract::DotEngine dotEngine = contract::DotEngine::Default;
+  /// @helion.kernel(dot_precision="tf32"): f32 products on tensor cores
+  /// in tf32 (tile::kAllowTf32Attr); "ieee" (dslc's default, torch's) and
+  /// "tf32x3" keep them exact, on CUDA cores.
+  bool allowTf32 = false;
   /// The config's num_stages (tile::kNumStagesAttr; 0: not given).
   int64_t numStages = 0;
   /// The config's l2_groupings (tile::kL2GroupingAttr; 0: not given).

@@ -91,14 +91,17 @@ static void recordBlockUnit(func::FuncOp func,
 }
 
 /// Whether every matrix product of `func` can run on tensor cores by type
-/// (2-d or batched 3-d tiles of bf16, f16 or fp8); none when it has no
-/// products.
-static std::optional<bool> productsTakeTensorCores(func::FuncOp func) {
+/// (2-d or batched 3-d tiles of bf16, f16 or fp8; f32 too in tf32 when
+/// `allowTf32`); none when it has no products.
+static std::optional<bool> productsTakeTensorCores(func::FuncOp func,
+                                                   bool allowTf32) {
   std::optional<bool> all;
   func.walk([&](tile::DotOp dot) {
     RankedTensorType lhs = dot.getLhs().getType();
     Type e = lhs.getElementType();
-    all = all.value_or(true) && (e.isBF16() || e.isF16() || tile::isFp8Type(e));
+    all =
+        all.value_or(true) && (e.isBF16() || e.isF16() || tile::isFp8Type(e) ||
+                               (allowTf32 && e.isF32()));
   });
   return all;
 }
@@ -108,10 +111,11 @@ static std::optional<bool> productsTakeTensorCores(func::FuncOp func) {
 /// (productsTakeTensorCores): wgmma on sm_90 (Hopper only;
 /// -dslc-pipeline-dots keeps mma.sync for a product wgmma cannot take),
 /// mma.sync on sm_80 and later; else f32 FMAs on CUDA cores (f32 inputs:
-/// no tf32 unless asked, as torch computes them). Default: no products.
-static contract::DotEngine chooseDotEngine(func::FuncOp func,
-                                           unsigned targetSm) {
-  std::optional<bool> tensorCores = productsTakeTensorCores(func);
+/// no tf32 unless dot_precision="tf32" asks, as torch computes them).
+/// Default: no products.
+static contract::DotEngine chooseDotEngine(func::FuncOp func, unsigned targetSm,
+                                           bool allowTf32) {
+  std::optional<bool> tensorCores = productsTakeTensorCores(func, allowTf32);
   if (!tensorCores)
     return contract::DotEngine::Default;
   if (!*tensorCores || targetSm < 80)
@@ -220,7 +224,9 @@ OwningOpRef<ModuleOp> Generator::run() {
   func->setAttr(tile::kKernelAttr, builder.getUnitAttr());
   func->setAttr(tile::kNumWarpsAttr, builder.getI64IntegerAttr(desc.numWarps));
   if (dotEngine == contract::DotEngine::Default)
-    dotEngine = chooseDotEngine(func, options.targetSm);
+    dotEngine = chooseDotEngine(func, options.targetSm, allowTf32);
+  if (allowTf32)
+    func->setAttr(tile::kAllowTf32Attr, builder.getUnitAttr());
   if (dotEngine != contract::DotEngine::Default)
     func->setAttr(
         tile::kDotEngineAttr,
@@ -261,7 +267,7 @@ OwningOpRef<ModuleOp> Generator::run() {
   // K loops' pipeline (-dslc-pipeline-dots).
   if (dotEngine != contract::DotEngine::Default &&
       (dotEngine != contract::DotEngine::Fma ||
-       productsTakeTensorCores(func).value_or(true))) {
+       productsTakeTensorCores(func, allowTf32).value_or(true))) {
     desc.tunables.push_back(contract::Tunable::numStages(
         numStages > 0 ? numStages : contract::defaultNumStages(dotEngine)));
     contract::Tunable engine =

@@ -27,18 +27,30 @@ MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-/// A tensor-core dot: 2-d (or batched 3-d) bf16 or f16 inputs, blocked; an
-/// f32 result (and accumulator, of the same type) whose warp blocks are
-/// whole 16 x 16 multiples and whose matrices the warp groups share evenly.
+/// A tensor-core dot: 2-d (or batched 3-d) bf16 or f16 inputs (f32 ones,
+/// read as tf32, in a kernel marked tile.allow_tf32), blocked; an f32
+/// result (and accumulator, of the same type) whose warp blocks are whole
+/// 16 x 16 multiples and whose matrices the warp groups share evenly.
 static LogicalResult verifyMmaDot(DotOp op, MmaEncodingAttr mma) {
   RankedTensorType lhs = op.getLhs().getType();
   RankedTensorType result = op.getResult().getType();
   Type a = lhs.getElementType();
-  if (!(a.isBF16() || a.isF16()) || !result.getElementType().isF32() ||
-      lhs.getEncoding() || op.getRhs().getType().getEncoding())
-    return op.emitOpError() << "a #tile.mma result needs blocked bf16 or "
-                               "f16 inputs and an f32 result, got lhs "
+  if (!(a.isBF16() || a.isF16() || a.isF32()) ||
+      !result.getElementType().isF32() || lhs.getEncoding() ||
+      op.getRhs().getType().getEncoding())
+    return op.emitOpError() << "a #tile.mma result needs blocked bf16, f16 "
+                               "or f32 inputs and an f32 result, got lhs "
                             << lhs << ", result " << result;
+  auto allowsTf32 = [&] {
+    for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+      if (p->hasAttr(kAllowTf32Attr))
+        return true;
+    return false;
+  };
+  if (a.isF32() && !allowsTf32())
+    return op.emitOpError() << "f32 inputs on tensor cores are read as tf32: "
+                               "the kernel needs "
+                            << kAllowTf32Attr << " (dot_precision=\"tf32\")";
   int64_t rank = result.getRank();
   int64_t batch = rank == 3 ? result.getDimSize(0) : 1;
   if (batch % mma.getWarpsB())

@@ -53,6 +53,9 @@ inline constexpr llvm::StringLiteral kAutoReductionLoopsAttr =
     "tile.auto_reduction_loops";
 /// Optional kernel attribute (#tile.dot_engine): what computes its dots.
 inline constexpr llvm::StringLiteral kDotEngineAttr = "tile.dot_engine";
+/// Optional kernel attribute (unit): f32 products may run on tensor cores
+/// in tf32 (Helion's `dot_precision="tf32"`; -dslc-mma-layouts).
+inline constexpr llvm::StringLiteral kAllowTf32Attr = "tile.allow_tf32";
 /// Optional kernel attribute (i64): the config's num_stages, how many K
 /// steps a tensor-core loop keeps in flight (-dslc-pipeline-dots).
 inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";

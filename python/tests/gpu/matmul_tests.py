@@ -71,6 +71,10 @@ KERNELS = {
     "linear_fp8": ([128, 128, 128], 8,
                    [(16, 16, 32), (70, 130, 200), (257, 129, 1000),
                     (1024, 1024, 1024)]),
+    # f32 in tf32 (dot_precision="tf32"): mma.sync m16n8k8, unpipelined
+    "matmul_tf32": ([64, 128, 32], 4,
+                    [(1, 1, 1), (37, 61, 100), (257, 129, 1000),
+                     (1024, 1024, 1024)]),
     # Tiles too small for all the warps (Helion's default 16 x 16 blocks):
     # one warp's fragments, repeated by the other three; two warps' blocks,
     # each repeated four times.
@@ -128,6 +132,9 @@ def specs(name, m, n, k):
     if name == "linear":
         return (S("bfloat16", (m, k)), S("bfloat16", (n, k)),
                 S("bfloat16", (m, n)))
+    if name == "matmul_tf32":
+        return (S("float32", (m, k)), S("float32", (k, n)),
+                S("float32", (m, n)))
     return (S("float8_e4m3fn", (m, k)),
             S("float8_e4m3fn", (n, k) if name == "linear_fp8" else (k, n)),
             S("float32", (m, 1)), S("float32", (1, n)),
@@ -164,6 +171,13 @@ def inputs(name, m, n, k, seed):
     if name == "linear":
         x, w = r(m, k).bfloat16(), r(n, k).bfloat16()
         return (x, w), x.double() @ w.double().t()
+    if name == "matmul_tf32":
+        x, y = r(m, k), r(k, n)
+        ref = x.double() @ y.double()
+        # each operand rounded to tf32 (10 bits: 2^-11 relative), so each
+        # term to about 2^-10 of its magnitude
+        ref.extra_tol = 2 ** -10 * (x.double().abs() @ y.double().abs())
+        return (x, y), ref
     x = r(m, k, scale=4).to(torch.float8_e4m3fn)
     sx, sy = r(m, 1).abs() + 0.5, r(1, n).abs() + 0.5
     if name == "linear_fp8":
@@ -173,7 +187,8 @@ def inputs(name, m, n, k, seed):
         # wgmma keeps fp8 sums to about 2^-13 of their magnitude per k-step
         # of 32 (DeepSeek-V3's report: ~14 bits on Hopper): a bound from
         # the terms' absolute sum
-        ref.abs_sum = (xd.abs() @ wd.abs()) * sx.double() * sy.double()
+        ref.extra_tol = 2 ** -13 * -(-k // 32) * (
+            (xd.abs() @ wd.abs()) * sx.double() * sy.double())
         return (x, w, sx, sy), ref
     y = r(k, n, scale=4).to(torch.float8_e4m3fn)
     ref = (x.double() @ y.double()) * sx.double() * sy.double()
@@ -190,9 +205,9 @@ def check(got, ref, k, what):
                              f"{tuple(ref.shape)}")
     scale = ref.abs().max().item() + 1e-30
     tol = 2 ** -7 * ref.abs() + 2 ** -20 * k * scale
-    abs_sum = getattr(ref, "abs_sum", None)
-    if abs_sum is not None:
-        tol = tol + 2 ** -13 * -(-k // 32) * abs_sum
+    extra = getattr(ref, "extra_tol", None)   # tf32 / wgmma fp8 sums
+    if extra is not None:
+        tol = tol + extra
     bad = (g - ref).abs() > tol
     if bool(bad.any()) or not bool(g.isfinite().all()):
         i = int(bad.flatten().nonzero()[0]) if bool(bad.any()) else 0
@@ -219,9 +234,9 @@ def main():
                     # [M, N] comes from two tensors' sizes: the metadata
                     # cannot give it, so the caller passes the output.
                     out = torch.full((m, n), float("nan"), device="cuda",
-                                     dtype=torch.float16
-                                     if name == "matmul_bias_silu"
-                                     else torch.bfloat16)
+                                     dtype={"matmul_bias_silu": torch.float16,
+                                            "matmul_tf32": torch.float32}.get(
+                                         name, torch.bfloat16))
                     k(*args, out)
                     torch.cuda.synchronize()
                     check(out, ref, kk, what)

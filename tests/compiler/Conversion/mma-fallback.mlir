@@ -11,7 +11,7 @@ func.func @fallbacks(%x: !tile.ref<bf16, 2>, %f: !tile.ref<f32, 2>,
   %m = tile.dim %x, 0 : !tile.ref<bf16, 2>
   %fa = tile.load %f[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<32x16xf32>
   %fb = tile.load %f[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<16x32xf32>
-  // expected-warning @+1 {{this matrix product stays on CUDA cores (FMAs), not on the tensor cores of its kernel's dot_engine: its inputs are f32 (tensor cores take bf16, f16 and fp8 here; no tf32)}}
+  // expected-warning @+1 {{this matrix product stays on CUDA cores (FMAs), not on the tensor cores of its kernel's dot_engine: its inputs are f32 (tensor cores take bf16, f16 and fp8; f32 in tf32 with @helion.kernel(dot_precision="tf32"))}}
   %e = tile.dot %fa, %fb : tensor<32x16xf32>, tensor<16x32xf32> -> tensor<32x32xf32>
   tile.store %e, %out[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : tensor<32x32xf32>, !tile.ref<f32, 2>
   %a = tile.load %x[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<24x16xbf16>

@@ -149,3 +149,37 @@ func.func @transposed_rhs(%a: !tile.ref<bf16, 2>, %out: !tile.ref<f32, 2>)
   tile.store %d, %out[%c0, %c0] limits [%m, %m] {dims = array<i64: 0, 1>} : tensor<32x32xf32>, !tile.ref<f32, 2>
   return
 }
+
+// -----
+
+// f32 inputs in tf32 (the kernel's tile.allow_tf32, dot_precision="tf32"):
+// rows of 4-byte operands (lhs rows of 20 floats = 5 x 16 bytes: 2560
+// bytes; rhs rows of 36: 2304), k-steps of 8 (32 bytes, as bf16's 16): two
+// for K = 16. Per step the lhs fragment by the same ldmatrix.x4 (its bytes
+// are tf32's a0..a3), each rhs fragment by two 32-bit loads (rows l % 4 and
+// l % 4 + 4, column l / 4: ldmatrix.trans would move 16-bit halves), every
+// register rounded by cvt.rna.tf32.f32, then mma.sync.m16n8k8.tf32.
+
+// CHECK: module attributes {dslc.workspace_bytes = 4864 : i64}
+// CHECK-LABEL: func.func @tf32(
+// CHECK: scf.for %{{.*}} = %c0_i64 to %c2_i64 step %c1_i64 iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>)
+// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
+// CHECK-COUNT-4: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// CHECK-NOT: nvvm.ldmatrix
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-NEXT: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// CHECK-COUNT-2: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>}
+func.func @tf32(%a: !tile.ref<f32, 2>, %b: !tile.ref<f32, 2>,
+                %out: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.allow_tf32,
+                tile.dot_engine = #tile.dot_engine<mma_sync>} {
+  %c0 = arith.constant 0 : index
+  %m = tile.dim %a, 0 : !tile.ref<f32, 2>
+  %k = tile.dim %a, 1 : !tile.ref<f32, 2>
+  %n = tile.dim %b, 1 : !tile.ref<f32, 2>
+  %x = tile.load %a[%c0, %c0] limits [%m, %k] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<32x16xf32>
+  %y = tile.load %b[%c0, %c0] limits [%k, %n] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<16x32xf32>
+  %d = tile.dot %x, %y valid_k %k : tensor<32x16xf32>, tensor<16x32xf32> -> tensor<32x32xf32>
+  tile.store %d, %out[%c0, %c0] limits [%m, %n] {dims = array<i64: 0, 1>} : tensor<32x32xf32>, !tile.ref<f32, 2>
+  return
+}

@@ -871,8 +871,16 @@ func.func @atomic_indices(%x: !tile.ref<f32, 2>, %i: tensor<8xi64>, %v: tensor<8
 
 // -----
 
+func.func @mma_fp8_inputs(%a: tensor<16x16xf8E4M3FN>, %b: tensor<16x16xf8E4M3FN>) {
+  // expected-error @+1 {{'tile.dot' op a #tile.mma result needs blocked bf16, f16 or f32 inputs and an f32 result, got lhs 'tensor<16x16xf8E4M3FN>', result 'tensor<16x16xf32, #tile.mma<warpsM = 1, warpsN = 1>>'}}
+  %r = tile.dot %a, %b : tensor<16x16xf8E4M3FN>, tensor<16x16xf8E4M3FN> -> tensor<16x16xf32, #tile.mma<warpsM = 1, warpsN = 1>>
+  return
+}
+
+// -----
+
 func.func @mma_f32_inputs(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) {
-  // expected-error @+1 {{'tile.dot' op a #tile.mma result needs blocked bf16 or f16 inputs and an f32 result, got lhs 'tensor<16x16xf32>', result 'tensor<16x16xf32, #tile.mma<warpsM = 1, warpsN = 1>>'}}
+  // expected-error @+1 {{'tile.dot' op f32 inputs on tensor cores are read as tf32: the kernel needs tile.allow_tf32 (dot_precision="tf32")}}
   %r = tile.dot %a, %b : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32, #tile.mma<warpsM = 1, warpsN = 1>>
   return
 }
