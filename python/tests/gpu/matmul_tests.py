@@ -49,6 +49,13 @@ def _with_out_parameters():
             block = re.sub(r"\n    out = torch\.empty\([^\n]*\n", "\n", block)
             block = block.replace("    return out\n", "")
         out.append(block)
+        if "\ndef linear(" in block:
+            # linear_tf32: F.linear's layout in f32, tf32 (an rhs staged
+            # transposed and read by ldmatrix; matmul_tf32's is not)
+            out.append(block.replace("def linear(", "def linear_tf32(")
+                       .replace("torch.bfloat16", "torch.float32")
+                       .replace("@helion.kernel(",
+                                '@helion.kernel(dot_precision="tf32", ', 1))
     with open(SOURCE, "w") as f:
         f.write("".join(out))
 
@@ -75,6 +82,8 @@ KERNELS = {
     "matmul_tf32": ([64, 128, 32], 4,
                     [(1, 1, 1), (37, 61, 100), (257, 129, 1000),
                      (1024, 1024, 1024)]),
+    "linear_tf32": ([64, 128, 32], 4,
+                    [(1, 1, 1), (70, 130, 200), (257, 129, 1000)]),
     # Tiles too small for all the warps (Helion's default 16 x 16 blocks):
     # one warp's fragments, repeated by the other three; two warps' blocks,
     # each repeated four times.
@@ -132,8 +141,9 @@ def specs(name, m, n, k):
     if name == "linear":
         return (S("bfloat16", (m, k)), S("bfloat16", (n, k)),
                 S("bfloat16", (m, n)))
-    if name == "matmul_tf32":
-        return (S("float32", (m, k)), S("float32", (k, n)),
+    if name in ("matmul_tf32", "linear_tf32"):
+        return (S("float32", (m, k)),
+                S("float32", (n, k) if name == "linear_tf32" else (k, n)),
                 S("float32", (m, n)))
     return (S("float8_e4m3fn", (m, k)),
             S("float8_e4m3fn", (n, k) if name == "linear_fp8" else (k, n)),
@@ -171,13 +181,18 @@ def inputs(name, m, n, k, seed):
     if name == "linear":
         x, w = r(m, k).bfloat16(), r(n, k).bfloat16()
         return (x, w), x.double() @ w.double().t()
-    if name == "matmul_tf32":
-        x, y = r(m, k), r(k, n)
+    if name in ("matmul_tf32", "linear_tf32"):
+        x = r(m, k)
+        if name == "linear_tf32":
+            w = r(n, k)
+            y = w.t()
+        else:
+            y = w = r(k, n)
         ref = x.double() @ y.double()
         # each operand rounded to tf32 (10 bits: 2^-11 relative), so each
         # term to about 2^-10 of its magnitude
         ref.extra_tol = 2 ** -10 * (x.double().abs() @ y.double().abs())
-        return (x, y), ref
+        return (x, w), ref
     x = r(m, k, scale=4).to(torch.float8_e4m3fn)
     sx, sy = r(m, 1).abs() + 0.5, r(1, n).abs() + 0.5
     if name == "linear_fp8":
@@ -235,7 +250,8 @@ def main():
                     # cannot give it, so the caller passes the output.
                     out = torch.full((m, n), float("nan"), device="cuda",
                                      dtype={"matmul_bias_silu": torch.float16,
-                                            "matmul_tf32": torch.float32}.get(
+                                            "matmul_tf32": torch.float32,
+                                            "linear_tf32": torch.float32}.get(
                                          name, torch.bfloat16))
                     k(*args, out)
                     torch.cuda.synchronize()
