@@ -4,14 +4,18 @@
 #include "contract/AtomicFile.h"
 #include "contract/TuningCache.h"
 #include "runtime/Error.h"
+#include "runtime/Kernel.h"
 #include "runtime/Metadata.h"
 #include "tooling/harness/DslReference.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -258,6 +262,26 @@ Manifest loadManifest(const std::string &dir) {
   for (const KernelInfo &k : m.kernels)
     m.spaces.emplace_back(k.name, k.space);
   return m;
+}
+
+std::string candidateCodeKey(const Manifest &m, const CompiledCandidate &c) {
+  std::string all;
+  for (int r = 0; r < m.worldSize; ++r) {
+    std::string cubin = m.dir + "/" + rt::expandRankPattern(c.cubin, r);
+    std::ifstream bin(cubin, std::ios::binary), meta(cubin + ".json");
+    if (!bin || !meta)
+      return "";
+    std::string bytes((std::istreambuf_iterator<char>(bin)),
+                      std::istreambuf_iterator<char>());
+    nlohmann::json md =
+        nlohmann::json::parse(meta, nullptr, /*allow_exceptions=*/false);
+    if (md.is_discarded())
+      return "";
+    if (md.is_object())
+      md.erase("tunables"); // the config as written, not what it compiled
+    all += std::to_string(bytes.size()) + ":" + bytes + md.dump() + ";";
+  }
+  return fmt::format("{:016x}/{}", std::hash<std::string>{}(all), all.size());
 }
 
 } // namespace dslc::tune

@@ -58,6 +58,13 @@ struct CompileOptions {
 /// launch-time cap), e.g. "bs4_w16_rl2048", "bs128x256x64_w8_dotwgmma_st4".
 std::string candidateDirName(const KernelConfig &config);
 
+/// A key of what candidate `c` of `m` runs: its cubins of every rank and
+/// their metadata less the tunables (the config as written), hashed. Two
+/// configs that compile to the same code (stages PipelineDots cut to what
+/// fits, a reduction_loops chunk RollReductions did not apply) have one key:
+/// the tuner measures it once. Empty when a file cannot be read.
+std::string candidateCodeKey(const Manifest &m, const CompiledCandidate &c);
+
 /// The dslc compile of one kernel, rank and config (an argument vector).
 tooling::DslcCompile
 dslcCompile(const std::string &dslc, const std::string &file,

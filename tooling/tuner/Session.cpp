@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <unistd.h>
 
 namespace dslc::tune {
@@ -265,6 +266,15 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
     total += sp.points().size();
   t.prog.start(total, fmt::format("tune {}", p.label));
   std::map<std::pair<int, std::vector<int>>, double> eagerOf;
+  // Configs that compiled to the same code (candidateCodeKey) at the same
+  // CTA cap are measured once: (label, result, eager). Only in a tuner of
+  // one process: ranks of a multi-process tuner measure in lockstep, and
+  // one rank's failed read must not skip a measurement the others make.
+  bool oneProcess = !rt::readProcessEnv();
+  std::map<std::pair<std::string, int64_t>,
+           std::tuple<std::string, double, double>>
+      byCode;
+  std::map<const CompiledCandidate *, std::string> codeKeys;
   Evaluate eval = [&](const SearchPoint &pt) -> std::optional<double> {
     KernelConfig cfg = m.spaces[pt.kernel].config(pt.idx);
     std::string label =
@@ -275,22 +285,37 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
     if (!cc || !cc->ok) {
       why = cc ? cc->reason : "not compiled (not in the manifest)";
     } else {
-      MeasureRequest r = base;
-      r.cubin = t.absDir + "/" + cc->cubin;
-      r.maxCtas = cfg.maxCtas;
-      MeasureReply rep = t.worker.measure(r);
-      if (rep.ok) {
-        result = o.objective == "graph" ? rep.graphUs : rep.eagerUs;
-        eagerOf[{pt.kernel, pt.idx}] = rep.eagerUs;
-        label += fmt::format(": {:.2f} us", *result);
-      } else if (rep.fatal && o.measurerIn >= 0) {
-        // The caller measures in its own process: nothing to restart.
-        rt::raise(rt::ErrorCode::Cuda,
-                  fmt::format("{}: {}: {} (the measuring process cannot "
-                              "measure more)",
-                              p.label, label, rep.reason));
+      auto key = codeKeys.find(cc);
+      if (key == codeKeys.end())
+        key = codeKeys.emplace(cc, oneProcess ? candidateCodeKey(m, *cc) : "")
+                  .first;
+      std::pair<std::string, int64_t> code{key->second, cfg.maxCtas};
+      auto same = code.first.empty() ? byCode.end() : byCode.find(code);
+      if (same != byCode.end()) {
+        auto [first, us, eager] = same->second;
+        result = us;
+        eagerOf[{pt.kernel, pt.idx}] = eager;
+        label += fmt::format(": {:.2f} us (the code of {})", us, first);
       } else {
-        why = rep.reason + (rep.fatal ? " (worker restarted)" : "");
+        MeasureRequest r = base;
+        r.cubin = t.absDir + "/" + cc->cubin;
+        r.maxCtas = cfg.maxCtas;
+        MeasureReply rep = t.worker.measure(r);
+        if (rep.ok) {
+          result = o.objective == "graph" ? rep.graphUs : rep.eagerUs;
+          eagerOf[{pt.kernel, pt.idx}] = rep.eagerUs;
+          if (!code.first.empty())
+            byCode[code] = {label, *result, rep.eagerUs};
+          label += fmt::format(": {:.2f} us", *result);
+        } else if (rep.fatal && o.measurerIn >= 0) {
+          // The caller measures in its own process: nothing to restart.
+          rt::raise(rt::ErrorCode::Cuda,
+                    fmt::format("{}: {}: {} (the measuring process cannot "
+                                "measure more)",
+                                p.label, label, rep.reason));
+        } else {
+          why = rep.reason + (rep.fatal ? " (worker restarted)" : "");
+        }
       }
     }
     if (!result) {

@@ -217,6 +217,49 @@ TEST_CASE("candidate directories: one per compiled config", "[tuner]") {
   CHECK(candidateDirName(capped) == "bs4_w16");
 }
 
+TEST_CASE("candidate code keys: one measurement per compiled code", "[tuner]") {
+  // Configs whose cubins and metadata are the same but for the tunables
+  // (the config as written: stages PipelineDots cut to what fits) share a
+  // key; other code, other launch metadata or a missing file do not.
+  std::string dir = tempDir();
+  Manifest m;
+  m.dir = dir;
+  m.worldSize = 2;
+  auto write = [&](const std::string &sub, const std::string &code,
+                   const std::string &md) {
+    std::system(("mkdir -p '" + dir + "/" + sub + "'").c_str());
+    for (int r = 0; r < 2; ++r) {
+      std::string base = dir + "/" + sub + "/k.r" + std::to_string(r);
+      std::ofstream(base + ".cubin") << code << r;
+      std::ofstream(base + ".cubin.json") << md;
+    }
+    CompiledCandidate c;
+    c.cubin = sub + "/k.r{rank}.cubin";
+    c.ok = true;
+    return c;
+  };
+  CompiledCandidate st4 =
+      write("st4", "CODE",
+            R"({"num_warps":8,"tunables":[{"kind":"num_stages","value":4}]})");
+  CompiledCandidate st8 =
+      write("st8", "CODE",
+            R"({"num_warps":8,"tunables":[{"kind":"num_stages","value":8}]})");
+  CompiledCandidate other =
+      write("other", "CODE2",
+            R"({"num_warps":8,"tunables":[{"kind":"num_stages","value":4}]})");
+  CompiledCandidate launch =
+      write("launch", "CODE",
+            R"({"num_warps":4,"tunables":[{"kind":"num_stages","value":4}]})");
+  std::string k4 = candidateCodeKey(m, st4);
+  CHECK_FALSE(k4.empty());
+  CHECK(candidateCodeKey(m, st8) == k4);
+  CHECK(candidateCodeKey(m, other) != k4);
+  CHECK(candidateCodeKey(m, launch) != k4);
+  std::system(("rm '" + dir + "/st8/k.r1.cubin'").c_str());
+  CHECK(candidateCodeKey(m, st8).empty()); // a rank's cubin is missing
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
 TEST_CASE("compile: a kernel whose default does not compile is an error",
           "[tuner]") {
   std::string dir = tempDir();
