@@ -140,7 +140,7 @@ class CallerMeasuredTest(unittest.TestCase):
         self.cache = os.path.join(self.dir.name, "cache")
         self.requests = []
 
-    def run_tuner(self, handle, shapes=None):
+    def run_tuner(self, handle, shapes=None, budget_s=60):
         fds_in, ours_out = os.pipe()
         ours_in, fds_out = os.pipe()
         with mock.patch.object(_locate, "cache_dir",
@@ -148,7 +148,7 @@ class CallerMeasuredTest(unittest.TestCase):
             argv = _tune_caller.tuner_argv(
                 self.source, (self.tuner, self.dslc), (fds_in, fds_out),
                 {"shapes": shapes or {"x": (1 << 20,)}}, (),
-                ["--budget-s", "60"])
+                ["--budget-s", str(budget_s)])
         self.assertIn("--reference caller", " ".join(argv))
         self.argv = argv
 
@@ -235,6 +235,41 @@ class CallerMeasuredTest(unittest.TestCase):
         self.assertIn("--kernel-arg=x=64x256", self.argv)
         self.assertTrue(os.path.exists(os.path.join(self.cache,
                                                     "tuning.json")))
+
+    def test_a_large_space_is_compiled_as_the_search_visits_it(self):
+        # examples/matmul.py's matmul: block sizes x warps x stages x
+        # engines x L2 groups hold ~66,000 configs (hours of compiles); the
+        # tuner compiles the default, then each pattern step's neighbours
+        # together, and measures only what it compiled.
+        self.source = dslc.kernel(os.path.join(_support.REPO, "examples",
+                                               "matmul.py"), "matmul").source
+        dirs = re.compile(r"/bs(\d+)x(\d+)x(\d+)_w(\d+)_([^/]*)/")
+
+        def handle(req):
+            if req["op"] == "info":
+                return self.info()
+            bm, bn, bk, w, rest = dirs.search(req["cubin"]).groups()
+            # fastest toward 64 x 128 x 64 at 4 warps
+            us = 10 + sum(abs(int(v).bit_length() - t.bit_length())
+                          for v, t in ((bm, 64), (bn, 128), (bk, 64), (w, 4)))
+            return {"ok": True, "eager_us": us + 1, "graph_us": us,
+                    "eager_min_us": us, "graph_min_us": us}
+        self.run_tuner(handle, {"x": (256, 256), "y": (256, 256)},
+                       budget_s=25)
+        measures = [r for r in self.requests if r["op"] == "measure"]
+        self.assertIn("/bs128x256x64_w8_", measures[0]["cubin"])
+        self.assertTrue(all(os.path.isfile(r["cubin"].replace("{rank}", "0"))
+                            for r in measures))
+        cand = os.path.dirname(os.path.dirname(os.path.dirname(
+            measures[0]["cubin"])))
+        with open(os.path.join(cand, "manifest.json")) as f:
+            compiled = json.load(f)["compiled"]
+        self.assertLess(len(compiled), 400)
+        self.assertGreater(len(measures), 1)
+        with open(os.path.join(self.cache, "tuning.json")) as f:
+            pick = json.load(f)["entries"][0]["value"]["pick"]
+        # the search moved from the default toward the fastest corner
+        self.assertNotEqual(pick["config"]["block_sizes"], [128, 256, 64])
 
     def test_serve_answers_line_by_line(self):
         import io

@@ -175,7 +175,44 @@ Manifest compileCandidates(const std::string &dslFile,
   else if (!opts.reference.empty())
     compileManifestReference(m, opts, !dtype.empty());
 
-  // Every compile of every rank, in parallel.
+  // Every config (or, past opts.compileAllUpTo, each kernel's default: the
+  // search compiles what it visits), every rank, in parallel.
+  std::vector<std::pair<int, KernelConfig>> configs;
+  size_t total = 0;
+  for (const KernelSpace &space : m.spaces)
+    total += space.compileConfigs().size();
+  bool onDemand = opts.compileAllUpTo > 0 && total > opts.compileAllUpTo;
+  for (size_t k = 0; k < m.kernels.size(); ++k) {
+    const KernelSpace &space = m.spaces[k];
+    if (onDemand) {
+      KernelConfig c = space.config(space.defaultPoint());
+      c.maxCtas = 0;
+      configs.push_back({static_cast<int>(k), c});
+      continue;
+    }
+    for (const KernelConfig &c : space.compileConfigs())
+      configs.push_back({static_cast<int>(k), c});
+  }
+  if (onDemand)
+    log(fmt::format("{} configs in all: each kernel's default compiled now, "
+                    "the others as the search visits them",
+                    total));
+  CompileOptions typed = opts;
+  typed.dtype = dtype;
+  compileConfigs(m, configs, typed);
+  return m;
+}
+
+void compileConfigs(Manifest &m,
+                    const std::vector<std::pair<int, KernelConfig>> &configs,
+                    const CompileOptions &opts) {
+  auto log = [&](const std::string &s) {
+    if (opts.log)
+      opts.log(s);
+  };
+  std::vector<std::string> kernelArgs = opts.extraArgs;
+  kernelArgs.insert(kernelArgs.end(), opts.kernelArgs.begin(),
+                    opts.kernelArgs.end());
   struct Job {
     size_t cand;
     int rank;
@@ -183,32 +220,35 @@ Manifest compileCandidates(const std::string &dslFile,
   };
   std::vector<Job> jobs;
   std::set<std::string> dirs;
-  for (size_t k = 0; k < m.kernels.size(); ++k) {
+  for (const CompiledCandidate &cc : m.compiled)
+    dirs.insert(cc.cubin.substr(0, cc.cubin.rfind('/')));
+  for (const auto &[k, c] : configs) {
     const KernelInfo &info = m.kernels[k];
+    std::string sub = fmt::format("{}/{}", info.name, candidateDirName(c));
+    if (m.find(k, c))
+      continue; // compiled already (or failed: its reason is kept)
+    // Two configs in one directory: the second compile would overwrite
+    // the first's cubin while it is measured under the first's name.
+    if (!dirs.insert(sub).second)
+      raise(ErrorCode::Internal,
+            fmt::format("tuner: configs {} share the candidate directory {}",
+                        c.brief(), sub));
+    makeDir(m.dir + "/" + sub);
+    CompiledCandidate cc;
+    cc.kernel = k;
+    cc.config = c;
+    cc.cubin = sub + "/k.r{rank}.cubin";
+    cc.ok = true;
+    m.compiled.push_back(cc);
     // No --dtype for a kernel with a reference: its annotated dtypes.
-    std::string signature = dtype.empty() ? "" : info.signature(dtype);
-    for (const KernelConfig &c : m.spaces[k].compileConfigs()) {
-      CompiledCandidate cc;
-      cc.kernel = static_cast<int>(k);
-      cc.config = c;
-      std::string sub = fmt::format("{}/{}", info.name, candidateDirName(c));
-      // Two configs in one directory: the second compile would overwrite
-      // the first's cubin while it is measured under the first's name.
-      if (!dirs.insert(sub).second)
-        raise(ErrorCode::Internal,
-              fmt::format("tuner: configs {} share the candidate directory {}",
-                          c.brief(), sub));
-      makeDir(dir + "/" + sub);
-      cc.cubin = sub + "/k.r{rank}.cubin";
-      cc.ok = true;
-      m.compiled.push_back(cc);
-      for (int r = 0; r < worldSize; ++r)
-        jobs.push_back(
-            {m.compiled.size() - 1, r,
-             dslcCompile(
-                 opts.dslc, info.file, info.name, r, worldSize, &c, signature,
-                 fmt::format("{}/{}/k.r{}.cubin", dir, sub, r), kernelArgs)});
-    }
+    std::string signature =
+        opts.dtype.empty() ? "" : info.signature(opts.dtype);
+    for (int r = 0; r < m.worldSize; ++r)
+      jobs.push_back(
+          {m.compiled.size() - 1, r,
+           dslcCompile(
+               opts.dslc, info.file, info.name, r, m.worldSize, &c, signature,
+               fmt::format("{}/{}/k.r{}.cubin", m.dir, sub, r), kernelArgs)});
   }
   std::mutex mu;
   std::atomic<size_t> next{0}, done{0};
@@ -240,7 +280,6 @@ Manifest compileCandidates(const std::string &dslFile,
   for (auto &t : threads)
     t.join();
   saveManifest(m);
-  return m;
 }
 
 void saveManifest(const Manifest &m) {

@@ -51,6 +51,12 @@ struct CompileOptions {
   /// One line per event (compile started/failed) and progress.
   std::function<void(const std::string &)> log;
   std::function<void(size_t done, size_t total)> progress;
+  /// Compile on demand: when the kernels' spaces hold more configs than
+  /// this (0: no limit), compileCandidates compiles each kernel's default
+  /// only and the search compiles the points it visits (compileConfigs).
+  size_t compileAllUpTo = 0;
+  /// --dtype as compileCandidates was given it ("": the annotated dtypes).
+  std::string dtype;
 };
 
 /// The directory of a candidate's cubins under its kernel's: every key that
@@ -82,6 +88,14 @@ Manifest compileCandidates(const std::string &dslFile,
                            const std::string &collective, int worldSize,
                            const std::string &dtype, const std::string &dir,
                            const CompileOptions &opts);
+
+/// Compiles `configs` (kernel index, config with max_ctas 0) of `m` that it
+/// has not compiled yet, in parallel, each into its candidateDirName
+/// directory; adds them to m.compiled (failed ones with their reason) and
+/// saves the manifest.
+void compileConfigs(Manifest &m,
+                    const std::vector<std::pair<int, KernelConfig>> &configs,
+                    const CompileOptions &opts);
 
 /// Writes DIR/manifest.json (atomically); throws rt::Error(Io).
 void saveManifest(const Manifest &m);

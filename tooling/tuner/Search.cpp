@@ -253,6 +253,21 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
     return v;
   };
 
+  // Points not evaluated yet, announced to opts.prepare together.
+  auto prepare = [&](const std::vector<SearchPoint> &points) {
+    if (!opts.prepare)
+      return;
+    std::vector<SearchPoint> fresh;
+    for (const SearchPoint &p : points)
+      if (!memo.count({p.kernel, p.idx}))
+        fresh.push_back(p);
+    if (!fresh.empty())
+      opts.prepare(fresh);
+  };
+  std::vector<SearchPoint> defaults;
+  for (size_t k = 0; k < spaces.size(); ++k)
+    defaults.push_back({static_cast<int>(k), spaces[k].defaultPoint()});
+
   std::vector<std::vector<std::vector<int>>> all;
   for (const KernelSpace &s : spaces) {
     all.push_back(s.points());
@@ -260,6 +275,11 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
   }
   if (res.totalPoints <= opts.exhaustiveLimit) {
     res.exhaustive = true;
+    std::vector<SearchPoint> every = defaults;
+    for (size_t k = 0; k < spaces.size(); ++k)
+      for (const auto &idx : all[k])
+        every.push_back({static_cast<int>(k), idx});
+    prepare(every);
     // Defaults first, so an early budget stop still has the baseline.
     for (size_t k = 0; k < spaces.size(); ++k)
       if (!budget())
@@ -278,6 +298,7 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
   // pattern search refines the kernels in the order of their defaults'
   // times, the most promising first.
   std::vector<std::pair<double, size_t>> order;
+  prepare(defaults);
   for (size_t k = 0; k < spaces.size(); ++k) {
     std::optional<double> v;
     if (!budget())
@@ -300,6 +321,7 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
         if (budget())
           break;
         SearchPoint p{kernel, idx};
+        prepare({p});
         if (auto v = evalPoint(p)) {
           cur = p;
           curUs = v;
@@ -313,6 +335,15 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
     while (step >= 1 && !budget()) {
       std::optional<SearchPoint> bestNb;
       double bestNbUs = *curUs * (1.0 - opts.minGain);
+      std::vector<SearchPoint> neighbours;
+      for (size_t d = 0; d < s.dims().size(); ++d)
+        for (int dir : {-step, step}) {
+          SearchPoint nb = cur;
+          nb.idx[d] += dir;
+          if (s.valid(nb.idx))
+            neighbours.push_back(nb);
+        }
+      prepare(neighbours);
       for (size_t d = 0; d < s.dims().size() && !budget(); ++d)
         for (int dir : {-step, step}) {
           SearchPoint nb = cur;

@@ -94,6 +94,10 @@ struct SearchOptions {
   double minGain = 0.02;
   /// Stop early when this returns true (time budget); may be empty.
   std::function<bool()> outOfBudget;
+  /// Called with the points the search is about to evaluate (the defaults,
+  /// every point of an exhaustive search, a pattern step's neighbours), so
+  /// that they can be compiled together; may be empty.
+  std::function<void(const std::vector<SearchPoint> &)> prepare;
 };
 
 /// Microseconds, or nullopt when the point failed (skipped).

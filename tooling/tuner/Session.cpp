@@ -115,8 +115,9 @@ void checkProblems(const Manifest &m, const std::vector<Problem> &ps) {
   }
 }
 
-Manifest doCompile(const TunerOptions &o, const std::string &dir,
-                   Progress &prog) {
+namespace {
+/// The compile options of `o` (log and progress to `prog`).
+CompileOptions compileOptions(const TunerOptions &o, Progress &prog) {
   CompileOptions co;
   co.dslc = tooling::findDslc(o.dslc);
   co.extraArgs = o.dslcArgs;
@@ -125,7 +126,25 @@ Manifest doCompile(const TunerOptions &o, const std::string &dir,
   co.jobs = o.jobs;
   co.setName = o.set;
   co.reference = o.reference;
-  co.log = [&](const std::string &s) { prog.log("tuner: " + s); };
+  co.compileAllUpTo = o.compileAllUpTo;
+  co.log = [&prog](const std::string &s) { prog.log("tuner: " + s); };
+  return co;
+}
+
+/// The collective of `o` ("" for kernels with a reference) and the dtype
+/// its candidates are compiled for ("": as annotated).
+std::pair<std::string, std::string> compileTarget(const TunerOptions &o) {
+  std::string collective =
+      o.collective.empty() && o.reference.empty() ? "all_reduce" : o.collective;
+  std::string dtype =
+      o.dtype.empty() && !collective.empty() ? "bfloat16" : o.dtype;
+  return {collective, dtype};
+}
+} // namespace
+
+Manifest doCompile(const TunerOptions &o, const std::string &dir,
+                   Progress &prog) {
+  CompileOptions co = compileOptions(o, prog);
   bool started = false;
   co.progress = [&](size_t, size_t total) {
     if (!started) {
@@ -134,10 +153,7 @@ Manifest doCompile(const TunerOptions &o, const std::string &dir,
     }
     prog.step("");
   };
-  std::string collective =
-      o.collective.empty() && o.reference.empty() ? "all_reduce" : o.collective;
-  std::string dtype =
-      o.dtype.empty() && !collective.empty() ? "bfloat16" : o.dtype;
+  auto [collective, dtype] = compileTarget(o);
   auto t0 = Clock::now();
   Manifest m = compileCandidates(o.dsl, o.kernels, collective, o.worldSize,
                                  dtype, dir, co);
@@ -240,17 +256,19 @@ struct ProblemSummary {
 /// What run measures for one problem: the worker and the search state.
 struct Tuning {
   const TunerOptions &o;
-  const Manifest &m;
+  Manifest &m;
   WorkerClient &worker;
   Progress &prog;
   bool rank0;
   std::string absDir;
+  /// Set when the configs the search visits are compiled on demand.
+  const CompileOptions *compile = nullptr;
 };
 
 /// Searches the candidates for problem `p`; fills `s` (and the value).
 void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
   const TunerOptions &o = t.o;
-  const Manifest &m = t.m;
+  Manifest &m = t.m;
   auto t0 = Clock::now();
   MeasureRequest base = baseRequest(o, p);
   std::optional<MeasureReply> nccl;
@@ -328,6 +346,17 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
   };
   SearchOptions so;
   so.exhaustiveLimit = static_cast<size_t>(o.exhaustiveLimit);
+  if (t.compile)
+    so.prepare = [&](const std::vector<SearchPoint> &points) {
+      std::vector<std::pair<int, KernelConfig>> configs;
+      for (const SearchPoint &pt : points) {
+        KernelConfig c = m.spaces[pt.kernel].config(pt.idx);
+        c.maxCtas = 0;
+        if (!m.find(pt.kernel, c))
+          configs.push_back({pt.kernel, c});
+      }
+      compileConfigs(m, configs, *t.compile);
+    };
   so.outOfBudget = [&] {
     return o.budgetS > 0 &&
            std::chrono::duration<double>(Clock::now() - t0).count() > o.budgetS;
@@ -405,7 +434,7 @@ int printRunTable(const TunerOptions &o, const Manifest &m,
 
 } // namespace
 
-int doRun(const TunerOptions &o, const Manifest &m) {
+int doRun(const TunerOptions &o, Manifest m) {
   std::vector<Problem> all = problems(o, m);
   bool rank0 = isRankZero();
   Progress prog(rank0 && !o.quiet && isatty(2));
@@ -420,6 +449,10 @@ int doRun(const TunerOptions &o, const Manifest &m) {
         m.kernels.size(), m.set.c_str());
   rt::TuningCache cache(o.cacheDir);
   Tuning t{o, m, worker, prog, rank0, absPath(m.dir)};
+  CompileOptions onDemand = compileOptions(o, prog);
+  onDemand.dtype = compileTarget(o).second;
+  if (o.compileAllUpTo > 0)
+    t.compile = &onDemand;
   std::vector<ProblemSummary> summary;
   for (const Problem &p : all) {
     ProblemSummary s;

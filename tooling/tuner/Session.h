@@ -73,6 +73,10 @@ struct TunerOptions {
   /// the model this process runs in.
   std::string processModels;
   std::string rowsOut; ///< internal: a child of `both` writes its rows here
+  /// internal (the one-shot `tuner -k ...` of one process): spaces of more
+  /// than this many configs are compiled as the search visits them (0: all
+  /// up front, as `tuner compile` does).
+  size_t compileAllUpTo = 0;
 };
 
 /// One thing tuned or benchmarked: a collective's N, or a kernel's shapes.
@@ -100,7 +104,9 @@ void checkProblems(const Manifest &m, const std::vector<Problem> &ps);
 Manifest doCompile(const TunerOptions &o, const std::string &dir,
                    Progress &prog);
 /// `tuner run`: the exit status (0 when every problem found a candidate).
-int doRun(const TunerOptions &o, const Manifest &m);
+/// With o.compileAllUpTo, configs the search visits that `m` lacks are
+/// compiled into it.
+int doRun(const TunerOptions &o, Manifest m);
 /// `tuner bench`: the exit status (0 when every result was right).
 int doBench(const TunerOptions &o, const Manifest &m);
 /// `tuner bench --process-models both`: the one-process run here, then

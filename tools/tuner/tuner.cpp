@@ -34,7 +34,13 @@ using namespace dslc::tune;
 
 namespace {
 /// One shot: compile (rank 0; the other ranks wait for its manifest), run.
-int oneShot(const TunerOptions &o) {
+/// A tuner of one process compiles a space of more than
+/// kCompileAllUpTo configs as its search visits them (a matmul's space
+/// holds ~66,000: hours of compiles up front, a few hundred visited).
+constexpr size_t kCompileAllUpTo = 512;
+int oneShot(TunerOptions o) {
+  if (!rt::readProcessEnv())
+    o.compileAllUpTo = kCompileAllUpTo;
   std::string name = o.kernels.front();
   for (char &ch : name)
     if (ch == '/' || ch == ':')

@@ -272,6 +272,42 @@ TEST_CASE("search: pattern search descends a bowl from the default",
   CHECK(r.evaluated < r.totalPoints / 4);
 }
 
+TEST_CASE("search: every point is announced (prepared) before it is "
+          "evaluated, a step's neighbours together",
+          "[tuner]") {
+  // The tuner compiles what `prepare` announces (a large space is compiled
+  // as the search visits it): no point may be evaluated unannounced, and a
+  // pattern step announces its neighbours in one call, never twice.
+  std::vector<int64_t> vals;
+  for (int i = 0; i < 12; ++i)
+    vals.push_back(i);
+  KernelSpace s("k",
+                std::vector<Dimension>{dim("x", vals, 1), dim("y", vals, 10),
+                                       dim("z", vals, 0)});
+  std::set<std::vector<int>> announced;
+  size_t calls = 0, largest = 0, unannounced = 0, again = 0;
+  SearchOptions o;
+  o.prepare = [&](const std::vector<SearchPoint> &points) {
+    ++calls;
+    largest = std::max(largest, points.size());
+    for (const SearchPoint &p : points)
+      again += !announced.insert(p.idx).second;
+  };
+  Evaluate eval = [&](const SearchPoint &p) -> std::optional<double> {
+    unannounced += !announced.count(p.idx);
+    double x = p.idx[0] - 7, y = p.idx[1] - 3, z = p.idx[2] - 5;
+    return 5.0 + x * x + y * y + z * z;
+  };
+  SearchResult r = search({s}, eval, o);
+  REQUIRE(r.best);
+  CHECK(r.best->idx == std::vector<int>{7, 3, 5});
+  CHECK(unannounced == 0);
+  CHECK(again == 0);
+  CHECK(largest > 1);                 // neighbours announced together
+  CHECK(calls < size_t(r.evaluated)); // fewer batches than points
+  CHECK(announced.size() < r.totalPoints / 4);
+}
+
 TEST_CASE("search: a failing default starts from the first working point",
           "[tuner]") {
   std::vector<int64_t> vals;
