@@ -17,6 +17,11 @@ below the physical floor (2 M N K FLOPs at the H200's dense peak, or the
 operands' bytes at 4.8 TB/s) fails the row: the timing did not cover the
 work.
 
+With --tune S, each case also runs dslc's tuner at its shape (S seconds of
+search, the matmul space compiled as the search visits it; docs/tuner.md)
+against torch's result and times the tuned config: the row "tuned (T s:
+CONFIG)" is what `dslc.kernel(..., autotune=True)` gives a user.
+
   python3 benchmarks/matmul.py --csv docs/bench/DATE-1xh200-matmul.csv
   DSLC_CACHE_DIR=$PWD/build/matmul-bench-cache \\
       python3 benchmarks/matmul.py --precompile     # on the build machine
@@ -205,6 +210,28 @@ def inputs(torch, name, m, n, k):
             lambda: (x.double() @ y.double()) * sx.double() * sy.double())
 
 
+def tuned(dslc, torch, name, call_args, torch_fn, budget_s):
+    """(label, call) of the kernel tuned at these arguments by dslc's tuner
+    against torch's result (bf16 tolerances), its config and search time in
+    the label."""
+    import json
+    import time
+    extra = {"matmul_fp8": ("-D", "scale_x.size(1)=1",
+                            "-D", "scale_y.size(0)=1"),
+             "linear_fp8": ("-D", "scale_x.size(1)=1",
+                            "-D", "scale_w.size(0)=1")}.get(name, ())
+    k = dslc.kernel(SOURCE, name, dslc_args=extra, autotune=True,
+                    reference=lambda *a: torch_fn(), tolerance=(2e-2, 2e-2))
+    start = time.perf_counter()
+    k.tune(*call_args, force=True, budget_s=budget_s)
+    secs = time.perf_counter() - start
+    with open(k.compile(*call_args) + ".json") as f:
+        tunables = json.load(f).get("tunables", [])
+    brief = " ".join(f"{t['kind'][:5]}{t.get('index', '')}={t['value']}"
+                     for t in tunables)
+    return f"tuned ({secs:.0f} s: {brief})", lambda: k(*call_args)
+
+
 def rel_error(got, ref):
     g = got.double()
     return float((g - ref).norm() / (ref.norm() + 1e-30))
@@ -226,6 +253,9 @@ def main():
                     help="run the cases of these M only (e.g. 4096,8192)")
     ap.add_argument("--configs", type=int, default=0,
                     help="time the first N configs of each case only")
+    ap.add_argument("--tune", type=float, default=0, metavar="S",
+                    help="also tune each case (S seconds of search) and "
+                         "time the tuned config")
     ap.add_argument("--precompile", action="store_true")
     ap.add_argument("--dry-run", action="store_true")
     args = ap.parse_args()
@@ -255,6 +285,14 @@ def main():
         impls = [("torch", torch_fn)] + [
             (config_name(c), (lambda kk: lambda: kk(*call_args))(
                 kernel(dslc, name, c))) for c in cfgs]
+        if args.tune > 0:
+            try:
+                impls.append(tuned(dslc, torch, name, call_args, torch_fn,
+                                   args.tune))
+            except Exception as e:  # the tuning failed: reported
+                failed += 1
+                print(f"{label:9} {m:6} {n:6} {k:6} {'tuned':34} FAIL: {e}",
+                      flush=True)
         floor = floor_us(dtype, m, n, k)
         results = {}
         for impl, fn in impls:
