@@ -200,6 +200,7 @@ Manifest compileCandidates(const std::string &dslFile,
   CompileOptions typed = opts;
   typed.dtype = dtype;
   compileConfigs(m, configs, typed);
+  saveManifest(m); // (compileConfigs saves only when it compiled)
   return m;
 }
 
@@ -250,6 +251,8 @@ void compileConfigs(Manifest &m,
                opts.dslc, info.file, info.name, r, m.worldSize, &c, signature,
                fmt::format("{}/{}/k.r{}.cubin", m.dir, sub, r), kernelArgs)});
   }
+  if (jobs.empty())
+    return; // nothing new: the manifest on disk is current
   std::mutex mu;
   std::atomic<size_t> next{0}, done{0};
   auto worker = [&] {

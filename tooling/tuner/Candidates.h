@@ -92,7 +92,8 @@ Manifest compileCandidates(const std::string &dslFile,
 /// Compiles `configs` (kernel index, config with max_ctas 0) of `m` that it
 /// has not compiled yet, in parallel, each into its candidateDirName
 /// directory; adds them to m.compiled (failed ones with their reason) and
-/// saves the manifest.
+/// saves the manifest when it compiled any. Pointers into m.compiled do
+/// not survive it.
 void compileConfigs(Manifest &m,
                     const std::vector<std::pair<int, KernelConfig>> &configs,
                     const CompileOptions &opts);

@@ -292,7 +292,9 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
   std::map<std::pair<std::string, int64_t>,
            std::tuple<std::string, double, double>>
       byCode;
-  std::map<const CompiledCandidate *, std::string> codeKeys;
+  // By cubin path: compiling on demand appends to m.compiled, so pointers
+  // into it do not last.
+  std::map<std::string, std::string> codeKeys;
   Evaluate eval = [&](const SearchPoint &pt) -> std::optional<double> {
     KernelConfig cfg = m.spaces[pt.kernel].config(pt.idx);
     std::string label =
@@ -303,10 +305,12 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
     if (!cc || !cc->ok) {
       why = cc ? cc->reason : "not compiled (not in the manifest)";
     } else {
-      auto key = codeKeys.find(cc);
+      auto key = codeKeys.find(cc->cubin);
       if (key == codeKeys.end())
-        key = codeKeys.emplace(cc, oneProcess ? candidateCodeKey(m, *cc) : "")
-                  .first;
+        key =
+            codeKeys
+                .emplace(cc->cubin, oneProcess ? candidateCodeKey(m, *cc) : "")
+                .first;
       std::pair<std::string, int64_t> code{key->second, cfg.maxCtas};
       auto same = code.first.empty() ? byCode.end() : byCode.find(code);
       if (same != byCode.end()) {
