@@ -242,4 +242,25 @@ shapeKey(const std::map<std::string, std::vector<int64_t>> &shapes) {
   return s;
 }
 
+Expected<std::string> shapeKeyOfJson(const std::string &shapesJson) {
+  json j = json::parse(shapesJson, nullptr, /*allow_exceptions=*/false);
+  auto bad = [&](const std::string &why) {
+    return Expected<std::string>(Failure{"tuning cache query: shapes " + why +
+                                         ": " + shapesJson.substr(0, 200)});
+  };
+  if (!j.is_object())
+    return bad("must be a JSON object of name: [sizes]");
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!it.value().is_array())
+      return bad("of '" + it.key() + "' are not a list");
+    for (const json &d : it.value()) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0)
+        return bad("of '" + it.key() + "' are not sizes");
+      shapes[it.key()].push_back(d.get<int64_t>());
+    }
+  }
+  return shapeKey(shapes);
+}
+
 } // namespace dslc::contract

@@ -98,6 +98,9 @@ void putRecord(std::vector<TuningRecord> &records, TuningRecord record);
 /// name order: {"x": {4, 8192}, "w": {8192}} -> "w=b13,x=b2xb13". Shapes
 /// whose extents share buckets share a result, as sizes do.
 std::string shapeKey(const std::map<std::string, std::vector<int64_t>> &shapes);
+/// The shape key of a JSON object of shapes ({"x": [16, 4096], ...}, a
+/// call's tensors); an error naming what is malformed.
+Expected<std::string> shapeKeyOfJson(const std::string &shapesJson);
 
 /// The cache directory: `dir` when not empty, else $DSLC_CACHE_DIR, else
 /// $XDG_CACHE_HOME/dslc, else $HOME/.cache/dslc; with none of those set, a

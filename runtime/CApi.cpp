@@ -591,14 +591,29 @@ dslcStatus dslcBindingPlan(const char *metadataJson, const char *requestJson,
 dslcStatus dslcTuningCacheHas(const char *cacheDir, const char *kernel,
                               const char *sha256, int worldSize,
                               const char *dtype, int64_t count, int *found) {
+  return dslcTuningCacheHasShape(cacheDir, kernel, sha256, worldSize, dtype,
+                                 count, nullptr, found);
+}
+dslcStatus dslcTuningCacheHasShape(const char *cacheDir, const char *kernel,
+                                   const char *sha256, int worldSize,
+                                   const char *dtype, int64_t count,
+                                   const char *shapesJson, int *found) {
   return guard([&] {
     *need(found, "found") = 0;
+    std::string shape;
+    if (shapesJson && *shapesJson) {
+      dslc::contract::Expected<std::string> key =
+          dslc::contract::shapeKeyOfJson(shapesJson);
+      if (!key)
+        raise(ErrorCode::InvalidArgument, key.error());
+      shape = *key;
+    }
     TuningCache cache(cacheDir ? cacheDir : "");
     cache.setWarningHandler([](const std::string &) {});
     int bucket = sizeBucket(count);
     for (const TuningRecord &r : cache.load())
       if (r.key.worldSize == worldSize && r.key.dtype == need(dtype, "dtype") &&
-          r.key.bucket == bucket &&
+          r.key.bucket == bucket && (shape.empty() || r.key.shape == shape) &&
           dslc::contract::tunedConfigOf(r.value, need(kernel, "kernel"),
                                         need(sha256, "sha256")))
         *found = 1;

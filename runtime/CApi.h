@@ -239,6 +239,16 @@ dslcStatus dslcBindingPlan(const char *metadataJson, const char *requestJson,
 dslcStatus dslcTuningCacheHas(const char *cacheDir, const char *kernel,
                               const char *sha256, int worldSize,
                               const char *dtype, int64_t count, int *found);
+/* The same for a kernel tuned per shape: an entry counts only when it was
+ * tuned at the shapes of shapesJson, a JSON object of the call's tensor
+ * shapes ({"x": [16, 4096], "y": [4096, 4096]}; contract::shapeKey, the
+ * key the tuner writes), so that two shapes of one size bucket (a 16-row
+ * and a square matmul) are tuned apart. NULL or "": any shape. A malformed
+ * shapesJson is DSLC_ERROR_INVALID_ARGUMENT. Needs no GPU. */
+dslcStatus dslcTuningCacheHasShape(const char *cacheDir, const char *kernel,
+                                   const char *sha256, int worldSize,
+                                   const char *dtype, int64_t count,
+                                   const char *shapesJson, int *found);
 /* GPU `device` as the tuner describes it, as JSON into buf: {"device":
  * the tuning cache's device key (contract::tuningDeviceName; with
  * isVirtual, that of a virtual world), "driver": "cuda X.Y driver, X.Y

@@ -318,16 +318,17 @@ Check readSimulationOptions(const RawOptions &raw, const Numbers &n,
   for (const std::string &text : raw.scalars)
     if (Check e = readScalar(text, s.scalars))
       return e;
-  if (b.cachedConfig)
+  if (b.cachedConfig) {
     b.cachedConfig->size = s.defaultSize;
+    b.cachedConfig->shapes = s.sizes;
+  }
   if (!raw.simulate) {
     for (size_t i = 0; i < std::size(simulationOnly); ++i)
       if (simulationOnly[i])
         return fail(llvm::formatv("--{0} applies to --simulate only",
                                   simulationOnlyNames[i]));
-    if (!raw.sizes.empty() && (!b.cachedConfig || !s.sizes.empty()))
-      return fail("--size NAME=AxB applies to --simulate only, --size N to "
-                  "--simulate and --config-from-cache");
+    if (!raw.sizes.empty() && !b.cachedConfig)
+      return fail("--size applies to --simulate and --config-from-cache");
     return std::nullopt;
   }
 

@@ -146,6 +146,8 @@ static void applyCachedConfig(mlir::MLIRContext &ctx, const ast::Module &module,
   q.sourceSha256 = buffer ? hexSha256(buffer->getText()) : "";
   q.worldSize = probe.worldSize.value_or(0);
   q.size = request.size;
+  if (!request.shapes.empty())
+    q.shape = contract::shapeKey(request.shapes);
   q.dtype = contract::tunedDtype(probe.args);
   if (!probe.worldSize) {
     diags.note(kernel.getNameRange(),

@@ -17,9 +17,11 @@
 #include "compiler/Target/GpuArch.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dslc {
 
@@ -50,6 +52,9 @@ struct CachedConfigRequest {
   /// Empty: $DSLC_CACHE_DIR, $XDG_CACHE_HOME/dslc, ~/.cache/dslc.
   std::string cacheDir;
   std::optional<int64_t> size;
+  /// The call's tensor shapes (--size NAME=AxB), for the entry tuned at
+  /// them (ConfigFromCache.h).
+  std::map<std::string, std::vector<int64_t>> shapes;
 };
 
 /// The largest --timeout-ms: one day. The runtime turns it into

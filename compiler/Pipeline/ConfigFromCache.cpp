@@ -37,6 +37,12 @@ std::optional<TunedConfig> findTunedConfig(const TunedConfigQuery &q,
     return q.size ? std::abs(static_cast<int64_t>(bucket) - want)
                   : -static_cast<int64_t>(bucket); // largest bucket first
   };
+  // An entry of the call's own shapes first (a 16-row and a square matmul
+  // can share a size bucket), then the nearest bucket.
+  auto rank = [&](const contract::TuningKey &k) {
+    return std::make_pair(!q.shape.empty() && k.shape != q.shape,
+                          distance(k.bucket));
+  };
   for (const contract::TuningRecord &r : records) {
     if (r.key.worldSize != q.worldSize || r.key.dtype != q.dtype)
       continue;
@@ -45,7 +51,7 @@ std::optional<TunedConfig> findTunedConfig(const TunedConfigQuery &q,
     if (!config)
       continue;
     ++matches;
-    if (!best || distance(r.key.bucket) < distance(bestKey->bucket)) {
+    if (!best || rank(r.key) < rank(*bestKey)) {
       best = config;
       bestKey = &r.key;
     }
@@ -63,11 +69,18 @@ std::optional<TunedConfig> findTunedConfig(const TunedConfigQuery &q,
   // block sizes, warps and the kernel's own tunables only.
   out.configJSON = best->toJson(/*forCompiler=*/true);
   int bucket = bestKey->bucket;
+  bool otherShape =
+      !q.shape.empty() && !bestKey->shape.empty() && bestKey->shape != q.shape;
   out.description =
       "size bucket 2^" + std::to_string(bucket) +
       (q.size && bucket != want
            ? " (the nearest tuned to 2^" + std::to_string(want) + ")"
            : "") +
+      (otherShape ? ", tuned at shapes " + bestKey->shape +
+                        ", not this "
+                        "call's " +
+                        q.shape
+                  : "") +
       ", tuned on " + bestKey->device + " (" + std::to_string(matches) +
       " matching entr" + (matches == 1 ? "y" : "ies") + " in " + path + ")" +
       (damage.empty() ? "" : "; " + damage);

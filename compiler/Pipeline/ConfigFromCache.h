@@ -30,6 +30,9 @@ struct TunedConfigQuery {
   int64_t worldSize = 0;
   std::string dtype;           ///< The kernel's data dtype (metadata spelling).
   std::optional<int64_t> size; ///< Total elements N.
+  /// The call's shapes (contract::shapeKey; empty: none given). An entry
+  /// tuned at these shapes wins over the nearest size bucket of others.
+  std::string shape;
 };
 
 struct TunedConfig {

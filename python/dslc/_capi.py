@@ -20,6 +20,7 @@ function. Both take the same Python values (ints, bytes, None).
 """
 
 import ctypes
+import json
 import importlib.machinery
 import importlib.util
 import os
@@ -121,6 +122,9 @@ FUNCTIONS = {
     "dslcBindingPlan": (Status, [c_char_p, c_char_p, c_char_p, c_size_t]),
     "dslcTuningCacheHas": (Status, [c_char_p, c_char_p, c_char_p, c_int,
                                     c_char_p, c_int64, P(c_int)]),
+    "dslcTuningCacheHasShape": (Status, [c_char_p, c_char_p, c_char_p, c_int,
+                                         c_char_p, c_int64, c_char_p,
+                                         P(c_int)]),
     "dslcTunerDeviceInfo": (Status, [c_int, c_int, c_char_p, c_size_t]),
     "dslcTimesBelowFloor": (Status, [c_int, c_double, c_double,
                                      ctypes.c_uint64, c_char_p, c_size_t]),
@@ -315,14 +319,19 @@ def binding_plan(metadata, request):
         return json.loads(buf.value)
 
 
-def tuning_cache_has(cache, kernel, sha256, world, dtype, count):
+def tuning_cache_has(cache, kernel, sha256, world, dtype, count, shapes=None):
     """Whether the tuning cache holds a config for this kernel (name and
-    source sha256), world size, dtype and count's size bucket
-    (dslcTuningCacheHas: the rule `dslc --config-from-cache` reads by)."""
+    source sha256), world size, dtype and count's size bucket, and, given
+    `shapes` (name -> sizes, the call's tensors), tuned at those shapes
+    (dslcTuningCacheHasShape: the rule `dslc --config-from-cache` reads
+    by)."""
     found = c_int(0)
-    call("dslcTuningCacheHas", cache.encode() if cache else None,
+    shapes_json = json.dumps({n: [int(v) for v in s]
+                              for n, s in shapes.items()}) if shapes else None
+    call("dslcTuningCacheHasShape", cache.encode() if cache else None,
          kernel.encode(), sha256.encode(), int(world), dtype.encode(),
-         int(count), ctypes.byref(found))
+         int(count), shapes_json.encode() if shapes_json else None,
+         ctypes.byref(found))
     return bool(found.value)
 
 

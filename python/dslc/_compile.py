@@ -79,13 +79,18 @@ class CompileRequest:
     """Everything one compile depends on."""
 
     def __init__(self, source, rank, world, signature, shapes, defines,
-                 config=None, config_from_cache_size=None, extra_args=()):
+                 config=None, config_from_cache_size=None, extra_args=(),
+                 config_from_cache_shapes=None):
         self.source, self.rank, self.world = source, rank, world
         self.signature = dict(sorted(signature.items()))
         self.shapes = {k: list(v) for k, v in sorted(shapes.items())}
         self.defines = dict(sorted(defines.items()))
         self.config = config
         self.config_from_cache_size = config_from_cache_size
+        # the call's tensors (a kernel tuned per shape): the cache entry
+        # tuned at them wins (dslc --size NAME=AxB)
+        self.config_from_cache_shapes = tuning_shapes(
+            config_from_cache_shapes or {})
         self.extra_args = list(extra_args)
 
     def key(self):
@@ -98,6 +103,11 @@ class CompileRequest:
         if self.config_from_cache_size is not None:
             k["config"] = {"from_tuning_cache": tuning_state(),
                            "size": self.config_from_cache_size}
+            if self.config_from_cache_shapes:
+                # the entry is chosen by the extents' buckets (shapeKey)
+                k["config"]["shape_buckets"] = {
+                    n: [size_bucket(d) for d in s]
+                    for n, s in self.config_from_cache_shapes.items()}
         else:
             k["config"] = self.config
         return k
@@ -121,6 +131,8 @@ class CompileRequest:
         if self.config_from_cache_size is not None:
             a += ["--config-from-cache", f"--cache-dir={_locate.cache_dir()}",
                   "--size", str(self.config_from_cache_size)]
+            for n, s in self.config_from_cache_shapes.items():
+                a += ["--size", f"{n}={'x'.join(map(str, s))}"]
         elif self.config is not None:
             a += ["--config", json.dumps(self.config)]
         return a + self.extra_args
@@ -288,12 +300,21 @@ def size_bucket(n):
     return _capi.size_bucket(n)
 
 
-def is_tuned(source, world, dtype, n):
+def is_tuned(source, world, dtype, n, shapes=None):
     """Whether the tuning cache holds this kernel (its name and source
-    sha256) for the world size, dtype and size bucket of n: the runtime's
-    dslcTuningCacheHas, the rule `dslc --config-from-cache` reads by."""
-    return _capi.tuning_cache_has(_locate.cache_dir(), source.name,
-                                  source.sha256, world, dtype, n)
+    sha256) for the world size, dtype and size bucket of n, and, given the
+    call's tensor `shapes` (a kernel tuned per shape), tuned at them: the
+    runtime's dslcTuningCacheHasShape, the rule `dslc --config-from-cache`
+    reads by."""
+    return _capi.tuning_cache_has(
+        _locate.cache_dir(), source.name, source.sha256, world, dtype, n,
+        tuning_shapes(shapes) if shapes else None)
+
+
+def tuning_shapes(shapes):
+    """The call's tensor shapes as the tuner's problems hold them (name ->
+    sizes; a 0-d tensor as [1]): the shapes a cache entry is keyed by."""
+    return {k: [int(d) for d in v] or [1] for k, v in sorted(shapes.items())}
 
 
 def tuning_tools():
@@ -373,8 +394,8 @@ def tuner_shape_args(shapes, scalars):
     argv = []
     if shapes:
         argv += ["--shape", ",".join(
-            f"{k}={'x'.join(str(int(d)) for d in v) or '1'}"
-            for k, v in sorted(shapes.items()))]
+            f"{k}={'x'.join(map(str, v))}"
+            for k, v in tuning_shapes(shapes).items())]
     for k, v in sorted(scalars.items()):
         argv += ["--scalar", f"{k}={v}"]
     return argv
@@ -388,7 +409,7 @@ def autotune_with_reference(source, reference, world, dtype, n, *, shapes,
     cache already has the size's bucket. The kernel's dtypes (--signature)
     and constexprs (-D) reach the candidates only; the reference keeps its
     own annotations."""
-    if is_tuned(source, world, dtype, n):
+    if is_tuned(source, world, dtype, n, shapes):
         return
     tuner, dslc = tuning_tools()
     if source.path is None:

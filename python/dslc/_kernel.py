@@ -85,6 +85,9 @@ class Kernel:
         # by a caller that tuned the kernel itself: a host-code wrapper).
         self.last_tuning = None
         self.config_from_cache_size = None
+        # ... and whether it was tuned per shape (the entry of each call's
+        # shapes, not only of its size bucket)
+        self.config_from_cache_per_shape = False
         self.timeout_ms = -1 if timeout_ms is None else int(timeout_ms)
         self.dslc_args = tuple(dslc_args)
         self.verbose = bool(os.environ.get("DSLC_VERBOSE")) \
@@ -305,9 +308,14 @@ class Kernel:
 
     def _compile(self, values, signature, shapes, defines, rank, world):
         from_cache = self.config_from_cache_size
+        # a kernel tuned per shape (with a reference) reads the entry of the
+        # call's shapes
+        from_cache_shapes = shapes if self.config_from_cache_per_shape \
+            else None
         if self.autotune and self.reference is not None:
             # Any kernel: tuned at this call's shapes against its reference
             from_cache = self._tune(values, signature, shapes, defines, world)
+            from_cache_shapes = shapes
         elif self.autotune:
             dt, n = self._data_of(values)
             _compile.autotune(self.source, self.collective, world, dt, n,
@@ -316,7 +324,8 @@ class Kernel:
         req = _compile.CompileRequest(
             self.source, rank, world, signature, shapes, defines,
             config=self.config, config_from_cache_size=from_cache,
-            extra_args=self.dslc_args)
+            extra_args=self.dslc_args,
+            config_from_cache_shapes=from_cache_shapes)
         return _compile.compile_kernel(req, log=self._log)
 
     def _data_of(self, values):

@@ -121,7 +121,8 @@ def tune_calls(source, problem, *, dtype, n, device, want, runner,
     the cache has the size's bucket. Returns what it did ({"seconds",
     "measured", "wrong": [(cubin, reason)]}), None when the cache had it.
     `tuner_args`: more of the tuner's options (--budget-s S, --force)."""
-    if "--force" not in tuner_args and _compile.is_tuned(source, 1, dtype, n):
+    if "--force" not in tuner_args and _compile.is_tuned(
+            source, 1, dtype, n, problem["shapes"]):
         return None
     if source.path is None:
         raise InvalidArgumentError(
@@ -153,8 +154,8 @@ def tune(kernel, values, *, shapes, signature, defines, scalars, world,
             f"reference measures in this process, at world size 1 (this job "
             f"has {world} ranks); give a DSL reference ('FILE.py:NAME') to "
             f"tune across ranks")
-    if "--force" not in tuner_args and _compile.is_tuned(kernel.source,
-                                                          world, dtype, n):
+    if "--force" not in tuner_args and _compile.is_tuned(
+            kernel.source, world, dtype, n, shapes):
         return
     torch = _torch.torch("autotune=True with a callable reference")
     device = next((v.device.index or 0 for v in values.values()

@@ -285,6 +285,27 @@ class CacheTest(unittest.TestCase):
         self.assertFalse(_compile.is_tuned(src, 2, "float32", 4096))
         other = dslc.kernel(source=SMALL, name="scale").source
         self.assertFalse(_compile.is_tuned(other, 2, "bfloat16", 4096))
+        # Tuned per shape (the tuner's --shape problems): only the entry of
+        # the call's shapes (their extents' buckets) counts; a 0-d tensor is
+        # [1], as the tuner's problems hold it.
+        entry["key"]["shape"] = "a=b12,s=b0"
+        with open(path, "w") as f:
+            json.dump({"format": "dslc-tuning-cache", "version": 1,
+                       "entries": [entry]}, f)
+        self.assertTrue(_compile.is_tuned(src, 2, "bfloat16", 4096,
+                                          {"a": (5000,), "s": ()}))
+        self.assertFalse(_compile.is_tuned(src, 2, "bfloat16", 4096,
+                                           {"a": (64, 64), "s": ()}))
+        self.assertTrue(_compile.is_tuned(src, 2, "bfloat16", 4096))
+        req = _compile.CompileRequest(src, 0, 2, {}, {"a": (5000,)}, {},
+                                      config_from_cache_size=5000,
+                                      config_from_cache_shapes={"a": (5000,),
+                                                                "s": ()})
+        argv = req.argv("dslc", "out.cubin", False)
+        self.assertIn("a=5000", argv)
+        self.assertIn("s=1", argv)
+        self.assertEqual(req.key()["config"]["shape_buckets"],
+                         {"a": [12], "s": [0]})
         with open(path, "w") as f:
             f.write("{damaged")
         self.assertFalse(_compile.is_tuned(src, 2, "bfloat16", 4096))

@@ -153,6 +153,32 @@ TEST_CASE("C API: is a kernel in the tuning cache", "[capi]") {
   CHECK(has("abd", 2, "bfloat16", 4096) == 0); // another source
   CHECK(has("abc", 4, "bfloat16", 4096) == 0);
   CHECK(has("abc", 2, "float32", 4096) == 0);
+
+  // Per shape (a kernel tuned with a reference): only the entry of the
+  // call's shapes counts; no shapes: any entry of the bucket.
+  dslc::contract::TuningRecord square = r, skinny = r;
+  square.key.shape = dslc::contract::shapeKey({{"x", {64, 64}}});
+  skinny.key.shape = "x=b9xb3"; // not the same buckets
+  std::ofstream(std::string(tmpl) + "/tuning.json")
+      << dslc::contract::serializeTuningCache({skinny, square});
+  auto hasShape = [&](const char *shapes) {
+    int f = -1;
+    REQUIRE(dslcTuningCacheHasShape(tmpl, "k", "abc", 2, "bfloat16", 4096,
+                                    shapes, &f) == DSLC_OK);
+    return f;
+  };
+  CHECK(hasShape(R"({"x": [64, 64]})") == 1);
+  CHECK(hasShape(R"({"x": [127, 127]})") == 1); // the same buckets
+  CHECK(hasShape(R"({"x": [16, 256]})") == 0);
+  CHECK(hasShape(R"({"x": [64, 64], "w": [64]})") == 0);
+  CHECK(hasShape(nullptr) == 1);
+  CHECK(hasShape("") == 1);
+  int f = -1;
+  CHECK(dslcTuningCacheHasShape(tmpl, "k", "abc", 2, "bfloat16", 4096,
+                                R"({"x": [-1]})",
+                                &f) == DSLC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(dslcGetLastError()).find("are not sizes") !=
+        std::string::npos);
 }
 
 TEST_CASE("C API: teams and the last call reject NULL handles", "[capi]") {

@@ -189,6 +189,7 @@ class DslcKernel:
             want=list(want), runner=runner, tolerance=tolerance,
             extra_args=kernel.dslc_args, tuner_args=tuner_args)
         kernel.config_from_cache_size = n
+        kernel.config_from_cache_per_shape = True
         kernel.release_instances()
         return done
 
