@@ -266,6 +266,15 @@ class CallerMeasuredTest(unittest.TestCase):
             compiled = json.load(f)["compiled"]
         self.assertLess(len(compiled), 400)
         self.assertGreater(len(measures), 1)
+        # configs that compiled to the same code (5, 6 or 8 stages cut to
+        # the 4 that fit at 128x256x64) were measured once
+        codes = []
+        for r in measures:
+            with open(r["cubin"].replace("{rank}", "0"), "rb") as f:
+                codes.append(f.read())
+        self.assertEqual(len(set(codes)), len(codes))
+        self.assertLess(len(measures), len([c for c in compiled
+                                            if c["status"] == "ok"]))
         with open(os.path.join(self.cache, "tuning.json")) as f:
             pick = json.load(f)["entries"][0]["value"]["pick"]
         # the search moved from the default toward the fastest corner
