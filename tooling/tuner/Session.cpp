@@ -453,10 +453,12 @@ int doRun(const TunerOptions &o, Manifest m) {
         m.kernels.size(), m.set.c_str());
   rt::TuningCache cache(o.cacheDir);
   Tuning t{o, m, worker, prog, rank0, absPath(m.dir)};
-  CompileOptions onDemand = compileOptions(o, prog);
-  onDemand.dtype = compileTarget(o).second;
-  if (o.compileAllUpTo > 0)
+  CompileOptions onDemand; // the one-shot's: compile what the search visits
+  if (o.compileAllUpTo > 0) {
+    onDemand = compileOptions(o, prog);
+    onDemand.dtype = compileTarget(o).second;
     t.compile = &onDemand;
+  }
   std::vector<ProblemSummary> summary;
   for (const Problem &p : all) {
     ProblemSummary s;
