@@ -27,11 +27,6 @@ namespace dslc {
 using namespace mlir;
 using namespace dslc;
 
-/// Whether tensor cores take inputs of `element` (fp8 through f16).
-static bool isMmaInput(Type element) {
-  return element.isBF16() || element.isF16() || tile::isFp8Type(element);
-}
-
 /// Whether `transpose` swaps its last two dimensions and keeps the others.
 static bool swapsLastTwo(tile::TransposeOp transpose) {
   ArrayRef<int64_t> perm = transpose.getPermutation();
@@ -58,7 +53,7 @@ static void rewriteDot(tile::DotOp op, int64_t warps, bool wgmma, bool tf32) {
                      << why;
   };
   bool f32Inputs = lhsType.getElementType().isF32();
-  if (!isMmaInput(lhsType.getElementType()) && !(f32Inputs && tf32))
+  if (!tile::takesTensorCores(lhsType.getElementType(), tf32))
     return stays("its inputs are f32 (tensor cores take bf16, f16 and fp8; "
                  "f32 in tf32 with @helion.kernel(dot_precision=\"tf32\"))");
   int64_t operandBytes = f32Inputs ? 4 : MmaLayout::kOperandBytes;

@@ -97,11 +97,9 @@ static std::optional<bool> productsTakeTensorCores(func::FuncOp func,
                                                    bool allowTf32) {
   std::optional<bool> all;
   func.walk([&](tile::DotOp dot) {
-    RankedTensorType lhs = dot.getLhs().getType();
-    Type e = lhs.getElementType();
-    all =
-        all.value_or(true) && (e.isBF16() || e.isF16() || tile::isFp8Type(e) ||
-                               (allowTf32 && e.isF32()));
+    all = all.value_or(true) &&
+          tile::takesTensorCores(dot.getLhs().getType().getElementType(),
+                                 allowTf32);
   });
   return all;
 }

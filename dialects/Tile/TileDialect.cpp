@@ -48,6 +48,11 @@ bool dslc::tile::isFp8Type(Type type) {
   return isa<Float8E4M3FNType, Float8E5M2Type>(type);
 }
 
+bool dslc::tile::takesTensorCores(Type element, bool allowTf32) {
+  return element.isBF16() || element.isF16() || isFp8Type(element) ||
+         (allowTf32 && element.isF32());
+}
+
 SmallVector<int64_t> dslc::tile::reducedRowExtents(Block &body) {
   SmallVector<int64_t> extents;
   for (Operation &op : body)

@@ -99,6 +99,11 @@ bool isStorageElementType(mlir::Type type);
 /// Whether `type` is an fp8 storage type (f8E4M3FN, f8E5M2): loaded,
 /// stored and converted, but not computed with.
 bool isFp8Type(mlir::Type type);
+/// Whether a matrix product of `element` inputs can run on tensor cores:
+/// bf16, f16 and fp8 (widened to f16 or read by wgmma), f32 in tf32 only
+/// where the kernel allows it (kAllowTf32Attr). MLIRGen's engine choice
+/// and -dslc-mma-layouts read this one rule.
+bool takesTensorCores(mlir::Type element, bool allowTf32);
 
 /// The bytes of a row one tensor-core k-step of a tile.staged_dot reads:
 /// 16 16-bit elements (mma.sync's and wgmma's k16), 32 fp8 ones (wgmma's
