@@ -119,6 +119,7 @@ Manifest compileCandidates(const std::string &dslFile,
   makeDir(dir + "/probe");
 
   // Probes: each kernel's defaults, and what its metadata says.
+  std::vector<std::vector<KernelConfig>> spaceConfigs; // each kernel's
   for (const std::string &spec : kernels) {
     // "FILE.py:NAME" names a kernel of another file than --dsl.
     std::string file = dslFile, k = spec;
@@ -162,10 +163,11 @@ Manifest compileCandidates(const std::string &dslFile,
     info.space = m.spaces.back().dims();
     m.kernels.push_back(info);
     const KernelSpace &space = m.spaces.back();
+    spaceConfigs.push_back(space.compileConfigs());
     log(fmt::format("kernel {}: default {}, {} configs to compile "
                     "({} points with grid caps)",
                     k, space.config(space.defaultPoint()).brief(),
-                    space.compileConfigs().size(), space.points().size()));
+                    spaceConfigs.back().size(), space.points().size()));
     for (const auto &[why, count] : space.droppedPoints())
       log(fmt::format("kernel {}: {} point(s) left out: {}", k, count, why));
   }
@@ -179,8 +181,8 @@ Manifest compileCandidates(const std::string &dslFile,
   // search compiles what it visits), every rank, in parallel.
   std::vector<std::pair<int, KernelConfig>> configs;
   size_t total = 0;
-  for (const KernelSpace &space : m.spaces)
-    total += space.compileConfigs().size();
+  for (const std::vector<KernelConfig> &all : spaceConfigs)
+    total += all.size();
   bool onDemand = opts.compileAllUpTo > 0 && total > opts.compileAllUpTo;
   for (size_t k = 0; k < m.kernels.size(); ++k) {
     const KernelSpace &space = m.spaces[k];
@@ -190,7 +192,7 @@ Manifest compileCandidates(const std::string &dslFile,
       configs.push_back({static_cast<int>(k), c});
       continue;
     }
-    for (const KernelConfig &c : space.compileConfigs())
+    for (const KernelConfig &c : spaceConfigs[k])
       configs.push_back({static_cast<int>(k), c});
   }
   if (onDemand)
@@ -224,10 +226,10 @@ void compileConfigs(Manifest &m,
   for (const CompiledCandidate &cc : m.compiled)
     dirs.insert(cc.cubin.substr(0, cc.cubin.rfind('/')));
   for (const auto &[k, c] : configs) {
-    const KernelInfo &info = m.kernels[k];
-    std::string sub = fmt::format("{}/{}", info.name, candidateDirName(c));
     if (m.find(k, c))
       continue; // compiled already (or failed: its reason is kept)
+    const KernelInfo &info = m.kernels[k];
+    std::string sub = fmt::format("{}/{}", info.name, candidateDirName(c));
     // Two configs in one directory: the second compile would overwrite
     // the first's cubin while it is measured under the first's name.
     if (!dirs.insert(sub).second)

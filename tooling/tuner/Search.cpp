@@ -275,7 +275,8 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
   }
   if (res.totalPoints <= opts.exhaustiveLimit) {
     res.exhaustive = true;
-    std::vector<SearchPoint> every = defaults;
+    // (every default is a point of its space)
+    std::vector<SearchPoint> every;
     for (size_t k = 0; k < spaces.size(); ++k)
       for (const auto &idx : all[k])
         every.push_back({static_cast<int>(k), idx});
@@ -335,27 +336,29 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
     while (step >= 1 && !budget()) {
       std::optional<SearchPoint> bestNb;
       double bestNbUs = *curUs * (1.0 - opts.minGain);
+      // One step down and up along every dimension (dimOf: whose step).
       std::vector<SearchPoint> neighbours;
+      std::vector<size_t> dimOf;
       for (size_t d = 0; d < s.dims().size(); ++d)
         for (int dir : {-step, step}) {
           SearchPoint nb = cur;
           nb.idx[d] += dir;
-          if (s.valid(nb.idx))
+          if (s.valid(nb.idx)) {
             neighbours.push_back(nb);
-        }
-      prepare(neighbours);
-      for (size_t d = 0; d < s.dims().size() && !budget(); ++d)
-        for (int dir : {-step, step}) {
-          SearchPoint nb = cur;
-          nb.idx[d] += dir;
-          if (!s.valid(nb.idx))
-            continue;
-          std::optional<double> v = evalPoint(nb);
-          if (v && *v < bestNbUs) {
-            bestNb = nb;
-            bestNbUs = *v;
+            dimOf.push_back(d);
           }
         }
+      prepare(neighbours);
+      for (size_t i = 0; i < neighbours.size(); ++i) {
+        // The budget is looked at as each dimension's steps begin.
+        if ((i == 0 || dimOf[i] != dimOf[i - 1]) && budget())
+          break;
+        std::optional<double> v = evalPoint(neighbours[i]);
+        if (v && *v < bestNbUs) {
+          bestNb = neighbours[i];
+          bestNbUs = *v;
+        }
+      }
       if (bestNb) {
         cur = *bestNb;
         curUs = bestNbUs;

@@ -19,6 +19,21 @@ std::vector<Tunable> llTunables() {
 Dimension dim(const char *name, std::vector<int64_t> values, int def) {
   return {Tunable::named(name, values.at(def), values), values, def};
 }
+
+/// A bowl: three dimensions of 12 values, default (1, 10, 0), its bottom
+/// (5 us) at (7, 3, 5) (bowlUs).
+KernelSpace bowl() {
+  std::vector<int64_t> vals;
+  for (int i = 0; i < 12; ++i)
+    vals.push_back(i);
+  return KernelSpace("k", std::vector<Dimension>{dim("x", vals, 1),
+                                                 dim("y", vals, 10),
+                                                 dim("z", vals, 0)});
+}
+double bowlUs(const SearchPoint &p) {
+  double x = p.idx[0] - 7, y = p.idx[1] - 3, z = p.idx[2] - 5;
+  return 5.0 + x * x + y * y + z * z;
+}
 } // namespace
 
 TEST_CASE("kernel space: dimensions around the default", "[tuner]") {
@@ -253,15 +268,9 @@ TEST_CASE("search: exhaustive on a small space finds the minimum", "[tuner]") {
 
 TEST_CASE("search: pattern search descends a bowl from the default",
           "[tuner]") {
-  std::vector<int64_t> vals;
-  for (int i = 0; i < 12; ++i)
-    vals.push_back(i);
-  std::vector<Dimension> dims = {dim("x", vals, 1), dim("y", vals, 10),
-                                 dim("z", vals, 0)};
-  KernelSpace s("k", dims);
+  KernelSpace s = bowl();
   Evaluate eval = [&](const SearchPoint &p) -> std::optional<double> {
-    double x = p.idx[0] - 7, y = p.idx[1] - 3, z = p.idx[2] - 5;
-    return 5.0 + x * x + y * y + z * z;
+    return bowlUs(p);
   };
   SearchOptions o;
   o.exhaustiveLimit = 64;
@@ -278,12 +287,7 @@ TEST_CASE("search: every point is announced (prepared) before it is "
   // The tuner compiles what `prepare` announces (a large space is compiled
   // as the search visits it): no point may be evaluated unannounced, and a
   // pattern step announces its neighbours in one call, never twice.
-  std::vector<int64_t> vals;
-  for (int i = 0; i < 12; ++i)
-    vals.push_back(i);
-  KernelSpace s("k",
-                std::vector<Dimension>{dim("x", vals, 1), dim("y", vals, 10),
-                                       dim("z", vals, 0)});
+  KernelSpace s = bowl();
   std::set<std::vector<int>> announced;
   size_t calls = 0, largest = 0, unannounced = 0, again = 0;
   SearchOptions o;
@@ -295,8 +299,7 @@ TEST_CASE("search: every point is announced (prepared) before it is "
   };
   Evaluate eval = [&](const SearchPoint &p) -> std::optional<double> {
     unannounced += !announced.count(p.idx);
-    double x = p.idx[0] - 7, y = p.idx[1] - 3, z = p.idx[2] - 5;
-    return 5.0 + x * x + y * y + z * z;
+    return bowlUs(p);
   };
   SearchResult r = search({s}, eval, o);
   REQUIRE(r.best);
