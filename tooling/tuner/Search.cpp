@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
 
 namespace dslc::tune {
@@ -309,33 +310,15 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
   std::stable_sort(
       order.begin(), order.end(),
       [](const auto &a, const auto &b) { return a.first < b.first; });
-  for (const auto &[defaultUs, k] : order) {
-    const KernelSpace &s = spaces[k];
-    int kernel = static_cast<int>(k);
-    if (budget())
-      break;
-    SearchPoint cur{kernel, s.defaultPoint()};
-    std::optional<double> curUs = evalPoint(cur);
-    if (!curUs) {
-      // The default failed: start from the first point that works.
-      for (const auto &idx : all[k]) {
-        if (budget())
-          break;
-        SearchPoint p{kernel, idx};
-        prepare({p});
-        if (auto v = evalPoint(p)) {
-          cur = p;
-          curUs = v;
-          break;
-        }
-      }
-      if (!curUs)
-        continue;
-    }
+  // Pattern search from `cur` (evaluated, curUs its time): one step down
+  // and up along every dimension, move to the best improvement, halve the
+  // step when none.
+  auto descend = [&](SearchPoint cur, double curUs) {
+    const KernelSpace &s = spaces[cur.kernel];
     int step = 2;
     while (step >= 1 && !budget()) {
       std::optional<SearchPoint> bestNb;
-      double bestNbUs = *curUs * (1.0 - opts.minGain);
+      double bestNbUs = curUs * (1.0 - opts.minGain);
       // One step down and up along every dimension (dimOf: whose step).
       std::vector<SearchPoint> neighbours;
       std::vector<size_t> dimOf;
@@ -366,6 +349,73 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
         step /= 2;
       }
     }
+  };
+  for (const auto &[defaultUs, k] : order) {
+    int kernel = static_cast<int>(k);
+    if (budget())
+      break;
+    SearchPoint cur{kernel, spaces[k].defaultPoint()};
+    std::optional<double> curUs = evalPoint(cur);
+    if (!curUs) {
+      // The default failed: start from the first point that works.
+      for (const auto &idx : all[k]) {
+        if (budget())
+          break;
+        SearchPoint p{kernel, idx};
+        prepare({p});
+        if (auto v = evalPoint(p)) {
+          cur = p;
+          curUs = v;
+          break;
+        }
+      }
+      if (!curUs)
+        continue;
+    }
+    descend(cur, *curUs);
+  }
+
+  // Restarts: a pattern search ends in the basin it started in (a matmul
+  // from its square default never reaches the 16-row tiles a skinny product
+  // wants). While the budget lasts, sample points of every space at random
+  // (a fixed seed: the same search each run), descend from the fastest, and
+  // stop after a restart that does not beat the best by minGain.
+  std::mt19937_64 rng(opts.seed);
+  size_t unseen = res.totalPoints - memo.size();
+  for (unsigned r = 0; r < opts.restarts && unseen > 0 && !budget(); ++r) {
+    double before = res.best ? res.bestUs : 0;
+    std::vector<SearchPoint> sample;
+    std::uniform_int_distribution<size_t> pick(0, res.totalPoints - 1);
+    for (size_t tries = 0;
+         sample.size() < opts.restartSample && tries < 32 * opts.restartSample;
+         ++tries) {
+      size_t i = pick(rng), k = 0;
+      while (i >= all[k].size())
+        i -= all[k++].size();
+      SearchPoint p{static_cast<int>(k), all[k][i]};
+      if (!memo.count({p.kernel, p.idx}) &&
+          std::find(sample.begin(), sample.end(), p) == sample.end())
+        sample.push_back(p);
+    }
+    if (sample.empty())
+      break;
+    prepare(sample);
+    std::optional<SearchPoint> start;
+    double startUs = 0;
+    for (const SearchPoint &p : sample) {
+      if (budget())
+        break;
+      std::optional<double> v = evalPoint(p);
+      if (v && (!start || *v < startUs)) {
+        start = p;
+        startUs = *v;
+      }
+    }
+    if (start)
+      descend(*start, startUs);
+    unseen = res.totalPoints - memo.size();
+    if (res.best && before > 0 && res.bestUs > before * (1.0 - opts.minGain))
+      break;
   }
   return res;
 }

@@ -8,7 +8,8 @@
 // kernels' spaces: every point when there are few (exhaustive), otherwise a
 // pattern search from each kernel's default (probe one step up and down along
 // every dimension, move to the best improvement, halve the step when none; a
-// move must win by `minGain` to count, so noise does not make it wander).
+// move must win by `minGain` to count, so noise does not make it wander),
+// then from the fastest of a few random points while that still improves.
 // Evaluation is a callback, so all of this runs without a GPU.
 //
 //===----------------------------------------------------------------------===//
@@ -92,6 +93,12 @@ struct SearchOptions {
   size_t exhaustiveLimit = 64;
   /// A pattern-search move must be this much faster (fraction).
   double minGain = 0.02;
+  /// After the pattern search from each default: at most this many
+  /// restarts, each from the fastest of `restartSample` random points not
+  /// yet measured; they stop at the first that does not improve the best.
+  unsigned restarts = 3;
+  size_t restartSample = 8;
+  uint64_t seed = 0x64736c63; ///< the restarts' random points
   /// Stop early when this returns true (time budget); may be empty.
   std::function<bool()> outOfBudget;
   /// Called with the points the search is about to evaluate (the defaults,

@@ -387,3 +387,76 @@ TEST_CASE("search: every kernel's default comes first, then the fastest "
   CHECK(r.best->kernel == 2);
   CHECK(r.bestUs < 95);
 }
+
+TEST_CASE("search: restarts from random points leave the default's basin",
+          "[tuner]") {
+  // Two basins on a 16 x 16 grid: the default's (its bottom 50 us at the
+  // default itself) and a deeper one (5 us at (13, 12)), as a matmul's
+  // square default sits among 128-row tiles while a 16-row product wants
+  // 16-row tiles. The pattern search alone stays at the default.
+  std::vector<int64_t> vals;
+  for (int i = 0; i < 16; ++i)
+    vals.push_back(i);
+  KernelSpace s("k",
+                std::vector<Dimension>{dim("x", vals, 1), dim("y", vals, 1)});
+  auto us = [](const SearchPoint &p) {
+    double ax = p.idx[0] - 1, ay = p.idx[1] - 1;
+    double bx = p.idx[0] - 13, by = p.idx[1] - 12;
+    return std::min(50.0 + 4 * (ax * ax + ay * ay), 5.0 + bx * bx + by * by);
+  };
+  SearchOptions o;
+  o.restarts = 0;
+  SearchResult alone = search({s}, us, o);
+  REQUIRE(alone.best);
+  CHECK(alone.bestUs == 50.0);
+
+  o.restarts = 3;
+  std::set<std::vector<int>> announced;
+  size_t unannounced = 0;
+  o.prepare = [&](const std::vector<SearchPoint> &points) {
+    for (const SearchPoint &p : points)
+      announced.insert(p.idx);
+  };
+  SearchResult r = search(
+      {s},
+      [&](const SearchPoint &p) -> std::optional<double> {
+        unannounced += !announced.count(p.idx);
+        return us(p);
+      },
+      o);
+  REQUIRE(r.best);
+  CHECK(r.best->idx == std::vector<int>{13, 12});
+  CHECK(r.bestUs == 5.0);
+  CHECK(unannounced == 0);
+  // Same seed, same search.
+  SearchResult again = search({s}, us, o);
+  CHECK(again.evaluated == r.evaluated);
+}
+
+TEST_CASE("search: restarts end at the first that finds nothing better",
+          "[tuner]") {
+  // One bowl: the descent from the default finds its bottom; one restart
+  // (a sample and a descent) confirms it and the search stops, far from
+  // measuring the whole space. A budget stops restarts too.
+  KernelSpace s = bowl();
+  size_t calls = 0;
+  Evaluate eval = [&](const SearchPoint &p) -> std::optional<double> {
+    ++calls;
+    return bowlUs(p);
+  };
+  SearchOptions o;
+  SearchResult r = search({s}, eval, o);
+  REQUIRE(r.best);
+  CHECK(r.best->idx == std::vector<int>{7, 3, 5});
+  o.restarts = 0;
+  size_t withoutRestarts = search({s}, eval, o).evaluated;
+  CHECK(r.evaluated > withoutRestarts + o.restartSample - 1);
+  CHECK(r.evaluated < r.totalPoints / 4);
+
+  o.restarts = 100;
+  calls = 0;
+  o.outOfBudget = [&] { return calls >= withoutRestarts + 3; };
+  SearchResult b = search({s}, eval, o);
+  CHECK(b.budgetHit);
+  CHECK(calls <= withoutRestarts + 3 + 2 * 3); // a step's dimension at most
+}
