@@ -4,7 +4,10 @@
 
   square   M = N = K in {1024, 2048, 4096, 8192}, bf16
   skinny   M in {16, 128}, N = K in {4096, 8192, 16384}, bf16
-  fp8      8192^3 e4m3 with row/column scales (torch._scaled_mm)
+  fp8      8192^3 e4m3 with row/column scales (torch._scaled_mm); y [K, N]
+           passed row-major (widened, mma.sync) and column-major (y.T
+           .contiguous().T, as Helion's fp8_gemm passes it: read K-major
+           as stored, on wgmma)
   epilogue matmul + bias + SiLU, f16, 4096^3 (torch: x @ y, then F.silu)
 
 Per shape every implementation is checked first (a relative Frobenius
@@ -89,6 +92,9 @@ def cases():
     out.append(("fp8", "matmul_fp8", "fp8", 8192, 8192, 8192,
                 [([64, 128, 64], 4, "mma_sync"),
                  ([128, 128, 64], 8, "mma_sync")]))
+    out.append(("fp8", COLUMN_MAJOR_FP8, "fp8", 8192, 8192, 8192,
+                [([128, 256, 128], 8, "default"),
+                 ([128, 256, 128], 8, "wgmma", 3)]))
     # w [N, K] (K-major, torch._scaled_mm's layout): fp8 on wgmma
     for m, n, k in [(8192, 8192, 8192), (4096, 4096, 4096)]:
         out.append(("fp8", "linear_fp8", "fp8", m, n, k,
@@ -112,8 +118,14 @@ def cases():
     return out
 
 
+# matmul_fp8 called with y column-major (--dim-order y=1x0)
+COLUMN_MAJOR_FP8 = "matmul_fp8 (y column-major)"
+
+
 def kernel(dslc, name, cfg):
     blocks, warps, engine = cfg[:3]
+    if name == COLUMN_MAJOR_FP8:
+        name = "matmul_fp8"
     extra = {"matmul_fp8": ("-D", "scale_x.size(1)=1",
                             "-D", "scale_y.size(0)=1"),
              "linear_fp8": ("-D", "scale_x.size(1)=1",
@@ -139,9 +151,11 @@ def specs(dslc, name, m, n, k):
         return (S("bfloat16", (m, k)), S("bfloat16", (n, k)))
     if name == "matmul_tf32":
         return (S("float32", (m, k)), S("float32", (k, n)))
-    return (S("float8_e4m3fn", (m, k)),
-            S("float8_e4m3fn", (n, k) if name == "linear_fp8" else (k, n)),
-            S("float32", (m, 1)), S("float32", (1, n)))
+    y = {"linear_fp8": S("float8_e4m3fn", (n, k)),
+         COLUMN_MAJOR_FP8: S("float8_e4m3fn", (k, n), (1, 0))}.get(
+             name, S("float8_e4m3fn", (k, n)))
+    return (S("float8_e4m3fn", (m, k)), y, S("float32", (m, 1)),
+            S("float32", (1, n)))
 
 
 def config_name(cfg):
@@ -206,7 +220,7 @@ def inputs(torch, name, m, n, k):
     def ours_torch():
         return torch._scaled_mm(x, yt, scale_a=sx, scale_b=sy,
                                 out_dtype=torch.bfloat16)
-    return ((x, y, sx, sy), ours_torch,
+    return ((x, yt if name == COLUMN_MAJOR_FP8 else y, sx, sy), ours_torch,
             lambda: (x.double() @ y.double()) * sx.double() * sy.double())
 
 

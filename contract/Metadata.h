@@ -98,6 +98,11 @@ struct ArgSpec {
   int rank = 0;                 ///< tensors
   /// A tensor passed to get_remote_tensors: it has an `X.peers` slot.
   bool symmetric = false;
+  /// A tensor passed as the row-major tensor it is stored as (dslc
+  /// --dim-order): stored dimension s is dimension dimOrder[s] of the
+  /// tensor the kernel sees (torch's Tensor.dim_order()). Its sizes here,
+  /// in the ABI and in constraints are the stored ones. Empty: row-major.
+  std::vector<unsigned> dimOrder;
   Role role = Role::Input;
   Access access = Access::None; ///< tensors
   /// Role PeerTable: the argument whose world_size peer addresses it holds

@@ -31,6 +31,8 @@ private:
   void readLaunch(const json &root, KernelMetadata &md) const;
   ArgSpec readParam(const json &p, const std::string &where) const;
   void readTensor(const json &p, ArgSpec &a, const std::string &where) const;
+  /// "dim_order": a permutation of the tensor's dimensions, if present.
+  void readDimOrder(const json &p, ArgSpec &a, const std::string &where) const;
   void checkRoleAccess(const ArgSpec &a, const std::string &where) const;
   ArgSpec readOutput(const json &o, const std::string &where) const;
   void readArgs(const json &root, KernelMetadata &md) const;
@@ -167,12 +169,34 @@ void Reader::checkRoleAccess(const ArgSpec &a, const std::string &where) const {
                     accessName(want) + "', not '" + accessName(a.access) + "'");
 }
 
+void Reader::readDimOrder(const json &p, ArgSpec &a,
+                          const std::string &where) const {
+  if (!p.contains("dim_order"))
+    return;
+  const json &order = p["dim_order"];
+  std::vector<bool> seen(a.rank, false);
+  bool ok = order.is_array() && order.size() == size_t(a.rank);
+  for (size_t s = 0; ok && s < order.size(); ++s) {
+    ok = order[s].is_number_unsigned() &&
+         order[s].get<uint64_t>() < seen.size() &&
+         !seen[order[s].get<uint64_t>()];
+    if (ok) {
+      seen[order[s].get<uint64_t>()] = true;
+      a.dimOrder.push_back(order[s].get<unsigned>());
+    }
+  }
+  if (!ok)
+    fail(where, "dim_order is not a permutation of the " +
+                    std::to_string(a.rank) + " dimensions");
+}
+
 void Reader::readTensor(const json &p, ArgSpec &a,
                         const std::string &where) const {
   a.rank = static_cast<int>(integer(p, "rank", where));
   if (a.rank < 1 || a.rank > 8)
     fail(where, "rank " + std::to_string(a.rank) + " is outside 1..8");
   a.symmetric = boolean(p, "symmetric", false, where);
+  readDimOrder(p, a, where);
   a.implicit = boolean(p, "implicit", false, where);
   if (a.implicit && a.role != Role::SignalPad)
     fail(where, "only a signal pad can be implicit (the local pad of a peer "

@@ -73,6 +73,8 @@ json argToJson(const ArgSpec &a) {
   j["rank"] = a.rank;
   if (a.symmetric)
     j["symmetric"] = true;
+  if (!a.dimOrder.empty())
+    j["dim_order"] = a.dimOrder;
   if (a.implicit)
     j["implicit"] = true;
   j["access"] = accessName(a.access);

@@ -130,6 +130,15 @@ cl::list<std::string> shapeList(
              "checked at launch (repeatable; the syntax of --size)"),
     cl::cat(compileCategory));
 
+cl::list<std::string> dimOrderList(
+    "dim-order", cl::value_desc("NAME=AxB..."),
+    cl::desc("A tensor parameter passed as the row-major tensor it is stored "
+             "as: stored dimension i is dimension A, B, ... of the tensor "
+             "the kernel sees (torch's Tensor.dim_order(); 1x0: a "
+             "transposed matrix, e.g. y.T.contiguous().T); its --shape "
+             "gives the stored sizes (repeatable)"),
+    cl::cat(compileCategory));
+
 cl::list<std::string> signatureList(
     "signature", cl::CommaSeparated, cl::value_desc("NAME=DTYPE[RANK],..."),
     cl::desc("Element type and rank of parameters whose annotation does not "
@@ -279,6 +288,7 @@ RawOptions rawOptions() {
   raw.defines.assign(defineList.begin(), defineList.end());
   raw.signatures.assign(signatureList.begin(), signatureList.end());
   raw.shapes.assign(shapeList.begin(), shapeList.end());
+  raw.dimOrders.assign(dimOrderList.begin(), dimOrderList.end());
   raw.sizes.assign(sizeList.begin(), sizeList.end());
   raw.scalars.assign(scalarList.begin(), scalarList.end());
   for (const cl::opt<std::string> *o :

@@ -41,7 +41,8 @@ struct RawOptions {
   std::optional<std::string> kernel, output, config, cacheDir, arch, reference,
       dumpDir;
   std::optional<EmitKind> emit;
-  std::vector<std::string> defines, signatures, shapes, sizes, scalars;
+  std::vector<std::string> defines, signatures, shapes, sizes, scalars,
+      dimOrders;
   /// The numeric options given, by name: world-size, rank, timeout-ms,
   /// seed, ctas, calls, schedules.
   std::map<std::string, std::string> numbers;

@@ -227,6 +227,33 @@ Check readSize(StringRef option, StringRef text, int64_t ranks,
   return std::nullopt;
 }
 
+/// --dim-order NAME=AxB...: a permutation of 0..rank-1.
+Check readDimOrder(StringRef text, CompileOptions &c) {
+  auto [name, list] = text.split('=');
+  std::vector<unsigned> order;
+  bool ok = text.contains('=') && isIdentifier(name) && !list.empty();
+  llvm::SmallVector<StringRef, 4> parts;
+  list.split(parts, 'x');
+  for (StringRef p : parts) {
+    std::optional<uint64_t> d = parseDecimal(std::string_view(p));
+    ok = ok && d && *d < 16;
+    order.push_back(ok ? unsigned(*d) : 0);
+  }
+  if (!ok)
+    return fail(llvm::formatv("--dim-order expects NAME=AxB... (dimensions "
+                              "0 to 15), got '{0}'",
+                              text));
+  std::vector<unsigned> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  for (unsigned i = 0; i < sorted.size(); ++i)
+    if (sorted[i] != i)
+      return fail(llvm::formatv("--dim-order {0}: not a permutation of the "
+                                "dimensions 0 to {1}",
+                                text, order.size() - 1));
+  c.dimOrders[name.str()] = order;
+  return std::nullopt;
+}
+
 Check readCompileOptions(const RawOptions &raw, const Numbers &n,
                          CompileOptions &c) {
   for (const std::string &d : raw.defines) {
@@ -238,6 +265,9 @@ Check readCompileOptions(const RawOptions &raw, const Numbers &n,
   }
   for (const std::string &s : raw.signatures)
     if (Check e = readSignature(s, c))
+      return e;
+  for (const std::string &s : raw.dimOrders)
+    if (Check e = readDimOrder(s, c))
       return e;
   std::map<std::string, std::vector<int64_t>> shapes;
   for (const std::string &text : raw.shapes)

@@ -83,6 +83,11 @@ struct CompileOptions {
   std::map<std::string, TensorShape> shapes;
   /// --signature entries by parameter name.
   std::map<std::string, ParamSignature> signature;
+  /// --dim-order NAME=AxB...: a tensor parameter passed as the row-major
+  /// tensor it is stored as, whose stored dimension s is dimension
+  /// order[s] of the tensor the kernel sees (torch's Tensor.dim_order();
+  /// {1, 0}: a transposed matrix). --shape gives its stored sizes.
+  std::map<std::string, std::vector<unsigned>> dimOrders;
   MulticastMode multicast = MulticastMode::Software;
   /// --world-size N (1 <= N <= kMaxWorldSize) and --rank R (0 <= R < N).
   std::optional<int64_t> worldSize;

@@ -342,9 +342,10 @@ std::optional<Result> Generator::genSizeMethod(const ast::CallExpr &e,
     if (failed(base))
       return failure();
     if (base->kind == SemValue::Kind::Ref ||
+        base->kind == SemValue::Kind::PermutedRef ||
         base->kind == SemValue::Kind::Stack) {
       Type element =
-          base->kind == SemValue::Kind::Ref
+          base->kind != SemValue::Kind::Stack
               ? cast<tile::RefType>(base->value.getType()).getElementType()
               : cast<comm::StackType>(base->value.getType()).getElementType();
       if (method == "element_size")
@@ -352,7 +353,7 @@ std::optional<Result> Generator::genSizeMethod(const ast::CallExpr &e,
             std::max(1u, element.getIntOrFloatBitWidth() / 8));
       if (method == "dim")
         return SemValue::integer(
-            base->kind == SemValue::Kind::Ref
+            base->kind != SemValue::Kind::Stack
                 ? cast<tile::RefType>(base->value.getType()).getRank()
                 : cast<comm::StackType>(base->value.getType()).getRank());
       return genSizeCall(e, *base, callee);

@@ -194,6 +194,7 @@ Result Generator::genAttribute(const ast::AttributeExpr &e) {
     return v;
   }
   case SemValue::Kind::Ref:
+  case SemValue::Kind::PermutedRef:
   case SemValue::Kind::Stack:
     return genRefAttribute(e, *base);
   case SemValue::Kind::Tile:
@@ -239,7 +240,7 @@ Result Generator::genRefAttribute(const ast::AttributeExpr &e,
   const std::string &name = e.getName();
   if (name == "dtype") {
     SemValue v = SemValue::ofKind(SemValue::Kind::DType);
-    Type t = base.kind == SemValue::Kind::Ref
+    Type t = base.kind != SemValue::Kind::Stack
                  ? cast<tile::RefType>(base.value.getType()).getElementType()
                  : cast<comm::StackType>(base.value.getType()).getElementType();
     auto it = refDTypes.find(base.text);
@@ -248,18 +249,35 @@ Result Generator::genRefAttribute(const ast::AttributeExpr &e,
   }
   if (name == "device")
     return SemValue::none();
+  if ((name == "T" || name == "mT") && base.kind != SemValue::Kind::Stack) {
+    // The tensor with its dimensions reversed (the last two swapped), read
+    // through its stored layout (GenDimOrder.cpp).
+    unsigned rank = cast<tile::RefType>(base.value.getType()).getRank();
+    if (rank < 2 && name == "T")
+      return base; // torch: a 0-d or 1-d tensor's .T is itself
+    if (rank < 2)
+      return fail(e.getNameRange(), ".mT of a " + std::to_string(rank) +
+                                        "-d tensor: it needs 2 or more "
+                                        "dimensions");
+    SmallVector<unsigned> perm = llvm::to_vector(llvm::seq<unsigned>(0, rank));
+    if (name == "T")
+      std::reverse(perm.begin(), perm.end());
+    else
+      std::swap(perm[rank - 1], perm[rank - 2]);
+    return permuteRef(base, perm, e);
+  }
   if (name == "size" || name == "shape" || name == "ndim") {
     SemValue v = base;
     v.text = base.text;
     if (name == "ndim")
       return SemValue::integer(
-          base.kind == SemValue::Kind::Ref
+          base.kind != SemValue::Kind::Stack
               ? cast<tile::RefType>(base.value.getType()).getRank()
               : cast<comm::StackType>(base.value.getType()).getRank());
     if (name == "shape") {
       // x.shape: the tuple of sizes.
       SemValue tuple = SemValue::ofKind(SemValue::Kind::Tuple);
-      if (base.kind != SemValue::Kind::Ref)
+      if (base.kind == SemValue::Kind::Stack)
         return fail(e.getRange(), "shape of a stack tensor");
       auto sizes = refSizes(base, e);
       if (failed(sizes))
@@ -314,7 +332,7 @@ Result Generator::genTileFact(const SemValue &base, llvm::StringRef name,
 
 Result Generator::genSizeCall(const ast::CallExpr &e, const SemValue &ref,
                               const ast::Expr &callee) {
-  if (ref.kind != SemValue::Kind::Ref)
+  if (ref.kind == SemValue::Kind::Stack)
     return fail(callee.getRange(), "size() of a stack tensor");
   unsigned rank = cast<tile::RefType>(ref.value.getType()).getRank();
   if (e.getArgs().empty()) {
@@ -341,6 +359,8 @@ Result Generator::genSizeCall(const ast::CallExpr &e, const SemValue &ref,
 
 Result Generator::tensorSize(const SemValue &ref, unsigned d,
                              const ast::Expr &where) {
+  if (ref.kind == SemValue::Kind::PermutedRef)
+    return tensorSize(storedRef(ref), storedDim(ref, d), where);
   if (!ref.viewSizes.empty())
     return ref.viewSizes[d]; // a view's sizes are what it was given
   // `-D 'x.size(1)=8192'` compiles the size in (checked at launch).
@@ -388,6 +408,8 @@ Result Generator::genSubscript(const ast::SubscriptExpr &e) {
     }
     return genLoad(*base, e.getIndex(), e);
   }
+  if (base->kind == SemValue::Kind::PermutedRef)
+    return genPermutedLoad(*base, e.getIndex(), e);
   if (base->kind == SemValue::Kind::Host)
     return hostValue(e);
   if (base->kind == SemValue::Kind::TileData)

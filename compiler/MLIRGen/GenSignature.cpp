@@ -668,6 +668,8 @@ LogicalResult Generator::buildSignature() {
   }
   if (ok && failed(checkShapes()))
     ok = false;
+  if (ok && failed(checkDimOrders()))
+    ok = false;
   if (!ok)
     return failure();
 
@@ -693,6 +695,7 @@ void Generator::bindParameters(
       v = SemValue::ofKind(SemValue::Kind::Ref);
       v.value = entry->getArgument(argIndex++);
       v.text = pd.name;
+      bindDimOrder(v);
       if (pd.symmetric) {
         // The peers' copies, for get_remote_tensors. A symmetric tensor's
         // peer table has one slot, no size: its length is the world size,

@@ -129,6 +129,9 @@ private:
   // -- compile-time sizes (GenSizes.cpp) -------------------------------------
   /// Checks every --shape entry: a tensor parameter of that rank.
   mlir::LogicalResult checkShapes();
+  /// --dim-order entries name tensor parameters of their rank (not
+  /// symmetric ones).
+  mlir::LogicalResult checkDimOrders();
   /// The parameter an output is shaped like (torch.empty_like), else `name`.
   std::string shapedLike(const std::string &name);
   /// "--shape x=AxB" as given for tensor `name` (or the one it is shaped
@@ -424,6 +427,21 @@ private:
                                       const std::string &n);
   Result genMinMax(const ast::CallExpr &e, bool isMin);
   Result genSubscript(const ast::SubscriptExpr &e);
+
+  // -- tensors seen through a permutation (GenDimOrder.cpp) ----------------
+  /// The tensor as stored (a Ref) of a PermutedRef.
+  static SemValue storedRef(const SemValue &p);
+  /// The stored dimension of dimension `d` of a PermutedRef (of a Ref: d).
+  static unsigned storedDim(const SemValue &p, unsigned d);
+  /// A tensor (or a PermutedRef) with its dimensions permuted: new
+  /// dimension k is old dimension perm[k] (`x.T`).
+  Result permuteRef(const SemValue &ref, llvm::ArrayRef<unsigned> perm,
+                    const ast::Expr &where);
+  /// p[index]: the stored tile loaded and transposed.
+  Result genPermutedLoad(const SemValue &p, const ast::Expr &index,
+                         const ast::Expr &where);
+  /// A parameter --dim-order names becomes a PermutedRef.
+  void bindDimOrder(SemValue &v);
   Result genTupleItem(const ast::SubscriptExpr &e, const SemValue &base);
   /// Rank `p`'s copy in a PeerList (a tensor with the list's name).
   SemValue peer(const SemValue &list, int64_t p, const ast::Expr &where);

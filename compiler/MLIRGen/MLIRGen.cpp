@@ -39,6 +39,9 @@ const char *kindName(SemValue::Kind k) {
     return "a scalar";
   case SemValue::Kind::Ref:
     return "a tensor";
+  case SemValue::Kind::PermutedRef:
+    return "a tensor with permuted dimensions (a transposed argument, "
+           "--dim-order, or x.T)";
   case SemValue::Kind::Stack:
     return "a stack tensor";
   case SemValue::Kind::PeerList:

@@ -60,13 +60,19 @@ struct ValidCount {
 
 struct SemValue {
   enum class Kind {
-    None,     ///< None / unknown-but-harmless (device, group names).
-    Int,      ///< Compile-time integer (also bool).
-    Float,    ///< Compile-time float.
-    String,   ///< Compile-time string.
-    DType,    ///< An element type (torch.bfloat16, x.dtype).
-    Scalar,   ///< A run-time scalar (index, i64 or float).
-    Ref,      ///< A tensor in global memory.
+    None,   ///< None / unknown-but-harmless (device, group names).
+    Int,    ///< Compile-time integer (also bool).
+    Float,  ///< Compile-time float.
+    String, ///< Compile-time string.
+    DType,  ///< An element type (torch.bfloat16, x.dtype).
+    Scalar, ///< A run-time scalar (index, i64 or float).
+    Ref,    ///< A tensor in global memory.
+    /// A tensor in global memory seen through a permutation of its
+    /// dimensions (a tensor argument given with --dim-order, `x.T` of a
+    /// tensor): `value` is the tensor as stored (row-major), `dimOrder`
+    /// the permutation. Only subscripts (loads), sizes, dtype and `.T`
+    /// take it (GenDimOrder.cpp); anything else refuses it by its kind.
+    PermutedRef,
     Stack,    ///< A stack tensor (one tensor per peer).
     PeerList, ///< get_remote_tensors(): iterable of the peers' tensors.
     Tile,     ///< A tile loop variable.
@@ -139,6 +145,10 @@ struct SemValue {
   /// (an integer constant or a run-time index); `viewSizes` are its sizes.
   /// Empty for a tensor seen whole.
   std::vector<SemValue> windowStarts;
+  /// PermutedRef: stored dimension s holds dimension dimOrder[s] of the
+  /// tensor the kernel sees (torch's Tensor.dim_order(): {1, 0} for the
+  /// transpose of a row-major matrix).
+  std::vector<unsigned> dimOrder;
   // Callables.
   const ast::LambdaExpr *lambda = nullptr;
   const ast::FunctionDef *function = nullptr;

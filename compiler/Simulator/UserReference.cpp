@@ -117,6 +117,9 @@ UserReference::load(MLIRContext &ctx, const std::string &spec,
   // The checked kernel's --size/--shape entries are a rank's; a stacked
   // tensor's shape is [world_size, sizes of a rank's tensor...].
   o.shapes.clear();
+  // Tensors passed with --dim-order are stacked as stored: the reference
+  // reads their stored layout ([world_size, stored sizes...]).
+  o.dimOrders.clear();
   // A reference names the kernel's one output as it likes (the kernel's
   // output takes its variable's name, `out_flat`, the reference's
   // parameter may say `out`): one parameter no kernel argument names, and

@@ -19,11 +19,71 @@ _AUTO_CONSTEXPRS = {"my_rank": "rank", "rank": "rank",
 
 
 class TensorSpec:
-    """Stands for a tensor in Kernel.compile(): dtype and shape only."""
+    """Stands for a tensor in Kernel.compile(): dtype and shape, and the
+    order its dimensions are stored in (torch's Tensor.dim_order(); None:
+    row-major)."""
 
-    def __init__(self, dtype, shape):
+    def __init__(self, dtype, shape, dim_order=None):
         self.dtype_name = _torch.dtype_name(dtype)
         self.shape = tuple(int(s) for s in shape)
+        self.dim_order = None
+        if dim_order is not None:
+            order = tuple(int(d) for d in dim_order)
+            if sorted(order) != list(range(len(self.shape))):
+                raise InvalidArgumentError(
+                    f"TensorSpec: dim_order {order} is not a permutation of "
+                    f"the {len(self.shape)} dimensions")
+            if order != tuple(range(len(order))):
+                self.dim_order = order
+
+
+def dim_order(shape, strides):
+    """The order a tensor's dimensions are stored in, outermost first
+    (torch's Tensor.dim_order()), when its strides are a permutation of a
+    row-major layout's: None for row-major itself (or no elements),
+    False for any other layout (gaps, overlaps, a step). Dimensions of
+    size 1, whose strides mean nothing, keep their place."""
+    shape, strides = tuple(int(s) for s in shape), tuple(strides)
+    if any(s == 0 for s in shape):
+        return None
+    order = sorted(range(len(shape)), key=lambda d: (
+        -strides[d] if shape[d] != 1 else 0, d))
+    # size-1 dimensions keep their place among the others
+    ones = [d for d in range(len(shape)) if shape[d] == 1]
+    rest = [d for d in order if shape[d] != 1]
+    order = []
+    for d in range(len(shape)):
+        order.append(d if d in ones else rest.pop(0))
+    expected = 1
+    for d in reversed(order):
+        if shape[d] == 1:
+            continue
+        if strides[d] != expected:
+            return False
+        expected *= shape[d]
+    order = tuple(order)
+    return None if order == tuple(range(len(shape))) else order
+
+
+def _layout(v):
+    """(dim order or None, stored shape) of a tensor or TensorSpec; raises
+    for a layout that is no permutation of a row-major one."""
+    if isinstance(v, TensorSpec):
+        order = v.dim_order
+    elif v.is_contiguous():
+        order = None
+    else:
+        order = dim_order(v.shape, v.stride())
+        if order is False:
+            return False, None
+    shape = tuple(int(s) for s in v.shape)
+    if order is None:
+        return None, shape
+    return order, tuple(shape[d] for d in order)
+
+
+def _layout_text(order):
+    return "x".join(map(str, order))
 
 
 def _is_tensor(v):
@@ -178,12 +238,20 @@ class Kernel:
             if isinstance(v, TensorSpec) or _is_tensor(v):
                 dt = v.dtype_name if isinstance(v, TensorSpec) else \
                     _torch.dtype_name(v.dtype)
-                shape = tuple(int(s) for s in v.shape)
+                order, shape = _layout(v) if p.kind != "tuple" else \
+                    (None, tuple(int(s) for s in v.shape))
+                if order is False:
+                    raise InvalidArgumentError(
+                        f"kernel {self.name}: parameter '{p.name}' is not "
+                        f"contiguous, nor a transpose or permutation of a "
+                        f"contiguous tensor (shape {tuple(v.shape)}, strides "
+                        f"{tuple(v.stride())}): call .contiguous()")
                 passed[p.name] = dt
                 if not _annotated_as(p, dt, len(shape)):
                     signature[p.name] = f"{dt}[{len(shape)}]"
+                # a permuted tensor is compiled for and bound as stored
                 shapes[p.name] = shape
-                key.append(("t", p.name, dt, shape))
+                key.append(("t", p.name, dt, shape, order))
             elif _is_symm_handle(v):
                 key.append(("h", p.name))
             elif isinstance(v, (bool, int, float)):
@@ -298,13 +366,29 @@ class Kernel:
             _tune_caller.tune(self, values, shapes=shapes,
                               signature=signature, defines=defines,
                               scalars=scalars, world=world, dtype=dt, n=n,
-                              tuner_args=tuner_args, log=self._log)
+                              tuner_args=tuner_args, log=self._log,
+                              extra_args=[*self.dslc_args,
+                                          *self._layout_args(values)])
         else:
             _compile.autotune_with_reference(
                 self.source, self.reference, world, dt, n, shapes=shapes,
                 signature=signature, defines=defines, scalars=scalars,
-                extra_args=self.dslc_args, log=self._log)
+                extra_args=[*self.dslc_args, *self._layout_args(values)],
+                log=self._log)
         return n
+
+    def _layout_args(self, values):
+        """dslc's --dim-order for the call's tensors stored permuted (a
+        transposed weight, y.T.contiguous().T)."""
+        args = []
+        for p in self.params:
+            v = values.get(p.name)
+            if p.kind == "tensor" and (isinstance(v, TensorSpec) or
+                                       _is_tensor(v)):
+                order, _ = _layout(v)
+                if order:
+                    args += ["--dim-order", f"{p.name}={_layout_text(order)}"]
+        return args
 
     def _compile(self, values, signature, shapes, defines, rank, world):
         from_cache = self.config_from_cache_size
@@ -324,7 +408,7 @@ class Kernel:
         req = _compile.CompileRequest(
             self.source, rank, world, signature, shapes, defines,
             config=self.config, config_from_cache_size=from_cache,
-            extra_args=self.dslc_args,
+            extra_args=[*self.dslc_args, *self._layout_args(values)],
             config_from_cache_shapes=from_cache_shapes)
         return _compile.compile_kernel(req, log=self._log)
 
@@ -508,9 +592,17 @@ class _Instance:
             raise InvalidArgumentError(
                 f"{what} is on {v.device}, the communicator on cuda:"
                 f"{self.comm.device}")
-        if not v.is_contiguous():
-            raise InvalidArgumentError(f"{what} is not contiguous (call "
-                                       f".contiguous())")
+        order, stored = _layout(v)
+        if order != arg.dim_order:
+            raise InvalidArgumentError(
+                f"{what} is " + (f"stored with dim order {order} (strides "
+                                 f"{tuple(v.stride())})" if order else
+                                 "contiguous" if order is None else
+                                 f"not contiguous (strides "
+                                 f"{tuple(v.stride())})") +
+                ", but the kernel was compiled for " +
+                (f"dim order {arg.dim_order}" if arg.dim_order else
+                 "a contiguous tensor") + " (call .contiguous())")
         dt = _torch.dtype_name(v.dtype)
         if arg.dtype == "uint64" and dt == "int64":
             dt = "uint64"            # a table of addresses either way
@@ -521,7 +613,7 @@ class _Instance:
                 stage, peers = peers
                 stage.copy_(v)
                 v = stage
-        ptr, shape = v.data_ptr(), tuple(v.shape)
+        ptr, shape = v.data_ptr(), stored
         state = (ptr, shape, peers, dt)
         if self.last.get(name) != state:
             self._set_tensor(name, ptr, dt, shape, peers)

@@ -48,6 +48,10 @@ class Arg:
         self.rank = spec.get("rank", 0)
         self.access = spec.get("access", "write" if is_output else None)
         self.symmetric = bool(spec.get("symmetric", False))
+        # compiled for a tensor stored permuted (dslc --dim-order): bound as
+        # stored; None: row-major
+        self.dim_order = tuple(spec["dim_order"]) if spec.get("dim_order") \
+            else None
         self.table_for = spec.get("peer_table_for")
         # added by dslc (the local pad of a table passed to symm_mem_sync):
         # never one of the caller's arguments (docs/kernel-abi.md)

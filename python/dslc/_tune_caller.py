@@ -144,7 +144,7 @@ def tune_calls(source, problem, *, dtype, n, device, want, runner,
 
 
 def tune(kernel, values, *, shapes, signature, defines, scalars, world,
-         dtype, n, tuner_args=(), log=None):
+         dtype, n, tuner_args=(), log=None, extra_args=None):
     """dslc.kernel's autotune with a callable reference: the reference
     called with the kernel's arguments (its parameters in order), each
     candidate launched on the call's tensors."""
@@ -184,7 +184,8 @@ def tune(kernel, values, *, shapes, signature, defines, scalars, world,
     kernel.last_tuning = tune_calls(
         kernel.source, problem, dtype=dtype, n=n, device=device, want=want,
         runner=runner, tolerance=kernel.tolerance,
-        extra_args=kernel.dslc_args, tuner_args=tuner_args, log=log)
+        extra_args=kernel.dslc_args if extra_args is None else extra_args,
+        tuner_args=tuner_args, log=log)
 
 
 def compared_results(md, made, values):

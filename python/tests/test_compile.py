@@ -311,6 +311,60 @@ class CacheTest(unittest.TestCase):
         self.assertFalse(_compile.is_tuned(src, 2, "bfloat16", 4096))
 
 
+class DimOrderTest(unittest.TestCase):
+    """A tensor whose strides permute a row-major layout's (a transposed
+    weight, Helion's fp8_gemm's y.T.contiguous().T) is compiled and bound
+    as stored; any other non-contiguous layout is refused."""
+
+    def test_order_from_strides(self):
+        from dslc._kernel import dim_order
+        self.assertIsNone(dim_order((4, 3), (3, 1)))          # row-major
+        self.assertEqual(dim_order((4, 3), (1, 4)), (1, 0))   # x.T
+        # [2, 3, 4] row-major seen as permute(0, 2, 1)
+        self.assertEqual(dim_order((2, 4, 3), (12, 1, 4)), (0, 2, 1))
+        # permute(2, 0, 1): stored [4, 2, 3]
+        self.assertEqual(dim_order((2, 3, 4), (3, 1, 6)), (2, 0, 1))
+        self.assertFalse(dim_order((4, 3), (6, 1)))    # a gap (x[:, ::2])
+        self.assertFalse(dim_order((4, 3), (0, 1)))    # expand: overlaps
+        self.assertFalse(dim_order((4, 3), (1, 8)))    # x.T with a gap
+        # size-1 dimensions: any stride, their place kept
+        self.assertIsNone(dim_order((1, 5), (1, 1)))
+        self.assertIsNone(dim_order((5, 1), (1, 7)))
+        self.assertEqual(dim_order((3, 1, 2), (1, 9, 3)), (2, 1, 0))
+        self.assertIsNone(dim_order((0, 3), (1, 0)))   # no elements
+
+    def test_tensor_spec_order(self):
+        S = dslc.TensorSpec
+        self.assertEqual(S("bfloat16", (4, 3), (1, 0)).dim_order, (1, 0))
+        self.assertIsNone(S("bfloat16", (4, 3), (0, 1)).dim_order)
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "not a permutation of the 2"):
+            S("bfloat16", (4, 3), (1, 1))
+
+    def test_transposed_argument_compiles_for_its_stored_layout(self):
+        if _support.compiler() is None:
+            self.skipTest("SKIPPED: the dslc compiler is not built")
+        src = os.path.join(_support.REPO, "tests", "compiler", "MLIRGen",
+                           "Inputs", "dim_order.py")
+        S = dslc.TensorSpec
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(
+                os.environ, {"DSLC_CACHE_DIR": tmp,
+                             "DSLC_BUILD_DIR": _support.build_dir()}):
+            k = dslc.kernel(src, "matmul_kn")
+            x = S("bfloat16", (64, 96))
+            t = k.compile(x, S("bfloat16", (96, 128), (1, 0)), rank=0,
+                          world_size=1)
+            r = k.compile(x, S("bfloat16", (96, 128)), rank=0, world_size=1)
+            self.assertNotEqual(os.path.dirname(os.path.dirname(t)),
+                                os.path.dirname(os.path.dirname(r)))
+            for cubin, want in ((t, [1, 0]), (r, None)):
+                with open(cubin + ".json") as f:
+                    params = {p["name"]: p for p in json.load(f)["params"]}
+                self.assertEqual(params["y"].get("dim_order"), want)
+            with open(os.path.join(os.path.dirname(t), "key.json")) as f:
+                self.assertIn("y=1x0", json.dumps(json.load(f)))
+
+
 class SpecializationRuleTest(unittest.TestCase):
     def test_matching(self):
         m = _compile.specialization_matches

@@ -228,6 +228,25 @@ TEST_CASE("metadata: roles must agree with what the kernel does",
         "(the ABI passes i64 and f32), not float64");
 }
 
+TEST_CASE("metadata: a dim order permutes a tensor's dimensions",
+          "[contract][metadata]") {
+  std::string text =
+      edited("\"role\": \"input\"", "\"role\": \"input\", \"dim_order\": [0]");
+  Expected<KernelMetadata> md = readMetadata(text, "t.json");
+  REQUIRE(md);
+  CHECK(md->args[2].dimOrder == std::vector<unsigned>{0});
+  // Written back as read.
+  CHECK(writeMetadata(*md).find("\"dim_order\": [\n") != std::string::npos);
+  CHECK(readError(edited("\"role\": \"input\"",
+                         "\"role\": \"input\", \"dim_order\": [1]")) ==
+        "metadata t.json: params[2] 'a': dim_order is not a permutation of "
+        "the 1 dimensions");
+  CHECK(readError(edited("\"role\": \"input\"",
+                         "\"role\": \"input\", \"dim_order\": [0, 0]")) ==
+        "metadata t.json: params[2] 'a': dim_order is not a permutation of "
+        "the 1 dimensions");
+}
+
 TEST_CASE("metadata: only a signal pad that a peer table lists is implicit",
           "[contract][metadata]") {
   CHECK(readError(edited("\"role\": \"input\"",

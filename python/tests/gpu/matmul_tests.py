@@ -90,7 +90,17 @@ KERNELS = {
     "matmul@16x16": ([16, 16, 16], 4,
                      [(1, 1, 1), (37, 61, 100), (300, 200, 500)]),
     "matmul@16x32": ([16, 32, 32], 8, [(37, 61, 100), (300, 200, 500)]),
+    # y [K, N] passed column-major (y.T.contiguous().T, as Helion's
+    # fp8_gemm passes it): compiled with --dim-order y=1x0, read K-major as
+    # stored (fp8 on wgmma as linear_fp8)
+    "matmul@y_col_major": ([128, 128, 64], 8,
+                           [(1, 1, 1), (37, 61, 100), (257, 129, 1000),
+                            (1024, 1024, 1024)]),
+    "matmul_fp8@y_col_major": ([128, 128, 128], 8,
+                               [(16, 16, 32), (70, 130, 200),
+                                (257, 129, 1000), (1024, 1024, 1024)]),
 }
+COL_MAJOR = "@y_col_major"
 # How the products run: tensor cores with the K loop software pipelined
 # over the default 3 stages, over 2 and 4, not pipelined (1); Hopper's
 # wgmma (2 stages: each product waited for; 3, 4 and 5: each product left
@@ -131,6 +141,10 @@ def kernel(label, engine):
 
 def specs(name, m, n, k):
     S = dslc.TensorSpec
+    if name.endswith(COL_MAJOR):
+        s = list(specs(name.split("@")[0], m, n, k))
+        s[1] = S(s[1].dtype_name, s[1].shape, (1, 0))
+        return tuple(s)
     name = name.split("@")[0]
     if name == "matmul":
         return (S("bfloat16", (m, k)), S("bfloat16", (k, n)),
@@ -165,6 +179,14 @@ def precompile():
 
 def inputs(name, m, n, k, seed):
     import torch
+    if name.endswith(COL_MAJOR):
+        args, ref = inputs(name.split("@")[0], m, n, k, seed)
+        y = args[1]
+        if y.dtype == torch.float8_e4m3fn:   # wgmma's fp8 sums (as linear)
+            x, sx, sy = args[0].double(), args[2].double(), args[3].double()
+            ref.extra_tol = 2 ** -13 * -(-k // 32) * (
+                (x.abs() @ y.double().abs()) * sx * sy)
+        return (args[0], y.t().contiguous().t(), *args[2:]), ref
     g = torch.Generator(device="cuda").manual_seed(seed)
     name = name.split("@")[0]
 
