@@ -46,13 +46,12 @@ unsigned Generator::storedDim(const SemValue &p, unsigned d) {
   return d;
 }
 
-Result Generator::permuteRef(const SemValue &ref,
-                             llvm::ArrayRef<unsigned> perm,
+Result Generator::permuteRef(const SemValue &ref, llvm::ArrayRef<unsigned> perm,
                              const ast::Expr &where) {
   if (ref.kind != SemValue::Kind::Ref &&
       ref.kind != SemValue::Kind::PermutedRef)
-    return fail(where.getRange(), std::string("cannot transpose ") +
-                                      kindName(ref.kind));
+    return fail(where.getRange(),
+                std::string("cannot transpose ") + kindName(ref.kind));
   if (!ref.viewSizes.empty() || !ref.windowStarts.empty())
     return fail(where.getRange(),
                 "a view or slice of '" + ref.text +
@@ -133,10 +132,9 @@ LogicalResult Generator::checkDimOrders() {
         pd = &a;
     std::string spelling = "--dim-order " + name + "=" + orderText(order);
     if (!param) {
-      diags->error(kernel.getNameRange(), spelling + ": kernel '" +
-                                              kernel.getName() +
-                                              "' has no parameter '" + name +
-                                              "'");
+      diags->error(kernel.getNameRange(),
+                   spelling + ": kernel '" + kernel.getName() +
+                       "' has no parameter '" + name + "'");
       ok = false;
     } else if (!pd || pd->kind != ParamDescription::Kind::Tensor) {
       diags->error(param->range,
@@ -145,9 +143,8 @@ LogicalResult Generator::checkDimOrders() {
     } else if (order.size() != size_t(pd->rank)) {
       diags->error(param->range, spelling + " orders " +
                                      std::to_string(order.size()) +
-                                     " dimension(s), but '" + name +
-                                     "' is a " + std::to_string(pd->rank) +
-                                     "-d tensor");
+                                     " dimension(s), but '" + name + "' is a " +
+                                     std::to_string(pd->rank) + "-d tensor");
       ok = false;
     } else if (pd->symmetric) {
       diags->error(param->range,
