@@ -252,7 +252,11 @@ class DslcKernel:
                     defines += ["-D", f"{name}={define_text(v)}"]
                 continue
             if isinstance(v, torch.Tensor):
-                values[name] = v.contiguous()
+                # a permutation of a contiguous layout (fp8_gemm's column-
+                # major y) is compiled for as stored; other layouts copied
+                from dslc._kernel import dim_order
+                values[name] = v if dim_order(v.shape, v.stride()) is not \
+                    False else v.contiguous()
             elif isinstance(v, (bool, int, float)):
                 values[name] = v
             elif v is not None:
