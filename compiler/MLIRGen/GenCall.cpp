@@ -179,6 +179,11 @@ std::optional<Result> Generator::genMethodCall(const ast::CallExpr &e) {
       if (base->kind == SemValue::Kind::Ref)
         if (std::optional<Result> r = genRefMethod(e, *base, method))
           return *r;
+      // The element count is the stored tensor's (no view of a permuted
+      // tensor is row-major).
+      if (base->kind == SemValue::Kind::PermutedRef && method == "numel")
+        if (std::optional<Result> r = genRefMethod(e, storedRef(*base), method))
+          return *r;
       if (base->kind == SemValue::Kind::Host)
         return hostValue(e);
       if (base->kind == SemValue::Kind::TileData &&

@@ -56,6 +56,7 @@ def batched(x: torch.Tensor[torch.float32, 3]) -> torch.Tensor:
 @helion.kernel(config=helion.Config(block_sizes=[128], num_warps=4))
 def row_of(y: torch.Tensor[torch.float32, 2], r: int) -> torch.Tensor:
     n = y.size(1)
+    assert y.numel() == 32 * n  # a compile-time check under --shape
     out = torch.empty([n], dtype=y.dtype, device=y.device)
     for tn in hl.tile(n):
         out[tn] = y[r, tn]
