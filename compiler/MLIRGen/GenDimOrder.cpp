@@ -23,6 +23,10 @@ using namespace mlir;
 namespace dslc::mlirgen {
 
 namespace {
+bool isIdentity(llvm::ArrayRef<unsigned> order) {
+  return llvm::equal(order, llvm::seq<unsigned>(0, order.size()));
+}
+
 /// "1x0": how --dim-order and messages write a dim order.
 std::string orderText(llvm::ArrayRef<unsigned> order) {
   std::string s;
@@ -46,7 +50,7 @@ unsigned Generator::storedDim(const SemValue &p, unsigned d) {
   return d;
 }
 
-Result Generator::permuteRef(const SemValue &ref, llvm::ArrayRef<unsigned> perm,
+Result Generator::permuteRef(const SemValue &ref, llvm::ArrayRef<int64_t> perm,
                              const ast::Expr &where) {
   if (ref.kind != SemValue::Kind::Ref &&
       ref.kind != SemValue::Kind::PermutedRef)
@@ -63,7 +67,7 @@ Result Generator::permuteRef(const SemValue &ref, llvm::ArrayRef<unsigned> perm,
   for (unsigned k = 0; k < perm.size(); ++k)
     order[storedDim(ref, perm[k])] = k;
   SemValue r = storedRef(ref);
-  if (!llvm::equal(order, llvm::seq<unsigned>(0, order.size()))) {
+  if (!isIdentity(order)) {
     r.kind = SemValue::Kind::PermutedRef;
     r.dimOrder = std::move(order);
   }
@@ -102,13 +106,8 @@ Result Generator::genPermutedLoad(const SemValue &p, const ast::Expr &index,
   Result t = genAccessLoad(ref, *access, where);
   if (failed(t))
     return failure();
-  if (access->element) {
-    SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
-    s.value = tile::ReduceOp::create(builder, loc(where), refShape(ref).second,
-                                     t->value, uint64_t(0),
-                                     tile::ReduceKind::sum, Value());
-    return s;
-  }
+  if (access->element)
+    return loadedElement(ref, t->value, where);
   // The loaded tile's dimensions follow the stored ones (access->dims);
   // the kernel's order is that of the dimensions they hold.
   SmallVector<int64_t> perm =
@@ -152,20 +151,13 @@ LogicalResult Generator::checkDimOrders() {
                        "' is a symmetric tensor, which peers address "
                        "row-major; pass it contiguous");
       ok = false;
-    } else if (!llvm::equal(order, llvm::seq<unsigned>(0, order.size()))) {
-      pd->dimOrder = order; // the metadata says how the caller binds it
+    } else if (!isIdentity(order)) {
+      // the metadata says how the caller binds it; bindParameters how the
+      // kernel reads it
+      pd->dimOrder = order;
     }
   }
   return success(ok);
-}
-
-void Generator::bindDimOrder(SemValue &v) {
-  auto it = options.dimOrders.find(v.text);
-  if (it == options.dimOrders.end() ||
-      llvm::equal(it->second, llvm::seq<unsigned>(0, it->second.size())))
-    return;
-  v.kind = SemValue::Kind::PermutedRef;
-  v.dimOrder = it->second;
 }
 
 } // namespace dslc::mlirgen

@@ -206,15 +206,12 @@ Result Generator::genAttribute(const ast::AttributeExpr &e) {
         t.elements.push_back(SemValue::integer(d));
       return t;
     }
-    if (name == "T" || name == "mT") { // reversed dimensions / the last two
-      int64_t rank = cast<RankedTensorType>(base->value.getType()).getRank();
-      SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-      if (name == "T")
-        std::reverse(perm.begin(), perm.end());
-      else if (rank >= 2)
-        std::swap(perm[rank - 1], perm[rank - 2]);
-      return transposeTile(*base, perm, e);
-    }
+    if (name == "T" || name == "mT")
+      return transposeTile(
+          *base,
+          transposePermutation(
+              name, cast<RankedTensorType>(base->value.getType()).getRank()),
+          e);
     if (name == "dtype") {
       SemValue v = SemValue::ofKind(SemValue::Kind::DType);
       Type t = cast<RankedTensorType>(base->value.getType()).getElementType();
@@ -233,6 +230,16 @@ Result Generator::genAttribute(const ast::AttributeExpr &e) {
   }
   return fail(e.getNameRange(), std::string(kindName(base->kind)) +
                                     " has no attribute '" + name + "'");
+}
+
+SmallVector<int64_t> Generator::transposePermutation(llvm::StringRef name,
+                                                     int64_t rank) {
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  if (name == "T")
+    std::reverse(perm.begin(), perm.end());
+  else if (rank >= 2)
+    std::swap(perm[rank - 1], perm[rank - 2]);
+  return perm;
 }
 
 Result Generator::genRefAttribute(const ast::AttributeExpr &e,
@@ -259,12 +266,7 @@ Result Generator::genRefAttribute(const ast::AttributeExpr &e,
       return fail(e.getNameRange(), ".mT of a " + std::to_string(rank) +
                                         "-d tensor: it needs 2 or more "
                                         "dimensions");
-    SmallVector<unsigned> perm = llvm::to_vector(llvm::seq<unsigned>(0, rank));
-    if (name == "T")
-      std::reverse(perm.begin(), perm.end());
-    else
-      std::swap(perm[rank - 1], perm[rank - 2]);
-    return permuteRef(base, perm, e);
+    return permuteRef(base, transposePermutation(name, rank), e);
   }
   if (name == "size" || name == "shape" || name == "ndim") {
     SemValue v = base;

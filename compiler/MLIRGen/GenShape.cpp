@@ -446,11 +446,15 @@ Result Generator::genLoad(const SemValue &ref, const ast::Expr &index,
   Result t = genAccessLoad(ref, *access, where);
   if (failed(t) || !access->element)
     return t;
-  // The element as a scalar of the tensor's dtype.
+  return loadedElement(ref, t->value, where);
+}
+
+SemValue Generator::loadedElement(const SemValue &ref, Value tile,
+                                  const ast::Expr &where) {
   SemValue s = SemValue::ofKind(SemValue::Kind::Scalar);
-  s.value = tile::ReduceOp::create(builder, loc(where), refShape(ref).second,
-                                   t->value, uint64_t(0), tile::ReduceKind::sum,
-                                   Value());
+  s.value =
+      tile::ReduceOp::create(builder, loc(where), refShape(ref).second, tile,
+                             uint64_t(0), tile::ReduceKind::sum, Value());
   return s;
 }
 

@@ -695,7 +695,10 @@ void Generator::bindParameters(
       v = SemValue::ofKind(SemValue::Kind::Ref);
       v.value = entry->getArgument(argIndex++);
       v.text = pd.name;
-      bindDimOrder(v);
+      if (!pd.dimOrder.empty()) { // --dim-order (checkDimOrders)
+        v.kind = SemValue::Kind::PermutedRef;
+        v.dimOrder = pd.dimOrder;
+      }
       if (pd.symmetric) {
         // The peers' copies, for get_remote_tensors. A symmetric tensor's
         // peer table has one slot, no size: its length is the world size,

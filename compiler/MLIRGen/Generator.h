@@ -396,6 +396,10 @@ private:
   bool isModulePath(const std::string &dotted);
   Result genAttribute(const ast::AttributeExpr &e);
   Result genRefAttribute(const ast::AttributeExpr &e, const SemValue &base);
+  /// What `.T` (every dimension reversed) and `.mT` (the last two swapped)
+  /// permute, for tiles and tensors alike: new dimension k is old perm[k].
+  static llvm::SmallVector<int64_t> transposePermutation(llvm::StringRef name,
+                                                         int64_t rank);
   Result genTileAttribute(const ast::AttributeExpr &e, const SemValue &base);
   /// tile.id / begin / end / block_size / index.
   Result genTileFact(const SemValue &tile, llvm::StringRef name,
@@ -435,13 +439,11 @@ private:
   static unsigned storedDim(const SemValue &p, unsigned d);
   /// A tensor (or a PermutedRef) with its dimensions permuted: new
   /// dimension k is old dimension perm[k] (`x.T`).
-  Result permuteRef(const SemValue &ref, llvm::ArrayRef<unsigned> perm,
+  Result permuteRef(const SemValue &ref, llvm::ArrayRef<int64_t> perm,
                     const ast::Expr &where);
   /// p[index]: the stored tile loaded and transposed.
   Result genPermutedLoad(const SemValue &p, const ast::Expr &index,
                          const ast::Expr &where);
-  /// A parameter --dim-order names becomes a PermutedRef.
-  void bindDimOrder(SemValue &v);
   Result genTupleItem(const ast::SubscriptExpr &e, const SemValue &base);
   /// Rank `p`'s copy in a PeerList (a tensor with the list's name).
   SemValue peer(const SemValue &list, int64_t p, const ast::Expr &where);
@@ -873,6 +875,10 @@ private:
   /// `ref[index]` loaded as a tile.
   Result genLoad(const SemValue &ref, const ast::Expr &index,
                  const ast::Expr &where);
+  /// The one element a load of scalar indices gave (a one-element tile),
+  /// as a scalar of the tensor's dtype.
+  SemValue loadedElement(const SemValue &ref, mlir::Value tile,
+                         const ast::Expr &where);
   Result genAccessLoad(const SemValue &ref, const Access &access,
                        const ast::Expr &where);
   /// A whole tensor of static sizes loaded as one tile (`w[:]` in

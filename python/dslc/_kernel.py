@@ -46,14 +46,10 @@ def dim_order(shape, strides):
     shape, strides = tuple(int(s) for s in shape), tuple(strides)
     if any(s == 0 for s in shape):
         return None
-    order = sorted(range(len(shape)), key=lambda d: (
-        -strides[d] if shape[d] != 1 else 0, d))
-    # size-1 dimensions keep their place among the others
-    ones = [d for d in range(len(shape)) if shape[d] == 1]
-    rest = [d for d in order if shape[d] != 1]
-    order = []
-    for d in range(len(shape)):
-        order.append(d if d in ones else rest.pop(0))
+    # the others by decreasing stride, around the size-1 dimensions' places
+    others = iter(sorted((d for d in range(len(shape)) if shape[d] != 1),
+                         key=lambda d: -strides[d]))
+    order = [d if shape[d] == 1 else next(others) for d in range(len(shape))]
     expected = 1
     for d in reversed(order):
         if shape[d] == 1:
