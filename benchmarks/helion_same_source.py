@@ -68,7 +68,8 @@ class Case:
     `dslc_only`), its arguments at [T, H] and its PyTorch reference."""
 
     def __init__(self, name, file, kernel, inputs, reference, first_only=True,
-                 dslc_only=False, rtol=1e-2, atol=1e-1, results=None):
+                 dslc_only=False, rtol=1e-2, atol=1e-1, results=None,
+                 nbytes=None):
         self.name, self.file, self.kernel = name, file, kernel
         self.inputs, self.reference = inputs, reference
         self.first_only, self.dslc_only = first_only, dslc_only
@@ -76,6 +77,10 @@ class Case:
         # what a call computed, from its arguments and its return value
         # (a kernel that writes outputs it is passed returns nothing)
         self.results = results or (lambda args, ret: ret)
+        # the bytes a call must move, where that is not every argument
+        # read once and every result written once (a gather reads the
+        # rows it names; a kernel writes more than the reference returns)
+        self.nbytes = nbytes
 
 
 def _randn(torch, *shape):
@@ -91,6 +96,52 @@ def _rms_ref(torch, x, w, eps):
 def _add_rms_ref(torch, x, residual, weight, out, residual_out):
     s = (x.float() + residual.float()).to(x.dtype)
     return _rms_ref(torch, s, weight, 1e-6), s
+
+
+def _randf(torch, *shape):
+    return torch.randn(*shape, device="cuda", dtype=torch.float32)
+
+
+def _nbytes(*tensors):
+    return sum(x.numel() * x.element_size() for x in tensors)
+
+
+def _jsd_ref(torch, log_q, log_p, beta=0.5):
+    """Helion jsd.py's TorchJSDBaseline without labels: the mean over rows
+    of beta KL(P || M) + (1 - beta) KL(Q || M), M = lerp(Q, P, beta)."""
+    log_m = torch.lerp(log_q.exp(), log_p.exp(), beta).log()
+    kl = torch.nn.functional.kl_div
+    rows = (beta * kl(log_m, log_p, reduction="none", log_target=True)
+            .sum(-1) + (1 - beta) * kl(log_m, log_q, reduction="none",
+                                       log_target=True).sum(-1))
+    return (rows / log_q.shape[0]).sum()
+
+
+def _rope_inputs(torch, T, H):
+    """rope.py's q [1, H/128 heads, T, 128], k with a quarter of q's heads
+    (grouped-query attention), cos and sin [1, T, 128]; bf16."""
+    heads = max(H // 128, 1)
+    angles = _randn(torch, 1, T, 128)
+    return (_randn(torch, 1, heads, T, 128),
+            _randn(torch, 1, max(heads // 4, 1), T, 128),
+            torch.cos(angles), torch.sin(angles))
+
+
+def _rope_ref(torch, q, k, cos, sin):
+    def rotate_half(x):
+        half = x.shape[-1] // 2
+        return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+    cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+    return q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+
+
+EMBEDDINGS = 32768  # rows of embedding.py's table at every shape
+
+
+def _embedding_bytes(torch, x, weight):
+    """The indices, the distinct rows they name, and the output."""
+    row = weight.shape[1] * weight.element_size()
+    return _nbytes(x) + (x.unique().numel() + x.numel()) * row
 
 
 def _cases():
@@ -134,6 +185,40 @@ def _cases():
              lambda t, a, b: (t.nn.functional.gelu(a.float(),
                                                    approximate="tanh")
                               * b.float()).to(a.dtype)),
+        # The examples' own dtypes (float32 where their main() uses it).
+        Case("cross_entropy", "cross_entropy.py", "cross_entropy",
+             lambda t, T, H: (_randf(t, T, H),
+                              t.randint(0, H, (T,), device="cuda")),
+             lambda t, logits, labels: t.nn.functional.cross_entropy(
+                 logits, labels), rtol=1e-4, atol=1e-4),
+        Case("kl_div", "kl_div.py", "kl_div_forward",
+             lambda t, T, H: (_randf(t, T, H).log_softmax(-1),
+                              _randf(t, T, H).softmax(-1)),
+             lambda t, y_pred, y_true: t.nn.functional.kl_div(
+                 y_pred, y_true, reduction="batchmean"),
+             rtol=1e-4, atol=1e-4),
+        # jsd_forward also writes dX, the loss's gradient [T, H] f32
+        Case("jsd", "jsd.py", "jsd_forward",
+             lambda t, T, H: (_randf(t, T, H).log_softmax(-1),
+                              _randf(t, T, H).log_softmax(-1)),
+             lambda t, log_q, log_p: _jsd_ref(t, log_q, log_p),
+             rtol=1e-4, atol=1e-4,
+             nbytes=lambda t, log_q, log_p: 3 * _nbytes(log_q)),
+        # Helion ships longsum with a fixed config (no autotuning)
+        Case("long_sum", "long_sum.py", "longsum",
+             lambda t, T, H: (_randf(t, T, H),),
+             lambda t, x: x.sum(-1), rtol=1e-4, atol=1e-3),
+        Case("embedding", "embedding.py", "embedding",
+             lambda t, T, H: (t.randint(0, EMBEDDINGS, (T,), device="cuda",
+                                        dtype=t.int32),
+                              _randf(t, EMBEDDINGS, H)),
+             lambda t, x, weight: t.nn.functional.embedding(x, weight),
+             rtol=0, atol=0, nbytes=_embedding_bytes),
+        Case("concat", "concatenate.py", "concat2d_dim1",
+             lambda t, T, H: (_randf(t, T, H // 2), _randf(t, T, H - H // 2)),
+             lambda t, x, y: t.cat([x, y], dim=1), rtol=0, atol=0),
+        Case("rope", "rope.py", "rope_fwd", _rope_inputs, _rope_ref,
+             first_only=False),
         # add + RMSNorm, the unfused half of the fused all-reduce: dslc's
         # examples/rmsnorm.py (outputs passed), no Helion twin.
         Case("add_rms_norm", os.path.join(REPO, "examples", "rmsnorm.py"),
@@ -316,7 +401,10 @@ def run_helion(case, args, want, timer, reps, checkout, effort):
     check(case, out, want)
     a = fresh(torch, args)
     us = timer.median_us(lambda: kernel(*a), reps)
-    return us, out, tune_s, effort
+    # the config Helion chose (its autotuner's, or its cache's: a tuning
+    # read from HELION_CACHE_DIR takes a second, not a minute)
+    config = getattr(helion_kernel.bind(a), "_config", None)
+    return us, out, tune_s, f"{effort}: {config}" if config else effort
 
 
 def worker(opts):
@@ -331,7 +419,8 @@ def worker(opts):
     row = {"case": case.name, "T": T, "H": H, "impl": opts.worker}
     # the same bytes for every implementation: the arguments and the
     # results the kernel writes (outputs it is passed are arguments)
-    nbytes = bytes_moved(args, case.results(args, want))
+    nbytes = (case.nbytes(torch, *args) if case.nbytes else
+              bytes_moved(args, case.results(args, want)))
     if opts.worker == "copy":
         x = torch.empty(nbytes // 2, dtype=torch.uint8, device="cuda")
         y = torch.empty_like(x)

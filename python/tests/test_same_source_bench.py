@@ -123,6 +123,43 @@ class Derived(unittest.TestCase):
         self.assertNotIn("pct_copy", earlier[1])
 
 
+class Bytes(unittest.TestCase):
+    def test_a_gather_counts_the_rows_it_names(self):
+        # embedding reads the distinct rows its indices name (not the
+        # whole table) and writes one row per index
+        class T:
+            def __init__(self, shape, size, values=()):
+                self.shape, self.size, self.values = shape, size, values
+
+            def numel(self):
+                n = 1
+                for d in self.shape:
+                    n *= d
+                return n
+
+            def element_size(self):
+                return self.size
+
+            def unique(self):
+                v = sorted(set(self.values))
+                return T([len(v)], self.size, v)
+        x = T([5], 4, [3, 3, 7, 1, 7])            # 3 distinct of 5
+        weight = T([32768, 1024], 2)
+        self.assertEqual(bench._embedding_bytes(None, x, weight),
+                         5 * 4 + (3 + 5) * 1024 * 2)
+
+    def test_every_case_lists_without_torch(self):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            rc = bench.main(["--dry-run", "--cases", ",".join(
+                c.name for c in bench._cases()), "--tokens", "1",
+                "--hidden", "4096", "--impls", "helion"])
+        self.assertEqual(rc, 0)
+        # every case but the dslc-only one has a Helion row
+        self.assertEqual(len(out.getvalue().split()) // 4,
+                         len(bench._cases()) - 1)
+
+
 class Plan(unittest.TestCase):
     def test_dry_run_without_torch(self):
         out = io.StringIO()
