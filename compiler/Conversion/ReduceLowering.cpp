@@ -13,9 +13,10 @@
 //     same bits);
 //  3. when a group spans several warps, lane 0 of each warp writes its value
 //     into the shared workspace; after a bar.sync lane l of every warp
-//     reads the value of its group's warp l and the warp combines them with
-//     the same butterfly (so every thread ends with the same bits), and a
-//     second bar.sync frees the workspace.
+//     reads the value of its group's warp l mod the group's warps and the
+//     warp combines them with the same butterfly over that many lanes (so
+//     every thread ends with the same bits), and a second bar.sync frees
+//     the workspace.
 // The result is first computed in the layout of the input with the reduced
 // dimension kept as 1 (replicated within each group after a last-dimension
 // reduction), then converted to the result's layout (LayoutConversion.cpp)
@@ -242,16 +243,22 @@ void combineWarps(OpBuilder &b, Location loc, const Combiner &comb,
     scf::YieldOp::create(b, loc);
   });
   lower::ctaBarrier(b, loc);
-  // Lane l of every warp reads the value of its group's warp l (the
-  // identity past the group's last warp), and the warp combines them with
-  // the same butterfly: one load and five shuffles per row, and every
-  // thread of the group ends with the same bits. (Every thread reading all
-  // warps' values would hold rows x warps values at once: 128 registers for
-  // 4 rows at 32 warps.)
-  Value inWarps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
-                                        lower::i64(b, loc, perGroup));
+  // Lane l of every warp reads the value of its group's warp l mod
+  // perGroup, and the warp combines them with the same butterfly over
+  // aligned blocks of perGroup lanes: one load and log2(perGroup) shuffles
+  // per row (2 at 4 warps, where a butterfly over the whole warp takes 5,
+  // three of them adding identities), and every thread of the group ends
+  // with the same bits, each block having combined the same values in the
+  // same order. A group of warps that is not a power of two reads the
+  // identity past its last warp and combines over the whole warp. (Every
+  // thread reading all warps' values would hold rows x warps values at
+  // once: 128 registers for 4 rows at 32 warps.)
+  bool byBlocks = llvm::isPowerOf2_64(perGroup);
   Value source =
-      arith::MinUIOp::create(b, loc, lane, lower::i64(b, loc, perGroup - 1));
+      byBlocks ? Value(arith::AndIOp::create(b, loc, lane,
+                                             lower::i64(b, loc, perGroup - 1)))
+               : Value(arith::MinUIOp::create(
+                     b, loc, lane, lower::i64(b, loc, perGroup - 1)));
   if (perGroup != warps)
     source = arith::AddIOp::create(
         b, loc, source,
@@ -259,7 +266,12 @@ void combineWarps(OpBuilder &b, Location loc, const Combiner &comb,
             b, loc,
             arith::DivUIOp::create(b, loc, warp, lower::i64(b, loc, perGroup)),
             lower::i64(b, loc, perGroup)));
-  Value id = comb.identity(b, loc, element);
+  Value inWarps, id;
+  if (!byBlocks) {
+    inWarps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
+                                    lower::i64(b, loc, perGroup));
+    id = comb.identity(b, loc, element);
+  }
   for (auto [o, row] : llvm::enumerate(rows)) {
     Value index = arith::AddIOp::create(b, loc, source,
                                         lower::i64(b, loc, int64_t(o) * warps));
@@ -267,9 +279,9 @@ void combineWarps(OpBuilder &b, Location loc, const Combiner &comb,
     Value v = LLVM::LoadOp::create(b, loc, memElement, p);
     if (isBool)
       v = arith::TruncIOp::create(b, loc, element, v);
-    row = arith::SelectOp::create(b, loc, inWarps, v, id);
+    row = byBlocks ? v : arith::SelectOp::create(b, loc, inWarps, v, id);
   }
-  combineWarp(b, loc, comb, rows);
+  combineWarp(b, loc, comb, rows, byBlocks ? perGroup : kWarpSize);
   lower::ctaBarrier(b, loc);
 }
 

@@ -4,10 +4,10 @@
 // each thread combines its 4 elements (a 2x256 f32 tile is 1 piece of 4 per
 // thread per row), the warp butterfly (5 shuffles per row), lane 0 of each
 // warp writes its row values into the shared workspace, bar.sync, lane l of
-// every warp reads warp l's value (-inf past the 2 warps) and the warp
-// combines them again with 5 shuffles, bar.sync. The valid count masks with
-// -inf (max's identity); the keepdim result is replicated, stored by
-// thread 0.
+// every warp reads warp (l mod 2)'s value and each pair of lanes combines
+// them with 1 shuffle (a butterfly over 2 lanes: no identities combined),
+// bar.sync. The valid count masks with -inf (max's identity); the keepdim
+// result is replicated, stored by thread 0.
 
 // CHECK: llvm.mlir.global internal @__dslc_workspace() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16 x i8>
 // CHECK-LABEL: func.func @max_last_valid(
@@ -22,14 +22,14 @@
 // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
-// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[LANE:.*]], %c2_i64 : i64
-// CHECK: %[[SRC:.*]] = arith.minui %[[LANE]], %c1_i64 : i64
+// CHECK: %[[SRC:.*]] = arith.andi %[[LANE:.*]], %c1_i64 : i64
 // CHECK: %[[P0:.*]] = llvm.getelementptr %[[WS]][%[[SRC]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32
 // CHECK: %[[V0:.*]] = llvm.load %[[P0]] : !llvm.ptr<3> -> f32
-// CHECK: arith.select %[[IN]], %[[V0]], %[[NEGINF]] : f32
+// CHECK-NOT: arith.select
 // CHECK: %[[I1:.*]] = arith.addi %[[SRC]], %c2_i64 : i64
 // CHECK: llvm.getelementptr %[[WS]][%[[I1]]]
-// CHECK-COUNT-10: nvvm.shfl.sync bfly
+// CHECK-COUNT-2: nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c1_i32, %c31_i32 : f32 -> f32
+// CHECK-NOT: nvvm.shfl.sync
 // CHECK: nvvm.barrier0
 // The replicated [2, 1] result: every thread holds both rows; thread 0
 // stores them.
