@@ -22,6 +22,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace dslc;
@@ -44,7 +45,52 @@ Value convertFloats(OpBuilder &b, Location loc, Value v, Type to) {
   return arith::TruncFOp::create(b, loc, result, v);
 }
 
+/// Whether `v` is a splat constant of at least `bound` (at most, when
+/// `below`).
+bool splatBeyond(Value v, double bound, bool below) {
+  DenseElementsAttr dense;
+  if (!matchPattern(v, m_Constant(&dense)) || !dense.isSplat())
+    return false;
+  auto f = dyn_cast<FloatAttr>(dense.getSplatValue<Attribute>());
+  if (!f)
+    return false;
+  double x = f.getValueAsDouble();
+  return below ? x <= -bound : x >= bound;
+}
+
+/// The value a clamp to [lo, hi] (maximumf then minimumf, or the reverse:
+/// torch.clamp, NaN-propagating) holds before it, when the clamp is one
+/// cvt.rn.satfinite to fp8 type `fp8` does anyway: lo <= -max and hi >= max
+/// of the format (satfinite takes finite values past max and infinities to
+/// +-max, and NaN to NaN, as minimumf/maximumf keep NaN). Else null.
+Value clampSatfiniteDoes(Value in, Type fp8) {
+  double max = APFloat::getLargest(cast<FloatType>(fp8).getFloatSemantics())
+                   .convertToDouble();
+  auto outer = in.getDefiningOp();
+  if (!outer)
+    return Value();
+  auto bounds = [&](Operation *op, bool upper) -> Value {
+    if (upper ? !isa<arith::MinimumFOp>(op) : !isa<arith::MaximumFOp>(op))
+      return Value();
+    for (int i = 0; i < 2; ++i)
+      if (splatBeyond(op->getOperand(1 - i), max, /*below=*/!upper))
+        return op->getOperand(i);
+    return Value();
+  };
+  for (bool upperOutside : {true, false}) {
+    Value middle = bounds(outer, upperOutside);
+    Operation *inner = middle ? middle.getDefiningOp() : nullptr;
+    if (inner && middle.hasOneUse())
+      if (Value x = bounds(inner, !upperOutside))
+        return x;
+  }
+  return Value();
+}
+
 /// arith.truncf to an fp8 type: pairs of f32 through cvt.rn.satfinite.
+/// A torch.clamp to the format's range or wider just before it is left to
+/// the conversion (quantize_fp8's clamp to +-448: two instructions an
+/// element).
 struct Fp8TruncLowering : OpConversionPattern<arith::TruncFOp> {
   Fp8TruncLowering(TypeConverter &converter, MLIRContext *ctx)
       : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
@@ -56,8 +102,13 @@ struct Fp8TruncLowering : OpConversionPattern<arith::TruncFOp> {
     if (!tensor || !tile::isFp8Type(tensor.getElementType()))
       return failure();
     Location loc = op.getLoc();
-    Value x =
-        convertFloats(rewriter, loc, adaptor.getIn(), rewriter.getF32Type());
+    Value in = adaptor.getIn();
+    if (op.getIn().hasOneUse())
+      if (Value unclamped =
+              clampSatfiniteDoes(op.getIn(), tensor.getElementType()))
+        if (Value mapped = rewriter.getRemappedValue(unclamped))
+          in = mapped;
+    Value x = convertFloats(rewriter, loc, in, rewriter.getF32Type());
     int64_t n = cast<VectorType>(x.getType()).getNumElements();
     Type i8 = rewriter.getI8Type();
     auto pairType = VectorType::get({2}, i8);

@@ -69,3 +69,79 @@ func.func @fp8_other_and_select(%a: !tile.ref<f8E4M3FN, 1>, %out: !tile.ref<f8E4
   tile.store %y, %out[%c0] limits [%n] {dims = array<i64: 0>} : tensor<512xf8E4M3FN>, !tile.ref<f8E4M3FN, 1>
   return
 }
+
+// -----
+
+// A torch.clamp to e4m3's range (+-448, maximumf then minimumf) just before
+// the conversion is what cvt.rn.satfinite does anyway (finite values past
+// 448 and infinities to +-448, NaN to NaN): the clamp is left to it. The
+// same with minimumf first, and with e5m2's 57344.
+
+// CHECK-LABEL: func.func @clamp_left_to_satfinite(
+// CHECK-NOT: arith.maximumf
+// CHECK-NOT: arith.minimumf
+// CHECK: nvvm.convert.f32x2.to.f8x2 {{.*}}(f8E4M3FN)
+// CHECK-NOT: arith.maximumf
+// CHECK-NOT: arith.minimumf
+// CHECK: nvvm.convert.f32x2.to.f8x2 {{.*}}(f8E5M2)
+// CHECK-NOT: arith.maximumf
+// CHECK-NOT: arith.minimumf
+// CHECK: return
+func.func @clamp_left_to_satfinite(%a: !tile.ref<f32, 1>, %q: !tile.ref<f8E4M3FN, 1>, %r: !tile.ref<f8E5M2, 1>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %n = tile.dim %a, 0 : !tile.ref<f32, 1>
+  %x = tile.load %a[%c0] limits [%n] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<2048xf32>
+  %lo = arith.constant dense<-448.0> : tensor<2048xf32>
+  %hi = arith.constant dense<448.0> : tensor<2048xf32>
+  %m = arith.maximumf %x, %lo : tensor<2048xf32>
+  %c = arith.minimumf %m, %hi : tensor<2048xf32>
+  %y = arith.truncf %c : tensor<2048xf32> to tensor<2048xf8E4M3FN>
+  tile.store %y, %q[%c0] limits [%n] {dims = array<i64: 0>} : tensor<2048xf8E4M3FN>, !tile.ref<f8E4M3FN, 1>
+  %lo5 = arith.constant dense<-1.0e+05> : tensor<2048xf32>
+  %hi5 = arith.constant dense<57344.0> : tensor<2048xf32>
+  %m5 = arith.minimumf %hi5, %x : tensor<2048xf32>
+  %c5 = arith.maximumf %m5, %lo5 : tensor<2048xf32>
+  %y5 = arith.truncf %c5 : tensor<2048xf32> to tensor<2048xf8E5M2>
+  tile.store %y5, %r[%c0] limits [%n] {dims = array<i64: 0>} : tensor<2048xf8E5M2>, !tile.ref<f8E5M2, 1>
+  return
+}
+
+// -----
+
+// A clamp narrower than the format (+-100), one that drops NaN
+// (maxnumf: NaN becomes -448 where satfinite keeps NaN), and one whose
+// clamped value has another use all stay.
+
+// CHECK-LABEL: func.func @clamp_kept(
+// CHECK: arith.minimumf
+// CHECK: nvvm.convert.f32x2.to.f8x2
+// CHECK: arith.maxnumf
+// CHECK: nvvm.convert.f32x2.to.f8x2
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+// CHECK: nvvm.convert.f32x2.to.f8x2
+func.func @clamp_kept(%a: !tile.ref<f32, 1>, %q: !tile.ref<f8E4M3FN, 1>, %f: !tile.ref<f32, 1>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %n = tile.dim %a, 0 : !tile.ref<f32, 1>
+  %x = tile.load %a[%c0] limits [%n] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<2048xf32>
+  %lo = arith.constant dense<-448.0> : tensor<2048xf32>
+  %hi = arith.constant dense<448.0> : tensor<2048xf32>
+  %lo1 = arith.constant dense<-100.0> : tensor<2048xf32>
+  %hi1 = arith.constant dense<100.0> : tensor<2048xf32>
+  %m1 = arith.maximumf %x, %lo1 : tensor<2048xf32>
+  %c1 = arith.minimumf %m1, %hi1 : tensor<2048xf32>
+  %y1 = arith.truncf %c1 : tensor<2048xf32> to tensor<2048xf8E4M3FN>
+  tile.store %y1, %q[%c0] limits [%n] {dims = array<i64: 0>} : tensor<2048xf8E4M3FN>, !tile.ref<f8E4M3FN, 1>
+  %m2 = arith.maxnumf %x, %lo : tensor<2048xf32>
+  %c2 = arith.minimumf %m2, %hi : tensor<2048xf32>
+  %y2 = arith.truncf %c2 : tensor<2048xf32> to tensor<2048xf8E4M3FN>
+  tile.store %y2, %q[%c0] limits [%n] {dims = array<i64: 0>} : tensor<2048xf8E4M3FN>, !tile.ref<f8E4M3FN, 1>
+  %m3 = arith.maximumf %x, %lo : tensor<2048xf32>
+  %c3 = arith.minimumf %m3, %hi : tensor<2048xf32>
+  %y3 = arith.truncf %c3 : tensor<2048xf32> to tensor<2048xf8E4M3FN>
+  tile.store %y3, %q[%c0] limits [%n] {dims = array<i64: 0>} : tensor<2048xf8E4M3FN>, !tile.ref<f8E4M3FN, 1>
+  tile.store %c3, %f[%c0] limits [%n] {dims = array<i64: 0>} : tensor<2048xf32>, !tile.ref<f32, 1>
+  return
+}
