@@ -221,6 +221,16 @@ ArgSpec ArgSpec::output(std::string name, DType dtype, int rank,
   return a;
 }
 
+bool isPermutation(const std::vector<unsigned> &order) {
+  std::vector<bool> seen(order.size(), false);
+  for (unsigned d : order) {
+    if (d >= seen.size() || seen[d])
+      return false;
+    seen[d] = true;
+  }
+  return true;
+}
+
 const char *argKindName(const ArgSpec &arg) {
   switch (arg.kind) {
   case ArgSpec::Kind::Tensor:

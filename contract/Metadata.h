@@ -149,6 +149,10 @@ struct ArgSpec {
 /// "tensor", "int", "float" or "constexpr".
 const char *argKindName(const ArgSpec &arg);
 
+/// Whether `order` is a dim order (ArgSpec::dimOrder, dslc --dim-order):
+/// each of 0 .. order.size() - 1 once.
+bool isPermutation(const std::vector<unsigned> &order);
+
 /// The alignment in bytes of every tensor's data address (a `Data` slot):
 /// the runtime refuses a tensor whose address is not a multiple of it, and
 /// the compiler tells LLVM so (the kernel's pointer parameters are

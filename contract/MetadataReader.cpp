@@ -174,18 +174,14 @@ void Reader::readDimOrder(const json &p, ArgSpec &a,
   if (!p.contains("dim_order"))
     return;
   const json &order = p["dim_order"];
-  std::vector<bool> seen(a.rank, false);
   bool ok = order.is_array() && order.size() == size_t(a.rank);
   for (size_t s = 0; ok && s < order.size(); ++s) {
-    ok = order[s].is_number_unsigned() &&
-         order[s].get<uint64_t>() < seen.size() &&
-         !seen[order[s].get<uint64_t>()];
-    if (ok) {
-      seen[order[s].get<uint64_t>()] = true;
+    // (a number past any rank fails the permutation test, not the cast)
+    ok = order[s].is_number_unsigned() && order[s].get<uint64_t>() < 64;
+    if (ok)
       a.dimOrder.push_back(order[s].get<unsigned>());
-    }
   }
-  if (!ok)
+  if (!ok || !isPermutation(a.dimOrder))
     fail(where, "dim_order is not a permutation of the " +
                     std::to_string(a.rank) + " dimensions");
 }

@@ -11,6 +11,7 @@
 #include "compiler/Driver/DriverOptions.h"
 
 #include "contract/DType.h"
+#include "contract/Metadata.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Error.h"
@@ -243,13 +244,10 @@ Check readDimOrder(StringRef text, CompileOptions &c) {
     return fail(llvm::formatv("--dim-order expects NAME=AxB... (dimensions "
                               "0 to 15), got '{0}'",
                               text));
-  std::vector<unsigned> sorted = order;
-  std::sort(sorted.begin(), sorted.end());
-  for (unsigned i = 0; i < sorted.size(); ++i)
-    if (sorted[i] != i)
-      return fail(llvm::formatv("--dim-order {0}: not a permutation of the "
-                                "dimensions 0 to {1}",
-                                text, order.size() - 1));
+  if (!contract::isPermutation(order))
+    return fail(llvm::formatv("--dim-order {0}: not a permutation of the "
+                              "dimensions 0 to {1}",
+                              text, order.size() - 1));
   c.dimOrders[name.str()] = order;
   return std::nullopt;
 }
