@@ -181,8 +181,27 @@ static KernelInfo kernelInfo(func::FuncOp func) {
       visit(t);
   });
   info.maxVec = 128 / (narrowest ? narrowest : 32);
-  info.rowThreads =
-      chooseRowThreads(shapes.getArrayRef(), info.threads, info.maxVec);
+  // The widest of the tensors the kernel reads and writes (not its packet
+  // scratch, signal pads or peer tables): a narrowed piece keeps 16 bytes
+  // of it, so only the narrower tensors' accesses shrink.
+  unsigned widest = 0;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    auto ref = dyn_cast<tile::RefType>(func.getArgument(i).getType());
+    tile::RoleAttr role = tile::getArgRole(func, i);
+    if (!ref || !role || !ref.getElementType().isIntOrFloat())
+      continue;
+    contract::Role r = role.getRole();
+    if (r != contract::Role::Input && r != contract::Role::Output &&
+        r != contract::Role::InOut)
+      continue;
+    unsigned bits = ref.getElementType().getIntOrFloatBitWidth();
+    if (bits >= 8 && bits <= 128)
+      widest = std::max(widest, bits);
+  }
+  info.minVec =
+      widest ? std::min<int64_t>(info.maxVec, 128 / widest) : info.maxVec;
+  info.rowThreads = chooseRowThreads(shapes.getArrayRef(), info.threads,
+                                     info.maxVec, info.minVec);
   return info;
 }
 

@@ -35,6 +35,9 @@ enum class ErrorStatus : uint32_t {
 struct KernelInfo {
   int64_t threads = 128; ///< Threads per CTA.
   int64_t maxVec = 8;    ///< Elements per 16-byte piece of the narrowest type.
+  /// Fewest elements a piece narrowed to fill a row's lanes keeps (16 bytes
+  /// of the widest tensor's type; TileLayout::get).
+  int64_t minVec = 8;
   /// Threads a row of a tile of rank >= 2 is spread over (TileLayout.h),
   /// unless the tile's shape calls for its own (TileLayout::choose).
   int64_t rowThreads = 128;
@@ -44,8 +47,8 @@ struct KernelInfo {
 
   TileLayout layout(llvm::ArrayRef<int64_t> shape) const {
     if (!ownLayouts)
-      return TileLayout::get(shape, threads, maxVec, rowThreads);
-    return TileLayout::choose(shape, threads, maxVec, rowThreads);
+      return TileLayout::get(shape, threads, maxVec, rowThreads, minVec);
+    return TileLayout::choose(shape, threads, maxVec, rowThreads, minVec);
   }
   /// This kernel's layouts with every tile of rank >= 2 spread over `p`
   /// threads a row (a reduction's result in the layout of its input).

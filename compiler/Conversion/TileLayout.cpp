@@ -25,7 +25,7 @@ bool TileLayout::sameDistribution(const TileLayout &o) const {
 }
 
 TileLayout TileLayout::get(llvm::ArrayRef<int64_t> shape, int64_t threads,
-                           int64_t maxVec, int64_t rowThreads) {
+                           int64_t maxVec, int64_t rowThreads, int64_t minVec) {
   TileLayout layout;
   layout.threads = threads;
   layout.rowThreads = shape.size() >= 2 ? rowThreads : threads;
@@ -53,18 +53,29 @@ TileLayout TileLayout::get(llvm::ArrayRef<int64_t> shape, int64_t threads,
   // A piece never spans more than the (power-of-two rounded) row.
   layout.vec = std::min<int64_t>(
       maxVec, static_cast<int64_t>(llvm::PowerOf2Ceil(layout.inner)));
+  // Narrower pieces where a row would leave lanes without one (a 4096-wide
+  // row of a kernel with fp8 and bf16 tensors over 512 threads: 16-element
+  // pieces busy 256 lanes, 8-element ones all 512), as Triton's coalescing
+  // narrows a thread's vector to the elements a thread has, but never
+  // below minVec.
+  if (minVec > 0 && minVec < layout.vec) {
+    int64_t fill = static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(
+        std::max<int64_t>(1, layout.inner / layout.rowThreads))));
+    layout.vec = std::max(minVec, std::min(layout.vec, fill));
+  }
   layout.chunks =
       llvm::divideCeil(layout.inner, layout.rowThreads * layout.vec);
   return layout;
 }
 
 TileLayout TileLayout::choose(llvm::ArrayRef<int64_t> shape, int64_t threads,
-                              int64_t maxVec, int64_t kernelRowThreads) {
-  TileLayout kernel = get(shape, threads, maxVec, kernelRowThreads);
+                              int64_t maxVec, int64_t kernelRowThreads,
+                              int64_t minVec) {
+  TileLayout kernel = get(shape, threads, maxVec, kernelRowThreads, minVec);
   if (shape.size() < 2 || kernel.perThread() < kOwnLayoutMinElements)
     return kernel;
-  TileLayout own =
-      get(shape, threads, maxVec, ruleRowThreads({shape}, threads, maxVec));
+  TileLayout own = get(shape, threads, maxVec,
+                       ruleRowThreads({shape}, threads, maxVec), minVec);
   if (own.perThread() * kOwnLayoutFactor <= kernel.perThread())
     return own;
   return kernel;
@@ -100,7 +111,8 @@ int64_t dslc::ruleRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
 }
 
 int64_t dslc::chooseRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
-                               int64_t threads, int64_t maxVec) {
+                               int64_t threads, int64_t maxVec,
+                               int64_t minVec) {
   int64_t p = ruleRowThreads(shapes, threads, maxVec);
   // The elements per thread the kernel's tiles take at `rowThreads` (each
   // tile in the layout it would have, TileLayout::choose): fewer lanes
@@ -112,8 +124,8 @@ int64_t dslc::chooseRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
   auto cost = [&](int64_t rowThreads) {
     int64_t total = 0;
     for (llvm::ArrayRef<int64_t> shape : shapes)
-      total +=
-          TileLayout::choose(shape, threads, maxVec, rowThreads).perThread();
+      total += TileLayout::choose(shape, threads, maxVec, rowThreads, minVec)
+                   .perThread();
     return total;
   };
   // Another count only where it saves at least a quarter of the registers

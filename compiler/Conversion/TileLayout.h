@@ -3,9 +3,10 @@
 // A tile value of shape [d0, ..., dn-1] is held by the T threads of a CTA.
 // The threads form G groups of P consecutive threads (P * G = T; thread t
 // is lane t % P of group t / P). The last dimension is cut into pieces of V
-// contiguous elements (16 bytes of the kernel's narrowest element type):
-// lane l holds pieces l, l + P, l + 2P, ... (C of them), so neighbouring
-// lanes access neighbouring 16-byte pieces.
+// contiguous elements (16 bytes of the kernel's narrowest element type, or
+// fewer, down to 16 bytes of its widest tensor's, where a row is too narrow
+// to give each of its P lanes a piece): lane l holds pieces l, l + P,
+// l + 2P, ... (C of them), so neighbouring lanes access neighbouring pieces.
 //
 // The rows of a tile of rank >= 2 are its leading dimensions. With more
 // than one group, the first S of them, flattened row-major (D0 = d0 * ...
@@ -118,8 +119,11 @@ struct TileLayout {
   /// The layout of a tile of `shape` in a CTA of `threads` threads whose
   /// pieces hold at most `maxVec` elements and whose rows of tiles of rank
   /// >= 2 are spread over `rowThreads` threads (a divisor of `threads`).
+  /// With `minVec` (0: maxVec), a row too narrow for a `maxVec` piece in
+  /// each of its lanes takes pieces of the power of two that fills them,
+  /// but at least `minVec`.
   static TileLayout get(llvm::ArrayRef<int64_t> shape, int64_t threads,
-                        int64_t maxVec, int64_t rowThreads);
+                        int64_t maxVec, int64_t rowThreads, int64_t minVec = 0);
 
   /// The layout of a tile of `shape` in a kernel whose tiles of rank >= 2
   /// spread their rows over `kernelRowThreads` threads: that layout, unless
@@ -128,7 +132,8 @@ struct TileLayout {
   /// (ruleRowThreads of its shape alone), which it then takes. A function
   /// of the shape, so every value of one type has one layout.
   static TileLayout choose(llvm::ArrayRef<int64_t> shape, int64_t threads,
-                           int64_t maxVec, int64_t kernelRowThreads);
+                           int64_t maxVec, int64_t kernelRowThreads,
+                           int64_t minVec = 0);
 };
 
 /// A tile takes its own row threads when the kernel's give it this many
@@ -148,7 +153,7 @@ int64_t ruleRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
 /// tiles (each in TileLayout::choose's layout) in at most 3/4 of the
 /// elements per thread and kOwnLayoutMinElements fewer, the fewest then.
 int64_t chooseRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
-                         int64_t threads, int64_t maxVec);
+                         int64_t threads, int64_t maxVec, int64_t minVec = 0);
 
 /// The static shuffle of the per-thread vector of a tile of shape `from`
 /// (layout `in`) that gives that of its broadcast to `to` (layout `out`),

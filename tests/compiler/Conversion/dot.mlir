@@ -38,19 +38,22 @@ func.func @dot_acc(%a: !tile.ref<bf16, 2>, %b: !tile.ref<bf16, 2>,
 // -----
 
 // Shapes that do not divide: [3, 5] x [5, 7] f32 at 1 warp, with a bf16
-// result (V = 8): 2 groups of 16 lanes, 2 rows per thread of which row 3
-// (group 1's second) is padding: its A row is clamped to row 2; pieces of 8
-// over 7 columns are read element by element (column clamped to 6); a
-// bf16 result is rounded after the op.
+// result: 2 groups of 16 lanes, 2 rows per thread of which row 3 (group 1's
+// second) is padding: its A row is clamped to row 2. The bf16 result allows
+// pieces of 8, but rows of 7 over 16 lanes would leave 15 lanes without
+// one: pieces of 4 (16 bytes of f32, the widest tensor), so a thread holds
+// 2 x 4 elements, not 2 x 8; they are read element by element (column
+// clamped to 6), an FMA of 4 per row; the bf16 result is rounded after the
+// op.
 
 // CHECK-LABEL: func.func @dot_tails(
 // CHECK: nvvm.barrier0
 // CHECK: arith.minui %{{.*}}, %c2_i64 : i64
-// CHECK: scf.for %{{.*}} = %c0_i64 to %c5_i64 step %c1_i64 iter_args(%{{.*}}) -> (vector<16xf32>)
+// CHECK: scf.for %{{.*}} = %c0_i64 to %c5_i64 step %c1_i64 iter_args(%{{.*}}) -> (vector<8xf32>)
 // CHECK: arith.minui %{{.*}}, %c6_i64 : i64
 // CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
-// CHECK: llvm.intr.fma
-// CHECK: arith.truncf %{{.*}} : vector<16xf32> to vector<16xbf16>
+// CHECK: llvm.intr.fma(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<4xf32>, vector<4xf32>, vector<4xf32>) -> vector<4xf32>
+// CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
 func.func @dot_tails(%x: !tile.ref<f32, 2>, %out: !tile.ref<bf16, 2>)
     attributes {tile.kernel, tile.num_warps = 1 : i64} {
   %c0 = arith.constant 0 : index

@@ -3,6 +3,9 @@
 // A bf16 [32, 24] x [24, 32] dot with valid_k on tensor cores at 4 warps
 // (2x2 warps of 16x16: one 16-row lhs fragment and two 8-column rhs
 // fragments per warp, MmaLayout.h):
+//  - the operands are loaded in pieces of 4 (16 bytes of the f32 result,
+//    the widest tensor: rows of 24 or 32 in pieces of 8 would leave lanes
+//    without one), 8 elements a thread;
 //  - the K tail at or past valid_k is zeroed in registers (a select per
 //    operand), the operands are stored with padded pitches (lhs rows of
 //    40 bf16 = 5 x 16 bytes, rhs rows of 40), K's padding to 32 (rows and
@@ -19,9 +22,9 @@
 // CHECK: module attributes {dslc.workspace_bytes = 5120 : i64}
 // CHECK: llvm.mlir.global internal @__dslc_workspace() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<5120 x i8>
 // CHECK-LABEL: func.func @mma(
-// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<16xi1>, vector<16xbf16>
-// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<16xi1>, vector<16xbf16>
-// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<8xi1>, vector<8xbf16>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<8xi1>, vector<8xbf16>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<4xbf16>, !llvm.ptr<3>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c512_i64 step %c128_i64
 // CHECK: nvvm.barrier0
 // CHECK: scf.for %{{.*}} = %c0_i64 to %c2_i64 step %c1_i64 iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>)

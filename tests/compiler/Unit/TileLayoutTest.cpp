@@ -81,6 +81,31 @@ TEST_CASE("the index along the last dimension of each held element",
   CHECK(fp8.innerIndex(0, 127, 15) == 2047);
 }
 
+TEST_CASE("pieces narrow to give every lane of a row one, down to minVec",
+          "[layout]") {
+  // fp8 beside bf16 (pieces of 16, at least 8): a row of 4096 over 512
+  // threads in pieces of 16 would leave 256 lanes idle.
+  TileLayout l = TileLayout::get({4096}, 512, 16, 512, 8);
+  CHECK(l.vec == 8);
+  CHECK(l.chunks == 1);
+  CHECK(l.perThread() == 8);
+  CHECK(l.innerIndex(0, 511, 7) == 4095);
+  // Rows wide enough keep the widest pieces; narrower ones stop at minVec.
+  CHECK(TileLayout::get({8192}, 512, 16, 512, 8).vec == 16);
+  CHECK(TileLayout::get({16384}, 512, 16, 512, 8).vec == 16);
+  CHECK(TileLayout::get({1024}, 512, 16, 512, 8).vec == 8);
+  // Without a minVec (or minVec == maxVec) nothing narrows.
+  CHECK(TileLayout::get({4096}, 512, 16, 512).vec == 16);
+  CHECK(TileLayout::get({1024}, 512, 8, 512, 8).vec == 8);
+  // 2-d rows narrow over their own lanes: rows of 7 over 16 lanes.
+  TileLayout rows = TileLayout::get({3, 7}, 32, 8, 16, 4);
+  CHECK(rows.vec == 4);
+  CHECK(rows.chunks == 1);
+  CHECK(rows.perThread() == 2 * 4);
+  // A kernel's row threads are chosen with the narrowed layouts.
+  CHECK(TileLayout::choose({3, 7}, 32, 8, 16, 4).sameDistribution(rows));
+}
+
 TEST_CASE("groups deal the first dimension of a 2-d tile", "[layout]") {
   // [64, 64] f32 in 128 threads, rows over 4 lanes: 32 groups.
   TileLayout l = TileLayout::get({64, 64}, 128, 8, 4);
