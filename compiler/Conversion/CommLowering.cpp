@@ -328,7 +328,7 @@ std::optional<std::string> multimemType(Type element) {
 
 /// Whether the pieces of a tile of `layout` are the 16 bytes one multimem
 /// access moves (not those of a replicated tile, nor the wider pieces of a
-/// kernel whose narrowest type is fp8): the others go peer by peer.
+/// kernel whose bulk is fp8): the others go peer by peer.
 bool multimemPieces(Type element, const TileLayout &layout) {
   return layout.vec * element.getIntOrFloatBitWidth() == 128;
 }

@@ -7,12 +7,15 @@
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/Matchers.h"
 
 #include "llvm/ADT/SetVector.h"
+
+#include <limits>
 
 namespace dslc {
 #define GEN_PASS_DEF_DISTRIBUTETILES
@@ -154,6 +157,107 @@ static LogicalResult flattenSignature(func::FuncOp func) {
   return success();
 }
 
+/// Bytes the kernel's tile accesses of memory move (each op once, static
+/// shapes), by element width in bits: loads, stores, gathers, scatters,
+/// atomics, LL packets and multicast accesses. A dot's operands, loaded at
+/// every step of the loop over K, count as the bulk of the traffic.
+static llvm::SmallDenseMap<unsigned, uint64_t>
+accessBytesByWidth(func::FuncOp func) {
+  llvm::SmallDenseMap<unsigned, uint64_t> bytes;
+  auto count = [&](Type t, uint64_t weight) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor || !tensor.hasStaticShape() ||
+        !tensor.getElementType().isIntOrFloat())
+      return;
+    unsigned bits = tensor.getElementType().getIntOrFloatBitWidth();
+    if (bits < 8)
+      return;
+    uint64_t n = llvm::SaturatingMultiply<uint64_t>(
+        static_cast<uint64_t>(tensor.getNumElements()), bits / 8);
+    n = llvm::SaturatingMultiply(n, weight);
+    bytes[bits] = llvm::SaturatingAdd(bytes[bits], n);
+  };
+  func.walk([&](Operation *op) {
+    if (!isa<tile::LoadOp, tile::StoreOp, tile::GatherOp, tile::ScatterOp,
+             tile::AtomicOp, comm::LLPutOp, comm::LLGetOp,
+             comm::MulticastStoreOp, comm::MulticastLoadReduceOp>(op))
+      return;
+    uint64_t weight = 1;
+    if (isa<tile::LoadOp>(op)) {
+      SetVector<Operation *> slice;
+      getForwardSlice(op, &slice);
+      if (llvm::any_of(slice, [](Operation *o) { return isa<tile::DotOp>(o); }))
+        weight = std::numeric_limits<uint64_t>::max();
+    }
+    for (Type t : op->getResultTypes())
+      count(t, weight);
+    for (Type t : op->getOperandTypes())
+      count(t, weight);
+  });
+  return bytes;
+}
+
+/// The piece widths of a kernel's tiles (TileLayout::get): at most 16
+/// bytes of the element type that moves the most bytes (so the bulk of the
+/// traffic goes in 16-byte accesses, neighbouring lanes' contiguous, and no
+/// lane's piece spans two of them: a bf16 row beside an fp8 one in pieces
+/// of 16 has each lane load 32 bytes in two strided halves), of the
+/// narrowest type when the kernel accesses no tile; narrowed where a row
+/// leaves lanes idle down to 16 bytes of the widest tensor it reads or
+/// writes; never below what an LL packet's payload needs.
+static void choosePieceWidths(func::FuncOp func, unsigned narrowest,
+                              KernelInfo &info) {
+  llvm::SmallDenseMap<unsigned, uint64_t> traffic = accessBytesByWidth(func);
+  unsigned dominant = 0;
+  uint64_t most = 0;
+  for (auto [bits, n] : traffic)
+    if (n > most || (n == most && bits > dominant)) {
+      dominant = bits;
+      most = n;
+    }
+  if (!dominant)
+    dominant = narrowest ? narrowest : 32;
+  info.maxVec = 128 / std::max(dominant, narrowest);
+  // The widest of the tensors the kernel reads and writes (not its packet
+  // scratch, signal pads or peer tables).
+  unsigned widest = 0;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    auto ref = dyn_cast<tile::RefType>(func.getArgument(i).getType());
+    tile::RoleAttr role = tile::getArgRole(func, i);
+    if (!ref || !role || !ref.getElementType().isIntOrFloat())
+      continue;
+    contract::Role r = role.getRole();
+    if (r != contract::Role::Input && r != contract::Role::Output &&
+        r != contract::Role::InOut)
+      continue;
+    unsigned bits = ref.getElementType().getIntOrFloatBitWidth();
+    if (bits >= 8 && bits <= 128)
+      widest = std::max(widest, bits);
+  }
+  info.minVec =
+      widest ? std::min<int64_t>(info.maxVec, 128 / widest) : info.maxVec;
+  // A piece of an LL packet tile holds whole payloads.
+  func.walk([&](Operation *op) {
+    RankedTensorType tile;
+    int64_t packet = 0;
+    if (auto put = dyn_cast<comm::LLPutOp>(op)) {
+      tile = put.getValue().getType();
+      packet = put.getPacket();
+    } else if (auto get = dyn_cast<comm::LLGetOp>(op)) {
+      tile = get.getResult().getType();
+      packet = get.getPacket();
+    }
+    if (!tile || !tile.getElementType().isIntOrFloat())
+      return;
+    unsigned bits = tile.getElementType().getIntOrFloatBitWidth();
+    if (bits < 8)
+      return;
+    int64_t need = std::max<int64_t>(1, packet / 2 * 8 / bits);
+    info.minVec = std::max(info.minVec, need);
+    info.maxVec = std::max(info.maxVec, need);
+  });
+}
+
 /// Threads per CTA, the widest piece the kernel's tiles allow and the
 /// threads a row of its 2-d tiles is spread over.
 static KernelInfo kernelInfo(func::FuncOp func) {
@@ -180,26 +284,7 @@ static KernelInfo kernelInfo(func::FuncOp func) {
     for (Type t : op->getOperandTypes())
       visit(t);
   });
-  info.maxVec = 128 / (narrowest ? narrowest : 32);
-  // The widest of the tensors the kernel reads and writes (not its packet
-  // scratch, signal pads or peer tables): a narrowed piece keeps 16 bytes
-  // of it, so only the narrower tensors' accesses shrink.
-  unsigned widest = 0;
-  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-    auto ref = dyn_cast<tile::RefType>(func.getArgument(i).getType());
-    tile::RoleAttr role = tile::getArgRole(func, i);
-    if (!ref || !role || !ref.getElementType().isIntOrFloat())
-      continue;
-    contract::Role r = role.getRole();
-    if (r != contract::Role::Input && r != contract::Role::Output &&
-        r != contract::Role::InOut)
-      continue;
-    unsigned bits = ref.getElementType().getIntOrFloatBitWidth();
-    if (bits >= 8 && bits <= 128)
-      widest = std::max(widest, bits);
-  }
-  info.minVec =
-      widest ? std::min<int64_t>(info.maxVec, 128 / widest) : info.maxVec;
+  choosePieceWidths(func, narrowest, info);
   info.rowThreads = chooseRowThreads(shapes.getArrayRef(), info.threads,
                                      info.maxVec, info.minVec);
   return info;

@@ -34,7 +34,8 @@ enum class ErrorStatus : uint32_t {
 /// What a lowering pattern needs to know about the kernel it is in.
 struct KernelInfo {
   int64_t threads = 128; ///< Threads per CTA.
-  int64_t maxVec = 8;    ///< Elements per 16-byte piece of the narrowest type.
+  /// Elements of a piece: 16 bytes of the type moving the most bytes.
+  int64_t maxVec = 8;
   /// Fewest elements a piece narrowed to fill a row's lanes keeps (16 bytes
   /// of the widest tensor's type; TileLayout::get).
   int64_t minVec = 8;

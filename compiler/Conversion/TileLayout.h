@@ -3,10 +3,11 @@
 // A tile value of shape [d0, ..., dn-1] is held by the T threads of a CTA.
 // The threads form G groups of P consecutive threads (P * G = T; thread t
 // is lane t % P of group t / P). The last dimension is cut into pieces of V
-// contiguous elements (16 bytes of the kernel's narrowest element type, or
-// fewer, down to 16 bytes of its widest tensor's, where a row is too narrow
-// to give each of its P lanes a piece): lane l holds pieces l, l + P,
-// l + 2P, ... (C of them), so neighbouring lanes access neighbouring pieces.
+// contiguous elements (16 bytes of the type that moves most of the
+// kernel's bytes, or fewer, down to 16 bytes of its widest tensor's, where a
+// row is too narrow to give each of its P lanes a piece; DistributeTiles'
+// choosePieceWidths): lane l holds pieces l, l + P, l + 2P, ... (C of
+// them), so neighbouring lanes access neighbouring pieces.
 //
 // The rows of a tile of rank >= 2 are its leading dimensions. With more
 // than one group, the first S of them, flattened row-major (D0 = d0 * ...

@@ -1,18 +1,20 @@
 // RUN: dslc-opt %s -split-input-file -dslc-distribute-tiles -canonicalize -cse | FileCheck %s
 
-// fp8 tiles are i8 vectors per thread. With fp8 the kernel's narrowest type,
-// a piece is 16 elements: one 16-byte load or store. Quantizing converts
+// fp8 tiles are i8 vectors per thread. A piece is 16 bytes of the type that
+// moves the most bytes, f32 here: 4 elements, one 16-byte load of f32 and
+// one 4-byte store of fp8 (neighbouring lanes' stores contiguous), 4
+// pieces a thread over 2048 elements and 128 threads. Quantizing converts
 // pairs of f32 with cvt.rn.satfinite.e4m3x2.f32 (the first element of a
 // pair is the `b` operand: the low byte); dequantizing converts pairs with
 // cvt.rn.f16x2.e4m3x2, then widens the f16s.
 
 // CHECK-LABEL: func.func @quantize(
-// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<16xf32>
-// CHECK: %[[X0:.*]] = vector.extract %[[X:.*]][0] : f32 from vector<16xf32>
-// CHECK: %[[X1:.*]] = vector.extract %[[X]][1] : f32 from vector<16xf32>
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: %[[X0:.*]] = vector.extract %[[X:.*]][0] : f32 from vector<4xf32>
+// CHECK: %[[X1:.*]] = vector.extract %[[X]][1] : f32 from vector<4xf32>
 // CHECK: nvvm.convert.f32x2.to.f8x2 %[[X1]], %[[X0]] {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : vector<2xi8>(f8E4M3FN)
 // CHECK-COUNT-7: nvvm.convert.f32x2.to.f8x2 {{.*}}(f8E4M3FN)
-// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<16xi8>, !llvm.ptr<1>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<4xi8>, !llvm.ptr<1>
 func.func @quantize(%a: !tile.ref<f32, 1>, %q: !tile.ref<f8E4M3FN, 1>)
     attributes {tile.kernel, tile.num_warps = 4 : i64} {
   %c0 = arith.constant 0 : index
@@ -26,10 +28,11 @@ func.func @quantize(%a: !tile.ref<f32, 1>, %q: !tile.ref<f8E4M3FN, 1>)
 // -----
 
 // e5m2 from bf16 goes through f32; back to bf16 through f16 and f32
-// (exact: every fp8 value is a bf16).
+// (exact: every fp8 value is a bf16). The fp8 tile is never loaded or
+// stored: pieces of 8 bf16, two a thread.
 
 // CHECK-LABEL: func.func @e5m2_round_trip(
-// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<16xbf16>
+// CHECK-COUNT-2: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xbf16>
 // CHECK: arith.extf %{{.*}} : vector<16xbf16> to vector<16xf32>
 // CHECK: %[[P:.*]] = nvvm.convert.f32x2.to.f8x2 {{.*}} : vector<2xi8>(f8E5M2)
 // The pair of bytes goes back whole (the canonicalizer folds the

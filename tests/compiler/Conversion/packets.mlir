@@ -1,7 +1,8 @@
 // RUN: dslc-opt %s -split-input-file -dslc-distribute-tiles -canonicalize -cse | FileCheck %s
 
-// LL packets of a tile that is not a whole number of pieces: with an fp8
-// tile in the kernel a piece is 16 elements, so a [1000] bf16 row is 62
+// LL packets of a tile that is not a whole number of pieces: with fp8 tiles
+// moving most of the kernel's bytes (a [4096] fp8 copy beside the [1000]
+// bf16 row: 8 KiB against 6000 bytes) a piece is 16 elements, so the row is 62
 // whole pieces and one of 8 elements: 2 of its 4 16-byte packets (8 data
 // bytes each) are the row's (packets 248 and 249 of 250). Each put packet
 // is stored only when it is one of the tile's, and the get polls only
@@ -29,6 +30,9 @@ func.func @partial_piece(%x: !tile.ref<bf16, 1>, %q: !tile.ref<f8E4M3FN, 1>,
   %f = arith.extf %g : tensor<1000xbf16> to tensor<1000xf32>
   %t = arith.truncf %f : tensor<1000xf32> to tensor<1000xf8E4M3FN>
   tile.store %t, %q[%c0] limits [%n] {dims = array<i64: 0>} : tensor<1000xf8E4M3FN>, !tile.ref<f8E4M3FN, 1>
+  %m = tile.dim %q, 0 : !tile.ref<f8E4M3FN, 1>
+  %c = tile.load %q[%c0] limits [%m] {dims = array<i64: 0>} : !tile.ref<f8E4M3FN, 1> -> tensor<4096xf8E4M3FN>
+  tile.store %c, %q[%c0] limits [%m] {dims = array<i64: 0>} : tensor<4096xf8E4M3FN>, !tile.ref<f8E4M3FN, 1>
   return
 }
 
