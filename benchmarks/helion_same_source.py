@@ -106,6 +106,12 @@ def _nbytes(*tensors):
     return sum(x.numel() * x.element_size() for x in tensors)
 
 
+def _jsd_bytes(torch, log_q, log_p):
+    """Bytes jsd_forward moves: both [T, V] inputs read, two [T] f32
+    outputs (loss and dX) written."""
+    return _nbytes(log_q, log_p) + 2 * log_q.shape[0] * 4
+
+
 def _jsd_ref(torch, log_q, log_p, beta=0.5):
     """Helion jsd.py's TorchJSDBaseline without labels: the mean over rows
     of beta KL(P || M) + (1 - beta) KL(Q || M), M = lerp(Q, P, beta)."""
@@ -197,13 +203,14 @@ def _cases():
              lambda t, y_pred, y_true: t.nn.functional.kl_div(
                  y_pred, y_true, reduction="batchmean"),
              rtol=1e-4, atol=1e-4),
-        # jsd_forward also writes dX, the loss's gradient [T, H] f32
+        # jsd_forward reads both rows and writes two floats a row (its
+        # `loss` and `dX` are [T] f32, dX the row's summed gradient)
         Case("jsd", "jsd.py", "jsd_forward",
              lambda t, T, H: (_randf(t, T, H).log_softmax(-1),
                               _randf(t, T, H).log_softmax(-1)),
              lambda t, log_q, log_p: _jsd_ref(t, log_q, log_p),
              rtol=1e-4, atol=1e-4,
-             nbytes=lambda t, log_q, log_p: 3 * _nbytes(log_q)),
+             nbytes=_jsd_bytes),
         # Helion ships longsum with a fixed config (no autotuning)
         Case("long_sum", "long_sum.py", "longsum",
              lambda t, T, H: (_randf(t, T, H),),

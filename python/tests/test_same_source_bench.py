@@ -148,6 +148,20 @@ class Bytes(unittest.TestCase):
         self.assertEqual(bench._embedding_bytes(None, x, weight),
                          5 * 4 + (3 + 5) * 1024 * 2)
 
+    def test_jsd_reads_both_rows_and_writes_two_floats_a_row(self):
+        # jsd_forward's dX is [T] (a row's summed gradient), not [T, V]:
+        # counting it as [T, V] put dslc above the H100's HBM peak
+        class T:
+            shape = (8192, 4096)
+
+            def numel(self):
+                return 8192 * 4096
+
+            def element_size(self):
+                return 4
+        self.assertEqual(bench._jsd_bytes(None, T(), T()),
+                         2 * 8192 * 4096 * 4 + 2 * 8192 * 4)
+
     def test_every_case_lists_without_torch(self):
         out = io.StringIO()
         with redirect_stdout(out):
