@@ -46,6 +46,8 @@ json tunableToJson(const Tunable &t) {
   }
   if (t.kind == Tunable::Kind::BlockSize && t.unitElements > 0)
     j["unit_elements"] = t.unitElements;
+  if (t.kind == Tunable::Kind::BlockSize && t.extent > 0)
+    j["extent"] = t.extent;
   return j;
 }
 
@@ -161,6 +163,11 @@ Tunable FieldReader::tunable(const json &t, const std::string &where) const {
       r.unitElements = integer(t, "unit_elements", where);
       if (r.unitElements < 1)
         fail(where, "field 'unit_elements' must be at least 1");
+    }
+    if (t.contains("extent")) {
+      r.extent = integer(t, "extent", where);
+      if (r.extent < 1)
+        fail(where, "field 'extent' must be at least 1");
     }
     break;
   }

@@ -78,6 +78,11 @@ struct Tunable {
   /// not known), so the tuner bounds tiles and elements per thread in
   /// elements, whatever the block counts.
   int64_t unitElements = 0;
+  /// BlockSize: the size of the dimension it tiles at the shapes compiled
+  /// for (--shape; 0: not known). The tuner tries blocks up to its power of
+  /// two (a chunk loop over a whole row), beyond its usual steps around the
+  /// default.
+  int64_t extent = 0;
 
   static Tunable blockSize(unsigned index, int64_t value);
   static Tunable numWarps(int64_t value);

@@ -243,7 +243,10 @@ FailureOr<int64_t> Generator::takeBlockSize(SourceRange where,
                             "] = " + std::to_string(block) +
                             " is below this block size's minimum " +
                             std::to_string(lo));
-  desc.tunables.push_back(contract::Tunable::blockSize(i, block));
+  contract::Tunable tunable = contract::Tunable::blockSize(i, block);
+  if (hint > 0)
+    tunable.extent = hint;
+  desc.tunables.push_back(tunable);
   return block;
 }
 

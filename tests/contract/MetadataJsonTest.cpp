@@ -35,6 +35,7 @@ KernelMetadata everyRole() {
   md.defaultTimeoutMs = 2000;
   md.constants = {{"my_rank", "1"}, {"group", "\"g\""}};
   md.tunables = {Tunable::blockSize(0, 1024), Tunable::numWarps(8)};
+  md.tunables[0].extent = 5000;
   ArgSpec table =
       tensor("pad_ptrs", DType::UInt64, 1, Role::PeerTable, Access::Read);
   table.peerTableFor = "pad";
@@ -129,6 +130,8 @@ TEST_CASE("metadata: what is written is read back unchanged",
   CHECK(got->tunables[0].kind == Tunable::Kind::BlockSize);
   CHECK(got->tunables[0].value == 1024);
   CHECK(got->tunables[0].max == kMaxBlockSize);
+  CHECK(got->tunables[0].extent == 5000);
+  CHECK(got->tunables[1].extent == 0);
   REQUIRE(got->args.size() == want.args.size());
   for (size_t i = 0; i < want.args.size(); ++i) {
     INFO(want.args[i].name);

@@ -20,12 +20,19 @@ int64_t unitOf(const Tunable &t) {
 
 /// The default times 2^k around it, within the tunable's range and the
 /// options', counted in tile elements (their least only for a kernel's only
-/// block size: a tile's rows may be few).
+/// block size: a tile's rows may be few); upwards as far as the power of
+/// two of the dimension it tiles when that is known (Helion's autotuner
+/// searches block sizes up to the size hint too).
 Dimension blockDimension(const Tunable &t, const SpaceOptions &o, bool only) {
   Dimension d;
   d.tunable = t;
   int64_t def = t.value, unit = only ? unitOf(t) : 1;
-  for (int k = -o.blockDown; k <= o.blockUp; ++k) {
+  int up = o.blockUp;
+  if (t.extent > 0 && def > 0)
+    while (up < 62 && (def << up) < t.extent &&
+           (def << up) < contract::kMaxBlockSize)
+      ++up;
+  for (int k = -o.blockDown; k <= up; ++k) {
     int64_t v = k < 0 ? def >> -k : def << k;
     if (k < 0 && (v << -k) != def)
       continue; // not a power-of-two multiple

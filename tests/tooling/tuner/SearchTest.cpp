@@ -200,6 +200,29 @@ TEST_CASE("kernel space: several block sizes (a 2-d tile) are all tried",
   CHECK(s.compileConfigs().size() == 6 * 7 * s.dims()[2].values.size());
 }
 
+TEST_CASE("kernel space: a block tiling a dimension of known size reaches "
+          "its power of two",
+          "[tuner]") {
+  // Helion's welford at [8192, 4096]: its chunk loop over a row's 4096
+  // columns defaults to 16; the steps around it stop at 128 (32 chunks a
+  // row), the dimension's size lets the tuner try the whole row in one.
+  Tunable chunk = Tunable::blockSize(1, 16);
+  chunk.extent = 4096;
+  Tunable odd = Tunable::blockSize(2, 16);
+  odd.extent = 5000; // not a power of two: up to 8192
+  KernelSpace s("k",
+                {Tunable::blockSize(0, 16), chunk, odd, Tunable::numWarps(4)});
+  CHECK(s.dims()[0].values == std::vector<int64_t>{2, 4, 8, 16, 32, 64, 128});
+  CHECK(s.dims()[1].values == std::vector<int64_t>{2, 4, 8, 16, 32, 64, 128,
+                                                   256, 512, 1024, 2048, 4096});
+  CHECK(s.dims()[2].values.back() == 8192);
+  // A default already past the size keeps its usual steps.
+  Tunable big = Tunable::blockSize(0, 1024);
+  big.extent = 100;
+  KernelSpace b("k", {big, Tunable::blockSize(1, 4), Tunable::numWarps(4)});
+  CHECK(b.dims()[0].values.back() == 8192);
+}
+
 TEST_CASE("kernel space: a block of rows is sized by its tile's elements",
           "[tuner]") {
   // Helion's rms_norm: `x[rows, :]` with one block (rows, default 1) and a
