@@ -22,13 +22,15 @@ int64_t unitOf(const Tunable &t) {
 /// options', counted in tile elements (their least only for a kernel's only
 /// block size: a tile's rows may be few); upwards as far as the power of
 /// two of the dimension it tiles when that is known (Helion's autotuner
-/// searches block sizes up to the size hint too).
-Dimension blockDimension(const Tunable &t, const SpaceOptions &o, bool only) {
+/// searches block sizes up to the size hint too; not a matrix product's
+/// tiles, which shared memory and registers bound long before).
+Dimension blockDimension(const Tunable &t, const SpaceOptions &o, bool only,
+                         bool reachExtent) {
   Dimension d;
   d.tunable = t;
   int64_t def = t.value, unit = only ? unitOf(t) : 1;
   int up = o.blockUp;
-  if (t.extent > 0 && def > 0)
+  if (reachExtent && t.extent > 0 && def > 0)
     while (up < 62 && (def << up) < t.extent &&
            (def << up) < contract::kMaxBlockSize)
       ++up;
@@ -87,10 +89,15 @@ KernelSpace::KernelSpace(std::string kernel,
       std::count_if(tunables.begin(), tunables.end(), [](const Tunable &t) {
         return t.kind == Tunable::Kind::BlockSize;
       });
+  bool products =
+      std::any_of(tunables.begin(), tunables.end(), [](const Tunable &t) {
+        return t.kind == Tunable::Kind::NumStages ||
+               t.kind == Tunable::Kind::DotEngine;
+      });
   for (const Tunable &t : tunables) {
     switch (t.kind) {
     case Tunable::Kind::BlockSize:
-      dims_.push_back(blockDimension(t, opts, blocks == 1));
+      dims_.push_back(blockDimension(t, opts, blocks == 1, !products));
       break;
     case Tunable::Kind::NumWarps:
       dims_.push_back(listDimension(
@@ -115,6 +122,23 @@ KernelSpace::KernelSpace(std::string kernel,
     }
   }
   dims_.push_back(listDimension(Tunable::maxCtas(0), opts.ctaCaps));
+  // The search lists every point of a space: where blocks reaching their
+  // dimensions' sizes would make more than kMaxReachedPoints, they keep
+  // the default's steps.
+  uint64_t points = 1;
+  for (const Dimension &d : dims_)
+    points = std::min<uint64_t>(points * std::max<size_t>(1, d.values.size()),
+                                kMaxReachedPoints + 1);
+  if (points > kMaxReachedPoints) {
+    size_t i = 0;
+    for (const Tunable &t : tunables) {
+      if (t.kind == Tunable::Kind::MaxCtas)
+        continue;
+      if (t.kind == Tunable::Kind::BlockSize)
+        dims_[i] = blockDimension(t, opts, blocks == 1, false);
+      ++i;
+    }
+  }
 }
 
 KernelSpace::KernelSpace(std::string kernel, std::vector<Dimension> dims,

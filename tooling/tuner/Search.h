@@ -33,6 +33,10 @@ using contract::Tunable;
 /// One dimension of a space: a tunable and the values it takes here.
 using Dimension = contract::SpaceDimension;
 
+/// Most points a space whose blocks reach their dimensions' sizes may have
+/// (the search lists them all); a larger one keeps the default's steps.
+inline constexpr uint64_t kMaxReachedPoints = uint64_t(1) << 18;
+
 struct SpaceOptions {
   /// Block sizes: the default times 2^k for k in [-blockDown, blockUp],
   /// within [minBlock, maxBlock].

@@ -221,6 +221,23 @@ TEST_CASE("kernel space: a block tiling a dimension of known size reaches "
   big.extent = 100;
   KernelSpace b("k", {big, Tunable::blockSize(1, 4), Tunable::numWarps(4)});
   CHECK(b.dims()[0].values.back() == 8192);
+  // A matrix product's tiles keep their steps around the default.
+  Tunable m = Tunable::blockSize(0, 128);
+  m.extent = 8192;
+  KernelSpace mm("k", {m, Tunable::numStages(3), Tunable::numWarps(8)});
+  CHECK(mm.dims()[0].values.back() == 1024);
+  // Five blocks reaching 2^20 would list 16^5 x 4 x 5 points: they keep
+  // the default's steps.
+  std::vector<Tunable> many;
+  for (unsigned i = 0; i < 5; ++i) {
+    Tunable t = Tunable::blockSize(i, 16);
+    t.extent = 1 << 20;
+    many.push_back(t);
+  }
+  many.push_back(Tunable::numWarps(4));
+  KernelSpace wide("k", many);
+  CHECK(wide.dims()[0].values.back() == 128);
+  CHECK(wide.dims()[4].values.back() == 128);
 }
 
 TEST_CASE("kernel space: a block of rows is sized by its tile's elements",
