@@ -217,7 +217,7 @@ static void choosePieceWidths(func::FuncOp func, unsigned narrowest,
     }
   if (!dominant)
     dominant = narrowest ? narrowest : 32;
-  info.maxVec = 128 / std::max(dominant, narrowest);
+  info.maxVec = 128 / dominant;
   // The widest of the tensors the kernel reads and writes (not its packet
   // scratch, signal pads or peer tables).
   unsigned widest = 0;

@@ -79,12 +79,13 @@ Dimension listDimension(const Tunable &t, std::vector<int64_t> values) {
       std::find(values.begin(), values.end(), t.value) - values.begin());
   return d;
 }
-} // namespace
 
-KernelSpace::KernelSpace(std::string kernel,
-                         const std::vector<Tunable> &tunables,
-                         const SpaceOptions &opts)
-    : kernel_(std::move(kernel)), opts_(opts) {
+/// The dimensions of a space of `tunables`, their blocks reaching the sizes
+/// of the dimensions they tile when `reachExtents` (and the kernel has no
+/// matrix product); the grid cap last.
+std::vector<Dimension> spaceDimensions(const std::vector<Tunable> &tunables,
+                                       const SpaceOptions &opts,
+                                       bool reachExtents) {
   size_t blocks =
       std::count_if(tunables.begin(), tunables.end(), [](const Tunable &t) {
         return t.kind == Tunable::Kind::BlockSize;
@@ -94,13 +95,15 @@ KernelSpace::KernelSpace(std::string kernel,
         return t.kind == Tunable::Kind::NumStages ||
                t.kind == Tunable::Kind::DotEngine;
       });
+  std::vector<Dimension> dims;
   for (const Tunable &t : tunables) {
     switch (t.kind) {
     case Tunable::Kind::BlockSize:
-      dims_.push_back(blockDimension(t, opts, blocks == 1, !products));
+      dims.push_back(
+          blockDimension(t, opts, blocks == 1, reachExtents && !products));
       break;
     case Tunable::Kind::NumWarps:
-      dims_.push_back(listDimension(
+      dims.push_back(listDimension(
           t, std::vector<int64_t>(opts.warps.begin(), opts.warps.end())));
       break;
     case Tunable::Kind::NumStages:
@@ -109,19 +112,28 @@ KernelSpace::KernelSpace(std::string kernel,
     case Tunable::Kind::ReductionLoop:
       // A matmul kernel's pipeline depth and tensor-core engine; a 2-d
       // grid's tile order; whole rows or chunks of them.
-      dims_.push_back(listDimension(t, t.choices));
+      dims.push_back(listDimension(t, t.choices));
       break;
     case Tunable::Kind::Named:
       // Its choices (Triton's configs), else powers of two around the
       // kernel's value within its range (Helion's registered tunables).
-      dims_.push_back(
+      dims.push_back(
           listDimension(t, t.choices.empty() ? rangeValues(t) : t.choices));
       break;
     case Tunable::Kind::MaxCtas:
       break; // the runtime's cap: one dimension below
     }
   }
-  dims_.push_back(listDimension(Tunable::maxCtas(0), opts.ctaCaps));
+  dims.push_back(listDimension(Tunable::maxCtas(0), opts.ctaCaps));
+  return dims;
+}
+} // namespace
+
+KernelSpace::KernelSpace(std::string kernel,
+                         const std::vector<Tunable> &tunables,
+                         const SpaceOptions &opts)
+    : kernel_(std::move(kernel)), dims_(spaceDimensions(tunables, opts, true)),
+      opts_(opts) {
   // The search lists every point of a space: where blocks reaching their
   // dimensions' sizes would make more than kMaxReachedPoints, they keep
   // the default's steps.
@@ -129,16 +141,8 @@ KernelSpace::KernelSpace(std::string kernel,
   for (const Dimension &d : dims_)
     points = std::min<uint64_t>(points * std::max<size_t>(1, d.values.size()),
                                 kMaxReachedPoints + 1);
-  if (points > kMaxReachedPoints) {
-    size_t i = 0;
-    for (const Tunable &t : tunables) {
-      if (t.kind == Tunable::Kind::MaxCtas)
-        continue;
-      if (t.kind == Tunable::Kind::BlockSize)
-        dims_[i] = blockDimension(t, opts, blocks == 1, false);
-      ++i;
-    }
-  }
+  if (points > kMaxReachedPoints)
+    dims_ = spaceDimensions(tunables, opts, false);
 }
 
 KernelSpace::KernelSpace(std::string kernel, std::vector<Dimension> dims,
