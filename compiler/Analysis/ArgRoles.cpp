@@ -146,13 +146,13 @@ LogicalResult RoleAnalysis::mark(BlockArgument arg, Role role, Operation *op) {
 
 void RoleAnalysis::countPackets(ArgFacts &f, Operation *op,
                                 RankedTensorType tile, int64_t packet) {
-  // A packet carries packet / 2 data bytes: the tile of packets is twice
-  // the tile's data.
+  // The tile of packets: each packet carries packetPayloadBytes of data.
   int64_t dataBytes =
       tile.getNumElements() *
       int64_t(tile.getElementType().getIntOrFloatBitWidth() / 8);
   f.packets.tileBytes =
-      std::max(f.packets.tileBytes, dataBytes * packet / (packet / 2));
+      std::max(f.packets.tileBytes,
+               dataBytes * packet / comm::packetPayloadBytes(packet));
   // An ll_put unrolled over peers is one call in the source: one region.
   if (isa<comm::LLPutOp>(op))
     f.putSites.insert(op->getLoc().getAsOpaquePointer());

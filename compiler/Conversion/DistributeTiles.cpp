@@ -252,7 +252,8 @@ static void choosePieceWidths(func::FuncOp func, unsigned narrowest,
     unsigned bits = tile.getElementType().getIntOrFloatBitWidth();
     if (bits < 8)
       return;
-    int64_t need = std::max<int64_t>(1, packet / 2 * 8 / bits);
+    int64_t need =
+        std::max<int64_t>(1, comm::packetPayloadBytes(packet) * 8 / bits);
     info.minVec = std::max(info.minVec, need);
     info.maxVec = std::max(info.maxVec, need);
   });

@@ -50,7 +50,7 @@ FailureOr<PacketPlan> planPackets(Operation *op, const KernelInfo &info,
   PacketPlan plan;
   plan.layout = info.layout(tile.getShape());
   plan.packetBytes = packet;
-  plan.payload = packet / 2;
+  plan.payload = comm::packetPayloadBytes(packet);
   plan.elementBytes = tile.getElementType().getIntOrFloatBitWidth() / 8;
   plan.pieceBytes = plan.layout.vec * plan.elementBytes;
   if (plan.pieceBytes % plan.payload != 0)

@@ -192,7 +192,7 @@ std::optional<std::string> dslc::comm::packetTileProblem(RankedTensorType tile,
     return text;
   }
   unsigned bits = element.getIntOrFloatBitWidth();
-  int64_t payload = packet / 2;
+  int64_t payload = packetPayloadBytes(packet);
   int64_t bytes = tile.getNumElements() * bits / 8;
   if (bytes % payload != 0) {
     os << "a tile of " << tile.getNumElements() << " elements (" << bytes

@@ -22,6 +22,11 @@
 #include <string>
 
 namespace dslc::comm {
+/// Data bytes an LL packet of `packet` bytes carries: half of it, each
+/// 4-byte data word followed by a 4-byte flag (docs/dialects.md, "LL
+/// packets").
+constexpr int64_t packetPayloadBytes(int64_t packet) { return packet / 2; }
+
 /// Why a tile cannot travel in `packet`-byte LL packets (comm.ll_put /
 /// comm.ll_get), or nothing: the verifier's rule, which MLIRGen checks
 /// first to report it at the program's line.
