@@ -50,6 +50,10 @@ Tunable Tunable::numStages(int64_t value) {
   return withChoices(Kind::NumStages, value, {2, 3, 4, 5, 6, 8});
 }
 
+Tunable Tunable::loopStages(int64_t value) {
+  return withChoices(Kind::NumStages, value, {1, 2, 3});
+}
+
 Tunable Tunable::dotEngine(int64_t value) {
   Tunable t;
   t.kind = Kind::DotEngine;

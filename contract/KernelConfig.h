@@ -58,7 +58,7 @@ struct Tunable {
     NumWarps,   ///< num_warps
     MaxCtas,    ///< the runtime's grid cap (0: none), applied at load
     Named,      ///< a tunable the kernel declares, by `name`
-    NumStages,  ///< num_stages (a kernel with matrix products)
+    NumStages,  ///< num_stages (matrix products' or loops' stages)
     DotEngine,  ///< dot_engine, as int(contract::DotEngine) (idem)
     L2Grouping, ///< l2_groupings[0] (a grid of 2 or more dimensions)
     /// reduction_loops[index] (a kernel that reduces whole rows): 0 for
@@ -89,8 +89,13 @@ struct Tunable {
   static Tunable maxCtas(int64_t value);
   static Tunable named(std::string name, int64_t value,
                        std::vector<int64_t> choices);
-  /// A matmul kernel's pipeline depth: 2, 3, 4 or 5 stages (or `value`).
+  /// A matmul kernel's pipeline depth: 2, 3, 4, 5, 6 or 8 stages (or
+  /// `value`).
   static Tunable numStages(int64_t value);
+  /// The stages of a kernel's loops over a row's chunks: 1 (each iteration
+  /// loads its own), 2 or 3 (loads one or two iterations ahead), or
+  /// `value`.
+  static Tunable loopStages(int64_t value);
   /// A matmul kernel's engine: the tensor-core ones, mma_sync and wgmma
   /// (and `value`, e.g. fma when the config chose it).
   static Tunable dotEngine(int64_t value);
@@ -131,6 +136,9 @@ enum class DotEngine { Default, Fma, MmaSync, Wgmma };
 const char *dotEngineName(DotEngine engine);
 /// The engine a config spells `name`; none for anything else.
 std::optional<DotEngine> parseDotEngine(const std::string &name);
+/// The stages of a loop without matrix products when the config does not
+/// say: its loads issued one iteration ahead (-dslc-prefetch-loads; 1: none).
+inline constexpr int64_t kDefaultLoopStages = 2;
 /// The stages a tensor-core loop keeps in flight when the config does not
 /// say: Triton's default num_stages (3), but 4 on wgmma, whose loop ran
 /// ~15% faster with 4 than with 3 at 128x256x64 on an H100 and an H200

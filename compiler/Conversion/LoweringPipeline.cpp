@@ -34,6 +34,8 @@ void dslc::buildDslcPipeline(mlir::OpPassManager &pm,
     pm.addPass(createNarrowedFastMath());
   pm.addPass(createMmaLayouts());
   pm.addPass(createPipelineDots());
+  if (options.prefetchLoads)
+    pm.addPass(createPrefetchLoads());
   if (options.issueLoadsEarly)
     pm.addPass(
         createIssueLoadsEarly(IssueLoadsEarlyOptions{options.earlyLoadBytes}));

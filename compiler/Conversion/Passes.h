@@ -23,6 +23,16 @@ namespace dslc {
 /// spilled 12 bytes under its 128-register cap); the driver compiles again
 /// at the narrow bound only when the module carries kWideEarlyLoadsAttr.
 inline constexpr int64_t kWideEarlyLoadBytes = 64;
+/// The most bytes a thread holds of the loads -dslc-prefetch-loads issues
+/// ahead in one loop (registers live across the whole iteration). A loop
+/// that loads more an iteration has that much in flight already (and a
+/// copy loop of 64 bytes a thread ahead spilled under Helion's one-shot
+/// all-reduce + RMSNorm config at world 4).
+inline constexpr int64_t kPrefetchBytes = 32;
+/// Set on the module by -dslc-prefetch-loads when it issued a load ahead:
+/// where ptxas then spills, the driver compiles again without.
+inline constexpr llvm::StringLiteral kPrefetchedLoadsAttr =
+    "dslc.prefetched_loads";
 inline constexpr int64_t kNarrowEarlyLoadBytes = 32;
 /// Set on the module by -dslc-issue-loads-early when it moved a load of
 /// more than kNarrowEarlyLoadBytes a thread.
@@ -68,6 +78,12 @@ struct DslcPipelineOptions
       llvm::cl::desc("The largest load, in bytes a thread, "
                      "-dslc-issue-loads-early moves"),
       llvm::cl::init(kWideEarlyLoadBytes)};
+  Option<bool> prefetchLoads{
+      *this, "prefetch-loads",
+      llvm::cl::desc("Issue the loads of a loop over a row's chunks "
+                     "iterations ahead (-dslc-prefetch-loads; off: each "
+                     "iteration loads its own)"),
+      llvm::cl::init(true)};
   Option<bool> narrowedFastMath{
       *this, "narrowed-fast-math",
       llvm::cl::desc("Approximate exp and f32 division where the result is "

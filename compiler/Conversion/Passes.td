@@ -164,6 +164,31 @@ def IssueLoadsEarly : Pass<"dslc-issue-loads-early", "mlir::ModuleOp"> {
   ];
 }
 
+def PrefetchLoads : Pass<"dslc-prefetch-loads", "mlir::ModuleOp"> {
+  let summary = "Loads of a loop over a row's chunks issued iterations ahead";
+  let description = [{
+    In every `tile.kernel` function with `tile.num_stages` S >= 2
+    (contract::kDefaultLoopStages when absent), each innermost `scf.for`
+    without matrix products keeps the `tile.load`s of its body whose
+    operands its body computes from the induction variable and outside
+    values by side-effect-free ops, and which nothing in the loop may
+    write (stores into other parameters may not; communication may), S - 1
+    iterations ahead in registers: loads of the first S - 1 iterations
+    before the loop, and in each iteration, first, the load of the
+    iteration S - 1 ahead (its first limit 0 past the loop's end: nothing
+    read), carried by the loop. At most `max-bytes-per-thread` bytes a
+    thread ahead per loop (fewer stages, or none). Sets
+    `dslc.prefetched_loads` on the module when it issued one
+    (compiler/Conversion/PrefetchLoads.cpp).
+  }];
+  let options = [
+    Option<"maxBytesPerThread", "max-bytes-per-thread", "int64_t",
+           /*default=*/"::dslc::kPrefetchBytes",
+           "The most bytes a thread holds ahead in one loop">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+}
+
 def LowerToLLVM : Pass<"dslc-lower-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower per-thread scf/arith/vector/func code to the LLVM dialect";
   let description = [{

@@ -291,6 +291,26 @@ OwningOpRef<ModuleOp> Generator::run() {
   }
   if (l2Grouping > 1)
     func->setAttr(tile::kL2GroupingAttr, builder.getI64IntegerAttr(l2Grouping));
+  bool productStages = llvm::any_of(desc.tunables, [](const auto &t) {
+    return t.kind == contract::Tunable::Kind::NumStages;
+  });
+  // Loops over a row's chunks with loads (not matrix products'): the tuner
+  // also tries issuing their loads 0, 1 or 2 iterations ahead
+  // (-dslc-prefetch-loads; chunks rolled from whole rows by
+  // reduction_loops get the default).
+  bool loopLoads =
+      func.walk([](scf::ForOp loop) {
+            bool loads = !loop.getBody()->getOps<tile::LoadOp>().empty();
+            bool products =
+                loop->walk([](tile::DotOp) { return WalkResult::interrupt(); })
+                    .wasInterrupted();
+            return loads && !products ? WalkResult::interrupt()
+                                      : WalkResult::advance();
+          })
+          .wasInterrupted();
+  if (!productStages && loopLoads)
+    desc.tunables.push_back(contract::Tunable::loopStages(
+        numStages > 0 ? numStages : contract::kDefaultLoopStages));
   // Whole rows reduced: the tuner also tries computing them in chunks
   // (reduction_loops; each chunk loop re-reads its part of the row, which
   // frees the registers that hold it across the reductions).

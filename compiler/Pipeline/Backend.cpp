@@ -197,6 +197,10 @@ public:
   /// than kNarrowEarlyLoadBytes (the caller may compile again narrower).
   int64_t earlyLoadBytes = kWideEarlyLoadBytes;
   bool wideEarlyLoads = false;
+  /// Whether -dslc-prefetch-loads runs, and whether it issued a load ahead
+  /// (the caller may compile again without).
+  bool prefetchLoads = true;
+  bool prefetchedLoads = false;
 
 private:
   int toLLVMDialect(mlir::OwningOpRef<mlir::ModuleOp> &mod);
@@ -268,11 +272,13 @@ int Stages::toLLVMDialect(mlir::OwningOpRef<mlir::ModuleOp> &mod) {
   DslcPipelineOptions pipeline;
   pipeline.issueLoadsEarly = options.issueLoadsEarly;
   pipeline.earlyLoadBytes = earlyLoadBytes;
+  pipeline.prefetchLoads = prefetchLoads;
   pipeline.narrowedFastMath = !options.preciseMath;
   buildDslcPipeline(pm, pipeline);
   if (mlir::failed(pm.run(*mod)))
     return 1;
   wideEarlyLoads = (*mod)->hasAttr(kWideEarlyLoadsAttr);
+  prefetchedLoads = (*mod)->hasAttr(kPrefetchedLoadsAttr);
   return 0;
 }
 
@@ -389,18 +395,26 @@ int compileWithWarpRetry(mlir::MLIRContext &ctx, const ast::Module &module,
     std::string spillMessage;
     int64_t warps = 0;
     bool wideEarlyLoads = false;
+    bool prefetchedLoads = false;
+  };
+  /// What the register-hungry passes may do: -dslc-issue-loads-early's
+  /// bound and whether -dslc-prefetch-loads runs.
+  struct Loads {
+    int64_t earlyBytes = kWideEarlyLoadBytes;
+    bool prefetch = true;
   };
   auto bytes = [](const Attempt &a) {
     return a.spills.storeBytes + a.spills.loadBytes;
   };
-  auto once = [&](int64_t warps, int64_t earlyLoadBytes) {
+  auto once = [&](int64_t warps, Loads loads) {
     DiagnosticEngine collect(diags.getSourceManager(), nullptr);
     DiagnosticBridge bridge(ctx, collect, module.getFileId());
     CompileOptions o = compile;
     o.numWarpsWhenUnset = warps;
     Stages stages(module, kernel, collect, options, timing);
     stages.deferSpills = true;
-    stages.earlyLoadBytes = earlyLoadBytes;
+    stages.earlyLoadBytes = loads.earlyBytes;
+    stages.prefetchLoads = loads.prefetch;
     Attempt a;
     a.rc = stages.run(ctx, o);
     if (collect.hasErrors() && a.rc == 0)
@@ -410,19 +424,35 @@ int compileWithWarpRetry(mlir::MLIRContext &ctx, const ast::Module &module,
     a.spillMessage = stages.spillMessage;
     a.warps = stages.warpsDefaulted ? stages.warps : 0;
     a.wideEarlyLoads = stages.wideEarlyLoads;
+    a.prefetchedLoads = stages.prefetchedLoads;
     return a;
   };
-  // Loads moved above reductions at the wide bound that made ptxas spill:
-  // the narrow bound's cubin where it spills no more.
+  // Loads issued iterations ahead, or moved above reductions at the wide
+  // bound, that made ptxas spill: the cubin without the prefetch, then at
+  // the narrow bound, whichever spills least (the first on a tie).
   auto attempt = [&](int64_t warps) {
-    Attempt wide = once(warps, kWideEarlyLoadBytes);
-    if (wide.rc != 0 || !wide.spills.any() || !wide.wideEarlyLoads ||
-        options.outputPath == "-")
-      return wide;
-    Attempt narrow = once(warps, kNarrowEarlyLoadBytes);
-    if (narrow.rc == 0 && bytes(narrow) < bytes(wide))
-      return narrow;
-    return once(warps, kWideEarlyLoadBytes); // back on disk
+    Attempt first = once(warps, Loads{});
+    if (first.rc != 0 || !first.spills.any() || options.outputPath == "-" ||
+        !(first.wideEarlyLoads || first.prefetchedLoads))
+      return first;
+    Attempt best = first, last = first;
+    Loads bestLoads, lastLoads;
+    auto consider = [&](Loads loads) {
+      last = once(warps, loads);
+      lastLoads = loads;
+      if (last.rc == 0 && bytes(last) < bytes(best)) {
+        best = last;
+        bestLoads = loads;
+      }
+    };
+    if (first.prefetchedLoads)
+      consider(Loads{kWideEarlyLoadBytes, false});
+    if (best.spills.any() && first.wideEarlyLoads)
+      consider(Loads{kNarrowEarlyLoadBytes, false});
+    if (bestLoads.earlyBytes != lastLoads.earlyBytes ||
+        bestLoads.prefetch != lastLoads.prefetch)
+      return once(warps, bestLoads); // back on disk
+    return best;
   };
   Attempt first = attempt(0);
   Attempt kept = first;

@@ -92,8 +92,7 @@ std::vector<Dimension> spaceDimensions(const std::vector<Tunable> &tunables,
       });
   bool products =
       std::any_of(tunables.begin(), tunables.end(), [](const Tunable &t) {
-        return t.kind == Tunable::Kind::NumStages ||
-               t.kind == Tunable::Kind::DotEngine;
+        return t.kind == Tunable::Kind::DotEngine;
       });
   std::vector<Dimension> dims;
   for (const Tunable &t : tunables) {

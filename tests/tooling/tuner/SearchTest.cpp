@@ -221,11 +221,20 @@ TEST_CASE("kernel space: a block tiling a dimension of known size reaches "
   big.extent = 100;
   KernelSpace b("k", {big, Tunable::blockSize(1, 4), Tunable::numWarps(4)});
   CHECK(b.dims()[0].values.back() == 8192);
-  // A matrix product's tiles keep their steps around the default.
+  // A matrix product's tiles keep their steps around the default; a loop
+  // over a row's chunks, whose stages are tuned too, reaches the size.
   Tunable m = Tunable::blockSize(0, 128);
   m.extent = 8192;
-  KernelSpace mm("k", {m, Tunable::numStages(3), Tunable::numWarps(8)});
+  KernelSpace mm("k",
+                 {m, Tunable::numStages(3),
+                  Tunable::dotEngine(int64_t(dslc::contract::DotEngine::Wgmma)),
+                  Tunable::numWarps(8)});
   CHECK(mm.dims()[0].values.back() == 1024);
+  KernelSpace loop("k",
+                   {m, Tunable::loopStages(dslc::contract::kDefaultLoopStages),
+                    Tunable::numWarps(8)});
+  CHECK(loop.dims()[0].values.back() == 8192);
+  CHECK(loop.dims()[1].values == std::vector<int64_t>{1, 2, 3});
   // Five blocks reaching 2^20 would list 16^5 x 4 x 5 points: they keep
   // the default's steps.
   std::vector<Tunable> many;
