@@ -58,8 +58,7 @@ LogicalResult collectSlice(Value v, scf::ForOp loop,
   }
   if (!loop->isAncestor(def))
     return success();
-  if (def->getBlock() != loop.getBody() || def->getNumRegions() ||
-      !isPure(def))
+  if (def->getBlock() != loop.getBody() || def->getNumRegions() || !isPure(def))
     return failure();
   if (slice.contains(def))
     return success();
@@ -91,9 +90,9 @@ struct Candidate {
 /// The loads of `loop` that qualify (file comment).
 SmallVector<Candidate> candidates(scf::ForOp loop) {
   SmallVector<Candidate> found;
-  bool products = loop->walk([](tile::DotOp) {
-                        return WalkResult::interrupt();
-                      }).wasInterrupted();
+  bool products =
+      loop->walk([](tile::DotOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
   if (products)
     return found;
   for (auto load : loop.getBody()->getOps<tile::LoadOp>()) {
@@ -109,7 +108,8 @@ SmallVector<Candidate> candidates(scf::ForOp loop) {
                                !lower::mayClobber(op, load))
                              return WalkResult::advance();
                            return WalkResult::interrupt();
-                         }).wasInterrupted();
+                         })
+                         .wasInterrupted();
     if (clobbered)
       continue;
     SmallVector<Operation *> ordered(slice.begin(), slice.end());
@@ -148,8 +148,8 @@ Value loadAt(OpBuilder &b, const Candidate &c, ArrayRef<Value> indVars,
 Value stepsAhead(OpBuilder &b, Location loc, Value step, Value iv, int64_t k) {
   if (k == 0)
     return iv;
-  Value steps = arith::MulIOp::create(b, loc, step,
-                                      arith::ConstantIndexOp::create(b, loc, k));
+  Value steps = arith::MulIOp::create(
+      b, loc, step, arith::ConstantIndexOp::create(b, loc, k));
   return arith::AddIOp::create(b, loc, iv, steps);
 }
 
@@ -162,9 +162,9 @@ void prefetch(scf::ForOp loop, ArrayRef<Candidate> found, int64_t ahead) {
   SmallVector<Value> inits;
   for (const Candidate &c : found)
     for (int64_t k = 0; k < ahead; ++k)
-      inits.push_back(
-          loadAt(b, c, {loop.getInductionVar()},
-                 stepsAhead(b, loc, step, loop.getLowerBound(), k), end));
+      inits.push_back(loadAt(b, c, {loop.getInductionVar()},
+                             stepsAhead(b, loc, step, loop.getLowerBound(), k),
+                             end));
   IRRewriter rewriter(loop->getContext());
   auto newYields = [&](OpBuilder &b, Location loc,
                        ArrayRef<BlockArgument> carried) {
@@ -179,8 +179,8 @@ void prefetch(scf::ForOp loop, ArrayRef<Candidate> found, int64_t ahead) {
       ArrayRef<BlockArgument> tiles = carried.slice(i * ahead, ahead);
       for (int64_t k = 1; k < ahead; ++k)
         yields.push_back(tiles[k]);
-      yields.push_back(loadAt(
-          b, c, indVars, stepsAhead(b, loc, step, indVar, ahead), end));
+      yields.push_back(
+          loadAt(b, c, indVars, stepsAhead(b, loc, step, indVar, ahead), end));
     }
     return yields;
   };

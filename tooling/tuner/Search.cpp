@@ -29,12 +29,17 @@ Dimension blockDimension(const Tunable &t, const SpaceOptions &o, bool only,
   Dimension d;
   d.tunable = t;
   int64_t def = t.value, unit = only ? unitOf(t) : 1;
-  int up = o.blockUp;
-  if (reachExtent && t.extent > 0 && def > 0)
+  int up = o.blockUp, down = o.blockDown;
+  // A dimension of known size: blocks up to its power of two (a row in one
+  // chunk) and down to 1 (one row a CTA), beyond the default's steps.
+  if (reachExtent && t.extent > 0 && def > 0) {
     while (up < 62 && (def << up) < t.extent &&
            (def << up) < contract::kMaxBlockSize)
       ++up;
-  for (int k = -o.blockDown; k <= up; ++k) {
+    while ((def >> down) > 1)
+      ++down;
+  }
+  for (int k = -down; k <= up; ++k) {
     int64_t v = k < 0 ? def >> -k : def << k;
     if (k < 0 && (v << -k) != def)
       continue; // not a power-of-two multiple
@@ -241,6 +246,37 @@ std::vector<std::vector<int>> KernelSpace::points() const {
   return out;
 }
 
+std::vector<std::vector<int>> KernelSpace::shapeSeeds() const {
+  std::vector<size_t> sized;
+  for (size_t i = 0; i < dims_.size(); ++i)
+    if (dims_[i].tunable.kind == Tunable::Kind::BlockSize &&
+        dims_[i].tunable.extent > 0)
+      sized.push_back(i);
+  std::vector<std::vector<int>> seeds;
+  if (sized.size() < 2)
+    return seeds; // one block: its steps reach 1 and the size already
+  for (size_t small : sized) {
+    std::vector<int> p = defaultPoint();
+    for (size_t i : sized) {
+      const std::vector<int64_t> &v = dims_[i].values;
+      if (i == small) {
+        p[i] = 0;
+        continue;
+      }
+      // The smallest block covering the dimension, else the largest.
+      int64_t extent = dims_[i].tunable.extent;
+      auto covers = std::find_if(v.begin(), v.end(),
+                                 [&](int64_t b) { return b >= extent; });
+      p[i] = static_cast<int>((covers == v.end() ? v.end() - 1 : covers) -
+                              v.begin());
+    }
+    if (valid(p) && p != defaultPoint() &&
+        std::find(seeds.begin(), seeds.end(), p) == seeds.end())
+      seeds.push_back(p);
+  }
+  return seeds;
+}
+
 std::vector<KernelConfig> KernelSpace::compileConfigs() const {
   std::set<KernelConfig> seen;
   std::vector<KernelConfig> out;
@@ -384,12 +420,33 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
       }
     }
   };
+  // Shape seeds (KernelSpace::shapeSeeds: every block but one covering its
+  // dimension, that one smallest; Helion's row kernels' tuned configs are
+  // such points, far from a default of 16 or 64 per block): the descent
+  // starts from the fastest of a kernel's default and its seeds.
+  std::vector<std::vector<SearchPoint>> seeds(spaces.size());
+  std::vector<SearchPoint> allSeeds;
+  for (size_t k = 0; k < spaces.size(); ++k)
+    for (auto &idx : spaces[k].shapeSeeds()) {
+      seeds[k].push_back({static_cast<int>(k), idx});
+      allSeeds.push_back(seeds[k].back());
+    }
+  prepare(allSeeds);
   for (const auto &[defaultUs, k] : order) {
     int kernel = static_cast<int>(k);
     if (budget())
       break;
     SearchPoint cur{kernel, spaces[k].defaultPoint()};
     std::optional<double> curUs = evalPoint(cur);
+    for (const SearchPoint &seed : seeds[k]) {
+      if (budget())
+        break;
+      std::optional<double> v = evalPoint(seed);
+      if (v && (!curUs || *v < *curUs)) {
+        cur = seed;
+        curUs = v;
+      }
+    }
     if (!curUs) {
       // The default failed: start from the first point that works.
       for (const auto &idx : all[k]) {

@@ -6,7 +6,8 @@
 // (max_ctas), each a short list of values around the kernel's own default,
 // within the tunable's allowed range. search() walks the union of several
 // kernels' spaces: every point when there are few (exhaustive), otherwise a
-// pattern search from each kernel's default (probe one step up and down along
+// pattern search from each kernel's default or its fastest shape seed
+// (shapeSeeds) (probe one step up and down along
 // every dimension, move to the best improvement, halve the step when none; a
 // move must win by `minGain` to count, so noise does not make it wander),
 // then from the fastest of a few random points while that still improves.
@@ -68,6 +69,12 @@ public:
   /// The points left out, counted by reason (for the log).
   std::map<std::string, size_t> droppedPoints() const;
   KernelConfig config(const std::vector<int> &idx) const;
+  /// Points the search also starts from where blocks tile dimensions of
+  /// known size (two or more such blocks): for each of them, that block at
+  /// its smallest value and every other at the smallest value covering its
+  /// dimension (a row kernel's one row a CTA and whole rows a chunk), the
+  /// rest at the default; valid points only, none twice.
+  std::vector<std::vector<int>> shapeSeeds() const;
   /// Every valid point, in lexicographic order of the indices.
   std::vector<std::vector<int>> points() const;
   /// The distinct configs to compile: every valid point's config without

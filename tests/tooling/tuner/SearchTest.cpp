@@ -200,6 +200,46 @@ TEST_CASE("kernel space: several block sizes (a 2-d tile) are all tried",
   CHECK(s.compileConfigs().size() == 6 * 7 * s.dims()[2].values.size());
 }
 
+TEST_CASE("search: shape seeds start the descent where a row kernel's best "
+          "configs are",
+          "[tuner]") {
+  // Helion's softmax_two_pass at [8192, 4096]: block 0 tiles the rows,
+  // block 1 a row's chunks, both defaulting to 64. Helion's autotuner finds
+  // one row a CTA in one chunk ([1, 4096]) 1.8x faster than what a descent
+  // from [64, 64] reached in 14 points; the seeds are [1, 4096] and
+  // [8192, 1] (the latter too many elements a thread at 32 warps: dropped
+  // only by the compiler, so still a seed here).
+  Tunable rows = Tunable::blockSize(0, 64);
+  rows.extent = 8192;
+  Tunable cols = Tunable::blockSize(1, 64);
+  cols.extent = 4096;
+  KernelSpace s("k", {rows, cols, Tunable::numWarps(4)});
+  std::vector<std::vector<int>> seeds = s.shapeSeeds();
+  REQUIRE(seeds.size() == 2);
+  CHECK(s.config(seeds[0]).blockSizes == std::vector<int64_t>{1, 4096});
+  CHECK(s.config(seeds[1]).blockSizes == std::vector<int64_t>{8192, 1});
+  // A landscape whose best is [1, 4096] (time grows with the distance in
+  // steps from it): the search measures it right after the default.
+  int calls = 0, reachedAt = 0;
+  auto eval = [&](const SearchPoint &p) -> std::optional<double> {
+    KernelConfig c = s.config(p.idx);
+    ++calls;
+    if (c.blockSizes == std::vector<int64_t>{1, 4096} && c.numWarps == 4 &&
+        !reachedAt)
+      reachedAt = calls;
+    double d = std::abs(std::log2(double(c.blockSizes[0]))) +
+               std::abs(std::log2(double(c.blockSizes[1]) / 4096));
+    return 10.0 + d + (c.numWarps == 4 ? 0 : 0.5);
+  };
+  SearchResult r = search({s}, eval, {});
+  REQUIRE(r.best);
+  CHECK(s.config(r.best->idx).blockSizes == std::vector<int64_t>{1, 4096});
+  CHECK(reachedAt == 2);
+  // One block (a row kernel's rows): its steps already reach 1 and the
+  // size, no seeds.
+  CHECK(KernelSpace("k", {rows, Tunable::numWarps(4)}).shapeSeeds().empty());
+}
+
 TEST_CASE("kernel space: a block tiling a dimension of known size reaches "
           "its power of two",
           "[tuner]") {
@@ -212,9 +252,15 @@ TEST_CASE("kernel space: a block tiling a dimension of known size reaches "
   odd.extent = 5000; // not a power of two: up to 8192
   KernelSpace s("k",
                 {Tunable::blockSize(0, 16), chunk, odd, Tunable::numWarps(4)});
-  CHECK(s.dims()[0].values == std::vector<int64_t>{2, 4, 8, 16, 32, 64, 128});
-  CHECK(s.dims()[1].values == std::vector<int64_t>{2, 4, 8, 16, 32, 64, 128,
-                                                   256, 512, 1024, 2048, 4096});
+  // (A block without a known size keeps the default's steps.)
+  KernelSpace plain("k", {Tunable::blockSize(0, 16), chunk, odd,
+                          Tunable::numWarps(4)});
+  CHECK(plain.dims()[0].values ==
+        std::vector<int64_t>{2, 4, 8, 16, 32, 64, 128});
+  // ... and down to 1 (one row a CTA).
+  CHECK(s.dims()[1].values == std::vector<int64_t>{1, 2, 4, 8, 16, 32, 64,
+                                                   128, 256, 512, 1024, 2048,
+                                                   4096});
   CHECK(s.dims()[2].values.back() == 8192);
   // A default already past the size keeps its usual steps.
   Tunable big = Tunable::blockSize(0, 1024);
