@@ -74,17 +74,6 @@ bool issueEarly(tile::LoadOp load) {
   return above != nullptr;
 }
 
-/// The bytes a thread holds of `load`'s tile (rounded up).
-int64_t bytesPerThread(tile::LoadOp load, int64_t threads) {
-  auto type = load.getResult().getType();
-  Type element = type.getElementType();
-  int64_t bits = type.getNumElements() *
-                 (element.isIntOrFloat()
-                      ? static_cast<int64_t>(element.getIntOrFloatBitWidth())
-                      : 64);
-  return llvm::divideCeil(llvm::divideCeil(bits, 8), threads);
-}
-
 struct IssueLoadsEarlyPass
     : dslc::impl::IssueLoadsEarlyBase<IssueLoadsEarlyPass> {
   using IssueLoadsEarlyBase::IssueLoadsEarlyBase;
@@ -100,12 +89,12 @@ struct IssueLoadsEarlyPass
       SmallVector<tile::LoadOp> loads;
       func.walk([&](tile::LoadOp load) {
         if (!load->hasAttr(lower::kCtaOrderedAttr) &&
-            bytesPerThread(load, threads) <= maxBytesPerThread)
+            lower::loadBytesPerThread(load, threads) <= maxBytesPerThread)
           loads.push_back(load);
       });
       for (tile::LoadOp load : loads)
         if (issueEarly(load) &&
-            bytesPerThread(load, threads) > kNarrowEarlyLoadBytes)
+            lower::loadBytesPerThread(load, threads) > kNarrowEarlyLoadBytes)
           getOperation()->setAttr(kWideEarlyLoadsAttr,
                                   UnitAttr::get(&getContext()));
     });

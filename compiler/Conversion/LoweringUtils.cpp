@@ -403,6 +403,16 @@ void boundedSpin(
       site);
 }
 
+int64_t loadBytesPerThread(tile::LoadOp load, int64_t threads) {
+  auto type = load.getResult().getType();
+  Type element = type.getElementType();
+  int64_t bits = type.getNumElements() *
+                 (element.isIntOrFloat()
+                      ? static_cast<int64_t>(element.getIntOrFloatBitWidth())
+                      : 64);
+  return llvm::divideCeil(llvm::divideCeil(bits, 8), threads);
+}
+
 bool isElementwiseArith(Operation *op) {
   return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
          op->hasTrait<OpTrait::Elementwise>();

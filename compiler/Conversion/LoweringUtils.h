@@ -414,6 +414,11 @@ inline constexpr llvm::StringLiteral kCtaOrderedAttr = "tile.cta_ordered";
 /// Marks the loads and gathers of `func` that read a tensor it writes.
 void markReadsAfterWrites(mlir::Operation *func);
 
+/// The bytes a thread holds of `load`'s tile spread over `threads`
+/// (rounded up; elements that are not numbers count 8 bytes): what a pass
+/// that moves a load earlier keeps live in registers.
+int64_t loadBytesPerThread(dslc::tile::LoadOp load, int64_t threads);
+
 /// Whether `op` is element-wise tile arithmetic: arith or math ops with
 /// the Elementwise trait (arithmetic, math, comparisons, selects,
 /// conversions), which act alike on any shape of their tiles (the passes

@@ -69,17 +69,6 @@ LogicalResult collectSlice(Value v, scf::ForOp loop,
   return success();
 }
 
-/// The bytes a thread holds of `load`'s tile (rounded up).
-int64_t bytesPerThread(tile::LoadOp load, int64_t threads) {
-  auto type = load.getResult().getType();
-  Type element = type.getElementType();
-  int64_t bits = type.getNumElements() *
-                 (element.isIntOrFloat()
-                      ? static_cast<int64_t>(element.getIntOrFloatBitWidth())
-                      : 64);
-  return llvm::divideCeil(llvm::divideCeil(bits, 8), threads);
-}
-
 /// A load of `loop` that may be issued iterations ahead, with the body's
 /// ops that compute its operands.
 struct Candidate {
@@ -231,7 +220,7 @@ struct PrefetchLoadsPass : dslc::impl::PrefetchLoadsBase<PrefetchLoadsPass> {
         SmallVector<Candidate> found = candidates(loop);
         int64_t bytes = 0;
         for (const Candidate &c : found)
-          bytes += bytesPerThread(c.load, threads);
+          bytes += lower::loadBytesPerThread(c.load, threads);
         if (!bytes)
           continue;
         int64_t ahead = std::min(stages - 1, maxBytesPerThread / bytes);

@@ -253,14 +253,13 @@ TEST_CASE("kernel space: a block tiling a dimension of known size reaches "
   KernelSpace s("k",
                 {Tunable::blockSize(0, 16), chunk, odd, Tunable::numWarps(4)});
   // (A block without a known size keeps the default's steps.)
-  KernelSpace plain("k", {Tunable::blockSize(0, 16), chunk, odd,
-                          Tunable::numWarps(4)});
+  KernelSpace plain(
+      "k", {Tunable::blockSize(0, 16), chunk, odd, Tunable::numWarps(4)});
   CHECK(plain.dims()[0].values ==
         std::vector<int64_t>{2, 4, 8, 16, 32, 64, 128});
   // ... and down to 1 (one row a CTA).
-  CHECK(s.dims()[1].values == std::vector<int64_t>{1, 2, 4, 8, 16, 32, 64,
-                                                   128, 256, 512, 1024, 2048,
-                                                   4096});
+  CHECK(s.dims()[1].values == std::vector<int64_t>{1, 2, 4, 8, 16, 32, 64, 128,
+                                                   256, 512, 1024, 2048, 4096});
   CHECK(s.dims()[2].values.back() == 8192);
   // A default already past the size keeps its usual steps.
   Tunable big = Tunable::blockSize(0, 1024);
