@@ -23,6 +23,11 @@ namespace dslc {
 /// spilled 12 bytes under its 128-register cap); the driver compiles again
 /// at the narrow bound only when the module carries kWideEarlyLoadsAttr.
 inline constexpr int64_t kWideEarlyLoadBytes = 64;
+inline constexpr int64_t kNarrowEarlyLoadBytes = 32;
+/// Set on the module by -dslc-issue-loads-early when it moved a load of
+/// more than kNarrowEarlyLoadBytes a thread.
+inline constexpr llvm::StringLiteral kWideEarlyLoadsAttr =
+    "dslc.wide_early_loads";
 /// The most bytes a thread holds of the loads -dslc-prefetch-loads issues
 /// ahead in one loop (registers live across the whole iteration). A loop
 /// that loads more an iteration has that much in flight already (and a
@@ -33,11 +38,6 @@ inline constexpr int64_t kPrefetchBytes = 32;
 /// where ptxas then spills, the driver compiles again without.
 inline constexpr llvm::StringLiteral kPrefetchedLoadsAttr =
     "dslc.prefetched_loads";
-inline constexpr int64_t kNarrowEarlyLoadBytes = 32;
-/// Set on the module by -dslc-issue-loads-early when it moved a load of
-/// more than kNarrowEarlyLoadBytes a thread.
-inline constexpr llvm::StringLiteral kWideEarlyLoadsAttr =
-    "dslc.wide_early_loads";
 
 #define GEN_PASS_DECL
 #include "compiler/Conversion/Passes.h.inc"

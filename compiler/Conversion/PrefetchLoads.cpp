@@ -12,16 +12,19 @@
 // from the loop-carried values. A load past the loop's end reads nothing
 // (its first limit is 0).
 //
-// A load qualifies when it sits directly in the loop's body, its operands
+// The loops are the innermost loops that load and hold no matrix product
+// (compiler/Analysis/ChunkLoops.h; loops with products are
+// -dslc-pipeline-dots'). A load
+// qualifies when it sits directly in the loop's body, its operands
 // are computed there from the induction variable and values from outside
 // by side-effect-free ops without regions, and nothing in the loop may
 // write what it reads (lower::mayClobber: stores into other parameters do
-// not, communication does). Loops with matrix products are
-// -dslc-pipeline-dots'. At most kPrefetchBytes a thread are held ahead per
+// not, communication does). At most kPrefetchBytes a thread are held ahead per
 // loop (fewer stages, then none, when the loads are wider).
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Analysis/ChunkLoops.h"
 #include "compiler/Conversion/LoweringUtils.h"
 #include "compiler/Conversion/Passes.h"
 
@@ -76,14 +79,10 @@ struct Candidate {
   SmallVector<Operation *> slice;
 };
 
-/// The loads of `loop` that qualify (file comment).
+/// The loads of chunk loop `loop` (compiler/Analysis/ChunkLoops.h) that
+/// qualify (file comment).
 SmallVector<Candidate> candidates(scf::ForOp loop) {
   SmallVector<Candidate> found;
-  bool products =
-      loop->walk([](tile::DotOp) { return WalkResult::interrupt(); })
-          .wasInterrupted();
-  if (products)
-    return found;
   for (auto load : loop.getBody()->getOps<tile::LoadOp>()) {
     if (load.getLimits().empty() || load->hasAttr(lower::kCtaOrderedAttr))
       continue;
@@ -207,16 +206,7 @@ struct PrefetchLoadsPass : dslc::impl::PrefetchLoadsBase<PrefetchLoadsPass> {
       // Loads of tensors the kernel wrote before stay in program order.
       lower::markReadsAfterWrites(func);
       int64_t threads = warps.getInt() * contract::kWarpSize;
-      SmallVector<scf::ForOp> loops;
-      // Innermost loops (an outer loop's body then holds no loads of an
-      // inner one issued ahead twice).
-      func.walk([&](scf::ForOp loop) {
-        if (!loop.getBody()
-                 ->walk([](scf::ForOp) { return WalkResult::interrupt(); })
-                 .wasInterrupted())
-          loops.push_back(loop);
-      });
-      for (scf::ForOp loop : loops) {
+      for (scf::ForOp loop : chunkLoops(func)) {
         SmallVector<Candidate> found = candidates(loop);
         int64_t bytes = 0;
         for (const Candidate &c : found)

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/MLIRGen/MLIRGen.h"
+#include "compiler/Analysis/ChunkLoops.h"
 #include "compiler/MLIRGen/AccessAnalysis.h"
 #include "compiler/MLIRGen/Generator.h"
 
@@ -294,20 +295,11 @@ OwningOpRef<ModuleOp> Generator::run() {
   bool productStages = llvm::any_of(desc.tunables, [](const auto &t) {
     return t.kind == contract::Tunable::Kind::NumStages;
   });
-  // Loops over a row's chunks with loads (not matrix products'): the tuner
-  // also tries issuing their loads 0, 1 or 2 iterations ahead
+  // Loops over a row's chunks that load (compiler/Analysis/ChunkLoops.h):
+  // the tuner also tries issuing their loads 0, 1 or 2 iterations ahead
   // (-dslc-prefetch-loads; chunks rolled from whole rows by
   // reduction_loops get the default).
-  bool loopLoads =
-      func.walk([](scf::ForOp loop) {
-            bool loads = !loop.getBody()->getOps<tile::LoadOp>().empty();
-            bool products =
-                loop->walk([](tile::DotOp) { return WalkResult::interrupt(); })
-                    .wasInterrupted();
-            return loads && !products ? WalkResult::interrupt()
-                                      : WalkResult::advance();
-          })
-          .wasInterrupted();
+  bool loopLoads = !chunkLoops(func).empty();
   if (!productStages && loopLoads)
     desc.tunables.push_back(contract::Tunable::loopStages(
         numStages > 0 ? numStages : contract::kDefaultLoopStages));

@@ -435,10 +435,10 @@ int compileWithWarpRetry(mlir::MLIRContext &ctx, const ast::Module &module,
     if (first.rc != 0 || !first.spills.any() || options.outputPath == "-" ||
         !(first.wideEarlyLoads || first.prefetchedLoads))
       return first;
-    Attempt best = first, last = first;
-    Loads bestLoads, lastLoads;
+    Attempt best = first;
+    Loads bestLoads, lastLoads; // the best's, and the one on disk
     auto consider = [&](Loads loads) {
-      last = once(warps, loads);
+      Attempt last = once(warps, loads);
       lastLoads = loads;
       if (last.rc == 0 && bytes(last) < bytes(best)) {
         best = last;

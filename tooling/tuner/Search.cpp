@@ -21,9 +21,10 @@ int64_t unitOf(const Tunable &t) {
 /// The default times 2^k around it, within the tunable's range and the
 /// options', counted in tile elements (their least only for a kernel's only
 /// block size: a tile's rows may be few); upwards as far as the power of
-/// two of the dimension it tiles when that is known (Helion's autotuner
-/// searches block sizes up to the size hint too; not a matrix product's
-/// tiles, which shared memory and registers bound long before).
+/// two of the dimension it tiles, and down to 1, when that is known
+/// (Helion's autotuner searches block sizes up to the size hint too; not a
+/// matrix product's tiles, which shared memory and registers bound long
+/// before).
 Dimension blockDimension(const Tunable &t, const SpaceOptions &o, bool only,
                          bool reachExtent) {
   Dimension d;
