@@ -11,6 +11,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 
@@ -418,6 +419,13 @@ void markReadsAfterWrites(mlir::Operation *func);
 /// (rounded up; elements that are not numbers count 8 bytes): what a pass
 /// that moves a load earlier keeps live in registers.
 int64_t loadBytesPerThread(dslc::tile::LoadOp load, int64_t threads);
+
+/// The 32-bit registers a thread of a CTA of `threads` threads may hold
+/// when the CTA has an SM to itself: the SM's 64 Ki registers shared, at
+/// most 255 a thread (sm_70 to sm_120).
+inline int64_t registersPerThread(int64_t threads) {
+  return std::min<int64_t>(255, 65536 / std::max<int64_t>(1, threads));
+}
 
 /// Whether `op` is element-wise tile arithmetic: arith or math ops with
 /// the Elementwise trait (arithmetic, math, comparisons, selects,

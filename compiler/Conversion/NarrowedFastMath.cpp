@@ -7,11 +7,13 @@
 // ex2.approx.f32 of x * log2(e) and `/` to div.full.f32 everywhere.
 // Here only where no one can see the difference: an f32 value is
 // *narrowed* when every use of it ends, through f32 element-wise
-// arithmetic, broadcasts, reshapes and reductions, in a rounding to a
-// float of at most 16 bits (bf16, f16, fp8), whose unit roundoff (2^-8 at
-// most) dwarfs the approximations' few f32 ulps. A value that reaches a
-// comparison, an integer, an f32 or f64 store, a loop's carried values, a
-// product or anything else is not narrowed. For such values:
+// arithmetic, broadcasts, reshapes, reductions and the values loops carry
+// (softmax's row sum accumulated over column chunks, then divided into
+// bf16 outputs), in a rounding to a float of at most 16 bits (bf16, f16,
+// fp8), whose unit roundoff (2^-8 at most) dwarfs the approximations' few
+// f32 ulps. A value that reaches a comparison, an integer, an f32 or f64
+// store, a matrix product or anything else is not narrowed. For such
+// values:
 //  - `a / broadcast(s)` (softmax's `exp / sum`) becomes
 //    `a * broadcast(1 / s)`: one correctly rounded division per row, a
 //    multiplication per element (within 1.5 ulp of the quotient), and one
@@ -35,6 +37,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace dslc {
 #define GEN_PASS_DEF_NARROWEDFASTMATH
@@ -46,9 +49,9 @@ using namespace dslc;
 
 namespace {
 
-/// How deep the use chains are followed; past it a value counts as not
-/// narrowed (bounded work and stack on any kernel).
-constexpr unsigned kMaxUseDepth = 64;
+/// How many values the search from one exp or division may visit; past it
+/// the value counts as not narrowed (bounded work on any kernel).
+constexpr size_t kMaxReachedValues = 4096;
 
 bool isF32Valued(Value v) { return getElementTypeOrSelf(v.getType()).isF32(); }
 
@@ -68,32 +71,76 @@ bool passesErrorsThrough(Operation *op) {
              op);
 }
 
-class NarrowedValues {
-public:
-  /// Whether every use of `v` ends in a rounding to a float of at most 16
-  /// bits (the file's comment).
-  bool isNarrowed(Value v, unsigned depth = 0) {
-    if (auto it = memo.find(v); it != memo.end())
-      return it->second;
-    bool narrowed = depth < kMaxUseDepth && !v.use_empty() &&
-                    llvm::all_of(
-                        v.getUses(),
-                        [&](OpOperand &use) {
-                          Operation *user = use.getOwner();
-                          if (auto trunc = dyn_cast<arith::TruncFOp>(user))
-                            return isNarrowFloat(trunc.getType());
-                          return passesErrorsThrough(user) &&
-                                 llvm::all_of(user->getResults(), [&](Value r) {
-                                   return isNarrowed(r, depth + 1);
-                                 });
-                        });
-    memo[v] = narrowed;
-    return narrowed;
+/// The values an f32 value's rounding errors reach through `use`, its own
+/// f32 results for ops that pass errors through, a loop's region argument
+/// and result for a value it carries (as an initial value or a yield), an
+/// `scf.if`'s result for a value it yields. False when errors escape there
+/// (a comparison, an integer, a store, a product's operand, a call, ...).
+bool reachedThrough(OpOperand &use, SmallVectorImpl<Value> &reached) {
+  Operation *user = use.getOwner();
+  unsigned index = use.getOperandNumber();
+  if (passesErrorsThrough(user)) {
+    llvm::append_range(reached, user->getResults());
+    return true;
   }
+  if (auto loop = dyn_cast<scf::ForOp>(user)) {
+    if (index < loop.getNumControlOperands())
+      return false;
+    unsigned carried = index - loop.getNumControlOperands();
+    reached.push_back(loop.getRegionIterArgs()[carried]);
+    reached.push_back(loop.getResult(carried));
+    return true;
+  }
+  if (!isa<scf::YieldOp>(user))
+    return false;
+  Operation *parent = user->getParentOp();
+  if (auto loop = dyn_cast<scf::ForOp>(parent)) {
+    reached.push_back(loop.getRegionIterArgs()[index]);
+    reached.push_back(loop.getResult(index));
+    return true;
+  }
+  if (auto branch = dyn_cast<scf::IfOp>(parent)) {
+    reached.push_back(branch.getResult(index));
+    return true;
+  }
+  return false;
+}
 
-private:
-  DenseMap<Value, bool> memo;
-};
+/// Whether every path of an f32 value's rounding errors ends in a rounding
+/// to a float of at most 16 bits (the file's comment): a search over the
+/// values its errors reach, which may go round a loop's carried values
+/// (a row sum accumulated over column chunks); one that reaches more than
+/// kMaxReachedValues values counts as not narrowed (bounded work on any
+/// kernel).
+bool isNarrowed(Value start) {
+  if (start.use_empty())
+    return false;
+  SmallVector<Value> work{start};
+  DenseSet<Value> seen{start};
+  SmallVector<Value> reached;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      if (auto trunc = dyn_cast<arith::TruncFOp>(use.getOwner())) {
+        if (!isNarrowFloat(trunc.getType()))
+          return false;
+        continue;
+      }
+      reached.clear();
+      if (!reachedThrough(use, reached))
+        return false;
+      for (Value r : reached) {
+        if (!isF32Valued(r))
+          return false;
+        if (seen.insert(r).second)
+          work.push_back(r);
+      }
+      if (seen.size() > kMaxReachedValues)
+        return false;
+    }
+  }
+  return true;
+}
 
 void addApproximateFunctions(Operation *op) {
   auto fm = cast<arith::ArithFastMathInterface>(op);
@@ -147,17 +194,15 @@ bool multiplyByReciprocal(arith::DivFOp div) {
 struct NarrowedFastMathPass
     : dslc::impl::NarrowedFastMathBase<NarrowedFastMathPass> {
   void runOnOperation() override {
-    NarrowedValues narrowed;
     SmallVector<arith::DivFOp> divisions;
     SmallVector<Operation *> approximate;
     getOperation()->walk([&](Operation *op) {
       if (isa<math::ExpOp, math::Exp2Op>(op)) {
         Value r = op->getResult(0);
-        if (isNarrowFloat(r.getType()) ||
-            (isF32Valued(r) && narrowed.isNarrowed(r)))
+        if (isNarrowFloat(r.getType()) || (isF32Valued(r) && isNarrowed(r)))
           approximate.push_back(op);
       } else if (auto div = dyn_cast<arith::DivFOp>(op)) {
-        if (isF32Valued(div) && narrowed.isNarrowed(div))
+        if (isF32Valued(div) && isNarrowed(div))
           divisions.push_back(div);
       }
     });

@@ -87,7 +87,8 @@ def NarrowedFastMath : Pass<"dslc-narrowed-fast-math", "mlir::ModuleOp"> {
   let summary = "Approximate exp and division where the result is rounded to 16 bits";
   let description = [{
     An f32 value every use of which ends, through f32 element-wise
-    arithmetic, broadcasts, reshapes, splats and reductions, in an
+    arithmetic, broadcasts, reshapes, splats, reductions and values carried
+    by `scf.for` loops (or yielded by `scf.if`), in an
     `arith.truncf` to a float of at most 16 bits is narrowed. A narrowed
     `arith.divf` by a `tile.broadcast` or `tile.splat` becomes a
     multiplication by the broadcast reciprocal (one division per row; a

@@ -118,3 +118,106 @@ func.func @half_exp(%x: !tile.ref<bf16, 1>)
   tile.store %e, %x[%c0] limits [%c1024] {dims = array<i64: 0>} : tensor<1024xbf16>, !tile.ref<bf16, 1>
   return
 }
+
+// -----
+
+// Helion's softmax_two_pass: the row sum of exps is carried by the loop
+// over column chunks, then divides the second loop's exps into bf16
+// outputs. Errors reach only the loop's carried values and the bf16
+// store: both exps get afn, as does the rescaling exp of the carried max.
+
+// CHECK-LABEL: func.func @carried_sum(
+// CHECK: scf.for
+// CHECK: math.exp %{{.*}} fastmath<afn> : tensor<1xf32>
+// CHECK: math.exp %{{.*}} fastmath<afn> : tensor<1x1024xf32>
+// CHECK: scf.yield
+// CHECK: scf.for
+// CHECK: math.exp %{{.*}} fastmath<afn> : tensor<1x1024xf32>
+// CHECK: arith.truncf %{{.*}} : tensor<1x1024xf32> to tensor<1x1024xbf16>
+func.func @carried_sum(%x: !tile.ref<bf16, 2>, %out: !tile.ref<bf16, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant dense<0.0> : tensor<1xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<1xf32>
+  %r:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%d = %zero, %m = %ninf) -> (tensor<1xf32>, tensor<1xf32>) {
+    %o = arith.muli %i, %c1024 : index
+    %a = tile.load %x[%c0, %o] limits [%c1, %c4] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<1x1024xbf16>
+    %f = arith.extf %a : tensor<1x1024xbf16> to tensor<1x1024xf32>
+    %lm = tile.reduce max %f, 1 : tensor<1x1024xf32> -> tensor<1xf32>
+    %mn = arith.maximumf %m, %lm : tensor<1xf32>
+    %dm = arith.subf %m, %mn : tensor<1xf32>
+    %sc = math.exp %dm : tensor<1xf32>
+    %ds = arith.mulf %d, %sc : tensor<1xf32>
+    %mr = tile.reshape %mn : tensor<1xf32> -> tensor<1x1xf32>
+    %mb = tile.broadcast %mr : tensor<1x1xf32> -> tensor<1x1024xf32>
+    %sub = arith.subf %f, %mb : tensor<1x1024xf32>
+    %e = math.exp %sub : tensor<1x1024xf32>
+    %s = tile.reduce sum %e, 1 : tensor<1x1024xf32> -> tensor<1xf32>
+    %dn = arith.addf %ds, %s : tensor<1xf32>
+    scf.yield %dn, %mn : tensor<1xf32>, tensor<1xf32>
+  }
+  scf.for %i = %c0 to %c4 step %c1 {
+    %o = arith.muli %i, %c1024 : index
+    %a = tile.load %x[%c0, %o] limits [%c1, %c4] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<1x1024xbf16>
+    %f = arith.extf %a : tensor<1x1024xbf16> to tensor<1x1024xf32>
+    %mr = tile.reshape %r#1 : tensor<1xf32> -> tensor<1x1xf32>
+    %mb = tile.broadcast %mr : tensor<1x1xf32> -> tensor<1x1024xf32>
+    %sub = arith.subf %f, %mb : tensor<1x1024xf32>
+    %e = math.exp %sub : tensor<1x1024xf32>
+    %dr = tile.reshape %r#0 : tensor<1xf32> -> tensor<1x1xf32>
+    %db = tile.broadcast %dr : tensor<1x1xf32> -> tensor<1x1024xf32>
+    %q = arith.divf %e, %db : tensor<1x1024xf32>
+    %t = arith.truncf %q : tensor<1x1024xf32> to tensor<1x1024xbf16>
+    tile.store %t, %out[%c0, %o] limits [%c1, %c4] {dims = array<i64: 0, 1>} : tensor<1x1024xbf16>, !tile.ref<bf16, 2>
+  }
+  return
+}
+
+// -----
+
+// The same carried sum, but the loop's result is also stored as f32 (a
+// log-sum-exp a backward pass reads): errors escape through the loop's
+// result, so the exps feeding it stay precise; the second loop's exp,
+// which only reaches bf16, gets afn.
+
+// CHECK-LABEL: func.func @carried_sum_escapes(
+// CHECK: scf.for
+// CHECK: math.exp %{{.*}} : tensor<1x1024xf32>
+// CHECK-NOT: fastmath
+// CHECK: scf.yield
+// CHECK: tile.store %{{.*}} : tensor<1xf32>
+// CHECK: scf.for
+// CHECK: math.exp %{{.*}} fastmath<afn> : tensor<1x1024xf32>
+func.func @carried_sum_escapes(%x: !tile.ref<bf16, 2>, %out: !tile.ref<bf16, 2>, %lse: !tile.ref<f32, 1>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant dense<0.0> : tensor<1xf32>
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%d = %zero) -> (tensor<1xf32>) {
+    %o = arith.muli %i, %c1024 : index
+    %a = tile.load %x[%c0, %o] limits [%c1, %c4] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<1x1024xbf16>
+    %f = arith.extf %a : tensor<1x1024xbf16> to tensor<1x1024xf32>
+    %e = math.exp %f : tensor<1x1024xf32>
+    %s = tile.reduce sum %e, 1 : tensor<1x1024xf32> -> tensor<1xf32>
+    %dn = arith.addf %d, %s : tensor<1xf32>
+    scf.yield %dn : tensor<1xf32>
+  }
+  tile.store %r, %lse[%c0] limits [%c1] {dims = array<i64: 0>} : tensor<1xf32>, !tile.ref<f32, 1>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %o = arith.muli %i, %c1024 : index
+    %a = tile.load %x[%c0, %o] limits [%c1, %c4] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<1x1024xbf16>
+    %f = arith.extf %a : tensor<1x1024xbf16> to tensor<1x1024xf32>
+    %e = math.exp %f : tensor<1x1024xf32>
+    %rr = tile.reshape %r : tensor<1xf32> -> tensor<1x1xf32>
+    %rb = tile.broadcast %rr : tensor<1x1xf32> -> tensor<1x1024xf32>
+    %q = arith.divf %e, %rb : tensor<1x1024xf32>
+    %t = arith.truncf %q : tensor<1x1024xf32> to tensor<1x1024xbf16>
+    tile.store %t, %out[%c0, %o] limits [%c1, %c4] {dims = array<i64: 0, 1>} : tensor<1x1024xbf16>, !tile.ref<bf16, 2>
+  }
+  return
+}
