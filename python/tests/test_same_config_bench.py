@@ -1,0 +1,45 @@
+"""benchmarks/same_config.py's checks of its arguments, which come before
+it needs torch or a GPU."""
+
+import contextlib
+import importlib.util
+import io
+import os
+import sys
+import unittest
+
+_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks")
+_spec = importlib.util.spec_from_file_location(
+    "same_config", os.path.join(_DIR, "same_config.py"))
+bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench)
+
+
+class Arguments(unittest.TestCase):
+    def run_main(self, *argv):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), \
+                self.assertRaises(SystemExit) as cm:
+            bench.main(["helion"] + list(argv))
+        return str(cm.exception.code) + err.getvalue()
+
+    def test_unknown_case_lists_the_cases(self):
+        text = self.run_main("--case", "softmaks", "--impl", "dslc")
+        self.assertIn("unknown case 'softmaks'", text)
+        self.assertIn("softmax_two_pass", text)
+
+    def test_config_must_be_a_json_object(self):
+        self.assertIn("--config is not JSON",
+                      self.run_main("--case", "softmax", "--impl", "dslc",
+                                    "--config", "{block_sizes: [1]}"))
+        self.assertIn("--config must be a JSON object",
+                      self.run_main("--case", "softmax", "--impl", "helion",
+                                    "--config", "[1, 4096]"))
+
+    def test_torch_is_not_needed_to_reject_them(self):
+        self.run_main("--case", "nope", "--impl", "dslc")
+        self.assertNotIn("torch", sys.modules)
+
+
+if __name__ == "__main__":
+    unittest.main()
