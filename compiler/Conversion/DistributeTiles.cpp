@@ -263,8 +263,7 @@ static void choosePieceWidths(func::FuncOp func, unsigned narrowest,
 /// threads a row of its 2-d tiles is spread over.
 static KernelInfo kernelInfo(func::FuncOp func) {
   KernelInfo info;
-  if (auto warps = func->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr))
-    info.threads = warps.getInt() * 32;
+  info.threads = lower::kernelThreads(func);
   unsigned narrowest = 0;
   llvm::SetVector<ArrayRef<int64_t>> shapes;
   auto visit = [&](Type t) {

@@ -79,13 +79,12 @@ struct IssueLoadsEarlyPass
   using IssueLoadsEarlyBase::IssueLoadsEarlyBase;
   void runOnOperation() override {
     getOperation().walk([&](func::FuncOp func) {
-      auto warps = func->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr);
-      if (!func->hasAttr(tile::kKernelAttr) || !warps)
+      if (!func->hasAttr(tile::kKernelAttr))
         return;
       // Loads of tensors the kernel wrote before are ordered by a barrier
       // of their own (lower::markReadsAfterWrites): they stay.
       lower::markReadsAfterWrites(func);
-      int64_t threads = warps.getInt() * contract::kWarpSize;
+      int64_t threads = lower::kernelThreads(func);
       SmallVector<tile::LoadOp> loads;
       func.walk([&](tile::LoadOp load) {
         if (!load->hasAttr(lower::kCtaOrderedAttr) &&

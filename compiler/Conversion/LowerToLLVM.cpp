@@ -44,10 +44,7 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
     module.walk([&](func::FuncOp f) {
       if (!f->hasAttr(dslc::tile::kKernelAttr))
         return;
-      int64_t warps = 4;
-      if (auto w = f->getAttrOfType<IntegerAttr>(dslc::tile::kNumWarpsAttr))
-        warps = w.getInt();
-      threads[f.getName()] = warps * 32;
+      threads[f.getName()] = dslc::lower::kernelThreads(f);
       bool mma = false, wgmma = false;
       f.walk([&](Operation *op) {
         mma |= isa<NVVM::MmaOp>(op);

@@ -2,6 +2,7 @@
 
 #include "compiler/Conversion/LoweringUtils.h"
 
+#include "contract/KernelConfig.h"
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
 
@@ -411,6 +412,12 @@ int64_t loadBytesPerThread(tile::LoadOp load, int64_t threads) {
                       ? static_cast<int64_t>(element.getIntOrFloatBitWidth())
                       : 64);
   return llvm::divideCeil(llvm::divideCeil(bits, 8), threads);
+}
+
+int64_t kernelThreads(func::FuncOp func) {
+  if (auto warps = func->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr))
+    return warps.getInt() * contract::kWarpSize;
+  return KernelInfo().threads;
 }
 
 bool isElementwiseArith(Operation *op) {

@@ -420,6 +420,10 @@ void markReadsAfterWrites(mlir::Operation *func);
 /// that moves a load earlier keeps live in registers.
 int64_t loadBytesPerThread(dslc::tile::LoadOp load, int64_t threads);
 
+/// Threads of a CTA of kernel `func`: its `tile.num_warps` warps, or
+/// KernelInfo's default when it has none (hand-written IR).
+int64_t kernelThreads(mlir::func::FuncOp func);
+
 /// The 32-bit registers a thread of a CTA of `threads` threads may hold
 /// when the CTA has an SM to itself: the SM's 64 Ki registers shared, at
 /// most 255 a thread (sm_70 to sm_120).

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Conversion/LoweringUtils.h"
 #include "compiler/Conversion/MmaLayout.h"
 #include "compiler/Conversion/Passes.h"
 #include "contract/KernelConfig.h"
@@ -206,9 +207,7 @@ struct MmaLayoutsPass : dslc::impl::MmaLayoutsBase<MmaLayoutsPass> {
           engine.getValue() == tile::DotEngine::fma)
         return;
       bool wgmma = engine.getValue() == tile::DotEngine::wgmma;
-      int64_t warps = 4;
-      if (auto w = func->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr))
-        warps = w.getInt();
+      int64_t warps = lower::kernelThreads(func) / contract::kWarpSize;
       SmallVector<tile::DotOp> dots;
       func.walk([&](tile::DotOp op) { dots.push_back(op); });
       bool tf32 = func->hasAttr(tile::kAllowTf32Attr);

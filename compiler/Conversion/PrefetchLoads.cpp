@@ -195,8 +195,7 @@ struct PrefetchLoadsPass : dslc::impl::PrefetchLoadsBase<PrefetchLoadsPass> {
   using PrefetchLoadsBase::PrefetchLoadsBase;
   void runOnOperation() override {
     getOperation().walk([&](func::FuncOp func) {
-      auto warps = func->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr);
-      if (!func->hasAttr(tile::kKernelAttr) || !warps)
+      if (!func->hasAttr(tile::kKernelAttr))
         return;
       int64_t stages = contract::kDefaultLoopStages;
       if (auto s = func->getAttrOfType<IntegerAttr>(tile::kNumStagesAttr))
@@ -205,7 +204,7 @@ struct PrefetchLoadsPass : dslc::impl::PrefetchLoadsBase<PrefetchLoadsPass> {
         return;
       // Loads of tensors the kernel wrote before stay in program order.
       lower::markReadsAfterWrites(func);
-      int64_t threads = warps.getInt() * contract::kWarpSize;
+      int64_t threads = lower::kernelThreads(func);
       for (scf::ForOp loop : chunkLoops(func)) {
         SmallVector<Candidate> found = candidates(loop);
         int64_t bytes = 0;

@@ -183,8 +183,7 @@ struct SplitWideDotsPass
     getOperation().walk([&](func::FuncOp func) {
       if (!func->hasAttr(tile::kKernelAttr))
         return;
-      auto warps = func->getAttrOfType<IntegerAttr>(tile::kNumWarpsAttr);
-      int64_t threads = (warps ? warps.getInt() : 4) * 32;
+      int64_t threads = lower::kernelThreads(func);
       SmallVector<tile::DotOp> dots;
       func.walk([&](tile::DotOp dot) { dots.push_back(dot); });
       for (tile::DotOp dot : dots)
