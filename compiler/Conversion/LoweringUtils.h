@@ -11,7 +11,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Transforms/DialectConversion.h"
 
-#include <algorithm>
 #include <functional>
 #include <optional>
 
@@ -423,13 +422,6 @@ int64_t loadBytesPerThread(dslc::tile::LoadOp load, int64_t threads);
 /// Threads of a CTA of kernel `func`: its `tile.num_warps` warps, or
 /// KernelInfo's default when it has none (hand-written IR).
 int64_t kernelThreads(mlir::func::FuncOp func);
-
-/// The 32-bit registers a thread of a CTA of `threads` threads may hold
-/// when the CTA has an SM to itself: the SM's 64 Ki registers shared, at
-/// most 255 a thread (sm_70 to sm_120).
-inline int64_t registersPerThread(int64_t threads) {
-  return std::min<int64_t>(255, 65536 / std::max<int64_t>(1, threads));
-}
 
 /// Whether `op` is element-wise tile arithmetic: arith or math ops with
 /// the Elementwise trait (arithmetic, math, comparisons, selects,

@@ -153,11 +153,10 @@ Value shuffleXor(OpBuilder &b, Location loc, Value x, int32_t offset) {
 
 /// Each row's combination of this thread's elements of a distributed tile
 /// (`input`, per-thread vector of `layout`). Positions at or past `limit`
-/// (i64; the static extent when null) contribute the identity. `registers`:
-/// what a thread may hold (lower::registersPerThread).
+/// (i64; the static extent when null) contribute the identity.
 SmallVector<Value> combineOwn(OpBuilder &b, Location loc, const Combiner &comb,
                               const TileLayout &layout, Value input,
-                              Value limit, int64_t registers) {
+                              Value limit) {
   Value id = comb.identity(b, loc, comb.element);
   bool ragged = layout.inner % (layout.rowThreads * layout.vec) != 0;
   // remaining[c] = limit - first index of piece c: lane v is in when
@@ -183,49 +182,23 @@ SmallVector<Value> combineOwn(OpBuilder &b, Location loc, const Combiner &comb,
       remaining.push_back(arith::SubIOp::create(b, loc, end, first));
     }
   }
-  auto combine = [&](OpBuilder &b, Location loc, bool masked) {
-    SmallVector<Value> rows;
-    for (int64_t o = 0; o < layout.outer; ++o) {
-      SmallVector<Value> values;
-      for (int64_t c = 0; c < layout.chunks; ++c)
-        for (int64_t v = 0; v < layout.vec; ++v) {
-          Value x = vector::ExtractOp::create(
-              b, loc, input, ArrayRef<int64_t>{layout.position(o, c, v)});
-          if (masked) {
-            Value in =
-                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
-                                      remaining[c], lower::i32(b, loc, v));
-            x = arith::SelectOp::create(b, loc, in, x, id);
-          }
-          values.push_back(x);
+  SmallVector<Value> rows;
+  for (int64_t o = 0; o < layout.outer; ++o) {
+    SmallVector<Value> values;
+    for (int64_t c = 0; c < layout.chunks; ++c)
+      for (int64_t v = 0; v < layout.vec; ++v) {
+        Value x = vector::ExtractOp::create(
+            b, loc, input, ArrayRef<int64_t>{layout.position(o, c, v)});
+        if (!remaining.empty()) {
+          Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                           remaining[c], lower::i32(b, loc, v));
+          x = arith::SelectOp::create(b, loc, in, x, id);
         }
-      rows.push_back(comb.tree(b, loc, values));
-    }
-    return rows;
-  };
-  if (remaining.empty())
-    return combine(b, loc, false);
-  // A thread whose pieces all lie below the limit (its last piece, which
-  // starts furthest, is whole) combines them without a select an element:
-  // every thread but those holding a ragged row's end. Only while the
-  // elements fill at most a quarter of a thread's registers: the inputs are
-  // all computed before the branch (LLVM does not sink them into both
-  // sides) and, with the row's elements that later uses keep (RMSNorm's x),
-  // spill past that (RMSNorm [4, 8192] at 32 warps, 32 of 64 registers).
-  if (layout.outer * layout.chunks * layout.vec * 4 > registers)
-    return combine(b, loc, true);
-  Value whole =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, remaining.back(),
-                            lower::i32(b, loc, layout.vec));
-  auto branch = scf::IfOp::create(
-      b, loc, whole,
-      [&](OpBuilder &b, Location loc) {
-        scf::YieldOp::create(b, loc, combine(b, loc, false));
-      },
-      [&](OpBuilder &b, Location loc) {
-        scf::YieldOp::create(b, loc, combine(b, loc, true));
-      });
-  return SmallVector<Value>(branch.getResults());
+        values.push_back(x);
+      }
+    rows.push_back(comb.tree(b, loc, values));
+  }
+  return rows;
 }
 
 /// Combines each row's value over the first `lanes` (a power of two, at
@@ -502,8 +475,7 @@ struct ReduceOpLowering : TilePattern<tile::ReduceOp> {
         rows.push_back(x);
       }
     } else {
-      rows = combineOwn(b, loc, comb, layout, input, valid,
-                        lower::registersPerThread(info.threads));
+      rows = combineOwn(b, loc, comb, layout, input, valid);
       combineWarp(b, loc, comb, rows,
                   std::min<int64_t>(layout.rowThreads, kWarpSize));
       combineWarps(b, loc, comb, info.threads / kWarpSize,

@@ -6,9 +6,7 @@
 // warp writes its row values into the shared workspace, bar.sync, lane l of
 // every warp reads warp (l mod 2)'s value and each pair of lanes combines
 // them with 1 shuffle (a butterfly over 2 lanes: no identities combined),
-// bar.sync. The valid count masks with -inf (max's identity), in a branch
-// only threads holding the row's end take: a thread whose last piece lies
-// wholly below the count combines its elements unmasked. The keepdim
+// bar.sync. The valid count masks with -inf (max's identity); the keepdim
 // result is replicated, stored by thread 0.
 
 // CHECK: llvm.mlir.global internal @__dslc_workspace() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16 x i8>
@@ -17,15 +15,8 @@
 // CHECK-DAG: %[[WS:.*]] = llvm.mlir.addressof @__dslc_workspace : !llvm.ptr<3>
 // CHECK: %[[TID:.*]] = arith.extui %{{.*}} : i32 to i64
 // CHECK: %[[END:.*]] = arith.minsi %{{.*}}, %c256_i64 : i64
-// CHECK: %[[LEFT:.*]] = arith.subi %{{.*}}, %{{.*}} : i32
-// CHECK: %[[WHOLE:.*]] = arith.cmpi sge, %[[LEFT]], %c4_i32 : i32
-// CHECK: scf.if %[[WHOLE]] -> (f32, f32) {
-// CHECK-NOT: arith.select
-// CHECK-COUNT-6: arith.maximumf
-// CHECK: } else {
 // CHECK: arith.select %{{.*}}, %{{.*}}, %[[NEGINF]] : f32
-// CHECK-COUNT-6: arith.maximumf
-// CHECK: }
+// CHECK-COUNT-3: arith.maximumf
 // CHECK-COUNT-5: nvvm.shfl.sync bfly %c-1_i32, %{{.*}}, %c{{16|8|4|2|1}}_i32, %c31_i32 : f32 -> f32
 // CHECK: scf.if
 // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
@@ -56,28 +47,6 @@ func.func @max_last_valid(%x: !tile.ref<f32, 2>, %out: !tile.ref<f32, 2>, %n64: 
   %v = tile.load %x[%c0, %c0] limits [%c4, %h] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<2x256xf32>
   %s = tile.reduce max %v, 1 valid %n : tensor<2x256xf32> -> tensor<2x1xf32>
   tile.store %s, %out[%c0, %c0] limits [%c4, %c4] {dims = array<i64: 0, 1>} : tensor<2x1xf32>, !tile.ref<f32, 2>
-  return
-}
-
-// -----
-
-// 32 elements a thread (4 rows of 8192 over 1024 threads) at 64 registers
-// a thread: no unmasked path (its inputs, all live at the branch, would
-// take half the registers), one select an element.
-
-// CHECK-LABEL: func.func @sum_many_valid(
-// CHECK-NOT: arith.addf
-// CHECK-COUNT-32: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
-// CHECK-COUNT-5: nvvm.shfl.sync bfly
-func.func @sum_many_valid(%x: !tile.ref<f32, 2>, %out: !tile.ref<f32, 2>, %n64: i64)
-    attributes {tile.kernel, tile.num_warps = 32 : i64} {
-  %n = arith.index_cast %n64 : i64 to index
-  %c0 = arith.constant 0 : index
-  %c4 = arith.constant 4 : index
-  %h = tile.dim %x, 1 : !tile.ref<f32, 2>
-  %v = tile.load %x[%c0, %c0] limits [%c4, %h] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<4x8192xf32>
-  %s = tile.reduce sum %v, 1 valid %n : tensor<4x8192xf32> -> tensor<4x1xf32>
-  tile.store %s, %out[%c0, %c0] limits [%c4, %c4] {dims = array<i64: 0, 1>} : tensor<4x1xf32>, !tile.ref<f32, 2>
   return
 }
 
