@@ -321,23 +321,31 @@ class Measurer:
                         "reason": f"wrong result: {why}"}
             nbytes = sum(t.numel() * t.element_size() for t in got)
             reps = max(1, int(req.get("repetitions", 5)))
-            eager = self._eager(call, int(req.get("iters", 20)), reps,
-                                int(req.get("warmup", -1)))
+            # one call timed first: past the tuner's cutoff (a multiple of
+            # its best so far) the candidate cannot win, and that call is
+            # its time (a slow one takes longer than the rest of a search)
+            first = self._timed(call, 1, 1)
+            cut = 0 < float(req.get("cutoff_us", 0)) < first[0]
             note = ""
-            try:
-                graph = self._graph(call, int(req.get("graph_replays", 20)),
-                                    reps)
-            except RuntimeError as e:
-                # host code that cannot be captured (a sync, a .item()):
-                # the graph phase is the eager one then, for every
-                # candidate alike; a fault shows at the next sync
-                graph = eager
-                note = f"not captured in a CUDA graph: {str(e)[:200]}"
+            if cut:
+                eager = graph = first
+            else:
+                eager = self._eager(call, int(req.get("iters", 20)), reps,
+                                    int(req.get("warmup", -1)))
+                try:
+                    graph = self._graph(
+                        call, int(req.get("graph_replays", 20)), reps)
+                except RuntimeError as e:
+                    # host code that cannot be captured (a sync, a
+                    # .item()): the graph phase is the eager one then, for
+                    # every candidate alike; a fault shows at the next sync
+                    graph = eager
+                    note = f"not captured in a CUDA graph: {str(e)[:200]}"
             torch.cuda.synchronize(self.device)
             check()
         finally:
             release()
-        reply = {"ok": True, "mismatches": 0, "note": note,
+        reply = {"ok": True, "mismatches": 0, "note": note, "cut_off": cut,
                  "eager_us": median(eager), "eager_min_us": min(eager),
                  "graph_us": median(graph), "graph_min_us": min(graph)}
         why = _capi.times_below_floor(self.device, reply["eager_us"],

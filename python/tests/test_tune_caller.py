@@ -274,6 +274,26 @@ class MeasurerTest(unittest.TestCase):
         self.assertFalse(rep["ok"])
         self.assertEqual(rep["reason"], self.floor_why)
 
+    def test_past_the_cutoff_one_call_is_the_time(self):
+        # the tuner's cutoff (a multiple of its best so far): a candidate
+        # slower than it in one timed call is not timed further
+        launches = []
+        runner = self.runner_of([np.arange(8) * 2.0], cost=7.0)
+
+        def counting(cubin, metadata):
+            call, check, release = runner(cubin, metadata)
+            return (lambda: launches.append(1) or call()), check, release
+        rep, _ = self.measure(counting, cutoff_us=5.0)
+        self.assertTrue(rep["ok"], rep)
+        self.assertTrue(rep["cut_off"])
+        self.assertAlmostEqual(rep["eager_us"], 7.0)
+        self.assertAlmostEqual(rep["graph_us"], 7.0)
+        self.assertEqual(len(launches), 2)   # the checked call, the timed one
+        launches.clear()
+        rep, _ = self.measure(counting, cutoff_us=8.0)
+        self.assertFalse(rep["cut_off"])
+        self.assertGreater(len(launches), 30)  # warm-up, 3 x 10, the graph
+
     def test_host_code_that_cannot_be_captured_is_timed_eagerly(self):
         self.cuda.graph_fails = True
         rep, _ = self.measure(self.runner_of([np.arange(8) * 2.0], cost=3.0))
@@ -311,17 +331,22 @@ class MeasurerTest(unittest.TestCase):
             with open(path, "w") as f:
                 f.write(_support.SCALE_KERNEL)
             source = dslc.kernel(path, "scale").source
-            seen = []
+            seen, launches = [], {}
 
             def runner(cubin, metadata):
                 bs, w = map(int, _CONFIG.search(cubin).groups())
                 seen.append((bs, w))
                 self.cuda.cost = 5 + abs(bs.bit_length() - 12) + w / 64
+                if bs == 4096:
+                    self.cuda.cost = 5000        # far past the cutoff
                 out = np.arange(8) * 2.0
                 if bs == 512:
                     out[0] = 1                   # a wrong config
-                return ((lambda: self.cuda.run(lambda: [_Tensor(out)])),
-                        lambda: None, lambda: None)
+
+                def call():
+                    launches[bs, w] = launches.get((bs, w), 0) + 1
+                    return self.cuda.run(lambda: [_Tensor(out)])
+                return call, lambda: None, lambda: None
             with mock.patch.object(_locate, "cache_dir",
                                    return_value=os.path.join(d, "cache")), \
                     mock.patch.object(_locate, "tuner", return_value=tuner), \
@@ -340,6 +365,13 @@ class MeasurerTest(unittest.TestCase):
                 pick = json.load(f)["entries"][0]["value"]["pick"]
             self.assertEqual(pick["config"]["block_sizes"], [2048])
             self.assertEqual(pick["config"]["num_warps"], 4)
+            # the slow configs, measured after faster ones, took the
+            # checked call and one timed call; the others a full timing
+            slow = [c for c in seen if c[0] == 4096]
+            self.assertTrue(slow)
+            self.assertTrue(all(launches[c] == 2 for c in slow), launches)
+            self.assertTrue(all(launches[c] > 30 for c in seen
+                                if c[0] not in (4096, 512)), launches)
             # a tuner that fails: its output in the error
             with mock.patch.object(_locate, "cache_dir",
                                    return_value=os.path.join(d, "c2")), \

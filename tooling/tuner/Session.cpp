@@ -12,7 +12,9 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -295,6 +297,10 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
   // By cubin path: compiling on demand appends to m.compiled, so pointers
   // into it do not last.
   std::map<std::string, std::string> codeKeys;
+  // The fastest time so far: a candidate kCutoffFactor slower in its
+  // warm-up is not timed further (one process only: every rank of a
+  // multi-process tuner must run the same calls).
+  double best = std::numeric_limits<double>::infinity();
   Evaluate eval = [&](const SearchPoint &pt) -> std::optional<double> {
     KernelConfig cfg = m.spaces[pt.kernel].config(pt.idx);
     std::string label =
@@ -322,13 +328,20 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
         MeasureRequest r = base;
         r.cubin = t.absDir + "/" + cc->cubin;
         r.maxCtas = cfg.maxCtas;
+        if (oneProcess && std::isfinite(best))
+          r.cutoffUs = kCutoffFactor * best;
         MeasureReply rep = t.worker.measure(r);
         if (rep.ok) {
           result = o.objective == "graph" ? rep.graphUs : rep.eagerUs;
           eagerOf[{pt.kernel, pt.idx}] = rep.eagerUs;
           if (!code.first.empty())
             byCode[code] = {label, *result, rep.eagerUs};
-          label += fmt::format(": {:.2f} us", *result);
+          if (!rep.cutOff)
+            best = std::min(best, *result);
+          label += fmt::format(": {:.2f} us{}", *result,
+                               rep.cutOff ? " (warm-up only: past "
+                                            "the cutoff)"
+                                          : "");
         } else if (rep.fatal && o.measurerIn >= 0) {
           // The caller measures in its own process: nothing to restart.
           rt::raise(rt::ErrorCode::Cuda,

@@ -275,7 +275,8 @@ MeasureReply WorkerClient::measure(const MeasureRequest &req) {
          {"nccl_window", req.ncclWindow},
          {"in_place", req.inPlace},
          {"l2_cold", req.l2Cold},
-         {"warmup", req.warmup}};
+         {"warmup", req.warmup},
+         {"cutoff_us", req.cutoffUs}};
   if (!req.shapes.empty() || !req.scalars.empty()) {
     r["shapes"] = req.shapes;
     r["scalars"] = req.scalars;
@@ -303,6 +304,7 @@ MeasureReply WorkerClient::measure(const MeasureRequest &req) {
   out.ncclKernel = j.value("nccl_kernel", "");
   out.sets = j.value("sets", 1);
   out.note = j.value("note", "");
+  out.cutOff = j.value("cut_off", false);
   if (out.fatal) {
     // It exits after a fatal reply; reap it.
     int st = 0;
@@ -462,6 +464,24 @@ std::pair<run::RunOptions, run::RunOptions> runOptions(const json &req) {
   return {warm, o};
 }
 
+/// Whether the warm-up's time a call passes the request's cutoff_us (the
+/// reply is then the warm-up's times: MeasureRequest::cutoffUs).
+bool pastCutoff(const json &req, const run::TimingStats &warmEager) {
+  double cutoff = req.value("cutoff_us", 0.0);
+  return cutoff > 0 && warmEager.measured() && warmEager.medianUs > cutoff;
+}
+
+json timesReply(bool ok, const run::TimingStats &eager,
+                const run::TimingStats &graph);
+
+/// The warm-up's times as the reply of a candidate past the cutoff (its
+/// eager time for the graph one when the warm-up replayed no graph).
+json cutOffReply(const run::TimingStats &eager, const run::TimingStats &graph) {
+  json reply = timesReply(true, eager, graph.measured() ? graph : eager);
+  reply["cut_off"] = true;
+  return reply;
+}
+
 json timesReply(bool ok, const run::TimingStats &eager,
                 const run::TimingStats &graph) {
   return json{{"ok", ok},
@@ -574,9 +594,11 @@ json measureCollective(WorkerState &s, const json &req) {
   run::CollectiveResult r;
   if (warm.iters > 0 || warm.graphReplays > 0)
     r = runOnce(warm);
-  if (r.ok())
+  bool cut = r.ok() && pastCutoff(req, r.eager);
+  if (r.ok() && !cut)
     r = runOnce(o);
-  json reply = timesReply(r.ok(), r.eager, r.graph);
+  json reply = cut ? cutOffReply(r.eager, r.graph)
+                   : timesReply(r.ok(), r.eager, r.graph);
   reply["mismatches"] = r.mismatches;
   reply["sets"] = layout.rotatingSets;
   if (!note.empty())
@@ -629,9 +651,11 @@ json measureKernel(WorkerState &s, const json &req) {
   }
   auto [warm, o] = runOptions(req);
   run::KernelResult r = s.kernelHarness->run(warm, s.reference.get());
-  if (r.ok())
+  bool cut = r.ok() && pastCutoff(req, r.eager);
+  if (r.ok() && !cut)
     r = s.kernelHarness->run(o, s.reference.get());
-  json reply = timesReply(r.ok(), r.eager, r.graph);
+  json reply = cut ? cutOffReply(r.eager, r.graph)
+                   : timesReply(r.ok(), r.eager, r.graph);
   reply["mismatches"] = r.failures;
   if (!r.ok())
     reply["reason"] = "wrong result: " + r.firstFailure;

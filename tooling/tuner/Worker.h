@@ -51,7 +51,17 @@ struct MeasureRequest {
   /// Input and output rotate over copies whose total exceeds L2.
   bool l2Cold = false;
   int warmup = -1; ///< warm-up calls per phase (-1: min(3, calls); 0: none)
+  /// Past this many us a call in the warm-up, the warm-up's times are the
+  /// reply (0: never): a candidate that slow cannot win, and timing it in
+  /// full costs more than the rest of a search (the tuner sets it from its
+  /// best so far, kCutoffFactor; one process only, as ranks must agree).
+  double cutoffUs = 0;
 };
+
+/// A candidate whose warm-up call takes this many times the best time so
+/// far is not timed further (MeasureRequest::cutoffUs). Generous: a first
+/// call may pay for lazy module loading.
+inline constexpr double kCutoffFactor = 5.0;
 
 struct MeasureReply {
   bool ok = false;
@@ -67,6 +77,7 @@ struct MeasureReply {
   /// L2-cold: how many rotating sets, and a note when they stay below L2.
   int sets = 1;
   std::string note;
+  bool cutOff = false; ///< timed by the warm-up only (cutoffUs)
 };
 
 struct DeviceInfo {

@@ -27,6 +27,7 @@ while IFS= read -r line; do
     *die*) exit 9;;
     *hang*) sleep 30 >/dev/null 2>&1 {fd}>&-;;
     *fatal*) echo '{"ok":false,"fatal":true,"reason":"trap"}' >&$fd; exit 3;;
+    *'"cutoff_us":4.0'*) echo '{"ok":true,"eager_us":9,"graph_us":9,"eager_min_us":9,"graph_min_us":9,"cut_off":true}' >&$fd;;
     *wrong*) echo '{"ok":false,"reason":"wrong result: 3 mismatches"}' >&$fd;;
     *) echo '{"ok":true,"eager_us":5.5,"graph_us":2.25,"eager_min_us":5,"graph_min_us":2}' >&$fd;;
   esac
@@ -75,6 +76,17 @@ TEST_CASE("worker client: replies, deaths, hangs and restarts", "[tuner]") {
   CHECK(ok.ok);
   CHECK(ok.graphUs == 2.25);
   CHECK(ok.eagerUs == 5.5);
+
+  CHECK_FALSE(ok.cutOff);
+
+  // The cutoff travels to the worker; a reply timed by its warm-up only
+  // says so.
+  MeasureRequest slow = req("/c/slow");
+  slow.cutoffUs = 4;
+  MeasureReply cut = w.measure(slow);
+  CHECK(cut.ok);
+  CHECK(cut.cutOff);
+  CHECK(cut.eagerUs == 9);
 
   MeasureReply wrong = w.measure(req("/c/wrong"));
   CHECK_FALSE(wrong.ok);
