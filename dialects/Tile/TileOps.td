@@ -271,6 +271,7 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
     $kind $input `,` $dim (`valid` $valid^)? attr-dict `:` qualified(type($input)) `->` qualified(type($result))
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// Whether the result keeps the reduced dimension (with extent 1).
     bool isKeepDim();

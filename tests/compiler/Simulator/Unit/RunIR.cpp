@@ -10,6 +10,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 
 #include <catch2/catch.hpp>
 
@@ -72,6 +74,19 @@ std::string RunIR::readFile(const std::string &path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+bool RunIR::canonicalize() {
+  PassManager pm(&context);
+  pm.addPass(createCanonicalizerPass());
+  return succeeded(pm.run(*module));
+}
+
+std::string RunIR::ir() {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  return text;
 }
 
 bool RunIR::run() {

@@ -37,6 +37,12 @@ public:
   /// Binds the next argument (a float scalar).
   void bindFloat(double value);
 
+  /// Runs MLIR's canonicalizer (the Tile dialect's folds) on the module
+  /// before it runs; false when the pass failed.
+  bool canonicalize();
+  /// The module as text.
+  std::string ir();
+
   /// Runs the kernel to its end; false when it failed (see report()).
   bool run();
   /// What the simulator printed (errors).
