@@ -74,8 +74,8 @@ struct CountIndicesBelow : OpRewritePattern<ReduceOp> {
                                 PatternRewriter &rewriter) const override {
     RankedTensorType input = op.getInput().getType();
     auto resultInt = dyn_cast<IntegerType>(input.getElementType());
-    if (op.getKind() != ReduceKind::sum || input.getRank() != 1 ||
-        !resultInt || resultInt.getWidth() > 64 || resultInt.getWidth() < 2)
+    if (op.getKind() != ReduceKind::sum || input.getRank() != 1 || !resultInt ||
+        resultInt.getWidth() > 64 || resultInt.getWidth() < 2)
       return failure();
     // The widening chain down to the i1 mask.
     Value v = op.getInput();
@@ -103,10 +103,10 @@ struct CountIndicesBelow : OpRewritePattern<ReduceOp> {
         dyn_cast<IntegerType>(getElementTypeOrSelf(index.getType()));
     if (!bound || !indexInt || indexInt.getWidth() > 64)
       return failure();
-    bool below = pred == arith::CmpIPredicate::slt ||
-                 pred == arith::CmpIPredicate::sle;
-    bool above = pred == arith::CmpIPredicate::sgt ||
-                 pred == arith::CmpIPredicate::sge;
+    bool below =
+        pred == arith::CmpIPredicate::slt || pred == arith::CmpIPredicate::sle;
+    bool above =
+        pred == arith::CmpIPredicate::sgt || pred == arith::CmpIPredicate::sge;
     if (!below && !above)
       return failure();
     rewriter.setInsertionPoint(op);
@@ -136,8 +136,8 @@ struct CountIndicesBelow : OpRewritePattern<ReduceOp> {
       extent = clamp(wide(valid), extent);
     // i + s < n  <=>  i < n - s;  i + s <= n  <=>  i < n - s + 1.
     Value gap = arith::SubIOp::create(rewriter, loc, wide(bound), wide(begin));
-    bool inclusive = pred == arith::CmpIPredicate::sle ||
-                     pred == arith::CmpIPredicate::sgt;
+    bool inclusive =
+        pred == arith::CmpIPredicate::sle || pred == arith::CmpIPredicate::sgt;
     if (inclusive)
       gap = arith::AddIOp::create(rewriter, loc, gap, constant(1));
     Value count = clamp(gap, extent);

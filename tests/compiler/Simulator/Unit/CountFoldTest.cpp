@@ -92,8 +92,8 @@ TEST_CASE("other reductions of a mask are left alone", "[fold]") {
   // A max of the mask (an `any`) and an unsigned comparison keep their
   // element-wise form.
   for (std::string variant : {"max", "ult"}) {
-    std::string ir = countKernel(variant == "ult" ? "ult" : "slt", false,
-                                 false);
+    std::string ir =
+        countKernel(variant == "ult" ? "ult" : "slt", false, false);
     if (variant == "max")
       ir.replace(ir.find("reduce sum"), 10, "reduce max");
     RunIR r(ir);
