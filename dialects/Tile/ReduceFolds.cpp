@@ -12,7 +12,6 @@
 #include "dialects/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -78,13 +77,10 @@ struct CountIndicesBelow : OpRewritePattern<ReduceOp> {
         resultInt.getWidth() > 64 || resultInt.getWidth() < 2)
       return failure();
     // The widening chain down to the i1 mask.
-    Value v = op.getInput();
-    Operation *def = v.getDefiningOp();
+    Operation *def = op.getInput().getDefiningOp();
     while (isa_and_nonnull<arith::ExtSIOp, arith::ExtUIOp>(def) &&
-           !getElementTypeOrSelf(def->getOperand(0).getType()).isInteger(1)) {
-      v = def->getOperand(0);
-      def = v.getDefiningOp();
-    }
+           !getElementTypeOrSelf(def->getOperand(0).getType()).isInteger(1))
+      def = def->getOperand(0).getDefiningOp();
     auto zext = dyn_cast_or_null<arith::ExtUIOp>(def);
     if (!zext)
       return failure();

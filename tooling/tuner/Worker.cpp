@@ -472,7 +472,13 @@ bool pastCutoff(const json &req, const run::TimingStats &warmEager) {
 }
 
 json timesReply(bool ok, const run::TimingStats &eager,
-                const run::TimingStats &graph);
+                const run::TimingStats &graph) {
+  return json{{"ok", ok},
+              {"eager_us", eager.medianUs},
+              {"graph_us", graph.medianUs},
+              {"eager_min_us", eager.minUs},
+              {"graph_min_us", graph.minUs}};
+}
 
 /// The warm-up's times as the reply of a candidate past the cutoff (its
 /// eager time for the graph one when the warm-up replayed no graph).
@@ -480,15 +486,6 @@ json cutOffReply(const run::TimingStats &eager, const run::TimingStats &graph) {
   json reply = timesReply(true, eager, graph.measured() ? graph : eager);
   reply["cut_off"] = true;
   return reply;
-}
-
-json timesReply(bool ok, const run::TimingStats &eager,
-                const run::TimingStats &graph) {
-  return json{{"ok", ok},
-              {"eager_us", eager.medianUs},
-              {"graph_us", graph.medianUs},
-              {"eager_min_us", eager.minUs},
-              {"graph_min_us", graph.minUs}};
 }
 
 void loadKernel(WorkerState &s, const std::string &cubin, int64_t maxCtas) {

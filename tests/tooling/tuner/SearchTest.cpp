@@ -15,6 +15,14 @@ std::vector<Tunable> llTunables() {
   return {Tunable::blockSize(0, 1024), Tunable::numWarps(4)};
 }
 
+/// Block size `index` defaulting to `value`, tiling a dimension of
+/// `extent` elements (MLIRGen's tunables when the size is known).
+Tunable sizedBlock(unsigned index, int64_t value, int64_t extent) {
+  Tunable t = Tunable::blockSize(index, value);
+  t.extent = extent;
+  return t;
+}
+
 /// A dimension of a named tunable taking `values`, default values[def].
 Dimension dim(const char *name, std::vector<int64_t> values, int def) {
   return {Tunable::named(name, values.at(def), values), values, def};
@@ -209,10 +217,8 @@ TEST_CASE("search: shape seeds start the descent where a row kernel's best "
   // from [64, 64] reached in 14 points; the seeds are [1, 4096] and
   // [8192, 1] (the latter too many elements a thread at 32 warps: dropped
   // only by the compiler, so still a seed here).
-  Tunable rows = Tunable::blockSize(0, 64);
-  rows.extent = 8192;
-  Tunable cols = Tunable::blockSize(1, 64);
-  cols.extent = 4096;
+  Tunable rows = sizedBlock(0, 64, 8192);
+  Tunable cols = sizedBlock(1, 64, 4096);
   KernelSpace s("k", {rows, cols, Tunable::numWarps(4)});
   std::vector<std::vector<int>> seeds = s.shapeSeeds();
   REQUIRE(seeds.size() == 2);
@@ -246,10 +252,8 @@ TEST_CASE("kernel space: a block tiling a dimension of known size reaches "
   // Helion's welford at [8192, 4096]: its chunk loop over a row's 4096
   // columns defaults to 16; the steps around it stop at 128 (32 chunks a
   // row), the dimension's size lets the tuner try the whole row in one.
-  Tunable chunk = Tunable::blockSize(1, 16);
-  chunk.extent = 4096;
-  Tunable odd = Tunable::blockSize(2, 16);
-  odd.extent = 5000; // not a power of two: up to 8192
+  Tunable chunk = sizedBlock(1, 16, 4096);
+  Tunable odd = sizedBlock(2, 16, 5000); // not a power of two: up to 8192
   KernelSpace s("k",
                 {Tunable::blockSize(0, 16), chunk, odd, Tunable::numWarps(4)});
   // (A block without a known size keeps the default's steps.)
@@ -262,14 +266,12 @@ TEST_CASE("kernel space: a block tiling a dimension of known size reaches "
                                                    256, 512, 1024, 2048, 4096});
   CHECK(s.dims()[2].values.back() == 8192);
   // A default already past the size keeps its usual steps.
-  Tunable big = Tunable::blockSize(0, 1024);
-  big.extent = 100;
+  Tunable big = sizedBlock(0, 1024, 100);
   KernelSpace b("k", {big, Tunable::blockSize(1, 4), Tunable::numWarps(4)});
   CHECK(b.dims()[0].values.back() == 8192);
   // A matrix product's tiles keep their steps around the default; a loop
   // over a row's chunks, whose stages are tuned too, reaches the size.
-  Tunable m = Tunable::blockSize(0, 128);
-  m.extent = 8192;
+  Tunable m = sizedBlock(0, 128, 8192);
   KernelSpace mm("k",
                  {m, Tunable::numStages(3),
                   Tunable::dotEngine(int64_t(dslc::contract::DotEngine::Wgmma)),
@@ -283,11 +285,8 @@ TEST_CASE("kernel space: a block tiling a dimension of known size reaches "
   // Five blocks reaching 2^20 would list 16^5 x 4 x 5 points: they keep
   // the default's steps.
   std::vector<Tunable> many;
-  for (unsigned i = 0; i < 5; ++i) {
-    Tunable t = Tunable::blockSize(i, 16);
-    t.extent = 1 << 20;
-    many.push_back(t);
-  }
+  for (unsigned i = 0; i < 5; ++i)
+    many.push_back(sizedBlock(i, 16, 1 << 20));
   many.push_back(Tunable::numWarps(4));
   KernelSpace wide("k", many);
   CHECK(wide.dims()[0].values.back() == 128);
