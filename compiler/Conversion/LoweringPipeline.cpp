@@ -28,6 +28,10 @@ void dslc::buildDslcPipeline(mlir::OpPassManager &pm,
   if (options.cleanup) {
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
+    // Tile ends and valid counts of loops over compiled-in extents: what
+    // their ranges decide folds, and the canonicalizer drops the masks.
+    pm.addPass(createFoldBoundsByRange());
+    pm.addPass(mlir::createCanonicalizerPass());
   }
   pm.addPass(createKeepReducedDims());
   if (options.narrowedFastMath)

@@ -102,6 +102,21 @@ def NarrowedFastMath : Pass<"dslc-narrowed-fast-math", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def FoldBoundsByRange : Pass<"dslc-fold-bounds-by-range", "mlir::ModuleOp"> {
+  let summary = "Fold tile ends, valid counts and comparisons that integer ranges decide";
+  let description = [{
+    Runs MLIR's integer range analysis (a loop variable's range from its
+    loop's bounds) and replaces an `arith.min{s,u}i`/`max{s,u}i` whose
+    operands' ranges are ordered by the operand that is always the
+    result, a comparison the ranges decide by its constant, and a value
+    with one possible value by that constant. A tile loop nested in the
+    grid over a compiled-in extent that its block divides then has tiles
+    that end at `begin + B` and whole valid counts: no per-element masks
+    (compiler/Conversion/FoldBoundsByRange.cpp).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def MmaLayouts : Pass<"dslc-mma-layouts", "mlir::ModuleOp"> {
   let summary = "Tensor-core dots and their accumulators in mma.sync fragments";
   let description = [{

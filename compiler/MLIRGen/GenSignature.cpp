@@ -259,6 +259,12 @@ LogicalResult Generator::readConfig() {
                                   "\"tf32x3\" or \"ieee\"");
     allowTf32 = s->getValue() == "tf32";
   }
+  if (const ast::Expr *p = kernel.getDecoratorKeyword("static_shapes")) {
+    auto *b = ast::dyn_cast<ast::BoolLiteralExpr>(p);
+    if (!b)
+      return error(p->getRange(), "static_shapes must be True or False");
+    staticShapes = b->getValue();
+  }
   if (const ast::Expr *config = kernel.getDecoratorKeyword("config"))
     if (failed(readDecoratorConfig(*config)))
       return failure();

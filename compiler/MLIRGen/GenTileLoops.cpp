@@ -60,6 +60,20 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
     }
     extents.push_back({*v, x});
   }
+  // A loop nested in the grid loop runs inside one CTA over a dimension
+  // the grid does not split (a row's columns, a reduction): under
+  // static_shapes (Helion's default) its extent is compiled in where
+  // --shape gives it, a launch constraint like hl.specialize, so the
+  // tiles' valid counts, masks and bound checks fold where the block
+  // divides it. The grid's extents (the token count) stay run-time sizes.
+  if (inGrid && staticShapes)
+    for (auto &[v, x] : extents)
+      if (v.kind == SemValue::Kind::Scalar && v.known) {
+        FailureOr<int64_t> n = toConstInt(v, *x, "a loop extent");
+        if (failed(n))
+          return failure();
+        v = SemValue::integer(*n);
+      }
   // The extents --shape gives: the largest sensible block (Helion clamps
   // its default block size to them).
   SmallVector<int64_t> hints;

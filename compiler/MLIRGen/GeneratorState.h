@@ -329,6 +329,11 @@ protected:
   /// in tf32 (tile::kAllowTf32Attr); "ieee" (dslc's default, torch's) and
   /// "tf32x3" keep them exact, on CUDA cores.
   bool allowTf32 = false;
+  /// @helion.kernel(static_shapes=...) (Helion's default True): the extent
+  /// of a tile loop nested in the grid loop is compiled in where --shape
+  /// gives it (a launch constraint), so its tiles' masks fold; with False
+  /// only the sizes the kernel needs are (GenTileLoops.cpp).
+  bool staticShapes = true;
   /// The config's num_stages (tile::kNumStagesAttr; 0: not given).
   int64_t numStages = 0;
   /// The config's l2_groupings (tile::kL2GroupingAttr; 0: not given).

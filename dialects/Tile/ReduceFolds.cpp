@@ -7,11 +7,16 @@
 // torch's promotion), a third of welford's first loop. It is a clamp of
 // the bound minus the tile's begin: `clamp(n - s, 0, valid)`.
 //
+// A `valid` count that is a constant at least the reduced extent (a
+// compiled-in row length the block divides) masks nothing: it is dropped,
+// so the lowering emits no compare and select an element.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -149,9 +154,28 @@ struct CountIndicesBelow : OpRewritePattern<ReduceOp> {
   }
 };
 
+/// `reduce ... valid c` with a constant c >= the reduced extent: the
+/// reduction without `valid`.
+struct DropWholeValid : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    Value valid = op.getValid();
+    APInt count;
+    if (!valid || !matchPattern(valid, m_ConstantInt(&count)))
+      return failure();
+    int64_t extent = op.getInput().getType().getDimSize(op.getDim());
+    if (ShapedType::isDynamic(extent) || count.getSExtValue() < extent)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] { op.getValidMutable().clear(); });
+    return success();
+  }
+};
+
 } // namespace
 
 void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                            MLIRContext *context) {
-  results.add<CountIndicesBelow>(context);
+  results.add<CountIndicesBelow, DropWholeValid>(context);
 }

@@ -2,6 +2,8 @@
 
 #include "dialects/Tile/TileDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -298,6 +300,27 @@ LogicalResult DimOp::verify() {
     return emitOpError() << "dimension " << dim << " is out of range for "
                          << ref << ": expected 0 <= dim < " << rank;
   return success();
+}
+
+Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}
+
+OpFoldResult DimOp::fold(FoldAdaptor) {
+  // A kernel parameter's size that every launch checks is a constant.
+  auto arg = dyn_cast<BlockArgument>(getRef());
+  if (!arg || !arg.getOwner()->isEntryBlock())
+    return {};
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  if (!func)
+    return {};
+  auto sizes = func.getArgAttrOfType<DenseI64ArrayAttr>(arg.getArgNumber(),
+                                                        kStaticSizesAttr);
+  int64_t dim = getDim();
+  if (!sizes || dim < 0 || dim >= int64_t(sizes.size()) || sizes[dim] < 0)
+    return {};
+  return IntegerAttr::get(IndexType::get(getContext()), sizes[dim]);
 }
 
 Value dslc::tile::viewedTensor(Value ref) {

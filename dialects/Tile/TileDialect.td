@@ -31,6 +31,9 @@ def Tile_Dialect : Dialect {
   // appear, and `tile.role` on a kernel's arguments.
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
+  // Folds to constants (tile.dim of a size the launch checks) become
+  // arith.constant.
+  let hasConstantMaterializer = 1;
   let extraClassDeclaration = [{
     void registerTypes();
     void registerAttributes();

@@ -17,8 +17,13 @@ def Tile_DimOp : Tile_Op<"dim", [Pure]> {
   let summary = "the size of one dimension of a tensor in global memory";
   let arguments = (ins Tile_RefType:$ref, I64Attr:$dim);
   let results = (outs Index:$result);
+  let description = [{
+    Folds to a constant where the ref is a kernel parameter whose size the
+    launch checks (`tile.static_sizes` on the parameter, not -1).
+  }];
   let assemblyFormat = "$ref `,` $dim attr-dict `:` qualified(type($ref))";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Tile_ViewOp : Tile_Op<"view", [Pure]> {

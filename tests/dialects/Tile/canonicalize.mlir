@@ -75,3 +75,33 @@ func.func @not_counts(%n: i32, %x: tensor<64xi32>) -> (i32, i32, i32) {
   %c = tile.reduce sum %eu, 0 : tensor<64xi32> -> i32
   return %a, %b, %c : i32, i32, i32
 }
+
+// -----
+
+// A constant valid count at least the reduced extent masks nothing: the
+// reduction keeps no `valid` (no compare and select an element).
+
+// CHECK-LABEL: func.func @whole_valid(
+// CHECK: tile.reduce max %{{.*}}, 1 : tensor<2x512xf32> -> tensor<2x1xf32>
+// CHECK: tile.reduce sum %{{.*}}, 1 : tensor<2x512xf32> -> tensor<2x1xf32>
+func.func @whole_valid(%x: tensor<2x512xf32>) -> (tensor<2x1xf32>, tensor<2x1xf32>) {
+  %c512 = arith.constant 512 : index
+  %c4096 = arith.constant 4096 : index
+  %a = tile.reduce max %x, 1 valid %c512 : tensor<2x512xf32> -> tensor<2x1xf32>
+  %b = tile.reduce sum %x, 1 valid %c4096 : tensor<2x512xf32> -> tensor<2x1xf32>
+  return %a, %b : tensor<2x1xf32>, tensor<2x1xf32>
+}
+
+// -----
+
+// A constant count below the extent, or one known only at run time, stays.
+
+// CHECK-LABEL: func.func @partial_valid(
+// CHECK: tile.reduce sum %{{.*}}, 1 valid %{{.*}} : tensor<2x512xf32>
+// CHECK: tile.reduce sum %{{.*}}, 1 valid %{{.*}} : tensor<2x512xf32>
+func.func @partial_valid(%x: tensor<2x512xf32>, %n: index) -> (tensor<2x1xf32>, tensor<2x1xf32>) {
+  %c511 = arith.constant 511 : index
+  %a = tile.reduce sum %x, 1 valid %c511 : tensor<2x512xf32> -> tensor<2x1xf32>
+  %b = tile.reduce sum %x, 1 valid %n : tensor<2x512xf32> -> tensor<2x1xf32>
+  return %a, %b : tensor<2x1xf32>, tensor<2x1xf32>
+}
