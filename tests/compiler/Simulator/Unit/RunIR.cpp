@@ -2,6 +2,8 @@
 
 #include "RunIR.h"
 
+#include "compiler/Conversion/Passes.h"
+
 #include "dialects/Comm/CommDialect.h"
 #include "dialects/Tile/TileDialect.h"
 
@@ -78,6 +80,14 @@ std::string RunIR::readFile(const std::string &path) {
 
 bool RunIR::canonicalize() {
   PassManager pm(&context);
+  pm.addPass(createCanonicalizerPass());
+  return succeeded(pm.run(*module));
+}
+
+bool RunIR::foldBoundsByRange() {
+  PassManager pm(&context);
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(dslc::createFoldBoundsByRange());
   pm.addPass(createCanonicalizerPass());
   return succeeded(pm.run(*module));
 }

@@ -40,6 +40,9 @@ public:
   /// Runs MLIR's canonicalizer (the Tile dialect's folds) on the module
   /// before it runs; false when the pass failed.
   bool canonicalize();
+  /// Runs what dslc's pipeline runs before the lowering to fold bounds:
+  /// canonicalize, -dslc-fold-bounds-by-range, canonicalize.
+  bool foldBoundsByRange();
   /// The module as text.
   std::string ir();
 
