@@ -16,36 +16,34 @@ case=$1 tokens=$2 hidden=$3 dslc_config=$4 helion_config=$5 regex=${6:-$1}
 : "${OUT:?}" "${PY:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 status=0
-run() { # IMPL CONFIG [extra same_config.py arguments]
-  local impl=$1 config=$2
-  shift 2
-  local args=("$here/same_config.py" "$DSLC_HELION" --case "$case" --impl "$impl"
+# same_config.py's command line for IMPL at its config, in argv.
+command_for() {
+  local impl=$1 config=$dslc_config
+  [ "$impl" = helion ] && config=$helion_config
+  argv=("$PY" "$here/same_config.py" "$DSLC_HELION" --case "$case" --impl "$impl"
     --tokens "$tokens" --hidden "$hidden")
-  [ -n "$config" ] && args+=(--config "$config")
-  "$PY" "${args[@]}" "$@"
+  [ -n "$config" ] && argv+=(--config "$config")
+  label="$impl ${config:-(own config)}"
 }
 for impl in dslc helion; do
-  config=$dslc_config
-  [ "$impl" = helion ] && config=$helion_config
-  echo "=== $case [$tokens, $hidden] $impl ${config:-(own config)}"
-  run "$impl" "$config" || status=1
+  command_for "$impl"
+  echo "=== $case [$tokens, $hidden] $label"
+  "${argv[@]}" || status=1
 done
 if [ -z "${NCU:-}" ]; then
   echo "no ncu found (set NCU): profiles skipped"
   exit $status
 fi
-sections=(SpeedOfLight Occupancy LaunchStats WarpStateStats SchedulerStats
-  MemoryWorkloadAnalysis)
+ncu_args=(--clock-control none -k "regex:$regex" --launch-skip 3 --launch-count 1)
+for s in SpeedOfLight Occupancy LaunchStats WarpStateStats SchedulerStats \
+  MemoryWorkloadAnalysis; do
+  ncu_args+=(--section "$s")
+done
 for impl in dslc helion; do
-  config=$dslc_config
-  [ "$impl" = helion ] && config=$helion_config
+  command_for "$impl"
   report=$OUT/ncu-$case-$tokens-$hidden-$impl.txt
-  ncu_args=(--clock-control none -k "regex:$regex" --launch-skip 3 --launch-count 1)
-  for s in "${sections[@]}"; do ncu_args+=(--section "$s"); done
   # The checked warm-up and the first calls compile and load; profile a later one.
-  "$NCU" "${ncu_args[@]}" "$PY" "$here/same_config.py" "$DSLC_HELION" \
-    --case "$case" --impl "$impl" --tokens "$tokens" --hidden "$hidden" \
-    ${config:+--config "$config"} --reps 0 --calls 6 >"$report" 2>&1 || status=1
+  "$NCU" "${ncu_args[@]}" "${argv[@]}" --reps 0 --calls 6 >"$report" 2>&1 || status=1
   echo "=== ncu $impl -> $report"
   grep -E "Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Memory Throughput|DRAM Throughput|Block Limit|Local Memory|Issue Slots Busy|No Eligible|Warp Cycles Per Issued" "$report" | head -30
 done

@@ -102,8 +102,6 @@ static LogicalResult flattenSignature(func::FuncOp func) {
       SmallVector<Value> fields{
           addSlot(ptr, SlotType::Ptr, peers ? SlotKind::Peers : SlotKind::Data,
                   param, std::nullopt)};
-      auto staticSizes =
-          func.getArgAttrOfType<DenseI64ArrayAttr>(i, tile::kStaticSizesAttr);
       for (unsigned d = 0; d < ref.getRank(); ++d) {
         if (peers) {
           fields.push_back(
@@ -113,8 +111,8 @@ static LogicalResult flattenSignature(func::FuncOp func) {
         Value slot = addSlot(i64, SlotType::I64, SlotKind::Size, name, d);
         // A size every launch checks (tile.static_sizes) is compiled in:
         // strides, bounds and alignment then fold.
-        if (staticSizes && d < staticSizes.size() && staticSizes[d] >= 0)
-          slot = arith::ConstantIntOp::create(b, loc, staticSizes[d], 64);
+        if (std::optional<int64_t> size = tile::getStaticSize(func, i, d))
+          slot = arith::ConstantIntOp::create(b, loc, *size, 64);
         fields.push_back(slot);
       }
       SmallVector<Type> fieldTypes{ptr};

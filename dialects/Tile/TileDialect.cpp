@@ -3,7 +3,6 @@
 #include "dialects/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -195,6 +194,15 @@ RoleAttr dslc::tile::getArgRole(FunctionOpInterface func, unsigned index) {
   return func.getArgAttrOfType<RoleAttr>(index, kRoleAttr);
 }
 
+std::optional<int64_t> dslc::tile::getStaticSize(FunctionOpInterface func,
+                                                 unsigned index, unsigned dim) {
+  auto sizes =
+      func.getArgAttrOfType<DenseI64ArrayAttr>(index, kStaticSizesAttr);
+  if (!sizes || dim >= sizes.size() || sizes[dim] < 0)
+    return std::nullopt;
+  return sizes[dim];
+}
+
 std::vector<dslc::contract::AbiSlot> dslc::tile::getAbiSlots(Operation *func) {
   std::vector<contract::AbiSlot> slots;
   if (auto abi = func->getAttrOfType<ArrayAttr>(kAbiAttr))
@@ -310,17 +318,16 @@ Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
 OpFoldResult DimOp::fold(FoldAdaptor) {
   // A kernel parameter's size that every launch checks is a constant.
   auto arg = dyn_cast<BlockArgument>(getRef());
-  if (!arg || !arg.getOwner()->isEntryBlock())
+  if (!arg || !arg.getOwner()->isEntryBlock() || getDim() < 0)
     return {};
-  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
   if (!func)
     return {};
-  auto sizes = func.getArgAttrOfType<DenseI64ArrayAttr>(arg.getArgNumber(),
-                                                        kStaticSizesAttr);
-  int64_t dim = getDim();
-  if (!sizes || dim < 0 || dim >= int64_t(sizes.size()) || sizes[dim] < 0)
+  std::optional<int64_t> size =
+      getStaticSize(func, arg.getArgNumber(), unsigned(getDim()));
+  if (!size)
     return {};
-  return IntegerAttr::get(IndexType::get(getContext()), sizes[dim]);
+  return IntegerAttr::get(IndexType::get(getContext()), *size);
 }
 
 Value dslc::tile::viewedTensor(Value ref) {

@@ -83,6 +83,11 @@ inline constexpr llvm::StringLiteral kAbiAttr = "tile.abi";
 /// The role of argument `index` of `func` (a func.func tile kernel), or
 /// null when it has none.
 RoleAttr getArgRole(mlir::FunctionOpInterface func, unsigned index);
+/// Size `dim` of tensor argument `index` of `func` where every launch
+/// checks it equal to a constant (its `tile.static_sizes` entry), else
+/// nullopt.
+std::optional<int64_t> getStaticSize(mlir::FunctionOpInterface func,
+                                     unsigned index, unsigned dim);
 /// The ABI slots of a flattened kernel (its `tile.abi`), as the contract
 /// has them; empty when it has none.
 std::vector<contract::AbiSlot> getAbiSlots(mlir::Operation *func);
