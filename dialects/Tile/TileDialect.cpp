@@ -318,7 +318,7 @@ Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
 OpFoldResult DimOp::fold(FoldAdaptor) {
   // A kernel parameter's size that every launch checks is a constant.
   auto arg = dyn_cast<BlockArgument>(getRef());
-  if (!arg || !arg.getOwner()->isEntryBlock() || getDim() < 0)
+  if (!arg || !arg.getOwner()->isEntryBlock())
     return {};
   auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
   if (!func)
