@@ -25,7 +25,10 @@ enough that the host's launch work hides behind it), one call between CUDA
 events, the median of --reps samples. Bytes are what the call must move:
 every input tensor read once and every output written once. A time below
 the physical floor (those bytes beyond the L2 at 4.8 TB/s) fails the row:
-the timing did not cover the work. Each implementation runs in its own
+the timing did not cover the work. --helion-configs CSV times Helion at
+the config an earlier run's autotuning picked (CSV's helion row for the
+case and shape), with no tuning: Helion's code timed beside dslc in this
+run when device time is short. Each implementation runs in its own
 process (Helion and the stand-in cannot share one); a row that fails says
 why and the others go on. --csv appends, and rows already in it are not
 re-run (a long run can span several device calls).
@@ -38,6 +41,7 @@ re-run (a long run can span several device calls).
 """
 
 import argparse
+import ast
 import csv
 import json
 import os
@@ -391,16 +395,56 @@ def _config_of(metadata_path):
             t["value"] for t in md.get("tunables", [])}
 
 
-def run_helion(case, args, want, timer, reps, checkout, effort):
+def helion_config_kwargs(text):
+    """The keyword arguments of the helion.Config in a helion row's config
+    column ("EFFORT: Config(block_sizes=[1, 4096], ...)"), or None when
+    the column names no Config. Only literals are read (ast), nothing is
+    evaluated."""
+    start = text.find("Config(")
+    if start < 0:
+        return None
+    call = ast.parse(text[start:].strip(), mode="eval").body
+    if not isinstance(call, ast.Call) or call.args:
+        raise ValueError(f"not a Config(...) of keywords: {text[:80]}")
+    return {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+
+
+def earlier_helion_config(path, case, T, H):
+    """The config of `path`'s last helion row at (case, T, H) that has
+    one, as helion.Config's keyword arguments; None if it has none."""
+    found = None
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            if (r["impl"] == "helion" and r["case"] == case and
+                    int(r["T"]) == T and int(r["H"]) == H and
+                    not r.get("error")):
+                kwargs = helion_config_kwargs(r.get("config") or "")
+                if kwargs is not None:
+                    found = kwargs
+    return found
+
+
+def run_helion(case, args, want, timer, reps, checkout, effort,
+               fixed=None):
+    """Helion: autotuned at `effort`, or, with `fixed` (helion.Config's
+    keyword arguments, an earlier run's pick), at that config with no
+    tuning. Returns the time, the results, the seconds of the first call
+    (the tuning) and the config."""
     import torch
-    os.environ.setdefault("HELION_AUTOTUNE_EFFORT", effort)
+    os.environ.setdefault("HELION_AUTOTUNE_EFFORT",
+                          "none" if fixed else effort)
     sys.path.insert(0, checkout)
+    import helion
     module = load_module(example_path(case, checkout), "same_source_helion",
                          stand_in=False)
     helion_kernel = getattr(module, case.kernel)
+    run = helion_kernel
+    if fixed is not None:
+        run = helion_kernel.bind(fresh(torch, args))
+        run.set_config(helion.Config(**fixed))
 
     def kernel(*a):
-        return case.results(a, helion_kernel(*a))
+        return case.results(a, run(*a))
     start = time.perf_counter()
     out = kernel(*fresh(torch, args))
     torch.cuda.synchronize()
@@ -411,7 +455,8 @@ def run_helion(case, args, want, timer, reps, checkout, effort):
     # the config Helion chose (its autotuner's, or its cache's: a tuning
     # read from HELION_CACHE_DIR takes a second, not a minute)
     config = getattr(helion_kernel.bind(a), "_config", None)
-    return us, out, tune_s, f"{effort}: {config}" if config else effort
+    label = "fixed" if fixed else effort
+    return us, out, tune_s, f"{label}: {config}" if config else label
 
 
 def worker(opts):
@@ -444,9 +489,11 @@ def worker(opts):
         check(case, out, want)
         us = timer.median_us(lambda: fn(*a), opts.reps)
     elif opts.worker == "helion":
+        fixed = (earlier_helion_config(opts.helion_configs, case.name, T, H)
+                 if opts.helion_configs else None)
         us, out, row["tune_s"], row["config"] = run_helion(
             case, args, want, timer, opts.reps, opts.checkout,
-            opts.helion_effort)
+            opts.helion_effort, fixed)
     else:
         us, out, row["tune_s"], cfg, wrong, n = run_dslc(
             case, args, want, timer, opts.reps, opts.budget_s, opts.checkout)
@@ -514,6 +561,8 @@ def worker_args(opts, case, T, H, impl):
     argv = ["--worker", impl, "--case", case, "--shape", f"{T}x{H}",
             "--reps", str(opts.reps), "--budget-s", str(opts.budget_s),
             "--helion-effort", opts.helion_effort]
+    if opts.helion_configs:
+        argv += ["--helion-configs", os.path.abspath(opts.helion_configs)]
     if opts.checkout:
         argv.append(opts.checkout)
     return argv
@@ -564,6 +613,11 @@ def parser():
                         "--budget-s)")
     p.add_argument("--helion-effort", default="quick",
                    help="HELION_AUTOTUNE_EFFORT (none, quick, full)")
+    p.add_argument("--helion-configs", metavar="CSV",
+                   help="time Helion at the config of CSV's helion row for "
+                        "the same case and shape (an earlier run's tuning "
+                        "on the same kind of GPU), untuned; a shape with "
+                        "no such row is autotuned")
     p.add_argument("--timeout", type=int, default=900)
     p.add_argument("--csv", help="append rows here (rows in it are skipped)")
     p.add_argument("--dry-run", action="store_true")

@@ -71,6 +71,51 @@ class Workers(unittest.TestCase):
                           7.0, 3))
 
 
+class EarlierHelionConfigs(unittest.TestCase):
+    ROW = ("quick: Config(block_sizes=[1, 4096], indexing=['pointer', "
+           "'tensor_descriptor'], num_warps=16, pid_type='flat', "
+           "range_flattens=[None])")
+
+    def test_config_column_reads_as_keywords(self):
+        self.assertEqual(bench.helion_config_kwargs(self.ROW),
+                         {"block_sizes": [1, 4096],
+                          "indexing": ["pointer", "tensor_descriptor"],
+                          "num_warps": 16, "pid_type": "flat",
+                          "range_flattens": [None]})
+        self.assertIsNone(bench.helion_config_kwargs("quick"))
+
+    def test_only_literals_are_read(self):
+        with self.assertRaises(ValueError):
+            bench.helion_config_kwargs("quick: Config(num_warps=__import__"
+                                       "('os').getpid())")
+
+    def test_the_last_helion_row_of_the_shape_is_taken(self):
+        import csv
+        import tempfile
+        rows = [("rms_norm", 8192, 4096, "helion", "quick: Config(num_warps=4)", ""),
+                ("rms_norm", 8192, 4096, "helion", "quick: Config(num_warps=8)", ""),
+                ("rms_norm", 8192, 4096, "helion", "quick: Config(num_warps=2)",
+                 "status 1: wrong"),
+                ("rms_norm", 8192, 4096, "dslc", "{}", ""),
+                ("rms_norm", 2048, 4096, "helion", "quick: Config(num_warps=1)", "")]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "earlier.csv")
+            with open(path, "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(["case", "T", "H", "impl", "config", "error"])
+                w.writerows(rows)
+            self.assertEqual(
+                bench.earlier_helion_config(path, "rms_norm", 8192, 4096),
+                {"num_warps": 8})
+            self.assertIsNone(
+                bench.earlier_helion_config(path, "softmax", 8192, 4096))
+            opts = bench.parser().parse_args(
+                ["/snap/helion", "--helion-configs", path])
+            w = bench.parser().parse_args(
+                bench.worker_args(opts, "rms_norm", 8192, 4096, "helion"))
+            self.assertEqual(w.helion_configs, path)
+
+
 class Failures(unittest.TestCase):
     def test_the_error_line_is_kept(self):
         err = ("Traceback (most recent call last):\n  File x\n"
