@@ -555,6 +555,14 @@ struct IotaOpLowering : TilePattern<tile::IotaOp> {
     auto type = cast<VectorType>(getTypeConverter()->convertType(tile));
     Type elementType = tile.getElementType();
     TileLayout layout = info.layout(tile.getShape());
+    // A replicated iota (tensor<1x..>) is element 0 in every lane: lanes
+    // past the first hold copies of it, not padding (a broadcast of it
+    // reads each lane's own copy).
+    if (layout.replicated) {
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+          op, DenseElementsAttr::get(type, rewriter.getZeroAttr(elementType)));
+      return success();
+    }
     // Element v of piece c is c * T * V + tid * V + v.
     SmallVector<Attribute> base;
     for (int64_t c = 0; c < layout.chunks; ++c)

@@ -93,3 +93,24 @@ func.func @bool_mask(%m: !tile.ref<i1, 1>, %x: !tile.ref<i8, 1>, %out: !tile.ref
   tile.store %lt, %out[%c0] limits [%n] {dims = array<i64: 0>} : tensor<512xi1>, !tile.ref<i1, 1>
   return
 }
+
+// -----
+
+// A one-element iota is replicated: every lane holds element 0, so the
+// [1, 8] tile broadcast from it is row 0 in every lane (a lane's thread id
+// in it made the row of lane t read t: wrong rows in gathers past lane 0).
+
+// CHECK-LABEL: func.func @replicated_iota(
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0> : vector<2xi64>
+// CHECK: llvm.store %[[ZERO]], %{{.*}} {alignment = 16 : i64} : vector<2xi64>, !llvm.ptr<1>
+func.func @replicated_iota(%out: !tile.ref<i64, 2>)
+    attributes {tile.kernel, tile.num_warps = 8 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %i = tile.iota : tensor<1xi64>
+  %r = tile.reshape %i : tensor<1xi64> -> tensor<1x1xi64>
+  %b = tile.broadcast %r : tensor<1x1xi64> -> tensor<1x8xi64>
+  tile.store %b, %out[%c0, %c0] limits [%c1, %c8] {dims = array<i64: 0, 1>} : tensor<1x8xi64>, !tile.ref<i64, 2>
+  return
+}
