@@ -72,7 +72,12 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
         FailureOr<int64_t> n = toConstInt(v, *x, "a loop extent");
         if (failed(n))
           return failure();
+        // The size it was read from stays its origin: a tensor another
+        // dimension of which this loop's tiles index must still have that
+        // size (a same-size rule the launch checks).
+        std::optional<ScalarOrigin> origin = v.origin;
         v = SemValue::integer(*n);
+        v.origin = std::move(origin);
       }
   // The extents --shape gives: the largest sensible block (Helion clamps
   // its default block size to them).

@@ -152,14 +152,39 @@ void Generator::bind(const std::string &name, SemValue v) {
 }
 
 void Generator::recordStaticSizes(llvm::ArrayRef<std::string> argNames) {
+  // The sizes the launch fixes: its `==` constraints, and through them the
+  // sizes an equal-size rule ties to one (`weight[tile_n]` in a loop over
+  // a compiled-in `x.size(1)`: the launch checks weight's size against
+  // x's, so it is known too and weight's tail checks fold as well).
+  std::map<std::pair<std::string, unsigned>, int64_t> fixed;
+  for (const Constraint &c : desc.constraints)
+    if (c.op == "==" && !c.isNumTiles())
+      fixed[{c.param, c.dim}] = std::get<int64_t>(c.value);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const contract::SameSize &s : desc.sameSizes) {
+      if (s.relation != contract::SameSize::Relation::Eq)
+        continue;
+      std::pair<std::string, unsigned> a{s.param, s.dim}, b{s.as, s.asDim};
+      auto fa = fixed.find(a), fb = fixed.find(b);
+      if ((fa == fixed.end()) == (fb == fixed.end()))
+        continue; // both known (the launch checks them) or neither
+      if (fa == fixed.end())
+        fixed[a] = fb->second;
+      else
+        fixed[b] = fa->second;
+      grew = true;
+    }
+  }
   auto sizesOf = [&](const std::string &param, SmallVector<int64_t> &sizes) {
     bool any = false;
-    for (const Constraint &c : desc.constraints)
-      if (c.param == param && c.op == "==" && !c.isNumTiles() &&
-          c.dim < sizes.size()) {
-        sizes[c.dim] = std::get<int64_t>(c.value);
-        any = true;
-      }
+    for (unsigned d = 0; d < sizes.size(); ++d) {
+      auto it = fixed.find({param, d});
+      if (it == fixed.end())
+        continue;
+      sizes[d] = it->second;
+      any = true;
+    }
     return any;
   };
   for (auto [i, name] : llvm::enumerate(argNames)) {

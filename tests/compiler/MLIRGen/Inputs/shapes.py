@@ -67,3 +67,18 @@ def bad_static_shapes(x: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
     for t in hl.tile(x.size(0)):
         out[t] = x[t]
     return out
+
+
+# w is indexed by the tiles of a loop over x.size(1), compiled in: the launch
+# still checks w's size against x's, and so w's size is known too.
+@helion.kernel(config=helion.Config(block_sizes=[1, 512], num_warps=4))
+def chunked_weighted_sum(x: torch.Tensor[torch.float32, 2],
+                         w: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
+    m, n = x.size()
+    out = torch.empty([m], dtype=torch.float32, device=x.device)
+    for tile_m in hl.tile(m):
+        acc = hl.zeros([tile_m], dtype=torch.float32)
+        for tile_n in hl.tile(n):
+            acc = acc + (x[tile_m, tile_n] * w[tile_n][None, :]).sum(dim=1)
+        out[tile_m] = acc
+    return out
