@@ -220,6 +220,7 @@ void compileConfigs(Manifest &m,
     size_t cand;
     int rank;
     tooling::DslcCompile compile;
+    double timeoutS;
   };
   std::vector<Job> jobs;
   std::set<std::string> dirs;
@@ -246,12 +247,19 @@ void compileConfigs(Manifest &m,
     // No --dtype for a kernel with a reference: its annotated dtypes.
     std::string signature =
         opts.dtype.empty() ? "" : info.signature(opts.dtype);
+    // The default is the search's fallback: it always gets the full bound.
+    KernelConfig def = m.spaces[k].config(m.spaces[k].defaultPoint());
+    def.maxCtas = 0;
+    double timeoutS = opts.timeoutS;
+    if (opts.candidateTimeoutS > 0 && !(c == def))
+      timeoutS = std::min(timeoutS, opts.candidateTimeoutS);
     for (int r = 0; r < m.worldSize; ++r)
       jobs.push_back(
           {m.compiled.size() - 1, r,
            dslcCompile(
                opts.dslc, info.file, info.name, r, m.worldSize, &c, signature,
-               fmt::format("{}/{}/k.r{}.cubin", m.dir, sub, r), kernelArgs)});
+               fmt::format("{}/{}/k.r{}.cubin", m.dir, sub, r), kernelArgs),
+           timeoutS});
   }
   if (jobs.empty())
     return; // nothing new: the manifest on disk is current
@@ -263,14 +271,20 @@ void compileConfigs(Manifest &m,
       if (j >= jobs.size())
         return;
       tooling::ProcessResult r =
-          tooling::runDslc(jobs[j].compile, opts.timeoutS);
+          tooling::runDslc(jobs[j].compile, jobs[j].timeoutS);
       std::lock_guard<std::mutex> lock(mu);
       CompiledCandidate &cc = m.compiled[jobs[j].cand];
       if (!r.ok() && cc.ok) {
         cc.ok = false;
+        bool bounded = jobs[j].timeoutS < opts.timeoutS;
         cc.reason =
-            fmt::format("dslc failed for rank {} ({}): {}", jobs[j].rank,
-                        r.describe(), tooling::lastLines(r.output));
+            r.timedOut && bounded
+                ? fmt::format("dslc took more than {:g} s for rank {} (a "
+                              "candidate's bound under the search's time "
+                              "budget: such a config spills far past use)",
+                              jobs[j].timeoutS, jobs[j].rank)
+                : fmt::format("dslc failed for rank {} ({}): {}", jobs[j].rank,
+                              r.describe(), tooling::lastLines(r.output));
         log(fmt::format("skip {} {}: {}", m.kernels[cc.kernel].name,
                         cc.config.brief(), cc.reason));
       }

@@ -43,6 +43,12 @@ struct CompileOptions {
   std::vector<std::string> referenceArgs; ///< the reference's call only
   int jobs = 1;
   double timeoutS = 600; ///< bound on one dslc run
+  /// Bound on the compile of a config other than its kernel's default (0:
+  /// timeoutS). A search under a time budget sets it: a candidate whose
+  /// compile takes a large part of the budget spills past use (jsd at
+  /// [4096, 8]: 22 KB of spills a thread, 21 s), and a batch compiled
+  /// together waits for its slowest.
+  double candidateTimeoutS = 0;
   SpaceOptions space;
   std::string setName;
   /// "FILE.py:NAME": a reference kernel, for kernels that are no

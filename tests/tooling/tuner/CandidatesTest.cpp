@@ -16,6 +16,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -187,6 +188,51 @@ TEST_CASE("compile: candidates, skips with reasons, manifest round trip",
   REQUIRE(cc);
   CHECK(cc->ok);
   CHECK(cc->cubin == "ll_one_shot_all_reduce_kernel/bs4096_w4/k.r{rank}.cubin");
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+TEST_CASE("compile: a candidate past its bound is skipped, the default is "
+          "not",
+          "[tuner]") {
+  // Under a search's time budget a candidate other than the default gets
+  // candidateTimeoutS; the default (block 2048, 8 warps) compiles in full.
+  std::string dir = tempDir();
+  std::string meta = dir + "/meta.json";
+  std::ofstream(meta) << llMetadata();
+  std::string fake = dir + "/slow-dslc.sh";
+  std::ofstream f(fake);
+  f << "#!/bin/sh\n"
+       "out=; cfg=\n"
+       "while [ $# -gt 0 ]; do case \"$1\" in -o) out=$2; shift;; "
+       "--config) cfg=$2; shift;; esac; shift; done\n"
+       "case \"$cfg\" in *'[4096]'*|*'[2048]'*) sleep 2;; esac\n"
+       "echo cubin > \"$out\"; cp "
+    << meta << " \"$out.json\"\n";
+  f.close();
+  REQUIRE(chmod(fake.c_str(), 0755) == 0);
+  CompileOptions o;
+  o.dslc = fake;
+  o.jobs = 3;
+  o.space.blockDown = 1;
+  o.space.blockUp = 1;
+  o.space.warps = {8};
+  o.space.ctaCaps = {0};
+  o.candidateTimeoutS = 0.5;
+  auto start = std::chrono::steady_clock::now();
+  Manifest m = compileCandidates("fake.py", {"ll_one_shot_all_reduce_kernel"},
+                                 "all_reduce", 2, "bfloat16", dir + "/c", o);
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  REQUIRE(m.compiled.size() == 3); // blocks 1024, 2048, 4096 at 8 warps
+  for (const CompiledCandidate &c : m.compiled) {
+    INFO(c.config.brief() << ": " << c.reason);
+    int64_t b = c.config.blockSizes.at(0);
+    CHECK(c.ok == (b != 4096)); // 2048 is slow too, but the default
+    if (b == 4096)
+      CHECK(c.reason.find("more than 0.5 s") != std::string::npos);
+  }
+  CHECK(secs < 10);
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 
