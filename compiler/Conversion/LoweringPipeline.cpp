@@ -32,6 +32,9 @@ void dslc::buildDslcPipeline(mlir::OpPassManager &pm,
     // their ranges decide folds, and the canonicalizer drops the masks.
     pm.addPass(createFoldBoundsByRange());
     pm.addPass(mlir::createCanonicalizerPass());
+    // hl.split of a loaded row and hl.join of a stored one: halves loaded
+    // and stored in place of tiles transposed through shared memory.
+    pm.addPass(createSplitJoinAtMemory());
   }
   pm.addPass(createKeepReducedDims());
   if (options.narrowedFastMath)

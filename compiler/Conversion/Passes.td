@@ -117,6 +117,22 @@ def FoldBoundsByRange : Pass<"dslc-fold-bounds-by-range", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def SplitJoinAtMemory : Pass<"dslc-split-join-at-memory", "mlir::ModuleOp"> {
+  let summary = "hl.split of a loaded row and hl.join of a stored one as halves in memory";
+  let description = [{
+    A split (a sum over a last dimension of 2 masked by `iota == c`) of
+    `transpose(reshape(x [..., 2h] -> [..., 2, h]))`, with x element-wise
+    casts of a `tile.load`, becomes the load of x's half c (offset c * h,
+    the same limits); a `tile.store` of casts of
+    `reshape(transpose(join))`, a join being a select by `iota == c`
+    between two tiles broadcast along the last dimension, becomes two
+    stores of halves. Helion's rotary embedding then holds no transposed
+    tile: no shared memory, no barriers
+    (compiler/Conversion/SplitJoinAtMemory.cpp).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def MmaLayouts : Pass<"dslc-mma-layouts", "mlir::ModuleOp"> {
   let summary = "Tensor-core dots and their accumulators in mma.sync fragments";
   let description = [{
