@@ -165,8 +165,9 @@ std::optional<int64_t> splitHalf(arith::SelectOp select, Value pair) {
   std::optional<int64_t> c = halfSelected(select.getCondition());
   if (!c)
     return std::nullopt;
-  auto zero = [](Value v) { return matchPattern(v, m_AnyZeroFloat()) ||
-                                   matchPattern(v, m_Zero()); };
+  auto zero = [](Value v) {
+    return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
+  };
   if (select.getTrueValue() == pair && zero(select.getFalseValue()))
     return *c;
   if (select.getFalseValue() == pair && zero(select.getTrueValue()))

@@ -72,8 +72,13 @@ std::string tempDir() {
   return tmpl;
 }
 
-/// A dslc stand-in: writes OUT and OUT.json; fails for num_warps 8.
-std::string fakeDslc(const std::string &dir) {
+/// A dslc stand-in: writes OUT and OUT.json; before that, runs the shell
+/// `case "$cfg" in ...` arms `arms` on the --config it was given (by
+/// default: fails for num_warps 8).
+std::string fakeDslc(const std::string &dir,
+                     const std::string &arms =
+                         "*'\"num_warps\":8'*) echo 'error: planted' >&2; "
+                         "exit 1;;") {
   std::string meta = dir + "/meta.json";
   std::ofstream(meta) << llMetadata();
   std::string path = dir + "/fake-dslc.sh";
@@ -82,8 +87,9 @@ std::string fakeDslc(const std::string &dir) {
        "out=; cfg=\n"
        "while [ $# -gt 0 ]; do case \"$1\" in -o) out=$2; shift;; "
        "--config) cfg=$2; shift;; esac; shift; done\n"
-       "case \"$cfg\" in *'\"num_warps\":8'*) echo 'error: planted' >&2; "
-       "exit 1;; esac\n"
+       "case \"$cfg\" in "
+    << arms
+    << " esac\n"
        "echo cubin > \"$out\"; cp "
     << meta << " \"$out.json\"\n";
   f.close();
@@ -197,19 +203,7 @@ TEST_CASE("compile: a candidate past its bound is skipped, the default is "
   // Under a search's time budget a candidate other than the default gets
   // candidateTimeoutS; the default (block 2048, 8 warps) compiles in full.
   std::string dir = tempDir();
-  std::string meta = dir + "/meta.json";
-  std::ofstream(meta) << llMetadata();
-  std::string fake = dir + "/slow-dslc.sh";
-  std::ofstream f(fake);
-  f << "#!/bin/sh\n"
-       "out=; cfg=\n"
-       "while [ $# -gt 0 ]; do case \"$1\" in -o) out=$2; shift;; "
-       "--config) cfg=$2; shift;; esac; shift; done\n"
-       "case \"$cfg\" in *'[4096]'*|*'[2048]'*) sleep 2;; esac\n"
-       "echo cubin > \"$out\"; cp "
-    << meta << " \"$out.json\"\n";
-  f.close();
-  REQUIRE(chmod(fake.c_str(), 0755) == 0);
+  std::string fake = fakeDslc(dir, "*'[4096]'*|*'[2048]'*) sleep 2;;");
   CompileOptions o;
   o.dslc = fake;
   o.jobs = 3;
