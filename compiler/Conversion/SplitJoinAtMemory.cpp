@@ -205,6 +205,9 @@ struct SplitOfLoad : OpRewritePattern<tile::ReduceOp> {
     if (!load)
       return failure();
     Location loc = reduce.getLoc();
+    // The half is read where the row was: a store between the row's load
+    // and the split must not be seen.
+    rewriter.setInsertionPointAfter(load);
     RankedTensorType loaded = tensorOf(load.getResult());
     SmallVector<int64_t> shape(loaded.getShape());
     shape.back() = h;

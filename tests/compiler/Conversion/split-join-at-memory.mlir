@@ -99,3 +99,36 @@ func.func @join_to_store(%out: !tile.ref<bf16, 2>, %row: index, %end: index,
   tile.store %h, %out[%row, %c0] limits[%end, %c16] {dims = array<i64: 0, 1>} : tensor<2x16xbf16>, !tile.ref<bf16, 2>
   return
 }
+
+// -----
+
+// The halves are read where the row was: a store into the row between its
+// load and the split is not seen.
+
+// CHECK-LABEL: func.func @split_before_store(
+// CHECK: tile.load %arg0{{.*}} -> tensor<2x8xbf16>
+// CHECK: tile.load %arg0{{.*}} -> tensor<2x8xbf16>
+// CHECK: tile.store
+// CHECK-NOT: tile.load
+func.func @split_before_store(%x: !tile.ref<bf16, 2>, %row: index, %end: index,
+                              %new: tensor<2x16xbf16>)
+    -> (tensor<2x8xf32>, tensor<2x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant dense<0.000000e+00> : tensor<2x8x2xf32>
+  %k0 = arith.constant dense<0> : tensor<2x8x2xi32>
+  %l = tile.load %x[%row, %c0] limits[%end, %c16] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<2x16xbf16>
+  tile.store %new, %x[%row, %c0] limits[%end, %c16] {dims = array<i64: 0, 1>} : tensor<2x16xbf16>, !tile.ref<bf16, 2>
+  %f = arith.extf %l : tensor<2x16xbf16> to tensor<2x16xf32>
+  %r = tile.reshape %f : tensor<2x16xf32> -> tensor<2x2x8xf32>
+  %pair = tile.transpose %r [0, 2, 1] : tensor<2x2x8xf32> -> tensor<2x8x2xf32>
+  %i = tile.iota : tensor<2xi32>
+  %ir = tile.reshape %i : tensor<2xi32> -> tensor<1x1x2xi32>
+  %ib = tile.broadcast %ir : tensor<1x1x2xi32> -> tensor<2x8x2xi32>
+  %m = arith.cmpi eq, %ib, %k0 : tensor<2x8x2xi32>
+  %s0 = arith.select %m, %pair, %zero : tensor<2x8x2xi1>, tensor<2x8x2xf32>
+  %first = tile.reduce sum %s0, 2 : tensor<2x8x2xf32> -> tensor<2x8xf32>
+  %s1 = arith.select %m, %zero, %pair : tensor<2x8x2xi1>, tensor<2x8x2xf32>
+  %second = tile.reduce sum %s1, 2 : tensor<2x8x2xf32> -> tensor<2x8xf32>
+  return %first, %second : tensor<2x8xf32>, tensor<2x8xf32>
+}
