@@ -92,6 +92,12 @@ bool RunIR::foldBoundsByRange() {
   return succeeded(pm.run(*module));
 }
 
+bool RunIR::splitJoinAtMemory() {
+  PassManager pm(&context);
+  pm.addPass(dslc::createSplitJoinAtMemory());
+  return succeeded(pm.run(*module));
+}
+
 std::string RunIR::ir() {
   std::string text;
   llvm::raw_string_ostream os(text);

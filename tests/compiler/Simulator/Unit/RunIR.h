@@ -43,6 +43,8 @@ public:
   /// Runs what dslc's pipeline runs before the lowering to fold bounds:
   /// canonicalize, -dslc-fold-bounds-by-range, canonicalize.
   bool foldBoundsByRange();
+  /// Runs -dslc-split-join-at-memory.
+  bool splitJoinAtMemory();
   /// The module as text.
   std::string ir();
 
