@@ -90,6 +90,27 @@ std::optional<int64_t> halfSelected(Value mask) {
   return static_cast<int64_t>(c.getZExtValue());
 }
 
+/// Whether `op` is an element-wise op of one tile (a cast, a negation) that
+/// a half of the tile can take in its place.
+bool isElementwiseCast(Operation *op) {
+  return op && op->getNumOperands() == 1 && op->getNumResults() == 1 &&
+         op->hasTrait<OpTrait::Elementwise>() &&
+         isa<RankedTensorType>(op->getOperand(0).getType());
+}
+
+/// h when `halves` is `whole` [..., 2h] with its last dimension split in
+/// two: [..., 2, h]; else nullopt.
+std::optional<int64_t> halfWidth(RankedTensorType whole,
+                                 RankedTensorType halves) {
+  int64_t n = halves ? halves.getRank() : 0;
+  if (!whole || n < 2 || whole.getRank() != n - 1 ||
+      halves.getShape()[n - 2] != 2 ||
+      whole.getShape().back() != 2 * halves.getShape().back() ||
+      whole.getShape().drop_back() != halves.getShape().drop_back(2))
+    return std::nullopt;
+  return halves.getShape().back();
+}
+
 /// The element-wise casts from a tile.load to `v` (outermost last) and the
 /// load, when `v` is one (each with one use); else a null load.
 tile::LoadOp castsOfLoad(Value v, SmallVectorImpl<Operation *> &casts) {
@@ -97,10 +118,7 @@ tile::LoadOp castsOfLoad(Value v, SmallVectorImpl<Operation *> &casts) {
     if (auto load = v.getDefiningOp<tile::LoadOp>())
       return load.getResult().hasOneUse() ? load : tile::LoadOp();
     Operation *op = v.getDefiningOp();
-    if (!op || op->getNumOperands() != 1 || op->getNumResults() != 1 ||
-        !op->hasTrait<OpTrait::Elementwise>() ||
-        !isa<RankedTensorType>(op->getOperand(0).getType()) ||
-        !op->getResult(0).hasOneUse())
+    if (!isElementwiseCast(op) || !op->getResult(0).hasOneUse())
       return tile::LoadOp();
     casts.insert(casts.begin(), op);
     v = op->getOperand(0);
@@ -142,13 +160,11 @@ std::pair<Value, int64_t> pairSource(Value pair) {
   auto rs = tr.getInput().getDefiningOp<tile::ReshapeOp>();
   if (!rs || !rs.getResult().hasOneUse())
     return {};
-  RankedTensorType in = tensorOf(rs.getInput()), out = tensorOf(rs.getResult());
-  int64_t n = out.getRank();
-  if (!in || n < 2 || in.getRank() != n - 1 || out.getShape()[n - 2] != 2 ||
-      in.getShape().back() != 2 * out.getShape().back() ||
-      in.getShape().drop_back() != out.getShape().drop_back(2))
+  std::optional<int64_t> h =
+      halfWidth(tensorOf(rs.getInput()), tensorOf(rs.getResult()));
+  if (!h)
     return {};
-  return {rs.getInput(), out.getShape().back()};
+  return {rs.getInput(), *h};
 }
 
 /// The half (0 or 1) `select` takes of its pair, when it is a split's
@@ -204,6 +220,10 @@ struct SplitOfLoad : OpRewritePattern<tile::ReduceOp> {
     tile::LoadOp load = castsOfLoad(row, casts);
     if (!load)
       return failure();
+    // The sum's result: the half [..., h], or its keepdim [..., h, 1].
+    auto want = dyn_cast<RankedTensorType>(reduce.getResult().getType());
+    if (!want || want.getNumElements() != tensorOf(row).getNumElements() / 2)
+      return failure();
     Location loc = reduce.getLoc();
     // The half is read where the row was: a store between the row's load
     // and the split must not be seen.
@@ -218,12 +238,8 @@ struct SplitOfLoad : OpRewritePattern<tile::ReduceOp> {
         shifted(rewriter, loc, load.getOffsets(), refDim, *half * h),
         load.getLimits(), load.getDims(), load.getOtherAttr());
     Value v = applyCasts(rewriter, casts, halfLoad.getResult());
-    if (v.getType() != reduce.getResult().getType()) {
-      auto want = dyn_cast<RankedTensorType>(reduce.getResult().getType());
-      if (!want || want.getNumElements() != tensorOf(v).getNumElements())
-        return failure();
+    if (v.getType() != want)
       v = tile::ReshapeOp::create(rewriter, loc, want, v);
-    }
     rewriter.replaceOp(reduce, v);
     return success();
   }
@@ -264,9 +280,7 @@ struct JoinToStore : OpRewritePattern<tile::StoreOp> {
     while (Operation *op = v.getDefiningOp()) {
       if (isa<tile::ReshapeOp>(op))
         break;
-      if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
-          !op->hasTrait<OpTrait::Elementwise>() ||
-          !isa<RankedTensorType>(op->getOperand(0).getType()))
+      if (!isElementwiseCast(op))
         return failure();
       casts.insert(casts.begin(), op);
       v = op->getOperand(0);
@@ -277,14 +291,10 @@ struct JoinToStore : OpRewritePattern<tile::StoreOp> {
     auto tr = rs.getInput().getDefiningOp<tile::TransposeOp>();
     if (!tr || !swapsLastTwo(tr.getPermutation()))
       return failure();
-    RankedTensorType merged = tensorOf(rs.getResult()),
-                     halves = tensorOf(rs.getInput());
-    int64_t n = halves.getRank();
-    if (n < 2 || merged.getRank() != n - 1 || halves.getShape()[n - 2] != 2 ||
-        merged.getShape().back() != 2 * halves.getShape().back() ||
-        merged.getShape().drop_back() != halves.getShape().drop_back(2))
+    std::optional<int64_t> h =
+        halfWidth(tensorOf(rs.getResult()), tensorOf(rs.getInput()));
+    if (!h)
       return failure();
-    int64_t h = halves.getShape().back();
     auto select = tr.getInput().getDefiningOp<arith::SelectOp>();
     if (!select)
       return failure();
@@ -301,7 +311,7 @@ struct JoinToStore : OpRewritePattern<tile::StoreOp> {
       Value value = applyCasts(rewriter, casts, dropUnitDim(rewriter, loc, x));
       tile::StoreOp::create(
           rewriter, loc, value, store.getRef(),
-          shifted(rewriter, loc, store.getOffsets(), refDim, half * h),
+          shifted(rewriter, loc, store.getOffsets(), refDim, half * *h),
           store.getLimits(), store.getDims());
     }
     rewriter.eraseOp(store);
