@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-using dslc::sim::Buffer;
+using dslc::sim::test::runInToOut;
 using dslc::sim::test::RunIR;
 
 namespace {
@@ -65,22 +65,6 @@ std::string rowMaxKernel(int64_t extent, int64_t block) {
 )";
 }
 
-std::vector<double> runRowMax(const std::string &ir, bool fold, int64_t rows,
-                              int64_t extent, const std::vector<double> &x,
-                              std::string *folded = nullptr) {
-  RunIR r(ir);
-  if (fold) {
-    REQUIRE(r.foldBoundsByRange());
-    if (folded)
-      *folded = r.ir();
-  }
-  r.bind({rows, extent}, x);
-  Buffer &out = r.bind({rows});
-  INFO(r.report());
-  REQUIRE(r.run());
-  return std::vector<double>(out.f.begin(), out.f.begin() + rows);
-}
-
 } // namespace
 
 TEST_CASE("chunk loops over compiled-in rows fold and compute the same",
@@ -104,8 +88,9 @@ TEST_CASE("chunk loops over compiled-in rows fold and compute the same",
     }
     std::string ir = rowMaxKernel(extent, block);
     std::string folded;
-    CHECK(runRowMax(ir, false, rows, extent, x) == want);
-    CHECK(runRowMax(ir, true, rows, extent, x, &folded) == want);
+    CHECK(runInToOut(ir, nullptr, {rows, extent}, x, {rows}) == want);
+    CHECK(runInToOut(ir, &RunIR::foldBoundsByRange, {rows, extent}, x, {rows},
+                     &folded) == want);
     // Where the block divides the row, the fold leaves no valid count and
     // no clamp of a chunk's end in the loop; otherwise the last chunk
     // keeps its valid count.

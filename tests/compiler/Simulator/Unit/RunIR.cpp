@@ -127,3 +127,25 @@ bool RunIR::run() {
     }
   }
 }
+
+std::vector<double> dslc::sim::test::runInToOut(const std::string &ir,
+                                                bool (RunIR::*pass)(),
+                                                std::vector<int64_t> inSizes,
+                                                const std::vector<double> &x,
+                                                std::vector<int64_t> outSizes,
+                                                std::string *after) {
+  RunIR r(ir);
+  if (pass) {
+    REQUIRE((r.*pass)());
+    if (after)
+      *after = r.ir();
+  }
+  int64_t n = 1;
+  for (int64_t s : outSizes)
+    n *= s;
+  r.bind(std::move(inSizes), x);
+  Buffer &out = r.bind(std::move(outSizes));
+  INFO(r.report());
+  REQUIRE(r.run());
+  return std::vector<double>(out.f.begin(), out.f.begin() + n);
+}

@@ -61,6 +61,16 @@ private:
   std::vector<mlir::Type> argTypes;
 };
 
+/// Runs `ir`'s kernel of one input tensor (`inSizes`, holding `x`) and one
+/// output (`outSizes`, starting zeroed), after `pass` (a RunIR member such
+/// as &RunIR::foldBoundsByRange) when given; `after` receives the IR the
+/// pass left. Returns the output's values.
+std::vector<double> runInToOut(const std::string &ir, bool (RunIR::*pass)(),
+                               std::vector<int64_t> inSizes,
+                               const std::vector<double> &x,
+                               std::vector<int64_t> outSizes,
+                               std::string *after = nullptr);
+
 } // namespace dslc::sim::test
 
 #endif // DSLC_TESTS_SIMULATOR_RUNIR_H

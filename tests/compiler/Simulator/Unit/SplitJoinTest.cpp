@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-using dslc::sim::Buffer;
+using dslc::sim::test::runInToOut;
 using dslc::sim::test::RunIR;
 
 namespace {
@@ -91,22 +91,6 @@ std::string rotateKernel(int64_t d, int64_t limit) {
 )";
 }
 
-std::vector<double> runRotate(const std::string &ir, bool pass, int64_t rows,
-                              int64_t d, const std::vector<double> &x,
-                              std::string *rewritten = nullptr) {
-  RunIR r(ir);
-  if (pass) {
-    REQUIRE(r.splitJoinAtMemory());
-    if (rewritten)
-      *rewritten = r.ir();
-  }
-  r.bind({rows, d}, x);
-  Buffer &out = r.bind({rows, d});
-  INFO(r.report());
-  REQUIRE(r.run());
-  return std::vector<double>(out.f.begin(), out.f.begin() + rows * d);
-}
-
 } // namespace
 
 TEST_CASE("hl.split/hl.join of a row: halves in memory compute the same",
@@ -132,8 +116,9 @@ TEST_CASE("hl.split/hl.join of a row: halves in memory compute the same",
           want[size_t(r * d + h + j)] = in(r, j);
       }
     std::string ir = rotateKernel(d, limit), rewritten;
-    CHECK(runRotate(ir, false, rows, d, x) == want);
-    CHECK(runRotate(ir, true, rows, d, x, &rewritten) == want);
+    CHECK(runInToOut(ir, nullptr, {rows, d}, x, {rows, d}) == want);
+    CHECK(runInToOut(ir, &RunIR::splitJoinAtMemory, {rows, d}, x, {rows, d},
+                     &rewritten) == want);
     // The pass left no transposed tile and no masked sum.
     CHECK(rewritten.find("tile.transpose") == std::string::npos);
     CHECK(rewritten.find("tile.reduce") == std::string::npos);
