@@ -282,9 +282,23 @@ static KernelInfo kernelInfo(func::FuncOp func) {
     for (Type t : op->getOperandTypes())
       visit(t);
   });
+  // The values of each shape (op results and block arguments): every op
+  // on a tile works on its elements a thread.
+  SmallVector<int64_t> uses(shapes.size(), 0);
+  auto count = [&](Value v) {
+    auto tensor = dyn_cast<RankedTensorType>(v.getType());
+    if (tensor && tensor.getRank() >= 2 && tensor.hasStaticShape())
+      ++uses[llvm::find(shapes, tensor.getShape()) - shapes.begin()];
+  };
+  func.walk([&](Operation *op) {
+    llvm::for_each(op->getResults(), count);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        llvm::for_each(block.getArguments(), count);
+  });
   choosePieceWidths(func, narrowest, info);
   info.rowThreads = chooseRowThreads(shapes.getArrayRef(), info.threads,
-                                     info.maxVec, info.minVec);
+                                     info.maxVec, info.minVec, uses);
   return info;
 }
 

@@ -2,6 +2,7 @@
 
 #include "compiler/Conversion/TileLayout.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -111,8 +112,10 @@ int64_t dslc::ruleRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
 }
 
 int64_t dslc::chooseRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
-                               int64_t threads, int64_t maxVec,
-                               int64_t minVec) {
+                               int64_t threads, int64_t maxVec, int64_t minVec,
+                               llvm::ArrayRef<int64_t> uses) {
+  assert((uses.empty() || uses.size() == shapes.size()) &&
+         "one count of values per shape");
   int64_t p = ruleRowThreads(shapes, threads, maxVec);
   // The elements per thread the kernel's tiles take at `rowThreads` (each
   // tile in the layout it would have, TileLayout::choose): fewer lanes
@@ -121,23 +124,42 @@ int64_t dslc::chooseRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
   // [16, 16, 16] and 8 warps: its [16, 16] row statistics ask for 16 lanes,
   // which leave half of its [16, 16, 64] accumulator's lanes padding: 128
   // elements a thread instead of 64).
+  // Each shape counts once per value of it: every op on a tile does its
+  // elements a thread (rope keeps a dozen values of q's [1, 32, 1, 64] and
+  // one of its cos's [1, 1, 64]). Tiles in a layout of their own count
+  // too: an op between tiles of two layouts converts through shared memory
+  // (rope at one token a CTA: one lane a row gives cos a 128-lane layout of
+  // its own and q one of 8 lanes, so each broadcast of cos to q took a
+  // barrier; at 8 lanes both take the kernel's).
+  struct Cost {
+    int64_t elements = 0, ownLayouts = 0;
+  };
   auto cost = [&](int64_t rowThreads) {
-    int64_t total = 0;
-    for (llvm::ArrayRef<int64_t> shape : shapes)
-      total += TileLayout::choose(shape, threads, maxVec, rowThreads, minVec)
-                   .perThread();
+    Cost total;
+    for (auto [i, shape] : llvm::enumerate(shapes)) {
+      TileLayout layout =
+          TileLayout::choose(shape, threads, maxVec, rowThreads, minVec);
+      total.elements += layout.perThread() * (uses.empty() ? 1 : uses[i]);
+      total.ownLayouts += layout.rowThreads != rowThreads;
+    }
     return total;
   };
-  // Another count only where it saves at least a quarter of the registers
-  // and kOwnLayoutMinElements of them (small tiles fit either way); the
-  // fewest lanes of those unless more save a quarter again (fewer lanes a
-  // row: fewer shuffles in a reduction along it; at one lane, none).
-  int64_t best = p, bestCost = cost(p);
+  // Another count where it saves at least a quarter of the work and
+  // kOwnLayoutMinElements of it (small tiles fit either way), or where it
+  // takes no more with fewer tiles in layouts of their own; the fewest
+  // lanes of those unless more save a quarter again (fewer lanes a row:
+  // fewer shuffles in a reduction along it; at one lane, none).
+  int64_t best = p;
+  Cost bestCost = cost(p);
   for (int64_t q = 1; q < threads; q *= 2) {
     if (threads % q)
       continue;
-    int64_t c = cost(q);
-    if (c * 4 <= bestCost * 3 && bestCost - c >= kOwnLayoutMinElements) {
+    Cost c = cost(q);
+    bool saves = c.elements * 4 <= bestCost.elements * 3 &&
+                 bestCost.elements - c.elements >= kOwnLayoutMinElements;
+    bool fewerConversions =
+        c.elements <= bestCost.elements && c.ownLayouts < bestCost.ownLayouts;
+    if (saves || fewerConversions) {
       best = q;
       bestCost = c;
     }

@@ -150,11 +150,15 @@ inline constexpr int64_t kOwnLayoutMinElements = 64;
 /// fewest. `threads` when no shape calls for less.
 int64_t ruleRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
                        int64_t threads, int64_t maxVec);
-/// The kernel's: the rule's, unless another power of two holds all of its
-/// tiles (each in TileLayout::choose's layout) in at most 3/4 of the
-/// elements per thread and kOwnLayoutMinElements fewer, the fewest then.
+/// The kernel's: the rule's, unless another power of two takes at most 3/4
+/// of the element operations a thread does on its tiles (each tile in
+/// TileLayout::choose's layout, its elements per thread times `uses[i]`,
+/// the values of shape i; 1 each when `uses` is empty) and
+/// kOwnLayoutMinElements fewer, or no more of them with fewer tiles in
+/// layouts of their own; the fewest lanes then.
 int64_t chooseRowThreads(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes,
-                         int64_t threads, int64_t maxVec, int64_t minVec = 0);
+                         int64_t threads, int64_t maxVec, int64_t minVec = 0,
+                         llvm::ArrayRef<int64_t> uses = {});
 
 /// The static shuffle of the per-thread vector of a tile of shape `from`
 /// (layout `in`) that gives that of its broadcast to `to` (layout `out`),

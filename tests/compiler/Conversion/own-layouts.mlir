@@ -32,11 +32,12 @@ func.func @narrow_next_to_wide(%a: !tile.ref<f32, 2>, %b: !tile.ref<f32, 2>, %ou
 
 // -----
 
-// The kernel's 2-row tile leaves 2 groups of 512 threads, which would give
+// The kernel's 2-row tiles leave 2 groups of 512 threads, which would give
 // the 1024 rows of a [1, 1024, 1] tile 512 per thread (a last dimension of
 // 1 is replicated over a group's lanes): past the 256 that fit. It takes
 // one lane a row instead: one element per thread, the row being the
-// thread's index.
+// thread's index. (One lane a row for the kernel would give its [2, 1024]
+// tile a layout of its own instead: no fewer conversions.)
 
 // CHECK-LABEL: func.func @replicated_own(
 // CHECK: arith.divui %{{.*}}, %c512_i64 : i64
@@ -51,6 +52,8 @@ func.func @replicated_own(%a: !tile.ref<f32, 3>)
   %n = tile.dim %a, 0 : !tile.ref<f32, 3>
   %y = tile.load %a[%c0, %c0, %c0] limits [%n, %n, %n] {dims = array<i64: 1, 2>} : !tile.ref<f32, 3> -> tensor<2x1xf32>
   tile.store %y, %a[%c0, %c0, %c0] limits [%n, %n, %n] {dims = array<i64: 1, 2>} : tensor<2x1xf32>, !tile.ref<f32, 3>
+  %z = tile.load %a[%c0, %c0, %c0] limits [%n, %n, %n] {dims = array<i64: 1, 2>} : !tile.ref<f32, 3> -> tensor<2x1024xf32>
+  tile.store %z, %a[%c0, %c0, %c0] limits [%n, %n, %n] {dims = array<i64: 1, 2>} : tensor<2x1024xf32>, !tile.ref<f32, 3>
   %x = tile.load %a[%c0, %c0, %c0] limits [%n, %n, %n] {dims = array<i64: 0, 1, 2>} : !tile.ref<f32, 3> -> tensor<1x1024x1xf32>
   tile.store %x, %a[%c0, %c0, %c0] limits [%n, %n, %n] {dims = array<i64: 0, 1, 2>} : tensor<1x1024x1xf32>, !tile.ref<f32, 3>
   return

@@ -237,6 +237,35 @@ TEST_CASE("a kernel's row threads hold its tiles in the fewest registers "
         dslc::ruleRowThreads(Shapes{a, b, c}, 32, 8));
 }
 
+TEST_CASE("a kernel's row threads weigh each shape by its values and keep "
+          "tiles that meet in one layout",
+          "[layout]") {
+  using Shapes = llvm::SmallVector<llvm::ArrayRef<int64_t>>;
+  // rope at one token a CTA, 4 warps: the halves of cos ([1, 1, 64], then
+  // [1, 1, 1, 64] to broadcast), of q ([1, 32, 1, 64], 32 heads) and of k
+  // ([1, 8, 1, 64]). The rule's 16 lanes (no more groups than k's 8 rows)
+  // leave half of every 64-wide row's lanes padding; 8 lanes hold q in 16
+  // elements a thread instead of 32, and q's values (loads, conversions,
+  // products, sums) are most of the kernel's.
+  llvm::SmallVector<int64_t> cos{1, 1, 64}, cos4{1, 1, 1, 64}, q{1, 32, 1, 64},
+      k{1, 8, 1, 64};
+  Shapes rope{cos, q, cos4, k};
+  CHECK(dslc::ruleRowThreads(rope, 128, 8) == 16);
+  CHECK(TileLayout::get(q, 128, 8, 16).perThread() == 32);
+  // Counted once each, the saving (56 -> 40 elements) is too small to move.
+  CHECK(chooseRowThreads(rope, 128, 8) == 16);
+  llvm::SmallVector<int64_t> uses{4, 14, 4, 14};
+  int64_t p = chooseRowThreads(rope, 128, 8, 0, uses);
+  CHECK(p == 8);
+  CHECK(TileLayout::get(q, 128, 8, p).perThread() == 16);
+  // One lane a row takes as few elements, but cos alone would then spread
+  // over the whole CTA and q over 8 lanes: each broadcast of cos to q would
+  // go through shared memory. At 8 lanes every tile takes the kernel's.
+  CHECK(TileLayout::choose(cos4, 128, 8, 1).rowThreads == 128);
+  for (llvm::ArrayRef<int64_t> shape : rope)
+    CHECK(TileLayout::choose(shape, 128, 8, p).rowThreads == p);
+}
+
 TEST_CASE("a tile the kernel's row threads leave mostly padding takes its "
           "own",
           "[layout]") {
