@@ -24,8 +24,15 @@
 //  - `math.exp` and `math.exp2` get `afn` (ex2.approx.f32 of x * log2(e),
 //    MathLowering.cpp).
 // `math.exp`/`math.exp2` of bf16/f16 values (computed in f32 and rounded
-// once) get `afn` too. The simulator keeps exact math (the pass runs in
-// the GPU pipeline only).
+// once) get `afn` too, and so does an f32 exp whose every use is a sum
+// along a dimension of at least kMinSummedTerms elements (cross entropy's
+// and log-sum-exp's sum of exps): its terms are positive, so each term's
+// relative error bounds the sum's, and ex2.approx of x * log2(e) is within
+// 2 + 1.173 |x| ulp of exp(x) (the CUDA programming guide's bound for
+// __expf), at most 107 ulp (2^-16.3) for a finite normal result, below
+// the (n - 1) 2^-24 that rounding a sum of n >= 256 terms may already
+// lose. The simulator keeps exact math (the pass runs in the GPU pipeline
+// only).
 //
 //===----------------------------------------------------------------------===//
 
@@ -142,6 +149,25 @@ bool isNarrowed(Value start) {
   return true;
 }
 
+/// Fewest terms a sum of exps adds for its exps to be approximated (the
+/// file's comment).
+constexpr int64_t kMinSummedTerms = 256;
+
+/// Whether every use of `r` is a sum along a dimension of at least
+/// kMinSummedTerms elements.
+bool isOnlySummedWide(Value r) {
+  if (r.use_empty())
+    return false;
+  return llvm::all_of(r.getUsers(), [](Operation *user) {
+    auto reduce = dyn_cast<tile::ReduceOp>(user);
+    if (!reduce || reduce.getKind() != tile::ReduceKind::sum)
+      return false;
+    auto input = cast<RankedTensorType>(reduce.getInput().getType());
+    int64_t n = input.getDimSize(reduce.getDim());
+    return !ShapedType::isDynamic(n) && n >= kMinSummedTerms;
+  });
+}
+
 void addApproximateFunctions(Operation *op) {
   auto fm = cast<arith::ArithFastMathInterface>(op);
   auto flags = fm.getFastMathFlagsAttr().getValue() | arith::FastMathFlags::afn;
@@ -199,7 +225,9 @@ struct NarrowedFastMathPass
     getOperation()->walk([&](Operation *op) {
       if (isa<math::ExpOp, math::Exp2Op>(op)) {
         Value r = op->getResult(0);
-        if (isNarrowFloat(r.getType()) || (isF32Valued(r) && isNarrowed(r)))
+        if (isNarrowFloat(r.getType()) ||
+            (isF32Valued(r) &&
+             (isNarrowed(r) || (isa<math::ExpOp>(op) && isOnlySummedWide(r)))))
           approximate.push_back(op);
       } else if (auto div = dyn_cast<arith::DivFOp>(op)) {
         if (isF32Valued(div) && isNarrowed(div))

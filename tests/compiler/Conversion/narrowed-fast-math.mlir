@@ -180,44 +180,100 @@ func.func @carried_sum(%x: !tile.ref<bf16, 2>, %out: !tile.ref<bf16, 2>)
 
 // The same carried sum, but the loop's result is also stored as f32 (a
 // log-sum-exp a backward pass reads): errors escape through the loop's
-// result, so the exps feeding it stay precise; the second loop's exp,
-// which only reaches bf16, gets afn.
+// result, and each sum adds 128 terms (too few for the summed-exp rule),
+// so the exps feeding it stay precise; the second loop's exp, which only
+// reaches bf16, gets afn.
 
 // CHECK-LABEL: func.func @carried_sum_escapes(
 // CHECK: scf.for
-// CHECK: math.exp %{{.*}} : tensor<1x1024xf32>
+// CHECK: math.exp %{{.*}} : tensor<1x128xf32>
 // CHECK-NOT: fastmath
 // CHECK: scf.yield
 // CHECK: tile.store %{{.*}} : tensor<1xf32>
 // CHECK: scf.for
-// CHECK: math.exp %{{.*}} fastmath<afn> : tensor<1x1024xf32>
+// CHECK: math.exp %{{.*}} fastmath<afn> : tensor<1x128xf32>
 func.func @carried_sum_escapes(%x: !tile.ref<bf16, 2>, %out: !tile.ref<bf16, 2>, %lse: !tile.ref<f32, 1>)
     attributes {tile.kernel, tile.num_warps = 4 : i64} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
-  %c1024 = arith.constant 1024 : index
+  %c128 = arith.constant 128 : index
   %zero = arith.constant dense<0.0> : tensor<1xf32>
   %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%d = %zero) -> (tensor<1xf32>) {
-    %o = arith.muli %i, %c1024 : index
-    %a = tile.load %x[%c0, %o] limits [%c1, %c4] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<1x1024xbf16>
-    %f = arith.extf %a : tensor<1x1024xbf16> to tensor<1x1024xf32>
-    %e = math.exp %f : tensor<1x1024xf32>
-    %s = tile.reduce sum %e, 1 : tensor<1x1024xf32> -> tensor<1xf32>
+    %o = arith.muli %i, %c128 : index
+    %a = tile.load %x[%c0, %o] limits [%c1, %c4] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<1x128xbf16>
+    %f = arith.extf %a : tensor<1x128xbf16> to tensor<1x128xf32>
+    %e = math.exp %f : tensor<1x128xf32>
+    %s = tile.reduce sum %e, 1 : tensor<1x128xf32> -> tensor<1xf32>
     %dn = arith.addf %d, %s : tensor<1xf32>
     scf.yield %dn : tensor<1xf32>
   }
   tile.store %r, %lse[%c0] limits [%c1] {dims = array<i64: 0>} : tensor<1xf32>, !tile.ref<f32, 1>
   scf.for %i = %c0 to %c4 step %c1 {
-    %o = arith.muli %i, %c1024 : index
-    %a = tile.load %x[%c0, %o] limits [%c1, %c4] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<1x1024xbf16>
-    %f = arith.extf %a : tensor<1x1024xbf16> to tensor<1x1024xf32>
-    %e = math.exp %f : tensor<1x1024xf32>
+    %o = arith.muli %i, %c128 : index
+    %a = tile.load %x[%c0, %o] limits [%c1, %c4] {dims = array<i64: 0, 1>} : !tile.ref<bf16, 2> -> tensor<1x128xbf16>
+    %f = arith.extf %a : tensor<1x128xbf16> to tensor<1x128xf32>
+    %e = math.exp %f : tensor<1x128xf32>
     %rr = tile.reshape %r : tensor<1xf32> -> tensor<1x1xf32>
-    %rb = tile.broadcast %rr : tensor<1x1xf32> -> tensor<1x1024xf32>
-    %q = arith.divf %e, %rb : tensor<1x1024xf32>
-    %t = arith.truncf %q : tensor<1x1024xf32> to tensor<1x1024xbf16>
-    tile.store %t, %out[%c0, %o] limits [%c1, %c4] {dims = array<i64: 0, 1>} : tensor<1x1024xbf16>, !tile.ref<bf16, 2>
+    %rb = tile.broadcast %rr : tensor<1x1xf32> -> tensor<1x128xf32>
+    %q = arith.divf %e, %rb : tensor<1x128xf32>
+    %t = arith.truncf %q : tensor<1x128xf32> to tensor<1x128xbf16>
+    tile.store %t, %out[%c0, %o] limits [%c1, %c4] {dims = array<i64: 0, 1>} : tensor<1x128xbf16>, !tile.ref<bf16, 2>
   }
+  return
+}
+
+// -----
+
+// Cross entropy's log-sum-exp over a 4096-wide row, stored as f32: the exp
+// is only summed, over 4096 positive terms, whose rounding bound is above
+// the approximation's error: afn. The max reduction and the log stay.
+
+// CHECK-LABEL: func.func @summed_wide(
+// CHECK: math.exp %{{.*}} fastmath<afn> : tensor<1x4096xf32>
+// CHECK: math.log %{{.*}} : tensor<1x1xf32>
+func.func @summed_wide(%x: !tile.ref<f32, 2>, %lse: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4096 = arith.constant 4096 : index
+  %a = tile.load %x[%c0, %c0] limits [%c1, %c4096] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<1x4096xf32>
+  %m = tile.reduce max %a, 1 : tensor<1x4096xf32> -> tensor<1x1xf32>
+  %mb = tile.broadcast %m : tensor<1x1xf32> -> tensor<1x4096xf32>
+  %d = arith.subf %a, %mb : tensor<1x4096xf32>
+  %e = math.exp %d : tensor<1x4096xf32>
+  %s = tile.reduce sum %e, 1 : tensor<1x4096xf32> -> tensor<1x1xf32>
+  %l = math.log %s : tensor<1x1xf32>
+  %r = arith.addf %l, %m : tensor<1x1xf32>
+  tile.store %r, %lse[%c0, %c0] limits [%c1, %c1] {dims = array<i64: 0, 1>} : tensor<1x1xf32>, !tile.ref<f32, 2>
+  return
+}
+
+// -----
+
+// The same over 128 columns (fewer terms than the rule asks), and over
+// 4096 where the exp is also stored: exact exps.
+
+// CHECK-LABEL: func.func @summed_narrow_or_used(
+// CHECK: math.exp %{{.*}} : tensor<1x128xf32>
+// CHECK-NOT: fastmath
+// CHECK: math.exp %{{.*}} : tensor<1x4096xf32>
+// CHECK-NOT: fastmath
+// CHECK: return
+func.func @summed_narrow_or_used(%x: !tile.ref<f32, 2>, %lse: !tile.ref<f32, 2>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %c4096 = arith.constant 4096 : index
+  %a = tile.load %x[%c0, %c0] limits [%c1, %c128] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<1x128xf32>
+  %e = math.exp %a : tensor<1x128xf32>
+  %s = tile.reduce sum %e, 1 : tensor<1x128xf32> -> tensor<1x1xf32>
+  tile.store %s, %lse[%c0, %c0] limits [%c1, %c1] {dims = array<i64: 0, 1>} : tensor<1x1xf32>, !tile.ref<f32, 2>
+  %b = tile.load %x[%c0, %c0] limits [%c1, %c4096] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<1x4096xf32>
+  %f = math.exp %b : tensor<1x4096xf32>
+  %t = tile.reduce sum %f, 1 : tensor<1x4096xf32> -> tensor<1x1xf32>
+  tile.store %t, %lse[%c0, %c0] limits [%c1, %c1] {dims = array<i64: 0, 1>} : tensor<1x1xf32>, !tile.ref<f32, 2>
+  tile.store %f, %x[%c0, %c0] limits [%c1, %c4096] {dims = array<i64: 0, 1>} : tensor<1x4096xf32>, !tile.ref<f32, 2>
   return
 }
