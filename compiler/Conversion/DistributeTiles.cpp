@@ -263,11 +263,22 @@ static KernelInfo kernelInfo(func::FuncOp func) {
   KernelInfo info;
   info.threads = lower::kernelThreads(func);
   unsigned narrowest = 0;
+  // Each static shape of rank >= 2 a tile takes, and how many values (op
+  // results and block arguments) have it: every op on a tile works on its
+  // elements a thread.
   llvm::SetVector<ArrayRef<int64_t>> shapes;
-  auto visit = [&](Type t) {
+  SmallVector<int64_t> uses;
+  auto noteShape = [&](Type t, int64_t values) {
     auto tensor = dyn_cast<RankedTensorType>(t);
-    if (tensor && tensor.getRank() >= 2 && tensor.hasStaticShape())
-      shapes.insert(tensor.getShape());
+    if (!tensor || tensor.getRank() < 2 || !tensor.hasStaticShape())
+      return;
+    if (shapes.insert(tensor.getShape()))
+      uses.push_back(0);
+    uses[llvm::find(shapes, tensor.getShape()) - shapes.begin()] += values;
+  };
+  auto visit = [&](Type t, int64_t values) {
+    noteShape(t, values);
+    auto tensor = dyn_cast<RankedTensorType>(t);
     if (!tensor || !tensor.getElementType().isIntOrFloat())
       return;
     unsigned bits = tensor.getElementType().getIntOrFloatBitWidth();
@@ -278,23 +289,13 @@ static KernelInfo kernelInfo(func::FuncOp func) {
   };
   func.walk([&](Operation *op) {
     for (Type t : op->getResultTypes())
-      visit(t);
+      visit(t, 1);
     for (Type t : op->getOperandTypes())
-      visit(t);
-  });
-  // The values of each shape (op results and block arguments): every op
-  // on a tile works on its elements a thread.
-  SmallVector<int64_t> uses(shapes.size(), 0);
-  auto count = [&](Value v) {
-    auto tensor = dyn_cast<RankedTensorType>(v.getType());
-    if (tensor && tensor.getRank() >= 2 && tensor.hasStaticShape())
-      ++uses[llvm::find(shapes, tensor.getShape()) - shapes.begin()];
-  };
-  func.walk([&](Operation *op) {
-    llvm::for_each(op->getResults(), count);
+      visit(t, 0);
     for (Region &region : op->getRegions())
       for (Block &block : region)
-        llvm::for_each(block.getArguments(), count);
+        for (BlockArgument arg : block.getArguments())
+          noteShape(arg.getType(), 1);
   });
   choosePieceWidths(func, narrowest, info);
   info.rowThreads = chooseRowThreads(shapes.getArrayRef(), info.threads,
