@@ -336,7 +336,7 @@ class MeasurerTest(unittest.TestCase):
             def runner(cubin, metadata):
                 bs, w = map(int, _CONFIG.search(cubin).groups())
                 seen.append((bs, w))
-                self.cuda.cost = 5 + abs(bs.bit_length() - 12) + w / 64
+                self.cuda.cost = 5 + abs(bs.bit_length() - 12) + abs(w - 4) / 64
                 if bs == 4096:
                     self.cuda.cost = 5000        # far past the cutoff
                 out = np.arange(8) * 2.0

@@ -107,10 +107,14 @@ std::vector<Dimension> spaceDimensions(const std::vector<Tunable> &tunables,
       dims.push_back(
           blockDimension(t, opts, blocks == 1, reachExtents && !products));
       break;
-    case Tunable::Kind::NumWarps:
-      dims.push_back(listDimension(
-          t, std::vector<int64_t>(opts.warps.begin(), opts.warps.end())));
+    case Tunable::Kind::NumWarps: {
+      std::vector<int64_t> warps;
+      for (int w : opts.warps)
+        if (!products || w >= kMinDotWarps)
+          warps.push_back(w);
+      dims.push_back(listDimension(t, warps));
       break;
+    }
     case Tunable::Kind::NumStages:
     case Tunable::Kind::DotEngine:
     case Tunable::Kind::L2Grouping:

@@ -38,12 +38,20 @@ using Dimension = contract::SpaceDimension;
 /// (the search lists them all); a larger one keeps the default's steps.
 inline constexpr uint64_t kMaxReachedPoints = uint64_t(1) << 18;
 
+/// Fewest warps the space gives a kernel with a matrix product (a dot
+/// engine tunable): a warpgroup MMA is four warps, and fewer leave a tile
+/// of one or two warps on the CUDA cores or mma.sync.
+inline constexpr int kMinDotWarps = 4;
+
 struct SpaceOptions {
   /// Block sizes: the default times 2^k for k in [-blockDown, blockUp],
   /// within [minBlock, maxBlock].
   int blockDown = 3, blockUp = 3;
   int64_t minBlock = 64, maxBlock = 1 << 16;
-  std::vector<int> warps = {4, 8, 16, 32};
+  /// Warps a CTA. One and two are where small rows win (Helion's tuned
+  /// embedding runs 2 warps, its cross entropy 1); a kernel with a matrix
+  /// product starts at kMinDotWarps.
+  std::vector<int> warps = {1, 2, 4, 8, 16, 32};
   /// Grid caps (0: none, i.e. the runtime's own grid).
   std::vector<int64_t> ctaCaps = {0, 8, 16, 32, 64};
   /// Each thread handles between minPerThread and maxPerThread elements of

@@ -54,6 +54,8 @@ TEST_CASE("kernel space: dimensions around the default", "[tuner]") {
   CHECK(s.dims()[0].values[s.dims()[0].defaultIndex] == 1024);
   CHECK(s.dims()[1].tunable.kind == Tunable::Kind::NumWarps);
   CHECK(s.dims()[1].values[s.dims()[1].defaultIndex] == 4);
+  // One and two warps too (Helion's tuned embedding and cross entropy).
+  CHECK(s.dims()[1].values == std::vector<int64_t>{1, 2, 4, 8, 16, 32});
   CHECK(s.dims()[2].tunable.kind == Tunable::Kind::MaxCtas);
   CHECK(s.dims()[2].values[s.dims()[2].defaultIndex] == 0);
   KernelConfig def = s.config(s.defaultPoint());
@@ -102,10 +104,10 @@ TEST_CASE("kernel space: a kernel's own tunables, by choices or range",
   CHECK(s.dims()[3].values == std::vector<int64_t>{3});
   // Each is compiled: the configs carry them for dslc --config.
   std::vector<KernelConfig> configs = s.compileConfigs();
-  CHECK(configs.size() == 4 * 3 * 4);
+  CHECK(configs.size() == 6 * 3 * 4);
   CHECK(
       configs[0].toJson(true) ==
-      R"({"num_warps":4,"tunables":{"chunk":128,"num_stages":2,"splits":3}})");
+      R"({"num_warps":1,"tunables":{"chunk":128,"num_stages":2,"splits":3}})");
 }
 
 TEST_CASE("kernel space: a matmul kernel's stages and engine", "[tuner]") {
@@ -116,6 +118,8 @@ TEST_CASE("kernel space: a matmul kernel's stages and engine", "[tuner]") {
                            Tunable::dotEngine(static_cast<int64_t>(
                                dslc::contract::DotEngine::Fma))});
   REQUIRE(s.dims().size() == 4); // + max_ctas
+  // No fewer warps than a warpgroup.
+  CHECK(s.dims()[0].values == std::vector<int64_t>{4, 8, 16, 32});
   CHECK(s.dims()[1].values == std::vector<int64_t>{2, 3, 4, 5, 6, 8});
   CHECK(s.dims()[1].values[s.dims()[1].defaultIndex] == 3);
   CHECK(s.dims()[2].values == std::vector<int64_t>{1, 2, 3});
@@ -173,7 +177,7 @@ TEST_CASE("kernel space: invalid points are left out", "[tuner]") {
     CHECK(c.blockSizes[0] <= threads * 64);
   }
   // 128 elements over 32 warps (1024 threads) is not a point.
-  std::vector<int> bad = {0, 3, 0};
+  std::vector<int> bad = {0, 5, 0};
   CHECK(s.config(bad).blockSizes[0] == 128);
   CHECK(s.config(bad).numWarps == 32);
   CHECK_FALSE(s.valid(bad));
