@@ -368,12 +368,18 @@ class Kernel:
                         f"or pass .detach()")
         signature, shapes, defines, key = self._request(
             values, comm.rank, comm.world_size)
-        # Outputs passed by name: bound as given, not allocated.
+        # Outputs passed by name: bound as given, not allocated. The
+        # kernel is compiled for its parameters alone (an output is no
+        # parameter: dslc sizes it, and refuses --shape for it); the
+        # instance binds the outputs at their shapes.
         given_outputs = {k: v for k, v in values.items()
                          if k not in self._by_name}
+        params, call_shapes = values, shapes
         if given_outputs:
-            shapes = dict(shapes)
-            shapes.update({k: tuple(v.shape) for k, v in given_outputs.items()})
+            params = {k: v for k, v in values.items() if k in self._by_name}
+            call_shapes = dict(shapes)
+            call_shapes.update({k: tuple(v.shape)
+                                for k, v in given_outputs.items()})
             key = (key, tuple(sorted((k, tuple(v.shape))
                                      for k, v in given_outputs.items())))
         inst = self._instances.get(key)
@@ -383,7 +389,7 @@ class Kernel:
                     f"kernel {self.name}: first call with these shapes during "
                     f"CUDA graph capture; call it once before capturing (it "
                     f"compiles, loads and allocates its pads then)")
-            cubin = self._compile(values, signature, shapes, defines,
+            cubin = self._compile(params, signature, shapes, defines,
                                   comm.rank, comm.world_size)
             outputs = [o["name"] for o in _read_metadata(cubin)
                        .get("outputs", [])]
@@ -394,7 +400,7 @@ class Kernel:
                         f"'{k}' (its parameters: "
                         f"{', '.join(p.name for p in self.params)}; its "
                         f"outputs: {', '.join(outputs) or 'none'})")
-            inst = _Instance(self, comm, cubin, values, shapes)
+            inst = _Instance(self, comm, cubin, values, call_shapes)
             self._instances[key] = inst
         return inst.launch(values, made)
 

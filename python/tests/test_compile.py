@@ -365,6 +365,68 @@ class DimOrderTest(unittest.TestCase):
                 self.assertIn("y=1x0", json.dumps(json.load(f)))
 
 
+class _Stored:
+    """A row-major float32 tensor as the call path reads one (dtype, shape,
+    strides, address), without torch."""
+
+    def __init__(self, *shape):
+        self.shape, self.dtype = shape, "float32"
+
+    def is_contiguous(self):
+        return True
+
+    def data_ptr(self):
+        return 0x1000
+
+
+class OutputByNameTest(unittest.TestCase):
+    """k(x, y, out=buf): the kernel is compiled for its parameters (dslc
+    sizes its outputs itself and refuses --shape for a name that is no
+    parameter), the output bound as passed."""
+
+    def test_output_passed_by_name_compiles_and_binds(self):
+        if _support.compiler() is None:
+            self.skipTest("SKIPPED: the dslc compiler is not built")
+        src = os.path.join(_support.REPO, "tests", "compiler", "Simulator",
+                           "Inputs", "readback.py")
+        made = []
+
+        class Instance:
+            def __init__(self, kernel, comm, cubin, values, shapes):
+                made.append((cubin, sorted(values), shapes))
+
+            def launch(self, values, made_outputs=False):
+                return "launched"
+
+        from dslc import _kernel
+        comm = mock.Mock(rank=0, world_size=1)
+        with tempfile.TemporaryDirectory() as tmp, mock.patch.dict(
+                os.environ, {"DSLC_CACHE_DIR": tmp,
+                             "DSLC_BUILD_DIR": _support.build_dir()}), \
+                mock.patch.object(_kernel._comm, "default",
+                                  return_value=comm), \
+                mock.patch.object(_kernel._torch, "capturing",
+                                  return_value=False), \
+                mock.patch.object(_kernel, "_Instance", Instance):
+            k = dslc.kernel(src, "outer")
+            x, y = _Stored(70), _Stored(45)
+            self.assertEqual(k(x, y, out=_Stored(70, 45)), "launched")
+            cubin, names, shapes = made[-1]
+            self.assertEqual(names, ["out", "x", "y"])
+            self.assertEqual(shapes, {"x": (70,), "y": (45,),
+                                      "out": (70, 45)})
+            with open(os.path.join(os.path.dirname(cubin), "key.json")) as f:
+                self.assertNotIn("out", json.load(f)["shapes"])
+            # the same call again: the instance is reused
+            k(x, y, out=_Stored(70, 45))
+            self.assertEqual(len(made), 1)
+            # an output the kernel does not make is named, with its outputs
+            with self.assertRaisesRegex(InvalidArgumentError,
+                                        "no parameter or output 'res'.*"
+                                        "its outputs: out"):
+                k(x, y, res=_Stored(70, 45))
+
+
 class SpecializationRuleTest(unittest.TestCase):
     def test_matching(self):
         m = _compile.specialization_matches

@@ -470,7 +470,10 @@ def read_after_write(c):
     k = dslc.kernel(READBACK, "readback")
     for m, n in ((2, 2), (37, 61), (256, 130)):
         x = rand(m * n, torch.float32, 90 + m).view(m, n)
-        c_, out = k(x)          # every output the kernel makes, in order
+        # the call returns what the source's return statement returns
+        # (out); c, which only the kernel writes, is passed by its name
+        c_ = torch.full_like(x, float("nan"))
+        out = k(x, c=c_)
         close(c_, x * 2, f"readback {m}x{n}: c", rtol=0, atol=0)
         close(out, (x * 2).T + 1, f"readback {m}x{n}: out", rtol=0, atol=0)
     o = dslc.kernel(READBACK, "outer")
