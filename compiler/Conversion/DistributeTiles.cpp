@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/Matchers.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <limits>
@@ -266,15 +267,11 @@ static KernelInfo kernelInfo(func::FuncOp func) {
   // Each static shape of rank >= 2 a tile takes, and how many values (op
   // results and block arguments) have it: every op on a tile works on its
   // elements a thread.
-  llvm::SetVector<ArrayRef<int64_t>> shapes;
-  SmallVector<int64_t> uses;
+  llvm::MapVector<ArrayRef<int64_t>, int64_t> shapeUses;
   auto noteShape = [&](Type t, int64_t values) {
     auto tensor = dyn_cast<RankedTensorType>(t);
-    if (!tensor || tensor.getRank() < 2 || !tensor.hasStaticShape())
-      return;
-    if (shapes.insert(tensor.getShape()))
-      uses.push_back(0);
-    uses[llvm::find(shapes, tensor.getShape()) - shapes.begin()] += values;
+    if (tensor && tensor.getRank() >= 2 && tensor.hasStaticShape())
+      shapeUses[tensor.getShape()] += values;
   };
   auto visit = [&](Type t, int64_t values) {
     noteShape(t, values);
@@ -298,8 +295,14 @@ static KernelInfo kernelInfo(func::FuncOp func) {
           noteShape(arg.getType(), 1);
   });
   choosePieceWidths(func, narrowest, info);
-  info.rowThreads = chooseRowThreads(shapes.getArrayRef(), info.threads,
-                                     info.maxVec, info.minVec, uses);
+  SmallVector<ArrayRef<int64_t>> shapes;
+  SmallVector<int64_t> uses;
+  for (const auto &[shape, n] : shapeUses) {
+    shapes.push_back(shape);
+    uses.push_back(n);
+  }
+  info.rowThreads =
+      chooseRowThreads(shapes, info.threads, info.maxVec, info.minVec, uses);
   return info;
 }
 

@@ -17,12 +17,10 @@ from ._tensors import (TensorSpec, _annotated_as, _is_symm_handle,
 from .errors import InvalidArgumentError, KernelError, NeedsTorchError
 
 __all__ = ["Kernel", "TensorSpec", "check_errors", "dim_order", "kernel",
-           "synchronize", "_Instance"]
+           "synchronize"]
 
 _AUTO_CONSTEXPRS = {"my_rank": "rank", "rank": "rank",
                     "world_size": "world"}
-
-
 
 
 class Kernel:
