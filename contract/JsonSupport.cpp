@@ -48,6 +48,8 @@ json tunableToJson(const Tunable &t) {
     j["unit_elements"] = t.unitElements;
   if (t.kind == Tunable::Kind::BlockSize && t.extent > 0)
     j["extent"] = t.extent;
+  if (t.kind == Tunable::Kind::BlockSize && t.tilesGrid)
+    j["grid"] = true;
   return j;
 }
 
@@ -169,6 +171,7 @@ Tunable FieldReader::tunable(const json &t, const std::string &where) const {
       if (r.extent < 1)
         fail(where, "field 'extent' must be at least 1");
     }
+    r.tilesGrid = boolean(t, "grid", false, where);
     break;
   }
   case Tunable::Kind::NumWarps:

@@ -83,6 +83,10 @@ struct Tunable {
   /// two (a chunk loop over a whole row), beyond its usual steps around the
   /// default.
   int64_t extent = 0;
+  /// BlockSize: the block of a dimension of the kernel's launch grid (its
+  /// outermost hl.tile loop), not of a loop inside a CTA: the tuner sizes
+  /// such blocks by the CTAs they make (a matrix product's M and N tiles).
+  bool tilesGrid = false;
 
   static Tunable blockSize(unsigned index, int64_t value);
   static Tunable numWarps(int64_t value);

@@ -635,6 +635,7 @@ dslcStatus dslcTunerDeviceInfo(int device, int isVirtual, char *buf,
     nlohmann::json j{
         {"device", dslc::contract::tuningDeviceName(prop.name, isVirtual != 0)},
         {"driver", cudaVersionString(drv, rtv)},
+        {"multiprocessors", prop.multiProcessorCount},
         {"memory_bytes_per_s", roof.bytesPerS},
         {"l2_bytes", roof.l2Bytes}};
     copyOut(j.dump(), need(buf, "buf"), len, "the device's description");

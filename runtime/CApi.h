@@ -252,7 +252,8 @@ dslcStatus dslcTuningCacheHasShape(const char *cacheDir, const char *kernel,
 /* GPU `device` as the tuner describes it, as JSON into buf: {"device":
  * the tuning cache's device key (contract::tuningDeviceName; with
  * isVirtual, that of a virtual world), "driver": "cuda X.Y driver, X.Y
- * runtime", "memory_bytes_per_s": its HBM peak, "l2_bytes": its L2 size}
+ * runtime", "multiprocessors": its SM count (the tuner's CTA target),
+ * "memory_bytes_per_s": its HBM peak, "l2_bytes": its L2 size}
  * (runtime/Floor.h): what a measuring process (`tuner run
  * --measurer-fds`) answers the tuner's "info" with.
  * DSLC_ERROR_NO_DEVICE without such a GPU. */

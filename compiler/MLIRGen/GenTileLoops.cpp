@@ -92,6 +92,13 @@ LogicalResult Generator::genTileLoop(const ast::ForStmt &s,
       tileBlockSizes(call, extents.size(), isGrid, hints, blockIndices);
   if (failed(blocks))
     return failure();
+  // The grid loop's tunable blocks size the launch (the tuner's CTA count).
+  if (!inGrid)
+    for (int index : blockIndices)
+      for (contract::Tunable &t : desc.tunables)
+        if (index >= 0 && t.kind == contract::Tunable::Kind::BlockSize &&
+            t.index == unsigned(index))
+          t.tilesGrid = true;
 
   std::vector<TileDim> dims(extents.size());
   for (size_t d = 0; d < extents.size(); ++d) {

@@ -352,7 +352,8 @@ def mapped_nccl_files():
 
 
 def tuner_device_info(device, virtual=False):
-    """{"device", "driver", "memory_bytes_per_s", "l2_bytes"} of GPU
+    """{"device", "driver", "multiprocessors", "memory_bytes_per_s",
+    "l2_bytes"} of GPU
     `device` as the tuner names it (dslcTunerDeviceInfo: the cache's device
     key, the driver's versions, the memory roof of the physical floor)."""
     import json

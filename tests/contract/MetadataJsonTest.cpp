@@ -36,6 +36,7 @@ KernelMetadata everyRole() {
   md.constants = {{"my_rank", "1"}, {"group", "\"g\""}};
   md.tunables = {Tunable::blockSize(0, 1024), Tunable::numWarps(8)};
   md.tunables[0].extent = 5000;
+  md.tunables[0].tilesGrid = true;
   ArgSpec table =
       tensor("pad_ptrs", DType::UInt64, 1, Role::PeerTable, Access::Read);
   table.peerTableFor = "pad";
@@ -132,6 +133,8 @@ TEST_CASE("metadata: what is written is read back unchanged",
   CHECK(got->tunables[0].max == kMaxBlockSize);
   CHECK(got->tunables[0].extent == 5000);
   CHECK(got->tunables[1].extent == 0);
+  CHECK(got->tunables[0].tilesGrid);
+  CHECK(!got->tunables[1].tilesGrid);
   REQUIRE(got->args.size() == want.args.size());
   for (size_t i = 0; i < want.args.size(); ++i) {
     INFO(want.args[i].name);

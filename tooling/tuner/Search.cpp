@@ -4,14 +4,25 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
+#include <tuple>
 
 namespace dslc::tune {
 
 namespace {
+/// The least power of two at least `n` (n >= 1).
+int64_t powerOfTwoAtLeast(int64_t n) {
+  int64_t p = 1;
+  while (p < n && p < (int64_t(1) << 62))
+    p <<= 1;
+  return p;
+}
+
 /// Elements of a tile per unit of block tunable `t` (1 when the metadata
 /// does not say: a tile of block elements).
 int64_t unitOf(const Tunable &t) {
@@ -282,6 +293,109 @@ std::vector<std::vector<int>> KernelSpace::shapeSeeds() const {
   return seeds;
 }
 
+std::vector<std::vector<int>>
+KernelSpace::waveSeeds(int multiprocessors) const {
+  std::vector<size_t> grid, loops;
+  std::optional<size_t> stages, warps;
+  bool product = false;
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    const Tunable &t = dims_[i].tunable;
+    if (t.kind == Tunable::Kind::BlockSize)
+      (t.tilesGrid && t.extent > 0 ? grid : loops).push_back(i);
+    else if (t.kind == Tunable::Kind::NumStages)
+      stages = i;
+    else if (t.kind == Tunable::Kind::NumWarps)
+      warps = i;
+    else if (t.kind == Tunable::Kind::DotEngine)
+      product = true;
+  }
+  std::vector<std::vector<int>> seeds;
+  if (multiprocessors < 1 || !product || grid.empty())
+    return seeds;
+  const std::vector<int> def = defaultPoint();
+  // Products saturate (extents come from --shape: any int64).
+  constexpr int64_t kMany = int64_t(1) << 40;
+  auto times = [&](int64_t n, int64_t f) {
+    return f > 0 && n > kMany / f ? kMany : n * f;
+  };
+  auto ctasOf = [&](const std::vector<int> &p) {
+    int64_t n = 1;
+    for (size_t i : grid) {
+      int64_t b = dims_[i].values[p[i]], e = dims_[i].tunable.extent;
+      n = times(n, e / b + (e % b != 0));
+    }
+    return n;
+  };
+  auto elementsOf = [&](const std::vector<int> &p) {
+    int64_t n = 1;
+    for (size_t i : grid)
+      n = times(n, dims_[i].values[p[i]]);
+    return n;
+  };
+  if (ctasOf(def) > multiprocessors)
+    return seeds; // a large product: the default's tile fills the GPU
+  // Every combination of the grid blocks' values, each at most the power
+  // of two of its dimension (or 64, a warpgroup's rows).
+  struct Tile {
+    std::vector<int> point;
+    int64_t bytes, ctas, elements;
+  };
+  std::vector<Tile> tiles;
+  std::vector<int> p = def;
+  std::function<void(size_t)> visit = [&](size_t g) {
+    if (g == grid.size()) {
+      int64_t ctas = ctasOf(p), edges = 0;
+      for (size_t i : grid)
+        edges += std::min(dims_[i].values[p[i]], dims_[i].tunable.extent);
+      if (2 * ctas >= multiprocessors && ctas <= multiprocessors &&
+          elementsOf(p) <= elementsOf(def))
+        tiles.push_back({p, times(ctas, edges), ctas, elementsOf(p)});
+      return;
+    }
+    const Dimension &d = dims_[grid[g]];
+    int64_t cap = std::max<int64_t>(powerOfTwoAtLeast(d.tunable.extent), 64);
+    for (size_t v = 0; v < d.values.size(); ++v)
+      if (d.values[v] <= cap) {
+        p[grid[g]] = static_cast<int>(v);
+        visit(g + 1);
+      }
+    p[grid[g]] = def[grid[g]];
+  };
+  visit(0);
+  std::stable_sort(tiles.begin(), tiles.end(),
+                   [](const Tile &a, const Tile &b) {
+                     return std::tie(a.bytes, b.ctas, b.elements) <
+                            std::tie(b.bytes, a.ctas, a.elements);
+                   });
+  auto indexOf = [&](size_t dim, int64_t value) -> std::optional<int> {
+    const std::vector<int64_t> &v = dims_[dim].values;
+    auto it = std::find(v.begin(), v.end(), value);
+    if (it == v.end())
+      return std::nullopt;
+    return static_cast<int>(it - v.begin());
+  };
+  constexpr size_t kTiles = 3;
+  for (size_t n = 0; n < tiles.size() && n < kTiles; ++n) {
+    for (int64_t k : {64, 128}) {
+      std::vector<int> s = tiles[n].point;
+      for (size_t i : loops)
+        if (auto at = indexOf(i, k))
+          s[i] = *at;
+      if (stages)
+        s[*stages] = static_cast<int>(dims_[*stages].values.size()) - 1;
+      if (warps) {
+        int64_t rows = dims_[grid.front()].values[s[grid.front()]];
+        int64_t w = std::clamp<int64_t>(4 * (rows / 64), 4, 8);
+        if (auto at = indexOf(*warps, w))
+          s[*warps] = *at;
+      }
+      if (valid(s) && std::find(seeds.begin(), seeds.end(), s) == seeds.end())
+        seeds.push_back(s);
+    }
+  }
+  return seeds;
+}
+
 std::vector<KernelConfig> KernelSpace::compileConfigs() const {
   std::set<KernelConfig> seen;
   std::vector<KernelConfig> out;
@@ -429,13 +543,20 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
   // dimension, that one smallest; Helion's row kernels' tuned configs are
   // such points, far from a default of 16 or 64 per block): the descent
   // starts from the fastest of a kernel's default and its seeds.
+  // Wave seeds (KernelSpace::waveSeeds) join them for matrix products.
   std::vector<std::vector<SearchPoint>> seeds(spaces.size());
   std::vector<SearchPoint> allSeeds;
-  for (size_t k = 0; k < spaces.size(); ++k)
-    for (auto &idx : spaces[k].shapeSeeds()) {
+  for (size_t k = 0; k < spaces.size(); ++k) {
+    std::vector<std::vector<int>> points = spaces[k].shapeSeeds();
+    for (auto &idx : spaces[k].waveSeeds(opts.multiprocessors))
+      if (std::find(points.begin(), points.end(), idx) == points.end() &&
+          idx != spaces[k].defaultPoint())
+        points.push_back(idx);
+    for (auto &idx : points) {
       seeds[k].push_back({static_cast<int>(k), idx});
       allSeeds.push_back(seeds[k].back());
     }
+  }
   prepare(allSeeds);
   for (const auto &[defaultUs, k] : order) {
     int kernel = static_cast<int>(k);

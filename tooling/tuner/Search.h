@@ -6,8 +6,8 @@
 // (max_ctas), each a short list of values around the kernel's own default,
 // within the tunable's allowed range. search() walks the union of several
 // kernels' spaces: every point when there are few (exhaustive), otherwise a
-// pattern search from each kernel's default or its fastest shape seed
-// (shapeSeeds) (probe one step up and down along
+// pattern search from each kernel's default or its fastest seed (shapeSeeds;
+// waveSeeds for a matrix product) (probe one step up and down along
 // every dimension, move to the best improvement, halve the step when none; a
 // move must win by `minGain` to count, so noise does not make it wander),
 // then from the fastest of a few random points while that still improves.
@@ -83,6 +83,17 @@ public:
   /// dimension (a row kernel's one row a CTA and whole rows a chunk), the
   /// rest at the default; valid points only, none twice.
   std::vector<std::vector<int>> shapeSeeds() const;
+  /// Points the search also starts from for a kernel with a matrix
+  /// product (a dot engine tunable) whose grid blocks tile dimensions of
+  /// known size, on a GPU of `multiprocessors` SMs: the grid tiles that
+  /// make one wave of CTAs filling at least half the SMs, fewest operand
+  /// bytes first (a CTA loads its tile's edges: the sum of its blocks),
+  /// none larger than the default's tile; each with K-loop blocks of 64
+  /// and 128, the deepest pipeline (the compiler keeps the stages shared
+  /// memory holds), four warps a 64 rows. A skinny product (M = 16, N =
+  /// 4096) wants such tiles and stages, far from the square default.
+  /// None when the default's tile already makes more than one wave.
+  std::vector<std::vector<int>> waveSeeds(int multiprocessors) const;
   /// Every valid point, in lexicographic order of the indices.
   std::vector<std::vector<int>> points() const;
   /// The distinct configs to compile: every valid point's config without
@@ -118,6 +129,8 @@ struct SearchOptions {
   unsigned restarts = 3;
   size_t restartSample = 8;
   uint64_t seed = 0x64736c63; ///< the restarts' random points
+  /// SMs of the GPU measured (KernelSpace::waveSeeds; 0: not known).
+  int multiprocessors = 0;
   /// Stop early when this returns true (time budget); may be empty.
   std::function<bool()> outOfBudget;
   /// Called with the points the search is about to evaluate (the defaults,

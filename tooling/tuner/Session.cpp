@@ -276,6 +276,7 @@ struct Tuning {
   std::string absDir;
   /// Set when the configs the search visits are compiled on demand.
   const CompileOptions *compile = nullptr;
+  int multiprocessors = 0; ///< the GPU's SMs (KernelSpace::waveSeeds)
 };
 
 /// Searches the candidates for problem `p`; fills `s` (and the value).
@@ -374,6 +375,7 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
   };
   SearchOptions so;
   so.exhaustiveLimit = static_cast<size_t>(o.exhaustiveLimit);
+  so.multiprocessors = t.multiprocessors;
   if (t.compile)
     so.prepare = [&](const std::vector<SearchPoint> &points) {
       std::vector<std::pair<int, KernelConfig>> configs;
@@ -477,6 +479,7 @@ int doRun(const TunerOptions &o, Manifest m) {
         m.kernels.size(), m.set.c_str());
   rt::TuningCache cache(o.cacheDir);
   Tuning t{o, m, worker, prog, rank0, absPath(m.dir)};
+  t.multiprocessors = di.multiprocessors;
   CompileOptions onDemand; // the one-shot's: compile what the search visits
   if (o.compileAllUpTo > 0) {
     onDemand = compileOptions(o, prog);

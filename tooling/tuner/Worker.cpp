@@ -498,7 +498,8 @@ int workerMain(int argc, char **argv) {
                    {"driver", cudaVersionString(drv, rtv)},
                    {"world_size", s.comm->worldSize()},
                    {"num_local", s.comm->numLocal()},
-                   {"rank", l.rank}});
+                   {"rank", l.rank},
+                   {"multiprocessors", prop.multiProcessorCount}});
       } else if (op == "measure") {
         json reply = measure(s, req);
         agree(s, reply);

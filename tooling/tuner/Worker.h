@@ -85,7 +85,8 @@ struct DeviceInfo {
   std::string driver; ///< "cuda 13.0 driver, 13.0 runtime"
   int worldSize = 0;
   int numLocal = 0;
-  int rank = 0; ///< of the first local rank
+  int rank = 0;            ///< of the first local rank
+  int multiprocessors = 0; ///< SMs of the first local GPU (0: not known)
 };
 
 struct WorkerOptions {

@@ -234,6 +234,7 @@ DeviceInfo WorkerClient::info() {
   d.worldSize = j.value("world_size", 0);
   d.numLocal = j.value("num_local", 0);
   d.rank = j.value("rank", 0);
+  d.multiprocessors = j.value("multiprocessors", 0);
   return d;
 }
 

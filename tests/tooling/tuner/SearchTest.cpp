@@ -250,6 +250,87 @@ TEST_CASE("search: shape seeds start the descent where a row kernel's best "
   CHECK(KernelSpace("k", {rows, Tunable::numWarps(4)}).shapeSeeds().empty());
 }
 
+namespace {
+/// A matmul's space at out [m, n] = x [m, k] @ y [k, n]: the grid's M and N
+/// blocks (128 x 256 by default), the K loop's 64, 8 warps, 4 stages, wgmma.
+KernelSpace matmulSpace(int64_t m, int64_t n, int64_t k) {
+  Tunable bm = sizedBlock(0, 128, m), bn = sizedBlock(1, 256, n),
+          bk = sizedBlock(2, 64, k);
+  bm.tilesGrid = bn.tilesGrid = true;
+  return KernelSpace(
+      "matmul",
+      {bm, bn, bk, Tunable::numWarps(8), Tunable::numStages(4),
+       Tunable::dotEngine(int64_t(dslc::contract::DotEngine::Wgmma))});
+}
+} // namespace
+
+TEST_CASE("kernel space: a skinny product's wave seeds fill the SMs with "
+          "deep pipelines",
+          "[tuner]") {
+  // M = 128, N = K = 4096 on 132 SMs: 64 x 64 tiles make 128 CTAs loading
+  // 128 rows and columns each (128 x 32 and 32 x 128: 160); the H100's
+  // fastest config there (2026-12-07) is 64x64x128 at 6 stages.
+  KernelSpace s = matmulSpace(128, 4096, 4096);
+  std::vector<std::vector<int>> seeds = s.waveSeeds(132);
+  REQUIRE(seeds.size() == 6);
+  KernelConfig first = s.config(seeds[0]), second = s.config(seeds[1]);
+  CHECK(first.blockSizes == std::vector<int64_t>{64, 64, 64});
+  CHECK(second.blockSizes == std::vector<int64_t>{64, 64, 128});
+  for (const auto &seed : seeds) {
+    KernelConfig c = s.config(seed);
+    int64_t ctas = ((128 + c.blockSizes[0] - 1) / c.blockSizes[0]) *
+                   ((4096 + c.blockSizes[1] - 1) / c.blockSizes[1]);
+    CHECK(ctas >= 66);
+    CHECK(ctas <= 132);
+    CHECK(c.numStages == 8); // the deepest; dslc keeps what fits
+    CHECK(c.numWarps == (c.blockSizes[0] >= 128 ? 8 : 4));
+    CHECK(s.valid(seed));
+  }
+  // M = 16: the grid's M block stops at 64 (a warpgroup's rows).
+  KernelSpace t = matmulSpace(16, 4096, 4096);
+  std::vector<std::vector<int>> thin = t.waveSeeds(132);
+  REQUIRE(!thin.empty());
+  CHECK(t.config(thin[0]).blockSizes == std::vector<int64_t>{64, 32, 64});
+  for (const auto &seed : thin)
+    CHECK(t.config(seed).blockSizes[0] <= 64);
+  // None where the default already fills the GPU, the SM count is not
+  // known, or the kernel has no product.
+  CHECK(matmulSpace(4096, 4096, 4096).waveSeeds(132).empty());
+  CHECK(s.waveSeeds(0).empty());
+  // Sizes far past any GPU's: no seeds, and no overflow on the way.
+  CHECK(matmulSpace(int64_t(1) << 40, int64_t(1) << 40, 64)
+            .waveSeeds(132)
+            .empty());
+  Tunable rows = sizedBlock(0, 16, 4096);
+  rows.tilesGrid = true;
+  CHECK(KernelSpace("k", {rows, Tunable::numWarps(4)}).waveSeeds(132).empty());
+}
+
+TEST_CASE("search: a matrix product's descent starts from its wave seeds",
+          "[tuner]") {
+  // Fastest at 64x32x128, 8 stages (M = 16, N = 4096): far from the
+  // default's basin, one of the wave seeds.
+  std::vector<KernelSpace> spaces = {matmulSpace(16, 4096, 4096)};
+  auto cost = [&](const SearchPoint &p) -> std::optional<double> {
+    KernelConfig c = spaces[0].config(p.idx);
+    double d = std::abs(std::log2(double(c.blockSizes[0]) / 64)) +
+               std::abs(std::log2(double(c.blockSizes[1]) / 32)) +
+               std::abs(std::log2(double(c.blockSizes[2]) / 128)) +
+               std::abs(double(c.numStages - 8));
+    return d > 3 ? 20.0 : 10.0 + d * d; // a well in a plateau
+  };
+  SearchOptions o;
+  o.restarts = 0;
+  o.multiprocessors = 132;
+  SearchResult withSeeds = search(spaces, cost, o);
+  REQUIRE(withSeeds.best);
+  CHECK(withSeeds.bestUs == 10.0);
+  o.multiprocessors = 0;
+  SearchResult without = search(spaces, cost, o);
+  REQUIRE(without.best);
+  CHECK(without.bestUs > 10.0);
+}
+
 TEST_CASE("kernel space: a block tiling a dimension of known size reaches "
           "its power of two",
           "[tuner]") {
