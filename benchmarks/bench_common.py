@@ -2,7 +2,6 @@
 share: size lists and the timing of a sample and its median. Imports
 nothing at load time, so the scripts' --help and dry runs need no torch."""
 import statistics
-import time
 
 
 def parse_size(s):
@@ -46,27 +45,13 @@ def time_calls(torch, dist, fn, iters, reps, stream):
 
 
 def time_flushed_us(torch, fn, reps, flush, host_us=None):
-    """Triton's do_bench way: per sample the L2 flushed (`flush`, a
-    device buffer larger than the L2, zeroed), then one call of `fn`
-    between CUDA events; the median of `reps` samples, in us. The flush
-    also gives the host time to issue the call before the GPU gets to it
-    (a call whose host part takes longer than the flush is timed with its
-    host part: `host_us`, a list, gets each call's host time in us so a
-    caller can tell)."""
-    samples = []
-    for _ in range(reps):
-        flush.zero_()
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record()
-        issued = time.perf_counter()
-        fn()
-        if host_us is not None:
-            host_us.append((time.perf_counter() - issued) * 1e6)
-        stop.record()
-        torch.cuda.synchronize()
-        samples.append(start.elapsed_time(stop) * 1000.0)
-    return statistics.median(samples)
+    """The median of `reps` samples of fn()'s GPU time in us, each with the
+    L2 flushed (`flush`, a device buffer larger than the L2) and its host
+    part covered by a GPU spin (dslc/_timing.py: the tuner's in-process
+    measurer times a candidate the same way); `host_us`, a list, gets each
+    call's host time in us."""
+    from dslc._timing import cold_median_us
+    return cold_median_us(torch, fn, reps, flush, host_us)
 
 
 # The H200's HBM3e bandwidth by its datasheet (bytes/s): no kernel moves

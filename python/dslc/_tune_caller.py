@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 import time
 
-from . import _capi, _compile, _roles, _torch
+from . import _capi, _compile, _roles, _timing, _torch
 from .errors import CompileError, DslcError, InvalidArgumentError
 
 # rtol, atol of a candidate's results against the reference, by result
@@ -131,8 +131,10 @@ def tune_calls(source, problem, *, dtype, n, device, want, runner,
     tools = _compile.tuning_tools()
     tuner_in, ours_out = os.pipe()     # our replies -> the tuner
     ours_in, tuner_out = os.pipe()     # the tuner's requests -> us
+    # The objective is this process's eager time: each call L2-cold with
+    # its host part covered (Measurer.measure), as the benchmarks time.
     argv = tuner_argv(source, tools, (tuner_in, tuner_out), problem,
-                      extra_args, tuner_args)
+                      extra_args, ("--objective", "eager", *tuner_args))
     if log:
         log(" ".join(argv))
     start = time.perf_counter()
@@ -265,6 +267,7 @@ class Measurer:
         self.device, self.want = device, want
         self.runner, self.tolerance = runner, tolerance
         self.measured, self.wrong = 0, []
+        self.flush = None  # twice the L2, allocated at the first measure
 
     def __enter__(self):
         self.temp = tempfile.TemporaryDirectory(prefix="dslc-tune-")
@@ -276,6 +279,7 @@ class Measurer:
     def handle(self, req):
         if req.get("op") == "info":
             info = _capi.tuner_device_info(self.device)
+            self.l2_bytes = int(info.get("l2_bytes", 0))
             info.update(ok=True, world_size=1, num_local=1, rank=0)
             return info
         try:
@@ -324,14 +328,13 @@ class Measurer:
             # one call timed first: past the tuner's cutoff (a multiple of
             # its best so far) the candidate cannot win, and that call is
             # its time (a slow one takes longer than the rest of a search)
-            first = self._timed(call, 1, 1)
+            first = self._cold(call, 1)
             cut = 0 < float(req.get("cutoff_us", 0)) < first[0]
             note = ""
             if cut:
                 eager = graph = first
             else:
-                eager = self._eager(call, int(req.get("iters", 20)), reps,
-                                    int(req.get("warmup", -1)))
+                eager = self._cold(call, reps)
                 try:
                     graph = self._graph(
                         call, int(req.get("graph_replays", 20)), reps)
@@ -367,14 +370,19 @@ class Measurer:
             out.append(a.elapsed_time(b) * 1e3 / max(per, 1))
         return out
 
-    def _eager(self, call, iters, reps, warm):
-        for _ in range(min(iters, 3) if warm < 0 else min(iters, warm)):
-            call()
-
-        def many():
-            for _ in range(iters):
-                call()
-        return self._timed(many, reps, iters)
+    def _cold(self, call, reps):
+        """`reps` samples of one call's GPU time in us, each L2-cold with
+        its host part covered (_timing.py: the benchmarks' way; Helion's
+        autotuner times L2-cold too): a kernel whose operands fit the L2
+        is ranked as it runs beside other work, not as it runs back to
+        back on its own (where a skinny product's weights stay in the
+        L2 and a config that is slow cold can win)."""
+        torch = self.torch
+        if self.flush is None:
+            l2 = getattr(self, "l2_bytes", 0) or (64 << 20)
+            self.flush = torch.empty(2 * l2, dtype=torch.uint8,
+                                     device=f"cuda:{self.device}")
+        return _timing.cold_samples_us(torch, call, reps, self.flush)
 
     def _graph(self, call, replays, reps):
         """Every replay of a sample in one graph (as the tuner's worker

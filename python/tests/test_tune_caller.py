@@ -15,7 +15,7 @@ from unittest import mock
 
 import _support
 import dslc
-from dslc import _capi, _locate, _torch, _tune_caller
+from dslc import _capi, _locate, _timing, _torch, _tune_caller
 from dslc.errors import CompileError, InvalidArgumentError
 
 try:
@@ -124,11 +124,14 @@ class _FakeCuda:
         self.current_stream = lambda device=None: types.SimpleNamespace(
             wait_stream=lambda other: None)
         self.synchronize = lambda device=None: None
+        self.trace = []  # flushes, spins and launches, in order
+        self._sleep = lambda cycles: self.trace.append(("spin", cycles))
 
     def run(self, fn):
         """One launch: now, or recorded into the graph being captured."""
         def launch():
             self.clock += self.cost
+            self.trace.append("launch")
             return fn()
         if self.capturing:
             self.capturing.calls.append(launch)
@@ -137,7 +140,9 @@ class _FakeCuda:
 
 
 def _fake_torch(cuda):
-    t = types.SimpleNamespace(cuda=cuda)
+    t = types.SimpleNamespace(cuda=cuda, uint8="uint8")
+    t.empty = lambda n, dtype, device: types.SimpleNamespace(
+        nbytes=n, zero_=lambda: cuda.trace.append(("flush", n)))
     t.is_tensor = lambda v: isinstance(v, _Tensor)
     t.isclose = lambda a, b, rtol, atol, equal_nan: _Tensor(
         np.isclose(a.a, b.a, rtol=rtol, atol=atol, equal_nan=equal_nan))
@@ -201,6 +206,24 @@ class MeasurerTest(unittest.TestCase):
         self.assertAlmostEqual(rep["graph_us"], 7.0)
         self.assertEqual(self.floor_bytes, 8 * 8)   # the results' bytes
         self.assertEqual((m.measured, m.wrong, self.released), (1, [], 1))
+
+    def test_each_eager_sample_is_l2_cold_with_its_host_part_covered(self):
+        # the tuner's info (the L2's size) comes before any measure
+        with _tune_caller.Measurer(0, self.want, self.runner_of(
+                [np.arange(8) * 2.0], cost=7.0)) as m:
+            self.assertTrue(m.handle({"op": "info"})["ok"])
+            rep = m.handle({"op": "measure", "cubin": "k.cubin",
+                            "repetitions": 3, "graph_replays": 2})
+        self.assertTrue(rep["ok"], rep)
+        trace = self.cuda.trace
+        # the checked call, then 1 + 3 timed samples, each after a flush of
+        # twice the L2 and a spin; then the graph's launches (hot)
+        self.assertEqual(trace[0], "launch")
+        cold = trace[1:1 + 4 * 3]
+        self.assertEqual(cold, [("flush", 100 << 20),
+                                ("spin", _timing.HOST_COVER_CYCLES),
+                                "launch"] * 4)
+        self.assertNotIn(("flush", 100 << 20), trace[13:])
 
     def test_a_wrong_candidate_is_counted_with_its_first_difference(self):
         got = np.arange(8) * 2.0
@@ -292,7 +315,9 @@ class MeasurerTest(unittest.TestCase):
         launches.clear()
         rep, _ = self.measure(counting, cutoff_us=8.0)
         self.assertFalse(rep["cut_off"])
-        self.assertGreater(len(launches), 30)  # warm-up, 3 x 10, the graph
+        # the checked call, 1 + 3 cold samples, the graph's side-stream
+        # call and its 10 captured ones
+        self.assertEqual(len(launches), 16)
 
     def test_host_code_that_cannot_be_captured_is_timed_eagerly(self):
         self.cuda.graph_fails = True
@@ -370,7 +395,7 @@ class MeasurerTest(unittest.TestCase):
             slow = [c for c in seen if c[0] == 4096]
             self.assertTrue(slow)
             self.assertTrue(all(launches[c] == 2 for c in slow), launches)
-            self.assertTrue(all(launches[c] > 30 for c in seen
+            self.assertTrue(all(launches[c] > 10 for c in seen
                                 if c[0] not in (4096, 512)), launches)
             # a tuner that fails: its output in the error
             with mock.patch.object(_locate, "cache_dir",
