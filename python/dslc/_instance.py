@@ -36,6 +36,7 @@ class _Instance:
         a = _capi.Handle()
         _capi.check(lib.dslcArgsCreate(h, 0, ctypes.byref(a)))
         self.args = a
+        self.c_args = {}        # _set_tensor's encoded arguments
         self.keep = []          # buffers the launch uses
         self.last = {}          # name -> (ptr, shape, peers) last bound
         self.outputs = []       # (Fill, symmetric buffer tensor or None)
@@ -43,14 +44,23 @@ class _Instance:
         self.stream_dev = comm.device
         self.launch_fn = _capi.hot("dslcKernelLaunch")   # ints: handles' .value
         self.margs = {a.name: a for a in _roles.bindable_args(self.md)}
+        # tensor arguments bound by address alone (no peers, no staging)
+        self.plain = {a.name for a in self.margs.values()
+                      if a.kind == "tensor" and not a.needs_symmetric and
+                      not a.implicit and not a.table_of}
         self._setup(values, shapes)
 
     # binding helpers
     def _set_tensor(self, name, ptr, dtype, shape, peers):
-        sizes = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+        # the C arguments of a name, dtype and shape, made once
+        key = (name, dtype, tuple(shape))
+        c = self.c_args.get(key)
+        if c is None:
+            c = (name.encode(), dtype.encode(),
+                 (ctypes.c_int64 * max(len(shape), 1))(*shape))
+            self.c_args[key] = c
         _capi.check(self.lib.dslcArgsSetTensor(
-            self.args, name.encode(), -1, ptr, dtype.encode(), len(shape),
-            sizes, peers))
+            self.args, c[0], -1, ptr, c[1], len(shape), c[2], peers))
 
     def _bind_value(self, name, v):
         """Binds a caller's value; returns nothing (raises on misuse)."""
@@ -279,6 +289,27 @@ class _Instance:
         for name, v in values.items():
             if name in self.margs and not _is_symm_handle(v):
                 self._bind_value(name, v)
+        return self._run(values, made)
+
+    def launch_bound(self, values):
+        """launch() of a positional call whose tensors have the dtypes,
+        shapes, strides and device of one this instance launched with
+        (Kernel._fast_key): a plain tensor already bound is only rebound
+        at a new address; anything else is bound as launch() binds it."""
+        last = self.last
+        for name, v in values.items():
+            state = last.get(name)
+            if state is not None and name in self.plain:
+                ptr = v.data_ptr()
+                if ptr != state[0]:
+                    self._set_tensor(name, ptr, state[3], state[1], None)
+                    last[name] = (ptr,) + state[1:]
+            elif name in self.margs and not _is_symm_handle(v):
+                self._bind_value(name, v)
+        return self._run(values, False)
+
+    def _run(self, values, made):
+        """Allocates the outputs and launches (the arguments bound)."""
         t = _torch._torch
         allocated = []
         for f, sym in self.outputs:

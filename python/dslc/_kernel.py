@@ -70,6 +70,10 @@ class Kernel:
                 f"PyTorch function of the same arguments, returning what "
                 f"the kernel returns)")
         self._instances = {}
+        # A positional call's fast key (_fast_key) -> the instance its first
+        # call found: later calls like it skip the argument checks.
+        self._fast = {}
+        self._constexpr = [p.kind == "constexpr" for p in self.params]
         self._by_name = {p.name: i for i, p in enumerate(self.params)}
         _kernel_op.key_of(self)
         if "torch" in sys.modules:
@@ -351,9 +355,53 @@ class Kernel:
         return comm.rank, comm.world_size
 
     def _call(self, *args, **kwargs):
-        return self._call_values(self._map_args(args, kwargs))
+        fast = None if kwargs else self._fast_key(args)
+        if fast is not None:
+            inst = self._fast.get(fast)
+            if inst is not None and inst.handle:
+                return inst.launch_bound(
+                    {p.name: v for p, v in zip(self.params, args)
+                     if v is not None})
+        values = self._map_args(args, kwargs)
+        inst = self._instance_for(values)
+        if fast is not None:
+            self._fast[fast] = inst
+        return inst.launch(values)
+
+    def _fast_key(self, args):
+        """What a positional call's instance and binding depend on: each
+        tensor's dtype, shape, strides and device (a plain torch.Tensor
+        that needs no grad), each constexpr's value, each other scalar's
+        type, and the communicator; None for a call the full path must see
+        (other argument kinds, too many arguments)."""
+        t = _torch._torch
+        if t is None or len(args) > len(self.params):
+            return None
+        comm = _comm._default
+        if comm is None:
+            return None
+        key = [id(comm)]
+        tensor = t.Tensor
+        for v, constexpr in zip(args, self._constexpr):
+            kind = type(v)
+            if kind is tensor:
+                if v.requires_grad:
+                    return None
+                key.append((v.dtype, v.shape, v.stride(), v.device))
+            elif kind is bool or kind is int or kind is float:
+                key.append((kind, v) if constexpr else kind)
+            elif v is None:
+                key.append(None)
+            else:
+                return None
+        return tuple(key)
 
     def _call_values(self, values, made=False):
+        return self._instance_for(values).launch(values, made)
+
+    def _instance_for(self, values):
+        """The instance a call with `values` launches (compiled and loaded
+        at the first call with its shapes)."""
         comm = _comm.default()
         t = _torch._torch
         if t is not None and t.is_grad_enabled():
@@ -400,7 +448,7 @@ class Kernel:
                         f"outputs: {', '.join(outputs) or 'none'})")
             inst = _Instance(self, comm, cubin, values, call_shapes)
             self._instances[key] = inst
-        return inst.launch(values, made)
+        return inst
 
     def synchronize(self):
         """Waits for torch's current stream; a kernel error record becomes a
@@ -411,6 +459,7 @@ class Kernel:
         for inst in self._instances.values():
             inst.release()
         self._instances.clear()
+        self._fast.clear()
 
 
 def _signature_names(dslc_args):

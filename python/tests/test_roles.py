@@ -492,6 +492,7 @@ def instance_for(md):
     inst.lib.dslcArgsSetTensor.return_value = 0
     inst.args = None
     inst.last = {}
+    inst.c_args = {}
     inst.margs = {a.name: a for a in _roles.bindable_args(md)}
     return inst
 
