@@ -335,7 +335,7 @@ KernelSpace::waveSeeds(int multiprocessors) const {
   if (ctasOf(def) > multiprocessors)
     return seeds; // a large product: the default's tile fills the GPU
   // Every combination of the grid blocks' values, each at most the power
-  // of two of its dimension (or 64, a warpgroup's rows).
+  // of two of its dimension (M and N: or 64, a warpgroup's rows).
   struct Tile {
     std::vector<int> point;
     int64_t bytes, ctas, elements;
@@ -344,16 +344,27 @@ KernelSpace::waveSeeds(int multiprocessors) const {
   std::vector<int> p = def;
   std::function<void(size_t)> visit = [&](size_t g) {
     if (g == grid.size()) {
-      int64_t ctas = ctasOf(p), edges = 0;
-      for (size_t i : grid)
-        edges += std::min(dims_[i].values[p[i]], dims_[i].tunable.extent);
+      // A CTA loads its tile's edges (the M and N blocks, the last two)
+      // for each of its batch entries (the blocks before them).
+      int64_t ctas = ctasOf(p), edges = 0, batch = 1;
+      for (size_t g2 = 0; g2 < grid.size(); ++g2) {
+        size_t i = grid[g2];
+        int64_t b = std::min(dims_[i].values[p[i]], dims_[i].tunable.extent);
+        if (g2 + 2 >= grid.size())
+          edges += b;
+        else
+          batch = times(batch, b);
+      }
+      edges = times(edges, batch);
       if (2 * ctas >= multiprocessors && ctas <= multiprocessors &&
           elementsOf(p) <= elementsOf(def))
         tiles.push_back({p, times(ctas, edges), ctas, elementsOf(p)});
       return;
     }
     const Dimension &d = dims_[grid[g]];
-    int64_t cap = std::max<int64_t>(powerOfTwoAtLeast(d.tunable.extent), 64);
+    int64_t cap = powerOfTwoAtLeast(d.tunable.extent);
+    if (g + 2 >= grid.size())
+      cap = std::max<int64_t>(cap, 64); // M and N: a warpgroup's 64 rows
     for (size_t v = 0; v < d.values.size(); ++v)
       if (d.values[v] <= cap) {
         p[grid[g]] = static_cast<int>(v);
@@ -384,7 +395,9 @@ KernelSpace::waveSeeds(int multiprocessors) const {
       if (stages)
         s[*stages] = static_cast<int>(dims_[*stages].values.size()) - 1;
       if (warps) {
-        int64_t rows = dims_[grid.front()].values[s[grid.front()]];
+        // The rows of a tile: its next-to-last grid block ([..., M, N]).
+        size_t m = grid[grid.size() >= 2 ? grid.size() - 2 : 0];
+        int64_t rows = dims_[m].values[s[m]];
         int64_t w = std::clamp<int64_t>(4 * (rows / 64), 4, 8);
         if (auto at = indexOf(*warps, w))
           s[*warps] = *at;

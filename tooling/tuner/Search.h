@@ -90,9 +90,10 @@ public:
   /// bytes first (a CTA loads its tile's edges: the sum of its blocks),
   /// none larger than the default's tile; each with K-loop blocks of 64
   /// and 128, the deepest pipeline (the compiler keeps the stages shared
-  /// memory holds), four warps a 64 rows. A skinny product (M = 16, N =
-  /// 4096) wants such tiles and stages, far from the square default.
-  /// None when the default's tile already makes more than one wave.
+  /// memory holds), four warps per 64 rows of the tile (its next-to-last
+  /// grid block: a batched product's tiles are [..., M, N]). A skinny product
+  /// (M = 16, N = 4096) wants such tiles and stages, far from the square
+  /// default. None when the default's tile already makes more than one wave.
   std::vector<std::vector<int>> waveSeeds(int multiprocessors) const;
   /// Every valid point, in lexicographic order of the indices.
   std::vector<std::vector<int>> points() const;

@@ -293,6 +293,28 @@ TEST_CASE("kernel space: a skinny product's wave seeds fill the SMs with "
   CHECK(t.config(thin[0]).blockSizes == std::vector<int64_t>{64, 32, 64});
   for (const auto &seed : thin)
     CHECK(t.config(seed).blockSizes[0] <= 64);
+  // A batched product ([B, M, N] tiles): a batch block loads its edges
+  // once per batch entry, so 4 x 256 x 2048 products on 132 SMs take one
+  // entry and 128 x 128 tiles (8 warps); warps follow M.
+  Tunable bb = sizedBlock(0, 1, 4), bm = sizedBlock(1, 128, 256),
+          bn = sizedBlock(2, 256, 2048), bk = sizedBlock(3, 64, 4096);
+  bb.tilesGrid = bm.tilesGrid = bn.tilesGrid = true;
+  KernelSpace batched(
+      "bmm", {bb, bm, bn, bk, Tunable::numWarps(8), Tunable::numStages(4),
+              Tunable::dotEngine(int64_t(dslc::contract::DotEngine::Wgmma))});
+  std::vector<std::vector<int>> bseeds = batched.waveSeeds(132);
+  REQUIRE(!bseeds.empty());
+  CHECK(batched.config(bseeds[0]).blockSizes ==
+        std::vector<int64_t>{1, 128, 128, 64});
+  CHECK(batched.config(bseeds[0]).numWarps == 8);
+  bool rows128 = false;
+  for (const auto &seed : bseeds) {
+    KernelConfig c = batched.config(seed);
+    CHECK(c.blockSizes[0] <= 4);
+    CHECK(c.numWarps == (c.blockSizes[1] >= 128 ? 8 : 4));
+    rows128 = rows128 || c.blockSizes[1] == 128;
+  }
+  CHECK(rows128);
   // None where the default already fills the GPU, the SM count is not
   // known, or the kernel has no product.
   CHECK(matmulSpace(4096, 4096, 4096).waveSeeds(132).empty());
