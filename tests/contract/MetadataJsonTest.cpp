@@ -327,6 +327,8 @@ TEST_CASE("metadata: malformed files name the field", "[contract][metadata]") {
   CHECK(readError(edited("\"value\": 1024", "\"value\": 2097152")) ==
         "metadata t.json: tunables[0]: block_sizes[0] 2097152 is outside "
         "1..1048576");
+  CHECK(readError(edited("\"grid\": true", "\"grid\": 1")) ==
+        "metadata t.json: tunables[0]: field 'grid' must be a boolean");
   CHECK(readError(edited("\"dtype\": \"int32\"", "\"dtype\": \"complex\"")) ==
         "metadata t.json: params[1] 'pad': unknown dtype 'complex'");
 }
