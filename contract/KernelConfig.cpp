@@ -74,6 +74,10 @@ Tunable Tunable::reductionLoop(unsigned index, int64_t value, int64_t extent) {
   for (int64_t part : {2, 4, 8})
     if (extent % part == 0 && extent / part >= kMinReductionChunk)
       chunks.push_back(extent / part);
+  // The row as one chunk: held whole where 0 lets dslc roll a row of more
+  // than 64 elements a thread (Helion's tuned cross_entropy holds 128).
+  if (chunks.size() > 1)
+    chunks.insert(chunks.begin() + 1, extent);
   Tunable t = withChoices(Kind::ReductionLoop, value, std::move(chunks));
   t.index = index;
   return t;

@@ -107,8 +107,10 @@ struct Tunable {
   /// tiles (or `value`).
   static Tunable l2Grouping(int64_t value);
   /// The chunks of the `index`-th reduced dimension, of `extent` columns:
-  /// whole (0) or a half, a quarter or an eighth of it, each at least
-  /// kMinReductionChunk (or `value`).
+  /// whole (0: dslc rolls a row of more than 64 elements a thread into its
+  /// own chunks) or a half, a quarter or an eighth of it, each at least
+  /// kMinReductionChunk, and where one of those is, `extent` itself (the
+  /// row held whole, never rolled) (or `value`).
   static Tunable reductionLoop(unsigned index, int64_t value, int64_t extent);
 
   /// "block_sizes[0]", "num_warps", "max_ctas", "num_stages",

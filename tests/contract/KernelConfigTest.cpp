@@ -183,17 +183,18 @@ TEST_CASE("config: tunables are typed records", "[contract][config]") {
   Expected<KernelConfig> back = KernelConfig::fromJson(staged.toJson(true));
   REQUIRE(back);
   CHECK(*back == staged);
-  // Whole rows or chunks: a half, a quarter or an eighth of the extent,
-  // none under kMinReductionChunk; a chunk is reduction_loops[index].
+  // Whole rows or chunks: the row held whole (its extent), a half, a
+  // quarter or an eighth of it, none under kMinReductionChunk; a chunk is
+  // reduction_loops[index].
   Tunable r = Tunable::reductionLoop(1, 0, 4096);
   CHECK(r.label() == "reduction_loops[1]");
-  CHECK(r.choices == std::vector<int64_t>{0, 2048, 1024, 512});
+  CHECK(r.choices == std::vector<int64_t>{0, 4096, 2048, 1024, 512});
   CHECK(Tunable::reductionLoop(0, 0, 1000).choices ==
         std::vector<int64_t>{0}); // 500 columns: too few to chunk
   CHECK(Tunable::reductionLoop(0, 96, 1000).choices ==
         std::vector<int64_t>{0, 96}); // the config's own
   CHECK(r.check(300).error() ==
-        "reduction_loops[1] 300 is not one of 0, 2048, 1024, 512");
+        "reduction_loops[1] 300 is not one of 0, 4096, 2048, 1024, 512");
   KernelConfig rolled;
   rolled.set(r, 1024);
   CHECK(rolled.reductionLoops == std::vector<int64_t>{0, 1024});

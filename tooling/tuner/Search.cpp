@@ -198,18 +198,22 @@ std::string KernelSpace::dropReason(const std::vector<int> &idx) const {
       if (d.tunable.kind == Tunable::Kind::BlockSize)
         unit = unitOf(d.tunable);
     // The tile's elements, or a chunk's where its rows are computed in
-    // chunks (reduction_loops[0]: the unit is the reduced row).
+    // chunks (reduction_loops[0]: the unit is the reduced row); a row
+    // held whole (the chunk is the row) may hold more a thread.
+    bool held =
+        !c.reductionLoops.empty() && c.reductionLoops[0] == unit && unit > 1;
     if (!c.reductionLoops.empty() && c.reductionLoops[0] > 0 &&
         c.reductionLoops[0] < unit)
       unit = c.reductionLoops[0];
     int64_t b = c.blockSizes.front() * unit;
+    int64_t most = held ? opts_.maxHeldPerThread : opts_.maxPerThread;
     if (b < threads * opts_.minPerThread)
       return fmt::format("fewer than {} element(s) per thread (a tile of "
                          "fewer elements than threads)",
                          opts_.minPerThread);
-    if (b > threads * opts_.maxPerThread)
-      return fmt::format("more than {} elements per thread",
-                         opts_.maxPerThread);
+    if (b > threads * most)
+      return fmt::format("more than {} elements per thread{}", most,
+                         held ? " (a row held whole)" : "");
   }
   return "";
 }

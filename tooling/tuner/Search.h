@@ -57,6 +57,10 @@ struct SpaceOptions {
   /// Each thread handles between minPerThread and maxPerThread elements of
   /// the first block (others cannot compile well or waste threads).
   int64_t minPerThread = 1, maxPerThread = 64;
+  /// The most of a row held whole (reduction_loops[0] = the row) a thread
+  /// may hold: Helion's tuned cross_entropy holds 128 (a 4096 row at one
+  /// warp; dslc: 154 registers, no spills), where dslc would roll it.
+  int64_t maxHeldPerThread = 128;
 };
 
 class KernelSpace {

@@ -140,15 +140,16 @@ TEST_CASE("kernel space: a matmul kernel's stages and engine", "[tuner]") {
 
 TEST_CASE("kernel space: whole rows or chunks of them", "[tuner]") {
   // A kernel of rows of 16384 reduced whole: its metadata offers
-  // reduction_loops[0] 0 (whole), 8192, 4096 or 2048. A chunk bounds the
-  // elements a thread holds: 2 rows over 4 warps are 256 elements a thread
-  // whole (past the bound of 64), 32 in chunks of 2048.
+  // reduction_loops[0] 0 (whole), 16384 (held whole), 8192, 4096 or 2048.
+  // A chunk bounds the elements a thread holds: 2 rows over 4 warps are
+  // 256 elements a thread whole (past the bound of 64), 32 in chunks of
+  // 2048; a row held whole may take 128 a thread.
   Tunable block = Tunable::blockSize(0, 1);
   block.unitElements = 16384;
   KernelSpace s("layer_norm", {block, Tunable::numWarps(4),
                                Tunable::reductionLoop(0, 0, 16384)});
   REQUIRE(s.dims().size() == 4);
-  CHECK(s.dims()[2].values == std::vector<int64_t>{0, 2048, 4096, 8192});
+  CHECK(s.dims()[2].values == std::vector<int64_t>{0, 2048, 4096, 8192, 16384});
   CHECK(s.dims()[2].values[s.dims()[2].defaultIndex] == 0);
   auto index = [&](size_t d, int64_t v) {
     const std::vector<int64_t> &values = s.dims()[d].values;
@@ -166,6 +167,28 @@ TEST_CASE("kernel space: whole rows or chunks of them", "[tuner]") {
   CHECK(s.valid(chunked));
   CHECK(s.config(chunked).toJson(true) ==
         R"({"block_sizes":[2],"num_warps":4,"reduction_loops":[2048]})");
+  // Helion's cross_entropy config: a row of 4096 at one warp, 128 a
+  // thread: dropped whole (0, which dslc would roll), kept held (4096);
+  // two rows held are 256 a thread.
+  Tunable row = Tunable::blockSize(0, 1);
+  row.unitElements = 4096;
+  KernelSpace ce("cross_entropy", {row, Tunable::numWarps(4),
+                                   Tunable::reductionLoop(0, 0, 4096)});
+  auto at = [&](size_t d, int64_t v) {
+    const std::vector<int64_t> &values = ce.dims()[d].values;
+    return static_cast<int>(std::find(values.begin(), values.end(), v) -
+                            values.begin());
+  };
+  std::vector<int> held = ce.defaultPoint();
+  held[1] = at(1, 1);
+  CHECK(ce.dropReason(held) == "more than 64 elements per thread");
+  held[2] = at(2, 4096);
+  CHECK(ce.valid(held));
+  CHECK(ce.config(held).toJson(true) ==
+        R"({"block_sizes":[1],"num_warps":1,"reduction_loops":[4096]})");
+  held[0] = at(0, 2);
+  CHECK(ce.dropReason(held) ==
+        "more than 128 elements per thread (a row held whole)");
 }
 
 TEST_CASE("kernel space: invalid points are left out", "[tuner]") {
