@@ -16,6 +16,10 @@ from ._tensors import (TensorSpec, _annotated_as, _is_symm_handle,
                        _numel, dim_order)
 from .errors import InvalidArgumentError, KernelError, NeedsTorchError
 
+# Most fast keys a kernel keeps (Kernel._fast_key): past it they are
+# dropped, not the instances.
+_MAX_FAST_KEYS = 1024
+
 __all__ = ["Kernel", "TensorSpec", "check_errors", "dim_order", "kernel",
            "synchronize"]
 
@@ -365,6 +369,8 @@ class Kernel:
         values = self._map_args(args, kwargs)
         inst = self._instance_for(values)
         if fast is not None:
+            if len(self._fast) >= _MAX_FAST_KEYS:
+                self._fast.clear()  # keys that never repeat (a NaN)
             self._fast[fast] = inst
         return inst.launch(values)
 

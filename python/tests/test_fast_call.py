@@ -106,6 +106,16 @@ class FastKeyTest(unittest.TestCase):
             self.assertEqual(full.call_count, 4)
 
 
+    def test_the_fast_keys_are_bounded(self):
+        from dslc import _kernel
+        with mock.patch.object(self.k, "_instance_for",
+                               return_value=FakeInstance()), \
+                mock.patch.object(_kernel, "_MAX_FAST_KEYS", 2):
+            for n in range(5):
+                self.k._call(FakeTensor(1), 2.0, n)
+                self.assertLessEqual(len(self.k._fast), 2)
+
+
 class LaunchBoundTest(unittest.TestCase):
     def test_plain_tensors_are_rebound_by_address_only(self):
         inst = object.__new__(_instance._Instance)
