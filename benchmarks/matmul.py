@@ -262,7 +262,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--csv", help="write the rows to this file")
     ap.add_argument("--reps", type=int, default=30)
-    ap.add_argument("--only", help="run the cases whose label has this")
+    ap.add_argument("--only", type=lambda t: t.split(","),
+                    help="run the cases whose label has one of these "
+                         "(comma-separated: skinny,epilogue)")
     ap.add_argument("--m", type=lambda t: {int(v) for v in t.split(",")},
                     help="run the cases of these M only (e.g. 4096,8192)")
     ap.add_argument("--configs", type=int, default=0,
@@ -289,7 +291,7 @@ def main():
     print(f"{'case':9} {'M':>6} {'N':>6} {'K':>6} {'impl':34} {'us':>10} "
           f"{'TFLOP/s':>8} {'%peak':>6} {'vs torch':>8}")
     for label, name, dtype, m, n, k, cfgs in cases():
-        if args.only and args.only not in label:
+        if args.only and not any(o in label for o in args.only):
             continue
         if args.m and m not in args.m:
             continue
