@@ -20,6 +20,20 @@ from .errors import InvalidArgumentError, KernelError, NeedsTorchError
 # dropped, not the instances.
 _MAX_FAST_KEYS = 1024
 
+
+def _arg_key(v, constexpr, tensor):
+    """One argument's part of Kernel._fast_key (`tensor`: torch.Tensor);
+    False where the call must take the full path."""
+    kind = type(v)
+    if kind is tensor:
+        if v.requires_grad:
+            return False
+        return (v.dtype, v.shape, v.stride(), v.device)
+    if kind is bool or kind is int or kind is float:
+        return (kind, v) if constexpr else kind
+    return None if v is None else False
+
+
 __all__ = ["Kernel", "TensorSpec", "check_errors", "dim_order", "kernel",
            "synchronize"]
 
@@ -359,13 +373,16 @@ class Kernel:
         return comm.rank, comm.world_size
 
     def _call(self, *args, **kwargs):
-        fast = None if kwargs else self._fast_key(args)
+        fast = self._fast_key(args, kwargs)
         if fast is not None:
             inst = self._fast.get(fast)
             if inst is not None and inst.handle:
-                return inst.launch_bound(
-                    {p.name: v for p, v in zip(self.params, args)
-                     if v is not None})
+                values = {p.name: v for p, v in zip(self.params, args)
+                          if v is not None}
+                for k, v in kwargs.items():
+                    if v is not None:
+                        values[k] = v
+                return inst.launch_bound(values)
         values = self._map_args(args, kwargs)
         inst = self._instance_for(values)
         if fast is not None:
@@ -374,12 +391,14 @@ class Kernel:
             self._fast[fast] = inst
         return inst.launch(values)
 
-    def _fast_key(self, args):
-        """What a positional call's instance and binding depend on: each
-        tensor's dtype, shape, strides and device (a plain torch.Tensor
-        that needs no grad), each constexpr's value, each other scalar's
-        type, and the communicator; None for a call the full path must see
-        (other argument kinds, too many arguments)."""
+    def _fast_key(self, args, kwargs):
+        """What a call's instance and binding depend on: each tensor's
+        dtype, shape, strides and device (a plain torch.Tensor that needs
+        no grad), each constexpr's value, each other scalar's type, the
+        names given by keyword, and the communicator; None for a call the
+        full path must see (other argument kinds, too many arguments, a
+        keyword that is no parameter (an output passed by name) or repeats
+        a positional one)."""
         t = _torch._torch
         if t is None or len(args) > len(self.params):
             return None
@@ -389,17 +408,18 @@ class Kernel:
         key = [id(comm)]
         tensor = t.Tensor
         for v, constexpr in zip(args, self._constexpr):
-            kind = type(v)
-            if kind is tensor:
-                if v.requires_grad:
-                    return None
-                key.append((v.dtype, v.shape, v.stride(), v.device))
-            elif kind is bool or kind is int or kind is float:
-                key.append((kind, v) if constexpr else kind)
-            elif v is None:
-                key.append(None)
-            else:
+            k = _arg_key(v, constexpr, tensor)
+            if k is False:
                 return None
+            key.append(k)
+        for name in sorted(kwargs):
+            i = self._by_name.get(name)
+            if i is None or i < len(args):
+                return None
+            k = _arg_key(kwargs[name], self._constexpr[i], tensor)
+            if k is False:
+                return None
+            key.append((name, k))
         return tuple(key)
 
     def _call_values(self, values, made=False):

@@ -69,7 +69,8 @@ class FastKeyTest(unittest.TestCase):
         self.k = dslc.kernel(source=SOURCE, name="scale")
 
     def test_keys_follow_what_the_instance_depends_on(self):
-        key = self.k._fast_key
+        def key(args, **kwargs):
+            return self.k._fast_key(args, kwargs)
         base = key((FakeTensor(1), 2.0, 4))
         self.assertIsNotNone(base)
         # other addresses and another runtime scalar: the same instance
@@ -88,6 +89,14 @@ class FastKeyTest(unittest.TestCase):
         self.assertIsNone(key((FakeTensor(1), 2.0, 4, 5)))
         with mock.patch.object(_comm, "_default", None):
             self.assertIsNone(key((FakeTensor(1), 2.0, 4)))
+        # keywords: by name, in any order; an output passed by name, or a
+        # parameter given twice, takes the full path
+        by_name = key((FakeTensor(1),), s=2.0, n=4)
+        self.assertIsNotNone(by_name)
+        self.assertEqual(by_name, key((FakeTensor(5),), n=4, s=7.0))
+        self.assertNotEqual(by_name, key((FakeTensor(1),), s=2.0, n=8))
+        self.assertIsNone(key((FakeTensor(1), 2.0), out=FakeTensor(9)))
+        self.assertIsNone(key((FakeTensor(1), 2.0), s=2.0))
 
     def test_a_repeated_call_skips_the_full_path(self):
         inst = FakeInstance()
@@ -97,8 +106,12 @@ class FastKeyTest(unittest.TestCase):
             self.assertEqual(self.k._call(FakeTensor(2), 3.0, 4), "fast")
             self.assertEqual(full.call_count, 1)
             self.assertEqual(inst.calls[1][1]["s"], 3.0)
-            # keywords, a new shape, a released instance: the full path
-            self.k._call(FakeTensor(1), s=2.0, n=4)
+            # a keyword call: its first time full, then fast, with the
+            # keyword's value bound
+            self.assertEqual(self.k._call(FakeTensor(1), s=2.0, n=4), "full")
+            self.assertEqual(self.k._call(FakeTensor(2), n=4, s=5.0), "fast")
+            self.assertEqual(inst.calls[-1][1]["s"], 5.0)
+            # a new shape, a released instance: the full path
             self.k._call(FakeTensor(1, shape=(16,)), 2.0, 4)
             self.assertEqual(full.call_count, 3)
             inst.handle = None
