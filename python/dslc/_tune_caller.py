@@ -334,7 +334,10 @@ class Measurer:
             if cut:
                 eager = graph = first
             else:
-                eager = self._cold(call, reps)
+                # one call a sample: as many samples as the eager phase
+                # had calls (`iters`), at least `repetitions`, for a median
+                # as steady as its average of iters calls was
+                eager = self._cold(call, max(reps, int(req.get("iters", 20))))
                 try:
                     graph = self._graph(
                         call, int(req.get("graph_replays", 20)), reps)

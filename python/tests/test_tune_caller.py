@@ -213,11 +213,13 @@ class MeasurerTest(unittest.TestCase):
                 [np.arange(8) * 2.0], cost=7.0)) as m:
             self.assertTrue(m.handle({"op": "info"})["ok"])
             rep = m.handle({"op": "measure", "cubin": "k.cubin",
-                            "repetitions": 3, "graph_replays": 2})
+                            "repetitions": 3, "iters": 2,
+                            "graph_replays": 2})
         self.assertTrue(rep["ok"], rep)
         trace = self.cuda.trace
-        # the checked call, then 1 + 3 timed samples, each after a flush of
-        # twice the L2 and a spin; then the graph's launches (hot)
+        # the checked call, then 1 + 3 timed samples (repetitions: more
+        # than iters), each after a flush of twice the L2 and a spin; then
+        # the graph's launches (hot)
         self.assertEqual(trace[0], "launch")
         cold = trace[1:1 + 4 * 3]
         self.assertEqual(cold, [("flush", 100 << 20),
@@ -315,9 +317,9 @@ class MeasurerTest(unittest.TestCase):
         launches.clear()
         rep, _ = self.measure(counting, cutoff_us=8.0)
         self.assertFalse(rep["cut_off"])
-        # the checked call, 1 + 3 cold samples, the graph's side-stream
-        # call and its 10 captured ones
-        self.assertEqual(len(launches), 16)
+        # the checked call, 1 + 10 cold samples (iters), the graph's
+        # side-stream call and its 10 captured ones
+        self.assertEqual(len(launches), 23)
 
     def test_host_code_that_cannot_be_captured_is_timed_eagerly(self):
         self.cuda.graph_fails = True
