@@ -38,7 +38,8 @@ class _Instance:
         self.args = a
         self.c_args = {}        # _set_tensor's encoded arguments
         self.keep = []          # buffers the launch uses
-        self.last = {}          # name -> (ptr, shape, peers) last bound
+        # name -> what was bound last (a tensor: ptr, shape, peers, dtype)
+        self.last = {}
         self.outputs = []       # (Fill, symmetric buffer tensor or None)
         self.staging = {}       # name -> symmetric copy of a plain input
         self.stream_dev = comm.device
@@ -292,8 +293,8 @@ class _Instance:
         return self._run(values, made)
 
     def launch_bound(self, values):
-        """launch() of a positional call whose tensors have the dtypes,
-        shapes, strides and device of one this instance launched with
+        """launch() of a call whose tensors have the dtypes, shapes,
+        strides and device of one this instance launched with
         (Kernel._fast_key): a plain tensor already bound is only rebound
         at a new address; anything else is bound as launch() binds it."""
         last = self.last

@@ -88,8 +88,8 @@ class Kernel:
                 f"PyTorch function of the same arguments, returning what "
                 f"the kernel returns)")
         self._instances = {}
-        # A positional call's fast key (_fast_key) -> the instance its first
-        # call found: later calls like it skip the argument checks.
+        # A call's fast key (_fast_key) -> the instance its first call
+        # found: later calls like it skip the argument checks.
         self._fast = {}
         self._constexpr = [p.kind == "constexpr" for p in self.params]
         self._by_name = {p.name: i for i, p in enumerate(self.params)}
@@ -113,7 +113,6 @@ class Kernel:
                 f"kernel {self.name} takes {len(self.params)} parameters "
                 f"({', '.join(p.name for p in self.params)}), "
                 f"{len(args)} given")
-        values = {p.name: v for p, v in zip(self.params, args)}
         for k, v in kwargs.items():
             if k not in self._by_name and "." in k:
                 raise InvalidArgumentError(
@@ -127,10 +126,17 @@ class Kernel:
                     f"parameters: {', '.join(p.name for p in self.params)})")
             # Any other name with a tensor: an output the caller passes
             # (checked against the metadata's outputs once compiled).
-            if k in values:
+            if self._by_name.get(k, len(args)) < len(args):
                 raise InvalidArgumentError(
                     f"kernel {self.name}: parameter '{k}' given twice")
-            values[k] = v
+        return self._passed(args, kwargs)
+
+    def _passed(self, args, kwargs):
+        """The call's values by name (positional, then keywords), those
+        given as None (not passed) left out; unchecked (_map_args checks,
+        a fast-path call was checked when its key was made)."""
+        values = {p.name: v for p, v in zip(self.params, args)}
+        values.update(kwargs)
         return {k: v for k, v in values.items() if v is not None}
 
     def _request(self, values, rank, world):
@@ -377,12 +383,7 @@ class Kernel:
         if fast is not None:
             inst = self._fast.get(fast)
             if inst is not None and inst.handle:
-                values = {p.name: v for p, v in zip(self.params, args)
-                          if v is not None}
-                for k, v in kwargs.items():
-                    if v is not None:
-                        values[k] = v
-                return inst.launch_bound(values)
+                return inst.launch_bound(self._passed(args, kwargs))
         values = self._map_args(args, kwargs)
         inst = self._instance_for(values)
         if fast is not None:

@@ -6,10 +6,11 @@ Per sample (Triton's do_bench way) the L2 is flushed (a device buffer larger
 than the L2, zeroed), then the call runs between two CUDA events. Between
 the flush and the first event the GPU spins (torch.cuda._sleep), so the
 call's host part is issued while the GPU is busy: without the spin a call
-whose host part outlasts the flush is timed with the gap (a dslc call's
-Python path took 90-220 us on 2026-12-07's H100, about as long as a 256 MiB
-flush there and longer than one on an H200: it leaked into some samples and
-not others, up to 2x on a 20 us product). A sample whose host part outlasted
+whose host part outlasts the flush is timed with the gap (on 2026-12-07's
+H100 a dslc call's Python path took 37-43 us, 130-320 us through the
+Helion-file stand-in, against ~85 us for a 256 MiB flush there and ~55-60
+on an H200: it leaked into some samples and not others, up to 2x on a
+20 us product). A sample whose host part outlasted
 the spin is taken again with a spin twice as long."""
 
 import statistics

@@ -268,6 +268,7 @@ class Measurer:
         self.runner, self.tolerance = runner, tolerance
         self.measured, self.wrong = 0, []
         self.flush = None  # twice the L2, allocated at the first measure
+        self.l2_bytes = 0  # the tuner's "info" says (asked before measures)
 
     def __enter__(self):
         self.temp = tempfile.TemporaryDirectory(prefix="dslc-tune-")
@@ -382,7 +383,7 @@ class Measurer:
         L2 and a config that is slow cold can win)."""
         torch = self.torch
         if self.flush is None:
-            l2 = getattr(self, "l2_bytes", 0) or (64 << 20)
+            l2 = self.l2_bytes or (64 << 20)
             self.flush = torch.empty(2 * l2, dtype=torch.uint8,
                                      device=f"cuda:{self.device}")
         return _timing.cold_samples_us(torch, call, reps, self.flush)

@@ -129,6 +129,19 @@ class FastKeyTest(unittest.TestCase):
                 self.assertLessEqual(len(self.k._fast), 2)
 
 
+    def test_the_full_path_still_checks_the_arguments(self):
+        from dslc.errors import InvalidArgumentError
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "parameter 's' given twice"):
+            self.k._map_args((FakeTensor(1), 2.0), {"s": 3.0})
+        with self.assertRaisesRegex(InvalidArgumentError,
+                                    "has no parameter 'nope'"):
+            self.k._map_args((FakeTensor(1),), {"nope": 3.0})
+        self.assertEqual(
+            self.k._map_args((FakeTensor(1), None), {"n": 4}).keys(),
+            {"x", "n"})
+
+
 class LaunchBoundTest(unittest.TestCase):
     def test_plain_tensors_are_rebound_by_address_only(self):
         inst = object.__new__(_instance._Instance)

@@ -360,9 +360,10 @@ KernelSpace::waveSeeds(int multiprocessors) const {
           batch = times(batch, b);
       }
       edges = times(edges, batch);
+      int64_t elements = elementsOf(p);
       if (2 * ctas >= multiprocessors && ctas <= multiprocessors &&
-          elementsOf(p) <= elementsOf(def))
-        tiles.push_back({p, times(ctas, edges), ctas, elementsOf(p)});
+          elements <= elementsOf(def))
+        tiles.push_back({p, times(ctas, edges), ctas, elements});
       return;
     }
     const Dimension &d = dims_[grid[g]];
