@@ -80,9 +80,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from torch_support import (  # noqa: E402
-    CASES, H, LL_ONE_SHOT, ONE_SHOT, REPO, RMSNORM, TOKENS, TUPLE_N, Ctx,
-    case, close, dslc, fused_kernel, precompile, rand, rmsnorm_kernel,
-    tuple_kernel, user_kernel)
+    CASES, H, LL_ONE_SHOT, ONE_SHOT, REPO, RMSNORM, TOKENS, TUPLE_N,
+    USER_KERNEL_FILE, Ctx, case, close, dslc, fused_kernel, precompile, rand,
+    rmsnorm_kernel, tuple_kernel, user_kernel)
 
 
 @case
@@ -635,9 +635,7 @@ def user_kernel_autotune(c):
         return "SKIP: the reference is written for one rank's data"
     if not tuning_tools_run():
         return "SKIP: needs a dslc and a tuner that run on this machine"
-    path = os.path.join(REPO, "tests", "examples", "Inputs",
-                        "silu_gate_scale.py")
-    k = dslc.kernel(path, "silu_gate_scale", autotune=True,
+    k = dslc.kernel(USER_KERNEL_FILE, "silu_gate_scale", autotune=True,
                     reference="silu_gate_scale_ref", verbose=True)
     x = rand(2048 * 4096, torch.bfloat16, 80).view(2048, 4096)
     g = rand(2048 * 4096, torch.bfloat16, 81).view(2048, 4096)

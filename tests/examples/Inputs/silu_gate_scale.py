@@ -2,7 +2,7 @@
 # alpha. The reference takes every rank's tensors stacked ([world, ...]),
 # as `--reference` and the tuner's any-kernel mode bind it
 # (tests/examples/user-kernel-autotune.test, python/tests/gpu/torch_tests.py
-# user-kernel-autotune).
+# user-kernel-autotune; user-kernel-compile reads it as source text).
 import torch
 import helion
 import helion.language as hl
