@@ -112,9 +112,13 @@ def cases():
         out.append(("tf32", "matmul_tf32", "tf32", m, n, k,
                     [([64, 128, 32], 4, "default"),
                      ([128, 128, 32], 8, "default")]))
+    # the same tiles as the plain product (wgmma by default), the bias
+    # and SiLU applied to the accumulator in registers before the store
     out.append(("epilogue", "matmul_bias_silu", "f16", 4096, 4096, 4096,
-                [([128, 128, 64], 8, "mma_sync"),
-                 ([64, 64, 32], 4, "mma_sync")]))
+                [([128, 256, 64], 8, "default"),
+                 ([128, 256, 64], 8, "wgmma", 3),
+                 ([128, 128, 64], 8, "wgmma", 4),
+                 ([128, 128, 64], 8, "mma_sync")]))
     return out
 
 

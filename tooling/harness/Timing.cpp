@@ -121,13 +121,133 @@ void capture(Communicator &comm, GraphSet &g, int perGraph,
   }
 }
 
+/// One flush buffer per device of the local ranks (written on the stream of
+/// the first local rank on it), and an event that every other local rank's
+/// stream waits on; released on every path.
+struct L2Flush {
+  struct Device {
+    int owner = 0; ///< local rank index whose stream writes the buffer
+    void *buffer = nullptr;
+    cudaEvent_t written = nullptr;
+  };
+  Communicator &comm;
+  size_t bytes;
+  std::vector<Device> devices;
+
+  L2Flush(Communicator &comm, size_t bytes) : comm(comm), bytes(bytes) {
+    for (int i = 0; i < comm.numLocal(); ++i) {
+      const LocalRank &l = comm.local(i);
+      bool seen = false;
+      for (const Device &d : devices)
+        seen |= comm.local(d.owner).device == l.device;
+      if (seen)
+        continue;
+      devices.push_back(Device{i});
+      setDevice(l.device, l.rank);
+      DSLC_CUDART(l.rank, cudaMalloc(&devices.back().buffer, bytes));
+      DSLC_CUDART(l.rank, cudaEventCreateWithFlags(&devices.back().written,
+                                                   cudaEventDisableTiming));
+    }
+  }
+  ~L2Flush() {
+    for (Device &d : devices) {
+      (void)cudaSetDevice(comm.local(d.owner).device);
+      if (d.written)
+        (void)cudaEventDestroy(d.written);
+      if (d.buffer)
+        (void)cudaFree(d.buffer);
+    }
+  }
+  /// Writes every buffer `repeat` times; every local rank's stream waits.
+  void write(int repeat, int value) {
+    for (Device &d : devices) {
+      const LocalRank &l = comm.local(d.owner);
+      setDevice(l.device, l.rank);
+      for (int k = 0; k < repeat; ++k)
+        DSLC_CUDART(l.rank,
+                    cudaMemsetAsync(d.buffer, value + k, bytes, l.stream));
+      DSLC_CUDART(l.rank, cudaEventRecord(d.written, l.stream));
+    }
+    for (int i = 0; i < comm.numLocal(); ++i) {
+      const LocalRank &l = comm.local(i);
+      setDevice(l.device, l.rank);
+      for (Device &d : devices)
+        if (comm.local(d.owner).stream != l.stream)
+          DSLC_CUDART(l.rank, cudaStreamWaitEvent(l.stream, d.written, 0));
+    }
+  }
+};
+
+/// Whether `e` has completed (cudaErrorNotReady: not yet).
+bool reached(const LocalRank &l, cudaEvent_t e) {
+  cudaError_t r = cudaEventQuery(e);
+  if (r == cudaErrorNotReady)
+    return false;
+  DSLC_CUDART(l.rank, r);
+  return true;
+}
+
+/// The L2-cold eager phase: o.repetitions x o.iters samples of one call,
+/// each after a flush. When the start event has completed by the time the
+/// call's launches return, the GPU may have waited on the host inside the
+/// sample: it is retaken behind a flush written twice as many times.
+TimingStats eagerL2Cold(Communicator &comm, const RunOptions &o,
+                        const PhaseHooks &h) {
+  const LocalRank &l0 = comm.local(0);
+  int want = o.repetitions * o.iters;
+  L2Flush flush(comm, o.flushBytes);
+  std::vector<double> samples;
+  int repeat = 1, retaken = 0;
+  while (static_cast<int>(samples.size()) < want) {
+    int batch = want - static_cast<int>(samples.size());
+    EventChain ev(l0, 2 * batch);
+    std::vector<bool> late(batch, false);
+    for (int s = 0; s < batch; ++s) {
+      flush.write(repeat, s & 0x7f);
+      setDevice(l0.device, l0.rank);
+      DSLC_CUDART(l0.rank, cudaEventRecord(ev.events[2 * s], l0.stream));
+      h.callAll();
+      setDevice(l0.device, l0.rank);
+      DSLC_CUDART(l0.rank, cudaEventRecord(ev.events[2 * s + 1], l0.stream));
+      late[s] = reached(l0, ev.events[2 * s]);
+    }
+    h.wait();
+    std::vector<double> times = ev.samples(l0, 1);
+    int missed = 0;
+    for (int s = 0; s < batch; ++s) {
+      if (late[s] && repeat < kMaxFlushRepeat)
+        ++missed;
+      else
+        samples.push_back(times[2 * s]); // start to end, not end to start
+    }
+    retaken += missed;
+    if (missed)
+      repeat = std::min(2 * repeat, kMaxFlushRepeat);
+  }
+  TimingStats t = makeStats(std::move(samples), 1);
+  t.retaken = retaken;
+  t.flushRepeat = repeat;
+  return t;
+}
+
 } // namespace
+
+size_t l2FlushBytes(const LocalRank &l) {
+  int l2 = 0;
+  DSLC_CUDART(l.rank,
+              cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, l.device));
+  return 2 * static_cast<size_t>(std::max(l2, 1 << 20));
+}
 
 void measurePhases(Communicator &comm, const RunOptions &o, const PhaseHooks &h,
                    TimingStats &eager, TimingStats &graph) {
   const LocalRank &l0 = comm.local(0);
   int reps = o.repetitions;
-  if (o.iters > 0) {
+  if (o.iters > 0 && o.flushBytes > 0) {
+    h.prepare();
+    eager = eagerL2Cold(comm, o, h);
+    h.check("L2-cold calls");
+  } else if (o.iters > 0) {
     h.prepare();
     EventChain ev(l0, reps + 1);
     for (int r = 0; r <= reps; ++r) {

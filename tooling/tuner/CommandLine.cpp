@@ -87,7 +87,13 @@ void addMeasureOptions(CLI::App &app, TunerOptions &o, bool tuning) {
   tooling::addCount(app, "--graph-replays", o.replays,
                     "calls per graph sample");
   tooling::addChoice(app, "--objective", o.objective, {"graph", "eager"},
-                     "the median minimized (default graph)");
+                     "the median minimized (default graph; eager for a "
+                     "kernel with --l2-cold)");
+  app.add_flag("--l2-cold", o.l2Cold,
+               "time from a cold L2: a collective's input and output "
+               "rotate over copies whose total exceeds twice the L2 "
+               "size (cudaDevAttrL2CacheSize); any other kernel's "
+               "eager calls each follow a write of twice the L2");
   tooling::addSizeList(app, "--devices", o.devices, "GPUs (one process)", 0);
   tooling::addCount(app, "--launch", o.launch, "one process per GPU");
   tooling::addCount(app, "--virtual-world", o.virtualWorld,
@@ -128,9 +134,6 @@ void addBenchOptions(CLI::App &bench, TunerOptions &o) {
   tooling::addCount(bench, "-G,--cudagraph", o.graphMode,
                     "nccl-tests tables: N > 0 CUDA-graph times (N timed graph "
                     "launches, as --samples N), 0 eager times (default 1)");
-  bench.add_flag("--l2-cold", o.l2Cold,
-                 "rotate the input and output over copies whose total "
-                 "exceeds twice the L2 size (cudaDevAttrL2CacheSize)");
   tooling::addChoice(bench, "--nccl-buffers", o.ncclBuffers,
                      {"plain", "window", "both"},
                      "NCCL baselines: cudaMalloc'ed buffers, buffers in the "

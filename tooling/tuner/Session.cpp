@@ -457,14 +457,30 @@ int printRunTable(const TunerOptions &o, const Manifest &m,
   }
   std::printf("%s", renderTable(table).c_str());
   std::printf("tuner: times are %s medians per call; cache %s\n",
-              o.objective == "graph" ? "CUDA-graph replay" : "back-to-back",
+              o.objective == "graph" ? "CUDA-graph replay"
+              : o.l2Cold             ? "L2-cold single-call"
+                                     : "back-to-back",
               cachePath.c_str());
   return failures;
 }
 
 } // namespace
 
-int doRun(const TunerOptions &o, Manifest m) {
+std::string tuningObjective(const TunerOptions &o, const Manifest &m) {
+  bool kernel = m.collective.empty();
+  if (kernel && o.l2Cold && o.objective == "graph")
+    rt::raise(rt::ErrorCode::InvalidArgument,
+              "--l2-cold --objective graph: a kernel's graph replays stay "
+              "L2-hot (only its eager calls follow a flush); use --objective "
+              "eager, the default with --l2-cold");
+  if (!o.objective.empty())
+    return o.objective;
+  return kernel && o.l2Cold ? "eager" : "graph";
+}
+
+int doRun(const TunerOptions &given, Manifest m) {
+  TunerOptions o = given;
+  o.objective = tuningObjective(given, m);
   std::vector<Problem> all = problems(o, m);
   bool rank0 = isRankZero();
   Progress prog(rank0 && !o.quiet && isatty(2));

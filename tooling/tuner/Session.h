@@ -43,7 +43,9 @@ struct TunerOptions {
   double budgetS = 30;
   int jobs = 2;
   int samples = 5, iters = 20, replays = 20;
-  std::string objective = "graph";
+  /// "graph" or "eager"; empty: graph, but eager for a kernel (not a
+  /// collective) timed with --l2-cold (tuningObjective).
+  std::string objective;
   std::vector<int64_t> devices;
   int launch = 0;
   /// > 0: a virtual world of this many ranks on one GPU (no NCCL, no NCCL
@@ -65,7 +67,7 @@ struct TunerOptions {
   int warmup = -1; ///< -w: warm-up calls per phase (-1: min(3, calls))
   /// -G: 1 = the nccl-tests tables show CUDA-graph times, 0 = eager.
   int graphMode = 1;
-  bool l2Cold = false; ///< --l2-cold: rotating buffers above L2
+  bool l2Cold = false; ///< --l2-cold: rotating sets, or flushes (kernels)
   /// --nccl-buffers: plain (cudaMalloc), window (symmetric window) or both.
   std::string ncclBuffers = "both";
   /// --process-models: one (one process drives every GPU), per-gpu (one
@@ -106,6 +108,12 @@ Manifest doCompile(const TunerOptions &o, const std::string &dir,
 /// `tuner run`: the exit status (0 when every problem found a candidate).
 /// With o.compileAllUpTo, configs the search visits that `m` lacks are
 /// compiled into it.
+/// The median `tuner run` minimizes for the candidates of `m`: o.objective,
+/// else eager for a kernel with --l2-cold (only its eager calls follow a
+/// flush) and graph otherwise; rt::Error when o asks for a kernel's graph
+/// time L2-cold.
+std::string tuningObjective(const TunerOptions &o, const Manifest &m);
+
 int doRun(const TunerOptions &o, Manifest m);
 /// `tuner bench`: the exit status (0 when every result was right).
 int doBench(const TunerOptions &o, const Manifest &m);

@@ -48,7 +48,8 @@ struct MeasureRequest {
   /// NCCL (empty cubin): input and output in the symmetric window
   /// (NCCL_WIN_COLL_SYMMETRIC) instead of cudaMalloc'ed; in place.
   bool ncclWindow = false, inPlace = false;
-  /// Input and output rotate over copies whose total exceeds L2.
+  /// L2-cold: a collective's input and output rotate over copies whose
+  /// total exceeds L2; any other kernel's eager calls each follow a flush.
   bool l2Cold = false;
   int warmup = -1; ///< warm-up calls per phase (-1: min(3, calls); 0: none)
   /// Past this many us a call in the warm-up, the warm-up's times are the

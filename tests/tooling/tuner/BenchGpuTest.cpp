@@ -2,15 +2,23 @@
 //
 // The harness paths `tuner bench` adds: NCCL on cudaMalloc'ed and on
 // symmetric-window buffers, out of place and in place, and input/output
-// sets rotating call by call (--l2-cold), every result checked. [gpu]: two
-// GPUs, one process; skipped (and reported so) without them.
+// sets rotating call by call (--l2-cold), every result checked; and the
+// L2-cold timing of any kernel (a flush before each call). [gpu]: two GPUs
+// (one for the flushed timing), one process; skipped (and reported so)
+// without them.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/Communicator.h"
+#include "runtime/Error.h"
 #include "tests/runtime/GpuSkip.h"
 #include "tooling/harness/CollectiveHarness.h"
+#include "tooling/harness/Timing.h"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <thread>
 
 using namespace dslc;
 using dslc::test::haveGpus;
@@ -59,4 +67,67 @@ TEST_CASE("bench: NCCL in the window and not, in place, rotating sets",
           CHECK(in.eager.measured());
         }
       }
+}
+
+// An 8 MiB device copy per rank as the "kernel": each eager sample is one
+// call after the flush, and a host slower than the flush (a sleep before
+// the launches) is retaken behind a longer flush instead of timed.
+TEST_CASE("L2-cold timing: one call per sample after a flush; a host that "
+          "outlasts the flush is retaken, not timed",
+          "[gpu]") {
+  if (!haveGpus(1, "L2-cold timing"))
+    return;
+  for (int w : {1, 4}) {
+    INFO("virtual world " << w);
+    auto comm = rt::Communicator::createVirtual(w);
+    const rt::LocalRank &l0 = comm->local(0);
+    const size_t bytes = size_t(8) << 20;
+    std::vector<void *> bufs(2 * w, nullptr);
+    for (void *&b : bufs)
+      DSLC_CUDART(0, cudaMalloc(&b, bytes));
+    auto sleep = std::chrono::microseconds(0);
+    run::PhaseHooks h;
+    h.callOne = [&](int i) {
+      DSLC_CUDART(i, cudaMemcpyAsync(bufs[2 * i + 1], bufs[2 * i], bytes,
+                                     cudaMemcpyDeviceToDevice,
+                                     comm->local(i).stream));
+    };
+    h.callAll = [&] {
+      std::this_thread::sleep_for(sleep);
+      for (int i = 0; i < w; ++i)
+        h.callOne(i);
+    };
+    h.wait = [&] { DSLC_CUDART(0, cudaDeviceSynchronize()); };
+    h.prepare = [] {};
+    h.check = [](const char *) {};
+    run::RunOptions o;
+    o.iters = 4;
+    o.repetitions = 3;
+    o.graphReplays = 0;
+    o.flushBytes = run::l2FlushBytes(l0);
+    CHECK(o.flushBytes >= size_t(2) << 20);
+    run::TimingStats cold, graph;
+    run::measurePhases(*comm, o, h, cold, graph);
+    CHECK(cold.samplesUs.size() == 12);
+    CHECK(cold.callsPerSample == 1);
+    CHECK(cold.minUs > 0);
+    CHECK(!graph.measured());
+    // 300 us of host time per call against a flush of ~20-40 us: every
+    // sample is retaken until the flush outlasts the host; the samples
+    // kept hold the copy (a few us), not the sleep.
+    sleep = std::chrono::microseconds(300);
+    run::TimingStats slow;
+    run::measurePhases(*comm, o, h, slow, graph);
+    CHECK(slow.samplesUs.size() == 12);
+    CHECK(slow.retaken >= 12);
+    CHECK(slow.flushRepeat > 1);
+    CHECK(slow.flushRepeat <= run::kMaxFlushRepeat);
+    CHECK(slow.medianUs < 150);
+    fmt::print("L2-cold, world {}: 8 MiB copy {:.2f} us; behind a 300 us host "
+               "{:.2f} us ({} samples retaken, flush x{})\n",
+               w, cold.medianUs, slow.medianUs, slow.retaken, slow.flushRepeat);
+    for (void *b : bufs)
+      (void)cudaFree(b);
+    comm->finalize();
+  }
 }
