@@ -37,6 +37,10 @@ void dslc::buildDslcPipeline(mlir::OpPassManager &pm,
     pm.addPass(createSplitJoinAtMemory());
   }
   pm.addPass(createKeepReducedDims());
+  // Marks (or, where the driver retries a spilling kernel, sinks) values
+  // loaded before a loop and used only in it, before the loads move.
+  pm.addPass(createSinkInvariantLoads(
+      SinkInvariantLoadsOptions{options.sinkInvariantLoads}));
   if (options.narrowedFastMath)
     pm.addPass(createNarrowedFastMath());
   pm.addPass(createMmaLayouts());

@@ -39,6 +39,11 @@ inline constexpr int64_t kPrefetchBytes = 32;
 inline constexpr llvm::StringLiteral kPrefetchedLoadsAttr =
     "dslc.prefetched_loads";
 
+/// Set on the module by -dslc-sink-invariant-loads when it found a value
+/// to load again in a loop (and sank it, unless only marking): where ptxas
+/// spills, the driver compiles again with the pass applying.
+inline constexpr llvm::StringLiteral kSinkableLoadsAttr = "dslc.sinkable_loads";
+
 #define GEN_PASS_DECL
 #include "compiler/Conversion/Passes.h.inc"
 
@@ -84,6 +89,13 @@ struct DslcPipelineOptions
                      "iterations ahead (-dslc-prefetch-loads; off: each "
                      "iteration loads its own)"),
       llvm::cl::init(true)};
+  Option<bool> sinkInvariantLoads{
+      *this, "sink-invariant-loads",
+      llvm::cl::desc("Load again in a loop the values loaded before it and "
+                     "used only in it (-dslc-sink-invariant-loads; off: it "
+                     "only marks the module; the driver turns it on where "
+                     "ptxas spilled)"),
+      llvm::cl::init(false)};
   Option<bool> narrowedFastMath{
       *this, "narrowed-fast-math",
       llvm::cl::desc("Approximate exp and f32 division where the result is "

@@ -221,6 +221,31 @@ def PrefetchLoads : Pass<"dslc-prefetch-loads", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
 }
 
+def SinkInvariantLoads : Pass<"dslc-sink-invariant-loads", "mlir::ModuleOp"> {
+  let summary = "Values loaded before a loop and used only in it, loaded "
+                "again in each iteration";
+  let description = [{
+    In every `tile.kernel` function, a tile value that an `scf.for` uses,
+    defined outside the loop by side-effect-free ops without regions from
+    at least one `tile.load` that nothing in the function may write
+    (lower::mayClobber) and that is not ordered after the kernel's own
+    writes (`tile.cta_ordered`), each of whose results is used only by
+    that computation or in the loop, is computed again in the loop's body,
+    right before the body's op that first uses it; the originals are then
+    dead and erased. A value held across a loop (LayerNorm's backward holds
+    its weight row while it reads row after row) costs registers in every
+    iteration; loading it again costs an L1/L2 read per iteration. With
+    `apply` false the pass changes nothing. Either way it sets
+    `dslc.sinkable_loads` on the module when it found such a value: the
+    driver applies it only when compiling again a kernel ptxas spilled
+    (compiler/Pipeline/Backend.cpp; compiler/Conversion/SinkInvariantLoads.cpp).
+  }];
+  let options = [
+    Option<"apply", "apply", "bool", /*default=*/"true",
+           "Load the values again in the loop (false: only mark the module)">,
+  ];
+}
+
 def LowerToLLVM : Pass<"dslc-lower-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower per-thread scf/arith/vector/func code to the LLVM dialect";
   let description = [{

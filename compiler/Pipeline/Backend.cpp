@@ -201,6 +201,10 @@ public:
   /// (the caller may compile again without).
   bool prefetchLoads = true;
   bool prefetchedLoads = false;
+  /// Whether -dslc-sink-invariant-loads applies, and whether it found a
+  /// value to load again in a loop (the caller may compile again with it).
+  bool sinkInvariantLoads = false;
+  bool sinkableLoads = false;
 
 private:
   int toLLVMDialect(mlir::OwningOpRef<mlir::ModuleOp> &mod);
@@ -273,12 +277,14 @@ int Stages::toLLVMDialect(mlir::OwningOpRef<mlir::ModuleOp> &mod) {
   pipeline.issueLoadsEarly = options.issueLoadsEarly;
   pipeline.earlyLoadBytes = earlyLoadBytes;
   pipeline.prefetchLoads = prefetchLoads;
+  pipeline.sinkInvariantLoads = sinkInvariantLoads;
   pipeline.narrowedFastMath = !options.preciseMath;
   buildDslcPipeline(pm, pipeline);
   if (mlir::failed(pm.run(*mod)))
     return 1;
   wideEarlyLoads = (*mod)->hasAttr(kWideEarlyLoadsAttr);
   prefetchedLoads = (*mod)->hasAttr(kPrefetchedLoadsAttr);
+  sinkableLoads = (*mod)->hasAttr(kSinkableLoadsAttr);
   return 0;
 }
 
@@ -373,10 +379,13 @@ int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
   return writeWithMetadata(artifact->bytes, true, metadata);
 }
 
-/// A cubin, compiled again where ptxas spills: first at the narrow bound of
-/// -dslc-issue-loads-early when the wide one moved a wider load (kept if it
-/// spills less), then, for a kernel whose config sets no num_warps, at twice
-/// the warps, up to
+/// A cubin, compiled again where ptxas spills: first with the values loaded
+/// before a loop and used only in it loaded again in the loop
+/// (-dslc-sink-invariant-loads, when it found one), then without loads
+/// issued iterations ahead, then at the narrow bound of
+/// -dslc-issue-loads-early when the wide one moved a wider load (each kept
+/// if it spills less, the next built on the best so far), then, for a
+/// kernel whose config sets no num_warps, at twice the warps, up to
 /// kMaxRetryWarps, and keep the first that does not spill, else the one
 /// that spills least. Each attempt's diagnostics are collected and only the
 /// kept attempt's are reported (with a note when its warps were raised); a
@@ -396,12 +405,19 @@ int compileWithWarpRetry(mlir::MLIRContext &ctx, const ast::Module &module,
     int64_t warps = 0;
     bool wideEarlyLoads = false;
     bool prefetchedLoads = false;
+    bool sinkableLoads = false;
   };
   /// What the register-hungry passes may do: -dslc-issue-loads-early's
-  /// bound and whether -dslc-prefetch-loads runs.
+  /// bound, whether -dslc-prefetch-loads runs, and whether
+  /// -dslc-sink-invariant-loads applies (registers freed, not taken).
   struct Loads {
     int64_t earlyBytes = kWideEarlyLoadBytes;
     bool prefetch = true;
+    bool sink = false;
+    bool operator==(const Loads &o) const {
+      return earlyBytes == o.earlyBytes && prefetch == o.prefetch &&
+             sink == o.sink;
+    }
   };
   auto bytes = [](const Attempt &a) {
     return a.spills.storeBytes + a.spills.loadBytes;
@@ -415,6 +431,7 @@ int compileWithWarpRetry(mlir::MLIRContext &ctx, const ast::Module &module,
     stages.deferSpills = true;
     stages.earlyLoadBytes = loads.earlyBytes;
     stages.prefetchLoads = loads.prefetch;
+    stages.sinkInvariantLoads = loads.sink;
     Attempt a;
     a.rc = stages.run(ctx, o);
     if (collect.hasErrors() && a.rc == 0)
@@ -425,19 +442,24 @@ int compileWithWarpRetry(mlir::MLIRContext &ctx, const ast::Module &module,
     a.warps = stages.warpsDefaulted ? stages.warps : 0;
     a.wideEarlyLoads = stages.wideEarlyLoads;
     a.prefetchedLoads = stages.prefetchedLoads;
+    a.sinkableLoads = stages.sinkableLoads;
     return a;
   };
-  // Loads issued iterations ahead, or moved above reductions at the wide
-  // bound, that made ptxas spill: the cubin without the prefetch, then at
-  // the narrow bound, whichever spills least (the first on a tie).
+  // Values held across a loop, loads issued iterations ahead, or loads
+  // moved above reductions at the wide bound, that made ptxas spill: the
+  // cubin with the values loaded again in the loop, then without the
+  // prefetch, then at the narrow bound, each step on the best so far,
+  // whichever spills least (the first on a tie).
   auto attempt = [&](int64_t warps) {
     Attempt first = once(warps, Loads{});
     if (first.rc != 0 || !first.spills.any() || options.outputPath == "-" ||
-        !(first.wideEarlyLoads || first.prefetchedLoads))
+        !(first.wideEarlyLoads || first.prefetchedLoads || first.sinkableLoads))
       return first;
     Attempt best = first;
     Loads bestLoads, lastLoads; // the best's, and the one on disk
     auto consider = [&](Loads loads) {
+      if (!best.spills.any())
+        return;
       Attempt last = once(warps, loads);
       lastLoads = loads;
       if (last.rc == 0 && bytes(last) < bytes(best)) {
@@ -445,12 +467,13 @@ int compileWithWarpRetry(mlir::MLIRContext &ctx, const ast::Module &module,
         bestLoads = loads;
       }
     };
+    if (first.sinkableLoads)
+      consider(Loads{bestLoads.earlyBytes, bestLoads.prefetch, true});
     if (first.prefetchedLoads)
-      consider(Loads{kWideEarlyLoadBytes, false});
-    if (best.spills.any() && first.wideEarlyLoads)
-      consider(Loads{kNarrowEarlyLoadBytes, false});
-    if (bestLoads.earlyBytes != lastLoads.earlyBytes ||
-        bestLoads.prefetch != lastLoads.prefetch)
+      consider(Loads{bestLoads.earlyBytes, false, bestLoads.sink});
+    if (first.wideEarlyLoads)
+      consider(Loads{kNarrowEarlyLoadBytes, false, bestLoads.sink});
+    if (!(bestLoads == lastLoads))
       return once(warps, bestLoads); // back on disk
     return best;
   };
