@@ -28,7 +28,9 @@ the physical floor (those bytes beyond the L2 at 4.8 TB/s) fails the row:
 the timing did not cover the work. --helion-configs CSV times Helion at
 the config an earlier run's autotuning picked (CSV's helion row for the
 case and shape), with no tuning: Helion's code timed beside dslc in this
-run when device time is short. Each implementation runs in its own
+run when device time is short; --dslc-config CASE=JSON times dslc's row at
+a config of one's own, untuned (the same config in both compilers tells a
+code generation gap from a search gap). Each implementation runs in its own
 process (Helion and the stand-in cannot share one); a row that fails says
 why and the others go on. --csv appends, and rows already in it are not
 re-run (a long run can span several device calls).
@@ -338,13 +340,14 @@ def example_path(case, checkout):
     return os.path.join(checkout, "examples", case.file)
 
 
-def run_dslc(case, args, want, timer, reps, budget_s, checkout):
+def run_dslc(case, args, want, timer, reps, budget_s, checkout, fixed=None):
     """dslc: tuned at this shape by dslc's tuner (the package's tuning
     against a PyTorch reference: the tuner's config space, search and
     cache; each candidate checked against the case's reference in this
-    process), then the tuned config timed. Returns the time, the results,
-    the tuning's seconds, the tuned config, the wrong candidates and how
-    many were measured."""
+    process), then the tuned config timed; with `fixed` (a config dict,
+    --dslc-config) that config, untuned. Returns the time, the results,
+    the tuning's seconds, the config, the wrong candidates and how many
+    were measured."""
     import torch
     import dslc
     dslc.init()
@@ -354,11 +357,15 @@ def run_dslc(case, args, want, timer, reps, budget_s, checkout):
     def select(a, ret):
         return tensors_of(case.results(a, ret))[:keep]
     tuner_args = ["--force", "--budget-s", str(budget_s)]
+    done = None
     if case.dslc_only:
-        kernel = dslc.kernel(case.file, case.kernel, autotune=True,
+        kernel = dslc.kernel(case.file, case.kernel, autotune=fixed is None,
+                             config=fixed,
                              reference=lambda *a: case.reference(torch, *a),
                              tolerance=(case.rtol, case.atol))
-        done = kernel.tune(*fresh(torch, args), force=True, budget_s=budget_s)
+        if fixed is None:
+            done = kernel.tune(*fresh(torch, args), force=True,
+                               budget_s=budget_s)
 
         def tuned_config():
             return _config_of(kernel.compile(*args) + ".json")
@@ -366,9 +373,12 @@ def run_dslc(case, args, want, timer, reps, budget_s, checkout):
         module = load_module(example_path(case, checkout), "same_source_dslc",
                              stand_in=True)
         kernel = getattr(module, case.kernel)
-        done = kernel.autotune(fresh(torch, args), wanted, select,
-                               tolerance=(case.rtol, case.atol),
-                               tuner_args=tuner_args)
+        if fixed is None:
+            done = kernel.autotune(fresh(torch, args), wanted, select,
+                                   tolerance=(case.rtol, case.atol),
+                                   tuner_args=tuner_args)
+        else:
+            kernel.use_config(fixed)
 
         def tuned_config():
             inst = next(iter(kernel.instances.values()))
@@ -385,6 +395,24 @@ def run_dslc(case, args, want, timer, reps, budget_s, checkout):
     done = done or {}
     return (us, out, done.get("seconds", 0.0), tuned_config(),
             done.get("wrong", []), done.get("measured", 0))
+
+
+def dslc_configs(items):
+    """--dslc-config's CASE=JSON items as {case: config dict}; ValueError
+    names an item that is not one."""
+    out = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        try:
+            config = json.loads(text) if sep else None
+        except json.JSONDecodeError as e:
+            raise ValueError(f"--dslc-config {item}: {e}") from None
+        if not isinstance(config, dict):
+            raise ValueError(f"--dslc-config {item}: give CASE={{...}}, a "
+                             f"case and a JSON object (dslc's config)")
+        case_named(name)
+        out[name] = config
+    return out
 
 
 def _config_of(metadata_path):
@@ -495,9 +523,11 @@ def worker(opts):
             case, args, want, timer, opts.reps, opts.checkout,
             opts.helion_effort, fixed)
     else:
+        fixed = dslc_configs(opts.dslc_config).get(case.name)
         us, out, row["tune_s"], cfg, wrong, n = run_dslc(
-            case, args, want, timer, opts.reps, opts.budget_s, opts.checkout)
-        row["config"] = json.dumps(cfg)
+            case, args, want, timer, opts.reps, opts.budget_s, opts.checkout,
+            fixed)
+        row["config"] = ("fixed: " if fixed else "") + json.dumps(cfg)
         row["searched"] = n
         if wrong:
             row["wrong_configs"] = json.dumps(wrong)
@@ -563,6 +593,8 @@ def worker_args(opts, case, T, H, impl):
             "--helion-effort", opts.helion_effort]
     if opts.helion_configs:
         argv += ["--helion-configs", os.path.abspath(opts.helion_configs)]
+    for item in opts.dslc_config:
+        argv += ["--dslc-config", item]
     if opts.checkout:
         argv.append(opts.checkout)
     return argv
@@ -618,6 +650,13 @@ def parser():
                         "the same case and shape (an earlier run's tuning "
                         "on the same kind of GPU), untuned; a shape with "
                         "no such row is autotuned")
+    p.add_argument("--dslc-config", action="append", default=[],
+                   metavar="CASE=JSON",
+                   help="time dslc's row of CASE at this config (dslc's "
+                        "JSON, e.g. '{\"block_sizes\": [1, 256], "
+                        "\"num_warps\": 2}'), untuned: with "
+                        "--helion-configs, the same config in both "
+                        "compilers (repeatable, one per case)")
     p.add_argument("--timeout", type=int, default=900)
     p.add_argument("--csv", help="append rows here (rows in it are skipped)")
     p.add_argument("--dry-run", action="store_true")
@@ -634,6 +673,10 @@ def main(argv=None):
         opts.shape = tuple(int(v) for v in opts.shape.split("x"))
         worker(opts)
         return 0
+    try:
+        dslc_configs(opts.dslc_config)
+    except (ValueError, SystemExit) as e:
+        p.error(str(e))
     cases = [case_named(c) for c in opts.cases.split(",") if c]
     impls = [i for i in opts.impls.split(",") if i]
     unknown = set(impls) - set(IMPLS)

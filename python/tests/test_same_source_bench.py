@@ -7,7 +7,7 @@ import importlib.util
 import io
 import os
 import unittest
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 
 _PATH = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks",
                      "helion_same_source.py")
@@ -114,6 +114,35 @@ class EarlierHelionConfigs(unittest.TestCase):
             w = bench.parser().parse_args(
                 bench.worker_args(opts, "rms_norm", 8192, 4096, "helion"))
             self.assertEqual(w.helion_configs, path)
+
+
+class FixedDslcConfigs(unittest.TestCase):
+    def test_items_parse_per_case_and_reach_the_worker(self):
+        items = ['embedding={"block_sizes": [1, 256], "num_warps": 2}',
+                 'jsd={"block_sizes": [4096, 1], "num_warps": 8}']
+        self.assertEqual(bench.dslc_configs(items),
+                         {"embedding": {"block_sizes": [1, 256],
+                                        "num_warps": 2},
+                          "jsd": {"block_sizes": [4096, 1], "num_warps": 8}})
+        opts = bench.parser().parse_args(
+            ["/snap/helion"] + [a for i in items for a in ("--dslc-config",
+                                                           i)])
+        w = bench.parser().parse_args(
+            bench.worker_args(opts, "jsd", 8192, 4096, "dslc"))
+        self.assertEqual(bench.dslc_configs(w.dslc_config)["jsd"],
+                         {"block_sizes": [4096, 1], "num_warps": 8})
+
+    def test_bad_items_are_usage_errors_naming_them(self):
+        for item, says in (("jsd", "give CASE={...}"),
+                           ("jsd=[1, 2]", "give CASE={...}"),
+                           ("jsd={bad", "--dslc-config jsd={bad"),
+                           ('nope={"num_warps": 2}', "unknown case 'nope'")):
+            err = io.StringIO()
+            with self.assertRaises(SystemExit) as e, \
+                    redirect_stderr(err), redirect_stdout(io.StringIO()):
+                bench.main(["--dry-run", "--dslc-config", item])
+            self.assertEqual(e.exception.code, 2)
+            self.assertIn(says, err.getvalue())
 
 
 class Failures(unittest.TestCase):
