@@ -379,7 +379,8 @@ int Stages::toTarget(mlir::ModuleOp mod, KernelDescription desc) {
   return writeWithMetadata(artifact->bytes, true, metadata);
 }
 
-/// A cubin, compiled again where ptxas spills: first with the values loaded
+/// A cubin, compiled again where ptxas spills no more than a retry may remove
+/// (SpillReport::retryable): first with the values loaded
 /// before a loop and used only in it loaded again in the loop
 /// (-dslc-sink-invariant-loads, when it found one), then without loads
 /// issued iterations ahead, then at the narrow bound of
@@ -452,7 +453,8 @@ int compileWithWarpRetry(mlir::MLIRContext &ctx, const ast::Module &module,
   // whichever spills least (the first on a tie).
   auto attempt = [&](int64_t warps) {
     Attempt first = once(warps, Loads{});
-    if (first.rc != 0 || !first.spills.any() || options.outputPath == "-" ||
+    if (first.rc != 0 || !first.spills.retryable() ||
+        options.outputPath == "-" ||
         !(first.wideEarlyLoads || first.prefetchedLoads || first.sinkableLoads))
       return first;
     Attempt best = first;

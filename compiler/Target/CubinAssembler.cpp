@@ -214,10 +214,11 @@ dslc::assembleCubin(const std::string &ptx, const std::string &arch,
     // The two assemblers of one CUDA release allocate registers apart:
     // where nvJitLink spills, the ptxas executable may not (Helion's
     // attention_backward: 228 B against none), and the other way round, so
-    // Auto keeps the cubin that spills less.
+    // Auto keeps the cubin that spills less (unless it spills past what a
+    // retry may remove: SpillReport::retryable).
     SpillReport spilled = linked ? parseSpills(linked->log) : SpillReport{};
-    if (linked && verbose && route == AssemblerRoute::Auto && spilled.any() &&
-        !findPtxas().empty()) {
+    if (linked && verbose && route == AssemblerRoute::Auto &&
+        spilled.retryable() && !findPtxas().empty()) {
       std::string ignored;
       std::optional<CubinResult> assembled = viaPtxas(ptx, arch, true, ignored);
       if (assembled) {

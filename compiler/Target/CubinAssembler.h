@@ -39,6 +39,18 @@ std::string findPtxas();
 struct SpillReport {
   int64_t storeBytes = 0, loadBytes = 0;
   bool any() const { return storeBytes > 0 || loadBytes > 0; }
+  /// Whether a compile again (the other assembler, loads kept back) may
+  /// still remove the spills: at most kMaxRetriedSpillBytes of stores.
+  bool retryable() const {
+    return any() && storeBytes <= kMaxRetriedSpillBytes;
+  }
+  /// What the retries remove is tens of registers (the two assemblers'
+  /// allocations: 228 B against none for Helion's attention_backward; 32 B
+  /// a thread of prefetched loads, 64 B of early loads, a held row or
+  /// two), and each runs ptxas again: jsd at one warp spills 7276 B, and
+  /// nvJitLink then the ptxas executable took 6 s of a tuner's on-demand
+  /// compile where one assembler takes 3.
+  static constexpr int64_t kMaxRetriedSpillBytes = 1024;
 };
 SpillReport parseSpills(const std::string &log);
 
