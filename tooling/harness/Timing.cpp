@@ -232,11 +232,15 @@ TimingStats eagerL2Cold(Communicator &comm, const RunOptions &o,
 
 } // namespace
 
-size_t l2FlushBytes(const LocalRank &l) {
+size_t l2Bytes(const LocalRank &l) {
   int l2 = 0;
   DSLC_CUDART(l.rank,
               cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, l.device));
-  return 2 * static_cast<size_t>(std::max(l2, 1 << 20));
+  return static_cast<size_t>(std::max(l2, 0));
+}
+
+size_t l2FlushBytes(const LocalRank &l) {
+  return 2 * std::max(l2Bytes(l), size_t(1) << 20);
 }
 
 void measurePhases(Communicator &comm, const RunOptions &o, const PhaseHooks &h,

@@ -47,6 +47,8 @@ struct RunOptions {
 /// Most times a flush is written before one L2-cold sample.
 constexpr int kMaxFlushRepeat = 64;
 
+/// The L2 size of local rank `l`'s device (cudaDevAttrL2CacheSize).
+size_t l2Bytes(const rt::LocalRank &l);
 /// Bytes that evict a device's L2 when written: twice its size, as the
 /// Python package's timing flushes (python/dslc/_timing.py).
 size_t l2FlushBytes(const rt::LocalRank &l);

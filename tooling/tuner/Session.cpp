@@ -457,9 +457,10 @@ int printRunTable(const TunerOptions &o, const Manifest &m,
   }
   std::printf("%s", renderTable(table).c_str());
   std::printf("tuner: times are %s medians per call; cache %s\n",
-              o.objective == "graph" ? "CUDA-graph replay"
-              : o.l2Cold             ? "L2-cold single-call"
-                                     : "back-to-back",
+              o.objective == "graph"             ? "CUDA-graph replay"
+              : o.l2Cold && m.collective.empty() ? "L2-cold single-call"
+              : o.l2Cold                         ? "L2-cold back-to-back"
+                                                 : "back-to-back",
               cachePath.c_str());
   return failures;
 }

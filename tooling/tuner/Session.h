@@ -105,15 +105,15 @@ void checkProblems(const Manifest &m, const std::vector<Problem> &ps);
 /// `tuner compile`: returns the manifest written into `dir`.
 Manifest doCompile(const TunerOptions &o, const std::string &dir,
                    Progress &prog);
-/// `tuner run`: the exit status (0 when every problem found a candidate).
-/// With o.compileAllUpTo, configs the search visits that `m` lacks are
-/// compiled into it.
 /// The median `tuner run` minimizes for the candidates of `m`: o.objective,
 /// else eager for a kernel with --l2-cold (only its eager calls follow a
 /// flush) and graph otherwise; rt::Error when o asks for a kernel's graph
 /// time L2-cold.
 std::string tuningObjective(const TunerOptions &o, const Manifest &m);
 
+/// `tuner run`: the exit status (0 when every problem found a candidate).
+/// With o.compileAllUpTo, configs the search visits that `m` lacks are
+/// compiled into it.
 int doRun(const TunerOptions &o, Manifest m);
 /// `tuner bench`: the exit status (0 when every result was right).
 int doBench(const TunerOptions &o, const Manifest &m);

@@ -228,18 +228,16 @@ run::HarnessLayout requestLayout(WorkerState &s, const json &req,
   if (!req.value("l2_cold", false))
     return layout;
   const LocalRank &l = s.comm->local(0);
-  int l2 = 0;
-  DSLC_CUDART(l.rank,
-              cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, l.device));
+  size_t l2 = run::l2Bytes(l);
   size_t set = 0;
   for (int arg : {plan.input, plan.output})
     set += (plan.args[arg].bytes + 255) / 256 * 256;
-  layout.rotatingSets = run::l2ColdSets(set, static_cast<size_t>(l2));
+  layout.rotatingSets = run::l2ColdSets(set, l2);
   size_t total = set * layout.rotatingSets;
   note = fmt::format("l2-cold: {} sets of {} B", layout.rotatingSets, set);
-  if (total < 2 * static_cast<size_t>(l2))
+  if (total < 2 * l2)
     note += fmt::format(" = {} B, under twice L2 ({} B): partly cold", total,
-                        2 * static_cast<size_t>(l2));
+                        2 * l2);
   return layout;
 }
 
