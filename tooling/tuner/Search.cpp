@@ -336,8 +336,44 @@ KernelSpace::waveSeeds(int multiprocessors) const {
       n = times(n, dims_[i].values[p[i]]);
     return n;
   };
-  if (ctasOf(def) > multiprocessors)
-    return seeds; // a large product: the default's tile fills the GPU
+  auto indexOf = [&](size_t dim, int64_t value) -> std::optional<int> {
+    const std::vector<int64_t> &v = dims_[dim].values;
+    auto it = std::find(v.begin(), v.end(), value);
+    if (it == v.end())
+      return std::nullopt;
+    return static_cast<int>(it - v.begin());
+  };
+  if (ctasOf(def) > multiprocessors) {
+    // A large product: the default's tile already fills the GPU, but a
+    // user's default is often a small tile (64 x 64 x 32 at four warps)
+    // whose neighbourhood a pattern search walks for its whole budget.
+    // Start from the tensor-core tiles of the strongest Hopper kernels
+    // too (cuBLAS's and Triton's 128 x 256, 256 x 128, 128 x 128 at K =
+    // 64, two warpgroups), where each still makes a full wave.
+    if (grid.size() < 2)
+      return seeds;
+    size_t m = grid[grid.size() - 2], n = grid.back();
+    for (auto [bm, bn] :
+         {std::pair<int64_t, int64_t>{128, 256}, {256, 128}, {128, 128}}) {
+      std::vector<int> s = def;
+      std::optional<int> atM = indexOf(m, bm), atN = indexOf(n, bn);
+      if (!atM || !atN || bm > powerOfTwoAtLeast(dims_[m].tunable.extent) ||
+          bn > powerOfTwoAtLeast(dims_[n].tunable.extent))
+        continue;
+      s[m] = *atM;
+      s[n] = *atN;
+      for (size_t i : loops)
+        if (auto at = indexOf(i, 64))
+          s[i] = *at;
+      if (warps)
+        if (auto at = indexOf(*warps, 8))
+          s[*warps] = *at;
+      if (ctasOf(s) >= multiprocessors && s != def && valid(s) &&
+          std::find(seeds.begin(), seeds.end(), s) == seeds.end())
+        seeds.push_back(s);
+    }
+    return seeds;
+  }
   // Every combination of the grid blocks' values, each at most the power
   // of two of its dimension (M and N: or 64, a warpgroup's rows).
   struct Tile {
@@ -383,13 +419,6 @@ KernelSpace::waveSeeds(int multiprocessors) const {
                      return std::tie(a.bytes, b.ctas, b.elements) <
                             std::tie(b.bytes, a.ctas, a.elements);
                    });
-  auto indexOf = [&](size_t dim, int64_t value) -> std::optional<int> {
-    const std::vector<int64_t> &v = dims_[dim].values;
-    auto it = std::find(v.begin(), v.end(), value);
-    if (it == v.end())
-      return std::nullopt;
-    return static_cast<int>(it - v.begin());
-  };
   constexpr size_t kTiles = 3;
   for (size_t n = 0; n < tiles.size() && n < kTiles; ++n) {
     for (int64_t k : {64, 128}) {

@@ -97,7 +97,10 @@ public:
   /// memory holds), four warps per 64 rows of the tile (its next-to-last
   /// grid block: a batched product's tiles are [..., M, N]). A skinny product
   /// (M = 16, N = 4096) wants such tiles and stages, far from the square
-  /// default. None when the default's tile already makes more than one wave.
+  /// default. When the default's tile already makes more than one wave:
+  /// the tensor-core tiles 128 x 256, 256 x 128 and 128 x 128 (M x N; K
+  /// loops at 64, 8 warps, the default's stages) that still fill the SMs,
+  /// so a search from a user's small default tile reaches them.
   std::vector<std::vector<int>> waveSeeds(int multiprocessors) const;
   /// Every valid point, in lexicographic order of the indices.
   std::vector<std::vector<int>> points() const;

@@ -338,17 +338,61 @@ TEST_CASE("kernel space: a skinny product's wave seeds fill the SMs with "
     rows128 = rows128 || c.blockSizes[1] == 128;
   }
   CHECK(rows128);
-  // None where the default already fills the GPU, the SM count is not
-  // known, or the kernel has no product.
-  CHECK(matmulSpace(4096, 4096, 4096).waveSeeds(132).empty());
+  // None where the SM count is not known or the kernel has no product.
   CHECK(s.waveSeeds(0).empty());
-  // Sizes far past any GPU's: no seeds, and no overflow on the way.
-  CHECK(matmulSpace(int64_t(1) << 40, int64_t(1) << 40, 64)
-            .waveSeeds(132)
-            .empty());
+  // Sizes far past any GPU's: no overflow on the way (the CTA counts
+  // saturate), only the large product's tiles.
+  KernelSpace huge = matmulSpace(int64_t(1) << 40, int64_t(1) << 40, 64);
+  for (const auto &seed : huge.waveSeeds(132)) {
+    CHECK(huge.valid(seed));
+    CHECK(huge.config(seed).blockSizes[0] >= 128);
+  }
   Tunable rows = sizedBlock(0, 16, 4096);
   rows.tilesGrid = true;
   CHECK(KernelSpace("k", {rows, Tunable::numWarps(4)}).waveSeeds(132).empty());
+}
+
+TEST_CASE("kernel space: a large product's seeds are the tensor-core tiles",
+          "[tuner]") {
+  // matmul + bias + SiLU at 4096^3 from the source's 64 x 64 x 32 at four
+  // warps (1024 CTAs): a 20 s search walked that neighbourhood and kept
+  // 256x128x128 (0.96x torch) where 128x256x64 at 8 warps ran 1.25x (H100,
+  // 2026-12-07).
+  Tunable bm = sizedBlock(0, 64, 4096), bn = sizedBlock(1, 64, 4096),
+          bk = sizedBlock(2, 32, 4096);
+  bm.tilesGrid = bn.tilesGrid = true;
+  KernelSpace s(
+      "matmul_bias_silu",
+      {bm, bn, bk, Tunable::numWarps(4), Tunable::numStages(4),
+       Tunable::dotEngine(int64_t(dslc::contract::DotEngine::Wgmma))});
+  std::vector<std::vector<int>> seeds = s.waveSeeds(132);
+  REQUIRE(seeds.size() == 3);
+  std::vector<std::vector<int64_t>> tiles;
+  for (const auto &seed : seeds) {
+    KernelConfig c = s.config(seed);
+    tiles.push_back(c.blockSizes);
+    CHECK(c.numWarps == 8);
+    CHECK(c.numStages == 4); // the default's: dslc keeps what fits
+    CHECK(s.valid(seed));
+  }
+  CHECK(tiles == std::vector<std::vector<int64_t>>{
+                     {128, 256, 64}, {256, 128, 64}, {128, 128, 64}});
+  // The same product from its 128 x 256 default: the other two tiles.
+  std::vector<std::vector<int>> big =
+      matmulSpace(4096, 4096, 4096).waveSeeds(132);
+  REQUIRE(big.size() == 2);
+  CHECK(matmulSpace(4096, 4096, 4096).config(big[0]).blockSizes ==
+        std::vector<int64_t>{256, 128, 64});
+  // M = 512 x N = 4096: 128 x 256 tiles make 64 CTAs (half the SMs), no
+  // longer a wave; 128 x 128 makes 128 (also short of 132): no seed
+  // leaves the SMs idle where the default fills them.
+  Tunable m2 = sizedBlock(0, 32, 512), n2 = sizedBlock(1, 64, 4096),
+          k2 = sizedBlock(2, 32, 4096);
+  m2.tilesGrid = n2.tilesGrid = true;
+  KernelSpace mid(
+      "m", {m2, n2, k2, Tunable::numWarps(4), Tunable::numStages(4),
+            Tunable::dotEngine(int64_t(dslc::contract::DotEngine::Wgmma))});
+  CHECK(mid.waveSeeds(132).empty());
 }
 
 TEST_CASE("search: a matrix product's descent starts from its wave seeds",
