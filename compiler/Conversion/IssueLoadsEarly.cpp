@@ -10,12 +10,13 @@
 // store, an atomic, another load, a signal or wait, a loop or branch) or
 // a matrix product, and lands just above the earliest op on its way that
 // may wait at a barrier (a reduction, a layout change through shared
-// memory); with none on its way it stays. Program order between the load and
-// every other memory access is kept, so tensors that overlap are read as
-// written. Tiles of more than max-bytes-per-thread bytes a thread stay where
-// they are: their registers would stay live across the work in between
-// (kWideEarlyLoadBytes, and kNarrowEarlyLoadBytes where that spilled:
-// Passes.h).
+// memory) or gathers (whose addresses wait for values loaded before
+// them: issueEarly); with none on its way it stays. Program order between
+// the load and every write is kept, so tensors that overlap are read as
+// written. Tiles of more than max-bytes-per-thread bytes a thread do not
+// climb over barriers: their registers would stay live across the work in
+// between (kWideEarlyLoadBytes, and kNarrowEarlyLoadBytes where that
+// spilled: Passes.h); they climb over gathers only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,26 +53,45 @@ bool mayBarrier(Operation *op) {
              tile::BroadcastOp, tile::ReshapeOp, tile::ShiftOp>(op);
 }
 
+/// Where a load moved: not at all, above a gather only, or above an op
+/// that may wait at a barrier (its registers then live across that work).
+enum class Moved { No, AboveGather, AboveBarrier };
+
 /// Moves `load` up its block, as far as mayClimbOver allows, to just above
-/// the earliest op on the way that may wait at a barrier; where none is on
-/// the way the load stays (LLVM schedules it among the other code). Whether
-/// it moved.
-bool issueEarly(tile::LoadOp load) {
+/// the earliest op on the way that may wait at a barrier or gathers;
+/// where none is on the way the load stays (LLVM schedules it among the
+/// other code). A gather's addresses come from values it waits for (a
+/// label loaded just before: cross entropy's `logits[row, label]`), and
+/// a masked access lowers to a branch: a load written after it is not
+/// issued before the gather's index arrives, one DRAM round trip late,
+/// unless it comes first. Climbing over a gather (a read) keeps what
+/// every access reads; a `wide` load (more bytes a thread than the
+/// barrier climb allows) climbs over gathers and their index math only.
+Moved issueEarly(tile::LoadOp load, bool wide) {
   Operation *above = nullptr;
+  Moved moved = Moved::No;
   for (Operation *prev = load->getPrevNode(); prev;
        prev = prev->getPrevNode()) {
     if (llvm::any_of(prev->getResults(), [&](Value r) {
           return llvm::is_contained(load->getOperands(), r);
         }))
       break;
-    if (!mayClimbOver(prev))
+    bool gather = isa<tile::GatherOp>(prev);
+    if (!gather && !mayClimbOver(prev))
       break;
-    if (mayBarrier(prev))
+    if (gather) {
       above = prev;
+      moved = std::max(moved, Moved::AboveGather);
+    } else if (mayBarrier(prev)) {
+      if (wide)
+        break;
+      above = prev;
+      moved = Moved::AboveBarrier;
+    }
   }
   if (above)
     load->moveBefore(above);
-  return above != nullptr;
+  return moved;
 }
 
 struct IssueLoadsEarlyPass
@@ -87,15 +107,17 @@ struct IssueLoadsEarlyPass
       int64_t threads = lower::kernelThreads(func);
       SmallVector<tile::LoadOp> loads;
       func.walk([&](tile::LoadOp load) {
-        if (!load->hasAttr(lower::kCtaOrderedAttr) &&
-            lower::loadBytesPerThread(load, threads) <= maxBytesPerThread)
+        if (!load->hasAttr(lower::kCtaOrderedAttr))
           loads.push_back(load);
       });
-      for (tile::LoadOp load : loads)
-        if (issueEarly(load) &&
-            lower::loadBytesPerThread(load, threads) > kNarrowEarlyLoadBytes)
+      for (tile::LoadOp load : loads) {
+        int64_t bytes = lower::loadBytesPerThread(load, threads);
+        if (issueEarly(load, bytes > maxBytesPerThread) ==
+                Moved::AboveBarrier &&
+            bytes > kNarrowEarlyLoadBytes)
           getOperation()->setAttr(kWideEarlyLoadsAttr,
                                   UnitAttr::get(&getContext()));
+      }
     });
   }
 };

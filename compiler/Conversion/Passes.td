@@ -181,7 +181,9 @@ def IssueLoadsEarly : Pass<"dslc-issue-loads-early", "mlir::ModuleOp"> {
     that may write memory or synchronize (stores, atomics, comm ops, loops,
     branches) and at matrix products, and lands just above the earliest op
     on its way that may wait at a barrier (a reduction, a layout change
-    through shared memory; none: it stays); loads of tensors the kernel
+    through shared memory) or gathers (`tile.gather`, whose addresses wait
+    for values loaded before it; loads of any size climb over gathers and
+    their index math); none: it stays; loads of tensors the kernel
     wrote before (ordered by a barrier) stay. A load after a reduction
     (RMSNorm's weight, LayerNorm's weight and bias) is then in flight while
     the reduction's barriers wait, which neither LLVM nor ptxas does across

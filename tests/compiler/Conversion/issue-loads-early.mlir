@@ -117,6 +117,49 @@ func.func @read_after_write(%x: !tile.ref<f32, 1>, %y: !tile.ref<f32, 1>)
   return
 }
 
+// Cross entropy's shape (Helion's examples/cross_entropy.py): a row's
+// 16 KB (128 B a thread, past the barrier climb's 64) written after the
+// gather `logits[row, label]` climbs over the gather and its index math
+// (issued before the label arrives), stops at the label's load; a second
+// wide load after a reduction does not climb over it.
+
+// CHECK-LABEL: func.func @cross_entropy(
+// CHECK: %[[L:.*]] = tile.load %arg1
+// CHECK: arith.addi %{{.*}}, %[[L]]
+// CHECK-NEXT: %[[ROW:.*]] = tile.load %arg0
+// CHECK-NEXT: tile.gather
+// CHECK-NEXT: tile.reduce max %[[ROW]]
+// CHECK-NEXT: tile.load %arg3
+func.func @cross_entropy(%logits: !tile.ref<f32, 2>, %labels: !tile.ref<i64, 1>,
+                         %flat: !tile.ref<f32, 1>, %other: !tile.ref<f32, 2>,
+                         %out: !tile.ref<f32, 1>)
+    attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %n = tile.dim %logits, 0 : !tile.ref<f32, 2>
+  tile.grid(%n) block [1] {
+  ^bb0(%row: index):
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4096 = arith.constant 4096 : index
+    %end = arith.addi %row, %c1 : index
+    %label = tile.load %labels[%row] limits [%end] {dims = array<i64: 0>} : !tile.ref<i64, 1> -> tensor<1xi64>
+    %c4096i = arith.constant 4096 : i64
+    %base = tile.splat %c4096i : i64 -> tensor<1xi64>
+    %ix = arith.addi %base, %label : tensor<1xi64>
+    %target = tile.gather %flat[%ix] : !tile.ref<f32, 1>, tensor<1xi64> -> tensor<1xf32>
+    %r = tile.load %logits[%row, %c0] limits [%end, %c4096] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<1x4096xf32>
+    %m = tile.reduce max %r, 1 : tensor<1x4096xf32> -> tensor<1x1xf32>
+    %q = tile.load %other[%row, %c0] limits [%end, %c4096] {dims = array<i64: 0, 1>} : !tile.ref<f32, 2> -> tensor<1x4096xf32>
+    %mm = tile.reshape %m : tensor<1x1xf32> -> tensor<1xf32>
+    %s = arith.addf %mm, %target : tensor<1xf32>
+    tile.store %s, %out[%row] limits [%end] {dims = array<i64: 0>} : tensor<1xf32>, !tile.ref<f32, 1>
+    tile.store %mm, %out[%row] limits [%end] {dims = array<i64: 0>} : tensor<1xf32>, !tile.ref<f32, 1>
+    %qq = tile.reduce sum %q, 1 : tensor<1x4096xf32> -> tensor<1x1xf32>
+  }
+  return
+}
+
+// -----
+
 // (dslc --issue-loads-early=false, and -dslc-pipeline with
 // issue-loads-early=false, leave every load where it is written: see
 // tests/examples/rmsnorm-issue-early.test.)
