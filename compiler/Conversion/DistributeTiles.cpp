@@ -158,7 +158,8 @@ static LogicalResult flattenSignature(func::FuncOp func) {
 
 /// Bytes the kernel's tile accesses of memory move (each op once, static
 /// shapes), by element width in bits: loads, stores, gathers, scatters,
-/// atomics, LL packets and multicast accesses. A dot's operands, loaded at
+/// atomics (their data, not their index tiles), LL packets and multicast
+/// accesses. A dot's operands, loaded at
 /// every step of the loop over K, count as the bulk of the traffic.
 static llvm::SmallDenseMap<unsigned, uint64_t>
 accessBytesByWidth(func::FuncOp func) {
@@ -190,8 +191,15 @@ accessBytesByWidth(func::FuncOp func) {
     }
     for (Type t : op->getResultTypes())
       count(t, weight);
-    for (Type t : op->getOperandTypes())
-      count(t, weight);
+    // Index and mask tiles are registers, not traffic: a gather of f32
+    // rows at i64 indices moves 4-byte elements.
+    if (auto scatter = dyn_cast<tile::ScatterOp>(op))
+      count(scatter.getValue().getType(), weight);
+    else if (auto atomic = dyn_cast<tile::AtomicOp>(op))
+      count(atomic.getValue().getType(), weight);
+    else if (!isa<tile::GatherOp>(op))
+      for (Type t : op->getOperandTypes())
+        count(t, weight);
   });
   return bytes;
 }

@@ -6,11 +6,13 @@
 // (TileLayout.h). Per position: the row-major element index over the
 // tensor's sizes, a bounds check (every index in [0, size)) and the mask,
 // then one scalar load (a zero where not read) or store under that
-// condition. Padding positions (rows past the first dimension's extent,
-// columns past the last) are neither read nor written, and a scatter of a
-// tile several threads hold is written by one of them (lane 0 of a
-// replicated tile, group 0 of a tile every group holds). A tile.atomic is
-// a scatter whose stores are atomicrmw at device scope.
+// condition; a gather's piece whose positions read one contiguous aligned
+// run (tested at run time, folded by LLVM where the indices are a
+// broadcast and an iota) is one vector load instead. Padding positions (rows
+// past the first dimension's extent, columns past the last) are neither read
+// nor written, and a scatter of a tile several threads hold is written by one
+// of them (lane 0 of a replicated tile, group 0 of a tile every group holds). A
+// tile.atomic is a scatter whose stores are atomicrmw at device scope.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +33,9 @@ namespace {
 struct IndexedAccess {
   SmallVector<Value> ok;      ///< i1 per position: read / write it
   SmallVector<Value> address; ///< per position (clamped to element 0)
+  /// Per position, its index along each dimension (i64).
+  SmallVector<SmallVector<Value, 2>> coords;
+  int64_t vec = 1; ///< positions of a piece (TileLayout::vec)
 };
 
 /// Whether position (o, c, v) of this thread holds an element of the tile
@@ -76,6 +81,7 @@ IndexedAccess indexedAccess(OpBuilder &b, Location loc, const KernelInfo &info,
   Value base = lower::field(b, loc, ref, 0);
   Value zero = lower::i64(b, loc, 0);
   IndexedAccess a;
+  a.vec = layout.vec;
   for (int64_t o = 0; o < layout.outer; ++o)
     for (int64_t c = 0; c < layout.chunks; ++c)
       for (int64_t v = 0; v < layout.vec; ++v) {
@@ -85,7 +91,7 @@ IndexedAccess indexedAccess(OpBuilder &b, Location loc, const KernelInfo &info,
           ok = arith::AndIOp::create(
               b, loc, ok,
               vector::ExtractOp::create(b, loc, mask, ArrayRef<int64_t>{p}));
-        SmallVector<Value> coords;
+        SmallVector<Value, 2> coords;
         for (int64_t d = 0; d < rank; ++d) {
           Value i = vector::ExtractOp::create(b, loc, indices[d],
                                               ArrayRef<int64_t>{p});
@@ -105,8 +111,66 @@ IndexedAccess indexedAccess(OpBuilder &b, Location loc, const KernelInfo &info,
         a.ok.push_back(ok);
         a.address.push_back(
             lower::elementPtr(b, loc, base, memElement, linear));
+        a.coords.push_back(std::move(coords));
       }
   return a;
+}
+
+/// Whether the `a.vec` positions from `first` read one contiguous,
+/// aligned run of the tensor: every one read, each one element past the
+/// one before along the last dimension and at the same index along the
+/// others (an embedding's `weight[idx, tile_e]`: LLVM folds these tests
+/// where the indices are a broadcast row and an iota), the first address
+/// aligned to the run's bytes.
+Value readsOneRun(OpBuilder &b, Location loc, const IndexedAccess &a,
+                  size_t first, unsigned runBytes) {
+  Value all = a.ok[first];
+  const SmallVector<Value, 2> &at = a.coords[first];
+  for (int64_t v = 1; v < a.vec; ++v) {
+    const SmallVector<Value, 2> &c = a.coords[first + v];
+    all = arith::AndIOp::create(b, loc, all, a.ok[first + v]);
+    for (size_t d = 0; d < c.size(); ++d) {
+      Value want = at[d];
+      if (d + 1 == c.size())
+        want = arith::AddIOp::create(b, loc, want, lower::i64(b, loc, v));
+      all = arith::AndIOp::create(
+          b, loc, all,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c[d], want));
+    }
+  }
+  Value addr =
+      LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), a.address[first]);
+  Value low = arith::AndIOp::create(b, loc, addr,
+                                    lower::i64(b, loc, int64_t(runBytes) - 1));
+  return arith::AndIOp::create(
+      b, loc, all,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, low,
+                            lower::i64(b, loc, 0)));
+}
+
+/// Positions [first, first + n) of a gather, one scalar load each where
+/// read (zero elsewhere).
+SmallVector<Value> loadEach(OpBuilder &b, Location loc, const IndexedAccess &a,
+                            size_t first, int64_t n, Type memElement,
+                            Value zero) {
+  unsigned bytes = memElement.getIntOrFloatBitWidth() / 8;
+  SmallVector<Value> elements;
+  for (size_t p = first; p < first + n; ++p) {
+    Value address = a.address[p];
+    auto ifOp = scf::IfOp::create(
+        b, loc, a.ok[p],
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(
+              b, loc,
+              LLVM::LoadOp::create(b, loc, memElement, address, bytes)
+                  .getResult());
+        },
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(b, loc, zero);
+        });
+    elements.push_back(ifOp.getResult(0));
+  }
+  return elements;
 }
 
 struct GatherOpLowering : TilePattern<tile::GatherOp> {
@@ -130,19 +194,38 @@ struct GatherOpLowering : TilePattern<tile::GatherOp> {
     Value zero = arith::ConstantOp::create(rewriter, loc,
                                            rewriter.getZeroAttr(memElement));
     SmallVector<Value> elements;
-    for (auto [ok, address] : llvm::zip(a.ok, a.address)) {
+    // A piece whose positions read one contiguous run is one vector load
+    // (16 bytes: ld.global.v4.b32 for f32) where it is, at run time;
+    // element by element otherwise.
+    unsigned runBytes = bytes * a.vec;
+    bool vectorize = a.vec > 1 && llvm::isPowerOf2_32(runBytes) &&
+                     runBytes <= 16 && !a.coords.empty() &&
+                     !a.coords.front().empty();
+    for (size_t first = 0; first < a.ok.size(); first += a.vec) {
+      if (!vectorize) {
+        llvm::append_range(elements, loadEach(rewriter, loc, a, first, a.vec,
+                                              memElement, zero));
+        continue;
+      }
+      auto runType = VectorType::get({a.vec}, memElement);
       auto ifOp = scf::IfOp::create(
-          rewriter, loc, ok,
+          rewriter, loc, readsOneRun(rewriter, loc, a, first, runBytes),
           [&](OpBuilder &b, Location loc) {
-            scf::YieldOp::create(
-                b, loc,
-                LLVM::LoadOp::create(b, loc, memElement, address, bytes)
-                    .getResult());
+            scf::YieldOp::create(b, loc,
+                                 LLVM::LoadOp::create(b, loc, runType,
+                                                      a.address[first],
+                                                      runBytes)
+                                     .getResult());
           },
           [&](OpBuilder &b, Location loc) {
-            scf::YieldOp::create(b, loc, zero);
+            Value each = vector::FromElementsOp::create(
+                b, loc, runType,
+                loadEach(b, loc, a, first, a.vec, memElement, zero));
+            scf::YieldOp::create(b, loc, each);
           });
-      elements.push_back(ifOp.getResult(0));
+      for (int64_t v = 0; v < a.vec; ++v)
+        elements.push_back(vector::ExtractOp::create(
+            rewriter, loc, ifOp.getResult(0), ArrayRef<int64_t>{v}));
     }
     Value result = vector::FromElementsOp::create(
         rewriter, loc, VectorType::get(resultType.getShape(), memElement),

@@ -133,6 +133,37 @@ func.func @gather_scatter(%x: !tile.ref<f32, 1> {tile.role = #tile.role<inout>},
 
 // -----
 
+// A gather of f32 at i64 indices (an embedding's `weight[idx, tile_e]`):
+// the index tiles do not narrow the pieces (16 bytes of the data: four f32
+// a thread at [128] x 1 warp), and a piece whose four positions read one
+// contiguous aligned run (each read, each index one past the one before,
+// the first address a multiple of 16) is one vector load, element by
+// element otherwise. LLVM folds the run test where the indices are an
+// iota plus a base.
+
+// CHECK-LABEL: func.func @gather_run(
+// CHECK: llvm.ptrtoint
+// CHECK: %[[PIECE:.*]] = scf.if %{{.*}} -> (vector<4xf32>) {
+// CHECK-NEXT: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: } else {
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK: vector.from_elements
+// CHECK: llvm.store %[[PIECE]], %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+func.func @gather_run(%x: !tile.ref<f32, 1> {tile.role = #tile.role<input>}, %out: !tile.ref<f32, 1> {tile.role = #tile.role<output>})
+    attributes {tile.kernel, tile.num_warps = 1 : i64, tile.arg_names = ["x", "out"]} {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %base = arith.constant 4096 : i64
+  %i = tile.iota : tensor<128xi64>
+  %b = tile.splat %base : i64 -> tensor<128xi64>
+  %idx = arith.addi %i, %b : tensor<128xi64>
+  %v = tile.gather %x[%idx] : !tile.ref<f32, 1>, tensor<128xi64> -> tensor<128xf32>
+  tile.store %v, %out[%c0] limits [%c128] {dims = array<i64: 0>} : tensor<128xf32>, !tile.ref<f32, 1>
+  return
+}
+
+// -----
+
 // tile.atomic: the scatter's conditions, then one relaxed llvm.atomicrmw
 // per element the thread holds (fadd of floats, max of integers) at device
 // scope; the op's ordering is device-scope fences around them (release
