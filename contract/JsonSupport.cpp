@@ -27,6 +27,8 @@ json configToJson(const KernelConfig &c, bool forCompiler) {
     j["num_stages"] = c.numStages;
   if (c.l2Grouping > 0)
     j["l2_groupings"] = json::array({c.l2Grouping});
+  if (c.fastMath)
+    j["fast_math"] = true;
   return j;
 }
 
@@ -151,7 +153,7 @@ Tunable FieldReader::tunable(const json &t, const std::string &where) const {
   if (!kind)
     fail(where, "unknown tunable kind '" + kindName +
                     "' (block_size, num_warps, max_ctas, named, num_stages, "
-                    "dot_engine, l2_grouping or reduction_loop)");
+                    "dot_engine, l2_grouping, reduction_loop or fast_math)");
   int64_t value = integer(t, "value", where);
   Tunable r;
   switch (*kind) {
@@ -188,6 +190,9 @@ Tunable FieldReader::tunable(const json &t, const std::string &where) const {
     break;
   case Tunable::Kind::L2Grouping:
     r = Tunable::l2Grouping(value);
+    break;
+  case Tunable::Kind::FastMath:
+    r = Tunable::fastMath(value);
     break;
   case Tunable::Kind::ReductionLoop: {
     // Its chunks depend on the row's extent: as written.
@@ -282,6 +287,16 @@ KernelConfig FieldReader::config(const json &c,
       k.l2Grouping = g.get<int64_t>();
       break;
     }
+    case ConfigKey::FastMath:
+      // true / false (or 1 / 0: the tuner's records)
+      if (v.is_boolean())
+        k.fastMath = v.get<bool>();
+      else if (v.is_number_integer() &&
+               (v.get<int64_t>() == 0 || v.get<int64_t>() == 1))
+        k.fastMath = v.get<int64_t>();
+      else
+        fail(where, "fast_math must be true or false, got " + v.dump());
+      break;
     case ConfigKey::Tunables:
       object(c, "tunables", where);
       for (auto t = v.begin(); t != v.end(); ++t) {

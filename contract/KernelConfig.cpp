@@ -69,6 +69,10 @@ Tunable Tunable::l2Grouping(int64_t value) {
   return withChoices(Kind::L2Grouping, value, {1, 4, 8, 16});
 }
 
+Tunable Tunable::fastMath(int64_t value) {
+  return withChoices(Kind::FastMath, value, {0, 1});
+}
+
 Tunable Tunable::reductionLoop(unsigned index, int64_t value, int64_t extent) {
   std::vector<int64_t> chunks = {0};
   for (int64_t part : {2, 4, 8})
@@ -122,6 +126,8 @@ std::string Tunable::label() const {
     return "l2_groupings";
   case Kind::ReductionLoop:
     return "reduction_loops[" + std::to_string(index) + "]";
+  case Kind::FastMath:
+    return "fast_math";
   }
   return "?";
 }
@@ -160,6 +166,8 @@ const char *tunableKindName(Tunable::Kind kind) {
     return "l2_grouping";
   case Tunable::Kind::ReductionLoop:
     return "reduction_loop";
+  case Tunable::Kind::FastMath:
+    return "fast_math";
   }
   return "?";
 }
@@ -169,7 +177,7 @@ std::optional<Tunable::Kind> parseTunableKind(const std::string &name) {
        {Tunable::Kind::BlockSize, Tunable::Kind::NumWarps,
         Tunable::Kind::MaxCtas, Tunable::Kind::Named, Tunable::Kind::NumStages,
         Tunable::Kind::DotEngine, Tunable::Kind::L2Grouping,
-        Tunable::Kind::ReductionLoop})
+        Tunable::Kind::ReductionLoop, Tunable::Kind::FastMath})
     if (name == tunableKindName(k))
       return k;
   return std::nullopt;
@@ -195,6 +203,8 @@ int64_t KernelConfig::get(const Tunable &t) const {
     return l2Grouping;
   case Tunable::Kind::ReductionLoop:
     return t.index < reductionLoops.size() ? reductionLoops[t.index] : 0;
+  case Tunable::Kind::FastMath:
+    return fastMath;
   }
   return 0;
 }
@@ -230,6 +240,9 @@ void KernelConfig::set(const Tunable &t, int64_t value) {
     if (reductionLoops.size() <= t.index)
       reductionLoops.resize(t.index + 1, 0);
     reductionLoops[t.index] = value;
+    return;
+  case Tunable::Kind::FastMath:
+    fastMath = value;
     return;
   }
 }
@@ -275,6 +288,7 @@ static const KeyName kHonouredKeys[] = {
     {ConfigKey::DotEngine, "dot_engine"},
     {ConfigKey::NumStages, "num_stages"},
     {ConfigKey::L2Groupings, "l2_groupings"},
+    {ConfigKey::FastMath, "fast_math"},
     {ConfigKey::MaxCtas, "max_ctas"},
     {ConfigKey::Tunables, "tunables"},
 };
@@ -355,6 +369,8 @@ std::string KernelConfig::brief() const {
     add("st=" + std::to_string(numStages));
   if (l2Grouping > 1)
     add("l2g=" + std::to_string(l2Grouping));
+  if (fastMath)
+    add("fm");
   return s.empty() ? "default" : s;
 }
 
@@ -381,9 +397,10 @@ std::optional<DotEngine> parseDotEngine(const std::string &name) {
 
 bool KernelConfig::operator<(const KernelConfig &o) const {
   return std::tie(blockSizes, numWarps, maxCtas, named, reductionLoops,
-                  dotEngine, numStages, l2Grouping) <
-         std::tie(o.blockSizes, o.numWarps, o.maxCtas, o.named,
-                  o.reductionLoops, o.dotEngine, o.numStages, o.l2Grouping);
+                  dotEngine, numStages, l2Grouping,
+                  fastMath) < std::tie(o.blockSizes, o.numWarps, o.maxCtas,
+                                       o.named, o.reductionLoops, o.dotEngine,
+                                       o.numStages, o.l2Grouping, o.fastMath);
 }
 
 Expected<bool> validate(const KernelConfig &c) {
@@ -411,6 +428,9 @@ Expected<bool> validate(const KernelConfig &c) {
     return Failure{"l2_groupings " + std::to_string(c.l2Grouping) +
                    " is outside 1.." + std::to_string(kMaxL2Grouping) +
                    " (1: row-major)"};
+  if (c.fastMath != 0 && c.fastMath != 1)
+    return Failure{"fast_math " + std::to_string(c.fastMath) +
+                   " is neither 0 nor 1"};
   return true;
 }
 

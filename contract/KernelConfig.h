@@ -65,6 +65,10 @@ struct Tunable {
     /// the row whole (or dslc's own chunks where it does not fit), else
     /// the chunk size
     ReductionLoop,
+    /// fast_math: 1 approximates every f32 exp, log and division (Triton's
+    /// ex2/lg2.approx and div.full), 0 only where a rounding to 16 bits
+    /// follows (-dslc-narrowed-fast-math)
+    FastMath,
   };
   Kind kind = Kind::NumWarps;
   unsigned index = 0; ///< BlockSize, ReductionLoop
@@ -112,10 +116,12 @@ struct Tunable {
   /// kMinReductionChunk, and where one of those is, `extent` itself (the
   /// row held whole, never rolled) (or `value`).
   static Tunable reductionLoop(unsigned index, int64_t value, int64_t extent);
+  /// A kernel with f32 exps, logs or divisions: 0 or 1 (fast_math).
+  static Tunable fastMath(int64_t value);
 
   /// "block_sizes[0]", "num_warps", "max_ctas", "num_stages",
-  /// "dot_engine", "l2_groupings", "reduction_loops[0]" or the name
-  /// (messages).
+  /// "dot_engine", "l2_groupings", "reduction_loops[0]", "fast_math" or
+  /// the name (messages).
   std::string label() const;
   /// Whether `v` is allowed; otherwise the failure names the tunable and
   /// its range.
@@ -183,6 +189,11 @@ struct KernelConfig {
   /// so that CTAs running at once share operand panels in L2 (Triton's
   /// GROUP_SIZE_M); 0 or 1: row-major.
   int64_t l2Grouping = 0;
+  /// fast_math: 1 computes every f32 exp, exp2, log, log2 and division
+  /// with the approximate instructions Triton uses (ex2.approx, lg2.approx,
+  /// div.full: a few ulp, more for exp of large arguments); 0 (the
+  /// default) keeps them correctly rounded where the result stays f32.
+  int64_t fastMath = 0;
 
   /// The value `t` has in this config (0 when unset).
   int64_t get(const Tunable &t) const;
@@ -204,7 +215,8 @@ struct KernelConfig {
     return blockSizes == o.blockSizes && numWarps == o.numWarps &&
            maxCtas == o.maxCtas && named == o.named &&
            reductionLoops == o.reductionLoops && dotEngine == o.dotEngine &&
-           numStages == o.numStages && l2Grouping == o.l2Grouping;
+           numStages == o.numStages && l2Grouping == o.l2Grouping &&
+           fastMath == o.fastMath;
   }
   bool operator<(const KernelConfig &o) const;
 };
@@ -212,7 +224,8 @@ struct KernelConfig {
 /// The one validation of a config: every block size in 1..kMaxBlockSize,
 /// num_warps 0 (default) or in 1..kMaxNumWarps, max_ctas >= 0, every
 /// reduction_loops entry 0 (None) or a chunk in 1..kMaxBlockSize, num_stages
-/// 0 (default) or in 1..kMaxNumStages, l2_groupings 0 or 1..kMaxL2Grouping.
+/// 0 (default) or in 1..kMaxNumStages, l2_groupings 0 or 1..kMaxL2Grouping,
+/// fast_math 0 or 1.
 Expected<bool> validate(const KernelConfig &config);
 
 /// What a key of a config object is to dslc. One policy for every reader
@@ -227,6 +240,7 @@ enum class ConfigKey {
   DotEngine,      ///< dot_engine (the compiler)
   NumStages,      ///< num_stages (the compiler)
   L2Groupings,    ///< l2_groupings (the compiler)
+  FastMath,       ///< fast_math (the compiler)
   MaxCtas,        ///< max_ctas (the runtime, at load)
   Tunables,       ///< tunables: named values the tuner searches
   HelionOnly,     ///< a helion.Config key for Triton only (indexing, ...)

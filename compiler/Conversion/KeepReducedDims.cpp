@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Analysis/FloatErrors.h"
 #include "compiler/Conversion/LoweringUtils.h"
 #include "compiler/Conversion/Passes.h"
 
@@ -49,10 +50,10 @@ bool isPlainTile(Type type) {
   return tensor && !tensor.getEncoding() && tensor.getRank() >= 1;
 }
 
-/// Element-wise tile arithmetic (lower::isElementwiseArith) with one plain
+/// Element-wise tile arithmetic (isElementwiseArith) with one plain
 /// tile result.
 bool isElementwise(Operation *op) {
-  return lower::isElementwiseArith(op) && op->getNumResults() == 1 &&
+  return isElementwiseArith(op) && op->getNumResults() == 1 &&
          isPlainTile(op->getResult(0).getType());
 }
 

@@ -420,11 +420,6 @@ int64_t kernelThreads(func::FuncOp func) {
   return KernelInfo().threads;
 }
 
-bool isElementwiseArith(Operation *op) {
-  return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
-         op->hasTrait<OpTrait::Elementwise>();
-}
-
 bool mayWrite(Operation *op) {
   if (isa<comm::CommDialect>(op->getDialect()))
     return !isa<comm::PeerOp, comm::EpochOp>(op);

@@ -423,12 +423,6 @@ int64_t loadBytesPerThread(dslc::tile::LoadOp load, int64_t threads);
 /// KernelInfo's default when it has none (hand-written IR).
 int64_t kernelThreads(mlir::func::FuncOp func);
 
-/// Whether `op` is element-wise tile arithmetic: arith or math ops with
-/// the Elementwise trait (arithmetic, math, comparisons, selects,
-/// conversions), which act alike on any shape of their tiles (the passes
-/// that reshape or re-chunk tiles: RollReductions, KeepReducedDims).
-bool isElementwiseArith(mlir::Operation *op);
-
 /// Whether `op` may write memory a load repeated after it reads (a pass
 /// that recomputes a load later: RollReductions, SplitWideDots).
 /// Communication other than naming a peer's tensor or reading the launch

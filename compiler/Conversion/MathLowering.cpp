@@ -8,8 +8,9 @@
 //
 // On bf16 and f16 values every math op but absf computes in f32 and rounds
 // once, as torch's kernels do. `math.exp`/`math.exp2` on f32 with `afn`
-// (-dslc-narrowed-fast-math: rounded to 16 bits after) become
-// ex2.approx.f32, as Triton's exp.
+// (-dslc-narrowed-fast-math: rounded to 16 bits after, or the config's
+// fast_math) become ex2.approx.f32, as Triton's exp, and `math.log` /
+// `math.log2` with `afn` (fast_math) lg2.approx.f32, as Triton's log.
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,17 +115,13 @@ LLVM::LLVMFuncOp libDeviceDecl(Operation *inModule, StringRef name, Type type,
                                   LLVM::LLVMFunctionType::get(type, params));
 }
 
-/// Replaces `op` (one result, a scalar or a rank-1 vector) by `scalar` of
-/// its operands: once for a scalar, once per element of a vector.
-void replacePerElement(PatternRewriter &rewriter, Operation *op,
-                       ValueRange operands,
-                       function_ref<Value(ValueRange)> scalar) {
-  auto vector = dyn_cast<VectorType>(op->getResult(0).getType());
-  if (!vector) {
-    rewriter.replaceOp(op, scalar(operands));
-    return;
-  }
-  Location loc = op->getLoc();
+/// `scalar` of `operands`: once for a scalar `type`, once per element of a
+/// rank-1 vector.
+Value perElement(PatternRewriter &rewriter, Location loc, Type type,
+                 ValueRange operands, function_ref<Value(ValueRange)> scalar) {
+  auto vector = dyn_cast<VectorType>(type);
+  if (!vector)
+    return scalar(operands);
   SmallVector<Value> results;
   for (int64_t i = 0; i < vector.getNumElements(); ++i) {
     SmallVector<Value> args;
@@ -133,7 +130,17 @@ void replacePerElement(PatternRewriter &rewriter, Operation *op,
           vector::ExtractOp::create(rewriter, loc, v, ArrayRef<int64_t>{i}));
     results.push_back(scalar(args));
   }
-  rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, vector, results);
+  return vector::FromElementsOp::create(rewriter, loc, vector, results);
+}
+
+/// Replaces `op` (one result, a scalar or a rank-1 vector) by `scalar` of
+/// its operands, per element.
+void replacePerElement(PatternRewriter &rewriter, Operation *op,
+                       ValueRange operands,
+                       function_ref<Value(ValueRange)> scalar) {
+  rewriter.replaceOp(op,
+                     perElement(rewriter, op->getLoc(),
+                                op->getResult(0).getType(), operands, scalar));
 }
 
 /// A math op of the table on f32/f64 scalars or vectors: one libdevice
@@ -163,14 +170,17 @@ struct LibDeviceCall : RewritePattern {
 
 /// `math.exp` / `math.exp2` on f32 values with `afn`
 /// (-dslc-narrowed-fast-math): ex2.approx.f32 of x * log2(e) (of x), one
-/// per element, as Triton computes exp.
-struct ApproximateExp : RewritePattern {
-  explicit ApproximateExp(MLIRContext *ctx)
+/// per element, as Triton computes exp; `math.log` / `math.log2` with
+/// `afn` (a kernel's fast_math): lg2.approx.f32 (times ln 2), as Triton
+/// computes log.
+struct ApproximateExpLog : RewritePattern {
+  explicit ApproximateExpLog(MLIRContext *ctx)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/3, ctx) {}
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!isa<math::ExpOp, math::Exp2Op>(op))
+    bool exp = isa<math::ExpOp, math::Exp2Op>(op);
+    if (!exp && !isa<math::LogOp, math::Log2Op>(op))
       return failure();
     auto fm = cast<arith::ArithFastMathInterface>(op);
     Type type = op->getResult(0).getType();
@@ -181,18 +191,24 @@ struct ApproximateExp : RewritePattern {
                                    arith::FastMathFlags::afn))
       return failure();
     Location loc = op->getLoc();
+    auto scaled = [&](Value x, float by) -> Value {
+      return arith::MulFOp::create(
+          rewriter, loc, x,
+          createScalarOrSplatConstant(rewriter, loc, type, APFloat(by)));
+    };
     Value x = op->getOperand(0);
     if (isa<math::ExpOp>(op))
-      x = arith::MulFOp::create(
-          rewriter, loc, x,
-          createScalarOrSplatConstant(rewriter, loc, type,
-                                      APFloat(1.4426950408889634f)));
-    replacePerElement(rewriter, op, x, [&](ValueRange v) {
-      return LLVM::CallIntrinsicOp::create(
-                 rewriter, loc, rewriter.getF32Type(),
-                 rewriter.getStringAttr("llvm.nvvm.ex2.approx.f32"), v)
+      x = scaled(x, 1.4426950408889634f);
+    StringRef intrinsic =
+        exp ? "llvm.nvvm.ex2.approx.f32" : "llvm.nvvm.lg2.approx.f";
+    Value r = perElement(rewriter, loc, type, x, [&](ValueRange v) {
+      return LLVM::CallIntrinsicOp::create(rewriter, loc, rewriter.getF32Type(),
+                                           rewriter.getStringAttr(intrinsic), v)
           .getResult(0);
     });
+    if (isa<math::LogOp>(op))
+      r = scaled(r, 0.6931471805599453f);
+    rewriter.replaceOp(op, r);
     return success();
   }
 };
@@ -200,6 +216,6 @@ struct ApproximateExp : RewritePattern {
 } // namespace
 
 void dslc::populateMathLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<HalfMathInF32, LibDeviceCall, ApproximateExp>(
+  patterns.add<HalfMathInF32, LibDeviceCall, ApproximateExpLog>(
       patterns.getContext());
 }

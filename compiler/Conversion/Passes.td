@@ -96,7 +96,9 @@ def NarrowedFastMath : Pass<"dslc-narrowed-fast-math", "mlir::ModuleOp"> {
     other narrowed f32 divisions get `afn` (div.full.f32 after
     -dslc-divide-without-calls); narrowed f32 `math.exp`/`math.exp2`, and
     those of bf16/f16 values, get `afn` (ex2.approx.f32 of x * log2(e)).
-    Triton's `exp` and `/` are those everywhere
+    Triton's `exp` and `/` are those everywhere. In a kernel with
+    `tile.fast_math` (the config's fast_math), every f32 `math.exp`,
+    `math.exp2`, `math.log`, `math.log2` and `arith.divf` gets `afn`
     (compiler/Conversion/NarrowedFastMath.cpp).
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Analysis/FloatErrors.h"
 #include "compiler/Conversion/LoweringUtils.h"
 #include "compiler/Conversion/Passes.h"
 
@@ -93,7 +94,7 @@ struct Roller {
     if (auto reshape = dyn_cast<tile::ReshapeOp>(op)) // unit dims only
       return isWide(reshape.getInput().getType()) &&
              isWide(reshape.getResult().getType());
-    return lower::isElementwiseArith(op);
+    return isElementwiseArith(op);
   }
 
   /// A loop that only computes (a sum over the peers' rows: loads and

@@ -84,6 +84,8 @@ LogicalResult Generator::applyConfig(const contract::ConfigReading &reading,
     numStages = c.numStages;
   if (reading.has("l2_groupings"))
     l2Grouping = c.l2Grouping;
+  if (reading.has("fast_math"))
+    fastMath = c.fastMath;
   for (const char *runtimeOnly : {"max_ctas", "tunables"})
     if (reading.has(runtimeOnly))
       diags->warning(where, source.str() + " key '" + runtimeOnly +

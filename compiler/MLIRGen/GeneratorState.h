@@ -338,6 +338,8 @@ protected:
   int64_t numStages = 0;
   /// The config's l2_groupings (tile::kL2GroupingAttr; 0: not given).
   int64_t l2Grouping = 0;
+  /// The config's fast_math (tile::kFastMathAttr).
+  int64_t fastMath = 0;
   /// The variable a statement `NAME = <call>` assigns while the call is
   /// generated: an output the call makes takes its name (addOutput).
   std::string outputNameHint;

@@ -8,6 +8,7 @@
 
 #include "compiler/MLIRGen/MLIRGen.h"
 #include "compiler/Analysis/ChunkLoops.h"
+#include "compiler/Analysis/FloatErrors.h"
 #include "compiler/MLIRGen/AccessAnalysis.h"
 #include "compiler/MLIRGen/Generator.h"
 
@@ -342,6 +343,13 @@ OwningOpRef<ModuleOp> Generator::run() {
     }
     return WalkResult::interrupt(); // the kernel's grid
   });
+  // f32 exps and logs left exact by default (compiler/Analysis/
+  // FloatErrors.h): the tuner also tries Triton's approximations
+  // (fast_math), kept where its check against the reference passes.
+  if (fastMathChangesMath(func))
+    desc.tunables.push_back(contract::Tunable::fastMath(fastMath));
+  if (fastMath)
+    func->setAttr(tile::kFastMathAttr, builder.getUnitAttr());
   for (const auto &[name, value] : options.defines)
     if (!usedDefines.count(name))
       diags->warning(kernel.getNameRange(),

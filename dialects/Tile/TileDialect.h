@@ -62,6 +62,9 @@ inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
 /// Optional kernel attribute (i64): the config's l2_groupings, the rows of
 /// tiles a group of the grid runs column by column (GridLowering.cpp).
 inline constexpr llvm::StringLiteral kL2GroupingAttr = "tile.l2_grouping";
+/// Optional kernel attribute (unit): the config's fast_math, every f32 exp,
+/// exp2, log, log2 and division approximated (-dslc-narrowed-fast-math).
+inline constexpr llvm::StringLiteral kFastMathAttr = "tile.fast_math";
 /// Name of the array-of-strings attribute naming a kernel's parameters.
 inline constexpr llvm::StringLiteral kArgNamesAttr = "tile.arg_names";
 /// Name of the integer attribute giving the number of peers (world size).

@@ -103,8 +103,8 @@ TEST_CASE("config: one reader, one key policy", "[contract][config]") {
   REQUIRE_FALSE(unknown);
   CHECK(unknown.error().rfind("unknown config key 'num_warp' (dslc reads "
                               "block_sizes, num_warps, reduction_loops, "
-                              "dot_engine, num_stages, l2_groupings, max_ctas, "
-                              "tunables",
+                              "dot_engine, num_stages, l2_groupings, "
+                              "fast_math, max_ctas, tunables",
                               0) == 0);
   CHECK(configError(R"({"reduction_loops":[0]})") ==
         "config: reduction_loops entries are null or chunk sizes from 1 to "
@@ -131,6 +131,32 @@ TEST_CASE("config: one reader, one key policy", "[contract][config]") {
         "config: num_stages 9 is outside 1..8 (0: the compiler's default)");
   CHECK(classifyConfigKey("range_num_stages") == ConfigKey::HelionOnly);
   CHECK(classifyConfigKey("nope") == ConfigKey::Unknown);
+  // fast_math: true / false (1 / 0 as the tuner's records write a
+  // tunable), anything else named.
+  CHECK(classifyConfigKey("fast_math") == ConfigKey::FastMath);
+  Expected<KernelConfig> fm =
+      KernelConfig::fromJson(R"({"block_sizes":[1],"fast_math":true})");
+  REQUIRE(fm);
+  CHECK(fm->fastMath == 1);
+  CHECK(fm->brief() == "bs=1 fm");
+  CHECK(fm->toJson(true) == R"({"block_sizes":[1],"fast_math":true})");
+  Expected<KernelConfig> fmBack = KernelConfig::fromJson(fm->toJson());
+  REQUIRE(fmBack);
+  CHECK(*fmBack == *fm);
+  Expected<KernelConfig> fmOne =
+      KernelConfig::fromJson(R"({"block_sizes":[1],"fast_math":1})");
+  REQUIRE(fmOne);
+  CHECK(*fmOne == *fm);
+  CHECK_FALSE(*fmBack < *fm);
+  Expected<KernelConfig> precise =
+      KernelConfig::fromJson(R"({"fast_math":false})");
+  REQUIRE(precise);
+  CHECK(precise->fastMath == 0);
+  CHECK(precise->toJson() == "{}");
+  CHECK(configError(R"({"fast_math":2})") ==
+        "config: fast_math must be true or false, got 2");
+  CHECK(configError(R"({"fast_math":"yes"})") ==
+        "config: fast_math must be true or false, got \"yes\"");
 }
 
 TEST_CASE("config: tunables are typed records", "[contract][config]") {
@@ -151,8 +177,17 @@ TEST_CASE("config: tunables are typed records", "[contract][config]") {
        {Tunable::Kind::BlockSize, Tunable::Kind::NumWarps,
         Tunable::Kind::MaxCtas, Tunable::Kind::Named, Tunable::Kind::NumStages,
         Tunable::Kind::DotEngine, Tunable::Kind::L2Grouping,
-        Tunable::Kind::ReductionLoop})
+        Tunable::Kind::ReductionLoop, Tunable::Kind::FastMath})
     CHECK(parseTunableKind(tunableKindName(k)) == k);
+  // f32 exps and logs approximated or not.
+  Tunable fm = Tunable::fastMath(0);
+  CHECK(fm.label() == "fast_math");
+  CHECK(fm.choices == std::vector<int64_t>{0, 1});
+  CHECK(fm.check(2).error() == "fast_math 2 is not one of 0, 1");
+  KernelConfig fast;
+  fast.set(fm, 1);
+  CHECK(fast.get(fm) == 1);
+  CHECK(fast.toJson(true) == R"({"fast_math":true})");
   // A matmul kernel's pipeline depth and engine: 2..6 and 8 stages and the
   // tensor-core engines, plus the kernel's own value.
   Tunable st = Tunable::numStages(3);

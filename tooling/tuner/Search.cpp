@@ -130,8 +130,11 @@ std::vector<Dimension> spaceDimensions(const std::vector<Tunable> &tunables,
     case Tunable::Kind::DotEngine:
     case Tunable::Kind::L2Grouping:
     case Tunable::Kind::ReductionLoop:
+    case Tunable::Kind::FastMath:
       // A matmul kernel's pipeline depth and tensor-core engine; a 2-d
-      // grid's tile order; whole rows or chunks of them.
+      // grid's tile order; whole rows or chunks of them; f32 math
+      // approximated (the tuner's check against the reference decides
+      // whether the kernel's tolerance allows it).
       dims.push_back(listDimension(t, t.choices));
       break;
     case Tunable::Kind::Named:

@@ -277,3 +277,42 @@ func.func @summed_narrow_or_used(%x: !tile.ref<f32, 2>, %lse: !tile.ref<f32, 2>)
   tile.store %f, %x[%c0, %c0] limits [%c1, %c4096] {dims = array<i64: 0, 1>} : tensor<1x4096xf32>, !tile.ref<f32, 2>
   return
 }
+
+// -----
+
+// The config's fast_math (tile.fast_math): every f32 exp, exp2, log, log2
+// and division gets afn, results stored as f32 too (Triton's math); the
+// same ops in a kernel without it stay exact.
+
+// CHECK-LABEL: func.func @fast_math(
+// CHECK: math.exp %{{.*}} fastmath<afn> : tensor<128xf32>
+// CHECK: math.exp2 %{{.*}} fastmath<afn> : tensor<128xf32>
+// CHECK: math.log %{{.*}} fastmath<afn> : tensor<128xf32>
+// CHECK: math.log2 %{{.*}} fastmath<afn> : tensor<128xf32>
+// CHECK: arith.divf %{{.*}}, %{{.*}} fastmath<afn> : tensor<128xf32>
+// CHECK-LABEL: func.func @exact(
+// CHECK-NOT: afn
+func.func @fast_math(%x: !tile.ref<f32, 1>, %out: !tile.ref<f32, 1>)
+    attributes {tile.kernel, tile.fast_math, tile.num_warps = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %a = tile.load %x[%c0] limits [%c128] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<128xf32>
+  %e = math.exp %a : tensor<128xf32>
+  %e2 = math.exp2 %e : tensor<128xf32>
+  %l = math.log %e2 : tensor<128xf32>
+  %l2 = math.log2 %l : tensor<128xf32>
+  %q = arith.divf %l2, %a : tensor<128xf32>
+  tile.store %q, %out[%c0] limits [%c128] {dims = array<i64: 0>} : tensor<128xf32>, !tile.ref<f32, 1>
+  return
+}
+func.func @exact(%x: !tile.ref<f32, 1>, %out: !tile.ref<f32, 1>)
+    attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %a = tile.load %x[%c0] limits [%c128] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<128xf32>
+  %e = math.exp %a : tensor<128xf32>
+  %l = math.log %e : tensor<128xf32>
+  %q = arith.divf %l, %a : tensor<128xf32>
+  tile.store %q, %out[%c0] limits [%c128] {dims = array<i64: 0>} : tensor<128xf32>, !tile.ref<f32, 1>
+  return
+}

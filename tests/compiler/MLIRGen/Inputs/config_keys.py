@@ -55,3 +55,11 @@ def plain(x: torch.Tensor) -> torch.Tensor:
     for t in hl.tile(x.size(0)):
         out[t] = x[t] * 2
     return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[64], fast_math=True))
+def fast_exp_log(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    for t in hl.tile(x.size(0)):
+        out[t] = torch.exp(x[t]) + torch.log(x[t])
+    return out
