@@ -117,7 +117,7 @@ func.func @read_after_write(%x: !tile.ref<f32, 1>, %y: !tile.ref<f32, 1>)
   return
 }
 
-// Cross entropy's shape (Helion's examples/cross_entropy.py): a row's
+// Cross entropy's shape (Helion's cross_entropy example): a row's
 // 16 KB (128 B a thread, past the barrier climb's 64) written after the
 // gather `logits[row, label]` climbs over the gather and its index math
 // (issued before the label arrives), stops at the label's load; a second
