@@ -6,9 +6,9 @@
 // (TileLayout.h). Per position: the row-major element index over the
 // tensor's sizes, a bounds check (every index in [0, size)) and the mask,
 // then one scalar load (a zero where not read) or store under that
-// condition; a gather's piece whose positions read one contiguous aligned
-// run (tested at run time, folded by LLVM where the indices are a
-// broadcast and an iota) is one vector load instead. Padding positions (rows
+// condition; a piece whose positions access one contiguous aligned run
+// (tested at run time, folded by LLVM where the indices are a broadcast
+// and an iota) is one vector load or store instead. Padding positions (rows
 // past the first dimension's extent, columns past the last) are neither read
 // nor written, and a scatter of a tile several threads hold is written by one
 // of them (lane 0 of a replicated tile, group 0 of a tile every group holds). A
@@ -116,14 +116,14 @@ IndexedAccess indexedAccess(OpBuilder &b, Location loc, const KernelInfo &info,
   return a;
 }
 
-/// Whether the `a.vec` positions from `first` read one contiguous,
-/// aligned run of the tensor: every one read, each one element past the
-/// one before along the last dimension and at the same index along the
-/// others (an embedding's `weight[idx, tile_e]`: LLVM folds these tests
-/// where the indices are a broadcast row and an iota), the first address
-/// aligned to the run's bytes.
-Value readsOneRun(OpBuilder &b, Location loc, const IndexedAccess &a,
-                  size_t first, unsigned runBytes) {
+/// Whether the `a.vec` positions from `first` access one contiguous,
+/// aligned run of the tensor: every one accessed, each one element past
+/// the one before along the last dimension and at the same index along
+/// the others (an embedding's `weight[idx, tile_e]`: LLVM folds these
+/// tests where the indices are a broadcast row and an iota), the first
+/// address aligned to the run's bytes.
+Value isOneRun(OpBuilder &b, Location loc, const IndexedAccess &a, size_t first,
+               unsigned runBytes) {
   Value all = a.ok[first];
   const SmallVector<Value, 2> &at = a.coords[first];
   for (int64_t v = 1; v < a.vec; ++v) {
@@ -146,6 +146,13 @@ Value readsOneRun(OpBuilder &b, Location loc, const IndexedAccess &a,
       b, loc, all,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, low,
                             lower::i64(b, loc, 0)));
+}
+
+/// Whether a piece of `a` may be one access of `runBytes` (a power of two,
+/// at most 16: one ld/st.global.v4.b32).
+bool mayBeRuns(const IndexedAccess &a, unsigned runBytes) {
+  return a.vec > 1 && llvm::isPowerOf2_32(runBytes) && runBytes <= 16 &&
+         !a.coords.empty() && !a.coords.front().empty();
 }
 
 /// Positions [first, first + n) of a gather, one scalar load each where
@@ -198,9 +205,7 @@ struct GatherOpLowering : TilePattern<tile::GatherOp> {
     // (16 bytes: ld.global.v4.b32 for f32) where it is, at run time;
     // element by element otherwise.
     unsigned runBytes = bytes * a.vec;
-    bool vectorize = a.vec > 1 && llvm::isPowerOf2_32(runBytes) &&
-                     runBytes <= 16 && !a.coords.empty() &&
-                     !a.coords.front().empty();
+    bool vectorize = mayBeRuns(a, runBytes);
     for (size_t first = 0; first < a.ok.size(); first += a.vec) {
       if (!vectorize) {
         llvm::append_range(elements, loadEach(rewriter, loc, a, first, a.vec,
@@ -209,7 +214,7 @@ struct GatherOpLowering : TilePattern<tile::GatherOp> {
       }
       auto runType = VectorType::get({a.vec}, memElement);
       auto ifOp = scf::IfOp::create(
-          rewriter, loc, readsOneRun(rewriter, loc, a, first, runBytes),
+          rewriter, loc, isOneRun(rewriter, loc, a, first, runBytes),
           [&](OpBuilder &b, Location loc) {
             scf::YieldOp::create(b, loc,
                                  LLVM::LoadOp::create(b, loc, runType,
@@ -260,14 +265,39 @@ struct ScatterOpLowering : TilePattern<tile::ScatterOp> {
                       adaptor.getIndices(), adaptor.getMask(), memElement,
                       /*writes=*/true);
     unsigned bytes = memElement.getIntOrFloatBitWidth() / 8;
-    for (auto [p, ok] : llvm::enumerate(a.ok)) {
-      Value x = vector::ExtractOp::create(rewriter, loc, value,
-                                          ArrayRef<int64_t>{int64_t(p)});
-      Value address = a.address[p];
-      scf::IfOp::create(rewriter, loc, ok, [&](OpBuilder &b, Location loc) {
-        LLVM::StoreOp::create(b, loc, x, address, bytes);
-        scf::YieldOp::create(b, loc);
-      });
+    auto storeEach = [&](OpBuilder &b, Location loc, size_t first) {
+      for (size_t p = first; p < first + a.vec; ++p) {
+        Value x = vector::ExtractOp::create(b, loc, value,
+                                            ArrayRef<int64_t>{int64_t(p)});
+        Value address = a.address[p];
+        scf::IfOp::create(b, loc, a.ok[p], [&](OpBuilder &b, Location loc) {
+          LLVM::StoreOp::create(b, loc, x, address, bytes);
+          scf::YieldOp::create(b, loc);
+        });
+      }
+    };
+    // A piece whose positions write one contiguous aligned run is one
+    // vector store, as a gather's is one vector load.
+    unsigned runBytes = bytes * a.vec;
+    bool vectorize = mayBeRuns(a, runBytes);
+    for (size_t first = 0; first < a.ok.size(); first += a.vec) {
+      if (!vectorize) {
+        storeEach(rewriter, loc, first);
+        continue;
+      }
+      Value run = vector::ExtractStridedSliceOp::create(
+          rewriter, loc, value, ArrayRef<int64_t>{int64_t(first)},
+          ArrayRef<int64_t>{a.vec}, ArrayRef<int64_t>{1});
+      scf::IfOp::create(
+          rewriter, loc, isOneRun(rewriter, loc, a, first, runBytes),
+          [&](OpBuilder &b, Location loc) {
+            LLVM::StoreOp::create(b, loc, run, a.address[first], runBytes);
+            scf::YieldOp::create(b, loc);
+          },
+          [&](OpBuilder &b, Location loc) {
+            storeEach(b, loc, first);
+            scf::YieldOp::create(b, loc);
+          });
     }
     rewriter.eraseOp(op);
     return success();

@@ -164,6 +164,29 @@ func.func @gather_run(%x: !tile.ref<f32, 1> {tile.role = #tile.role<input>}, %ou
 
 // -----
 
+// A scatter at the same indices: one vector store per piece that writes
+// one contiguous aligned run, element by element otherwise.
+
+// CHECK-LABEL: func.func @scatter_run(
+// CHECK: scf.if %{{[0-9]+}} {
+// CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK-NEXT: } else {
+// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+func.func @scatter_run(%x: !tile.ref<f32, 1> {tile.role = #tile.role<input>}, %out: !tile.ref<f32, 1> {tile.role = #tile.role<output>})
+    attributes {tile.kernel, tile.num_warps = 1 : i64, tile.arg_names = ["x", "out"]} {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %base = arith.constant 4096 : i64
+  %v = tile.load %x[%c0] limits [%c128] {dims = array<i64: 0>} : !tile.ref<f32, 1> -> tensor<128xf32>
+  %i = tile.iota : tensor<128xi64>
+  %b = tile.splat %base : i64 -> tensor<128xi64>
+  %idx = arith.addi %i, %b : tensor<128xi64>
+  tile.scatter %v, %out[%idx] : tensor<128xf32>, !tile.ref<f32, 1>, tensor<128xi64>
+  return
+}
+
+// -----
+
 // tile.atomic: the scatter's conditions, then one relaxed llvm.atomicrmw
 // per element the thread holds (fadd of floats, max of integers) at device
 // scope; the op's ordering is device-scope fences around them (release
