@@ -269,6 +269,22 @@ std::vector<std::vector<int>> KernelSpace::points() const {
   return out;
 }
 
+std::optional<std::vector<int>> KernelSpace::fastMathSeed() const {
+  std::vector<int> p = defaultPoint();
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    const Dimension &d = dims_[i];
+    if (d.tunable.kind != Tunable::Kind::FastMath || d.values[p[i]] != 0)
+      continue;
+    auto one = std::find(d.values.begin(), d.values.end(), 1);
+    if (one == d.values.end())
+      return std::nullopt;
+    p[i] = static_cast<int>(one - d.values.begin());
+    if (valid(p))
+      return p;
+  }
+  return std::nullopt;
+}
+
 std::vector<std::vector<int>> KernelSpace::shapeSeeds() const {
   std::vector<size_t> sized;
   for (size_t i = 0; i < dims_.size(); ++i)
@@ -593,11 +609,17 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
   // dimension, that one smallest; Helion's row kernels' tuned configs are
   // such points, far from a default of 16 or 64 per block): the descent
   // starts from the fastest of a kernel's default and its seeds.
-  // Wave seeds (KernelSpace::waveSeeds) join them for matrix products.
+  // Wave seeds (KernelSpace::waveSeeds) join them for matrix products;
+  // the default with fast_math (KernelSpace::fastMathSeed) comes first.
   std::vector<std::vector<SearchPoint>> seeds(spaces.size());
   std::vector<SearchPoint> allSeeds;
   for (size_t k = 0; k < spaces.size(); ++k) {
-    std::vector<std::vector<int>> points = spaces[k].shapeSeeds();
+    std::vector<std::vector<int>> points;
+    if (auto fm = spaces[k].fastMathSeed())
+      points.push_back(*fm);
+    for (auto &idx : spaces[k].shapeSeeds())
+      if (std::find(points.begin(), points.end(), idx) == points.end())
+        points.push_back(idx);
     for (auto &idx : spaces[k].waveSeeds(opts.multiprocessors))
       if (std::find(points.begin(), points.end(), idx) == points.end() &&
           idx != spaces[k].defaultPoint())
