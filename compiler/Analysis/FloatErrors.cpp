@@ -16,13 +16,13 @@ bool isElementwiseArith(Operation *op) {
          op->hasTrait<OpTrait::Elementwise>();
 }
 
+bool isF32Valued(Value v) { return getElementTypeOrSelf(v.getType()).isF32(); }
+
 namespace {
 
 /// How many values the search from one exp or division may visit; past it
 /// the value counts as not narrowed (bounded work on any kernel).
 constexpr size_t kMaxReachedValues = 4096;
-
-bool isF32Valued(Value v) { return getElementTypeOrSelf(v.getType()).isF32(); }
 
 bool isNarrowFloat(Type t) {
   auto f = dyn_cast<FloatType>(getElementTypeOrSelf(t));
@@ -130,18 +130,16 @@ bool isOnlySummedWide(Value r) {
 
 bool isExpApproximatedByDefault(Operation *op) {
   Value r = op->getResult(0);
-  Type element = getElementTypeOrSelf(r.getType());
-  if (auto f = dyn_cast<FloatType>(element); f && f.getWidth() <= 16)
+  if (isNarrowFloat(r.getType()))
     return true;
-  return element.isF32() &&
+  return isF32Valued(r) &&
          (isNarrowed(r) || (isa<math::ExpOp>(op) && isOnlySummedWide(r)));
 }
 
 bool fastMathChangesMath(func::FuncOp func) {
   return func
       .walk([](Operation *op) {
-        bool f32 = op->getNumResults() == 1 &&
-                   getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+        bool f32 = op->getNumResults() == 1 && isF32Valued(op->getResult(0));
         if (f32 && (isa<math::LogOp, math::Log2Op>(op) ||
                     (isa<math::ExpOp, math::Exp2Op>(op) &&
                      !isExpApproximatedByDefault(op))))

@@ -24,6 +24,9 @@ namespace dslc {
 /// conversions), which act alike on any shape of their tiles.
 bool isElementwiseArith(mlir::Operation *op);
 
+/// Whether `v` is an f32 scalar or a tile of f32.
+bool isF32Valued(mlir::Value v);
+
 /// Whether every path of the f32 value `start`'s rounding errors ends in a
 /// rounding to a float of at most 16 bits (the file comment); a search
 /// that reaches more than 4096 values counts as not narrowed (bounded

@@ -34,9 +34,9 @@
 // lose. A kernel whose config sets fast_math (tile.fast_math) gets `afn`
 // on every f32 exp, exp2, log, log2 and division, as Triton compiles them
 // (log: lg2.approx.f32 times ln 2, MathLowering.cpp): the tuner tries it
-// where a kernel has f32 exps or logs and keeps it where its check against
-// the reference passes. The simulator keeps exact math (the pass runs in
-// the GPU pipeline only).
+// where it would change the code (compiler/Analysis/FloatErrors.h) and
+// keeps it where its check against the reference passes. The simulator keeps
+// exact math (the pass runs in the GPU pipeline only).
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,8 +61,6 @@ using namespace mlir;
 using namespace dslc;
 
 namespace {
-
-bool isF32Valued(Value v) { return getElementTypeOrSelf(v.getType()).isF32(); }
 
 void addApproximateFunctions(Operation *op) {
   auto fm = cast<arith::ArithFastMathInterface>(op);
@@ -118,25 +116,26 @@ struct NarrowedFastMathPass
   void runOnOperation() override {
     SmallVector<arith::DivFOp> divisions;
     SmallVector<Operation *> approximate;
-    getOperation()->walk([&](Operation *op) {
+    getOperation()->walk([&](func::FuncOp func) {
       // The config's fast_math: every f32 exp, log and division, as Triton.
-      auto func = op->getParentOfType<func::FuncOp>();
-      bool everywhere = func && func->hasAttr(tile::kFastMathAttr);
-      if (isa<math::ExpOp, math::Exp2Op>(op)) {
-        if ((everywhere && isF32Valued(op->getResult(0))) ||
-            isExpApproximatedByDefault(op))
-          approximate.push_back(op);
-      } else if (isa<math::LogOp, math::Log2Op>(op)) {
-        if (everywhere && isF32Valued(op->getResult(0)))
-          approximate.push_back(op);
-      } else if (auto div = dyn_cast<arith::DivFOp>(op)) {
-        if (!isF32Valued(div))
-          return;
-        if (isNarrowed(div))
-          divisions.push_back(div);
-        else if (everywhere)
-          approximate.push_back(div);
-      }
+      bool everywhere = func->hasAttr(tile::kFastMathAttr);
+      func.walk([&](Operation *op) {
+        if (isa<math::ExpOp, math::Exp2Op>(op)) {
+          if ((everywhere && isF32Valued(op->getResult(0))) ||
+              isExpApproximatedByDefault(op))
+            approximate.push_back(op);
+        } else if (isa<math::LogOp, math::Log2Op>(op)) {
+          if (everywhere && isF32Valued(op->getResult(0)))
+            approximate.push_back(op);
+        } else if (auto div = dyn_cast<arith::DivFOp>(op)) {
+          if (!isF32Valued(div))
+            return;
+          if (isNarrowed(div))
+            divisions.push_back(div);
+          else if (everywhere)
+            approximate.push_back(div);
+        }
+      });
     });
     for (Operation *op : approximate)
       addApproximateFunctions(op);

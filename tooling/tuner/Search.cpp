@@ -615,15 +615,17 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
   std::vector<SearchPoint> allSeeds;
   for (size_t k = 0; k < spaces.size(); ++k) {
     std::vector<std::vector<int>> points;
+    auto add = [&](const std::vector<int> &idx) {
+      if (idx != spaces[k].defaultPoint() &&
+          std::find(points.begin(), points.end(), idx) == points.end())
+        points.push_back(idx);
+    };
     if (auto fm = spaces[k].fastMathSeed())
-      points.push_back(*fm);
+      add(*fm);
     for (auto &idx : spaces[k].shapeSeeds())
-      if (std::find(points.begin(), points.end(), idx) == points.end())
-        points.push_back(idx);
+      add(idx);
     for (auto &idx : spaces[k].waveSeeds(opts.multiprocessors))
-      if (std::find(points.begin(), points.end(), idx) == points.end() &&
-          idx != spaces[k].defaultPoint())
-        points.push_back(idx);
+      add(idx);
     for (auto &idx : points) {
       seeds[k].push_back({static_cast<int>(k), idx});
       allSeeds.push_back(seeds[k].back());
