@@ -130,6 +130,13 @@ cl::list<std::string> shapeList(
              "checked at launch (repeatable; the syntax of --size)"),
     cl::cat(compileCategory));
 
+cl::opt<bool> specializeShapes(
+    "specialize-shapes",
+    cl::desc("Compile in every size --shape gives (each checked at launch), "
+             "as Helion's static_shapes=True does: bounds tests of tiles "
+             "that divide their dimensions fold away; one cubin per shape"),
+    cl::cat(compileCategory));
+
 cl::list<std::string> dimOrderList(
     "dim-order", cl::value_desc("NAME=AxB..."),
     cl::desc("A tensor parameter passed as the row-major tensor it is stored "
@@ -288,6 +295,7 @@ RawOptions rawOptions() {
   raw.defines.assign(defineList.begin(), defineList.end());
   raw.signatures.assign(signatureList.begin(), signatureList.end());
   raw.shapes.assign(shapeList.begin(), shapeList.end());
+  raw.specializeShapes = specializeShapes;
   raw.dimOrders.assign(dimOrderList.begin(), dimOrderList.end());
   raw.sizes.assign(sizeList.begin(), sizeList.end());
   raw.scalars.assign(scalarList.begin(), scalarList.end());

@@ -50,6 +50,7 @@ struct RawOptions {
   CubinRoute cubinVia = CubinRoute::NvJitLink;
   bool werrorSpills = false;
   bool issueLoadsEarly = true;
+  bool specializeShapes = false;
   bool preciseMath = false;
   bool simulate = false;
   bool configFromCache = false;

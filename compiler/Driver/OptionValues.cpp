@@ -273,6 +273,7 @@ Check readCompileOptions(const RawOptions &raw, const Numbers &n,
       return e;
   for (auto &[name, sizes] : shapes)
     c.shapes[name] = TensorShape{std::move(sizes)};
+  c.specializeShapes = raw.specializeShapes;
   if (raw.config)
     if (Check e = readConfig(*raw.config, c.configJSON))
       return e;

@@ -81,6 +81,10 @@ struct CompileOptions {
   /// sizes so used are compiled in (each a launch constraint `==`); the
   /// others stay run-time sizes.
   std::map<std::string, TensorShape> shapes;
+  /// --specialize-shapes: every size of a tensor parameter that --shape gives
+  /// is compiled in (a launch constraint `==` each), used or not, as
+  /// Helion's static_shapes=True specializes a kernel on its shapes.
+  bool specializeShapes = false;
   /// --signature entries by parameter name.
   std::map<std::string, ParamSignature> signature;
   /// --dim-order NAME=AxB...: a tensor parameter passed as the row-major

@@ -9,6 +9,9 @@
 // sizes a kernel is specialized for (docs/kernel-abi.md), which is what a
 // caller keys a per-shape compile cache on. A size that was needed and
 // could not be had is reported once; later needs of it fail silently.
+// Under --specialize-shapes every size --shape gives is compiled in from the
+// start (checkShapes), as Helion's static_shapes=True does; a tensor passed
+// permuted (--dim-order) keeps its sizes run-time values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +56,10 @@ LogicalResult Generator::checkShapes() {
                                      " size(s), but '" + name + "' is a " +
                                      std::to_string(pd->rank) + "-d tensor");
       ok = false;
+    } else if (options.specializeShapes && !options.dimOrders.count(name)) {
+      // Helion's static_shapes: every size compiled in, used or not.
+      for (auto [d, size] : llvm::enumerate(shape.sizes))
+        compileSizeIn(name, d, size);
     }
   }
   return success(ok);

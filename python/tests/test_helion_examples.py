@@ -127,6 +127,28 @@ class HostSplit(unittest.TestCase):
         self.assertEqual(hx.Fragment(1, 8, default_val=32).default, 8)
 
 
+class StaticShapes(unittest.TestCase):
+    """Helion's static_shapes (True unless the decorator or
+    HELION_STATIC_SHAPES says otherwise) decides --static-shapes."""
+
+    def test_default_and_environment(self):
+        self.assertTrue(hx.static_shapes_setting({}, environ={}))
+        self.assertTrue(hx.static_shapes_setting(
+            {}, environ={"HELION_STATIC_SHAPES": " Yes "}))
+        self.assertFalse(hx.static_shapes_setting(
+            {}, environ={"HELION_STATIC_SHAPES": "0"}))
+
+    def test_decorator_wins(self):
+        self.assertFalse(hx.static_shapes_setting(
+            {"static_shapes": False}, environ={"HELION_STATIC_SHAPES": "1"}))
+        self.assertTrue(hx.static_shapes_setting(
+            {"static_shapes": True}, environ={"HELION_STATIC_SHAPES": "off"}))
+
+    def test_bad_environment(self):
+        with self.assertRaisesRegex(ValueError, "HELION_STATIC_SHAPES.*'2'"):
+            hx.static_shapes_setting({}, environ={"HELION_STATIC_SHAPES": "2"})
+
+
 class WithoutTorch(unittest.TestCase):
     def test_skips(self):
         try:

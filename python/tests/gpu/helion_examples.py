@@ -126,6 +126,21 @@ class _Context:
         self.kernel.launch(args, self.outputs)
 
 
+def static_shapes_setting(decorator_kwargs, environ=os.environ):
+    """Helion's static_shapes for a kernel: the decorator's keyword, else
+    HELION_STATIC_SHAPES (Helion's literals), else True (its default)."""
+    given = decorator_kwargs.get("static_shapes")
+    if given is not None:
+        return bool(given)
+    text = environ.get("HELION_STATIC_SHAPES", "").strip().lower()
+    if text in ("", "1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"HELION_STATIC_SHAPES must be one of 1, true, yes, "
+                     f"on, 0, false, no, off; got {text!r}")
+
+
 class DslcKernel:
     """What @helion.kernel makes of a kernel of an example file."""
 
@@ -137,6 +152,10 @@ class DslcKernel:
         self.configs = decorator_kwargs.get("configs") or (
             [config] if config is not None else [])
         self.settings = decorator_kwargs
+        # Helion specializes a kernel on its tensors' shapes unless told
+        # not to (static_shapes=True by default, HELION_STATIC_SHAPES):
+        # so does dslc then (--specialize-shapes; one cubin per shape).
+        self.static_shapes = static_shapes_setting(decorator_kwargs)
         self.path = inspect.getsourcefile(fn)
         with open(self.path) as f:
             self.source = f.read()
@@ -261,6 +280,8 @@ class DslcKernel:
                 values[name] = v
             elif v is not None:
                 raise Skip(f"'{name}' is a {type(v).__name__}")
+        if self.static_shapes:
+            defines.append("--specialize-shapes")
         return values, tuple(defines), passed
 
     def _kernel(self, defines, path=None):

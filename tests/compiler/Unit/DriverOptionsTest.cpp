@@ -28,6 +28,8 @@ TEST_CASE("driver options: a compile command line", "[driver]") {
   raw.defines = {"BLOCK=128"};
   raw.signatures = {"x=bf16[2]"};
   raw.config = R"({"block_sizes": [64]})";
+  raw.shapes = {"x=8x64"};
+  raw.specializeShapes = true;
   DriverOptions opts;
   REQUIRE_FALSE(readDriverOptions(raw, opts));
   CHECK(opts.inputFile == "k.py");
@@ -40,7 +42,12 @@ TEST_CASE("driver options: a compile command line", "[driver]") {
   CHECK(c.signature.at("x").dtype == "bfloat16");
   CHECK(c.signature.at("x").rank == 2u);
   CHECK(c.configJSON == R"({"block_sizes": [64]})");
+  CHECK(c.shapes.at("x").sizes == std::vector<int64_t>{8, 64});
+  CHECK(c.specializeShapes);
   CHECK_FALSE(opts.backend.simulation);
+  // Shape-generic unless asked.
+  REQUIRE_FALSE(readDriverOptions(compile(), opts));
+  CHECK_FALSE(opts.backend.compile.specializeShapes);
 }
 
 TEST_CASE("driver options: every problem is one message", "[driver]") {
