@@ -155,6 +155,27 @@ class CacheTest(unittest.TestCase):
         self.assertEqual(_capi.specialized_sizes(b + ".json"),
                          [("x", 0, 2000)])
 
+    def test_specialized_shapes_one_cubin_per_shape(self):
+        """dslc_args=("--specialize-shapes",) (what the stand-in helion
+        passes for Helion's static_shapes=True): every size of the call is
+        compiled in, so each shape gets its cubin, all in one family, and
+        a call at a compiled shape reuses it."""
+        if not _compile.compiler_has_shape_option(_support.compiler()):
+            self.skipTest("SKIPPED: this dslc has no --shape option")
+        k = dslc.kernel(source=SMALL, name="scale",
+                        dslc_args=("--specialize-shapes",))
+        spec = lambda n: dslc.TensorSpec("float32", (n,))  # noqa: E731
+        a = k.compile(rank=0, world_size=1, x=spec(1000))
+        b = k.compile(rank=0, world_size=1, x=spec(4096))
+        self.assertNotEqual(a, b)
+        self.assertEqual(os.path.dirname(os.path.dirname(a)),
+                         os.path.dirname(os.path.dirname(b)))
+        self.assertEqual(_capi.specialized_sizes(a + ".json"),
+                         [("x", 0, 1000)])
+        self.assertEqual(_capi.specialized_sizes(b + ".json"),
+                         [("x", 0, 4096)])
+        self.assertEqual(k.compile(rank=0, world_size=1, x=spec(1000)), a)
+
     def test_tuple_parameter_signature_from_the_copies(self):
         """A `tuple[torch.Tensor, ...]` parameter (every rank's copy, as
         torch.ops.symm_mem.get_remote_tensors gives them) is typed by
