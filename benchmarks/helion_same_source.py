@@ -13,7 +13,9 @@ with no Helion twin) and shape [T, H], in one run on one GPU:
            python/tests/gpu/helion_examples.py (each kernel a dslc kernel,
            the host code run in Python), tuned at this shape by searching
            the tunables its metadata lists (block sizes, warps; the search
-           time is reported)
+           time is reported); specialized on the shape wherever Helion is
+           (its static_shapes, True by default: HELION_STATIC_SHAPES=0
+           makes both compilers shape-generic)
   eager    the PyTorch reference (the file's own where it has one)
   compile  torch.compile of the reference
   copy     a device-to-device copy of the case's bytes (read + write)
