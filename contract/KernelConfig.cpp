@@ -4,7 +4,6 @@
 #include "contract/JsonSupport.h"
 
 #include <algorithm>
-#include <tuple>
 
 namespace dslc::contract {
 
@@ -393,14 +392,6 @@ std::optional<DotEngine> parseDotEngine(const std::string &name) {
     if (name == dotEngineName(e))
       return e;
   return std::nullopt;
-}
-
-bool KernelConfig::operator<(const KernelConfig &o) const {
-  return std::tie(blockSizes, numWarps, maxCtas, named, reductionLoops,
-                  dotEngine, numStages, l2Grouping,
-                  fastMath) < std::tie(o.blockSizes, o.numWarps, o.maxCtas,
-                                       o.named, o.reductionLoops, o.dotEngine,
-                                       o.numStages, o.l2Grouping, o.fastMath);
 }
 
 Expected<bool> validate(const KernelConfig &c) {

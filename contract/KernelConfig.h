@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace dslc::contract {
@@ -211,14 +212,16 @@ struct KernelConfig {
   /// "bs=1024 w=4 ctas=16" (for tables and logs).
   std::string brief() const;
 
-  bool operator==(const KernelConfig &o) const {
-    return blockSizes == o.blockSizes && numWarps == o.numWarps &&
-           maxCtas == o.maxCtas && named == o.named &&
-           reductionLoops == o.reductionLoops && dotEngine == o.dotEngine &&
-           numStages == o.numStages && l2Grouping == o.l2Grouping &&
-           fastMath == o.fastMath;
+  /// Every field, in one order: what equality and ordering compare (a
+  /// field added to the config is added here once).
+  auto fields() const {
+    return std::tie(blockSizes, numWarps, maxCtas, named, reductionLoops,
+                    dotEngine, numStages, l2Grouping, fastMath);
   }
-  bool operator<(const KernelConfig &o) const;
+  bool operator==(const KernelConfig &o) const {
+    return fields() == o.fields();
+  }
+  bool operator<(const KernelConfig &o) const { return fields() < o.fields(); }
 };
 
 /// The one validation of a config: every block size in 1..kMaxBlockSize,

@@ -129,7 +129,7 @@ class HostSplit(unittest.TestCase):
 
 class StaticShapes(unittest.TestCase):
     """Helion's static_shapes (True unless the decorator or
-    HELION_STATIC_SHAPES says otherwise) decides --static-shapes."""
+    HELION_STATIC_SHAPES says otherwise) decides --specialize-shapes."""
 
     def test_default_and_environment(self):
         self.assertTrue(hx.static_shapes_setting({}, environ={}))
