@@ -29,6 +29,12 @@ json configToJson(const KernelConfig &c, bool forCompiler) {
     j["l2_groupings"] = json::array({c.l2Grouping});
   if (c.fastMath)
     j["fast_math"] = true;
+  if (!c.loadEvictionPolicies.empty()) {
+    json policies = json::array();
+    for (EvictionPolicy p : c.loadEvictionPolicies)
+      policies.push_back(evictionPolicyName(p));
+    j["load_eviction_policies"] = policies;
+  }
   return j;
 }
 
@@ -37,6 +43,8 @@ json tunableToJson(const Tunable &t) {
   if (t.kind == Tunable::Kind::BlockSize ||
       t.kind == Tunable::Kind::ReductionLoop)
     j["index"] = t.index;
+  if (t.kind == Tunable::Kind::LoadEviction)
+    j["loads"] = t.index;
   if (t.kind == Tunable::Kind::Named)
     j["name"] = t.name;
   j["value"] = t.value;
@@ -153,7 +161,8 @@ Tunable FieldReader::tunable(const json &t, const std::string &where) const {
   if (!kind)
     fail(where, "unknown tunable kind '" + kindName +
                     "' (block_size, num_warps, max_ctas, named, num_stages, "
-                    "dot_engine, l2_grouping, reduction_loop or fast_math)");
+                    "dot_engine, l2_grouping, reduction_loop, fast_math or "
+                    "load_eviction)");
   int64_t value = integer(t, "value", where);
   Tunable r;
   switch (*kind) {
@@ -194,6 +203,14 @@ Tunable FieldReader::tunable(const json &t, const std::string &where) const {
   case Tunable::Kind::FastMath:
     r = Tunable::fastMath(value);
     break;
+  case Tunable::Kind::LoadEviction: {
+    int64_t loads = integer(t, "loads", where);
+    if (loads < 1 || loads > kMaxLoads)
+      fail(where, "field 'loads' " + std::to_string(loads) + " is outside 1.." +
+                      std::to_string(kMaxLoads));
+    r = Tunable::loadEviction(static_cast<unsigned>(loads), value);
+    break;
+  }
   case Tunable::Kind::ReductionLoop: {
     // Its chunks depend on the row's extent: as written.
     int64_t index = integer(t, "index", where);
@@ -296,6 +313,18 @@ KernelConfig FieldReader::config(const json &c,
         k.fastMath = v.get<int64_t>();
       else
         fail(where, "fast_math must be true or false, got " + v.dump());
+      break;
+    case ConfigKey::LoadEvictionPolicies:
+      for (const json &p : array(c, "load_eviction_policies", where)) {
+        std::optional<EvictionPolicy> policy;
+        if (p.is_string())
+          policy = parseEvictionPolicy(p.get<std::string>());
+        if (!policy)
+          fail(where, "load_eviction_policies entries are \"\", \"first\" "
+                      "or \"last\", got " +
+                          p.dump());
+        k.loadEvictionPolicies.push_back(*policy);
+      }
       break;
     case ConfigKey::Tunables:
       object(c, "tunables", where);

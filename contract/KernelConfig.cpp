@@ -4,6 +4,7 @@
 #include "contract/JsonSupport.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace dslc::contract {
 
@@ -72,6 +73,15 @@ Tunable Tunable::fastMath(int64_t value) {
   return withChoices(Kind::FastMath, value, {0, 1});
 }
 
+Tunable Tunable::loadEviction(unsigned loads, int64_t value) {
+  Tunable t = withChoices(Kind::LoadEviction, value,
+                          {int64_t(EvictionPolicy::Normal),
+                           int64_t(EvictionPolicy::First),
+                           int64_t(EvictionPolicy::Last)});
+  t.index = loads;
+  return t;
+}
+
 Tunable Tunable::reductionLoop(unsigned index, int64_t value, int64_t extent) {
   std::vector<int64_t> chunks = {0};
   for (int64_t part : {2, 4, 8})
@@ -127,6 +137,8 @@ std::string Tunable::label() const {
     return "reduction_loops[" + std::to_string(index) + "]";
   case Kind::FastMath:
     return "fast_math";
+  case Kind::LoadEviction:
+    return "load_eviction_policies";
   }
   return "?";
 }
@@ -167,6 +179,8 @@ const char *tunableKindName(Tunable::Kind kind) {
     return "reduction_loop";
   case Tunable::Kind::FastMath:
     return "fast_math";
+  case Tunable::Kind::LoadEviction:
+    return "load_eviction";
   }
   return "?";
 }
@@ -176,7 +190,8 @@ std::optional<Tunable::Kind> parseTunableKind(const std::string &name) {
        {Tunable::Kind::BlockSize, Tunable::Kind::NumWarps,
         Tunable::Kind::MaxCtas, Tunable::Kind::Named, Tunable::Kind::NumStages,
         Tunable::Kind::DotEngine, Tunable::Kind::L2Grouping,
-        Tunable::Kind::ReductionLoop, Tunable::Kind::FastMath})
+        Tunable::Kind::ReductionLoop, Tunable::Kind::FastMath,
+        Tunable::Kind::LoadEviction})
     if (name == tunableKindName(k))
       return k;
   return std::nullopt;
@@ -204,6 +219,16 @@ int64_t KernelConfig::get(const Tunable &t) const {
     return t.index < reductionLoops.size() ? reductionLoops[t.index] : 0;
   case Tunable::Kind::FastMath:
     return fastMath;
+  case Tunable::Kind::LoadEviction:
+    // The policy every load has; 0 where they differ.
+    if (loadEvictionPolicies.size() != t.index ||
+        std::adjacent_find(loadEvictionPolicies.begin(),
+                           loadEvictionPolicies.end(),
+                           std::not_equal_to<>()) != loadEvictionPolicies.end())
+      return 0;
+    return loadEvictionPolicies.empty()
+               ? 0
+               : static_cast<int64_t>(loadEvictionPolicies.front());
   }
   return 0;
 }
@@ -243,6 +268,13 @@ void KernelConfig::set(const Tunable &t, int64_t value) {
   case Tunable::Kind::FastMath:
     fastMath = value;
     return;
+  case Tunable::Kind::LoadEviction:
+    // No policy is the empty list (the default config unchanged).
+    if (value <= 0 || value > static_cast<int64_t>(EvictionPolicy::Last))
+      loadEvictionPolicies.clear();
+    else
+      loadEvictionPolicies.assign(t.index, static_cast<EvictionPolicy>(value));
+    return;
   }
 }
 
@@ -262,19 +294,13 @@ Expected<KernelConfig> KernelConfig::fromJson(const std::string &text) {
 
 /// Helion's config keys that tune Triton's code generation (pipelining,
 /// indexing, loop shapes, eviction...): no effect in dslc.
-static const char *const kHelionOnlyKeys[] = {"indexing",
-                                              "pid_type",
-                                              "loop_orders",
-                                              "range_unroll_factors",
-                                              "flatten_loops",
-                                              "range_warp_specializes",
-                                              "range_num_stages",
-                                              "range_multi_buffers",
-                                              "range_flattens",
-                                              "static_ranges",
-                                              "num_sm_multiplier",
-                                              "maxnreg",
-                                              "load_eviction_policies"};
+static const char *const kHelionOnlyKeys[] = {
+    "indexing",          "pid_type",
+    "loop_orders",       "range_unroll_factors",
+    "flatten_loops",     "range_warp_specializes",
+    "range_num_stages",  "range_multi_buffers",
+    "range_flattens",    "static_ranges",
+    "num_sm_multiplier", "maxnreg"};
 
 struct KeyName {
   ConfigKey key;
@@ -288,6 +314,7 @@ static const KeyName kHonouredKeys[] = {
     {ConfigKey::NumStages, "num_stages"},
     {ConfigKey::L2Groupings, "l2_groupings"},
     {ConfigKey::FastMath, "fast_math"},
+    {ConfigKey::LoadEvictionPolicies, "load_eviction_policies"},
     {ConfigKey::MaxCtas, "max_ctas"},
     {ConfigKey::Tunables, "tunables"},
 };
@@ -370,7 +397,38 @@ std::string KernelConfig::brief() const {
     add("l2g=" + std::to_string(l2Grouping));
   if (fastMath)
     add("fm");
+  // One letter a load: - (none), f (first), l (last).
+  if (std::any_of(
+          loadEvictionPolicies.begin(), loadEvictionPolicies.end(),
+          [](EvictionPolicy p) { return p != EvictionPolicy::Normal; })) {
+    std::string e = "ev=";
+    for (EvictionPolicy p : loadEvictionPolicies)
+      e += p == EvictionPolicy::First  ? 'f'
+           : p == EvictionPolicy::Last ? 'l'
+                                       : '-';
+    add(e);
+  }
   return s.empty() ? "default" : s;
+}
+
+const char *evictionPolicyName(EvictionPolicy policy) {
+  switch (policy) {
+  case EvictionPolicy::Normal:
+    return "";
+  case EvictionPolicy::First:
+    return "first";
+  case EvictionPolicy::Last:
+    return "last";
+  }
+  return "";
+}
+
+std::optional<EvictionPolicy> parseEvictionPolicy(const std::string &name) {
+  for (EvictionPolicy p :
+       {EvictionPolicy::Normal, EvictionPolicy::First, EvictionPolicy::Last})
+    if (name == evictionPolicyName(p))
+      return p;
+  return std::nullopt;
 }
 
 const char *dotEngineName(DotEngine engine) {
@@ -422,6 +480,10 @@ Expected<bool> validate(const KernelConfig &c) {
   if (c.fastMath != 0 && c.fastMath != 1)
     return Failure{"fast_math " + std::to_string(c.fastMath) +
                    " is neither 0 nor 1"};
+  if (c.loadEvictionPolicies.size() > size_t(kMaxLoads))
+    return Failure{"load_eviction_policies has " +
+                   std::to_string(c.loadEvictionPolicies.size()) +
+                   " entries, more than " + std::to_string(kMaxLoads)};
   return true;
 }
 

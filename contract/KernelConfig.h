@@ -36,6 +36,9 @@ inline constexpr int64_t kMaxNumStages = 8;
 inline constexpr int64_t kMinReductionChunk = 512;
 /// The largest l2_groupings value (rows of tiles per group).
 inline constexpr int64_t kMaxL2Grouping = 1024;
+/// The longest load_eviction_policies list (one entry a load of the
+/// kernel's source).
+inline constexpr int64_t kMaxLoads = 4096;
 /// Threads per warp.
 inline constexpr int64_t kWarpSize = 32;
 /// Most bytes of shared memory one CTA may use: what sm_90 lets a kernel
@@ -70,11 +73,15 @@ struct Tunable {
     /// ex2/lg2.approx and div.full), 0 only where a rounding to 16 bits
     /// follows (-dslc-narrowed-fast-math)
     FastMath,
+    /// load_eviction_policies: one policy for every load of the kernel
+    /// (int(EvictionPolicy)); `index` is how many loads it has
+    LoadEviction,
   };
   Kind kind = Kind::NumWarps;
-  unsigned index = 0; ///< BlockSize, ReductionLoop
-  std::string name;   ///< Named
-  int64_t value = 0;  ///< the kernel's value (its default)
+  /// BlockSize, ReductionLoop: which one; LoadEviction: the kernel's loads
+  unsigned index = 0;
+  std::string name;  ///< Named
+  int64_t value = 0; ///< the kernel's value (its default)
   /// Allowed values: `choices` when not empty, else [min, max].
   int64_t min = 0, max = 0;
   std::vector<int64_t> choices;
@@ -119,10 +126,14 @@ struct Tunable {
   static Tunable reductionLoop(unsigned index, int64_t value, int64_t extent);
   /// A kernel with f32 exps, logs or divisions: 0 or 1 (fast_math).
   static Tunable fastMath(int64_t value);
+  /// The `loads` loads of a kernel under one eviction policy: none, first
+  /// or last (int(EvictionPolicy); `value` the config's where all its
+  /// loads share one, else 0).
+  static Tunable loadEviction(unsigned loads, int64_t value);
 
   /// "block_sizes[0]", "num_warps", "max_ctas", "num_stages",
-  /// "dot_engine", "l2_groupings", "reduction_loops[0]", "fast_math" or
-  /// the name (messages).
+  /// "dot_engine", "l2_groupings", "reduction_loops[0]", "fast_math",
+  /// "load_eviction_policies" or the name (messages).
   std::string label() const;
   /// Whether `v` is allowed; otherwise the failure names the tunable and
   /// its range.
@@ -172,6 +183,17 @@ constexpr int64_t defaultL2Grouping(DotEngine engine) {
   return engine == DotEngine::Fma ? 1 : 16;
 }
 
+/// How a load keeps the lines it reads in L1 and L2 (Helion's
+/// load_eviction_policies "", "first", "last"; hl.load's eviction_policy=
+/// "evict_first", "evict_last"): as Triton does, an L1 eviction priority
+/// and an L2 policy (createpolicy.fractional) of the same name. A hint: the
+/// values read are the same.
+enum class EvictionPolicy { Normal, First, Last };
+/// "", "first", "last": a config's spelling.
+const char *evictionPolicyName(EvictionPolicy policy);
+/// A config's entry ("", "first" or "last"); none for anything else.
+std::optional<EvictionPolicy> parseEvictionPolicy(const std::string &name);
+
 struct KernelConfig {
   std::vector<int64_t> blockSizes;
   int64_t numWarps = 0; ///< 0: the kernel's default
@@ -195,6 +217,11 @@ struct KernelConfig {
   /// div.full: a few ulp, more for exp of large arguments); 0 (the
   /// default) keeps them correctly rounded where the result stays f32.
   int64_t fastMath = 0;
+  /// Helion's load_eviction_policies: entry i is the policy of the
+  /// kernel's i-th load in source order (hl.load or a subscript read; an
+  /// hl.load's own eviction_policy= wins); loads past the list's end get
+  /// none.
+  std::vector<EvictionPolicy> loadEvictionPolicies;
 
   /// The value `t` has in this config (0 when unset).
   int64_t get(const Tunable &t) const;
@@ -216,7 +243,8 @@ struct KernelConfig {
   /// field added to the config is added here once).
   auto fields() const {
     return std::tie(blockSizes, numWarps, maxCtas, named, reductionLoops,
-                    dotEngine, numStages, l2Grouping, fastMath);
+                    dotEngine, numStages, l2Grouping, fastMath,
+                    loadEvictionPolicies);
   }
   bool operator==(const KernelConfig &o) const {
     return fields() == o.fields();
@@ -228,7 +256,7 @@ struct KernelConfig {
 /// num_warps 0 (default) or in 1..kMaxNumWarps, max_ctas >= 0, every
 /// reduction_loops entry 0 (None) or a chunk in 1..kMaxBlockSize, num_stages
 /// 0 (default) or in 1..kMaxNumStages, l2_groupings 0 or 1..kMaxL2Grouping,
-/// fast_math 0 or 1.
+/// fast_math 0 or 1, at most kMaxLoads load_eviction_policies.
 Expected<bool> validate(const KernelConfig &config);
 
 /// What a key of a config object is to dslc. One policy for every reader
@@ -237,16 +265,17 @@ Expected<bool> validate(const KernelConfig &config);
 /// generation are accepted and reported as ignored, anything else is an
 /// error naming the key.
 enum class ConfigKey {
-  BlockSizes,     ///< block_sizes (the compiler)
-  NumWarps,       ///< num_warps (the compiler)
-  ReductionLoops, ///< reduction_loops (the compiler)
-  DotEngine,      ///< dot_engine (the compiler)
-  NumStages,      ///< num_stages (the compiler)
-  L2Groupings,    ///< l2_groupings (the compiler)
-  FastMath,       ///< fast_math (the compiler)
-  MaxCtas,        ///< max_ctas (the runtime, at load)
-  Tunables,       ///< tunables: named values the tuner searches
-  HelionOnly,     ///< a helion.Config key for Triton only (indexing, ...)
+  BlockSizes,           ///< block_sizes (the compiler)
+  NumWarps,             ///< num_warps (the compiler)
+  ReductionLoops,       ///< reduction_loops (the compiler)
+  DotEngine,            ///< dot_engine (the compiler)
+  NumStages,            ///< num_stages (the compiler)
+  L2Groupings,          ///< l2_groupings (the compiler)
+  FastMath,             ///< fast_math (the compiler)
+  LoadEvictionPolicies, ///< load_eviction_policies (the compiler)
+  MaxCtas,              ///< max_ctas (the runtime, at load)
+  Tunables,             ///< tunables: named values the tuner searches
+  HelionOnly,           ///< a helion.Config key for Triton only (indexing, ...)
   Unknown,
 };
 ConfigKey classifyConfigKey(const std::string &key);

@@ -159,7 +159,7 @@ bool mayBeRuns(const IndexedAccess &a, unsigned runBytes) {
 /// read (zero elsewhere).
 SmallVector<Value> loadEach(OpBuilder &b, Location loc, const IndexedAccess &a,
                             size_t first, int64_t n, Type memElement,
-                            Value zero) {
+                            Value zero, tile::Eviction evict) {
   unsigned bytes = memElement.getIntOrFloatBitWidth() / 8;
   SmallVector<Value> elements;
   for (size_t p = first; p < first + n; ++p) {
@@ -169,8 +169,7 @@ SmallVector<Value> loadEach(OpBuilder &b, Location loc, const IndexedAccess &a,
         [&](OpBuilder &b, Location loc) {
           scf::YieldOp::create(
               b, loc,
-              LLVM::LoadOp::create(b, loc, memElement, address, bytes)
-                  .getResult());
+              lower::globalLoad(b, loc, memElement, address, bytes, evict));
         },
         [&](OpBuilder &b, Location loc) {
           scf::YieldOp::create(b, loc, zero);
@@ -206,10 +205,11 @@ struct GatherOpLowering : TilePattern<tile::GatherOp> {
     // element by element otherwise.
     unsigned runBytes = bytes * a.vec;
     bool vectorize = mayBeRuns(a, runBytes);
+    tile::Eviction evict = op.getEvict().value_or(tile::Eviction::normal);
     for (size_t first = 0; first < a.ok.size(); first += a.vec) {
       if (!vectorize) {
         llvm::append_range(elements, loadEach(rewriter, loc, a, first, a.vec,
-                                              memElement, zero));
+                                              memElement, zero, evict));
         continue;
       }
       auto runType = VectorType::get({a.vec}, memElement);
@@ -217,15 +217,14 @@ struct GatherOpLowering : TilePattern<tile::GatherOp> {
           rewriter, loc, isOneRun(rewriter, loc, a, first, runBytes),
           [&](OpBuilder &b, Location loc) {
             scf::YieldOp::create(b, loc,
-                                 LLVM::LoadOp::create(b, loc, runType,
-                                                      a.address[first],
-                                                      runBytes)
-                                     .getResult());
+                                 lower::globalLoad(b, loc, runType,
+                                                   a.address[first], runBytes,
+                                                   evict));
           },
           [&](OpBuilder &b, Location loc) {
             Value each = vector::FromElementsOp::create(
                 b, loc, runType,
-                loadEach(b, loc, a, first, a.vec, memElement, zero));
+                loadEach(b, loc, a, first, a.vec, memElement, zero, evict));
             scf::YieldOp::create(b, loc, each);
           });
       for (int64_t v = 0; v < a.vec; ++v)

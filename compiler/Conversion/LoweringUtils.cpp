@@ -10,6 +10,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -202,6 +203,63 @@ Value asmValue(OpBuilder &b, Location loc, Type type, StringRef asmString,
 void asmStatement(OpBuilder &b, Location loc, StringRef asmString,
                   StringRef constraints, ValueRange operands) {
   buildAsm(b, loc, Type(), asmString, constraints, operands);
+}
+
+Value globalLoad(OpBuilder &b, Location loc, Type type, Value ptr,
+                 int64_t align, tile::Eviction evict) {
+  auto vector = dyn_cast<VectorType>(type);
+  Type element = vector ? vector.getElementType() : type;
+  int64_t bits =
+      element.getIntOrFloatBitWidth() * (vector ? vector.getNumElements() : 1);
+  if (evict == tile::Eviction::normal ||
+      (bits != 16 && bits != 32 && bits != 64 && bits != 128))
+    return LLVM::LoadOp::create(b, loc, type, ptr, align);
+  std::string which = evict == tile::Eviction::first ? "first" : "last";
+  // The policy depends on nothing: LLVM may share and hoist it (no side
+  // effects, no memory clobber).
+  Value policy =
+      LLVM::InlineAsmOp::create(
+          b, loc, b.getI64Type(), ValueRange(),
+          b.getStringAttr("createpolicy.fractional.L2::evict_" + which +
+                          ".b64 $0, 1.0;"),
+          b.getStringAttr("=l"), UnitAttr(), UnitAttr(),
+          LLVM::TailCallKindAttr(),
+          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+          ArrayAttr())
+          .getResult(0);
+  // 16 bits: one b16 register; else b32 registers (v2, v4).
+  int64_t regs = bits == 16 ? 1 : bits / 32;
+  Type reg = bits == 16 ? b.getI16Type() : b.getI32Type();
+  std::string dests, constraints;
+  for (int64_t r = 0; r < regs; ++r) {
+    dests += (r ? ", $" : "$") + std::to_string(r);
+    constraints += bits == 16 ? "=h," : "=r,";
+  }
+  if (regs > 1)
+    dests = "{" + dests + "}";
+  std::string asmString =
+      "ld.global.L1::evict_" + which + ".L2::cache_hint" +
+      (regs > 1 ? ".v" + std::to_string(regs) : std::string()) +
+      (bits == 16 ? ".b16 " : ".b32 ") + dests + ", [$" + std::to_string(regs) +
+      "], $" + std::to_string(regs + 1) + ";";
+  Type resultType = regs == 1
+                        ? reg
+                        : LLVM::LLVMStructType::getLiteral(
+                              b.getContext(), SmallVector<Type>(regs, reg));
+  // A read of memory: with side effects and a memory clobber, so that it
+  // is neither dropped nor moved across a store (asmValue).
+  Value loaded = asmValue(b, loc, resultType, asmString, constraints + "l,l",
+                          {ptr, policy});
+  if (regs > 1) {
+    SmallVector<Value> parts;
+    for (int64_t r = 0; r < regs; ++r)
+      parts.push_back(LLVM::ExtractValueOp::create(b, loc, loaded, r));
+    loaded = vector::FromElementsOp::create(
+        b, loc, VectorType::get({regs}, reg), parts);
+  }
+  return loaded.getType() == type
+             ? loaded
+             : LLVM::BitcastOp::create(b, loc, type, loaded).getResult();
 }
 
 void ctaBarrier(OpBuilder &b, Location loc) {

@@ -135,6 +135,13 @@ mlir::Value asmValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
 void asmStatement(mlir::OpBuilder &b, mlir::Location loc,
                   llvm::StringRef asmString, llvm::StringRef constraints,
                   mlir::ValueRange operands);
+/// A load from global memory of `type` (a scalar or a vector) at `ptr`,
+/// `align` bytes aligned, with `evict`'s cache hint: as Triton emits
+/// evict_first / evict_last, ld.global.L1::evict_X.L2::cache_hint with a
+/// createpolicy.fractional.L2::evict_X policy. A load of 2, 4, 8 or 16
+/// bytes takes the hint; others (bytes) and `normal` are plain llvm.load.
+mlir::Value globalLoad(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                       mlir::Value ptr, int64_t align, tile::Eviction evict);
 /// bar.sync 0 for the whole CTA.
 void ctaBarrier(mlir::OpBuilder &b, mlir::Location loc);
 
@@ -308,9 +315,11 @@ void forEachPiece(mlir::OpBuilder &b, mlir::Location loc,
                   const KernelInfo &info, const TileAccess &access,
                   const std::function<void(const AccessPiece &)> &fn);
 /// Loads a piece: one vector load when `full`, else element by element
-/// under its mask; masked-off elements take `other` (vector<V>).
+/// under its mask; masked-off elements take `other` (vector<V>). Global
+/// loads take `evict`'s cache hint (globalLoad).
 mlir::Value loadPiece(mlir::OpBuilder &b, mlir::Location loc,
-                      const AccessPiece &piece, mlir::Value other);
+                      const AccessPiece &piece, mlir::Value other,
+                      tile::Eviction evict = tile::Eviction::normal);
 /// Stores a piece (vector<V>) under its mask.
 void storePiece(mlir::OpBuilder &b, mlir::Location loc,
                 const AccessPiece &piece, mlir::Value value);

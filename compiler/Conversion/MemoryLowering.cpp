@@ -276,7 +276,7 @@ static Value elementAddress(OpBuilder &b, Location loc,
 }
 
 Value loadPiece(OpBuilder &b, Location loc, const AccessPiece &piece,
-                Value other) {
+                Value other, tile::Eviction evict) {
   auto type = cast<VectorType>(other.getType());
   Type elementType = type.getElementType();
   unsigned elementBytes = elementType.getIntOrFloatBitWidth() / 8;
@@ -284,7 +284,7 @@ Value loadPiece(OpBuilder &b, Location loc, const AccessPiece &piece,
   auto ifOp = scf::IfOp::create(
       b, loc, piece.full,
       [&](OpBuilder &b, Location loc) {
-        Value v = LLVM::LoadOp::create(b, loc, type, piece.base, align);
+        Value v = globalLoad(b, loc, type, piece.base, align, evict);
         scf::YieldOp::create(b, loc, v);
       },
       [&](OpBuilder &b, Location loc) {
@@ -297,7 +297,7 @@ Value loadPiece(OpBuilder &b, Location loc, const AccessPiece &piece,
               [&](OpBuilder &b, Location loc) {
                 Value p = elementAddress(b, loc, piece, elementType, v);
                 Value x =
-                    LLVM::LoadOp::create(b, loc, elementType, p, elementBytes);
+                    globalLoad(b, loc, elementType, p, elementBytes, evict);
                 scf::YieldOp::create(b, loc, x);
               },
               [&](OpBuilder &b, Location loc) {
@@ -438,7 +438,9 @@ struct LoadOpLowering : TilePattern<tile::LoadOp> {
         adaptor.getLimits(), op.getDims(), tile);
     lower::forEachPiece(
         rewriter, loc, info, access, [&](const lower::AccessPiece &piece) {
-          Value v = lower::loadPiece(rewriter, loc, piece, other);
+          Value v =
+              lower::loadPiece(rewriter, loc, piece, other,
+                               op.getEvict().value_or(tile::Eviction::normal));
           result = vector::InsertStridedSliceOp::create(
               rewriter, loc, v, result, ArrayRef<int64_t>{piece.position},
               ArrayRef<int64_t>{1});

@@ -236,7 +236,8 @@ struct SplitOfLoad : OpRewritePattern<tile::ReduceOp> {
         rewriter, loc, RankedTensorType::get(shape, loaded.getElementType()),
         load.getRef(),
         shifted(rewriter, loc, load.getOffsets(), refDim, *half * h),
-        load.getLimits(), load.getDims(), load.getOtherAttr());
+        load.getLimits(), load.getDims(), load.getOtherAttr(),
+        load.getEvictAttr());
     Value v = applyCasts(rewriter, casts, halfLoad.getResult());
     if (v.getType() != want)
       v = tile::ReshapeOp::create(rewriter, loc, want, v);

@@ -85,7 +85,7 @@ Value chunkOf(OpBuilder &b, Value v, unsigned dim, Value k0, int64_t chunk) {
     offsets[refDim] = arith::AddIOp::create(b, loc, offsets[refDim], k0);
     return tile::LoadOp::create(b, loc, type.clone(shape), load.getRef(),
                                 offsets, load.getLimits(), load.getDimsAttr(),
-                                load.getOtherAttr());
+                                load.getOtherAttr(), load.getEvictAttr());
   }
   Value in = chunkOf(b, op->getOperand(0), dim, k0, chunk);
   Operation *copy = b.clone(*op);

@@ -163,7 +163,8 @@ FailureOr<Generator::Gather> Generator::gatherOf(const SemValue &ref,
 Result Generator::genGatherLoad(const SemValue &ref,
                                 ArrayRef<IndexEntry> entries,
                                 const SemValue *extraMask,
-                                const ast::Expr &where) {
+                                const ast::Expr &where,
+                                std::optional<contract::EvictionPolicy> given) {
   FailureOr<Gather> g = gatherOf(ref, entries, extraMask, where);
   if (failed(g))
     return failure();
@@ -171,7 +172,8 @@ Result Generator::genGatherLoad(const SemValue &ref,
   t.value = tile::GatherOp::create(
       builder, loc(where),
       RankedTensorType::get(g->shape, refShape(ref).second), ref.value,
-      g->indices, g->mask);
+      g->indices, g->mask, tile::EvictionAttr());
+  setEviction(t.value.getDefiningOp(), where, given);
   t.valid = g->valid;
   return t;
 }

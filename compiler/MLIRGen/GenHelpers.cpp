@@ -18,6 +18,26 @@ using namespace mlir;
 
 namespace dslc::mlirgen {
 
+/// hl.load's eviction_policy=: "" (no hint), "evict_first" or "evict_last"
+/// (what Triton's tl.load takes); None leaves the load to the config's
+/// load_eviction_policies, as in Helion.
+FailureOr<std::optional<contract::EvictionPolicy>>
+Generator::evictionPolicyArg(const ast::Expr &arg) {
+  if (ast::isa<ast::NoneLiteralExpr>(&arg))
+    return std::optional<contract::EvictionPolicy>();
+  if (auto *str = ast::dyn_cast<ast::StringLiteralExpr>(&arg)) {
+    const std::string &v = str->getValue();
+    if (v.empty())
+      return std::optional(contract::EvictionPolicy::Normal);
+    if (v == "evict_first")
+      return std::optional(contract::EvictionPolicy::First);
+    if (v == "evict_last")
+      return std::optional(contract::EvictionPolicy::Last);
+  }
+  return error(arg.getRange(), "eviction_policy must be \"evict_first\", "
+                               "\"evict_last\", \"\" or None");
+}
+
 const ast::FunctionDef *Generator::helperNamed(const std::string &name) {
   if (lookup(name))
     return nullptr; // a local name shadows the module's
@@ -362,12 +382,25 @@ std::optional<Result> Generator::genHelionFunction(const ast::CallExpr &e,
         extraMask = *mv;
     }
     const SemValue *mask = extraMask ? &*extraMask : nullptr;
+    // eviction_policy= (Triton's strings): this load's cache hint.
+    std::optional<contract::EvictionPolicy> evict;
+    if (const ast::Expr *p = keyword(e, "eviction_policy")) {
+      if (store)
+        return fail(p->getRange(), "hl.store takes no eviction_policy (a "
+                                   "hint of loads)");
+      FailureOr<std::optional<contract::EvictionPolicy>> given =
+          evictionPolicyArg(*p);
+      if (failed(given))
+        return failure();
+      evict = *given;
+    }
     auto access = accessOfList(*base, idx, *index, /*forceGather=*/mask);
     if (failed(access))
       return failure();
     if (!store)
-      return access->gather ? genGatherLoad(*base, access->entries, mask, e)
-                            : genAccessLoad(*base, *access, e);
+      return access->gather
+                 ? genGatherLoad(*base, access->entries, mask, e, evict)
+                 : genAccessLoad(*base, *access, e, evict);
     Result v = genExpr(*value);
     if (failed(v))
       return failure();

@@ -458,14 +458,35 @@ SemValue Generator::loadedElement(const SemValue &ref, Value tile,
   return s;
 }
 
+void Generator::setEviction(Operation *load, const ast::Expr &where,
+                            std::optional<contract::EvictionPolicy> given) {
+  unsigned index = loadIndices.try_emplace(&where, unsigned(loadIndices.size()))
+                       .first->second;
+  contract::EvictionPolicy policy = contract::EvictionPolicy::Normal;
+  if (given)
+    policy = *given;
+  else if (index < loadEvictionPolicies.size())
+    policy = loadEvictionPolicies[index];
+  if (policy == contract::EvictionPolicy::Normal)
+    return;
+  auto attr = tile::EvictionAttr::get(builder.getContext(),
+                                      static_cast<tile::Eviction>(policy));
+  if (auto l = dyn_cast<tile::LoadOp>(load))
+    l.setEvictAttr(attr);
+  else
+    cast<tile::GatherOp>(load).setEvictAttr(attr);
+}
+
 Result Generator::genAccessLoad(const SemValue &ref, const Access &access,
-                                const ast::Expr &where) {
+                                const ast::Expr &where,
+                                std::optional<contract::EvictionPolicy> given) {
   Type element = refShape(ref).second;
   auto tileType = RankedTensorType::get(access.shape, element);
   SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
   t.value = tile::LoadOp::create(builder, loc(where), tileType, ref.value,
                                  access.offsets, access.limits, access.dims,
-                                 TypedAttr());
+                                 TypedAttr(), tile::EvictionAttr());
+  setEviction(t.value.getDefiningOp(), where, given);
   t.valid = access.valid;
   if (access.unitDims.empty())
     return t;
@@ -509,7 +530,9 @@ Result Generator::loadWhole(const SemValue &ref, const ast::Expr &where) {
   SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
   t.value = tile::LoadOp::create(
       builder, l, RankedTensorType::get(a.shape, type.getElementType()),
-      ref.value, a.offsets, a.limits, a.dims, TypedAttr());
+      ref.value, a.offsets, a.limits, a.dims, TypedAttr(),
+      tile::EvictionAttr());
+  setEviction(t.value.getDefiningOp(), where, std::nullopt);
   t.valid.assign(a.shape.size(), ValidCount());
   return t;
 }

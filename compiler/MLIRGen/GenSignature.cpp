@@ -86,6 +86,10 @@ LogicalResult Generator::applyConfig(const contract::ConfigReading &reading,
     l2Grouping = c.l2Grouping;
   if (reading.has("fast_math"))
     fastMath = c.fastMath;
+  if (reading.has("load_eviction_policies")) {
+    loadEvictionPolicies = c.loadEvictionPolicies;
+    evictionConfigWhere = where;
+  }
   for (const char *runtimeOnly : {"max_ctas", "tunables"})
     if (reading.has(runtimeOnly))
       diags->warning(where, source.str() + " key '" + runtimeOnly +

@@ -845,8 +845,10 @@ private:
                                    llvm::ArrayRef<IndexEntry> entries,
                                    const SemValue *extraMask,
                                    const ast::Expr &where);
-  Result genGatherLoad(const SemValue &ref, llvm::ArrayRef<IndexEntry> entries,
-                       const SemValue *extraMask, const ast::Expr &where);
+  Result
+  genGatherLoad(const SemValue &ref, llvm::ArrayRef<IndexEntry> entries,
+                const SemValue *extraMask, const ast::Expr &where,
+                std::optional<contract::EvictionPolicy> given = std::nullopt);
   mlir::LogicalResult genScatterStore(const SemValue &ref,
                                       llvm::ArrayRef<IndexEntry> entries,
                                       const SemValue &value,
@@ -879,8 +881,17 @@ private:
   /// as a scalar of the tensor's dtype.
   SemValue loadedElement(const SemValue &ref, mlir::Value tile,
                          const ast::Expr &where);
-  Result genAccessLoad(const SemValue &ref, const Access &access,
-                       const ast::Expr &where);
+  Result
+  genAccessLoad(const SemValue &ref, const Access &access,
+                const ast::Expr &where,
+                std::optional<contract::EvictionPolicy> given = std::nullopt);
+  /// hl.load's eviction_policy= argument (none for None: the config's).
+  mlir::FailureOr<std::optional<contract::EvictionPolicy>>
+  evictionPolicyArg(const ast::Expr &arg);
+  /// Numbers the load `where` (loadIndices) and gives `load` its cache
+  /// hint: `given` (hl.load's eviction_policy=), else the config's entry.
+  void setEviction(mlir::Operation *load, const ast::Expr &where,
+                   std::optional<contract::EvictionPolicy> given);
   /// A whole tensor of static sizes loaded as one tile (`w[:]` in
   /// arithmetic).
   Result loadWhole(const SemValue &ref, const ast::Expr &where);

@@ -350,6 +350,37 @@ OwningOpRef<ModuleOp> Generator::run() {
     desc.tunables.push_back(contract::Tunable::fastMath(fastMath));
   if (fastMath)
     func->setAttr(tile::kFastMathAttr, builder.getUnitAttr());
+  // The loads of a kernel that only computes (no matrix products, whose
+  // operands are staged through shared memory without hints; no peers,
+  // whose waits dwarf a hint's gain and whose candidates are all compiled):
+  // the tuner also tries them all evict first and all evict last (Helion's
+  // load_eviction_policies).
+  unsigned loads = static_cast<unsigned>(loadIndices.size());
+  bool productsOrPeers =
+      func.walk([](Operation *op) {
+            return isa<tile::DotOp>(op) ||
+                           isa<comm::CommDialect>(op->getDialect())
+                       ? WalkResult::interrupt()
+                       : WalkResult::advance();
+          })
+          .wasInterrupted();
+  if (loads > 0 && loads <= contract::kMaxLoads && !productsOrPeers) {
+    contract::KernelConfig given;
+    given.loadEvictionPolicies = loadEvictionPolicies;
+    desc.tunables.push_back(contract::Tunable::loadEviction(
+        loads, given.get(contract::Tunable::loadEviction(loads, 0))));
+  }
+  if (evictionConfigWhere && loadEvictionPolicies.size() != loads)
+    diags->warning(
+        *evictionConfigWhere,
+        "load_eviction_policies has " +
+            std::to_string(loadEvictionPolicies.size()) +
+            " entries but kernel '" + kernel.getName() + "' has " +
+            std::to_string(loads) +
+            " loads (hl.load and subscript reads, in source order): " +
+            (loadEvictionPolicies.size() > loads
+                 ? "the extra entries are ignored"
+                 : "the loads past its end get no hint"));
   for (const auto &[name, value] : options.defines)
     if (!usedDefines.count(name))
       diags->warning(kernel.getNameRange(),

@@ -103,6 +103,14 @@ def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator,
   let assemblyFormat = "attr-dict";
 }
 
+// A load's cache hint (contract::EvictionPolicy, whose values these are):
+// an L1 eviction priority and an L2 policy of that name.
+def Tile_EvictionAttr : I32EnumAttr<"Eviction", "cache eviction hint", [
+    I32EnumAttrCase<"normal", 0>, I32EnumAttrCase<"first", 1>,
+    I32EnumAttrCase<"last", 2>]> {
+  let cppNamespace = "::dslc::tile";
+}
+
 def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
                                    MemoryEffects<[MemRead]>]> {
   let summary = "loads a tile from a tensor in global memory";
@@ -112,7 +120,8 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
     indexed by their offset alone). An element whose index reaches its
     dimension's `limits` entry, or the ref's own size, is not read: it
     takes the value `other` (zero by default). That is the masked tail of
-    the last tile.
+    the last tile. `evict` (1: first, 2: last) is a cache hint
+    (Helion's load_eviction_policies); the values read are the same.
 
     ```mlir
     %x = tile.load %a[%begin] limits [%end] {dims = array<i64: 0>}
@@ -121,7 +130,8 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
   }];
   let arguments = (ins Tile_RefType:$ref, Variadic<Index>:$offsets,
                    Variadic<Index>:$limits, DenseI64ArrayAttr:$dims,
-                   OptionalAttr<TypedAttrInterface>:$other);
+                   OptionalAttr<TypedAttrInterface>:$other,
+                   OptionalAttr<Tile_EvictionAttr>:$evict);
   let results = (outs Tile_TileTensor:$result);
   let assemblyFormat = [{
     $ref `[` $offsets `]` `limits` `[` $limits `]` attr-dict `:` qualified(type($ref)) `->` qualified(type($result))
@@ -153,7 +163,8 @@ def Tile_GatherOp : Tile_Op<"gather", [AttrSizedOperandSegments,
     one index tile per dimension of `ref`, each of the result's shape (a
     gather: `weight[idx, tile_e]`, `hl.load(x, [i], extra_mask=m)`). An
     element whose index is negative or reaches its dimension's size, or
-    whose `mask` element is false, is not read: it is zero.
+    whose `mask` element is false, is not read: it is zero. `evict` is
+    tile.load's cache hint.
 
     ```mlir
     %r = tile.gather %w[%rows, %cols] mask %m : tensor<16x64xi1>
@@ -161,7 +172,8 @@ def Tile_GatherOp : Tile_Op<"gather", [AttrSizedOperandSegments,
     ```
   }];
   let arguments = (ins Tile_RefType:$ref, Variadic<Tile_TileTensor>:$indices,
-                   Optional<Tile_TileTensor>:$mask);
+                   Optional<Tile_TileTensor>:$mask,
+                   OptionalAttr<Tile_EvictionAttr>:$evict);
   let results = (outs Tile_TileTensor:$result);
   let assemblyFormat = [{
     $ref `[` $indices `]` (`mask` $mask^ `:` type($mask))? attr-dict `:` qualified(type($ref)) `,` type($indices) `->` qualified(type($result))

@@ -104,7 +104,8 @@ TEST_CASE("config: one reader, one key policy", "[contract][config]") {
   CHECK(unknown.error().rfind("unknown config key 'num_warp' (dslc reads "
                               "block_sizes, num_warps, reduction_loops, "
                               "dot_engine, num_stages, l2_groupings, "
-                              "fast_math, max_ctas, tunables",
+                              "fast_math, load_eviction_policies, max_ctas, "
+                              "tunables",
                               0) == 0);
   CHECK(configError(R"({"reduction_loops":[0]})") ==
         "config: reduction_loops entries are null or chunk sizes from 1 to "
@@ -157,6 +158,37 @@ TEST_CASE("config: one reader, one key policy", "[contract][config]") {
         "config: fast_math must be true or false, got 2");
   CHECK(configError(R"({"fast_math":"yes"})") ==
         "config: fast_math must be true or false, got \"yes\"");
+  // load_eviction_policies: Helion's key and spellings, one entry a load.
+  CHECK(classifyConfigKey("load_eviction_policies") ==
+        ConfigKey::LoadEvictionPolicies);
+  Expected<KernelConfig> ev = KernelConfig::fromJson(
+      R"({"block_sizes":[1],"load_eviction_policies":["last","","first"]})");
+  REQUIRE(ev);
+  CHECK(ev->loadEvictionPolicies ==
+        std::vector<EvictionPolicy>{EvictionPolicy::Last,
+                                    EvictionPolicy::Normal,
+                                    EvictionPolicy::First});
+  CHECK(ev->brief() == "bs=1 ev=l-f");
+  CHECK(ev->toJson(true) ==
+        R"({"block_sizes":[1],"load_eviction_policies":["last","","first"]})");
+  Expected<KernelConfig> evBack = KernelConfig::fromJson(ev->toJson());
+  REQUIRE(evBack);
+  CHECK(*evBack == *ev);
+  CHECK_FALSE(*ev == *fm);
+  // No hint anywhere: not in the brief.
+  Expected<KernelConfig> none =
+      KernelConfig::fromJson(R"({"load_eviction_policies":["",""]})");
+  REQUIRE(none);
+  CHECK(none->brief() == "default");
+  CHECK(configError(R"({"load_eviction_policies":["evict_last"]})") ==
+        "config: load_eviction_policies entries are \"\", \"first\" or "
+        "\"last\", got \"evict_last\"");
+  CHECK(configError(R"({"load_eviction_policies":"last"})") ==
+        "config: field 'load_eviction_policies' must be an array");
+  KernelConfig tooMany;
+  tooMany.loadEvictionPolicies.assign(kMaxLoads + 1, EvictionPolicy::Last);
+  CHECK(validate(tooMany).error() ==
+        "load_eviction_policies has 4097 entries, more than 4096");
 }
 
 TEST_CASE("config: tunables are typed records", "[contract][config]") {
@@ -177,8 +209,26 @@ TEST_CASE("config: tunables are typed records", "[contract][config]") {
        {Tunable::Kind::BlockSize, Tunable::Kind::NumWarps,
         Tunable::Kind::MaxCtas, Tunable::Kind::Named, Tunable::Kind::NumStages,
         Tunable::Kind::DotEngine, Tunable::Kind::L2Grouping,
-        Tunable::Kind::ReductionLoop, Tunable::Kind::FastMath})
+        Tunable::Kind::ReductionLoop, Tunable::Kind::FastMath,
+        Tunable::Kind::LoadEviction})
     CHECK(parseTunableKind(tunableKindName(k)) == k);
+  // One eviction policy for every load of a kernel (3 loads here): set
+  // fills the list, get reads it back where the loads share one.
+  Tunable le = Tunable::loadEviction(3, 0);
+  CHECK(le.label() == "load_eviction_policies");
+  CHECK(le.choices == std::vector<int64_t>{0, 1, 2});
+  KernelConfig evicting;
+  evicting.set(le, int64_t(EvictionPolicy::Last));
+  CHECK(evicting.loadEvictionPolicies ==
+        std::vector<EvictionPolicy>(3, EvictionPolicy::Last));
+  CHECK(evicting.get(le) == int64_t(EvictionPolicy::Last));
+  CHECK(evicting.toJson() ==
+        R"({"load_eviction_policies":["last","last","last"]})");
+  evicting.loadEvictionPolicies[1] = EvictionPolicy::First;
+  CHECK(evicting.get(le) == 0); // they differ
+  evicting.set(le, 0);
+  CHECK(evicting.loadEvictionPolicies.empty());
+  CHECK(evicting.toJson() == "{}");
   // f32 exps and logs approximated or not.
   Tunable fm = Tunable::fastMath(0);
   CHECK(fm.label() == "fast_math");

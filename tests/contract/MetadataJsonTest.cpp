@@ -34,7 +34,8 @@ KernelMetadata everyRole() {
   md.multicast = "nvls";
   md.defaultTimeoutMs = 2000;
   md.constants = {{"my_rank", "1"}, {"group", "\"g\""}};
-  md.tunables = {Tunable::blockSize(0, 1024), Tunable::numWarps(8)};
+  md.tunables = {Tunable::blockSize(0, 1024), Tunable::numWarps(8),
+                 Tunable::loadEviction(5, 2)};
   md.tunables[0].extent = 5000;
   md.tunables[0].tilesGrid = true;
   ArgSpec table =
@@ -127,7 +128,7 @@ TEST_CASE("metadata: what is written is read back unchanged",
   CHECK(got->maxCtas == want.maxCtas);
   CHECK(got->defaultTimeoutMs == want.defaultTimeoutMs);
   CHECK(got->constants == want.constants);
-  REQUIRE(got->tunables.size() == 2);
+  REQUIRE(got->tunables.size() == 3);
   CHECK(got->tunables[0].kind == Tunable::Kind::BlockSize);
   CHECK(got->tunables[0].value == 1024);
   CHECK(got->tunables[0].max == kMaxBlockSize);
@@ -135,6 +136,9 @@ TEST_CASE("metadata: what is written is read back unchanged",
   CHECK(got->tunables[1].extent == 0);
   CHECK(got->tunables[0].tilesGrid);
   CHECK(!got->tunables[1].tilesGrid);
+  CHECK(got->tunables[2].kind == Tunable::Kind::LoadEviction);
+  CHECK(got->tunables[2].index == 5); // the kernel's loads
+  CHECK(got->tunables[2].value == 2);
   REQUIRE(got->args.size() == want.args.size());
   for (size_t i = 0; i < want.args.size(); ++i) {
     INFO(want.args[i].name);
@@ -327,6 +331,8 @@ TEST_CASE("metadata: malformed files name the field", "[contract][metadata]") {
   CHECK(readError(edited("\"value\": 1024", "\"value\": 2097152")) ==
         "metadata t.json: tunables[0]: block_sizes[0] 2097152 is outside "
         "1..1048576");
+  CHECK(readError(edited("\"loads\": 5", "\"loads\": 0")) ==
+        "metadata t.json: tunables[2]: field 'loads' 0 is outside 1..4096");
   CHECK(readError(edited("\"grid\": true", "\"grid\": 1")) ==
         "metadata t.json: tunables[0]: field 'grid' must be a boolean");
   CHECK(readError(edited("\"dtype\": \"int32\"", "\"dtype\": \"complex\"")) ==

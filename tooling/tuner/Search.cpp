@@ -145,6 +145,11 @@ std::vector<Dimension> spaceDimensions(const std::vector<Tunable> &tunables,
       break;
     case Tunable::Kind::MaxCtas:
       break; // the runtime's cap: one dimension below
+    case Tunable::Kind::LoadEviction:
+      // The loads' cache hints stay the kernel's (the config's list): a
+      // dimension of three values would triple every space the tuner
+      // compiles whole, for a gain measured at 0-2% (docs/tuner.md).
+      break;
     }
   }
   dims.push_back(listDimension(Tunable::maxCtas(0), opts.ctaCaps));

@@ -270,6 +270,20 @@ TEST_CASE("search: fast_math is tried right after the default", "[tuner]") {
       KernelSpace("k", {chunk, rows, Tunable::numWarps(4)}).fastMathSeed());
 }
 
+TEST_CASE("kernel space: the loads' eviction hints are not searched",
+          "[tuner]") {
+  // A kernel of 3 loads (MLIRGen's load_eviction tunable): its hints stay
+  // the config's; the space is that of the same kernel without them.
+  KernelSpace with("k", {Tunable::blockSize(0, 1024), Tunable::numWarps(4),
+                         Tunable::loadEviction(3, 0)});
+  KernelSpace without("k", llTunables());
+  REQUIRE(with.dims().size() == without.dims().size());
+  for (const Dimension &d : with.dims())
+    CHECK(d.tunable.kind != Tunable::Kind::LoadEviction);
+  CHECK(with.points().size() == without.points().size());
+  CHECK(with.config(with.defaultPoint()).loadEvictionPolicies.empty());
+}
+
 TEST_CASE("search: shape seeds start the descent where a row kernel's best "
           "configs are",
           "[tuner]") {
