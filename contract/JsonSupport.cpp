@@ -29,6 +29,8 @@ json configToJson(const KernelConfig &c, bool forCompiler) {
     j["l2_groupings"] = json::array({c.l2Grouping});
   if (c.fastMath)
     j["fast_math"] = true;
+  if (c.maxNReg > 0)
+    j["maxnreg"] = c.maxNReg;
   if (!c.loadEvictionPolicies.empty()) {
     json policies = json::array();
     for (EvictionPolicy p : c.loadEvictionPolicies)
@@ -313,6 +315,11 @@ KernelConfig FieldReader::config(const json &c,
         k.fastMath = v.get<int64_t>();
       else
         fail(where, "fast_math must be true or false, got " + v.dump());
+      break;
+    case ConfigKey::MaxNReg:
+      // Helion's None (no cap) or a count.
+      if (!v.is_null())
+        k.maxNReg = integer(c, "maxnreg", where);
       break;
     case ConfigKey::LoadEvictionPolicies:
       for (const json &p : array(c, "load_eviction_policies", where)) {

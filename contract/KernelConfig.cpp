@@ -295,12 +295,12 @@ Expected<KernelConfig> KernelConfig::fromJson(const std::string &text) {
 /// Helion's config keys that tune Triton's code generation (pipelining,
 /// indexing, loop shapes, eviction...): no effect in dslc.
 static const char *const kHelionOnlyKeys[] = {
-    "indexing",          "pid_type",
-    "loop_orders",       "range_unroll_factors",
-    "flatten_loops",     "range_warp_specializes",
-    "range_num_stages",  "range_multi_buffers",
-    "range_flattens",    "static_ranges",
-    "num_sm_multiplier", "maxnreg"};
+    "indexing",         "pid_type",
+    "loop_orders",      "range_unroll_factors",
+    "flatten_loops",    "range_warp_specializes",
+    "range_num_stages", "range_multi_buffers",
+    "range_flattens",   "static_ranges",
+    "num_sm_multiplier"};
 
 struct KeyName {
   ConfigKey key;
@@ -315,6 +315,7 @@ static const KeyName kHonouredKeys[] = {
     {ConfigKey::L2Groupings, "l2_groupings"},
     {ConfigKey::FastMath, "fast_math"},
     {ConfigKey::LoadEvictionPolicies, "load_eviction_policies"},
+    {ConfigKey::MaxNReg, "maxnreg"},
     {ConfigKey::MaxCtas, "max_ctas"},
     {ConfigKey::Tunables, "tunables"},
 };
@@ -397,6 +398,8 @@ std::string KernelConfig::brief() const {
     add("l2g=" + std::to_string(l2Grouping));
   if (fastMath)
     add("fm");
+  if (maxNReg > 0)
+    add("regs=" + std::to_string(maxNReg));
   // One letter a load: - (none), f (first), l (last).
   if (std::any_of(
           loadEvictionPolicies.begin(), loadEvictionPolicies.end(),
@@ -480,6 +483,11 @@ Expected<bool> validate(const KernelConfig &c) {
   if (c.fastMath != 0 && c.fastMath != 1)
     return Failure{"fast_math " + std::to_string(c.fastMath) +
                    " is neither 0 nor 1"};
+  if (c.maxNReg != 0 && (c.maxNReg < kMinMaxNReg || c.maxNReg > kMaxMaxNReg))
+    return Failure{"maxnreg " + std::to_string(c.maxNReg) + " is outside " +
+                   std::to_string(kMinMaxNReg) + ".." +
+                   std::to_string(kMaxMaxNReg) +
+                   " (0 or None: ptxas's choice)"};
   if (c.loadEvictionPolicies.size() > size_t(kMaxLoads))
     return Failure{"load_eviction_policies has " +
                    std::to_string(c.loadEvictionPolicies.size()) +

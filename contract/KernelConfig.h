@@ -39,6 +39,10 @@ inline constexpr int64_t kMaxL2Grouping = 1024;
 /// The longest load_eviction_policies list (one entry a load of the
 /// kernel's source).
 inline constexpr int64_t kMaxLoads = 4096;
+/// The fewest and most registers a thread may be held to (maxnreg): PTX
+/// allows .maxnreg up to 255; ptxas needs a few for any kernel.
+inline constexpr int64_t kMinMaxNReg = 16;
+inline constexpr int64_t kMaxMaxNReg = 255;
 /// Threads per warp.
 inline constexpr int64_t kWarpSize = 32;
 /// Most bytes of shared memory one CTA may use: what sm_90 lets a kernel
@@ -222,6 +226,9 @@ struct KernelConfig {
   /// hl.load's own eviction_policy= wins); loads past the list's end get
   /// none.
   std::vector<EvictionPolicy> loadEvictionPolicies;
+  /// Helion's maxnreg: ptxas keeps every thread within this many registers
+  /// (PTX .maxnreg; more CTAs an SM, or spills); 0: ptxas's choice.
+  int64_t maxNReg = 0;
 
   /// The value `t` has in this config (0 when unset).
   int64_t get(const Tunable &t) const;
@@ -244,7 +251,7 @@ struct KernelConfig {
   auto fields() const {
     return std::tie(blockSizes, numWarps, maxCtas, named, reductionLoops,
                     dotEngine, numStages, l2Grouping, fastMath,
-                    loadEvictionPolicies);
+                    loadEvictionPolicies, maxNReg);
   }
   bool operator==(const KernelConfig &o) const {
     return fields() == o.fields();
@@ -256,7 +263,8 @@ struct KernelConfig {
 /// num_warps 0 (default) or in 1..kMaxNumWarps, max_ctas >= 0, every
 /// reduction_loops entry 0 (None) or a chunk in 1..kMaxBlockSize, num_stages
 /// 0 (default) or in 1..kMaxNumStages, l2_groupings 0 or 1..kMaxL2Grouping,
-/// fast_math 0 or 1, at most kMaxLoads load_eviction_policies.
+/// fast_math 0 or 1, at most kMaxLoads load_eviction_policies, maxnreg 0
+/// or in kMinMaxNReg..kMaxMaxNReg.
 Expected<bool> validate(const KernelConfig &config);
 
 /// What a key of a config object is to dslc. One policy for every reader
@@ -273,6 +281,7 @@ enum class ConfigKey {
   L2Groupings,          ///< l2_groupings (the compiler)
   FastMath,             ///< fast_math (the compiler)
   LoadEvictionPolicies, ///< load_eviction_policies (the compiler)
+  MaxNReg,              ///< maxnreg (the compiler: ptxas)
   MaxCtas,              ///< max_ctas (the runtime, at load)
   Tunables,             ///< tunables: named values the tuner searches
   HelionOnly,           ///< a helion.Config key for Triton only (indexing, ...)

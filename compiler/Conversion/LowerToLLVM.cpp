@@ -157,6 +157,13 @@ struct LowerToLLVMPass : dslc::impl::LowerToLLVMBase<LowerToLLVMPass> {
       // -dslc-divide-without-calls rewrites the divisions it would call.
       if (onWgmma.contains(f.getName()))
         f->setAttr(dslc::kWithoutCallsAttr, UnitAttr::get(ctx));
+      // The config's maxnreg: ptxas holds every thread to that many
+      // registers (PTX .maxnreg).
+      if (auto regs = f->getAttrOfType<IntegerAttr>(dslc::tile::kMaxNRegAttr)) {
+        f->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                   IntegerAttr::get(IntegerType::get(ctx, 32), regs.getInt()));
+        f->removeAttr(dslc::tile::kMaxNRegAttr);
+      }
       f->removeAttr(dslc::tile::kKernelAttr);
       f->removeAttr(dslc::tile::kNumWarpsAttr);
     });

@@ -19,20 +19,23 @@ using namespace mlir;
 namespace dslc::mlirgen {
 
 /// hl.load's eviction_policy=: "" (no hint), "evict_first" or "evict_last"
-/// (what Triton's tl.load takes); None leaves the load to the config's
-/// load_eviction_policies, as in Helion.
-FailureOr<std::optional<contract::EvictionPolicy>>
-Generator::evictionPolicyArg(const ast::Expr &arg) {
+/// (what Triton's tl.load takes) set `policy`; None leaves it unset (the
+/// config's load_eviction_policies decide, as in Helion).
+LogicalResult
+Generator::evictionPolicyArg(const ast::Expr &arg,
+                             std::optional<contract::EvictionPolicy> &policy) {
   if (ast::isa<ast::NoneLiteralExpr>(&arg))
-    return std::optional<contract::EvictionPolicy>();
+    return success();
   if (auto *str = ast::dyn_cast<ast::StringLiteralExpr>(&arg)) {
     const std::string &v = str->getValue();
     if (v.empty())
-      return std::optional(contract::EvictionPolicy::Normal);
-    if (v == "evict_first")
-      return std::optional(contract::EvictionPolicy::First);
-    if (v == "evict_last")
-      return std::optional(contract::EvictionPolicy::Last);
+      policy = contract::EvictionPolicy::Normal;
+    else if (v == "evict_first")
+      policy = contract::EvictionPolicy::First;
+    else if (v == "evict_last")
+      policy = contract::EvictionPolicy::Last;
+    if (policy)
+      return success();
   }
   return error(arg.getRange(), "eviction_policy must be \"evict_first\", "
                                "\"evict_last\", \"\" or None");
@@ -388,11 +391,8 @@ std::optional<Result> Generator::genHelionFunction(const ast::CallExpr &e,
       if (store)
         return fail(p->getRange(), "hl.store takes no eviction_policy (a "
                                    "hint of loads)");
-      FailureOr<std::optional<contract::EvictionPolicy>> given =
-          evictionPolicyArg(*p);
-      if (failed(given))
+      if (failed(evictionPolicyArg(*p, evict)))
         return failure();
-      evict = *given;
     }
     auto access = accessOfList(*base, idx, *index, /*forceGather=*/mask);
     if (failed(access))

@@ -86,6 +86,8 @@ LogicalResult Generator::applyConfig(const contract::ConfigReading &reading,
     l2Grouping = c.l2Grouping;
   if (reading.has("fast_math"))
     fastMath = c.fastMath;
+  if (reading.has("maxnreg"))
+    maxNReg = c.maxNReg;
   if (reading.has("load_eviction_policies")) {
     loadEvictionPolicies = c.loadEvictionPolicies;
     evictionConfigWhere = where;

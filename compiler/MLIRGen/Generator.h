@@ -886,8 +886,9 @@ private:
                 const ast::Expr &where,
                 std::optional<contract::EvictionPolicy> given = std::nullopt);
   /// hl.load's eviction_policy= argument (none for None: the config's).
-  mlir::FailureOr<std::optional<contract::EvictionPolicy>>
-  evictionPolicyArg(const ast::Expr &arg);
+  mlir::LogicalResult
+  evictionPolicyArg(const ast::Expr &arg,
+                    std::optional<contract::EvictionPolicy> &policy);
   /// Numbers the load `where` (loadIndices) and gives `load` its cache
   /// hint: `given` (hl.load's eviction_policy=), else the config's entry.
   void setEviction(mlir::Operation *load, const ast::Expr &where,

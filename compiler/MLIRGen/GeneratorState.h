@@ -340,6 +340,8 @@ protected:
   int64_t l2Grouping = 0;
   /// The config's fast_math (tile::kFastMathAttr).
   int64_t fastMath = 0;
+  /// The config's maxnreg (tile::kMaxNRegAttr; 0: not given).
+  int64_t maxNReg = 0;
   /// The config's load_eviction_policies: entry i is the hint of the i-th
   /// load in loadIndices (tile::Eviction on tile.load and tile.gather).
   std::vector<contract::EvictionPolicy> loadEvictionPolicies;

@@ -350,6 +350,8 @@ OwningOpRef<ModuleOp> Generator::run() {
     desc.tunables.push_back(contract::Tunable::fastMath(fastMath));
   if (fastMath)
     func->setAttr(tile::kFastMathAttr, builder.getUnitAttr());
+  if (maxNReg > 0)
+    func->setAttr(tile::kMaxNRegAttr, builder.getI64IntegerAttr(maxNReg));
   // The loads of a kernel that only computes (no matrix products, whose
   // operands are staged through shared memory without hints; no peers,
   // whose waits dwarf a hint's gain and whose candidates are all compiled):

@@ -65,6 +65,9 @@ inline constexpr llvm::StringLiteral kL2GroupingAttr = "tile.l2_grouping";
 /// Optional kernel attribute (unit): the config's fast_math, every f32 exp,
 /// exp2, log, log2 and division approximated (-dslc-narrowed-fast-math).
 inline constexpr llvm::StringLiteral kFastMathAttr = "tile.fast_math";
+/// Optional kernel attribute (i64): the config's maxnreg, the registers a
+/// thread may use at most (PTX .maxnreg; -dslc-lower-to-llvm).
+inline constexpr llvm::StringLiteral kMaxNRegAttr = "tile.maxnreg";
 /// Name of the array-of-strings attribute naming a kernel's parameters.
 inline constexpr llvm::StringLiteral kArgNamesAttr = "tile.arg_names";
 /// Name of the integer attribute giving the number of peers (world size).

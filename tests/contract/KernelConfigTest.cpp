@@ -104,8 +104,8 @@ TEST_CASE("config: one reader, one key policy", "[contract][config]") {
   CHECK(unknown.error().rfind("unknown config key 'num_warp' (dslc reads "
                               "block_sizes, num_warps, reduction_loops, "
                               "dot_engine, num_stages, l2_groupings, "
-                              "fast_math, load_eviction_policies, max_ctas, "
-                              "tunables",
+                              "fast_math, load_eviction_policies, maxnreg, "
+                              "max_ctas, tunables",
                               0) == 0);
   CHECK(configError(R"({"reduction_loops":[0]})") ==
         "config: reduction_loops entries are null or chunk sizes from 1 to "
@@ -185,6 +185,21 @@ TEST_CASE("config: one reader, one key policy", "[contract][config]") {
         "\"last\", got \"evict_last\"");
   CHECK(configError(R"({"load_eviction_policies":"last"})") ==
         "config: field 'load_eviction_policies' must be an array");
+  // maxnreg: Helion's register cap (None: none), 16..255.
+  CHECK(classifyConfigKey("maxnreg") == ConfigKey::MaxNReg);
+  Expected<KernelConfig> regs =
+      KernelConfig::fromJson(R"({"block_sizes":[2],"maxnreg":40})");
+  REQUIRE(regs);
+  CHECK(regs->maxNReg == 40);
+  CHECK(regs->brief() == "bs=2 regs=40");
+  CHECK(regs->toJson(true) == R"({"block_sizes":[2],"maxnreg":40})");
+  Expected<KernelConfig> noCap = KernelConfig::fromJson(R"({"maxnreg":null})");
+  REQUIRE(noCap);
+  CHECK(noCap->maxNReg == 0);
+  CHECK(configError(R"({"maxnreg":300})") ==
+        "config: maxnreg 300 is outside 16..255 (0 or None: ptxas's choice)");
+  CHECK(configError(R"({"maxnreg":"32"})") ==
+        "config: field 'maxnreg' must be an integer");
   KernelConfig tooMany;
   tooMany.loadEvictionPolicies.assign(kMaxLoads + 1, EvictionPolicy::Last);
   CHECK(validate(tooMany).error() ==
