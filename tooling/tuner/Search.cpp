@@ -148,7 +148,7 @@ std::vector<Dimension> spaceDimensions(const std::vector<Tunable> &tunables,
     case Tunable::Kind::LoadEviction:
       // The loads' cache hints stay the kernel's (the config's list): a
       // dimension of three values would triple every space the tuner
-      // compiles whole, for a gain measured at 0-2% (docs/tuner.md).
+      // compiles whole, for a gain not yet measured in dslc (docs/tuner.md).
       break;
     }
   }
