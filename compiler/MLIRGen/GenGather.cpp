@@ -173,7 +173,7 @@ Result Generator::genGatherLoad(const SemValue &ref,
       builder, loc(where),
       RankedTensorType::get(g->shape, refShape(ref).second), ref.value,
       g->indices, g->mask, tile::EvictionAttr());
-  setEviction(t.value.getDefiningOp(), where, given);
+  setEviction(t.value.getDefiningOp(), given);
   t.valid = g->valid;
   return t;
 }

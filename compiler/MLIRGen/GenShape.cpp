@@ -458,23 +458,12 @@ SemValue Generator::loadedElement(const SemValue &ref, Value tile,
   return s;
 }
 
-void Generator::setEviction(Operation *load, const ast::Expr &where,
+void Generator::setEviction(Operation *load,
                             std::optional<contract::EvictionPolicy> given) {
-  unsigned index = loadIndices.try_emplace(&where, unsigned(loadIndices.size()))
-                       .first->second;
-  contract::EvictionPolicy policy = contract::EvictionPolicy::Normal;
+  // An explicit "" is kept as `normal` until the config's list is applied
+  // (applyLoadEvictions): it wins over the list's entry.
   if (given)
-    policy = *given;
-  else if (index < loadEvictionPolicies.size())
-    policy = loadEvictionPolicies[index];
-  if (policy == contract::EvictionPolicy::Normal)
-    return;
-  auto attr = tile::EvictionAttr::get(builder.getContext(),
-                                      static_cast<tile::Eviction>(policy));
-  if (auto l = dyn_cast<tile::LoadOp>(load))
-    l.setEvictAttr(attr);
-  else
-    cast<tile::GatherOp>(load).setEvictAttr(attr);
+    tile::setLoadEviction(load, static_cast<tile::Eviction>(*given));
 }
 
 Result Generator::genAccessLoad(const SemValue &ref, const Access &access,
@@ -486,7 +475,7 @@ Result Generator::genAccessLoad(const SemValue &ref, const Access &access,
   t.value = tile::LoadOp::create(builder, loc(where), tileType, ref.value,
                                  access.offsets, access.limits, access.dims,
                                  TypedAttr(), tile::EvictionAttr());
-  setEviction(t.value.getDefiningOp(), where, given);
+  setEviction(t.value.getDefiningOp(), given);
   t.valid = access.valid;
   if (access.unitDims.empty())
     return t;
@@ -532,7 +521,7 @@ Result Generator::loadWhole(const SemValue &ref, const ast::Expr &where) {
       builder, l, RankedTensorType::get(a.shape, type.getElementType()),
       ref.value, a.offsets, a.limits, a.dims, TypedAttr(),
       tile::EvictionAttr());
-  setEviction(t.value.getDefiningOp(), where, std::nullopt);
+
   t.valid.assign(a.shape.size(), ValidCount());
   return t;
 }

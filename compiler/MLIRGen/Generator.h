@@ -889,9 +889,10 @@ private:
   mlir::LogicalResult
   evictionPolicyArg(const ast::Expr &arg,
                     std::optional<contract::EvictionPolicy> &policy);
-  /// Numbers the load `where` (loadIndices) and gives `load` its cache
-  /// hint: `given` (hl.load's eviction_policy=), else the config's entry.
-  void setEviction(mlir::Operation *load, const ast::Expr &where,
+  /// Gives `load` hl.load's eviction_policy= (`given`; the config's
+  /// load_eviction_policies are applied when the kernel is whole,
+  /// applyLoadEvictions in MLIRGen.cpp).
+  void setEviction(mlir::Operation *load,
                    std::optional<contract::EvictionPolicy> given);
   /// A whole tensor of static sizes loaded as one tile (`w[:]` in
   /// arithmetic).

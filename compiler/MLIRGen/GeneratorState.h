@@ -342,15 +342,12 @@ protected:
   int64_t fastMath = 0;
   /// The config's maxnreg (tile::kMaxNRegAttr; 0: not given).
   int64_t maxNReg = 0;
-  /// The config's load_eviction_policies: entry i is the hint of the i-th
-  /// load in loadIndices (tile::Eviction on tile.load and tile.gather).
+  /// The config's load_eviction_policies: entry i is the hint of the
+  /// kernel's i-th live load (applyLoadEvictions; tile::Eviction on
+  /// tile.load and tile.gather).
   std::vector<contract::EvictionPolicy> loadEvictionPolicies;
   /// Where a config gave them (empty when none did).
   std::optional<SourceRange> evictionConfigWhere;
-  /// The kernel's loads (hl.load, subscript reads, tensors used whole) by
-  /// their expression, numbered in the order first generated: source
-  /// order, the order Helion's list follows.
-  std::map<const ast::Expr *, unsigned> loadIndices;
   /// The variable a statement `NAME = <call>` assigns while the call is
   /// generated: an output the call makes takes its name (addOutput).
   std::string outputNameHint;

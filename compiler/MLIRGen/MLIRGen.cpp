@@ -19,6 +19,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace dslc;
@@ -98,6 +101,54 @@ static void recordBlockUnit(func::FuncOp func,
 /// Whether every matrix product of `func` can run on tensor cores by type
 /// (2-d or batched 3-d tiles of bf16, f16 or fp8; f32 too in tf32 when
 /// `allowTf32`); none when it has no products.
+/// The kernel's loads (tile.load, tile.gather) whose values it uses, in
+/// program order: an op is used when it has effects beyond reads (a store,
+/// a signal, a terminator), or a used op takes one of its results, or it
+/// holds one in its regions. A load read for its shape only
+/// (`torch.zeros_like(x[tile, 0])`) is not: Helion does not count it.
+static SmallVector<Operation *> usedLoads(func::FuncOp func) {
+  llvm::DenseSet<Operation *> used;
+  SmallVector<Operation *> work;
+  auto use = [&](Operation *op) {
+    if (op && op != func.getOperation() && used.insert(op).second)
+      work.push_back(op);
+  };
+  func.walk([&](Operation *op) {
+    if (!wouldOpBeTriviallyDead(op))
+      use(op);
+  });
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    for (Value v : op->getOperands())
+      use(v.getDefiningOp());
+    use(op->getParentOp());
+  }
+  SmallVector<Operation *> loads;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<tile::LoadOp, tile::GatherOp>(op) && used.contains(op))
+      loads.push_back(op);
+  });
+  return loads;
+}
+
+/// Gives the kernel's used loads the config's load_eviction_policies,
+/// entry i to the i-th (Helion's order), except a load whose hl.load named
+/// its own (an explicit "" stays without a hint); returns how many loads
+/// it has.
+static unsigned
+applyLoadEvictions(func::FuncOp func,
+                   llvm::ArrayRef<contract::EvictionPolicy> policies) {
+  SmallVector<Operation *> loads = usedLoads(func);
+  for (auto [i, load] : llvm::enumerate(loads))
+    if (!tile::loadEviction(load) && i < policies.size())
+      tile::setLoadEviction(load, static_cast<tile::Eviction>(policies[i]));
+  func.walk([](Operation *op) {
+    if (tile::loadEviction(op) == tile::Eviction::normal)
+      tile::setLoadEviction(op, std::nullopt);
+  });
+  return static_cast<unsigned>(loads.size());
+}
+
 static std::optional<bool> productsTakeTensorCores(func::FuncOp func,
                                                    bool allowTf32) {
   std::optional<bool> all;
@@ -352,12 +403,12 @@ OwningOpRef<ModuleOp> Generator::run() {
     func->setAttr(tile::kFastMathAttr, builder.getUnitAttr());
   if (maxNReg > 0)
     func->setAttr(tile::kMaxNRegAttr, builder.getI64IntegerAttr(maxNReg));
-  // The loads of a kernel that only computes (no matrix products, whose
-  // operands are staged through shared memory without hints; no peers,
-  // whose waits dwarf a hint's gain and whose candidates are all compiled):
-  // the tuner also tries them all evict first and all evict last (Helion's
-  // load_eviction_policies).
-  unsigned loads = static_cast<unsigned>(loadIndices.size());
+  // The config's load_eviction_policies, entry i for the i-th load whose
+  // value the kernel uses. The metadata lists them (the count) for a kernel
+  // that only computes (no matrix products, whose operands are staged
+  // through shared memory without hints; no peers, whose waits dwarf a
+  // hint's gain); the tuner does not search them (docs/tuner.md).
+  unsigned loads = applyLoadEvictions(func, loadEvictionPolicies);
   bool productsOrPeers =
       func.walk([](Operation *op) {
             return isa<tile::DotOp>(op) ||
@@ -379,7 +430,8 @@ OwningOpRef<ModuleOp> Generator::run() {
             std::to_string(loadEvictionPolicies.size()) +
             " entries but kernel '" + kernel.getName() + "' has " +
             std::to_string(loads) +
-            " loads (hl.load and subscript reads, in source order): " +
+            " loads (hl.load and subscript reads whose values it uses, in "
+            "source order): " +
             (loadEvictionPolicies.size() > loads
                  ? "the extra entries are ignored"
                  : "the loads past its end get no hint"));

@@ -54,6 +54,24 @@ bool dslc::tile::takesTensorCores(Type element, bool allowTf32) {
          (allowTf32 && element.isF32());
 }
 
+std::optional<dslc::tile::Eviction> dslc::tile::loadEviction(Operation *load) {
+  if (auto l = dyn_cast<LoadOp>(load))
+    return l.getEvict();
+  if (auto g = dyn_cast<GatherOp>(load))
+    return g.getEvict();
+  return std::nullopt;
+}
+
+void dslc::tile::setLoadEviction(Operation *load,
+                                 std::optional<Eviction> evict) {
+  EvictionAttr attr =
+      evict ? EvictionAttr::get(load->getContext(), *evict) : EvictionAttr();
+  if (auto l = dyn_cast<LoadOp>(load))
+    l.setEvictAttr(attr);
+  else if (auto g = dyn_cast<GatherOp>(load))
+    g.setEvictAttr(attr);
+}
+
 SmallVector<int64_t> dslc::tile::reducedRowExtents(Block &body) {
   SmallVector<int64_t> extents;
   for (Operation &op : body)

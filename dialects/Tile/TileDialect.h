@@ -127,6 +127,12 @@ inline constexpr int64_t kStagedStepBytes = 32;
 /// (RollReductions; MLIRGen offers them to the tuner).
 llvm::SmallVector<int64_t> reducedRowExtents(mlir::Block &body);
 
+/// The cache hint of a tile.load or tile.gather (none without an `evict`
+/// attribute; none for any other op).
+std::optional<Eviction> loadEviction(mlir::Operation *load);
+/// Sets a tile.load's or tile.gather's cache hint, or removes it (none).
+void setLoadEviction(mlir::Operation *load, std::optional<Eviction> evict);
+
 /// Verifies the parameters of a tensor-in-memory type (!tile.ref and
 /// !comm.stack, named by `typeName` in messages): an integer or float
 /// element type and a rank between 1 and 8.

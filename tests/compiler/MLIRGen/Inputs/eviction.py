@@ -53,3 +53,20 @@ def store_hint(x: torch.Tensor) -> torch.Tensor:
     for t in hl.tile(x.size(0)):
         hl.store(out, [t], x[t], eviction_policy="evict_first")
     return out
+
+
+@helion.kernel(
+    config=helion.Config(
+        block_sizes=[8, 128], num_warps=4,
+        load_eviction_policies=["last", "first"]
+    )
+)
+def shape_only(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    out = torch.empty([m], dtype=torch.float32, device=x.device)
+    for tm in hl.tile(m):
+        acc = torch.zeros_like(x[tm, 0], dtype=torch.float32)
+        for tn in hl.tile(n):
+            acc = acc + torch.sum(x[tm, tn] * y[tm, tn], dim=-1)
+        out[tm] = acc
+    return out
