@@ -182,15 +182,19 @@ Value linearIndex(OpBuilder &b, Location loc, ValueRange coords,
   return linear;
 }
 
+/// Inline PTX; `effects`: with side effects and a memory clobber (neither
+/// dropped nor moved across memory accesses), else a pure function of its
+/// operands that LLVM may share and hoist.
 static LLVM::InlineAsmOp buildAsm(OpBuilder &b, Location loc, Type type,
                                   StringRef asmString, StringRef constraints,
-                                  ValueRange operands) {
+                                  ValueRange operands, bool effects = true) {
   std::string allConstraints = constraints.str();
-  allConstraints += allConstraints.empty() ? "~{memory}" : ",~{memory}";
+  if (effects)
+    allConstraints += allConstraints.empty() ? "~{memory}" : ",~{memory}";
   return LLVM::InlineAsmOp::create(
       b, loc, type, operands, b.getStringAttr(asmString),
-      b.getStringAttr(allConstraints), b.getUnitAttr(), UnitAttr(),
-      LLVM::TailCallKindAttr(),
+      b.getStringAttr(allConstraints), effects ? b.getUnitAttr() : UnitAttr(),
+      UnitAttr(), LLVM::TailCallKindAttr(),
       LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
       ArrayAttr());
 }
@@ -215,17 +219,11 @@ Value globalLoad(OpBuilder &b, Location loc, Type type, Value ptr,
       (bits != 16 && bits != 32 && bits != 64 && bits != 128))
     return LLVM::LoadOp::create(b, loc, type, ptr, align);
   std::string which = evict == tile::Eviction::first ? "first" : "last";
-  // The policy depends on nothing: LLVM may share and hoist it (no side
-  // effects, no memory clobber).
+  // The policy depends on nothing: LLVM may share and hoist it.
   Value policy =
-      LLVM::InlineAsmOp::create(
-          b, loc, b.getI64Type(), ValueRange(),
-          b.getStringAttr("createpolicy.fractional.L2::evict_" + which +
-                          ".b64 $0, 1.0;"),
-          b.getStringAttr("=l"), UnitAttr(), UnitAttr(),
-          LLVM::TailCallKindAttr(),
-          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-          ArrayAttr())
+      buildAsm(b, loc, b.getI64Type(),
+               "createpolicy.fractional.L2::evict_" + which + ".b64 $0, 1.0;",
+               "=l", ValueRange(), /*effects=*/false)
           .getResult(0);
   // 16 bits: one b16 register; else b32 registers (v2, v4).
   int64_t regs = bits == 16 ? 1 : bits / 32;

@@ -164,7 +164,7 @@ Result Generator::genGatherLoad(const SemValue &ref,
                                 ArrayRef<IndexEntry> entries,
                                 const SemValue *extraMask,
                                 const ast::Expr &where,
-                                std::optional<contract::EvictionPolicy> given) {
+                                tile::EvictionAttr evict) {
   FailureOr<Gather> g = gatherOf(ref, entries, extraMask, where);
   if (failed(g))
     return failure();
@@ -172,8 +172,7 @@ Result Generator::genGatherLoad(const SemValue &ref,
   t.value = tile::GatherOp::create(
       builder, loc(where),
       RankedTensorType::get(g->shape, refShape(ref).second), ref.value,
-      g->indices, g->mask, tile::EvictionAttr());
-  setEviction(t.value.getDefiningOp(), given);
+      g->indices, g->mask, evict);
   t.valid = g->valid;
   return t;
 }

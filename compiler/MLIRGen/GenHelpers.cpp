@@ -19,23 +19,25 @@ using namespace mlir;
 namespace dslc::mlirgen {
 
 /// hl.load's eviction_policy=: "" (no hint), "evict_first" or "evict_last"
-/// (what Triton's tl.load takes) set `policy`; None leaves it unset (the
+/// (what Triton's tl.load takes) set `evict`; None leaves it null (the
 /// config's load_eviction_policies decide, as in Helion).
-LogicalResult
-Generator::evictionPolicyArg(const ast::Expr &arg,
-                             std::optional<contract::EvictionPolicy> &policy) {
+LogicalResult Generator::evictionPolicyArg(const ast::Expr &arg,
+                                           tile::EvictionAttr &evict) {
   if (ast::isa<ast::NoneLiteralExpr>(&arg))
     return success();
   if (auto *str = ast::dyn_cast<ast::StringLiteralExpr>(&arg)) {
     const std::string &v = str->getValue();
+    std::optional<tile::Eviction> e;
     if (v.empty())
-      policy = contract::EvictionPolicy::Normal;
+      e = tile::Eviction::normal;
     else if (v == "evict_first")
-      policy = contract::EvictionPolicy::First;
+      e = tile::Eviction::first;
     else if (v == "evict_last")
-      policy = contract::EvictionPolicy::Last;
-    if (policy)
+      e = tile::Eviction::last;
+    if (e) {
+      evict = tile::EvictionAttr::get(builder.getContext(), *e);
       return success();
+    }
   }
   return error(arg.getRange(), "eviction_policy must be \"evict_first\", "
                                "\"evict_last\", \"\" or None");
@@ -386,7 +388,7 @@ std::optional<Result> Generator::genHelionFunction(const ast::CallExpr &e,
     }
     const SemValue *mask = extraMask ? &*extraMask : nullptr;
     // eviction_policy= (Triton's strings): this load's cache hint.
-    std::optional<contract::EvictionPolicy> evict;
+    tile::EvictionAttr evict;
     if (const ast::Expr *p = keyword(e, "eviction_policy")) {
       if (store)
         return fail(p->getRange(), "hl.store takes no eviction_policy (a "

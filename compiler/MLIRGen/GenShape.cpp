@@ -458,24 +458,15 @@ SemValue Generator::loadedElement(const SemValue &ref, Value tile,
   return s;
 }
 
-void Generator::setEviction(Operation *load,
-                            std::optional<contract::EvictionPolicy> given) {
-  // An explicit "" is kept as `normal` until the config's list is applied
-  // (applyLoadEvictions): it wins over the list's entry.
-  if (given)
-    tile::setLoadEviction(load, static_cast<tile::Eviction>(*given));
-}
-
 Result Generator::genAccessLoad(const SemValue &ref, const Access &access,
                                 const ast::Expr &where,
-                                std::optional<contract::EvictionPolicy> given) {
+                                tile::EvictionAttr evict) {
   Type element = refShape(ref).second;
   auto tileType = RankedTensorType::get(access.shape, element);
   SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
   t.value = tile::LoadOp::create(builder, loc(where), tileType, ref.value,
                                  access.offsets, access.limits, access.dims,
-                                 TypedAttr(), tile::EvictionAttr());
-  setEviction(t.value.getDefiningOp(), given);
+                                 TypedAttr(), evict);
   t.valid = access.valid;
   if (access.unitDims.empty())
     return t;
@@ -521,7 +512,6 @@ Result Generator::loadWhole(const SemValue &ref, const ast::Expr &where) {
       builder, l, RankedTensorType::get(a.shape, type.getElementType()),
       ref.value, a.offsets, a.limits, a.dims, TypedAttr(),
       tile::EvictionAttr());
-
   t.valid.assign(a.shape.size(), ValidCount());
   return t;
 }

@@ -845,10 +845,12 @@ private:
                                    llvm::ArrayRef<IndexEntry> entries,
                                    const SemValue *extraMask,
                                    const ast::Expr &where);
-  Result
-  genGatherLoad(const SemValue &ref, llvm::ArrayRef<IndexEntry> entries,
-                const SemValue *extraMask, const ast::Expr &where,
-                std::optional<contract::EvictionPolicy> given = std::nullopt);
+  /// `evict`: hl.load's eviction_policy= (null: none given; the config's
+  /// load_eviction_policies are applied when the kernel is whole,
+  /// applyLoadEvictions in MLIRGen.cpp).
+  Result genGatherLoad(const SemValue &ref, llvm::ArrayRef<IndexEntry> entries,
+                       const SemValue *extraMask, const ast::Expr &where,
+                       tile::EvictionAttr evict = {});
   mlir::LogicalResult genScatterStore(const SemValue &ref,
                                       llvm::ArrayRef<IndexEntry> entries,
                                       const SemValue &value,
@@ -881,19 +883,13 @@ private:
   /// as a scalar of the tensor's dtype.
   SemValue loadedElement(const SemValue &ref, mlir::Value tile,
                          const ast::Expr &where);
-  Result
-  genAccessLoad(const SemValue &ref, const Access &access,
-                const ast::Expr &where,
-                std::optional<contract::EvictionPolicy> given = std::nullopt);
-  /// hl.load's eviction_policy= argument (none for None: the config's).
-  mlir::LogicalResult
-  evictionPolicyArg(const ast::Expr &arg,
-                    std::optional<contract::EvictionPolicy> &policy);
-  /// Gives `load` hl.load's eviction_policy= (`given`; the config's
-  /// load_eviction_policies are applied when the kernel is whole,
-  /// applyLoadEvictions in MLIRGen.cpp).
-  void setEviction(mlir::Operation *load,
-                   std::optional<contract::EvictionPolicy> given);
+  /// `evict` as genGatherLoad's.
+  Result genAccessLoad(const SemValue &ref, const Access &access,
+                       const ast::Expr &where, tile::EvictionAttr evict = {});
+  /// hl.load's eviction_policy= argument as a hint (null for None: the
+  /// config's; an explicit "" is `normal`, which wins over the config's).
+  mlir::LogicalResult evictionPolicyArg(const ast::Expr &arg,
+                                        tile::EvictionAttr &evict);
   /// A whole tensor of static sizes loaded as one tile (`w[:]` in
   /// arithmetic).
   Result loadWhole(const SemValue &ref, const ast::Expr &where);

@@ -98,9 +98,6 @@ static void recordBlockUnit(func::FuncOp func,
   block->unitElements = std::max<int64_t>(1, largest / block->value);
 }
 
-/// Whether every matrix product of `func` can run on tensor cores by type
-/// (2-d or batched 3-d tiles of bf16, f16 or fp8; f32 too in tf32 when
-/// `allowTf32`); none when it has no products.
 /// The kernel's loads (tile.load, tile.gather) whose values it uses, in
 /// program order: an op is used when it has effects beyond reads (a store,
 /// a signal, a terminator), or a used op takes one of its results, or it
@@ -149,6 +146,9 @@ applyLoadEvictions(func::FuncOp func,
   return static_cast<unsigned>(loads.size());
 }
 
+/// Whether every matrix product of `func` can run on tensor cores by type
+/// (2-d or batched 3-d tiles of bf16, f16 or fp8; f32 too in tf32 when
+/// `allowTf32`); none when it has no products.
 static std::optional<bool> productsTakeTensorCores(func::FuncOp func,
                                                    bool allowTf32) {
   std::optional<bool> all;
