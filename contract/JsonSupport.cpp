@@ -263,7 +263,12 @@ KernelConfig FieldReader::config(const json &c,
       }
       break;
     case ConfigKey::NumWarps:
+      // 0 stands for "not given" in KernelConfig: a config that spells it
+      // out asks for no warps at all.
       k.numWarps = integer(c, "num_warps", where);
+      if (!isValidNumWarps(k.numWarps))
+        fail(where, "num_warps " + std::to_string(k.numWarps) +
+                        " is outside 1.." + std::to_string(kMaxNumWarps));
       break;
     case ConfigKey::MaxCtas:
       k.maxCtas = integer(c, "max_ctas", where);

@@ -59,6 +59,9 @@ TEST_CASE("config: JSON both ways", "[contract][config]") {
   CHECK(configError("{") == "config '{' is not valid JSON");
   CHECK(configError(R"({"num_warps":64})") ==
         "config: num_warps 64 is outside 1..32");
+  // 0 is KernelConfig's "not given": spelled out, it is no warps at all.
+  CHECK(configError(R"({"num_warps":0})") ==
+        "config: num_warps 0 is outside 1..32");
   CHECK(configError(R"({"block_sizes":[2097152]})") ==
         "config: block_sizes[0] 2097152 is outside 1..1048576");
   CHECK(configError(R"({"block_sizes":"64"})") ==
