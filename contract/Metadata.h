@@ -305,6 +305,11 @@ struct KernelMetadata {
   int64_t stateBytes = 0;
   std::optional<int64_t> maxCtas;
   std::optional<int64_t> worldSize, rank;
+  /// The most elements a tensor argument may hold (0: no limit): set where
+  /// the kernel computes with 32-bit index values (tile.index, hl.arange:
+  /// Helion's int32 index_dtype), whose products (`tile.index * v`) would
+  /// wrap past INT32_MAX and address the wrong elements without a word.
+  int64_t maxTensorElements = 0;
   std::string multicast = "software"; ///< or "nvls"
   std::optional<int64_t> defaultTimeoutMs;
   std::map<std::string, std::string> constants; ///< name -> JSON literal

@@ -132,6 +132,9 @@ void Reader::readLaunch(const json &root, KernelMetadata &md) const {
       fail("",
            "world_size " + std::to_string(*md.worldSize) + " is not positive");
   }
+  md.maxTensorElements = integerOr(root, "max_tensor_elements", 0, "");
+  if (md.maxTensorElements < 0)
+    fail("", "max_tensor_elements is negative (0: no limit)");
   if (root.contains("rank")) {
     md.rank = integer(root, "rank", "");
     if (*md.rank < 0 || (md.worldSize && *md.rank >= *md.worldSize))

@@ -129,6 +129,8 @@ std::string writeMetadata(const KernelMetadata &md) {
     j["world_size"] = *md.worldSize;
   if (md.rank)
     j["rank"] = *md.rank;
+  if (md.maxTensorElements > 0)
+    j["max_tensor_elements"] = md.maxTensorElements;
   json constants = json::object();
   for (const auto &[name, text] : md.constants)
     constants[name] = literal(text);

@@ -12,9 +12,15 @@
 namespace dslc::rt {
 
 int64_t TensorArg::numel() const {
+  // Saturated at INT64_MAX: hostile sizes must not wrap into a small count.
   int64_t n = 1;
-  for (int64_t s : sizes)
-    n *= s;
+  for (int64_t s : sizes) {
+    if (s == 0)
+      return 0;
+    n = s > 0 && n > std::numeric_limits<int64_t>::max() / s
+            ? std::numeric_limits<int64_t>::max()
+            : n * s;
+  }
   return n;
 }
 
@@ -195,6 +201,15 @@ void BoundArgs::check(int worldSize, int rank) const {
                                describe(spec), worldSize));
     if (v.kind == ArgValue::Kind::Tensor)
       checkPeers(static_cast<int>(i), v.tensor);
+    if (v.kind == ArgValue::Kind::Tensor && md.maxTensorElements > 0 &&
+        v.tensor.numel() > md.maxTensorElements)
+      argError(md, fmt::format(
+                       "{} holds {} elements, more than the {} that the "
+                       "kernel's 32-bit index values (tile.index, hl.arange) "
+                       "reach: compile it for these sizes (--shape; dslc then "
+                       "takes 64-bit index values) or with "
+                       "index_dtype=torch.int64",
+                       describe(spec), v.tensor.numel(), md.maxTensorElements));
     if (spec.isOutput && !spec.like.empty()) {
       int like = md.findArg(spec.like);
       if (like >= 0 && values_[like].kind == ArgValue::Kind::Tensor &&

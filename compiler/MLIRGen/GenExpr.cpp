@@ -316,10 +316,10 @@ Result Generator::genTileFact(const SemValue &base, llvm::StringRef name,
   } else if (name == "block_size") {
     return SemValue::integer(base.block);
   } else if (name == "index") {
-    auto type = RankedTensorType::get({base.block}, builder.getI32Type());
+    IntegerType element = indexValueType();
+    auto type = RankedTensorType::get({base.block}, element);
     Value iota = tile::IotaOp::create(builder, l, type);
-    Value begin = arith::IndexCastOp::create(builder, l, builder.getI32Type(),
-                                             base.begin);
+    Value begin = arith::IndexCastOp::create(builder, l, element, base.begin);
     Value splat = tile::SplatOp::create(builder, l, type, begin);
     SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
     t.value = arith::AddIOp::create(builder, l, iota, splat);

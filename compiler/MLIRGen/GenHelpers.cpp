@@ -429,15 +429,16 @@ std::optional<Result> Generator::genHelionFunction(const ast::CallExpr &e,
     if (end <= begin || failed(checkTileSize({end - begin}, e.getRange())))
       return fail(e.getRange(), "hl.arange needs begin < end");
     mlir::Location l = loc(e);
-    auto type = RankedTensorType::get({end - begin}, builder.getI32Type());
+    IntegerType element = indexValueType();
+    auto type = RankedTensorType::get({end - begin}, element);
     SemValue t = SemValue::ofKind(SemValue::Kind::TileData);
     t.value = tile::IotaOp::create(builder, l, type);
     if (begin)
       t.value = arith::AddIOp::create(
           builder, l, t.value,
-          tile::SplatOp::create(
-              builder, l, type,
-              arith::ConstantIntOp::create(builder, l, begin, 32)));
+          tile::SplatOp::create(builder, l, type,
+                                arith::ConstantIntOp::create(
+                                    builder, l, begin, element.getWidth())));
     return t;
   }
   return std::nullopt;

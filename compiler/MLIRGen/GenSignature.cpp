@@ -273,6 +273,17 @@ LogicalResult Generator::readConfig() {
       return error(p->getRange(), "static_shapes must be True or False");
     staticShapes = b->getValue();
   }
+  if (const ast::Expr *p = kernel.getDecoratorKeyword("index_dtype")) {
+    auto name = ast::getDottedName(*p);
+    indexDtypeWhere = p->getRange();
+    if (name && *name == "torch.int32")
+      indexBitsGiven = 32;
+    else if (name && *name == "torch.int64")
+      indexBitsGiven = 64;
+    else if (!ast::isa<ast::NoneLiteralExpr>(p))
+      return error(p->getRange(),
+                   "index_dtype must be torch.int32, torch.int64 or None");
+  }
   if (const ast::Expr *config = kernel.getDecoratorKeyword("config"))
     if (failed(readDecoratorConfig(*config)))
       return failure();
@@ -684,6 +695,8 @@ LogicalResult Generator::buildSignature() {
     desc.args.push_back(pd);
   }
   if (ok && failed(checkShapes()))
+    ok = false;
+  if (ok && failed(decideIndexBits()))
     ok = false;
   if (ok && failed(checkDimOrders()))
     ok = false;

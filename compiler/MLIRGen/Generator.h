@@ -129,6 +129,17 @@ private:
   // -- compile-time sizes (GenSizes.cpp) -------------------------------------
   /// Checks every --shape entry: a tensor parameter of that rank.
   mlir::LogicalResult checkShapes();
+  /// The bits of index values (indexBits): the decorator's index_dtype,
+  /// else 64 where a tensor --shape gives holds more than INT32_MAX
+  /// elements (Helion's rule), else 32; an error where index_dtype is
+  /// torch.int32 and such a tensor is given.
+  mlir::LogicalResult decideIndexBits();
+  /// The element type of an index vector (tile.index, hl.arange), noting
+  /// that the kernel makes one.
+  mlir::IntegerType indexValueType() {
+    madeIndexValues = true;
+    return builder.getIntegerType(indexBits);
+  }
   /// --dim-order entries name tensor parameters of their rank (not
   /// symmetric ones).
   mlir::LogicalResult checkDimOrders();

@@ -334,6 +334,17 @@ protected:
   /// gives it (a launch constraint), so its tiles' masks fold; with False
   /// only the sizes the kernel needs are (GenTileLoops.cpp).
   bool staticShapes = true;
+  /// @helion.kernel(index_dtype=torch.int32 / torch.int64; 0: None, Helion's
+  /// default): the bits the decorator gives index values (tile.index,
+  /// hl.arange), and where it gives them.
+  unsigned indexBitsGiven = 0;
+  SourceRange indexDtypeWhere;
+  /// The bits index values take (decideIndexBits: 64 where a tensor --shape
+  /// gives holds more than INT32_MAX elements, as Helion's auto choice), and
+  /// whether the kernel made any (then a 32-bit kernel's metadata bounds
+  /// its tensors' elements: KernelMetadata::maxTensorElements).
+  unsigned indexBits = 32;
+  bool madeIndexValues = false;
   /// The config's num_stages (tile::kNumStagesAttr; 0: not given).
   int64_t numStages = 0;
   /// The config's l2_groupings (tile::kL2GroupingAttr; 0: not given).

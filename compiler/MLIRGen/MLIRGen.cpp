@@ -23,6 +23,8 @@
 
 #include "llvm/ADT/DenseSet.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace dslc;
 
@@ -403,6 +405,10 @@ OwningOpRef<ModuleOp> Generator::run() {
     func->setAttr(tile::kFastMathAttr, builder.getUnitAttr());
   if (maxNReg > 0)
     func->setAttr(tile::kMaxNRegAttr, builder.getI64IntegerAttr(maxNReg));
+  // 32-bit index values wrap past INT32_MAX: the launch refuses larger
+  // tensors (runtime/Binding.cpp) rather than address wrong elements.
+  if (madeIndexValues && indexBits == 32)
+    desc.maxTensorElements = std::numeric_limits<int32_t>::max();
   // The config's load_eviction_policies, entry i for the i-th load whose
   // value the kernel uses. The metadata lists them (the count) for a kernel
   // that only computes (no matrix products, whose operands are staged

@@ -132,6 +132,30 @@ TEST_CASE("binding: errors name kernel, parameter, expected and actual",
         "0 is 3, but it must be == 2");
 }
 
+TEST_CASE("binding: a kernel of 32-bit index values refuses larger tensors",
+          "[binding]") {
+  // max_tensor_elements: tile.index * v would wrap past INT32_MAX and
+  // address the wrong elements; the launch says so instead.
+  KernelMetadata md = oneShot();
+  md.maxTensorElements = 2147483647;
+  BoundArgs a(md);
+  bindAll(a, 8193, 2);
+  CHECK_NOTHROW(a.check(2, 0));
+  a.setTensor("out", tensor(0x5000, DType::BFloat16, {int64_t(1) << 31}));
+  CHECK(checkError(a, 2, 0) ==
+        "kernel one_shot_all_reduce_kernel: output 'out' holds 2147483648 "
+        "elements, more than the 2147483647 that the kernel's 32-bit index "
+        "values (tile.index, hl.arange) reach: compile it for these sizes "
+        "(--shape; dslc then takes 64-bit index values) or with "
+        "index_dtype=torch.int64");
+  // Sizes whose product passes INT64_MAX count as that much, not wrapped.
+  a.setTensor("local_signal_pad", tensor(0x2000, DType::Int32,
+                                         {int64_t(1) << 40, int64_t(1) << 30}));
+  CHECK_THAT(checkError(a, 2, 0),
+             Catch::Contains("parameter 'local_signal_pad' holds "
+                             "9223372036854775807 elements"));
+}
+
 TEST_CASE("binding: positions count params then outputs", "[binding]") {
   KernelMetadata md = oneShot();
   BoundArgs a(md);

@@ -82,6 +82,7 @@ TEST_CASE("metadata: minimal file and defaults", "[metadata]") {
   CHECK(md.threadsPerCta() == 128);
   CHECK_FALSE(md.spins);
   CHECK_FALSE(md.worldSize);
+  CHECK(md.maxTensorElements == 0); // no limit unless the file gives one
   CHECK(md.args.size() == 3);
   CHECK(md.args[1].isIntScalar());
   CHECK(md.abi[2].kind == SlotKind::Scalar);
@@ -138,6 +139,15 @@ TEST_CASE("metadata: errors name the file and the field", "[metadata]") {
   j = minimal();
   j["num_warps"] = 64;
   CHECK(parseError(j) == "metadata t.json: num_warps 64 is outside 1..32");
+  j = minimal();
+  j["max_tensor_elements"] = -1;
+  CHECK(parseError(j) == "metadata t.json: max_tensor_elements is negative "
+                         "(0: no limit)");
+  j["max_tensor_elements"] = 2147483647;
+  KernelMetadata bounded = parseMetadata(j.dump(), "t.json");
+  CHECK(bounded.maxTensorElements == 2147483647);
+  CHECK(parseMetadata(dslc::contract::writeMetadata(bounded), "t.json")
+            .maxTensorElements == 2147483647);
   j = minimal();
   j["world_size"] = 2;
   j["rank"] = 2;
