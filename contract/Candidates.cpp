@@ -16,10 +16,14 @@ json kernelToJson(const CandidateKernel &k) {
   json tunables = json::array(), space = json::array(), floats = json::array();
   for (const Tunable &t : k.tunables)
     tunables.push_back(detail::tunableToJson(t));
-  for (const SpaceDimension &d : k.space)
-    space.push_back({{"tunable", detail::tunableToJson(d.tunable)},
-                     {"values", d.values},
-                     {"default", d.defaultIndex}});
+  for (const SpaceDimension &d : k.space) {
+    json dim = {{"tunable", detail::tunableToJson(d.tunable)},
+                {"values", d.values},
+                {"default", d.defaultIndex}};
+    if (d.searchOnly)
+      dim["search_only"] = true;
+    space.push_back(std::move(dim));
+  }
   for (const auto &[name, rank] : k.floatParams)
     floats.push_back({{"name", name}, {"rank", rank}});
   return {{"name", k.name},       {"file", k.file},   {"sha256", k.sha256},
@@ -61,6 +65,7 @@ CandidateKernel kernelFromJson(const FieldReader &r, const json &k,
       r.fail(w, "default index " + std::to_string(d.defaultIndex) +
                     " is outside its " + std::to_string(d.values.size()) +
                     " values");
+    d.searchOnly = r.boolean(space[i], "search_only", false, w);
     c.space.push_back(std::move(d));
   }
   return c;

@@ -24,6 +24,11 @@ struct SpaceDimension {
   Tunable tunable;
   std::vector<int64_t> values;
   int defaultIndex = 0;
+  /// The pattern search steps along it, but the space's listing (the
+  /// points `tuner compile` builds and an exhaustive search measures) holds
+  /// it at its default: the loads' cache hints, three values per load,
+  /// would multiply every space by 3^loads.
+  bool searchOnly = false;
 };
 
 struct CandidateKernel {

@@ -45,8 +45,11 @@ json tunableToJson(const Tunable &t) {
   if (t.kind == Tunable::Kind::BlockSize ||
       t.kind == Tunable::Kind::ReductionLoop)
     j["index"] = t.index;
-  if (t.kind == Tunable::Kind::LoadEviction)
+  if (t.kind == Tunable::Kind::LoadEviction) {
     j["loads"] = t.index;
+    if (t.load >= 0)
+      j["load"] = t.load;
+  }
   if (t.kind == Tunable::Kind::Named)
     j["name"] = t.name;
   j["value"] = t.value;
@@ -211,6 +214,13 @@ Tunable FieldReader::tunable(const json &t, const std::string &where) const {
       fail(where, "field 'loads' " + std::to_string(loads) + " is outside 1.." +
                       std::to_string(kMaxLoads));
     r = Tunable::loadEviction(static_cast<unsigned>(loads), value);
+    if (t.contains("load")) {
+      int64_t load = integer(t, "load", where);
+      if (load < 0 || load >= loads)
+        fail(where, "field 'load' " + std::to_string(load) + " is outside 0.." +
+                        std::to_string(loads - 1));
+      r.load = static_cast<int>(load);
+    }
     break;
   }
   case Tunable::Kind::ReductionLoop: {

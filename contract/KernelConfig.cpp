@@ -82,6 +82,12 @@ Tunable Tunable::loadEviction(unsigned loads, int64_t value) {
   return t;
 }
 
+Tunable Tunable::loadEvictionOf(unsigned loads, int load, int64_t value) {
+  Tunable t = loadEviction(loads, value);
+  t.load = load;
+  return t;
+}
+
 Tunable Tunable::reductionLoop(unsigned index, int64_t value, int64_t extent) {
   std::vector<int64_t> chunks = {0};
   for (int64_t part : {2, 4, 8})
@@ -138,7 +144,8 @@ std::string Tunable::label() const {
   case Kind::FastMath:
     return "fast_math";
   case Kind::LoadEviction:
-    return "load_eviction_policies";
+    return load >= 0 ? "load_eviction_policies[" + std::to_string(load) + "]"
+                     : "load_eviction_policies";
   }
   return "?";
 }
@@ -220,6 +227,10 @@ int64_t KernelConfig::get(const Tunable &t) const {
   case Tunable::Kind::FastMath:
     return fastMath;
   case Tunable::Kind::LoadEviction:
+    if (t.load >= 0)
+      return size_t(t.load) < loadEvictionPolicies.size()
+                 ? static_cast<int64_t>(loadEvictionPolicies[t.load])
+                 : 0;
     // The policy every load has; 0 where they differ.
     if (loadEvictionPolicies.size() != t.index ||
         std::adjacent_find(loadEvictionPolicies.begin(),
@@ -269,8 +280,24 @@ void KernelConfig::set(const Tunable &t, int64_t value) {
     fastMath = value;
     return;
   case Tunable::Kind::LoadEviction:
+    if (value < 0 || value > static_cast<int64_t>(EvictionPolicy::Last))
+      value = 0;
+    if (t.load >= 0) {
+      // One load's entry; a list of none is the empty list (the default
+      // config unchanged).
+      if (size_t(t.load) >= t.index)
+        return;
+      if (loadEvictionPolicies.size() != t.index)
+        loadEvictionPolicies.assign(t.index, EvictionPolicy::Normal);
+      loadEvictionPolicies[t.load] = static_cast<EvictionPolicy>(value);
+      if (std::all_of(
+              loadEvictionPolicies.begin(), loadEvictionPolicies.end(),
+              [](EvictionPolicy p) { return p == EvictionPolicy::Normal; }))
+        loadEvictionPolicies.clear();
+      return;
+    }
     // No policy is the empty list (the default config unchanged).
-    if (value <= 0 || value > static_cast<int64_t>(EvictionPolicy::Last))
+    if (value <= 0)
       loadEvictionPolicies.clear();
     else
       loadEvictionPolicies.assign(t.index, static_cast<EvictionPolicy>(value));

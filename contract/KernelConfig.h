@@ -77,14 +77,18 @@ struct Tunable {
     /// ex2/lg2.approx and div.full), 0 only where a rounding to 16 bits
     /// follows (-dslc-narrowed-fast-math)
     FastMath,
-    /// load_eviction_policies: one policy for every load of the kernel
-    /// (int(EvictionPolicy)); `index` is how many loads it has
+    /// load_eviction_policies: one policy (int(EvictionPolicy)) for every
+    /// load of the kernel, or for the one `load` names; `index` is how many
+    /// loads it has
     LoadEviction,
   };
   Kind kind = Kind::NumWarps;
   /// BlockSize, ReductionLoop: which one; LoadEviction: the kernel's loads
   unsigned index = 0;
-  std::string name;  ///< Named
+  std::string name; ///< Named
+  /// LoadEviction: the load it hints (0-based, source order of the loads
+  /// whose values the kernel uses); -1: every load (the metadata's form).
+  int load = -1;
   int64_t value = 0; ///< the kernel's value (its default)
   /// Allowed values: `choices` when not empty, else [min, max].
   int64_t min = 0, max = 0;
@@ -134,6 +138,9 @@ struct Tunable {
   /// or last (int(EvictionPolicy); `value` the config's where all its
   /// loads share one, else 0).
   static Tunable loadEviction(unsigned loads, int64_t value);
+  /// The policy of load `load` of `loads` alone (the tuner's per-load
+  /// dimensions: contract::SpaceDimension::searchOnly).
+  static Tunable loadEvictionOf(unsigned loads, int load, int64_t value);
 
   /// "block_sizes[0]", "num_warps", "max_ctas", "num_stages",
   /// "dot_engine", "l2_groupings", "reduction_loops[0]", "fast_math",

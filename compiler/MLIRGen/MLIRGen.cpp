@@ -413,7 +413,8 @@ OwningOpRef<ModuleOp> Generator::run() {
   // value the kernel uses. The metadata lists them (the count) for a kernel
   // that only computes (no matrix products, whose operands are staged
   // through shared memory without hints; no peers, whose waits dwarf a
-  // hint's gain); the tuner does not search them (docs/tuner.md).
+  // hint's gain); the tuner searches them, one dimension a load
+  // (docs/tuner.md).
   unsigned loads = applyLoadEvictions(func, loadEvictionPolicies);
   bool productsOrPeers =
       func.walk([](Operation *op) {

@@ -20,7 +20,8 @@ CandidatesManifest manifest() {
   k.floatParams = {{"a", 1}, {"out", 2}};
   k.space = {{Tunable::blockSize(0, 1024), {512, 1024, 2048}, 1},
              {Tunable::numWarps(4), {4, 8}, 0},
-             {Tunable::maxCtas(0), {0, 8}, 0}};
+             {Tunable::maxCtas(0), {0, 8}, 0},
+             {Tunable::loadEvictionOf(2, 1, 0), {0, 1, 2}, 0, true}};
   m.kernels = {k};
   m.set = CandidatesManifest::setKey(m.kernels, "");
   CompiledCandidate ok{0, {}, "ll/bs512_w4/k.r{rank}.cubin", true, ""};
@@ -45,11 +46,17 @@ TEST_CASE("manifest: written and read back", "[contract][manifest]") {
   REQUIRE(back->kernels.size() == 1);
   const CandidateKernel &k = back->kernels[0];
   CHECK(k.signature("float32") == "a=float32[1],out=float32[2]");
-  REQUIRE(k.space.size() == 3);
+  REQUIRE(k.space.size() == 4);
   CHECK(k.space[0].tunable.kind == Tunable::Kind::BlockSize);
   CHECK(k.space[0].values == std::vector<int64_t>{512, 1024, 2048});
   CHECK(k.space[0].defaultIndex == 1);
   CHECK(k.space[2].tunable.kind == Tunable::Kind::MaxCtas);
+  CHECK_FALSE(k.space[2].searchOnly);
+  // A load's cache hint: which load, of how many, and search-only.
+  CHECK(k.space[3].tunable.kind == Tunable::Kind::LoadEviction);
+  CHECK(k.space[3].tunable.load == 1);
+  CHECK(k.space[3].tunable.index == 2);
+  CHECK(k.space[3].searchOnly);
   REQUIRE(back->compiled.size() == 2);
   CHECK(back->compiled[1].reason == m.compiled[1].reason);
   KernelConfig want = m.compiled[0].config;
@@ -83,6 +90,9 @@ TEST_CASE("manifest: errors name the file and the field",
   CHECK(error(edited("\"default\": 1", "\"default\": 3")) ==
         "d/m.json: kernels[0]: space[0]: default index 3 is outside its 3 "
         "values");
+  CHECK(error(edited("\"load\": 1", "\"load\": 2")) ==
+        "d/m.json: kernels[0]: space[3]: tunable: field 'load' 2 is outside "
+        "0..1");
 }
 
 TEST_CASE("manifest: kernels checked against a reference",

@@ -247,6 +247,22 @@ TEST_CASE("config: tunables are typed records", "[contract][config]") {
   evicting.set(le, 0);
   CHECK(evicting.loadEvictionPolicies.empty());
   CHECK(evicting.toJson() == "{}");
+  // One load's policy (the tuner's per-load dimensions): the list of every
+  // load, the others none; all none again is no list.
+  Tunable second = Tunable::loadEvictionOf(3, 1, 0);
+  CHECK(second.label() == "load_eviction_policies[1]");
+  evicting.set(second, int64_t(EvictionPolicy::First));
+  CHECK(evicting.toJson() == R"({"load_eviction_policies":["","first",""]})");
+  CHECK(evicting.get(second) == int64_t(EvictionPolicy::First));
+  CHECK(evicting.get(Tunable::loadEvictionOf(3, 2, 0)) == 0);
+  evicting.set(Tunable::loadEvictionOf(3, 2, 0), int64_t(EvictionPolicy::Last));
+  CHECK(evicting.toJson() ==
+        R"({"load_eviction_policies":["","first","last"]})");
+  evicting.set(second, 0);
+  evicting.set(Tunable::loadEvictionOf(3, 2, 0), 0);
+  CHECK(evicting.loadEvictionPolicies.empty());
+  evicting.set(Tunable::loadEvictionOf(3, 3, 0), 2); // no such load
+  CHECK(evicting.loadEvictionPolicies.empty());
   // f32 exps and logs approximated or not.
   Tunable fm = Tunable::fastMath(0);
   CHECK(fm.label() == "fast_math");

@@ -145,11 +145,24 @@ std::vector<Dimension> spaceDimensions(const std::vector<Tunable> &tunables,
       break;
     case Tunable::Kind::MaxCtas:
       break; // the runtime's cap: one dimension below
-    case Tunable::Kind::LoadEviction:
-      // The loads' cache hints stay the kernel's (the config's list): a
-      // dimension of three values would triple every space the tuner
-      // compiles whole, for a gain not yet measured in dslc (docs/tuner.md).
+    case Tunable::Kind::LoadEviction: {
+      // The loads' cache hints (none, first, last), one dimension a load
+      // (one for all past kMaxSearchedLoads), stepped along by the pattern
+      // search only: listed, they would multiply every space by 3^loads.
+      // Helion's hinted configs run 1.5-8% faster than unhinted ones on the
+      // same file (docs/measurements.md).
+      std::vector<Tunable> hints;
+      if (t.index <= kMaxSearchedLoads)
+        for (unsigned i = 0; i < t.index; ++i)
+          hints.push_back(Tunable::loadEvictionOf(t.index, int(i), 0));
+      else
+        hints.push_back(t);
+      for (const Tunable &h : hints) {
+        dims.push_back(listDimension(h, h.choices));
+        dims.back().searchOnly = true;
+      }
       break;
+    }
     }
   }
   dims.push_back(listDimension(Tunable::maxCtas(0), opts.ctaCaps));
@@ -245,24 +258,48 @@ KernelConfig KernelSpace::config(const std::vector<int> &idx) const {
 
 void KernelSpace::forEachIndex(
     const std::function<void(const std::vector<int> &)> &fn) const {
+  // Search-only dimensions stay at their defaults.
   std::vector<int> idx(dims_.size(), 0);
-  for (const Dimension &d : dims_)
-    if (d.values.empty())
+  std::vector<size_t> listed;
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    if (dims_[i].values.empty())
       return;
+    if (dims_[i].searchOnly)
+      idx[i] = dims_[i].defaultIndex;
+    else
+      listed.push_back(i);
+  }
   while (true) {
     fn(idx);
-    size_t i = dims_.size();
-    while (i > 0) {
-      --i;
+    size_t j = listed.size();
+    while (j > 0) {
+      size_t i = listed[--j];
       if (++idx[i] < static_cast<int>(dims_[i].values.size()))
         break;
       idx[i] = 0;
-      if (i == 0)
+      if (j == 0)
         return;
     }
-    if (dims_.empty())
+    if (listed.empty())
       return;
   }
+}
+
+std::optional<std::vector<int>>
+KernelSpace::withHints(const std::vector<int> &idx,
+                       contract::EvictionPolicy policy) const {
+  std::vector<int> p = idx;
+  for (size_t i = 0; i < dims_.size() && i < p.size(); ++i) {
+    if (dims_[i].tunable.kind != Tunable::Kind::LoadEviction)
+      continue;
+    auto v = std::find(dims_[i].values.begin(), dims_[i].values.end(),
+                       static_cast<int64_t>(policy));
+    if (v != dims_[i].values.end())
+      p[i] = static_cast<int>(v - dims_[i].values.begin());
+  }
+  if (p == idx || !valid(p))
+    return std::nullopt;
+  return p;
 }
 
 std::vector<std::vector<int>> KernelSpace::points() const {
@@ -529,47 +566,6 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
   for (size_t k = 0; k < spaces.size(); ++k)
     defaults.push_back({static_cast<int>(k), spaces[k].defaultPoint()});
 
-  std::vector<std::vector<std::vector<int>>> all;
-  for (const KernelSpace &s : spaces) {
-    all.push_back(s.points());
-    res.totalPoints += all.back().size();
-  }
-  if (res.totalPoints <= opts.exhaustiveLimit) {
-    res.exhaustive = true;
-    // (every default is a point of its space)
-    std::vector<SearchPoint> every;
-    for (size_t k = 0; k < spaces.size(); ++k)
-      for (const auto &idx : all[k])
-        every.push_back({static_cast<int>(k), idx});
-    prepare(every);
-    // Defaults first, so an early budget stop still has the baseline.
-    for (size_t k = 0; k < spaces.size(); ++k)
-      if (!budget())
-        evalPoint({static_cast<int>(k), spaces[k].defaultPoint()});
-    for (size_t k = 0; k < spaces.size(); ++k)
-      for (const auto &idx : all[k]) {
-        if (budget())
-          return res;
-        evalPoint({static_cast<int>(k), idx});
-      }
-    return res;
-  }
-
-  // Every kernel's default first, so a search that the budget stops early
-  // (large sizes: seconds per point) still compares the kernels; then the
-  // pattern search refines the kernels in the order of their defaults'
-  // times, the most promising first.
-  std::vector<std::pair<double, size_t>> order;
-  prepare(defaults);
-  for (size_t k = 0; k < spaces.size(); ++k) {
-    std::optional<double> v;
-    if (!budget())
-      v = evalPoint({static_cast<int>(k), spaces[k].defaultPoint()});
-    order.push_back({v ? *v : std::numeric_limits<double>::infinity(), k});
-  }
-  std::stable_sort(
-      order.begin(), order.end(),
-      [](const auto &a, const auto &b) { return a.first < b.first; });
   // Pattern search from `cur` (evaluated, curUs its time): one step down
   // and up along every dimension, move to the best improvement, halve the
   // step when none.
@@ -610,6 +606,65 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
       }
     }
   };
+  std::vector<std::vector<std::vector<int>>> all;
+  for (const KernelSpace &s : spaces) {
+    all.push_back(s.points());
+    res.totalPoints += all.back().size();
+  }
+  if (res.totalPoints <= opts.exhaustiveLimit) {
+    res.exhaustive = true;
+    // (every default is a point of its space)
+    std::vector<SearchPoint> every;
+    for (size_t k = 0; k < spaces.size(); ++k)
+      for (const auto &idx : all[k])
+        every.push_back({static_cast<int>(k), idx});
+    prepare(every);
+    // Defaults first, so an early budget stop still has the baseline.
+    for (size_t k = 0; k < spaces.size(); ++k)
+      if (!budget())
+        evalPoint({static_cast<int>(k), spaces[k].defaultPoint()});
+    for (size_t k = 0; k < spaces.size(); ++k)
+      for (const auto &idx : all[k]) {
+        if (budget())
+          return res;
+        evalPoint({static_cast<int>(k), idx});
+      }
+    // The search-only dimensions from each kernel's best point (its
+    // listed neighbours are measured already): all loads `last` first.
+    for (size_t k = 0; k < spaces.size(); ++k) {
+      if (budget() || !res.bestPerKernel[k])
+        continue;
+      SearchPoint cur = *res.bestPerKernel[k];
+      double curUs = res.bestUsPerKernel[k];
+      if (auto seed = spaces[k].withHints(cur.idx,
+                                          contract::EvictionPolicy::Last)) {
+        SearchPoint p{static_cast<int>(k), *seed};
+        prepare({p});
+        if (std::optional<double> v = evalPoint(p); v && *v < curUs) {
+          cur = p;
+          curUs = *v;
+        }
+      }
+      descend(cur, curUs);
+    }
+    return res;
+  }
+
+  // Every kernel's default first, so a search that the budget stops early
+  // (large sizes: seconds per point) still compares the kernels; then the
+  // pattern search refines the kernels in the order of their defaults'
+  // times, the most promising first.
+  std::vector<std::pair<double, size_t>> order;
+  prepare(defaults);
+  for (size_t k = 0; k < spaces.size(); ++k) {
+    std::optional<double> v;
+    if (!budget())
+      v = evalPoint({static_cast<int>(k), spaces[k].defaultPoint()});
+    order.push_back({v ? *v : std::numeric_limits<double>::infinity(), k});
+  }
+  std::stable_sort(
+      order.begin(), order.end(),
+      [](const auto &a, const auto &b) { return a.first < b.first; });
   // Shape seeds (KernelSpace::shapeSeeds: every block but one covering its
   // dimension, that one smallest; Helion's row kernels' tuned configs are
   // such points, far from a default of 16 or 64 per block): the descent
@@ -627,6 +682,9 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
     };
     if (auto fm = spaces[k].fastMathSeed())
       add(*fm);
+    if (auto hinted = spaces[k].withHints(spaces[k].defaultPoint(),
+                                          contract::EvictionPolicy::Last))
+      add(*hinted);
     for (auto &idx : spaces[k].shapeSeeds())
       add(idx);
     for (auto &idx : spaces[k].waveSeeds(opts.multiprocessors))
@@ -677,7 +735,15 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
   // (a fixed seed: the same search each run), descend from the fastest, and
   // stop after a restart that does not beat the best by minGain.
   std::mt19937_64 rng(opts.seed);
-  size_t unseen = res.totalPoints - memo.size();
+  // Listed points not measured yet (the memo also holds search-only ones).
+  auto countUnseen = [&] {
+    size_t n = 0;
+    for (size_t k = 0; k < spaces.size(); ++k)
+      for (const auto &idx : all[k])
+        n += !memo.count({static_cast<int>(k), idx});
+    return n;
+  };
+  size_t unseen = countUnseen();
   for (unsigned r = 0; r < opts.restarts && unseen > 0 && !budget(); ++r) {
     double before = res.best ? res.bestUs : 0;
     std::vector<SearchPoint> sample;
@@ -709,7 +775,7 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
     }
     if (start)
       descend(*start, startUs);
-    unseen = res.totalPoints - memo.size();
+    unseen = countUnseen();
     if (res.best && before > 0 && res.bestUs > before * (1.0 - opts.minGain))
       break;
   }
