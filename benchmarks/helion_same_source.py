@@ -15,7 +15,8 @@ with no Helion twin) and shape [T, H], in one run on one GPU:
            the tunables its metadata lists (block sizes, warps; the search
            time is reported); specialized on the shape wherever Helion is
            (its static_shapes, True by default: HELION_STATIC_SHAPES=0
-           makes both compilers shape-generic)
+           makes both compilers shape-generic); DSLC_TUNER_TRACE=FILE
+           appends every config the tuner measured to FILE (tuner --trace)
   eager    the PyTorch reference (the file's own where it has one)
   compile  torch.compile of the reference
   copy     a device-to-device copy of the case's bytes (read + write)
@@ -359,6 +360,9 @@ def run_dslc(case, args, want, timer, reps, budget_s, checkout, fixed=None):
     def select(a, ret):
         return tensors_of(case.results(a, ret))[:keep]
     tuner_args = ["--force", "--budget-s", str(budget_s)]
+    if os.environ.get("DSLC_TUNER_TRACE"):
+        # every point the tuner visits, appended to that file (tuner --trace)
+        tuner_args += ["--trace", os.environ["DSLC_TUNER_TRACE"]]
     done = None
     if case.dslc_only:
         kernel = dslc.kernel(case.file, case.kernel, autotune=fixed is None,

@@ -44,4 +44,7 @@ def scale(x: torch.Tensor[torch.float32, 1]) -> torch.Tensor:
         out[t] = x[t] * 2.0
     return out
 """
-CANDIDATE_CONFIG = r"/bs(\d+)_w(\d+)/"
+# A candidate's directory (tooling/tuner: candidateDirName): block size and
+# warps, then the loads' cache hints where it has any (evl: one load 'last').
+CANDIDATE_CONFIG = r"/bs(\d+)_w(\d+)(?:_ev[-fl]+)?/"
+CANDIDATE_HINTS = r"_ev([-fl]+)/"

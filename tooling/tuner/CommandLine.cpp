@@ -79,6 +79,11 @@ void addMeasureOptions(CLI::App &app, TunerOptions &o, bool tuning) {
                        "search time per problem (default 30)");
     tooling::addCount(app, "--exhaustive-limit", o.exhaustiveLimit,
                       "search every point up to this many (default 64)");
+    app.add_option("--trace", o.trace,
+                   "append every point the search visits to FILE: "
+                   "problem, kernel, config (its cache hints too), time "
+                   "in us or why it was skipped")
+        ->type_name("FILE");
   }
   app.add_option("--cache-dir", o.cacheDir, "the tuning cache")
       ->type_name("DIR");

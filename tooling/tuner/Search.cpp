@@ -636,8 +636,8 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
         continue;
       SearchPoint cur = *res.bestPerKernel[k];
       double curUs = res.bestUsPerKernel[k];
-      if (auto seed = spaces[k].withHints(cur.idx,
-                                          contract::EvictionPolicy::Last)) {
+      if (auto seed =
+              spaces[k].withHints(cur.idx, contract::EvictionPolicy::Last)) {
         SearchPoint p{static_cast<int>(k), *seed};
         prepare({p});
         if (std::optional<double> v = evalPoint(p); v && *v < curUs) {

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -313,6 +314,12 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
   // warm-up is not timed further (one process only: every rank of a
   // multi-process tuner must run the same calls).
   double best = std::numeric_limits<double>::infinity();
+  // --trace: rank 0 appends each visited point (docs/tuner.md).
+  std::FILE *trace = nullptr;
+  if (!o.trace.empty() && t.rank0 &&
+      !(trace = std::fopen(o.trace.c_str(), "a")))
+    t.prog.log(
+        fmt::format("tuner: --trace {}: cannot open it; no trace", o.trace));
   Evaluate eval = [&](const SearchPoint &pt) -> std::optional<double> {
     KernelConfig cfg = m.spaces[pt.kernel].config(pt.idx);
     std::string label =
@@ -370,6 +377,13 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
       if (t.rank0)
         t.prog.log(fmt::format("tuner: {}: skip {}: {}", p.label, label, why));
     }
+    if (trace) {
+      std::string line = fmt::format(
+          "{}\t{}\t{}\t{}\n", p.label, m.kernels[pt.kernel].name, cfg.brief(),
+          result ? fmt::format("{:.3f}", *result) : "skip: " + why);
+      std::fputs(line.c_str(), trace);
+      std::fflush(trace);
+    }
     t.prog.step(label);
     return result;
   };
@@ -392,6 +406,8 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
            std::chrono::duration<double>(Clock::now() - t0).count() > o.budgetS;
   };
   SearchResult res = search(m.spaces, eval, so);
+  if (trace)
+    std::fclose(trace);
   t.prog.finish();
   s.evaluated = res.evaluated;
   s.total = res.totalPoints;

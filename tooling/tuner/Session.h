@@ -61,6 +61,9 @@ struct TunerOptions {
   double candidateTimeoutS = 120;
   bool quiet = false;
   int exhaustiveLimit = 64;
+  /// --trace FILE: every point the search visits, one line each in visit
+  /// order: problem, kernel and config, then its time or why it was skipped.
+  std::string trace;
   // tuner bench, nccl-tests' conventions (docs/benchmark.md).
   /// -b/-e/-f: sizes in bytes (both 0: --sizes in elements).
   int64_t minBytes = 0, maxBytes = 0, stepFactor = 2;
