@@ -430,7 +430,9 @@ OwningOpRef<ModuleOp> Generator::run() {
     desc.tunables.push_back(contract::Tunable::loadEviction(
         loads, given.get(contract::Tunable::loadEviction(loads, 0))));
   }
-  if (evictionConfigWhere && loadEvictionPolicies.size() != loads)
+  // An empty list gives no hints, whatever the count of loads.
+  if (evictionConfigWhere && !loadEvictionPolicies.empty() &&
+      loadEvictionPolicies.size() != loads)
     diags->warning(
         *evictionConfigWhere,
         "load_eviction_policies has " +

@@ -682,13 +682,14 @@ SearchResult search(const std::vector<KernelSpace> &spaces,
     };
     if (auto fm = spaces[k].fastMathSeed())
       add(*fm);
-    if (auto hinted = spaces[k].withHints(spaces[k].defaultPoint(),
-                                          contract::EvictionPolicy::Last))
-      add(*hinted);
     for (auto &idx : spaces[k].shapeSeeds())
       add(idx);
     for (auto &idx : spaces[k].waveSeeds(opts.multiprocessors))
       add(idx);
+    // Last: a budget that ends among the seeds keeps the shapes' seeds.
+    if (auto hinted = spaces[k].withHints(spaces[k].defaultPoint(),
+                                          contract::EvictionPolicy::Last))
+      add(*hinted);
     for (auto &idx : points) {
       seeds[k].push_back({static_cast<int>(k), idx});
       allSeeds.push_back(seeds[k].back());

@@ -349,8 +349,8 @@ TEST_CASE("search: the pattern search reaches each load's own hint",
   o.prepare = [&](const std::vector<SearchPoint> &pts) {
     prepared.insert(prepared.end(), pts.begin(), pts.end());
   };
-  SearchResult r = search(
-      {s}, [&](const SearchPoint &p) { return hintedUs(s, p); }, o);
+  SearchResult r =
+      search({s}, [&](const SearchPoint &p) { return hintedUs(s, p); }, o);
   REQUIRE(r.best);
   std::vector<EvictionPolicy> h = s.config(r.best->idx).loadEvictionPolicies;
   REQUIRE(h.size() == 3);
@@ -370,8 +370,8 @@ TEST_CASE("search: an exhaustive search descends along the hints from its "
                       Tunable::loadEviction(3, 0)});
   SearchOptions o;
   o.exhaustiveLimit = 1 << 20;
-  SearchResult r = search(
-      {s}, [&](const SearchPoint &p) { return hintedUs(s, p); }, o);
+  SearchResult r =
+      search({s}, [&](const SearchPoint &p) { return hintedUs(s, p); }, o);
   CHECK(r.exhaustive);
   CHECK(r.evaluated > r.totalPoints); // the hints' points beyond the listing
   REQUIRE(r.best);
