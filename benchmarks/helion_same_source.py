@@ -388,7 +388,9 @@ def run_dslc(case, args, want, timer, reps, budget_s, checkout, fixed=None):
 
         def tuned_config():
             inst = next(iter(kernel.instances.values()))
-            return {t["kind"] + (f"[{t['index']}]" if "index" in t else ""):
+            # a load's hint: load_eviction[i] (0 none, 1 first, 2 last)
+            return {t["kind"] + (f"[{t['index']}]" if "index" in t else
+                                 f"[{t['load']}]" if "load" in t else ""):
                     t["value"] for t in inst.md.get("tunables", [])}
 
     def call(*a):

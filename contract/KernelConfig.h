@@ -39,6 +39,9 @@ inline constexpr int64_t kMaxL2Grouping = 1024;
 /// The longest load_eviction_policies list (one entry a load of the
 /// kernel's source).
 inline constexpr int64_t kMaxLoads = 4096;
+/// Most loads whose cache hints a kernel's metadata lists (and the tuner
+/// searches) one by one; a kernel of more lists one hint for them all.
+inline constexpr unsigned kMaxPerLoadHints = 8;
 /// The fewest and most registers a thread may be held to (maxnreg): PTX
 /// allows .maxnreg up to 255; ptxas needs a few for any kernel.
 inline constexpr int64_t kMinMaxNReg = 16;

@@ -132,20 +132,24 @@ static SmallVector<Operation *> usedLoads(func::FuncOp func) {
 
 /// Gives the kernel's used loads the config's load_eviction_policies,
 /// entry i to the i-th (Helion's order), except a load whose hl.load named
-/// its own (an explicit "" stays without a hint); returns how many loads
-/// it has.
-static unsigned
+/// its own (an explicit "" stays without a hint); returns each load's
+/// policy, in that order.
+static std::vector<contract::EvictionPolicy>
 applyLoadEvictions(func::FuncOp func,
                    llvm::ArrayRef<contract::EvictionPolicy> policies) {
   SmallVector<Operation *> loads = usedLoads(func);
-  for (auto [i, load] : llvm::enumerate(loads))
+  std::vector<contract::EvictionPolicy> applied;
+  for (auto [i, load] : llvm::enumerate(loads)) {
     if (!tile::loadEviction(load) && i < policies.size())
       tile::setLoadEviction(load, static_cast<tile::Eviction>(policies[i]));
+    applied.push_back(static_cast<contract::EvictionPolicy>(
+        tile::loadEviction(load).value_or(tile::Eviction::normal)));
+  }
   func.walk([](Operation *op) {
     if (tile::loadEviction(op) == tile::Eviction::normal)
       tile::setLoadEviction(op, std::nullopt);
   });
-  return static_cast<unsigned>(loads.size());
+  return applied;
 }
 
 /// Whether every matrix product of `func` can run on tensor cores by type
@@ -415,7 +419,9 @@ OwningOpRef<ModuleOp> Generator::run() {
   // through shared memory without hints; no peers, whose waits dwarf a
   // hint's gain); the tuner searches them, one dimension a load
   // (docs/tuner.md).
-  unsigned loads = applyLoadEvictions(func, loadEvictionPolicies);
+  std::vector<contract::EvictionPolicy> applied =
+      applyLoadEvictions(func, loadEvictionPolicies);
+  unsigned loads = static_cast<unsigned>(applied.size());
   bool productsOrPeers =
       func.walk([](Operation *op) {
             return isa<tile::DotOp>(op) ||
@@ -424,9 +430,15 @@ OwningOpRef<ModuleOp> Generator::run() {
                        : WalkResult::advance();
           })
           .wasInterrupted();
-  if (loads > 0 && loads <= contract::kMaxLoads && !productsOrPeers) {
+  // One tunable a load, its value the hint it was compiled with (up to
+  // contract::kMaxPerLoadHints loads), else one for them all.
+  if (loads > 0 && loads <= contract::kMaxPerLoadHints && !productsOrPeers) {
+    for (auto [i, policy] : llvm::enumerate(applied))
+      desc.tunables.push_back(contract::Tunable::loadEvictionOf(
+          loads, static_cast<int>(i), static_cast<int64_t>(policy)));
+  } else if (loads > 0 && loads <= contract::kMaxLoads && !productsOrPeers) {
     contract::KernelConfig given;
-    given.loadEvictionPolicies = loadEvictionPolicies;
+    given.loadEvictionPolicies = applied;
     desc.tunables.push_back(contract::Tunable::loadEviction(
         loads, given.get(contract::Tunable::loadEviction(loads, 0))));
   }

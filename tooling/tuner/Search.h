@@ -46,10 +46,6 @@ inline constexpr uint64_t kMaxReachedPoints = uint64_t(1) << 18;
 /// of one or two warps on the CUDA cores or mma.sync.
 inline constexpr int kMinDotWarps = 4;
 
-/// Most loads whose cache hints the search steps along one by one; a kernel
-/// of more has one dimension hinting them all.
-inline constexpr unsigned kMaxSearchedLoads = 8;
-
 struct SpaceOptions {
   /// Block sizes: the default times 2^k for k in [-blockDown, blockUp],
   /// within [minBlock, maxBlock].

@@ -309,17 +309,40 @@ TEST_CASE("kernel space: the loads' cache hints are search-only dimensions, "
   CHECK(with.config(*seed).loadEvictionPolicies ==
         std::vector<EvictionPolicy>(3, EvictionPolicy::Last));
   CHECK_FALSE(without.withHints(without.defaultPoint(), EvictionPolicy::Last));
-  // Past kMaxSearchedLoads loads: one dimension hints them all.
-  KernelSpace many("k", {Tunable::blockSize(0, 1024), Tunable::numWarps(4),
-                         Tunable::loadEviction(kMaxSearchedLoads + 1, 0)});
+  // Past dslc::contract::kMaxPerLoadHints loads: one dimension hints them all.
+  KernelSpace many(
+      "k", {Tunable::blockSize(0, 1024), Tunable::numWarps(4),
+            Tunable::loadEviction(dslc::contract::kMaxPerLoadHints + 1, 0)});
   REQUIRE(many.dims().size() == without.dims().size() + 1);
   std::vector<int> q = many.defaultPoint();
   for (size_t i = 0; i < many.dims().size(); ++i)
     if (many.dims()[i].searchOnly)
       q[i] = 1;
   CHECK(many.config(q).loadEvictionPolicies ==
-        std::vector<EvictionPolicy>(kMaxSearchedLoads + 1,
+        std::vector<EvictionPolicy>(dslc::contract::kMaxPerLoadHints + 1,
                                     EvictionPolicy::First));
+}
+
+TEST_CASE("kernel space: a load's own tunable starts at the hint it was "
+          "compiled with",
+          "[tuner]") {
+  // MLIRGen lists a tunable a load (up to kMaxPerLoadHints), each with
+  // its compiled hint: the default point keeps a decorator's mixed list.
+  using dslc::contract::EvictionPolicy;
+  KernelSpace s("k", {Tunable::blockSize(0, 1024), Tunable::numWarps(4),
+                      Tunable::loadEvictionOf(2, 0, 2),
+                      Tunable::loadEvictionOf(2, 1, 0)});
+  size_t hints = 0;
+  for (const Dimension &d : s.dims())
+    hints += d.searchOnly;
+  CHECK(hints == 2);
+  CHECK(s.config(s.defaultPoint()).loadEvictionPolicies ==
+        std::vector<EvictionPolicy>{EvictionPolicy::Last,
+                                    EvictionPolicy::Normal});
+  auto all = s.withHints(s.defaultPoint(), EvictionPolicy::Last);
+  REQUIRE(all);
+  CHECK(s.config(*all).loadEvictionPolicies ==
+        std::vector<EvictionPolicy>(2, EvictionPolicy::Last));
 }
 
 namespace {
