@@ -180,10 +180,12 @@ KernelSpace::KernelSpace(std::string kernel,
   // The search lists every point of a space: where blocks reaching their
   // dimensions' sizes would make more than kMaxReachedPoints, they keep
   // the default's steps.
+  // (Search-only dimensions are not listed: they do not count.)
   uint64_t points = 1;
   for (const Dimension &d : dims_)
-    points = std::min<uint64_t>(points * std::max<size_t>(1, d.values.size()),
-                                kMaxReachedPoints + 1);
+    if (!d.searchOnly)
+      points = std::min<uint64_t>(points * std::max<size_t>(1, d.values.size()),
+                                  kMaxReachedPoints + 1);
   if (points > kMaxReachedPoints)
     dims_ = spaceDimensions(tunables, opts, false);
 }

@@ -323,6 +323,31 @@ TEST_CASE("kernel space: the loads' cache hints are search-only dimensions, "
                                     EvictionPolicy::First));
 }
 
+TEST_CASE("kernel space: the hints leave the blocks' reach to their "
+          "dimensions' sizes as it was",
+          "[tuner]") {
+  // Helion's welford at 8192 x 4096: three blocks of known extents and
+  // four loads. Counted as listed points, the hints' 3^4 made the space
+  // look too large for blocks reaching their dimensions, so its shape seed
+  // was [2, 128, 128] instead of [1, 4096, 4096] and the tuned kernel took
+  // 79 us instead of 51 (an H100, 2026-12-07).
+  std::vector<Tunable> blocks = {
+      sizedBlock(0, 16, 8192), sizedBlock(1, 16, 4096), sizedBlock(2, 16, 4096),
+      Tunable::numWarps(4), Tunable::loopStages(2)};
+  std::vector<Tunable> hinted = blocks;
+  hinted.push_back(Tunable::loadEviction(4, 0));
+  KernelSpace with("k", hinted), without("k", blocks);
+  for (size_t i = 0; i < 3; ++i)
+    CHECK(with.dims()[i].values == without.dims()[i].values);
+  CHECK(with.dims()[1].values.back() == 4096);
+  std::vector<std::vector<int>> a = with.shapeSeeds(), b = without.shapeSeeds();
+  REQUIRE(a.size() == b.size());
+  REQUIRE_FALSE(a.empty());
+  for (size_t i = 0; i < a.size(); ++i)
+    CHECK(with.config(a[i]) == without.config(b[i]));
+  CHECK(with.config(a[0]).blockSizes == std::vector<int64_t>{1, 4096, 4096});
+}
+
 TEST_CASE("kernel space: a load's own tunable starts at the hint it was "
           "compiled with",
           "[tuner]") {
