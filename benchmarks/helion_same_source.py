@@ -388,10 +388,7 @@ def run_dslc(case, args, want, timer, reps, budget_s, checkout, fixed=None):
 
         def tuned_config():
             inst = next(iter(kernel.instances.values()))
-            # a load's hint: load_eviction[i] (0 none, 1 first, 2 last)
-            return {t["kind"] + (f"[{t['index']}]" if "index" in t else
-                                 f"[{t['load']}]" if "load" in t else ""):
-                    t["value"] for t in inst.md.get("tunables", [])}
+            return _tunables_config(inst.md.get("tunables", []))
 
     def call(*a):
         return case.results(a, kernel(*a))
@@ -423,12 +420,18 @@ def dslc_configs(items):
     return out
 
 
+def _tunables_config(tunables):
+    """A metadata's tunables as {kind[index]: value}; a load's cache hint
+    is load_eviction[i] (0 none, 1 first, 2 last)."""
+    return {t["kind"] + (f"[{t['index']}]" if "index" in t else
+                         f"[{t['load']}]" if "load" in t else ""):
+            t["value"] for t in tunables}
+
+
 def _config_of(metadata_path):
     """The config a cubin was compiled with, from its metadata."""
     with open(metadata_path) as f:
-        md = json.load(f)
-    return {t["kind"] + (f"[{t['index']}]" if "index" in t else ""):
-            t["value"] for t in md.get("tunables", [])}
+        return _tunables_config(json.load(f).get("tunables", []))
 
 
 def helion_config_kwargs(text):

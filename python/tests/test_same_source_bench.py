@@ -84,6 +84,17 @@ class EarlierHelionConfigs(unittest.TestCase):
                           "range_flattens": [None]})
         self.assertIsNone(bench.helion_config_kwargs("quick"))
 
+    def test_dslc_config_column_names_each_loads_hint(self):
+        # the metadata's tunables as dslc's column shows them: a block by
+        # its index, a load's cache hint by its load (2: last)
+        self.assertEqual(bench._tunables_config([
+            {"kind": "block_size", "index": 0, "value": 1},
+            {"kind": "num_warps", "value": 8},
+            {"kind": "load_eviction", "loads": 2, "load": 0, "value": 2},
+            {"kind": "load_eviction", "loads": 2, "load": 1, "value": 0}]),
+            {"block_size[0]": 1, "num_warps": 8, "load_eviction[0]": 2,
+             "load_eviction[1]": 0})
+
     def test_only_literals_are_read(self):
         with self.assertRaises(ValueError):
             bench.helion_config_kwargs("quick: Config(num_warps=__import__"
