@@ -274,6 +274,18 @@ bool Constraint::holds(int64_t size, int64_t numTiles) const {
   return size >= v;
 }
 
+int64_t saturatedNumel(const std::vector<int64_t> &sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    if (s == 0)
+      return 0;
+    n = s > 0 && n > std::numeric_limits<int64_t>::max() / s
+            ? std::numeric_limits<int64_t>::max()
+            : n * s;
+  }
+  return n;
+}
+
 int KernelMetadata::findArg(const std::string &name) const {
   for (size_t i = 0; i < args.size(); ++i)
     if (args[i].name == name)

@@ -17,6 +17,7 @@
 #include "contract/KernelConfig.h"
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -285,6 +286,17 @@ struct Returns {
   }
 };
 
+/// The most elements 32-bit index values reach (INT32_MAX): a tensor of
+/// more needs 64-bit ones (Helion's index_dtype rule; dslc's MLIRGen chooses
+/// by it, the runtime refuses a 32-bit kernel such a tensor).
+inline constexpr int64_t kMax32BitIndexElements =
+    std::numeric_limits<int32_t>::max();
+
+/// The product of `sizes`, saturated at INT64_MAX (a product past it is as
+/// much over any limit; hostile sizes must not wrap into a small count);
+/// 0 when any size is 0.
+int64_t saturatedNumel(const std::vector<int64_t> &sizes);
+
 struct KernelMetadata {
   std::string origin; ///< the file it was read from (messages; not written)
   int version = kMetadataVersion;
@@ -305,10 +317,11 @@ struct KernelMetadata {
   int64_t stateBytes = 0;
   std::optional<int64_t> maxCtas;
   std::optional<int64_t> worldSize, rank;
-  /// The most elements a tensor argument may hold (0: no limit): set where
-  /// the kernel computes with 32-bit index values (tile.index, hl.arange:
-  /// Helion's int32 index_dtype), whose products (`tile.index * v`) would
-  /// wrap past INT32_MAX and address the wrong elements without a word.
+  /// The most elements a tensor argument may hold (0: no limit): set to
+  /// kMax32BitIndexElements where the kernel computes with 32-bit index
+  /// values (tile.index, hl.arange: Helion's int32 index_dtype), whose
+  /// products (`tile.index * v`) would wrap past it and address the wrong
+  /// elements without a word.
   int64_t maxTensorElements = 0;
   std::string multicast = "software"; ///< or "nvls"
   std::optional<int64_t> defaultTimeoutMs;

@@ -11,18 +11,7 @@
 
 namespace dslc::rt {
 
-int64_t TensorArg::numel() const {
-  // Saturated at INT64_MAX: hostile sizes must not wrap into a small count.
-  int64_t n = 1;
-  for (int64_t s : sizes) {
-    if (s == 0)
-      return 0;
-    n = s > 0 && n > std::numeric_limits<int64_t>::max() / s
-            ? std::numeric_limits<int64_t>::max()
-            : n * s;
-  }
-  return n;
-}
+int64_t TensorArg::numel() const { return contract::saturatedNumel(sizes); }
 
 namespace {
 [[noreturn]] void argError(const KernelMetadata &md, const std::string &what) {

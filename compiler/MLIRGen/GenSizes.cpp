@@ -17,8 +17,6 @@
 
 #include "compiler/MLIRGen/Generator.h"
 
-#include <limits>
-
 using namespace mlir;
 
 namespace dslc::mlirgen {
@@ -68,24 +66,18 @@ LogicalResult Generator::checkShapes() {
 }
 
 LogicalResult Generator::decideIndexBits() {
-  constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
   for (const auto &[name, shape] : options.shapes) {
     if (!shapeSize(name, 0))
       continue; // a scalar's value or an output's sizes (--simulate)
-    // Saturated: a product past INT64_MAX is as much over the limit.
-    int64_t numel = 1;
-    for (int64_t s : shape.sizes)
-      numel = s > 0 && numel > std::numeric_limits<int64_t>::max() / s
-                  ? std::numeric_limits<int64_t>::max()
-                  : numel * s;
-    if (numel <= kInt32Max)
+    int64_t numel = contract::saturatedNumel(shape.sizes);
+    if (numel <= contract::kMax32BitIndexElements)
       continue;
     if (indexBitsGiven == 32)
       return error(indexDtypeWhere,
                    "index_dtype is torch.int32, but " + shape.spelling(name) +
                        " holds " + std::to_string(numel) +
                        " elements, more than 32-bit index values reach (" +
-                       std::to_string(kInt32Max) +
+                       std::to_string(contract::kMax32BitIndexElements) +
                        "): use index_dtype=torch.int64 or None");
     indexBits = 64;
     return success();

@@ -23,8 +23,6 @@
 
 #include "llvm/ADT/DenseSet.h"
 
-#include <limits>
-
 using namespace mlir;
 using namespace dslc;
 
@@ -412,7 +410,7 @@ OwningOpRef<ModuleOp> Generator::run() {
   // 32-bit index values wrap past INT32_MAX: the launch refuses larger
   // tensors (runtime/Binding.cpp) rather than address wrong elements.
   if (madeIndexValues && indexBits == 32)
-    desc.maxTensorElements = std::numeric_limits<int32_t>::max();
+    desc.maxTensorElements = contract::kMax32BitIndexElements;
   // The config's load_eviction_policies, entry i for the i-th load whose
   // value the kernel uses. The metadata lists them (the count) for a kernel
   // that only computes (no matrix products, whose operands are staged
@@ -432,15 +430,17 @@ OwningOpRef<ModuleOp> Generator::run() {
           .wasInterrupted();
   // One tunable a load, its value the hint it was compiled with (up to
   // contract::kMaxPerLoadHints loads), else one for them all.
-  if (loads > 0 && loads <= contract::kMaxPerLoadHints && !productsOrPeers) {
-    for (auto [i, policy] : llvm::enumerate(applied))
-      desc.tunables.push_back(contract::Tunable::loadEvictionOf(
-          loads, static_cast<int>(i), static_cast<int64_t>(policy)));
-  } else if (loads > 0 && loads <= contract::kMaxLoads && !productsOrPeers) {
-    contract::KernelConfig given;
-    given.loadEvictionPolicies = applied;
-    desc.tunables.push_back(contract::Tunable::loadEviction(
-        loads, given.get(contract::Tunable::loadEviction(loads, 0))));
+  if (loads > 0 && loads <= contract::kMaxLoads && !productsOrPeers) {
+    if (loads <= contract::kMaxPerLoadHints) {
+      for (auto [i, policy] : llvm::enumerate(applied))
+        desc.tunables.push_back(contract::Tunable::loadEvictionOf(
+            loads, static_cast<int>(i), static_cast<int64_t>(policy)));
+    } else {
+      contract::KernelConfig given;
+      given.loadEvictionPolicies = applied;
+      desc.tunables.push_back(contract::Tunable::loadEviction(
+          loads, given.get(contract::Tunable::loadEviction(loads, 0))));
+    }
   }
   // An empty list gives no hints, whatever the count of loads.
   if (evictionConfigWhere && !loadEvictionPolicies.empty() &&

@@ -146,13 +146,13 @@ std::vector<Dimension> spaceDimensions(const std::vector<Tunable> &tunables,
     case Tunable::Kind::MaxCtas:
       break; // the runtime's cap: one dimension below
     case Tunable::Kind::LoadEviction: {
-      // The loads' cache hints (none, first, last), one dimension a load
-      // (one for all past kMaxPerLoadHints), stepped along by the pattern
-      // search only: listed, they would multiply every space by 3^loads.
+      // The loads' cache hints (none, first, last), stepped along by the
+      // pattern search only: listed, they would multiply every space by
+      // 3^loads. One dimension a load: the metadata's own (starting at the
+      // hint the load was compiled with), or one tunable for every load
+      // split where there are few (past kMaxPerLoadHints it stays one).
       // Helion's hinted configs run 1.5-8% faster than unhinted ones on the
       // same file (docs/measurements.md).
-      // A load's own tunable (the metadata's, with the hint it was compiled
-      // with), or one for every load, split where there are few.
       std::vector<Tunable> hints;
       if (t.load < 0 && t.index <= contract::kMaxPerLoadHints)
         for (unsigned i = 0; i < t.index; ++i)

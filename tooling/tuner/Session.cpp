@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <unistd.h>
@@ -315,11 +316,13 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
   // multi-process tuner must run the same calls).
   double best = std::numeric_limits<double>::infinity();
   // --trace: rank 0 appends each visited point (docs/tuner.md).
-  std::FILE *trace = nullptr;
-  if (!o.trace.empty() && t.rank0 &&
-      !(trace = std::fopen(o.trace.c_str(), "a")))
-    t.prog.log(
-        fmt::format("tuner: --trace {}: cannot open it; no trace", o.trace));
+  std::unique_ptr<std::FILE, int (*)(std::FILE *)> trace(nullptr, std::fclose);
+  if (!o.trace.empty() && t.rank0) {
+    trace.reset(std::fopen(o.trace.c_str(), "a"));
+    if (!trace)
+      t.prog.log(
+          fmt::format("tuner: --trace {}: cannot open it; no trace", o.trace));
+  }
   Evaluate eval = [&](const SearchPoint &pt) -> std::optional<double> {
     KernelConfig cfg = m.spaces[pt.kernel].config(pt.idx);
     std::string label =
@@ -381,8 +384,8 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
       std::string line = fmt::format(
           "{}\t{}\t{}\t{}\n", p.label, m.kernels[pt.kernel].name, cfg.brief(),
           result ? fmt::format("{:.3f}", *result) : "skip: " + why);
-      std::fputs(line.c_str(), trace);
-      std::fflush(trace);
+      std::fputs(line.c_str(), trace.get());
+      std::fflush(trace.get());
     }
     t.prog.step(label);
     return result;
@@ -406,8 +409,7 @@ void tuneProblem(Tuning &t, const Problem &p, ProblemSummary &s) {
            std::chrono::duration<double>(Clock::now() - t0).count() > o.budgetS;
   };
   SearchResult res = search(m.spaces, eval, so);
-  if (trace)
-    std::fclose(trace);
+  trace.reset();
   t.prog.finish();
   s.evaluated = res.evaluated;
   s.total = res.totalPoints;
